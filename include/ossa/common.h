@@ -1,0 +1,55 @@
+/* ossa/common.h: results, allocators, versioning shared by every ossa module.
+ *
+ * Every call that can fail returns ossa_result (OSSA_OK == 0). Runtime objects
+ * take an optional ossa_allocator; a NULL pointer or a zeroed struct means
+ * malloc/free. Allocators are passed per object, never set globally.
+ * Thread-safety: all functions are re-entrant; objects are immutable after
+ * creation unless a function says it mutates them. */
+#ifndef OSSA_COMMON_H
+#define OSSA_COMMON_H
+
+#include <stdbool.h>
+#include <stddef.h>
+#include <stdint.h>
+
+#ifdef __cplusplus
+extern "C" {
+#endif
+
+#define OSSA_VERSION_MAJOR 0
+#define OSSA_VERSION_MINOR 1
+#define OSSA_VERSION_PATCH 0
+#define OSSA_VERSION_STRING "0.1.0"
+
+typedef enum ossa_result {
+    OSSA_OK = 0,
+    OSSA_ERROR_INVALID_ARGUMENT, /* NULL pointer, zero size, bad enum, mismatched sizes */
+    OSSA_ERROR_OUT_OF_MEMORY,    /* allocator returned NULL */
+    OSSA_ERROR_LIMIT,            /* a caller-set limit (e.g. max_allocation) was exceeded */
+    OSSA_ERROR_IO,               /* file could not be opened or read */
+    OSSA_ERROR_PARSE,            /* JSON or container syntax is broken */
+    OSSA_ERROR_INVALID_DATA,     /* well-formed but violates the glTF spec / ossa invariants */
+    OSSA_ERROR_UNSUPPORTED,      /* valid but not supported (e.g. extensionsRequired) */
+    OSSA_ERROR_BUFFER_TOO_SMALL, /* caller buffer smaller than the documented bound */
+    OSSA_ERROR_GL,               /* an OpenGL / EGL call failed */
+    OSSA_RESULT_COUNT
+} ossa_result;
+
+/* Static English name of a result code ("OSSA_OK", ...); never NULL. */
+const char *ossa_result_string(ossa_result result);
+
+/* Version string of the linked library, e.g. "0.1.0". */
+const char *ossa_version(void);
+
+/* Allocator callbacks. Zero-initialised (or a NULL pointer) means malloc/free.
+ * alloc must return memory aligned to at least 16 bytes (malloc's guarantee). */
+typedef struct ossa_allocator {
+    void *(*alloc)(size_t size, void *user);
+    void (*free)(void *ptr, void *user);
+    void *user;
+} ossa_allocator;
+
+#ifdef __cplusplus
+}
+#endif
+#endif

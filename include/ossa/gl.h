@@ -1,0 +1,83 @@
+/* ossa/gl.h: GPU skinning and drawing with OpenGL 3.3 core (library ossa_gl).
+ *
+ * Works with any current GL context the application made (GLFW, EGL, SDL...);
+ * GL entry points are loaded through libepoxy. The core library (ossa) depends
+ * on no graphics API; link ossa::ossa_gl for this header.
+ * Skinning variants (the seed's): pose + inverse-bind uniform arrays, one
+ * pre-multiplied palette uniform array, the palette in an RGBA32F texture (any
+ * joint count), and dual quaternions. Joint indices are integer attributes.
+ * Objects are owned by the caller and must be destroyed with the context current. */
+#ifndef OSSA_GL_H
+#define OSSA_GL_H
+
+#include "mesh.h"
+#include "skin.h"
+
+#ifdef __cplusplus
+extern "C" {
+#endif
+
+typedef enum ossa_gl_skinning {
+    OSSA_GL_SKIN_DEFAULT = 0,        /* = PALETTE_TEXTURE */
+    OSSA_GL_SKIN_NONE,               /* positions drawn as uploaded (CPU-skinned or static) */
+    OSSA_GL_SKIN_POSE_AND_IBM,       /* model[] and inverse_bind[] uniform arrays */
+    OSSA_GL_SKIN_PALETTE_UNIFORM,    /* palette[] uniform array */
+    OSSA_GL_SKIN_PALETTE_TEXTURE,    /* palette in an RGBA32F texture, 4 texels per joint */
+    OSSA_GL_SKIN_DUAL_QUAT           /* dual quaternion uniform array */
+} ossa_gl_skinning;
+
+#define OSSA_GL_MAX_UNIFORM_JOINTS 128 /* uniform-array variants; the texture variant has no limit */
+
+typedef struct ossa_gl_mesh ossa_gl_mesh;
+typedef struct ossa_gl_renderer ossa_gl_renderer;
+
+/* Uploads a mesh (positions, normals, joints, weights, indices) to GL buffers. */
+ossa_result ossa_gl_mesh_create(const ossa_mesh *mesh, ossa_gl_mesh **out);
+void ossa_gl_mesh_destroy(ossa_gl_mesh *mesh);
+/* Replaces positions/normals (vertex_count * 3 floats each; normals may be NULL),
+ * e.g. with CPU-skinned or morphed results. */
+ossa_result ossa_gl_mesh_update(ossa_gl_mesh *mesh, const float *positions, const float *normals);
+
+/* Compiles the shader programs of every variant. Needs a current GL 3.3+ core context. */
+ossa_result ossa_gl_renderer_create(ossa_gl_renderer **out);
+void ossa_gl_renderer_destroy(ossa_gl_renderer *renderer);
+
+typedef struct ossa_gl_draw_desc {
+    ossa_gl_skinning skinning;
+    const float *view_proj;          /* 16 floats column-major; required for draw */
+    uint32_t joint_count;
+    const ossa_mat4 *palette;        /* PALETTE_* variants: joint_count (skeleton-indexed) */
+    const ossa_mat4 *model;          /* POSE_AND_IBM: joint_count model-space matrices */
+    const ossa_mat4 *inverse_bind;   /* POSE_AND_IBM: joint_count (skeleton-indexed) */
+    const ossa_dual_quat *dual_quats;/* DUAL_QUAT: joint_count */
+    float color[4];                  /* base colour; all zero = light grey */
+    bool wireframe;
+} ossa_gl_draw_desc;
+
+/* Draws the mesh lit by a fixed directional light into the bound framebuffer. */
+ossa_result ossa_gl_draw(ossa_gl_renderer *renderer, const ossa_gl_mesh *mesh, const ossa_gl_draw_desc *desc);
+
+/* Skins the mesh on the GPU with desc->skinning and reads the result back through
+ * transform feedback: vertex_count * 3 floats each (normals may be NULL). For tests
+ * and tools that need GPU results on the CPU. */
+ossa_result ossa_gl_skin_readback(ossa_gl_renderer *renderer, const ossa_gl_mesh *mesh,
+                                  const ossa_gl_draw_desc *desc, float *out_positions, float *out_normals);
+
+/* Draws line segments (pairs of xyz points, point_count even) with one colour, no depth test. */
+ossa_result ossa_gl_draw_lines(ossa_gl_renderer *renderer, const float *points, uint32_t point_count,
+                               const float *view_proj, const float color[4]);
+
+/* ---- Headless contexts (EGL; Mesa surfaceless / any EGL device) ---- */
+typedef struct ossa_gl_headless ossa_gl_headless;
+
+/* Creates a GL 3.3+ core context with an offscreen width x height RGBA8 + depth
+ * framebuffer bound and made current. UNSUPPORTED when no EGL display works. */
+ossa_result ossa_gl_headless_create(uint32_t width, uint32_t height, ossa_gl_headless **out);
+void ossa_gl_headless_destroy(ossa_gl_headless *ctx);
+/* Reads the framebuffer as top-down RGBA8 into out (width * height * 4 bytes). */
+ossa_result ossa_gl_headless_read(ossa_gl_headless *ctx, uint8_t *out);
+
+#ifdef __cplusplus
+}
+#endif
+#endif

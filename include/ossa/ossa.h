@@ -1,0 +1,19 @@
+/* ossa/ossa.h: umbrella header for the core library, in data-flow order:
+ * import (gltf.h) → runtime data (track.h, clip.h, skeleton.h, mesh.h) →
+ * sample (clip.h, player.h) → pose (pose.h) → skin (skin.h).
+ * GPU skinning (gl.h) is a separate library, ossa_gl. */
+#ifndef OSSA_OSSA_H
+#define OSSA_OSSA_H
+
+#include "common.h"
+#include "math.h"
+#include "track.h"
+#include "clip.h"
+#include "pose.h"
+#include "skeleton.h"
+#include "mesh.h"
+#include "skin.h"
+#include "player.h"
+#include "gltf.h"
+
+#endif

@@ -1,0 +1,77 @@
+/* ossa/skin.h: CPU skinning (skin palette → deformed vertices) and morph targets.
+ *
+ * Kernels run over a vertex range [begin, end) so callers can split a mesh
+ * across threads; they never allocate and write into caller buffers. Streams
+ * are float pointers with a byte stride (0 = tightly packed: 12 bytes for
+ * positions/normals, 16 for tangents), so interleaved and separate layouts both
+ * work. Outputs may not alias inputs. The palette is indexed by the mesh's
+ * joint indices (skeleton-indexed, see ossa_pose_palette).
+ *
+ * Skinned p' = Σ wᵢ · palette[jᵢ] · p (positions w=1; normals and tangents w=0,
+ * then renormalised). A vertex whose weights sum to 0 is copied unchanged;
+ * weights that do not sum to 1 are used as given by the kernels (importers
+ * renormalise). */
+#ifndef OSSA_SKIN_H
+#define OSSA_SKIN_H
+
+#include "mesh.h"
+
+#ifdef __cplusplus
+extern "C" {
+#endif
+
+typedef enum ossa_skin_kernel {
+    OSSA_SKIN_KERNEL_AUTO = 0, /* best the CPU supports (AVX-512 → AVX2 → SSE → scalar) */
+    OSSA_SKIN_KERNEL_SCALAR,
+    OSSA_SKIN_KERNEL_SSE,
+    OSSA_SKIN_KERNEL_AVX2,
+    OSSA_SKIN_KERNEL_AVX512
+} ossa_skin_kernel;
+
+typedef struct ossa_skin_job {
+    uint32_t begin, end;            /* vertex range */
+    uint32_t influences;            /* 4 or 8 */
+    const uint16_t *joints;         /* influences per vertex (indexed from vertex 0) */
+    const float *weights;           /* influences per vertex */
+    const ossa_mat4 *palette;       /* palette_count matrices */
+    uint32_t palette_count;         /* joint indices >= palette_count: INVALID_DATA */
+    const float *positions; uint32_t positions_stride;   /* required */
+    const float *normals;   uint32_t normals_stride;     /* optional */
+    const float *tangents;  uint32_t tangents_stride;    /* optional (xyzw, w copied) */
+    float *out_positions;   uint32_t out_positions_stride;
+    float *out_normals;     uint32_t out_normals_stride; /* required iff normals */
+    float *out_tangents;    uint32_t out_tangents_stride;/* required iff tangents */
+} ossa_skin_job;
+
+/* Checks a job's pointers, range and influence count (cheap; called by the kernels). */
+ossa_result ossa_skin_job_validate(const ossa_skin_job *job);
+
+/* Linear blend skinning with the chosen kernel (AUTO picks at run time). A kernel the
+ * CPU lacks returns UNSUPPORTED. */
+ossa_result ossa_skin_lbs(const ossa_skin_job *job, ossa_skin_kernel kernel);
+
+/* Kernel AUTO resolves to on this CPU, and whether a kernel is available. */
+ossa_skin_kernel ossa_skin_kernel_best(void);
+bool ossa_skin_kernel_available(ossa_skin_kernel kernel);
+const char *ossa_skin_kernel_name(ossa_skin_kernel kernel);
+
+/* Unit dual quaternion (real = rotation, dual = 0.5 * t * real), 8 floats. */
+typedef struct ossa_dual_quat { ossa_quat real, dual; } ossa_dual_quat;
+
+/* Converts count palette matrices (rigid part; scale is ignored) to dual quaternions. */
+void ossa_palette_to_dual_quats(const ossa_mat4 *palette, uint32_t count, ossa_dual_quat *out);
+
+/* Dual quaternion skinning over the job's range, with hemisphere correction against
+ * the first influence. job->palette is unused; dq has job->palette_count entries. */
+ossa_result ossa_skin_dqs(const ossa_skin_job *job, const ossa_dual_quat *dq);
+
+/* Morph targets: out = base + Σ weights[i] * target_i delta for vertices [begin, end),
+ * for positions and (when both base and output are given) normals. weights has
+ * mesh->target_count entries. Output arrays are vertex_count * 3 floats. */
+ossa_result ossa_morph_apply(const ossa_mesh *mesh, const float *weights, uint32_t begin, uint32_t end,
+                             float *out_positions, float *out_normals);
+
+#ifdef __cplusplus
+}
+#endif
+#endif

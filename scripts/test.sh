@@ -1,0 +1,11 @@
+#!/usr/bin/env bash
+# Installs dependencies, builds ossa with -Wall -Wextra -Werror under
+# AddressSanitizer + UndefinedBehaviorSanitizer, and runs the whole test suite.
+set -euo pipefail
+cd "$(dirname "$0")/.."
+bash scripts/deps.sh
+BUILD=${OSSA_TEST_BUILD:-build-asan}
+cmake -S . -B "$BUILD" -G Ninja -DCMAKE_BUILD_TYPE=RelWithDebInfo \
+      -DOSSA_SANITIZE=ON -DOSSA_WERROR=ON
+cmake --build "$BUILD"
+ctest --test-dir "$BUILD" --output-on-failure -j2

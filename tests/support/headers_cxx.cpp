@@ -1,0 +1,9 @@
+// Compiles every public header as C++ (extern "C" guards) and links one call.
+#include <ossa/ossa.h>
+#include <ossa/gl.h>
+#include <cstdio>
+
+int main() {
+    std::printf("ossa %s headers compile as C++\n", ossa_version());
+    return ossa_result_string(OSSA_OK)[0] == 'O' ? 0 : 1;
+}

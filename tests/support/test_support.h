@@ -1,0 +1,36 @@
+/* Shared helpers for the cmocka tests (not part of the library). */
+#ifndef OSSA_TEST_SUPPORT_H
+#define OSSA_TEST_SUPPORT_H
+
+#include <setjmp.h>
+#include <stdarg.h>
+#include <stddef.h>
+#include <stdint.h>
+#include <cmocka.h>
+
+#include <ossa/ossa.h>
+
+/* Full path of a file under ../shared/assets (OSSA_ASSETS), or NULL with a printed
+ * reason when the assets are absent: callers then skip(). The string is static
+ * storage overwritten by the next call. */
+const char *ot_asset(const char *relative);
+/* Path under the test scratch directory (OSSA_TMP), created on demand; static storage. */
+const char *ot_tmp(const char *name);
+/* Path of the built ossa tool (OSSA_TOOL) or NULL. */
+const char *ot_tool(void);
+/* Runs a shell command, returns its exit status and its stdout (malloc'd, NUL-terminated,
+ * caller frees) in *out when out is not NULL. */
+int ot_run(const char *command, char **out);
+
+/* Deterministic PRNG (splitmix64). */
+uint64_t ot_rand_u64(uint64_t *state);
+float ot_rand_float(uint64_t *state, float lo, float hi);
+ossa_quat ot_rand_quat(uint64_t *state);
+
+/* Fails the test with both values printed when |a - b| > tol. */
+#define ot_assert_near(a, b, tol) ot_assert_near_impl((double)(a), (double)(b), (double)(tol), #a, #b, __FILE__, __LINE__)
+void ot_assert_near_impl(double a, double b, double tol, const char *sa, const char *sb, const char *file, int line);
+/* Same for count floats. */
+void ot_assert_floats_near(const float *a, const float *b, size_t count, float tol);
+
+#endif

@@ -1,0 +1,14 @@
+/* The ossa tool's sub-commands: one file each, argv[0] is the sub-command name.
+ * Each returns the process exit code (0 ok, 1 failure, 2 usage error). */
+#ifndef OSSA_TOOL_COMMANDS_H
+#define OSSA_TOOL_COMMANDS_H
+
+int cmd_info(int argc, char **argv);
+int cmd_sample(int argc, char **argv);
+int cmd_render(int argc, char **argv);
+int cmd_demo(int argc, char **argv);
+int cmd_bench(int argc, char **argv);
+int cmd_plot(int argc, char **argv);
+int cmd_view(int argc, char **argv);
+
+#endif

@@ -1,0 +1,52 @@
+/* ossa: inspect, sample, render, benchmark and view skeletal animation. */
+#include <stdio.h>
+#include <string.h>
+
+#include <ossa/common.h>
+
+#include "commands.h"
+
+typedef struct command {
+    const char *name;
+    int (*run)(int argc, char **argv);
+    const char *usage;
+} command;
+
+static const command COMMANDS[] = {
+    {"demo", cmd_demo, "demo [--out out/demo.gif]            render the built-in character's clips"},
+    {"info", cmd_info, "info FILE [--json]                   node tree, skins, meshes, clips, warnings"},
+    {"sample", cmd_sample, "sample FILE [--clip NAME|INDEX] [--time T]... [--vertices N|all] [--loop]\n"
+                           "                                       animated nodes and skinned vertices as JSON"},
+    {"render", cmd_render, "render [FILE] [--clip NAME] [--from T --to T --fps N] [--size WxH]\n"
+                           "       [--out anim.gif|frame.png] [--bones] [--cpu|--gpu]   headless render"},
+    {"bench", cmd_bench, "bench [FILE] [--clip NAME]            sampling, palette and skinning medians"},
+    {"plot", cmd_plot, "plot FILE --clip NAME --node NAME [--out curves.png]   a node's curves"},
+    {"view", cmd_view, "view [FILE]                          interactive viewer (GLFW window)"},
+};
+#define COMMAND_COUNT (sizeof(COMMANDS) / sizeof(COMMANDS[0]))
+
+static void usage(FILE *f) {
+    fprintf(f, "ossa %s: skeletal animation tool (glTF 2.0)\n\nusage: ossa <command> [options]\n\n", ossa_version());
+    for (size_t i = 0; i < COMMAND_COUNT; i++) fprintf(f, "  ossa %s\n", COMMANDS[i].usage);
+    fprintf(f, "\n  ossa --help | --version\n");
+}
+
+int main(int argc, char **argv) {
+    if (argc < 2) {
+        usage(stderr);
+        return 2;
+    }
+    if (!strcmp(argv[1], "--help") || !strcmp(argv[1], "-h") || !strcmp(argv[1], "help")) {
+        usage(stdout);
+        return 0;
+    }
+    if (!strcmp(argv[1], "--version")) {
+        printf("ossa %s\n", ossa_version());
+        return 0;
+    }
+    for (size_t i = 0; i < COMMAND_COUNT; i++)
+        if (!strcmp(argv[1], COMMANDS[i].name)) return COMMANDS[i].run(argc - 1, argv + 1);
+    fprintf(stderr, "ossa: unknown command '%s'\n\n", argv[1]);
+    usage(stderr);
+    return 2;
+}
