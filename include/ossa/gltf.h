@@ -59,7 +59,7 @@ typedef struct ossa_asset {
     uint32_t mesh_count;
     ossa_mesh **meshes;               /* one per (mesh node, triangle primitive) */
     uint32_t clip_count;
-    ossa_clip **clips;                /* glTF animation order; names from the file ("animation_N" if none) */
+    ossa_clip **clips;                /* glTF animation order; names from the file ("" if none) */
     uint32_t warning_count;
     char **warnings;                  /* each names its place like diagnostics do */
     ossa_allocator allocator;
@@ -83,7 +83,9 @@ ossa_result ossa_gltf_load_memory(const void *data, size_t size, const ossa_load
 ossa_result ossa_gltf_load_clips(const char *path, const ossa_skeleton *skeleton, const ossa_load_options *options,
                                  ossa_asset **out, ossa_diagnostic *diag);
 
-/* Frees an asset and everything in it; NULL is a no-op. */
+/* Frees an asset and everything in it with asset->allocator; NULL is a no-op. Any
+ * member may be NULL/0, so code that assembles an asset by hand (e.g. a generated
+ * character) can free it with this too. */
 void ossa_asset_destroy(ossa_asset *asset);
 
 /* Index of the first clip named `name`, or -1. */
