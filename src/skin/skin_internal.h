@@ -1,0 +1,34 @@
+/* Internal to src/skin: the kernel table shared by the dispatcher and the per-ISA files. */
+#ifndef OSSA_SKIN_INTERNAL_H
+#define OSSA_SKIN_INTERNAL_H
+
+#include <ossa/skin.h>
+
+/* A kernel skins job->[begin, end) of an already validated job whose joint indices
+ * were checked; strides are resolved (non-zero). It never fails and never allocates. */
+typedef void (*ossa__skin_kernel_fn)(const ossa_skin_job *job);
+
+void ossa__skin_lbs_scalar(const ossa_skin_job *job);
+void ossa__skin_lbs_sse(const ossa_skin_job *job);
+void ossa__skin_lbs_avx2(const ossa_skin_job *job);
+void ossa__skin_lbs_avx512(const ossa_skin_job *job);
+
+/* Copy of *job with zero strides replaced by the packed sizes (12, 12, 16). */
+ossa_skin_job ossa__skin_job_resolve(const ossa_skin_job *job);
+
+/* OSSA_OK when every joint index of [begin, end) is < palette_count, else INVALID_DATA. */
+ossa_result ossa__skin_check_joints(const ossa_skin_job *job);
+
+/* Test hook: caps the kernels reported available (AUTO = no cap, the default; the
+ * OSSA_SKIN_KERNEL environment variable scalar|sse|avx2|avx512 sets the initial cap). */
+void ossa__skin_set_kernel_cap(ossa_skin_kernel cap);
+
+/* Stream element address: base + vertex * stride bytes. */
+static inline const float *ossa__skin_in(const float *base, uint32_t stride, uint32_t vertex) {
+    return (const float *)(const void *)((const char *)base + (size_t)vertex * stride);
+}
+static inline float *ossa__skin_out(float *base, uint32_t stride, uint32_t vertex) {
+    return (float *)(void *)((char *)base + (size_t)vertex * stride);
+}
+
+#endif

@@ -1,0 +1,108 @@
+/* Job validation, joint checks and the scalar linear-blend-skinning kernel (the
+ * reference every SIMD kernel is tested against). */
+#include "skin_internal.h"
+
+#include <math.h>
+#include <string.h>
+
+static bool stride_ok(uint32_t stride, uint32_t size) {
+    return stride == 0 || (stride >= size && stride % 4 == 0);
+}
+
+static bool aligned4(const void *p) {
+    return ((uintptr_t)p & 3u) == 0;
+}
+
+ossa_result ossa_skin_job_validate(const ossa_skin_job *job) {
+    if (!job) return OSSA_ERROR_INVALID_ARGUMENT;
+    if (job->influences != 4 && job->influences != 8) return OSSA_ERROR_INVALID_ARGUMENT;
+    if (job->begin > job->end) return OSSA_ERROR_INVALID_ARGUMENT;
+    if (!job->joints || !job->weights || !job->palette || job->palette_count == 0) return OSSA_ERROR_INVALID_ARGUMENT;
+    if (!job->positions || !job->out_positions) return OSSA_ERROR_INVALID_ARGUMENT;
+    if (!job->normals != !job->out_normals) return OSSA_ERROR_INVALID_ARGUMENT;
+    if (!job->tangents != !job->out_tangents) return OSSA_ERROR_INVALID_ARGUMENT;
+    if (!aligned4(job->weights) || !aligned4(job->palette) || !aligned4(job->positions) ||
+        !aligned4(job->out_positions) || !aligned4(job->normals) || !aligned4(job->out_normals) ||
+        !aligned4(job->tangents) || !aligned4(job->out_tangents) || ((uintptr_t)job->joints & 1u))
+        return OSSA_ERROR_INVALID_ARGUMENT;
+    if (!stride_ok(job->positions_stride, 12) || !stride_ok(job->out_positions_stride, 12) ||
+        !stride_ok(job->normals_stride, 12) || !stride_ok(job->out_normals_stride, 12) ||
+        !stride_ok(job->tangents_stride, 16) || !stride_ok(job->out_tangents_stride, 16))
+        return OSSA_ERROR_INVALID_ARGUMENT;
+    return OSSA_OK;
+}
+
+ossa_skin_job ossa__skin_job_resolve(const ossa_skin_job *job) {
+    ossa_skin_job j = *job;
+    if (!j.positions_stride) j.positions_stride = 12;
+    if (!j.out_positions_stride) j.out_positions_stride = 12;
+    if (!j.normals_stride) j.normals_stride = 12;
+    if (!j.out_normals_stride) j.out_normals_stride = 12;
+    if (!j.tangents_stride) j.tangents_stride = 16;
+    if (!j.out_tangents_stride) j.out_tangents_stride = 16;
+    return j;
+}
+
+ossa_result ossa__skin_check_joints(const ossa_skin_job *job) {
+    const uint16_t *j = job->joints + (size_t)job->begin * job->influences;
+    size_t n = (size_t)(job->end - job->begin) * job->influences;
+    uint16_t max = 0;
+    for (size_t i = 0; i < n; i++) max = j[i] > max ? j[i] : max; /* vectorised max-reduction */
+    return (n == 0 || max < job->palette_count) ? OSSA_OK : OSSA_ERROR_INVALID_DATA;
+}
+
+static void normalize3(float *v) {
+    float l2 = v[0] * v[0] + v[1] * v[1] + v[2] * v[2];
+    if (l2 > 1e-24f) {
+        float s = 1.0f / sqrtf(l2);
+        v[0] *= s, v[1] *= s, v[2] *= s;
+    }
+}
+
+void ossa__skin_lbs_scalar(const ossa_skin_job *job) {
+    const uint32_t k = job->influences;
+    for (uint32_t v = job->begin; v < job->end; v++) {
+        const uint16_t *jv = job->joints + (size_t)v * k;
+        const float *wv = job->weights + (size_t)v * k;
+        const float *p = ossa__skin_in(job->positions, job->positions_stride, v);
+        float *op = ossa__skin_out(job->out_positions, job->out_positions_stride, v);
+        float sum = 0.0f;
+        for (uint32_t i = 0; i < k; i++) sum += wv[i];
+        if (sum == 0.0f) {
+            memcpy(op, p, 12);
+            if (job->normals)
+                memcpy(ossa__skin_out(job->out_normals, job->out_normals_stride, v),
+                       ossa__skin_in(job->normals, job->normals_stride, v), 12);
+            if (job->tangents)
+                memcpy(ossa__skin_out(job->out_tangents, job->out_tangents_stride, v),
+                       ossa__skin_in(job->tangents, job->tangents_stride, v), 16);
+            continue;
+        }
+        float m[12] = {0}; /* blended upper 3x4, column-major */
+        for (uint32_t i = 0; i < k; i++) {
+            const float *pm = job->palette[jv[i]].m;
+            const float w = wv[i];
+            for (int c = 0; c < 4; c++)
+                for (int r = 0; r < 3; r++) m[c * 3 + r] += w * pm[c * 4 + r];
+        }
+        float x = p[0], y = p[1], z = p[2];
+        for (int r = 0; r < 3; r++) op[r] = m[r] * x + m[3 + r] * y + m[6 + r] * z + m[9 + r];
+        if (job->normals) {
+            const float *n = ossa__skin_in(job->normals, job->normals_stride, v);
+            float *on = ossa__skin_out(job->out_normals, job->out_normals_stride, v);
+            float o[3];
+            for (int r = 0; r < 3; r++) o[r] = m[r] * n[0] + m[3 + r] * n[1] + m[6 + r] * n[2];
+            normalize3(o);
+            memcpy(on, o, 12);
+        }
+        if (job->tangents) {
+            const float *t = ossa__skin_in(job->tangents, job->tangents_stride, v);
+            float *ot = ossa__skin_out(job->out_tangents, job->out_tangents_stride, v);
+            float o[4];
+            for (int r = 0; r < 3; r++) o[r] = m[r] * t[0] + m[3 + r] * t[1] + m[6 + r] * t[2];
+            normalize3(o);
+            o[3] = t[3];
+            memcpy(ot, o, 16);
+        }
+    }
+}
