@@ -71,6 +71,19 @@ ossa_result ossa_skin_dqs(const ossa_skin_job *job, const ossa_dual_quat *dq);
 ossa_result ossa_morph_apply(const ossa_mesh *mesh, const float *weights, uint32_t begin, uint32_t end,
                              float *out_positions, float *out_normals);
 
+/* Joint indices are checked by ossa_skin_lbs / ossa_skin_dqs over the whole range
+ * BEFORE anything is written (INVALID_DATA writes nothing); ossa_skin_job_validate
+ * checks pointers, 4-byte alignment, strides (0 or >= element size, multiple of 4). */
+
+/* Reference path (the seed's two-array variant, slow): skin matrix of joint j is
+ * model[j] * inverse_bind[j], multiplied per influence; job->palette is unused and
+ * model/inverse_bind have job->palette_count entries. For tests. */
+ossa_result ossa_skin_lbs_two_arrays(const ossa_skin_job *job, const ossa_mat4 *model, const ossa_mat4 *inverse_bind);
+/* Reference path (the seed's transform variant): skin transform = combine(model[j],
+ * inverse_bind[j]) as TRS (matches the matrix paths for uniform scale). For tests. */
+ossa_result ossa_skin_lbs_transforms(const ossa_skin_job *job, const ossa_transform *model,
+                                     const ossa_transform *inverse_bind);
+
 #ifdef __cplusplus
 }
 #endif

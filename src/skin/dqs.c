@@ -1,0 +1,149 @@
+/* Dual quaternion skinning (scalar): palette → unit dual quaternions, blend with
+ * hemisphere correction against the first influence, normalise, apply. */
+#include "skin_internal.h"
+
+#include <math.h>
+#include <string.h>
+
+static ossa_quat quat_from_rotation(const float c0[3], const float c1[3], const float c2[3]) {
+    /* Shepperd: pick the largest of w, x, y, z for stability. m_rc = column c, row r. */
+    float m00 = c0[0], m11 = c1[1], m22 = c2[2], tr = m00 + m11 + m22;
+    ossa_quat q;
+    if (tr > 0.0f) {
+        float s = sqrtf(tr + 1.0f) * 2.0f;
+        q.w = 0.25f * s;
+        q.x = (c1[2] - c2[1]) / s;
+        q.y = (c2[0] - c0[2]) / s;
+        q.z = (c0[1] - c1[0]) / s;
+    } else if (m00 > m11 && m00 > m22) {
+        float s = sqrtf(1.0f + m00 - m11 - m22) * 2.0f;
+        q.w = (c1[2] - c2[1]) / s;
+        q.x = 0.25f * s;
+        q.y = (c1[0] + c0[1]) / s;
+        q.z = (c2[0] + c0[2]) / s;
+    } else if (m11 > m22) {
+        float s = sqrtf(1.0f + m11 - m00 - m22) * 2.0f;
+        q.w = (c2[0] - c0[2]) / s;
+        q.x = (c1[0] + c0[1]) / s;
+        q.y = 0.25f * s;
+        q.z = (c2[1] + c1[2]) / s;
+    } else {
+        float s = sqrtf(1.0f + m22 - m00 - m11) * 2.0f;
+        q.w = (c0[1] - c1[0]) / s;
+        q.x = (c2[0] + c0[2]) / s;
+        q.y = (c2[1] + c1[2]) / s;
+        q.z = 0.25f * s;
+    }
+    float l = sqrtf(q.x * q.x + q.y * q.y + q.z * q.z + q.w * q.w);
+    if (!(l > 0.0f) || !isfinite(l)) return (ossa_quat){0, 0, 0, 1};
+    return (ossa_quat){q.x / l, q.y / l, q.z / l, q.w / l};
+}
+
+static void unit3(const float *in, float out[3]) {
+    float l = sqrtf(in[0] * in[0] + in[1] * in[1] + in[2] * in[2]);
+    float s = l > 1e-12f ? 1.0f / l : 1.0f;
+    out[0] = in[0] * s, out[1] = in[1] * s, out[2] = in[2] * s;
+}
+
+void ossa_palette_to_dual_quats(const ossa_mat4 *palette, uint32_t count, ossa_dual_quat *out) {
+    if (!palette || !out) return;
+    for (uint32_t i = 0; i < count; i++) {
+        const float *m = palette[i].m;
+        float c0[3], c1[3], c2[3];
+        unit3(m, c0), unit3(m + 4, c1), unit3(m + 8, c2);
+        ossa_quat q = quat_from_rotation(c0, c1, c2);
+        float tx = m[12], ty = m[13], tz = m[14];
+        out[i].real = q;
+        out[i].dual = (ossa_quat){0.5f * (tx * q.w + ty * q.z - tz * q.y), 0.5f * (-tx * q.z + ty * q.w + tz * q.x),
+                                  0.5f * (tx * q.y - ty * q.x + tz * q.w), 0.5f * (-tx * q.x - ty * q.y - tz * q.z)};
+    }
+}
+
+/* v + 2 r.xyz × (r.xyz × v + r.w v) */
+static void rotate(const float r[4], const float *v, float o[3]) {
+    float a0 = r[1] * v[2] - r[2] * v[1] + r[3] * v[0];
+    float a1 = r[2] * v[0] - r[0] * v[2] + r[3] * v[1];
+    float a2 = r[0] * v[1] - r[1] * v[0] + r[3] * v[2];
+    o[0] = v[0] + 2.0f * (r[1] * a2 - r[2] * a1);
+    o[1] = v[1] + 2.0f * (r[2] * a0 - r[0] * a2);
+    o[2] = v[2] + 2.0f * (r[0] * a1 - r[1] * a0);
+}
+
+static void normalize3(float *v) {
+    float l2 = v[0] * v[0] + v[1] * v[1] + v[2] * v[2];
+    if (l2 > 1e-24f) {
+        float s = 1.0f / sqrtf(l2);
+        v[0] *= s, v[1] *= s, v[2] *= s;
+    }
+}
+
+static void copy_vertex(const ossa_skin_job *job, uint32_t v) {
+    memcpy(ossa__skin_out(job->out_positions, job->out_positions_stride, v),
+           ossa__skin_in(job->positions, job->positions_stride, v), 12);
+    if (job->normals)
+        memcpy(ossa__skin_out(job->out_normals, job->out_normals_stride, v),
+               ossa__skin_in(job->normals, job->normals_stride, v), 12);
+    if (job->tangents)
+        memcpy(ossa__skin_out(job->out_tangents, job->out_tangents_stride, v),
+               ossa__skin_in(job->tangents, job->tangents_stride, v), 16);
+}
+
+ossa_result ossa_skin_dqs(const ossa_skin_job *job, const ossa_dual_quat *dq) {
+    static const ossa_mat4 unused = {{0}};
+    if (!job || !dq) return OSSA_ERROR_INVALID_ARGUMENT;
+    ossa_skin_job j = *job;
+    j.palette = &unused; /* job->palette is not used by DQS */
+    ossa_result r = ossa_skin_job_validate(&j);
+    if (r == OSSA_OK) r = ossa__skin_check_joints(&j);
+    if (r != OSSA_OK) return r;
+    j = ossa__skin_job_resolve(&j);
+    const uint32_t k = j.influences;
+    for (uint32_t v = j.begin; v < j.end; v++) {
+        const uint16_t *jv = j.joints + (size_t)v * k;
+        const float *wv = j.weights + (size_t)v * k;
+        float sum = 0.0f;
+        for (uint32_t i = 0; i < k; i++) sum += wv[i];
+        if (sum == 0.0f) {
+            copy_vertex(&j, v);
+            continue;
+        }
+        const ossa_quat r0 = dq[jv[0]].real;
+        float b[8] = {0};
+        for (uint32_t i = 0; i < k; i++) {
+            const ossa_dual_quat *d = &dq[jv[i]];
+            float w = wv[i];
+            if (r0.x * d->real.x + r0.y * d->real.y + r0.z * d->real.z + r0.w * d->real.w < 0.0f) w = -w;
+            b[0] += w * d->real.x, b[1] += w * d->real.y, b[2] += w * d->real.z, b[3] += w * d->real.w;
+            b[4] += w * d->dual.x, b[5] += w * d->dual.y, b[6] += w * d->dual.z, b[7] += w * d->dual.w;
+        }
+        float len = sqrtf(b[0] * b[0] + b[1] * b[1] + b[2] * b[2] + b[3] * b[3]);
+        if (!(len > 1e-12f)) { /* influences cancel out: no rotation to apply */
+            copy_vertex(&j, v);
+            continue;
+        }
+        float inv = 1.0f / len;
+        for (int i = 0; i < 8; i++) b[i] *= inv;
+        const float *rq = b, *dd = b + 4;
+        /* translation = 2 (r.w d.xyz - d.w r.xyz + r.xyz × d.xyz) */
+        float t0 = 2.0f * (rq[3] * dd[0] - dd[3] * rq[0] + rq[1] * dd[2] - rq[2] * dd[1]);
+        float t1 = 2.0f * (rq[3] * dd[1] - dd[3] * rq[1] + rq[2] * dd[0] - rq[0] * dd[2]);
+        float t2 = 2.0f * (rq[3] * dd[2] - dd[3] * rq[2] + rq[0] * dd[1] - rq[1] * dd[0]);
+        float o[4];
+        rotate(rq, ossa__skin_in(j.positions, j.positions_stride, v), o);
+        o[0] += t0, o[1] += t1, o[2] += t2;
+        memcpy(ossa__skin_out(j.out_positions, j.out_positions_stride, v), o, 12);
+        if (j.normals) {
+            rotate(rq, ossa__skin_in(j.normals, j.normals_stride, v), o);
+            normalize3(o);
+            memcpy(ossa__skin_out(j.out_normals, j.out_normals_stride, v), o, 12);
+        }
+        if (j.tangents) {
+            const float *t = ossa__skin_in(j.tangents, j.tangents_stride, v);
+            rotate(rq, t, o);
+            normalize3(o);
+            o[3] = t[3];
+            memcpy(ossa__skin_out(j.out_tangents, j.out_tangents_stride, v), o, 16);
+        }
+    }
+    return OSSA_OK;
+}
