@@ -1,0 +1,272 @@
+/* Clips: one-allocation copy with frame-index tables, clip clock, sampling, remapping
+ * (see ossa/clip.h). */
+#include <ossa/clip.h>
+
+#include <math.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "anim/track_internal.h"
+#include "core/alloc.h"
+
+#define DEFAULT_TABLE_RATE 60.0f
+
+/* Table entries are capped near the key count so a sparse track over a long time range
+ * cannot request a huge table; the rate is lowered instead (lookups stay exact). */
+static uint32_t table_limit(uint32_t key_count) { return key_count * 4u + 64u; }
+
+static float effective_rate(const ossa_track *t, float rate) {
+    if (t->key_count < 2 || !(rate > 0.0f)) return 0.0f;
+    uint32_t limit = table_limit(t->key_count);
+    float span = ossa_track_end(t) - ossa_track_start(t);
+    while (ossa_track_table_bound(t, rate) > limit) {
+        float r = (float)((double)(limit - 2) / (double)span);
+        rate = r < rate ? r * 0.999f : rate * 0.5f;
+    }
+    return rate;
+}
+
+static size_t value_floats(const ossa_track *t) {
+    return (size_t)t->key_count * t->components * (t->interp == OSSA_INTERP_CUBIC ? 3u : 1u);
+}
+
+/* Checks one track of a desc; absent tracks (0 keys) are always fine. */
+static ossa_result check_track(const ossa_track *t, ossa_track_kind kind, uint32_t components) {
+    if (t->key_count == 0) return OSSA_OK;
+    ossa_result r = ossa_track_validate(t);
+    if (r != OSSA_OK) return r;
+    if (t->kind != kind) return OSSA_ERROR_INVALID_DATA;
+    if (components && t->components != components) return OSSA_ERROR_INVALID_DATA;
+    return OSSA_OK;
+}
+
+static void layout_track(ossa__layout *L, const ossa_track *t, float rate) {
+    if (t->key_count == 0) return;
+    ossa__layout_add(L, t->key_count, sizeof(float));
+    ossa__layout_add(L, value_floats(t), sizeof(float));
+    float r = effective_rate(t, rate);
+    ossa__layout_add(L, r > 0.0f ? ossa_track_table_bound(t, r) : 0, sizeof(uint32_t));
+}
+
+/* Copies src into storage following the same layout sequence as layout_track. */
+static void copy_track(ossa__layout *L, unsigned char *base, const ossa_track *src, ossa_track *dst,
+                       ossa_track_kind kind, uint32_t components, float rate) {
+    memset(dst, 0, sizeof *dst);
+    dst->kind = kind;
+    dst->components = components ? components : (src->components ? src->components : 1);
+    dst->interp = src->interp == OSSA_INTERP_DEFAULT ? OSSA_INTERP_LINEAR : src->interp;
+    if (src->key_count == 0) return;
+    dst->key_count = src->key_count;
+    size_t ot = ossa__layout_add(L, src->key_count, sizeof(float));
+    size_t ov = ossa__layout_add(L, value_floats(src), sizeof(float));
+    float r = effective_rate(src, rate);
+    uint32_t count = r > 0.0f ? ossa_track_table_bound(src, r) : 0;
+    size_t ok = ossa__layout_add(L, count, sizeof(uint32_t));
+    float *times = (float *)(base + ot), *values = (float *)(base + ov);
+    memcpy(times, src->times, src->key_count * sizeof(float));
+    memcpy(values, src->values, value_floats(src) * sizeof(float));
+    dst->times = times;
+    dst->values = values;
+    if (count) ossa_track_build_table(dst, r, (uint32_t *)(base + ok), count);
+}
+
+static int compare_tracks(const void *a, const void *b) {
+    uint32_t ja = ((const ossa_transform_track *)a)->joint, jb = ((const ossa_transform_track *)b)->joint;
+    return (ja > jb) - (ja < jb);
+}
+
+static void update_range(const ossa_track *t, float *lo, float *hi, bool *any) {
+    if (t->key_count == 0) return;
+    float s = ossa_track_start(t), e = ossa_track_end(t);
+    if (!*any || s < *lo) *lo = s;
+    if (!*any || e > *hi) *hi = e;
+    *any = true;
+}
+
+/* start/end = min/max key time over every track (0, 0 for an empty clip). */
+static void recompute_range(ossa_clip *clip) {
+    float lo = 0.0f, hi = 0.0f;
+    bool any = false;
+    for (uint32_t i = 0; i < clip->track_count; i++) {
+        update_range(&clip->tracks[i].translation, &lo, &hi, &any);
+        update_range(&clip->tracks[i].rotation, &lo, &hi, &any);
+        update_range(&clip->tracks[i].scale, &lo, &hi, &any);
+    }
+    for (uint32_t i = 0; i < clip->weight_track_count; i++) update_range(&clip->weight_tracks[i].weights, &lo, &hi, &any);
+    clip->start = lo;
+    clip->end = hi;
+}
+
+ossa_result ossa_clip_create(const ossa_clip_desc *desc, const ossa_allocator *allocator, ossa_clip **out) {
+    if (!out) return OSSA_ERROR_INVALID_ARGUMENT;
+    *out = NULL;
+    if (!desc) return OSSA_ERROR_INVALID_ARGUMENT;
+    if ((desc->track_count && !desc->tracks) || (desc->weight_track_count && !desc->weight_tracks))
+        return OSSA_ERROR_INVALID_ARGUMENT;
+    if (isnan(desc->table_rate)) return OSSA_ERROR_INVALID_ARGUMENT;
+    float rate = desc->table_rate == 0.0f ? DEFAULT_TABLE_RATE : desc->table_rate;
+    if (!isfinite(rate)) rate = -1.0f;
+    for (uint32_t i = 0; i < desc->track_count; i++) {
+        const ossa_transform_track *t = &desc->tracks[i];
+        ossa_result r;
+        if ((r = check_track(&t->translation, OSSA_TRACK_VECTOR, 3)) != OSSA_OK) return r;
+        if ((r = check_track(&t->rotation, OSSA_TRACK_ROTATION, 4)) != OSSA_OK) return r;
+        if ((r = check_track(&t->scale, OSSA_TRACK_VECTOR, 3)) != OSSA_OK) return r;
+    }
+    for (uint32_t i = 0; i < desc->weight_track_count; i++) {
+        ossa_result r = check_track(&desc->weight_tracks[i].weights, OSSA_TRACK_VECTOR, 0);
+        if (r != OSSA_OK) return r;
+    }
+
+    const char *name = desc->name ? desc->name : "";
+    size_t name_len = strlen(name) + 1;
+    ossa__layout L = {0, false};
+    size_t o_clip = ossa__layout_add(&L, 1, sizeof(ossa_clip));
+    size_t o_name = ossa__layout_add(&L, name_len, 1);
+    size_t o_tracks = ossa__layout_add(&L, desc->track_count, sizeof(ossa_transform_track));
+    size_t o_wtracks = ossa__layout_add(&L, desc->weight_track_count, sizeof(ossa_weight_track));
+    size_t o_data = L.size;
+    for (uint32_t i = 0; i < desc->track_count; i++) {
+        layout_track(&L, &desc->tracks[i].translation, rate);
+        layout_track(&L, &desc->tracks[i].rotation, rate);
+        layout_track(&L, &desc->tracks[i].scale, rate);
+    }
+    for (uint32_t i = 0; i < desc->weight_track_count; i++) layout_track(&L, &desc->weight_tracks[i].weights, rate);
+    if (L.overflow) return OSSA_ERROR_OUT_OF_MEMORY;
+    unsigned char *base = ossa__alloc(allocator, L.size);
+    if (!base) return OSSA_ERROR_OUT_OF_MEMORY;
+    memset(base, 0, L.size);
+
+    ossa_clip *clip = (ossa_clip *)(base + o_clip);
+    clip->allocator = ossa__allocator_resolve(allocator);
+    memcpy(base + o_name, name, name_len);
+    clip->name = (const char *)(base + o_name);
+    clip->looping = desc->looping;
+    clip->track_count = desc->track_count;
+    clip->tracks = desc->track_count ? (ossa_transform_track *)(base + o_tracks) : NULL;
+    clip->weight_track_count = desc->weight_track_count;
+    clip->weight_tracks = desc->weight_track_count ? (ossa_weight_track *)(base + o_wtracks) : NULL;
+    ossa__layout D = {o_data, false};
+    for (uint32_t i = 0; i < desc->track_count; i++) {
+        const ossa_transform_track *s = &desc->tracks[i];
+        ossa_transform_track *d = &clip->tracks[i];
+        d->joint = s->joint;
+        copy_track(&D, base, &s->translation, &d->translation, OSSA_TRACK_VECTOR, 3, rate);
+        copy_track(&D, base, &s->rotation, &d->rotation, OSSA_TRACK_ROTATION, 4, rate);
+        copy_track(&D, base, &s->scale, &d->scale, OSSA_TRACK_VECTOR, 3, rate);
+    }
+    for (uint32_t i = 0; i < desc->weight_track_count; i++) {
+        const ossa_weight_track *s = &desc->weight_tracks[i];
+        ossa_weight_track *d = &clip->weight_tracks[i];
+        d->joint = s->joint;
+        copy_track(&D, base, &s->weights, &d->weights, OSSA_TRACK_VECTOR, 0, rate);
+    }
+    if (clip->track_count > 1) {
+        qsort(clip->tracks, clip->track_count, sizeof(ossa_transform_track), compare_tracks);
+        for (uint32_t i = 1; i < clip->track_count; i++)
+            if (clip->tracks[i].joint == clip->tracks[i - 1].joint) {
+                ossa__free(&clip->allocator, base);
+                return OSSA_ERROR_INVALID_DATA; /* a joint may appear once */
+            }
+    }
+    recompute_range(clip);
+    *out = clip;
+    return OSSA_OK;
+}
+
+void ossa_clip_destroy(ossa_clip *clip) {
+    if (!clip) return;
+    ossa_allocator a = clip->allocator;
+    ossa__free(&a, clip);
+}
+
+float ossa_clip_duration(const ossa_clip *clip) { return clip ? clip->end - clip->start : 0.0f; }
+
+float ossa_clip_adjust_time(const ossa_clip *clip, float t, bool loop) {
+    if (!clip) return 0.0f;
+    return ossa__adjust_time(clip->start, clip->end, t, loop);
+}
+
+uint32_t ossa_clip_cursor_count(const ossa_clip *clip) {
+    return clip ? clip->track_count * 3u + clip->weight_track_count : 0u;
+}
+
+/* Samples one track at an already clip-adjusted time; the track clamps to its own keys. */
+static inline void sample_at(const ossa_track *t, float ct, ossa_lookup lookup, uint32_t *cursor, float *out) {
+    uint32_t k = ossa__track_find_key(t, ct, lookup, cursor);
+    ossa_track_interpolate(t, k, ct, out);
+}
+
+float ossa_clip_sample(const ossa_clip *clip, float t, bool loop, ossa_lookup lookup, uint32_t *cursors,
+                       const ossa_transform *reference, ossa_transform *out, uint32_t joint_count) {
+    if (!clip || (!out && joint_count)) return 0.0f;
+    float ct = ossa__adjust_time(clip->start, clip->end, t, loop);
+    if (reference) memcpy(out, reference, (size_t)joint_count * sizeof(ossa_transform));
+    else
+        for (uint32_t j = 0; j < joint_count; j++) out[j] = ossa_transform_identity();
+    if (lookup == OSSA_LOOKUP_CURSOR && !cursors) lookup = OSSA_LOOKUP_DEFAULT;
+    float v[4];
+    for (uint32_t i = 0; i < clip->track_count; i++) {
+        const ossa_transform_track *tt = &clip->tracks[i];
+        if (tt->joint >= joint_count) continue;
+        ossa_transform *o = &out[tt->joint];
+        uint32_t *cur = cursors ? cursors + (size_t)i * 3 : NULL;
+        if (tt->translation.key_count) {
+            sample_at(&tt->translation, ct, lookup, cur, v);
+            o->translation.x = v[0]; o->translation.y = v[1]; o->translation.z = v[2];
+        }
+        if (tt->rotation.key_count) {
+            sample_at(&tt->rotation, ct, lookup, cur ? cur + 1 : NULL, v);
+            o->rotation.x = v[0]; o->rotation.y = v[1]; o->rotation.z = v[2]; o->rotation.w = v[3];
+        }
+        if (tt->scale.key_count) {
+            sample_at(&tt->scale, ct, lookup, cur ? cur + 2 : NULL, v);
+            o->scale.x = v[0]; o->scale.y = v[1]; o->scale.z = v[2];
+        }
+    }
+    return ct;
+}
+
+float ossa_clip_sample_weights(const ossa_clip *clip, uint32_t index, float t, bool loop, ossa_lookup lookup,
+                               uint32_t *cursors, float *out) {
+    if (!clip || index >= clip->weight_track_count || !out) return 0.0f;
+    float ct = ossa__adjust_time(clip->start, clip->end, t, loop);
+    const ossa_track *w = &clip->weight_tracks[index].weights;
+    if (lookup == OSSA_LOOKUP_CURSOR && !cursors) lookup = OSSA_LOOKUP_DEFAULT;
+    uint32_t *cur = cursors ? cursors + (size_t)clip->track_count * 3 + index : NULL;
+    if (w->key_count == 0) memset(out, 0, w->components * sizeof(float));
+    else sample_at(w, ct, lookup, cur, out);
+    return ct;
+}
+
+ossa_result ossa_clip_remap_joints(ossa_clip *clip, const uint32_t *old_to_new, uint32_t count) {
+    if (!clip || (!old_to_new && count)) return OSSA_ERROR_INVALID_ARGUMENT;
+    /* Two kept tracks may not land on one joint: check before mutating anything. */
+    for (uint32_t i = 0; i < clip->track_count; i++) {
+        uint32_t a = clip->tracks[i].joint;
+        if (a >= count || old_to_new[a] == UINT32_MAX) continue;
+        for (uint32_t k = i + 1; k < clip->track_count; k++) {
+            uint32_t b = clip->tracks[k].joint;
+            if (b < count && old_to_new[b] == old_to_new[a]) return OSSA_ERROR_INVALID_DATA;
+        }
+    }
+    uint32_t kept = 0;
+    for (uint32_t i = 0; i < clip->track_count; i++) {
+        ossa_transform_track t = clip->tracks[i];
+        if (t.joint >= count || old_to_new[t.joint] == UINT32_MAX) continue;
+        t.joint = old_to_new[t.joint];
+        clip->tracks[kept++] = t;
+    }
+    clip->track_count = kept;
+    if (kept > 1) qsort(clip->tracks, kept, sizeof(ossa_transform_track), compare_tracks);
+    kept = 0;
+    for (uint32_t i = 0; i < clip->weight_track_count; i++) {
+        ossa_weight_track w = clip->weight_tracks[i];
+        if (w.joint >= count || old_to_new[w.joint] == UINT32_MAX) continue;
+        w.joint = old_to_new[w.joint];
+        clip->weight_tracks[kept++] = w;
+    }
+    clip->weight_track_count = kept;
+    recompute_range(clip);
+    return OSSA_OK;
+}
