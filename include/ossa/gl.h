@@ -31,21 +31,28 @@ typedef enum ossa_gl_skinning {
 typedef struct ossa_gl_mesh ossa_gl_mesh;
 typedef struct ossa_gl_renderer ossa_gl_renderer;
 
-/* Uploads a mesh (positions, normals, joints, weights, indices) to GL buffers. */
+/* Uploads a mesh (positions, normals, joints, weights, indices) to GL buffers.
+ * Needs a current GL 3.3+ core context. Morph targets, tangents and UVs are ignored. */
 ossa_result ossa_gl_mesh_create(const ossa_mesh *mesh, ossa_gl_mesh **out);
 void ossa_gl_mesh_destroy(ossa_gl_mesh *mesh);
 /* Replaces positions/normals (vertex_count * 3 floats each; normals may be NULL),
  * e.g. with CPU-skinned or morphed results. */
 ossa_result ossa_gl_mesh_update(ossa_gl_mesh *mesh, const float *positions, const float *normals);
+/* Vertex count of an uploaded mesh (0 for NULL). */
+uint32_t ossa_gl_mesh_vertex_count(const ossa_gl_mesh *mesh);
 
 /* Compiles the shader programs of every variant. Needs a current GL 3.3+ core context. */
 ossa_result ossa_gl_renderer_create(ossa_gl_renderer **out);
 void ossa_gl_renderer_destroy(ossa_gl_renderer *renderer);
+/* Largest desc->joint_count a variant accepts in this context: OSSA_GL_MAX_UNIFORM_JOINTS
+ * for the uniform variants (fewer for POSE_AND_IBM if the driver's uniform limit is
+ * low), 256 * GL_MAX_TEXTURE_SIZE for PALETTE_TEXTURE, UINT32_MAX for NONE. */
+uint32_t ossa_gl_renderer_max_joints(const ossa_gl_renderer *renderer, ossa_gl_skinning skinning);
 
 typedef struct ossa_gl_draw_desc {
     ossa_gl_skinning skinning;
     const float *view_proj;          /* 16 floats column-major; required for draw */
-    uint32_t joint_count;
+    uint32_t joint_count;            /* > every joint index of the mesh; <= ossa_gl_renderer_max_joints */
     const ossa_mat4 *palette;        /* PALETTE_* variants: joint_count (skeleton-indexed) */
     const ossa_mat4 *model;          /* POSE_AND_IBM: joint_count model-space matrices */
     const ossa_mat4 *inverse_bind;   /* POSE_AND_IBM: joint_count (skeleton-indexed) */
@@ -54,12 +61,15 @@ typedef struct ossa_gl_draw_desc {
     bool wireframe;
 } ossa_gl_draw_desc;
 
-/* Draws the mesh lit by a fixed directional light into the bound framebuffer. */
+/* Draws the mesh (model space = world space) lit by a fixed directional light plus
+ * ambient into the bound framebuffer, with depth test on. INVALID_ARGUMENT on missing
+ * arrays or joint indices >= joint_count; UNSUPPORTED above the variant's joint limit. */
 ossa_result ossa_gl_draw(ossa_gl_renderer *renderer, const ossa_gl_mesh *mesh, const ossa_gl_draw_desc *desc);
 
 /* Skins the mesh on the GPU with desc->skinning and reads the result back through
- * transform feedback: vertex_count * 3 floats each (normals may be NULL). For tests
- * and tools that need GPU results on the CPU. */
+ * transform feedback: vertex_count * 3 floats each, in vertex order (out_normals may
+ * be NULL; it needs a mesh with normals). view_proj, color, wireframe are ignored.
+ * For tests and tools that need GPU results on the CPU. */
 ossa_result ossa_gl_skin_readback(ossa_gl_renderer *renderer, const ossa_gl_mesh *mesh,
                                   const ossa_gl_draw_desc *desc, float *out_positions, float *out_normals);
 

@@ -1,0 +1,51 @@
+/* Internal pieces of ossa_gl shared by its files (not installed). */
+#ifndef OSSA_GL_INTERNAL_H
+#define OSSA_GL_INTERNAL_H
+
+#include <epoxy/gl.h>
+#include <ossa/gl.h>
+
+/* Vertex attribute locations (fixed in the GLSL with layout(location)). */
+enum {
+    OSSA__GL_ATTR_POSITION = 0,
+    OSSA__GL_ATTR_NORMAL = 1,
+    OSSA__GL_ATTR_JOINTS0 = 2,
+    OSSA__GL_ATTR_WEIGHTS0 = 3,
+    OSSA__GL_ATTR_JOINTS1 = 4,
+    OSSA__GL_ATTR_WEIGHTS1 = 5
+};
+
+/* Palette texture layout: rows of OSSA__GL_PALETTE_ROW_TEXELS RGBA32F texels, 4 per
+ * joint (the matrix columns), so a row holds OSSA__GL_PALETTE_ROW_JOINTS joints and a
+ * contiguous ossa_mat4 array uploads row by row without repacking. */
+#define OSSA__GL_PALETTE_ROW_TEXELS 1024
+#define OSSA__GL_PALETTE_ROW_JOINTS (OSSA__GL_PALETTE_ROW_TEXELS / 4)
+
+struct ossa_gl_mesh {
+    GLuint vao;
+    GLuint positions, normals, joints, weights, indices; /* buffer objects (0 = absent) */
+    uint32_t vertex_count, index_count, influences;
+    uint32_t joint_limit; /* 1 + largest joint index (0 when rigid) */
+};
+
+/* GLSL sources (src/gl/shaders.c). The skinning vertex shader is compiled once per
+ * variant with "#define OSSA_SKIN <n>" and "#define OSSA_MAX_JOINTS <n>" after #version. */
+extern const char ossa__gl_skin_vs[];
+extern const char ossa__gl_lit_fs[];
+extern const char ossa__gl_lines_vs[];
+extern const char ossa__gl_lines_fs[];
+
+/* Shader variant numbers used by OSSA_SKIN in the GLSL. */
+enum { OSSA__GL_SKIN_NONE = 0, OSSA__GL_SKIN_POSE_IBM = 1, OSSA__GL_SKIN_PALETTE = 2,
+       OSSA__GL_SKIN_TEXTURE = 3, OSSA__GL_SKIN_DQ = 4 };
+
+/* Prints "ossa_gl: <message>" to stderr. */
+void ossa__gl_log(const char *fmt, ...)
+#if defined(__GNUC__)
+    __attribute__((format(printf, 1, 2)))
+#endif
+    ;
+/* Drains glGetError; returns OSSA_ERROR_GL (logged with `what`) if any error was pending. */
+ossa_result ossa__gl_check(const char *what);
+
+#endif

@@ -1,0 +1,369 @@
+/* Shader programs for every skinning variant, drawing, bone lines, and transform
+ * feedback readback (ossa_gl_renderer). */
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "gl_internal.h"
+
+#define VARIANTS (OSSA_GL_SKIN_DUAL_QUAT + 1)
+
+typedef struct program {
+    GLuint id;
+    GLint view_proj, color, light_dir;
+    GLint model, inverse_bind, palette, palette_tex, dual_quats;
+    uint32_t max_joints;
+} program;
+
+struct ossa_gl_renderer {
+    program programs[VARIANTS]; /* indexed by ossa_gl_skinning; [DEFAULT] unused */
+    GLuint palette_tex;
+    uint32_t palette_rows;      /* allocated texture height */
+    GLint max_texture_size;
+    GLuint lines_program, lines_vao, lines_vbo;
+    GLint lines_view_proj, lines_color;
+    size_t lines_capacity;      /* bytes */
+    GLuint feedback[2];         /* positions, normals */
+    size_t feedback_capacity;   /* bytes each */
+    GLuint feedback_query;
+};
+
+static GLuint compile(GLenum type, const char *const *sources, GLsizei count, const char *what) {
+    GLuint s = glCreateShader(type);
+    glShaderSource(s, count, sources, NULL);
+    glCompileShader(s);
+    GLint ok = 0;
+    glGetShaderiv(s, GL_COMPILE_STATUS, &ok);
+    if (!ok) {
+        char log[2048] = {0};
+        glGetShaderInfoLog(s, (GLsizei)sizeof log, NULL, log);
+        ossa__gl_log("compiling %s failed: %s", what, log);
+        glDeleteShader(s);
+        return 0;
+    }
+    return s;
+}
+
+/* Links vs + fs; feedback = capture v_position / v_normal into separate buffers. */
+static GLuint link(GLuint vs, GLuint fs, bool feedback, const char *what) {
+    if (!vs || !fs) {
+        if (vs) glDeleteShader(vs);
+        if (fs) glDeleteShader(fs);
+        return 0;
+    }
+    GLuint p = glCreateProgram();
+    glAttachShader(p, vs);
+    glAttachShader(p, fs);
+    if (feedback) {
+        const char *varyings[2] = {"v_position", "v_normal"};
+        glTransformFeedbackVaryings(p, 2, varyings, GL_SEPARATE_ATTRIBS);
+    }
+    glLinkProgram(p);
+    glDeleteShader(vs);
+    glDeleteShader(fs);
+    GLint ok = 0;
+    glGetProgramiv(p, GL_LINK_STATUS, &ok);
+    if (!ok) {
+        char log[2048] = {0};
+        glGetProgramInfoLog(p, (GLsizei)sizeof log, NULL, log);
+        ossa__gl_log("linking %s failed: %s", what, log);
+        glDeleteProgram(p);
+        return 0;
+    }
+    return p;
+}
+
+static const int variant_define[VARIANTS] = {
+    [OSSA_GL_SKIN_NONE] = OSSA__GL_SKIN_NONE,
+    [OSSA_GL_SKIN_POSE_AND_IBM] = OSSA__GL_SKIN_POSE_IBM,
+    [OSSA_GL_SKIN_PALETTE_UNIFORM] = OSSA__GL_SKIN_PALETTE,
+    [OSSA_GL_SKIN_PALETTE_TEXTURE] = OSSA__GL_SKIN_TEXTURE,
+    [OSSA_GL_SKIN_DUAL_QUAT] = OSSA__GL_SKIN_DQ,
+};
+
+static ossa_result build_variant(ossa_gl_renderer *r, int v, GLint max_vec4) {
+    program *p = &r->programs[v];
+    uint32_t max_joints = OSSA_GL_MAX_UNIFORM_JOINTS;
+    /* Room for the arrays next to view_proj and a few driver-internal uniforms. */
+    uint32_t per_joint = v == OSSA_GL_SKIN_POSE_AND_IBM ? 8u : v == OSSA_GL_SKIN_PALETTE_UNIFORM ? 4u : 2u;
+    uint32_t room = max_vec4 > 16 ? ((uint32_t)max_vec4 - 16u) / per_joint : 1u;
+    if (room < max_joints) max_joints = room;
+    char defines[160];
+    snprintf(defines, sizeof defines, "#define OSSA_SKIN %d\n#define OSSA_MAX_JOINTS %u\n#define OSSA_ROW_TEXELS %d\n",
+             variant_define[v], (unsigned)max_joints, OSSA__GL_PALETTE_ROW_TEXELS);
+    const char *vs_src[3] = {"#version 330 core\n", defines, ossa__gl_skin_vs};
+    const char *fs_src[1] = {ossa__gl_lit_fs};
+    char what[64];
+    snprintf(what, sizeof what, "skinning shader variant %d", v);
+    p->id = link(compile(GL_VERTEX_SHADER, vs_src, 3, what), compile(GL_FRAGMENT_SHADER, fs_src, 1, "lit fragment shader"),
+                 true, what);
+    if (!p->id) return OSSA_ERROR_GL;
+    p->view_proj = glGetUniformLocation(p->id, "u_view_proj");
+    p->color = glGetUniformLocation(p->id, "u_color");
+    p->light_dir = glGetUniformLocation(p->id, "u_light_dir");
+    p->model = glGetUniformLocation(p->id, "u_model");
+    p->inverse_bind = glGetUniformLocation(p->id, "u_inverse_bind");
+    p->palette = glGetUniformLocation(p->id, "u_palette");
+    p->palette_tex = glGetUniformLocation(p->id, "u_palette_tex");
+    p->dual_quats = glGetUniformLocation(p->id, "u_dual_quats");
+    if (v == OSSA_GL_SKIN_NONE) max_joints = UINT32_MAX;
+    if (v == OSSA_GL_SKIN_PALETTE_TEXTURE) max_joints = (uint32_t)r->max_texture_size * OSSA__GL_PALETTE_ROW_JOINTS;
+    p->max_joints = max_joints;
+    if (p->palette_tex >= 0) {
+        glUseProgram(p->id);
+        glUniform1i(p->palette_tex, 0);
+        glUseProgram(0);
+    }
+    return OSSA_OK;
+}
+
+ossa_result ossa_gl_renderer_create(ossa_gl_renderer **out) {
+    if (!out) return OSSA_ERROR_INVALID_ARGUMENT;
+    *out = NULL;
+    if (epoxy_gl_version() < 33) {
+        ossa__gl_log("needs OpenGL 3.3 core, the current context has %d.%d", epoxy_gl_version() / 10,
+                     epoxy_gl_version() % 10);
+        return OSSA_ERROR_UNSUPPORTED;
+    }
+    ossa_gl_renderer *r = calloc(1, sizeof *r);
+    if (!r) return OSSA_ERROR_OUT_OF_MEMORY;
+    GLint max_components = 0;
+    glGetIntegerv(GL_MAX_VERTEX_UNIFORM_COMPONENTS, &max_components);
+    glGetIntegerv(GL_MAX_TEXTURE_SIZE, &r->max_texture_size);
+    if (r->max_texture_size < OSSA__GL_PALETTE_ROW_TEXELS) r->max_texture_size = 0;
+    ossa_result res = OSSA_OK;
+    for (int v = OSSA_GL_SKIN_NONE; v < VARIANTS && res == OSSA_OK; v++) res = build_variant(r, v, max_components / 4);
+    if (res == OSSA_OK) {
+        const char *vs[1] = {ossa__gl_lines_vs}, *fs[1] = {ossa__gl_lines_fs};
+        r->lines_program = link(compile(GL_VERTEX_SHADER, vs, 1, "lines vertex shader"),
+                                compile(GL_FRAGMENT_SHADER, fs, 1, "lines fragment shader"), false, "lines program");
+        if (!r->lines_program) res = OSSA_ERROR_GL;
+    }
+    if (res == OSSA_OK) {
+        r->lines_view_proj = glGetUniformLocation(r->lines_program, "u_view_proj");
+        r->lines_color = glGetUniformLocation(r->lines_program, "u_color");
+        glGenVertexArrays(1, &r->lines_vao);
+        glGenBuffers(1, &r->lines_vbo);
+        glBindVertexArray(r->lines_vao);
+        glBindBuffer(GL_ARRAY_BUFFER, r->lines_vbo);
+        glVertexAttribPointer(0, 3, GL_FLOAT, GL_FALSE, 12, (const void *)0);
+        glEnableVertexAttribArray(0);
+        glBindVertexArray(0);
+        glBindBuffer(GL_ARRAY_BUFFER, 0);
+        glGenTextures(1, &r->palette_tex);
+        glGenBuffers(2, r->feedback);
+        glGenQueries(1, &r->feedback_query);
+        res = ossa__gl_check("ossa_gl_renderer_create");
+    }
+    if (res != OSSA_OK) {
+        ossa_gl_renderer_destroy(r);
+        return res;
+    }
+    *out = r;
+    return OSSA_OK;
+}
+
+void ossa_gl_renderer_destroy(ossa_gl_renderer *r) {
+    if (!r) return;
+    for (int v = 0; v < VARIANTS; v++)
+        if (r->programs[v].id) glDeleteProgram(r->programs[v].id);
+    if (r->lines_program) glDeleteProgram(r->lines_program);
+    if (r->lines_vao) glDeleteVertexArrays(1, &r->lines_vao);
+    if (r->lines_vbo) glDeleteBuffers(1, &r->lines_vbo);
+    if (r->palette_tex) glDeleteTextures(1, &r->palette_tex);
+    glDeleteBuffers(2, r->feedback);
+    if (r->feedback_query) glDeleteQueries(1, &r->feedback_query);
+    free(r);
+}
+
+uint32_t ossa_gl_renderer_max_joints(const ossa_gl_renderer *r, ossa_gl_skinning skinning) {
+    if (!r) return 0;
+    if (skinning == OSSA_GL_SKIN_DEFAULT) skinning = OSSA_GL_SKIN_PALETTE_TEXTURE;
+    if ((int)skinning <= 0 || (int)skinning >= VARIANTS) return 0;
+    return r->programs[skinning].max_joints;
+}
+
+/* Uploads the palette into rows of the RGBA32F texture (bound to unit 0). */
+static void upload_palette_texture(ossa_gl_renderer *r, const ossa_mat4 *palette, uint32_t count) {
+    uint32_t rows = (count + OSSA__GL_PALETTE_ROW_JOINTS - 1) / OSSA__GL_PALETTE_ROW_JOINTS;
+    if (rows == 0) rows = 1;
+    glActiveTexture(GL_TEXTURE0);
+    glBindTexture(GL_TEXTURE_2D, r->palette_tex);
+    if (rows > r->palette_rows) { /* grows only: no reallocation in steady state */
+        glTexImage2D(GL_TEXTURE_2D, 0, GL_RGBA32F, OSSA__GL_PALETTE_ROW_TEXELS, (GLsizei)rows, 0, GL_RGBA, GL_FLOAT,
+                     NULL);
+        glTexParameteri(GL_TEXTURE_2D, GL_TEXTURE_MIN_FILTER, GL_NEAREST);
+        glTexParameteri(GL_TEXTURE_2D, GL_TEXTURE_MAG_FILTER, GL_NEAREST);
+        glTexParameteri(GL_TEXTURE_2D, GL_TEXTURE_MAX_LEVEL, 0);
+        r->palette_rows = rows;
+    }
+    GLint unpack[4];
+    glGetIntegerv(GL_UNPACK_ROW_LENGTH, &unpack[0]);
+    glGetIntegerv(GL_UNPACK_SKIP_ROWS, &unpack[1]);
+    glGetIntegerv(GL_UNPACK_SKIP_PIXELS, &unpack[2]);
+    glGetIntegerv(GL_PIXEL_UNPACK_BUFFER_BINDING, &unpack[3]);
+    glPixelStorei(GL_UNPACK_ROW_LENGTH, 0);
+    glPixelStorei(GL_UNPACK_SKIP_ROWS, 0);
+    glPixelStorei(GL_UNPACK_SKIP_PIXELS, 0);
+    if (unpack[3]) glBindBuffer(GL_PIXEL_UNPACK_BUFFER, 0);
+    uint32_t full = count / OSSA__GL_PALETTE_ROW_JOINTS, rest = count % OSSA__GL_PALETTE_ROW_JOINTS;
+    if (full)
+        glTexSubImage2D(GL_TEXTURE_2D, 0, 0, 0, OSSA__GL_PALETTE_ROW_TEXELS, (GLsizei)full, GL_RGBA, GL_FLOAT,
+                        palette[0].m);
+    if (rest)
+        glTexSubImage2D(GL_TEXTURE_2D, 0, 0, (GLint)full, (GLsizei)(rest * 4), 1, GL_RGBA, GL_FLOAT,
+                        palette[(size_t)full * OSSA__GL_PALETTE_ROW_JOINTS].m);
+    glPixelStorei(GL_UNPACK_ROW_LENGTH, unpack[0]);
+    glPixelStorei(GL_UNPACK_SKIP_ROWS, unpack[1]);
+    glPixelStorei(GL_UNPACK_SKIP_PIXELS, unpack[2]);
+    if (unpack[3]) glBindBuffer(GL_PIXEL_UNPACK_BUFFER, (GLuint)unpack[3]);
+}
+
+/* Validates desc against the mesh, binds the variant's program and sets its skinning
+ * uniforms and the mesh's constant attributes. Returns the program or NULL. */
+static ossa_result bind_skinning(ossa_gl_renderer *r, const ossa_gl_mesh *m, const ossa_gl_draw_desc *d,
+                                 const program **out) {
+    ossa_gl_skinning s = d->skinning == OSSA_GL_SKIN_DEFAULT ? OSSA_GL_SKIN_PALETTE_TEXTURE : d->skinning;
+    if ((int)s <= 0 || (int)s >= VARIANTS) return OSSA_ERROR_INVALID_ARGUMENT;
+    const program *p = &r->programs[s];
+    if (s != OSSA_GL_SKIN_NONE && m->influences) {
+        if (m->joint_limit > d->joint_count) return OSSA_ERROR_INVALID_ARGUMENT;
+        if (d->joint_count > p->max_joints) return OSSA_ERROR_UNSUPPORTED;
+        bool have = s == OSSA_GL_SKIN_POSE_AND_IBM ? d->model && d->inverse_bind
+                  : s == OSSA_GL_SKIN_DUAL_QUAT    ? d->dual_quats != NULL
+                                                   : d->palette != NULL;
+        if (!have) return OSSA_ERROR_INVALID_ARGUMENT;
+    }
+    glUseProgram(p->id);
+    GLsizei n = (GLsizei)d->joint_count;
+    if (s != OSSA_GL_SKIN_NONE && m->influences && n > 0) {
+        switch (s) {
+        case OSSA_GL_SKIN_POSE_AND_IBM:
+            glUniformMatrix4fv(p->model, n, GL_FALSE, d->model[0].m);
+            glUniformMatrix4fv(p->inverse_bind, n, GL_FALSE, d->inverse_bind[0].m);
+            break;
+        case OSSA_GL_SKIN_PALETTE_UNIFORM: glUniformMatrix4fv(p->palette, n, GL_FALSE, d->palette[0].m); break;
+        case OSSA_GL_SKIN_PALETTE_TEXTURE: upload_palette_texture(r, d->palette, d->joint_count); break;
+        case OSSA_GL_SKIN_DUAL_QUAT: glUniform4fv(p->dual_quats, 2 * n, &d->dual_quats[0].real.x); break;
+        default: break;
+        }
+    }
+    /* Generic values of absent streams (context state, not VAO state). */
+    if (m->influences < 8) {
+        glVertexAttribI4ui(OSSA__GL_ATTR_JOINTS1, 0, 0, 0, 0);
+        glVertexAttrib4f(OSSA__GL_ATTR_WEIGHTS1, 0, 0, 0, 0);
+    }
+    if (m->influences == 0) {
+        glVertexAttribI4ui(OSSA__GL_ATTR_JOINTS0, 0, 0, 0, 0);
+        glVertexAttrib4f(OSSA__GL_ATTR_WEIGHTS0, 0, 0, 0, 0);
+    }
+    if (!m->normals) glVertexAttrib3f(OSSA__GL_ATTR_NORMAL, 0, 0, 0);
+    *out = p;
+    return OSSA_OK;
+}
+
+static const float identity16[16] = {1, 0, 0, 0, 0, 1, 0, 0, 0, 0, 1, 0, 0, 0, 0, 1};
+
+ossa_result ossa_gl_draw(ossa_gl_renderer *r, const ossa_gl_mesh *m, const ossa_gl_draw_desc *d) {
+    if (!r || !m || !d || !d->view_proj) return OSSA_ERROR_INVALID_ARGUMENT;
+    const program *p = NULL;
+    ossa_result res = bind_skinning(r, m, d, &p);
+    if (res != OSSA_OK) return res;
+    static const float grey[4] = {0.8f, 0.8f, 0.8f, 1.0f};
+    const float *c = (d->color[0] == 0 && d->color[1] == 0 && d->color[2] == 0 && d->color[3] == 0) ? grey : d->color;
+    glUniformMatrix4fv(p->view_proj, 1, GL_FALSE, d->view_proj);
+    glUniform4fv(p->color, 1, c);
+    glUniform3f(p->light_dir, -0.36f, -0.80f, -0.48f); /* unit: from upper right front, downwards */
+    GLboolean depth = glIsEnabled(GL_DEPTH_TEST);
+    if (!depth) glEnable(GL_DEPTH_TEST);
+    GLint polygon_mode[2] = {GL_FILL, GL_FILL};
+    if (d->wireframe) {
+        glGetIntegerv(GL_POLYGON_MODE, polygon_mode);
+        glPolygonMode(GL_FRONT_AND_BACK, GL_LINE);
+    }
+    glBindVertexArray(m->vao);
+    if (m->index_count)
+        glDrawElements(GL_TRIANGLES, (GLsizei)m->index_count, GL_UNSIGNED_INT, (const void *)0);
+    else
+        glDrawArrays(GL_TRIANGLES, 0, (GLsizei)m->vertex_count);
+    glBindVertexArray(0);
+    if (d->wireframe) glPolygonMode(GL_FRONT_AND_BACK, (GLenum)polygon_mode[0]);
+    if (!depth) glDisable(GL_DEPTH_TEST);
+    glUseProgram(0);
+    return OSSA_OK;
+}
+
+ossa_result ossa_gl_skin_readback(ossa_gl_renderer *r, const ossa_gl_mesh *m, const ossa_gl_draw_desc *d,
+                                  float *out_positions, float *out_normals) {
+    if (!r || !m || !d || !out_positions) return OSSA_ERROR_INVALID_ARGUMENT;
+    if (out_normals && !m->normals) return OSSA_ERROR_INVALID_ARGUMENT;
+    const program *p = NULL;
+    ossa_result res = bind_skinning(r, m, d, &p);
+    if (res != OSSA_OK) return res;
+    glUniformMatrix4fv(p->view_proj, 1, GL_FALSE, identity16);
+    size_t bytes = (size_t)m->vertex_count * 12;
+    if (bytes > r->feedback_capacity) {
+        for (int i = 0; i < 2; i++) {
+            glBindBuffer(GL_TRANSFORM_FEEDBACK_BUFFER, r->feedback[i]);
+            glBufferData(GL_TRANSFORM_FEEDBACK_BUFFER, (GLsizeiptr)bytes, NULL, GL_STREAM_READ);
+        }
+        r->feedback_capacity = bytes;
+    }
+    glBindBufferRange(GL_TRANSFORM_FEEDBACK_BUFFER, 0, r->feedback[0], 0, (GLsizeiptr)bytes);
+    glBindBufferRange(GL_TRANSFORM_FEEDBACK_BUFFER, 1, r->feedback[1], 0, (GLsizeiptr)bytes);
+    glEnable(GL_RASTERIZER_DISCARD);
+    glBindVertexArray(m->vao);
+    glBeginQuery(GL_TRANSFORM_FEEDBACK_PRIMITIVES_WRITTEN, r->feedback_query);
+    glBeginTransformFeedback(GL_POINTS);
+    glDrawArrays(GL_POINTS, 0, (GLsizei)m->vertex_count);
+    glEndTransformFeedback();
+    glEndQuery(GL_TRANSFORM_FEEDBACK_PRIMITIVES_WRITTEN);
+    glBindVertexArray(0);
+    glDisable(GL_RASTERIZER_DISCARD);
+    glUseProgram(0);
+    GLuint written = 0;
+    glGetQueryObjectuiv(r->feedback_query, GL_QUERY_RESULT, &written);
+    glBindBuffer(GL_TRANSFORM_FEEDBACK_BUFFER, r->feedback[0]);
+    glGetBufferSubData(GL_TRANSFORM_FEEDBACK_BUFFER, 0, (GLsizeiptr)bytes, out_positions);
+    if (out_normals) {
+        glBindBuffer(GL_TRANSFORM_FEEDBACK_BUFFER, r->feedback[1]);
+        glGetBufferSubData(GL_TRANSFORM_FEEDBACK_BUFFER, 0, (GLsizeiptr)bytes, out_normals);
+    }
+    glBindBufferBase(GL_TRANSFORM_FEEDBACK_BUFFER, 0, 0);
+    glBindBufferBase(GL_TRANSFORM_FEEDBACK_BUFFER, 1, 0);
+    glBindBuffer(GL_TRANSFORM_FEEDBACK_BUFFER, 0);
+    res = ossa__gl_check("ossa_gl_skin_readback");
+    if (res == OSSA_OK && written != m->vertex_count) {
+        ossa__gl_log("ossa_gl_skin_readback: transform feedback wrote %u of %u vertices", (unsigned)written,
+                     (unsigned)m->vertex_count);
+        res = OSSA_ERROR_GL;
+    }
+    return res;
+}
+
+ossa_result ossa_gl_draw_lines(ossa_gl_renderer *r, const float *points, uint32_t point_count,
+                               const float *view_proj, const float color[4]) {
+    if (!r || !view_proj || !color || (point_count && !points) || (point_count & 1u)) return OSSA_ERROR_INVALID_ARGUMENT;
+    if (point_count == 0) return OSSA_OK;
+    size_t bytes = (size_t)point_count * 12;
+    glBindBuffer(GL_ARRAY_BUFFER, r->lines_vbo);
+    if (bytes > r->lines_capacity) {
+        size_t cap = r->lines_capacity ? r->lines_capacity : 4096;
+        while (cap < bytes) cap *= 2;
+        glBufferData(GL_ARRAY_BUFFER, (GLsizeiptr)cap, NULL, GL_STREAM_DRAW);
+        r->lines_capacity = cap;
+    }
+    glBufferSubData(GL_ARRAY_BUFFER, 0, (GLsizeiptr)bytes, points);
+    glBindBuffer(GL_ARRAY_BUFFER, 0);
+    glUseProgram(r->lines_program);
+    glUniformMatrix4fv(r->lines_view_proj, 1, GL_FALSE, view_proj);
+    glUniform4fv(r->lines_color, 1, color);
+    GLboolean depth = glIsEnabled(GL_DEPTH_TEST);
+    if (depth) glDisable(GL_DEPTH_TEST);
+    glBindVertexArray(r->lines_vao);
+    glDrawArrays(GL_LINES, 0, (GLsizei)point_count);
+    glBindVertexArray(0);
+    if (depth) glEnable(GL_DEPTH_TEST);
+    glUseProgram(0);
+    return OSSA_OK;
+}
