@@ -1,0 +1,303 @@
+/* bufferViews and accessors: every component type, `normalized`, byteStride,
+ * matrix column padding, sparse substitution and accessors without a bufferView
+ * (zeros). Every read is checked against the bufferView and buffer first. */
+#include "import/gltf_internal.h"
+
+#include <math.h>
+#include <stdio.h>
+#include <string.h>
+
+static uint32_t component_size(uint32_t ct) {
+    switch (ct) {
+    case 5120: case 5121: return 1;
+    case 5122: case 5123: return 2;
+    case 5125: case 5126: return 4;
+    default: return 0;
+    }
+}
+
+ossa_result ossa__views_parse(ossa__ctx *ctx) {
+    uint32_t count;
+    int32_t *items;
+    ossa_result r = ossa__json_object_array(ctx, 0, "", "bufferViews", &count, &items);
+    if (r || !count) return r;
+    ctx->views = ossa__ctx_alloc(ctx, count, sizeof *ctx->views);
+    if (!ctx->views) {
+        ossa__ctx_free(ctx, items);
+        return ctx->failed;
+    }
+    ctx->view_count = count;
+    for (uint32_t i = 0; i < count && !r; i++) {
+        char path[64];
+        snprintf(path, sizeof path, "/bufferViews/%u", i);
+        ossa__view *v = &ctx->views[i];
+        int32_t buffer;
+        uint64_t off = 0, len = 0, stride = 0;
+        bool has_stride = false;
+        if ((r = ossa__json_get_index(ctx, items[i], path, "buffer", true, ctx->buffer_count, "buffers", &buffer))) break;
+        if ((r = ossa__json_get_uint(ctx, items[i], path, "byteOffset", false, SIZE_MAX / 4, &off, NULL))) break;
+        if ((r = ossa__json_get_uint(ctx, items[i], path, "byteLength", true, SIZE_MAX / 4, &len, NULL))) break;
+        if ((r = ossa__json_get_uint(ctx, items[i], path, "byteStride", false, 252, &stride, &has_stride))) break;
+        if (len == 0) {
+            r = ossa__fail(ctx, OSSA_ERROR_INVALID_DATA, path, "byteLength must be at least 1");
+            break;
+        }
+        if (has_stride && (stride < 4 || stride % 4)) {
+            r = ossa__fail(ctx, OSSA_ERROR_INVALID_DATA, path, "byteStride %llu must be a multiple of 4 in [4, 252]",
+                           (unsigned long long)stride);
+            break;
+        }
+        size_t bsize = ctx->buffers[buffer].size;
+        if (off > bsize || len > bsize - off) {
+            r = ossa__fail(ctx, OSSA_ERROR_INVALID_DATA, path,
+                           "byteOffset %llu + byteLength %llu exceeds buffer %d (%zu bytes)", (unsigned long long)off,
+                           (unsigned long long)len, buffer, bsize);
+            break;
+        }
+        v->buffer = (uint32_t)buffer;
+        v->offset = (size_t)off;
+        v->length = (size_t)len;
+        v->stride = (uint32_t)stride;
+    }
+    ossa__ctx_free(ctx, items);
+    return r;
+}
+
+static bool parse_type(const ossa__ctx *ctx, int32_t tok, ossa__accessor *a) {
+    static const struct { const char *name; uint32_t comps, cols; } T[] = {
+        {"SCALAR", 1, 1}, {"VEC2", 2, 1}, {"VEC3", 3, 1}, {"VEC4", 4, 1},
+        {"MAT2", 4, 2},   {"MAT3", 9, 3}, {"MAT4", 16, 4},
+    };
+    for (size_t i = 0; i < sizeof T / sizeof T[0]; i++)
+        if (ossa__json_eq(ctx, tok, T[i].name)) {
+            a->components = T[i].comps;
+            a->columns = T[i].cols;
+            a->type_name = T[i].name;
+            return true;
+        }
+    return false;
+}
+
+/* Bytes of one element (matrix columns padded to 4 bytes). */
+static size_t element_size(const ossa__accessor *a, size_t *column_bytes) {
+    uint32_t cs = component_size(a->component_type);
+    uint32_t rows = a->components / a->columns;
+    size_t col = (size_t)rows * cs;
+    if (a->columns > 1) col = (col + 3u) & ~(size_t)3u;
+    if (column_bytes) *column_bytes = col;
+    return col * a->columns;
+}
+
+ossa_result ossa__accessors_parse(ossa__ctx *ctx) {
+    uint32_t count;
+    int32_t *items;
+    ossa_result r = ossa__json_object_array(ctx, 0, "", "accessors", &count, &items);
+    if (r || !count) return r;
+    ctx->accessors = ossa__ctx_alloc(ctx, count, sizeof *ctx->accessors);
+    if (!ctx->accessors) {
+        ossa__ctx_free(ctx, items);
+        return ctx->failed;
+    }
+    ctx->accessor_count = count;
+    for (uint32_t i = 0; i < count && !r; i++) {
+        char path[64];
+        snprintf(path, sizeof path, "/accessors/%u", i);
+        ossa__accessor *a = &ctx->accessors[i];
+        uint64_t off = 0, ct = 0, n = 0;
+        if ((r = ossa__json_get_index(ctx, items[i], path, "bufferView", false, ctx->view_count, "bufferViews", &a->view)))
+            break;
+        if ((r = ossa__json_get_uint(ctx, items[i], path, "byteOffset", false, SIZE_MAX / 4, &off, NULL))) break;
+        if ((r = ossa__json_get_uint(ctx, items[i], path, "componentType", true, UINT32_MAX, &ct, NULL))) break;
+        if ((r = ossa__json_get_uint(ctx, items[i], path, "count", true, UINT32_MAX, &n, NULL))) break;
+        if ((r = ossa__json_get_bool(ctx, items[i], path, "normalized", &a->normalized))) break;
+        a->offset = (size_t)off;
+        a->component_type = (uint32_t)ct;
+        a->count = (uint32_t)n;
+        a->sparse_tok = -1;
+        if (!component_size(a->component_type)) {
+            r = ossa__fail(ctx, OSSA_ERROR_INVALID_DATA, path, "componentType %u is not a glTF component type",
+                           a->component_type);
+            break;
+        }
+        if (a->normalized && (ct == 5125 || ct == 5126)) {
+            r = ossa__fail(ctx, OSSA_ERROR_INVALID_DATA, path, "normalized is not allowed for componentType %u", a->component_type);
+            break;
+        }
+        if (n == 0) {
+            r = ossa__fail(ctx, OSSA_ERROR_INVALID_DATA, path, "count must be at least 1");
+            break;
+        }
+        int32_t tt = ossa__json_find(ctx, items[i], "type");
+        if (tt < 0 || !parse_type(ctx, tt, a)) {
+            r = ossa__fail(ctx, OSSA_ERROR_INVALID_DATA, path, "missing or unknown accessor type");
+            break;
+        }
+        if ((r = ossa__json_get_object(ctx, items[i], path, "sparse", &a->sparse_tok))) break;
+        uint32_t cs = component_size(a->component_type);
+        if (a->offset % cs)
+            ossa__warn(ctx, path, "byteOffset %zu is not a multiple of the component size %u", a->offset, cs);
+        if (a->view >= 0) {
+            const ossa__view *v = &ctx->views[a->view];
+            size_t esize = element_size(a, NULL);
+            size_t stride = v->stride ? v->stride : esize;
+            if (v->stride && v->stride < esize) {
+                r = ossa__fail(ctx, OSSA_ERROR_INVALID_DATA, path, "bufferView %d byteStride %u is smaller than an element (%zu bytes)",
+                               a->view, v->stride, esize);
+                break;
+            }
+            size_t need;
+            /* offset + stride * (count - 1) + esize, overflow-checked in 64 bits */
+            uint64_t need64 = (uint64_t)a->offset + (uint64_t)stride * (uint64_t)(a->count - 1) + esize;
+            need = (size_t)need64;
+            if (need64 > (uint64_t)v->length) {
+                r = ossa__fail(ctx, OSSA_ERROR_INVALID_DATA, path,
+                               "count %u exceeds bufferView %d (needs %llu bytes, has %zu)", a->count, a->view,
+                               (unsigned long long)need64, v->length);
+                break;
+            }
+            (void)need;
+        }
+    }
+    ossa__ctx_free(ctx, items);
+    return r;
+}
+
+static double read_component(const uint8_t *p, uint32_t ct, bool normalized) {
+    switch (ct) {
+    case 5120: { int8_t v; memcpy(&v, p, 1); return normalized ? fmax(v / 127.0, -1.0) : v; }
+    case 5121: { uint8_t v = p[0]; return normalized ? v / 255.0 : v; }
+    case 5122: { int16_t v; memcpy(&v, p, 2); return normalized ? fmax(v / 32767.0, -1.0) : v; }
+    case 5123: { uint16_t v; memcpy(&v, p, 2); return normalized ? v / 65535.0 : v; }
+    case 5125: { uint32_t v; memcpy(&v, p, 4); return v; }
+    default: { float v; memcpy(&v, p, 4); return v; }
+    }
+}
+
+static uint32_t read_index(const uint8_t *p, uint32_t ct) {
+    if (ct == 5121) return p[0];
+    if (ct == 5123) { uint16_t v; memcpy(&v, p, 2); return v; }
+    uint32_t v;
+    memcpy(&v, p, 4);
+    return v;
+}
+
+/* Decodes one element at p into f (floats) or u (uints). */
+static void decode_element(const ossa__accessor *a, const uint8_t *p, size_t column_bytes, float *f, uint32_t *u) {
+    uint32_t cs = component_size(a->component_type);
+    uint32_t rows = a->components / a->columns;
+    for (uint32_t c = 0; c < a->columns; c++)
+        for (uint32_t r = 0; r < rows; r++) {
+            const uint8_t *q = p + c * column_bytes + r * cs;
+            if (f) f[c * rows + r] = (float)read_component(q, a->component_type, a->normalized);
+            else u[c * rows + r] = read_index(q, a->component_type);
+        }
+}
+
+static ossa_result apply_sparse(ossa__ctx *ctx, uint32_t index, const ossa__accessor *a, float *f, uint32_t *u) {
+    char path[80], ip[96], vp[96];
+    snprintf(path, sizeof path, "/accessors/%u/sparse", index);
+    snprintf(ip, sizeof ip, "%s/indices", path);
+    snprintf(vp, sizeof vp, "%s/values", path);
+    uint64_t n = 0, ioff = 0, voff = 0, ict = 0;
+    int32_t it, vt, iview, vview;
+    ossa_result r;
+    if ((r = ossa__json_get_uint(ctx, a->sparse_tok, path, "count", true, UINT32_MAX, &n, NULL))) return r;
+    if (n == 0 || n > a->count)
+        return ossa__fail(ctx, OSSA_ERROR_INVALID_DATA, path, "count %llu must be in [1, %u]", (unsigned long long)n, a->count);
+    if ((r = ossa__json_get_object(ctx, a->sparse_tok, path, "indices", &it))) return r;
+    if ((r = ossa__json_get_object(ctx, a->sparse_tok, path, "values", &vt))) return r;
+    if (it < 0 || vt < 0) return ossa__fail(ctx, OSSA_ERROR_INVALID_DATA, path, "missing indices or values");
+    if ((r = ossa__json_get_index(ctx, it, ip, "bufferView", true, ctx->view_count, "bufferViews", &iview))) return r;
+    if ((r = ossa__json_get_uint(ctx, it, ip, "byteOffset", false, SIZE_MAX / 4, &ioff, NULL))) return r;
+    if ((r = ossa__json_get_uint(ctx, it, ip, "componentType", true, UINT32_MAX, &ict, NULL))) return r;
+    if (ict != 5121 && ict != 5123 && ict != 5125)
+        return ossa__fail(ctx, OSSA_ERROR_INVALID_DATA, ip, "componentType %llu is not an unsigned integer type",
+                          (unsigned long long)ict);
+    if ((r = ossa__json_get_index(ctx, vt, vp, "bufferView", true, ctx->view_count, "bufferViews", &vview))) return r;
+    if ((r = ossa__json_get_uint(ctx, vt, vp, "byteOffset", false, SIZE_MAX / 4, &voff, NULL))) return r;
+    const ossa__view *iv = &ctx->views[iview], *vv = &ctx->views[vview];
+    size_t isz = component_size((uint32_t)ict);
+    size_t col;
+    size_t esz = element_size(a, &col);
+    if (ioff > iv->length || n * isz > iv->length - ioff)
+        return ossa__fail(ctx, OSSA_ERROR_INVALID_DATA, ip, "%llu indices exceed bufferView %d", (unsigned long long)n, iview);
+    if (voff > vv->length || n * esz > vv->length - voff)
+        return ossa__fail(ctx, OSSA_ERROR_INVALID_DATA, vp, "%llu values exceed bufferView %d", (unsigned long long)n, vview);
+    const uint8_t *ib = ctx->buffers[iv->buffer].data + iv->offset + ioff;
+    const uint8_t *vb = ctx->buffers[vv->buffer].data + vv->offset + voff;
+    uint32_t prev = 0;
+    for (uint64_t k = 0; k < n; k++) {
+        uint32_t e = read_index(ib + k * isz, (uint32_t)ict);
+        if (e >= a->count)
+            return ossa__fail(ctx, OSSA_ERROR_INVALID_DATA, ip, "index %u at %llu >= accessor count %u", e,
+                              (unsigned long long)k, a->count);
+        if (k > 0 && e <= prev)
+            return ossa__fail(ctx, OSSA_ERROR_INVALID_DATA, ip, "indices are not strictly increasing at %llu",
+                              (unsigned long long)k);
+        prev = e;
+        decode_element(a, vb + k * esz, col, f ? f + (size_t)e * a->components : NULL,
+                       u ? u + (size_t)e * a->components : NULL);
+    }
+    return OSSA_OK;
+}
+
+static ossa_result decode(ossa__ctx *ctx, uint32_t index, float **fout, uint32_t **uout) {
+    char path[64];
+    snprintf(path, sizeof path, "/accessors/%u", index);
+    if (index >= ctx->accessor_count)
+        return ossa__fail(ctx, OSSA_ERROR_INVALID_DATA, path, "accessor does not exist (%u accessors)", ctx->accessor_count);
+    const ossa__accessor *a = &ctx->accessors[index];
+    size_t total = (size_t)a->count * a->components;
+    float *f = NULL;
+    uint32_t *u = NULL;
+    if (fout) f = ossa__ctx_alloc(ctx, total, sizeof *f);
+    else u = ossa__ctx_alloc(ctx, total, sizeof *u);
+    if (!f && !u) return ctx->failed;
+    if (a->view >= 0) {
+        const ossa__view *v = &ctx->views[a->view];
+        size_t col;
+        size_t esz = element_size(a, &col);
+        size_t stride = v->stride ? v->stride : esz;
+        const uint8_t *base = ctx->buffers[v->buffer].data + v->offset + a->offset;
+        for (uint32_t i = 0; i < a->count; i++)
+            decode_element(a, base + (size_t)i * stride, col, f ? f + (size_t)i * a->components : NULL,
+                           u ? u + (size_t)i * a->components : NULL);
+    }
+    ossa_result r = OSSA_OK;
+    if (a->sparse_tok >= 0) r = apply_sparse(ctx, index, a, f, u);
+    if (!r && f && a->component_type == 5126) {
+        for (size_t i = 0; i < total; i++)
+            if (!isfinite(f[i])) {
+                r = ossa__fail(ctx, OSSA_ERROR_INVALID_DATA, path, "element %zu component %zu is not finite",
+                               i / a->components, i % a->components);
+                break;
+            }
+    }
+    if (r) {
+        ossa__ctx_free(ctx, f);
+        ossa__ctx_free(ctx, u);
+        return r;
+    }
+    if (fout) *fout = f;
+    else *uout = u;
+    return OSSA_OK;
+}
+
+ossa_result ossa__accessor_read_floats(ossa__ctx *ctx, uint32_t index, float **out) {
+    *out = NULL;
+    return decode(ctx, index, out, NULL);
+}
+
+ossa_result ossa__accessor_read_uints(ossa__ctx *ctx, uint32_t index, uint32_t **out) {
+    *out = NULL;
+    char path[64];
+    snprintf(path, sizeof path, "/accessors/%u", index);
+    if (index >= ctx->accessor_count)
+        return ossa__fail(ctx, OSSA_ERROR_INVALID_DATA, path, "accessor does not exist (%u accessors)", ctx->accessor_count);
+    const ossa__accessor *a = &ctx->accessors[index];
+    uint32_t ct = a->component_type;
+    if ((ct != 5121 && ct != 5123 && ct != 5125) || a->normalized)
+        return ossa__fail(ctx, OSSA_ERROR_INVALID_DATA, path, "componentType %u%s is not an unsigned integer type", ct,
+                          a->normalized ? " (normalized)" : "");
+    return decode(ctx, index, NULL, out);
+}

@@ -1,0 +1,249 @@
+/* glTF containers and buffers: .gltf text vs .glb chunks, data: URIs (base64),
+ * external files relative to the model (percent-decoded). Every length is
+ * checked against the real bytes before anything is allocated or read. */
+#include "import/gltf_internal.h"
+
+#include <stdio.h>
+#include <string.h>
+
+static int b64val(unsigned char c) {
+    if (c >= 'A' && c <= 'Z') return c - 'A';
+    if (c >= 'a' && c <= 'z') return c - 'a' + 26;
+    if (c >= '0' && c <= '9') return c - '0' + 52;
+    if (c == '+' || c == '-') return 62; /* '-' and '_': base64url, tolerated */
+    if (c == '/' || c == '_') return 63;
+    return -1;
+}
+
+size_t ossa__base64_decoded_bound(size_t len) { return len / 4 * 3 + 3; }
+
+bool ossa__base64_decode(const char *in, size_t len, uint8_t *out, size_t *out_len) {
+    while (len > 0 && in[len - 1] == '=') len--;
+    if (len % 4 == 1) return false;
+    size_t o = 0;
+    uint32_t acc = 0;
+    int bits = 0;
+    for (size_t i = 0; i < len; i++) {
+        int v = b64val((unsigned char)in[i]);
+        if (v < 0) return false;
+        acc = (acc << 6) | (uint32_t)v;
+        bits += 6;
+        if (bits >= 8) {
+            bits -= 8;
+            out[o++] = (uint8_t)(acc >> bits);
+            acc &= (1u << bits) - 1u;
+        }
+    }
+    *out_len = o;
+    return true;
+}
+
+bool ossa__uri_decode(const char *in, char *out, size_t out_size) {
+    size_t o = 0;
+    for (size_t i = 0; in[i]; i++) {
+        char c = in[i];
+        if (c == '%') {
+            int hi = -1, lo = -1;
+            char a = in[i + 1];
+            char b = a ? in[i + 2] : 0;
+            if (a >= '0' && a <= '9') hi = a - '0';
+            else if (a >= 'a' && a <= 'f') hi = a - 'a' + 10;
+            else if (a >= 'A' && a <= 'F') hi = a - 'A' + 10;
+            if (b >= '0' && b <= '9') lo = b - '0';
+            else if (b >= 'a' && b <= 'f') lo = b - 'a' + 10;
+            else if (b >= 'A' && b <= 'F') lo = b - 'A' + 10;
+            if (hi < 0 || lo < 0) return false;
+            c = (char)(hi * 16 + lo);
+            if (c == 0) return false;
+            i += 2;
+        }
+        if (o + 1 >= out_size) return false;
+        out[o++] = c;
+    }
+    out[o] = 0;
+    return true;
+}
+
+ossa_result ossa__read_file(ossa__ctx *ctx, const char *file, const char *path_json, uint8_t **out, size_t *size) {
+    *out = NULL;
+    *size = 0;
+    FILE *f = fopen(file, "rb");
+    if (!f) return ossa__fail(ctx, OSSA_ERROR_IO, path_json, "cannot open '%s'", file);
+    long len = -1;
+    if (fseek(f, 0, SEEK_END) == 0) len = ftell(f);
+    if (len < 0 || fseek(f, 0, SEEK_SET) != 0) {
+        fclose(f);
+        return ossa__fail(ctx, OSSA_ERROR_IO, path_json, "cannot read '%s'", file);
+    }
+    uint8_t *buf = ossa__ctx_alloc(ctx, (size_t)len + 1, 1);
+    if (!buf) {
+        fclose(f);
+        return ctx->failed;
+    }
+    size_t got = (size_t)len ? fread(buf, 1, (size_t)len, f) : 0;
+    fclose(f);
+    if (got != (size_t)len) {
+        ossa__ctx_free(ctx, buf);
+        return ossa__fail(ctx, OSSA_ERROR_IO, path_json, "short read on '%s'", file);
+    }
+    *out = buf;
+    *size = (size_t)len;
+    return OSSA_OK;
+}
+
+static uint32_t rd32(const uint8_t *p) {
+    return (uint32_t)p[0] | (uint32_t)p[1] << 8 | (uint32_t)p[2] << 16 | (uint32_t)p[3] << 24;
+}
+
+ossa_result ossa__container_open(ossa__ctx *ctx, const uint8_t *data, size_t size) {
+    if (size >= 4 && !memcmp(data, "glTF", 4)) {
+        ctx->is_glb = true;
+        if (size < 20) return ossa__fail(ctx, OSSA_ERROR_PARSE, "", "GLB: %zu bytes is shorter than a header and a chunk", size);
+        uint32_t version = rd32(data + 4), length = rd32(data + 8);
+        if (version != 2) return ossa__fail(ctx, OSSA_ERROR_UNSUPPORTED, "", "GLB: container version %u (expected 2)", version);
+        if (length != size)
+            return ossa__fail(ctx, OSSA_ERROR_PARSE, "", "GLB: header length %u does not match the %zu bytes given", length, size);
+        size_t pos = 12;
+        uint32_t chunk = 0;
+        while (pos < size) {
+            if (size - pos < 8) return ossa__fail(ctx, OSSA_ERROR_PARSE, "", "GLB: truncated chunk header at byte %zu", pos);
+            uint32_t clen = rd32(data + pos), ctype = rd32(data + pos + 4);
+            pos += 8;
+            if (clen > size - pos)
+                return ossa__fail(ctx, OSSA_ERROR_PARSE, "", "GLB: chunk %u length %u overruns the file (%zu bytes left)", chunk,
+                                  clen, size - pos);
+            if (chunk == 0 && ctype != 0x4E4F534Au)
+                return ossa__fail(ctx, OSSA_ERROR_PARSE, "", "GLB: first chunk is not JSON (type 0x%08X)", ctype);
+            if (clen % 4) ossa__warn(ctx, "", "GLB: chunk %u length %u is not a multiple of 4", chunk, clen);
+            if (chunk == 0) {
+                ctx->json = (const char *)data + pos;
+                ctx->json_size = clen;
+            } else if (ctype == 0x004E4942u) {
+                if (chunk != 1) return ossa__fail(ctx, OSSA_ERROR_PARSE, "", "GLB: BIN chunk must be the second chunk");
+                ctx->glb_bin = data + pos;
+                ctx->glb_bin_size = clen;
+            } else if (ctype == 0x4E4F534Au) {
+                return ossa__fail(ctx, OSSA_ERROR_PARSE, "", "GLB: more than one JSON chunk");
+            }
+            pos += clen;
+            chunk++;
+        }
+        return OSSA_OK;
+    }
+    ctx->json = (const char *)data;
+    ctx->json_size = size;
+    if (size >= 3 && !memcmp(data, "\xEF\xBB\xBF", 3)) {
+        ossa__warn(ctx, "", "JSON starts with a UTF-8 byte order mark; ignored");
+        ctx->json += 3;
+        ctx->json_size -= 3;
+    }
+    return OSSA_OK;
+}
+
+static ossa_result load_data_uri(ossa__ctx *ctx, ossa__buffer *b, const char *uri, const char *path) {
+    const char *comma = strchr(uri, ',');
+    if (!comma) return ossa__fail(ctx, OSSA_ERROR_INVALID_DATA, path, "malformed data: URI (no comma)");
+    size_t hl = (size_t)(comma - uri);
+    if (hl < 7 || memcmp(comma - 7, ";base64", 7) != 0)
+        return ossa__fail(ctx, OSSA_ERROR_UNSUPPORTED, path, "data: URI is not base64");
+    const char *s = comma + 1;
+    size_t n = strlen(s);
+    size_t bound = ossa__base64_decoded_bound(n);
+    if (bound < b->declared) /* checked before allocating */
+        return ossa__fail(ctx, OSSA_ERROR_INVALID_DATA, path, "data: URI holds at most %zu bytes, byteLength is %zu",
+                          bound, b->declared);
+    uint8_t *d = ossa__ctx_alloc(ctx, bound, 1);
+    if (!d) return ctx->failed;
+    size_t got = 0;
+    if (!ossa__base64_decode(s, n, d, &got)) {
+        ossa__ctx_free(ctx, d);
+        return ossa__fail(ctx, OSSA_ERROR_INVALID_DATA, path, "invalid base64 in data: URI");
+    }
+    b->owned = d;
+    b->data = d;
+    b->size = got;
+    return OSSA_OK;
+}
+
+static ossa_result load_external(ossa__ctx *ctx, ossa__buffer *b, const char *uri, const char *path) {
+    const char *colon = strchr(uri, ':');
+    const char *slash = strchr(uri, '/');
+    if (colon && (!slash || colon < slash))
+        return ossa__fail(ctx, OSSA_ERROR_UNSUPPORTED, path, "URI scheme in '%s' is not supported", uri);
+    if (uri[0] == '/') return ossa__fail(ctx, OSSA_ERROR_UNSUPPORTED, path, "absolute URI '%s' is not supported", uri);
+    char rel[1024];
+    if (!ossa__uri_decode(uri, rel, sizeof rel))
+        return ossa__fail(ctx, OSSA_ERROR_INVALID_DATA, path, "malformed URI '%s'", uri);
+    if (!ctx->base_dir)
+        return ossa__fail(ctx, OSSA_ERROR_IO, path, "external buffer '%s' needs options->base_dir when loading from memory", rel);
+    char full[2048];
+    int n = snprintf(full, sizeof full, "%s%s%s", ctx->base_dir,
+                     (ctx->base_dir[0] && ctx->base_dir[strlen(ctx->base_dir) - 1] != '/') ? "/" : "", rel);
+    if (n < 0 || (size_t)n >= sizeof full) return ossa__fail(ctx, OSSA_ERROR_IO, path, "buffer path too long");
+    uint8_t *d = NULL;
+    size_t size = 0;
+    ossa_result r = ossa__read_file(ctx, full, path, &d, &size);
+    if (r) return r;
+    b->owned = d;
+    b->data = d;
+    b->size = size;
+    return OSSA_OK;
+}
+
+ossa_result ossa__buffers_load(ossa__ctx *ctx) {
+    uint32_t count;
+    int32_t *items;
+    ossa_result r = ossa__json_object_array(ctx, 0, "", "buffers", &count, &items);
+    if (r) return r;
+    if (!count) return OSSA_OK;
+    ctx->buffers = ossa__ctx_alloc(ctx, count, sizeof *ctx->buffers);
+    if (!ctx->buffers) {
+        ossa__ctx_free(ctx, items);
+        return ctx->failed;
+    }
+    ctx->buffer_count = count;
+    for (uint32_t i = 0; i < count && !r; i++) {
+        char path[64];
+        snprintf(path, sizeof path, "/buffers/%u", i);
+        ossa__buffer *b = &ctx->buffers[i];
+        uint64_t len = 0;
+        r = ossa__json_get_uint(ctx, items[i], path, "byteLength", true, SIZE_MAX / 2, &len, NULL);
+        if (r) break;
+        if (len == 0) {
+            r = ossa__fail(ctx, OSSA_ERROR_INVALID_DATA, path, "byteLength must be at least 1");
+            break;
+        }
+        b->declared = (size_t)len;
+        char *uri = NULL;
+        int32_t ut = ossa__json_find(ctx, items[i], "uri");
+        if (ut >= 0) {
+            char up[80];
+            snprintf(up, sizeof up, "%s/uri", path);
+            r = ossa__json_string_dup(ctx, ut, up, &uri);
+            if (r) break;
+        }
+        if (!uri) {
+            if (!(ctx->is_glb && i == 0))
+                r = ossa__fail(ctx, OSSA_ERROR_INVALID_DATA, path, "buffer has no uri and is not the GLB-stored buffer");
+            else if (!ctx->glb_bin)
+                r = ossa__fail(ctx, OSSA_ERROR_INVALID_DATA, path, "GLB has no BIN chunk for this buffer");
+            else {
+                b->data = ctx->glb_bin;
+                b->size = ctx->glb_bin_size;
+                if (b->size > b->declared + 3)
+                    ossa__warn(ctx, path, "BIN chunk has %zu bytes, byteLength is %zu", b->size, b->declared);
+            }
+        } else if (!strncmp(uri, "data:", 5)) {
+            r = load_data_uri(ctx, b, uri, path);
+        } else {
+            r = load_external(ctx, b, uri, path);
+        }
+        ossa__ctx_free(ctx, uri);
+        if (!r && b->size < b->declared)
+            r = ossa__fail(ctx, OSSA_ERROR_INVALID_DATA, path, "only %zu bytes available, byteLength is %zu", b->size,
+                           b->declared);
+        if (!r) b->size = b->declared;
+    }
+    ossa__ctx_free(ctx, items);
+    return r;
+}

@@ -1,0 +1,131 @@
+/* Load context of the glTF importer: budgeted allocation (options->max_allocation),
+ * the first error with its JSON place, and warnings. */
+#include "import/gltf_internal.h"
+
+#include <stdio.h>
+#include <string.h>
+
+#include "core/alloc.h"
+
+/* Every allocation carries a 16-byte header with its size so frees return budget. */
+#define HDR 16u
+
+void *ossa__ctx_alloc(ossa__ctx *ctx, size_t count, size_t size) {
+    size_t bytes;
+    if (ctx->failed) return NULL;
+    if (!ossa__size_mul_add(count, size, HDR, &bytes) || bytes > ctx->limit - ctx->used) {
+        ossa__fail(ctx, OSSA_ERROR_LIMIT, "", "allocation of %zu x %zu bytes exceeds max_allocation (%zu bytes)",
+                   count, size, ctx->limit);
+        return NULL;
+    }
+    uint8_t *p = ctx->allocator.alloc(bytes, ctx->allocator.user);
+    if (!p) {
+        ossa__fail(ctx, OSSA_ERROR_OUT_OF_MEMORY, "", "out of memory (%zu bytes)", bytes);
+        return NULL;
+    }
+    memset(p, 0, bytes);
+    memcpy(p, &bytes, sizeof bytes);
+    ctx->used += bytes;
+    return p + HDR;
+}
+
+void ossa__ctx_free(ossa__ctx *ctx, void *ptr) {
+    if (!ptr) return;
+    uint8_t *p = (uint8_t *)ptr - HDR;
+    size_t bytes;
+    memcpy(&bytes, p, sizeof bytes);
+    ctx->used -= bytes;
+    ctx->allocator.free(p, ctx->allocator.user);
+}
+
+bool ossa__ctx_reserve(ossa__ctx *ctx, size_t bytes) {
+    if (ctx->failed) return false;
+    if (bytes > ctx->limit - ctx->used) {
+        ossa__fail(ctx, OSSA_ERROR_LIMIT, "", "%zu bytes exceed max_allocation (%zu bytes)", bytes, ctx->limit);
+        return false;
+    }
+    ctx->used += bytes;
+    return true;
+}
+
+void ossa__path_to_place(const char *path, char *out, size_t size) {
+    size_t o = 0;
+    if (!size) return;
+    out[0] = 0;
+    const char *s = path;
+    while (*s == '/') {
+        s++;
+        const char *e = s;
+        while (*e && *e != '/') e++;
+        size_t n = (size_t)(e - s);
+        bool numeric = n > 0;
+        for (size_t i = 0; i < n; i++)
+            if (s[i] < '0' || s[i] > '9') numeric = false;
+        char seg[96];
+        if (n > 80) n = 80;
+        if (numeric) snprintf(seg, sizeof seg, "[%.*s]", (int)n, s);
+        else snprintf(seg, sizeof seg, "%s%.*s", o ? "." : "", (int)n, s);
+        size_t sl = strlen(seg);
+        if (o + sl + 1 > size) break;
+        memcpy(out + o, seg, sl + 1);
+        o += sl;
+        s = e;
+    }
+}
+
+static void format_place(char *out, size_t size, const char *path, const char *fmt, va_list ap) {
+    char place[160];
+    ossa__path_to_place(path ? path : "", place, sizeof place);
+    int n = 0;
+    if (place[0]) n = snprintf(out, size, "%s: ", place);
+    if (n < 0 || (size_t)n >= size) n = 0;
+    vsnprintf(out + n, size - (size_t)n, fmt, ap);
+}
+
+ossa_result ossa__fail(ossa__ctx *ctx, ossa_result result, const char *path, const char *fmt, ...) {
+    if (ctx->failed) return ctx->failed;
+    ctx->failed = result;
+    if (ctx->diag) {
+        snprintf(ctx->diag->path, sizeof ctx->diag->path, "%s", path ? path : "");
+        va_list ap;
+        va_start(ap, fmt);
+        format_place(ctx->diag->message, sizeof ctx->diag->message, path, fmt, ap);
+        va_end(ap);
+    }
+    return result;
+}
+
+void ossa__warn(ossa__ctx *ctx, const char *path, const char *fmt, ...) {
+    if (ctx->failed) return;
+    if (ctx->warning_count >= OSSA__MAX_WARNINGS) {
+        ctx->warnings_truncated = true;
+        return;
+    }
+    if (!ctx->warnings) {
+        ctx->warnings = ctx->allocator.alloc(OSSA__MAX_WARNINGS * sizeof(char *), ctx->allocator.user);
+        if (!ctx->warnings) return;
+    }
+    char buf[512];
+    va_list ap;
+    va_start(ap, fmt);
+    format_place(buf, sizeof buf, path, fmt, ap);
+    va_end(ap);
+    size_t n = strlen(buf) + 1;
+    char *w = ctx->allocator.alloc(n, ctx->allocator.user);
+    if (!w) return;
+    memcpy(w, buf, n);
+    ctx->warnings[ctx->warning_count++] = w;
+}
+
+void ossa__ctx_release(ossa__ctx *ctx) {
+    for (uint32_t i = 0; i < ctx->buffer_count; i++) ossa__ctx_free(ctx, ctx->buffers[i].owned);
+    ossa__ctx_free(ctx, ctx->buffers);
+    ossa__ctx_free(ctx, ctx->views);
+    ossa__ctx_free(ctx, ctx->accessors);
+    ossa__ctx_free(ctx, ctx->tok);
+    ctx->buffers = NULL;
+    ctx->views = NULL;
+    ctx->accessors = NULL;
+    ctx->tok = NULL;
+    ctx->buffer_count = ctx->view_count = ctx->accessor_count = ctx->tok_count = 0;
+}

@@ -1,0 +1,163 @@
+/* Internal state of one glTF load (src/import, not installed).
+ *
+ * Layers: json.c (jsmn tokens, subtree ends, typed getters that name the JSON
+ * place on error), buffers.c (files, data: URIs, base64, percent-decoding, GLB
+ * container), accessor.c (bufferViews and accessors, sparse, every read
+ * bounds-checked), asset.c (document → skeleton, skins, meshes, clips). Every
+ * temporary allocation goes through ossa__ctx_alloc, which enforces
+ * options->max_allocation. Nothing here recurses over file data. */
+#ifndef OSSA_IMPORT_GLTF_INTERNAL_H
+#define OSSA_IMPORT_GLTF_INTERNAL_H
+
+#include <ossa/gltf.h>
+
+#include <stdarg.h>
+
+#define OSSA__MAX_WARNINGS 256
+
+typedef enum ossa__jtype {
+    OSSA__J_NONE = 0,
+    OSSA__J_OBJECT,
+    OSSA__J_ARRAY,
+    OSSA__J_STRING,
+    OSSA__J_PRIMITIVE
+} ossa__jtype;
+
+typedef struct ossa__jtok {
+    ossa__jtype type;
+    uint32_t start, end; /* byte range in the JSON text (strings: without quotes) */
+    uint32_t size;       /* children: keys for objects, elements for arrays */
+    uint32_t next;       /* index of the first token after this subtree */
+} ossa__jtok;
+
+typedef struct ossa__buffer {
+    const uint8_t *data;
+    size_t size;       /* bytes available (>= declared byteLength once resolved) */
+    size_t declared;   /* byteLength */
+    void *owned;       /* freed at the end of the load */
+} ossa__buffer;
+
+typedef struct ossa__view {
+    uint32_t buffer;
+    size_t offset, length;
+    uint32_t stride; /* 0 = tightly packed */
+} ossa__view;
+
+typedef struct ossa__accessor {
+    int32_t view;         /* -1 = none (zeros) */
+    size_t offset;
+    uint32_t component_type;
+    bool normalized;
+    uint32_t count;
+    uint32_t components;  /* 1, 2, 3, 4, 4 (MAT2), 9, 16 */
+    uint32_t columns;     /* 1 for vectors, 2/3/4 for matrices */
+    const char *type_name;
+    int32_t sparse_tok;   /* token of the sparse object, or -1 */
+} ossa__accessor;
+
+typedef struct ossa__ctx {
+    ossa_allocator allocator; /* resolved */
+    size_t limit, used;
+    ossa_diagnostic *diag;
+    ossa_result failed;       /* first error (OK while none) */
+
+    const char *json;
+    size_t json_size;
+    ossa__jtok *tok;
+    uint32_t tok_count;
+
+    const uint8_t *glb_bin;
+    size_t glb_bin_size;
+    bool is_glb;
+    const char *base_dir;
+
+    uint32_t buffer_count;
+    ossa__buffer *buffers;
+    uint32_t view_count;
+    ossa__view *views;
+    uint32_t accessor_count;
+    ossa__accessor *accessors;
+
+    uint32_t warning_count;
+    char **warnings;
+    bool warnings_truncated;
+} ossa__ctx;
+
+/* ---- context: budgeted allocation, errors, warnings ---- */
+void *ossa__ctx_alloc(ossa__ctx *ctx, size_t count, size_t size); /* zeroed; sets LIMIT/OOM error */
+void ossa__ctx_free(ossa__ctx *ctx, void *ptr);
+/* Reserves bytes from the budget without allocating (runtime objects built elsewhere). */
+bool ossa__ctx_reserve(ossa__ctx *ctx, size_t bytes);
+/* Records the first error: path is a JSON pointer ("/accessors/3"); the message is
+ * prefixed with the dotted place ("accessors[3]: "). Returns result. */
+ossa_result ossa__fail(ossa__ctx *ctx, ossa_result result, const char *path, const char *fmt, ...)
+#if defined(__GNUC__)
+    __attribute__((format(printf, 4, 5)))
+#endif
+    ;
+void ossa__warn(ossa__ctx *ctx, const char *path, const char *fmt, ...)
+#if defined(__GNUC__)
+    __attribute__((format(printf, 3, 4)))
+#endif
+    ;
+/* "/a/3/b" → "a[3].b" into out. */
+void ossa__path_to_place(const char *path, char *out, size_t size);
+void ossa__ctx_release(ossa__ctx *ctx); /* frees buffers, tokens, tables (not warnings) */
+
+/* ---- json.c ---- */
+/* Tokenises ctx->json (must be one top-level object). */
+ossa_result ossa__json_parse(ossa__ctx *ctx);
+/* Value token of `key` in object token obj, or -1. */
+int32_t ossa__json_find(const ossa__ctx *ctx, int32_t obj, const char *key);
+bool ossa__json_eq(const ossa__ctx *ctx, int32_t tok, const char *s);
+/* Child i of an array token (walks siblings; O(i)). Use ossa__json_first/next for loops. */
+int32_t ossa__json_first(const ossa__ctx *ctx, int32_t container);
+int32_t ossa__json_next(const ossa__ctx *ctx, int32_t tok); /* next sibling value (skips keys' values) */
+
+/* Typed getters. "Optional" getters return OK with *present = false when the key is
+ * absent; all fail with INVALID_DATA naming path/key on a wrong type or range. */
+ossa_result ossa__json_number(ossa__ctx *ctx, int32_t tok, const char *path, double *out);
+ossa_result ossa__json_get_uint(ossa__ctx *ctx, int32_t obj, const char *path, const char *key, bool required,
+                                uint64_t max, uint64_t *out, bool *present);
+ossa_result ossa__json_get_index(ossa__ctx *ctx, int32_t obj, const char *path, const char *key, bool required,
+                                 uint32_t count, const char *what, int32_t *out);
+ossa_result ossa__json_get_bool(ossa__ctx *ctx, int32_t obj, const char *path, const char *key, bool *out);
+/* Float array of exactly n numbers; *present false when absent. */
+ossa_result ossa__json_get_floats(ossa__ctx *ctx, int32_t obj, const char *path, const char *key, float *out,
+                                  uint32_t n, bool *present);
+/* Typed container lookups: token or -1 when absent; INVALID_DATA when present with another type. */
+ossa_result ossa__json_get_array(ossa__ctx *ctx, int32_t obj, const char *path, const char *key, int32_t *out);
+ossa_result ossa__json_get_object(ossa__ctx *ctx, int32_t obj, const char *path, const char *key, int32_t *out);
+/* Decoded (unescaped, UTF-8) copy of string token tok, NUL-terminated, from the budget. */
+ossa_result ossa__json_string_dup(ossa__ctx *ctx, int32_t tok, const char *path, char **out);
+/* Optional string member: NULL when absent; a non-string value is a warning, treated as absent. */
+ossa_result ossa__json_get_string(ossa__ctx *ctx, int32_t obj, const char *path, const char *key, char **out);
+/* Array elements that must be objects: fills *count and *items (token indices, from the budget). */
+ossa_result ossa__json_object_array(ossa__ctx *ctx, int32_t obj, const char *path, const char *key,
+                                    uint32_t *count, int32_t **items);
+
+/* ---- buffers.c ---- */
+/* Standard base64 (with optional padding, no whitespace). Decoded length bound: */
+size_t ossa__base64_decoded_bound(size_t len);
+/* Returns false on an invalid character or length. *out_len receives decoded bytes. */
+bool ossa__base64_decode(const char *in, size_t len, uint8_t *out, size_t *out_len);
+/* Percent-decodes a URI reference (%XX); false on a malformed escape or an embedded NUL. */
+bool ossa__uri_decode(const char *in, char *out, size_t out_size);
+/* Reads a whole file with the budget; IO error naming `path_json` on failure. */
+ossa_result ossa__read_file(ossa__ctx *ctx, const char *file, const char *path_json, uint8_t **out, size_t *size);
+/* Splits a .glb container (or sets json to the whole input for .gltf text). */
+ossa_result ossa__container_open(ossa__ctx *ctx, const uint8_t *data, size_t size);
+/* Resolves every buffer (GLB BIN, data: URIs, external files). */
+ossa_result ossa__buffers_load(ossa__ctx *ctx);
+
+/* ---- accessor.c ---- */
+ossa_result ossa__views_parse(ossa__ctx *ctx);
+ossa_result ossa__accessors_parse(ossa__ctx *ctx);
+/* Decodes accessor `index` into count * components floats (normalized per spec,
+ * sparse applied, non-finite values rejected). `out` from the budget. */
+ossa_result ossa__accessor_read_floats(ossa__ctx *ctx, uint32_t index, float **out);
+/* Same for unsigned integer accessors (indices, joints): non-normalized
+ * UNSIGNED_BYTE/SHORT/INT only. */
+ossa_result ossa__accessor_read_uints(ossa__ctx *ctx, uint32_t index, uint32_t **out);
+
+#endif

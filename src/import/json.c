@@ -1,0 +1,369 @@
+/* JSON layer of the glTF importer: Debian's jsmn tokeniser (strict mode), then
+ * an iterative pass that records each token's subtree end so lookups and skips
+ * never recurse, plus typed getters whose errors name the JSON place. */
+#include "import/gltf_internal.h"
+
+#include <math.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#define JSMN_STATIC
+#define JSMN_STRICT
+#include <jsmn.h>
+
+ossa_result ossa__json_parse(ossa__ctx *ctx) {
+    if (ctx->json_size == 0) return ossa__fail(ctx, OSSA_ERROR_PARSE, "", "JSON: empty document");
+    if (ctx->json_size >= (size_t)INT32_MAX)
+        return ossa__fail(ctx, OSSA_ERROR_LIMIT, "", "JSON: %zu bytes is too large", ctx->json_size);
+    jsmn_parser p;
+    jsmn_init(&p);
+    int n = jsmn_parse(&p, ctx->json, ctx->json_size, NULL, 0);
+    if (n < 0) {
+        return ossa__fail(ctx, OSSA_ERROR_PARSE, "", "JSON: %s near byte %u",
+                          n == JSMN_ERROR_PART ? "truncated document" : "invalid syntax", p.pos);
+    }
+    if (n == 0) return ossa__fail(ctx, OSSA_ERROR_PARSE, "", "JSON: no value");
+    jsmntok_t *jt = ossa__ctx_alloc(ctx, (size_t)n, sizeof *jt);
+    if (!jt) return ctx->failed;
+    jsmn_init(&p);
+    int m = jsmn_parse(&p, ctx->json, ctx->json_size, jt, (unsigned)n);
+    if (m != n) {
+        ossa__ctx_free(ctx, jt);
+        return ossa__fail(ctx, OSSA_ERROR_PARSE, "", "JSON: invalid syntax near byte %u", p.pos);
+    }
+    ossa__jtok *t = ossa__ctx_alloc(ctx, (size_t)n, sizeof *t);
+    if (!t) {
+        ossa__ctx_free(ctx, jt);
+        return ctx->failed;
+    }
+    uint32_t count = (uint32_t)n;
+    for (uint32_t i = 0; i < count; i++) {
+        const jsmntok_t *s = &jt[i];
+        if (s->start < 0 || s->end < s->start || s->size < 0 || (size_t)s->end > ctx->json_size) {
+            ossa__ctx_free(ctx, jt);
+            ossa__ctx_free(ctx, t);
+            return ossa__fail(ctx, OSSA_ERROR_PARSE, "", "JSON: unterminated value near byte %d", s->start);
+        }
+        t[i].type = s->type == JSMN_OBJECT   ? OSSA__J_OBJECT
+                    : s->type == JSMN_ARRAY  ? OSSA__J_ARRAY
+                    : s->type == JSMN_STRING ? OSSA__J_STRING
+                    : s->type == JSMN_PRIMITIVE ? OSSA__J_PRIMITIVE
+                                                : OSSA__J_NONE;
+        t[i].start = (uint32_t)s->start;
+        t[i].end = (uint32_t)s->end;
+        t[i].size = (uint32_t)s->size;
+    }
+    ossa__ctx_free(ctx, jt);
+    /* Subtree ends, computed backwards: children of i start at i + 1. */
+    for (uint32_t i = count; i-- > 0;) {
+        uint32_t j = i + 1;
+        for (uint32_t c = 0; c < t[i].size; c++) {
+            if (j >= count) {
+                ossa__ctx_free(ctx, t);
+                return ossa__fail(ctx, OSSA_ERROR_PARSE, "", "JSON: malformed structure near byte %u", t[i].start);
+            }
+            j = t[j].next;
+        }
+        t[i].next = j;
+        bool bad = t[i].type == OSSA__J_NONE || (t[i].type == OSSA__J_STRING && t[i].size > 1) ||
+                   (t[i].type == OSSA__J_PRIMITIVE && t[i].size > 0);
+        if (t[i].type == OSSA__J_OBJECT) {
+            uint32_t k = i + 1;
+            for (uint32_t c = 0; c < t[i].size && !bad; c++) {
+                if (t[k].type != OSSA__J_STRING || t[k].size != 1) bad = true;
+                k = t[k].next;
+            }
+        }
+        if (bad) {
+            ossa__ctx_free(ctx, t);
+            return ossa__fail(ctx, OSSA_ERROR_PARSE, "", "JSON: malformed structure near byte %u", t[i].start);
+        }
+    }
+    ctx->tok = t;
+    ctx->tok_count = count;
+    if (t[0].type != OSSA__J_OBJECT) return ossa__fail(ctx, OSSA_ERROR_PARSE, "", "JSON: top level is not an object");
+    if (t[0].next != count) return ossa__fail(ctx, OSSA_ERROR_PARSE, "", "JSON: trailing data after the top-level object");
+    return OSSA_OK;
+}
+
+bool ossa__json_eq(const ossa__ctx *ctx, int32_t tok, const char *s) {
+    if (tok < 0) return false;
+    const ossa__jtok *t = &ctx->tok[tok];
+    if (t->type != OSSA__J_STRING) return false;
+    size_t n = strlen(s);
+    return t->end - t->start == n && memcmp(ctx->json + t->start, s, n) == 0;
+}
+
+int32_t ossa__json_find(const ossa__ctx *ctx, int32_t obj, const char *key) {
+    if (obj < 0 || ctx->tok[obj].type != OSSA__J_OBJECT) return -1;
+    uint32_t k = (uint32_t)obj + 1;
+    for (uint32_t c = 0; c < ctx->tok[obj].size; c++) {
+        if (ossa__json_eq(ctx, (int32_t)k, key)) return (int32_t)k + 1;
+        k = ctx->tok[k].next;
+    }
+    return -1;
+}
+
+int32_t ossa__json_first(const ossa__ctx *ctx, int32_t container) {
+    if (container < 0 || ctx->tok[container].size == 0) return -1;
+    return container + 1;
+}
+
+int32_t ossa__json_next(const ossa__ctx *ctx, int32_t tok) { return (int32_t)ctx->tok[tok].next; }
+
+static const char *type_name(ossa__jtype t) {
+    switch (t) {
+    case OSSA__J_OBJECT: return "an object";
+    case OSSA__J_ARRAY: return "an array";
+    case OSSA__J_STRING: return "a string";
+    case OSSA__J_PRIMITIVE: return "a literal";
+    default: return "nothing";
+    }
+}
+
+static void sub(char *out, size_t size, const char *path, const char *key) {
+    snprintf(out, size, "%s/%s", path, key);
+}
+
+ossa_result ossa__json_number(ossa__ctx *ctx, int32_t tok, const char *path, double *out) {
+    const ossa__jtok *t = &ctx->tok[tok];
+    char buf[64];
+    size_t n = t->end - t->start;
+    const char *s = ctx->json + t->start;
+    if (t->type != OSSA__J_PRIMITIVE || n == 0 || n >= sizeof buf || !(s[0] == '-' || (s[0] >= '0' && s[0] <= '9')))
+        return ossa__fail(ctx, OSSA_ERROR_INVALID_DATA, path, "expected a number, found %s",
+                          t->type == OSSA__J_PRIMITIVE ? "true/false/null" : type_name(t->type));
+    memcpy(buf, s, n);
+    buf[n] = 0;
+    char *end = NULL;
+    double v = strtod(buf, &end);
+    if (end != buf + n || !isfinite(v)) return ossa__fail(ctx, OSSA_ERROR_INVALID_DATA, path, "invalid number '%s'", buf);
+    *out = v;
+    return OSSA_OK;
+}
+
+ossa_result ossa__json_get_uint(ossa__ctx *ctx, int32_t obj, const char *path, const char *key, bool required,
+                                uint64_t max, uint64_t *out, bool *present) {
+    char p[160];
+    sub(p, sizeof p, path, key);
+    if (present) *present = false;
+    int32_t v = ossa__json_find(ctx, obj, key);
+    if (v < 0) {
+        if (required) return ossa__fail(ctx, OSSA_ERROR_INVALID_DATA, path, "missing required '%s'", key);
+        return OSSA_OK;
+    }
+    double d;
+    ossa_result r = ossa__json_number(ctx, v, p, &d);
+    if (r) return r;
+    if (d < 0 || d != floor(d) || d > (double)max)
+        return ossa__fail(ctx, OSSA_ERROR_INVALID_DATA, p, "%.17g is not an integer in [0, %llu]", d,
+                          (unsigned long long)max);
+    *out = (uint64_t)d;
+    if (present) *present = true;
+    return OSSA_OK;
+}
+
+ossa_result ossa__json_get_index(ossa__ctx *ctx, int32_t obj, const char *path, const char *key, bool required,
+                                 uint32_t count, const char *what, int32_t *out) {
+    uint64_t v = 0;
+    bool present = false;
+    *out = -1;
+    ossa_result r = ossa__json_get_uint(ctx, obj, path, key, required, UINT32_MAX, &v, &present);
+    if (r || !present) return r;
+    if (v >= count) {
+        char p[160];
+        sub(p, sizeof p, path, key);
+        return ossa__fail(ctx, OSSA_ERROR_INVALID_DATA, p, "%s index %llu out of range (%u %s)", what,
+                          (unsigned long long)v, count, what);
+    }
+    *out = (int32_t)v;
+    return OSSA_OK;
+}
+
+ossa_result ossa__json_get_bool(ossa__ctx *ctx, int32_t obj, const char *path, const char *key, bool *out) {
+    int32_t v = ossa__json_find(ctx, obj, key);
+    if (v < 0) return OSSA_OK;
+    char p[160];
+    sub(p, sizeof p, path, key);
+    const ossa__jtok *t = &ctx->tok[v];
+    size_t n = t->end - t->start;
+    if (t->type == OSSA__J_PRIMITIVE && n == 4 && !memcmp(ctx->json + t->start, "true", 4)) *out = true;
+    else if (t->type == OSSA__J_PRIMITIVE && n == 5 && !memcmp(ctx->json + t->start, "false", 5)) *out = false;
+    else return ossa__fail(ctx, OSSA_ERROR_INVALID_DATA, p, "expected true or false");
+    return OSSA_OK;
+}
+
+ossa_result ossa__json_get_floats(ossa__ctx *ctx, int32_t obj, const char *path, const char *key, float *out,
+                                  uint32_t n, bool *present) {
+    *present = false;
+    int32_t v = ossa__json_find(ctx, obj, key);
+    if (v < 0) return OSSA_OK;
+    char p[160];
+    sub(p, sizeof p, path, key);
+    if (ctx->tok[v].type != OSSA__J_ARRAY || ctx->tok[v].size != n)
+        return ossa__fail(ctx, OSSA_ERROR_INVALID_DATA, p, "expected an array of %u numbers", n);
+    int32_t e = ossa__json_first(ctx, v);
+    for (uint32_t i = 0; i < n; i++, e = ossa__json_next(ctx, e)) {
+        char pe[176];
+        snprintf(pe, sizeof pe, "%s/%u", p, i);
+        double d;
+        ossa_result r = ossa__json_number(ctx, e, pe, &d);
+        if (r) return r;
+        if (!(fabs(d) <= 3.4028234663852886e38))
+            return ossa__fail(ctx, OSSA_ERROR_INVALID_DATA, pe, "%g is out of float range", d);
+        out[i] = (float)d;
+    }
+    *present = true;
+    return OSSA_OK;
+}
+
+static ossa_result get_typed(ossa__ctx *ctx, int32_t obj, const char *path, const char *key, ossa__jtype type,
+                             int32_t *out) {
+    *out = -1;
+    int32_t v = ossa__json_find(ctx, obj, key);
+    if (v < 0) return OSSA_OK;
+    if (ctx->tok[v].type != type) {
+        char p[160];
+        sub(p, sizeof p, path, key);
+        return ossa__fail(ctx, OSSA_ERROR_INVALID_DATA, p, "expected %s, found %s", type_name(type),
+                          type_name(ctx->tok[v].type));
+    }
+    *out = v;
+    return OSSA_OK;
+}
+
+ossa_result ossa__json_get_array(ossa__ctx *ctx, int32_t obj, const char *path, const char *key, int32_t *out) {
+    return get_typed(ctx, obj, path, key, OSSA__J_ARRAY, out);
+}
+
+ossa_result ossa__json_get_object(ossa__ctx *ctx, int32_t obj, const char *path, const char *key, int32_t *out) {
+    return get_typed(ctx, obj, path, key, OSSA__J_OBJECT, out);
+}
+
+static int hexval(char c) {
+    if (c >= '0' && c <= '9') return c - '0';
+    if (c >= 'a' && c <= 'f') return c - 'a' + 10;
+    if (c >= 'A' && c <= 'F') return c - 'A' + 10;
+    return -1;
+}
+
+static bool hex4(const char *s, uint32_t *out) {
+    uint32_t v = 0;
+    for (int i = 0; i < 4; i++) {
+        int h = hexval(s[i]);
+        if (h < 0) return false;
+        v = v * 16u + (uint32_t)h;
+    }
+    *out = v;
+    return true;
+}
+
+ossa_result ossa__json_string_dup(ossa__ctx *ctx, int32_t tok, const char *path, char **out) {
+    *out = NULL;
+    const ossa__jtok *t = &ctx->tok[tok];
+    if (t->type != OSSA__J_STRING) return ossa__fail(ctx, OSSA_ERROR_INVALID_DATA, path, "expected a string");
+    size_t n = t->end - t->start;
+    const char *s = ctx->json + t->start;
+    char *d = ossa__ctx_alloc(ctx, n + 1, 1);
+    if (!d) return ctx->failed;
+    size_t o = 0;
+    for (size_t i = 0; i < n; i++) {
+        char c = s[i];
+        if (c != '\\') {
+            d[o++] = c;
+            continue;
+        }
+        if (++i >= n) goto bad;
+        c = s[i];
+        switch (c) {
+        case '"': d[o++] = '"'; break;
+        case '\\': d[o++] = '\\'; break;
+        case '/': d[o++] = '/'; break;
+        case 'b': d[o++] = '\b'; break;
+        case 'f': d[o++] = '\f'; break;
+        case 'n': d[o++] = '\n'; break;
+        case 'r': d[o++] = '\r'; break;
+        case 't': d[o++] = '\t'; break;
+        case 'u': {
+            uint32_t cp;
+            if (n - i - 1 < 4 || !hex4(s + i + 1, &cp)) goto bad;
+            i += 4;
+            if (cp >= 0xD800 && cp <= 0xDBFF) {
+                uint32_t lo;
+                if (n - i - 1 < 6 || s[i + 1] != '\\' || s[i + 2] != 'u' || !hex4(s + i + 3, &lo) || lo < 0xDC00 ||
+                    lo > 0xDFFF)
+                    goto bad;
+                i += 6;
+                cp = 0x10000 + ((cp - 0xD800) << 10) + (lo - 0xDC00);
+            } else if (cp >= 0xDC00 && cp <= 0xDFFF) {
+                goto bad;
+            }
+            if (cp == 0) goto bad; /* embedded NUL would truncate the name silently */
+            if (cp < 0x80) {
+                d[o++] = (char)cp;
+            } else if (cp < 0x800) {
+                d[o++] = (char)(0xC0 | (cp >> 6));
+                d[o++] = (char)(0x80 | (cp & 0x3F));
+            } else if (cp < 0x10000) {
+                d[o++] = (char)(0xE0 | (cp >> 12));
+                d[o++] = (char)(0x80 | ((cp >> 6) & 0x3F));
+                d[o++] = (char)(0x80 | (cp & 0x3F));
+            } else {
+                d[o++] = (char)(0xF0 | (cp >> 18));
+                d[o++] = (char)(0x80 | ((cp >> 12) & 0x3F));
+                d[o++] = (char)(0x80 | ((cp >> 6) & 0x3F));
+                d[o++] = (char)(0x80 | (cp & 0x3F));
+            }
+            break;
+        }
+        default: goto bad;
+        }
+    }
+    d[o] = 0;
+    *out = d;
+    return OSSA_OK;
+bad:
+    ossa__ctx_free(ctx, d);
+    return ossa__fail(ctx, OSSA_ERROR_PARSE, path, "invalid escape sequence in string");
+}
+
+ossa_result ossa__json_get_string(ossa__ctx *ctx, int32_t obj, const char *path, const char *key, char **out) {
+    *out = NULL;
+    int32_t v = ossa__json_find(ctx, obj, key);
+    if (v < 0) return OSSA_OK;
+    char p[160];
+    sub(p, sizeof p, path, key);
+    if (ctx->tok[v].type != OSSA__J_STRING) {
+        ossa__warn(ctx, p, "expected a string, found %s; ignored", type_name(ctx->tok[v].type));
+        return OSSA_OK;
+    }
+    return ossa__json_string_dup(ctx, v, p, out);
+}
+
+ossa_result ossa__json_object_array(ossa__ctx *ctx, int32_t obj, const char *path, const char *key,
+                                    uint32_t *count, int32_t **items) {
+    *count = 0;
+    *items = NULL;
+    int32_t arr;
+    ossa_result r = ossa__json_get_array(ctx, obj, path, key, &arr);
+    if (r || arr < 0) return r;
+    uint32_t n = ctx->tok[arr].size;
+    if (n == 0) return OSSA_OK;
+    int32_t *it = ossa__ctx_alloc(ctx, n, sizeof *it);
+    if (!it) return ctx->failed;
+    int32_t e = ossa__json_first(ctx, arr);
+    for (uint32_t i = 0; i < n; i++, e = ossa__json_next(ctx, e)) {
+        if (ctx->tok[e].type != OSSA__J_OBJECT) {
+            ossa__ctx_free(ctx, it);
+            char p[176];
+            snprintf(p, sizeof p, "%s/%s/%u", path, key, i);
+            return ossa__fail(ctx, OSSA_ERROR_INVALID_DATA, p, "expected an object, found %s",
+                              type_name(ctx->tok[e].type));
+        }
+        it[i] = e;
+    }
+    *count = n;
+    *items = it;
+    return OSSA_OK;
+}
