@@ -1,0 +1,399 @@
+/* CPU linear blend skinning (src/skin): every kernel against a slow double-precision
+ * reference, ranges, strides, degenerate weights, validation, reference paths. */
+#include "test_support.h"
+
+#include <math.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "skin/skin_internal.h"
+
+#define SENTINEL 1234.5f
+
+typedef struct test_mesh {
+    uint32_t n, k, joint_count;
+    float *pos, *nrm, *tan, *weights;
+    uint16_t *joints;
+    ossa_mat4 *palette;
+} test_mesh;
+
+static ossa_mat4 random_affine(uint64_t *rng, bool uniform_scale) {
+    ossa_transform t;
+    t.translation = ossa_vec3_make(ot_rand_float(rng, -2, 2), ot_rand_float(rng, -2, 2), ot_rand_float(rng, -2, 2));
+    t.rotation = ot_rand_quat(rng);
+    float s = ot_rand_float(rng, 0.5f, 1.5f);
+    t.scale = uniform_scale ? ossa_vec3_make(s, s, s)
+                            : ossa_vec3_make(s, ot_rand_float(rng, 0.5f, 1.5f), ot_rand_float(rng, 0.5f, 1.5f));
+    return ossa_transform_to_mat4(t);
+}
+
+/* Weights: mostly normalised; every 7th vertex scaled (sum != 1), every 13th all zero,
+ * every 5th has a zero influence. */
+static test_mesh make_mesh(uint64_t seed, uint32_t n, uint32_t k, uint32_t joint_count) {
+    uint64_t rng = seed;
+    test_mesh m = {n, k, joint_count, NULL, NULL, NULL, NULL, NULL, NULL};
+    m.pos = malloc(sizeof(float) * 3 * n);
+    m.nrm = malloc(sizeof(float) * 3 * n);
+    m.tan = malloc(sizeof(float) * 4 * n);
+    m.weights = malloc(sizeof(float) * k * n);
+    m.joints = malloc(sizeof(uint16_t) * k * n);
+    m.palette = malloc(sizeof(ossa_mat4) * joint_count);
+    assert_true(m.pos && m.nrm && m.tan && m.weights && m.joints && m.palette);
+    for (uint32_t j = 0; j < joint_count; j++) m.palette[j] = random_affine(&rng, false);
+    for (uint32_t v = 0; v < n; v++) {
+        for (int c = 0; c < 3; c++) {
+            m.pos[v * 3 + c] = ot_rand_float(&rng, -1, 1);
+            m.nrm[v * 3 + c] = ot_rand_float(&rng, -1, 1);
+            m.tan[v * 4 + c] = ot_rand_float(&rng, -1, 1);
+        }
+        m.tan[v * 4 + 3] = (v & 1) ? 1.0f : -1.0f;
+        float sum = 0;
+        for (uint32_t i = 0; i < k; i++) {
+            m.joints[v * k + i] = (uint16_t)(ot_rand_u64(&rng) % joint_count);
+            m.weights[v * k + i] = ot_rand_float(&rng, 0, 1);
+            if (v % 5 == 0 && i == k - 1) m.weights[v * k + i] = 0;
+            sum += m.weights[v * k + i];
+        }
+        float scale = (v % 7 == 3) ? ot_rand_float(&rng, 0.3f, 1.7f) : 1.0f;
+        for (uint32_t i = 0; i < k; i++) m.weights[v * k + i] *= (v % 13 == 6) ? 0.0f : scale / sum;
+    }
+    return m;
+}
+
+static void free_mesh(test_mesh *m) {
+    free(m->pos), free(m->nrm), free(m->tan), free(m->weights), free(m->joints), free(m->palette);
+}
+
+/* Slow reference in double: Σ wᵢ (Mᵢ v) per influence, normals/tangents renormalised. */
+static void reference(const test_mesh *m, uint32_t v, float p[3], float n[3], float t[4]) {
+    double ap[3] = {0}, an[3] = {0}, at[3] = {0}, sum = 0;
+    for (uint32_t i = 0; i < m->k; i++) sum += m->weights[v * m->k + i];
+    if (sum == 0) {
+        memcpy(p, m->pos + v * 3, 12), memcpy(n, m->nrm + v * 3, 12), memcpy(t, m->tan + v * 4, 16);
+        return;
+    }
+    for (uint32_t i = 0; i < m->k; i++) {
+        const float *x = m->palette[m->joints[v * m->k + i]].m;
+        double w = m->weights[v * m->k + i];
+        for (int r = 0; r < 3; r++) {
+            ap[r] += w * ((double)x[r] * m->pos[v * 3] + (double)x[4 + r] * m->pos[v * 3 + 1] +
+                          (double)x[8 + r] * m->pos[v * 3 + 2] + x[12 + r]);
+            an[r] += w * ((double)x[r] * m->nrm[v * 3] + (double)x[4 + r] * m->nrm[v * 3 + 1] +
+                          (double)x[8 + r] * m->nrm[v * 3 + 2]);
+            at[r] += w * ((double)x[r] * m->tan[v * 4] + (double)x[4 + r] * m->tan[v * 4 + 1] +
+                          (double)x[8 + r] * m->tan[v * 4 + 2]);
+        }
+    }
+    double ln = sqrt(an[0] * an[0] + an[1] * an[1] + an[2] * an[2]);
+    double lt = sqrt(at[0] * at[0] + at[1] * at[1] + at[2] * at[2]);
+    for (int r = 0; r < 3; r++) {
+        p[r] = (float)ap[r];
+        n[r] = (float)(an[r] / ln);
+        t[r] = (float)(at[r] / lt);
+    }
+    t[3] = m->tan[v * 4 + 3];
+}
+
+static ossa_skin_job packed_job(const test_mesh *m, uint32_t begin, uint32_t end, float *op, float *on, float *ot) {
+    ossa_skin_job job = {0};
+    job.begin = begin, job.end = end, job.influences = m->k;
+    job.joints = m->joints, job.weights = m->weights;
+    job.palette = m->palette, job.palette_count = m->joint_count;
+    job.positions = m->pos, job.normals = m->nrm, job.tangents = m->tan;
+    job.out_positions = op, job.out_normals = on, job.out_tangents = ot;
+    return job;
+}
+
+static float *filled(size_t count) {
+    float *f = malloc(sizeof(float) * count);
+    assert_non_null(f);
+    for (size_t i = 0; i < count; i++) f[i] = SENTINEL;
+    return f;
+}
+
+static void near_rel(float a, float b, float tol) {
+    float scale = fabsf(b) > 1.0f ? fabsf(b) : 1.0f;
+    if (!(fabsf(a - b) <= tol * scale)) fail_msg("%.9g vs %.9g (tol %.3g)", a, b, tol * scale);
+}
+
+/* Checks the packed outputs of [begin, end) against the reference and the rest untouched. */
+static void check_outputs(const test_mesh *m, uint32_t begin, uint32_t end, const float *op, const float *on,
+                          const float *ot, float tol) {
+    for (uint32_t v = 0; v < m->n; v++) {
+        if (v < begin || v >= end) {
+            for (int c = 0; c < 3; c++) assert_true(op[v * 3 + c] == SENTINEL && on[v * 3 + c] == SENTINEL);
+            for (int c = 0; c < 4; c++) assert_true(ot[v * 4 + c] == SENTINEL);
+            continue;
+        }
+        float p[3], n[3], t[4];
+        reference(m, v, p, n, t);
+        for (int c = 0; c < 3; c++) {
+            near_rel(op[v * 3 + c], p[c], tol);
+            near_rel(on[v * 3 + c], n[c], tol);
+            near_rel(ot[v * 4 + c], t[c], tol);
+        }
+        assert_true(ot[v * 4 + 3] == t[3]);
+    }
+}
+
+static void every_kernel_matches_reference(void **state) {
+    (void)state;
+    for (uint32_t k = 4; k <= 8; k += 4) {
+        test_mesh m = make_mesh(42 + k, 1001, k, 37);
+        const uint32_t ranges[][2] = {{0, 1001}, {3, 998}, {5, 6}, {17, 17}, {1000, 1001}};
+        for (int kern = OSSA_SKIN_KERNEL_AUTO; kern <= OSSA_SKIN_KERNEL_AVX512; kern++) {
+            if (kern != OSSA_SKIN_KERNEL_AUTO && !ossa_skin_kernel_available((ossa_skin_kernel)kern)) {
+                print_message("[  SKIP    ] kernel %s not available on this CPU\n",
+                              ossa_skin_kernel_name((ossa_skin_kernel)kern));
+                continue;
+            }
+            for (size_t r = 0; r < sizeof ranges / sizeof ranges[0]; r++) {
+                float *op = filled(3 * m.n), *on = filled(3 * m.n), *ot = filled(4 * m.n);
+                ossa_skin_job job = packed_job(&m, ranges[r][0], ranges[r][1], op, on, ot);
+                assert_int_equal(ossa_skin_lbs(&job, (ossa_skin_kernel)kern), OSSA_OK);
+                check_outputs(&m, ranges[r][0], ranges[r][1], op, on, ot, 1e-5f);
+                free(op), free(on), free(ot);
+            }
+        }
+        free_mesh(&m);
+    }
+}
+
+static void simd_kernels_match_scalar_kernel(void **state) {
+    (void)state;
+    for (uint32_t k = 4; k <= 8; k += 4) {
+        test_mesh m = make_mesh(7 * k, 4099, k, 130);
+        float *sp = filled(3 * m.n), *sn = filled(3 * m.n), *st = filled(4 * m.n);
+        ossa_skin_job job = packed_job(&m, 1, 4098, sp, sn, st);
+        assert_int_equal(ossa_skin_lbs(&job, OSSA_SKIN_KERNEL_SCALAR), OSSA_OK);
+        for (int kern = OSSA_SKIN_KERNEL_SSE; kern <= OSSA_SKIN_KERNEL_AVX512; kern++) {
+            if (!ossa_skin_kernel_available((ossa_skin_kernel)kern)) continue;
+            float *op = filled(3 * m.n), *on = filled(3 * m.n), *ot = filled(4 * m.n);
+            job = packed_job(&m, 1, 4098, op, on, ot);
+            assert_int_equal(ossa_skin_lbs(&job, (ossa_skin_kernel)kern), OSSA_OK);
+            for (uint32_t i = 0; i < 3 * m.n; i++) near_rel(op[i], sp[i], 1e-5f), near_rel(on[i], sn[i], 1e-5f);
+            for (uint32_t i = 0; i < 4 * m.n; i++) near_rel(ot[i], st[i], 1e-5f);
+            free(op), free(on), free(ot);
+        }
+        free(sp), free(sn), free(st);
+        free_mesh(&m);
+    }
+}
+
+/* Interleaved input (pos, nrm, tan, uv: 48 bytes) and interleaved output (40 bytes),
+ * against the packed layout. */
+static void strided_streams_match_packed(void **state) {
+    (void)state;
+    test_mesh m = make_mesh(99, 333, 4, 9);
+    float *in = malloc(sizeof(float) * 12 * m.n), *out = filled(10 * m.n);
+    assert_true(in && out);
+    for (uint32_t v = 0; v < m.n; v++) {
+        memcpy(in + v * 12, m.pos + v * 3, 12), memcpy(in + v * 12 + 3, m.nrm + v * 3, 12);
+        memcpy(in + v * 12 + 6, m.tan + v * 4, 16), in[v * 12 + 10] = in[v * 12 + 11] = -7.0f;
+    }
+    for (int kern = OSSA_SKIN_KERNEL_SCALAR; kern <= OSSA_SKIN_KERNEL_AVX512; kern++) {
+        if (!ossa_skin_kernel_available((ossa_skin_kernel)kern)) continue;
+        for (uint32_t i = 0; i < 10 * m.n; i++) out[i] = SENTINEL;
+        ossa_skin_job job = packed_job(&m, 2, 331, out, out + 3, out + 6);
+        job.positions = in, job.normals = in + 3, job.tangents = in + 6;
+        job.positions_stride = job.normals_stride = job.tangents_stride = 48;
+        job.out_positions_stride = job.out_normals_stride = job.out_tangents_stride = 40;
+        assert_int_equal(ossa_skin_lbs(&job, (ossa_skin_kernel)kern), OSSA_OK);
+        for (uint32_t v = 0; v < m.n; v++) {
+            const float *o = out + v * 10;
+            if (v < 2 || v >= 331) {
+                for (int c = 0; c < 10; c++) assert_true(o[c] == SENTINEL);
+                continue;
+            }
+            float p[3], n[3], t[4];
+            reference(&m, v, p, n, t);
+            for (int c = 0; c < 3; c++) near_rel(o[c], p[c], 1e-5f), near_rel(o[3 + c], n[c], 1e-5f);
+            for (int c = 0; c < 4; c++) near_rel(o[6 + c], t[c], 1e-5f);
+        }
+    }
+    free(in), free(out);
+    free_mesh(&m);
+}
+
+/* Positions only (normals/tangents optional), separate odd strides. */
+static void positions_only(void **state) {
+    (void)state;
+    test_mesh m = make_mesh(5, 257, 8, 20);
+    float *out = filled(5 * m.n);
+    for (int kern = OSSA_SKIN_KERNEL_SCALAR; kern <= OSSA_SKIN_KERNEL_AVX512; kern++) {
+        if (!ossa_skin_kernel_available((ossa_skin_kernel)kern)) continue;
+        ossa_skin_job job = packed_job(&m, 0, m.n, out, NULL, NULL);
+        job.normals = job.tangents = NULL;
+        job.out_positions_stride = 20;
+        assert_int_equal(ossa_skin_lbs(&job, (ossa_skin_kernel)kern), OSSA_OK);
+        for (uint32_t v = 0; v < m.n; v++) {
+            float p[3], n[3], t[4];
+            reference(&m, v, p, n, t);
+            for (int c = 0; c < 3; c++) near_rel(out[v * 5 + c], p[c], 1e-5f);
+            assert_true(out[v * 5 + 3] == SENTINEL && out[v * 5 + 4] == SENTINEL);
+        }
+    }
+    free(out);
+    free_mesh(&m);
+}
+
+/* Weights (0.5 x4) on one joint: p' = 2·M·p; a zero-weight vertex (non-unit normal) is copied. */
+static void weights_not_summing_to_one_and_zero_weights(void **state) {
+    (void)state;
+    uint64_t rng = 3;
+    ossa_mat4 pal[2] = {random_affine(&rng, false), random_affine(&rng, false)};
+    uint16_t joints[8] = {1, 1, 1, 1, 0, 1, 0, 1};
+    float weights[8] = {0.5f, 0.5f, 0.5f, 0.5f, 0, 0, 0, 0};
+    float pos[6] = {0.3f, -0.2f, 0.9f, 4, 5, 6}, nrm[6] = {0, 0, 1, 0, 3, 0}, tan[8] = {1, 0, 0, -1, 0, 0, 2, 1};
+    for (int kern = OSSA_SKIN_KERNEL_SCALAR; kern <= OSSA_SKIN_KERNEL_AVX512; kern++) {
+        if (!ossa_skin_kernel_available((ossa_skin_kernel)kern)) continue;
+        float op[6], on[6], ot[8];
+        ossa_skin_job job = {0, 2, 4, joints, weights, pal, 2, pos, 0, nrm, 0, tan, 0, op, 0, on, 0, ot, 0};
+        assert_int_equal(ossa_skin_lbs(&job, (ossa_skin_kernel)kern), OSSA_OK);
+        ossa_vec3 e = ossa_mat4_transform_point(&pal[1], ossa_vec3_make(pos[0], pos[1], pos[2]));
+        near_rel(op[0], 2 * e.x, 1e-5f), near_rel(op[1], 2 * e.y, 1e-5f), near_rel(op[2], 2 * e.z, 1e-5f);
+        ossa_vec3 en = ossa_vec3_normalize(ossa_mat4_transform_vector(&pal[1], ossa_vec3_make(0, 0, 1)));
+        near_rel(on[0], en.x, 1e-5f), near_rel(on[1], en.y, 1e-5f), near_rel(on[2], en.z, 1e-5f);
+        assert_true(ot[3] == -1.0f);
+        assert_memory_equal(op + 3, pos + 3, 12);
+        assert_memory_equal(on + 3, nrm + 3, 12);
+        assert_memory_equal(ot + 4, tan + 4, 16);
+    }
+}
+
+static void bad_joint_index_writes_nothing(void **state) {
+    (void)state;
+    test_mesh m = make_mesh(11, 64, 4, 8);
+    m.joints[40 * 4 + 2] = 8; /* == palette_count */
+    for (int kern = OSSA_SKIN_KERNEL_AUTO; kern <= OSSA_SKIN_KERNEL_AVX512; kern++) {
+        if (kern && !ossa_skin_kernel_available((ossa_skin_kernel)kern)) continue;
+        float *op = filled(3 * m.n), *on = filled(3 * m.n), *ot = filled(4 * m.n);
+        ossa_skin_job job = packed_job(&m, 0, m.n, op, on, ot);
+        assert_int_equal(ossa_skin_lbs(&job, (ossa_skin_kernel)kern), OSSA_ERROR_INVALID_DATA);
+        for (uint32_t i = 0; i < 3 * m.n; i++) assert_true(op[i] == SENTINEL && on[i] == SENTINEL);
+        job.end = 40; /* the bad vertex is outside the range: fine */
+        assert_int_equal(ossa_skin_lbs(&job, (ossa_skin_kernel)kern), OSSA_OK);
+        free(op), free(on), free(ot);
+    }
+    free_mesh(&m);
+}
+
+/* ozz-style: the zeroed job fails; it passes once every required field is set. */
+static void job_validation(void **state) {
+    (void)state;
+    ossa_mat4 pal = ossa_mat4_identity();
+    uint16_t joints[4] = {0};
+    float weights[4] = {1, 0, 0, 0}, pos[3] = {1, 2, 3}, out[4], nrm[3] = {0, 1, 0};
+    ossa_skin_job job = {0};
+    assert_int_equal(ossa_skin_job_validate(NULL), OSSA_ERROR_INVALID_ARGUMENT);
+    assert_int_equal(ossa_skin_job_validate(&job), OSSA_ERROR_INVALID_ARGUMENT);
+    job.influences = 4;
+    assert_int_equal(ossa_skin_job_validate(&job), OSSA_ERROR_INVALID_ARGUMENT);
+    job.joints = joints, job.weights = weights;
+    assert_int_equal(ossa_skin_job_validate(&job), OSSA_ERROR_INVALID_ARGUMENT);
+    job.palette = &pal, job.palette_count = 1;
+    assert_int_equal(ossa_skin_job_validate(&job), OSSA_ERROR_INVALID_ARGUMENT);
+    job.positions = pos;
+    assert_int_equal(ossa_skin_job_validate(&job), OSSA_ERROR_INVALID_ARGUMENT);
+    job.out_positions = out;
+    assert_int_equal(ossa_skin_job_validate(&job), OSSA_OK);
+    job.end = 1;
+    assert_int_equal(ossa_skin_lbs(&job, OSSA_SKIN_KERNEL_AUTO), OSSA_OK);
+    near_rel(out[0], 1, 0), near_rel(out[1], 2, 0), near_rel(out[2], 3, 0);
+
+    ossa_skin_job bad = job;
+    bad.influences = 5;
+    assert_int_equal(ossa_skin_job_validate(&bad), OSSA_ERROR_INVALID_ARGUMENT);
+    bad = job, bad.begin = 2;
+    assert_int_equal(ossa_skin_job_validate(&bad), OSSA_ERROR_INVALID_ARGUMENT);
+    bad = job, bad.palette_count = 0;
+    assert_int_equal(ossa_skin_job_validate(&bad), OSSA_ERROR_INVALID_ARGUMENT);
+    bad = job, bad.normals = nrm; /* normals without out_normals */
+    assert_int_equal(ossa_skin_job_validate(&bad), OSSA_ERROR_INVALID_ARGUMENT);
+    bad = job, bad.out_tangents = out; /* output without input */
+    assert_int_equal(ossa_skin_job_validate(&bad), OSSA_ERROR_INVALID_ARGUMENT);
+    bad = job, bad.positions_stride = 8;
+    assert_int_equal(ossa_skin_job_validate(&bad), OSSA_ERROR_INVALID_ARGUMENT);
+    bad = job, bad.out_positions_stride = 14;
+    assert_int_equal(ossa_skin_job_validate(&bad), OSSA_ERROR_INVALID_ARGUMENT);
+    bad = job, bad.tangents = pos, bad.out_tangents = out, bad.tangents_stride = 12;
+    assert_int_equal(ossa_skin_job_validate(&bad), OSSA_ERROR_INVALID_ARGUMENT);
+    bad = job, bad.positions = (const float *)(const void *)((const char *)pos + 1);
+    assert_int_equal(ossa_skin_job_validate(&bad), OSSA_ERROR_INVALID_ARGUMENT);
+    assert_int_equal(ossa_skin_lbs(NULL, OSSA_SKIN_KERNEL_AUTO), OSSA_ERROR_INVALID_ARGUMENT);
+    assert_int_equal(ossa_skin_lbs(&job, (ossa_skin_kernel)99), OSSA_ERROR_INVALID_ARGUMENT);
+}
+
+static void unavailable_kernel_is_unsupported(void **state) {
+    (void)state;
+    ossa_mat4 pal = ossa_mat4_identity();
+    uint16_t joints[4] = {0};
+    float weights[4] = {1, 0, 0, 0}, pos[3] = {1, 2, 3}, out[3];
+    ossa_skin_job job = {0};
+    job.end = 1, job.influences = 4, job.joints = joints, job.weights = weights;
+    job.palette = &pal, job.palette_count = 1, job.positions = pos, job.out_positions = out;
+    for (int kern = OSSA_SKIN_KERNEL_SCALAR; kern <= OSSA_SKIN_KERNEL_AVX512; kern++)
+        assert_int_equal(ossa_skin_lbs(&job, (ossa_skin_kernel)kern),
+                         ossa_skin_kernel_available((ossa_skin_kernel)kern) ? OSSA_OK : OSSA_ERROR_UNSUPPORTED);
+    assert_true(ossa_skin_kernel_available(OSSA_SKIN_KERNEL_SCALAR));
+    assert_false(ossa_skin_kernel_available(OSSA_SKIN_KERNEL_AUTO));
+    /* Cap the kernels (as OSSA_SKIN_KERNEL=scalar|sse|... does) so every path is exercised. */
+    for (int cap = OSSA_SKIN_KERNEL_SCALAR; cap <= OSSA_SKIN_KERNEL_AVX512; cap++) {
+        ossa__skin_set_kernel_cap((ossa_skin_kernel)cap);
+        assert_true((int)ossa_skin_kernel_best() <= cap);
+        for (int kern = cap + 1; kern <= OSSA_SKIN_KERNEL_AVX512; kern++) {
+            assert_false(ossa_skin_kernel_available((ossa_skin_kernel)kern));
+            assert_int_equal(ossa_skin_lbs(&job, (ossa_skin_kernel)kern), OSSA_ERROR_UNSUPPORTED);
+        }
+        assert_int_equal(ossa_skin_lbs(&job, OSSA_SKIN_KERNEL_AUTO), OSSA_OK);
+    }
+    ossa__skin_set_kernel_cap(OSSA_SKIN_KERNEL_AUTO);
+    print_message("best kernel on this CPU: %s\n", ossa_skin_kernel_name(ossa_skin_kernel_best()));
+    assert_string_equal(ossa_skin_kernel_name(OSSA_SKIN_KERNEL_SCALAR), "scalar");
+}
+
+/* The seed's two-array and TRS-transform variants agree with the pre-multiplied palette. */
+static void reference_paths_match_palette(void **state) {
+    (void)state;
+    uint64_t rng = 77;
+    enum { J = 12 };
+    ossa_transform model[J], ibm[J];
+    ossa_mat4 mm[J], mi[J], pal[J];
+    for (int j = 0; j < J; j++) {
+        float s0 = ot_rand_float(&rng, 0.5f, 2), s1 = ot_rand_float(&rng, 0.5f, 2);
+        model[j] = (ossa_transform){{ot_rand_float(&rng, -2, 2), ot_rand_float(&rng, -2, 2), ot_rand_float(&rng, -2, 2)},
+                                    ot_rand_quat(&rng), {s0, s0, s0}};
+        ibm[j] = (ossa_transform){{ot_rand_float(&rng, -2, 2), ot_rand_float(&rng, -2, 2), ot_rand_float(&rng, -2, 2)},
+                                  ot_rand_quat(&rng), {s1, s1, s1}};
+        mm[j] = ossa_transform_to_mat4(model[j]), mi[j] = ossa_transform_to_mat4(ibm[j]);
+    }
+    ossa_pose_palette(mm, NULL, mi, J, pal);
+    for (uint32_t k = 4; k <= 8; k += 4) {
+        test_mesh m = make_mesh(k, 200, k, J);
+        memcpy(m.palette, pal, sizeof pal);
+        float *op = filled(3 * m.n), *on = filled(3 * m.n), *ot = filled(4 * m.n);
+        ossa_skin_job job = packed_job(&m, 1, 199, op, on, ot);
+        assert_int_equal(ossa_skin_lbs_two_arrays(&job, mm, mi), OSSA_OK);
+        check_outputs(&m, 1, 199, op, on, ot, 1e-4f);
+        assert_int_equal(ossa_skin_lbs_transforms(&job, model, ibm), OSSA_OK);
+        check_outputs(&m, 1, 199, op, on, ot, 1e-4f);
+        assert_int_equal(ossa_skin_lbs_transforms(&job, NULL, ibm), OSSA_ERROR_INVALID_ARGUMENT);
+        free(op), free(on), free(ot);
+        free_mesh(&m);
+    }
+}
+
+int main(void) {
+    const struct CMUnitTest tests[] = {
+        cmocka_unit_test(job_validation),
+        cmocka_unit_test(every_kernel_matches_reference),
+        cmocka_unit_test(simd_kernels_match_scalar_kernel),
+        cmocka_unit_test(strided_streams_match_packed),
+        cmocka_unit_test(positions_only),
+        cmocka_unit_test(weights_not_summing_to_one_and_zero_weights),
+        cmocka_unit_test(bad_joint_index_writes_nothing),
+        cmocka_unit_test(unavailable_kernel_is_unsupported),
+        cmocka_unit_test(reference_paths_match_palette),
+    };
+    return cmocka_run_group_tests(tests, NULL, NULL);
+}
