@@ -1,0 +1,99 @@
+/* Shared by `ossa render`, `demo`, `view`, `bench` and `plot`: load a file or
+ * the built-in demo character, pick a clip, pose it (locals → model → per-skin
+ * palettes), skin it on the CPU, frame a camera on the animated bounds, and
+ * draw it with ossa_gl. Errors are printed on stderr prefixed with the
+ * command name; functions return false / -1 on failure. */
+#ifndef OSSA_TOOL_RENDER_COMMON_H
+#define OSSA_TOOL_RENDER_COMMON_H
+
+#include <ossa/gl.h>
+#include <ossa/ossa.h>
+
+typedef struct scene {
+    ossa_asset *asset;
+    const char *label;       /* the file path, or "demo" */
+    bool is_demo;
+    uint32_t joint_count;
+    ossa_transform *locals;  /* joint_count: the current local pose */
+    ossa_mat4 *model;        /* joint_count: model-space matrices of the current pose */
+    ossa_mat4 *palettes;     /* skin_count * joint_count, skeleton-indexed per skin */
+    float **positions;       /* per mesh: CPU-skinned positions (vertex_count * 3) */
+    float **normals;         /* per mesh: CPU-skinned normals, or NULL when the mesh has none */
+    bool *skin_joint;        /* joint_count: used by some skin (drawn by the bone overlay) */
+} scene;
+
+/* Loads `path` (a .gltf/.glb), or the demo character when path is NULL or "demo".
+ * Leaves the rest pose in scene->model. */
+bool scene_load(scene *s, const char *path, const char *cmd);
+void scene_free(scene *s);
+
+/* Clip by name, or by index when `name` is all digits; -1 (message printed) if absent. */
+int scene_find_clip(const scene *s, const char *name, const char *cmd);
+
+/* Poses the scene: clip NULL = rest pose (the skeleton's rest TRS). Fills locals,
+ * model and palettes. Returns the sampled (adjusted) time. */
+float scene_pose(scene *s, const ossa_clip *clip, float t, bool loop);
+
+/* Model-space copy of mesh i in the current pose into s->positions[i] /
+ * s->normals[i]: skinned with ossa_skin_lbs (kernel AUTO), or for a rigid mesh
+ * transformed by its node's model matrix. */
+bool scene_skin_cpu(scene *s, uint32_t mesh);
+
+/* Skeleton-indexed palette of mesh i's skin (NULL for rigid meshes). */
+const ossa_mat4 *scene_mesh_palette(const scene *s, uint32_t mesh);
+bool scene_mesh_is_skinned(const scene *s, uint32_t mesh);
+
+/* Extends [lo, hi] with the CPU-skinned vertices of the current pose. */
+void scene_extend_bounds(scene *s, float lo[3], float hi[3]);
+
+/* One interval of a clip to show; clip NULL = rest pose. */
+typedef struct clip_span {
+    const ossa_clip *clip;
+    float from, to;
+    bool loop;
+} clip_span;
+
+/* Bounds of the animation over the spans, sampled at `samples` times per span
+ * (plus both ends). Returns false when there is no geometry (bounds of the joints then). */
+bool scene_animated_bounds(scene *s, const clip_span *spans, uint32_t span_count, uint32_t samples, float lo[3],
+                           float hi[3]);
+
+/* A camera looking at the bounds from the front (+Z), a little right and above. */
+typedef struct camera {
+    float target[3];
+    float yaw, pitch;  /* radians: yaw about +Y from +Z, pitch up from the horizon */
+    float distance;
+    float fovy;        /* radians */
+    float near_plane, far_plane;
+} camera;
+
+/* Frames the box so that it fits in a width:height viewport with a small margin. */
+camera camera_frame(const float lo[3], const float hi[3], float aspect);
+/* view_proj = projection * view, column-major. */
+void camera_view_proj(const camera *cam, float aspect, float out[16]);
+void camera_eye(const camera *cam, float eye[3]);
+
+/* GL side of a scene: a renderer and one ossa_gl_mesh per asset mesh. Needs a current context. */
+typedef struct scene_gl {
+    ossa_gl_renderer *renderer;
+    ossa_gl_mesh **meshes;
+    uint32_t mesh_count;
+} scene_gl;
+
+typedef struct draw_options {
+    bool cpu;         /* skin on the CPU and draw OSSA_GL_SKIN_NONE, else the palette texture */
+    bool bones;       /* skeleton overlay */
+    bool wireframe;
+    float background[3];
+} draw_options;
+
+bool scene_gl_create(scene_gl *g, const scene *s, const char *cmd);
+void scene_gl_destroy(scene_gl *g);
+/* Clears the bound framebuffer (viewport width x height) and draws the posed scene. */
+bool scene_gl_draw(scene_gl *g, scene *s, const float view_proj[16], const draw_options *opt, uint32_t width,
+                   uint32_t height, const char *cmd);
+
+/* Seconds from a monotonic clock. */
+double now_seconds(void);
+
+#endif
