@@ -1,0 +1,311 @@
+/* Clips (src/anim/clip.c): creation and validation, start/end over all tracks, the clip
+ * clock (clamp, wrap, negative, huge, NaN, infinities), reference fallback, per-track
+ * clamping, lookups agreeing, weights, remapping. */
+#include "test_support.h"
+
+#include <math.h>
+#include <stdlib.h>
+#include <string.h>
+
+static ossa_track vec_track(uint32_t comps, uint32_t n, const float *times, const float *values) {
+    ossa_track t;
+    memset(&t, 0, sizeof t);
+    t.kind = OSSA_TRACK_VECTOR;
+    t.interp = OSSA_INTERP_LINEAR;
+    t.components = comps;
+    t.key_count = n;
+    t.times = times;
+    t.values = values;
+    return t;
+}
+
+static ossa_track rot_track(uint32_t n, const float *times, const float *values) {
+    ossa_track t = vec_track(4, n, times, values);
+    t.kind = OSSA_TRACK_ROTATION;
+    return t;
+}
+
+/* Joint 2: translation keys at 1..2; joint 0: scale keys at 2..3; weights 0.5..1.5 */
+static const float T_TIMES[] = {1, 2};
+static const float T_VALUES[] = {0, 0, 0, 10, 20, 30};
+static const float S_TIMES[] = {2, 3};
+static const float S_VALUES[] = {1, 1, 1, 3, 5, 7};
+static const float W_TIMES[] = {0.5f, 1.5f};
+static const float W_VALUES[] = {0, 1, 1, 0};
+static const float R_TIMES[] = {1.5f};
+static const float R_VALUES[] = {0, 0, 0.70710678f, 0.70710678f};
+
+static ossa_clip *make_clip(float table_rate, bool with_weights) {
+    ossa_transform_track tracks[2];
+    memset(tracks, 0, sizeof tracks);
+    tracks[0].joint = 2;
+    tracks[0].translation = vec_track(3, 2, T_TIMES, T_VALUES);
+    tracks[0].rotation = rot_track(1, R_TIMES, R_VALUES);
+    tracks[1].joint = 0;
+    tracks[1].scale = vec_track(3, 2, S_TIMES, S_VALUES);
+    ossa_weight_track w;
+    w.joint = 1;
+    w.weights = vec_track(2, 2, W_TIMES, W_VALUES);
+    ossa_clip_desc d = {0};
+    d.name = "walk";
+    d.track_count = 2;
+    d.tracks = tracks;
+    d.weight_track_count = with_weights ? 1 : 0;
+    d.weight_tracks = &w;
+    d.table_rate = table_rate;
+    ossa_clip *c = NULL;
+    assert_int_equal(ossa_clip_create(&d, NULL, &c), OSSA_OK);
+    return c;
+}
+
+static void create_copies_and_sorts(void **state) {
+    (void)state;
+    ossa_clip *c = make_clip(0, true);
+    assert_string_equal(c->name, "walk");
+    assert_int_equal(c->track_count, 2);
+    assert_int_equal(c->tracks[0].joint, 0); /* sorted by joint */
+    assert_int_equal(c->tracks[1].joint, 2);
+    assert_true(c->tracks[1].translation.times != T_TIMES); /* deep copy */
+    assert_memory_equal(c->tracks[1].translation.values, T_VALUES, sizeof T_VALUES);
+    assert_int_equal(c->tracks[0].translation.key_count, 0);
+    /* start/end over all tracks, weight tracks included */
+    assert_float_equal(c->start, 0.5f, 0);
+    assert_float_equal(c->end, 3.0f, 0);
+    assert_float_equal(ossa_clip_duration(c), 2.5f, 0);
+    assert_int_equal(ossa_clip_cursor_count(c), 7);
+    /* default table rate 60: a table per animated track, built from the track's own start */
+    assert_non_null(c->tracks[1].translation.table.keys);
+    assert_float_equal(c->tracks[1].translation.table.start, 1.0f, 0);
+    assert_float_equal(c->tracks[1].translation.table.rate, 60.0f, 0);
+    assert_int_equal(ossa_track_validate(&c->tracks[1].translation), OSSA_OK);
+    ossa_clip_destroy(c);
+    c = make_clip(-1, false);
+    assert_null(c->tracks[1].translation.table.keys);
+    assert_float_equal(c->start, 1.0f, 0);
+    ossa_clip_destroy(c);
+    ossa_clip_destroy(NULL);
+    /* empty clip */
+    ossa_clip_desc d = {0};
+    assert_int_equal(ossa_clip_create(&d, NULL, &c), OSSA_OK);
+    assert_string_equal(c->name, "");
+    assert_float_equal(c->start, 0, 0);
+    assert_float_equal(c->end, 0, 0);
+    assert_float_equal(ossa_clip_adjust_time(c, 5, true), 0, 0);
+    ossa_clip_destroy(c);
+}
+
+static void create_rejects_bad_tracks(void **state) {
+    (void)state;
+    const float bad_times[] = {1, 1};
+    ossa_transform_track tracks[2];
+    memset(tracks, 0, sizeof tracks);
+    tracks[0].translation = vec_track(3, 2, bad_times, T_VALUES);
+    ossa_clip_desc d = {0};
+    d.track_count = 1;
+    d.tracks = tracks;
+    ossa_clip *c = (ossa_clip *)1;
+    assert_int_equal(ossa_clip_create(&d, NULL, &c), OSSA_ERROR_INVALID_DATA);
+    assert_null(c);
+    tracks[0].translation = vec_track(4, 2, T_TIMES, T_VALUES); /* wrong component count */
+    assert_int_equal(ossa_clip_create(&d, NULL, &c), OSSA_ERROR_INVALID_DATA);
+    tracks[0].translation = rot_track(1, R_TIMES, R_VALUES); /* wrong kind */
+    assert_int_equal(ossa_clip_create(&d, NULL, &c), OSSA_ERROR_INVALID_DATA);
+    tracks[0].translation = vec_track(3, 2, T_TIMES, T_VALUES);
+    tracks[1] = tracks[0]; /* same joint twice */
+    d.track_count = 2;
+    assert_int_equal(ossa_clip_create(&d, NULL, &c), OSSA_ERROR_INVALID_DATA);
+    assert_null(c);
+    d.tracks = NULL;
+    assert_int_equal(ossa_clip_create(&d, NULL, &c), OSSA_ERROR_INVALID_ARGUMENT);
+}
+
+static void clock_semantics(void **state) {
+    (void)state;
+    ossa_clip *c = make_clip(0, true); /* [0.5, 3] */
+    assert_float_equal(ossa_clip_adjust_time(c, 0, false), 0.5f, 0);
+    assert_float_equal(ossa_clip_adjust_time(c, 2, false), 2, 0);
+    assert_float_equal(ossa_clip_adjust_time(c, 9, false), 3, 0);
+    assert_float_equal(ossa_clip_adjust_time(c, NAN, false), 0.5f, 0);
+    assert_float_equal(ossa_clip_adjust_time(c, -INFINITY, false), 0.5f, 0);
+    assert_float_equal(ossa_clip_adjust_time(c, INFINITY, false), 3, 0);
+    assert_float_equal(ossa_clip_adjust_time(c, INFINITY, true), 0.5f, 0);
+    assert_float_equal(ossa_clip_adjust_time(c, NAN, true), 0.5f, 0);
+    assert_float_equal(ossa_clip_adjust_time(c, 3, true), 0.5f, 0);
+    assert_float_equal(ossa_clip_adjust_time(c, 4, true), 1.5f, 0);  /* 0.5 + fmod(3.5, 2.5) */
+    assert_float_equal(ossa_clip_adjust_time(c, -1, true), 1.5f, 0); /* 0.5 + fmod(-1.5, 2.5) + 2.5 */
+    uint64_t s = 5;
+    for (int i = 0; i < 10000; i++) {
+        float t = ot_rand_float(&s, -1e6f, 1e6f) * (i % 2 ? 1.0f : 1e20f);
+        double r = fmod((double)t - 0.5, 2.5);
+        if (r < 0) r += 2.5;
+        float expect = (float)(0.5 + r);
+        if (expect >= 3.0f) expect = 0.5f;
+        float got = ossa_clip_adjust_time(c, t, true);
+        assert_float_equal(got, expect, 0);
+        assert_true(got >= 0.5f && got < 3.0f);
+        float clamped = ossa_clip_adjust_time(c, t, false);
+        assert_float_equal(clamped, t < 0.5f ? 0.5f : (t > 3 ? 3 : t), 0);
+    }
+    ossa_clip_destroy(c);
+}
+
+static void sample_reference_fallback_and_per_track_clamp(void **state) {
+    (void)state;
+    ossa_clip *c = make_clip(0, true);
+    ossa_transform ref[4];
+    for (int j = 0; j < 4; j++) {
+        ref[j] = ossa_transform_identity();
+        ref[j].translation = ossa_vec3_make((float)j, 100, 200);
+        ref[j].scale = ossa_vec3_make(2, 2, 2);
+    }
+    ossa_transform out[4];
+    uint32_t cursors[7] = {0};
+    /* t = 1.5: joint 2 translation halfway (5,10,15), rotation constant (one key);
+     * joint 0 scale before its first key -> its first value (1,1,1). */
+    assert_float_equal(ossa_clip_sample(c, 1.5f, false, OSSA_LOOKUP_CURSOR, cursors, ref, out, 4), 1.5f, 0);
+    ot_assert_near(out[2].translation.x, 5, 1e-6);
+    ot_assert_near(out[2].translation.z, 15, 1e-6);
+    assert_memory_equal(&out[2].rotation, R_VALUES, sizeof(ossa_quat));
+    assert_memory_equal(&out[2].scale, &ref[2].scale, sizeof(ossa_vec3)); /* missing component */
+    assert_memory_equal(&out[0].scale, S_VALUES, sizeof(ossa_vec3));
+    assert_memory_equal(&out[0].translation, &ref[0].translation, sizeof(ossa_vec3));
+    assert_memory_equal(&out[1], &ref[1], sizeof(ossa_transform)); /* no track */
+    assert_memory_equal(&out[3], &ref[3], sizeof(ossa_transform));
+    /* t = end: every track's last key exactly, including the one that ended earlier. */
+    ossa_clip_sample(c, 3.0f, false, OSSA_LOOKUP_DEFAULT, NULL, ref, out, 4);
+    assert_memory_equal(&out[2].translation, T_VALUES + 3, sizeof(ossa_vec3));
+    assert_memory_equal(&out[0].scale, S_VALUES + 3, sizeof(ossa_vec3));
+    /* t = 2.5: translation clamps to its own last key, scale halfway (2,3,4). */
+    ossa_clip_sample(c, 2.5f, false, OSSA_LOOKUP_LINEAR, NULL, NULL, out, 4);
+    assert_memory_equal(&out[2].translation, T_VALUES + 3, sizeof(ossa_vec3));
+    ot_assert_near(out[0].scale.y, 3, 1e-6);
+    ossa_transform id = ossa_transform_identity();
+    assert_memory_equal(&out[1], &id, sizeof id); /* NULL reference = identity */
+    /* joint_count smaller than a track's joint: the track is skipped. */
+    ossa_clip_sample(c, 2.5f, false, OSSA_LOOKUP_LINEAR, NULL, ref, out, 2);
+    ot_assert_near(out[0].scale.y, 3, 1e-6);
+    /* Weights: [0,1] -> [1,0] over 0.5..1.5. */
+    float w[2];
+    ossa_clip_sample_weights(c, 0, 0.75f, false, OSSA_LOOKUP_DEFAULT, NULL, w);
+    ot_assert_near(w[0], 0.25, 1e-6);
+    ot_assert_near(w[1], 0.75, 1e-6);
+    ossa_clip_sample_weights(c, 0, 2.9f, false, OSSA_LOOKUP_CURSOR, cursors, w);
+    assert_memory_equal(w, W_VALUES + 2, sizeof w);
+    ossa_clip_destroy(c);
+}
+
+static void lookups_agree_for_random_clips(void **state) {
+    (void)state;
+    uint64_t s = 77;
+    enum { J = 12, K = 50 };
+    static float times[J][3][K], values[J][3][K * 12];
+    for (int iter = 0; iter < 100; iter++) {
+        ossa_transform_track tracks[J];
+        memset(tracks, 0, sizeof tracks);
+        for (uint32_t j = 0; j < J; j++) {
+            tracks[j].joint = j;
+            for (int c = 0; c < 3; c++) {
+                uint32_t n = (uint32_t)(ot_rand_u64(&s) % K);
+                float t = ot_rand_float(&s, -3, 3);
+                for (uint32_t k = 0; k < n; k++) {
+                    times[j][c][k] = t;
+                    t += ot_rand_float(&s, 0.01f, 0.5f);
+                }
+                ossa_interp interp = (ossa_interp)(1 + ot_rand_u64(&s) % 3);
+                uint32_t per = interp == OSSA_INTERP_CUBIC ? 3 : 1, comps = c == 1 ? 4 : 3;
+                for (uint32_t v = 0; v < n * per; v++) {
+                    if (c == 1) {
+                        ossa_quat q = ot_rand_quat(&s);
+                        memcpy(&values[j][c][v * 4], &q, sizeof q);
+                    } else {
+                        for (uint32_t e = 0; e < 3; e++) values[j][c][v * 3 + e] = ot_rand_float(&s, -1, 1);
+                    }
+                }
+                ossa_track tr = vec_track(comps, n, times[j][c], values[j][c]);
+                tr.kind = c == 1 ? OSSA_TRACK_ROTATION : OSSA_TRACK_VECTOR;
+                tr.interp = interp;
+                if (c == 0) tracks[j].translation = tr;
+                else if (c == 1) tracks[j].rotation = tr;
+                else tracks[j].scale = tr;
+            }
+        }
+        ossa_clip_desc d = {0};
+        d.track_count = J;
+        d.tracks = tracks;
+        d.table_rate = ot_rand_float(&s, 1, 90);
+        ossa_clip *clip = NULL;
+        assert_int_equal(ossa_clip_create(&d, NULL, &clip), OSSA_OK);
+        uint32_t cursors[3 * J] = {0};
+        ossa_transform a[J], b[J], c2[J], e[J];
+        float t = clip->start - 0.2f;
+        bool loop = iter & 1;
+        for (int p = 0; p < 200; p++) {
+            t += (p % 50 == 49) ? -3.0f : ot_rand_float(&s, 0, 0.05f); /* forward play with jumps back */
+            float ta = ossa_clip_sample(clip, t, loop, OSSA_LOOKUP_LINEAR, NULL, NULL, a, J);
+            float tb = ossa_clip_sample(clip, t, loop, OSSA_LOOKUP_BINARY, NULL, NULL, b, J);
+            float tc = ossa_clip_sample(clip, t, loop, OSSA_LOOKUP_TABLE, NULL, NULL, c2, J);
+            float te = ossa_clip_sample(clip, t, loop, OSSA_LOOKUP_CURSOR, cursors, NULL, e, J);
+            assert_true(ta == tb && tb == tc && tc == te);
+            assert_memory_equal(a, b, sizeof a);
+            assert_memory_equal(a, c2, sizeof a);
+            assert_memory_equal(a, e, sizeof a);
+        }
+        ossa_clip_destroy(clip);
+    }
+}
+
+static void remap_drops_and_resorts(void **state) {
+    (void)state;
+    ossa_clip *c = make_clip(0, true);
+    /* old joints 0,1,2 -> new 5,4,1; weight track joint 1 -> 4 */
+    const uint32_t map[3] = {5, 4, 1};
+    assert_int_equal(ossa_clip_remap_joints(c, map, 3), OSSA_OK);
+    assert_int_equal(c->tracks[0].joint, 1);
+    assert_int_equal(c->tracks[1].joint, 5);
+    assert_int_equal(c->weight_tracks[0].joint, 4);
+    /* not injective -> refused, nothing changed */
+    const uint32_t dup[6] = {0, 9, 9, 0, 0, 9};
+    assert_int_equal(ossa_clip_remap_joints(c, dup, 6), OSSA_ERROR_INVALID_DATA);
+    assert_int_equal(c->tracks[0].joint, 1);
+    /* joint 5 unmapped, joint 1 out of range: both dropped; range recomputed (weights only). */
+    const uint32_t drop[2] = {0, UINT32_MAX};
+    assert_int_equal(ossa_clip_remap_joints(c, drop, 2), OSSA_OK);
+    assert_int_equal(c->track_count, 0);
+    assert_int_equal(c->weight_track_count, 0);
+    assert_float_equal(c->start, 0, 0);
+    ossa_clip_destroy(c);
+}
+
+typedef struct counter { int allocs, frees; } counter;
+static void *count_alloc(size_t n, void *u) { ((counter *)u)->allocs++; return malloc(n); }
+static void count_free(void *p, void *u) { ((counter *)u)->frees++; free(p); }
+
+static void one_allocation(void **state) {
+    (void)state;
+    counter k = {0, 0};
+    ossa_allocator a = {count_alloc, count_free, &k};
+    ossa_transform_track t;
+    memset(&t, 0, sizeof t);
+    t.translation = vec_track(3, 2, T_TIMES, T_VALUES);
+    ossa_clip_desc d = {0};
+    d.track_count = 1;
+    d.tracks = &t;
+    ossa_clip *c = NULL;
+    assert_int_equal(ossa_clip_create(&d, &a, &c), OSSA_OK);
+    assert_int_equal(k.allocs, 1);
+    ossa_clip_destroy(c);
+    assert_int_equal(k.frees, 1);
+}
+
+int main(void) {
+    const struct CMUnitTest tests[] = {
+        cmocka_unit_test(create_copies_and_sorts),
+        cmocka_unit_test(create_rejects_bad_tracks),
+        cmocka_unit_test(clock_semantics),
+        cmocka_unit_test(sample_reference_fallback_and_per_track_clamp),
+        cmocka_unit_test(lookups_agree_for_random_clips),
+        cmocka_unit_test(remap_drops_and_resorts),
+        cmocka_unit_test(one_allocation),
+    };
+    return cmocka_run_group_tests(tests, NULL, NULL);
+}
