@@ -54,6 +54,13 @@ void ossa_player_model(const ossa_player *player, ossa_mat4 *out);
 /* Skeleton-indexed palette for skin `skin`: out[j] = model[j] * IBM (identity for
  * joints the skin does not use). out has skeleton->joint_count entries. */
 ossa_result ossa_player_palette(const ossa_player *player, uint32_t skin, ossa_mat4 *out);
+/* (Exactly: out[j] = model[j] * skin.inverse_bind[i] for j = skin.joints[i]; identity for
+ * every other joint. Model matrices are computed once per play / crossfade / update and
+ * cached, so ossa_player_model and ossa_player_palette are copies plus one multiply.) */
+
+/* Weight of the incoming clip during a cross-fade: elapsed / duration in [0, 1] (elapsed is
+ * real time, not scaled by speed); 1 when no fade is running. */
+float ossa_player_fade_weight(const ossa_player *player);
 
 #ifdef __cplusplus
 }

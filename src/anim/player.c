@@ -1,0 +1,187 @@
+/* Playback controller (the seed's Animator): clip clock, cursors, cross-fades, palettes
+ * (see ossa/player.h). All buffers are allocated in create / play / crossfade. */
+#include <ossa/player.h>
+
+#include <string.h>
+
+#include <ossa/pose.h>
+
+#include "core/alloc.h"
+#include "math/fast.h"
+
+typedef struct layer {
+    const ossa_clip *clip;
+    float time;          /* clip-adjusted seconds */
+    float speed;
+    bool loop;
+    uint32_t *cursors;   /* cursor_capacity entries */
+    uint32_t cursor_capacity;
+} layer;
+
+struct ossa_player {
+    ossa_allocator allocator;
+    const ossa_skeleton *skeleton;
+    ossa_transform *pose;      /* joint_count: current local pose */
+    ossa_transform *fade_pose; /* joint_count: the clip being faded out */
+    ossa_mat4 *model;          /* joint_count: model-space matrices of pose */
+    layer current, previous;   /* previous.clip != NULL while fading */
+    float fade_elapsed, fade_duration;
+};
+
+ossa_result ossa_player_create(const ossa_skeleton *skeleton, const ossa_allocator *allocator, ossa_player **out) {
+    if (!out) return OSSA_ERROR_INVALID_ARGUMENT;
+    *out = NULL;
+    if (!skeleton) return OSSA_ERROR_INVALID_ARGUMENT;
+    uint32_t n = skeleton->joint_count;
+    ossa__layout L = {0, false};
+    size_t o_p = ossa__layout_add(&L, 1, sizeof(ossa_player));
+    size_t o_pose = ossa__layout_add(&L, n, sizeof(ossa_transform));
+    size_t o_fade = ossa__layout_add(&L, n, sizeof(ossa_transform));
+    size_t o_model = ossa__layout_add(&L, n, sizeof(ossa_mat4));
+    if (L.overflow) return OSSA_ERROR_OUT_OF_MEMORY;
+    unsigned char *base = ossa__alloc(allocator, L.size);
+    if (!base) return OSSA_ERROR_OUT_OF_MEMORY;
+    memset(base, 0, L.size);
+    ossa_player *p = (ossa_player *)(base + o_p);
+    p->allocator = ossa__allocator_resolve(allocator);
+    p->skeleton = skeleton;
+    p->pose = (ossa_transform *)(base + o_pose);
+    p->fade_pose = (ossa_transform *)(base + o_fade);
+    p->model = (ossa_mat4 *)(base + o_model);
+    if (n) memcpy(p->pose, skeleton->rest, n * sizeof(ossa_transform));
+    ossa_pose_to_model(p->pose, skeleton->parents, n, p->model);
+    *out = p;
+    return OSSA_OK;
+}
+
+void ossa_player_destroy(ossa_player *player) {
+    if (!player) return;
+    ossa_allocator a = player->allocator;
+    ossa__free(&a, player->current.cursors);
+    ossa__free(&a, player->previous.cursors);
+    ossa__free(&a, player);
+}
+
+/* Makes sure l has room for clip's cursors and resets them (allocates only when growing). */
+static ossa_result reserve_cursors(ossa_player *p, layer *l, const ossa_clip *clip) {
+    uint32_t need = ossa_clip_cursor_count(clip);
+    if (need > l->cursor_capacity) {
+        uint32_t *c = ossa__alloc_array(&p->allocator, need, sizeof(uint32_t));
+        if (!c) return OSSA_ERROR_OUT_OF_MEMORY;
+        ossa__free(&p->allocator, l->cursors);
+        l->cursors = c;
+        l->cursor_capacity = need;
+    }
+    if (l->cursors) memset(l->cursors, 0, l->cursor_capacity * sizeof(uint32_t));
+    return OSSA_OK;
+}
+
+/* Samples the layers into the pose, blends a running fade, refreshes the model matrices. */
+static void evaluate(ossa_player *p) {
+    const ossa_skeleton *s = p->skeleton;
+    uint32_t n = s->joint_count;
+    if (!p->current.clip) {
+        if (n) memcpy(p->pose, s->rest, n * sizeof(ossa_transform));
+    } else {
+        ossa_clip_sample(p->current.clip, p->current.time, p->current.loop, OSSA_LOOKUP_CURSOR, p->current.cursors,
+                         s->rest, p->pose, n);
+        if (p->previous.clip) {
+            ossa_clip_sample(p->previous.clip, p->previous.time, p->previous.loop, OSSA_LOOKUP_CURSOR,
+                             p->previous.cursors, s->rest, p->fade_pose, n);
+            float w = p->fade_elapsed / p->fade_duration;
+            if (!(w > 0.0f)) w = 0.0f;
+            if (w > 1.0f) w = 1.0f;
+            ossa_pose_blend(p->fade_pose, p->pose, w, n, p->pose);
+        }
+    }
+    ossa_pose_to_model(p->pose, s->parents, n, p->model);
+}
+
+ossa_result ossa_player_play(ossa_player *player, const ossa_clip *clip, float speed, bool loop) {
+    if (!player || !clip) return OSSA_ERROR_INVALID_ARGUMENT;
+    ossa_result r = reserve_cursors(player, &player->current, clip);
+    if (r != OSSA_OK) return r;
+    player->current.clip = clip;
+    player->current.time = clip->start;
+    player->current.speed = speed;
+    player->current.loop = loop;
+    player->previous.clip = NULL;
+    player->fade_elapsed = player->fade_duration = 0.0f;
+    evaluate(player);
+    return OSSA_OK;
+}
+
+ossa_result ossa_player_crossfade(ossa_player *player, const ossa_clip *clip, float duration, float speed, bool loop) {
+    if (!player || !clip) return OSSA_ERROR_INVALID_ARGUMENT;
+    if (!(duration > 0.0f) || !player->current.clip) return ossa_player_play(player, clip, speed, loop);
+    /* The current clip becomes the one fading out; the layers swap their cursor buffers. */
+    layer old = player->current;
+    player->current = player->previous;
+    player->previous = old;
+    ossa_result r = reserve_cursors(player, &player->current, clip);
+    if (r != OSSA_OK) {
+        layer back = player->current;
+        player->current = player->previous;
+        player->previous = back;
+        player->previous.clip = NULL;
+        return r;
+    }
+    player->current.clip = clip;
+    player->current.time = clip->start;
+    player->current.speed = speed;
+    player->current.loop = loop;
+    player->fade_elapsed = 0.0f;
+    player->fade_duration = duration;
+    evaluate(player);
+    return OSSA_OK;
+}
+
+static void advance(layer *l, float dt) {
+    if (!l->clip) return;
+    l->time = ossa_clip_adjust_time(l->clip, l->time + dt * l->speed, l->loop);
+}
+
+void ossa_player_update(ossa_player *player, float dt) {
+    if (!player) return;
+    advance(&player->current, dt);
+    if (player->previous.clip) {
+        advance(&player->previous, dt);
+        player->fade_elapsed += dt;
+        if (player->fade_elapsed >= player->fade_duration) player->previous.clip = NULL; /* fade done */
+    }
+    evaluate(player);
+}
+
+void ossa_player_set_speed(ossa_player *player, float speed) {
+    if (player) player->current.speed = speed;
+}
+
+float ossa_player_time(const ossa_player *player) { return player ? player->current.time : 0.0f; }
+
+const ossa_clip *ossa_player_clip(const ossa_player *player) { return player ? player->current.clip : NULL; }
+
+const ossa_transform *ossa_player_pose(const ossa_player *player) { return player ? player->pose : NULL; }
+
+void ossa_player_model(const ossa_player *player, ossa_mat4 *out) {
+    if (!player || !out) return;
+    memcpy(out, player->model, player->skeleton->joint_count * sizeof(ossa_mat4));
+}
+
+ossa_result ossa_player_palette(const ossa_player *player, uint32_t skin, ossa_mat4 *out) {
+    if (!player || !out) return OSSA_ERROR_INVALID_ARGUMENT;
+    const ossa_skeleton *s = player->skeleton;
+    if (skin >= s->skin_count) return OSSA_ERROR_INVALID_ARGUMENT;
+    const ossa_skin *sk = &s->skins[skin];
+    for (uint32_t j = 0; j < s->joint_count; j++) out[j] = ossa_mat4_identity();
+    for (uint32_t i = 0; i < sk->joint_count; i++) {
+        uint32_t j = sk->joints[i];
+        if (j < s->joint_count) ossa__mat4_mul(&player->model[j], &sk->inverse_bind[i], &out[j]);
+    }
+    return OSSA_OK;
+}
+
+float ossa_player_fade_weight(const ossa_player *player) {
+    if (!player || !player->previous.clip) return 1.0f;
+    float w = player->fade_elapsed / player->fade_duration;
+    return w < 0.0f ? 0.0f : (w > 1.0f ? 1.0f : w);
+}
