@@ -1,0 +1,1035 @@
+/* glTF document → ossa_asset: nodes (TRS or matrix) and their hierarchy, scenes,
+ * skins, the skeleton of all nodes, one ossa_mesh per (mesh node, triangle
+ * primitive), and the clips (animation.c). Public entry points of gltf.h. */
+#include "import/document.h"
+
+#include <math.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "core/alloc.h"
+
+#define DEFAULT_LIMIT ((size_t)1 << 30)
+
+/* ---------------------------------------------------------------- helpers */
+
+static ossa_result tok_uint(ossa__ctx *ctx, int32_t tok, const char *path, uint32_t max, uint32_t *out) {
+    double d;
+    ossa_result r = ossa__json_number(ctx, tok, path, &d);
+    if (r) return r;
+    if (d < 0 || d != floor(d) || d > (double)max)
+        return ossa__fail(ctx, OSSA_ERROR_INVALID_DATA, path, "%.17g is not an integer in [0, %u]", d, max);
+    *out = (uint32_t)d;
+    return OSSA_OK;
+}
+
+/* Optional array of numbers of any length: *out from the budget. */
+static ossa_result get_float_list(ossa__ctx *ctx, int32_t obj, const char *path, const char *key, uint32_t *count,
+                                  float **out) {
+    *count = 0;
+    *out = NULL;
+    int32_t arr;
+    ossa_result r = ossa__json_get_array(ctx, obj, path, key, &arr);
+    if (r || arr < 0 || ctx->tok[arr].size == 0) return r;
+    uint32_t n = ctx->tok[arr].size;
+    float *f = ossa__ctx_alloc(ctx, n, sizeof *f);
+    if (!f) return ctx->failed;
+    int32_t e = ossa__json_first(ctx, arr);
+    for (uint32_t i = 0; i < n; i++, e = ossa__json_next(ctx, e)) {
+        char p[192];
+        snprintf(p, sizeof p, "%s/%s/%u", path, key, i);
+        double d;
+        if ((r = ossa__json_number(ctx, e, p, &d))) {
+            ossa__ctx_free(ctx, f);
+            return r;
+        }
+        f[i] = (float)d;
+    }
+    *count = n;
+    *out = f;
+    return OSSA_OK;
+}
+
+static void doc_free(ossa__ctx *ctx, ossa__doc *doc) {
+    for (uint32_t i = 0; i < doc->node_count; i++) {
+        ossa__ctx_free(ctx, doc->nodes[i].name);
+        ossa__ctx_free(ctx, doc->nodes[i].weights);
+    }
+    for (uint32_t i = 0; i < doc->mesh_count; i++) {
+        ossa__ctx_free(ctx, doc->meshes[i].name);
+        ossa__ctx_free(ctx, doc->meshes[i].primitives);
+        ossa__ctx_free(ctx, doc->meshes[i].weights);
+    }
+    for (uint32_t i = 0; i < doc->skin_count; i++) {
+        ossa__ctx_free(ctx, doc->skins[i].name);
+        ossa__ctx_free(ctx, doc->skins[i].joints);
+        ossa__ctx_free(ctx, doc->skins[i].ibm);
+    }
+    ossa__ctx_free(ctx, doc->nodes);
+    ossa__ctx_free(ctx, doc->meshes);
+    ossa__ctx_free(ctx, doc->skins);
+    memset(doc, 0, sizeof *doc);
+}
+
+/* ---------------------------------------------------------------- top level */
+
+static ossa_result check_asset_and_extensions(ossa__ctx *ctx) {
+    int32_t asset;
+    ossa_result r = ossa__json_get_object(ctx, 0, "", "asset", &asset);
+    if (r) return r;
+    if (asset < 0) {
+        ossa__warn(ctx, "/asset", "missing 'asset' object; assuming glTF 2.0");
+    } else {
+        char *version = NULL;
+        if ((r = ossa__json_get_string(ctx, asset, "/asset", "version", &version))) return r;
+        if (!version) {
+            ossa__warn(ctx, "/asset", "missing 'version'; assuming 2.0");
+        } else {
+            bool two = version[0] == '2' && (version[1] == '.' || version[1] == 0);
+            if (!two) {
+                r = ossa__fail(ctx, OSSA_ERROR_UNSUPPORTED, "/asset/version", "glTF version '%s' is not supported (2.x only)",
+                               version);
+            }
+            ossa__ctx_free(ctx, version);
+            if (r) return r;
+        }
+    }
+    {
+        /* the default scene's type is checked before any buffer is loaded */
+        uint64_t scene;
+        if ((r = ossa__json_get_uint(ctx, 0, "", "scene", false, UINT32_MAX, &scene, NULL))) return r;
+    }
+    static const char *const supported[] = {"KHR_mesh_quantization"};
+    const char *lists[2] = {"extensionsRequired", "extensionsUsed"};
+    for (int l = 0; l < 2; l++) {
+        int32_t arr;
+        char path[48];
+        snprintf(path, sizeof path, "/%s", lists[l]);
+        if ((r = ossa__json_get_array(ctx, 0, "", lists[l], &arr))) return r;
+        if (arr < 0) continue;
+        int32_t e = ossa__json_first(ctx, arr);
+        for (uint32_t i = 0; i < ctx->tok[arr].size; i++, e = ossa__json_next(ctx, e)) {
+            char p[64];
+            snprintf(p, sizeof p, "%s/%u", path, i);
+            char *name = NULL;
+            if ((r = ossa__json_string_dup(ctx, e, p, &name))) return r;
+            bool ok = false;
+            for (size_t k = 0; k < sizeof supported / sizeof supported[0]; k++)
+                if (!strcmp(name, supported[k])) ok = true;
+            if (!ok && l == 0)
+                r = ossa__fail(ctx, OSSA_ERROR_UNSUPPORTED, p, "required extension '%s' is not supported", name);
+            else if (!ok)
+                ossa__warn(ctx, p, "extension '%s' is not supported; ignored", name);
+            ossa__ctx_free(ctx, name);
+            if (r) return r;
+        }
+    }
+    return OSSA_OK;
+}
+
+/* Materials and textures are not used by ossa; their obvious type errors are
+ * reported as warnings so a broken file is not silently accepted. */
+static void check_materials(ossa__ctx *ctx) {
+    static const char *const tex[] = {"baseColorTexture", "metallicRoughnessTexture", "normalTexture",
+                                      "occlusionTexture", "emissiveTexture"};
+    int32_t mats = ossa__json_find(ctx, 0, "materials");
+    if (mats < 0) return;
+    if (ctx->tok[mats].type != OSSA__J_ARRAY) {
+        ossa__warn(ctx, "/materials", "expected an array; materials ignored");
+        return;
+    }
+    int32_t m = ossa__json_first(ctx, mats);
+    for (uint32_t i = 0; i < ctx->tok[mats].size; i++, m = ossa__json_next(ctx, m)) {
+        char path[64];
+        snprintf(path, sizeof path, "/materials/%u", i);
+        if (ctx->tok[m].type != OSSA__J_OBJECT) {
+            ossa__warn(ctx, path, "expected an object; ignored");
+            continue;
+        }
+        int32_t holders[2] = {m, ossa__json_find(ctx, m, "pbrMetallicRoughness")};
+        if (holders[1] >= 0 && ctx->tok[holders[1]].type != OSSA__J_OBJECT) {
+            ossa__warn(ctx, path, "pbrMetallicRoughness is not an object; ignored (materials are not used by ossa)");
+            holders[1] = -1;
+        }
+        for (int h = 0; h < 2; h++) {
+            if (holders[h] < 0) continue;
+            for (size_t k = 0; k < sizeof tex / sizeof tex[0]; k++) {
+                int32_t t = ossa__json_find(ctx, holders[h], tex[k]);
+                if (t < 0) continue;
+                if (ctx->tok[t].type != OSSA__J_OBJECT) {
+                    ossa__warn(ctx, path, "%s is not an object; ignored", tex[k]);
+                    continue;
+                }
+                static const char *const nums[] = {"index", "texCoord", "scale", "strength"};
+                for (size_t q = 0; q < 4; q++) {
+                    int32_t v = ossa__json_find(ctx, t, nums[q]);
+                    if (v < 0) continue;
+                    const char *s = ctx->json + ctx->tok[v].start;
+                    bool num = ctx->tok[v].type == OSSA__J_PRIMITIVE && (s[0] == '-' || (s[0] >= '0' && s[0] <= '9'));
+                    if (!num || (q < 2 && s[0] == '-'))
+                        ossa__warn(ctx, path, "%s.%s is not a %s; ignored (materials are not used by ossa)", tex[k],
+                                   nums[q], q < 2 ? "non-negative integer" : "number");
+                }
+                int32_t ext = ossa__json_find(ctx, t, "extensions");
+                if (ext >= 0) {
+                    bool bad = ctx->tok[ext].type != OSSA__J_OBJECT;
+                    for (int32_t e = bad ? -1 : ossa__json_first(ctx, ext), c = 0;
+                         e >= 0 && (uint32_t)c < ctx->tok[ext].size; e = ossa__json_next(ctx, e), c++)
+                        if (ctx->tok[e + 1].type != OSSA__J_OBJECT) bad = true;
+                    if (bad) ossa__warn(ctx, path, "%s.extensions has a non-object value; ignored", tex[k]);
+                }
+            }
+        }
+    }
+}
+
+/* ---------------------------------------------------------------- nodes */
+
+static ossa_result parse_nodes(ossa__ctx *ctx, ossa__doc *doc) {
+    uint32_t count;
+    int32_t *items;
+    ossa_result r = ossa__json_object_array(ctx, 0, "", "nodes", &count, &items);
+    if (r || !count) return r;
+    doc->nodes = ossa__ctx_alloc(ctx, count, sizeof *doc->nodes);
+    if (!doc->nodes) {
+        ossa__ctx_free(ctx, items);
+        return ctx->failed;
+    }
+    doc->node_count = count;
+    for (uint32_t i = 0; i < count; i++) doc->nodes[i].parent = -1;
+    uint32_t mesh_count = 0, skin_count = 0;
+    int32_t arr;
+    if (!(r = ossa__json_get_array(ctx, 0, "", "meshes", &arr)) && arr >= 0) mesh_count = ctx->tok[arr].size;
+    if (!r && !(r = ossa__json_get_array(ctx, 0, "", "skins", &arr)) && arr >= 0) skin_count = ctx->tok[arr].size;
+
+    for (uint32_t i = 0; i < count && !r; i++) {
+        char path[64];
+        snprintf(path, sizeof path, "/nodes/%u", i);
+        ossa__node *n = &doc->nodes[i];
+        int32_t o = items[i];
+        if ((r = ossa__json_get_string(ctx, o, path, "name", &n->name))) break;
+        if ((r = ossa__json_get_index(ctx, o, path, "mesh", false, mesh_count, "meshes", &n->mesh))) break;
+        if ((r = ossa__json_get_index(ctx, o, path, "skin", false, skin_count, "skins", &n->skin))) break;
+        if (n->skin >= 0 && n->mesh < 0) ossa__warn(ctx, path, "skin without a mesh; ignored");
+        float m[16], t[3] = {0, 0, 0}, q[4] = {0, 0, 0, 1}, s[3] = {1, 1, 1};
+        bool hm, ht, hr, hs;
+        if ((r = ossa__json_get_floats(ctx, o, path, "matrix", m, 16, &hm))) break;
+        if ((r = ossa__json_get_floats(ctx, o, path, "translation", t, 3, &ht))) break;
+        if ((r = ossa__json_get_floats(ctx, o, path, "rotation", q, 4, &hr))) break;
+        if ((r = ossa__json_get_floats(ctx, o, path, "scale", s, 3, &hs))) break;
+        if ((r = get_float_list(ctx, o, path, "weights", &n->weight_count, &n->weights))) break;
+        if (hr) {
+            double len = sqrt((double)q[0] * q[0] + (double)q[1] * q[1] + (double)q[2] * q[2] + (double)q[3] * q[3]);
+            if (fabs(len - 1.0) > 1e-3)
+                ossa__warn(ctx, path, "rotation has length %g; normalised", len);
+            ossa_quat qq = {q[0], q[1], q[2], q[3]};
+            qq = ossa_quat_normalize(qq);
+            q[0] = qq.x, q[1] = qq.y, q[2] = qq.z, q[3] = qq.w;
+        }
+        n->trs.translation = ossa_vec3_make(t[0], t[1], t[2]);
+        n->trs.rotation = (ossa_quat){q[0], q[1], q[2], q[3]};
+        n->trs.scale = ossa_vec3_make(s[0], s[1], s[2]);
+        if (hm) {
+            if (ht || hr || hs) ossa__warn(ctx, path, "has both matrix and TRS; the matrix is used");
+            n->had_matrix = true;
+            memcpy(n->matrix.m, m, sizeof m);
+            if (!ossa_mat4_decompose(&n->matrix, 1e-3f, &n->trs)) {
+                n->matrix_not_trs = true;
+                ossa__warn(ctx, path, "matrix is not a TRS (shear, perspective or zero scale); the rest pose uses the best fit");
+            }
+        } else {
+            n->matrix = ossa_transform_to_mat4(n->trs);
+        }
+    }
+    /* children → parents: a node with two parents or a cycle is an error */
+    for (uint32_t i = 0; i < count && !r; i++) {
+        char path[64];
+        snprintf(path, sizeof path, "/nodes/%u", i);
+        int32_t ch;
+        if ((r = ossa__json_get_array(ctx, items[i], path, "children", &ch)) || ch < 0) continue;
+        int32_t e = ossa__json_first(ctx, ch);
+        for (uint32_t k = 0; k < ctx->tok[ch].size && !r; k++, e = ossa__json_next(ctx, e)) {
+            char p[96];
+            snprintf(p, sizeof p, "%s/children/%u", path, k);
+            uint32_t c;
+            if ((r = tok_uint(ctx, e, p, UINT32_MAX, &c))) break;
+            if (c >= count) r = ossa__fail(ctx, OSSA_ERROR_INVALID_DATA, p, "node index %u out of range (%u nodes)", c, count);
+            else if (c == i) r = ossa__fail(ctx, OSSA_ERROR_INVALID_DATA, p, "node is its own child (cycle)");
+            else if (doc->nodes[c].parent >= 0)
+                r = ossa__fail(ctx, OSSA_ERROR_INVALID_DATA, p, "node %u has two parents (nodes %d and %u)", c,
+                               doc->nodes[c].parent, i);
+            else doc->nodes[c].parent = (int32_t)i;
+        }
+    }
+    ossa__ctx_free(ctx, items);
+    if (r) return r;
+    /* cycle check, iterative: 0 = unvisited, 1 = on the current chain, 2 = reaches a root */
+    uint8_t *state = ossa__ctx_alloc(ctx, count, 1);
+    if (!state) return ctx->failed;
+    for (uint32_t i = 0; i < count && !r; i++) {
+        uint32_t j = i;
+        while (state[j] == 0) {
+            state[j] = 1;
+            if (doc->nodes[j].parent < 0) break;
+            j = (uint32_t)doc->nodes[j].parent;
+        }
+        if (state[j] == 1 && doc->nodes[j].parent >= 0) {
+            char path[64];
+            snprintf(path, sizeof path, "/nodes/%u", j);
+            r = ossa__fail(ctx, OSSA_ERROR_INVALID_DATA, path, "cycle in the node hierarchy");
+            break;
+        }
+        for (j = i; state[j] == 1; j = (uint32_t)doc->nodes[j].parent) {
+            state[j] = 2;
+            if (doc->nodes[j].parent < 0) break;
+        }
+    }
+    ossa__ctx_free(ctx, state);
+    return r;
+}
+
+static ossa_result parse_scenes(ossa__ctx *ctx, ossa__doc *doc) {
+    uint32_t count;
+    int32_t *items;
+    doc->scene = -1;
+    ossa_result r = ossa__json_object_array(ctx, 0, "", "scenes", &count, &items);
+    if (r) return r;
+    r = ossa__json_get_index(ctx, 0, "", "scene", false, count, "scenes", &doc->scene);
+    for (uint32_t i = 0; i < count && !r; i++) {
+        char path[64];
+        snprintf(path, sizeof path, "/scenes/%u", i);
+        char *name = NULL;
+        if ((r = ossa__json_get_string(ctx, items[i], path, "name", &name))) break;
+        ossa__ctx_free(ctx, name);
+        int32_t arr;
+        if ((r = ossa__json_get_array(ctx, items[i], path, "nodes", &arr)) || arr < 0) continue;
+        int32_t e = ossa__json_first(ctx, arr);
+        for (uint32_t k = 0; k < ctx->tok[arr].size && !r; k++, e = ossa__json_next(ctx, e)) {
+            char p[96];
+            snprintf(p, sizeof p, "%s/nodes/%u", path, k);
+            uint32_t n;
+            if ((r = tok_uint(ctx, e, p, UINT32_MAX, &n))) break;
+            if (n >= doc->node_count)
+                r = ossa__fail(ctx, OSSA_ERROR_INVALID_DATA, p, "node index %u out of range (%u nodes)", n, doc->node_count);
+            else if (doc->nodes[n].parent >= 0)
+                ossa__warn(ctx, p, "scene root node %u has a parent (node %d)", n, doc->nodes[n].parent);
+        }
+    }
+    ossa__ctx_free(ctx, items);
+    return r;
+}
+
+/* ---------------------------------------------------------------- meshes (shape only) */
+
+static ossa_result parse_meshes(ossa__ctx *ctx, ossa__doc *doc) {
+    uint32_t count;
+    int32_t *items;
+    ossa_result r = ossa__json_object_array(ctx, 0, "", "meshes", &count, &items);
+    if (r || !count) return r;
+    doc->meshes = ossa__ctx_alloc(ctx, count, sizeof *doc->meshes);
+    if (!doc->meshes) {
+        ossa__ctx_free(ctx, items);
+        return ctx->failed;
+    }
+    doc->mesh_count = count;
+    for (uint32_t i = 0; i < count && !r; i++) {
+        char path[64];
+        snprintf(path, sizeof path, "/meshes/%u", i);
+        ossa__mesh_doc *m = &doc->meshes[i];
+        m->tok = items[i];
+        if ((r = ossa__json_get_string(ctx, items[i], path, "name", &m->name))) break;
+        if ((r = ossa__json_object_array(ctx, items[i], path, "primitives", &m->primitive_count, &m->primitives))) break;
+        if (!m->primitive_count) {
+            r = ossa__fail(ctx, OSSA_ERROR_INVALID_DATA, path, "mesh has no primitives");
+            break;
+        }
+        if ((r = get_float_list(ctx, items[i], path, "weights", &m->weight_count, &m->weights))) break;
+        for (uint32_t p = 0; p < m->primitive_count && !r; p++) {
+            char pp[96];
+            snprintf(pp, sizeof pp, "%s/primitives/%u", path, p);
+            int32_t attrs, targets;
+            if ((r = ossa__json_get_object(ctx, m->primitives[p], pp, "attributes", &attrs))) break;
+            if (attrs < 0) {
+                r = ossa__fail(ctx, OSSA_ERROR_INVALID_DATA, pp, "missing required 'attributes'");
+                break;
+            }
+            if ((r = ossa__json_get_array(ctx, m->primitives[p], pp, "targets", &targets))) break;
+            uint32_t tc = targets < 0 ? 0 : ctx->tok[targets].size;
+            if (p == 0) m->target_count = tc;
+            else if (tc != m->target_count)
+                r = ossa__fail(ctx, OSSA_ERROR_INVALID_DATA, pp, "%u morph targets, primitive 0 has %u", tc, m->target_count);
+            uint64_t mode = 4;
+            if (!r) r = ossa__json_get_uint(ctx, m->primitives[p], pp, "mode", false, 6, &mode, NULL);
+            if (!r && mode != 4) {
+                static const char *const names[] = {"POINTS", "LINES", "LINE_LOOP", "LINE_STRIP", "TRIANGLES",
+                                                    "TRIANGLE_STRIP", "TRIANGLE_FAN"};
+                ossa__warn(ctx, pp, "mode %u (%s) is not supported; primitive skipped", (unsigned)mode, names[mode]);
+            }
+        }
+        if (!r && m->weight_count && m->weight_count != m->target_count)
+            ossa__warn(ctx, path, "%u weights for %u morph targets; weights ignored", m->weight_count, m->target_count);
+        if (m->target_count > OSSA_MAX_COMPONENTS)
+            r = ossa__fail(ctx, OSSA_ERROR_UNSUPPORTED, path, "%u morph targets (at most %u supported)", m->target_count,
+                           OSSA_MAX_COMPONENTS);
+    }
+    ossa__ctx_free(ctx, items);
+    return r;
+}
+
+/* ---------------------------------------------------------------- skins */
+
+static ossa_result parse_skins(ossa__ctx *ctx, ossa__doc *doc) {
+    uint32_t count;
+    int32_t *items;
+    ossa_result r = ossa__json_object_array(ctx, 0, "", "skins", &count, &items);
+    if (r || !count) return r;
+    doc->skins = ossa__ctx_alloc(ctx, count, sizeof *doc->skins);
+    uint8_t *seen = doc->skins ? ossa__ctx_alloc(ctx, doc->node_count ? doc->node_count : 1, 1) : NULL;
+    if (!doc->skins || !seen) {
+        ossa__ctx_free(ctx, items);
+        return ctx->failed;
+    }
+    doc->skin_count = count;
+    for (uint32_t i = 0; i < count && !r; i++) {
+        char path[64];
+        snprintf(path, sizeof path, "/skins/%u", i);
+        ossa__skin_doc *s = &doc->skins[i];
+        if ((r = ossa__json_get_string(ctx, items[i], path, "name", &s->name))) break;
+        if ((r = ossa__json_get_index(ctx, items[i], path, "skeleton", false, doc->node_count, "nodes", &s->root))) break;
+        int32_t arr;
+        if ((r = ossa__json_get_array(ctx, items[i], path, "joints", &arr))) break;
+        if (arr < 0 || ctx->tok[arr].size == 0) {
+            r = ossa__fail(ctx, OSSA_ERROR_INVALID_DATA, path, "skin has no joints");
+            break;
+        }
+        s->joint_count = ctx->tok[arr].size;
+        s->joints = ossa__ctx_alloc(ctx, s->joint_count, sizeof *s->joints);
+        if (!s->joints) {
+            r = ctx->failed;
+            break;
+        }
+        int32_t e = ossa__json_first(ctx, arr);
+        for (uint32_t k = 0; k < s->joint_count && !r; k++, e = ossa__json_next(ctx, e)) {
+            char p[96];
+            snprintf(p, sizeof p, "%s/joints/%u", path, k);
+            if ((r = tok_uint(ctx, e, p, UINT32_MAX, &s->joints[k]))) break;
+            if (s->joints[k] >= doc->node_count)
+                r = ossa__fail(ctx, OSSA_ERROR_INVALID_DATA, p, "node index %u out of range (%u nodes)", s->joints[k],
+                               doc->node_count);
+            else if (seen[s->joints[k]])
+                r = ossa__fail(ctx, OSSA_ERROR_INVALID_DATA, p, "node %u listed twice", s->joints[k]);
+            else seen[s->joints[k]] = 1;
+        }
+        for (uint32_t k = 0; k < s->joint_count && s->joints; k++)
+            if (s->joints[k] < doc->node_count) seen[s->joints[k]] = 0;
+        if (r) break;
+        int32_t ibm;
+        if ((r = ossa__json_get_index(ctx, items[i], path, "inverseBindMatrices", false, ctx->accessor_count, "accessors",
+                                      &ibm)))
+            break;
+        if (ibm >= 0) {
+            const ossa__accessor *a = &ctx->accessors[ibm];
+            char ap[96];
+            snprintf(ap, sizeof ap, "%s/inverseBindMatrices", path);
+            if (a->components != 16 || a->columns != 4 || a->component_type != 5126) {
+                r = ossa__fail(ctx, OSSA_ERROR_INVALID_DATA, ap, "accessor %d must be MAT4 of FLOAT", ibm);
+                break;
+            }
+            if (a->count < s->joint_count) {
+                r = ossa__fail(ctx, OSSA_ERROR_INVALID_DATA, ap, "accessor %d has %u matrices for %u joints", ibm, a->count,
+                               s->joint_count);
+                break;
+            }
+            if ((r = ossa__accessor_read_floats(ctx, (uint32_t)ibm, &s->ibm))) break;
+            for (uint32_t k = 0; k < s->joint_count; k++) {
+                const float *m = s->ibm + 16 * k;
+                if (fabsf(m[3]) > 1e-4f || fabsf(m[7]) > 1e-4f || fabsf(m[11]) > 1e-4f || fabsf(m[15] - 1.0f) > 1e-4f) {
+                    ossa__warn(ctx, ap, "matrix %u is not affine (last row %g %g %g %g)", k, m[3], m[7], m[11], m[15]);
+                    break;
+                }
+            }
+        }
+    }
+    ossa__ctx_free(ctx, seen);
+    ossa__ctx_free(ctx, items);
+    return r;
+}
+
+/* ---------------------------------------------------------------- mesh primitives */
+
+typedef struct prim_build {
+    ossa_mesh desc;
+    float *f[16];      /* temporaries to free */
+    uint32_t nf;
+    uint32_t *u[8];
+    uint32_t nu;
+    ossa_morph_target *targets;
+    float *weights_default;
+} prim_build;
+
+static void prim_free(ossa__ctx *ctx, prim_build *b) {
+    for (uint32_t i = 0; i < b->nf; i++) ossa__ctx_free(ctx, b->f[i]);
+    for (uint32_t i = 0; i < b->nu; i++) ossa__ctx_free(ctx, b->u[i]);
+    if (b->targets) {
+        for (uint32_t t = 0; t < b->desc.target_count; t++) {
+            ossa__ctx_free(ctx, b->targets[t].positions);
+            ossa__ctx_free(ctx, b->targets[t].normals);
+            ossa__ctx_free(ctx, b->targets[t].tangents);
+        }
+        ossa__ctx_free(ctx, b->targets);
+    }
+    ossa__ctx_free(ctx, b->weights_default);
+    ossa__ctx_free(ctx, b->desc.joints);
+    ossa__ctx_free(ctx, b->desc.weights);
+}
+
+/* Reads attribute `name` of attrs (or -1 absent): checks type components and count. */
+static ossa_result read_attr(ossa__ctx *ctx, int32_t attrs, const char *path, const char *name, uint32_t comps,
+                             uint32_t vertex_count, int32_t *acc, float **out) {
+    *out = NULL;
+    if (acc) *acc = -1;
+    int32_t idx;
+    ossa_result r = ossa__json_get_index(ctx, attrs, path, name, false, ctx->accessor_count, "accessors", &idx);
+    if (r || idx < 0) return r;
+    const ossa__accessor *a = &ctx->accessors[idx];
+    char p[160];
+    snprintf(p, sizeof p, "%s/%s", path, name);
+    if (a->components != comps || a->columns != 1)
+        return ossa__fail(ctx, OSSA_ERROR_INVALID_DATA, p, "accessor %d is %s, expected %u components", idx, a->type_name,
+                          comps);
+    if (vertex_count != UINT32_MAX && a->count != vertex_count)
+        return ossa__fail(ctx, OSSA_ERROR_INVALID_DATA, p, "accessor %d has %u elements, POSITION has %u", idx, a->count,
+                          vertex_count);
+    if (acc) *acc = idx;
+    return ossa__accessor_read_floats(ctx, (uint32_t)idx, out);
+}
+
+static ossa_result build_primitive(ossa__ctx *ctx, const ossa__doc *doc, const ossa_skeleton *skel, uint32_t node,
+                                   uint32_t mi, uint32_t pi, const ossa_allocator *allocator, ossa_mesh **out) {
+    *out = NULL;
+    const ossa__mesh_doc *md = &doc->meshes[mi];
+    const ossa__node *nd = &doc->nodes[node];
+    int32_t ptok = md->primitives[pi];
+    char path[96];
+    snprintf(path, sizeof path, "/meshes/%u/primitives/%u", mi, pi);
+    char apath[128];
+    snprintf(apath, sizeof apath, "%s/attributes", path);
+    int32_t attrs = ossa__json_find(ctx, ptok, "attributes");
+    prim_build b;
+    memset(&b, 0, sizeof b);
+    ossa_mesh *d = &b.desc;
+    d->name = md->name ? md->name : "";
+    d->skin = -1;
+    d->node = (int32_t)skel->joint_of_source[node];
+    d->source_mesh = mi;
+    d->source_primitive = pi;
+    ossa_result r;
+    int32_t pos_acc;
+    if ((r = read_attr(ctx, attrs, apath, "POSITION", 3, UINT32_MAX, &pos_acc, &d->positions))) goto done;
+    if (!d->positions) {
+        ossa__warn(ctx, apath, "no POSITION; primitive skipped");
+        goto done;
+    }
+    b.f[b.nf++] = d->positions;
+    uint32_t nv = ctx->accessors[pos_acc].count;
+    d->vertex_count = nv;
+    if ((r = read_attr(ctx, attrs, apath, "NORMAL", 3, nv, NULL, &d->normals))) goto done;
+    if (d->normals) {
+        b.f[b.nf++] = d->normals;
+        uint32_t bad = 0;
+        for (uint32_t v = 0; v < nv; v++) {
+            const float *n = d->normals + 3 * v;
+            if (fabsf(n[0] * n[0] + n[1] * n[1] + n[2] * n[2] - 1.0f) > 1e-2f) bad++;
+        }
+        if (bad) {
+            char np[160];
+            snprintf(np, sizeof np, "%s/NORMAL", apath);
+            ossa__warn(ctx, np, "%u of %u normals are not unit length (kept as given)", bad, nv);
+        }
+    }
+    if ((r = read_attr(ctx, attrs, apath, "TANGENT", 4, nv, NULL, &d->tangents))) goto done;
+    if (d->tangents) b.f[b.nf++] = d->tangents;
+    if ((r = read_attr(ctx, attrs, apath, "TEXCOORD_0", 2, nv, NULL, &d->uv0))) goto done;
+    if (d->uv0) b.f[b.nf++] = d->uv0;
+    if ((r = read_attr(ctx, attrs, apath, "TEXCOORD_1", 2, nv, NULL, &d->uv1))) goto done;
+    if (d->uv1) b.f[b.nf++] = d->uv1;
+
+    /* indices */
+    int32_t ia;
+    if ((r = ossa__json_get_index(ctx, ptok, path, "indices", false, ctx->accessor_count, "accessors", &ia))) goto done;
+    if (ia >= 0) {
+        const ossa__accessor *a = &ctx->accessors[ia];
+        char ip[128];
+        snprintf(ip, sizeof ip, "%s/indices", path);
+        if (a->components != 1) {
+            r = ossa__fail(ctx, OSSA_ERROR_INVALID_DATA, ip, "accessor %d is %s, expected SCALAR", ia, a->type_name);
+            goto done;
+        }
+        if ((r = ossa__accessor_read_uints(ctx, (uint32_t)ia, &d->indices))) goto done;
+        b.u[b.nu++] = d->indices;
+        d->index_count = a->count;
+        for (uint32_t k = 0; k < a->count; k++)
+            if (d->indices[k] >= nv) {
+                char acc_path[48], place[160];
+                snprintf(acc_path, sizeof acc_path, "/accessors/%d", ia);
+                ossa__path_to_place(ip, place, sizeof place);
+                r = ossa__fail(ctx, OSSA_ERROR_INVALID_DATA, acc_path, "index %u at element %u >= vertex count %u (%s)",
+                               d->indices[k], k, nv, place);
+                goto done;
+            }
+        if (a->count % 3) {
+            r = ossa__fail(ctx, OSSA_ERROR_INVALID_DATA, ip, "%u indices is not a multiple of 3 for TRIANGLES", a->count);
+            goto done;
+        }
+    } else if (nv % 3) {
+        r = ossa__fail(ctx, OSSA_ERROR_INVALID_DATA, path, "%u vertices is not a multiple of 3 for TRIANGLES", nv);
+        goto done;
+    }
+
+    /* skinning: JOINTS_n / WEIGHTS_n */
+    int32_t skin = nd->skin;
+    float *w[2] = {NULL, NULL};
+    uint32_t *j[2] = {NULL, NULL};
+    int32_t jacc[2] = {-1, -1};
+    uint32_t sets = 0;
+    for (uint32_t s = 0; s < 2; s++) {
+        char jn[16], wn[16];
+        snprintf(jn, sizeof jn, "JOINTS_%u", s);
+        snprintf(wn, sizeof wn, "WEIGHTS_%u", s);
+        int32_t ja, wa;
+        if ((r = ossa__json_get_index(ctx, attrs, apath, jn, false, ctx->accessor_count, "accessors", &ja))) goto done;
+        if ((r = ossa__json_get_index(ctx, attrs, apath, wn, false, ctx->accessor_count, "accessors", &wa))) goto done;
+        if (ja < 0 && wa < 0) break;
+        if (ja < 0 || wa < 0) {
+            ossa__warn(ctx, apath, "%s without %s; influence set %u ignored", ja < 0 ? wn : jn, ja < 0 ? jn : wn, s);
+            break;
+        }
+        char jp[160], wp[160];
+        snprintf(jp, sizeof jp, "%s/%s", apath, jn);
+        snprintf(wp, sizeof wp, "%s/%s", apath, wn);
+        const ossa__accessor *A = &ctx->accessors[ja], *W = &ctx->accessors[wa];
+        if (A->components != 4 || A->columns != 1 || (A->component_type != 5121 && A->component_type != 5123)) {
+            r = ossa__fail(ctx, OSSA_ERROR_INVALID_DATA, jp, "accessor %d must be VEC4 of UNSIGNED_BYTE or UNSIGNED_SHORT", ja);
+            goto done;
+        }
+        if (W->components != 4 || W->columns != 1 ||
+            !(W->component_type == 5126 || ((W->component_type == 5121 || W->component_type == 5123) && W->normalized))) {
+            r = ossa__fail(ctx, OSSA_ERROR_INVALID_DATA, wp,
+                           "accessor %d must be VEC4 of FLOAT or normalized UNSIGNED_BYTE/SHORT", wa);
+            goto done;
+        }
+        if (A->count != nv || W->count != nv) {
+            r = ossa__fail(ctx, OSSA_ERROR_INVALID_DATA, A->count != nv ? jp : wp, "%u elements, POSITION has %u",
+                           A->count != nv ? A->count : W->count, nv);
+            goto done;
+        }
+        if ((r = ossa__accessor_read_uints(ctx, (uint32_t)ja, &j[s]))) goto done;
+        b.u[b.nu++] = j[s];
+        if ((r = ossa__accessor_read_floats(ctx, (uint32_t)wa, &w[s]))) goto done;
+        b.f[b.nf++] = w[s];
+        jacc[s] = ja;
+        sets++;
+    }
+    if (sets && skin < 0) {
+        char np[48];
+        snprintf(np, sizeof np, "/nodes/%u", node);
+        ossa__warn(ctx, np, "mesh %u primitive %u has JOINTS_0 but the node has no skin; left rigid", mi, pi);
+    } else if (!sets && skin >= 0) {
+        char np[48];
+        snprintf(np, sizeof np, "/nodes/%u", node);
+        ossa__warn(ctx, np, "has skin %d but mesh %u primitive %u has no JOINTS_0/WEIGHTS_0; left rigid", skin, mi, pi);
+    }
+    if (sets && skin >= 0) {
+        const ossa__skin_doc *sd = &doc->skins[skin];
+        uint32_t inf = sets * 4;
+        d->influences = inf == 4 ? 4 : 8;
+        d->skin = skin;
+        d->joints = ossa__ctx_alloc(ctx, (size_t)nv * d->influences, sizeof *d->joints);
+        d->weights = ossa__ctx_alloc(ctx, (size_t)nv * d->influences, sizeof *d->weights);
+        if (!d->joints || !d->weights) {
+            r = ctx->failed;
+            goto done;
+        }
+        for (uint32_t v = 0; v < nv; v++) {
+            double sum = 0;
+            for (uint32_t k = 0; k < d->influences; k++) {
+                uint32_t s = k / 4, c = k % 4;
+                uint32_t raw = j[s][v * 4 + c];
+                float wt = w[s][v * 4 + c];
+                if (raw >= sd->joint_count) {
+                    char ap[48], place[160];
+                    snprintf(ap, sizeof ap, "/accessors/%d", jacc[s]);
+                    ossa__path_to_place(apath, place, sizeof place);
+                    r = ossa__fail(ctx, OSSA_ERROR_INVALID_DATA, ap,
+                                   "JOINTS index %u at vertex %u >= skin %d joint count %u (%s.JOINTS_%u)", raw, v, skin,
+                                   sd->joint_count, place, s);
+                    goto done;
+                }
+                if (!(wt >= 0.0f)) {
+                    char ap[160];
+                    snprintf(ap, sizeof ap, "%s/WEIGHTS_%u", apath, s);
+                    r = ossa__fail(ctx, OSSA_ERROR_INVALID_DATA, ap, "negative weight %g at vertex %u", wt, v);
+                    goto done;
+                }
+                uint32_t sj = skel->joint_of_source[sd->joints[raw]];
+                if (sj > UINT16_MAX) {
+                    r = ossa__fail(ctx, OSSA_ERROR_UNSUPPORTED, apath, "skeleton joint %u does not fit 16 bits", sj);
+                    goto done;
+                }
+                d->joints[(size_t)v * d->influences + k] = (uint16_t)sj;
+                d->weights[(size_t)v * d->influences + k] = wt;
+                sum += wt;
+            }
+            if (sum > 0)
+                for (uint32_t k = 0; k < d->influences; k++)
+                    d->weights[(size_t)v * d->influences + k] = (float)(d->weights[(size_t)v * d->influences + k] / sum);
+        }
+    }
+
+    /* morph targets */
+    int32_t targets = ossa__json_find(ctx, ptok, "targets");
+    if (md->target_count && targets >= 0) {
+        d->target_count = md->target_count;
+        b.targets = ossa__ctx_alloc(ctx, md->target_count, sizeof *b.targets);
+        b.weights_default = ossa__ctx_alloc(ctx, md->target_count, sizeof(float));
+        if (!b.targets || !b.weights_default) {
+            r = ctx->failed;
+            goto done;
+        }
+        d->targets = b.targets;
+        d->default_weights = b.weights_default;
+        if (nd->weight_count == md->target_count)
+            memcpy(b.weights_default, nd->weights, md->target_count * sizeof(float));
+        else if (md->weight_count == md->target_count && md->weights)
+            memcpy(b.weights_default, md->weights, md->target_count * sizeof(float));
+        int32_t t = ossa__json_first(ctx, targets);
+        for (uint32_t k = 0; k < md->target_count; k++, t = ossa__json_next(ctx, t)) {
+            char tp[128];
+            snprintf(tp, sizeof tp, "%s/targets/%u", path, k);
+            if (ctx->tok[t].type != OSSA__J_OBJECT) {
+                r = ossa__fail(ctx, OSSA_ERROR_INVALID_DATA, tp, "expected an object");
+                goto done;
+            }
+            if ((r = read_attr(ctx, t, tp, "POSITION", 3, nv, NULL, &b.targets[k].positions))) goto done;
+            if ((r = read_attr(ctx, t, tp, "NORMAL", 3, nv, NULL, &b.targets[k].normals))) goto done;
+            if ((r = read_attr(ctx, t, tp, "TANGENT", 3, nv, NULL, &b.targets[k].tangents))) goto done;
+        }
+    }
+
+    /* budget for the runtime copy, then build it */
+    {
+        size_t bytes = (size_t)nv * (3 + 3 + 4 + 2 + 2) * sizeof(float) + (size_t)d->index_count * 4 +
+                       (size_t)nv * d->influences * 6 + (size_t)d->target_count * nv * 9 * sizeof(float) + 1024;
+        if (!ossa__ctx_reserve(ctx, bytes)) {
+            r = ctx->failed;
+            goto done;
+        }
+        ossa_result cr = ossa_mesh_create(d, allocator, out);
+        ctx->used -= bytes;
+        if (cr) r = ossa__fail(ctx, cr, path, "cannot build the mesh (%s)", ossa_result_string(cr));
+    }
+done:
+    prim_free(ctx, &b);
+    return r;
+}
+
+/* ---------------------------------------------------------------- asset assembly */
+
+static ossa_result load(ossa__ctx *ctx, const ossa_load_options *options, const ossa_skeleton *bind_to,
+                        ossa_asset **out) {
+    ossa__doc doc;
+    memset(&doc, 0, sizeof doc);
+    ossa_asset *asset = NULL;
+    ossa_skeleton_desc sd;
+    memset(&sd, 0, sizeof sd);
+    int32_t *parents = NULL, *joint_of_node = NULL;
+    ossa_transform *rest = NULL;
+    const char **names = NULL;
+    ossa_skin_desc *skins = NULL;
+    ossa_result r;
+    const ossa_allocator *al = options ? options->allocator : NULL;
+    float rate = options ? options->table_rate : 0.0f;
+
+    if ((r = ossa__json_parse(ctx))) goto fail;
+    if ((r = check_asset_and_extensions(ctx))) goto fail;
+    if ((r = ossa__buffers_load(ctx))) goto fail;
+    if ((r = ossa__views_parse(ctx))) goto fail;
+    if ((r = ossa__accessors_parse(ctx))) goto fail;
+    if ((r = parse_nodes(ctx, &doc))) goto fail;
+    if ((r = parse_scenes(ctx, &doc))) goto fail;
+    if ((r = parse_meshes(ctx, &doc))) goto fail;
+    if (!bind_to) {
+        if ((r = parse_skins(ctx, &doc))) goto fail;
+        check_materials(ctx);
+    }
+
+    asset = ossa__alloc_array(al, 1, sizeof *asset);
+    if (!asset) {
+        r = ossa__fail(ctx, OSSA_ERROR_OUT_OF_MEMORY, "", "out of memory");
+        goto fail;
+    }
+    asset->allocator = ossa__allocator_resolve(al);
+    asset->scene = doc.scene;
+    uint32_t n = doc.node_count;
+    uint32_t joint_count = 0;
+
+    if (!bind_to && n) {
+        parents = ossa__ctx_alloc(ctx, n, sizeof *parents);
+        rest = ossa__ctx_alloc(ctx, n, sizeof *rest);
+        names = ossa__ctx_alloc(ctx, n, sizeof *names);
+        skins = ossa__ctx_alloc(ctx, doc.skin_count ? doc.skin_count : 1, sizeof *skins);
+        if (!parents || !rest || !names || !skins) {
+            r = ctx->failed;
+            goto fail;
+        }
+        for (uint32_t i = 0; i < n; i++) {
+            parents[i] = doc.nodes[i].parent;
+            rest[i] = doc.nodes[i].trs;
+            names[i] = doc.nodes[i].name ? doc.nodes[i].name : "";
+        }
+        for (uint32_t s = 0; s < doc.skin_count; s++) {
+            skins[s].name = doc.skins[s].name;
+            skins[s].joint_count = doc.skins[s].joint_count;
+            skins[s].joints = doc.skins[s].joints;
+            skins[s].inverse_bind = (const ossa_mat4 *)doc.skins[s].ibm;
+            skins[s].root = doc.skins[s].root;
+        }
+        sd.joint_count = n;
+        sd.parents = parents;
+        sd.rest = rest;
+        sd.names = names;
+        sd.skin_count = doc.skin_count;
+        sd.skins = skins;
+        size_t bytes = (size_t)n * 256 + (size_t)doc.skin_count * 64;
+        for (uint32_t s = 0; s < doc.skin_count; s++) bytes += (size_t)doc.skins[s].joint_count * 72;
+        if (!ossa__ctx_reserve(ctx, bytes)) {
+            r = ctx->failed;
+            goto fail;
+        }
+        ossa_result cr = ossa_skeleton_create(&sd, al, &asset->skeleton);
+        if (cr) {
+            r = ossa__fail(ctx, cr, "/nodes", "cannot build the skeleton (%s)", ossa_result_string(cr));
+            goto fail;
+        }
+        joint_count = n;
+        /* node infos (names point into the skeleton) */
+        asset->nodes = ossa__alloc_array(al, n, sizeof *asset->nodes);
+        if (!asset->nodes) {
+            r = ossa__fail(ctx, OSSA_ERROR_OUT_OF_MEMORY, "", "out of memory");
+            goto fail;
+        }
+        asset->node_count = n;
+        for (uint32_t i = 0; i < n; i++) {
+            ossa_node_info *ni = &asset->nodes[i];
+            uint32_t jnt = asset->skeleton->joint_of_source[i];
+            ni->name = asset->skeleton->names[jnt];
+            ni->parent = doc.nodes[i].parent;
+            ni->mesh = doc.nodes[i].mesh;
+            ni->skin = doc.nodes[i].skin;
+            ni->joint = jnt;
+            ni->had_matrix = doc.nodes[i].had_matrix;
+            ni->matrix_not_trs = doc.nodes[i].matrix_not_trs;
+            ni->matrix = doc.nodes[i].matrix;
+        }
+        joint_of_node = ossa__ctx_alloc(ctx, n, sizeof *joint_of_node);
+        if (!joint_of_node) {
+            r = ctx->failed;
+            goto fail;
+        }
+        for (uint32_t i = 0; i < n; i++) joint_of_node[i] = (int32_t)asset->skeleton->joint_of_source[i];
+    } else if (bind_to && n) {
+        joint_count = bind_to->joint_count;
+        joint_of_node = ossa__ctx_alloc(ctx, n, sizeof *joint_of_node);
+        if (!joint_of_node) {
+            r = ctx->failed;
+            goto fail;
+        }
+        for (uint32_t i = 0; i < n; i++)
+            joint_of_node[i] = doc.nodes[i].name ? ossa_skeleton_find_joint(bind_to, doc.nodes[i].name) : -1;
+    }
+
+    /* mesh infos: one block, names stored after the array */
+    if (!bind_to && doc.mesh_count) {
+        ossa__layout L = {0, false};
+        size_t o_info = ossa__layout_add(&L, doc.mesh_count, sizeof(ossa_mesh_info));
+        size_t o_names = L.size;
+        for (uint32_t m = 0; m < doc.mesh_count; m++)
+            L.size += strlen(doc.meshes[m].name ? doc.meshes[m].name : "") + 1;
+        uint8_t *blk = ossa__alloc(al, L.size);
+        if (!blk) {
+            r = ossa__fail(ctx, OSSA_ERROR_OUT_OF_MEMORY, "", "out of memory");
+            goto fail;
+        }
+        asset->mesh_infos = (ossa_mesh_info *)(void *)(blk + o_info);
+        asset->mesh_info_count = doc.mesh_count;
+        char *p = (char *)blk + o_names;
+        for (uint32_t m = 0; m < doc.mesh_count; m++) {
+            const char *nm = doc.meshes[m].name ? doc.meshes[m].name : "";
+            size_t l = strlen(nm) + 1;
+            memcpy(p, nm, l);
+            asset->mesh_infos[m].name = p;
+            asset->mesh_infos[m].primitive_count = doc.meshes[m].primitive_count;
+            asset->mesh_infos[m].target_count = doc.meshes[m].target_count;
+            p += l;
+        }
+        /* meshes: one per (node with mesh, triangle primitive), glTF node order */
+        uint32_t total = 0;
+        for (uint32_t i = 0; i < n; i++)
+            if (doc.nodes[i].mesh >= 0) total += doc.meshes[doc.nodes[i].mesh].primitive_count;
+        if (total) {
+            asset->meshes = ossa__alloc_array(al, total, sizeof *asset->meshes);
+            if (!asset->meshes) {
+                r = ossa__fail(ctx, OSSA_ERROR_OUT_OF_MEMORY, "", "out of memory");
+                goto fail;
+            }
+        }
+        for (uint32_t i = 0; i < n && !r; i++) {
+            int32_t m = doc.nodes[i].mesh;
+            if (m < 0) continue;
+            for (uint32_t pi = 0; pi < doc.meshes[m].primitive_count; pi++) {
+                uint64_t mode = 4;
+                ossa__json_get_uint(ctx, doc.meshes[m].primitives[pi], "", "mode", false, 6, &mode, NULL);
+                if (mode != 4) continue;
+                ossa_mesh *mesh = NULL;
+                if ((r = build_primitive(ctx, &doc, asset->skeleton, i, (uint32_t)m, pi, al, &mesh))) break;
+                if (mesh) asset->meshes[asset->mesh_count++] = mesh;
+            }
+        }
+        if (r) goto fail;
+    }
+
+    if ((r = ossa__animations_load(ctx, &doc, joint_of_node, joint_count, rate, al, &asset->clip_count, &asset->clips)))
+        goto fail;
+
+    if (ctx->warnings_truncated) {
+        ctx->warnings_truncated = false;
+        ctx->warning_count--;
+        ctx->allocator.free(ctx->warnings[ctx->warning_count], ctx->allocator.user);
+        ctx->warnings[ctx->warning_count] = NULL;
+        ossa__warn(ctx, "", "further warnings suppressed (more than %d)", OSSA__MAX_WARNINGS - 1);
+    }
+    asset->warning_count = ctx->warning_count;
+    asset->warnings = ctx->warnings;
+    ctx->warnings = NULL;
+    ctx->warning_count = 0;
+    *out = asset;
+    asset = NULL;
+fail:
+    ossa__ctx_free(ctx, parents);
+    ossa__ctx_free(ctx, rest);
+    ossa__ctx_free(ctx, names);
+    ossa__ctx_free(ctx, skins);
+    ossa__ctx_free(ctx, joint_of_node);
+    doc_free(ctx, &doc);
+    ossa_asset_destroy(asset);
+    if (!r && ctx->failed) r = ctx->failed;
+    return r;
+}
+
+static void ctx_init(ossa__ctx *ctx, const ossa_load_options *options, ossa_diagnostic *diag) {
+    memset(ctx, 0, sizeof *ctx);
+    ctx->allocator = ossa__allocator_resolve(options ? options->allocator : NULL);
+    ctx->limit = options && options->max_allocation ? options->max_allocation : DEFAULT_LIMIT;
+    ctx->diag = diag;
+    ctx->base_dir = options ? options->base_dir : NULL;
+    if (diag) memset(diag, 0, sizeof *diag);
+}
+
+static void ctx_done(ossa__ctx *ctx) {
+    ossa__ctx_release(ctx);
+    for (uint32_t i = 0; i < ctx->warning_count; i++) ctx->allocator.free(ctx->warnings[i], ctx->allocator.user);
+    if (ctx->warnings) ctx->allocator.free(ctx->warnings, ctx->allocator.user);
+    ctx->warnings = NULL;
+    ctx->warning_count = 0;
+}
+
+static ossa_result load_memory(ossa__ctx *ctx, const void *data, size_t size, const ossa_load_options *options,
+                               const ossa_skeleton *bind_to, ossa_asset **out) {
+    ossa_result r = ossa__container_open(ctx, data, size);
+    if (!r) r = load(ctx, options, bind_to, out);
+    return r;
+}
+
+static ossa_result load_path(const char *path, const ossa_load_options *options, const ossa_skeleton *bind_to,
+                             ossa_asset **out, ossa_diagnostic *diag) {
+    ossa__ctx ctx;
+    ctx_init(&ctx, options, diag);
+    /* base dir = the file's directory (options->base_dir is for memory loads) */
+    char dir[1024];
+    const char *slash = strrchr(path, '/');
+    if (slash) {
+        size_t l = (size_t)(slash - path);
+        if (l >= sizeof dir) return ossa__fail(&ctx, OSSA_ERROR_IO, "", "path too long");
+        memcpy(dir, path, l);
+        dir[l] = 0;
+        if (l == 0) strcpy(dir, "/");
+    } else {
+        strcpy(dir, ".");
+    }
+    ctx.base_dir = dir;
+    uint8_t *bytes = NULL;
+    size_t size = 0;
+    ossa_result r = ossa__read_file(&ctx, path, "", &bytes, &size);
+    if (!r) r = load_memory(&ctx, bytes, size, options, bind_to, out);
+    ossa__ctx_free(&ctx, bytes);
+    ctx_done(&ctx);
+    return r;
+}
+
+ossa_result ossa_gltf_load_file(const char *path, const ossa_load_options *options, ossa_asset **out,
+                                ossa_diagnostic *diag) {
+    if (diag) memset(diag, 0, sizeof *diag);
+    if (!out) return OSSA_ERROR_INVALID_ARGUMENT;
+    *out = NULL;
+    if (!path) return OSSA_ERROR_INVALID_ARGUMENT;
+    return load_path(path, options, NULL, out, diag);
+}
+
+ossa_result ossa_gltf_load_memory(const void *data, size_t size, const ossa_load_options *options, ossa_asset **out,
+                                  ossa_diagnostic *diag) {
+    if (diag) memset(diag, 0, sizeof *diag);
+    if (!out) return OSSA_ERROR_INVALID_ARGUMENT;
+    *out = NULL;
+    if (!data || !size) return OSSA_ERROR_INVALID_ARGUMENT;
+    ossa__ctx ctx;
+    ctx_init(&ctx, options, diag);
+    ossa_result r = load_memory(&ctx, data, size, options, NULL, out);
+    ctx_done(&ctx);
+    return r;
+}
+
+ossa_result ossa_gltf_load_clips(const char *path, const ossa_skeleton *skeleton, const ossa_load_options *options,
+                                 ossa_asset **out, ossa_diagnostic *diag) {
+    if (diag) memset(diag, 0, sizeof *diag);
+    if (!out) return OSSA_ERROR_INVALID_ARGUMENT;
+    *out = NULL;
+    if (!path || !skeleton) return OSSA_ERROR_INVALID_ARGUMENT;
+    return load_path(path, options, skeleton, out, diag);
+}
+
+void ossa_asset_destroy(ossa_asset *asset) {
+    if (!asset) return;
+    const ossa_allocator *al = &asset->allocator;
+    for (uint32_t i = 0; i < asset->mesh_count; i++)
+        if (asset->meshes) ossa_mesh_destroy(asset->meshes[i]);
+    for (uint32_t i = 0; i < asset->clip_count; i++)
+        if (asset->clips) ossa_clip_destroy(asset->clips[i]);
+    for (uint32_t i = 0; i < asset->warning_count; i++)
+        if (asset->warnings) ossa__free(al, asset->warnings[i]);
+    ossa__free(al, asset->meshes);
+    ossa__free(al, asset->clips);
+    ossa__free(al, asset->warnings);
+    ossa__free(al, asset->mesh_infos);
+    ossa__free(al, asset->nodes);
+    ossa_skeleton_destroy(asset->skeleton);
+    ossa_allocator a = *al;
+    ossa__free(&a, asset);
+}
+
+int32_t ossa_asset_find_clip(const ossa_asset *asset, const char *name) {
+    if (!asset || !name) return -1;
+    for (uint32_t i = 0; i < asset->clip_count; i++)
+        if (asset->clips[i] && asset->clips[i]->name && !strcmp(asset->clips[i]->name, name)) return (int32_t)i;
+    return -1;
+}
