@@ -1,0 +1,196 @@
+/* bench_core: runtime-core costs per character-frame for a generated clip of 64 joints with
+ * 1000 keys per track (translation, rotation, scale: 192 tracks).
+ *   sampling: reference linear lookup vs binary search vs frame-index table vs cursor,
+ *             for forward playback at 60 Hz (and random access);
+ *   local-to-model: per-joint chain walk (reference) vs the forward pass;
+ *   palette: model x inverse bind for 64 joints.
+ * Each figure is the median over runs of (run time / frames), clock_gettime(MONOTONIC).
+ * Usage: bench_core [runs (default 9)] */
+#include <ossa/ossa.h>
+
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <time.h>
+
+#define JOINTS 64
+#define KEYS 1000
+#define FRAMES 1200
+
+static uint64_t rng = 0x1234abcdULL;
+static uint64_t next_u64(void) {
+    uint64_t z = (rng += 0x9E3779B97F4A7C15ull);
+    z = (z ^ (z >> 30)) * 0xBF58476D1CE4E5B9ull;
+    z = (z ^ (z >> 27)) * 0x94D049BB133111EBull;
+    return z ^ (z >> 31);
+}
+static float frand(float lo, float hi) { return lo + (hi - lo) * (float)((double)(next_u64() >> 11) / 9007199254740992.0); }
+
+static double now_ns(void) {
+    struct timespec ts;
+    clock_gettime(CLOCK_MONOTONIC, &ts);
+    return (double)ts.tv_sec * 1e9 + (double)ts.tv_nsec;
+}
+
+static int cmp_double(const void *a, const void *b) {
+    double x = *(const double *)a, y = *(const double *)b;
+    return (x > y) - (x < y);
+}
+
+static double median(double *v, int n) {
+    qsort(v, (size_t)n, sizeof *v, cmp_double);
+    return n % 2 ? v[n / 2] : 0.5 * (v[n / 2 - 1] + v[n / 2]);
+}
+
+static volatile float sink;
+
+static double bench_sampling(const ossa_clip *clip, ossa_lookup lookup, const float *times, int frames, int runs,
+                             const ossa_transform *rest) {
+    ossa_transform pose[JOINTS];
+    uint32_t *cursors = calloc(ossa_clip_cursor_count(clip), sizeof(uint32_t));
+    double *per = malloc(sizeof(double) * (size_t)runs);
+    float acc = 0;
+    for (int r = 0; r < runs; r++) {
+        memset(cursors, 0, ossa_clip_cursor_count(clip) * sizeof(uint32_t));
+        double t0 = now_ns();
+        for (int f = 0; f < frames; f++) {
+            ossa_clip_sample(clip, times[f], true, lookup, cursors, rest, pose, JOINTS);
+            acc += pose[f % JOINTS].translation.x;
+        }
+        per[r] = (now_ns() - t0) / frames;
+    }
+    sink = acc;
+    double m = median(per, runs);
+    free(per);
+    free(cursors);
+    return m;
+}
+
+int main(int argc, char **argv) {
+    int runs = argc > 1 ? atoi(argv[1]) : 9;
+    if (runs < 1) runs = 1;
+    /* Hierarchy: a branching chain, parents first. */
+    int32_t parents[JOINTS];
+    ossa_transform rest[JOINTS];
+    for (int j = 0; j < JOINTS; j++) {
+        parents[j] = j == 0 ? -1 : (int32_t)(j % 4 == 0 ? j / 2 : j - 1);
+        rest[j] = ossa_transform_identity();
+        rest[j].translation = ossa_vec3_make(0, 0.1f, 0);
+    }
+    /* Keys: jittered spacing around 1/30 s (~33 s per track), every track its own times. */
+    float *times = malloc(sizeof(float) * JOINTS * 3 * KEYS);
+    float *values = malloc(sizeof(float) * JOINTS * 3 * KEYS * 4);
+    ossa_transform_track *tracks = calloc(JOINTS, sizeof *tracks);
+    for (int j = 0; j < JOINTS; j++) {
+        tracks[j].joint = (uint32_t)j;
+        for (int c = 0; c < 3; c++) {
+            float *tt = times + ((size_t)j * 3 + (size_t)c) * KEYS;
+            float *vv = values + ((size_t)j * 3 + (size_t)c) * KEYS * 4;
+            float t = frand(0, 0.02f);
+            for (int k = 0; k < KEYS; k++) {
+                tt[k] = t;
+                t += frand(0.02f, 0.047f);
+                if (c == 1) {
+                    float x = frand(-1, 1), y = frand(-1, 1), z = frand(-1, 1), w = 2.0f;
+                    ossa_quat q = ossa_quat_normalize((ossa_quat){x, y, z, w});
+                    memcpy(vv + k * 4, &q, sizeof q);
+                } else {
+                    vv[k * 3 + 0] = frand(-1, 1);
+                    vv[k * 3 + 1] = frand(-1, 1) + (c == 2 ? 2.0f : 0.0f);
+                    vv[k * 3 + 2] = frand(-1, 1);
+                }
+            }
+            ossa_track tr = {OSSA_TRACK_VECTOR, OSSA_INTERP_LINEAR, 3, KEYS, tt, vv, {0, 0, 0, NULL}};
+            if (c == 1) {
+                tr.kind = OSSA_TRACK_ROTATION;
+                tr.components = 4;
+                tracks[j].rotation = tr;
+            } else if (c == 0) {
+                tracks[j].translation = tr;
+            } else {
+                tracks[j].scale = tr;
+            }
+        }
+    }
+    ossa_clip_desc desc = {0};
+    desc.name = "bench";
+    desc.track_count = JOINTS;
+    desc.tracks = tracks;
+    desc.table_rate = 60;
+    ossa_clip *clip = NULL;
+    if (ossa_clip_create(&desc, NULL, &clip) != OSSA_OK) {
+        fprintf(stderr, "clip creation failed\n");
+        return 1;
+    }
+    float dur = ossa_clip_duration(clip);
+    /* Forward playback at 60 Hz across the whole clip; random access over the clip. */
+    float *fwd = malloc(sizeof(float) * FRAMES), *rnd = malloc(sizeof(float) * FRAMES);
+    for (int f = 0; f < FRAMES; f++) {
+        fwd[f] = clip->start + dur * (float)f / FRAMES;
+        rnd[f] = frand(clip->start, clip->end);
+    }
+    printf("bench_core: %d joints, %d keys per track (%d tracks, LINEAR), clip %.2f s, %d frames x %d runs\n", JOINTS,
+           KEYS, JOINTS * 3, (double)dur, FRAMES, runs);
+    printf("median ns per character-frame (ratio = reference / this)\n");
+    const char *names[4] = {"linear (reference)", "binary", "table (60 Hz)", "cursor"};
+    const ossa_lookup lookups[4] = {OSSA_LOOKUP_LINEAR, OSSA_LOOKUP_BINARY, OSSA_LOOKUP_TABLE, OSSA_LOOKUP_CURSOR};
+    double fwd_ns[4], rnd_ns[4];
+    for (int i = 0; i < 4; i++) fwd_ns[i] = bench_sampling(clip, lookups[i], fwd, FRAMES, runs, rest);
+    for (int i = 0; i < 4; i++) rnd_ns[i] = bench_sampling(clip, lookups[i], rnd, FRAMES, runs, rest);
+    printf("%-22s %14s %8s %14s %8s\n", "sample lookup", "forward 60Hz", "ratio", "random access", "ratio");
+    for (int i = 0; i < 4; i++)
+        printf("%-22s %14.0f %7.1fx %14.0f %7.1fx\n", names[i], fwd_ns[i], fwd_ns[0] / fwd_ns[i], rnd_ns[i],
+               rnd_ns[0] / rnd_ns[i]);
+
+    /* Local-to-model and palette over a sampled pose. */
+    ossa_transform pose[JOINTS];
+    ossa_mat4 model[JOINTS], ibm[JOINTS], pal[JOINTS];
+    ossa_clip_sample(clip, clip->start + dur * 0.37f, false, OSSA_LOOKUP_BINARY, NULL, rest, pose, JOINTS);
+    ossa_pose_to_model(rest, parents, JOINTS, model);
+    for (int j = 0; j < JOINTS; j++) ossa_mat4_inverse_affine(&model[j], &ibm[j]);
+    const int reps = FRAMES * 10;
+    double *per = malloc(sizeof(double) * (size_t)runs);
+    float acc = 0;
+    for (int r = 0; r < runs; r++) {
+        double t0 = now_ns();
+        for (int f = 0; f < reps; f++) {
+            for (uint32_t j = 0; j < JOINTS; j++) model[j] = ossa_pose_joint_to_model(pose, parents, JOINTS, j);
+            acc += model[f % JOINTS].m[12];
+        }
+        per[r] = (now_ns() - t0) / reps;
+    }
+    double chain_ns = median(per, runs);
+    for (int r = 0; r < runs; r++) {
+        double t0 = now_ns();
+        for (int f = 0; f < reps; f++) {
+            pose[f % JOINTS].translation.z = (float)f * 1e-9f; /* keep the loop honest */
+            ossa_pose_to_model(pose, parents, JOINTS, model);
+            acc += model[f % JOINTS].m[12];
+        }
+        per[r] = (now_ns() - t0) / reps;
+    }
+    double fwd_pass_ns = median(per, runs);
+    for (int r = 0; r < runs; r++) {
+        double t0 = now_ns();
+        for (int f = 0; f < reps; f++) {
+            model[f % JOINTS].m[13] += 1e-9f;
+            ossa_pose_palette(model, NULL, ibm, JOINTS, pal);
+            acc += pal[f % JOINTS].m[12];
+        }
+        per[r] = (now_ns() - t0) / reps;
+    }
+    double pal_ns = median(per, runs);
+    sink = acc;
+    printf("%-22s %14.0f %7.1fx\n", "model: chain walk (ref)", chain_ns, 1.0);
+    printf("%-22s %14.0f %7.1fx\n", "model: forward pass", fwd_pass_ns, chain_ns / fwd_pass_ns);
+    printf("%-22s %14.0f\n", "palette (64 joints)", pal_ns);
+    printf("frame total (cursor sample + model + palette): %.0f ns\n", fwd_ns[3] + fwd_pass_ns + pal_ns);
+    free(per);
+    free(fwd);
+    free(rnd);
+    free(times);
+    free(values);
+    free(tracks);
+    ossa_clip_destroy(clip);
+    return 0;
+}
