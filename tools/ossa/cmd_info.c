@@ -1,10 +1,233 @@
+/* ossa info FILE [--json]: the node tree (with the skins each node is a joint of),
+ * skins, meshes (vertex counts, influences, morph targets), clips (duration,
+ * channels, interpolations) and the loader's warnings. --json prints one object:
+ * {"file", "scene", "nodes": [{"index","name","parent","children","mesh","skin",
+ *  "joint","joint_of":[skin...],"matrix","matrix_not_trs"}], "skins": [{"index",
+ *  "name","joints":[node...],"root"}], "meshes": [{"index","name","primitives",
+ *  "targets"}], "primitives": [{"node","mesh","primitive","vertices","indices",
+ *  "influences","skin","targets"}], "clips": [{"index","name","start","end",
+ *  "duration","tracks","channels":{"translation","rotation","scale","weights"},
+ *  "interpolations":[...]}], "warnings": [...]} */
+#include <math.h>
 #include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include <ossa/ossa.h>
 
 #include "commands.h"
 
+static void put_str(const char *s) {
+    putchar('"');
+    for (const unsigned char *p = (const unsigned char *)(s ? s : ""); *p; p++) {
+        if (*p == '"' || *p == '\\') printf("\\%c", *p);
+        else if (*p < 0x20) printf("\\u%04x", *p);
+        else putchar(*p);
+    }
+    putchar('"');
+}
+
+static void put_num(double v) {
+    if (isfinite(v)) printf("%.9g", v);
+    else printf("null");
+}
+
+typedef struct clip_stats {
+    uint32_t channels[4];
+    bool interp[4];
+} clip_stats;
+
+static clip_stats stats_of(const ossa_clip *c) {
+    clip_stats s;
+    memset(&s, 0, sizeof s);
+    for (uint32_t t = 0; t < c->track_count; t++) {
+        const ossa_track *parts[3] = {&c->tracks[t].translation, &c->tracks[t].rotation, &c->tracks[t].scale};
+        for (int k = 0; k < 3; k++)
+            if (parts[k]->key_count) {
+                s.channels[k]++;
+                s.interp[parts[k]->interp == OSSA_INTERP_DEFAULT ? OSSA_INTERP_LINEAR : parts[k]->interp] = true;
+            }
+    }
+    for (uint32_t w = 0; w < c->weight_track_count; w++) {
+        s.channels[3]++;
+        ossa_interp i = c->weight_tracks[w].weights.interp;
+        s.interp[i == OSSA_INTERP_DEFAULT ? OSSA_INTERP_LINEAR : i] = true;
+    }
+    return s;
+}
+
+static const char *INTERP[4] = {"LINEAR", "STEP", "LINEAR", "CUBICSPLINE"};
+
+/* skins (bit set) a node is a joint of; up to 64 skins listed */
+static bool is_joint_of(const ossa_skeleton *sk, uint32_t skin, uint32_t joint) {
+    const ossa_skin *s = &sk->skins[skin];
+    for (uint32_t k = 0; k < s->joint_count; k++)
+        if (s->joints[k] == joint) return true;
+    return false;
+}
+
+static void print_json(const char *file, const ossa_asset *a) {
+    const ossa_skeleton *sk = a->skeleton;
+    printf("{\"file\": ");
+    put_str(file);
+    printf(", \"scene\": %d,\n \"nodes\": [", a->scene);
+    for (uint32_t i = 0; i < a->node_count; i++) {
+        const ossa_node_info *n = &a->nodes[i];
+        printf("%s{\"index\": %u, \"name\": ", i ? ",\n  " : "", i);
+        put_str(n->name);
+        printf(", \"parent\": %d, \"children\": [", n->parent);
+        int c = 0;
+        for (uint32_t k = 0; k < a->node_count; k++)
+            if (a->nodes[k].parent == (int32_t)i) printf("%s%u", c++ ? ", " : "", k);
+        printf("], \"mesh\": %d, \"skin\": %d, \"joint\": %u, \"joint_of\": [", n->mesh, n->skin, n->joint);
+        c = 0;
+        for (uint32_t s = 0; sk && s < sk->skin_count; s++)
+            if (is_joint_of(sk, s, n->joint)) printf("%s%u", c++ ? ", " : "", s);
+        printf("], \"matrix\": %s, \"matrix_not_trs\": %s}", n->had_matrix ? "true" : "false",
+               n->matrix_not_trs ? "true" : "false");
+    }
+    printf("],\n \"skins\": [");
+    for (uint32_t s = 0; sk && s < sk->skin_count; s++) {
+        const ossa_skin *k = &sk->skins[s];
+        printf("%s{\"index\": %u, \"name\": ", s ? ",\n  " : "", s);
+        put_str(k->name);
+        printf(", \"joints\": [");
+        for (uint32_t j = 0; j < k->joint_count; j++) printf("%s%u", j ? ", " : "", sk->source_index[k->joints[j]]);
+        printf("], \"root\": %d}", k->root >= 0 ? (int32_t)sk->source_index[k->root] : -1);
+    }
+    printf("],\n \"meshes\": [");
+    for (uint32_t m = 0; m < a->mesh_info_count; m++) {
+        printf("%s{\"index\": %u, \"name\": ", m ? ",\n  " : "", m);
+        put_str(a->mesh_infos[m].name);
+        printf(", \"primitives\": %u, \"targets\": %u}", a->mesh_infos[m].primitive_count, a->mesh_infos[m].target_count);
+    }
+    printf("],\n \"primitives\": [");
+    for (uint32_t m = 0; m < a->mesh_count; m++) {
+        const ossa_mesh *x = a->meshes[m];
+        printf("%s{\"node\": %d, \"mesh\": %u, \"primitive\": %u, \"vertices\": %u, \"indices\": %u, \"influences\": %u, "
+               "\"skin\": %d, \"targets\": %u}",
+               m ? ",\n  " : "", x->node >= 0 && sk ? (int32_t)sk->source_index[x->node] : -1, x->source_mesh,
+               x->source_primitive, x->vertex_count, x->index_count, x->influences, x->skin, x->target_count);
+    }
+    printf("],\n \"clips\": [");
+    for (uint32_t c = 0; c < a->clip_count; c++) {
+        const ossa_clip *cl = a->clips[c];
+        clip_stats st = stats_of(cl);
+        printf("%s{\"index\": %u, \"name\": ", c ? ",\n  " : "", c);
+        put_str(cl->name);
+        printf(", \"start\": ");
+        put_num(cl->start);
+        printf(", \"end\": ");
+        put_num(cl->end);
+        printf(", \"duration\": ");
+        put_num(ossa_clip_duration(cl));
+        printf(", \"tracks\": %u, \"channels\": {\"translation\": %u, \"rotation\": %u, \"scale\": %u, \"weights\": %u}, "
+               "\"interpolations\": [",
+               cl->track_count, st.channels[0], st.channels[1], st.channels[2], st.channels[3]);
+        int k = 0;
+        for (int i = 1; i < 4; i++)
+            if (st.interp[i]) printf("%s\"%s\"", k++ ? ", " : "", INTERP[i]);
+        printf("]}");
+    }
+    printf("],\n \"warnings\": [");
+    for (uint32_t w = 0; w < a->warning_count; w++) {
+        if (w) printf(",\n  ");
+        put_str(a->warnings[w]);
+    }
+    printf("]}\n");
+}
+
+static void print_text(const char *file, const ossa_asset *a) {
+    const ossa_skeleton *sk = a->skeleton;
+    printf("%s\n", file);
+    printf("nodes: %u (default scene %d)\n", a->node_count, a->scene);
+    /* iterative depth-first walk over roots in glTF order */
+    uint32_t n = a->node_count;
+    uint32_t *stack = calloc((size_t)n + 1, sizeof *stack);
+    uint32_t *depth = calloc((size_t)n + 1, sizeof *depth);
+    if (stack && depth) {
+        for (uint32_t root = 0; root < n; root++) {
+            if (a->nodes[root].parent >= 0) continue;
+            uint32_t top = 0;
+            stack[top] = root;
+            depth[top++] = 0;
+            while (top) {
+                top--;
+                uint32_t i = stack[top], d = depth[top];
+                const ossa_node_info *x = &a->nodes[i];
+                printf("  %*s[%u] %s", (int)(2 * (d > 30 ? 30 : d)), "", i, x->name && x->name[0] ? x->name : "(unnamed)");
+                if (x->mesh >= 0) printf("  mesh %d", x->mesh);
+                if (x->skin >= 0) printf("  skin %d", x->skin);
+                if (x->had_matrix) printf("  (matrix%s)", x->matrix_not_trs ? ", not TRS" : "");
+                int c = 0;
+                for (uint32_t s = 0; sk && s < sk->skin_count; s++)
+                    if (is_joint_of(sk, s, x->joint)) printf("%s%u", c++ ? "," : "  joint of skin ", s);
+                printf("\n");
+                /* push children in reverse so they print in glTF order */
+                for (uint32_t k = n; k-- > 0;)
+                    if (a->nodes[k].parent == (int32_t)i && top < n) {
+                        stack[top] = k;
+                        depth[top++] = d + 1;
+                    }
+            }
+        }
+    }
+    free(stack);
+    free(depth);
+    printf("skins: %u\n", sk ? sk->skin_count : 0);
+    for (uint32_t s = 0; sk && s < sk->skin_count; s++)
+        printf("  [%u] %s: %u joints, skeleton root %d\n", s, sk->skins[s].name[0] ? sk->skins[s].name : "(unnamed)",
+               sk->skins[s].joint_count, sk->skins[s].root >= 0 ? (int32_t)sk->source_index[sk->skins[s].root] : -1);
+    printf("meshes: %u (%u triangle primitives instanced)\n", a->mesh_info_count, a->mesh_count);
+    for (uint32_t m = 0; m < a->mesh_count; m++) {
+        const ossa_mesh *x = a->meshes[m];
+        printf("  node %d mesh %u '%s' primitive %u: %u vertices, %u indices, %u influences/vertex%s", 
+               x->node >= 0 && sk ? (int32_t)sk->source_index[x->node] : -1, x->source_mesh, x->name ? x->name : "",
+               x->source_primitive, x->vertex_count, x->index_count, x->influences, x->skin >= 0 ? "" : " (rigid)");
+        if (x->skin >= 0) printf(", skin %d", x->skin);
+        if (x->target_count) printf(", %u morph targets", x->target_count);
+        printf("\n");
+    }
+    printf("clips: %u\n", a->clip_count);
+    for (uint32_t c = 0; c < a->clip_count; c++) {
+        const ossa_clip *cl = a->clips[c];
+        clip_stats st = stats_of(cl);
+        printf("  [%u] '%s': %.4g s (%.4g .. %.4g), %u channels (T %u, R %u, S %u, weights %u),", c, cl->name,
+               (double)ossa_clip_duration(cl), (double)cl->start, (double)cl->end,
+               st.channels[0] + st.channels[1] + st.channels[2] + st.channels[3], st.channels[0], st.channels[1],
+               st.channels[2], st.channels[3]);
+        for (int i = 1; i < 4; i++)
+            if (st.interp[i]) printf(" %s", INTERP[i]);
+        printf("\n");
+    }
+    printf("warnings: %u\n", a->warning_count);
+    for (uint32_t w = 0; w < a->warning_count; w++) printf("  %s\n", a->warnings[w]);
+}
+
 int cmd_info(int argc, char **argv) {
-    (void)argc;
-    (void)argv;
-    fprintf(stderr, "ossa info: not implemented yet\n");
-    return 1;
+    const char *file = NULL;
+    bool json = false;
+    for (int i = 1; i < argc; i++) {
+        if (!strcmp(argv[i], "--json")) json = true;
+        else if (argv[i][0] == '-' || file) {
+            fprintf(stderr, "usage: ossa info FILE [--json]\n");
+            return 2;
+        } else file = argv[i];
+    }
+    if (!file) {
+        fprintf(stderr, "usage: ossa info FILE [--json]\n");
+        return 2;
+    }
+    ossa_asset *asset = NULL;
+    ossa_diagnostic diag;
+    ossa_result r = ossa_gltf_load_file(file, NULL, &asset, &diag);
+    if (r) {
+        fprintf(stderr, "ossa info: %s: %s (%s)\n", file, diag.message[0] ? diag.message : "load failed",
+                ossa_result_string(r));
+        return 1;
+    }
+    if (json) print_json(file, asset);
+    else print_text(file, asset);
+    ossa_asset_destroy(asset);
+    return 0;
 }
