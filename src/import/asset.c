@@ -252,7 +252,7 @@ static ossa_result parse_nodes(ossa__ctx *ctx, ossa__doc *doc) {
         for (uint32_t k = 0; k < ctx->tok[ch].size && !r; k++, e = ossa__json_next(ctx, e)) {
             char p[96];
             snprintf(p, sizeof p, "%s/children/%u", path, k);
-            uint32_t c;
+            uint32_t c = 0;
             if ((r = tok_uint(ctx, e, p, UINT32_MAX, &c))) break;
             if (c >= count) r = ossa__fail(ctx, OSSA_ERROR_INVALID_DATA, p, "node index %u out of range (%u nodes)", c, count);
             else if (c == i) r = ossa__fail(ctx, OSSA_ERROR_INVALID_DATA, p, "node is its own child (cycle)");
@@ -308,7 +308,7 @@ static ossa_result parse_scenes(ossa__ctx *ctx, ossa__doc *doc) {
         for (uint32_t k = 0; k < ctx->tok[arr].size && !r; k++, e = ossa__json_next(ctx, e)) {
             char p[96];
             snprintf(p, sizeof p, "%s/nodes/%u", path, k);
-            uint32_t n;
+            uint32_t n = 0;
             if ((r = tok_uint(ctx, e, p, UINT32_MAX, &n))) break;
             if (n >= doc->node_count)
                 r = ossa__fail(ctx, OSSA_ERROR_INVALID_DATA, p, "node index %u out of range (%u nodes)", n, doc->node_count);
