@@ -11,6 +11,7 @@ PKGS=(
   libegl-mesa0 libgl1-mesa-dri                         # Mesa llvmpipe (software GL)
   libglfw3-dev                                         # viewer window
   xvfb xauth                                           # viewer test without a display
+  valgrind                                             # one leak-checked run of the suite
 )
 missing=()
 for p in "${PKGS[@]}"; do
