@@ -8,6 +8,7 @@
  * Usage: bench_core [runs (default 9)] */
 #include <ossa/ossa.h>
 
+#include <math.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -15,7 +16,7 @@
 
 #define JOINTS 64
 #define KEYS 1000
-#define FRAMES 1200
+#define FRAMES 2048 /* 34 s of forward playback at 60 Hz */
 
 static uint64_t rng = 0x1234abcdULL;
 static uint64_t next_u64(void) {
@@ -86,18 +87,20 @@ int main(int argc, char **argv) {
         for (int c = 0; c < 3; c++) {
             float *tt = times + ((size_t)j * 3 + (size_t)c) * KEYS;
             float *vv = values + ((size_t)j * 3 + (size_t)c) * KEYS * 4;
-            float t = frand(0, 0.02f);
+            /* Smooth curves (like real motion): a sinusoid per track, keys every 20-47 ms. */
+            float t = frand(0, 0.02f), amp = frand(0.2f, 1.2f), omega = frand(0.5f, 6.0f), phase = frand(0, 6.28f);
+            ossa_vec3 axis = ossa_vec3_normalize(ossa_vec3_make(frand(-1, 1), frand(-1, 1), frand(-1, 1)));
             for (int k = 0; k < KEYS; k++) {
                 tt[k] = t;
+                float wave = amp * sinf(omega * t + phase);
                 t += frand(0.02f, 0.047f);
                 if (c == 1) {
-                    float x = frand(-1, 1), y = frand(-1, 1), z = frand(-1, 1), w = 2.0f;
-                    ossa_quat q = ossa_quat_normalize((ossa_quat){x, y, z, w});
+                    ossa_quat q = ossa_quat_from_axis_angle(axis, wave);
                     memcpy(vv + k * 4, &q, sizeof q);
                 } else {
-                    vv[k * 3 + 0] = frand(-1, 1);
-                    vv[k * 3 + 1] = frand(-1, 1) + (c == 2 ? 2.0f : 0.0f);
-                    vv[k * 3 + 2] = frand(-1, 1);
+                    vv[k * 3 + 0] = wave * axis.x;
+                    vv[k * 3 + 1] = wave * axis.y + (c == 2 ? 1.5f : 0.0f);
+                    vv[k * 3 + 2] = wave * axis.z + (c == 2 ? 1.5f : 0.0f);
                 }
             }
             ossa_track tr = {OSSA_TRACK_VECTOR, OSSA_INTERP_LINEAR, 3, KEYS, tt, vv, {0, 0, 0, NULL}};
@@ -126,7 +129,7 @@ int main(int argc, char **argv) {
     /* Forward playback at 60 Hz across the whole clip; random access over the clip. */
     float *fwd = malloc(sizeof(float) * FRAMES), *rnd = malloc(sizeof(float) * FRAMES);
     for (int f = 0; f < FRAMES; f++) {
-        fwd[f] = clip->start + dur * (float)f / FRAMES;
+        fwd[f] = clip->start + (float)f / 60.0f;
         rnd[f] = frand(clip->start, clip->end);
     }
     printf("bench_core: %d joints, %d keys per track (%d tracks, LINEAR), clip %.2f s, %d frames x %d runs\n", JOINTS,

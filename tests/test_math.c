@@ -119,6 +119,35 @@ static void slerp_and_nlerp_stay_unit(void **state) {
     }
 }
 
+/* Slerp against the textbook formula evaluated in double: the result is the same rotation
+ * within float rounding for every angle (the series path and the acos path alike). */
+static void slerp_matches_double_reference(void **state) {
+    (void)state;
+    uint64_t s = 13;
+    for (int i = 0; i < 20000; i++) {
+        ossa_quat a = ot_rand_quat(&s), b = ot_rand_quat(&s);
+        if (i % 2) { /* small angles, the common case between keys */
+            ossa_quat d = ossa_quat_from_axis_angle(ossa_vec3_normalize(ossa_vec3_make(ot_rand_float(&s, -1, 1), 1,
+                                                    ot_rand_float(&s, -1, 1))), ot_rand_float(&s, 0, 1.6f));
+            b = ossa_quat_mul(d, a);
+        }
+        float t = ot_rand_float(&s, 0, 1);
+        double ax = a.x, ay = a.y, az = a.z, aw = a.w, bx = b.x, by = b.y, bz = b.z, bw = b.w;
+        double d = ax * bx + ay * by + az * bz + aw * bw;
+        if (d < 0) { d = -d; bx = -bx; by = -by; bz = -bz; bw = -bw; }
+        if (d > 1) d = 1;
+        double th = acos(d), wa = 1 - t, wb = t;
+        if (th > 1e-7) { wa = sin((1 - t) * th) / sin(th); wb = sin(t * th) / sin(th); }
+        double r[4] = {ax * wa + bx * wb, ay * wa + by * wb, az * wa + bz * wb, aw * wa + bw * wb};
+        double len = sqrt(r[0] * r[0] + r[1] * r[1] + r[2] * r[2] + r[3] * r[3]);
+        ossa_quat q = ossa_quat_slerp(a, b, t);
+        ot_assert_near(q.x, r[0] / len, 2e-6);
+        ot_assert_near(q.y, r[1] / len, 2e-6);
+        ot_assert_near(q.z, r[2] / len, 2e-6);
+        ot_assert_near(q.w, r[3] / len, 2e-6);
+    }
+}
+
 static void quat_mul_composes_rotations(void **state) {
     (void)state;
     uint64_t s = 11;
@@ -259,6 +288,7 @@ int main(void) {
         cmocka_unit_test(quat_hand_values),
         cmocka_unit_test(slerp_hand_values),
         cmocka_unit_test(slerp_and_nlerp_stay_unit),
+        cmocka_unit_test(slerp_matches_double_reference),
         cmocka_unit_test(quat_mul_composes_rotations),
         cmocka_unit_test(curve_hand_values),
         cmocka_unit_test(mat4_hand_values),
