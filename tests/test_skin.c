@@ -27,9 +27,9 @@ static ossa_mat4 random_affine(uint64_t *rng, bool uniform_scale) {
     return ossa_transform_to_mat4(t);
 }
 
-/* Weights: mostly normalised; every 7th vertex scaled (sum != 1), every 13th all zero,
- * every 5th has a zero influence. */
-static test_mesh make_mesh(uint64_t seed, uint32_t n, uint32_t k, uint32_t joint_count) {
+/* Weights: mostly normalised; every 7th vertex scaled (sum != 1), every zero_period-th
+ * (from vertex 6; 0 = only vertex 37) all zero, every 5th has a zero influence. */
+static test_mesh make_mesh_z(uint64_t seed, uint32_t n, uint32_t k, uint32_t joint_count, uint32_t zero_period) {
     uint64_t rng = seed;
     test_mesh m = {n, k, joint_count, NULL, NULL, NULL, NULL, NULL, NULL};
     m.pos = malloc(sizeof(float) * 3 * n);
@@ -55,9 +55,14 @@ static test_mesh make_mesh(uint64_t seed, uint32_t n, uint32_t k, uint32_t joint
             sum += m.weights[v * k + i];
         }
         float scale = (v % 7 == 3) ? ot_rand_float(&rng, 0.3f, 1.7f) : 1.0f;
-        for (uint32_t i = 0; i < k; i++) m.weights[v * k + i] *= (v % 13 == 6) ? 0.0f : scale / sum;
+        bool zero = zero_period ? v % zero_period == 6 : v == 37;
+        for (uint32_t i = 0; i < k; i++) m.weights[v * k + i] *= zero ? 0.0f : scale / sum;
     }
     return m;
+}
+
+static test_mesh make_mesh(uint64_t seed, uint32_t n, uint32_t k, uint32_t joint_count) {
+    return make_mesh_z(seed, n, k, joint_count, 13);
 }
 
 static void free_mesh(test_mesh *m) {
@@ -138,9 +143,10 @@ static void check_outputs(const test_mesh *m, uint32_t begin, uint32_t end, cons
 
 static void every_kernel_matches_reference(void **state) {
     (void)state;
-    for (uint32_t k = 4; k <= 8; k += 4) {
-        test_mesh m = make_mesh(42 + k, 1001, k, 37);
-        const uint32_t ranges[][2] = {{0, 1001}, {3, 998}, {5, 6}, {17, 17}, {1000, 1001}};
+    for (uint32_t case_ = 0; case_ < 4; case_++) {
+        uint32_t k = case_ & 1 ? 8 : 4;
+        test_mesh m = make_mesh_z(42 + case_, 1001, k, 37, case_ < 2 ? 13 : 0); /* SIMD blocks need non-zero runs */
+        const uint32_t ranges[][2] = {{0, 1001}, {3, 998}, {5, 6}, {17, 17}, {1000, 1001}, {16, 48}, {1, 33}};
         for (int kern = OSSA_SKIN_KERNEL_AUTO; kern <= OSSA_SKIN_KERNEL_AVX512; kern++) {
             if (kern != OSSA_SKIN_KERNEL_AUTO && !ossa_skin_kernel_available((ossa_skin_kernel)kern)) {
                 print_message("[  SKIP    ] kernel %s not available on this CPU\n",
@@ -162,7 +168,7 @@ static void every_kernel_matches_reference(void **state) {
 static void simd_kernels_match_scalar_kernel(void **state) {
     (void)state;
     for (uint32_t k = 4; k <= 8; k += 4) {
-        test_mesh m = make_mesh(7 * k, 4099, k, 130);
+        test_mesh m = make_mesh_z(7 * k, 4099, k, 130, k == 4 ? 0 : 1000);
         float *sp = filled(3 * m.n), *sn = filled(3 * m.n), *st = filled(4 * m.n);
         ossa_skin_job job = packed_job(&m, 1, 4098, sp, sn, st);
         assert_int_equal(ossa_skin_lbs(&job, OSSA_SKIN_KERNEL_SCALAR), OSSA_OK);
@@ -218,7 +224,7 @@ static void strided_streams_match_packed(void **state) {
 /* Positions only (normals/tangents optional), separate odd strides. */
 static void positions_only(void **state) {
     (void)state;
-    test_mesh m = make_mesh(5, 257, 8, 20);
+    test_mesh m = make_mesh_z(5, 257, 8, 20, 0);
     float *out = filled(5 * m.n);
     for (int kern = OSSA_SKIN_KERNEL_SCALAR; kern <= OSSA_SKIN_KERNEL_AVX512; kern++) {
         if (!ossa_skin_kernel_available((ossa_skin_kernel)kern)) continue;

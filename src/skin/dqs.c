@@ -101,9 +101,7 @@ ossa_result ossa_skin_dqs(const ossa_skin_job *job, const ossa_dual_quat *dq) {
     for (uint32_t v = j.begin; v < j.end; v++) {
         const uint16_t *jv = j.joints + (size_t)v * k;
         const float *wv = j.weights + (size_t)v * k;
-        float sum = 0.0f;
-        for (uint32_t i = 0; i < k; i++) sum += wv[i];
-        if (sum == 0.0f) {
+        if (ossa__skin_weight_sum(wv, k) == 0.0f) {
             copy_vertex(&j, v);
             continue;
         }

@@ -23,6 +23,14 @@ ossa_result ossa__skin_check_joints(const ossa_skin_job *job);
  * OSSA_SKIN_KERNEL environment variable scalar|sse|avx2|avx512 sets the initial cap). */
 void ossa__skin_set_kernel_cap(ossa_skin_kernel cap);
 
+/* The weight sum tested against 0 ("copied unchanged"), summed pairwise in this exact
+ * order by every kernel so they agree on which vertices are skipped. */
+static inline float ossa__skin_weight_sum(const float *w, uint32_t k) {
+    float s = (w[0] + w[1]) + (w[2] + w[3]);
+    if (k == 8) s += (w[4] + w[5]) + (w[6] + w[7]);
+    return s;
+}
+
 /* Stream element address: base + vertex * stride bytes. */
 static inline const float *ossa__skin_in(const float *base, uint32_t stride, uint32_t vertex) {
     return (const float *)(const void *)((const char *)base + (size_t)vertex * stride);

@@ -54,9 +54,8 @@ static ossa_result run(const ossa_skin_job *job, const skin_xf *x) {
         float *op = ossa__skin_out(j.out_positions, j.out_positions_stride, v);
         float *on = n ? ossa__skin_out(j.out_normals, j.out_normals_stride, v) : NULL;
         float *ot = t ? ossa__skin_out(j.out_tangents, j.out_tangents_stride, v) : NULL;
-        float sum = 0.0f, acc[9] = {0};
-        for (uint32_t i = 0; i < k; i++) sum += j.weights[(size_t)v * k + i];
-        if (sum == 0.0f) {
+        float acc[9] = {0};
+        if (ossa__skin_weight_sum(j.weights + (size_t)v * k, k) == 0.0f) {
             memcpy(op, p, 12);
             if (n) memcpy(on, n, 12);
             if (t) memcpy(ot, t, 16);

@@ -66,9 +66,7 @@ void ossa__skin_lbs_scalar(const ossa_skin_job *job) {
         const float *wv = job->weights + (size_t)v * k;
         const float *p = ossa__skin_in(job->positions, job->positions_stride, v);
         float *op = ossa__skin_out(job->out_positions, job->out_positions_stride, v);
-        float sum = 0.0f;
-        for (uint32_t i = 0; i < k; i++) sum += wv[i];
-        if (sum == 0.0f) {
+        if (ossa__skin_weight_sum(wv, k) == 0.0f) {
             memcpy(op, p, 12);
             if (job->normals)
                 memcpy(ossa__skin_out(job->out_normals, job->out_normals_stride, v),
