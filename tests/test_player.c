@@ -137,6 +137,20 @@ static void crossfade_hand_worked(void **state) {
     ossa_player_update(p, 0.25f);
     assert_float_equal(ossa_player_fade_weight(p), 1, 0);
     assert_float_equal(root_x(p), 100, 0);
+    /* A cross-fade started during another fades from the pose as it is (no jump). */
+    ossa_player_play(p, f->a, 1, false);
+    ossa_player_update(p, 1);                       /* A: 5 */
+    ossa_player_crossfade(p, f->b, 1, 1, false);
+    ossa_player_update(p, 0.5f);                    /* 0.5 * 7.5 + 0.5 * 100 = 53.75 */
+    float before = root_x(p);
+    ot_assert_near(before, 53.75, 1e-4);
+    assert_int_equal(ossa_player_crossfade(p, f->a, 1, 1, false), OSSA_OK);
+    assert_float_equal(root_x(p), before, 0);
+    ossa_player_update(p, 0.5f);                    /* frozen 53.75 and A at 0.5 s (2.5), weight 0.5 */
+    ot_assert_near(root_x(p), 0.5 * 53.75 + 0.5 * 2.5, 1e-4);
+    ossa_player_update(p, 0.5f);                    /* done: A at 1 s */
+    assert_float_equal(ossa_player_fade_weight(p), 1, 0);
+    ot_assert_near(root_x(p), 5, 1e-6);
     /* Zero duration is a cut. */
     ossa_player_crossfade(p, f->a, 0, 1, false);
     assert_float_equal(ossa_player_fade_weight(p), 1, 0);

@@ -32,6 +32,9 @@ ossa_result ossa_player_play(ossa_player *player, const ossa_clip *clip, float s
 /* Cross-fades from the current clip to `clip` (started at its start time) over
  * `duration` seconds; the old clip keeps playing during the fade. duration <= 0 = cut. */
 ossa_result ossa_player_crossfade(ossa_player *player, const ossa_clip *clip, float duration, float speed, bool loop);
+/* (The blend is ossa_pose_blend(old, new, elapsed / duration); elapsed counts real seconds.
+ * A cross-fade started while another runs fades from the current blended pose, frozen,
+ * so the pose never jumps.) */
 
 /* Advances time by dt seconds (times speed) and samples into the player's pose. */
 void ossa_player_update(ossa_player *player, float dt);

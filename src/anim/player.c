@@ -24,7 +24,8 @@ struct ossa_player {
     ossa_transform *pose;      /* joint_count: current local pose */
     ossa_transform *fade_pose; /* joint_count: the clip being faded out */
     ossa_mat4 *model;          /* joint_count: model-space matrices of pose */
-    layer current, previous;   /* previous.clip != NULL while fading */
+    layer current, previous;   /* previous.clip != NULL while its clip is fading out */
+    bool fading;               /* a fade is running (from previous.clip, or from the frozen fade_pose) */
     float fade_elapsed, fade_duration;
 };
 
@@ -85,9 +86,10 @@ static void evaluate(ossa_player *p) {
     } else {
         ossa_clip_sample(p->current.clip, p->current.time, p->current.loop, OSSA_LOOKUP_CURSOR, p->current.cursors,
                          s->rest, p->pose, n);
-        if (p->previous.clip) {
-            ossa_clip_sample(p->previous.clip, p->previous.time, p->previous.loop, OSSA_LOOKUP_CURSOR,
-                             p->previous.cursors, s->rest, p->fade_pose, n);
+        if (p->fading) {
+            if (p->previous.clip)
+                ossa_clip_sample(p->previous.clip, p->previous.time, p->previous.loop, OSSA_LOOKUP_CURSOR,
+                                 p->previous.cursors, s->rest, p->fade_pose, n);
             float w = p->fade_elapsed / p->fade_duration;
             if (!(w > 0.0f)) w = 0.0f;
             if (w > 1.0f) w = 1.0f;
@@ -106,6 +108,7 @@ ossa_result ossa_player_play(ossa_player *player, const ossa_clip *clip, float s
     player->current.speed = speed;
     player->current.loop = loop;
     player->previous.clip = NULL;
+    player->fading = false;
     player->fade_elapsed = player->fade_duration = 0.0f;
     evaluate(player);
     return OSSA_OK;
@@ -114,22 +117,32 @@ ossa_result ossa_player_play(ossa_player *player, const ossa_clip *clip, float s
 ossa_result ossa_player_crossfade(ossa_player *player, const ossa_clip *clip, float duration, float speed, bool loop) {
     if (!player || !clip) return OSSA_ERROR_INVALID_ARGUMENT;
     if (!(duration > 0.0f) || !player->current.clip) return ossa_player_play(player, clip, speed, loop);
-    /* The current clip becomes the one fading out; the layers swap their cursor buffers. */
-    layer old = player->current;
-    player->current = player->previous;
-    player->previous = old;
-    ossa_result r = reserve_cursors(player, &player->current, clip);
-    if (r != OSSA_OK) {
-        layer back = player->current;
-        player->current = player->previous;
-        player->previous = back;
+    if (player->fading) {
+        /* A fade is already running: fade from the pose as it is now (frozen), so nothing jumps. */
+        ossa_result r = reserve_cursors(player, &player->current, clip);
+        if (r != OSSA_OK) return r;
+        uint32_t n = player->skeleton->joint_count;
+        if (n) memcpy(player->fade_pose, player->pose, n * sizeof(ossa_transform));
         player->previous.clip = NULL;
-        return r;
+    } else {
+        /* The current clip becomes the one fading out; the layers swap their cursor buffers. */
+        layer old = player->current;
+        player->current = player->previous;
+        player->previous = old;
+        ossa_result r = reserve_cursors(player, &player->current, clip);
+        if (r != OSSA_OK) {
+            layer back = player->current;
+            player->current = player->previous;
+            player->previous = back;
+            player->previous.clip = NULL;
+            return r;
+        }
     }
     player->current.clip = clip;
     player->current.time = clip->start;
     player->current.speed = speed;
     player->current.loop = loop;
+    player->fading = true;
     player->fade_elapsed = 0.0f;
     player->fade_duration = duration;
     evaluate(player);
@@ -144,10 +157,13 @@ static void advance(layer *l, float dt) {
 void ossa_player_update(ossa_player *player, float dt) {
     if (!player) return;
     advance(&player->current, dt);
-    if (player->previous.clip) {
+    if (player->fading) {
         advance(&player->previous, dt);
         player->fade_elapsed += dt;
-        if (player->fade_elapsed >= player->fade_duration) player->previous.clip = NULL; /* fade done */
+        if (player->fade_elapsed >= player->fade_duration) { /* fade done */
+            player->fading = false;
+            player->previous.clip = NULL;
+        }
     }
     evaluate(player);
 }
@@ -181,7 +197,7 @@ ossa_result ossa_player_palette(const ossa_player *player, uint32_t skin, ossa_m
 }
 
 float ossa_player_fade_weight(const ossa_player *player) {
-    if (!player || !player->previous.clip) return 1.0f;
+    if (!player || !player->fading) return 1.0f;
     float w = player->fade_elapsed / player->fade_duration;
     return w < 0.0f ? 0.0f : (w > 1.0f ? 1.0f : w);
 }

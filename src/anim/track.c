@@ -75,10 +75,11 @@ uint32_t ossa_track_find_key_table(const ossa_track *track, float t) {
     const ossa_key_table *tab = &track->table;
     if (!tab->keys || tab->count == 0 || !(tab->rate > 0.0f)) return ossa_track_find_key_binary(track, t);
     if (isnan(t)) return 0;
-    float f = (t - tab->start) * tab->rate;
+    /* In double so that the clamp against count - 1 is exact for any table size. */
+    double f = ((double)t - (double)tab->start) * (double)tab->rate;
     uint32_t i;
-    if (!(f > 0.0f)) i = 0;
-    else if (f >= (float)(tab->count - 1)) i = tab->count - 1;
+    if (!(f > 0.0)) i = 0;
+    else if (f >= (double)(tab->count - 1)) i = tab->count - 1;
     else i = (uint32_t)f;
     return correct_key(track->times, n, tab->keys[i], t);
 }
