@@ -1,5 +1,9 @@
-/* AVX2 + FMA linear blend skinning: two matrix columns per ymm, blended per vertex
- * as Σ wᵢ·Mᵢ with FMA, then applied to position, normal and tangent. */
+/* AVX2 + FMA linear blend skinning. Per vertex the blended matrix Σ wᵢ·Mᵢ is two ymm
+ * (two columns each, FMA by a broadcast weight). With packed streams, 8 vertices go
+ * at once: the blended matrices are transposed to SoA, positions/normals de-interleaved
+ * with blends + one permute per component, tangents with an unpack transpose, then
+ * plain FMAs over 8 lanes and rsqrt + one Newton step. Strided streams, tails and
+ * blocks with a zero-weight vertex take the per-vertex path. */
 #include "skin_internal.h"
 
 #if defined(__AVX2__) && defined(__FMA__)
@@ -22,46 +26,190 @@ static inline __m128 xform(__m256 c01, __m256 c23, __m128 v) {
     return _mm_add_ps(_mm256_castps256_ps128(r), _mm256_extractf128_ps(r, 1));
 }
 
-static inline __attribute__((always_inline)) void skin(const ossa_skin_job *job, const uint32_t k) {
+static inline __attribute__((always_inline)) void blend_matrix(const ossa_skin_job *job, uint32_t v, const uint32_t k,
+                                                              __m256 *c01_out, __m256 *c23_out) {
+    const uint16_t *jv = job->joints + (size_t)v * k;
+    const float *wv = job->weights + (size_t)v * k;
+    const float *m = job->palette[jv[0]].m;
+    __m256 w = _mm256_broadcast_ss(wv);
+    __m256 c01 = _mm256_mul_ps(w, _mm256_loadu_ps(m)), c23 = _mm256_mul_ps(w, _mm256_loadu_ps(m + 8));
+    for (uint32_t i = 1; i < k; i++) {
+        m = job->palette[jv[i]].m;
+        w = _mm256_broadcast_ss(wv + i);
+        c01 = _mm256_fmadd_ps(w, _mm256_loadu_ps(m), c01);
+        c23 = _mm256_fmadd_ps(w, _mm256_loadu_ps(m + 8), c23);
+    }
+    *c01_out = c01, *c23_out = c23;
+}
+
+static inline __attribute__((always_inline)) void skin_vertex(const ossa_skin_job *job, uint32_t v, const uint32_t k) {
     const __m128i mask3 = _mm_setr_epi32(-1, -1, -1, 0);
     const __m128 one_w = _mm_setr_ps(0, 0, 0, 1);
-    for (uint32_t v = job->begin; v < job->end; v++) {
-        const uint16_t *jv = job->joints + (size_t)v * k;
-        const float *wv = job->weights + (size_t)v * k;
-        const float *p = ossa__skin_in(job->positions, job->positions_stride, v);
-        float *op = ossa__skin_out(job->out_positions, job->out_positions_stride, v);
-        if (ossa__skin_weight_sum(wv, k) == 0.0f) {
-            memcpy(op, p, 12);
-            if (job->normals)
-                memcpy(ossa__skin_out(job->out_normals, job->out_normals_stride, v),
-                       ossa__skin_in(job->normals, job->normals_stride, v), 12);
-            if (job->tangents)
-                memcpy(ossa__skin_out(job->out_tangents, job->out_tangents_stride, v),
-                       ossa__skin_in(job->tangents, job->tangents_stride, v), 16);
-            continue;
-        }
-        const float *m = job->palette[jv[0]].m;
-        __m256 w = _mm256_broadcast_ss(wv);
-        __m256 c01 = _mm256_mul_ps(w, _mm256_loadu_ps(m)), c23 = _mm256_mul_ps(w, _mm256_loadu_ps(m + 8));
-        for (uint32_t i = 1; i < k; i++) {
-            m = job->palette[jv[i]].m;
-            w = _mm256_broadcast_ss(wv + i);
-            c01 = _mm256_fmadd_ps(w, _mm256_loadu_ps(m), c01);
-            c23 = _mm256_fmadd_ps(w, _mm256_loadu_ps(m + 8), c23);
-        }
-        __m128 pv = _mm_or_ps(_mm_maskload_ps(p, mask3), one_w);
-        _mm_maskstore_ps(op, mask3, xform(c01, c23, pv));
-        if (job->normals) {
-            __m128 n = _mm_maskload_ps(ossa__skin_in(job->normals, job->normals_stride, v), mask3);
-            _mm_maskstore_ps(ossa__skin_out(job->out_normals, job->out_normals_stride, v), mask3,
-                             normalize3(xform(c01, c23, n)));
-        }
-        if (job->tangents) {
-            __m128 tv = _mm_loadu_ps(ossa__skin_in(job->tangents, job->tangents_stride, v));
-            __m128 r = normalize3(xform(c01, c23, _mm_blend_ps(tv, _mm_setzero_ps(), 8)));
-            _mm_storeu_ps(ossa__skin_out(job->out_tangents, job->out_tangents_stride, v), _mm_blend_ps(r, tv, 8));
-        }
+    const float *p = ossa__skin_in(job->positions, job->positions_stride, v);
+    float *op = ossa__skin_out(job->out_positions, job->out_positions_stride, v);
+    if (ossa__skin_weight_sum(job->weights + (size_t)v * k, k) == 0.0f) {
+        memcpy(op, p, 12);
+        if (job->normals)
+            memcpy(ossa__skin_out(job->out_normals, job->out_normals_stride, v),
+                   ossa__skin_in(job->normals, job->normals_stride, v), 12);
+        if (job->tangents)
+            memcpy(ossa__skin_out(job->out_tangents, job->out_tangents_stride, v),
+                   ossa__skin_in(job->tangents, job->tangents_stride, v), 16);
+        return;
     }
+    __m256 c01, c23;
+    blend_matrix(job, v, k, &c01, &c23);
+    __m128 pv = _mm_or_ps(_mm_maskload_ps(p, mask3), one_w);
+    _mm_maskstore_ps(op, mask3, xform(c01, c23, pv));
+    if (job->normals) {
+        __m128 n = _mm_maskload_ps(ossa__skin_in(job->normals, job->normals_stride, v), mask3);
+        _mm_maskstore_ps(ossa__skin_out(job->out_normals, job->out_normals_stride, v), mask3,
+                         normalize3(xform(c01, c23, n)));
+    }
+    if (job->tangents) {
+        __m128 tv = _mm_loadu_ps(ossa__skin_in(job->tangents, job->tangents_stride, v));
+        __m128 r = normalize3(xform(c01, c23, _mm_blend_ps(tv, _mm_setzero_ps(), 8)));
+        _mm_storeu_ps(ossa__skin_out(job->out_tangents, job->out_tangents_stride, v), _mm_blend_ps(r, tv, 8));
+    }
+}
+
+/* ---- 8-vertex SoA block. Lane l holds vertex SIGMA[l] = (0 2 4 6 1 3 5 7), the order
+ * in which an unpack-based 4x8 transpose leaves xyzw tangents, so they need no permute. */
+static const int SIGMA[8] = {0, 2, 4, 6, 1, 3, 5, 7};
+
+typedef struct tables {
+    __m256i de3[3]; /* after the blends, component c to lane order */
+    __m256i in3[3]; /* component c from lane order to lanes (3i + c) mod 8 */
+} tables;
+
+static void make_tables(tables *t) {
+    int32_t a[8], b[8];
+    for (int c = 0; c < 3; c++) {
+        for (int l = 0; l < 8; l++) a[l] = (3 * SIGMA[l] + c) % 8;
+        for (int i = 0; i < 8; i++) b[(3 * i + c) % 8] = (i % 2) ? 4 + i / 2 : i / 2; /* lane of vertex i */
+        t->de3[c] = _mm256_loadu_si256((const __m256i *)(const void *)a);
+        t->in3[c] = _mm256_loadu_si256((const __m256i *)(const void *)b);
+    }
+}
+
+static inline void load3(const tables *t, const float *src, __m256 out[3]) {
+    __m256 p0 = _mm256_loadu_ps(src), p1 = _mm256_loadu_ps(src + 8), p2 = _mm256_loadu_ps(src + 16);
+    out[0] = _mm256_permutevar8x32_ps(_mm256_blend_ps(_mm256_blend_ps(p0, p1, 0x92), p2, 0x24), t->de3[0]);
+    out[1] = _mm256_permutevar8x32_ps(_mm256_blend_ps(_mm256_blend_ps(p0, p1, 0x24), p2, 0x49), t->de3[1]);
+    out[2] = _mm256_permutevar8x32_ps(_mm256_blend_ps(_mm256_blend_ps(p0, p1, 0x49), p2, 0x92), t->de3[2]);
+}
+
+static inline void store3(const tables *t, float *dst, const __m256 in[3]) {
+    __m256 x = _mm256_permutevar8x32_ps(in[0], t->in3[0]), y = _mm256_permutevar8x32_ps(in[1], t->in3[1]);
+    __m256 z = _mm256_permutevar8x32_ps(in[2], t->in3[2]);
+    _mm256_storeu_ps(dst, _mm256_blend_ps(_mm256_blend_ps(x, y, 0x92), z, 0x24));
+    _mm256_storeu_ps(dst + 8, _mm256_blend_ps(_mm256_blend_ps(x, y, 0x24), z, 0x49));
+    _mm256_storeu_ps(dst + 16, _mm256_blend_ps(_mm256_blend_ps(x, y, 0x49), z, 0x92));
+}
+
+static inline void normalize_soa(__m256 v[3]) {
+    __m256 l2 = _mm256_fmadd_ps(v[2], v[2], _mm256_fmadd_ps(v[1], v[1], _mm256_mul_ps(v[0], v[0])));
+    __m256 y = _mm256_rsqrt_ps(l2);
+    y = _mm256_mul_ps(y, _mm256_fnmadd_ps(_mm256_mul_ps(_mm256_set1_ps(0.5f), l2), _mm256_mul_ps(y, y),
+                                          _mm256_set1_ps(1.5f)));
+    __m256 ok = _mm256_cmp_ps(l2, _mm256_set1_ps(1e-24f), _CMP_GT_OQ);
+    for (int c = 0; c < 3; c++) v[c] = _mm256_blendv_ps(v[c], _mm256_mul_ps(v[c], y), ok);
+}
+
+static inline void xform_soa(__m256 m[3][4], const __m256 in[3], bool point, __m256 out[3]) {
+    for (int r = 0; r < 3; r++) {
+        __m256 acc = point ? _mm256_fmadd_ps(m[r][0], in[0], m[r][3]) : _mm256_mul_ps(m[r][0], in[0]);
+        acc = _mm256_fmadd_ps(m[r][1], in[1], acc);
+        out[r] = _mm256_fmadd_ps(m[r][2], in[2], acc);
+    }
+}
+
+/* 8 rows of two columns each (c01 or c23) → out[row][col] for rows 0-2, 8 lanes. */
+static inline void transpose_half(const __m256 r[8], __m256 out[3][2]) {
+    __m256 s[8], a[3][2];
+    for (int i = 0; i < 8; i += 2) s[i] = _mm256_unpacklo_ps(r[i], r[i + 1]), s[i + 1] = _mm256_unpackhi_ps(r[i], r[i + 1]);
+    for (int g = 0; g < 2; g++) {
+        __m256d s0 = _mm256_castps_pd(s[4 * g]), s1 = _mm256_castps_pd(s[4 * g + 1]);
+        __m256d s2 = _mm256_castps_pd(s[4 * g + 2]), s3 = _mm256_castps_pd(s[4 * g + 3]);
+        a[0][g] = _mm256_castpd_ps(_mm256_unpacklo_pd(s0, s2));
+        a[1][g] = _mm256_castpd_ps(_mm256_unpackhi_pd(s0, s2));
+        a[2][g] = _mm256_castpd_ps(_mm256_unpacklo_pd(s1, s3));
+    }
+    for (int e = 0; e < 3; e++) {
+        out[e][0] = _mm256_permute2f128_ps(a[e][0], a[e][1], 0x20);
+        out[e][1] = _mm256_permute2f128_ps(a[e][0], a[e][1], 0x31);
+    }
+}
+
+static inline bool any_zero_sum(const float *w, const uint32_t k) {
+    int z = 0;
+    for (uint32_t q = 0; q < k; q++) {
+        __m256 s = _mm256_loadu_ps(w + 8 * q);
+        s = _mm256_add_ps(s, _mm256_permute_ps(s, 0xB1));
+        s = _mm256_add_ps(s, _mm256_permute_ps(s, 0x4E));
+        if (k == 8) s = _mm256_add_ps(s, _mm256_permute2f128_ps(s, s, 0x01));
+        z |= _mm256_movemask_ps(_mm256_cmp_ps(s, _mm256_setzero_ps(), _CMP_EQ_OQ));
+    }
+    return z != 0;
+}
+
+static inline __attribute__((always_inline)) bool skin_block(const ossa_skin_job *job, const tables *t, uint32_t v0,
+                                                             const uint32_t k) {
+    if (any_zero_sum(job->weights + (size_t)v0 * k, k)) return false;
+    __m256 lo[8], hi[8], m[3][4], half[3][2];
+    for (int i = 0; i < 8; i++) blend_matrix(job, v0 + (uint32_t)SIGMA[i], k, &lo[i], &hi[i]);
+    transpose_half(lo, half);
+    for (int e = 0; e < 3; e++) m[e][0] = half[e][0], m[e][1] = half[e][1];
+    transpose_half(hi, half);
+    for (int e = 0; e < 3; e++) m[e][2] = half[e][0], m[e][3] = half[e][1];
+    __m256 in[3], out[3];
+    load3(t, job->positions + (size_t)v0 * 3, in);
+    xform_soa(m, in, true, out);
+    store3(t, job->out_positions + (size_t)v0 * 3, out);
+    if (job->normals) {
+        load3(t, job->normals + (size_t)v0 * 3, in);
+        xform_soa(m, in, false, out);
+        normalize_soa(out);
+        store3(t, job->out_normals + (size_t)v0 * 3, out);
+    }
+    if (job->tangents) {
+        const float *src = job->tangents + (size_t)v0 * 4;
+        __m256 t0 = _mm256_loadu_ps(src), t1 = _mm256_loadu_ps(src + 8);
+        __m256 t2 = _mm256_loadu_ps(src + 16), t3 = _mm256_loadu_ps(src + 24);
+        __m256d u0 = _mm256_castps_pd(_mm256_unpacklo_ps(t0, t1)), u1 = _mm256_castps_pd(_mm256_unpackhi_ps(t0, t1));
+        __m256d u2 = _mm256_castps_pd(_mm256_unpacklo_ps(t2, t3)), u3 = _mm256_castps_pd(_mm256_unpackhi_ps(t2, t3));
+        in[0] = _mm256_castpd_ps(_mm256_unpacklo_pd(u0, u2)), in[1] = _mm256_castpd_ps(_mm256_unpackhi_pd(u0, u2));
+        in[2] = _mm256_castpd_ps(_mm256_unpacklo_pd(u1, u3));
+        __m256 w = _mm256_castpd_ps(_mm256_unpackhi_pd(u1, u3));
+        xform_soa(m, in, false, out);
+        normalize_soa(out);
+        /* inverse: (x y z w) in lane order → 4 registers of two xyzw vertices */
+        __m256d a0 = _mm256_castps_pd(_mm256_unpacklo_ps(out[0], out[1])); /* x0 y0 x2 y2 | x1 y1 x3 y3 */
+        __m256d a1 = _mm256_castps_pd(_mm256_unpackhi_ps(out[0], out[1])); /* x4 y4 x6 y6 | x5 y5 x7 y7 */
+        __m256d b0 = _mm256_castps_pd(_mm256_unpacklo_ps(out[2], w));
+        __m256d b1 = _mm256_castps_pd(_mm256_unpackhi_ps(out[2], w));
+        float *dst = job->out_tangents + (size_t)v0 * 4;
+        _mm256_storeu_ps(dst, _mm256_castpd_ps(_mm256_unpacklo_pd(a0, b0)));      /* v0 | v1 */
+        _mm256_storeu_ps(dst + 8, _mm256_castpd_ps(_mm256_unpackhi_pd(a0, b0)));  /* v2 | v3 */
+        _mm256_storeu_ps(dst + 16, _mm256_castpd_ps(_mm256_unpacklo_pd(a1, b1))); /* v4 | v5 */
+        _mm256_storeu_ps(dst + 24, _mm256_castpd_ps(_mm256_unpackhi_pd(a1, b1))); /* v6 | v7 */
+    }
+    return true;
+}
+
+static inline __attribute__((always_inline)) void skin(const ossa_skin_job *job, const uint32_t k) {
+    uint32_t v = job->begin;
+    const bool packed = job->positions_stride == 12 && job->out_positions_stride == 12 &&
+                        (!job->normals || (job->normals_stride == 12 && job->out_normals_stride == 12)) &&
+                        (!job->tangents || (job->tangents_stride == 16 && job->out_tangents_stride == 16));
+    if (packed && job->end - v >= 8) {
+        tables t;
+        make_tables(&t);
+        for (; job->end - v >= 8; v += 8)
+            if (!skin_block(job, &t, v, k))
+                for (uint32_t i = 0; i < 8; i++) skin_vertex(job, v + i, k);
+    }
+    for (; v < job->end; v++) skin_vertex(job, v, k);
 }
 
 void ossa__skin_lbs_avx2(const ossa_skin_job *job) {
