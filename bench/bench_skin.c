@@ -1,0 +1,238 @@
+/* CPU skinning benchmark: ns per vertex for every kernel (positions + normals +
+ * tangents, 4 and 8 influences) on a generated mesh, the best kernel on 2 threads,
+ * and a roofline: bytes per vertex against measured memory bandwidth.
+ * Usage: bench_skin [--vertices N] [--reps R] [--threads T]   (medians over R runs) */
+#include <ossa/ossa.h>
+
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <stdatomic.h>
+#include <time.h>
+
+#include "../tools/ossa/thread_pool.h"
+
+static double now_ns(void) {
+    struct timespec ts;
+    clock_gettime(CLOCK_MONOTONIC, &ts);
+    return (double)ts.tv_sec * 1e9 + (double)ts.tv_nsec;
+}
+
+static int cmp_double(const void *a, const void *b) {
+    double x = *(const double *)a, y = *(const double *)b;
+    return (x > y) - (x < y);
+}
+
+static double median(double *v, int n) {
+    qsort(v, (size_t)n, sizeof *v, cmp_double);
+    return n % 2 ? v[n / 2] : 0.5 * (v[n / 2 - 1] + v[n / 2]);
+}
+
+static uint64_t rng_state = 0x1234567;
+static float frand(float lo, float hi) {
+    rng_state = rng_state * 6364136223846793005ull + 1442695040888963407ull;
+    return lo + (hi - lo) * (float)(rng_state >> 40) / 16777216.0f;
+}
+
+typedef struct mesh_buf {
+    uint32_t n, k, joints_count;
+    float *pos, *nrm, *tan, *w, *op, *on, *ot;
+    uint16_t *j;
+    ossa_mat4 *palette;
+} mesh_buf;
+
+static void *xmalloc(size_t n) {
+    void *p = malloc(n);
+    if (!p) {
+        fprintf(stderr, "out of memory (%zu bytes)\n", n);
+        exit(1);
+    }
+    memset(p, 0, n); /* touch the pages before timing */
+    return p;
+}
+
+static mesh_buf make_mesh(uint32_t n, uint32_t k, uint32_t joint_count) {
+    mesh_buf m = {n, k, joint_count, NULL, NULL, NULL, NULL, NULL, NULL, NULL, NULL, NULL};
+    m.pos = xmalloc(12ull * n), m.nrm = xmalloc(12ull * n), m.tan = xmalloc(16ull * n);
+    m.op = xmalloc(12ull * n), m.on = xmalloc(12ull * n), m.ot = xmalloc(16ull * n);
+    m.w = xmalloc(4ull * k * n), m.j = xmalloc(2ull * k * n);
+    m.palette = xmalloc(sizeof(ossa_mat4) * joint_count);
+    for (uint32_t i = 0; i < joint_count; i++) {
+        ossa_transform t = {{frand(-1, 1), frand(-1, 1), frand(-1, 1)},
+                            ossa_quat_normalize((ossa_quat){frand(-1, 1), frand(-1, 1), frand(-1, 1), frand(-1, 1)}),
+                            {1, 1, 1}};
+        m.palette[i] = ossa_transform_to_mat4(t);
+    }
+    for (uint32_t v = 0; v < n; v++) {
+        for (int c = 0; c < 3; c++)
+            m.pos[v * 3 + c] = frand(-1, 1), m.nrm[v * 3 + c] = frand(-1, 1), m.tan[v * 4 + c] = frand(-1, 1);
+        m.tan[v * 4 + 3] = 1;
+        /* neighbouring vertices share nearby joints, as in real meshes */
+        uint32_t base = (uint32_t)((uint64_t)v * joint_count / n);
+        float sum = 0;
+        for (uint32_t i = 0; i < k; i++) {
+            m.j[(size_t)v * k + i] = (uint16_t)((base + i) % joint_count);
+            sum += m.w[(size_t)v * k + i] = frand(0.01f, 1);
+        }
+        for (uint32_t i = 0; i < k; i++) m.w[(size_t)v * k + i] /= sum;
+    }
+    return m;
+}
+
+static void free_mesh(mesh_buf *m) {
+    free(m->pos), free(m->nrm), free(m->tan), free(m->op), free(m->on), free(m->ot), free(m->w), free(m->j);
+    free(m->palette);
+}
+
+typedef struct run_ctx {
+    ossa_skin_job job; /* whole mesh; ranges are cut from it */
+    ossa_skin_kernel kernel;
+    _Atomic int failed;
+} run_ctx;
+
+static void skin_range(uint32_t begin, uint32_t end, void *user) {
+    run_ctx *c = user;
+    ossa_skin_job job = c->job;
+    job.begin = begin, job.end = end;
+    if (ossa_skin_lbs(&job, c->kernel) != OSSA_OK) c->failed = 1;
+}
+
+/* Median ns per vertex of skinning the whole job `inner` times per repetition
+ * (pool NULL = calling thread only). */
+static double time_job(const ossa_skin_job *job, ossa_skin_kernel kernel, thread_pool *pool, int reps, int inner) {
+    run_ctx c = {*job, kernel, 0};
+    double t[64];
+    uint32_t n = job->end;
+    if (reps > 64) reps = 64;
+    for (int r = -1; r < reps; r++) { /* r = -1: warm-up */
+        double t0 = now_ns();
+        for (int i = 0; i < inner; i++) {
+            if (pool) thread_pool_parallel_for(pool, 0, n, 4096, skin_range, &c);
+            else skin_range(0, n, &c);
+        }
+        if (r >= 0) t[r] = (now_ns() - t0) / ((double)n * inner);
+    }
+    if (c.failed) {
+        fprintf(stderr, "kernel %s failed\n", ossa_skin_kernel_name(kernel));
+        exit(1);
+    }
+    return median(t, reps);
+}
+
+typedef struct bw_ctx {
+    char *src, *dst;
+    size_t size;
+} bw_ctx;
+
+static void copy_range(uint32_t begin, uint32_t end, void *user) {
+    bw_ctx *b = user;
+    size_t chunk = b->size / 64;
+    for (uint32_t i = begin; i < end; i++) memcpy(b->dst + i * chunk, b->src + i * chunk, chunk);
+}
+
+/* Memory bandwidth in bytes per ns (GB/s), counting read + write bytes of a large memcpy. */
+static double bandwidth(thread_pool *pool, int reps) {
+    bw_ctx b = {NULL, NULL, 256ull << 20};
+    b.src = xmalloc(b.size), b.dst = xmalloc(b.size);
+    double t[64];
+    if (reps > 64) reps = 64;
+    for (int r = -1; r < reps; r++) {
+        double t0 = now_ns();
+        if (pool) thread_pool_parallel_for(pool, 0, 64, 1, copy_range, &b);
+        else copy_range(0, 64, &b);
+        if (r >= 0) t[r] = 2.0 * (double)b.size / (now_ns() - t0);
+    }
+    free(b.src), free(b.dst);
+    return median(t, reps);
+}
+
+/* Woman.gltf (../shared/assets or $OSSA_ASSETS): every skinned mesh, rest-pose palette
+ * (model × inverse bind over the mesh's skin), cache-resident, so repeated per run. */
+static void bench_woman(thread_pool *pool, int reps) {
+    const char *root = getenv("OSSA_ASSETS");
+    char path[4096];
+    snprintf(path, sizeof path, "%s/Woman/Woman.gltf", root && *root ? root : "../shared/assets");
+    ossa_asset *asset = NULL;
+    ossa_diagnostic diag;
+    ossa_result r = ossa_gltf_load_file(path, NULL, &asset, &diag);
+    if (r != OSSA_OK) {
+        printf("\nWoman.gltf: skipped (%s: %s %s)\n", path, ossa_result_string(r), diag.message);
+        return;
+    }
+    const ossa_skeleton *sk = asset->skeleton;
+    ossa_mat4 *model = xmalloc(sizeof(ossa_mat4) * sk->joint_count), *pal = xmalloc(sizeof(ossa_mat4) * sk->joint_count);
+    ossa_pose_to_model(sk->rest, sk->parents, sk->joint_count, model);
+    for (uint32_t mi = 0; mi < asset->mesh_count; mi++) {
+        const ossa_mesh *m = asset->meshes[mi];
+        if (!m->influences || m->skin < 0 || !m->vertex_count) continue;
+        const ossa_skin *skin = &sk->skins[m->skin];
+        memcpy(pal, model, sizeof(ossa_mat4) * sk->joint_count);
+        for (uint32_t i = 0; i < skin->joint_count; i++)
+            pal[skin->joints[i]] = ossa_mat4_mul(&model[skin->joints[i]], &skin->inverse_bind[i]);
+        float *op = xmalloc(12ull * m->vertex_count), *on = xmalloc(12ull * m->vertex_count);
+        float *ot = xmalloc(16ull * m->vertex_count);
+        ossa_skin_job job = {0, m->vertex_count, m->influences, m->joints, m->weights, pal, sk->joint_count,
+                             m->positions, 0, m->normals, 0, m->tangents, 0, op, 0, m->normals ? on : NULL, 0,
+                             m->tangents ? ot : NULL, 0};
+        int inner = (int)(2000000 / m->vertex_count) + 1;
+        printf("\nWoman.gltf mesh %u: %u vertices, %u influences%s%s (x%d per run)\n", mi, m->vertex_count,
+               m->influences, m->normals ? ", normals" : "", m->tangents ? ", tangents" : "", inner);
+        double scalar = 0;
+        for (int kern = OSSA_SKIN_KERNEL_SCALAR; kern <= OSSA_SKIN_KERNEL_AVX512 + 1; kern++) {
+            bool mt = kern > OSSA_SKIN_KERNEL_AVX512;
+            ossa_skin_kernel kk = mt ? ossa_skin_kernel_best() : (ossa_skin_kernel)kern;
+            if (!ossa_skin_kernel_available(kk)) continue;
+            double ns = time_job(&job, kk, mt ? pool : NULL, reps, inner);
+            if (!mt && kk == OSSA_SKIN_KERNEL_SCALAR) scalar = ns;
+            printf("  %-8s%s %9.2f ns/vert  x%.2f\n", ossa_skin_kernel_name(kk), mt ? " x2 thr" : "       ", ns,
+                   scalar / ns);
+        }
+        free(op), free(on), free(ot);
+    }
+    free(model), free(pal);
+    ossa_asset_destroy(asset);
+}
+
+int main(int argc, char **argv) {
+    uint32_t n = 1000000, threads = 2;
+    int reps = 11;
+    for (int i = 1; i + 1 < argc; i += 2) {
+        if (!strcmp(argv[i], "--vertices")) n = (uint32_t)strtoul(argv[i + 1], NULL, 10);
+        else if (!strcmp(argv[i], "--reps")) reps = atoi(argv[i + 1]);
+        else if (!strcmp(argv[i], "--threads")) threads = (uint32_t)strtoul(argv[i + 1], NULL, 10);
+    }
+    if (n == 0 || reps < 1) return 2;
+    thread_pool *pool = thread_pool_create(threads);
+    ossa_skin_kernel best = ossa_skin_kernel_best();
+    double bw1 = bandwidth(NULL, reps < 5 ? reps : 5), bw2 = bandwidth(pool, reps < 5 ? reps : 5);
+    printf("memory bandwidth (256 MiB memcpy, read+write): %.1f GB/s on 1 thread, %.1f GB/s on %u threads\n", bw1,
+           bw2, thread_pool_size(pool));
+    printf("mesh: %u generated vertices, positions + normals + tangents, 64 joints; median of %d runs\n", n, reps);
+    for (uint32_t k = 4; k <= 8; k += 4) {
+        mesh_buf m = make_mesh(n, k, 64);
+        double bytes = 12 + 12 + 16 + 2.0 * k + 4.0 * k + 12 + 12 + 16;
+        printf("\n%u influences: %.0f bytes moved per vertex (inputs + outputs)\n", k, bytes);
+        printf("  %-16s %9s %9s %10s %12s\n", "kernel", "ns/vert", "x scalar", "GB/s", "% of memcpy");
+        double scalar = 0;
+        for (int kern = OSSA_SKIN_KERNEL_SCALAR; kern <= OSSA_SKIN_KERNEL_AVX512 + 1; kern++) {
+            bool mt = kern > OSSA_SKIN_KERNEL_AVX512;
+            ossa_skin_kernel kk = mt ? best : (ossa_skin_kernel)kern;
+            char name[64];
+            snprintf(name, sizeof name, mt ? "%s x%u thr" : "%s", ossa_skin_kernel_name(kk), thread_pool_size(pool));
+            if (!ossa_skin_kernel_available(kk)) {
+                printf("  %-16s  skipped: not available on this CPU\n", name);
+                continue;
+            }
+            ossa_skin_job job = {0, m.n, m.k, m.j, m.w, m.palette, m.joints_count,
+                                 m.pos, 0, m.nrm, 0, m.tan, 0, m.op, 0, m.on, 0, m.ot, 0};
+            double ns = time_job(&job, kk, mt ? pool : NULL, reps, 1);
+            if (kk == OSSA_SKIN_KERNEL_SCALAR && !mt) scalar = ns;
+            double gbs = bytes / ns, roof = mt ? bw2 : bw1;
+            printf("  %-16s %9.2f %9.2f %10.1f %11.0f%%\n", name, ns, scalar / ns, gbs, 100.0 * gbs / roof);
+        }
+        free_mesh(&m);
+    }
+    bench_woman(pool, reps);
+    thread_pool_destroy(pool);
+    return 0;
+}
