@@ -192,9 +192,10 @@ uint32_t ossa_clip_cursor_count(const ossa_clip *clip) {
 }
 
 /* Samples one track at an already clip-adjusted time; the track clamps to its own keys. */
-static inline void sample_at(const ossa_track *t, float ct, ossa_lookup lookup, uint32_t *cursor, float *out) {
+static inline void sample_at(const ossa_track *t, float ct, ossa_lookup lookup, uint32_t *cursor, float *out,
+                             uint32_t components) {
     uint32_t k = ossa__track_find_key(t, ct, lookup, cursor);
-    ossa_track_interpolate(t, k, ct, out);
+    ossa__interpolate(t, k, ct, out, components);
 }
 
 float ossa_clip_sample(const ossa_clip *clip, float t, bool loop, ossa_lookup lookup, uint32_t *cursors,
@@ -212,15 +213,15 @@ float ossa_clip_sample(const ossa_clip *clip, float t, bool loop, ossa_lookup lo
         ossa_transform *o = &out[tt->joint];
         uint32_t *cur = cursors ? cursors + (size_t)i * 3 : NULL;
         if (tt->translation.key_count) {
-            sample_at(&tt->translation, ct, lookup, cur, v);
+            sample_at(&tt->translation, ct, lookup, cur, v, 3);
             o->translation.x = v[0]; o->translation.y = v[1]; o->translation.z = v[2];
         }
         if (tt->rotation.key_count) {
-            sample_at(&tt->rotation, ct, lookup, cur ? cur + 1 : NULL, v);
+            sample_at(&tt->rotation, ct, lookup, cur ? cur + 1 : NULL, v, 4);
             o->rotation.x = v[0]; o->rotation.y = v[1]; o->rotation.z = v[2]; o->rotation.w = v[3];
         }
         if (tt->scale.key_count) {
-            sample_at(&tt->scale, ct, lookup, cur ? cur + 2 : NULL, v);
+            sample_at(&tt->scale, ct, lookup, cur ? cur + 2 : NULL, v, 3);
             o->scale.x = v[0]; o->scale.y = v[1]; o->scale.z = v[2];
         }
     }
@@ -235,7 +236,7 @@ float ossa_clip_sample_weights(const ossa_clip *clip, uint32_t index, float t, b
     if (lookup == OSSA_LOOKUP_CURSOR && !cursors) lookup = OSSA_LOOKUP_DEFAULT;
     uint32_t *cur = cursors ? cursors + (size_t)clip->track_count * 3 + index : NULL;
     if (w->key_count == 0) memset(out, 0, w->components * sizeof(float));
-    else sample_at(w, ct, lookup, cur, out);
+    else sample_at(w, ct, lookup, cur, out, w->components);
     return ct;
 }
 

@@ -60,10 +60,9 @@ ossa_quat ossa_quat_inverse(ossa_quat q) {
 }
 
 ossa_quat ossa_quat_normalize(ossa_quat q) {
-    float len = sqrtf(ossa_quat_dot(q, q));
-    if (!(len > 0.0f) || !isfinite(len)) return ossa_quat_identity();
-    float inv = 1.0f / len;
-    ossa_quat r = {q.x * inv, q.y * inv, q.z * inv, q.w * inv};
+    float v[4] = {q.x, q.y, q.z, q.w};
+    ossa__quat_normalize4(v);
+    ossa_quat r = {v[0], v[1], v[2], v[3]};
     return r;
 }
 
@@ -81,42 +80,11 @@ ossa_quat ossa_quat_nlerp(ossa_quat a, ossa_quat b, float t) {
     return ossa_quat_normalize(r);
 }
 
-/* Slerp weights sin((1-t)θ)/sinθ and sin(tθ)/sinθ for cos θ = x >= 0.7 (θ <= 45.6°), from
- * their series in (x - 1) (Eberly, "A fast and accurate algorithm for computing SLERP"):
- * eight terms are accurate to 5e-9 there, i.e. to float rounding, with no transcendentals
- * and no special case as x -> 1 (the weights tend to 1-t and t). Fewer terms suffice closer
- * to 1 (measured in double: 6 terms for x >= 0.85 and 4 for x >= 0.95 stay below 2e-9). */
-static void slerp_series(float x, float t, float *wa, float *wb) {
-    static const float u[8] = {1.0f / 3, 1.0f / 10, 1.0f / 21, 1.0f / 36, 1.0f / 55, 1.0f / 78, 1.0f / 105, 1.0f / 136};
-    static const float v[8] = {1.0f / 3, 2.0f / 5, 3.0f / 7, 4.0f / 9, 5.0f / 11, 6.0f / 13, 7.0f / 15, 8.0f / 17};
-    float xm1 = x - 1.0f, s = 1.0f - t, tt = t * t, ss = s * s;
-    float at = 1.0f, as = 1.0f;
-    int terms = x >= 0.95f ? 4 : (x >= 0.85f ? 6 : 8);
-    for (int i = terms - 1; i >= 0; i--) {
-        at = 1.0f + (u[i] * tt - v[i]) * xm1 * at;
-        as = 1.0f + (u[i] * ss - v[i]) * xm1 * as;
-    }
-    *wa = s * as;
-    *wb = t * at;
-}
-
 ossa_quat ossa_quat_slerp(ossa_quat a, ossa_quat b, float t) {
-    float d = ossa_quat_dot(a, b);
-    if (d < 0.0f) {
-        d = -d;
-        b.x = -b.x; b.y = -b.y; b.z = -b.z; b.w = -b.w;
-    }
-    float wa, wb;
-    if (d >= 0.7f) {
-        slerp_series(d, t, &wa, &wb);
-    } else {
-        float theta = acosf(d);
-        float inv_sin = 1.0f / sqrtf(1.0f - d * d);
-        wa = sinf((1.0f - t) * theta) * inv_sin;
-        wb = sinf(t * theta) * inv_sin;
-    }
-    ossa_quat r = {a.x * wa + b.x * wb, a.y * wa + b.y * wb, a.z * wa + b.z * wb, a.w * wa + b.w * wb};
-    return ossa_quat_normalize(r);
+    float qa[4] = {a.x, a.y, a.z, a.w}, qb[4] = {b.x, b.y, b.z, b.w}, r[4];
+    ossa__slerp4(qa, qb, t, r);
+    ossa_quat q = {r[0], r[1], r[2], r[3]};
+    return q;
 }
 
 ossa_vec3 ossa_quat_rotate(ossa_quat q, ossa_vec3 v) {
