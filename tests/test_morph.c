@@ -300,10 +300,44 @@ static void animated_morph_cube_by_hand(void **state) {
     free_cube(&c);
 }
 
+/* The same file through the importer: ossa_clip_sample_weights + ossa_morph_apply on
+ * the loaded mesh against the hand-read data and hand-interpolated weights. */
+static void animated_morph_cube_through_loader(void **state) {
+    (void)state;
+    cube c;
+    if (!load_cube(&c)) skip();
+    ossa_asset *asset = NULL;
+    ossa_diagnostic diag;
+    ossa_result r = ossa_gltf_load_file(ot_asset("AnimatedMorphCube/AnimatedMorphCube.gltf"), NULL, &asset, &diag);
+    if (r != OSSA_OK) fail_msg("load: %s %s", ossa_result_string(r), diag.message);
+    assert_int_equal(asset->mesh_count, 1);
+    const ossa_mesh *m = asset->meshes[0];
+    assert_int_equal(m->vertex_count, c.mesh.vertex_count);
+    assert_int_equal(m->target_count, 2);
+    assert_int_equal(asset->clip_count, 1);
+    const ossa_clip *clip = asset->clips[0];
+    assert_int_equal(clip->weight_track_count, 1);
+    uint32_t n = m->vertex_count;
+    float *op = malloc(12 * n), *on = malloc(12 * n);
+    for (size_t i = 0; i < sizeof cube_times / sizeof cube_times[0]; i++) {
+        float mine[2], sampled[2] = {-1, -1};
+        cube_weights(&c, cube_times[i], mine);
+        ossa_clip_sample_weights(clip, 0, cube_times[i], false, OSSA_LOOKUP_DEFAULT, NULL, sampled);
+        ot_assert_near(sampled[0], mine[0], 1e-6), ot_assert_near(sampled[1], mine[1], 1e-6);
+        for (uint32_t v = 0; v < 3 * n; v++) op[v] = on[v] = SENTINEL;
+        assert_int_equal(ossa_morph_apply(m, sampled, 0, n, op, on), OSSA_OK);
+        check_range(&c.mesh, mine, 0, n, op, on, 1e-6f); /* expected from the hand-read buffers */
+    }
+    free(op), free(on);
+    ossa_asset_destroy(asset);
+    free_cube(&c);
+}
+
 int main(void) {
     const struct CMUnitTest tests[] = {
         cmocka_unit_test(random_targets),
         cmocka_unit_test(animated_morph_cube_by_hand),
+        cmocka_unit_test(animated_morph_cube_through_loader),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
 }
