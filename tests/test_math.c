@@ -254,6 +254,8 @@ static void decompose_roundtrip(void **state) {
     ossa_mat4 persp = ossa_mat4_identity();
     persp.m[11] = -1;
     assert_false(ossa_mat4_decompose(&persp, 1e-4f, &d));
+    /* tolerance 0 = default: a clean TRS matrix still decomposes. */
+    assert_true(ossa_mat4_decompose(&r, 0, &d));
     ossa_mat4 flat = ossa_mat4_identity();
     flat.m[10] = 0;
     assert_false(ossa_mat4_decompose(&flat, 1e-4f, &d));

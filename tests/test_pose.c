@@ -32,6 +32,8 @@ static void hand_worked_chain(void **state) {
     ot_assert_floats_near(out[2].m, m2, 16, 1e-6f);
     ossa_mat4 one = ossa_pose_joint_to_model(locals, parents, 3, 2);
     ot_assert_floats_near(one.m, m2, 16, 1e-6f);
+    ossa_mat4 via_trs = ossa_transform_to_mat4(ossa_pose_joint_to_model_transform(locals, parents, 3, 2));
+    ot_assert_floats_near(via_trs.m, m2, 16, 1e-6f);
 
     /* The same hierarchy listed child first: grandchild(0) -> child(2) -> root(1). */
     ossa_transform shuffled[3] = {locals[2], locals[0], locals[1]};

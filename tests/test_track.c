@@ -164,6 +164,28 @@ static void cubic_gltf_formula(void **state) {
     }
 }
 
+/* vec3 CUBICSPLINE: every component's tangents are scaled by the key interval (the bug
+ * raylib's vec3 path has); checked against the Hermite basis with tangents times td. */
+static void cubic_vec3_scales_tangents(void **state) {
+    (void)state;
+    const float times[] = {1, 1.5f};
+    /* key 0: a (unused), v = (1,2,3), b = (4,-2,0); key 1: a = (2,2,2), v = (0,0,1), b (unused) */
+    const float values[] = {9, 9, 9, 1, 2, 3, 4, -2, 0, 2, 2, 2, 0, 0, 1, 9, 9, 9};
+    ossa_track t = make_track(OSSA_TRACK_VECTOR, OSSA_INTERP_CUBIC, 3, 2, times, values);
+    float out[3];
+    ossa_track_sample(&t, 1.25f, false, OSSA_LOOKUP_DEFAULT, NULL, out);
+    /* s = 0.5, td = 0.5: 0.5 v0 + 0.125 * 0.5 * b0 + 0.5 v1 - 0.125 * 0.5 * a1 */
+    ot_assert_near(out[0], 0.5 * 1 + 0.0625 * 4 + 0.5 * 0 - 0.0625 * 2, 1e-6);
+    ot_assert_near(out[1], 0.5 * 2 + 0.0625 * -2 + 0.5 * 0 - 0.0625 * 2, 1e-6);
+    ot_assert_near(out[2], 0.5 * 3 + 0.0625 * 0 + 0.5 * 1 - 0.0625 * 2, 1e-6);
+    for (int c = 0; c < 3; c++) {
+        ossa_track_sample(&t, 1.1f, false, OSSA_LOOKUP_LINEAR, NULL, out);
+        float s = (1.1f - 1) / 0.5f;
+        ot_assert_near(out[c], ossa_hermite(s, values[3 + c], values[6 + c] * 0.5f, values[12 + c], values[9 + c] * 0.5f),
+                       1e-6);
+    }
+}
+
 static void cubic_rotation_is_normalised(void **state) {
     (void)state;
     uint64_t s = 21;
@@ -256,6 +278,12 @@ static void validate_rejects_bad_tracks(void **state) {
     ok.table = (ossa_key_table){0, 1, 2, bad_keys};
     assert_int_equal(ossa_track_validate(&ok), OSSA_ERROR_INVALID_DATA);
     assert_int_equal(ossa_track_validate(NULL), OSSA_ERROR_INVALID_ARGUMENT);
+    /* A zeroed track (no components) is invalid; an absent track with components is valid. */
+    ossa_track zeroed;
+    memset(&zeroed, 0, sizeof zeroed);
+    assert_int_equal(ossa_track_validate(&zeroed), OSSA_ERROR_INVALID_DATA);
+    zeroed.components = 3;
+    assert_int_equal(ossa_track_validate(&zeroed), OSSA_OK);
 }
 
 /* Random strictly increasing times, sometimes negative, sometimes dense, sometimes sparse. */
@@ -366,6 +394,7 @@ int main(void) {
         cmocka_unit_test(step_linear_and_ends),
         cmocka_unit_test(rotation_slerp_shorter_arc),
         cmocka_unit_test(cubic_gltf_formula),
+        cmocka_unit_test(cubic_vec3_scales_tangents),
         cmocka_unit_test(cubic_rotation_is_normalised),
         cmocka_unit_test(adjust_time_semantics),
         cmocka_unit_test(validate_rejects_bad_tracks),

@@ -69,6 +69,7 @@ bool ossa_mat4_inverse_affine(const ossa_mat4 *m, ossa_mat4 *out);
 /* Decomposes an affine matrix into TRS. Returns false when it has shear or
  * perspective beyond `tolerance` (relative), or a zero scale; *out is still the best fit. */
 bool ossa_mat4_decompose(const ossa_mat4 *m, float tolerance, ossa_transform *out);
+/* (tolerance <= 0 means the default, 1e-4. A negative determinant becomes a negative x scale.) */
 ossa_vec3 ossa_mat4_transform_point(const ossa_mat4 *m, ossa_vec3 p);  /* w = 1 */
 ossa_vec3 ossa_mat4_transform_vector(const ossa_mat4 *m, ossa_vec3 v); /* w = 0 */
 

@@ -21,6 +21,10 @@ bool ossa_pose_parents_first(const int32_t *parents, uint32_t joint_count);
  * A chain longer than joint_count (a cycle) stops there. */
 ossa_mat4 ossa_pose_joint_to_model(const ossa_transform *locals, const int32_t *parents, uint32_t joint_count,
                                    uint32_t joint);
+/* The same as a TRS transform, composed with ossa_transform_combine along the chain (the
+ * seed's Pose::GetGlobalTransform; exact for uniform scale, like every TRS product). */
+ossa_transform ossa_pose_joint_to_model_transform(const ossa_transform *locals, const int32_t *parents,
+                                                  uint32_t joint_count, uint32_t joint);
 
 /* Model-space matrices of all joints into out[joint_count]: one forward pass when
  * parents come first, else the per-joint chain walk. INVALID_ARGUMENT on NULLs or

@@ -26,6 +26,19 @@ ossa_mat4 ossa_pose_joint_to_model(const ossa_transform *locals, const int32_t *
     return m;
 }
 
+ossa_transform ossa_pose_joint_to_model_transform(const ossa_transform *locals, const int32_t *parents,
+                                                  uint32_t joint_count, uint32_t joint) {
+    if (!locals || joint >= joint_count) return ossa_transform_identity();
+    ossa_transform t = locals[joint];
+    if (!parents) return t;
+    int32_t p = parents[joint];
+    for (uint32_t steps = 1; p >= 0 && (uint32_t)p < joint_count && steps < joint_count; steps++) {
+        t = ossa_transform_combine(locals[p], t);
+        p = parents[p];
+    }
+    return t;
+}
+
 void ossa_pose_to_model_range(const ossa_transform *locals, const int32_t *parents, uint32_t begin, uint32_t end,
                               ossa_mat4 *out) {
     ossa_mat4 local;

@@ -217,7 +217,7 @@ static ossa_quat quat_from_columns(const float c0[3], const float c1[3], const f
 bool ossa_mat4_decompose(const ossa_mat4 *mat, float tolerance, ossa_transform *out) {
     const float *m = mat->m;
     bool ok = true;
-    if (!(tolerance >= 0.0f)) tolerance = 0.0f;
+    if (!(tolerance > 0.0f)) tolerance = 1e-4f; /* zero (or NaN) means the default */
     out->translation = ossa_vec3_make(m[12], m[13], m[14]);
     float c[3][3];
     float s[3];
