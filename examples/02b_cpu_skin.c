@@ -1,0 +1,53 @@
+/* 02b_cpu_skin: skin a mesh on the CPU with linear blend (LBS) and dual quaternion
+ * skinning (DQS). A tube along x with joints at x=0 and x=1 is built in code; the
+ * second joint twists 180 degrees. LBS pinches the middle ring, DQS keeps its radius.
+ * The mesh is skinned in two vertex ranges, as a job system would split it. */
+#include <ossa/ossa.h>
+
+#include <math.h>
+#include <stdio.h>
+
+enum { RINGS = 5, SEG = 8, N = RINGS * SEG };
+
+int main(void) {
+    float pos[N * 3], nrm[N * 3], weights[N * 4], out_lbs[N * 3], out_dqs[N * 3], out_n[N * 3];
+    uint16_t joints[N * 4] = {0};
+    for (int v = 0; v < N; v++) {
+        float a = 6.2831853f * (float)(v % SEG) / SEG, x = 2.0f * (float)(v / SEG) / (RINGS - 1);
+        pos[v * 3] = x, pos[v * 3 + 1] = cosf(a), pos[v * 3 + 2] = sinf(a);
+        nrm[v * 3] = 0, nrm[v * 3 + 1] = cosf(a), nrm[v * 3 + 2] = sinf(a);
+        float t = fminf(fmaxf(x - 0.5f, 0.0f), 1.0f); /* joint 1's share grows from x=0.5 to 1.5 */
+        joints[v * 4 + 1] = 1;
+        weights[v * 4] = 1 - t, weights[v * 4 + 1] = t, weights[v * 4 + 2] = weights[v * 4 + 3] = 0;
+    }
+    /* palette = model × inverse bind; joint 1 is bound at x=1 and posed with a twist about x */
+    ossa_transform bind1 = {{1, 0, 0}, {0, 0, 0, 1}, {1, 1, 1}};
+    ossa_transform pose1 = {{1, 0, 0}, ossa_quat_from_axis_angle(ossa_vec3_make(1, 0, 0), 3.14159265f), {1, 1, 1}};
+    ossa_mat4 model[2] = {ossa_mat4_identity(), ossa_transform_to_mat4(pose1)}, ibm[2], palette[2];
+    ossa_mat4 bind_m = ossa_transform_to_mat4(bind1);
+    ibm[0] = ossa_mat4_identity();
+    ossa_mat4_inverse(&bind_m, &ibm[1]);
+    ossa_pose_palette(model, NULL, ibm, 2, palette);
+
+    ossa_skin_job job = {.influences = 4, .joints = joints, .weights = weights, .palette = palette,
+                         .palette_count = 2, .positions = pos, .normals = nrm,
+                         .out_positions = out_lbs, .out_normals = out_n};
+    const uint32_t split[3] = {0, N / 2 + 3, N}; /* any boundaries work */
+    for (int r = 0; r < 2; r++) {
+        job.begin = split[r], job.end = split[r + 1];
+        if (ossa_skin_lbs(&job, OSSA_SKIN_KERNEL_AUTO) != OSSA_OK) return 1;
+    }
+    ossa_dual_quat dq[2];
+    ossa_palette_to_dual_quats(palette, 2, dq);
+    job.begin = 0, job.end = N, job.out_positions = out_dqs;
+    if (ossa_skin_dqs(&job, dq) != OSSA_OK) return 1;
+
+    printf("LBS kernel: %s\n", ossa_skin_kernel_name(ossa_skin_kernel_best()));
+    for (int ring = 0; ring < RINGS; ring++) {
+        int v = ring * SEG + 1;
+        printf("ring x=%.1f  radius LBS %.3f  DQS %.3f\n", (double)pos[v * 3],
+               (double)hypotf(out_lbs[v * 3 + 1], out_lbs[v * 3 + 2]),
+               (double)hypotf(out_dqs[v * 3 + 1], out_dqs[v * 3 + 2]));
+    }
+    return 0;
+}
