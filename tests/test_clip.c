@@ -254,6 +254,33 @@ static void lookups_agree_for_random_clips(void **state) {
     }
 }
 
+static void table_size_is_capped_and_exact(void **state) {
+    (void)state;
+    /* Five keys over 100000 s at a requested 1000 entries/s would need 1e8 entries. */
+    const float times[5] = {-50000, -10, 0, 3, 50000};
+    const float values[15] = {0, 1, 2, 3, 4, 5, 6, 7, 8, 9, 10, 11, 12, 13, 14};
+    ossa_transform_track t;
+    memset(&t, 0, sizeof t);
+    t.translation = vec_track(3, 5, times, values);
+    ossa_clip_desc d = {0};
+    d.track_count = 1;
+    d.tracks = &t;
+    d.table_rate = 1000;
+    ossa_clip *c = NULL;
+    assert_int_equal(ossa_clip_create(&d, NULL, &c), OSSA_OK);
+    const ossa_track *tr = &c->tracks[0].translation;
+    assert_non_null(tr->table.keys);
+    assert_true(tr->table.count <= 4 * 5 + 64);
+    assert_true(tr->table.rate < 1000);
+    assert_int_equal(ossa_track_validate(tr), OSSA_OK);
+    uint64_t s = 3;
+    for (int i = 0; i < 20000; i++) {
+        float x = i % 4 ? ot_rand_float(&s, -60000, 60000) : times[i % 5] + (float)(i % 3) - 1;
+        assert_int_equal(ossa_track_find_key_table(tr, x), ossa_track_find_key_linear(tr, x));
+    }
+    ossa_clip_destroy(c);
+}
+
 static void remap_drops_and_resorts(void **state) {
     (void)state;
     ossa_clip *c = make_clip(0, true);
@@ -304,6 +331,7 @@ int main(void) {
         cmocka_unit_test(clock_semantics),
         cmocka_unit_test(sample_reference_fallback_and_per_track_clamp),
         cmocka_unit_test(lookups_agree_for_random_clips),
+        cmocka_unit_test(table_size_is_capped_and_exact),
         cmocka_unit_test(remap_drops_and_resorts),
         cmocka_unit_test(one_allocation),
     };

@@ -59,6 +59,10 @@ typedef struct ossa_clip {
 
 /* Validates every track (see ossa_track_validate) and copies the desc into one
  * allocation. On failure *out is NULL and nothing is leaked. */
+/* (Each track's table is built from its own first key; its size is capped at
+ * 4 * key_count + 64 entries by lowering that track's rate, recorded in track.table.rate,
+ * so a sparse track over a long time range cannot blow up memory. Absent tracks (0 keys)
+ * need no valid kind/components: they are normalised. DEFAULT interp becomes LINEAR.) */
 ossa_result ossa_clip_create(const ossa_clip_desc *desc, const ossa_allocator *allocator, ossa_clip **out);
 /* Frees a clip from ossa_clip_create; NULL is a no-op. */
 void ossa_clip_destroy(ossa_clip *clip);
