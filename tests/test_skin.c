@@ -7,6 +7,7 @@
 #include <string.h>
 
 #include "skin/skin_internal.h"
+#include "../tools/ossa/thread_pool.c" /* the tool's pool, tested here with the kernels it splits */
 
 #define SENTINEL 1234.5f
 
@@ -389,6 +390,54 @@ static void reference_paths_match_palette(void **state) {
     }
 }
 
+typedef struct pool_ctx {
+    ossa_skin_job job;
+    atomic_int failed;
+    atomic_uchar *visits;
+} pool_ctx;
+
+static void pool_skin(uint32_t begin, uint32_t end, void *user) {
+    pool_ctx *c = user;
+    ossa_skin_job job = c->job;
+    job.begin = begin, job.end = end;
+    for (uint32_t v = begin; v < end; v++) atomic_fetch_add(&c->visits[v], 1);
+    if (ossa_skin_lbs(&job, OSSA_SKIN_KERNEL_AUTO) != OSSA_OK) atomic_store(&c->failed, 1);
+}
+
+/* Split over the pool = one call (range boundaries may move a vertex between the SIMD
+ * block and per-vertex paths: rounding only), every vertex visited once. */
+static void thread_pool_split_matches_single_call(void **state) {
+    (void)state;
+    test_mesh m = make_mesh_z(31, 50021, 4, 40, 0);
+    float *ref = filled(10 * m.n), *out = filled(10 * m.n);
+    ossa_skin_job job = packed_job(&m, 0, m.n, ref, ref + 3 * m.n, ref + 6 * m.n);
+    assert_int_equal(ossa_skin_lbs(&job, OSSA_SKIN_KERNEL_AUTO), OSSA_OK);
+    const uint32_t threads[] = {1, 2, 3}, grains[] = {0, 1, 17, 4096, 100000};
+    pool_ctx c;
+    c.visits = calloc(m.n, 1);
+    assert_non_null(c.visits);
+    for (size_t t = 0; t < 3; t++) {
+        thread_pool *pool = thread_pool_create(threads[t]);
+        assert_non_null(pool);
+        assert_int_equal(thread_pool_size(pool), threads[t]);
+        for (size_t g = 0; g < 5; g++) {
+            for (uint32_t i = 0; i < 10 * m.n; i++) out[i] = SENTINEL;
+            memset((void *)c.visits, 0, m.n);
+            c.job = packed_job(&m, 0, m.n, out, out + 3 * m.n, out + 6 * m.n);
+            atomic_init(&c.failed, 0);
+            thread_pool_parallel_for(pool, 0, m.n, grains[g], pool_skin, &c);
+            assert_int_equal(atomic_load(&c.failed), 0);
+            for (uint32_t v = 0; v < m.n; v++) assert_int_equal(c.visits[v], 1);
+            for (uint32_t i = 0; i < 10 * m.n; i++) near_rel(out[i], ref[i], 1e-6f);
+        }
+        thread_pool_parallel_for(pool, 5, 5, 1, pool_skin, &c); /* empty range: no call */
+        thread_pool_destroy(pool);
+    }
+    thread_pool_destroy(NULL);
+    free((void *)c.visits), free(ref), free(out);
+    free_mesh(&m);
+}
+
 int main(void) {
     const struct CMUnitTest tests[] = {
         cmocka_unit_test(job_validation),
@@ -400,6 +449,7 @@ int main(void) {
         cmocka_unit_test(bad_joint_index_writes_nothing),
         cmocka_unit_test(unavailable_kernel_is_unsupported),
         cmocka_unit_test(reference_paths_match_palette),
+        cmocka_unit_test(thread_pool_split_matches_single_call),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
 }
