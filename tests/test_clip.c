@@ -303,6 +303,54 @@ static void remap_drops_and_resorts(void **state) {
     ossa_clip_destroy(c);
 }
 
+/* Random, mostly invalid descs: create either succeeds or returns an error, never crashes
+ * (ASan/UBSan watch), and a successful clip samples finite-time queries without trouble. */
+static void garbage_descs(void **state) {
+    (void)state;
+    uint64_t s = 8;
+    static float times[64], values[64 * 3 * 8];
+    for (int i = 0; i < 64 * 24; i++) values[i] = ot_rand_float(&s, -2, 2);
+    for (int iter = 0; iter < 3000; iter++) {
+        float t = ot_rand_float(&s, -5, 5);
+        for (int k = 0; k < 64; k++) {
+            times[k] = t;
+            t += ot_rand_u64(&s) % 16 == 0 ? ot_rand_float(&s, -0.5f, 0.1f) : ot_rand_float(&s, 0.01f, 0.3f);
+            if (ot_rand_u64(&s) % 200 == 0) times[k] = NAN;
+        }
+        ossa_transform_track tracks[3];
+        memset(tracks, 0, sizeof tracks);
+        for (int j = 0; j < 3; j++) {
+            tracks[j].joint = (uint32_t)(ot_rand_u64(&s) % 5);
+            ossa_track *parts[3] = {&tracks[j].translation, &tracks[j].rotation, &tracks[j].scale};
+            for (int c = 0; c < 3; c++) {
+                ossa_track *tr = parts[c];
+                tr->kind = (ossa_track_kind)(ot_rand_u64(&s) % 8 == 0 ? 1 - (c == 1) : (c == 1));
+                tr->interp = (ossa_interp)(ot_rand_u64(&s) % 5);
+                tr->components = ot_rand_u64(&s) % 8 == 0 ? (uint32_t)(ot_rand_u64(&s) % 6) : (c == 1 ? 4u : 3u);
+                tr->key_count = (uint32_t)(ot_rand_u64(&s) % 9);
+                tr->times = ot_rand_u64(&s) % 50 ? times : NULL;
+                tr->values = values;
+            }
+        }
+        ossa_clip_desc d = {0};
+        d.track_count = 1 + (uint32_t)(ot_rand_u64(&s) % 3);
+        d.tracks = tracks;
+        d.table_rate = ot_rand_float(&s, -10, 100);
+        ossa_clip *c = NULL;
+        ossa_result r = ossa_clip_create(&d, NULL, &c);
+        if (r != OSSA_OK) {
+            assert_null(c);
+            assert_true(r == OSSA_ERROR_INVALID_DATA || r == OSSA_ERROR_INVALID_ARGUMENT);
+            continue;
+        }
+        ossa_transform out[5];
+        uint32_t cursors[9] = {0};
+        for (int p = 0; p < 20; p++)
+            ossa_clip_sample(c, ot_rand_float(&s, -10, 10), p & 1, (ossa_lookup)(p % 5), cursors, NULL, out, 5);
+        ossa_clip_destroy(c);
+    }
+}
+
 typedef struct counter { int allocs, frees; } counter;
 static void *count_alloc(size_t n, void *u) { ((counter *)u)->allocs++; return malloc(n); }
 static void count_free(void *p, void *u) { ((counter *)u)->frees++; free(p); }
@@ -333,6 +381,7 @@ int main(void) {
         cmocka_unit_test(lookups_agree_for_random_clips),
         cmocka_unit_test(table_size_is_capped_and_exact),
         cmocka_unit_test(remap_drops_and_resorts),
+        cmocka_unit_test(garbage_descs),
         cmocka_unit_test(one_allocation),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);

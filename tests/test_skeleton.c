@@ -160,6 +160,45 @@ static void uses_the_given_allocator(void **state) {
     assert_int_equal(c.allocs, c.frees);
 }
 
+/* Allocator that fails from the n-th allocation on: every object reports OUT_OF_MEMORY
+ * and leaks nothing, whichever allocation fails. */
+typedef struct failing { int left, live; } failing;
+static void *fail_alloc(size_t n, void *u) {
+    failing *f = u;
+    if (f->left-- <= 0) return NULL;
+    f->live++;
+    return malloc(n);
+}
+static void fail_free(void *p, void *u) {
+    ((failing *)u)->live--;
+    free(p);
+}
+
+static void out_of_memory_leaks_nothing(void **state) {
+    (void)state;
+    int32_t parents[3] = {2, -1, 1};
+    const uint32_t joints[2] = {0, 2};
+    ossa_skin_desc skin = {"s", 2, joints, NULL, -1};
+    ossa_skeleton_desc desc = {3, parents, NULL, NULL, 1, &skin};
+    for (int n = 0; n < 4; n++) {
+        failing f = {n, 0};
+        ossa_allocator a = {fail_alloc, fail_free, &f};
+        ossa_skeleton *s = NULL;
+        ossa_result r = ossa_skeleton_create(&desc, &a, &s);
+        if (r == OSSA_OK) {
+            ossa_player *p = NULL;
+            ossa_result pr = ossa_player_create(s, &a, &p);
+            assert_true(pr == OSSA_OK || pr == OSSA_ERROR_OUT_OF_MEMORY);
+            ossa_player_destroy(p);
+            ossa_skeleton_destroy(s);
+        } else {
+            assert_int_equal(r, OSSA_ERROR_OUT_OF_MEMORY);
+            assert_null(s);
+        }
+        assert_int_equal(f.live, 0);
+    }
+}
+
 /* ---- reorder then sample == sample then reorder ---- */
 
 static void random_track(uint64_t *s, ossa_track *t, float *times, float *values, ossa_track_kind kind, uint32_t comps) {
@@ -268,6 +307,7 @@ int main(void) {
         cmocka_unit_test(bind_pose_from_inverse_bind),
         cmocka_unit_test(create_rejects_bad_input),
         cmocka_unit_test(uses_the_given_allocator),
+        cmocka_unit_test(out_of_memory_leaks_nothing),
         cmocka_unit_test(reorder_then_sample_equals_sample_then_reorder),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
