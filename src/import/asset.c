@@ -578,13 +578,11 @@ static ossa_result build_primitive(ossa__ctx *ctx, const ossa__doc *doc, const o
                                d->indices[k], k, nv, place);
                 goto done;
             }
-        if (a->count % 3) {
-            r = ossa__fail(ctx, OSSA_ERROR_INVALID_DATA, ip, "%u indices is not a multiple of 3 for TRIANGLES", a->count);
-            goto done;
-        }
+        if (a->count % 3)
+            ossa__warn(ctx, ip, "%u indices is not a multiple of 3 for TRIANGLES; the last %u are unused", a->count,
+                       a->count % 3);
     } else if (nv % 3) {
-        r = ossa__fail(ctx, OSSA_ERROR_INVALID_DATA, path, "%u vertices is not a multiple of 3 for TRIANGLES", nv);
-        goto done;
+        ossa__warn(ctx, path, "%u vertices is not a multiple of 3 for TRIANGLES; the last %u are unused", nv, nv % 3);
     }
 
     /* skinning: JOINTS_n / WEIGHTS_n */
