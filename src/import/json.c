@@ -60,8 +60,9 @@ ossa_result ossa__json_parse(ossa__ctx *ctx) {
         uint32_t j = i + 1;
         for (uint32_t c = 0; c < t[i].size; c++) {
             if (j >= count) {
+                uint32_t at = t[i].start;
                 ossa__ctx_free(ctx, t);
-                return ossa__fail(ctx, OSSA_ERROR_PARSE, "", "JSON: malformed structure near byte %u", t[i].start);
+                return ossa__fail(ctx, OSSA_ERROR_PARSE, "", "JSON: malformed structure near byte %u", at);
             }
             j = t[j].next;
         }
@@ -76,8 +77,9 @@ ossa_result ossa__json_parse(ossa__ctx *ctx) {
             }
         }
         if (bad) {
+            uint32_t at = t[i].start;
             ossa__ctx_free(ctx, t);
-            return ossa__fail(ctx, OSSA_ERROR_PARSE, "", "JSON: malformed structure near byte %u", t[i].start);
+            return ossa__fail(ctx, OSSA_ERROR_PARSE, "", "JSON: malformed structure near byte %u", at);
         }
     }
     ctx->tok = t;
