@@ -206,6 +206,15 @@ static void strided_streams_match_packed(void **state) {
         job.positions_stride = job.normals_stride = job.tangents_stride = 48;
         job.out_positions_stride = job.out_normals_stride = job.out_tangents_stride = 40;
         assert_int_equal(ossa_skin_lbs(&job, (ossa_skin_kernel)kern), OSSA_OK);
+        float *pp = filled(3 * m.n), *pn = filled(3 * m.n), *pt = filled(4 * m.n);
+        ossa_skin_job packed = packed_job(&m, 2, 331, pp, pn, pt);
+        assert_int_equal(ossa_skin_lbs(&packed, (ossa_skin_kernel)kern), OSSA_OK);
+        for (uint32_t v = 2; v < 331; v++) { /* same kernel, same bits whatever the layout */
+            assert_memory_equal(out + v * 10, pp + v * 3, 12);
+            assert_memory_equal(out + v * 10 + 3, pn + v * 3, 12);
+            assert_memory_equal(out + v * 10 + 6, pt + v * 4, 16);
+        }
+        free(pp), free(pn), free(pt);
         for (uint32_t v = 0; v < m.n; v++) {
             const float *o = out + v * 10;
             if (v < 2 || v >= 331) {
@@ -392,6 +401,7 @@ static void reference_paths_match_palette(void **state) {
 
 typedef struct pool_ctx {
     ossa_skin_job job;
+    ossa_skin_kernel kernel;
     atomic_int failed;
     atomic_uchar *visits;
 } pool_ctx;
@@ -401,25 +411,27 @@ static void pool_skin(uint32_t begin, uint32_t end, void *user) {
     ossa_skin_job job = c->job;
     job.begin = begin, job.end = end;
     for (uint32_t v = begin; v < end; v++) atomic_fetch_add(&c->visits[v], 1);
-    if (ossa_skin_lbs(&job, OSSA_SKIN_KERNEL_AUTO) != OSSA_OK) atomic_store(&c->failed, 1);
+    if (ossa_skin_lbs(&job, c->kernel) != OSSA_OK) atomic_store(&c->failed, 1);
 }
 
-/* Split over the pool = one call (range boundaries may move a vertex between the SIMD
- * block and per-vertex paths: rounding only), every vertex visited once. */
+/* Split over the pool = one call, bit for bit (kernels give a vertex the same arithmetic
+ * wherever a range starts), every vertex visited once. */
 static void thread_pool_split_matches_single_call(void **state) {
     (void)state;
-    test_mesh m = make_mesh_z(31, 50021, 4, 40, 0);
+    test_mesh m = make_mesh_z(31, 50021, 4, 40, 1000);
     float *ref = filled(10 * m.n), *out = filled(10 * m.n);
-    ossa_skin_job job = packed_job(&m, 0, m.n, ref, ref + 3 * m.n, ref + 6 * m.n);
-    assert_int_equal(ossa_skin_lbs(&job, OSSA_SKIN_KERNEL_AUTO), OSSA_OK);
     const uint32_t threads[] = {1, 2, 3}, grains[] = {0, 1, 17, 4096, 100000};
     pool_ctx c;
     c.visits = calloc(m.n, 1);
     assert_non_null(c.visits);
-    for (size_t t = 0; t < 3; t++) {
-        thread_pool *pool = thread_pool_create(threads[t]);
+    for (size_t t = 0; t < 3 * 4; t++) {
+        c.kernel = (ossa_skin_kernel)(OSSA_SKIN_KERNEL_SCALAR + t / 3);
+        if (!ossa_skin_kernel_available(c.kernel)) continue;
+        ossa_skin_job job = packed_job(&m, 0, m.n, ref, ref + 3 * m.n, ref + 6 * m.n);
+        assert_int_equal(ossa_skin_lbs(&job, c.kernel), OSSA_OK);
+        thread_pool *pool = thread_pool_create(threads[t % 3]);
         assert_non_null(pool);
-        assert_int_equal(thread_pool_size(pool), threads[t]);
+        assert_int_equal(thread_pool_size(pool), threads[t % 3]);
         for (size_t g = 0; g < 5; g++) {
             for (uint32_t i = 0; i < 10 * m.n; i++) out[i] = SENTINEL;
             memset((void *)c.visits, 0, m.n);
@@ -428,7 +440,7 @@ static void thread_pool_split_matches_single_call(void **state) {
             thread_pool_parallel_for(pool, 0, m.n, grains[g], pool_skin, &c);
             assert_int_equal(atomic_load(&c.failed), 0);
             for (uint32_t v = 0; v < m.n; v++) assert_int_equal(c.visits[v], 1);
-            for (uint32_t i = 0; i < 10 * m.n; i++) near_rel(out[i], ref[i], 1e-6f);
+            assert_memory_equal(out, ref, sizeof(float) * 10 * m.n);
         }
         thread_pool_parallel_for(pool, 5, 5, 1, pool_skin, &c); /* empty range: no call */
         thread_pool_destroy(pool);

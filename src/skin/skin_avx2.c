@@ -2,29 +2,12 @@
  * (two columns each, FMA by a broadcast weight). With packed streams, 8 vertices go
  * at once: the blended matrices are transposed to SoA, positions/normals de-interleaved
  * with blends + one permute per component, tangents with an unpack transpose, then
- * plain FMAs over 8 lanes and rsqrt + one Newton step. Strided streams, tails and
- * blocks with a zero-weight vertex take the per-vertex path. */
+ * plain FMAs over 8 lanes and rsqrt + one Newton step; zero-weight vertices are
+ * copied by blends. Range ends and strided streams use a packed scratch copy. */
 #include "skin_internal.h"
 
 #if defined(__AVX2__) && defined(__FMA__)
 #include <immintrin.h>
-#include <string.h>
-
-static inline __m128 normalize3(__m128 v) {
-    __m128 l2 = _mm_dp_ps(v, v, 0x7F);
-    __m128 s = _mm_div_ps(_mm_set1_ps(1.0f), _mm_sqrt_ps(l2));
-    return _mm_blendv_ps(v, _mm_mul_ps(v, s), _mm_cmpgt_ps(l2, _mm_set1_ps(1e-24f)));
-}
-
-/* v = (x, y, z, w): (c0 c1)·(x.. y..) + (c2 c3)·(z.. w..), halves summed. */
-static inline __m128 xform(__m256 c01, __m256 c23, __m128 v) {
-    const __m256i ixy = _mm256_setr_epi32(0, 0, 0, 0, 1, 1, 1, 1);
-    const __m256i izw = _mm256_setr_epi32(2, 2, 2, 2, 3, 3, 3, 3);
-    __m256 v8 = _mm256_castps128_ps256(v);
-    __m256 r = _mm256_mul_ps(c01, _mm256_permutevar8x32_ps(v8, ixy));
-    r = _mm256_fmadd_ps(c23, _mm256_permutevar8x32_ps(v8, izw), r);
-    return _mm_add_ps(_mm256_castps256_ps128(r), _mm256_extractf128_ps(r, 1));
-}
 
 static inline __attribute__((always_inline)) void blend_matrix(const ossa_skin_job *job, uint32_t v, const uint32_t k,
                                                               __m256 *c01_out, __m256 *c23_out) {
@@ -40,37 +23,6 @@ static inline __attribute__((always_inline)) void blend_matrix(const ossa_skin_j
         c23 = _mm256_fmadd_ps(w, _mm256_loadu_ps(m + 8), c23);
     }
     *c01_out = c01, *c23_out = c23;
-}
-
-static inline __attribute__((always_inline)) void skin_vertex(const ossa_skin_job *job, uint32_t v, const uint32_t k) {
-    const __m128i mask3 = _mm_setr_epi32(-1, -1, -1, 0);
-    const __m128 one_w = _mm_setr_ps(0, 0, 0, 1);
-    const float *p = ossa__skin_in(job->positions, job->positions_stride, v);
-    float *op = ossa__skin_out(job->out_positions, job->out_positions_stride, v);
-    if (ossa__skin_weight_sum(job->weights + (size_t)v * k, k) == 0.0f) {
-        memcpy(op, p, 12);
-        if (job->normals)
-            memcpy(ossa__skin_out(job->out_normals, job->out_normals_stride, v),
-                   ossa__skin_in(job->normals, job->normals_stride, v), 12);
-        if (job->tangents)
-            memcpy(ossa__skin_out(job->out_tangents, job->out_tangents_stride, v),
-                   ossa__skin_in(job->tangents, job->tangents_stride, v), 16);
-        return;
-    }
-    __m256 c01, c23;
-    blend_matrix(job, v, k, &c01, &c23);
-    __m128 pv = _mm_or_ps(_mm_maskload_ps(p, mask3), one_w);
-    _mm_maskstore_ps(op, mask3, xform(c01, c23, pv));
-    if (job->normals) {
-        __m128 n = _mm_maskload_ps(ossa__skin_in(job->normals, job->normals_stride, v), mask3);
-        _mm_maskstore_ps(ossa__skin_out(job->out_normals, job->out_normals_stride, v), mask3,
-                         normalize3(xform(c01, c23, n)));
-    }
-    if (job->tangents) {
-        __m128 tv = _mm_loadu_ps(ossa__skin_in(job->tangents, job->tangents_stride, v));
-        __m128 r = normalize3(xform(c01, c23, _mm_blend_ps(tv, _mm_setzero_ps(), 8)));
-        _mm_storeu_ps(ossa__skin_out(job->out_tangents, job->out_tangents_stride, v), _mm_blend_ps(r, tv, 8));
-    }
 }
 
 /* ---- 8-vertex SoA block. Lane l holds vertex SIGMA[l] = (0 2 4 6 1 3 5 7), the order
@@ -141,21 +93,27 @@ static inline void transpose_half(const __m256 r[8], __m256 out[3][2]) {
     }
 }
 
-static inline bool any_zero_sum(const float *w, const uint32_t k) {
+/* All-ones lanes (in SIGMA lane order) for vertices whose weight sum is zero (same
+ * pairwise order as scalar). */
+static inline __m256 zero_sum_lanes(const float *w, const uint32_t k) {
     int z = 0;
     for (uint32_t q = 0; q < k; q++) {
         __m256 s = _mm256_loadu_ps(w + 8 * q);
         s = _mm256_add_ps(s, _mm256_permute_ps(s, 0xB1));
         s = _mm256_add_ps(s, _mm256_permute_ps(s, 0x4E));
         if (k == 8) s = _mm256_add_ps(s, _mm256_permute2f128_ps(s, s, 0x01));
-        z |= _mm256_movemask_ps(_mm256_cmp_ps(s, _mm256_setzero_ps(), _CMP_EQ_OQ));
+        int m = _mm256_movemask_ps(_mm256_cmp_ps(s, _mm256_setzero_ps(), _CMP_EQ_OQ)); /* lanes of a vertex alike */
+        if (k == 4) z |= ((m & 1) | ((m >> 3) & 2)) << (2 * q);
+        else z |= (m & 1) << q;
     }
-    return z != 0;
+    const __m256i bit = _mm256_setr_epi32(1, 4, 16, 64, 2, 8, 32, 128); /* 1 << SIGMA[l] */
+    return _mm256_castsi256_ps(_mm256_cmpeq_epi32(_mm256_and_si256(_mm256_set1_epi32(z), bit), bit));
 }
 
-static inline __attribute__((always_inline)) bool skin_block(const ossa_skin_job *job, const tables *t, uint32_t v0,
+/* 8 packed vertices from v0. Zero-weight vertices are copied (blends). */
+static inline __attribute__((always_inline)) void skin_block(const ossa_skin_job *job, const tables *t, uint32_t v0,
                                                              const uint32_t k) {
-    if (any_zero_sum(job->weights + (size_t)v0 * k, k)) return false;
+    const __m256 zero = zero_sum_lanes(job->weights + (size_t)v0 * k, k);
     __m256 lo[8], hi[8], m[3][4], half[3][2];
     for (int i = 0; i < 8; i++) blend_matrix(job, v0 + (uint32_t)SIGMA[i], k, &lo[i], &hi[i]);
     transpose_half(lo, half);
@@ -165,11 +123,13 @@ static inline __attribute__((always_inline)) bool skin_block(const ossa_skin_job
     __m256 in[3], out[3];
     load3(t, job->positions + (size_t)v0 * 3, in);
     xform_soa(m, in, true, out);
+    for (int c = 0; c < 3; c++) out[c] = _mm256_blendv_ps(out[c], in[c], zero);
     store3(t, job->out_positions + (size_t)v0 * 3, out);
     if (job->normals) {
         load3(t, job->normals + (size_t)v0 * 3, in);
         xform_soa(m, in, false, out);
         normalize_soa(out);
+        for (int c = 0; c < 3; c++) out[c] = _mm256_blendv_ps(out[c], in[c], zero);
         store3(t, job->out_normals + (size_t)v0 * 3, out);
     }
     if (job->tangents) {
@@ -183,6 +143,7 @@ static inline __attribute__((always_inline)) bool skin_block(const ossa_skin_job
         __m256 w = _mm256_castpd_ps(_mm256_unpackhi_pd(u1, u3));
         xform_soa(m, in, false, out);
         normalize_soa(out);
+        for (int c = 0; c < 3; c++) out[c] = _mm256_blendv_ps(out[c], in[c], zero);
         /* inverse: (x y z w) in lane order → 4 registers of two xyzw vertices */
         __m256d a0 = _mm256_castps_pd(_mm256_unpacklo_ps(out[0], out[1])); /* x0 y0 x2 y2 | x1 y1 x3 y3 */
         __m256d a1 = _mm256_castps_pd(_mm256_unpackhi_ps(out[0], out[1])); /* x4 y4 x6 y6 | x5 y5 x7 y7 */
@@ -194,22 +155,29 @@ static inline __attribute__((always_inline)) bool skin_block(const ossa_skin_job
         _mm256_storeu_ps(dst + 16, _mm256_castpd_ps(_mm256_unpacklo_pd(a1, b1))); /* v4 | v5 */
         _mm256_storeu_ps(dst + 24, _mm256_castpd_ps(_mm256_unpackhi_pd(a1, b1))); /* v6 | v7 */
     }
-    return true;
 }
 
+/* Blocks are aligned to absolute vertex indices (multiples of 8); partial blocks and
+ * strided streams go through a packed scratch copy (lanes 0-7 of it), so every vertex
+ * takes the same arithmetic whatever the range split or layout. */
 static inline __attribute__((always_inline)) void skin(const ossa_skin_job *job, const uint32_t k) {
-    uint32_t v = job->begin;
     const bool packed = job->positions_stride == 12 && job->out_positions_stride == 12 &&
                         (!job->normals || (job->normals_stride == 12 && job->out_normals_stride == 12)) &&
                         (!job->tangents || (job->tangents_stride == 16 && job->out_tangents_stride == 16));
-    if (packed && job->end - v >= 8) {
-        tables t;
-        make_tables(&t);
-        for (; job->end - v >= 8; v += 8)
-            if (!skin_block(job, &t, v, k))
-                for (uint32_t i = 0; i < 8; i++) skin_vertex(job, v + i, k);
+    tables t;
+    make_tables(&t);
+    ossa__skin_scratch scratch;
+    for (uint32_t v = job->begin; v < job->end;) {
+        uint32_t b0 = v - v % 8, e = job->end - b0 > 8 ? b0 + 8 : job->end;
+        if (packed && v == b0 && e == b0 + 8) {
+            skin_block(job, &t, v, k);
+        } else {
+            ossa_skin_job sj = ossa__skin_scratch_load(job, b0, v, e, &scratch);
+            skin_block(&sj, &t, 0, k);
+            ossa__skin_scratch_store(job, b0, v, e, &scratch);
+        }
+        v = e;
     }
-    for (; v < job->end; v++) skin_vertex(job, v, k);
 }
 
 void ossa__skin_lbs_avx2(const ossa_skin_job *job) {

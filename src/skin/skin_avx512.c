@@ -4,28 +4,12 @@
  * broadcast weight). With packed streams, 16 vertices go at once: their 16 blended
  * matrices are transposed (16x16, skipping row 3) into SoA, positions/normals/tangents
  * are de-interleaved with permutes, transformed with plain FMAs over 16 lanes,
- * normalised (rsqrt14 + one Newton step) and re-interleaved. Strided streams, range
- * tails and blocks holding a zero-weight vertex take the per-vertex path (matrix in
- * a zmm, product reduced across its four 128-bit columns, masked 12-byte accesses). */
+ * normalised (rsqrt14 + one Newton step) and re-interleaved; zero-weight vertices are
+ * copied by masked moves. Range ends and strided streams use a packed scratch copy. */
 #include "skin_internal.h"
 
 #if defined(__AVX512F__) && defined(__AVX512VL__)
 #include <immintrin.h>
-#include <string.h>
-
-static inline __m128 normalize3(__m128 v) {
-    __m128 l2 = _mm_dp_ps(v, v, 0x7F);
-    __m128 s = _mm_div_ps(_mm_set1_ps(1.0f), _mm_sqrt_ps(l2));
-    return _mm_mask_blend_ps(_mm_cmp_ps_mask(l2, _mm_set1_ps(1e-24f), _CMP_GT_OQ), v, _mm_mul_ps(v, s));
-}
-
-/* M·(x, y, z, w): M ⊙ (x x x x y y y y z z z z w w w w), the four columns summed. */
-static inline __m128 xform(__m512 m, __m128 v) {
-    const __m512i idx = _mm512_setr_epi32(0, 0, 0, 0, 1, 1, 1, 1, 2, 2, 2, 2, 3, 3, 3, 3);
-    __m512 r = _mm512_mul_ps(m, _mm512_permutexvar_ps(idx, _mm512_castps128_ps512(v)));
-    __m256 h = _mm256_add_ps(_mm512_castps512_ps256(r), _mm512_extractf32x8_ps(r, 1));
-    return _mm_add_ps(_mm256_castps256_ps128(h), _mm256_extractf128_ps(h, 1));
-}
 
 static inline __attribute__((always_inline)) __m512 blend_matrix(const ossa_skin_job *job, uint32_t v,
                                                                  const uint32_t k) {
@@ -35,35 +19,6 @@ static inline __attribute__((always_inline)) __m512 blend_matrix(const ossa_skin
     for (uint32_t i = 1; i < k; i++)
         m = _mm512_fmadd_ps(_mm512_set1_ps(wv[i]), _mm512_loadu_ps(job->palette[jv[i]].m), m);
     return m;
-}
-
-static inline __attribute__((always_inline)) void skin_vertex(const ossa_skin_job *job, uint32_t v,
-                                                              const uint32_t k) {
-    const __m128 one_w = _mm_setr_ps(0, 0, 0, 1);
-    const float *p = ossa__skin_in(job->positions, job->positions_stride, v);
-    float *op = ossa__skin_out(job->out_positions, job->out_positions_stride, v);
-    if (ossa__skin_weight_sum(job->weights + (size_t)v * k, k) == 0.0f) {
-        memcpy(op, p, 12);
-        if (job->normals)
-            memcpy(ossa__skin_out(job->out_normals, job->out_normals_stride, v),
-                   ossa__skin_in(job->normals, job->normals_stride, v), 12);
-        if (job->tangents)
-            memcpy(ossa__skin_out(job->out_tangents, job->out_tangents_stride, v),
-                   ossa__skin_in(job->tangents, job->tangents_stride, v), 16);
-        return;
-    }
-    __m512 m = blend_matrix(job, v, k);
-    __m128 pv = _mm_or_ps(_mm_maskz_loadu_ps(0x7, p), one_w);
-    _mm_mask_storeu_ps(op, 0x7, xform(m, pv));
-    if (job->normals) {
-        __m128 n = _mm_maskz_loadu_ps(0x7, ossa__skin_in(job->normals, job->normals_stride, v));
-        _mm_mask_storeu_ps(ossa__skin_out(job->out_normals, job->out_normals_stride, v), 0x7, normalize3(xform(m, n)));
-    }
-    if (job->tangents) {
-        __m128 tv = _mm_loadu_ps(ossa__skin_in(job->tangents, job->tangents_stride, v));
-        __m128 r = normalize3(xform(m, _mm_maskz_mov_ps(0x7, tv)));
-        _mm_storeu_ps(ossa__skin_out(job->out_tangents, job->out_tangents_stride, v), _mm_mask_blend_ps(0x8, r, tv));
-    }
 }
 
 /* Permute tables for 16 vertices of packed xyz (3 zmm) and xyzw (4 zmm) streams. */
@@ -133,23 +88,30 @@ static inline void xform_soa(__m512 m[3][4], const __m512 in[3], bool point, __m
     }
 }
 
-/* True when some vertex of [v0, v0+16) has a zero weight sum (same pairwise order). */
-static inline bool any_zero_sum(const float *w, const uint32_t k) {
-    __mmask16 z = 0;
+/* Bit i set when vertex v0 + i has a zero weight sum (same pairwise order as scalar). */
+static inline uint32_t zero_sum_mask(const float *w, const uint32_t k) {
+    uint32_t z = 0;
     for (uint32_t q = 0; q < k; q++) {
         __m512 s = _mm512_loadu_ps(w + 16 * q);
         s = _mm512_add_ps(s, _mm512_permute_ps(s, 0xB1));
         s = _mm512_add_ps(s, _mm512_permute_ps(s, 0x4E));
         if (k == 8) s = _mm512_add_ps(s, _mm512_shuffle_f32x4(s, s, 0xB1));
-        z |= _mm512_cmp_ps_mask(s, _mm512_setzero_ps(), _CMP_EQ_OQ);
+        uint32_t m = _mm512_cmp_ps_mask(s, _mm512_setzero_ps(), _CMP_EQ_OQ); /* every lane of a vertex alike */
+        if (k == 4) {
+            m &= 0x1111u, m = (m | m >> 3) & 0x0303u, m = (m | m >> 6) & 0x000Fu;
+            z |= m << (4 * q);
+        } else {
+            m &= 0x0101u, m = (m | m >> 7) & 0x3u;
+            z |= m << (2 * q);
+        }
     }
-    return z != 0;
+    return z;
 }
 
-/* 16 vertices from v0, packed streams; false (nothing written) if one has zero weights. */
-static inline __attribute__((always_inline)) bool skin_block(const ossa_skin_job *job, const tables *t, uint32_t v0,
+/* 16 packed vertices from v0. Zero-weight vertices are copied (masked moves). */
+static inline __attribute__((always_inline)) void skin_block(const ossa_skin_job *job, const tables *t, uint32_t v0,
                                                              const uint32_t k) {
-    if (any_zero_sum(job->weights + (size_t)v0 * k, k)) return false;
+    const __mmask16 zero = (__mmask16)zero_sum_mask(job->weights + (size_t)v0 * k, k);
     __m512 r[16], s[16], m[3][4];
     for (int i = 0; i < 16; i++) r[i] = blend_matrix(job, v0 + (uint32_t)i, k);
     for (int i = 0; i < 16; i += 2) s[i] = _mm512_unpacklo_ps(r[i], r[i + 1]), s[i + 1] = _mm512_unpackhi_ps(r[i], r[i + 1]);
@@ -170,11 +132,13 @@ static inline __attribute__((always_inline)) bool skin_block(const ossa_skin_job
     __m512 in[3], out[3];
     load3(t, job->positions + (size_t)v0 * 3, in);
     xform_soa(m, in, true, out);
+    for (int c = 0; c < 3; c++) out[c] = _mm512_mask_mov_ps(out[c], zero, in[c]);
     store3(t, job->out_positions + (size_t)v0 * 3, out);
     if (job->normals) {
         load3(t, job->normals + (size_t)v0 * 3, in);
         xform_soa(m, in, false, out);
         normalize_soa(out);
+        for (int c = 0; c < 3; c++) out[c] = _mm512_mask_mov_ps(out[c], zero, in[c]);
         store3(t, job->out_normals + (size_t)v0 * 3, out);
     }
     if (job->tangents) {
@@ -188,6 +152,7 @@ static inline __attribute__((always_inline)) bool skin_block(const ossa_skin_job
         __m512 w = _mm512_shuffle_f32x4(zw0, zw1, 0xEE);
         xform_soa(m, in, false, out);
         normalize_soa(out);
+        for (int c = 0; c < 3; c++) out[c] = _mm512_mask_mov_ps(out[c], zero, in[c]);
         xy0 = _mm512_shuffle_f32x4(out[0], out[1], 0x44), xy1 = _mm512_shuffle_f32x4(out[0], out[1], 0xEE);
         zw0 = _mm512_shuffle_f32x4(out[2], w, 0x44), zw1 = _mm512_shuffle_f32x4(out[2], w, 0xEE);
         float *dst = job->out_tangents + (size_t)v0 * 4;
@@ -196,22 +161,29 @@ static inline __attribute__((always_inline)) bool skin_block(const ossa_skin_job
         _mm512_storeu_ps(dst + 32, _mm512_permutex2var_ps(xy1, t->in4a, zw1));
         _mm512_storeu_ps(dst + 48, _mm512_permutex2var_ps(xy1, t->in4b, zw1));
     }
-    return true;
 }
 
+/* Blocks are aligned to absolute vertex indices (multiples of 16); partial blocks and
+ * strided streams go through a packed scratch copy, so every vertex takes the same
+ * arithmetic whatever the range split or layout. */
 static inline __attribute__((always_inline)) void skin(const ossa_skin_job *job, const uint32_t k) {
-    uint32_t v = job->begin;
     const bool packed = job->positions_stride == 12 && job->out_positions_stride == 12 &&
                         (!job->normals || (job->normals_stride == 12 && job->out_normals_stride == 12)) &&
                         (!job->tangents || (job->tangents_stride == 16 && job->out_tangents_stride == 16));
-    if (packed && job->end - v >= 16) {
-        tables t;
-        make_tables(&t);
-        for (; job->end - v >= 16; v += 16)
-            if (!skin_block(job, &t, v, k))
-                for (uint32_t i = 0; i < 16; i++) skin_vertex(job, v + i, k);
+    tables t;
+    make_tables(&t);
+    ossa__skin_scratch scratch;
+    for (uint32_t v = job->begin; v < job->end;) {
+        uint32_t b0 = v - v % 16, e = job->end - b0 > 16 ? b0 + 16 : job->end;
+        if (packed && v == b0 && e == b0 + 16) {
+            skin_block(job, &t, v, k);
+        } else {
+            ossa_skin_job sj = ossa__skin_scratch_load(job, b0, v, e, &scratch);
+            skin_block(&sj, &t, 0, k);
+            ossa__skin_scratch_store(job, b0, v, e, &scratch);
+        }
+        v = e;
     }
-    for (; v < job->end; v++) skin_vertex(job, v, k);
 }
 
 void ossa__skin_lbs_avx512(const ossa_skin_job *job) {

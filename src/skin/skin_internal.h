@@ -23,6 +23,24 @@ ossa_result ossa__skin_check_joints(const ossa_skin_job *job);
  * OSSA_SKIN_KERNEL environment variable scalar|sse|avx2|avx512 sets the initial cap). */
 void ossa__skin_set_kernel_cap(ossa_skin_kernel cap);
 
+/* Packed copy of up to 16 vertices, so SIMD kernels run partial blocks (range ends) and
+ * strided streams through the same block code as packed ones: results then do not
+ * depend on where a caller splits the range, nor on the stream layout. */
+typedef struct ossa__skin_scratch {
+    uint16_t joints[16 * OSSA_MAX_INFLUENCES];
+    float weights[16 * OSSA_MAX_INFLUENCES];
+    float positions[16 * 3], normals[16 * 3], tangents[16 * 4];
+    float out_positions[16 * 3], out_normals[16 * 3], out_tangents[16 * 4];
+} ossa__skin_scratch;
+
+/* Copies vertices [v, e) of job into lanes v - b0 ... of s (zero weights elsewhere) and
+ * returns a packed job over lanes [0, 16) of s. */
+ossa_skin_job ossa__skin_scratch_load(const ossa_skin_job *job, uint32_t b0, uint32_t v, uint32_t e,
+                                      ossa__skin_scratch *s);
+/* Copies the outputs of lanes v - b0 ... back to job's vertices [v, e). */
+void ossa__skin_scratch_store(const ossa_skin_job *job, uint32_t b0, uint32_t v, uint32_t e,
+                              const ossa__skin_scratch *s);
+
 /* The weight sum tested against 0 ("copied unchanged"), summed pairwise in this exact
  * order by every kernel so they agree on which vertices are skipped. */
 static inline float ossa__skin_weight_sum(const float *w, uint32_t k) {

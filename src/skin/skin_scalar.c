@@ -104,3 +104,42 @@ void ossa__skin_lbs_scalar(const ossa_skin_job *job) {
         }
     }
 }
+
+ossa_skin_job ossa__skin_scratch_load(const ossa_skin_job *job, uint32_t b0, uint32_t v, uint32_t e,
+                                      ossa__skin_scratch *s) {
+    const uint32_t k = job->influences;
+    memset(s->joints, 0, sizeof s->joints);
+    memset(s->weights, 0, sizeof s->weights);
+    memset(s->positions, 0, sizeof s->positions);
+    memset(s->normals, 0, sizeof s->normals);
+    memset(s->tangents, 0, sizeof s->tangents);
+    for (uint32_t u = v; u < e; u++) {
+        uint32_t l = u - b0;
+        memcpy(s->joints + l * k, job->joints + (size_t)u * k, sizeof(uint16_t) * k);
+        memcpy(s->weights + l * k, job->weights + (size_t)u * k, sizeof(float) * k);
+        memcpy(s->positions + l * 3, ossa__skin_in(job->positions, job->positions_stride, u), 12);
+        if (job->normals) memcpy(s->normals + l * 3, ossa__skin_in(job->normals, job->normals_stride, u), 12);
+        if (job->tangents) memcpy(s->tangents + l * 4, ossa__skin_in(job->tangents, job->tangents_stride, u), 16);
+    }
+    ossa_skin_job j = *job;
+    j.begin = 0, j.end = 16;
+    j.joints = s->joints, j.weights = s->weights;
+    j.positions = s->positions, j.positions_stride = 12;
+    j.out_positions = s->out_positions, j.out_positions_stride = 12;
+    j.normals = job->normals ? s->normals : NULL, j.normals_stride = 12;
+    j.out_normals = job->normals ? s->out_normals : NULL, j.out_normals_stride = 12;
+    j.tangents = job->tangents ? s->tangents : NULL, j.tangents_stride = 16;
+    j.out_tangents = job->tangents ? s->out_tangents : NULL, j.out_tangents_stride = 16;
+    return j;
+}
+
+void ossa__skin_scratch_store(const ossa_skin_job *job, uint32_t b0, uint32_t v, uint32_t e,
+                              const ossa__skin_scratch *s) {
+    for (uint32_t u = v; u < e; u++) {
+        uint32_t l = u - b0;
+        memcpy(ossa__skin_out(job->out_positions, job->out_positions_stride, u), s->out_positions + l * 3, 12);
+        if (job->normals) memcpy(ossa__skin_out(job->out_normals, job->out_normals_stride, u), s->out_normals + l * 3, 12);
+        if (job->tangents)
+            memcpy(ossa__skin_out(job->out_tangents, job->out_tangents_stride, u), s->out_tangents + l * 4, 16);
+    }
+}
