@@ -73,7 +73,13 @@ ossa_result ossa_morph_apply(const ossa_mesh *mesh, const float *weights, uint32
 
 /* Joint indices are checked by ossa_skin_lbs / ossa_skin_dqs over the whole range
  * BEFORE anything is written (INVALID_DATA writes nothing); ossa_skin_job_validate
- * checks pointers, 4-byte alignment, strides (0 or >= element size, multiple of 4). */
+ * checks pointers, 4-byte alignment, strides (0 or >= element size, multiple of 4).
+ * "Weights sum to 0" is tested on the pairwise sum ((w0+w1)+(w2+w3))[+((w4+w5)+(w6+w7))].
+ * A kernel gives each vertex the same bits whatever the range split or stream layout
+ * (SIMD kernels agree with scalar within 1e-5). The environment variable
+ * OSSA_SKIN_KERNEL=scalar|sse|avx2|avx512 caps the kernels reported available.
+ * DQS uses the rigid part only (scale ignored) and normalises the blend, so weights
+ * that do not sum to 1 do not scale the result there. */
 
 /* Reference path (the seed's two-array variant, slow): skin matrix of joint j is
  * model[j] * inverse_bind[j], multiplied per influence; job->palette is unused and
