@@ -6,33 +6,53 @@
 #include <stdio.h>
 #include <string.h>
 
-static int b64val(unsigned char c) {
-    if (c >= 'A' && c <= 'Z') return c - 'A';
-    if (c >= 'a' && c <= 'z') return c - 'a' + 26;
-    if (c >= '0' && c <= '9') return c - '0' + 52;
-    if (c == '+' || c == '-') return 62; /* '-' and '_': base64url, tolerated */
-    if (c == '/' || c == '_') return 63;
-    return -1;
-}
+/* 0..63 for the base64 alphabet ('-' and '_' of base64url tolerated), 255 otherwise */
+static const uint8_t B64[256] = {
+    255, 255, 255, 255, 255, 255, 255, 255, 255, 255, 255, 255, 255, 255, 255, 255,
+    255, 255, 255, 255, 255, 255, 255, 255, 255, 255, 255, 255, 255, 255, 255, 255,
+    255, 255, 255, 255, 255, 255, 255, 255, 255, 255, 255, 62, 255, 62, 255, 63,
+    52, 53, 54, 55, 56, 57, 58, 59, 60, 61, 255, 255, 255, 255, 255, 255,
+    255, 0, 1, 2, 3, 4, 5, 6, 7, 8, 9, 10, 11, 12, 13, 14,
+    15, 16, 17, 18, 19, 20, 21, 22, 23, 24, 25, 255, 255, 255, 255, 63,
+    255, 26, 27, 28, 29, 30, 31, 32, 33, 34, 35, 36, 37, 38, 39, 40,
+    41, 42, 43, 44, 45, 46, 47, 48, 49, 50, 51, 255, 255, 255, 255, 255,
+    255, 255, 255, 255, 255, 255, 255, 255, 255, 255, 255, 255, 255, 255, 255, 255,
+    255, 255, 255, 255, 255, 255, 255, 255, 255, 255, 255, 255, 255, 255, 255, 255,
+    255, 255, 255, 255, 255, 255, 255, 255, 255, 255, 255, 255, 255, 255, 255, 255,
+    255, 255, 255, 255, 255, 255, 255, 255, 255, 255, 255, 255, 255, 255, 255, 255,
+    255, 255, 255, 255, 255, 255, 255, 255, 255, 255, 255, 255, 255, 255, 255, 255,
+    255, 255, 255, 255, 255, 255, 255, 255, 255, 255, 255, 255, 255, 255, 255, 255,
+    255, 255, 255, 255, 255, 255, 255, 255, 255, 255, 255, 255, 255, 255, 255, 255,
+    255, 255, 255, 255, 255, 255, 255, 255, 255, 255, 255, 255, 255, 255, 255, 255,
+};
 
 size_t ossa__base64_decoded_bound(size_t len) { return len / 4 * 3 + 3; }
 
 bool ossa__base64_decode(const char *in, size_t len, uint8_t *out, size_t *out_len) {
+    const uint8_t *T = B64;
     while (len > 0 && in[len - 1] == '=') len--;
     if (len % 4 == 1) return false;
-    size_t o = 0;
-    uint32_t acc = 0;
-    int bits = 0;
-    for (size_t i = 0; i < len; i++) {
-        int v = b64val((unsigned char)in[i]);
-        if (v < 0) return false;
-        acc = (acc << 6) | (uint32_t)v;
-        bits += 6;
-        if (bits >= 8) {
-            bits -= 8;
-            out[o++] = (uint8_t)(acc >> bits);
-            acc &= (1u << bits) - 1u;
+    const unsigned char *s = (const unsigned char *)in;
+    size_t o = 0, i = 0;
+    for (; i + 4 <= len; i += 4) {
+        uint32_t a = T[s[i]], b = T[s[i + 1]], c = T[s[i + 2]], d = T[s[i + 3]];
+        if ((a | b | c | d) & 0x80u) return false;
+        uint32_t v = a << 18 | b << 12 | c << 6 | d;
+        out[o] = (uint8_t)(v >> 16);
+        out[o + 1] = (uint8_t)(v >> 8);
+        out[o + 2] = (uint8_t)v;
+        o += 3;
+    }
+    size_t rest = len - i;
+    if (rest) {
+        uint32_t v = 0;
+        for (size_t k = 0; k < rest; k++) {
+            uint32_t x = T[s[i + k]];
+            if (x & 0x80u) return false;
+            v |= x << (18 - 6 * k);
         }
+        out[o++] = (uint8_t)(v >> 16);
+        if (rest == 3) out[o++] = (uint8_t)(v >> 8);
     }
     *out_len = o;
     return true;
@@ -75,7 +95,7 @@ ossa_result ossa__read_file(ossa__ctx *ctx, const char *file, const char *path_j
         fclose(f);
         return ossa__fail(ctx, OSSA_ERROR_IO, path_json, "cannot read '%s'", file);
     }
-    uint8_t *buf = ossa__ctx_alloc(ctx, (size_t)len + 1, 1);
+    uint8_t *buf = ossa__ctx_alloc_raw(ctx, (size_t)len + 1, 1);
     if (!buf) {
         fclose(f);
         return ctx->failed;
@@ -152,7 +172,7 @@ static ossa_result load_data_uri(ossa__ctx *ctx, ossa__buffer *b, const char *ur
     if (bound < b->declared) /* checked before allocating */
         return ossa__fail(ctx, OSSA_ERROR_INVALID_DATA, path, "data: URI holds at most %zu bytes, byteLength is %zu",
                           bound, b->declared);
-    uint8_t *d = ossa__ctx_alloc(ctx, bound, 1);
+    uint8_t *d = ossa__ctx_alloc_raw(ctx, bound, 1);
     if (!d) return ctx->failed;
     size_t got = 0;
     if (!ossa__base64_decode(s, n, d, &got)) {

@@ -10,7 +10,13 @@
 /* Every allocation carries a 16-byte header with its size so frees return budget. */
 #define HDR 16u
 
-void *ossa__ctx_alloc(ossa__ctx *ctx, size_t count, size_t size) {
+static void *ctx_alloc(ossa__ctx *ctx, size_t count, size_t size, bool zero);
+
+void *ossa__ctx_alloc(ossa__ctx *ctx, size_t count, size_t size) { return ctx_alloc(ctx, count, size, true); }
+
+void *ossa__ctx_alloc_raw(ossa__ctx *ctx, size_t count, size_t size) { return ctx_alloc(ctx, count, size, false); }
+
+static void *ctx_alloc(ossa__ctx *ctx, size_t count, size_t size, bool zero) {
     size_t bytes;
     if (ctx->failed) return NULL;
     if (!ossa__size_mul_add(count, size, HDR, &bytes) || bytes > ctx->limit - ctx->used) {
@@ -23,7 +29,7 @@ void *ossa__ctx_alloc(ossa__ctx *ctx, size_t count, size_t size) {
         ossa__fail(ctx, OSSA_ERROR_OUT_OF_MEMORY, "", "out of memory (%zu bytes)", bytes);
         return NULL;
     }
-    memset(p, 0, bytes);
+    if (zero) memset(p, 0, bytes);
     memcpy(p, &bytes, sizeof bytes);
     ctx->used += bytes;
     return p + HDR;

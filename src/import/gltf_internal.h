@@ -85,6 +85,8 @@ typedef struct ossa__ctx {
 
 /* ---- context: budgeted allocation, errors, warnings ---- */
 void *ossa__ctx_alloc(ossa__ctx *ctx, size_t count, size_t size); /* zeroed; sets LIMIT/OOM error */
+/* Same without zeroing (large byte buffers that are filled right away). */
+void *ossa__ctx_alloc_raw(ossa__ctx *ctx, size_t count, size_t size);
 void ossa__ctx_free(ossa__ctx *ctx, void *ptr);
 /* Reserves bytes from the budget without allocating (runtime objects built elsewhere). */
 bool ossa__ctx_reserve(ossa__ctx *ctx, size_t bytes);

@@ -17,20 +17,35 @@ ossa_result ossa__json_parse(ossa__ctx *ctx) {
     if (ctx->json_size >= (size_t)INT32_MAX)
         return ossa__fail(ctx, OSSA_ERROR_LIMIT, "", "JSON: %zu bytes is too large", ctx->json_size);
     jsmn_parser p;
-    jsmn_init(&p);
-    int n = jsmn_parse(&p, ctx->json, ctx->json_size, NULL, 0);
-    if (n < 0) {
-        return ossa__fail(ctx, OSSA_ERROR_PARSE, "", "JSON: %s near byte %u",
-                          n == JSMN_ERROR_PART ? "truncated document" : "invalid syntax", p.pos);
+    /* Token bound without a counting pass: every token but the first follows one of
+     * , : [ { (commas inside strings only over-count). Large embedded base64 strings
+     * contain none, so this halves the parse time of typical files. When the bound
+     * does not fit a quarter of the budget, jsmn counts exactly first. */
+    size_t bound = 1;
+    for (size_t i = 0; i < ctx->json_size; i++) {
+        char c = ctx->json[i];
+        bound += c == ',' || c == ':' || c == '[' || c == '{';
     }
-    if (n == 0) return ossa__fail(ctx, OSSA_ERROR_PARSE, "", "JSON: no value");
-    jsmntok_t *jt = ossa__ctx_alloc(ctx, (size_t)n, sizeof *jt);
+    int n;
+    if (bound > (size_t)INT32_MAX || bound * sizeof(jsmntok_t) > (ctx->limit - ctx->used) / 4) {
+        jsmn_init(&p);
+        n = jsmn_parse(&p, ctx->json, ctx->json_size, NULL, 0);
+        if (n < 0)
+            return ossa__fail(ctx, OSSA_ERROR_PARSE, "", "JSON: %s near byte %u",
+                              n == JSMN_ERROR_PART ? "truncated document" : "invalid syntax", p.pos);
+        bound = (size_t)n;
+    }
+    if (bound == 0) return ossa__fail(ctx, OSSA_ERROR_PARSE, "", "JSON: no value");
+    jsmntok_t *jt = ossa__ctx_alloc_raw(ctx, bound, sizeof *jt);
     if (!jt) return ctx->failed;
     jsmn_init(&p);
-    int m = jsmn_parse(&p, ctx->json, ctx->json_size, jt, (unsigned)n);
-    if (m != n) {
+    n = jsmn_parse(&p, ctx->json, ctx->json_size, jt, (unsigned)bound);
+    if (n <= 0) {
         ossa__ctx_free(ctx, jt);
-        return ossa__fail(ctx, OSSA_ERROR_PARSE, "", "JSON: invalid syntax near byte %u", p.pos);
+        if (n == 0) return ossa__fail(ctx, OSSA_ERROR_PARSE, "", "JSON: no value");
+        return ossa__fail(ctx, OSSA_ERROR_PARSE, "", "JSON: %s near byte %u",
+                          n == JSMN_ERROR_PART ? "truncated document"
+                          : n == JSMN_ERROR_NOMEM ? "too many tokens" : "invalid syntax", p.pos);
     }
     ossa__jtok *t = ossa__ctx_alloc(ctx, (size_t)n, sizeof *t);
     if (!t) {
