@@ -363,7 +363,16 @@ static void unavailable_kernel_is_unsupported(void **state) {
         }
         assert_int_equal(ossa_skin_lbs(&job, OSSA_SKIN_KERNEL_AUTO), OSSA_OK);
     }
-    ossa__skin_set_kernel_cap(OSSA_SKIN_KERNEL_AUTO);
+    /* OSSA_SKIN_KERNEL caps the choice (read again after a negative cap) */
+    const char *names[] = {"scalar", "sse", "avx2", "avx512"};
+    for (int cap = OSSA_SKIN_KERNEL_SCALAR; cap <= OSSA_SKIN_KERNEL_AVX512; cap++) {
+        setenv("OSSA_SKIN_KERNEL", names[cap - 1], 1);
+        ossa__skin_set_kernel_cap((ossa_skin_kernel)-1);
+        assert_true((int)ossa_skin_kernel_best() <= cap);
+        if (ossa_skin_kernel_available((ossa_skin_kernel)cap)) assert_int_equal(ossa_skin_kernel_best(), cap);
+    }
+    unsetenv("OSSA_SKIN_KERNEL");
+    ossa__skin_set_kernel_cap((ossa_skin_kernel)-1);
     print_message("best kernel on this CPU: %s\n", ossa_skin_kernel_name(ossa_skin_kernel_best()));
     assert_string_equal(ossa_skin_kernel_name(OSSA_SKIN_KERNEL_SCALAR), "scalar");
 }

@@ -19,7 +19,7 @@ static int read_env_cap(void) {
 }
 
 void ossa__skin_set_kernel_cap(ossa_skin_kernel cap) {
-    atomic_store(&kernel_cap, (int)cap);
+    atomic_store(&kernel_cap, (int)cap < 0 ? -1 : (int)cap);
 }
 
 static bool cpu_has(ossa_skin_kernel kernel) {
