@@ -70,6 +70,9 @@ typedef struct ossa_asset {
  * (optional) says why, and nothing is leaked. */
 ossa_result ossa_gltf_load_file(const char *path, const ossa_load_options *options, ossa_asset **out,
                                 ossa_diagnostic *diag);
+/* Conventions of the loader (beyond the glTF spec's MUSTs): scene = -1 when the file
+ * has no `scene`; node.weights override mesh.weights in mesh->default_weights; weight
+ * tracks use the skeleton joint of the animated node; see src/import for the rest. */
 
 /* Same from memory (.gltf JSON text or .glb bytes; size in bytes). `data` is not
  * retained. External buffers need options->base_dir. */
@@ -86,6 +89,9 @@ ossa_result ossa_gltf_load_clips(const char *path, const ossa_skeleton *skeleton
 /* Frees an asset and everything in it with asset->allocator; NULL is a no-op. Any
  * member may be NULL/0, so code that assembles an asset by hand (e.g. a generated
  * character) can free it with this too. */
+/* Ownership as the loader builds it: skeleton, meshes[i], clips[i] by their own
+ * destroy; nodes, mesh_infos (names stored in the same block), meshes, clips, warnings
+ * and each warnings[i] are single allocations; nodes[i].name points into skeleton->names. */
 void ossa_asset_destroy(ossa_asset *asset);
 
 /* Index of the first clip named `name`, or -1. */
