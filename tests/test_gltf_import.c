@@ -859,6 +859,105 @@ static void clips_bound_by_name(void **state) {
     gw_destroy(w);
 }
 
+
+static void two_skins_and_quantized_positions(void **state) {
+    (void)state;
+    gw *w = gw_create();
+    /* positions as normalised SHORT (KHR_mesh_quantization) */
+    int16_t qpos[3][3] = {{32767, 0, -32768}, {16384, -16384, 0}, {0, 100, -100}};
+    uint16_t j[3][4] = {{0, 1, 0, 0}, {1, 0, 0, 0}, {1, 1, 0, 0}};
+    float wt[3][4] = {{1, 1, 0, 0}, {2, 0, 0, 0}, {0.5f, 0.5f, 0, 0}};
+    int p = gw_data(w, GW_SHORT, true, 3, "VEC3", qpos);
+    int ja = gw_data(w, GW_USHORT, false, 3, "VEC4", j);
+    int wa = gw_data(w, GW_FLOAT, false, 3, "VEC4", wt);
+    gw_add(w, "meshes", "{\"primitives\": [{\"attributes\": {\"POSITION\": %d, \"JOINTS_0\": %d, \"WEIGHTS_0\": %d}}]}", p,
+           ja, wa);
+    gw_add(w, "nodes", "{\"name\": \"m0\", \"mesh\": 0, \"skin\": 1}");
+    gw_add(w, "nodes", "{\"name\": \"j0\", \"children\": [2]}");
+    gw_add(w, "nodes", "{\"name\": \"j1\", \"children\": [3]}");
+    gw_add(w, "nodes", "{\"name\": \"j2\"}");
+    gw_add(w, "nodes", "{\"name\": \"m1\", \"mesh\": 0, \"skin\": 0}");
+    gw_add(w, "skins", "{\"joints\": [1, 2]}");
+    gw_add(w, "skins", "{\"joints\": [3, 1], \"skeleton\": 1}");
+    gw_top(w, "\"extensionsUsed\": [\"KHR_mesh_quantization\"], \"extensionsRequired\": [\"KHR_mesh_quantization\"]");
+    ossa_asset *a = NULL;
+    ossa_diagnostic d;
+    ossa_result r = load_gw(w, &a, &d, NULL);
+    if (r) fail_msg("%s", d.message);
+    assert_int_equal(a->warning_count, 0);
+    assert_int_equal(a->skeleton->skin_count, 2);
+    assert_int_equal(a->mesh_count, 2);
+    const ossa_skeleton *sk = a->skeleton;
+    /* mesh of node 0 uses skin 1 = nodes (3, 1); mesh of node 4 uses skin 0 = nodes (1, 2) */
+    const uint32_t skin_nodes[2][2] = {{1, 2}, {3, 1}};
+    for (int mi = 0; mi < 2; mi++) {
+        const ossa_mesh *m = a->meshes[mi];
+        int skin = mi == 0 ? 1 : 0;
+        assert_int_equal(m->skin, skin);
+        assert_int_equal(m->node, (int32_t)sk->joint_of_source[mi == 0 ? 0 : 4]);
+        for (int v = 0; v < 3; v++) {
+            double sum = 0;
+            for (int k = 0; k < 4; k++) sum += wt[v][k];
+            for (int k = 0; k < 4; k++) {
+                assert_int_equal(m->joints[v * 4 + k], sk->joint_of_source[skin_nodes[skin][j[v][k]]]);
+                ot_assert_near(m->weights[v * 4 + k], wt[v][k] / sum, 1e-7);
+            }
+            for (int c = 0; c < 3; c++) ot_assert_near(m->positions[v * 3 + c], fmax(qpos[v][c] / 32767.0, -1.0), 1e-7);
+        }
+    }
+    assert_int_equal(sk->skins[1].root, (int32_t)sk->joint_of_source[1]);
+    assert_int_equal(sk->skins[0].root, -1);
+    ossa_asset_destroy(a);
+    gw_destroy(w);
+}
+
+static void container_and_view_errors(void **state) {
+    (void)state;
+    ossa_asset *a = NULL;
+    ossa_diagnostic d;
+    /* GLB whose buffer has no uri and no BIN chunk */
+    const char *j = "{\"asset\": {\"version\": \"2.0\"}, \"buffers\": [{\"byteLength\": 4}]}    ";
+    size_t jl = strlen(j) & ~(size_t)3;
+    uint8_t glb[256];
+    uint32_t hdr[5] = {0x46546C67u, 2, (uint32_t)(20 + jl), (uint32_t)jl, 0x4E4F534Au};
+    memcpy(glb, hdr, sizeof hdr);
+    memcpy(glb + 20, j, jl);
+    assert_int_equal(ossa_gltf_load_memory(glb, 20 + jl, NULL, &a, &d), OSSA_ERROR_INVALID_DATA);
+    assert_string_equal(d.path, "/buffers/0");
+    /* bad base64 */
+    const char *b64 = "{\"asset\": {\"version\": \"2.0\"}, \"buffers\": [{\"byteLength\": 3, "
+                      "\"uri\": \"data:application/octet-stream;base64,AB*D\"}]}";
+    assert_int_equal(ossa_gltf_load_memory(b64, strlen(b64), NULL, &a, &d), OSSA_ERROR_INVALID_DATA);
+    assert_string_equal(d.path, "/buffers/0");
+    /* byteLength larger than the data */
+    const char *shortb = "{\"asset\": {\"version\": \"2.0\"}, \"buffers\": [{\"byteLength\": 30, "
+                         "\"uri\": \"data:application/octet-stream;base64,AAAA\"}]}";
+    assert_int_equal(ossa_gltf_load_memory(shortb, strlen(shortb), NULL, &a, &d), OSSA_ERROR_INVALID_DATA);
+    /* byteStride not a multiple of 4 */
+    gw *w = gw_create();
+    float f[6] = {0};
+    gw_view(w, f, sizeof f, 6);
+    assert_int_equal(load_gw(w, &a, &d, NULL), OSSA_ERROR_INVALID_DATA);
+    assert_string_equal(d.path, "/bufferViews/0");
+    gw_destroy(w);
+    /* sparse index out of range */
+    w = gw_create();
+    uint8_t idx[1] = {7};
+    float val[3] = {1, 2, 3};
+    int iv = gw_view(w, idx, 1, 0), vv = gw_view(w, val, sizeof val, 0);
+    char extra[200];
+    snprintf(extra, sizeof extra,
+             "\"sparse\": {\"count\": 1, \"indices\": {\"bufferView\": %d, \"componentType\": 5121}, \"values\": "
+             "{\"bufferView\": %d}}",
+             iv, vv);
+    int acc = gw_accessor(w, -1, 0, GW_FLOAT, false, 3, "VEC3", extra);
+    gw_add(w, "meshes", "{\"primitives\": [{\"attributes\": {\"POSITION\": %d}}]}", acc);
+    gw_add(w, "nodes", "{\"mesh\": 0}");
+    assert_int_equal(load_gw(w, &a, &d, NULL), OSSA_ERROR_INVALID_DATA);
+    assert_string_equal(d.path, "/accessors/0/sparse/indices");
+    gw_destroy(w);
+}
+
 static void invalid_arguments(void **state) {
     (void)state;
     ossa_asset *a = (ossa_asset *)(uintptr_t)1;
@@ -888,6 +987,8 @@ int main(void) {
         cmocka_unit_test(extensions_and_versions),
         cmocka_unit_test(shear_matrix_is_kept),
         cmocka_unit_test(clips_bound_by_name),
+        cmocka_unit_test(two_skins_and_quantized_positions),
+        cmocka_unit_test(container_and_view_errors),
         cmocka_unit_test(invalid_arguments),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
