@@ -1,10 +1,125 @@
+/* ossa render [FILE] [--clip NAME] [--from T --to T --fps N] [--size WxH]
+ *             [--out anim.gif|frame.png] [--bones] [--cpu|--gpu] [--rest] [--loop|--no-loop]
+ * Offscreen OpenGL (EGL) render of a clip into an animated GIF or one PNG frame. */
 #include <stdio.h>
+#include <string.h>
 
 #include "commands.h"
+#include "image_io.h"
+#include "render_common.h"
+
+static int usage(void) {
+    fprintf(stderr,
+            "usage: ossa render [FILE|demo] [--clip NAME|INDEX] [--from T] [--to T] [--fps N] [--size WxH]\n"
+            "                   [--out anim.gif|frame.png] [--bones] [--cpu|--gpu] [--rest] [--loop|--no-loop]\n"
+            "  FILE     .gltf/.glb (default: the built-in demo character)\n"
+            "  --clip   clip name or index (default: the first clip)\n"
+            "  --from/--to  clip time range in seconds (default: the whole clip; a .png renders --from)\n"
+            "  --fps    frames per second of clip time (default 15)\n"
+            "  --size   image size (default 320x320)\n"
+            "  --out    .gif = every frame, .png = one frame (default render.gif, or render.png for a still)\n"
+            "  --bones  draw the skeleton over the mesh\n"
+            "  --cpu    skin on the CPU (ossa_skin_lbs); --gpu (default): palette texture shader\n"
+            "  --rest   render the rest pose (one frame)\n");
+    return 2;
+}
 
 int cmd_render(int argc, char **argv) {
-    (void)argc;
-    (void)argv;
-    fprintf(stderr, "ossa render: not implemented yet\n");
-    return 1;
+    const char *file = NULL, *clip_name = NULL, *out = NULL;
+    float from = 0, to = 0, fps = 15;
+    bool has_from = false, has_to = false, rest = false;
+    int loop = -1;
+    uint32_t width = 320, height = 320;
+    draw_options draw;
+    memset(&draw, 0, sizeof draw);
+    draw.background[0] = 0.16f, draw.background[1] = 0.18f, draw.background[2] = 0.22f;
+    for (int i = 1; i < argc; i++) {
+        const char *a = argv[i];
+        bool more = i + 1 < argc;
+        if (!strcmp(a, "--help") || !strcmp(a, "-h")) {
+            usage();
+            return 0;
+        } else if (!strcmp(a, "--clip") && more) {
+            clip_name = argv[++i];
+        } else if (!strcmp(a, "--from") && more) {
+            if (!parse_float("render", a, argv[++i], &from)) return 2;
+            has_from = true;
+        } else if (!strcmp(a, "--to") && more) {
+            if (!parse_float("render", a, argv[++i], &to)) return 2;
+            has_to = true;
+        } else if (!strcmp(a, "--fps") && more) {
+            if (!parse_float("render", a, argv[++i], &fps)) return 2;
+            if (!(fps > 0 && fps <= 1000)) {
+                fprintf(stderr, "ossa render: --fps must be in (0, 1000]\n");
+                return 2;
+            }
+        } else if (!strcmp(a, "--size") && more) {
+            if (!parse_size("render", argv[++i], &width, &height)) return 2;
+        } else if (!strcmp(a, "--out") && more) {
+            out = argv[++i];
+        } else if (!strcmp(a, "--bones")) {
+            draw.bones = true;
+        } else if (!strcmp(a, "--cpu")) {
+            draw.cpu = true;
+        } else if (!strcmp(a, "--gpu")) {
+            draw.cpu = false;
+        } else if (!strcmp(a, "--rest")) {
+            rest = true;
+        } else if (!strcmp(a, "--loop")) {
+            loop = 1;
+        } else if (!strcmp(a, "--no-loop")) {
+            loop = 0;
+        } else if (a[0] == '-' && a[1]) {
+            fprintf(stderr, "ossa render: unknown option or missing value: %s\n", a);
+            return usage();
+        } else if (!file) {
+            file = a;
+        } else {
+            fprintf(stderr, "ossa render: more than one FILE: %s\n", a);
+            return usage();
+        }
+    }
+    if (out && !path_has_ext(out, ".gif") && !path_has_ext(out, ".png")) {
+        fprintf(stderr, "ossa render: --out %s: use a .gif or .png name\n", out);
+        return 2;
+    }
+    scene s;
+    if (!scene_load(&s, file, "render")) return 1;
+    clip_span span;
+    memset(&span, 0, sizeof span);
+    if (!rest && (clip_name || s.asset->clip_count)) {
+        int idx = clip_name ? scene_find_clip(&s, clip_name, "render") : 0;
+        if (idx < 0) {
+            scene_free(&s);
+            return 1;
+        }
+        span.clip = s.asset->clips[idx];
+        span.from = has_from ? from : span.clip->start;
+        span.to = has_to ? to : span.clip->end;
+        if (has_from && !has_to && span.to < span.from) span.to = span.from;
+        span.loop = loop >= 0 ? loop != 0 : span.clip->looping;
+        if (span.to < span.from) {
+            fprintf(stderr, "ossa render: --to %g is before --from %g\n", (double)span.to, (double)span.from);
+            scene_free(&s);
+            return 2;
+        }
+    }
+    if (!out) out = span_frame_count(&span, fps) > 1 ? "render.gif" : "render.png";
+    render_job job;
+    memset(&job, 0, sizeof job);
+    job.spans = &span;
+    job.span_count = 1;
+    job.fps = fps;
+    job.width = width;
+    job.height = height;
+    job.out = out;
+    job.draw = draw;
+    render_stats st;
+    bool ok = render_to_file(&s, &job, &st, "render");
+    if (ok)
+        printf("ossa render: %s, clip '%s', %u frame%s %ux%u in %.2f s (%s skinning) -> %s\n", s.label,
+               span.clip ? span.clip->name : "(rest pose)", st.frames, st.frames == 1 ? "" : "s", width, height,
+               st.seconds, draw.cpu ? "CPU" : "GPU", out);
+    scene_free(&s);
+    return ok ? 0 : 1;
 }

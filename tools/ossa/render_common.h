@@ -93,6 +93,33 @@ void scene_gl_destroy(scene_gl *g);
 bool scene_gl_draw(scene_gl *g, scene *s, const float view_proj[16], const draw_options *opt, uint32_t width,
                    uint32_t height, const char *cmd);
 
+/* Offscreen rendering of spans into an animated GIF (every frame) or a PNG
+ * (the first frame only), with an EGL headless context, a camera framed on
+ * the animated bounds of all spans, and a progress bar on stderr. */
+typedef struct render_job {
+    const clip_span *spans;
+    uint32_t span_count;
+    float fps;               /* frames per second of clip time (> 0) */
+    uint32_t width, height;
+    const char *out;         /* .gif or .png */
+    draw_options draw;
+} render_job;
+
+typedef struct render_stats {
+    uint32_t frames;
+    double seconds;          /* wall time, context creation included */
+} render_stats;
+
+/* Frames a span yields at fps: 1 for a still (no clip or to <= from); else the
+ * times from, from + 1/fps, ... below `to`, plus `to` itself unless the span loops. */
+uint32_t span_frame_count(const clip_span *span, float fps);
+
+bool render_to_file(scene *s, const render_job *job, render_stats *stats, const char *cmd);
+
+/* Argument helpers: parse a float / positive int / "WxH"; print a usage error and return false. */
+bool parse_float(const char *cmd, const char *opt, const char *text, float *out);
+bool parse_size(const char *cmd, const char *text, uint32_t *w, uint32_t *h);
+
 /* Seconds from a monotonic clock. */
 double now_seconds(void);
 

@@ -1,0 +1,553 @@
+/* Scene loading, posing, CPU skinning, camera framing and GL drawing shared by
+ * the ossa tool's render, demo, view, bench and plot commands. */
+#include "render_common.h"
+
+#include <ctype.h>
+#include <epoxy/gl.h>
+#include <math.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <time.h>
+#include <unistd.h>
+
+#include "demo_character.h"
+#include "image_io.h"
+
+double now_seconds(void) {
+    struct timespec ts;
+    clock_gettime(CLOCK_MONOTONIC, &ts);
+    return (double)ts.tv_sec + (double)ts.tv_nsec * 1e-9;
+}
+
+void scene_free(scene *s) {
+    if (!s) return;
+    if (s->asset) {
+        for (uint32_t i = 0; i < s->asset->mesh_count; i++) {
+            if (s->positions) free(s->positions[i]);
+            if (s->normals) free(s->normals[i]);
+        }
+    }
+    free(s->positions);
+    free(s->normals);
+    free(s->locals);
+    free(s->model);
+    free(s->palettes);
+    free(s->skin_joint);
+    ossa_asset_destroy(s->asset);
+    memset(s, 0, sizeof *s);
+}
+
+bool scene_load(scene *s, const char *path, const char *cmd) {
+    memset(s, 0, sizeof *s);
+    if (!path || !strcmp(path, "demo")) {
+        s->asset = demo_character_create();
+        s->label = "demo";
+        s->is_demo = true;
+        if (!s->asset) {
+            fprintf(stderr, "ossa %s: cannot build the demo character\n", cmd);
+            return false;
+        }
+    } else {
+        ossa_diagnostic diag;
+        memset(&diag, 0, sizeof diag);
+        ossa_result r = ossa_gltf_load_file(path, NULL, &s->asset, &diag);
+        if (r != OSSA_OK) {
+            fprintf(stderr, "ossa %s: %s: %s%s%s\n", cmd, path, ossa_result_string(r), diag.message[0] ? ": " : "",
+                    diag.message);
+            return false;
+        }
+        s->label = path;
+    }
+    const ossa_asset *a = s->asset;
+    if (!a->skeleton) {
+        fprintf(stderr, "ossa %s: %s: the file has no nodes\n", cmd, s->label);
+        scene_free(s);
+        return false;
+    }
+    const ossa_skeleton *sk = a->skeleton;
+    uint32_t jc = sk->joint_count, n = jc ? jc : 1, skins = sk->skin_count ? sk->skin_count : 1;
+    s->joint_count = jc;
+    s->locals = calloc(n, sizeof *s->locals);
+    s->model = calloc(n, sizeof *s->model);
+    s->palettes = calloc((size_t)n * skins, sizeof *s->palettes);
+    s->skin_joint = calloc(n, sizeof *s->skin_joint);
+    s->positions = calloc(a->mesh_count + 1, sizeof *s->positions);
+    s->normals = calloc(a->mesh_count + 1, sizeof *s->normals);
+    bool ok = s->locals && s->model && s->palettes && s->skin_joint && s->positions && s->normals;
+    for (uint32_t i = 0; ok && i < a->mesh_count; i++) {
+        const ossa_mesh *m = a->meshes[i];
+        size_t vc = m->vertex_count ? m->vertex_count : 1;
+        s->positions[i] = malloc(vc * 3 * sizeof(float));
+        if (!s->positions[i]) ok = false;
+        if (m->normals) {
+            s->normals[i] = malloc(vc * 3 * sizeof(float));
+            if (!s->normals[i]) ok = false;
+        }
+    }
+    if (!ok) {
+        fprintf(stderr, "ossa %s: out of memory\n", cmd);
+        scene_free(s);
+        return false;
+    }
+    for (uint32_t k = 0; k < sk->skin_count; k++)
+        for (uint32_t i = 0; i < sk->skins[k].joint_count; i++)
+            if (sk->skins[k].joints[i] < jc) s->skin_joint[sk->skins[k].joints[i]] = true;
+    scene_pose(s, NULL, 0, false);
+    return true;
+}
+
+int scene_find_clip(const scene *s, const char *name, const char *cmd) {
+    const ossa_asset *a = s->asset;
+    int idx = ossa_asset_find_clip(a, name);
+    if (idx >= 0) return idx;
+    bool digits = *name != 0;
+    for (const char *p = name; *p; p++)
+        if (!isdigit((unsigned char)*p)) digits = false;
+    if (digits) {
+        long i = strtol(name, NULL, 10);
+        if (i >= 0 && (uint32_t)i < a->clip_count) return (int)i;
+    }
+    fprintf(stderr, "ossa %s: %s has no clip '%s'; clips:", cmd, s->label, name);
+    if (!a->clip_count) fprintf(stderr, " (none)");
+    for (uint32_t i = 0; i < a->clip_count; i++)
+        fprintf(stderr, " %u:'%s'", i, a->clips[i]->name ? a->clips[i]->name : "");
+    fprintf(stderr, "\n");
+    return -1;
+}
+
+float scene_pose(scene *s, const ossa_clip *clip, float t, bool loop) {
+    const ossa_skeleton *sk = s->asset->skeleton;
+    uint32_t jc = s->joint_count;
+    float time = t;
+    if (!jc) return t;
+    if (clip)
+        time = ossa_clip_sample(clip, t, loop, OSSA_LOOKUP_DEFAULT, NULL, sk->rest, s->locals, jc);
+    else
+        memcpy(s->locals, sk->rest, sizeof *s->locals * jc);
+    ossa_pose_to_model(s->locals, sk->parents, jc, s->model);
+    for (uint32_t k = 0; k < sk->skin_count; k++) {
+        ossa_mat4 *pal = s->palettes + (size_t)k * jc;
+        for (uint32_t j = 0; j < jc; j++) pal[j] = ossa_mat4_identity();
+        const ossa_skin *skin = &sk->skins[k];
+        for (uint32_t i = 0; i < skin->joint_count; i++) {
+            uint32_t j = skin->joints[i];
+            if (j < jc) pal[j] = ossa_mat4_mul(&s->model[j], &skin->inverse_bind[i]);
+        }
+    }
+    return time;
+}
+
+bool scene_mesh_is_skinned(const scene *s, uint32_t mesh) {
+    const ossa_mesh *m = s->asset->meshes[mesh];
+    return m->skin >= 0 && (uint32_t)m->skin < s->asset->skeleton->skin_count && m->joints && m->weights &&
+           (m->influences == 4 || m->influences == 8) && s->joint_count > 0;
+}
+
+const ossa_mat4 *scene_mesh_palette(const scene *s, uint32_t mesh) {
+    if (!scene_mesh_is_skinned(s, mesh)) return NULL;
+    return s->palettes + (size_t)s->asset->meshes[mesh]->skin * s->joint_count;
+}
+
+bool scene_skin_cpu(scene *s, uint32_t mesh) {
+    const ossa_mesh *m = s->asset->meshes[mesh];
+    float *pos = s->positions[mesh], *nrm = s->normals[mesh];
+    if (!m->vertex_count) return true;
+    if (scene_mesh_is_skinned(s, mesh)) {
+        ossa_skin_job job;
+        memset(&job, 0, sizeof job);
+        job.begin = 0;
+        job.end = m->vertex_count;
+        job.influences = m->influences;
+        job.joints = m->joints;
+        job.weights = m->weights;
+        job.palette = scene_mesh_palette(s, mesh);
+        job.palette_count = s->joint_count;
+        job.positions = m->positions;
+        job.out_positions = pos;
+        if (m->normals && nrm) {
+            job.normals = m->normals;
+            job.out_normals = nrm;
+        }
+        return ossa_skin_lbs(&job, OSSA_SKIN_KERNEL_AUTO) == OSSA_OK;
+    }
+    ossa_mat4 w = ossa_mat4_identity();
+    if (m->node >= 0 && (uint32_t)m->node < s->joint_count) w = s->model[m->node];
+    for (uint32_t v = 0; v < m->vertex_count; v++) {
+        ossa_vec3 p = {m->positions[v * 3], m->positions[v * 3 + 1], m->positions[v * 3 + 2]};
+        p = ossa_mat4_transform_point(&w, p);
+        pos[v * 3] = p.x, pos[v * 3 + 1] = p.y, pos[v * 3 + 2] = p.z;
+        if (m->normals && nrm) {
+            ossa_vec3 n = {m->normals[v * 3], m->normals[v * 3 + 1], m->normals[v * 3 + 2]};
+            n = ossa_vec3_normalize(ossa_mat4_transform_vector(&w, n));
+            nrm[v * 3] = n.x, nrm[v * 3 + 1] = n.y, nrm[v * 3 + 2] = n.z;
+        }
+    }
+    return true;
+}
+
+static void extend(float lo[3], float hi[3], const float p[3]) {
+    for (int c = 0; c < 3; c++) {
+        if (!isfinite(p[c])) return;
+    }
+    for (int c = 0; c < 3; c++) {
+        if (p[c] < lo[c]) lo[c] = p[c];
+        if (p[c] > hi[c]) hi[c] = p[c];
+    }
+}
+
+void scene_extend_bounds(scene *s, float lo[3], float hi[3]) {
+    for (uint32_t i = 0; i < s->asset->mesh_count; i++) {
+        if (!scene_skin_cpu(s, i)) continue;
+        const ossa_mesh *m = s->asset->meshes[i];
+        for (uint32_t v = 0; v < m->vertex_count; v++) extend(lo, hi, s->positions[i] + v * 3);
+    }
+}
+
+bool scene_animated_bounds(scene *s, const clip_span *spans, uint32_t span_count, uint32_t samples, float lo[3],
+                           float hi[3]) {
+    lo[0] = lo[1] = lo[2] = INFINITY;
+    hi[0] = hi[1] = hi[2] = -INFINITY;
+    bool geometry = false;
+    for (uint32_t i = 0; i < s->asset->mesh_count; i++)
+        if (s->asset->meshes[i]->vertex_count) geometry = true;
+    for (uint32_t k = 0; k < span_count; k++) {
+        const clip_span *sp = &spans[k];
+        uint32_t n = sp->clip && sp->to > sp->from ? samples : 0;
+        for (uint32_t i = 0; i <= n; i++) {
+            float t = n ? sp->from + (sp->to - sp->from) * (float)i / (float)n : sp->from;
+            scene_pose(s, sp->clip, t, sp->loop);
+            if (geometry) {
+                scene_extend_bounds(s, lo, hi);
+            } else {
+                for (uint32_t j = 0; j < s->joint_count; j++) extend(lo, hi, &s->model[j].m[12]);
+            }
+        }
+    }
+    if (!(lo[0] <= hi[0])) { /* nothing at all: a unit box at the origin */
+        lo[0] = lo[1] = lo[2] = -0.5f;
+        hi[0] = hi[1] = hi[2] = 0.5f;
+    }
+    return geometry;
+}
+
+static void basis(const camera *cam, float dir[3], float right[3], float up[3]) {
+    float cp = cosf(cam->pitch);
+    dir[0] = sinf(cam->yaw) * cp; /* from the target towards the eye */
+    dir[1] = sinf(cam->pitch);
+    dir[2] = cosf(cam->yaw) * cp;
+    /* right = normalize(cross(world up, dir)), up = cross(dir, right) */
+    right[0] = dir[2];
+    right[1] = 0;
+    right[2] = -dir[0];
+    float l = sqrtf(right[0] * right[0] + right[2] * right[2]);
+    if (l < 1e-6f) {
+        right[0] = 1, right[2] = 0, l = 1;
+    }
+    right[0] /= l, right[2] /= l;
+    up[0] = dir[1] * right[2] - dir[2] * right[1];
+    up[1] = dir[2] * right[0] - dir[0] * right[2];
+    up[2] = dir[0] * right[1] - dir[1] * right[0];
+}
+
+camera camera_frame(const float lo[3], const float hi[3], float aspect) {
+    camera cam;
+    memset(&cam, 0, sizeof cam);
+    cam.yaw = 0.45f;
+    cam.pitch = 0.22f;
+    cam.fovy = 0.70f; /* about 40 degrees */
+    float radius = 0;
+    for (int c = 0; c < 3; c++) {
+        cam.target[c] = 0.5f * (lo[c] + hi[c]);
+        float e = 0.5f * (hi[c] - lo[c]);
+        radius += e * e;
+    }
+    radius = sqrtf(radius);
+    if (!(radius > 1e-6f)) radius = 1e-3f;
+    float dir[3], right[3], up[3];
+    basis(&cam, dir, right, up);
+    float ty = tanf(cam.fovy / 2), tx = ty * (aspect > 0 ? aspect : 1);
+    const float margin = 1.08f;
+    float dist = 0;
+    for (int i = 0; i < 8; i++) {
+        float p[3] = {(i & 1) ? hi[0] : lo[0], (i & 2) ? hi[1] : lo[1], (i & 4) ? hi[2] : lo[2]}, x = 0, y = 0, z = 0;
+        for (int c = 0; c < 3; c++) {
+            float r = p[c] - cam.target[c];
+            x += r * right[c], y += r * up[c], z += r * dir[c];
+        }
+        float dx = z + margin * fabsf(x) / tx, dy = z + margin * fabsf(y) / ty;
+        if (dx > dist) dist = dx;
+        if (dy > dist) dist = dy;
+    }
+    if (dist < radius * 1.01f) dist = radius * 1.01f;
+    cam.distance = dist;
+    cam.near_plane = fmaxf(dist - 2 * radius, dist * 0.02f);
+    cam.far_plane = dist + 2 * radius;
+    return cam;
+}
+
+void camera_eye(const camera *cam, float eye[3]) {
+    float dir[3], right[3], up[3];
+    basis(cam, dir, right, up);
+    for (int c = 0; c < 3; c++) eye[c] = cam->target[c] + cam->distance * dir[c];
+}
+
+void camera_view_proj(const camera *cam, float aspect, float out[16]) {
+    float dir[3], r[3], u[3], eye[3];
+    basis(cam, dir, r, u);
+    camera_eye(cam, eye);
+    float view[16] = {0};
+    for (int c = 0; c < 3; c++) {
+        view[c * 4 + 0] = r[c];
+        view[c * 4 + 1] = u[c];
+        view[c * 4 + 2] = dir[c];
+    }
+    view[12] = -(r[0] * eye[0] + r[1] * eye[1] + r[2] * eye[2]);
+    view[13] = -(u[0] * eye[0] + u[1] * eye[1] + u[2] * eye[2]);
+    view[14] = -(dir[0] * eye[0] + dir[1] * eye[1] + dir[2] * eye[2]);
+    view[15] = 1;
+    float n = cam->near_plane, f = cam->far_plane, t = 1.0f / tanf(cam->fovy / 2);
+    float proj[16] = {0};
+    proj[0] = t / (aspect > 0 ? aspect : 1);
+    proj[5] = t;
+    proj[10] = (f + n) / (n - f);
+    proj[11] = -1;
+    proj[14] = 2 * f * n / (n - f);
+    for (int col = 0; col < 4; col++)
+        for (int row = 0; row < 4; row++) {
+            float acc = 0;
+            for (int k = 0; k < 4; k++) acc += proj[k * 4 + row] * view[col * 4 + k];
+            out[col * 4 + row] = acc;
+        }
+}
+
+bool scene_gl_create(scene_gl *g, const scene *s, const char *cmd) {
+    memset(g, 0, sizeof *g);
+    ossa_result r = ossa_gl_renderer_create(&g->renderer);
+    if (r != OSSA_OK) {
+        fprintf(stderr, "ossa %s: cannot create the GL renderer: %s\n", cmd, ossa_result_string(r));
+        return false;
+    }
+    g->meshes = calloc(s->asset->mesh_count + 1, sizeof *g->meshes);
+    if (!g->meshes) {
+        fprintf(stderr, "ossa %s: out of memory\n", cmd);
+        scene_gl_destroy(g);
+        return false;
+    }
+    g->mesh_count = s->asset->mesh_count;
+    for (uint32_t i = 0; i < g->mesh_count; i++) {
+        if (!s->asset->meshes[i]->vertex_count) continue;
+        r = ossa_gl_mesh_create(s->asset->meshes[i], &g->meshes[i]);
+        if (r != OSSA_OK) {
+            fprintf(stderr, "ossa %s: cannot upload mesh %u: %s\n", cmd, i, ossa_result_string(r));
+            scene_gl_destroy(g);
+            return false;
+        }
+    }
+    return true;
+}
+
+void scene_gl_destroy(scene_gl *g) {
+    for (uint32_t i = 0; g->meshes && i < g->mesh_count; i++) ossa_gl_mesh_destroy(g->meshes[i]);
+    free(g->meshes);
+    ossa_gl_renderer_destroy(g->renderer);
+    memset(g, 0, sizeof *g);
+}
+
+bool scene_gl_draw(scene_gl *g, scene *s, const float view_proj[16], const draw_options *opt, uint32_t width,
+                   uint32_t height, const char *cmd) {
+    glViewport(0, 0, (GLsizei)width, (GLsizei)height);
+    glClearColor(opt->background[0], opt->background[1], opt->background[2], 1.0f);
+    glClearDepth(1.0);
+    glClear(GL_COLOR_BUFFER_BIT | GL_DEPTH_BUFFER_BIT);
+    glEnable(GL_DEPTH_TEST);
+    glDepthFunc(GL_LESS);
+    for (uint32_t i = 0; i < g->mesh_count; i++) {
+        if (!g->meshes[i]) continue;
+        ossa_gl_draw_desc d;
+        memset(&d, 0, sizeof d);
+        d.view_proj = view_proj;
+        d.wireframe = opt->wireframe;
+        if (s->is_demo) {
+            d.color[0] = 0.92f, d.color[1] = 0.62f, d.color[2] = 0.40f, d.color[3] = 1.0f;
+        }
+        if (opt->cpu || !scene_mesh_is_skinned(s, i)) {
+            if (!scene_skin_cpu(s, i)) {
+                fprintf(stderr, "ossa %s: CPU skinning of mesh %u failed\n", cmd, i);
+                return false;
+            }
+            ossa_result r = ossa_gl_mesh_update(g->meshes[i], s->positions[i], s->normals[i]);
+            if (r != OSSA_OK) {
+                fprintf(stderr, "ossa %s: mesh upload failed: %s\n", cmd, ossa_result_string(r));
+                return false;
+            }
+            d.skinning = OSSA_GL_SKIN_NONE;
+        } else {
+            d.skinning = OSSA_GL_SKIN_PALETTE_TEXTURE;
+            d.joint_count = s->joint_count;
+            d.palette = scene_mesh_palette(s, i);
+        }
+        ossa_result r = ossa_gl_draw(g->renderer, g->meshes[i], &d);
+        if (r != OSSA_OK) {
+            fprintf(stderr, "ossa %s: draw failed: %s\n", cmd, ossa_result_string(r));
+            return false;
+        }
+    }
+    if (opt->bones && s->joint_count) {
+        const ossa_skeleton *sk = s->asset->skeleton;
+        float *pts = malloc(sizeof(float) * 6 * s->joint_count);
+        if (!pts) return false;
+        uint32_t n = 0;
+        bool any_skin = sk->skin_count > 0;
+        for (uint32_t j = 0; j < s->joint_count; j++) {
+            int32_t p = sk->parents[j];
+            if (p < 0) continue;
+            if (any_skin && !(s->skin_joint[j] && s->skin_joint[p])) continue;
+            memcpy(pts + n * 3, &s->model[p].m[12], sizeof(float) * 3);
+            memcpy(pts + n * 3 + 3, &s->model[j].m[12], sizeof(float) * 3);
+            n += 2;
+        }
+        static const float color[4] = {1.0f, 0.9f, 0.2f, 1.0f};
+        ossa_result r = n ? ossa_gl_draw_lines(g->renderer, pts, n, view_proj, color) : OSSA_OK;
+        free(pts);
+        if (r != OSSA_OK) {
+            fprintf(stderr, "ossa %s: bone overlay failed: %s\n", cmd, ossa_result_string(r));
+            return false;
+        }
+    }
+    return true;
+}
+
+uint32_t span_frame_count(const clip_span *span, float fps) {
+    if (!span->clip || !(span->to > span->from)) return 1;
+    double n = ceil(((double)span->to - (double)span->from) * fps - 1e-3);
+    if (n < 1) n = 1;
+    if (n > 100000) n = 100000;
+    return (uint32_t)n + (span->loop ? 0u : 1u);
+}
+
+/* A progress bar redrawn in place; only on a terminal, so logs stay clean. */
+static void progress(const char *cmd, uint32_t done, uint32_t total) {
+    static int tty = -1;
+    if (tty < 0) tty = isatty(2);
+    if (!tty) return;
+    const int width = 30;
+    int fill = total ? (int)((uint64_t)done * (uint64_t)width / total) : width;
+    char bar[64];
+    for (int i = 0; i < width; i++) bar[i] = i < fill ? '#' : '.';
+    bar[width] = 0;
+    fprintf(stderr, "\rossa %s: [%s] %u/%u frames", cmd, bar, done, total);
+    if (done == total) fputc('\n', stderr);
+    fflush(stderr);
+}
+
+bool render_to_file(scene *s, const render_job *job, render_stats *stats, const char *cmd) {
+    double t0 = now_seconds();
+    memset(stats, 0, sizeof *stats);
+    bool gif = path_has_ext(job->out, ".gif");
+    if (!gif && !path_has_ext(job->out, ".png")) {
+        fprintf(stderr, "ossa %s: --out %s: the output must end in .gif or .png\n", cmd, job->out);
+        return false;
+    }
+    uint32_t total = 0;
+    for (uint32_t k = 0; k < job->span_count; k++) total += span_frame_count(&job->spans[k], job->fps);
+    if (!gif) total = 1;
+    float lo[3], hi[3];
+    scene_animated_bounds(s, job->spans, job->span_count, 24, lo, hi);
+    float aspect = (float)job->width / (float)job->height;
+    camera cam = camera_frame(lo, hi, aspect);
+    float vp[16];
+    camera_view_proj(&cam, aspect, vp);
+
+    if (!make_parent_dirs(job->out)) {
+        fprintf(stderr, "ossa %s: cannot create the directory of %s\n", cmd, job->out);
+        return false;
+    }
+    ossa_gl_headless *ctx = NULL;
+    ossa_result r = ossa_gl_headless_create(job->width, job->height, &ctx);
+    if (r != OSSA_OK) {
+        fprintf(stderr, "ossa %s: no offscreen OpenGL 3.3 context through EGL (%s); on a headless Linux box "
+                        "install Mesa (llvmpipe) EGL drivers\n", cmd, ossa_result_string(r));
+        return false;
+    }
+    scene_gl g;
+    uint8_t *pixels = malloc((size_t)job->width * job->height * 4);
+    gif_writer *gw = NULL;
+    bool ok = pixels != NULL;
+    if (!ok) fprintf(stderr, "ossa %s: out of memory\n", cmd);
+    ok = ok && scene_gl_create(&g, s, cmd);
+    bool gl_made = ok;
+    char err[512];
+    if (ok && gif) {
+        gw = gif_writer_open(job->out, job->width, job->height, job->fps, err, sizeof err);
+        if (!gw) {
+            fprintf(stderr, "ossa %s: %s\n", cmd, err);
+            ok = false;
+        }
+    }
+    uint32_t done = 0;
+    for (uint32_t k = 0; ok && k < job->span_count && done < total; k++) {
+        const clip_span *sp = &job->spans[k];
+        uint32_t n = span_frame_count(sp, job->fps);
+        for (uint32_t i = 0; ok && i < n && done < total; i++) {
+            float t = sp->from + (float)i / job->fps;
+            if (t > sp->to || (!sp->loop && i == n - 1 && n > 1)) t = sp->to;
+            scene_pose(s, sp->clip, t, sp->loop);
+            ok = scene_gl_draw(&g, s, vp, &job->draw, job->width, job->height, cmd);
+            if (ok && (r = ossa_gl_headless_read(ctx, pixels)) != OSSA_OK) {
+                fprintf(stderr, "ossa %s: reading the framebuffer failed: %s\n", cmd, ossa_result_string(r));
+                ok = false;
+            }
+            if (!ok) break;
+            for (size_t p = 0; p < (size_t)job->width * job->height; p++) pixels[p * 4 + 3] = 255;
+            if (gif) {
+                if (!gif_writer_add(gw, pixels, err, sizeof err)) {
+                    fprintf(stderr, "ossa %s: %s\n", cmd, err);
+                    ok = false;
+                }
+            } else if (!image_write_png(job->out, pixels, job->width, job->height, err, sizeof err)) {
+                fprintf(stderr, "ossa %s: %s\n", cmd, err);
+                ok = false;
+            }
+            done++;
+            if (ok && total > 1) progress(cmd, done, total);
+        }
+    }
+    if (gw && !gif_writer_close(gw, err, sizeof err)) {
+        fprintf(stderr, "ossa %s: %s\n", cmd, err);
+        ok = false;
+    }
+    if (gl_made) scene_gl_destroy(&g);
+    ossa_gl_headless_destroy(ctx);
+    free(pixels);
+    stats->frames = done;
+    stats->seconds = now_seconds() - t0;
+    return ok;
+}
+
+bool parse_float(const char *cmd, const char *opt, const char *text, float *out) {
+    char *end = NULL;
+    float v = text ? strtof(text, &end) : 0;
+    if (!text || end == text || *end || !isfinite(v)) {
+        fprintf(stderr, "ossa %s: %s expects a number, got '%s'\n", cmd, opt, text ? text : "");
+        return false;
+    }
+    *out = v;
+    return true;
+}
+
+bool parse_size(const char *cmd, const char *text, uint32_t *w, uint32_t *h) {
+    unsigned long a = 0, b = 0;
+    char *end = NULL;
+    if (text) a = strtoul(text, &end, 10);
+    if (!text || end == text || (*end != 'x' && *end != 'X')) goto bad;
+    const char *second = end + 1;
+    b = strtoul(second, &end, 10);
+    if (end == second || *end || a < 1 || b < 1 || a > 8192 || b > 8192) goto bad;
+    *w = (uint32_t)a;
+    *h = (uint32_t)b;
+    return true;
+bad:
+    fprintf(stderr, "ossa %s: --size expects WxH (1..8192), got '%s'\n", cmd, text ? text : "");
+    return false;
+}
