@@ -81,7 +81,9 @@ ossa_result ossa_gl_draw_lines(ossa_gl_renderer *renderer, const float *points, 
 typedef struct ossa_gl_headless ossa_gl_headless;
 
 /* Creates a GL 3.3+ core context with an offscreen width x height RGBA8 + depth
- * framebuffer bound and made current. UNSUPPORTED when no EGL display works. */
+ * framebuffer bound and made current. Tries Mesa's surfaceless platform, then EGL
+ * devices, then the default display. UNSUPPORTED when no EGL display works. The EGL
+ * display is process-wide: destroy releases the context but never eglTerminates it. */
 ossa_result ossa_gl_headless_create(uint32_t width, uint32_t height, ossa_gl_headless **out);
 void ossa_gl_headless_destroy(ossa_gl_headless *ctx);
 /* Reads the framebuffer as top-down RGBA8 into out (width * height * 4 bytes). */

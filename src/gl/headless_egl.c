@@ -1,7 +1,6 @@
 /* Headless GL 3.3+ core contexts through EGL: Mesa surfaceless first, then EGL devices
  * (GPU drivers), then the default display; rendering goes into an FBO we own. */
 #include <epoxy/egl.h>
-#include <pthread.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -15,46 +14,14 @@ struct ossa_gl_headless {
     uint32_t width, height;
 };
 
-/* EGL displays are per process and eglTerminate is not reference counted: count users
- * here so destroying one headless context never terminates another's display. */
-static pthread_mutex_t display_lock = PTHREAD_MUTEX_INITIALIZER;
-static struct { EGLDisplay display; int users; } displays[8];
-
-static void display_release(EGLDisplay d) {
-    pthread_mutex_lock(&display_lock);
-    for (int i = 0; i < 8; i++) {
-        if (displays[i].display == d && displays[i].users > 0) {
-            if (--displays[i].users == 0) {
-                displays[i].display = EGL_NO_DISPLAY;
-                eglTerminate(d);
-            }
-            pthread_mutex_unlock(&display_lock);
-            return;
-        }
-    }
-    pthread_mutex_unlock(&display_lock);
-    eglTerminate(d);
-}
-
+/* EGL displays are process-wide and eglTerminate is not reference counted: terminating
+ * one would break every other user of the same display in the process (the
+ * application's, or another headless context's), and unloads the driver. So displays
+ * are initialised once (eglInitialize is idempotent) and left initialised; contexts
+ * are destroyed normally. */
 static bool display_acquire(EGLDisplay d) {
     EGLint major = 0, minor = 0;
-    pthread_mutex_lock(&display_lock);
-    int slot = -1;
-    for (int i = 0; i < 8; i++) {
-        if (displays[i].display == d && displays[i].users > 0) {
-            displays[i].users++;
-            pthread_mutex_unlock(&display_lock);
-            return true;
-        }
-        if (slot < 0 && displays[i].users == 0) slot = i;
-    }
-    bool ok = eglInitialize(d, &major, &minor) == EGL_TRUE;
-    if (ok && slot >= 0) {
-        displays[slot].display = d;
-        displays[slot].users = 1;
-    }
-    pthread_mutex_unlock(&display_lock);
-    return ok;
+    return eglInitialize(d, &major, &minor) == EGL_TRUE;
 }
 
 static bool has_extension(const char *list, const char *name) {
@@ -100,7 +67,6 @@ fail:
     if (ctx->context != EGL_NO_CONTEXT) eglDestroyContext(d, ctx->context);
     ctx->surface = EGL_NO_SURFACE;
     ctx->context = EGL_NO_CONTEXT;
-    display_release(d);
     return false;
 }
 
@@ -171,7 +137,6 @@ void ossa_gl_headless_destroy(ossa_gl_headless *ctx) {
         eglMakeCurrent(ctx->display, EGL_NO_SURFACE, EGL_NO_SURFACE, EGL_NO_CONTEXT);
         if (ctx->surface != EGL_NO_SURFACE) eglDestroySurface(ctx->display, ctx->surface);
         eglDestroyContext(ctx->display, ctx->context);
-        display_release(ctx->display);
     }
     free(ctx);
 }
