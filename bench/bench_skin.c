@@ -87,6 +87,7 @@ static void free_mesh(mesh_buf *m) {
 typedef struct run_ctx {
     ossa_skin_job job; /* whole mesh; ranges are cut from it */
     ossa_skin_kernel kernel;
+    const ossa_dual_quat *dq; /* non-NULL: dual quaternion skinning instead */
     _Atomic int failed;
 } run_ctx;
 
@@ -94,13 +95,15 @@ static void skin_range(uint32_t begin, uint32_t end, void *user) {
     run_ctx *c = user;
     ossa_skin_job job = c->job;
     job.begin = begin, job.end = end;
-    if (ossa_skin_lbs(&job, c->kernel) != OSSA_OK) c->failed = 1;
+    ossa_result r = c->dq ? ossa_skin_dqs(&job, c->dq) : ossa_skin_lbs(&job, c->kernel);
+    if (r != OSSA_OK) c->failed = 1;
 }
 
 /* Median ns per vertex of skinning the whole job `inner` times per repetition
  * (pool NULL = calling thread only). */
-static double time_job(const ossa_skin_job *job, ossa_skin_kernel kernel, thread_pool *pool, int reps, int inner) {
-    run_ctx c = {*job, kernel, 0};
+static double time_job(const ossa_skin_job *job, ossa_skin_kernel kernel, const ossa_dual_quat *dq, thread_pool *pool,
+                       int reps, int inner) {
+    run_ctx c = {*job, kernel, dq, 0};
     double t[64];
     uint32_t n = job->end;
     if (reps > 64) reps = 64;
@@ -182,7 +185,7 @@ static void bench_woman(thread_pool *pool, int reps) {
             bool mt = kern > OSSA_SKIN_KERNEL_AVX512;
             ossa_skin_kernel kk = mt ? ossa_skin_kernel_best() : (ossa_skin_kernel)kern;
             if (!ossa_skin_kernel_available(kk)) continue;
-            double ns = time_job(&job, kk, mt ? pool : NULL, reps, inner);
+            double ns = time_job(&job, kk, NULL, mt ? pool : NULL, reps, inner);
             if (!mt && kk == OSSA_SKIN_KERNEL_SCALAR) scalar = ns;
             printf("  %-8s%s %9.2f ns/vert  x%.2f\n", ossa_skin_kernel_name(kk), mt ? " x2 thr" : "       ", ns,
                    scalar / ns);
@@ -225,11 +228,21 @@ int main(int argc, char **argv) {
             }
             ossa_skin_job job = {0, m.n, m.k, m.j, m.w, m.palette, m.joints_count,
                                  m.pos, 0, m.nrm, 0, m.tan, 0, m.op, 0, m.on, 0, m.ot, 0};
-            double ns = time_job(&job, kk, mt ? pool : NULL, reps, 1);
+            double ns = time_job(&job, kk, NULL, mt ? pool : NULL, reps, 1);
             if (kk == OSSA_SKIN_KERNEL_SCALAR && !mt) scalar = ns;
             double gbs = bytes / ns, roof = mt ? bw2 : bw1;
             printf("  %-16s %9.2f %9.2f %10.1f %11.0f%%\n", name, ns, scalar / ns, gbs, 100.0 * gbs / roof);
         }
+        ossa_dual_quat *dq = xmalloc(sizeof *dq * m.joints_count);
+        ossa_palette_to_dual_quats(m.palette, m.joints_count, dq);
+        for (int mt = 0; mt < 2; mt++) {
+            ossa_skin_job job = {0, m.n, m.k, m.j, m.w, m.palette, m.joints_count,
+                                 m.pos, 0, m.nrm, 0, m.tan, 0, m.op, 0, m.on, 0, m.ot, 0};
+            double ns = time_job(&job, OSSA_SKIN_KERNEL_SCALAR, dq, mt ? pool : NULL, reps, 1);
+            printf("  %-16s %9.2f %9.2f %10.1f %11.0f%%\n", mt ? "dqs scalar x2" : "dqs scalar", ns, scalar / ns,
+                   bytes / ns, 100.0 * bytes / ns / (mt ? bw2 : bw1));
+        }
+        free(dq);
         free_mesh(&m);
     }
     bench_woman(pool, reps);

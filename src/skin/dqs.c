@@ -59,16 +59,6 @@ void ossa_palette_to_dual_quats(const ossa_mat4 *palette, uint32_t count, ossa_d
     }
 }
 
-/* v + 2 r.xyz × (r.xyz × v + r.w v) */
-static void rotate(const float r[4], const float *v, float o[3]) {
-    float a0 = r[1] * v[2] - r[2] * v[1] + r[3] * v[0];
-    float a1 = r[2] * v[0] - r[0] * v[2] + r[3] * v[1];
-    float a2 = r[0] * v[1] - r[1] * v[0] + r[3] * v[2];
-    o[0] = v[0] + 2.0f * (r[1] * a2 - r[2] * a1);
-    o[1] = v[1] + 2.0f * (r[2] * a0 - r[0] * a2);
-    o[2] = v[2] + 2.0f * (r[0] * a1 - r[1] * a0);
-}
-
 static void normalize3(float *v) {
     float l2 = v[0] * v[0] + v[1] * v[1] + v[2] * v[2];
     if (l2 > 1e-24f) {
@@ -109,35 +99,43 @@ ossa_result ossa_skin_dqs(const ossa_skin_job *job, const ossa_dual_quat *dq) {
         float b[8] = {0};
         for (uint32_t i = 0; i < k; i++) {
             const ossa_dual_quat *d = &dq[jv[i]];
-            float w = wv[i];
-            if (r0.x * d->real.x + r0.y * d->real.y + r0.z * d->real.z + r0.w * d->real.w < 0.0f) w = -w;
+            const float dot = r0.x * d->real.x + r0.y * d->real.y + r0.z * d->real.z + r0.w * d->real.w;
+            const float w = dot < 0.0f ? -wv[i] : wv[i]; /* hemisphere correction (branch-free select) */
             b[0] += w * d->real.x, b[1] += w * d->real.y, b[2] += w * d->real.z, b[3] += w * d->real.w;
             b[4] += w * d->dual.x, b[5] += w * d->dual.y, b[6] += w * d->dual.z, b[7] += w * d->dual.w;
         }
-        float len = sqrtf(b[0] * b[0] + b[1] * b[1] + b[2] * b[2] + b[3] * b[3]);
-        if (!(len > 1e-12f)) { /* influences cancel out: no rotation to apply */
+        /* Rotation matrix and translation of the normalised blend b / |b.real| without a
+         * square root: both scale by 1 / |b.real|² (L). */
+        const float qx = b[0], qy = b[1], qz = b[2], qw = b[3], dx = b[4], dy = b[5], dz = b[6], dw = b[7];
+        const float L = qx * qx + qy * qy + qz * qz + qw * qw;
+        if (!(L > 1e-24f)) { /* influences cancel out: no rotation to apply */
             copy_vertex(&j, v);
             continue;
         }
-        float inv = 1.0f / len;
-        for (int i = 0; i < 8; i++) b[i] *= inv;
-        const float *rq = b, *dd = b + 4;
-        /* translation = 2 (r.w d.xyz - d.w r.xyz + r.xyz × d.xyz) */
-        float t0 = 2.0f * (rq[3] * dd[0] - dd[3] * rq[0] + rq[1] * dd[2] - rq[2] * dd[1]);
-        float t1 = 2.0f * (rq[3] * dd[1] - dd[3] * rq[1] + rq[2] * dd[0] - rq[0] * dd[2]);
-        float t2 = 2.0f * (rq[3] * dd[2] - dd[3] * rq[2] + rq[0] * dd[1] - rq[1] * dd[0]);
+        const float s = 2.0f / L;
+        const float xx = qx * qx * s, yy = qy * qy * s, zz = qz * qz * s;
+        const float xy = qx * qy * s, xz = qx * qz * s, yz = qy * qz * s;
+        const float wx = qw * qx * s, wy = qw * qy * s, wz = qw * qz * s;
+        const float m[9] = {1.0f - (yy + zz), xy + wz, xz - wy,  /* column 0 */
+                            xy - wz, 1.0f - (xx + zz), yz + wx,  /* column 1 */
+                            xz + wy, yz - wx, 1.0f - (xx + yy)}; /* column 2 */
+        const float t0 = s * (qw * dx - dw * qx + qy * dz - qz * dy);
+        const float t1 = s * (qw * dy - dw * qy + qz * dx - qx * dz);
+        const float t2 = s * (qw * dz - dw * qz + qx * dy - qy * dx);
         float o[4];
-        rotate(rq, ossa__skin_in(j.positions, j.positions_stride, v), o);
+        const float *p = ossa__skin_in(j.positions, j.positions_stride, v);
+        for (int r = 0; r < 3; r++) o[r] = m[r] * p[0] + m[3 + r] * p[1] + m[6 + r] * p[2];
         o[0] += t0, o[1] += t1, o[2] += t2;
         memcpy(ossa__skin_out(j.out_positions, j.out_positions_stride, v), o, 12);
         if (j.normals) {
-            rotate(rq, ossa__skin_in(j.normals, j.normals_stride, v), o);
+            const float *n = ossa__skin_in(j.normals, j.normals_stride, v);
+            for (int r = 0; r < 3; r++) o[r] = m[r] * n[0] + m[3 + r] * n[1] + m[6 + r] * n[2];
             normalize3(o);
             memcpy(ossa__skin_out(j.out_normals, j.out_normals_stride, v), o, 12);
         }
         if (j.tangents) {
             const float *t = ossa__skin_in(j.tangents, j.tangents_stride, v);
-            rotate(rq, t, o);
+            for (int r = 0; r < 3; r++) o[r] = m[r] * t[0] + m[3 + r] * t[1] + m[6 + r] * t[2];
             normalize3(o);
             o[3] = t[3];
             memcpy(ossa__skin_out(j.out_tangents, j.out_tangents_stride, v), o, 16);
