@@ -1,0 +1,394 @@
+/* `ossa render` and `ossa demo` (tools/ossa/cmd_render.c, cmd_demo.c, render_common.c):
+ * run the built tool, read its PNG/GIF output back with libpng/giflib and check
+ * size, frame count, delays, coverage, motion, CPU = GPU, and a stored rest-pose
+ * reference (tests/data/demo_rest_64.png).
+ *
+ * The test executables are not linked with libpng/giflib, so both are opened at
+ * run time with dlopen (their headers give the types); a missing library skips. */
+#include "test_support.h"
+
+#include <dlfcn.h>
+#include <gif_lib.h>
+#include <math.h>
+#include <png.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+/* ------------------------------------------------------------ image reading --- */
+
+typedef struct image {
+    uint32_t width, height, frames;
+    uint8_t *rgba;        /* frames * width * height * 4, top-down */
+    uint32_t *delays_cs;  /* per frame (GIF), 1/100 s */
+} image;
+
+static void image_free(image *im) {
+    free(im->rgba);
+    free(im->delays_cs);
+    memset(im, 0, sizeof *im);
+}
+
+static uint8_t *frame_of(const image *im, uint32_t f) { return im->rgba + (size_t)f * im->width * im->height * 4; }
+
+static void *lib_symbol(const char *const *libs, const char *name) {
+    for (int i = 0; libs[i]; i++) {
+        void *h = dlopen(libs[i], RTLD_NOW | RTLD_GLOBAL);
+        if (!h) continue;
+        void *s = dlsym(h, name);
+        if (s) return s;
+    }
+    return NULL;
+}
+
+static const char *const PNG_LIBS[] = {"libpng16.so.16", "libpng16.so", "libpng.so", NULL};
+static const char *const GIF_LIBS[] = {"libgif.so.7", "libgif.so", NULL};
+
+typedef int (*png_begin_fn)(png_imagep, const char *);
+typedef int (*png_finish_fn)(png_imagep, png_const_colorp, void *, png_int_32, void *);
+typedef void (*png_free_fn)(png_imagep);
+
+/* Reads a PNG as RGBA8; false (after a skip message) when libpng cannot be loaded. */
+static bool read_png(const char *path, image *out) {
+    memset(out, 0, sizeof *out);
+    void *b = lib_symbol(PNG_LIBS, "png_image_begin_read_from_file");
+    void *f = lib_symbol(PNG_LIBS, "png_image_finish_read");
+    void *fr = lib_symbol(PNG_LIBS, "png_image_free");
+    if (!b || !f || !fr) {
+        printf("[  SKIP    ] libpng cannot be loaded at run time\n");
+        return false;
+    }
+    png_begin_fn begin;
+    png_finish_fn finish;
+    png_free_fn pfree;
+    memcpy(&begin, &b, sizeof b);
+    memcpy(&finish, &f, sizeof f);
+    memcpy(&pfree, &fr, sizeof fr);
+    png_image im;
+    memset(&im, 0, sizeof im);
+    im.version = PNG_IMAGE_VERSION;
+    if (!begin(&im, path)) fail_msg("%s: not a readable PNG: %s", path, im.message);
+    im.format = PNG_FORMAT_RGBA;
+    out->width = im.width;
+    out->height = im.height;
+    out->frames = 1;
+    out->rgba = malloc((size_t)im.width * im.height * 4);
+    assert_non_null(out->rgba);
+    if (!finish(&im, NULL, out->rgba, 0, NULL)) fail_msg("%s: PNG decode failed: %s", path, im.message);
+    pfree(&im);
+    return true;
+}
+
+typedef GifFileType *(*gif_open_fn)(const char *, int *);
+typedef int (*gif_slurp_fn)(GifFileType *);
+typedef int (*gif_close_fn)(GifFileType *, int *);
+
+/* Reads every frame of a GIF composited onto the canvas (as viewers show it). */
+static bool read_gif(const char *path, image *out) {
+    memset(out, 0, sizeof *out);
+    void *o = lib_symbol(GIF_LIBS, "DGifOpenFileName");
+    void *s = lib_symbol(GIF_LIBS, "DGifSlurp");
+    void *c = lib_symbol(GIF_LIBS, "DGifCloseFile");
+    if (!o || !s || !c) {
+        printf("[  SKIP    ] giflib cannot be loaded at run time\n");
+        return false;
+    }
+    gif_open_fn gopen;
+    gif_slurp_fn slurp;
+    gif_close_fn gclose;
+    memcpy(&gopen, &o, sizeof o);
+    memcpy(&slurp, &s, sizeof s);
+    memcpy(&gclose, &c, sizeof c);
+    int err = 0;
+    GifFileType *g = gopen(path, &err);
+    if (!g) fail_msg("%s: not a readable GIF (giflib error %d)", path, err);
+    if (slurp(g) != GIF_OK) fail_msg("%s: GIF decode failed (giflib error %d)", path, g->Error);
+    out->width = (uint32_t)g->SWidth;
+    out->height = (uint32_t)g->SHeight;
+    out->frames = (uint32_t)g->ImageCount;
+    size_t fsize = (size_t)out->width * out->height * 4;
+    out->rgba = calloc(out->frames ? out->frames : 1, fsize);
+    out->delays_cs = calloc(out->frames ? out->frames : 1, sizeof(uint32_t));
+    assert_non_null(out->rgba);
+    assert_non_null(out->delays_cs);
+    for (uint32_t f = 0; f < out->frames; f++) {
+        const SavedImage *si = &g->SavedImages[f];
+        uint8_t *dst = frame_of(out, f);
+        if (f) memcpy(dst, frame_of(out, f - 1), fsize);
+        for (int e = 0; e < si->ExtensionBlockCount; e++) {
+            const ExtensionBlock *eb = &si->ExtensionBlocks[e];
+            if (eb->Function == GRAPHICS_EXT_FUNC_CODE && eb->ByteCount >= 4)
+                out->delays_cs[f] = (uint32_t)eb->Bytes[1] | ((uint32_t)eb->Bytes[2] << 8);
+        }
+        const ColorMapObject *map = si->ImageDesc.ColorMap ? si->ImageDesc.ColorMap : g->SColorMap;
+        assert_non_null(map);
+        const GifImageDesc *d = &si->ImageDesc;
+        for (int y = 0; y < d->Height; y++)
+            for (int x = 0; x < d->Width; x++) {
+                int px = d->Left + x, py = d->Top + y;
+                if (px < 0 || py < 0 || (uint32_t)px >= out->width || (uint32_t)py >= out->height) continue;
+                int idx = si->RasterBits[y * d->Width + x];
+                assert_true(idx < map->ColorCount);
+                uint8_t *p = dst + ((size_t)py * out->width + (size_t)px) * 4;
+                p[0] = map->Colors[idx].Red;
+                p[1] = map->Colors[idx].Green;
+                p[2] = map->Colors[idx].Blue;
+                p[3] = 255;
+            }
+    }
+    gclose(g, &err);
+    return true;
+}
+
+/* --------------------------------------------------------------- measures --- */
+
+/* Share of pixels that differ from the top-left (background) pixel by more than `tol` in some channel. */
+static double coverage(const image *im, uint32_t f) {
+    const uint8_t *p = frame_of(im, f), *bg = p;
+    size_t n = (size_t)im->width * im->height, hit = 0;
+    for (size_t i = 0; i < n; i++) {
+        int d = 0;
+        for (int c = 0; c < 3; c++) {
+            int e = abs((int)p[i * 4 + c] - (int)bg[c]);
+            if (e > d) d = e;
+        }
+        if (d > 24) hit++;
+    }
+    return (double)hit / (double)n;
+}
+
+/* Share of pixels that differ between two frames by more than 24 in some channel. */
+static double changed(const uint8_t *a, const uint8_t *b, uint32_t w, uint32_t h) {
+    size_t n = (size_t)w * h, hit = 0;
+    for (size_t i = 0; i < n; i++)
+        for (int c = 0; c < 3; c++)
+            if (abs((int)a[i * 4 + c] - (int)b[i * 4 + c]) > 24) {
+                hit++;
+                break;
+            }
+    return (double)hit / (double)n;
+}
+
+/* Mean absolute difference per channel (0..255). */
+static double mean_abs_diff(const uint8_t *a, const uint8_t *b, uint32_t w, uint32_t h) {
+    double sum = 0;
+    size_t n = (size_t)w * h;
+    for (size_t i = 0; i < n; i++)
+        for (int c = 0; c < 3; c++) sum += fabs((double)a[i * 4 + c] - (double)b[i * 4 + c]);
+    return sum / (double)(n * 3);
+}
+
+static const char *tool_or_skip(void) {
+    const char *t = ot_tool();
+    if (!t) printf("[  SKIP    ] OSSA_TOOL is not set: the ossa tool was not built\n");
+    return t;
+}
+
+/* Runs the tool with arguments, returns its exit status; stdout in *out when out != NULL. */
+static int run_tool(const char *args, char **out) {
+    char cmd[16384];
+    snprintf(cmd, sizeof cmd, "\"%s\" %s", ot_tool(), args);
+    return ot_run(cmd, out);
+}
+
+/* Frames a clip span renders at fps (the documented rule, computed here independently):
+ * the times from, from + 1/fps, ... below `to`, plus `to` itself unless looping. */
+static uint32_t expected_frames(double from, double to, double fps, bool loop) {
+    if (!(to > from)) return 1;
+    uint32_t n = 0;
+    while (from + (double)n / fps < to - 1e-4 / fps) n++;
+    return n + (loop ? 0 : 1);
+}
+
+/* ------------------------------------------------------------------ tests --- */
+
+static void demo_gif_has_both_clips_and_motion(void **state) {
+    (void)state;
+    if (!tool_or_skip()) skip();
+    const char *path = ot_tmp("render_demo.gif");
+    remove(path);
+    char args[12288], *out = NULL;
+    snprintf(args, sizeof args, "demo --size 160x128 --fps 10 --out '%s'", path);
+    assert_int_equal(run_tool(args, &out), 0);
+    assert_non_null(strstr(out, path)); /* the one-line summary names the file */
+    assert_non_null(strstr(out, "frames"));
+    free(out);
+    image im;
+    if (!read_gif(path, &im)) skip();
+    assert_int_equal(im.width, 160);
+    assert_int_equal(im.height, 128);
+    /* walk (1 s, looping) twice, then wave (2.2 s, held at its end), at 10 fps */
+    uint32_t expect = expected_frames(0, 2.0, 10, true) + expected_frames(0, 2.2, 10, false);
+    assert_int_equal(im.frames, expect);
+    uint32_t total_cs = 0;
+    for (uint32_t f = 0; f < im.frames; f++) {
+        assert_true(im.delays_cs[f] >= 9 && im.delays_cs[f] <= 11);
+        total_cs += im.delays_cs[f];
+        double cov = coverage(&im, f);
+        if (cov < 0.03 || cov > 0.70) fail_msg("frame %u covers %.1f%% of the image", f, cov * 100);
+    }
+    ot_assert_near(total_cs, im.frames * 10.0, 1.0);
+    /* frames differ over time: a quarter walk cycle apart, and walk vs mid-wave */
+    assert_true(changed(frame_of(&im, 0), frame_of(&im, 3), im.width, im.height) > 0.005);
+    assert_true(changed(frame_of(&im, 5), frame_of(&im, 32), im.width, im.height) > 0.005);
+    /* a looping clip repeats: frame 0 and frame 10 (t = 0 and t = 1 s of walk) match */
+    assert_true(mean_abs_diff(frame_of(&im, 0), frame_of(&im, 10), im.width, im.height) < 1.0);
+    image_free(&im);
+}
+
+static void rest_pose_matches_reference(void **state) {
+    (void)state;
+    if (!tool_or_skip()) skip();
+    const char *src = getenv("OSSA_SOURCE_DIR");
+    if (!src) {
+        printf("[  SKIP    ] OSSA_SOURCE_DIR is not set\n");
+        skip();
+    }
+    char ref_path[4096];
+    snprintf(ref_path, sizeof ref_path, "%s/tests/data/demo_rest_64.png", src);
+    image ref;
+    if (!read_png(ref_path, &ref)) skip();
+    const char *modes[2] = {"--gpu", "--cpu"};
+    for (int m = 0; m < 2; m++) {
+        char name[64], args[12288];
+        snprintf(name, sizeof name, "render_rest_%s.png", modes[m] + 2);
+        char path[4096];
+        snprintf(path, sizeof path, "%s", ot_tmp(name));
+        remove(path);
+        snprintf(args, sizeof args, "render --rest --size 64x64 %s --out '%s' > /dev/null", modes[m], path);
+        assert_int_equal(run_tool(args, NULL), 0);
+        image im;
+        if (!read_png(path, &im)) skip();
+        assert_int_equal(im.width, 64);
+        assert_int_equal(im.height, 64);
+        assert_int_equal(ref.width, 64);
+        double cov = coverage(&im, 0);
+        assert_true(cov > 0.03 && cov < 0.70);
+        double d = mean_abs_diff(im.rgba, ref.rgba, 64, 64);
+        if (d > 4.0) fail_msg("%s rest render differs from %s: mean abs diff %.2f", modes[m], ref_path, d);
+        image_free(&im);
+    }
+    /* `--from 0 --to 0` of a clip is a single still frame too */
+    image_free(&ref);
+}
+
+static void cpu_and_gpu_skinning_agree(void **state) {
+    (void)state;
+    if (!tool_or_skip()) skip();
+    image im[2];
+    for (int m = 0; m < 2; m++) {
+        char name[64], path[4096], args[12288];
+        snprintf(name, sizeof name, "render_walk_%d.png", m);
+        snprintf(path, sizeof path, "%s", ot_tmp(name));
+        snprintf(args, sizeof args, "render demo --clip walk --from 0.3 --to 0.3 --size 96x96 %s --out '%s' > /dev/null",
+                 m ? "--cpu" : "--gpu", path);
+        assert_int_equal(run_tool(args, NULL), 0);
+        if (!read_png(path, &im[m])) skip();
+        assert_int_equal(im[m].width, 96);
+    }
+    double d = mean_abs_diff(im[0].rgba, im[1].rgba, 96, 96);
+    if (d > 1.5) fail_msg("CPU and GPU skinning renders differ: mean abs diff %.2f", d);
+    image_free(&im[0]);
+    image_free(&im[1]);
+}
+
+static void clip_range_and_bones(void **state) {
+    (void)state;
+    if (!tool_or_skip()) skip();
+    const char *gif = ot_tmp("render_wave.gif");
+    char args[12288];
+    snprintf(args, sizeof args, "render --clip wave --from 0.5 --to 1.5 --fps 8 --size 80x96 --bones --out '%s' > /dev/null",
+             gif);
+    assert_int_equal(run_tool(args, NULL), 0);
+    image im;
+    if (!read_gif(gif, &im)) skip();
+    assert_int_equal(im.width, 80);
+    assert_int_equal(im.height, 96);
+    assert_int_equal(im.frames, expected_frames(0.5, 1.5, 8, false));
+    image_free(&im);
+    /* the bone overlay adds yellow pixels over the body */
+    image a, b;
+    char pa[4096], pb[4096];
+    snprintf(pa, sizeof pa, "%s", ot_tmp("render_nobones.png"));
+    snprintf(pb, sizeof pb, "%s", ot_tmp("render_bones.png"));
+    snprintf(args, sizeof args, "render --clip 1 --from 1 --to 1 --size 128x128 --out '%s' > /dev/null", pa);
+    assert_int_equal(run_tool(args, NULL), 0);
+    snprintf(args, sizeof args, "render --clip wave --from 1 --to 1 --size 128x128 --bones --out '%s' > /dev/null", pb);
+    assert_int_equal(run_tool(args, NULL), 0);
+    if (!read_png(pa, &a) || !read_png(pb, &b)) skip();
+    double c = changed(a.rgba, b.rgba, 128, 128);
+    assert_true(c > 0.002 && c < 0.2);
+    image_free(&a);
+    image_free(&b);
+}
+
+static void usage_and_errors(void **state) {
+    (void)state;
+    if (!tool_or_skip()) skip();
+    assert_int_equal(run_tool("render --size 0x5 2>/dev/null", NULL), 2);
+    assert_int_equal(run_tool("render --fps nope 2>/dev/null", NULL), 2);
+    assert_int_equal(run_tool("render --out x.bmp 2>/dev/null", NULL), 2);
+    assert_int_equal(run_tool("render --bogus 2>/dev/null", NULL), 2);
+    assert_int_equal(run_tool("demo --bogus 2>/dev/null", NULL), 2);
+    char *out = NULL;
+    assert_int_equal(run_tool("render --clip nope --out /dev/null.png 2>&1", &out), 1);
+    assert_non_null(strstr(out, "nope"));
+    assert_non_null(strstr(out, "walk")); /* lists the clips it has */
+    free(out);
+    assert_int_equal(run_tool("render /nonexistent/file.gltf 2>/dev/null", NULL), 1);
+}
+
+static void woman_renders(void **state) {
+    (void)state;
+    if (!tool_or_skip()) skip();
+    const char *asset = ot_asset("Woman/Woman.gltf");
+    if (!asset) skip();
+    char file[4096];
+    snprintf(file, sizeof file, "%s", asset);
+    ossa_asset *a = NULL;
+    assert_int_equal(ossa_gltf_load_file(file, NULL, &a, NULL), OSSA_OK);
+    assert_true(a->clip_count > 0);
+    double start = a->clips[0]->start, end = a->clips[0]->end;
+    ossa_asset_destroy(a);
+    const double fps = 6;
+    const char *gif = ot_tmp("render_woman.gif");
+    char args[12288];
+    snprintf(args, sizeof args, "render '%s' --clip 0 --no-loop --fps 6 --size 96x128 --out '%s' > /dev/null", file, gif);
+    assert_int_equal(run_tool(args, NULL), 0);
+    image im;
+    if (!read_gif(gif, &im)) skip();
+    assert_int_equal(im.width, 96);
+    assert_int_equal(im.height, 128);
+    assert_int_equal(im.frames, expected_frames(start, end, fps, false));
+    assert_true(im.frames > 2);
+    bool moved = false;
+    for (uint32_t f = 0; f < im.frames; f++) {
+        double cov = coverage(&im, f);
+        if (cov < 0.03 || cov > 0.70) fail_msg("Woman frame %u covers %.1f%%", f, cov * 100);
+        if (f && changed(frame_of(&im, 0), frame_of(&im, f), im.width, im.height) > 0.005) moved = true;
+    }
+    assert_true(moved);
+    image_free(&im);
+    /* one PNG frame with the bone overlay and CPU skinning */
+    const char *png = ot_tmp("render_woman.png");
+    snprintf(args, sizeof args, "render '%s' --from %g --to %g --cpu --bones --size 100x100 --out '%s' > /dev/null",
+             file, start, start, png);
+    assert_int_equal(run_tool(args, NULL), 0);
+    if (!read_png(png, &im)) skip();
+    assert_int_equal(im.width, 100);
+    double cov = coverage(&im, 0);
+    assert_true(cov > 0.03 && cov < 0.70);
+    image_free(&im);
+}
+
+int main(void) {
+    const struct CMUnitTest tests[] = {
+        cmocka_unit_test(demo_gif_has_both_clips_and_motion),
+        cmocka_unit_test(rest_pose_matches_reference),
+        cmocka_unit_test(cpu_and_gpu_skinning_agree),
+        cmocka_unit_test(clip_range_and_bones),
+        cmocka_unit_test(usage_and_errors),
+        cmocka_unit_test(woman_renders),
+    };
+    return cmocka_run_group_tests(tests, NULL, NULL);
+}
