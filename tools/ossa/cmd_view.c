@@ -1,10 +1,313 @@
+/* ossa view [FILE] [--size WxH] [--clip NAME] [--frames N --screenshot PATH] [--cpu] [--bones]
+ * Interactive viewer: a GLFW window (OpenGL 3.3 core), orbit camera, clip list,
+ * playback through ossa_player (cross-fades included), CPU/GPU skinning switch. */
+#include <epoxy/gl.h>
+#include <GLFW/glfw3.h>
+#include <math.h>
 #include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
 
 #include "commands.h"
+#include "image_io.h"
+#include "render_common.h"
+
+typedef struct viewer {
+    scene s;
+    ossa_player *player;
+    int clip;            /* current clip index, -1 = rest pose */
+    float speed;
+    bool paused;
+    draw_options draw;
+    camera cam, home;
+    bool dragging;
+    double last_x, last_y;
+    GLFWwindow *window;
+} viewer;
+
+static const char *clip_name(const viewer *v, int i) {
+    if (i < 0) return "(rest pose)";
+    const char *n = v->s.asset->clips[i]->name;
+    return n && *n ? n : "(unnamed)";
+}
+
+static void update_title(viewer *v) {
+    char title[512];
+    snprintf(title, sizeof title, "ossa view - %s - clip %d/%u '%s' - %.2fx%s - %s skinning%s%s", v->s.label,
+             v->clip + 1, v->s.asset->clip_count, clip_name(v, v->clip), (double)v->speed,
+             v->paused ? " [paused]" : "", v->draw.cpu ? "CPU" : "GPU", v->draw.bones ? " - bones" : "",
+             v->draw.wireframe ? " - wireframe" : "");
+    glfwSetWindowTitle(v->window, title);
+}
+
+static void print_clips(const viewer *v) {
+    printf("ossa view: %s: %u clip%s\n", v->s.label, v->s.asset->clip_count, v->s.asset->clip_count == 1 ? "" : "s");
+    for (uint32_t i = 0; i < v->s.asset->clip_count; i++) {
+        const ossa_clip *c = v->s.asset->clips[i];
+        printf("  %c %u: %-24s %.2f s%s\n", (int)i == v->clip ? '>' : ' ', i + 1, clip_name(v, (int)i),
+               (double)(c->end - c->start), c->looping ? " (looping)" : "");
+    }
+    printf("keys: 1-9 / N P clips, C cross-fade to next, space pause, + - speed, G CPU/GPU, B bones, W wireframe,\n"
+           "      R reset camera, Esc quit; drag to orbit, scroll to zoom\n");
+    fflush(stdout);
+}
+
+static void select_clip(viewer *v, int i, bool fade) {
+    uint32_t n = v->s.asset->clip_count;
+    if (!n) return;
+    i = ((i % (int)n) + (int)n) % (int)n;
+    const ossa_clip *c = v->s.asset->clips[i];
+    if (fade && v->clip >= 0)
+        ossa_player_crossfade(v->player, c, 0.3f, v->speed, true);
+    else
+        ossa_player_play(v->player, c, v->speed, true);
+    v->clip = i;
+    printf("ossa view: %s clip %d '%s'\n", fade ? "cross-fading to" : "playing", i + 1, clip_name(v, i));
+    fflush(stdout);
+    update_title(v);
+}
+
+static void on_key(GLFWwindow *w, int key, int scancode, int action, int mods) {
+    (void)scancode;
+    (void)mods;
+    if (action != GLFW_PRESS && action != GLFW_REPEAT) return;
+    viewer *v = glfwGetWindowUserPointer(w);
+    if (key >= GLFW_KEY_1 && key <= GLFW_KEY_9) {
+        if ((uint32_t)(key - GLFW_KEY_1) < v->s.asset->clip_count) select_clip(v, key - GLFW_KEY_1, false);
+        return;
+    }
+    switch (key) {
+    case GLFW_KEY_ESCAPE:
+    case GLFW_KEY_Q: glfwSetWindowShouldClose(w, 1); break;
+    case GLFW_KEY_N: select_clip(v, v->clip + 1, false); break;
+    case GLFW_KEY_P: select_clip(v, v->clip - 1, false); break;
+    case GLFW_KEY_C: select_clip(v, v->clip + 1, true); break;
+    case GLFW_KEY_SPACE: v->paused = !v->paused; break;
+    case GLFW_KEY_EQUAL:
+    case GLFW_KEY_KP_ADD: v->speed = fminf(v->speed * 1.25f, 16.0f); ossa_player_set_speed(v->player, v->speed); break;
+    case GLFW_KEY_MINUS:
+    case GLFW_KEY_KP_SUBTRACT: v->speed = fmaxf(v->speed / 1.25f, 1.0f / 16); ossa_player_set_speed(v->player, v->speed); break;
+    case GLFW_KEY_G: v->draw.cpu = !v->draw.cpu; break;
+    case GLFW_KEY_B: v->draw.bones = !v->draw.bones; break;
+    case GLFW_KEY_W: v->draw.wireframe = !v->draw.wireframe; break;
+    case GLFW_KEY_R: v->cam = v->home; break;
+    default: return;
+    }
+    update_title(v);
+}
+
+static void on_button(GLFWwindow *w, int button, int action, int mods) {
+    (void)mods;
+    viewer *v = glfwGetWindowUserPointer(w);
+    if (button != GLFW_MOUSE_BUTTON_LEFT) return;
+    v->dragging = action == GLFW_PRESS;
+    glfwGetCursorPos(w, &v->last_x, &v->last_y);
+}
+
+static void on_cursor(GLFWwindow *w, double x, double y) {
+    viewer *v = glfwGetWindowUserPointer(w);
+    if (!v->dragging) return;
+    v->cam.yaw -= (float)(x - v->last_x) * 0.01f;
+    v->cam.pitch += (float)(y - v->last_y) * 0.01f;
+    if (v->cam.pitch > 1.5f) v->cam.pitch = 1.5f;
+    if (v->cam.pitch < -1.5f) v->cam.pitch = -1.5f;
+    v->last_x = x;
+    v->last_y = y;
+}
+
+static void on_scroll(GLFWwindow *w, double dx, double dy) {
+    (void)dx;
+    viewer *v = glfwGetWindowUserPointer(w);
+    float f = powf(0.9f, (float)dy);
+    v->cam.distance *= f;
+    v->cam.near_plane = fmaxf(v->cam.near_plane * f, 1e-4f);
+    v->cam.far_plane *= f;
+}
+
+static void on_glfw_error(int code, const char *message) { fprintf(stderr, "ossa view: GLFW error 0x%x: %s\n", code, message); }
+
+static bool save_screenshot(const char *path, int w, int h) {
+    size_t row = (size_t)w * 4;
+    uint8_t *px = malloc(row * (size_t)h), *flip = malloc(row * (size_t)h);
+    bool ok = px && flip;
+    if (ok) {
+        glPixelStorei(GL_PACK_ALIGNMENT, 1);
+        glReadBuffer(GL_BACK);
+        glReadPixels(0, 0, w, h, GL_RGBA, GL_UNSIGNED_BYTE, px);
+        for (int y = 0; y < h; y++) memcpy(flip + (size_t)y * row, px + (size_t)(h - 1 - y) * row, row);
+        for (size_t i = 0; i < (size_t)w * (size_t)h; i++) flip[i * 4 + 3] = 255;
+        char err[512];
+        if (!make_parent_dirs(path) || !image_write_png(path, flip, (uint32_t)w, (uint32_t)h, err, sizeof err)) {
+            fprintf(stderr, "ossa view: %s\n", err);
+            ok = false;
+        }
+    } else {
+        fprintf(stderr, "ossa view: out of memory\n");
+    }
+    free(px);
+    free(flip);
+    return ok;
+}
+
+static int usage(FILE *f) {
+    fprintf(f, "usage: ossa view [FILE|demo] [--clip NAME|INDEX] [--size WxH] [--cpu] [--bones]\n"
+               "                 [--frames N --screenshot PATH]\n"
+               "  a window with the animated character (default: the built-in demo character)\n"
+               "  --frames N       stop after N frames (stepped at 1/60 s each)\n"
+               "  --screenshot P   save the last frame's back buffer as PNG before exiting\n");
+    return f == stdout ? 0 : 2;
+}
 
 int cmd_view(int argc, char **argv) {
-    (void)argc;
-    (void)argv;
-    fprintf(stderr, "ossa view: not implemented yet\n");
-    return 1;
+    const char *file = NULL, *clip_arg = NULL, *shot = NULL;
+    uint32_t width = 640, height = 480;
+    long frames = -1;
+    viewer v;
+    memset(&v, 0, sizeof v);
+    v.speed = 1;
+    v.clip = -1;
+    v.draw.background[0] = 0.16f, v.draw.background[1] = 0.18f, v.draw.background[2] = 0.22f;
+    for (int i = 1; i < argc; i++) {
+        const char *a = argv[i];
+        bool more = i + 1 < argc;
+        if (!strcmp(a, "--help") || !strcmp(a, "-h")) return usage(stdout);
+        if (!strcmp(a, "--clip") && more) {
+            clip_arg = argv[++i];
+        } else if (!strcmp(a, "--size") && more) {
+            if (!parse_size("view", argv[++i], &width, &height)) return 2;
+        } else if (!strcmp(a, "--frames") && more) {
+            char *end = NULL;
+            frames = strtol(argv[++i], &end, 10);
+            if (!*argv[i] || *end || frames < 1) {
+                fprintf(stderr, "ossa view: --frames expects a positive integer\n");
+                return 2;
+            }
+        } else if (!strcmp(a, "--screenshot") && more) {
+            shot = argv[++i];
+        } else if (!strcmp(a, "--cpu")) {
+            v.draw.cpu = true;
+        } else if (!strcmp(a, "--bones")) {
+            v.draw.bones = true;
+        } else if (a[0] == '-' && a[1]) {
+            fprintf(stderr, "ossa view: unknown option or missing value: %s\n", a);
+            return usage(stderr);
+        } else if (!file) {
+            file = a;
+        } else {
+            fprintf(stderr, "ossa view: more than one FILE: %s\n", a);
+            return usage(stderr);
+        }
+    }
+    if (shot && frames < 0) frames = 1;
+    if (!scene_load(&v.s, file, "view")) return 1;
+    int start_clip = v.s.asset->clip_count ? 0 : -1;
+    if (clip_arg && (start_clip = scene_find_clip(&v.s, clip_arg, "view")) < 0) {
+        scene_free(&v.s);
+        return 1;
+    }
+    ossa_result r = ossa_player_create(v.s.asset->skeleton, NULL, &v.player);
+    if (r != OSSA_OK) {
+        fprintf(stderr, "ossa view: cannot create a player: %s\n", ossa_result_string(r));
+        scene_free(&v.s);
+        return 1;
+    }
+    /* camera framed on every clip's animated bounds */
+    uint32_t span_count = v.s.asset->clip_count ? v.s.asset->clip_count : 1;
+    clip_span *spans = calloc(span_count, sizeof *spans);
+    if (!spans) {
+        fprintf(stderr, "ossa view: out of memory\n");
+        ossa_player_destroy(v.player);
+        scene_free(&v.s);
+        return 1;
+    }
+    for (uint32_t i = 0; i < v.s.asset->clip_count; i++) {
+        const ossa_clip *c = v.s.asset->clips[i];
+        spans[i] = (clip_span){c, c->start, c->end, false};
+    }
+    float lo[3], hi[3];
+    scene_animated_bounds(&v.s, spans, span_count, 12, lo, hi);
+    free(spans);
+
+    int rc = 1;
+    bool glfw_ok = false;
+    scene_gl g;
+    bool gl_made = false;
+    glfwSetErrorCallback(on_glfw_error);
+    if (!glfwInit()) {
+        fprintf(stderr, "ossa view: cannot initialise GLFW (no display? try xvfb-run)\n");
+        goto done;
+    }
+    glfw_ok = true;
+    glfwWindowHint(GLFW_CONTEXT_VERSION_MAJOR, 3);
+    glfwWindowHint(GLFW_CONTEXT_VERSION_MINOR, 3);
+    glfwWindowHint(GLFW_OPENGL_PROFILE, GLFW_OPENGL_CORE_PROFILE);
+    glfwWindowHint(GLFW_OPENGL_FORWARD_COMPAT, GLFW_TRUE);
+    glfwWindowHint(GLFW_DEPTH_BITS, 24);
+    glfwWindowHint(GLFW_SAMPLES, 4);
+    v.window = glfwCreateWindow((int)width, (int)height, "ossa view", NULL, NULL);
+    if (!v.window) {
+        glfwWindowHint(GLFW_SAMPLES, 0);
+        v.window = glfwCreateWindow((int)width, (int)height, "ossa view", NULL, NULL);
+    }
+    if (!v.window) {
+        fprintf(stderr, "ossa view: cannot open a %ux%u OpenGL 3.3 core window\n", width, height);
+        goto done;
+    }
+    glfwMakeContextCurrent(v.window);
+    glfwSwapInterval(frames > 0 ? 0 : 1);
+    glfwSetWindowUserPointer(v.window, &v);
+    glfwSetKeyCallback(v.window, on_key);
+    glfwSetMouseButtonCallback(v.window, on_button);
+    glfwSetCursorPosCallback(v.window, on_cursor);
+    glfwSetScrollCallback(v.window, on_scroll);
+    if (!scene_gl_create(&g, &v.s, "view")) goto done;
+    gl_made = true;
+    v.home = v.cam = camera_frame(lo, hi, (float)width / (float)height);
+    if (start_clip >= 0) select_clip(&v, start_clip, false);
+    print_clips(&v);
+    update_title(&v);
+
+    double last = glfwGetTime();
+    long frame = 0;
+    rc = 0;
+    while (!glfwWindowShouldClose(v.window)) {
+        double t = glfwGetTime();
+        float dt = frames > 0 ? 1.0f / 60 : (float)(t - last);
+        last = t;
+        if (!v.paused) ossa_player_update(v.player, dt);
+        if (v.clip >= 0)
+            scene_set_pose(&v.s, ossa_player_pose(v.player));
+        else
+            scene_pose(&v.s, NULL, 0, false);
+        int fw = 0, fh = 0;
+        glfwGetFramebufferSize(v.window, &fw, &fh);
+        if (fw < 1 || fh < 1) {
+            glfwWaitEvents();
+            continue;
+        }
+        float vp[16];
+        camera_view_proj(&v.cam, (float)fw / (float)fh, vp);
+        if (!scene_gl_draw(&g, &v.s, vp, &v.draw, (uint32_t)fw, (uint32_t)fh, "view")) {
+            rc = 1;
+            break;
+        }
+        frame++;
+        if (frames > 0 && frame >= frames) {
+            if (shot) {
+                glFinish();
+                if (!save_screenshot(shot, fw, fh)) rc = 1;
+                else printf("ossa view: %ld frames, screenshot %dx%d -> %s\n", frame, fw, fh, shot);
+            }
+            break;
+        }
+        glfwSwapBuffers(v.window);
+        glfwPollEvents();
+    }
+done:
+    if (gl_made) scene_gl_destroy(&g);
+    if (v.window) glfwDestroyWindow(v.window);
+    if (glfw_ok) glfwTerminate();
+    ossa_player_destroy(v.player);
+    scene_free(&v.s);
+    return rc;
 }

@@ -116,15 +116,11 @@ int scene_find_clip(const scene *s, const char *name, const char *cmd) {
     return -1;
 }
 
-float scene_pose(scene *s, const ossa_clip *clip, float t, bool loop) {
+void scene_set_pose(scene *s, const ossa_transform *locals) {
     const ossa_skeleton *sk = s->asset->skeleton;
     uint32_t jc = s->joint_count;
-    float time = t;
-    if (!jc) return t;
-    if (clip)
-        time = ossa_clip_sample(clip, t, loop, OSSA_LOOKUP_DEFAULT, NULL, sk->rest, s->locals, jc);
-    else
-        memcpy(s->locals, sk->rest, sizeof *s->locals * jc);
+    if (!jc) return;
+    if (locals != s->locals) memcpy(s->locals, locals, sizeof *s->locals * jc);
     ossa_pose_to_model(s->locals, sk->parents, jc, s->model);
     for (uint32_t k = 0; k < sk->skin_count; k++) {
         ossa_mat4 *pal = s->palettes + (size_t)k * jc;
@@ -135,6 +131,18 @@ float scene_pose(scene *s, const ossa_clip *clip, float t, bool loop) {
             if (j < jc) pal[j] = ossa_mat4_mul(&s->model[j], &skin->inverse_bind[i]);
         }
     }
+}
+
+float scene_pose(scene *s, const ossa_clip *clip, float t, bool loop) {
+    const ossa_skeleton *sk = s->asset->skeleton;
+    uint32_t jc = s->joint_count;
+    float time = t;
+    if (!jc) return t;
+    if (clip)
+        time = ossa_clip_sample(clip, t, loop, OSSA_LOOKUP_DEFAULT, NULL, sk->rest, s->locals, jc);
+    else
+        memcpy(s->locals, sk->rest, sizeof *s->locals * jc);
+    scene_set_pose(s, s->locals);
     return time;
 }
 

@@ -34,6 +34,9 @@ int scene_find_clip(const scene *s, const char *name, const char *cmd);
  * model and palettes. Returns the sampled (adjusted) time. */
 float scene_pose(scene *s, const ossa_clip *clip, float t, bool loop);
 
+/* Same from a local pose (joint_count transforms, e.g. ossa_player_pose). */
+void scene_set_pose(scene *s, const ossa_transform *locals);
+
 /* Model-space copy of mesh i in the current pose into s->positions[i] /
  * s->normals[i]: skinned with ossa_skin_lbs (kernel AUTO), or for a rigid mesh
  * transformed by its node's model matrix. */
