@@ -58,6 +58,14 @@ static void hand_worked_chain(void **state) {
     ossa_pose_palette(model, joints, ib2, 2, pal);
     ot_assert_floats_near(pal[0].m, m2, 16, 1e-6f);
     ot_assert_floats_near(pal[1].m, id.m, 16, 1e-6f);
+    /* A non-affine inverse bind takes the full 4x4 product. */
+    ossa_mat4 proj = ibm[2];
+    proj.m[3] = 0.25f;
+    proj.m[15] = 2.0f;
+    ossa_pose_palette(model, NULL, &proj, 1, pal);
+    ossa_mat4 full = ossa_mat4_mul(&model[0], &proj);
+    ot_assert_floats_near(pal[0].m, full.m, 16, 1e-6f);
+    assert_true(pal[0].m[15] != 1.0f);
 }
 
 static void rejects_bad_parents(void **state) {

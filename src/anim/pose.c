@@ -73,7 +73,15 @@ ossa_result ossa_pose_to_model(const ossa_transform *locals, const int32_t *pare
 
 void ossa_pose_palette(const ossa_mat4 *model, const uint32_t *joints, const ossa_mat4 *inverse_bind,
                        uint32_t count, ossa_mat4 *out) {
-    for (uint32_t i = 0; i < count; i++) ossa__mat4_mul(&model[joints ? joints[i] : i], &inverse_bind[i], &out[i]);
+    for (uint32_t i = 0; i < count; i++) {
+        const ossa_mat4 *m = &model[joints ? joints[i] : i], *b = &inverse_bind[i];
+        /* Both affine (the glTF case): the 3x4 product; otherwise the full 4x4 one. */
+        if (b->m[3] == 0.0f && b->m[7] == 0.0f && b->m[11] == 0.0f && b->m[15] == 1.0f && m->m[3] == 0.0f &&
+            m->m[7] == 0.0f && m->m[11] == 0.0f && m->m[15] == 1.0f)
+            ossa__mat4_mul_affine(m, b, &out[i]);
+        else
+            ossa__mat4_mul(m, b, &out[i]);
+    }
 }
 
 void ossa_pose_blend(const ossa_transform *a, const ossa_transform *b, float t, uint32_t joint_count,
