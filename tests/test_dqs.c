@@ -213,6 +213,60 @@ static void degenerate_inputs(void **state) {
     ot_assert_near(out[3], 9, 1e-6), ot_assert_near(out[4], 5, 1e-6), ot_assert_near(out[5], 6, 1e-6);
 }
 
+/* Every DQS kernel against the scalar one: random rigid palettes, hemisphere flips, 4 and
+ * 8 influences, zero-weight vertices, odd ranges, interleaved output; SSE/AVX2 have none. */
+static void dqs_kernels_agree(void **state) {
+    (void)state;
+    uint64_t rng = 21;
+    enum { J = 24, N = 1003 };
+    ossa_mat4 pal[J];
+    for (int j = 0; j < J; j++) pal[j] = random_rigid(&rng);
+    ossa_dual_quat dq[J];
+    ossa_palette_to_dual_quats(pal, J, dq);
+    for (int j = 1; j < J; j += 3) { /* same rotations, opposite hemispheres */
+        ossa_quat r = dq[j].real, d = dq[j].dual;
+        dq[j].real = (ossa_quat){-r.x, -r.y, -r.z, -r.w}, dq[j].dual = (ossa_quat){-d.x, -d.y, -d.z, -d.w};
+    }
+    for (uint32_t k = 4; k <= 8; k += 4) {
+        vbuf b = make_vertices(&rng, N, k, J, false);
+        for (uint32_t v = 5; v < N; v += 97)
+            for (uint32_t i = 0; i < k; i++) b.w[v * k + i] = 0; /* copied unchanged */
+        float *ref = malloc(40 * N), *out = malloc(40 * N);
+        assert_true(ref && out);
+        const uint32_t ranges[][2] = {{0, N}, {3, 990}, {7, 8}, {16, 32}};
+        for (size_t r = 0; r < 4; r++) {
+            ossa_skin_job job = {0};
+            job.begin = ranges[r][0], job.end = ranges[r][1], job.influences = k, job.joints = b.j;
+            job.weights = b.w, job.palette_count = J, job.positions = b.pos, job.normals = b.nrm, job.tangents = b.tan;
+            job.out_positions = ref, job.out_normals = ref + 3 * N, job.out_tangents = ref + 6 * N;
+            assert_int_equal(ossa_skin_dqs_with_kernel(&job, dq, OSSA_SKIN_KERNEL_SCALAR), OSSA_OK);
+            for (int kern = OSSA_SKIN_KERNEL_AUTO; kern <= OSSA_SKIN_KERNEL_AVX512; kern++) {
+                if (kern == OSSA_SKIN_KERNEL_SSE || kern == OSSA_SKIN_KERNEL_AVX2 ||
+                    (kern == OSSA_SKIN_KERNEL_AVX512 && !ossa_skin_kernel_available(OSSA_SKIN_KERNEL_AVX512))) {
+                    assert_int_equal(ossa_skin_dqs_with_kernel(&job, dq, (ossa_skin_kernel)kern), OSSA_ERROR_UNSUPPORTED);
+                    continue;
+                }
+                /* interleaved output: position, normal, tangent per 40-byte vertex */
+                ossa_skin_job o = job;
+                o.out_positions = out, o.out_normals = out + 3, o.out_tangents = out + 6;
+                o.out_positions_stride = o.out_normals_stride = o.out_tangents_stride = 40;
+                assert_int_equal(ossa_skin_dqs_with_kernel(&o, dq, (ossa_skin_kernel)kern), OSSA_OK);
+                for (uint32_t v = job.begin; v < job.end; v++) {
+                    for (int c = 0; c < 3; c++) {
+                        ot_assert_near(out[v * 10 + c], ref[v * 3 + c], 1e-5);
+                        ot_assert_near(out[v * 10 + 3 + c], ref[3 * N + v * 3 + c], 1e-5);
+                    }
+                    for (int c = 0; c < 4; c++) ot_assert_near(out[v * 10 + 6 + c], ref[6 * N + v * 4 + c], 1e-5);
+                    if (v % 97 == 5) assert_memory_equal(out + v * 10, b.pos + v * 3, 12);
+                }
+            }
+        }
+        assert_int_equal(ossa_skin_dqs_with_kernel(NULL, dq, OSSA_SKIN_KERNEL_AUTO), OSSA_ERROR_INVALID_ARGUMENT);
+        free(ref), free(out);
+        free_vertices(&b);
+    }
+}
+
 int main(void) {
     const struct CMUnitTest tests[] = {
         cmocka_unit_test(palette_to_dual_quats_round_trip),
@@ -220,6 +274,7 @@ int main(void) {
         cmocka_unit_test(hemisphere_correction),
         cmocka_unit_test(twisted_cylinder_keeps_volume),
         cmocka_unit_test(degenerate_inputs),
+        cmocka_unit_test(dqs_kernels_agree),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
 }

@@ -79,14 +79,31 @@ static void copy_vertex(const ossa_skin_job *job, uint32_t v) {
 }
 
 ossa_result ossa_skin_dqs(const ossa_skin_job *job, const ossa_dual_quat *dq) {
+    return ossa_skin_dqs_with_kernel(job, dq, OSSA_SKIN_KERNEL_AUTO);
+}
+
+ossa_result ossa_skin_dqs_with_kernel(const ossa_skin_job *job, const ossa_dual_quat *dq, ossa_skin_kernel kernel) {
     static const ossa_mat4 unused = {{0}};
     if (!job || !dq) return OSSA_ERROR_INVALID_ARGUMENT;
+    if (kernel < OSSA_SKIN_KERNEL_AUTO || kernel > OSSA_SKIN_KERNEL_AVX512) return OSSA_ERROR_INVALID_ARGUMENT;
+    if (kernel == OSSA_SKIN_KERNEL_AUTO)
+        kernel = ossa_skin_kernel_available(OSSA_SKIN_KERNEL_AVX512) ? OSSA_SKIN_KERNEL_AVX512 : OSSA_SKIN_KERNEL_SCALAR;
+    else if (kernel != OSSA_SKIN_KERNEL_SCALAR && (kernel != OSSA_SKIN_KERNEL_AVX512 || !ossa_skin_kernel_available(kernel)))
+        return OSSA_ERROR_UNSUPPORTED;
     ossa_skin_job j = *job;
     j.palette = &unused; /* job->palette is not used by DQS */
     ossa_result r = ossa_skin_job_validate(&j);
     if (r == OSSA_OK) r = ossa__skin_check_joints(&j);
     if (r != OSSA_OK) return r;
+    if (j.begin == j.end) return OSSA_OK;
     j = ossa__skin_job_resolve(&j);
+    if (kernel == OSSA_SKIN_KERNEL_AVX512) ossa__skin_dqs_avx512(&j, dq);
+    else ossa__skin_dqs_scalar(&j, dq);
+    return OSSA_OK;
+}
+
+void ossa__skin_dqs_scalar(const ossa_skin_job *job, const ossa_dual_quat *dq) {
+    const ossa_skin_job j = *job;
     const uint32_t k = j.influences;
     for (uint32_t v = j.begin; v < j.end; v++) {
         const uint16_t *jv = j.joints + (size_t)v * k;
@@ -141,5 +158,4 @@ ossa_result ossa_skin_dqs(const ossa_skin_job *job, const ossa_dual_quat *dq) {
             memcpy(ossa__skin_out(j.out_tangents, j.out_tangents_stride, v), o, 16);
         }
     }
-    return OSSA_OK;
 }

@@ -109,26 +109,10 @@ static inline uint32_t zero_sum_mask(const float *w, const uint32_t k) {
 }
 
 /* 16 packed vertices from v0. Zero-weight vertices are copied (masked moves). */
-static inline __attribute__((always_inline)) void skin_block(const ossa_skin_job *job, const tables *t, uint32_t v0,
-                                                             const uint32_t k) {
-    const __mmask16 zero = (__mmask16)zero_sum_mask(job->weights + (size_t)v0 * k, k);
-    __m512 r[16], s[16], m[3][4];
-    for (int i = 0; i < 16; i++) r[i] = blend_matrix(job, v0 + (uint32_t)i, k);
-    for (int i = 0; i < 16; i += 2) s[i] = _mm512_unpacklo_ps(r[i], r[i + 1]), s[i + 1] = _mm512_unpackhi_ps(r[i], r[i + 1]);
-    __m512 a[3][4]; /* a[row][group]: lane block L = (row, column L) of vertices 4g..4g+3 */
-    for (int g = 0; g < 4; g++) {
-        __m512d s0 = _mm512_castps_pd(s[4 * g]), s1 = _mm512_castps_pd(s[4 * g + 1]);
-        __m512d s2 = _mm512_castps_pd(s[4 * g + 2]), s3 = _mm512_castps_pd(s[4 * g + 3]);
-        a[0][g] = _mm512_castpd_ps(_mm512_unpacklo_pd(s0, s2));
-        a[1][g] = _mm512_castpd_ps(_mm512_unpackhi_pd(s0, s2));
-        a[2][g] = _mm512_castpd_ps(_mm512_unpacklo_pd(s1, s3));
-    }
-    for (int e = 0; e < 3; e++) { /* 4x4 transpose of 128-bit blocks */
-        __m512 x0 = _mm512_shuffle_f32x4(a[e][0], a[e][1], 0x44), x1 = _mm512_shuffle_f32x4(a[e][0], a[e][1], 0xEE);
-        __m512 x2 = _mm512_shuffle_f32x4(a[e][2], a[e][3], 0x44), x3 = _mm512_shuffle_f32x4(a[e][2], a[e][3], 0xEE);
-        m[e][0] = _mm512_shuffle_f32x4(x0, x2, 0x88), m[e][1] = _mm512_shuffle_f32x4(x0, x2, 0xDD);
-        m[e][2] = _mm512_shuffle_f32x4(x1, x3, 0x88), m[e][3] = _mm512_shuffle_f32x4(x1, x3, 0xDD);
-    }
+/* Applies SoA matrices m[row][col] (rows 0-2) to the 16 packed vertices from v0; lanes in
+ * `zero` copy their inputs unchanged. Shared by LBS and DQS. */
+static inline __attribute__((always_inline)) void apply_block(const ossa_skin_job *job, const tables *t, uint32_t v0,
+                                                              __m512 m[3][4], __mmask16 zero) {
     __m512 in[3], out[3];
     load3(t, job->positions + (size_t)v0 * 3, in);
     xform_soa(m, in, true, out);
@@ -163,10 +147,94 @@ static inline __attribute__((always_inline)) void skin_block(const ossa_skin_job
     }
 }
 
+static inline __attribute__((always_inline)) void skin_block(const ossa_skin_job *job, const tables *t, uint32_t v0,
+                                                             const uint32_t k) {
+    const __mmask16 zero = (__mmask16)zero_sum_mask(job->weights + (size_t)v0 * k, k);
+    __m512 r[16], s[16], m[3][4];
+    for (int i = 0; i < 16; i++) r[i] = blend_matrix(job, v0 + (uint32_t)i, k);
+    for (int i = 0; i < 16; i += 2) s[i] = _mm512_unpacklo_ps(r[i], r[i + 1]), s[i + 1] = _mm512_unpackhi_ps(r[i], r[i + 1]);
+    __m512 a[3][4]; /* a[row][group]: lane block L = (row, column L) of vertices 4g..4g+3 */
+    for (int g = 0; g < 4; g++) {
+        __m512d s0 = _mm512_castps_pd(s[4 * g]), s1 = _mm512_castps_pd(s[4 * g + 1]);
+        __m512d s2 = _mm512_castps_pd(s[4 * g + 2]), s3 = _mm512_castps_pd(s[4 * g + 3]);
+        a[0][g] = _mm512_castpd_ps(_mm512_unpacklo_pd(s0, s2));
+        a[1][g] = _mm512_castpd_ps(_mm512_unpackhi_pd(s0, s2));
+        a[2][g] = _mm512_castpd_ps(_mm512_unpacklo_pd(s1, s3));
+    }
+    for (int e = 0; e < 3; e++) { /* 4x4 transpose of 128-bit blocks */
+        __m512 x0 = _mm512_shuffle_f32x4(a[e][0], a[e][1], 0x44), x1 = _mm512_shuffle_f32x4(a[e][0], a[e][1], 0xEE);
+        __m512 x2 = _mm512_shuffle_f32x4(a[e][2], a[e][3], 0x44), x3 = _mm512_shuffle_f32x4(a[e][2], a[e][3], 0xEE);
+        m[e][0] = _mm512_shuffle_f32x4(x0, x2, 0x88), m[e][1] = _mm512_shuffle_f32x4(x0, x2, 0xDD);
+        m[e][2] = _mm512_shuffle_f32x4(x1, x3, 0x88), m[e][3] = _mm512_shuffle_f32x4(x1, x3, 0xDD);
+    }
+    apply_block(job, t, v0, m, zero);
+}
+
+/* DQS, 16 packed vertices from v0: per influence the 16 dual quaternions are loaded two
+ * per zmm and transposed (8x8 per 256-bit half) to SoA, hemisphere-corrected against
+ * the first influence, accumulated; the blend becomes a rotation matrix + translation
+ * scaled by 1/|real|^2 (as the scalar path), applied by apply_block. */
+static inline __attribute__((always_inline)) void dqs_block(const ossa_skin_job *job, const ossa_dual_quat *dq,
+                                                            const tables *t, uint32_t v0, const uint32_t k) {
+    __mmask16 zero = (__mmask16)zero_sum_mask(job->weights + (size_t)v0 * k, k);
+    const float *wbase = job->weights + (size_t)v0 * k;
+    const uint16_t *jbase = job->joints + (size_t)v0 * k;
+    const __m512i lane = _mm512_setr_epi32(0, 1, 2, 3, 4, 5, 6, 7, 8, 9, 10, 11, 12, 13, 14, 15);
+    __m512 acc[8], r0[4];
+    for (uint32_t i = 0; i < k; i++) {
+        __m512 z[8], u[8], c[8];
+        for (int r = 0; r < 8; r++) {
+            const float *a = &dq[jbase[(size_t)r * k + i]].real.x, *b = &dq[jbase[(size_t)(r + 8) * k + i]].real.x;
+            z[r] = _mm512_insertf32x8(_mm512_castps256_ps512(_mm256_loadu_ps(a)), _mm256_loadu_ps(b), 1);
+        }
+        for (int r = 0; r < 8; r += 2) {
+            __m512 lo = _mm512_unpacklo_ps(z[r], z[r + 1]), hi = _mm512_unpackhi_ps(z[r], z[r + 1]);
+            z[r] = lo, z[r + 1] = hi;
+        }
+        for (int g = 0; g < 8; g += 4) {
+            u[g] = _mm512_shuffle_ps(z[g], z[g + 2], 0x44), u[g + 1] = _mm512_shuffle_ps(z[g], z[g + 2], 0xEE);
+            u[g + 2] = _mm512_shuffle_ps(z[g + 1], z[g + 3], 0x44), u[g + 3] = _mm512_shuffle_ps(z[g + 1], z[g + 3], 0xEE);
+        }
+        for (int q = 0; q < 4; q++) {
+            __m512 x = _mm512_shuffle_f32x4(u[q], u[q + 4], 0x88), y = _mm512_shuffle_f32x4(u[q], u[q + 4], 0xDD);
+            c[q] = _mm512_shuffle_f32x4(x, x, 0xD8), c[q + 4] = _mm512_shuffle_f32x4(y, y, 0xD8);
+        }
+        __m512 w = _mm512_i32gather_ps(_mm512_add_epi32(_mm512_mullo_epi32(lane, _mm512_set1_epi32((int)k)),
+                                                        _mm512_set1_epi32((int)i)), wbase, 4);
+        if (i == 0) {
+            for (int q = 0; q < 4; q++) r0[q] = c[q];
+            for (int q = 0; q < 8; q++) acc[q] = _mm512_mul_ps(w, c[q]);
+            continue;
+        }
+        __m512 dot = _mm512_fmadd_ps(r0[3], c[3], _mm512_fmadd_ps(r0[2], c[2],
+                                     _mm512_fmadd_ps(r0[1], c[1], _mm512_mul_ps(r0[0], c[0]))));
+        w = _mm512_mask_sub_ps(w, _mm512_cmp_ps_mask(dot, _mm512_setzero_ps(), _CMP_LT_OQ), _mm512_setzero_ps(), w);
+        for (int q = 0; q < 8; q++) acc[q] = _mm512_fmadd_ps(w, c[q], acc[q]);
+    }
+    const __m512 qx = acc[0], qy = acc[1], qz = acc[2], qw = acc[3], dx = acc[4], dy = acc[5], dz = acc[6], dw = acc[7];
+    __m512 L = _mm512_fmadd_ps(qw, qw, _mm512_fmadd_ps(qz, qz, _mm512_fmadd_ps(qy, qy, _mm512_mul_ps(qx, qx))));
+    zero |= _mm512_cmp_ps_mask(L, _mm512_set1_ps(1e-24f), _CMP_NGT_UQ); /* influences cancel: copy */
+    __m512 s = _mm512_div_ps(_mm512_set1_ps(2.0f), L), one = _mm512_set1_ps(1.0f);
+    __m512 sx = _mm512_mul_ps(qx, s), sy = _mm512_mul_ps(qy, s), sz = _mm512_mul_ps(qz, s);
+    __m512 xx = _mm512_mul_ps(qx, sx), yy = _mm512_mul_ps(qy, sy), zz = _mm512_mul_ps(qz, sz);
+    __m512 xy = _mm512_mul_ps(qx, sy), xz = _mm512_mul_ps(qx, sz), yz = _mm512_mul_ps(qy, sz);
+    __m512 wx = _mm512_mul_ps(qw, sx), wy = _mm512_mul_ps(qw, sy), wz = _mm512_mul_ps(qw, sz);
+    __m512 m[3][4];
+    m[0][0] = _mm512_sub_ps(one, _mm512_add_ps(yy, zz)), m[1][0] = _mm512_add_ps(xy, wz), m[2][0] = _mm512_sub_ps(xz, wy);
+    m[0][1] = _mm512_sub_ps(xy, wz), m[1][1] = _mm512_sub_ps(one, _mm512_add_ps(xx, zz)), m[2][1] = _mm512_add_ps(yz, wx);
+    m[0][2] = _mm512_add_ps(xz, wy), m[1][2] = _mm512_sub_ps(yz, wx), m[2][2] = _mm512_sub_ps(one, _mm512_add_ps(xx, yy));
+    /* t = s (qw d - dw q + q × d) */
+    m[0][3] = _mm512_mul_ps(s, _mm512_fmadd_ps(qy, dz, _mm512_fnmadd_ps(dw, qx, _mm512_fmsub_ps(qw, dx, _mm512_mul_ps(qz, dy)))));
+    m[1][3] = _mm512_mul_ps(s, _mm512_fmadd_ps(qz, dx, _mm512_fnmadd_ps(dw, qy, _mm512_fmsub_ps(qw, dy, _mm512_mul_ps(qx, dz)))));
+    m[2][3] = _mm512_mul_ps(s, _mm512_fmadd_ps(qx, dy, _mm512_fnmadd_ps(dw, qz, _mm512_fmsub_ps(qw, dz, _mm512_mul_ps(qy, dx)))));
+    apply_block(job, t, v0, m, zero);
+}
+
 /* Blocks are aligned to absolute vertex indices (multiples of 16); partial blocks and
  * strided streams go through a packed scratch copy, so every vertex takes the same
- * arithmetic whatever the range split or layout. */
-static inline __attribute__((always_inline)) void skin(const ossa_skin_job *job, const uint32_t k) {
+ * arithmetic whatever the range split or layout. dq NULL: LBS, else DQS. */
+static inline __attribute__((always_inline)) void skin(const ossa_skin_job *job, const ossa_dual_quat *dq,
+                                                       const uint32_t k) {
     const bool packed = job->positions_stride == 12 && job->out_positions_stride == 12 &&
                         (!job->normals || (job->normals_stride == 12 && job->out_normals_stride == 12)) &&
                         (!job->tangents || (job->tangents_stride == 16 && job->out_tangents_stride == 16));
@@ -175,24 +243,36 @@ static inline __attribute__((always_inline)) void skin(const ossa_skin_job *job,
     ossa__skin_scratch scratch;
     for (uint32_t v = job->begin; v < job->end;) {
         uint32_t b0 = v - v % 16, e = job->end - b0 > 16 ? b0 + 16 : job->end;
-        if (packed && v == b0 && e == b0 + 16) {
-            skin_block(job, &t, v, k);
-        } else {
-            ossa_skin_job sj = ossa__skin_scratch_load(job, b0, v, e, &scratch);
-            skin_block(&sj, &t, 0, k);
-            ossa__skin_scratch_store(job, b0, v, e, &scratch);
+        const ossa_skin_job *bj = job;
+        ossa_skin_job sj;
+        uint32_t at = v;
+        if (!(packed && v == b0 && e == b0 + 16)) {
+            sj = ossa__skin_scratch_load(job, b0, v, e, &scratch);
+            bj = &sj, at = 0;
         }
+        if (dq) dqs_block(bj, dq, &t, at, k);
+        else skin_block(bj, &t, at, k);
+        if (bj != job) ossa__skin_scratch_store(job, b0, v, e, &scratch);
         v = e;
     }
 }
 
 void ossa__skin_lbs_avx512(const ossa_skin_job *job) {
-    if (job->influences == 8) skin(job, 8);
-    else skin(job, 4);
+    if (job->influences == 8) skin(job, NULL, 8);
+    else skin(job, NULL, 4);
+}
+
+void ossa__skin_dqs_avx512(const ossa_skin_job *job, const ossa_dual_quat *dq) {
+    if (job->influences == 8) skin(job, dq, 8);
+    else skin(job, dq, 4);
 }
 
 #else
 void ossa__skin_lbs_avx512(const ossa_skin_job *job) {
     ossa__skin_lbs_scalar(job);
+}
+
+void ossa__skin_dqs_avx512(const ossa_skin_job *job, const ossa_dual_quat *dq) {
+    ossa__skin_dqs_scalar(job, dq);
 }
 #endif
