@@ -351,6 +351,85 @@ static void garbage_descs(void **state) {
     }
 }
 
+/* Real files: every clip of each asset, all lookups bit-identical over random, exact-key,
+ * out-of-range and huge times (clamped and looping); at the end every track's last key. */
+static void check_asset_clips(const char *relative) {
+    const char *path = ot_asset(relative);
+    if (!path) {
+        skip();
+        return;
+    }
+    ossa_asset *asset = NULL;
+    ossa_diagnostic diag;
+    assert_int_equal(ossa_gltf_load_file(path, NULL, &asset, &diag), OSSA_OK);
+    uint32_t n = asset->skeleton->joint_count;
+    assert_true(ossa_pose_parents_first(asset->skeleton->parents, n));
+    ossa_transform *a = malloc(sizeof *a * n), *b = malloc(sizeof *b * n), *c = malloc(sizeof *c * n),
+                   *d = malloc(sizeof *d * n);
+    uint64_t s = 17;
+    for (uint32_t ci = 0; ci < asset->clip_count; ci++) {
+        const ossa_clip *clip = asset->clips[ci];
+        uint32_t *cursors = calloc(ossa_clip_cursor_count(clip) + 1, sizeof(uint32_t));
+        float dur = ossa_clip_duration(clip);
+        float sweep = clip->start - 0.1f;
+        for (int p = 0; p < 3000; p++) {
+            float t;
+            if (p < 1000) t = (sweep += dur / 700); /* forward playback through the end */
+            else if (p % 5 == 0 && clip->track_count) {
+                const ossa_track *tr = &clip->tracks[ot_rand_u64(&s) % clip->track_count].rotation;
+                t = tr->key_count ? tr->times[ot_rand_u64(&s) % tr->key_count] : clip->start;
+            } else if (p % 7 == 0) t = ot_rand_float(&s, -1e6f, 1e6f);
+            else t = ot_rand_float(&s, clip->start - 1, clip->end + 1);
+            bool loop = p & 1;
+            float ta = ossa_clip_sample(clip, t, loop, OSSA_LOOKUP_LINEAR, NULL, asset->skeleton->rest, a, n);
+            float tb = ossa_clip_sample(clip, t, loop, OSSA_LOOKUP_BINARY, NULL, asset->skeleton->rest, b, n);
+            float tc = ossa_clip_sample(clip, t, loop, OSSA_LOOKUP_TABLE, NULL, asset->skeleton->rest, c, n);
+            float td = ossa_clip_sample(clip, t, loop, OSSA_LOOKUP_CURSOR, cursors, asset->skeleton->rest, d, n);
+            assert_true(ta == tb && tb == tc && tc == td);
+            assert_memory_equal(a, b, sizeof *a * n);
+            assert_memory_equal(a, c, sizeof *a * n);
+            assert_memory_equal(a, d, sizeof *a * n);
+            for (uint32_t j = 0; j < n; j++) {
+                const ossa_quat *q = &a[j].rotation;
+                ot_assert_near(sqrt(q->x * q->x + q->y * q->y + q->z * q->z + q->w * q->w), 1.0, 1e-4);
+            }
+            for (uint32_t w = 0; w < clip->weight_track_count; w++) {
+                float wa[OSSA_MAX_COMPONENTS], wb[OSSA_MAX_COMPONENTS];
+                uint32_t k = clip->weight_tracks[w].weights.components;
+                ossa_clip_sample_weights(clip, w, t, loop, OSSA_LOOKUP_LINEAR, NULL, wa);
+                ossa_clip_sample_weights(clip, w, t, loop, OSSA_LOOKUP_CURSOR, cursors, wb);
+                assert_memory_equal(wa, wb, k * sizeof(float));
+            }
+        }
+        /* Clamped at the end: each present track gives its last key exactly. */
+        ossa_clip_sample(clip, clip->end, false, OSSA_LOOKUP_DEFAULT, NULL, asset->skeleton->rest, a, n);
+        for (uint32_t i = 0; i < clip->track_count; i++) {
+            const ossa_transform_track *tt = &clip->tracks[i];
+            if (tt->joint >= n) continue;
+            const ossa_track *parts[3] = {&tt->translation, &tt->rotation, &tt->scale};
+            const float *got[3] = {&a[tt->joint].translation.x, &a[tt->joint].rotation.x, &a[tt->joint].scale.x};
+            for (int k = 0; k < 3; k++) {
+                const ossa_track *tr = parts[k];
+                if (!tr->key_count) continue;
+                size_t per = tr->interp == OSSA_INTERP_CUBIC ? 3 : 1, mid = tr->interp == OSSA_INTERP_CUBIC ? 1 : 0;
+                const float *last = tr->values + ((tr->key_count - 1) * per + mid) * tr->components;
+                assert_memory_equal(got[k], last, tr->components * sizeof(float));
+            }
+        }
+        free(cursors);
+    }
+    free(a);
+    free(b);
+    free(c);
+    free(d);
+    ossa_asset_destroy(asset);
+}
+
+static void asset_woman(void **state) { (void)state; check_asset_clips("Woman/Woman.gltf"); }
+static void asset_interpolation_test(void **state) { (void)state; check_asset_clips("interpolation_test/interpolation_test.gltf"); }
+static void asset_box_animated(void **state) { (void)state; check_asset_clips("box_animated/box_animated.gltf"); }
+static void asset_morph_cube(void **state) { (void)state; check_asset_clips("AnimatedMorphCube/AnimatedMorphCube.gltf"); }
+
 typedef struct counter { int allocs, frees; } counter;
 static void *count_alloc(size_t n, void *u) { ((counter *)u)->allocs++; return malloc(n); }
 static void count_free(void *p, void *u) { ((counter *)u)->frees++; free(p); }
@@ -383,6 +462,10 @@ int main(void) {
         cmocka_unit_test(remap_drops_and_resorts),
         cmocka_unit_test(garbage_descs),
         cmocka_unit_test(one_allocation),
+        cmocka_unit_test(asset_woman),
+        cmocka_unit_test(asset_interpolation_test),
+        cmocka_unit_test(asset_box_animated),
+        cmocka_unit_test(asset_morph_cube),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
 }
