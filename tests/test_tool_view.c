@@ -1,0 +1,167 @@
+/* `ossa view` (tools/ossa/cmd_view.c) under Xvfb: the window opens (GLFW, GL 3.3
+ * core, Mesa software rendering), plays the clip, and `--frames N --screenshot`
+ * saves a PNG showing the character. Skipped with a reason without xvfb-run.
+ * The PNG is read with libpng opened at run time (the tests do not link it). */
+#include "test_support.h"
+
+#include <dlfcn.h>
+#include <math.h>
+#include <png.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+typedef int (*png_begin_fn)(png_imagep, const char *);
+typedef int (*png_finish_fn)(png_imagep, png_const_colorp, void *, png_int_32, void *);
+typedef void (*png_free_fn)(png_imagep);
+
+static void *png_symbol(const char *name) {
+    static const char *const libs[] = {"libpng16.so.16", "libpng16.so", "libpng.so", NULL};
+    for (int i = 0; libs[i]; i++) {
+        void *h = dlopen(libs[i], RTLD_NOW | RTLD_GLOBAL);
+        void *s = h ? dlsym(h, name) : NULL;
+        if (s) return s;
+    }
+    return NULL;
+}
+
+/* RGBA8 pixels (malloc'd) or NULL with a skip message when libpng is unavailable. */
+static uint8_t *read_png(const char *path, uint32_t *w, uint32_t *h) {
+    void *b = png_symbol("png_image_begin_read_from_file"), *f = png_symbol("png_image_finish_read");
+    void *fr = png_symbol("png_image_free");
+    if (!b || !f || !fr) {
+        printf("[  SKIP    ] libpng cannot be loaded at run time\n");
+        return NULL;
+    }
+    png_begin_fn begin;
+    png_finish_fn finish;
+    png_free_fn pfree;
+    memcpy(&begin, &b, sizeof b);
+    memcpy(&finish, &f, sizeof f);
+    memcpy(&pfree, &fr, sizeof fr);
+    png_image im;
+    memset(&im, 0, sizeof im);
+    im.version = PNG_IMAGE_VERSION;
+    if (!begin(&im, path)) fail_msg("%s: not a readable PNG: %s", path, im.message);
+    im.format = PNG_FORMAT_RGBA;
+    uint8_t *px = malloc((size_t)im.width * im.height * 4);
+    assert_non_null(px);
+    if (!finish(&im, NULL, px, 0, NULL)) fail_msg("%s: PNG decode failed: %s", path, im.message);
+    *w = im.width;
+    *h = im.height;
+    pfree(&im);
+    return px;
+}
+
+/* Share of pixels differing from the top-left (background) pixel by more than 24 in a channel. */
+static double coverage(const uint8_t *p, uint32_t w, uint32_t h) {
+    size_t n = (size_t)w * h, hit = 0;
+    for (size_t i = 0; i < n; i++)
+        for (int c = 0; c < 3; c++)
+            if (abs((int)p[i * 4 + c] - (int)p[c]) > 24) {
+                hit++;
+                break;
+            }
+    return (double)hit / (double)n;
+}
+
+static bool have_xvfb(void) {
+    if (!ot_tool()) {
+        printf("[  SKIP    ] OSSA_TOOL is not set: the ossa tool was not built\n");
+        return false;
+    }
+    if (ot_run("command -v xvfb-run > /dev/null 2>&1", NULL) != 0) {
+        printf("[  SKIP    ] xvfb-run is not installed: cannot open a window for ossa view\n");
+        return false;
+    }
+    return true;
+}
+
+/* Runs `ossa view ARGS` under Xvfb with Mesa's software renderer; returns the exit status. */
+static int run_view(const char *args, char **out) {
+    char cmd[16384];
+    snprintf(cmd, sizeof cmd,
+             "LIBGL_ALWAYS_SOFTWARE=1 xvfb-run -a -s \"-screen 0 640x480x24\" \"%s\" view %s", ot_tool(), args);
+    return ot_run(cmd, out);
+}
+
+static void screenshot_shows_the_character(void **state) {
+    (void)state;
+    if (!have_xvfb()) skip();
+    char path[4096], args[8192], *out = NULL;
+    snprintf(path, sizeof path, "%s", ot_tmp("view_demo.png"));
+    remove(path);
+    snprintf(args, sizeof args, "--frames 10 --screenshot '%s'", path);
+    assert_int_equal(run_view(args, &out), 0);
+    /* the clip list is printed */
+    assert_non_null(strstr(out, "walk"));
+    assert_non_null(strstr(out, "wave"));
+    free(out);
+    uint32_t w = 0, h = 0;
+    uint8_t *px = read_png(path, &w, &h);
+    if (!px) skip();
+    assert_int_equal(w, 640);
+    assert_int_equal(h, 480);
+    double cov = coverage(px, w, h);
+    if (cov < 0.03 || cov > 0.70) fail_msg("the character covers %.1f%% of the window", cov * 100);
+    free(px);
+}
+
+static void playback_advances(void **state) {
+    (void)state;
+    if (!have_xvfb()) skip();
+    uint8_t *px[2];
+    uint32_t w[2], h[2];
+    const int frames[2] = {2, 20}; /* 1/60 s steps: 0.3 s of walk between them */
+    for (int i = 0; i < 2; i++) {
+        char name[64], path[4096], args[8192];
+        snprintf(name, sizeof name, "view_frames_%d.png", frames[i]);
+        snprintf(path, sizeof path, "%s", ot_tmp(name));
+        snprintf(args, sizeof args, "demo --size 200x200 --frames %d --screenshot '%s' > /dev/null", frames[i], path);
+        assert_int_equal(run_view(args, NULL), 0);
+        px[i] = read_png(path, &w[i], &h[i]);
+        if (!px[i]) skip();
+        assert_int_equal(w[i], 200);
+        assert_int_equal(h[i], 200);
+    }
+    size_t changed = 0;
+    for (size_t i = 0; i < (size_t)200 * 200; i++)
+        for (int c = 0; c < 3; c++)
+            if (abs((int)px[0][i * 4 + c] - (int)px[1][i * 4 + c]) > 24) {
+                changed++;
+                break;
+            }
+    assert_true(changed > 200); /* > 0.5% of the pixels moved */
+    free(px[0]);
+    free(px[1]);
+}
+
+static void options_and_errors(void **state) {
+    (void)state;
+    if (!have_xvfb()) skip();
+    char path[4096], args[8192];
+    snprintf(path, sizeof path, "%s", ot_tmp("view_wave.png"));
+    snprintf(args, sizeof args, "--clip wave --cpu --bones --size 160x120 --frames 30 --screenshot '%s' > /dev/null",
+             path);
+    assert_int_equal(run_view(args, NULL), 0);
+    uint32_t w = 0, h = 0;
+    uint8_t *px = read_png(path, &w, &h);
+    if (!px) skip();
+    assert_int_equal(w, 160);
+    assert_int_equal(h, 120);
+    double cov = coverage(px, w, h);
+    assert_true(cov > 0.03 && cov < 0.70);
+    free(px);
+    assert_int_equal(run_view("--frames 0 2>/dev/null", NULL), 2);
+    assert_int_equal(run_view("--bogus 2>/dev/null", NULL), 2);
+    assert_int_equal(run_view("--clip nope --frames 1 2>/dev/null", NULL), 1);
+}
+
+int main(void) {
+    const struct CMUnitTest tests[] = {
+        cmocka_unit_test(screenshot_shows_the_character),
+        cmocka_unit_test(playback_advances),
+        cmocka_unit_test(options_and_errors),
+    };
+    return cmocka_run_group_tests(tests, NULL, NULL);
+}
