@@ -199,6 +199,50 @@ static void out_of_memory_leaks_nothing(void **state) {
     }
 }
 
+/* Real skins: the rebuilt bind pose reproduces every skin joint's world bind matrix,
+ * i.e. model(bind) * IBM = identity (relative to the matrix scale). */
+static void check_bind_pose(const char *relative) {
+    const char *path = ot_asset(relative);
+    if (!path) {
+        skip();
+        return;
+    }
+    ossa_asset *asset = NULL;
+    ossa_diagnostic diag;
+    assert_int_equal(ossa_gltf_load_file(path, NULL, &asset, &diag), OSSA_OK);
+    const ossa_skeleton *sk = asset->skeleton;
+    assert_true(sk->skin_count > 0);
+    ossa_mat4 *model = malloc(sizeof *model * sk->joint_count);
+    assert_int_equal(ossa_pose_to_model(sk->bind, sk->parents, sk->joint_count, model), OSSA_OK);
+    for (uint32_t k = 0; k < sk->skin_count; k++) {
+        const ossa_skin *skin = &sk->skins[k];
+        for (uint32_t i = 0; i < skin->joint_count; i++) {
+            /* First skin naming a joint defines its bind; later skins may disagree. */
+            bool first = true;
+            for (uint32_t k2 = 0; k2 < k && first; k2++)
+                for (uint32_t i2 = 0; i2 < sk->skins[k2].joint_count; i2++)
+                    if (sk->skins[k2].joints[i2] == skin->joints[i]) first = false;
+            if (!first) continue;
+            ossa_mat4 world;
+            assert_true(ossa_mat4_inverse(&skin->inverse_bind[i], &world));
+            const ossa_mat4 *m = &model[skin->joints[i]];
+            double scale = 1;
+            for (int e = 0; e < 16; e++) scale = fmax(scale, fabs(world.m[e]));
+            for (int e = 0; e < 16; e++) ot_assert_near(m->m[e], world.m[e], 2e-4 * scale);
+        }
+    }
+    free(model);
+    ossa_asset_destroy(asset);
+}
+
+static void bind_pose_woman(void **state) { (void)state; check_bind_pose("Woman/Woman.gltf"); }
+static void bind_pose_simple_skin(void **state) { (void)state; check_bind_pose("simple_skin/simple_skin.gltf"); }
+static void bind_pose_rigged_simple(void **state) { (void)state; check_bind_pose("rigged_simple/rigged_simple.gltf"); }
+static void bind_pose_generator(void **state) {
+    (void)state;
+    check_bind_pose("glTF-Asset-Generator/Positive/Animation_Skin/Animation_Skin_01.gltf");
+}
+
 /* ---- reorder then sample == sample then reorder ---- */
 
 static void random_track(uint64_t *s, ossa_track *t, float *times, float *values, ossa_track_kind kind, uint32_t comps) {
@@ -308,6 +352,10 @@ int main(void) {
         cmocka_unit_test(create_rejects_bad_input),
         cmocka_unit_test(uses_the_given_allocator),
         cmocka_unit_test(out_of_memory_leaks_nothing),
+        cmocka_unit_test(bind_pose_woman),
+        cmocka_unit_test(bind_pose_simple_skin),
+        cmocka_unit_test(bind_pose_rigged_simple),
+        cmocka_unit_test(bind_pose_generator),
         cmocka_unit_test(reorder_then_sample_equals_sample_then_reorder),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
