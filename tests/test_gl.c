@@ -56,9 +56,15 @@ typedef struct gen {
     ossa_mat4 *palette, *model, *inverse_bind;
     ossa_dual_quat *dq;
     uint32_t joint_count;
+    const float *morph_weights; /* mesh.target_count weights, or NULL */
 } gen;
 
 static void gen_free(gen *g) {
+    for (uint32_t t = 0; t < g->mesh.target_count; t++) {
+        free(g->mesh.targets[t].positions);
+        free(g->mesh.targets[t].normals);
+    }
+    free(g->mesh.targets);
     free(g->mesh.positions);
     free(g->mesh.normals);
     free(g->mesh.joints);
@@ -205,6 +211,9 @@ static void ref_dqs(const ossa_mesh *m, const ossa_dual_quat *dq, double *out_p,
             out_p[v * 3 + i] = R[i * 3] * p[0] + R[i * 3 + 1] * p[1] + R[i * 3 + 2] * p[2] + t[i];
             out_n[v * 3 + i] = R[i * 3] * n[0] + R[i * 3 + 1] * n[1] + R[i * 3 + 2] * n[2];
         }
+        double nl = sqrt(out_n[v * 3] * out_n[v * 3] + out_n[v * 3 + 1] * out_n[v * 3 + 1] +
+                         out_n[v * 3 + 2] * out_n[v * 3 + 2]);
+        for (int i = 0; i < 3; i++) out_n[v * 3 + i] /= nl;
     }
 }
 
@@ -242,14 +251,38 @@ static const char *variant_name(ossa_gl_skinning s) {
 /* Skins g with variant s on the GPU and checks it against the double reference and
  * ossa's CPU kernel (LBS or DQS), positions within REL_TOL * diagonal. */
 static void check_variant(gen *g, ossa_gl_skinning s) {
-    const ossa_mesh *m = &g->mesh;
-    uint32_t n = m->vertex_count;
+    const ossa_mesh *src = &g->mesh;
+    uint32_t n = src->vertex_count;
+    /* With morph weights: the references skin the morphed mesh (morphed here in double,
+     * and on the CPU with ossa_morph_apply); the GPU morphs in its vertex shader. */
+    ossa_mesh morphed = *src, cpu_morphed = *src;
+    float *mp = NULL, *mn = NULL, *cmp = NULL, *cmn = NULL;
+    if (g->morph_weights) {
+        mp = malloc(sizeof(float) * 3 * n), mn = malloc(sizeof(float) * 3 * n);
+        cmp = malloc(sizeof(float) * 3 * n), cmn = malloc(sizeof(float) * 3 * n);
+        assert_true(mp && mn && cmp && cmn);
+        for (size_t i = 0; i < (size_t)n * 3; i++) {
+            double p = src->positions[i], q = src->normals[i];
+            for (uint32_t t = 0; t < src->target_count; t++) {
+                double w = g->morph_weights[t];
+                if (src->targets[t].positions) p += w * src->targets[t].positions[i];
+                if (src->targets[t].normals) q += w * src->targets[t].normals[i];
+            }
+            mp[i] = (float)p, mn[i] = (float)q;
+        }
+        morphed.positions = mp, morphed.normals = mn;
+        assert_int_equal(ossa_morph_apply(src, g->morph_weights, 0, n, cmp, cmn), OSSA_OK);
+        cpu_morphed.positions = cmp, cpu_morphed.normals = cmn;
+    }
+    const ossa_mesh *m = &morphed;
     double *ref_p = malloc(sizeof(double) * 3 * n), *ref_n = malloc(sizeof(double) * 3 * n);
     float *gpu_p = malloc(sizeof(float) * 3 * n), *gpu_n = malloc(sizeof(float) * 3 * n);
     float *cpu_p = malloc(sizeof(float) * 3 * n), *cpu_n = malloc(sizeof(float) * 3 * n);
     assert_true(ref_p && ref_n && gpu_p && gpu_n && cpu_p && cpu_n);
     bool dqs = s == OSSA_GL_SKIN_DUAL_QUAT;
-    if (dqs)
+    if (s == OSSA_GL_SKIN_NONE)
+        for (size_t i = 0; i < (size_t)n * 3; i++) ref_p[i] = m->positions[i], ref_n[i] = m->normals[i];
+    else if (dqs)
         ref_dqs(m, g->dq, ref_p, ref_n);
     else if (s == OSSA_GL_SKIN_POSE_AND_IBM)
         ref_lbs(m, g->model, g->inverse_bind, ref_p, ref_n);
@@ -260,12 +293,17 @@ static void check_variant(gen *g, ossa_gl_skinning s) {
     job.begin = 0, job.end = n, job.influences = m->influences;
     job.joints = m->joints, job.weights = m->weights;
     job.palette = g->palette, job.palette_count = g->joint_count;
-    job.positions = m->positions, job.normals = m->normals;
+    job.positions = cpu_morphed.positions, job.normals = cpu_morphed.normals;
     job.out_positions = cpu_p, job.out_normals = cpu_n;
-    assert_int_equal(dqs ? ossa_skin_dqs(&job, g->dq) : ossa_skin_lbs(&job, OSSA_SKIN_KERNEL_SCALAR), OSSA_OK);
+    if (s == OSSA_GL_SKIN_NONE) {
+        memcpy(cpu_p, cpu_morphed.positions, sizeof(float) * 3 * n);
+        memcpy(cpu_n, cpu_morphed.normals, sizeof(float) * 3 * n);
+    } else {
+        assert_int_equal(dqs ? ossa_skin_dqs(&job, g->dq) : ossa_skin_lbs(&job, OSSA_SKIN_KERNEL_SCALAR), OSSA_OK);
+    }
 
     ossa_gl_mesh *gm = NULL;
-    assert_int_equal(ossa_gl_mesh_create(m, &gm), OSSA_OK);
+    assert_int_equal(ossa_gl_mesh_create(src, &gm), OSSA_OK);
     assert_int_equal(ossa_gl_mesh_vertex_count(gm), n);
     ossa_gl_draw_desc d = {0};
     d.skinning = s;
@@ -274,28 +312,30 @@ static void check_variant(gen *g, ossa_gl_skinning s) {
     d.model = g->model;
     d.inverse_bind = g->inverse_bind;
     d.dual_quats = g->dq;
+    d.morph_weights = g->morph_weights;
     assert_int_equal(ossa_gl_skin_readback(g_renderer, gm, &d, gpu_p, gpu_n), OSSA_OK);
     ossa_gl_mesh_destroy(gm);
 
     double diag = diagonal_d(ref_p, n);
     double e_ref = max_err_fd(gpu_p, ref_p, n) / diag, e_cpu = max_err_ff(gpu_p, cpu_p, n) / diag;
     double e_nrm = max_err_fd(gpu_n, ref_n, n), e_nrm_cpu = max_err_ff(gpu_n, cpu_n, n);
-    printf("[   INFO   ] %-15s %u infl %4u joints %5u verts: pos err/diag %.2e (ref) %.2e (cpu), normal err %.2e (ref) "
+    printf("[   INFO   ] %-15s %u infl %4u joints %5u verts %2u targets: pos err/diag %.2e (ref) %.2e (cpu), normal err %.2e (ref) "
            "%.2e (cpu)\n",
-           variant_name(s), m->influences, g->joint_count, n, e_ref, e_cpu, e_nrm, e_nrm_cpu);
+           variant_name(s), m->influences, g->joint_count, n, g->morph_weights ? src->target_count : 0, e_ref, e_cpu, e_nrm, e_nrm_cpu);
     assert_true(e_ref <= REL_TOL);
     assert_true(e_cpu <= REL_TOL);
     /* Normals are unit vectors (size 1): same relative bound. */
     assert_true(e_nrm <= 1e-4);
     assert_true(e_nrm_cpu <= 1e-4);
     /* Unweighted vertices keep their bind position exactly. */
-    for (uint32_t v = 0; v < n; v++) {
+    for (uint32_t v = 0; v < n && !g->morph_weights; v++) {
         float wsum = 0;
         for (uint32_t i = 0; i < m->influences; i++) wsum += m->weights[v * m->influences + i];
         if (wsum == 0)
             for (int c = 0; c < 3; c++) assert_true(gpu_p[v * 3 + c] == m->positions[v * 3 + c]);
     }
     free(ref_p), free(ref_n), free(gpu_p), free(gpu_n), free(cpu_p), free(cpu_n);
+    free(mp), free(mn), free(cmp), free(cmn);
 }
 
 static void run_generated(ossa_gl_skinning s, uint64_t seed, uint32_t vertices, uint32_t influences, uint32_t joints,
@@ -337,6 +377,50 @@ static void dual_quat_4_and_8(void **state) {
     NEED_GL();
     run_generated(OSSA_GL_SKIN_DUAL_QUAT, 8, 1500, 4, 100, 0.0f);
     run_generated(OSSA_GL_SKIN_DUAL_QUAT, 9, 1500, 8, 128, 0.0f);
+}
+
+/* Morph targets in the vertex shader, before skinning: 70 targets (so the texture has
+ * several rows), some without position or normal deltas, 40 of them active; then more
+ * active targets than OSSA_GL_MAX_ACTIVE_MORPHS is UNSUPPORTED. */
+static void morph_targets_then_skinning(void **state) {
+    (void)state;
+    NEED_GL();
+    gen g;
+    gen_make(&g, 13, 900, 4, 40, 2.0f, 0.25f);
+    uint64_t rng = 99;
+    uint32_t nt = 70, n = g.mesh.vertex_count;
+    g.mesh.target_count = nt;
+    g.mesh.targets = calloc(nt, sizeof(ossa_morph_target));
+    float weights[70];
+    assert_non_null(g.mesh.targets);
+    for (uint32_t t = 0; t < nt; t++) {
+        if (t % 7 != 3) g.mesh.targets[t].positions = malloc(sizeof(float) * 3 * n);
+        if (t % 5 != 2) g.mesh.targets[t].normals = malloc(sizeof(float) * 3 * n);
+        for (size_t i = 0; i < (size_t)n * 3; i++) {
+            if (g.mesh.targets[t].positions) g.mesh.targets[t].positions[i] = ot_rand_float(&rng, -0.5f, 0.5f);
+            if (g.mesh.targets[t].normals) g.mesh.targets[t].normals[i] = ot_rand_float(&rng, -0.3f, 0.3f);
+        }
+        weights[t] = (t % 7 < 4) ? ot_rand_float(&rng, -0.5f, 1.0f) : 0.0f;
+    }
+    g.morph_weights = weights;
+    check_variant(&g, OSSA_GL_SKIN_NONE);
+    check_variant(&g, OSSA_GL_SKIN_PALETTE_TEXTURE);
+    check_variant(&g, OSSA_GL_SKIN_POSE_AND_IBM);
+    check_variant(&g, OSSA_GL_SKIN_DUAL_QUAT);
+    /* All 70 active: over the limit. */
+    for (uint32_t t = 0; t < nt; t++) weights[t] = 0.01f;
+    ossa_gl_mesh *gm = NULL;
+    assert_int_equal(ossa_gl_mesh_create(&g.mesh, &gm), OSSA_OK);
+    float *out = malloc(sizeof(float) * 3 * n);
+    assert_non_null(out);
+    ossa_gl_draw_desc d = {.skinning = OSSA_GL_SKIN_NONE, .morph_weights = weights};
+    assert_int_equal(ossa_gl_skin_readback(g_renderer, gm, &d, out, NULL), OSSA_ERROR_UNSUPPORTED);
+    d.morph_weights = NULL; /* no morphing: the base mesh */
+    assert_int_equal(ossa_gl_skin_readback(g_renderer, gm, &d, out, NULL), OSSA_OK);
+    assert_memory_equal(out, g.mesh.positions, sizeof(float) * 3 * n);
+    free(out);
+    ossa_gl_mesh_destroy(gm);
+    gen_free(&g);
 }
 
 /* q and -q are the same rotation: negating half of the dual quaternions must not
@@ -600,6 +684,7 @@ int main(void) {
         cmocka_unit_test(palette_texture_many_joints),
         cmocka_unit_test(dual_quat_4_and_8),
         cmocka_unit_test(dual_quat_hemisphere),
+        cmocka_unit_test(morph_targets_then_skinning),
         cmocka_unit_test(rigid_and_update),
         cmocka_unit_test(invalid_arguments),
         cmocka_unit_test(woman_asset_all_variants),

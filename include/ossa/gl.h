@@ -5,8 +5,16 @@
  * on no graphics API; link ossa::ossa_gl for this header.
  * Skinning variants (the seed's): pose + inverse-bind uniform arrays, one
  * pre-multiplied palette uniform array, the palette in an RGBA32F texture (any
- * joint count), and dual quaternions. Joint indices are integer attributes.
- * Objects are owned by the caller and must be destroyed with the context current. */
+ * joint count), and dual quaternions. Joint indices are integer attributes
+ * (uvec4 for influences 0-3, a second uvec4/vec4 pair for 4-7). Morph targets
+ * (position and normal deltas) are applied in the vertex shader before skinning,
+ * from an RGBA32F texture uploaded with the mesh; up to OSSA_GL_MAX_ACTIVE_MORPHS
+ * targets may have a non-zero weight per draw.
+ * Objects are owned by the caller and must be destroyed with the context current.
+ * Draw calls change the bound program, VAO, active texture (units 0 and 1) and, for
+ * readback, the transform feedback buffer bindings; depth test, polygon mode and
+ * rasterizer discard are restored. A current context is required by every call.
+ * Errors: GL failures return OSSA_ERROR_GL and print a message to stderr. */
 #ifndef OSSA_GL_H
 #define OSSA_GL_H
 
@@ -27,12 +35,14 @@ typedef enum ossa_gl_skinning {
 } ossa_gl_skinning;
 
 #define OSSA_GL_MAX_UNIFORM_JOINTS 128 /* uniform-array variants; the texture variant has no limit */
+#define OSSA_GL_MAX_ACTIVE_MORPHS 64   /* morph targets with a non-zero weight in one draw */
 
 typedef struct ossa_gl_mesh ossa_gl_mesh;
 typedef struct ossa_gl_renderer ossa_gl_renderer;
 
-/* Uploads a mesh (positions, normals, joints, weights, indices) to GL buffers.
- * Needs a current GL 3.3+ core context. Morph targets, tangents and UVs are ignored. */
+/* Uploads a mesh (positions, normals, joints, weights, indices, morph target deltas)
+ * to GL buffers and textures. Needs a current GL 3.3+ core context. Tangents and UVs
+ * are ignored. LIMIT when the morph deltas exceed the largest texture. */
 ossa_result ossa_gl_mesh_create(const ossa_mesh *mesh, ossa_gl_mesh **out);
 void ossa_gl_mesh_destroy(ossa_gl_mesh *mesh);
 /* Replaces positions/normals (vertex_count * 3 floats each; normals may be NULL),
@@ -59,6 +69,10 @@ typedef struct ossa_gl_draw_desc {
     const ossa_dual_quat *dual_quats;/* DUAL_QUAT: joint_count */
     float color[4];                  /* base colour; all zero = light grey */
     bool wireframe;
+    /* Morph weights, the mesh's target_count of them, or NULL for none:
+     * p = base + Σ wₜ δₜ (normals likewise) before skinning, as ossa_morph_apply.
+     * More than OSSA_GL_MAX_ACTIVE_MORPHS non-zero weights: UNSUPPORTED. */
+    const float *morph_weights;
 } ossa_gl_draw_desc;
 
 /* Draws the mesh (model space = world space) lit by a fixed directional light plus

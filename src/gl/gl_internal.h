@@ -21,11 +21,18 @@ enum {
 #define OSSA__GL_PALETTE_ROW_TEXELS 1024
 #define OSSA__GL_PALETTE_ROW_JOINTS (OSSA__GL_PALETTE_ROW_TEXELS / 4)
 
+/* Morph texture layout: texel (t * vertex_count + v) * 2 holds target t's position
+ * delta of vertex v (xyz, w unused), the next texel its normal delta; rows of
+ * OSSA__GL_MORPH_ROW_TEXELS texels. */
+#define OSSA__GL_MORPH_ROW_TEXELS 1024
+
 struct ossa_gl_mesh {
     GLuint vao;
     GLuint positions, normals, joints, weights, indices; /* buffer objects (0 = absent) */
+    GLuint morph_tex;     /* RGBA32F deltas, 0 without targets */
     uint32_t vertex_count, index_count, influences;
     uint32_t joint_limit; /* 1 + largest joint index (0 when rigid) */
+    uint32_t target_count;
 };
 
 /* GLSL sources (src/gl/shaders.c). The skinning vertex shader is compiled once per

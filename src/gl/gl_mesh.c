@@ -2,6 +2,7 @@
 #include <stdarg.h>
 #include <stdio.h>
 #include <stdlib.h>
+#include <string.h>
 
 #include "gl_internal.h"
 
@@ -34,6 +35,44 @@ static void attach_normals(ossa_gl_mesh *m) {
     glBindBuffer(GL_ARRAY_BUFFER, m->normals);
     glVertexAttribPointer(OSSA__GL_ATTR_NORMAL, 3, GL_FLOAT, GL_FALSE, 12, (const void *)0);
     glEnableVertexAttribArray(OSSA__GL_ATTR_NORMAL);
+}
+
+/* Packs the morph deltas into an RGBA32F texture (layout in gl_internal.h). */
+static ossa_result upload_morphs(ossa_gl_mesh *m, const ossa_mesh *mesh) {
+    if (!mesh->targets) return OSSA_ERROR_INVALID_ARGUMENT;
+    GLint max_size = 0;
+    glGetIntegerv(GL_MAX_TEXTURE_SIZE, &max_size);
+    size_t texels = (size_t)mesh->target_count * mesh->vertex_count * 2;
+    size_t rows = (texels + OSSA__GL_MORPH_ROW_TEXELS - 1) / OSSA__GL_MORPH_ROW_TEXELS;
+    if (max_size < OSSA__GL_MORPH_ROW_TEXELS || rows > (size_t)max_size || texels > (size_t)INT32_MAX) {
+        ossa__gl_log("ossa_gl_mesh_create: %u morph targets x %u vertices exceed the largest texture",
+                     (unsigned)mesh->target_count, (unsigned)mesh->vertex_count);
+        return OSSA_ERROR_LIMIT;
+    }
+    float *data = calloc(rows * OSSA__GL_MORPH_ROW_TEXELS, 4 * sizeof(float));
+    if (!data) return OSSA_ERROR_OUT_OF_MEMORY;
+    for (uint32_t t = 0; t < mesh->target_count; t++) {
+        const ossa_morph_target *mt = &mesh->targets[t];
+        for (uint32_t v = 0; v < mesh->vertex_count; v++) {
+            float *texel = data + (((size_t)t * mesh->vertex_count + v) * 2) * 4;
+            if (mt->positions) memcpy(texel, mt->positions + (size_t)v * 3, 12);
+            if (mt->normals && mesh->normals) memcpy(texel + 4, mt->normals + (size_t)v * 3, 12);
+        }
+    }
+    glGenTextures(1, &m->morph_tex);
+    glBindTexture(GL_TEXTURE_2D, m->morph_tex);
+    glTexParameteri(GL_TEXTURE_2D, GL_TEXTURE_MIN_FILTER, GL_NEAREST);
+    glTexParameteri(GL_TEXTURE_2D, GL_TEXTURE_MAG_FILTER, GL_NEAREST);
+    glTexParameteri(GL_TEXTURE_2D, GL_TEXTURE_MAX_LEVEL, 0);
+    GLint unpack_buffer = 0;
+    glGetIntegerv(GL_PIXEL_UNPACK_BUFFER_BINDING, &unpack_buffer);
+    if (unpack_buffer) glBindBuffer(GL_PIXEL_UNPACK_BUFFER, 0);
+    glTexImage2D(GL_TEXTURE_2D, 0, GL_RGBA32F, OSSA__GL_MORPH_ROW_TEXELS, (GLsizei)rows, 0, GL_RGBA, GL_FLOAT, data);
+    if (unpack_buffer) glBindBuffer(GL_PIXEL_UNPACK_BUFFER, (GLuint)unpack_buffer);
+    glBindTexture(GL_TEXTURE_2D, 0);
+    free(data);
+    m->target_count = mesh->target_count;
+    return OSSA_OK;
 }
 
 ossa_result ossa_gl_mesh_create(const ossa_mesh *mesh, ossa_gl_mesh **out) {
@@ -83,6 +122,14 @@ ossa_result ossa_gl_mesh_create(const ossa_mesh *mesh, ossa_gl_mesh **out) {
             glEnableVertexAttribArray(OSSA__GL_ATTR_WEIGHTS1);
         }
     }
+    if (mesh->target_count) {
+        ossa_result mr = upload_morphs(m, mesh);
+        if (mr != OSSA_OK) {
+            glBindVertexArray(0);
+            ossa_gl_mesh_destroy(m);
+            return mr;
+        }
+    }
     if (mesh->index_count)
         m->indices = make_buffer(GL_ELEMENT_ARRAY_BUFFER, (size_t)mesh->index_count * 4, mesh->indices,
                                  GL_STATIC_DRAW);
@@ -102,6 +149,7 @@ void ossa_gl_mesh_destroy(ossa_gl_mesh *m) {
     GLuint buffers[5] = {m->positions, m->normals, m->joints, m->weights, m->indices};
     glDeleteBuffers(5, buffers); /* zeros are ignored */
     if (m->vao) glDeleteVertexArrays(1, &m->vao);
+    if (m->morph_tex) glDeleteTextures(1, &m->morph_tex);
     free(m);
 }
 

@@ -12,6 +12,7 @@ typedef struct program {
     GLuint id;
     GLint view_proj, color, light_dir;
     GLint model, inverse_bind, palette, palette_tex, dual_quats;
+    GLint morph_tex, morph_count, morph_vertex_count, morph_targets, morph_weights;
     uint32_t max_joints;
 } program;
 
@@ -86,11 +87,16 @@ static ossa_result build_variant(ossa_gl_renderer *r, int v, GLint max_vec4) {
     uint32_t max_joints = OSSA_GL_MAX_UNIFORM_JOINTS;
     /* Room for the arrays next to view_proj and a few driver-internal uniforms. */
     uint32_t per_joint = v == OSSA_GL_SKIN_POSE_AND_IBM ? 8u : v == OSSA_GL_SKIN_PALETTE_UNIFORM ? 4u : 2u;
-    uint32_t room = max_vec4 > 16 ? ((uint32_t)max_vec4 - 16u) / per_joint : 1u;
+    /* vec4 slots besides the joint arrays: view_proj, morph arrays, scalars, driver use. */
+    uint32_t other = 4u + 2u * (OSSA_GL_MAX_ACTIVE_MORPHS / 4u) + 12u;
+    uint32_t room = max_vec4 > (GLint)other ? ((uint32_t)max_vec4 - other) / per_joint : 1u;
     if (room < max_joints) max_joints = room;
-    char defines[160];
-    snprintf(defines, sizeof defines, "#define OSSA_SKIN %d\n#define OSSA_MAX_JOINTS %u\n#define OSSA_ROW_TEXELS %d\n",
-             variant_define[v], (unsigned)max_joints, OSSA__GL_PALETTE_ROW_TEXELS);
+    char defines[256];
+    snprintf(defines, sizeof defines,
+             "#define OSSA_SKIN %d\n#define OSSA_MAX_JOINTS %u\n#define OSSA_ROW_TEXELS %d\n"
+             "#define OSSA_MAX_MORPHS %d\n#define OSSA_MORPH_ROW_TEXELS %d\n",
+             variant_define[v], (unsigned)max_joints, OSSA__GL_PALETTE_ROW_TEXELS, OSSA_GL_MAX_ACTIVE_MORPHS,
+             OSSA__GL_MORPH_ROW_TEXELS);
     const char *vs_src[3] = {"#version 330 core\n", defines, ossa__gl_skin_vs};
     const char *fs_src[1] = {ossa__gl_lit_fs};
     char what[64];
@@ -106,14 +112,18 @@ static ossa_result build_variant(ossa_gl_renderer *r, int v, GLint max_vec4) {
     p->palette = glGetUniformLocation(p->id, "u_palette");
     p->palette_tex = glGetUniformLocation(p->id, "u_palette_tex");
     p->dual_quats = glGetUniformLocation(p->id, "u_dual_quats");
+    p->morph_tex = glGetUniformLocation(p->id, "u_morph_tex");
+    p->morph_count = glGetUniformLocation(p->id, "u_morph_count");
+    p->morph_vertex_count = glGetUniformLocation(p->id, "u_morph_vertex_count");
+    p->morph_targets = glGetUniformLocation(p->id, "u_morph_targets");
+    p->morph_weights = glGetUniformLocation(p->id, "u_morph_weights");
     if (v == OSSA_GL_SKIN_NONE) max_joints = UINT32_MAX;
     if (v == OSSA_GL_SKIN_PALETTE_TEXTURE) max_joints = (uint32_t)r->max_texture_size * OSSA__GL_PALETTE_ROW_JOINTS;
     p->max_joints = max_joints;
-    if (p->palette_tex >= 0) {
-        glUseProgram(p->id);
-        glUniform1i(p->palette_tex, 0);
-        glUseProgram(0);
-    }
+    glUseProgram(p->id);
+    if (p->palette_tex >= 0) glUniform1i(p->palette_tex, 0);
+    if (p->morph_tex >= 0) glUniform1i(p->morph_tex, 1);
+    glUseProgram(0);
     return OSSA_OK;
 }
 
@@ -234,7 +244,28 @@ static ossa_result bind_skinning(ossa_gl_renderer *r, const ossa_gl_mesh *m, con
                                                    : d->palette != NULL;
         if (!have) return OSSA_ERROR_INVALID_ARGUMENT;
     }
+    /* Active morph targets (non-zero weights), padded to whole vec4s. */
+    GLint morph_targets[OSSA_GL_MAX_ACTIVE_MORPHS] = {0};
+    GLfloat morph_weights[OSSA_GL_MAX_ACTIVE_MORPHS] = {0};
+    GLint morph_count = 0;
+    if (d->morph_weights && m->target_count) {
+        for (uint32_t t = 0; t < m->target_count; t++) {
+            if (d->morph_weights[t] == 0.0f) continue;
+            if (morph_count == OSSA_GL_MAX_ACTIVE_MORPHS) return OSSA_ERROR_UNSUPPORTED;
+            morph_targets[morph_count] = (GLint)t;
+            morph_weights[morph_count++] = d->morph_weights[t];
+        }
+    }
     glUseProgram(p->id);
+    glUniform1i(p->morph_count, morph_count);
+    if (morph_count) {
+        glUniform1i(p->morph_vertex_count, (GLint)m->vertex_count);
+        glUniform4iv(p->morph_targets, (morph_count + 3) / 4, morph_targets);
+        glUniform4fv(p->morph_weights, (morph_count + 3) / 4, morph_weights);
+        glActiveTexture(GL_TEXTURE1);
+        glBindTexture(GL_TEXTURE_2D, m->morph_tex);
+        glActiveTexture(GL_TEXTURE0);
+    }
     GLsizei n = (GLsizei)d->joint_count;
     if (s != OSSA_GL_SKIN_NONE && m->influences && n > 0) {
         switch (s) {

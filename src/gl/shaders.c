@@ -1,5 +1,6 @@
 /* GLSL 330 core sources for ossa_gl. The renderer prepends "#version 330 core" and
  * the variant defines (see gl_internal.h). Math matches the CPU kernels (skin.h):
+ * morphs p = base + Σ wₜ δₜ (normals likewise, not renormalised) first, then
  * LBS p' = (Σ wᵢ Mᵢ) p, n' = normalize(Σ wᵢ Mᵢ[3x3] n); DQS blends with the sign of
  * each real part flipped into the first influence's hemisphere; a vertex whose
  * weights sum to 0 keeps its bind position and normal. */
@@ -13,6 +14,11 @@ const char ossa__gl_skin_vs[] =
     "layout(location = 4) in uvec4 a_joints1;\n"
     "layout(location = 5) in vec4 a_weights1;\n"
     "uniform mat4 u_view_proj;\n"
+    "uniform sampler2D u_morph_tex;\n" /* see OSSA__GL_MORPH_ROW_TEXELS */
+    "uniform int u_morph_count;\n"
+    "uniform int u_morph_vertex_count;\n"
+    "uniform ivec4 u_morph_targets[OSSA_MAX_MORPHS / 4];\n"
+    "uniform vec4 u_morph_weights[OSSA_MAX_MORPHS / 4];\n"
     "out vec3 v_position;\n" /* skinned model-space position (transform feedback) */
     "out vec3 v_normal;\n"
     "\n"
@@ -52,6 +58,13 @@ const char ossa__gl_skin_vs[] =
     "\n"
     "void main() {\n"
     "    vec3 p = a_position, n = a_normal;\n"
+    "    for (int i = 0; i < u_morph_count; i++) {\n"
+    "        int texel = (u_morph_targets[i / 4][i % 4] * u_morph_vertex_count + gl_VertexID) * 2;\n"
+    "        float w = u_morph_weights[i / 4][i % 4];\n"
+    "        ivec2 c = ivec2(texel % OSSA_MORPH_ROW_TEXELS, texel / OSSA_MORPH_ROW_TEXELS);\n"
+    "        p += w * texelFetch(u_morph_tex, c, 0).xyz;\n"
+    "        n += w * texelFetch(u_morph_tex, c + ivec2(1, 0), 0).xyz;\n"
+    "    }\n"
     "#if OSSA_SKIN != 0\n"
     "    float wsum = dot(a_weights0, vec4(1.0)) + dot(a_weights1, vec4(1.0));\n"
     "    if (wsum != 0.0) {\n"
