@@ -250,6 +250,18 @@ static void lookups_agree_for_random_clips(void **state) {
             assert_memory_equal(a, c2, sizeof a);
             assert_memory_equal(a, e, sizeof a);
         }
+        /* Job form: three disjoint track ranges over a reference-filled pose equal one call. */
+        for (int p = 0; p < 20; p++) {
+            float tt = ot_rand_float(&s, clip->start - 1, clip->end + 1);
+            ossa_clip_sample(clip, tt, loop, OSSA_LOOKUP_BINARY, NULL, NULL, a, J);
+            for (uint32_t j = 0; j < J; j++) b[j] = ossa_transform_identity();
+            uint32_t cut1 = (uint32_t)(ot_rand_u64(&s) % (J + 1)), cut2 = (uint32_t)(ot_rand_u64(&s) % (J + 1));
+            if (cut1 > cut2) { uint32_t x = cut1; cut1 = cut2; cut2 = x; }
+            ossa_clip_sample_tracks(clip, tt, loop, OSSA_LOOKUP_TABLE, NULL, cut2, J + 5, b, J);
+            ossa_clip_sample_tracks(clip, tt, loop, OSSA_LOOKUP_TABLE, NULL, 0, cut1, b, J);
+            ossa_clip_sample_tracks(clip, tt, loop, OSSA_LOOKUP_CURSOR, cursors, cut1, cut2, b, J);
+            assert_memory_equal(a, b, sizeof a);
+        }
         ossa_clip_destroy(clip);
     }
 }

@@ -84,6 +84,13 @@ uint32_t ossa_clip_cursor_count(const ossa_clip *clip);
 float ossa_clip_sample(const ossa_clip *clip, float t, bool loop, ossa_lookup lookup, uint32_t *cursors,
                        const ossa_transform *reference, ossa_transform *out, uint32_t joint_count);
 
+/* Job form of ossa_clip_sample: samples only tracks [track_begin, track_end) (clamped to
+ * track_count) into the joints they drive, leaving every other joint of `out` untouched (the
+ * caller fills the reference pose once). Disjoint track ranges write disjoint joints, so
+ * threads may split a clip this way. Same cursors layout; returns the adjusted time. */
+float ossa_clip_sample_tracks(const ossa_clip *clip, float t, bool loop, ossa_lookup lookup, uint32_t *cursors,
+                              uint32_t track_begin, uint32_t track_end, ossa_transform *out, uint32_t joint_count);
+
 /* Samples weight track `index` at time t into out (weights.components floats). */
 float ossa_clip_sample_weights(const ossa_clip *clip, uint32_t index, float t, bool loop, ossa_lookup lookup,
                                uint32_t *cursors, float *out);

@@ -198,16 +198,12 @@ static inline void sample_at(const ossa_track *t, float ct, ossa_lookup lookup, 
     ossa__interpolate(t, k, ct, out, components);
 }
 
-float ossa_clip_sample(const ossa_clip *clip, float t, bool loop, ossa_lookup lookup, uint32_t *cursors,
-                       const ossa_transform *reference, ossa_transform *out, uint32_t joint_count) {
-    if (!clip || (!out && joint_count)) return 0.0f;
-    float ct = ossa__adjust_time(clip->start, clip->end, t, loop);
-    if (reference) memcpy(out, reference, (size_t)joint_count * sizeof(ossa_transform));
-    else
-        for (uint32_t j = 0; j < joint_count; j++) out[j] = ossa_transform_identity();
+/* Samples tracks [begin, end) at clip time ct into out (joints < joint_count only). */
+static void sample_tracks(const ossa_clip *clip, float ct, ossa_lookup lookup, uint32_t *cursors, uint32_t begin,
+                          uint32_t end, ossa_transform *out, uint32_t joint_count) {
     if (lookup == OSSA_LOOKUP_CURSOR && !cursors) lookup = OSSA_LOOKUP_DEFAULT;
     float v[4];
-    for (uint32_t i = 0; i < clip->track_count; i++) {
+    for (uint32_t i = begin; i < end; i++) {
         const ossa_transform_track *tt = &clip->tracks[i];
         if (tt->joint >= joint_count) continue;
         ossa_transform *o = &out[tt->joint];
@@ -225,6 +221,25 @@ float ossa_clip_sample(const ossa_clip *clip, float t, bool loop, ossa_lookup lo
             o->scale.x = v[0]; o->scale.y = v[1]; o->scale.z = v[2];
         }
     }
+}
+
+float ossa_clip_sample(const ossa_clip *clip, float t, bool loop, ossa_lookup lookup, uint32_t *cursors,
+                       const ossa_transform *reference, ossa_transform *out, uint32_t joint_count) {
+    if (!clip || (!out && joint_count)) return 0.0f;
+    float ct = ossa__adjust_time(clip->start, clip->end, t, loop);
+    if (reference) memcpy(out, reference, (size_t)joint_count * sizeof(ossa_transform));
+    else
+        for (uint32_t j = 0; j < joint_count; j++) out[j] = ossa_transform_identity();
+    sample_tracks(clip, ct, lookup, cursors, 0, clip->track_count, out, joint_count);
+    return ct;
+}
+
+float ossa_clip_sample_tracks(const ossa_clip *clip, float t, bool loop, ossa_lookup lookup, uint32_t *cursors,
+                              uint32_t track_begin, uint32_t track_end, ossa_transform *out, uint32_t joint_count) {
+    if (!clip || (!out && joint_count)) return 0.0f;
+    float ct = ossa__adjust_time(clip->start, clip->end, t, loop);
+    if (track_end > clip->track_count) track_end = clip->track_count;
+    if (track_begin < track_end) sample_tracks(clip, ct, lookup, cursors, track_begin, track_end, out, joint_count);
     return ct;
 }
 
