@@ -81,8 +81,8 @@ ossa_result ossa_morph_apply(const ossa_mesh *mesh, const float *weights, uint32
  * DQS uses the rigid part only (scale ignored) and normalises the blend, so weights
  * that do not sum to 1 do not scale the result there. */
 
-/* ossa_skin_dqs with a chosen kernel: AUTO (what ossa_skin_dqs uses), SCALAR, or AVX512
- * when available; DQS has no SSE/AVX2 kernel (UNSUPPORTED). */
+/* ossa_skin_dqs with a chosen kernel: AUTO (what ossa_skin_dqs uses), SCALAR, AVX2 or
+ * AVX512 when available; DQS has no SSE kernel (UNSUPPORTED). */
 ossa_result ossa_skin_dqs_with_kernel(const ossa_skin_job *job, const ossa_dual_quat *dq, ossa_skin_kernel kernel);
 
 /* Reference path (the seed's two-array variant, slow): skin matrix of joint j is

@@ -86,10 +86,12 @@ ossa_result ossa_skin_dqs_with_kernel(const ossa_skin_job *job, const ossa_dual_
     static const ossa_mat4 unused = {{0}};
     if (!job || !dq) return OSSA_ERROR_INVALID_ARGUMENT;
     if (kernel < OSSA_SKIN_KERNEL_AUTO || kernel > OSSA_SKIN_KERNEL_AVX512) return OSSA_ERROR_INVALID_ARGUMENT;
-    if (kernel == OSSA_SKIN_KERNEL_AUTO)
-        kernel = ossa_skin_kernel_available(OSSA_SKIN_KERNEL_AVX512) ? OSSA_SKIN_KERNEL_AVX512 : OSSA_SKIN_KERNEL_SCALAR;
-    else if (kernel != OSSA_SKIN_KERNEL_SCALAR && (kernel != OSSA_SKIN_KERNEL_AVX512 || !ossa_skin_kernel_available(kernel)))
+    if (kernel == OSSA_SKIN_KERNEL_AUTO) {
+        kernel = ossa_skin_kernel_best();
+        if (kernel == OSSA_SKIN_KERNEL_SSE) kernel = OSSA_SKIN_KERNEL_SCALAR; /* no SSE DQS kernel */
+    } else if (kernel == OSSA_SKIN_KERNEL_SSE || !ossa_skin_kernel_available(kernel)) {
         return OSSA_ERROR_UNSUPPORTED;
+    }
     ossa_skin_job j = *job;
     j.palette = &unused; /* job->palette is not used by DQS */
     ossa_result r = ossa_skin_job_validate(&j);
@@ -98,6 +100,7 @@ ossa_result ossa_skin_dqs_with_kernel(const ossa_skin_job *job, const ossa_dual_
     if (j.begin == j.end) return OSSA_OK;
     j = ossa__skin_job_resolve(&j);
     if (kernel == OSSA_SKIN_KERNEL_AVX512) ossa__skin_dqs_avx512(&j, dq);
+    else if (kernel == OSSA_SKIN_KERNEL_AVX2) ossa__skin_dqs_avx2(&j, dq);
     else ossa__skin_dqs_scalar(&j, dq);
     return OSSA_OK;
 }

@@ -111,15 +111,10 @@ static inline __m256 zero_sum_lanes(const float *w, const uint32_t k) {
 }
 
 /* 8 packed vertices from v0. Zero-weight vertices are copied (blends). */
-static inline __attribute__((always_inline)) void skin_block(const ossa_skin_job *job, const tables *t, uint32_t v0,
-                                                             const uint32_t k) {
-    const __m256 zero = zero_sum_lanes(job->weights + (size_t)v0 * k, k);
-    __m256 lo[8], hi[8], m[3][4], half[3][2];
-    for (int i = 0; i < 8; i++) blend_matrix(job, v0 + (uint32_t)SIGMA[i], k, &lo[i], &hi[i]);
-    transpose_half(lo, half);
-    for (int e = 0; e < 3; e++) m[e][0] = half[e][0], m[e][1] = half[e][1];
-    transpose_half(hi, half);
-    for (int e = 0; e < 3; e++) m[e][2] = half[e][0], m[e][3] = half[e][1];
+/* Applies SoA matrices m[row][col] (rows 0-2, SIGMA lane order) to the 8 packed vertices
+ * from v0; lanes set in `zero` copy their inputs unchanged. Shared by LBS and DQS. */
+static inline __attribute__((always_inline)) void apply_block(const ossa_skin_job *job, const tables *t, uint32_t v0,
+                                                              __m256 m[3][4], __m256 zero) {
     __m256 in[3], out[3];
     load3(t, job->positions + (size_t)v0 * 3, in);
     xform_soa(m, in, true, out);
@@ -157,10 +152,80 @@ static inline __attribute__((always_inline)) void skin_block(const ossa_skin_job
     }
 }
 
+static inline __attribute__((always_inline)) void skin_block(const ossa_skin_job *job, const tables *t, uint32_t v0,
+                                                             const uint32_t k) {
+    const __m256 zero = zero_sum_lanes(job->weights + (size_t)v0 * k, k);
+    __m256 lo[8], hi[8], m[3][4], half[3][2];
+    for (int i = 0; i < 8; i++) blend_matrix(job, v0 + (uint32_t)SIGMA[i], k, &lo[i], &hi[i]);
+    transpose_half(lo, half);
+    for (int e = 0; e < 3; e++) m[e][0] = half[e][0], m[e][1] = half[e][1];
+    transpose_half(hi, half);
+    for (int e = 0; e < 3; e++) m[e][2] = half[e][0], m[e][3] = half[e][1];
+    apply_block(job, t, v0, m, zero);
+}
+
+/* DQS, 8 packed vertices from v0: per influence the 8 dual quaternions (rows in SIGMA
+ * order) are transposed 8x8 to SoA, hemisphere-corrected against the first influence and
+ * accumulated; the blend becomes a rotation matrix + translation scaled by 1/|real|^2. */
+static inline __attribute__((always_inline)) void dqs_block(const ossa_skin_job *job, const ossa_dual_quat *dq,
+                                                            const tables *t, uint32_t v0, const uint32_t k) {
+    __m256 zero = zero_sum_lanes(job->weights + (size_t)v0 * k, k);
+    const float *wbase = job->weights + (size_t)v0 * k;
+    const uint16_t *jbase = job->joints + (size_t)v0 * k;
+    const __m256i sigma = _mm256_setr_epi32(0, 2, 4, 6, 1, 3, 5, 7);
+    __m256 acc[8], r0[4];
+    for (uint32_t i = 0; i < k; i++) {
+        __m256 z[8], u[8], c[8];
+        for (int r = 0; r < 8; r++) z[r] = _mm256_loadu_ps(&dq[jbase[(size_t)SIGMA[r] * k + i]].real.x);
+        for (int r = 0; r < 8; r += 2) {
+            __m256 lo = _mm256_unpacklo_ps(z[r], z[r + 1]), hi = _mm256_unpackhi_ps(z[r], z[r + 1]);
+            z[r] = lo, z[r + 1] = hi;
+        }
+        for (int g = 0; g < 8; g += 4) {
+            u[g] = _mm256_shuffle_ps(z[g], z[g + 2], 0x44), u[g + 1] = _mm256_shuffle_ps(z[g], z[g + 2], 0xEE);
+            u[g + 2] = _mm256_shuffle_ps(z[g + 1], z[g + 3], 0x44), u[g + 3] = _mm256_shuffle_ps(z[g + 1], z[g + 3], 0xEE);
+        }
+        for (int q = 0; q < 4; q++) {
+            c[q] = _mm256_permute2f128_ps(u[q], u[q + 4], 0x20);
+            c[q + 4] = _mm256_permute2f128_ps(u[q], u[q + 4], 0x31);
+        }
+        __m256 w = _mm256_i32gather_ps(wbase, _mm256_add_epi32(_mm256_mullo_epi32(sigma, _mm256_set1_epi32((int)k)),
+                                                               _mm256_set1_epi32((int)i)), 4);
+        if (i == 0) {
+            for (int q = 0; q < 4; q++) r0[q] = c[q];
+            for (int q = 0; q < 8; q++) acc[q] = _mm256_mul_ps(w, c[q]);
+            continue;
+        }
+        __m256 dot = _mm256_fmadd_ps(r0[3], c[3], _mm256_fmadd_ps(r0[2], c[2],
+                                     _mm256_fmadd_ps(r0[1], c[1], _mm256_mul_ps(r0[0], c[0]))));
+        w = _mm256_blendv_ps(w, _mm256_sub_ps(_mm256_setzero_ps(), w),
+                             _mm256_cmp_ps(dot, _mm256_setzero_ps(), _CMP_LT_OQ));
+        for (int q = 0; q < 8; q++) acc[q] = _mm256_fmadd_ps(w, c[q], acc[q]);
+    }
+    const __m256 qx = acc[0], qy = acc[1], qz = acc[2], qw = acc[3], dx = acc[4], dy = acc[5], dz = acc[6], dw = acc[7];
+    __m256 L = _mm256_fmadd_ps(qw, qw, _mm256_fmadd_ps(qz, qz, _mm256_fmadd_ps(qy, qy, _mm256_mul_ps(qx, qx))));
+    zero = _mm256_or_ps(zero, _mm256_cmp_ps(L, _mm256_set1_ps(1e-24f), _CMP_NGT_UQ)); /* influences cancel: copy */
+    __m256 s = _mm256_div_ps(_mm256_set1_ps(2.0f), L), one = _mm256_set1_ps(1.0f);
+    __m256 sx = _mm256_mul_ps(qx, s), sy = _mm256_mul_ps(qy, s), sz = _mm256_mul_ps(qz, s);
+    __m256 xx = _mm256_mul_ps(qx, sx), yy = _mm256_mul_ps(qy, sy), zz = _mm256_mul_ps(qz, sz);
+    __m256 xy = _mm256_mul_ps(qx, sy), xz = _mm256_mul_ps(qx, sz), yz = _mm256_mul_ps(qy, sz);
+    __m256 wx = _mm256_mul_ps(qw, sx), wy = _mm256_mul_ps(qw, sy), wz = _mm256_mul_ps(qw, sz);
+    __m256 m[3][4];
+    m[0][0] = _mm256_sub_ps(one, _mm256_add_ps(yy, zz)), m[1][0] = _mm256_add_ps(xy, wz), m[2][0] = _mm256_sub_ps(xz, wy);
+    m[0][1] = _mm256_sub_ps(xy, wz), m[1][1] = _mm256_sub_ps(one, _mm256_add_ps(xx, zz)), m[2][1] = _mm256_add_ps(yz, wx);
+    m[0][2] = _mm256_add_ps(xz, wy), m[1][2] = _mm256_sub_ps(yz, wx), m[2][2] = _mm256_sub_ps(one, _mm256_add_ps(xx, yy));
+    /* t = s (qw d - dw q + q × d) */
+    m[0][3] = _mm256_mul_ps(s, _mm256_fmadd_ps(qy, dz, _mm256_fnmadd_ps(dw, qx, _mm256_fmsub_ps(qw, dx, _mm256_mul_ps(qz, dy)))));
+    m[1][3] = _mm256_mul_ps(s, _mm256_fmadd_ps(qz, dx, _mm256_fnmadd_ps(dw, qy, _mm256_fmsub_ps(qw, dy, _mm256_mul_ps(qx, dz)))));
+    m[2][3] = _mm256_mul_ps(s, _mm256_fmadd_ps(qx, dy, _mm256_fnmadd_ps(dw, qz, _mm256_fmsub_ps(qw, dz, _mm256_mul_ps(qy, dx)))));
+    apply_block(job, t, v0, m, zero);
+}
+
 /* Blocks are aligned to absolute vertex indices (multiples of 8); partial blocks and
  * strided streams go through a packed scratch copy (lanes 0-7 of it), so every vertex
- * takes the same arithmetic whatever the range split or layout. */
-static inline __attribute__((always_inline)) void skin(const ossa_skin_job *job, const uint32_t k) {
+ * takes the same arithmetic whatever the range split or layout. dq NULL: LBS, else DQS. */
+static inline __attribute__((always_inline)) void skin(const ossa_skin_job *job, const ossa_dual_quat *dq,
+                                                       const uint32_t k) {
     const bool packed = job->positions_stride == 12 && job->out_positions_stride == 12 &&
                         (!job->normals || (job->normals_stride == 12 && job->out_normals_stride == 12)) &&
                         (!job->tangents || (job->tangents_stride == 16 && job->out_tangents_stride == 16));
@@ -169,24 +234,36 @@ static inline __attribute__((always_inline)) void skin(const ossa_skin_job *job,
     ossa__skin_scratch scratch;
     for (uint32_t v = job->begin; v < job->end;) {
         uint32_t b0 = v - v % 8, e = job->end - b0 > 8 ? b0 + 8 : job->end;
-        if (packed && v == b0 && e == b0 + 8) {
-            skin_block(job, &t, v, k);
-        } else {
-            ossa_skin_job sj = ossa__skin_scratch_load(job, b0, v, e, &scratch);
-            skin_block(&sj, &t, 0, k);
-            ossa__skin_scratch_store(job, b0, v, e, &scratch);
+        const ossa_skin_job *bj = job;
+        ossa_skin_job sj;
+        uint32_t at = v;
+        if (!(packed && v == b0 && e == b0 + 8)) {
+            sj = ossa__skin_scratch_load(job, b0, v, e, &scratch);
+            bj = &sj, at = 0;
         }
+        if (dq) dqs_block(bj, dq, &t, at, k);
+        else skin_block(bj, &t, at, k);
+        if (bj != job) ossa__skin_scratch_store(job, b0, v, e, &scratch);
         v = e;
     }
 }
 
 void ossa__skin_lbs_avx2(const ossa_skin_job *job) {
-    if (job->influences == 8) skin(job, 8);
-    else skin(job, 4);
+    if (job->influences == 8) skin(job, NULL, 8);
+    else skin(job, NULL, 4);
+}
+
+void ossa__skin_dqs_avx2(const ossa_skin_job *job, const ossa_dual_quat *dq) {
+    if (job->influences == 8) skin(job, dq, 8);
+    else skin(job, dq, 4);
 }
 
 #else
 void ossa__skin_lbs_avx2(const ossa_skin_job *job) {
     ossa__skin_lbs_scalar(job);
+}
+
+void ossa__skin_dqs_avx2(const ossa_skin_job *job, const ossa_dual_quat *dq) {
+    ossa__skin_dqs_scalar(job, dq);
 }
 #endif

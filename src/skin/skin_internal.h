@@ -14,6 +14,7 @@ void ossa__skin_lbs_avx2(const ossa_skin_job *job);
 void ossa__skin_lbs_avx512(const ossa_skin_job *job);
 /* DQS kernels over a validated, joint-checked, stride-resolved job. */
 void ossa__skin_dqs_scalar(const ossa_skin_job *job, const ossa_dual_quat *dq);
+void ossa__skin_dqs_avx2(const ossa_skin_job *job, const ossa_dual_quat *dq);
 void ossa__skin_dqs_avx512(const ossa_skin_job *job, const ossa_dual_quat *dq);
 
 /* Copy of *job with zero strides replaced by the packed sizes (12, 12, 16). */
