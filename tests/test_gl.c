@@ -677,6 +677,46 @@ static void draw_lines_puts_pixels_where_expected(void **state) {
     free(img);
 }
 
+/* Each EGL platform on its own (OSSA_EGL_PLATFORM): where one gives a context, it
+ * renders; the test context is current again afterwards. */
+static void headless_platforms(void **state) {
+    (void)state;
+    NEED_GL();
+    const char *platforms[] = {"surfaceless", "device", "default", "bogus"};
+    for (size_t i = 0; i < 4; i++) {
+        setenv("OSSA_EGL_PLATFORM", platforms[i], 1);
+        ossa_gl_headless *h = NULL;
+        ossa_result r = ossa_gl_headless_create(8, 4, &h);
+        printf("[   INFO   ] EGL platform %-11s: %s\n", platforms[i], ossa_result_string(r));
+        if (i == 3) assert_int_equal(r, OSSA_ERROR_UNSUPPORTED);
+        assert_true(r == OSSA_OK || r == OSSA_ERROR_UNSUPPORTED);
+        if (r == OSSA_OK) {
+            uint8_t px[8 * 4 * 4];
+            const float color[4] = {0, 0, 1, 1};
+            float pts[6] = {-1, 0.25f, 0, 1, 0.25f, 0}; /* centre of top-down row 1 */
+            ossa_gl_renderer *rr = NULL;
+            assert_int_equal(ossa_gl_renderer_create(&rr), OSSA_OK);
+            glClearColor(1, 0, 0, 1);
+            glClear(GL_COLOR_BUFFER_BIT);
+            assert_int_equal(ossa_gl_draw_lines(rr, pts, 2, identity, color), OSSA_OK);
+            assert_int_equal(ossa_gl_headless_read(h, px), OSSA_OK);
+            for (int x = 0; x < 8; x++) {
+                assert_int_equal(px[(0 * 8 + x) * 4], 255);     /* row 0: clear colour */
+                assert_int_equal(px[(1 * 8 + x) * 4 + 2], 255); /* row 1: the line */
+                assert_int_equal(px[(1 * 8 + x) * 4], 0);
+            }
+            ossa_gl_renderer_destroy(rr);
+            ossa_gl_headless_destroy(h);
+        }
+        assert_null(r == OSSA_OK ? NULL : h);
+    }
+    unsetenv("OSSA_EGL_PLATFORM");
+    /* The test's own context stayed current through the destroys. */
+    assert_int_equal(ossa_gl_headless_make_current(g_ctx), OSSA_OK);
+    assert_int_equal(ossa_gl_headless_make_current(NULL), OSSA_ERROR_INVALID_ARGUMENT);
+    assert_int_equal(glGetError(), GL_NO_ERROR);
+}
+
 int main(void) {
     const struct CMUnitTest tests[] = {
         cmocka_unit_test(palette_uniform_4_and_8),
@@ -690,6 +730,7 @@ int main(void) {
         cmocka_unit_test(woman_asset_all_variants),
         cmocka_unit_test(draw_puts_pixels_where_expected),
         cmocka_unit_test(draw_lines_puts_pixels_where_expected),
+        cmocka_unit_test(headless_platforms),
     };
     if (getenv("OSSA_TEST_FILTER")) cmocka_set_test_filter(getenv("OSSA_TEST_FILTER"));
     return cmocka_run_group_tests(tests, group_setup, group_teardown);

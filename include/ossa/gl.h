@@ -96,10 +96,14 @@ typedef struct ossa_gl_headless ossa_gl_headless;
 
 /* Creates a GL 3.3+ core context with an offscreen width x height RGBA8 + depth
  * framebuffer bound and made current. Tries Mesa's surfaceless platform, then EGL
- * devices, then the default display. UNSUPPORTED when no EGL display works. The EGL
+ * devices, then the default display (environment OSSA_EGL_PLATFORM = surfaceless,
+ * device or default tries only that one). UNSUPPORTED when no EGL display works. The EGL
  * display is process-wide: destroy releases the context but never eglTerminates it. */
 ossa_result ossa_gl_headless_create(uint32_t width, uint32_t height, ossa_gl_headless **out);
+/* Destroys the context; another context that was current on this thread stays current. */
 void ossa_gl_headless_destroy(ossa_gl_headless *ctx);
+/* Makes ctx current on the calling thread again, its framebuffer bound and viewport set. */
+ossa_result ossa_gl_headless_make_current(ossa_gl_headless *ctx);
 /* Reads the framebuffer as top-down RGBA8 into out (width * height * 4 bytes). */
 ossa_result ossa_gl_headless_read(ossa_gl_headless *ctx, uint8_t *out);
 

@@ -72,17 +72,24 @@ fail:
 
 static bool make_context(ossa_gl_headless *ctx) {
     const char *client = eglQueryString(EGL_NO_DISPLAY, EGL_EXTENSIONS); /* NULL without client extensions */
-    if (has_extension(client, "EGL_MESA_platform_surfaceless") &&
+    const char *only = getenv("OSSA_EGL_PLATFORM"); /* surfaceless | device | default; unset = try all */
+    if (only && !*only) only = NULL;
+    if (only && strcmp(only, "surfaceless") != 0 && strcmp(only, "device") != 0 && strcmp(only, "default") != 0) {
+        ossa__gl_log("OSSA_EGL_PLATFORM=%s is not one of surfaceless, device, default", only);
+        return false;
+    }
+    if ((!only || !strcmp(only, "surfaceless")) && has_extension(client, "EGL_MESA_platform_surfaceless") &&
         try_display(eglGetPlatformDisplayEXT(EGL_PLATFORM_SURFACELESS_MESA, EGL_DEFAULT_DISPLAY, NULL), ctx))
         return true;
-    if (has_extension(client, "EGL_EXT_platform_device") && has_extension(client, "EGL_EXT_device_enumeration")) {
+    if ((!only || !strcmp(only, "device")) && has_extension(client, "EGL_EXT_platform_device") &&
+        has_extension(client, "EGL_EXT_device_enumeration")) {
         EGLDeviceEXT devices[16];
         EGLint n = 0;
         if (eglQueryDevicesEXT(16, devices, &n))
             for (EGLint i = 0; i < n; i++)
                 if (try_display(eglGetPlatformDisplayEXT(EGL_PLATFORM_DEVICE_EXT, devices[i], NULL), ctx)) return true;
     }
-    return try_display(eglGetDisplay(EGL_DEFAULT_DISPLAY), ctx);
+    return (!only || !strcmp(only, "default")) && try_display(eglGetDisplay(EGL_DEFAULT_DISPLAY), ctx);
 }
 
 ossa_result ossa_gl_headless_create(uint32_t width, uint32_t height, ossa_gl_headless **out) {
@@ -130,6 +137,10 @@ ossa_result ossa_gl_headless_create(uint32_t width, uint32_t height, ossa_gl_hea
 void ossa_gl_headless_destroy(ossa_gl_headless *ctx) {
     if (!ctx) return;
     if (ctx->context != EGL_NO_CONTEXT) {
+        /* Whatever else is current on this thread is current again afterwards. */
+        EGLContext prev = eglGetCurrentContext();
+        EGLDisplay prev_display = eglGetCurrentDisplay();
+        EGLSurface prev_draw = eglGetCurrentSurface(EGL_DRAW), prev_read = eglGetCurrentSurface(EGL_READ);
         eglMakeCurrent(ctx->display, ctx->surface, ctx->surface, ctx->context);
         if (ctx->fbo) glDeleteFramebuffers(1, &ctx->fbo);
         if (ctx->color) glDeleteRenderbuffers(1, &ctx->color);
@@ -137,8 +148,20 @@ void ossa_gl_headless_destroy(ossa_gl_headless *ctx) {
         eglMakeCurrent(ctx->display, EGL_NO_SURFACE, EGL_NO_SURFACE, EGL_NO_CONTEXT);
         if (ctx->surface != EGL_NO_SURFACE) eglDestroySurface(ctx->display, ctx->surface);
         eglDestroyContext(ctx->display, ctx->context);
+        if (prev != EGL_NO_CONTEXT && prev != ctx->context) eglMakeCurrent(prev_display, prev_draw, prev_read, prev);
     }
     free(ctx);
+}
+
+ossa_result ossa_gl_headless_make_current(ossa_gl_headless *ctx) {
+    if (!ctx) return OSSA_ERROR_INVALID_ARGUMENT;
+    if (!eglMakeCurrent(ctx->display, ctx->surface, ctx->surface, ctx->context)) {
+        ossa__gl_log("eglMakeCurrent failed (EGL error 0x%04x)", (unsigned)eglGetError());
+        return OSSA_ERROR_GL;
+    }
+    glBindFramebuffer(GL_FRAMEBUFFER, ctx->fbo);
+    glViewport(0, 0, (GLsizei)ctx->width, (GLsizei)ctx->height);
+    return OSSA_OK;
 }
 
 ossa_result ossa_gl_headless_read(ossa_gl_headless *ctx, uint8_t *out) {
