@@ -235,16 +235,16 @@ int main(int argc, char **argv) {
         }
         ossa_dual_quat *dq = xmalloc(sizeof *dq * m.joints_count);
         ossa_palette_to_dual_quats(m.palette, m.joints_count, dq);
-        for (int row = 0; row < 3; row++) { /* DQS: scalar, AVX-512, best on the pool */
-            ossa_skin_kernel kk = row == 0 ? OSSA_SKIN_KERNEL_SCALAR : OSSA_SKIN_KERNEL_AUTO;
-            if (row == 1 && !ossa_skin_kernel_available(OSSA_SKIN_KERNEL_AVX512)) continue;
-            if (row == 1) kk = OSSA_SKIN_KERNEL_AVX512;
+        for (int row = 0; row < 4; row++) { /* DQS: scalar, AVX2, AVX-512, best on the pool */
+            const ossa_skin_kernel kernels[] = {OSSA_SKIN_KERNEL_SCALAR, OSSA_SKIN_KERNEL_AVX2, OSSA_SKIN_KERNEL_AVX512,
+                                                OSSA_SKIN_KERNEL_AUTO};
+            const char *names[] = {"dqs scalar", "dqs avx2", "dqs avx512", "dqs auto x2 thr"};
+            if (row > 0 && row < 3 && !ossa_skin_kernel_available(kernels[row])) continue;
             ossa_skin_job job = {0, m.n, m.k, m.j, m.w, m.palette, m.joints_count,
                                  m.pos, 0, m.nrm, 0, m.tan, 0, m.op, 0, m.on, 0, m.ot, 0};
-            double ns = time_job(&job, kk, dq, row == 2 ? pool : NULL, reps, 1);
-            const char *names[] = {"dqs scalar", "dqs avx512", "dqs auto x2 thr"};
+            double ns = time_job(&job, kernels[row], dq, row == 3 ? pool : NULL, reps, 1);
             printf("  %-16s %9.2f %9.2f %10.1f %11.0f%%\n", names[row], ns, scalar / ns, bytes / ns,
-                   100.0 * bytes / ns / (row == 2 ? bw2 : bw1));
+                   100.0 * bytes / ns / (row == 3 ? bw2 : bw1));
         }
         free(dq);
         free_mesh(&m);
