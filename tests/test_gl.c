@@ -423,6 +423,47 @@ static void morph_targets_then_skinning(void **state) {
     gen_free(&g);
 }
 
+/* AnimatedMorphCube: the clip's weight track drives the GPU morph; compared with
+ * ossa_morph_apply at a few times. */
+static void morph_asset(void **state) {
+    (void)state;
+    NEED_GL();
+    const char *path = ot_asset("AnimatedMorphCube/AnimatedMorphCube.gltf");
+    if (!path) skip();
+    ossa_asset *a = NULL;
+    ossa_diagnostic diag;
+    assert_int_equal(ossa_gltf_load_file(path, NULL, &a, &diag), OSSA_OK);
+    assert_true(a->mesh_count >= 1 && a->clip_count >= 1);
+    const ossa_mesh *m = a->meshes[0];
+    const ossa_clip *clip = a->clips[0];
+    assert_true(m->target_count == 2 && clip->weight_track_count == 1);
+    assert_int_equal(clip->weight_tracks[0].joint, (uint32_t)m->node);
+    uint32_t n = m->vertex_count;
+    float *gpu = malloc(sizeof(float) * 12 * n), *gpu_n = gpu + 3 * n, *cpu = gpu + 6 * n, *cpu_n = gpu + 9 * n;
+    assert_non_null(gpu);
+    ossa_gl_mesh *gm = NULL;
+    assert_int_equal(ossa_gl_mesh_create(m, &gm), OSSA_OK);
+    for (int i = 0; i < 5; i++) {
+        float t = clip->start + (clip->end - clip->start) * (float)i / 4.0f, w[2];
+        ossa_clip_sample_weights(clip, 0, t, false, OSSA_LOOKUP_DEFAULT, NULL, w);
+        ossa_gl_draw_desc d = {.skinning = OSSA_GL_SKIN_NONE, .morph_weights = w};
+        assert_int_equal(ossa_gl_skin_readback(g_renderer, gm, &d, gpu, m->normals ? gpu_n : NULL), OSSA_OK);
+        assert_int_equal(ossa_morph_apply(m, w, 0, n, cpu, cpu_n), OSSA_OK);
+        ossa_vec3 lo, hi;
+        assert_true(ossa_mesh_bounds(m, &lo, &hi));
+        double diag_len = ossa_vec3_length(ossa_vec3_sub(hi, lo));
+        double e = max_err_ff(gpu, cpu, n) / diag_len;
+        printf("[   INFO   ] AnimatedMorphCube t=%.2f weights %.3f %.3f: pos err/diag %.2e\n", (double)t, (double)w[0],
+               (double)w[1], e);
+        assert_true(e <= REL_TOL);
+        if (fabsf(w[0]) + fabsf(w[1]) > 0.1f) assert_true(max_err_ff(gpu, m->positions, n) > 0.01 * diag_len);
+        if (m->normals) assert_true(max_err_ff(gpu_n, cpu_n, n) <= 1e-5);
+    }
+    ossa_gl_mesh_destroy(gm);
+    free(gpu);
+    ossa_asset_destroy(a);
+}
+
 /* q and -q are the same rotation: negating half of the dual quaternions must not
  * change the result (hemisphere correction against the first influence). */
 static void dual_quat_hemisphere(void **state) {
@@ -725,6 +766,7 @@ int main(void) {
         cmocka_unit_test(dual_quat_4_and_8),
         cmocka_unit_test(dual_quat_hemisphere),
         cmocka_unit_test(morph_targets_then_skinning),
+        cmocka_unit_test(morph_asset),
         cmocka_unit_test(rigid_and_update),
         cmocka_unit_test(invalid_arguments),
         cmocka_unit_test(woman_asset_all_variants),
