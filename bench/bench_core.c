@@ -184,11 +184,31 @@ int main(int argc, char **argv) {
         per[r] = (now_ns() - t0) / reps;
     }
     double pal_ns = median(per, runs);
+    /* The player: one update = cursor sampling + model-space pass (cached for the palette). */
+    ossa_skeleton_desc sd = {JOINTS, parents, rest, NULL, 0, NULL};
+    ossa_skeleton *skeleton = NULL;
+    ossa_player *player = NULL;
+    double player_ns = 0;
+    if (ossa_skeleton_create(&sd, NULL, &skeleton) == OSSA_OK && ossa_player_create(skeleton, NULL, &player) == OSSA_OK) {
+        for (int r = 0; r < runs; r++) {
+            ossa_player_play(player, clip, 1.0f, true);
+            double t0 = now_ns();
+            for (int f = 0; f < FRAMES; f++) {
+                ossa_player_update(player, 1.0f / 60);
+                acc += ossa_player_pose(player)[f % JOINTS].rotation.w;
+            }
+            per[r] = (now_ns() - t0) / FRAMES;
+        }
+        player_ns = median(per, runs);
+    }
+    ossa_player_destroy(player);
+    ossa_skeleton_destroy(skeleton);
     sink = acc;
     printf("%-22s %14.0f %7.1fx\n", "model: chain walk (ref)", chain_ns, 1.0);
     printf("%-22s %14.0f %7.1fx\n", "model: forward pass", fwd_pass_ns, chain_ns / fwd_pass_ns);
     printf("%-22s %14.0f\n", "palette (64 joints)", pal_ns);
     printf("frame total (cursor sample + model + palette): %.0f ns\n", fwd_ns[3] + fwd_pass_ns + pal_ns);
+    printf("%-22s %14.0f\n", "player update (60 Hz)", player_ns);
     free(per);
     free(fwd);
     free(rnd);
