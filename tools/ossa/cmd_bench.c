@@ -1,10 +1,363 @@
+/* ossa bench [FILE|demo] [--clip NAME|INDEX] [--rounds N] [--threads N]
+ * Medians of the runtime stages on one character: clip sampling (forward
+ * playback with cursors, random access with the frame-index table, binary
+ * search and the linear reference scan), model space + palette, CPU skinning
+ * (LBS with the best kernel and the scalar one, DQS), and a full frame, on one
+ * thread and on all cores (thread pool: many characters per frame for sampling
+ * and palettes, vertex ranges for skinning). */
+#include <math.h>
 #include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
 
 #include "commands.h"
+#include "render_common.h"
+#include "thread_pool.h"
+
+/* One character instance: its own pose buffers and cursors. */
+typedef struct instance {
+    ossa_transform *locals;
+    ossa_mat4 *model, *palettes;
+    uint32_t *cursors;
+    float time;
+    uint32_t rnd;
+} instance;
+
+typedef struct bench {
+    scene s;
+    const ossa_clip *clip;
+    uint32_t jc, vertex_total;
+    instance *inst;
+    uint32_t inst_count;
+    float *times;           /* random access times */
+    uint32_t time_count;
+    ossa_lookup lookup;     /* sampling stages */
+    ossa_skin_kernel kernel;
+    bool dqs;
+    ossa_dual_quat *dq;     /* per skin: jc each */
+    thread_pool *pool;
+    uint32_t mesh;          /* skinning: current mesh in a parallel-for */
+    int kind;               /* skinning stage kind for workers */
+} bench;
+
+static bench *g_b; /* thread-pool callbacks read their context from here (one bench at a time) */
+
+static void sample_one(bench *b, instance *in, bool forward) {
+    float t;
+    if (forward) {
+        t = in->time;
+        in->time += 1.0f / 60;
+        if (in->time > b->clip->end) in->time -= (b->clip->end - b->clip->start);
+    } else {
+        in->rnd = in->rnd * 1664525u + 1013904223u;
+        t = b->times[(in->rnd >> 8) % b->time_count];
+    }
+    ossa_clip_sample(b->clip, t, true, b->lookup, in->cursors, b->s.asset->skeleton->rest, in->locals, b->jc);
+}
+
+static void palette_one(bench *b, instance *in) {
+    const ossa_skeleton *sk = b->s.asset->skeleton;
+    ossa_pose_to_model(in->locals, sk->parents, b->jc, in->model);
+    for (uint32_t k = 0; k < sk->skin_count; k++) {
+        const ossa_skin *skin = &sk->skins[k];
+        ossa_mat4 *pal = in->palettes + (size_t)k * b->jc;
+        for (uint32_t i = 0; i < skin->joint_count; i++) {
+            uint32_t j = skin->joints[i];
+            if (j < b->jc) pal[j] = ossa_mat4_mul(&in->model[j], &skin->inverse_bind[i]);
+        }
+    }
+}
+
+static void skin_range(bench *b, uint32_t mesh, const ossa_mat4 *palettes, uint32_t begin, uint32_t end) {
+    scene *s = &b->s;
+    const ossa_mesh *m = s->asset->meshes[mesh];
+    if (!scene_mesh_is_skinned(s, mesh)) return;
+    ossa_skin_job job;
+    memset(&job, 0, sizeof job);
+    job.begin = begin;
+    job.end = end;
+    job.influences = m->influences;
+    job.joints = m->joints;
+    job.weights = m->weights;
+    job.palette = palettes + (size_t)m->skin * b->jc;
+    job.palette_count = b->jc;
+    job.positions = m->positions;
+    job.out_positions = s->positions[mesh];
+    if (m->normals) {
+        job.normals = m->normals;
+        job.out_normals = s->normals[mesh];
+    }
+    if (b->dqs)
+        ossa_skin_dqs(&job, b->dq + (size_t)m->skin * b->jc);
+    else
+        ossa_skin_lbs(&job, b->kernel);
+}
+
+/* ---- stage bodies: run `iters` character-frames (or frames of all instances) ---- */
+
+static void st_sample_forward(bench *b, uint32_t iters) {
+    for (uint32_t i = 0; i < iters; i++) sample_one(b, &b->inst[0], true);
+}
+static void st_sample_random(bench *b, uint32_t iters) {
+    for (uint32_t i = 0; i < iters; i++) sample_one(b, &b->inst[0], false);
+}
+static void st_palette(bench *b, uint32_t iters) {
+    for (uint32_t i = 0; i < iters; i++) palette_one(b, &b->inst[0]);
+}
+static void st_skin(bench *b, uint32_t iters) {
+    for (uint32_t i = 0; i < iters; i++)
+        for (uint32_t m = 0; m < b->s.asset->mesh_count; m++)
+            skin_range(b, m, b->inst[0].palettes, 0, b->s.asset->meshes[m]->vertex_count);
+}
+static void st_frame(bench *b, uint32_t iters) {
+    for (uint32_t i = 0; i < iters; i++) {
+        sample_one(b, &b->inst[0], true);
+        palette_one(b, &b->inst[0]);
+        for (uint32_t m = 0; m < b->s.asset->mesh_count; m++)
+            skin_range(b, m, b->inst[0].palettes, 0, b->s.asset->meshes[m]->vertex_count);
+    }
+}
+
+/* parallel: instances [begin, end) each do one frame of the stage in g_b->kind */
+static void par_instances(uint32_t begin, uint32_t end, void *user) {
+    (void)user;
+    bench *b = g_b;
+    for (uint32_t i = begin; i < end; i++) {
+        instance *in = &b->inst[i];
+        if (b->kind == 0) sample_one(b, in, true);
+        else if (b->kind == 1) palette_one(b, in);
+        else if (b->kind == 2) {
+            sample_one(b, in, true);
+            palette_one(b, in);
+        }
+    }
+}
+static void par_vertices(uint32_t begin, uint32_t end, void *user) {
+    (void)user;
+    skin_range(g_b, g_b->mesh, g_b->inst[0].palettes, begin, end);
+}
+static void st_par_sample(bench *b, uint32_t iters) {
+    b->kind = 0;
+    for (uint32_t i = 0; i < iters; i++) thread_pool_parallel_for(b->pool, 0, b->inst_count, 1, par_instances, NULL);
+}
+static void st_par_palette(bench *b, uint32_t iters) {
+    b->kind = 1;
+    for (uint32_t i = 0; i < iters; i++) thread_pool_parallel_for(b->pool, 0, b->inst_count, 1, par_instances, NULL);
+}
+static void st_par_skin(bench *b, uint32_t iters) {
+    for (uint32_t i = 0; i < iters; i++)
+        for (uint32_t m = 0; m < b->s.asset->mesh_count; m++) {
+            b->mesh = m;
+            thread_pool_parallel_for(b->pool, 0, b->s.asset->meshes[m]->vertex_count, 512, par_vertices, NULL);
+        }
+}
+static void st_par_frame(bench *b, uint32_t iters) {
+    /* every instance samples and builds its palette in parallel; then each of their meshes is skinned
+     * over vertex ranges (the skinning output is shared: a throughput figure) */
+    for (uint32_t i = 0; i < iters; i++) {
+        b->kind = 2;
+        thread_pool_parallel_for(b->pool, 0, b->inst_count, 1, par_instances, NULL);
+        for (uint32_t c = 0; c < b->inst_count; c++)
+            for (uint32_t m = 0; m < b->s.asset->mesh_count; m++) {
+                b->mesh = m;
+                thread_pool_parallel_for(b->pool, 0, b->s.asset->meshes[m]->vertex_count, 512, par_vertices, NULL);
+            }
+    }
+}
+
+typedef void (*stage_fn)(bench *b, uint32_t iters);
+
+static int cmp_double(const void *a, const void *b) {
+    double x = *(const double *)a, y = *(const double *)b;
+    return x < y ? -1 : x > y;
+}
+
+/* Median wall time of one iteration in ns over `rounds` batches of ~2 ms each. */
+static double measure(bench *b, stage_fn fn, uint32_t rounds) {
+    uint32_t iters = 1;
+    for (;;) { /* calibrate */
+        double t0 = now_seconds();
+        fn(b, iters);
+        double dt = now_seconds() - t0;
+        if (dt > 2e-3 || iters >= (1u << 24)) break;
+        iters *= dt < 2e-4 ? 8 : 2;
+    }
+    double *ns = malloc(sizeof(double) * rounds);
+    if (!ns) return NAN;
+    for (uint32_t r = 0; r < rounds; r++) {
+        double t0 = now_seconds();
+        fn(b, iters);
+        ns[r] = (now_seconds() - t0) * 1e9 / iters;
+    }
+    qsort(ns, rounds, sizeof *ns, cmp_double);
+    double med = rounds % 2 ? ns[rounds / 2] : 0.5 * (ns[rounds / 2 - 1] + ns[rounds / 2]);
+    free(ns);
+    return med;
+}
+
+static void row(const char *stage, const char *how, uint32_t threads, double ns_per_frame, double vertices) {
+    char per_vertex[32] = "-";
+    if (vertices > 0) snprintf(per_vertex, sizeof per_vertex, "%.2f", ns_per_frame / vertices);
+    printf("%-24s %-16s %7u %14.0f %11s %13.0f\n", stage, how, threads, ns_per_frame, per_vertex, 1e9 / ns_per_frame);
+    fflush(stdout);
+}
+
+static void free_instances(bench *b) {
+    for (uint32_t i = 0; b->inst && i < b->inst_count; i++) {
+        free(b->inst[i].locals);
+        free(b->inst[i].model);
+        free(b->inst[i].palettes);
+        free(b->inst[i].cursors);
+    }
+    free(b->inst);
+}
 
 int cmd_bench(int argc, char **argv) {
-    (void)argc;
-    (void)argv;
-    fprintf(stderr, "ossa bench: not implemented yet\n");
-    return 1;
+    const char *file = NULL, *clip_arg = NULL;
+    long rounds = 15, threads = 0;
+    for (int i = 1; i < argc; i++) {
+        const char *a = argv[i];
+        bool more = i + 1 < argc;
+        char *end = NULL;
+        if (!strcmp(a, "--clip") && more) {
+            clip_arg = argv[++i];
+        } else if ((!strcmp(a, "--rounds") || !strcmp(a, "--threads")) && more) {
+            long v = strtol(argv[++i], &end, 10);
+            if (!*argv[i] || *end || v < (a[2] == 'r' ? 1 : 0) || v > 1024) {
+                fprintf(stderr, "ossa bench: %s expects an integer (1..1024)\n", a);
+                return 2;
+            }
+            if (a[2] == 'r') rounds = v;
+            else threads = v;
+        } else if (!strcmp(a, "--help") || !strcmp(a, "-h") || (a[0] == '-' && a[1])) {
+            bool help = a[1] == 'h' || a[2] == 'h';
+            if (!help) fprintf(stderr, "ossa bench: unknown option or missing value: %s\n", a);
+            fprintf(help ? stdout : stderr,
+                    "usage: ossa bench [FILE|demo] [--clip NAME|INDEX] [--rounds N] [--threads N]\n"
+                    "  medians (ns per character-frame and per vertex) of sampling, model space + palette,\n"
+                    "  skinning and a full frame, single-threaded and on all cores (--threads 0 = all)\n");
+            return help ? 0 : 2;
+        } else if (!file) {
+            file = a;
+        } else {
+            fprintf(stderr, "ossa bench: more than one FILE: %s\n", a);
+            return 2;
+        }
+    }
+    bench b;
+    memset(&b, 0, sizeof b);
+    g_b = &b;
+    if (!scene_load(&b.s, file, "bench")) return 1;
+    int rc = 1;
+    const ossa_skeleton *sk = b.s.asset->skeleton;
+    b.jc = b.s.joint_count;
+    if (!b.s.asset->clip_count || !b.jc) {
+        fprintf(stderr, "ossa bench: %s has no clips to sample\n", b.s.label);
+        goto done;
+    }
+    int ci = clip_arg ? scene_find_clip(&b.s, clip_arg, "bench") : 0;
+    if (ci < 0) goto done;
+    b.clip = b.s.asset->clips[ci];
+    b.pool = thread_pool_create((uint32_t)threads);
+    if (!b.pool) {
+        fprintf(stderr, "ossa bench: cannot start the thread pool\n");
+        goto done;
+    }
+    uint32_t nthreads = thread_pool_size(b.pool);
+    b.inst_count = nthreads * 16;
+    b.inst = calloc(b.inst_count, sizeof *b.inst);
+    b.time_count = 1024;
+    b.times = malloc(sizeof(float) * b.time_count);
+    uint32_t skins = sk->skin_count ? sk->skin_count : 1, cursors = ossa_clip_cursor_count(b.clip);
+    b.dq = calloc((size_t)skins * b.jc, sizeof *b.dq);
+    bool ok = b.inst && b.times && b.dq;
+    for (uint32_t i = 0; ok && i < b.inst_count; i++) {
+        instance *in = &b.inst[i];
+        in->locals = calloc(b.jc, sizeof *in->locals);
+        in->model = calloc(b.jc, sizeof *in->model);
+        in->palettes = calloc((size_t)skins * b.jc, sizeof *in->palettes);
+        in->cursors = calloc(cursors ? cursors : 1, sizeof *in->cursors);
+        ok = in->locals && in->model && in->palettes && in->cursors;
+        if (!ok) break;
+        for (size_t j = 0; j < (size_t)skins * b.jc; j++) in->palettes[j] = ossa_mat4_identity();
+        in->time = b.clip->start + (b.clip->end - b.clip->start) * (float)i / (float)b.inst_count;
+        in->rnd = 12345u + i * 7919u;
+        memcpy(in->locals, sk->rest, sizeof *in->locals * b.jc);
+    }
+    if (!ok) {
+        fprintf(stderr, "ossa bench: out of memory\n");
+        goto done;
+    }
+    uint32_t rnd = 99;
+    for (uint32_t i = 0; i < b.time_count; i++) {
+        rnd = rnd * 1664525u + 1013904223u;
+        b.times[i] = b.clip->start + (b.clip->end - b.clip->start) * (float)(rnd >> 8) / (float)(1u << 24);
+    }
+    uint32_t influences = 0;
+    for (uint32_t m = 0; m < b.s.asset->mesh_count; m++)
+        if (scene_mesh_is_skinned(&b.s, m)) {
+            b.vertex_total += b.s.asset->meshes[m]->vertex_count;
+            if (b.s.asset->meshes[m]->influences > influences) influences = b.s.asset->meshes[m]->influences;
+        }
+    /* a posed palette for the skinning stages (and its dual quaternions) */
+    b.lookup = OSSA_LOOKUP_BINARY;
+    sample_one(&b, &b.inst[0], false);
+    palette_one(&b, &b.inst[0]);
+    for (uint32_t k = 0; k < sk->skin_count; k++)
+        ossa_palette_to_dual_quats(b.inst[0].palettes + (size_t)k * b.jc, b.jc, b.dq + (size_t)k * b.jc);
+    ossa_skin_kernel best = ossa_skin_kernel_best();
+
+    printf("ossa bench: %s, clip '%s' (%.2f s, %u tracks), %u joints, %u skinned vertices (%u influences), "
+           "%u meshes\n",
+           b.s.label, b.clip->name, (double)(b.clip->end - b.clip->start), b.clip->track_count, b.jc,
+           b.vertex_total, influences, b.s.asset->mesh_count);
+    printf("  medians of %ld rounds; %u threads; best skinning kernel: %s; all-core rows run %u characters per "
+           "frame and report throughput\n\n",
+           rounds, nthreads, ossa_skin_kernel_name(best), b.inst_count);
+    printf("%-24s %-16s %7s %14s %11s %13s\n", "stage", "variant", "threads", "ns/char-frame", "ns/vertex",
+           "char-frames/s");
+    uint32_t R = (uint32_t)rounds;
+    double vt = b.vertex_total;
+    b.lookup = OSSA_LOOKUP_CURSOR;
+    row("sample", "forward, cursor", 1, measure(&b, st_sample_forward, R), 0);
+    b.lookup = OSSA_LOOKUP_TABLE;
+    row("sample", "random, table", 1, measure(&b, st_sample_random, R), 0);
+    b.lookup = OSSA_LOOKUP_BINARY;
+    row("sample", "random, binary", 1, measure(&b, st_sample_random, R), 0);
+    b.lookup = OSSA_LOOKUP_LINEAR;
+    row("sample", "random, linear", 1, measure(&b, st_sample_random, R), 0);
+    row("model space + palette", "", 1, measure(&b, st_palette, R), 0);
+    if (b.vertex_total) {
+        b.kernel = best;
+        row("skin LBS", ossa_skin_kernel_name(best), 1, measure(&b, st_skin, R), vt);
+        if (best != OSSA_SKIN_KERNEL_SCALAR) {
+            b.kernel = OSSA_SKIN_KERNEL_SCALAR;
+            row("skin LBS", "scalar", 1, measure(&b, st_skin, R), vt);
+            b.kernel = best;
+        }
+        b.dqs = true;
+        row("skin DQS", "", 1, measure(&b, st_skin, R), vt);
+        b.dqs = false;
+    }
+    b.lookup = OSSA_LOOKUP_CURSOR;
+    row("full frame", "cursor + LBS", 1, measure(&b, st_frame, R), vt);
+    double n = b.inst_count;
+    row("sample", "forward, cursor", nthreads, measure(&b, st_par_sample, R) / n, 0);
+    row("model space + palette", "", nthreads, measure(&b, st_par_palette, R) / n, 0);
+    if (b.vertex_total) {
+        row("skin LBS", ossa_skin_kernel_name(best), nthreads, measure(&b, st_par_skin, R), vt);
+        b.dqs = true;
+        row("skin DQS", "", nthreads, measure(&b, st_par_skin, R), vt);
+        b.dqs = false;
+    }
+    row("full frame", "cursor + LBS", nthreads, measure(&b, st_par_frame, R) / n, vt);
+    rc = 0;
+done:
+    free_instances(&b);
+    free(b.times);
+    free(b.dq);
+    thread_pool_destroy(b.pool);
+    scene_free(&b.s);
+    g_b = NULL;
+    return rc;
 }
