@@ -1,5 +1,5 @@
-/* AVX2 + FMA linear blend skinning. Per vertex the blended matrix Σ wᵢ·Mᵢ is two ymm
- * (two columns each, FMA by a broadcast weight). With packed streams, 8 vertices go
+/* AVX2 + FMA linear blend and dual quaternion skinning (see dqs_block). Per vertex the
+ * blended matrix Σ wᵢ·Mᵢ is two ymm (two columns each, FMA by a broadcast weight). With packed streams, 8 vertices go
  * at once: the blended matrices are transposed to SoA, positions/normals de-interleaved
  * with blends + one permute per component, tangents with an unpack transpose, then
  * plain FMAs over 8 lanes and rsqrt + one Newton step; zero-weight vertices are

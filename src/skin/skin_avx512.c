@@ -1,4 +1,4 @@
-/* AVX-512 linear blend skinning.
+/* AVX-512 linear blend and dual quaternion skinning.
  *
  * Per vertex, the blended matrix Σ wᵢ·Mᵢ is one zmm (one FMA per influence by a
  * broadcast weight). With packed streams, 16 vertices go at once: their 16 blended
