@@ -106,7 +106,7 @@ static void gen_make(gen *g, uint64_t seed, uint32_t vertex_count, uint32_t infl
     m->weights = malloc(sizeof(float) * influences * vertex_count);
     assert_true(m->positions && m->normals && m->joints && m->weights);
     for (uint32_t v = 0; v < vertex_count; v++) {
-        for (int c = 0; c < 3; c++) m->positions[v * 3 + c] = ot_rand_float(&rng, -size, size);
+        for (uint32_t c = 0; c < 3; c++) m->positions[v * 3 + c] = ot_rand_float(&rng, -size, size);
         ossa_vec3 n = ossa_vec3_normalize(ossa_quat_rotate(ot_rand_quat(&rng), ossa_vec3_make(0, 0, 1)));
         m->normals[v * 3] = n.x, m->normals[v * 3 + 1] = n.y, m->normals[v * 3 + 2] = n.z;
         float sum = 0;
@@ -193,7 +193,7 @@ static void ref_dqs(const ossa_mesh *m, const ossa_dual_quat *dq, double *out_p,
             for (int k = 0; k < 8; k++) b[k] += w * q[k];
         }
         if (wsum == 0) {
-            for (int r = 0; r < 3; r++) out_p[v * 3 + r] = p[r], out_n[v * 3 + r] = n[r];
+            for (uint32_t r = 0; r < 3; r++) out_p[v * 3 + r] = p[r], out_n[v * 3 + r] = n[r];
             continue;
         }
         double l = sqrt(b[0] * b[0] + b[1] * b[1] + b[2] * b[2] + b[3] * b[3]);
@@ -207,20 +207,20 @@ static void ref_dqs(const ossa_mesh *m, const ossa_dual_quat *dq, double *out_p,
         double R[9] = {1 - 2 * (y * y + z * z), 2 * (x * y - z * w),     2 * (x * z + y * w),
                        2 * (x * y + z * w),     1 - 2 * (x * x + z * z), 2 * (y * z - x * w),
                        2 * (x * z - y * w),     2 * (y * z + x * w),     1 - 2 * (x * x + y * y)};
-        for (int i = 0; i < 3; i++) {
+        for (uint32_t i = 0; i < 3; i++) {
             out_p[v * 3 + i] = R[i * 3] * p[0] + R[i * 3 + 1] * p[1] + R[i * 3 + 2] * p[2] + t[i];
             out_n[v * 3 + i] = R[i * 3] * n[0] + R[i * 3 + 1] * n[1] + R[i * 3 + 2] * n[2];
         }
         double nl = sqrt(out_n[v * 3] * out_n[v * 3] + out_n[v * 3 + 1] * out_n[v * 3 + 1] +
                          out_n[v * 3 + 2] * out_n[v * 3 + 2]);
-        for (int i = 0; i < 3; i++) out_n[v * 3 + i] /= nl;
+        for (uint32_t i = 0; i < 3; i++) out_n[v * 3 + i] /= nl;
     }
 }
 
 static double diagonal_d(const double *p, uint32_t count) {
     double lo[3] = {INFINITY, INFINITY, INFINITY}, hi[3] = {-INFINITY, -INFINITY, -INFINITY};
     for (uint32_t v = 0; v < count; v++)
-        for (int c = 0; c < 3; c++) lo[c] = fmin(lo[c], p[v * 3 + c]), hi[c] = fmax(hi[c], p[v * 3 + c]);
+        for (uint32_t c = 0; c < 3; c++) lo[c] = fmin(lo[c], p[v * 3 + c]), hi[c] = fmax(hi[c], p[v * 3 + c]);
     return sqrt((hi[0] - lo[0]) * (hi[0] - lo[0]) + (hi[1] - lo[1]) * (hi[1] - lo[1]) + (hi[2] - lo[2]) * (hi[2] - lo[2]));
 }
 
@@ -332,7 +332,7 @@ static void check_variant(gen *g, ossa_gl_skinning s) {
         float wsum = 0;
         for (uint32_t i = 0; i < m->influences; i++) wsum += m->weights[v * m->influences + i];
         if (wsum == 0)
-            for (int c = 0; c < 3; c++) assert_true(gpu_p[v * 3 + c] == m->positions[v * 3 + c]);
+            for (uint32_t c = 0; c < 3; c++) assert_true(gpu_p[v * 3 + c] == m->positions[v * 3 + c]);
     }
     free(ref_p), free(ref_n), free(gpu_p), free(gpu_n), free(cpu_p), free(cpu_n);
     free(mp), free(mn), free(cmp), free(cmn);
@@ -624,7 +624,7 @@ static void count_pixels(const uint8_t *img, int x0, int x1, int y0, int y1, int
     *inside = *outside = 0;
     for (int y = 0; y < H; y++)
         for (int x = 0; x < W; x++) {
-            const uint8_t *px = img + ((size_t)y * W + x) * 4;
+            const uint8_t *px = img + ((size_t)y * W + (size_t)x) * 4;
             bool lit = px[0] || px[1] || px[2];
             bool in = x >= x0 && x < x1 && y >= y0 && y < y1;
             if (lit) (in ? (*inside)++ : (*outside)++);
