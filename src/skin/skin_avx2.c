@@ -1,9 +1,10 @@
 /* AVX2 + FMA linear blend and dual quaternion skinning (see dqs_block). Per vertex the
- * blended matrix Σ wᵢ·Mᵢ is two ymm (two columns each, FMA by a broadcast weight). With packed streams, 8 vertices go
- * at once: the blended matrices are transposed to SoA, positions/normals de-interleaved
- * with blends + one permute per component, tangents with an unpack transpose, then
- * plain FMAs over 8 lanes and rsqrt + one Newton step; zero-weight vertices are
- * copied by blends. Range ends and strided streams use a packed scratch copy. */
+ * blended matrix Σ wᵢ·Mᵢ is two ymm (two columns each, FMA by a broadcast weight). With
+ * packed streams, 8 vertices go at once: the blended matrices are transposed to SoA,
+ * positions/normals de-interleaved with blends + one permute per component, tangents
+ * with an unpack transpose, then plain FMAs over 8 lanes and rsqrt + one Newton step;
+ * zero-weight vertices are copied by blends. Range ends and strided streams use a
+ * packed scratch copy. */
 #include "skin_internal.h"
 
 #if defined(__AVX2__) && defined(__FMA__)
