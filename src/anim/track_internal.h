@@ -50,26 +50,27 @@ static inline uint32_t ossa__find_key_table(const ossa_track *track, float t) {
     return ossa__correct_key(track->times, n, tab->keys[i], t);
 }
 
-/* Cursor lookup: O(1) for small forward or backward steps, binary search for jumps. n >= 2. */
+/* Cursor lookup: O(1) for small forward or backward steps; jumps (seeks, loop wraps) use
+ * the frame-index table when the track has one, else binary search. n >= 2. */
 static inline uint32_t ossa__find_key_cursor(const ossa_track *track, float t, uint32_t *cursor) {
     const float *times = track->times;
     uint32_t n = track->key_count, k = *cursor;
     if (k > n - 2 || isnan(t)) {
-        k = ossa__find_key_binary(times, n, t);
+        k = ossa__find_key_table(track, t);
     } else if (times[k] > t) {
         if (k == 0) {
             /* before the first key: stays 0 */
         } else if (times[k - 1] <= t) {
             k--; /* one step back: reverse playback */
         } else {
-            k = ossa__find_key_binary(times, n, t);
+            k = ossa__find_key_table(track, t);
         }
     } else if (k + 1 < n - 1 && times[k + 1] <= t) {
-        /* Forwards: try the next two keys, then search. */
+        /* Forwards: try the next two keys, then jump. */
         k++;
         if (k + 1 < n - 1 && times[k + 1] <= t) {
             k++;
-            if (k + 1 < n - 1 && times[k + 1] <= t) k = ossa__find_key_binary(times, n, t);
+            if (k + 1 < n - 1 && times[k + 1] <= t) k = ossa__find_key_table(track, t);
         }
     }
     *cursor = k;
