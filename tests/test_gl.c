@@ -676,6 +676,21 @@ static void draw_puts_pixels_where_expected(void **state) {
         assert_int_equal(out, 0);
         /* Lit by ambient + diffuse: red > green > blue as the base colour, opaque. */
         assert_true(img[0] > img[1] && img[1] > img[2] && img[2] > 0 && img[3] == 255);
+        /* A light shining straight at the quad (along -z onto its +z normal) is brighter
+         * than one grazing it. */
+        uint8_t head_on, grazing;
+        d.light_dir[2] = -1;
+        glClear(GL_COLOR_BUFFER_BIT | GL_DEPTH_BUFFER_BIT);
+        assert_int_equal(ossa_gl_draw(g_renderer, gm, &d), OSSA_OK);
+        assert_int_equal(ossa_gl_headless_read(g_ctx, img), OSSA_OK);
+        head_on = img[0];
+        d.light_dir[0] = 1, d.light_dir[2] = 0;
+        glClear(GL_COLOR_BUFFER_BIT | GL_DEPTH_BUFFER_BIT);
+        assert_int_equal(ossa_gl_draw(g_renderer, gm, &d), OSSA_OK);
+        assert_int_equal(ossa_gl_headless_read(g_ctx, img), OSSA_OK);
+        grazing = img[0];
+        assert_true(head_on == 255 && grazing > 0 && grazing < head_on);
+        d.light_dir[0] = 0;
 
         /* Wireframe: only the edges of the same quad. */
         d.wireframe = true;

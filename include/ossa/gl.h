@@ -68,6 +68,7 @@ typedef struct ossa_gl_draw_desc {
     const ossa_mat4 *inverse_bind;   /* POSE_AND_IBM: joint_count (skeleton-indexed) */
     const ossa_dual_quat *dual_quats;/* DUAL_QUAT: joint_count */
     float color[4];                  /* base colour; all zero = light grey */
+    float light_dir[3];              /* direction the light travels (model space); zero = from above-front-right */
     bool wireframe;
     /* Morph weights, the mesh's target_count of them, or NULL for none:
      * p = base + Σ wₜ δₜ (normals likewise) before skinning, as ossa_morph_apply.
@@ -75,7 +76,7 @@ typedef struct ossa_gl_draw_desc {
     const float *morph_weights;
 } ossa_gl_draw_desc;
 
-/* Draws the mesh (model space = world space) lit by a fixed directional light plus
+/* Draws the mesh (model space = world space) lit by a directional light plus
  * ambient into the bound framebuffer, with depth test on. INVALID_ARGUMENT on missing
  * arrays or joint indices >= joint_count; UNSUPPORTED above the variant's joint limit. */
 ossa_result ossa_gl_draw(ossa_gl_renderer *renderer, const ossa_gl_mesh *mesh, const ossa_gl_draw_desc *desc);

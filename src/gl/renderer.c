@@ -1,5 +1,6 @@
 /* Shader programs for every skinning variant, drawing, bone lines, and transform
  * feedback readback (ossa_gl_renderer). */
+#include <math.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -304,7 +305,10 @@ ossa_result ossa_gl_draw(ossa_gl_renderer *r, const ossa_gl_mesh *m, const ossa_
     const float *c = (d->color[0] == 0 && d->color[1] == 0 && d->color[2] == 0 && d->color[3] == 0) ? grey : d->color;
     glUniformMatrix4fv(p->view_proj, 1, GL_FALSE, d->view_proj);
     glUniform4fv(p->color, 1, c);
-    glUniform3f(p->light_dir, -0.36f, -0.80f, -0.48f); /* unit: from upper right front, downwards */
+    float lx = d->light_dir[0], ly = d->light_dir[1], lz = d->light_dir[2];
+    float ll = sqrtf(lx * lx + ly * ly + lz * lz);
+    if (!(ll > 1e-12f) || !isfinite(ll)) lx = -0.36f, ly = -0.80f, lz = -0.48f, ll = 1.0f; /* from upper right front */
+    glUniform3f(p->light_dir, lx / ll, ly / ll, lz / ll);
     GLboolean depth = glIsEnabled(GL_DEPTH_TEST);
     if (!depth) glEnable(GL_DEPTH_TEST);
     GLint polygon_mode[2] = {GL_FILL, GL_FILL};
