@@ -11,9 +11,10 @@
  * from an RGBA32F texture uploaded with the mesh; up to OSSA_GL_MAX_ACTIVE_MORPHS
  * targets may have a non-zero weight per draw.
  * Objects are owned by the caller and must be destroyed with the context current.
- * Draw calls change the bound program, VAO, active texture (units 0 and 1) and, for
- * readback, the transform feedback buffer bindings; depth test, polygon mode and
- * rasterizer discard are restored. A current context is required by every call.
+ * State: calls leave program 0, VAO 0, GL_ARRAY_BUFFER 0 and texture unit 0 active
+ * bound (units 0 and 1 may hold ossa textures; readback unbinds its transform feedback
+ * buffers); depth test, polygon mode, pixel store and rasterizer discard are restored.
+ * A current context is required by every call.
  * Errors: GL failures return OSSA_ERROR_GL and print a message to stderr. */
 #ifndef OSSA_GL_H
 #define OSSA_GL_H
@@ -55,8 +56,9 @@ uint32_t ossa_gl_mesh_vertex_count(const ossa_gl_mesh *mesh);
 ossa_result ossa_gl_renderer_create(ossa_gl_renderer **out);
 void ossa_gl_renderer_destroy(ossa_gl_renderer *renderer);
 /* Largest desc->joint_count a variant accepts in this context: OSSA_GL_MAX_UNIFORM_JOINTS
- * for the uniform variants (fewer for POSE_AND_IBM if the driver's uniform limit is
- * low), 256 * GL_MAX_TEXTURE_SIZE for PALETTE_TEXTURE, UINT32_MAX for NONE. */
+ * for the uniform variants (fewer where GL_MAX_VERTEX_UNIFORM_COMPONENTS is small, e.g.
+ * 122 for POSE_AND_IBM at 4096), 256 * GL_MAX_TEXTURE_SIZE for PALETTE_TEXTURE,
+ * UINT32_MAX for NONE; 0 for a NULL renderer or unknown variant. */
 uint32_t ossa_gl_renderer_max_joints(const ossa_gl_renderer *renderer, ossa_gl_skinning skinning);
 
 typedef struct ossa_gl_draw_desc {
@@ -83,8 +85,9 @@ ossa_result ossa_gl_draw(ossa_gl_renderer *renderer, const ossa_gl_mesh *mesh, c
 
 /* Skins the mesh on the GPU with desc->skinning and reads the result back through
  * transform feedback: vertex_count * 3 floats each, in vertex order (out_normals may
- * be NULL; it needs a mesh with normals). view_proj, color, wireframe are ignored.
- * For tests and tools that need GPU results on the CPU. */
+ * be NULL; it needs a mesh with normals). Morphs as ossa_gl_draw; view_proj, color,
+ * light_dir and wireframe are ignored; nothing is rasterised (GL_RASTERIZER_DISCARD).
+ * For tests and tools that need GPU results on the CPU; it waits for the GPU. */
 ossa_result ossa_gl_skin_readback(ossa_gl_renderer *renderer, const ossa_gl_mesh *mesh,
                                   const ossa_gl_draw_desc *desc, float *out_positions, float *out_normals);
 
