@@ -285,9 +285,10 @@ int cmd_view(int argc, char **argv) {
         float dt = frames > 0 ? 1.0f / 60 : (float)(t - last);
         last = t;
         if (!v.paused) ossa_player_update(v.player, dt);
-        if (v.clip >= 0)
+        if (v.clip >= 0) {
             scene_set_pose(&v.s, ossa_player_pose(v.player));
-        else
+            scene_set_weights(&v.s, ossa_player_clip(v.player), ossa_player_time(v.player), true);
+        } else
             scene_pose(&v.s, NULL, 0, false);
         int fw = 0, fh = 0;
         glfwGetFramebufferSize(v.window, &fw, &fh);

@@ -26,8 +26,12 @@ void scene_free(scene *s) {
         for (uint32_t i = 0; i < s->asset->mesh_count; i++) {
             if (s->positions) free(s->positions[i]);
             if (s->normals) free(s->normals[i]);
+            if (s->morph_weights) free(s->morph_weights[i]);
+            if (s->morphed) free(s->morphed[i]);
         }
     }
+    free(s->morph_weights);
+    free(s->morphed);
     free(s->positions);
     free(s->normals);
     free(s->locals);
@@ -74,7 +78,10 @@ bool scene_load(scene *s, const char *path, const char *cmd) {
     s->skin_joint = calloc(n, sizeof *s->skin_joint);
     s->positions = calloc(a->mesh_count + 1, sizeof *s->positions);
     s->normals = calloc(a->mesh_count + 1, sizeof *s->normals);
-    bool ok = s->locals && s->model && s->palettes && s->skin_joint && s->positions && s->normals;
+    s->morph_weights = calloc(a->mesh_count + 1, sizeof *s->morph_weights);
+    s->morphed = calloc(a->mesh_count + 1, sizeof *s->morphed);
+    bool ok = s->locals && s->model && s->palettes && s->skin_joint && s->positions && s->normals &&
+              s->morph_weights && s->morphed;
     for (uint32_t i = 0; ok && i < a->mesh_count; i++) {
         const ossa_mesh *m = a->meshes[i];
         size_t vc = m->vertex_count ? m->vertex_count : 1;
@@ -83,6 +90,11 @@ bool scene_load(scene *s, const char *path, const char *cmd) {
         if (m->normals) {
             s->normals[i] = malloc(vc * 3 * sizeof(float));
             if (!s->normals[i]) ok = false;
+        }
+        if (m->target_count && m->targets) {
+            s->morph_weights[i] = calloc(m->target_count, sizeof(float));
+            s->morphed[i] = malloc(vc * 6 * sizeof(float));
+            if (!s->morph_weights[i] || !s->morphed[i]) ok = false;
         }
     }
     if (!ok) {
@@ -143,7 +155,27 @@ float scene_pose(scene *s, const ossa_clip *clip, float t, bool loop) {
     else
         memcpy(s->locals, sk->rest, sizeof *s->locals * jc);
     scene_set_pose(s, s->locals);
+    scene_set_weights(s, clip, t, loop);
     return time;
+}
+
+void scene_set_weights(scene *s, const ossa_clip *clip, float t, bool loop) {
+    const ossa_asset *a = s->asset;
+    for (uint32_t i = 0; i < a->mesh_count; i++) {
+        const ossa_mesh *m = a->meshes[i];
+        float *w = s->morph_weights[i];
+        if (!w) continue;
+        if (m->default_weights)
+            memcpy(w, m->default_weights, sizeof(float) * m->target_count);
+        else
+            memset(w, 0, sizeof(float) * m->target_count);
+        if (!clip || m->node < 0) continue;
+        for (uint32_t k = 0; k < clip->weight_track_count; k++)
+            if (clip->weight_tracks[k].joint == (uint32_t)m->node &&
+                clip->weight_tracks[k].weights.components == m->target_count &&
+                clip->weight_tracks[k].weights.key_count)
+                ossa_clip_sample_weights(clip, k, t, loop, OSSA_LOOKUP_DEFAULT, NULL, w);
+    }
 }
 
 bool scene_mesh_is_skinned(const scene *s, uint32_t mesh) {
@@ -161,6 +193,13 @@ bool scene_skin_cpu(scene *s, uint32_t mesh) {
     const ossa_mesh *m = s->asset->meshes[mesh];
     float *pos = s->positions[mesh], *nrm = s->normals[mesh];
     if (!m->vertex_count) return true;
+    const float *src_pos = m->positions, *src_nrm = m->normals;
+    if (s->morph_weights[mesh]) {
+        float *mp = s->morphed[mesh], *mn = m->normals ? mp + (size_t)m->vertex_count * 3 : NULL;
+        if (ossa_morph_apply(m, s->morph_weights[mesh], 0, m->vertex_count, mp, mn) != OSSA_OK) return false;
+        src_pos = mp;
+        if (mn) src_nrm = mn;
+    }
     if (scene_mesh_is_skinned(s, mesh)) {
         ossa_skin_job job;
         memset(&job, 0, sizeof job);
@@ -171,10 +210,10 @@ bool scene_skin_cpu(scene *s, uint32_t mesh) {
         job.weights = m->weights;
         job.palette = scene_mesh_palette(s, mesh);
         job.palette_count = s->joint_count;
-        job.positions = m->positions;
+        job.positions = src_pos;
         job.out_positions = pos;
-        if (m->normals && nrm) {
-            job.normals = m->normals;
+        if (src_nrm && nrm) {
+            job.normals = src_nrm;
             job.out_normals = nrm;
         }
         return ossa_skin_lbs(&job, OSSA_SKIN_KERNEL_AUTO) == OSSA_OK;
@@ -182,11 +221,11 @@ bool scene_skin_cpu(scene *s, uint32_t mesh) {
     ossa_mat4 w = ossa_mat4_identity();
     if (m->node >= 0 && (uint32_t)m->node < s->joint_count) w = s->model[m->node];
     for (uint32_t v = 0; v < m->vertex_count; v++) {
-        ossa_vec3 p = {m->positions[v * 3], m->positions[v * 3 + 1], m->positions[v * 3 + 2]};
+        ossa_vec3 p = {src_pos[v * 3], src_pos[v * 3 + 1], src_pos[v * 3 + 2]};
         p = ossa_mat4_transform_point(&w, p);
         pos[v * 3] = p.x, pos[v * 3 + 1] = p.y, pos[v * 3 + 2] = p.z;
-        if (m->normals && nrm) {
-            ossa_vec3 n = {m->normals[v * 3], m->normals[v * 3 + 1], m->normals[v * 3 + 2]};
+        if (src_nrm && nrm) {
+            ossa_vec3 n = {src_nrm[v * 3], src_nrm[v * 3 + 1], src_nrm[v * 3 + 2]};
             n = ossa_vec3_normalize(ossa_mat4_transform_vector(&w, n));
             nrm[v * 3] = n.x, nrm[v * 3 + 1] = n.y, nrm[v * 3 + 2] = n.z;
         }
@@ -379,7 +418,11 @@ bool scene_gl_draw(scene_gl *g, scene *s, const float view_proj[16], const draw_
         if (s->is_demo) {
             d.color[0] = 0.92f, d.color[1] = 0.62f, d.color[2] = 0.40f, d.color[3] = 1.0f;
         }
-        if (opt->cpu || !scene_mesh_is_skinned(s, i)) {
+        /* the GPU path applies up to OSSA_GL_MAX_ACTIVE_MORPHS weights in the shader */
+        uint32_t active = 0;
+        const ossa_mesh *m = s->asset->meshes[i];
+        for (uint32_t k = 0; s->morph_weights[i] && k < m->target_count; k++) active += s->morph_weights[i][k] != 0;
+        if (opt->cpu || !scene_mesh_is_skinned(s, i) || active > OSSA_GL_MAX_ACTIVE_MORPHS) {
             if (!scene_skin_cpu(s, i)) {
                 fprintf(stderr, "ossa %s: CPU skinning of mesh %u failed\n", cmd, i);
                 return false;
@@ -394,6 +437,7 @@ bool scene_gl_draw(scene_gl *g, scene *s, const float view_proj[16], const draw_
             d.skinning = OSSA_GL_SKIN_PALETTE_TEXTURE;
             d.joint_count = s->joint_count;
             d.palette = scene_mesh_palette(s, i);
+            d.morph_weights = s->morph_weights[i];
         }
         ossa_result r = ossa_gl_draw(g->renderer, g->meshes[i], &d);
         if (r != OSSA_OK) {

@@ -20,6 +20,8 @@ typedef struct scene {
     float **positions;       /* per mesh: CPU-skinned positions (vertex_count * 3) */
     float **normals;         /* per mesh: CPU-skinned normals, or NULL when the mesh has none */
     bool *skin_joint;        /* joint_count: used by some skin (drawn by the bone overlay) */
+    float **morph_weights;   /* per mesh: target_count current weights, or NULL without targets */
+    float **morphed;         /* per mesh with targets: positions then normals after morphing (CPU path) */
 } scene;
 
 /* Loads `path` (a .gltf/.glb), or the demo character when path is NULL or "demo".
@@ -37,9 +39,15 @@ float scene_pose(scene *s, const ossa_clip *clip, float t, bool loop);
 /* Same from a local pose (joint_count transforms, e.g. ossa_player_pose). */
 void scene_set_pose(scene *s, const ossa_transform *locals);
 
+/* Morph weights of every mesh with targets: its default weights, overridden by the
+ * clip's weight tracks for the mesh's node at time t (clip NULL = defaults).
+ * scene_pose calls it; callers of scene_set_pose call it themselves. */
+void scene_set_weights(scene *s, const ossa_clip *clip, float t, bool loop);
+
 /* Model-space copy of mesh i in the current pose into s->positions[i] /
- * s->normals[i]: skinned with ossa_skin_lbs (kernel AUTO), or for a rigid mesh
- * transformed by its node's model matrix. */
+ * s->normals[i]: morphed (ossa_morph_apply) when it has targets, then skinned
+ * with ossa_skin_lbs (kernel AUTO), or for a rigid mesh transformed by its
+ * node's model matrix. */
 bool scene_skin_cpu(scene *s, uint32_t mesh);
 
 /* Skeleton-indexed palette of mesh i's skin (NULL for rigid meshes). */
