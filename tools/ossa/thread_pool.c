@@ -1,6 +1,7 @@
-/* pthread pool: workers sleep on a condition variable, a parallel_for publishes one
- * job (a generation), everyone pulls chunks from an atomic counter, the caller waits
- * for the workers to check out. */
+/* pthread pool: a parallel_for publishes one job (a generation) and wakes the workers;
+ * everyone pulls chunks from an atomic counter. The caller works too and, once every
+ * chunk is claimed, closes the job and waits only for workers that joined it, never
+ * for ones that were slow to wake (they see the job closed and go back to sleep). */
 #include "thread_pool.h"
 
 #include <pthread.h>
@@ -10,17 +11,17 @@
 #include <unistd.h>
 
 struct thread_pool {
-    pthread_mutex_t mutex;
+    pthread_mutex_t mutex; /* guards everything below except `next` */
     pthread_cond_t wake, done;
     pthread_t *threads;
     uint32_t worker_count;
     uint64_t generation;
-    bool quit;
-    uint32_t active; /* workers still inside the current generation */
+    bool quit, open, caller_waits;
+    uint32_t active; /* workers that joined the open job and have not finished */
     thread_pool_fn fn;
     void *user;
     uint32_t begin, end, chunk, chunk_count;
-    atomic_uint next;
+    atomic_uint next; /* next chunk to claim */
 };
 
 static void run_chunks(thread_pool *pool) {
@@ -41,10 +42,12 @@ static void *worker(void *arg) {
         while (!pool->quit && pool->generation == seen) pthread_cond_wait(&pool->wake, &pool->mutex);
         if (pool->quit) break;
         seen = pool->generation;
+        if (!pool->open) continue; /* woke after the caller closed it */
+        pool->active++;
         pthread_mutex_unlock(&pool->mutex);
         run_chunks(pool);
         pthread_mutex_lock(&pool->mutex);
-        if (--pool->active == 0) pthread_cond_signal(&pool->done);
+        if (--pool->active == 0 && pool->caller_waits) pthread_cond_signal(&pool->done);
     }
     pthread_mutex_unlock(&pool->mutex);
     return NULL;
@@ -108,12 +111,15 @@ void thread_pool_parallel_for(thread_pool *pool, uint32_t begin, uint32_t end, u
     pool->fn = fn, pool->user = user;
     pool->begin = begin, pool->end = end, pool->chunk = chunk, pool->chunk_count = chunks;
     atomic_store(&pool->next, 0u);
-    pool->active = pool->worker_count;
+    pool->open = true;
     pool->generation++;
     pthread_cond_broadcast(&pool->wake);
     pthread_mutex_unlock(&pool->mutex);
-    run_chunks(pool);
+    run_chunks(pool); /* returns once every chunk is claimed */
     pthread_mutex_lock(&pool->mutex);
+    pool->open = false;
+    pool->caller_waits = true;
     while (pool->active) pthread_cond_wait(&pool->done, &pool->mutex);
+    pool->caller_waits = false;
     pthread_mutex_unlock(&pool->mutex);
 }
