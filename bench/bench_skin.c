@@ -149,6 +149,32 @@ static double bandwidth(thread_pool *pool, int reps) {
     return median(t, reps);
 }
 
+/* ossa_morph_apply: positions + normals with `targets` targets (all weights non-zero). */
+static void bench_morph(uint32_t n, uint32_t targets, thread_pool *pool, int reps, double bw1) {
+    ossa_morph_target *t = xmalloc(sizeof *t * targets);
+    ossa_mesh mesh = {0};
+    mesh.vertex_count = n, mesh.positions = xmalloc(12ull * n), mesh.normals = xmalloc(12ull * n);
+    mesh.target_count = targets, mesh.targets = t;
+    float *w = xmalloc(sizeof(float) * targets), *op = xmalloc(12ull * n), *on = xmalloc(12ull * n);
+    for (uint32_t i = 0; i < targets; i++) {
+        t[i].positions = xmalloc(12ull * n), t[i].normals = xmalloc(12ull * n), t[i].tangents = NULL;
+        w[i] = 0.1f * (float)(i + 1);
+    }
+    double times[64];
+    if (reps > 64) reps = 64;
+    for (int r = -1; r < reps; r++) {
+        double t0 = now_ns();
+        if (ossa_morph_apply(&mesh, w, 0, n, op, on) != OSSA_OK) exit(1);
+        if (r >= 0) times[r] = (now_ns() - t0) / n;
+    }
+    double ns = median(times, reps), bytes = 24.0 * (2 + targets);
+    printf("\nmorph (ossa_morph_apply, %u targets, positions + normals): %.2f ns/vert, %.0f bytes/vert, %.1f GB/s, "
+           "%.0f%% of memcpy\n", targets, ns, bytes, bytes / ns, 100.0 * bytes / ns / bw1);
+    (void)pool;
+    for (uint32_t i = 0; i < targets; i++) free(t[i].positions), free(t[i].normals);
+    free(t), free(mesh.positions), free(mesh.normals), free(w), free(op), free(on);
+}
+
 /* Woman.gltf (../shared/assets or $OSSA_ASSETS): every skinned mesh, rest-pose palette
  * (model × inverse bind over the mesh's skin), cache-resident, so repeated per run. */
 static void bench_woman(thread_pool *pool, int reps) {
@@ -249,6 +275,7 @@ int main(int argc, char **argv) {
         free(dq);
         free_mesh(&m);
     }
+    bench_morph(n, 4, pool, reps, bw1);
     bench_woman(pool, reps);
     thread_pool_destroy(pool);
     return 0;
