@@ -733,6 +733,41 @@ static void draw_lines_puts_pixels_where_expected(void **state) {
     free(img);
 }
 
+/* Odd application pixel-store state does not disturb uploads and reads, and the state
+ * documented as restored is restored. */
+static void application_state_is_respected(void **state) {
+    (void)state;
+    NEED_GL();
+    glPixelStorei(GL_UNPACK_ROW_LENGTH, 7);
+    glPixelStorei(GL_UNPACK_SKIP_ROWS, 2);
+    glPixelStorei(GL_PACK_ROW_LENGTH, 5);
+    glPixelStorei(GL_PACK_ALIGNMENT, 8);
+    glDisable(GL_DEPTH_TEST);
+    run_generated(OSSA_GL_SKIN_PALETTE_TEXTURE, 14, 300, 8, 400, 0.25f);
+    uint8_t *img = malloc(W * H * 4);
+    assert_non_null(img);
+    const float pts[6] = {-1, 0, 0, 1, 0, 0}, color[4] = {1, 1, 1, 1};
+    assert_int_equal(ossa_gl_draw_lines(g_renderer, pts, 2, identity, color), OSSA_OK);
+    assert_int_equal(ossa_gl_headless_read(g_ctx, img), OSSA_OK);
+    GLint v = 0;
+    glGetIntegerv(GL_UNPACK_ROW_LENGTH, &v);
+    assert_int_equal(v, 7);
+    glGetIntegerv(GL_UNPACK_SKIP_ROWS, &v);
+    assert_int_equal(v, 2);
+    glGetIntegerv(GL_PACK_ROW_LENGTH, &v);
+    assert_int_equal(v, 5);
+    glGetIntegerv(GL_PACK_ALIGNMENT, &v);
+    assert_int_equal(v, 8);
+    assert_false(glIsEnabled(GL_DEPTH_TEST));
+    assert_false(glIsEnabled(GL_RASTERIZER_DISCARD));
+    glPixelStorei(GL_UNPACK_ROW_LENGTH, 0);
+    glPixelStorei(GL_UNPACK_SKIP_ROWS, 0);
+    glPixelStorei(GL_PACK_ROW_LENGTH, 0);
+    glPixelStorei(GL_PACK_ALIGNMENT, 4);
+    assert_int_equal(glGetError(), GL_NO_ERROR);
+    free(img);
+}
+
 /* Each EGL platform on its own (OSSA_EGL_PLATFORM): where one gives a context, it
  * renders; the test context is current again afterwards. */
 static void headless_platforms(void **state) {
@@ -787,6 +822,7 @@ int main(void) {
         cmocka_unit_test(woman_asset_all_variants),
         cmocka_unit_test(draw_puts_pixels_where_expected),
         cmocka_unit_test(draw_lines_puts_pixels_where_expected),
+        cmocka_unit_test(application_state_is_respected),
         cmocka_unit_test(headless_platforms),
     };
     if (getenv("OSSA_TEST_FILTER")) cmocka_set_test_filter(getenv("OSSA_TEST_FILTER"));

@@ -46,6 +46,12 @@ extern const char ossa__gl_lines_fs[];
 enum { OSSA__GL_SKIN_NONE = 0, OSSA__GL_SKIN_POSE_IBM = 1, OSSA__GL_SKIN_PALETTE = 2,
        OSSA__GL_SKIN_TEXTURE = 3, OSSA__GL_SKIN_DQ = 4 };
 
+/* Sets default pixel-unpack state (no PBO, no row length or skips) for a tightly packed
+ * upload, remembering the application's; ossa__gl_unpack_restore puts it back. */
+typedef struct ossa__gl_unpack { GLint row_length, skip_rows, skip_pixels, buffer; } ossa__gl_unpack;
+ossa__gl_unpack ossa__gl_unpack_defaults(void);
+void ossa__gl_unpack_restore(const ossa__gl_unpack *saved);
+
 /* Prints "ossa_gl: <message>" to stderr. */
 void ossa__gl_log(const char *fmt, ...)
 #if defined(__GNUC__)

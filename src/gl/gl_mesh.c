@@ -23,6 +23,26 @@ ossa_result ossa__gl_check(const char *what) {
     return OSSA_ERROR_GL;
 }
 
+ossa__gl_unpack ossa__gl_unpack_defaults(void) {
+    ossa__gl_unpack u;
+    glGetIntegerv(GL_UNPACK_ROW_LENGTH, &u.row_length);
+    glGetIntegerv(GL_UNPACK_SKIP_ROWS, &u.skip_rows);
+    glGetIntegerv(GL_UNPACK_SKIP_PIXELS, &u.skip_pixels);
+    glGetIntegerv(GL_PIXEL_UNPACK_BUFFER_BINDING, &u.buffer);
+    glPixelStorei(GL_UNPACK_ROW_LENGTH, 0);
+    glPixelStorei(GL_UNPACK_SKIP_ROWS, 0);
+    glPixelStorei(GL_UNPACK_SKIP_PIXELS, 0);
+    if (u.buffer) glBindBuffer(GL_PIXEL_UNPACK_BUFFER, 0);
+    return u;
+}
+
+void ossa__gl_unpack_restore(const ossa__gl_unpack *u) {
+    glPixelStorei(GL_UNPACK_ROW_LENGTH, u->row_length);
+    glPixelStorei(GL_UNPACK_SKIP_ROWS, u->skip_rows);
+    glPixelStorei(GL_UNPACK_SKIP_PIXELS, u->skip_pixels);
+    if (u->buffer) glBindBuffer(GL_PIXEL_UNPACK_BUFFER, (GLuint)u->buffer);
+}
+
 static GLuint make_buffer(GLenum target, size_t bytes, const void *data, GLenum usage) {
     GLuint b = 0;
     glGenBuffers(1, &b);
@@ -64,11 +84,9 @@ static ossa_result upload_morphs(ossa_gl_mesh *m, const ossa_mesh *mesh) {
     glTexParameteri(GL_TEXTURE_2D, GL_TEXTURE_MIN_FILTER, GL_NEAREST);
     glTexParameteri(GL_TEXTURE_2D, GL_TEXTURE_MAG_FILTER, GL_NEAREST);
     glTexParameteri(GL_TEXTURE_2D, GL_TEXTURE_MAX_LEVEL, 0);
-    GLint unpack_buffer = 0;
-    glGetIntegerv(GL_PIXEL_UNPACK_BUFFER_BINDING, &unpack_buffer);
-    if (unpack_buffer) glBindBuffer(GL_PIXEL_UNPACK_BUFFER, 0);
+    ossa__gl_unpack saved = ossa__gl_unpack_defaults();
     glTexImage2D(GL_TEXTURE_2D, 0, GL_RGBA32F, OSSA__GL_MORPH_ROW_TEXELS, (GLsizei)rows, 0, GL_RGBA, GL_FLOAT, data);
-    if (unpack_buffer) glBindBuffer(GL_PIXEL_UNPACK_BUFFER, (GLuint)unpack_buffer);
+    ossa__gl_unpack_restore(&saved);
     glBindTexture(GL_TEXTURE_2D, 0);
     free(data);
     m->target_count = mesh->target_count;

@@ -208,15 +208,7 @@ static void upload_palette_texture(ossa_gl_renderer *r, const ossa_mat4 *palette
         glTexParameteri(GL_TEXTURE_2D, GL_TEXTURE_MAX_LEVEL, 0);
         r->palette_rows = rows;
     }
-    GLint unpack[4];
-    glGetIntegerv(GL_UNPACK_ROW_LENGTH, &unpack[0]);
-    glGetIntegerv(GL_UNPACK_SKIP_ROWS, &unpack[1]);
-    glGetIntegerv(GL_UNPACK_SKIP_PIXELS, &unpack[2]);
-    glGetIntegerv(GL_PIXEL_UNPACK_BUFFER_BINDING, &unpack[3]);
-    glPixelStorei(GL_UNPACK_ROW_LENGTH, 0);
-    glPixelStorei(GL_UNPACK_SKIP_ROWS, 0);
-    glPixelStorei(GL_UNPACK_SKIP_PIXELS, 0);
-    if (unpack[3]) glBindBuffer(GL_PIXEL_UNPACK_BUFFER, 0);
+    ossa__gl_unpack saved = ossa__gl_unpack_defaults();
     uint32_t full = count / OSSA__GL_PALETTE_ROW_JOINTS, rest = count % OSSA__GL_PALETTE_ROW_JOINTS;
     if (full)
         glTexSubImage2D(GL_TEXTURE_2D, 0, 0, 0, OSSA__GL_PALETTE_ROW_TEXELS, (GLsizei)full, GL_RGBA, GL_FLOAT,
@@ -224,10 +216,7 @@ static void upload_palette_texture(ossa_gl_renderer *r, const ossa_mat4 *palette
     if (rest)
         glTexSubImage2D(GL_TEXTURE_2D, 0, 0, (GLint)full, (GLsizei)(rest * 4), 1, GL_RGBA, GL_FLOAT,
                         palette[(size_t)full * OSSA__GL_PALETTE_ROW_JOINTS].m);
-    glPixelStorei(GL_UNPACK_ROW_LENGTH, unpack[0]);
-    glPixelStorei(GL_UNPACK_SKIP_ROWS, unpack[1]);
-    glPixelStorei(GL_UNPACK_SKIP_PIXELS, unpack[2]);
-    if (unpack[3]) glBindBuffer(GL_PIXEL_UNPACK_BUFFER, (GLuint)unpack[3]);
+    ossa__gl_unpack_restore(&saved);
 }
 
 /* Validates desc against the mesh, binds the variant's program and sets its skinning
@@ -280,6 +269,7 @@ static ossa_result bind_skinning(ossa_gl_renderer *r, const ossa_gl_mesh *m, con
         default: break;
         }
     }
+    glActiveTexture(GL_TEXTURE0);
     /* Generic values of absent streams (context state, not VAO state). */
     if (m->influences < 8) {
         glVertexAttribI4ui(OSSA__GL_ATTR_JOINTS1, 0, 0, 0, 0);
