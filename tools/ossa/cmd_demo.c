@@ -1,7 +1,8 @@
-/* ossa demo [--out out/demo.gif] [--size WxH] [--fps N] [--bones] [--cpu]
+/* ossa demo [--out out/demo.gif] [--size WxH] [--fps N] [--bones] [--cpu] [--frame N]
  * Renders the built-in demo character walking (two cycles) then waving into an
  * animated GIF, with nothing but this binary and an EGL driver (Mesa llvmpipe). */
 #include <stdio.h>
+#include <stdlib.h>
 #include <string.h>
 
 #include "commands.h"
@@ -12,6 +13,7 @@ int cmd_demo(int argc, char **argv) {
     const char *out = "out/demo.gif";
     uint32_t width = 320, height = 320;
     float fps = 15;
+    uint32_t png_frame = 0;
     draw_options draw;
     memset(&draw, 0, sizeof draw);
     draw.background[0] = 0.16f, draw.background[1] = 0.18f, draw.background[2] = 0.22f;
@@ -28,6 +30,14 @@ int cmd_demo(int argc, char **argv) {
                 fprintf(stderr, "ossa demo: --fps must be in (0, 1000]\n");
                 return 2;
             }
+        } else if (!strcmp(a, "--frame") && more) {
+            char *end = NULL;
+            long f = strtol(argv[++i], &end, 10);
+            if (!*argv[i] || *end || f < 0 || f > 1000000) {
+                fprintf(stderr, "ossa demo: --frame expects a frame number (0 = the first)\n");
+                return 2;
+            }
+            png_frame = (uint32_t)f;
         } else if (!strcmp(a, "--bones")) {
             draw.bones = true;
         } else if (!strcmp(a, "--cpu")) {
@@ -39,8 +49,9 @@ int cmd_demo(int argc, char **argv) {
             if (!help) fprintf(stderr, "ossa demo: unknown option or missing value: %s\n", a);
             fprintf(help ? stdout : stderr,
                     "usage: ossa demo [--out out/demo.gif] [--size WxH] [--fps N] [--bones] [--cpu|--gpu]\n"
-                    "  renders the built-in character's clips (walk twice, then wave) into an animated GIF\n"
-                    "  (or the first frame into a .png); defaults 320x320 at 15 fps\n");
+                    "                 [--frame N]\n"
+                    "  renders the built-in character's clips (walk twice, then wave) into an animated GIF,\n"
+                    "  or frame N of that sequence (default 0) into a .png; defaults 320x320 at 15 fps\n");
             return help ? 0 : 2;
         }
     }
@@ -70,12 +81,13 @@ int cmd_demo(int argc, char **argv) {
     job.width = width;
     job.height = height;
     job.out = out;
+    job.png_frame = png_frame;
     job.draw = draw;
     render_stats st;
     bool ok = render_to_file(&s, &job, &st, "demo");
     if (ok)
-        printf("ossa demo: walk x2 + wave, %u frames %ux%u at %g fps, rendered in %.2f s -> %s\n", st.frames, width,
-               height, (double)fps, st.seconds, out);
+        printf("ossa demo: walk x2 + wave, %u frame%s %ux%u at %g fps, rendered in %.2f s -> %s\n", st.frames,
+               st.frames == 1 ? "" : "s", width, height, (double)fps, st.seconds, out);
     scene_free(&s);
     return ok ? 0 : 1;
 }

@@ -503,6 +503,11 @@ bool render_to_file(scene *s, const render_job *job, render_stats *stats, const 
     }
     uint32_t total = 0;
     for (uint32_t k = 0; k < job->span_count; k++) total += span_frame_count(&job->spans[k], job->fps);
+    if (!gif && job->png_frame >= total) {
+        fprintf(stderr, "ossa %s: frame %u requested, the sequence has %u\n", cmd, job->png_frame, total);
+        return false;
+    }
+    uint32_t skip = gif ? 0 : job->png_frame; /* frames to step over before the PNG one */
     if (!gif) total = 1;
     float lo[3], hi[3];
     scene_animated_bounds(s, job->spans, job->span_count, 24, lo, hi);
@@ -544,6 +549,10 @@ bool render_to_file(scene *s, const render_job *job, render_stats *stats, const 
         for (uint32_t i = 0; ok && i < n && done < total; i++) {
             float t = sp->from + (float)i / job->fps;
             if (t > sp->to || (!sp->loop && i == n - 1 && n > 1)) t = sp->to;
+            if (skip) {
+                skip--;
+                continue;
+            }
             scene_pose(s, sp->clip, t, sp->loop);
             ok = scene_gl_draw(&g, s, vp, &job->draw, job->width, job->height, cmd);
             if (ok && (r = ossa_gl_headless_read(ctx, pixels)) != OSSA_OK) {

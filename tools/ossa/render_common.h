@@ -105,7 +105,7 @@ bool scene_gl_draw(scene_gl *g, scene *s, const float view_proj[16], const draw_
                    uint32_t height, const char *cmd);
 
 /* Offscreen rendering of spans into an animated GIF (every frame) or a PNG
- * (the first frame only), with an EGL headless context, a camera framed on
+ * (one frame, job->png_frame), with an EGL headless context, a camera framed on
  * the animated bounds of all spans, and a progress bar on stderr. */
 typedef struct render_job {
     const clip_span *spans;
@@ -113,6 +113,7 @@ typedef struct render_job {
     float fps;               /* frames per second of clip time (> 0) */
     uint32_t width, height;
     const char *out;         /* .gif or .png */
+    uint32_t png_frame;      /* .png: which frame of the sequence (0 = the first) */
     draw_options draw;
 } render_job;
 
