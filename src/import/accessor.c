@@ -250,8 +250,9 @@ static ossa_result decode(ossa__ctx *ctx, uint32_t index, float **fout, uint32_t
     size_t total = (size_t)a->count * a->components;
     float *f = NULL;
     uint32_t *u = NULL;
-    if (fout) f = ossa__ctx_alloc(ctx, total, sizeof *f);
-    else u = ossa__ctx_alloc(ctx, total, sizeof *u);
+    /* zeroed only when there is no bufferView (zeros + optional sparse); else every element is written */
+    if (fout) f = a->view >= 0 ? ossa__ctx_alloc_raw(ctx, total, sizeof *f) : ossa__ctx_alloc(ctx, total, sizeof *f);
+    else u = a->view >= 0 ? ossa__ctx_alloc_raw(ctx, total, sizeof *u) : ossa__ctx_alloc(ctx, total, sizeof *u);
     if (!f && !u) return ctx->failed;
     if (a->view >= 0) {
         const ossa__view *v = &ctx->views[a->view];

@@ -160,14 +160,14 @@ ossa_result ossa__container_open(ossa__ctx *ctx, const uint8_t *data, size_t siz
     return OSSA_OK;
 }
 
-static ossa_result load_data_uri(ossa__ctx *ctx, ossa__buffer *b, const char *uri, const char *path) {
-    const char *comma = strchr(uri, ',');
+static ossa_result load_data_uri(ossa__ctx *ctx, ossa__buffer *b, const char *uri, size_t uri_len, const char *path) {
+    const char *comma = memchr(uri, ',', uri_len);
     if (!comma) return ossa__fail(ctx, OSSA_ERROR_INVALID_DATA, path, "malformed data: URI (no comma)");
     size_t hl = (size_t)(comma - uri);
     if (hl < 7 || memcmp(comma - 7, ";base64", 7) != 0)
         return ossa__fail(ctx, OSSA_ERROR_UNSUPPORTED, path, "data: URI is not base64");
     const char *s = comma + 1;
-    size_t n = strlen(s);
+    size_t n = uri_len - hl - 1;
     size_t bound = ossa__base64_decoded_bound(n);
     if (bound < b->declared) /* checked before allocating */
         return ossa__fail(ctx, OSSA_ERROR_INVALID_DATA, path, "data: URI holds at most %zu bytes, byteLength is %zu",
@@ -236,6 +236,21 @@ ossa_result ossa__buffers_load(ossa__ctx *ctx) {
         b->declared = (size_t)len;
         char *uri = NULL;
         int32_t ut = ossa__json_find(ctx, items[i], "uri");
+        const char *raw = NULL;
+        size_t raw_len = 0;
+        if (ut >= 0 && ctx->tok[ut].type == OSSA__J_STRING) {
+            raw = ctx->json + ctx->tok[ut].start;
+            raw_len = ctx->tok[ut].end - ctx->tok[ut].start;
+        }
+        if (raw && raw_len >= 5 && !memcmp(raw, "data:", 5) && !memchr(raw, '\\', raw_len)) {
+            /* no escapes: decode straight from the JSON text (no copy of a large URI) */
+            r = load_data_uri(ctx, b, raw, raw_len, path);
+            if (!r && b->size < b->declared)
+                r = ossa__fail(ctx, OSSA_ERROR_INVALID_DATA, path, "only %zu bytes available, byteLength is %zu",
+                               b->size, b->declared);
+            if (!r) b->size = b->declared;
+            continue;
+        }
         if (ut >= 0) {
             char up[80];
             snprintf(up, sizeof up, "%s/uri", path);
@@ -254,7 +269,7 @@ ossa_result ossa__buffers_load(ossa__ctx *ctx) {
                     ossa__warn(ctx, path, "BIN chunk has %zu bytes, byteLength is %zu", b->size, b->declared);
             }
         } else if (!strncmp(uri, "data:", 5)) {
-            r = load_data_uri(ctx, b, uri, path);
+            r = load_data_uri(ctx, b, uri, strlen(uri), path);
         } else {
             r = load_external(ctx, b, uri, path);
         }

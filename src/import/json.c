@@ -282,7 +282,7 @@ ossa_result ossa__json_string_dup(ossa__ctx *ctx, int32_t tok, const char *path,
     if (t->type != OSSA__J_STRING) return ossa__fail(ctx, OSSA_ERROR_INVALID_DATA, path, "expected a string");
     size_t n = t->end - t->start;
     const char *s = ctx->json + t->start;
-    char *d = ossa__ctx_alloc(ctx, n + 1, 1);
+    char *d = ossa__ctx_alloc_raw(ctx, n + 1, 1);
     if (!d) return ctx->failed;
     size_t o = 0;
     for (size_t i = 0; i < n; i++) {
