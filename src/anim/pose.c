@@ -19,7 +19,7 @@ ossa_mat4 ossa_pose_joint_to_model(const ossa_transform *locals, const int32_t *
     int32_t p = parents[joint];
     for (uint32_t steps = 1; p >= 0 && (uint32_t)p < joint_count && steps < joint_count; steps++) {
         ossa__trs_to_mat4(&locals[p], &local);
-        ossa__mat4_mul_affine(&local, &m, &tmp);
+        ossa__mat4_mul_affine_scalar(&local, &m, &tmp); /* local was just written by scalar stores */
         m = tmp;
         p = parents[p];
     }

@@ -34,8 +34,10 @@ static inline void ossa__trs_to_mat4(const ossa_transform *t, ossa_mat4 *out) {
     m[15] = 1.0f;
 }
 
-/* out = a * b for affine a and b (last rows 0 0 0 1). out must not alias a or b. */
-static inline void ossa__mat4_mul_affine(const ossa_mat4 *a, const ossa_mat4 *b, ossa_mat4 *out) {
+/* out = a * b for affine a and b (last rows 0 0 0 1). out must not alias a or b.
+ * Scalar reference form; the SSE2 form below performs the same operations in the same
+ * order (no FMA contraction), so both give bit-identical results. */
+static inline void ossa__mat4_mul_affine_scalar(const ossa_mat4 *a, const ossa_mat4 *b, ossa_mat4 *out) {
     const float *A = a->m, *B = b->m;
     float *o = out->m;
     for (int c = 0; c < 4; c++) {
@@ -50,6 +52,30 @@ static inline void ossa__mat4_mul_affine(const ossa_mat4 *a, const ossa_mat4 *b,
     o[3] = o[7] = o[11] = 0.0f;
     o[15] = 1.0f;
 }
+
+#if defined(__SSE2__)
+#include <emmintrin.h>
+static inline void ossa__mat4_mul_affine(const ossa_mat4 *a, const ossa_mat4 *b, ossa_mat4 *out) {
+    const float *A = a->m, *B = b->m;
+    /* Columns of a; the w lanes are 0 0 0 1 for an affine a, so the products keep them. */
+    __m128 a0 = _mm_loadu_ps(A), a1 = _mm_loadu_ps(A + 4), a2 = _mm_loadu_ps(A + 8), a3 = _mm_loadu_ps(A + 12);
+    for (int c = 0; c < 3; c++) {
+        __m128 r = _mm_add_ps(_mm_add_ps(_mm_mul_ps(a0, _mm_set1_ps(B[c * 4 + 0])), _mm_mul_ps(a1, _mm_set1_ps(B[c * 4 + 1]))),
+                              _mm_mul_ps(a2, _mm_set1_ps(B[c * 4 + 2])));
+        _mm_storeu_ps(out->m + c * 4, r);
+    }
+    __m128 t = _mm_add_ps(_mm_add_ps(_mm_add_ps(_mm_mul_ps(a0, _mm_set1_ps(B[12])), _mm_mul_ps(a1, _mm_set1_ps(B[13]))),
+                                     _mm_mul_ps(a2, _mm_set1_ps(B[14]))),
+                          a3);
+    _mm_storeu_ps(out->m + 12, t);
+    out->m[3] = out->m[7] = out->m[11] = 0.0f;
+    out->m[15] = 1.0f;
+}
+#else
+static inline void ossa__mat4_mul_affine(const ossa_mat4 *a, const ossa_mat4 *b, ossa_mat4 *out) {
+    ossa__mat4_mul_affine_scalar(a, b, out);
+}
+#endif
 
 /* out = a * b, general 4x4. out must not alias a or b. */
 static inline void ossa__mat4_mul(const ossa_mat4 *a, const ossa_mat4 *b, ossa_mat4 *out) {
