@@ -12,6 +12,7 @@ PKGS=(
   libglfw3-dev                                         # viewer window
   xvfb xauth                                           # viewer test without a display
   valgrind                                             # one leak-checked run of the suite
+  python3                                              # independent reference check of `ossa sample`
 )
 missing=()
 for p in "${PKGS[@]}"; do
