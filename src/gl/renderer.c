@@ -370,6 +370,7 @@ ossa_result ossa_gl_draw_lines(ossa_gl_renderer *r, const float *points, uint32_
                                const float *view_proj, const float color[4]) {
     if (!r || !view_proj || !color || (point_count && !points) || (point_count & 1u)) return OSSA_ERROR_INVALID_ARGUMENT;
     if (point_count == 0) return OSSA_OK;
+    if (point_count > (uint32_t)INT32_MAX / 12u) return OSSA_ERROR_LIMIT;
     size_t bytes = (size_t)point_count * 12;
     glBindBuffer(GL_ARRAY_BUFFER, r->lines_vbo);
     if (bytes > r->lines_capacity) {
