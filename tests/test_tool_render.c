@@ -233,7 +233,89 @@ static void demo_gif_has_both_clips_and_motion(void **state) {
     assert_true(changed(frame_of(&im, 5), frame_of(&im, 32), im.width, im.height) > 0.005);
     /* a looping clip repeats: frame 0 and frame 10 (t = 0 and t = 1 s of walk) match */
     assert_true(mean_abs_diff(frame_of(&im, 0), frame_of(&im, 10), im.width, im.height) < 1.0);
+    /* --frame N with a .png gives the same picture as GIF frame N (up to the GIF palette) */
+    const char *png = ot_tmp("render_demo_frame.png");
+    char png_path[4096];
+    snprintf(png_path, sizeof png_path, "%s", png);
+    snprintf(args, sizeof args, "demo --size 160x128 --fps 10 --frame 27 --out '%s' > /dev/null", png_path);
+    assert_int_equal(run_tool(args, NULL), 0);
+    image one;
+    if (!read_png(png_path, &one)) skip();
+    assert_int_equal(one.width, 160);
+    double d = mean_abs_diff(one.rgba, frame_of(&im, 27), 160, 128);
+    if (d > 3.0) fail_msg("PNG frame 27 differs from GIF frame 27 by %.2f", d);
+    assert_true(mean_abs_diff(one.rgba, frame_of(&im, 20), 160, 128) > d);
+    image_free(&one);
     image_free(&im);
+}
+
+/* Pixels within 40 (per channel) of an RGB colour. */
+static size_t count_color(const image *im, int r, int g, int b) {
+    size_t n = 0;
+    for (size_t i = 0; i < (size_t)im->width * im->height; i++) {
+        const uint8_t *p = im->rgba + i * 4;
+        if (abs(p[0] - r) < 40 && abs(p[1] - g) < 40 && abs(p[2] - b) < 40) n++;
+    }
+    return n;
+}
+
+static void plot_draws_curves(void **state) {
+    (void)state;
+    if (!tool_or_skip()) skip();
+    char path[4096], args[12288], *out = NULL;
+    snprintf(path, sizeof path, "%s", ot_tmp("plot_walk.png"));
+    remove(path);
+    snprintf(args, sizeof args, "plot --clip walk --node upper_leg_L --size 600x480 --out '%s'", path);
+    assert_int_equal(run_tool(args, &out), 0);
+    assert_non_null(strstr(out, "upper_leg_L"));
+    free(out);
+    image im;
+    if (!read_png(path, &im)) skip();
+    assert_int_equal(im.width, 600);
+    assert_int_equal(im.height, 480);
+    /* one colour per component: x red, y green, z blue, w grey; the rest is mostly white */
+    assert_true(count_color(&im, 219, 51, 46) > 300);
+    assert_true(count_color(&im, 46, 158, 56) > 300);
+    assert_true(count_color(&im, 41, 92, 217) > 300);
+    assert_true(count_color(&im, 115, 115, 115) > 100);
+    assert_true(count_color(&im, 255, 255, 255) > 600 * 480 / 2);
+    image_free(&im);
+    /* a different node draws different curves */
+    char path2[4096];
+    snprintf(path2, sizeof path2, "%s", ot_tmp("plot_wave.png"));
+    snprintf(args, sizeof args, "plot demo --clip wave --node lower_arm_R --size 600x480 --out '%s' > /dev/null", path2);
+    assert_int_equal(run_tool(args, NULL), 0);
+    image a, b;
+    if (!read_png(path, &a) || !read_png(path2, &b)) skip();
+    assert_true(changed(a.rgba, b.rgba, 600, 480) > 0.005);
+    image_free(&a);
+    image_free(&b);
+    assert_int_equal(run_tool("plot --node nope --out /dev/null.png 2>/dev/null", NULL), 1);
+    assert_int_equal(run_tool("plot --out curves.gif 2>/dev/null", NULL), 2);
+}
+
+static void bench_prints_a_table(void **state) {
+    (void)state;
+    if (!tool_or_skip()) skip();
+    char *out = NULL;
+    assert_int_equal(run_tool("bench --rounds 1 --threads 2", &out), 0);
+    const char *rows[] = {"forward, cursor", "random, table", "random, binary", "model space + palette", "skin LBS",
+                          "skin DQS", "full frame"};
+    for (size_t i = 0; i < sizeof rows / sizeof rows[0]; i++)
+        if (!strstr(out, rows[i])) fail_msg("bench output lacks '%s':\n%s", rows[i], out);
+    /* every table row ends with a positive rate (character-frames per second) */
+    size_t rows_seen = 0;
+    for (char *line = strtok(out, "\n"); line; line = strtok(NULL, "\n")) {
+        if (strncmp(line, "sample", 6) && strncmp(line, "model", 5) && strncmp(line, "skin", 4) &&
+            strncmp(line, "full", 4))
+            continue;
+        const char *last = strrchr(line, ' ');
+        assert_non_null(last);
+        assert_true(strtod(last + 1, NULL) > 0);
+        rows_seen++;
+    }
+    assert_true(rows_seen >= 10);
+    free(out);
 }
 
 static void rest_pose_matches_reference(void **state) {
@@ -388,6 +470,8 @@ int main(void) {
         cmocka_unit_test(cpu_and_gpu_skinning_agree),
         cmocka_unit_test(clip_range_and_bones),
         cmocka_unit_test(usage_and_errors),
+        cmocka_unit_test(plot_draws_curves),
+        cmocka_unit_test(bench_prints_a_table),
         cmocka_unit_test(woman_renders),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
