@@ -958,6 +958,69 @@ static void container_and_view_errors(void **state) {
     gw_destroy(w);
 }
 
+
+typedef struct fail_alloc {
+    long budget;  /* allocations left before failing; < 0 = unlimited */
+    long live;
+    long total;
+} fail_alloc;
+
+static void *fa_alloc(size_t size, void *user) {
+    fail_alloc *f = user;
+    if (f->budget == 0) return NULL;
+    if (f->budget > 0) f->budget--;
+    void *p = malloc(size);
+    if (p) f->live++, f->total++;
+    return p;
+}
+
+static void fa_free(void *ptr, void *user) {
+    fail_alloc *f = user;
+    if (ptr) f->live--;
+    free(ptr);
+}
+
+/* Every allocation goes through the caller's allocator, and failing any one of them
+ * returns OUT_OF_MEMORY with nothing leaked. */
+static void allocator_failure_sweep(void **state) {
+    (void)state;
+    src_scene s;
+    make_scene(&s, 11);
+    gw *w = write_scene(&s);
+    size_t n;
+    uint8_t *bytes = gw_finish(w, GW_GLB, NULL, NULL, &n);
+    fail_alloc f = {-1, 0, 0};
+    ossa_allocator al = {fa_alloc, fa_free, &f};
+    ossa_load_options o;
+    memset(&o, 0, sizeof o);
+    o.allocator = &al;
+    ossa_asset *a = NULL;
+    ossa_diagnostic d;
+    assert_int_equal(ossa_gltf_load_memory(bytes, n, &o, &a, &d), OSSA_OK);
+    check_scene(a, &s);
+    assert_true(f.live > 0);
+    uint32_t warnings = a->warning_count;
+    ossa_asset_destroy(a);
+    assert_int_equal(f.live, 0);
+    long needed = f.total;
+    for (long k = 0; k < needed; k++) {
+        f.budget = k;
+        f.live = 0;
+        a = NULL;
+        ossa_result r = ossa_gltf_load_memory(bytes, n, &o, &a, &d);
+        if (r != OSSA_OK) {
+            assert_int_equal(r, OSSA_ERROR_OUT_OF_MEMORY);
+            assert_null(a);
+        } else {
+            assert_int_equal(a->warning_count, warnings); /* no warning silently dropped */
+            ossa_asset_destroy(a);
+        }
+        if (f.live != 0) fail_msg("failing allocation %ld of %ld leaked %ld blocks", k, needed, f.live);
+    }
+    free(bytes);
+    gw_destroy(w);
+}
+
 static void invalid_arguments(void **state) {
     (void)state;
     ossa_asset *a = (ossa_asset *)(uintptr_t)1;
@@ -989,6 +1052,7 @@ int main(void) {
         cmocka_unit_test(clips_bound_by_name),
         cmocka_unit_test(two_skins_and_quantized_positions),
         cmocka_unit_test(container_and_view_errors),
+        cmocka_unit_test(allocator_failure_sweep),
         cmocka_unit_test(invalid_arguments),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);

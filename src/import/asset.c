@@ -907,6 +907,10 @@ static ossa_result load(ossa__ctx *ctx, const ossa_load_options *options, const 
         ctx->warnings[ctx->warning_count] = NULL;
         ossa__warn(ctx, "", "further warnings suppressed (more than %d)", OSSA__MAX_WARNINGS - 1);
     }
+    if (ctx->failed) { /* e.g. a warning could not be recorded */
+        r = ctx->failed;
+        goto fail;
+    }
     asset->warning_count = ctx->warning_count;
     asset->warnings = ctx->warnings;
     ctx->warnings = NULL;

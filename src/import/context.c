@@ -109,7 +109,10 @@ void ossa__warn(ossa__ctx *ctx, const char *path, const char *fmt, ...) {
     }
     if (!ctx->warnings) {
         ctx->warnings = ctx->allocator.alloc(OSSA__MAX_WARNINGS * sizeof(char *), ctx->allocator.user);
-        if (!ctx->warnings) return;
+        if (!ctx->warnings) {
+            ossa__fail(ctx, OSSA_ERROR_OUT_OF_MEMORY, path, "out of memory recording a warning");
+            return;
+        }
     }
     char buf[512];
     va_list ap;
@@ -118,7 +121,10 @@ void ossa__warn(ossa__ctx *ctx, const char *path, const char *fmt, ...) {
     va_end(ap);
     size_t n = strlen(buf) + 1;
     char *w = ctx->allocator.alloc(n, ctx->allocator.user);
-    if (!w) return;
+    if (!w) {
+        ossa__fail(ctx, OSSA_ERROR_OUT_OF_MEMORY, path, "out of memory recording a warning");
+        return;
+    }
     memcpy(w, buf, n);
     ctx->warnings[ctx->warning_count++] = w;
 }
