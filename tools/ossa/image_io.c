@@ -2,6 +2,7 @@
 #include "image_io.h"
 
 #include <errno.h>
+#include <fcntl.h>
 #include <gif_lib.h>
 #include <png.h>
 #include <stdarg.h>
@@ -10,6 +11,7 @@
 #include <string.h>
 #include <strings.h>
 #include <sys/stat.h>
+#include <unistd.h>
 
 static void set_err(char *err, size_t size, const char *fmt, ...) {
     if (!err || !size) return;
@@ -104,8 +106,18 @@ gif_writer *gif_writer_open(const char *path, uint32_t width, uint32_t height, f
         return NULL;
     }
     int code = 0;
-    g->file = EGifOpenFileName(path, false, &code);
+    /* open(2) ourselves so the file gets 0666 & ~umask (EGifOpenFileName makes it 0600) */
+    int fd = open(path, O_WRONLY | O_CREAT | O_TRUNC, 0666);
+    if (fd < 0) {
+        set_err(err, err_size, "%s: cannot create GIF: %s", path, strerror(errno));
+        free(g->planes);
+        free(g->path);
+        free(g);
+        return NULL;
+    }
+    g->file = EGifOpenFileHandle(fd, &code);
     if (!g->file) {
+        close(fd);
         set_err(err, err_size, "%s: cannot create GIF: %s", path, GifErrorString(code));
         free(g->planes);
         free(g->path);
