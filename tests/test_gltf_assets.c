@@ -315,6 +315,155 @@ static void skins_bind_pose(void **state) {
     check_bind_pose("Woman/Woman.gltf");
 }
 
+
+/* ------------------------------------------------------------ `ossa sample` vs a fully independent skinning */
+
+/* Local matrix of node i at time t (clip `an`, or the rest pose when an < 0), from the raw file. */
+static void raw_local(gr *g, int an, int i, float t, float m[16]) {
+    const gj *j = gr_json(g);
+    int mt = gj_findf(j, "/nodes/%d/matrix", i);
+    float tr[3] = {0, 0, 0}, q[4] = {0, 0, 0, 1}, sc[3] = {1, 1, 1};
+    for (int k = 0; k < 3; k++) {
+        int tt = gj_findf(j, "/nodes/%d/translation/%d", i, k), st = gj_findf(j, "/nodes/%d/scale/%d", i, k);
+        if (tt >= 0) tr[k] = (float)gj_num(j, tt);
+        if (st >= 0) sc[k] = (float)gj_num(j, st);
+    }
+    for (int k = 0; k < 4; k++) {
+        int rt = gj_findf(j, "/nodes/%d/rotation/%d", i, k);
+        if (rt >= 0) q[k] = (float)gj_num(j, rt);
+    }
+    bool animated = false;
+    for (int c = 0; an >= 0 && c < gj_size(j, gj_findf(j, "/animations/%d/channels", an)); c++) {
+        if ((int)gj_num(j, gj_findf(j, "/animations/%d/channels/%d/target/node", an, c)) != i) continue;
+        const char *path = gj_str(j, gj_findf(j, "/animations/%d/channels/%d/target/path", an, c));
+        char p[16];
+        snprintf(p, sizeof p, "%s", path ? path : "");
+        int smp = (int)gj_num(j, gj_findf(j, "/animations/%d/channels/%d/sampler", an, c));
+        int interp = interp_of(gj_str(j, gj_findf(j, "/animations/%d/samplers/%d/interpolation", an, smp)));
+        uint32_t n, one, on, oc;
+        float *times = gr_accessor(g, (int)gj_num(j, gj_findf(j, "/animations/%d/samplers/%d/input", an, smp)), &n, &one);
+        float *out = gr_accessor(g, (int)gj_num(j, gj_findf(j, "/animations/%d/samplers/%d/output", an, smp)), &on, &oc);
+        float *dst = !strcmp(p, "translation") ? tr : !strcmp(p, "rotation") ? q : !strcmp(p, "scale") ? sc : NULL;
+        if (dst) ref_channel(times, n, out, oc, interp, dst == q, t, dst), animated = true;
+        free(times);
+        free(out);
+    }
+    if (mt >= 0 && !animated) {
+        for (int k = 0; k < 16; k++) m[k] = (float)gj_num(j, gj_findf(j, "/nodes/%d/matrix/%d", i, k));
+        return;
+    }
+    ossa_transform x = {{tr[0], tr[1], tr[2]}, {q[0], q[1], q[2], q[3]}, {sc[0], sc[1], sc[2]}};
+    mat_from(&x, m);
+}
+
+static void raw_world(gr *g, int an, float t, int count, float (*world)[16]) {
+    const gj *j = gr_json(g);
+    int *parent = malloc(sizeof(int) * (size_t)count);
+    assert_non_null(parent);
+    for (int i = 0; i < count; i++) parent[i] = -1;
+    for (int i = 0; i < count; i++)
+        for (int c = 0; c < gj_size(j, gj_findf(j, "/nodes/%d/children", i)); c++)
+            parent[(int)gj_num(j, gj_findf(j, "/nodes/%d/children/%d", i, c))] = i;
+    for (int i = 0; i < count; i++) {
+        float m[16], acc[16];
+        raw_local(g, an, i, t, acc);
+        for (int p = parent[i]; p >= 0; p = parent[p]) {
+            raw_local(g, an, p, t, m);
+            mul(m, acc, acc);
+        }
+        memcpy(world[i], acc, sizeof acc);
+    }
+    free(parent);
+}
+
+static void check_cli_skinning(const char *rel, float t) {
+    const char *path = ot_asset(rel);
+    if (!path) return;
+    char full[1024], cmd[2048];
+    snprintf(full, sizeof full, "%s", path);
+    gr *g = gr_open(full);
+    assert_non_null(g);
+    const gj *j = gr_json(g);
+    int nodes = gj_size(j, gj_find(j, "/nodes"));
+    bool has_anim = gj_find(j, "/animations/0") >= 0;
+    float(*world)[16] = calloc((size_t)nodes, sizeof *world);
+    assert_non_null(world);
+    raw_world(g, has_anim ? 0 : -1, t, nodes, world);
+    if (has_anim) snprintf(cmd, sizeof cmd, "\"%s\" sample \"%s\" --clip 0 --time %.9g --vertices all", ot_tool(), full, t);
+    else snprintf(cmd, sizeof cmd, "\"%s\" sample \"%s\" --vertices all", ot_tool(), full);
+    char *out = NULL;
+    assert_int_equal(ot_run(cmd, &out), 0);
+    gj *o = gj_parse(out, strlen(out));
+    assert_non_null(o);
+    /* nodes' world matrices */
+    for (int i = 0; i < nodes; i++)
+        for (int e = 0; e < 16; e++)
+            ot_assert_near(gj_num(o, gj_findf(o, "/samples/0/nodes/%d/world/%d", i, e)), world[i][e],
+                           1e-4 * (1 + fabsf(world[i][e])));
+    int checked = 0;
+    for (int s = 0; s < gj_size(o, gj_find(o, "/samples/0/skinned")); s++) {
+        int node = (int)gj_num(o, gj_findf(o, "/samples/0/skinned/%d/node", s));
+        int mesh = (int)gj_num(o, gj_findf(o, "/samples/0/skinned/%d/mesh", s));
+        int prim = (int)gj_num(o, gj_findf(o, "/samples/0/skinned/%d/primitive", s));
+        int skin = (int)gj_num(j, gj_findf(j, "/nodes/%d/skin", node));
+        int joints = gj_size(j, gj_findf(j, "/skins/%d/joints", skin));
+        int ibm_acc = gj_findf(j, "/skins/%d/inverseBindMatrices", skin);
+        uint32_t n, c;
+        float *ibm = ibm_acc >= 0 ? gr_accessor(g, (int)gj_num(j, ibm_acc), &n, &c) : NULL;
+        float(*pal)[16] = calloc((size_t)joints, sizeof *pal);
+        assert_non_null(pal);
+        for (int k = 0; k < joints; k++) {
+            int jn = (int)gj_num(j, gj_findf(j, "/skins/%d/joints/%d", skin, k));
+            float id[16] = {1, 0, 0, 0, 0, 1, 0, 0, 0, 0, 1, 0, 0, 0, 0, 1};
+            mul(world[jn], ibm ? ibm + 16 * k : id, pal[k]);
+        }
+        uint32_t nv, pc, jc, wc;
+        float *pos = gr_accessor(g, (int)gj_num(j, gj_findf(j, "/meshes/%d/primitives/%d/attributes/POSITION", mesh, prim)), &nv, &pc);
+        float *jts = gr_accessor(g, (int)gj_num(j, gj_findf(j, "/meshes/%d/primitives/%d/attributes/JOINTS_0", mesh, prim)), &n, &jc);
+        float *wts = gr_accessor(g, (int)gj_num(j, gj_findf(j, "/meshes/%d/primitives/%d/attributes/WEIGHTS_0", mesh, prim)), &n, &wc);
+        assert_int_equal(gj_size(o, gj_findf(o, "/samples/0/skinned/%d/positions", s)), (int)nv);
+        for (uint32_t v = 0; v < nv; v++) {
+            double e[3] = {0, 0, 0}, sum = 0;
+            for (int k = 0; k < 4; k++) sum += wts[v * 4 + k];
+            for (int k = 0; k < 4; k++) {
+                const float *m = pal[(int)jts[v * 4 + k]];
+                double w = sum > 0 ? wts[v * 4 + k] / sum : 0;
+                const float *p = pos + 3 * v;
+                for (int r = 0; r < 3; r++) e[r] += w * (m[r] * p[0] + m[4 + r] * p[1] + m[8 + r] * p[2] + m[12 + r]);
+            }
+            for (int r = 0; r < 3; r++)
+                ot_assert_near(gj_num(o, gj_findf(o, "/samples/0/skinned/%d/positions/%u/%d", s, v, r)), e[r],
+                               2e-4 * (1 + fabs(e[r])));
+            checked++;
+        }
+        free(pos);
+        free(jts);
+        free(wts);
+        free(ibm);
+        free(pal);
+    }
+    printf("[          ] ossa sample %s at t=%g: %d skinned vertices match independent skinning\n", rel, t, checked);
+    assert_true(checked > 0);
+    gj_free(o);
+    free(out);
+    free(world);
+    gr_close(g);
+}
+
+static void cli_skinning_matches_raw_data(void **state) {
+    (void)state;
+    if (!ot_tool() || !ot_asset("simple_skin/simple_skin.gltf")) skip();
+    const float times[] = {0.0f, 0.7f, 1.9f, 3.3f};
+    for (size_t i = 0; i < sizeof times / sizeof times[0]; i++) {
+        check_cli_skinning("simple_skin/simple_skin.gltf", times[i]);
+        check_cli_skinning("rigged_simple/rigged_simple.gltf", times[i] * 0.5f);
+        check_cli_skinning("glTF-Asset-Generator/Positive/Animation_Skin/Animation_Skin_01.gltf", times[i] * 0.5f);
+        check_cli_skinning("glTF-Asset-Generator/Positive/Animation_SkinType/Animation_SkinType_00.gltf", times[i] * 0.5f);
+    }
+    check_cli_skinning("glTF-Asset-Generator/Positive/Animation_Skin/Animation_Skin_00.gltf", 0.0f);
+    check_cli_skinning("Woman/Woman.gltf", 0.35f);
+}
+
 /* ------------------------------------------------------------ the main model */
 
 static double now(void) {
@@ -444,6 +593,7 @@ int main(void) {
         cmocka_unit_test(meshes_match_raw_positions),
         cmocka_unit_test(skins_bind_pose),
         cmocka_unit_test(malformed_and_validator_files),
+        cmocka_unit_test(cli_skinning_matches_raw_data),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
 }
