@@ -136,6 +136,55 @@ static void playback_advances(void **state) {
     free(px[1]);
 }
 
+/* Screenshot of `view ARGS --size 160x160 --frames N`; NULL after a skip message. */
+static uint8_t *shot(const char *name, const char *args, int frames) {
+    char path[4096], cmd[12288];
+    snprintf(path, sizeof path, "%s", ot_tmp(name));
+    remove(path);
+    snprintf(cmd, sizeof cmd, "%s --size 160x160 --frames %d --screenshot '%s' > /dev/null", args, frames, path);
+    assert_int_equal(run_view(cmd, NULL), 0);
+    uint32_t w = 0, h = 0;
+    uint8_t *px = read_png(path, &w, &h);
+    if (px) {
+        assert_int_equal(w, 160);
+        assert_int_equal(h, 160);
+    }
+    return px;
+}
+
+static double mean_abs_diff(const uint8_t *a, const uint8_t *b, size_t pixels) {
+    double sum = 0;
+    for (size_t i = 0; i < pixels; i++)
+        for (int c = 0; c < 3; c++) sum += fabs((double)a[i * 4 + c] - (double)b[i * 4 + c]);
+    return sum / (double)(pixels * 3);
+}
+
+/* Scripted keys: C cross-fades (0.3 s) to the next clip, so 36 steps of 1/60 s after the
+ * key the picture is that clip played alone for 36 steps; G (CPU skinning) looks like the
+ * GPU path; B (bones) draws over the body. */
+static void keys_crossfade_cpu_bones(void **state) {
+    (void)state;
+    if (!have_xvfb()) skip();
+    const size_t n = 160 * 160;
+    uint8_t *fade = shot("view_fade.png", "--press 5:C", 40);
+    uint8_t *wave = shot("view_wave36.png", "--clip wave", 36);
+    uint8_t *walk = shot("view_walk40.png", "", 40);
+    uint8_t *cpu = shot("view_cpu40.png", "--press 1:G", 40);
+    uint8_t *bones = shot("view_bones40.png", "--press 1:B", 40);
+    if (!fade || !wave || !walk || !cpu || !bones) skip();
+    double d_wave = mean_abs_diff(fade, wave, n), d_walk = mean_abs_diff(fade, walk, n);
+    if (d_wave > 0.5) fail_msg("after the cross-fade the picture differs from 'wave' alone by %.3f", d_wave);
+    assert_true(d_walk > 1.0);
+    double d_cpu = mean_abs_diff(cpu, walk, n), d_bones = mean_abs_diff(bones, walk, n);
+    if (d_cpu > 1.0) fail_msg("CPU skinning screenshot differs from GPU by %.3f", d_cpu);
+    assert_true(d_bones > 0.2);
+    free(fade);
+    free(wave);
+    free(walk);
+    free(cpu);
+    free(bones);
+}
+
 static void options_and_errors(void **state) {
     (void)state;
     if (!have_xvfb()) skip();
@@ -154,6 +203,8 @@ static void options_and_errors(void **state) {
     free(px);
     assert_int_equal(run_view("--frames 0 2>/dev/null", NULL), 2);
     assert_int_equal(run_view("--bogus 2>/dev/null", NULL), 2);
+    assert_int_equal(run_view("--press 0:C 2>/dev/null", NULL), 2);
+    assert_int_equal(run_view("--press 3:% 2>/dev/null", NULL), 2);
     assert_int_equal(run_view("--clip nope --frames 1 2>/dev/null", NULL), 1);
 }
 
@@ -161,6 +212,7 @@ int main(void) {
     const struct CMUnitTest tests[] = {
         cmocka_unit_test(screenshot_shows_the_character),
         cmocka_unit_test(playback_advances),
+        cmocka_unit_test(keys_crossfade_cpu_bones),
         cmocka_unit_test(options_and_errors),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);

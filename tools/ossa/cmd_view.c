@@ -1,4 +1,5 @@
-/* ossa view [FILE] [--size WxH] [--clip NAME] [--frames N --screenshot PATH] [--cpu] [--bones]
+/* ossa view [FILE] [--size WxH] [--clip NAME] [--frames N --screenshot PATH] [--press F:KEYS]
+ *           [--cpu] [--bones]
  * Interactive viewer: a GLFW window (OpenGL 3.3 core), orbit camera, clip list,
  * playback through ossa_player (cross-fades included), CPU/GPU skinning switch. */
 #include <epoxy/gl.h>
@@ -77,11 +78,8 @@ static void select_clip(viewer *v, int i, bool fade) {
     update_title(v);
 }
 
-static void on_key(GLFWwindow *w, int key, int scancode, int action, int mods) {
-    (void)scancode;
-    (void)mods;
-    if (action != GLFW_PRESS && action != GLFW_REPEAT) return;
-    viewer *v = glfwGetWindowUserPointer(w);
+static void handle_key(viewer *v, int key) {
+    GLFWwindow *w = v->window;
     if (key >= GLFW_KEY_1 && key <= GLFW_KEY_9) {
         if ((uint32_t)(key - GLFW_KEY_1) < v->s.asset->clip_count) select_clip(v, key - GLFW_KEY_1, false);
         return;
@@ -104,6 +102,50 @@ static void on_key(GLFWwindow *w, int key, int scancode, int action, int mods) {
     default: return;
     }
     update_title(v);
+}
+
+static void on_key(GLFWwindow *w, int key, int scancode, int action, int mods) {
+    (void)scancode;
+    (void)mods;
+    if (action != GLFW_PRESS && action != GLFW_REPEAT) return;
+    handle_key(glfwGetWindowUserPointer(w), key);
+}
+
+/* --press "FRAME:KEYS,..." (for scripted runs and tests): before drawing frame FRAME
+ * (1-based), acts as if KEYS were typed; letters, digits, space and + - . */
+static int script_key(char c) {
+    if (c >= 'a' && c <= 'z') return GLFW_KEY_A + (c - 'a');
+    if (c >= 'A' && c <= 'Z') return GLFW_KEY_A + (c - 'A');
+    if (c >= '1' && c <= '9') return GLFW_KEY_1 + (c - '1');
+    if (c == ' ') return GLFW_KEY_SPACE;
+    if (c == '+' || c == '=') return GLFW_KEY_EQUAL;
+    if (c == '-') return GLFW_KEY_MINUS;
+    return -1;
+}
+
+static bool script_valid(const char *p) {
+    while (*p) {
+        char *end = NULL;
+        long f = strtol(p, &end, 10);
+        if (end == p || f < 1 || *end != ':') return false;
+        p = end + 1;
+        if (!*p || *p == ',') return false;
+        for (; *p && *p != ','; p++)
+            if (script_key(*p) < 0) return false;
+        if (*p == ',') p++;
+    }
+    return true;
+}
+
+static void script_run(viewer *v, const char *p, long frame) {
+    while (p && *p) {
+        char *end = NULL;
+        long f = strtol(p, &end, 10);
+        p = end + 1;
+        for (; *p && *p != ','; p++)
+            if (f == frame) handle_key(v, script_key(*p));
+        if (*p == ',') p++;
+    }
 }
 
 static void on_button(GLFWwindow *w, int button, int action, int mods) {
@@ -161,15 +203,18 @@ static bool save_screenshot(const char *path, int w, int h) {
 
 static int usage(FILE *f) {
     fprintf(f, "usage: ossa view [FILE|demo] [--clip NAME|INDEX] [--size WxH] [--cpu] [--bones]\n"
-               "                 [--frames N --screenshot PATH]\n"
+               "                 [--frames N --screenshot PATH] [--press FRAME:KEYS,...]\n"
                "  a window with the animated character (default: the built-in demo character)\n"
                "  --frames N       stop after N frames (stepped at 1/60 s each)\n"
-               "  --screenshot P   save the last frame's back buffer as PNG before exiting\n");
+               "  --screenshot P   save the last frame's back buffer as PNG before exiting\n"
+               "  --press F:KEYS   type KEYS before frame F (scripted runs), e.g. --press 10:C,20:GB\n"
+               "keys: 1-9 / N P clips, C cross-fade to next (0.3 s), space pause, + - speed, G CPU/GPU skinning,\n"
+               "      B bones, W wireframe, R reset camera, Esc/Q quit; drag to orbit, scroll to zoom\n");
     return f == stdout ? 0 : 2;
 }
 
 int cmd_view(int argc, char **argv) {
-    const char *file = NULL, *clip_arg = NULL, *shot = NULL;
+    const char *file = NULL, *clip_arg = NULL, *shot = NULL, *press = NULL;
     uint32_t width = 640, height = 480;
     long frames = -1;
     viewer v;
@@ -194,6 +239,12 @@ int cmd_view(int argc, char **argv) {
             }
         } else if (!strcmp(a, "--screenshot") && more) {
             shot = argv[++i];
+        } else if (!strcmp(a, "--press") && more) {
+            press = argv[++i];
+            if (!script_valid(press)) {
+                fprintf(stderr, "ossa view: --press expects FRAME:KEYS[,FRAME:KEYS...], e.g. 10:C,20:GB\n");
+                return 2;
+            }
         } else if (!strcmp(a, "--cpu")) {
             v.draw.cpu = true;
         } else if (!strcmp(a, "--bones")) {
@@ -284,6 +335,7 @@ int cmd_view(int argc, char **argv) {
         double t = glfwGetTime();
         float dt = frames > 0 ? 1.0f / 60 : (float)(t - last);
         last = t;
+        script_run(&v, press, frame + 1);
         if (!v.paused) ossa_player_update(v.player, dt);
         if (v.clip >= 0) {
             scene_set_pose(&v.s, ossa_player_pose(v.player));
