@@ -200,7 +200,112 @@ static uint32_t expected_frames(double from, double to, double fps, bool loop) {
     return n + (loop ? 0 : 1);
 }
 
+/* The demo character is tool code; compiled in here to check its data directly
+ * (it only needs libossa). */
+#include "../tools/ossa/demo_character.c"
+
 /* ------------------------------------------------------------------ tests --- */
+
+static void demo_character_is_well_formed(void **state) {
+    (void)state;
+    ossa_asset *a = demo_character_create();
+    assert_non_null(a);
+    const ossa_skeleton *sk = a->skeleton;
+    assert_non_null(sk);
+    assert_true(sk->joint_count >= 13);
+    const char *required[] = {"hips", "spine", "chest", "neck", "head", "upper_arm_L", "lower_arm_L", "upper_arm_R",
+                              "lower_arm_R", "upper_leg_L", "lower_leg_L", "upper_leg_R", "lower_leg_R"};
+    for (size_t i = 0; i < sizeof required / sizeof required[0]; i++)
+        assert_true(ossa_skeleton_find_joint(sk, required[i]) >= 0);
+    assert_int_equal(sk->skin_count, 1);
+    assert_int_equal(sk->skins[0].joint_count, sk->joint_count);
+    /* IBM = inverse of the rest world matrix: their product is the identity for every joint */
+    for (uint32_t i = 0; i < sk->skins[0].joint_count; i++) {
+        uint32_t j = sk->skins[0].joints[i];
+        ossa_mat4 world = ossa_pose_joint_to_model(sk->rest, sk->parents, sk->joint_count, j);
+        ossa_mat4 p = ossa_mat4_mul(&world, &sk->skins[0].inverse_bind[i]);
+        ossa_mat4 id = ossa_mat4_identity();
+        ot_assert_floats_near(p.m, id.m, 16, 1e-5f);
+    }
+    /* mesh: weights sum to 1 with at most 2 influences, joints in range, unit normals, triangles in range */
+    assert_int_equal(a->mesh_count, 1);
+    const ossa_mesh *m = a->meshes[0];
+    assert_true(m->vertex_count > 500);
+    assert_int_equal(m->influences, 4);
+    assert_int_equal(m->skin, 0);
+    uint32_t blended = 0;
+    for (uint32_t v = 0; v < m->vertex_count; v++) {
+        float sum = 0;
+        uint32_t used = 0;
+        for (uint32_t k = 0; k < 4; k++) {
+            float w = m->weights[v * 4 + k];
+            assert_true(w >= 0);
+            assert_true(m->joints[v * 4 + k] < sk->joint_count);
+            sum += w;
+            used += w > 0;
+        }
+        ot_assert_near(sum, 1, 1e-5);
+        assert_true(used >= 1 && used <= 2);
+        blended += used == 2;
+        const float *n = m->normals + v * 3;
+        ot_assert_near(sqrt(n[0] * n[0] + n[1] * n[1] + n[2] * n[2]), 1, 1e-4);
+    }
+    assert_true(blended > m->vertex_count / 10); /* smooth 2-joint weights around the joints */
+    assert_int_equal(m->index_count % 3, 0);
+    for (uint32_t i = 0; i < m->index_count; i++) assert_true(m->indices[i] < m->vertex_count);
+    /* feet on the ground, about 1.8 m tall */
+    ossa_vec3 lo, hi;
+    assert_true(ossa_mesh_bounds(m, &lo, &hi));
+    ot_assert_near(lo.y, 0, 0.03);
+    assert_true(hi.y > 1.6f && hi.y < 2.0f);
+    ossa_asset_destroy(a);
+}
+
+/* Both clips are CUBIC; sampled between keys they follow the analytic motion the keys
+ * were taken from (values and tangents exact, Hermite in between), and walk loops. */
+static void demo_clips_follow_the_analytic_motion(void **state) {
+    (void)state;
+    ossa_asset *a = demo_character_create();
+    assert_non_null(a);
+    const ossa_skeleton *sk = a->skeleton;
+    int walk = ossa_asset_find_clip(a, "walk"), wave = ossa_asset_find_clip(a, "wave");
+    assert_true(walk >= 0 && wave >= 0);
+    const ossa_clip *cw = a->clips[walk];
+    assert_true(cw->looping);
+    ot_assert_near(cw->end - cw->start, 1.0, 1e-6);
+    assert_true(a->clips[wave]->end - a->clips[wave]->start > 1.5f);
+    ossa_transform pose[DEMO_JOINT_COUNT];
+    pose_fn fns[2] = {walk_pose, wave_pose};
+    const ossa_clip *clips[2] = {cw, a->clips[wave]};
+    for (int c = 0; c < 2; c++) {
+        const ossa_clip *clip = clips[c];
+        for (uint32_t i = 0; i < clip->track_count; i++) assert_int_equal(clip->tracks[i].rotation.interp, OSSA_INTERP_CUBIC);
+        double worst = 0;
+        for (int s = 0; s <= 200; s++) {
+            double t = clip->start + (clip->end - clip->start) * (s + 0.37) / 201.0;
+            ossa_clip_sample(clip, (float)t, false, OSSA_LOOKUP_BINARY, NULL, sk->rest, pose, sk->joint_count);
+            pose_d ref;
+            fns[c](t, &ref);
+            for (uint32_t d = 0; d < DEMO_JOINT_COUNT; d++) {
+                const ossa_quat q = pose[sk->joint_of_source[d]].rotation;
+                double dot = fabs(q.x * ref.rot[d].x + q.y * ref.rot[d].y + q.z * ref.rot[d].z + q.w * ref.rot[d].w);
+                double angle = 2 * acos(fmin(1.0, dot));
+                if (angle > worst) worst = angle;
+            }
+            ot_assert_near(pose[sk->joint_of_source[J_HIPS]].translation.y, ref.hips[1], 2e-3);
+        }
+        print_message("clip '%s': largest angle between CUBIC samples and the analytic motion %.5f rad\n",
+                      clip->name, worst);
+        if (worst > 0.02) fail_msg("clip %d: CUBIC samples are %.4f rad from the analytic motion", c, worst);
+    }
+    /* walk loops seamlessly: t and t + 1 s give the same pose */
+    ossa_transform p0[DEMO_JOINT_COUNT], p1[DEMO_JOINT_COUNT];
+    ossa_clip_sample(cw, 0.3f, true, OSSA_LOOKUP_BINARY, NULL, sk->rest, p0, sk->joint_count);
+    ossa_clip_sample(cw, 1.3f, true, OSSA_LOOKUP_BINARY, NULL, sk->rest, p1, sk->joint_count);
+    for (uint32_t j = 0; j < sk->joint_count; j++)
+        ot_assert_floats_near(&p0[j].rotation.x, &p1[j].rotation.x, 4, 1e-4f);
+    ossa_asset_destroy(a);
+}
 
 static void demo_gif_has_both_clips_and_motion(void **state) {
     (void)state;
@@ -465,6 +570,8 @@ static void woman_renders(void **state) {
 
 int main(void) {
     const struct CMUnitTest tests[] = {
+        cmocka_unit_test(demo_character_is_well_formed),
+        cmocka_unit_test(demo_clips_follow_the_analytic_motion),
         cmocka_unit_test(demo_gif_has_both_clips_and_motion),
         cmocka_unit_test(rest_pose_matches_reference),
         cmocka_unit_test(cpu_and_gpu_skinning_agree),
