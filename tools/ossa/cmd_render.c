@@ -8,8 +8,8 @@
 #include "image_io.h"
 #include "render_common.h"
 
-static int usage(void) {
-    fprintf(stderr,
+static int usage(FILE *f) {
+    fprintf(f,
             "usage: ossa render [FILE|demo] [--clip NAME|INDEX] [--from T] [--to T] [--fps N] [--size WxH]\n"
             "                   [--out anim.gif|frame.png] [--bones] [--cpu|--gpu] [--rest] [--loop|--no-loop]\n"
             "  FILE     .gltf/.glb (default: the built-in demo character)\n"
@@ -21,7 +21,7 @@ static int usage(void) {
             "  --bones  draw the skeleton over the mesh\n"
             "  --cpu    skin on the CPU (ossa_skin_lbs); --gpu (default): palette texture shader\n"
             "  --rest   render the rest pose (one frame)\n");
-    return 2;
+    return f == stdout ? 0 : 2;
 }
 
 int cmd_render(int argc, char **argv) {
@@ -37,8 +37,7 @@ int cmd_render(int argc, char **argv) {
         const char *a = argv[i];
         bool more = i + 1 < argc;
         if (!strcmp(a, "--help") || !strcmp(a, "-h")) {
-            usage();
-            return 0;
+            return usage(stdout);
         } else if (!strcmp(a, "--clip") && more) {
             clip_name = argv[++i];
         } else if (!strcmp(a, "--from") && more) {
@@ -71,12 +70,12 @@ int cmd_render(int argc, char **argv) {
             loop = 0;
         } else if (a[0] == '-' && a[1]) {
             fprintf(stderr, "ossa render: unknown option or missing value: %s\n", a);
-            return usage();
+            return usage(stderr);
         } else if (!file) {
             file = a;
         } else {
             fprintf(stderr, "ossa render: more than one FILE: %s\n", a);
-            return usage();
+            return usage(stderr);
         }
     }
     if (out && !path_has_ext(out, ".gif") && !path_has_ext(out, ".png")) {

@@ -13,15 +13,17 @@ typedef struct command {
 } command;
 
 static const command COMMANDS[] = {
-    {"demo", cmd_demo, "demo [--out out/demo.gif]            render the built-in character's clips"},
+    {"demo", cmd_demo, "demo [--out out/demo.gif] [--size WxH] [--fps N] [--frame N]\n"
+                       "                                       the built-in character walking, then waving (GIF)"},
     {"info", cmd_info, "info FILE [--json]                   node tree, skins, meshes, clips, warnings"},
     {"sample", cmd_sample, "sample FILE [--clip NAME|INDEX] [--time T]... [--vertices N|all] [--loop]\n"
                            "                                       animated nodes and skinned vertices as JSON"},
     {"render", cmd_render, "render [FILE] [--clip NAME] [--from T --to T --fps N] [--size WxH]\n"
-                           "       [--out anim.gif|frame.png] [--bones] [--cpu|--gpu]   headless render"},
-    {"bench", cmd_bench, "bench [FILE] [--clip NAME]            sampling, palette and skinning medians"},
-    {"plot", cmd_plot, "plot FILE --clip NAME --node NAME [--out curves.png]   a node's curves"},
-    {"view", cmd_view, "view [FILE]                          interactive viewer (GLFW window)"},
+                           "       [--out anim.gif|frame.png] [--bones] [--cpu|--gpu] [--rest]   headless render"},
+    {"bench", cmd_bench, "bench [FILE] [--clip NAME] [--rounds N] [--threads N]\n"
+                         "                                       sampling, palette and skinning medians"},
+    {"plot", cmd_plot, "plot [FILE|demo] [--clip NAME] [--node NAME] [--out curves.png]   a node's curves"},
+    {"view", cmd_view, "view [FILE] [--clip NAME] [--frames N --screenshot PNG]   interactive viewer (GLFW)"},
 };
 #define COMMAND_COUNT (sizeof(COMMANDS) / sizeof(COMMANDS[0]))
 
