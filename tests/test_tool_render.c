@@ -191,6 +191,24 @@ static int run_tool(const char *args, char **out) {
     return ot_run(cmd, out);
 }
 
+/* The tool and an offscreen OpenGL context: probed once with a tiny render; without
+ * EGL/GL 3.3 the GL cases skip with the tool's reason. */
+static const char *gl_tool_or_skip(void) {
+    static int state = -1; /* -1 unknown, 0 no, 1 yes */
+    if (!tool_or_skip()) return NULL;
+    if (state < 0) {
+        char args[8192], *out = NULL;
+        snprintf(args, sizeof args, "render --rest --size 8x8 --out '%s' 2>&1", ot_tmp("render_probe.png"));
+        int rc = run_tool(args, &out);
+        state = rc == 0;
+        if (!state && strstr(out, "no offscreen OpenGL")) state = 0;
+        else if (!state) fail_msg("ossa render failed (%d):\n%s", rc, out);
+        if (!state) printf("[  SKIP    ] no offscreen OpenGL: %s", out);
+        free(out);
+    }
+    return state ? ot_tool() : NULL;
+}
+
 /* Frames a clip span renders at fps (the documented rule, computed here independently):
  * the times from, from + 1/fps, ... below `to`, plus `to` itself unless looping. */
 static uint32_t expected_frames(double from, double to, double fps, bool loop) {
@@ -309,7 +327,7 @@ static void demo_clips_follow_the_analytic_motion(void **state) {
 
 static void demo_gif_has_both_clips_and_motion(void **state) {
     (void)state;
-    if (!tool_or_skip()) skip();
+    if (!gl_tool_or_skip()) skip();
     const char *path = ot_tmp("render_demo.gif");
     remove(path);
     char args[12288], *out = NULL;
@@ -425,7 +443,7 @@ static void bench_prints_a_table(void **state) {
 
 static void rest_pose_matches_reference(void **state) {
     (void)state;
-    if (!tool_or_skip()) skip();
+    if (!gl_tool_or_skip()) skip();
     const char *src = getenv("OSSA_SOURCE_DIR");
     if (!src) {
         printf("[  SKIP    ] OSSA_SOURCE_DIR is not set\n");
@@ -461,7 +479,7 @@ static void rest_pose_matches_reference(void **state) {
 
 static void cpu_and_gpu_skinning_agree(void **state) {
     (void)state;
-    if (!tool_or_skip()) skip();
+    if (!gl_tool_or_skip()) skip();
     image im[2];
     for (int m = 0; m < 2; m++) {
         char name[64], path[4096], args[12288];
@@ -481,7 +499,7 @@ static void cpu_and_gpu_skinning_agree(void **state) {
 
 static void clip_range_and_bones(void **state) {
     (void)state;
-    if (!tool_or_skip()) skip();
+    if (!gl_tool_or_skip()) skip();
     const char *gif = ot_tmp("render_wave.gif");
     char args[12288];
     snprintf(args, sizeof args, "render --clip wave --from 0.5 --to 1.5 --fps 8 --size 80x96 --bones --out '%s' > /dev/null",
@@ -527,7 +545,7 @@ static void usage_and_errors(void **state) {
 
 static void woman_renders(void **state) {
     (void)state;
-    if (!tool_or_skip()) skip();
+    if (!gl_tool_or_skip()) skip();
     const char *asset = ot_asset("Woman/Woman.gltf");
     if (!asset) skip();
     char file[4096];
