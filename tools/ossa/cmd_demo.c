@@ -14,6 +14,7 @@ int cmd_demo(int argc, char **argv) {
     uint32_t width = 320, height = 320;
     float fps = 15;
     uint32_t png_frame = 0;
+    uint32_t ssaa = 2;
     draw_options draw;
     memset(&draw, 0, sizeof draw);
     draw.background[0] = 0.16f, draw.background[1] = 0.18f, draw.background[2] = 0.22f;
@@ -38,6 +39,14 @@ int cmd_demo(int argc, char **argv) {
                 return 2;
             }
             png_frame = (uint32_t)f;
+        } else if (!strcmp(a, "--ssaa") && more) {
+            char *end = NULL;
+            long n = strtol(argv[++i], &end, 10);
+            if (!*argv[i] || *end || n < 1 || n > 4) {
+                fprintf(stderr, "ossa demo: --ssaa expects 1..4 (samples per pixel side)\n");
+                return 2;
+            }
+            ssaa = (uint32_t)n;
         } else if (!strcmp(a, "--bones")) {
             draw.bones = true;
         } else if (!strcmp(a, "--cpu")) {
@@ -49,7 +58,7 @@ int cmd_demo(int argc, char **argv) {
             if (!help) fprintf(stderr, "ossa demo: unknown option or missing value: %s\n", a);
             fprintf(help ? stdout : stderr,
                     "usage: ossa demo [--out out/demo.gif] [--size WxH] [--fps N] [--bones] [--cpu|--gpu]\n"
-                    "                 [--frame N]\n"
+                    "                 [--frame N] [--ssaa N]\n"
                     "  renders the built-in character's clips (walk twice, then wave) into an animated GIF,\n"
                     "  or frame N of that sequence (default 0) into a .png; defaults 320x320 at 15 fps\n");
             return help ? 0 : 2;
@@ -82,6 +91,7 @@ int cmd_demo(int argc, char **argv) {
     job.height = height;
     job.out = out;
     job.png_frame = png_frame;
+    job.supersample = ssaa;
     job.draw = draw;
     render_stats st;
     bool ok = render_to_file(&s, &job, &st, "demo");

@@ -2,6 +2,7 @@
  *             [--out anim.gif|frame.png] [--bones] [--cpu|--gpu] [--rest] [--loop|--no-loop]
  * Offscreen OpenGL (EGL) render of a clip into an animated GIF or one PNG frame. */
 #include <stdio.h>
+#include <stdlib.h>
 #include <string.h>
 
 #include "commands.h"
@@ -12,12 +13,14 @@ static int usage(FILE *f) {
     fprintf(f,
             "usage: ossa render [FILE|demo] [--clip NAME|INDEX] [--from T] [--to T] [--fps N] [--size WxH]\n"
             "                   [--out anim.gif|frame.png] [--bones] [--cpu|--gpu] [--rest] [--loop|--no-loop]\n"
+            "                   [--ssaa N]\n"
             "  FILE     .gltf/.glb (default: the built-in demo character)\n"
             "  --clip   clip name or index (default: the first clip)\n"
             "  --from/--to  clip time range in seconds (default: the whole clip; a .png renders --from)\n"
             "  --fps    frames per second of clip time (default 15)\n"
             "  --size   image size (default 320x320)\n"
             "  --out    .gif = every frame, .png = one frame (default render.gif, or render.png for a still)\n"
+            "  --ssaa N anti-aliasing: N x N samples per pixel (default 2, 1 = off)\n"
             "  --bones  draw the skeleton over the mesh\n"
             "  --cpu    skin on the CPU (ossa_skin_lbs); --gpu (default): palette texture shader\n"
             "  --rest   render the rest pose (one frame)\n");
@@ -30,6 +33,7 @@ int cmd_render(int argc, char **argv) {
     bool has_from = false, has_to = false, rest = false;
     int loop = -1;
     uint32_t width = 320, height = 320;
+    uint32_t ssaa = 2;
     draw_options draw;
     memset(&draw, 0, sizeof draw);
     draw.background[0] = 0.16f, draw.background[1] = 0.18f, draw.background[2] = 0.22f;
@@ -56,6 +60,14 @@ int cmd_render(int argc, char **argv) {
             if (!parse_size("render", argv[++i], &width, &height)) return 2;
         } else if (!strcmp(a, "--out") && more) {
             out = argv[++i];
+        } else if (!strcmp(a, "--ssaa") && more) {
+            char *end = NULL;
+            long n = strtol(argv[++i], &end, 10);
+            if (!*argv[i] || *end || n < 1 || n > 4) {
+                fprintf(stderr, "ossa render: --ssaa expects 1..4 (samples per pixel side)\n");
+                return 2;
+            }
+            ssaa = (uint32_t)n;
         } else if (!strcmp(a, "--bones")) {
             draw.bones = true;
         } else if (!strcmp(a, "--cpu")) {
@@ -112,6 +124,7 @@ int cmd_render(int argc, char **argv) {
     job.width = width;
     job.height = height;
     job.out = out;
+    job.supersample = ssaa;
     job.draw = draw;
     render_stats st;
     bool ok = render_to_file(&s, &job, &st, "render");

@@ -493,6 +493,19 @@ static void progress(const char *cmd, uint32_t done, uint32_t total) {
     fflush(stderr);
 }
 
+/* Box filter: each output pixel is the mean of its ss x ss block (anti-aliasing). */
+static void downsample(const uint8_t *src, uint8_t *dst, uint32_t w, uint32_t h, uint32_t ss) {
+    size_t sw = (size_t)w * ss;
+    for (uint32_t y = 0; y < h; y++)
+        for (uint32_t x = 0; x < w; x++)
+            for (int c = 0; c < 4; c++) {
+                uint32_t sum = 0;
+                for (uint32_t j = 0; j < ss; j++)
+                    for (uint32_t i = 0; i < ss; i++) sum += src[(((size_t)y * ss + j) * sw + (size_t)x * ss + i) * 4 + (size_t)c];
+                dst[((size_t)y * w + x) * 4 + (size_t)c] = (uint8_t)((sum + ss * ss / 2) / (ss * ss));
+            }
+}
+
 bool render_to_file(scene *s, const render_job *job, render_stats *stats, const char *cmd) {
     double t0 = now_seconds();
     memset(stats, 0, sizeof *stats);
@@ -521,7 +534,10 @@ bool render_to_file(scene *s, const render_job *job, render_stats *stats, const 
         return false;
     }
     ossa_gl_headless *ctx = NULL;
-    ossa_result r = ossa_gl_headless_create(job->width, job->height, &ctx);
+    uint32_t ss = job->supersample ? job->supersample : 1; /* render ss x ss pixels per output pixel */
+    while (ss > 1 && (job->width * ss > 8192 || job->height * ss > 8192)) ss--;
+    uint32_t rw = job->width * ss, rh = job->height * ss;
+    ossa_result r = ossa_gl_headless_create(rw, rh, &ctx);
     if (r != OSSA_OK) {
         fprintf(stderr, "ossa %s: no offscreen OpenGL 3.3 context through EGL (%s); on a headless Linux box "
                         "install Mesa (llvmpipe) EGL drivers\n", cmd, ossa_result_string(r));
@@ -529,8 +545,9 @@ bool render_to_file(scene *s, const render_job *job, render_stats *stats, const 
     }
     scene_gl g;
     uint8_t *pixels = malloc((size_t)job->width * job->height * 4);
+    uint8_t *big = ss > 1 ? malloc((size_t)rw * rh * 4) : pixels;
     gif_writer *gw = NULL;
-    bool ok = pixels != NULL;
+    bool ok = pixels != NULL && big != NULL;
     if (!ok) fprintf(stderr, "ossa %s: out of memory\n", cmd);
     ok = ok && scene_gl_create(&g, s, cmd);
     bool gl_made = ok;
@@ -554,12 +571,13 @@ bool render_to_file(scene *s, const render_job *job, render_stats *stats, const 
                 continue;
             }
             scene_pose(s, sp->clip, t, sp->loop);
-            ok = scene_gl_draw(&g, s, vp, &job->draw, job->width, job->height, cmd);
-            if (ok && (r = ossa_gl_headless_read(ctx, pixels)) != OSSA_OK) {
+            ok = scene_gl_draw(&g, s, vp, &job->draw, rw, rh, cmd);
+            if (ok && (r = ossa_gl_headless_read(ctx, big)) != OSSA_OK) {
                 fprintf(stderr, "ossa %s: reading the framebuffer failed: %s\n", cmd, ossa_result_string(r));
                 ok = false;
             }
             if (!ok) break;
+            if (ss > 1) downsample(big, pixels, job->width, job->height, ss);
             for (size_t p = 0; p < (size_t)job->width * job->height; p++) pixels[p * 4 + 3] = 255;
             if (gif) {
                 if (!gif_writer_add(gw, pixels, err, sizeof err)) {
@@ -580,6 +598,7 @@ bool render_to_file(scene *s, const render_job *job, render_stats *stats, const 
     }
     if (gl_made) scene_gl_destroy(&g);
     ossa_gl_headless_destroy(ctx);
+    if (big != pixels) free(big);
     free(pixels);
     stats->frames = done;
     stats->seconds = now_seconds() - t0;

@@ -114,6 +114,7 @@ typedef struct render_job {
     uint32_t width, height;
     const char *out;         /* .gif or .png */
     uint32_t png_frame;      /* .png: which frame of the sequence (0 = the first) */
+    uint32_t supersample;    /* anti-aliasing: render N x N pixels per output pixel (0/1 = off) */
     draw_options draw;
 } render_job;
 
