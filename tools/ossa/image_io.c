@@ -78,6 +78,7 @@ struct gif_writer {
     double fps;
     uint64_t frames;
     uint8_t *planes; /* r, g, b planes then the index buffer */
+    uint8_t *prev;   /* the previous frame's RGBA, to write only the rectangle that changed */
 };
 
 static int put_loop_extension(GifFileType *f) {
@@ -98,9 +99,10 @@ gif_writer *gif_writer_open(const char *path, uint32_t width, uint32_t height, f
     gif_writer *g = calloc(1, sizeof *g);
     size_t n = (size_t)width * height;
     if (g) g->planes = malloc(n * 4);
+    if (g) g->prev = malloc(n * 4);
     if (g) g->path = strdup(path);
-    if (!g || !g->planes || !g->path) {
-        if (g) free(g->planes), free(g->path);
+    if (!g || !g->planes || !g->path || !g->prev) {
+        if (g) free(g->planes), free(g->path), free(g->prev);
         free(g);
         set_err(err, err_size, "%s: out of memory", path);
         return NULL;
@@ -111,6 +113,7 @@ gif_writer *gif_writer_open(const char *path, uint32_t width, uint32_t height, f
     if (fd < 0) {
         set_err(err, err_size, "%s: cannot create GIF: %s", path, strerror(errno));
         free(g->planes);
+        free(g->prev);
         free(g->path);
         free(g);
         return NULL;
@@ -120,6 +123,7 @@ gif_writer *gif_writer_open(const char *path, uint32_t width, uint32_t height, f
         close(fd);
         set_err(err, err_size, "%s: cannot create GIF: %s", path, GifErrorString(code));
         free(g->planes);
+        free(g->prev);
         free(g->path);
         free(g);
         return NULL;
@@ -138,17 +142,40 @@ gif_writer *gif_writer_open(const char *path, uint32_t width, uint32_t height, f
 }
 
 bool gif_writer_add(gif_writer *g, const uint8_t *rgba, char *err, size_t err_size) {
-    size_t n = (size_t)g->width * g->height;
-    uint8_t *r = g->planes, *gr = r + n, *b = gr + n, *idx = b + n;
-    for (size_t i = 0; i < n; i++) {
-        r[i] = rgba[i * 4 + 0];
-        gr[i] = rgba[i * 4 + 1];
-        b[i] = rgba[i * 4 + 2];
+    /* After the first frame only the bounding rectangle of the pixels that changed is
+     * written (disposal "do not dispose" keeps the rest), with its own palette. */
+    uint32_t x0 = 0, y0 = 0, x1 = g->width, y1 = g->height; /* [x0, x1) x [y0, y1) */
+    if (g->frames) {
+        x0 = g->width, y0 = g->height, x1 = 0, y1 = 0;
+        for (uint32_t y = 0; y < g->height; y++) {
+            const uint8_t *a = rgba + (size_t)y * g->width * 4, *b = g->prev + (size_t)y * g->width * 4;
+            if (!memcmp(a, b, (size_t)g->width * 4)) continue;
+            for (uint32_t x = 0; x < g->width; x++)
+                if (memcmp(a + x * 4, b + x * 4, 3)) {
+                    if (x < x0) x0 = x;
+                    if (x + 1 > x1) x1 = x + 1;
+                }
+            if (y < y0) y0 = y;
+            y1 = y + 1;
+        }
+        if (x1 <= x0 || y1 <= y0) x0 = y0 = 0, x1 = y1 = 1; /* identical frame: one pixel keeps its delay */
     }
+    memcpy(g->prev, rgba, (size_t)g->width * g->height * 4);
+    uint32_t w = x1 - x0, h = y1 - y0;
+    size_t n = (size_t)w * h;
+    uint8_t *r = g->planes, *gr = r + n, *b = gr + n, *idx = b + n;
+    for (uint32_t y = 0; y < h; y++)
+        for (uint32_t x = 0; x < w; x++) {
+            const uint8_t *p = rgba + ((size_t)(y + y0) * g->width + x + x0) * 4;
+            size_t i = (size_t)y * w + x;
+            r[i] = p[0];
+            gr[i] = p[1];
+            b[i] = p[2];
+        }
     GifColorType colors[256];
     memset(colors, 0, sizeof colors);
     int color_count = 256;
-    if (GifQuantizeBuffer(g->width, g->height, &color_count, r, gr, b, idx, colors) == GIF_ERROR) {
+    if (GifQuantizeBuffer(w, h, &color_count, r, gr, b, idx, colors) == GIF_ERROR) {
         set_err(err, err_size, "%s: colour quantisation failed", g->path);
         return false;
     }
@@ -168,9 +195,8 @@ bool gif_writer_add(gif_writer *g, const uint8_t *rgba, char *err, size_t err_si
         return false;
     }
     bool ok = EGifPutExtension(g->file, GRAPHICS_EXT_FUNC_CODE, (int)len, ext) != GIF_ERROR &&
-              EGifPutImageDesc(g->file, 0, 0, (int)g->width, (int)g->height, false, map) != GIF_ERROR;
-    for (uint32_t y = 0; ok && y < g->height; y++)
-        ok = EGifPutLine(g->file, idx + (size_t)y * g->width, (int)g->width) != GIF_ERROR;
+              EGifPutImageDesc(g->file, (int)x0, (int)y0, (int)w, (int)h, false, map) != GIF_ERROR;
+    for (uint32_t y = 0; ok && y < h; y++) ok = EGifPutLine(g->file, idx + (size_t)y * w, (int)w) != GIF_ERROR;
     GifFreeMapObject(map);
     if (!ok) {
         set_err(err, err_size, "%s: cannot write GIF frame: %s", g->path, GifErrorString(g->file->Error));
@@ -186,6 +212,7 @@ bool gif_writer_close(gif_writer *g, char *err, size_t err_size) {
     bool ok = EGifCloseFile(g->file, &code) != GIF_ERROR;
     if (!ok) set_err(err, err_size, "%s: cannot finish GIF: %s", g->path, GifErrorString(code));
     free(g->planes);
+    free(g->prev);
     free(g->path);
     free(g);
     return ok;

@@ -19,7 +19,7 @@ bool image_read_png(const char *path, uint8_t **rgba, uint32_t *width, uint32_t 
                     size_t err_size);
 
 /* Animated GIF writer: one 256-colour palette per frame (median cut,
- * GifQuantizeBuffer), frame delays from fps (accumulated in 1/100 s so the
+ * GifQuantizeBuffer), only the rectangle that changed after the first frame, frame delays from fps (accumulated in 1/100 s so the
  * total duration stays exact), looping forever. Alpha is ignored. */
 typedef struct gif_writer gif_writer;
 
