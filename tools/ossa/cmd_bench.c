@@ -37,10 +37,9 @@ typedef struct bench {
     ossa_dual_quat *dq;     /* per skin: jc each */
     thread_pool *pool;
     uint32_t mesh;          /* skinning: current mesh in a parallel-for */
+    const ossa_mat4 *skin_palettes; /* skinning: palettes of the instance being skinned */
     int kind;               /* skinning stage kind for workers */
 } bench;
-
-static bench *g_b; /* thread-pool callbacks read their context from here (one bench at a time) */
 
 static void sample_one(bench *b, instance *in, bool forward) {
     float t;
@@ -118,10 +117,9 @@ static void st_frame(bench *b, uint32_t iters) {
     }
 }
 
-/* parallel: instances [begin, end) each do one frame of the stage in g_b->kind */
+/* parallel: instances [begin, end) each do one frame of the stage in b->kind */
 static void par_instances(uint32_t begin, uint32_t end, void *user) {
-    (void)user;
-    bench *b = g_b;
+    bench *b = user;
     for (uint32_t i = begin; i < end; i++) {
         instance *in = &b->inst[i];
         if (b->kind == 0) sample_one(b, in, true);
@@ -133,22 +131,23 @@ static void par_instances(uint32_t begin, uint32_t end, void *user) {
     }
 }
 static void par_vertices(uint32_t begin, uint32_t end, void *user) {
-    (void)user;
-    skin_range(g_b, g_b->mesh, g_b->inst[0].palettes, begin, end);
+    bench *b = user;
+    skin_range(b, b->mesh, b->skin_palettes, begin, end);
 }
 static void st_par_sample(bench *b, uint32_t iters) {
     b->kind = 0;
-    for (uint32_t i = 0; i < iters; i++) thread_pool_parallel_for(b->pool, 0, b->inst_count, 1, par_instances, NULL);
+    for (uint32_t i = 0; i < iters; i++) thread_pool_parallel_for(b->pool, 0, b->inst_count, 1, par_instances, b);
 }
 static void st_par_palette(bench *b, uint32_t iters) {
     b->kind = 1;
-    for (uint32_t i = 0; i < iters; i++) thread_pool_parallel_for(b->pool, 0, b->inst_count, 1, par_instances, NULL);
+    for (uint32_t i = 0; i < iters; i++) thread_pool_parallel_for(b->pool, 0, b->inst_count, 1, par_instances, b);
 }
 static void st_par_skin(bench *b, uint32_t iters) {
     for (uint32_t i = 0; i < iters; i++)
         for (uint32_t m = 0; m < b->s.asset->mesh_count; m++) {
             b->mesh = m;
-            thread_pool_parallel_for(b->pool, 0, b->s.asset->meshes[m]->vertex_count, 512, par_vertices, NULL);
+            b->skin_palettes = b->inst[0].palettes;
+            thread_pool_parallel_for(b->pool, 0, b->s.asset->meshes[m]->vertex_count, 512, par_vertices, b);
         }
 }
 static void st_par_frame(bench *b, uint32_t iters) {
@@ -156,11 +155,12 @@ static void st_par_frame(bench *b, uint32_t iters) {
      * over vertex ranges (the skinning output is shared: a throughput figure) */
     for (uint32_t i = 0; i < iters; i++) {
         b->kind = 2;
-        thread_pool_parallel_for(b->pool, 0, b->inst_count, 1, par_instances, NULL);
+        thread_pool_parallel_for(b->pool, 0, b->inst_count, 1, par_instances, b);
         for (uint32_t c = 0; c < b->inst_count; c++)
             for (uint32_t m = 0; m < b->s.asset->mesh_count; m++) {
                 b->mesh = m;
-                thread_pool_parallel_for(b->pool, 0, b->s.asset->meshes[m]->vertex_count, 512, par_vertices, NULL);
+                b->skin_palettes = b->inst[c].palettes;
+                thread_pool_parallel_for(b->pool, 0, b->s.asset->meshes[m]->vertex_count, 512, par_vertices, b);
             }
     }
 }
@@ -258,7 +258,6 @@ int cmd_bench(int argc, char **argv) {
     }
     bench b;
     memset(&b, 0, sizeof b);
-    g_b = &b;
     if (!scene_load(&b.s, file, "bench")) return 1;
     int rc = 1;
     const ossa_skeleton *sk = b.s.asset->skeleton;
@@ -370,6 +369,5 @@ done:
     free(b.dq);
     thread_pool_destroy(b.pool);
     scene_free(&b.s);
-    g_b = NULL;
     return rc;
 }
