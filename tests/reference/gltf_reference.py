@@ -278,6 +278,22 @@ def decompose(mat):
     return t, quat_from_rotmat(m), s
 
 
+def matrix_is_trs(node):
+    """False for a node matrix that no TRS reproduces (shear, perspective,
+    zero scale): its local TRS is then undefined, only its world matrix is."""
+    if 'matrix' not in node:
+        return True
+    m = [float(c) for c in node['matrix']]
+    if m[3] != 0 or m[7] != 0 or m[11] != 0 or m[15] != 1:
+        return False
+    t, q, s = decompose(m)
+    if any(abs(c) < 1e-12 for c in s):
+        return False
+    r = trs_matrix(t, q, s)
+    tol = 1e-5 * max(1.0, max(abs(c) for c in m))
+    return all(abs(a - b) <= tol for a, b in zip(r, m))
+
+
 def quat_normalize(q):
     n = math.sqrt(sum(c * c for c in q))
     if n == 0:
@@ -618,7 +634,8 @@ def sample(g, clip, times, vertices=64, loop=False):
         for i, n in enumerate(nodes):
             tr, q, s = local[i]
             out_nodes.append({'index': i, 'name': n.get('name', ''), 'translation': tr,
-                              'rotation': q, 'scale': s, 'world': world[i]})
+                              'rotation': q, 'scale': s, 'world': world[i],
+                              'trs_defined': animated[i] or matrix_is_trs(n)})
         result['samples'].append({'time': t, 'sampled_time': tt, 'nodes': out_nodes,
                                   'skinned': skin_primitives(g, world, mweights, vertices)})
     return result

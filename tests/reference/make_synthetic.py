@@ -274,6 +274,60 @@ def build_model():
     return doc, bytes(b.bin)
 
 
+def build_order_model():
+    """Parents after children, two roots, a node outside the scene, a sheared
+    matrix node inside a skeleton, unordered skin joints, an indexed
+    primitive (u32 indices) and a second primitive sharing its accessors."""
+    b = Builder()
+    shear = [1.0, 0.0, 0.0, 0.0, 0.4, 1.0, 0.0, 0.0, 0.0, 0.0, 1.0, 0.0, 0.2, 1.0, 0.0, 1.0]
+    nodes = [
+        {'name': 'Leaf', 'translation': [0.0, 0.7, 0.0], 'rotation': qaxis([0, 0, 1], 20)},
+        {'name': 'Mesh', 'mesh': 0, 'skin': 0, 'translation': [5.0, 5.0, 5.0]},
+        {'name': 'Shear', 'matrix': shear, 'children': [3]},
+        {'name': 'Mid', 'translation': [0.0, 1.0, 0.0], 'scale': [1.0, 0.5, 2.0], 'children': [0]},
+        {'name': 'Root2', 'rotation': qaxis([1, 0, 0], -90), 'children': [2]},
+        {'name': 'Orphan', 'translation': [3.0, 0.0, 0.0]},
+    ]
+    g = ref.Gltf('', {'nodes': nodes}, [])
+    local, animated, _ = ref.pose_at(g, None, 0.0)
+    world = ref.world_matrices(g, local, animated)
+    joints = [0, 3, 2, 4]
+    ibm = b.accessor([inverse(world[j]) for j in joints], 5126, 'MAT4')
+    pos = [[0.0, 0.0, 0.0], [0.5, 1.0, 0.0], [0.0, 1.8, 0.3], [-0.4, 1.2, 0.1]]
+    nor = [[0.0, 0.0, 1.0], [0.0, 1.0, 0.0], [1.0, 0.0, 0.0], [0.6, 0.0, 0.8]]
+    pa = b.accessor(pos, 5126, 'VEC3', minmax=True)
+    na = b.accessor(nor, 5126, 'VEC3')
+    ja = b.accessor([[3, 2, 0, 0], [2, 1, 0, 0], [1, 0, 0, 0], [0, 1, 2, 3]], 5123, 'VEC4')
+    wa = b.accessor([[0.75, 0.25, 0, 0], [0.5, 0.5, 0, 0], [0.6, 0.4, 0, 0], [0.1, 0.2, 0.3, 0.4]],
+                    5126, 'VEC4')
+    ia = b.accessor([[0], [1], [2], [2], [3], [0]], 5125, 'SCALAR')
+    meshes = [{'primitives': [
+        {'attributes': {'POSITION': pa, 'NORMAL': na, 'JOINTS_0': ja, 'WEIGHTS_0': wa},
+         'indices': ia},
+        {'attributes': {'POSITION': pa, 'JOINTS_0': ja, 'WEIGHTS_0': wa}, 'mode': 4}]}]
+
+    def times(ts):
+        return b.accessor([[t] for t in ts], 5126, 'SCALAR', minmax=True)
+
+    anims = [{'name': 'bend', 'samplers': [
+        {'input': times([0.0, 1.0, 2.0]),
+         'output': b.accessor([qaxis([0, 0, 1], 20), qaxis([0, 0, 1], 100), qaxis([0, 1, 0], 30)],
+                              5126, 'VEC4')},
+        {'input': times([0.5, 1.5]), 'output': b.accessor([[0, 1, 0], [0.5, 1.5, -0.5]], 5126, 'VEC3')},
+        {'input': times([0.0, 2.0]), 'output': b.accessor([[3, 0, 0], [3, 2, 0]], 5126, 'VEC3')},
+    ], 'channels': [
+        {'sampler': 0, 'target': {'node': 0, 'path': 'rotation'}},
+        {'sampler': 1, 'target': {'node': 3, 'path': 'translation'}},
+        {'sampler': 2, 'target': {'node': 5, 'path': 'translation'}},
+    ]}]
+    doc = {'asset': {'version': '2.0', 'generator': 'ossa tests/reference/make_synthetic.py'},
+           'scene': 0, 'scenes': [{'nodes': [4, 1]}], 'nodes': nodes, 'meshes': meshes,
+           'skins': [{'joints': joints, 'inverseBindMatrices': ibm}], 'animations': anims,
+           'accessors': b.accessors, 'bufferViews': b.views}
+    b._align()
+    return doc, bytes(b.bin)
+
+
 def write_all(outdir):
     os.makedirs(outdir, exist_ok=True)
     doc, binary = build_model()
@@ -307,6 +361,14 @@ def write_all(outdir):
         f.write(struct.pack('<III', 0x46546C67, 2, total))
         f.write(struct.pack('<II', len(js), 0x4E4F534A) + js)
         f.write(struct.pack('<II', len(bn), 0x004E4942) + bn)
+    paths.append(p)
+    # 4. node order, shear, orphan node, indexed primitive
+    d, binary = build_order_model()
+    d['buffers'] = [{'uri': 'data:application/octet-stream;base64,' +
+                     base64.b64encode(binary).decode('ascii'), 'byteLength': len(binary)}]
+    p = os.path.join(outdir, 'synthetic_order.gltf')
+    with open(p, 'w') as f:
+        json.dump(d, f)
     paths.append(p)
     return paths
 
