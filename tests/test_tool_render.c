@@ -586,6 +586,39 @@ static void woman_renders(void **state) {
     image_free(&im);
 }
 
+/* Morph targets animate in the render (weight tracks, no skin): frames change, and the
+ * CPU path (ossa_morph_apply) matches the GPU shader path. */
+static void morph_cube_animates(void **state) {
+    (void)state;
+    if (!gl_tool_or_skip()) skip();
+    const char *asset = ot_asset("AnimatedMorphCube/AnimatedMorphCube.gltf");
+    if (!asset) skip();
+    char file[4096], gif[4096], args[12288];
+    snprintf(file, sizeof file, "%s", asset);
+    snprintf(gif, sizeof gif, "%s", ot_tmp("render_morph.gif"));
+    snprintf(args, sizeof args, "render '%s' --fps 4 --no-loop --size 64x64 --out '%s' > /dev/null", file, gif);
+    assert_int_equal(run_tool(args, NULL), 0);
+    image im;
+    if (!read_gif(gif, &im)) skip();
+    assert_true(im.frames > 2);
+    double most = 0;
+    for (uint32_t f = 1; f < im.frames; f++) most = fmax(most, changed(frame_of(&im, 0), frame_of(&im, f), 64, 64));
+    assert_true(most > 0.01);
+    image_free(&im);
+    image a, b;
+    char pa[4096], pb[4096];
+    snprintf(pa, sizeof pa, "%s", ot_tmp("render_morph_gpu.png"));
+    snprintf(pb, sizeof pb, "%s", ot_tmp("render_morph_cpu.png"));
+    snprintf(args, sizeof args, "render '%s' --from 1 --to 1 --size 64x64 --gpu --out '%s' > /dev/null", file, pa);
+    assert_int_equal(run_tool(args, NULL), 0);
+    snprintf(args, sizeof args, "render '%s' --from 1 --to 1 --size 64x64 --cpu --out '%s' > /dev/null", file, pb);
+    assert_int_equal(run_tool(args, NULL), 0);
+    if (!read_png(pa, &a) || !read_png(pb, &b)) skip();
+    assert_true(mean_abs_diff(a.rgba, b.rgba, 64, 64) < 1.5);
+    image_free(&a);
+    image_free(&b);
+}
+
 int main(void) {
     const struct CMUnitTest tests[] = {
         cmocka_unit_test(demo_character_is_well_formed),
@@ -598,6 +631,7 @@ int main(void) {
         cmocka_unit_test(plot_draws_curves),
         cmocka_unit_test(bench_prints_a_table),
         cmocka_unit_test(woman_renders),
+        cmocka_unit_test(morph_cube_animates),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
 }
