@@ -148,7 +148,7 @@ static double coverage(const image *im, uint32_t f) {
     size_t n = (size_t)im->width * im->height, hit = 0;
     for (size_t i = 0; i < n; i++) {
         int d = 0;
-        for (int c = 0; c < 3; c++) {
+        for (size_t c = 0; c < 3; c++) {
             int e = abs((int)p[i * 4 + c] - (int)bg[c]);
             if (e > d) d = e;
         }
@@ -161,7 +161,7 @@ static double coverage(const image *im, uint32_t f) {
 static double changed(const uint8_t *a, const uint8_t *b, uint32_t w, uint32_t h) {
     size_t n = (size_t)w * h, hit = 0;
     for (size_t i = 0; i < n; i++)
-        for (int c = 0; c < 3; c++)
+        for (size_t c = 0; c < 3; c++)
             if (abs((int)a[i * 4 + c] - (int)b[i * 4 + c]) > 24) {
                 hit++;
                 break;
@@ -174,7 +174,7 @@ static double mean_abs_diff(const uint8_t *a, const uint8_t *b, uint32_t w, uint
     double sum = 0;
     size_t n = (size_t)w * h;
     for (size_t i = 0; i < n; i++)
-        for (int c = 0; c < 3; c++) sum += fabs((double)a[i * 4 + c] - (double)b[i * 4 + c]);
+        for (size_t c = 0; c < 3; c++) sum += fabs((double)a[i * 4 + c] - (double)b[i * 4 + c]);
     return sum / (double)(n * 3);
 }
 

@@ -57,7 +57,7 @@ static uint8_t *read_png(const char *path, uint32_t *w, uint32_t *h) {
 static double coverage(const uint8_t *p, uint32_t w, uint32_t h) {
     size_t n = (size_t)w * h, hit = 0;
     for (size_t i = 0; i < n; i++)
-        for (int c = 0; c < 3; c++)
+        for (size_t c = 0; c < 3; c++)
             if (abs((int)p[i * 4 + c] - (int)p[c]) > 24) {
                 hit++;
                 break;
@@ -126,7 +126,7 @@ static void playback_advances(void **state) {
     }
     size_t changed = 0;
     for (size_t i = 0; i < (size_t)200 * 200; i++)
-        for (int c = 0; c < 3; c++)
+        for (size_t c = 0; c < 3; c++)
             if (abs((int)px[0][i * 4 + c] - (int)px[1][i * 4 + c]) > 24) {
                 changed++;
                 break;
@@ -155,7 +155,7 @@ static uint8_t *shot(const char *name, const char *args, int frames) {
 static double mean_abs_diff(const uint8_t *a, const uint8_t *b, size_t pixels) {
     double sum = 0;
     for (size_t i = 0; i < pixels; i++)
-        for (int c = 0; c < 3; c++) sum += fabs((double)a[i * 4 + c] - (double)b[i * 4 + c]);
+        for (size_t c = 0; c < 3; c++) sum += fabs((double)a[i * 4 + c] - (double)b[i * 4 + c]);
     return sum / (double)(pixels * 3);
 }
 

@@ -196,7 +196,7 @@ static int body_add_tube(body *b, const tube *t) {
             float th = (float)(2 * PI) * (float)i / AROUND, ct = cosf(th), st = sinf(th);
             uint32_t v = b->vertex_count++;
             float n[3];
-            for (int c = 0; c < 3; c++) {
+            for (uint32_t c = 0; c < 3; c++) {
                 b->positions[v * 3 + c] = t->start[c] + s * d[c] + sp * (t->rx * ct * a[c] + t->rz * st * bv[c]);
                 n[c] = -cp / cap * d[c] + sp * (ct / t->rx * a[c] + st / t->rz * bv[c]);
             }
