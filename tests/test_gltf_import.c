@@ -796,6 +796,20 @@ static void extensions_and_versions(void **state) {
     assert_int_equal(ossa_gltf_load_memory(v3, strlen(v3), NULL, &a, &d), OSSA_ERROR_UNSUPPORTED);
     const char *garbage = "{\"asset\": {\"version\": \"2.0\"}, \"nodes\": [ {\"name\": \"a\\u0041\\n\"} ] } x";
     assert_int_equal(ossa_gltf_load_memory(garbage, strlen(garbage), NULL, &a, &d), OSSA_ERROR_PARSE);
+    /* nesting is depth-limited (jsmn closes brackets by walking up, so depth bounds the cost) */
+    char deep[1200];
+    int o = snprintf(deep, sizeof deep, "{\"asset\": {\"version\": \"2.0\"}, \"extras\": ");
+    for (int i = 0; i < 127; i++) deep[o + i] = '[', deep[o + 127 + i] = ']';
+    deep[o + 254] = '}';
+    deep[o + 255] = 0;
+    assert_int_equal(ossa_gltf_load_memory(deep, strlen(deep), NULL, &a, &d), OSSA_OK);
+    ossa_asset_destroy(a);
+    memmove(deep + o + 1, deep + o, strlen(deep + o) + 1);
+    deep[o] = '[';
+    memmove(deep + o + 129, deep + o + 128, strlen(deep + o + 128) + 1);
+    deep[o + 128] = ']';
+    assert_int_equal(ossa_gltf_load_memory(deep, strlen(deep), NULL, &a, &d), OSSA_ERROR_PARSE);
+    assert_non_null(strstr(d.message, "nesting deeper than 128 levels"));
     const char *escaped = "{\"asset\": {\"version\": \"2.0\"}, \"nodes\": [ {\"name\": \"a\\u0041\\u00e9\\\"\"} ] }";
     assert_int_equal(ossa_gltf_load_memory(escaped, strlen(escaped), NULL, &a, &d), OSSA_OK);
     assert_string_equal(a->nodes[0].name, "aA\xc3\xa9\"");

@@ -14,6 +14,7 @@
 #include <stdarg.h>
 
 #define OSSA__MAX_WARNINGS 256
+#define OSSA__JSON_MAX_DEPTH 128 /* glTF needs < 16; deeper JSON (even in extras) is a PARSE error */
 
 typedef enum ossa__jtype {
     OSSA__J_NONE = 0,

@@ -10,6 +10,9 @@
 
 #define JSMN_STATIC
 #define JSMN_STRICT
+/* Parent links make closing brackets O(1); without them jsmn scans back over all
+ * earlier tokens, which is quadratic on long arrays of objects and deep nesting. */
+#define JSMN_PARENT_LINKS
 #include <jsmn.h>
 
 ossa_result ossa__json_parse(ossa__ctx *ctx) {
@@ -22,9 +25,24 @@ ossa_result ossa__json_parse(ossa__ctx *ctx) {
      * contain none, so this halves the parse time of typical files. When the bound
      * does not fit a quarter of the budget, jsmn counts exactly first. */
     size_t bound = 1;
+    uint32_t depth = 0;
+    bool in_string = false;
     for (size_t i = 0; i < ctx->json_size; i++) {
         char c = ctx->json[i];
         bound += c == ',' || c == ':' || c == '[' || c == '{';
+        if (in_string) {
+            if (c == '\\') i++;
+            else if (c == '"') in_string = false;
+        } else if (c == '"') {
+            in_string = true;
+        } else if (c == '[' || c == '{') {
+            /* jsmn closes a bracket by walking up the closed tokens: bounded depth keeps it linear */
+            if (++depth > OSSA__JSON_MAX_DEPTH)
+                return ossa__fail(ctx, OSSA_ERROR_PARSE, "", "JSON: nesting deeper than %d levels at byte %zu",
+                                  OSSA__JSON_MAX_DEPTH, i);
+        } else if ((c == ']' || c == '}') && depth) {
+            depth--;
+        }
     }
     int n;
     if (bound > (size_t)INT32_MAX || bound * sizeof(jsmntok_t) > (ctx->limit - ctx->used) / 4) {
