@@ -320,7 +320,8 @@ int cmd_plot(int argc, char **argv) {
     canvas c = {width, height, px};
     const rgb ink = {0.1f, 0.1f, 0.12f};
     char title[512];
-    snprintf(title, sizeof title, "%s - clip '%s' - node '%s'", s.is_demo ? "demo" : s.label, clip->name,
+    const char *base = strrchr(s.label, '/') ? strrchr(s.label, '/') + 1 : s.label;
+    snprintf(title, sizeof title, "%s - clip '%s' - node '%s'", base, clip->name,
              sk->names[tt->joint]);
     text(&c, 12, 8, title, ink);
     int left = 80, right = (int)width - 20, top = 44, bottom = (int)height - 34, gap = 34;
