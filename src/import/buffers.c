@@ -30,8 +30,12 @@ size_t ossa__base64_decoded_bound(size_t len) { return len / 4 * 3 + 3; }
 
 bool ossa__base64_decode(const char *in, size_t len, uint8_t *out, size_t *out_len) {
     const uint8_t *T = B64;
+    size_t padded = len;
     while (len > 0 && in[len - 1] == '=') len--;
     if (len % 4 == 1) return false;
+    /* with '=' padding the text must be whole quanta: a stray character otherwise
+     * shifts every byte silently */
+    if (padded != len && (padded - len > 2 || padded % 4 != 0)) return false;
     const unsigned char *s = (const unsigned char *)in;
     size_t o = 0, i = 0;
     for (; i + 4 <= len; i += 4) {
