@@ -1,0 +1,188 @@
+/* libFuzzer target: load, then run the whole runtime pipeline on what loaded.
+ *
+ * Input layout: the glTF/GLB file followed by PARAM_BYTES parameter bytes (inputs
+ * shorter than that are taken as parameters only, with an empty file). The
+ * parameters choose sampling times (raw float bits, so NaN, ±Inf, negative, huge
+ * and denormal times all occur), a playback dt, and morph weights.
+ *
+ * For every clip, every time and loop mode, every lookup strategy (DEFAULT,
+ * LINEAR, BINARY, TABLE, CURSOR) is sampled and the results must agree bit for bit
+ * (track.h promises one key index for all strategies). Then the model-space
+ * matrices, the skin palettes, morph targets (ossa_morph_apply) and CPU skinning
+ * (ossa_skin_lbs with every available kernel, ossa_skin_dqs) run on every mesh.
+ * A player plays and cross-fades the clips. Data that loads but is nonsense (huge
+ * or zero-length quaternions, IBMs that do not invert, degenerate keys) therefore
+ * reaches every stage; only crashes, sanitizer reports and strategy disagreements
+ * are failures here, not NaN outputs. */
+#include <math.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include <ossa/ossa.h>
+
+#define PARAM_BYTES 32
+#define MAX_JOINTS 4096
+#define MAX_VERTS 65536
+
+#define CHECK(cond)                                                                        \
+    do {                                                                                   \
+        if (!(cond)) {                                                                     \
+            fprintf(stderr, "fuzz_sample: invariant failed: %s (line %d)\n", #cond, __LINE__); \
+            abort();                                                                       \
+        }                                                                                  \
+    } while (0)
+
+static float param_float(const uint8_t *p) {
+    float f;
+    memcpy(&f, p, sizeof f);
+    return f;
+}
+
+static ossa_transform g_ref[MAX_JOINTS], g_pose[MAX_JOINTS], g_pose2[MAX_JOINTS];
+static ossa_mat4 g_model[MAX_JOINTS], g_palette[MAX_JOINTS], g_skin_palette[MAX_JOINTS];
+static ossa_dual_quat g_dq[MAX_JOINTS];
+static float g_morph_pos[MAX_VERTS * 3], g_morph_nrm[MAX_VERTS * 3];
+static float g_out_pos[MAX_VERTS * 3], g_out_nrm[MAX_VERTS * 3], g_out_tan[MAX_VERTS * 4];
+
+static void sample_clip(const ossa_clip *clip, const ossa_skeleton *sk, const float *times, uint32_t time_count,
+                        uint32_t *cursors, float *w1, float *w2) {
+    uint32_t n = sk ? sk->joint_count : 0;
+    for (uint32_t ti = 0; ti < time_count; ti++) {
+        for (int loop = 0; loop < 2; loop++) {
+            float t = times[ti];
+            float adj0 = ossa_clip_sample(clip, t, loop, OSSA_LOOKUP_LINEAR, NULL, g_ref, g_pose, n);
+            for (int lk = OSSA_LOOKUP_DEFAULT; lk <= OSSA_LOOKUP_CURSOR; lk++) {
+                float adj = ossa_clip_sample(clip, t, loop, (ossa_lookup)lk, cursors, g_ref, g_pose2, n);
+                CHECK(memcmp(&adj, &adj0, sizeof adj) == 0);
+                CHECK(memcmp(g_pose, g_pose2, n * sizeof *g_pose) == 0);
+            }
+            for (uint32_t w = 0; w < clip->weight_track_count; w++) {
+                uint32_t comps = clip->weight_tracks[w].weights.components;
+                CHECK(comps <= OSSA_MAX_COMPONENTS);
+                ossa_clip_sample_weights(clip, w, t, loop, OSSA_LOOKUP_LINEAR, NULL, w1);
+                for (int lk = OSSA_LOOKUP_DEFAULT; lk <= OSSA_LOOKUP_CURSOR; lk++) {
+                    ossa_clip_sample_weights(clip, w, t, loop, (ossa_lookup)lk, cursors, w2);
+                    CHECK(memcmp(w1, w2, comps * sizeof *w1) == 0);
+                }
+            }
+        }
+    }
+}
+
+static void skin_meshes(const ossa_asset *a, const ossa_clip *clip, float t, float fuzz_weight) {
+    const ossa_skeleton *sk = a->skeleton;
+    uint32_t n = sk ? sk->joint_count : 0;
+    if (!sk) return;
+    CHECK(ossa_pose_to_model(g_pose, sk->parents, n, g_model) == OSSA_OK);
+    float weights[OSSA_MAX_COMPONENTS];
+    for (uint32_t m = 0; m < a->mesh_count; m++) {
+        const ossa_mesh *mesh = a->meshes[m];
+        if (mesh->vertex_count > MAX_VERTS) continue;
+        /* morph weights: the clip's track for this node, else defaults, else the fuzzer's */
+        for (uint32_t k = 0; k < mesh->target_count; k++)
+            weights[k] = mesh->default_weights ? mesh->default_weights[k] : fuzz_weight;
+        if (clip)
+            for (uint32_t w = 0; w < clip->weight_track_count; w++)
+                if ((int32_t)clip->weight_tracks[w].joint == mesh->node &&
+                    clip->weight_tracks[w].weights.components == mesh->target_count)
+                    ossa_clip_sample_weights(clip, w, t, false, OSSA_LOOKUP_BINARY, NULL, weights);
+        CHECK(ossa_morph_apply(mesh, weights, 0, mesh->vertex_count, g_morph_pos,
+                               mesh->normals ? g_morph_nrm : NULL) == OSSA_OK);
+        if (!mesh->influences || mesh->skin < 0) continue;
+        /* skeleton-indexed palette for this mesh's skin */
+        const ossa_skin *skin = &sk->skins[mesh->skin];
+        for (uint32_t j = 0; j < n; j++) g_palette[j] = g_model[j];
+        for (uint32_t i = 0; i < skin->joint_count; i++)
+            g_palette[skin->joints[i]] = ossa_mat4_mul(&g_model[skin->joints[i]], &skin->inverse_bind[i]);
+        if (skin->joint_count <= MAX_JOINTS)
+            ossa_pose_palette(g_model, skin->joints, skin->inverse_bind, skin->joint_count, g_skin_palette);
+        ossa_skin_job job;
+        memset(&job, 0, sizeof job);
+        job.begin = 0;
+        job.end = mesh->vertex_count;
+        job.influences = mesh->influences;
+        job.joints = mesh->joints;
+        job.weights = mesh->weights;
+        job.palette = g_palette;
+        job.palette_count = n;
+        job.positions = g_morph_pos;
+        job.normals = mesh->normals ? g_morph_nrm : NULL;
+        job.tangents = mesh->tangents;
+        job.out_positions = g_out_pos;
+        job.out_normals = mesh->normals ? g_out_nrm : NULL;
+        job.out_tangents = mesh->tangents ? g_out_tan : NULL;
+        for (int k = OSSA_SKIN_KERNEL_AUTO; k <= OSSA_SKIN_KERNEL_AVX512; k++) {
+            ossa_result r = ossa_skin_lbs(&job, (ossa_skin_kernel)k);
+            if (ossa_skin_kernel_available((ossa_skin_kernel)k) || k == OSSA_SKIN_KERNEL_AUTO) CHECK(r == OSSA_OK);
+            else CHECK(r == OSSA_ERROR_UNSUPPORTED);
+        }
+        ossa_palette_to_dual_quats(g_palette, n, g_dq);
+        CHECK(ossa_skin_dqs(&job, g_dq) == OSSA_OK);
+    }
+}
+
+static void run(const ossa_asset *a, const uint8_t *p) {
+    const ossa_skeleton *sk = a->skeleton;
+    uint32_t n = sk ? sk->joint_count : 0;
+    if (n > MAX_JOINTS) return;
+    for (uint32_t j = 0; j < n; j++) g_ref[j] = sk->rest[j];
+    float times[12];
+    uint32_t tc = 0;
+    for (int i = 0; i < 5; i++) times[tc++] = param_float(p + 4 * i);
+    times[tc++] = NAN;
+    times[tc++] = INFINITY;
+    times[tc++] = -INFINITY;
+    times[tc++] = -1e30f;
+    times[tc++] = 3.0e38f;
+    float dt = param_float(p + 20);
+    float fuzz_weight = param_float(p + 24);
+    uint32_t flags = p[28];
+
+    static float w1[OSSA_MAX_COMPONENTS], w2[OSSA_MAX_COMPONENTS];
+    static uint32_t cursors[1u << 16];
+    /* rest pose through the pipeline first */
+    for (uint32_t j = 0; j < n; j++) g_pose[j] = sk->rest[j];
+    skin_meshes(a, NULL, 0, fuzz_weight);
+    for (uint32_t c = 0; c < a->clip_count; c++) {
+        const ossa_clip *clip = a->clips[c];
+        uint32_t cc = ossa_clip_cursor_count(clip);
+        if (cc > sizeof cursors / sizeof cursors[0]) continue;
+        for (uint32_t i = 0; i < cc; i++) cursors[i] = flags & 1 ? 0xFFFFFFFFu : i * 7919u;
+        times[tc] = clip->start;
+        times[tc + 1] = clip->end;
+        sample_clip(clip, sk, times, tc + 2, cursors, w1, w2);
+        /* the last sampled pose (clip end, looping) goes through skinning */
+        ossa_clip_sample(clip, times[0], flags & 2, OSSA_LOOKUP_DEFAULT, NULL, g_ref, g_pose, n);
+        skin_meshes(a, clip, times[0], fuzz_weight);
+    }
+    if (sk && a->clip_count) {
+        ossa_player *player = NULL;
+        if (ossa_player_create(sk, NULL, &player) == OSSA_OK) {
+            CHECK(ossa_player_play(player, a->clips[0], times[1], flags & 4) == OSSA_OK);
+            for (int s = 0; s < 4; s++) ossa_player_update(player, dt);
+            CHECK(ossa_player_crossfade(player, a->clips[a->clip_count - 1], times[2], times[3], flags & 8) == OSSA_OK);
+            for (int s = 0; s < 4; s++) ossa_player_update(player, dt);
+            ossa_player_model(player, g_model);
+            for (uint32_t k = 0; k < sk->skin_count; k++) CHECK(ossa_player_palette(player, k, g_palette) == OSSA_OK);
+            ossa_player_destroy(player);
+        }
+    }
+}
+
+int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size) {
+    uint8_t params[PARAM_BYTES];
+    memset(params, 0, sizeof params);
+    size_t doc = size > PARAM_BYTES ? size - PARAM_BYTES : 0;
+    memcpy(params, data + doc, size - doc);
+    if (!doc) return 0;
+    ossa_load_options options;
+    memset(&options, 0, sizeof options);
+    options.max_allocation = (size_t)64 << 20;
+    options.table_rate = params[29] & 1 ? -1.0f : (float)params[30];
+    ossa_asset *asset = NULL;
+    if (ossa_gltf_load_memory(data, doc, &options, &asset, NULL) != OSSA_OK) return 0;
+    run(asset, params);
+    ossa_asset_destroy(asset);
+    return 0;
+}

@@ -1,0 +1,65 @@
+#!/usr/bin/env bash
+# Builds the libFuzzer targets (fuzz/fuzz_*.c) with clang, ASan and UBSan, and runs
+# each one, one after the other on one core.
+#
+#   scripts/fuzz.sh                     # CI: every target, 20000 runs each (about a minute)
+#   scripts/fuzz.sh --runs 100000       # a fixed number of runs per target
+#   scripts/fuzz.sh --time 1800 fuzz_load   # a campaign: 30 minutes of one target
+#   scripts/fuzz.sh --time 1800 --assets    # also seed from ../shared/assets (local only)
+#
+# Seeds: fuzz/corpus/<target>/ (written by fuzz/gen_seeds.py); the working corpus
+# grows in $BUILD/work/<target>/ and is never written back into the repository.
+# Crashes land in $BUILD/artifacts/<target>/ and make the script fail; reproduce
+# one with: $BUILD/<target> $BUILD/artifacts/<target>/crash-...
+set -euo pipefail
+cd "$(dirname "$0")/.."
+BUILD=${OSSA_FUZZ_BUILD:-build-fuzz}
+RUNS=20000
+TIME=""
+ASSETS=0
+TARGETS=()
+while [ $# -gt 0 ]; do
+  case "$1" in
+    --runs) RUNS=$2; shift 2 ;;
+    --time) TIME=$2; shift 2 ;;
+    --assets) ASSETS=1; shift ;;
+    -h|--help) sed -n 2,14p "$0"; exit 0 ;;
+    *) TARGETS+=("$1"); shift ;;
+  esac
+done
+if [ ${#TARGETS[@]} -eq 0 ]; then
+  for f in fuzz/fuzz_*.c; do TARGETS+=("$(basename "$f" .c)"); done
+fi
+
+CC=clang CXX=clang++ cmake -S . -B "$BUILD" -G Ninja -DCMAKE_BUILD_TYPE=RelWithDebInfo \
+  -DOSSA_BUILD_FUZZ=ON -DOSSA_SANITIZE=ON -DOSSA_WERROR=ON -DOSSA_BUILD_TESTS=OFF -DOSSA_BUILD_TOOLS=OFF \
+  -DOSSA_BUILD_EXAMPLES=OFF -DOSSA_BUILD_BENCH=OFF -DOSSA_BUILD_GL=OFF \
+  -DCMAKE_C_FLAGS="-fsanitize=fuzzer-no-link" >/dev/null
+cmake --build "$BUILD" -j1 --target "${TARGETS[@]}"
+
+export ASAN_OPTIONS=${ASAN_OPTIONS:-detect_leaks=1:allocator_may_return_null=1}
+export UBSAN_OPTIONS=${UBSAN_OPTIONS:-print_stacktrace=1:halt_on_error=1}
+status=0
+for t in "${TARGETS[@]}"; do
+  work="$BUILD/work/$t"; art="$BUILD/artifacts/$t"
+  mkdir -p "$work" "$art"
+  cp -n fuzz/corpus/"$t"/* "$work"/ 2>/dev/null || true
+  if [ "$ASSETS" = 1 ] && [ -d ../shared/assets ]; then
+    # small glTF/GLB files only (the fuzzer's max_len); fuzz_sample wants 32 parameter bytes after the file
+    while IFS= read -r -d '' f; do
+      dst="$work/asset-$(echo "$f" | tr '/' '_')"
+      [ -e "$dst" ] && continue
+      if [ "$t" = fuzz_sample ]; then { cat "$f"; head -c 32 /dev/zero; } >"$dst"; else cp "$f" "$dst"; fi
+    done < <(find ../shared/assets \( -name '*.gltf' -o -name '*.glb' \) -size -64k -print0)
+  fi
+  args=(-max_len=65536 -timeout=25 -rss_limit_mb=2048 -print_final_stats=1 -artifact_prefix="$art/")
+  if [ -n "$TIME" ]; then args+=(-max_total_time="$TIME"); else args+=(-runs="$RUNS"); fi
+  if [ -n "$TIME" ]; then what="$TIME s"; else what="$RUNS runs"; fi
+  echo "== $t: $what (log: $BUILD/$t.log)"
+  if ! "$BUILD/$t" "${args[@]}" "$work" >"$BUILD/$t.log" 2>&1; then
+    status=1
+    echo "!! $t FAILED; last lines of $BUILD/$t.log:"; tail -40 "$BUILD/$t.log"
+  fi
+  grep -E '^stat::number_of_executed_units|^stat::peak_rss_mb|^#[0-9]+.*DONE' "$BUILD/$t.log" | tr '\n' ' '; echo
+done
+exit $status
