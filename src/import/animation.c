@@ -22,6 +22,7 @@ typedef struct anim_build {
     ossa_transform_track *tracks;
     uint8_t *have;              /* per track: bit 0 T, 1 R, 2 S */
     int32_t *slot;              /* joint → track index or -1 */
+    uint8_t *wseen;             /* joint has a weights channel */
     ossa_weight_track *weights;
     float **temps;
     sampler_doc *samplers;
@@ -129,6 +130,7 @@ static void build_free(ossa__ctx *ctx, anim_build *b) {
     ossa__ctx_free(ctx, b->tracks);
     ossa__ctx_free(ctx, b->have);
     ossa__ctx_free(ctx, b->slot);
+    ossa__ctx_free(ctx, b->wseen);
     ossa__ctx_free(ctx, b->weights);
     ossa__ctx_free(ctx, b->samplers);
     memset(b, 0, sizeof *b);
@@ -153,7 +155,8 @@ static ossa_result load_one(ossa__ctx *ctx, const ossa__doc *doc, const int32_t 
         b.weights = ossa__ctx_alloc(ctx, channel_count, sizeof *b.weights);
         b.temps = ossa__ctx_alloc(ctx, (size_t)channel_count * 2, sizeof *b.temps);
         b.slot = ossa__ctx_alloc(ctx, joint_count ? joint_count : 1, sizeof *b.slot);
-        if (!b.tracks || !b.have || !b.weights || !b.temps || !b.slot) {
+        b.wseen = ossa__ctx_alloc(ctx, joint_count ? joint_count : 1, 1);
+        if (!b.tracks || !b.have || !b.weights || !b.temps || !b.slot || !b.wseen) {
             r = ctx->failed;
             goto done;
         }
@@ -214,16 +217,14 @@ static ossa_result load_one(ossa__ctx *ctx, const ossa__doc *doc, const int32_t 
                 ossa__warn(ctx, tp, "weights channel on node %d without morph targets; channel ignored", node);
                 continue;
             }
-            bool dup = false;
-            for (uint32_t w = 0; w < b.weight_count; w++)
-                if (b.weights[w].joint == (uint32_t)joint) dup = true;
-            if (dup) {
+            if (b.wseen[joint]) {
                 ossa__warn(ctx, cp, "second weights channel for node %d; the first wins", node);
                 continue;
             }
             if ((r = read_sampler(ctx, sp, s, targets, targets, false, "weights", &keys, &times, &values))) break;
             b.temps[b.temp_count++] = times;
             b.temps[b.temp_count++] = values;
+            b.wseen[joint] = 1;
             ossa_weight_track *wt = &b.weights[b.weight_count++];
             wt->joint = (uint32_t)joint;
             wt->weights.kind = OSSA_TRACK_VECTOR;

@@ -58,15 +58,45 @@ static clip_stats stats_of(const ossa_clip *c) {
 
 static const char *INTERP[4] = {"LINEAR", "STEP", "LINEAR", "CUBICSPLINE"};
 
-/* skins (bit set) a node is a joint of; up to 64 skins listed */
-static bool is_joint_of(const ossa_skeleton *sk, uint32_t skin, uint32_t joint) {
-    const ossa_skin *s = &sk->skins[skin];
-    for (uint32_t k = 0; k < s->joint_count; k++)
-        if (s->joints[k] == joint) return true;
-    return false;
+/* Linear-time indexes: children lists and, per skeleton joint, the skins it belongs to. */
+typedef struct tree_index {
+    uint32_t *first_child, *next_sibling; /* glTF node indices, UINT32_MAX = none */
+    uint32_t *skin_offset, *skin_list;    /* CSR by skeleton joint */
+} tree_index;
+
+static bool index_build(const ossa_asset *a, tree_index *t) {
+    const ossa_skeleton *sk = a->skeleton;
+    uint32_t n = a->node_count, jn = sk ? sk->joint_count : 0, total = 0;
+    for (uint32_t s = 0; sk && s < sk->skin_count; s++) total += sk->skins[s].joint_count;
+    t->first_child = malloc(sizeof(uint32_t) * (n + 1));
+    t->next_sibling = malloc(sizeof(uint32_t) * (n + 1));
+    t->skin_offset = calloc(jn + 2, sizeof(uint32_t));
+    t->skin_list = malloc(sizeof(uint32_t) * (total + 1));
+    if (!t->first_child || !t->next_sibling || !t->skin_offset || !t->skin_list) return false;
+    for (uint32_t i = 0; i < n; i++) t->first_child[i] = t->next_sibling[i] = UINT32_MAX;
+    for (uint32_t i = n; i-- > 0;) {
+        int32_t p = a->nodes[i].parent;
+        if (p >= 0) {
+            t->next_sibling[i] = t->first_child[p];
+            t->first_child[p] = i;
+        }
+    }
+    for (uint32_t s = 0; sk && s < sk->skin_count; s++)
+        for (uint32_t k = 0; k < sk->skins[s].joint_count; k++) t->skin_offset[sk->skins[s].joints[k] + 2]++;
+    for (uint32_t j = 0; j < jn; j++) t->skin_offset[j + 2] += t->skin_offset[j + 1];
+    for (uint32_t s = 0; sk && s < sk->skin_count; s++)
+        for (uint32_t k = 0; k < sk->skins[s].joint_count; k++) t->skin_list[t->skin_offset[sk->skins[s].joints[k] + 1]++] = s;
+    return true; /* now skin_offset[j] .. skin_offset[j + 1] lists joint j's skins */
 }
 
-static void print_json(const char *file, const ossa_asset *a) {
+static void index_free(tree_index *t) {
+    free(t->first_child);
+    free(t->next_sibling);
+    free(t->skin_offset);
+    free(t->skin_list);
+}
+
+static void print_json(const char *file, const ossa_asset *a, const tree_index *t) {
     const ossa_skeleton *sk = a->skeleton;
     printf("{\"file\": ");
     put_str(file);
@@ -77,12 +107,11 @@ static void print_json(const char *file, const ossa_asset *a) {
         put_str(n->name);
         printf(", \"parent\": %d, \"children\": [", n->parent);
         int c = 0;
-        for (uint32_t k = 0; k < a->node_count; k++)
-            if (a->nodes[k].parent == (int32_t)i) printf("%s%u", c++ ? ", " : "", k);
+        for (uint32_t k = t->first_child[i]; k != UINT32_MAX; k = t->next_sibling[k]) printf("%s%u", c++ ? ", " : "", k);
         printf("], \"mesh\": %d, \"skin\": %d, \"joint\": %u, \"joint_of\": [", n->mesh, n->skin, n->joint);
         c = 0;
-        for (uint32_t s = 0; sk && s < sk->skin_count; s++)
-            if (is_joint_of(sk, s, n->joint)) printf("%s%u", c++ ? ", " : "", s);
+        for (uint32_t q = t->skin_offset[n->joint]; sk && q < t->skin_offset[n->joint + 1]; q++)
+            printf("%s%u", c++ ? ", " : "", t->skin_list[q]);
         printf("], \"matrix\": %s, \"matrix_not_trs\": %s}", n->had_matrix ? "true" : "false",
                n->matrix_not_trs ? "true" : "false");
     }
@@ -137,7 +166,7 @@ static void print_json(const char *file, const ossa_asset *a) {
     printf("]}\n");
 }
 
-static void print_text(const char *file, const ossa_asset *a) {
+static void print_text(const char *file, const ossa_asset *a, const tree_index *t) {
     const ossa_skeleton *sk = a->skeleton;
     printf("%s\n", file);
     printf("nodes: %u (default scene %d)\n", a->node_count, a->scene);
@@ -160,15 +189,20 @@ static void print_text(const char *file, const ossa_asset *a) {
                 if (x->skin >= 0) printf("  skin %d", x->skin);
                 if (x->had_matrix) printf("  (matrix%s)", x->matrix_not_trs ? ", not TRS" : "");
                 int c = 0;
-                for (uint32_t s = 0; sk && s < sk->skin_count; s++)
-                    if (is_joint_of(sk, s, x->joint)) printf("%s%u", c++ ? "," : "  joint of skin ", s);
+                for (uint32_t q = t->skin_offset[x->joint]; sk && q < t->skin_offset[x->joint + 1]; q++)
+                    printf("%s%u", c++ ? "," : "  joint of skin ", t->skin_list[q]);
                 printf("\n");
                 /* push children in reverse so they print in glTF order */
-                for (uint32_t k = n; k-- > 0;)
-                    if (a->nodes[k].parent == (int32_t)i && top < n) {
-                        stack[top] = k;
-                        depth[top++] = d + 1;
-                    }
+                uint32_t first = top;
+                for (uint32_t k = t->first_child[i]; k != UINT32_MAX && top < n; k = t->next_sibling[k]) {
+                    stack[top] = k;
+                    depth[top++] = d + 1;
+                }
+                for (uint32_t lo = first, hi = top; hi > lo + 1; lo++, hi--) {
+                    uint32_t tmp = stack[lo];
+                    stack[lo] = stack[hi - 1];
+                    stack[hi - 1] = tmp;
+                }
             }
         }
     }
@@ -226,8 +260,18 @@ int cmd_info(int argc, char **argv) {
                 ossa_result_string(r));
         return 1;
     }
-    if (json) print_json(file, asset);
-    else print_text(file, asset);
+    tree_index t;
+    memset(&t, 0, sizeof t);
+    int rc = 0;
+    if (!index_build(asset, &t)) {
+        fprintf(stderr, "ossa info: out of memory\n");
+        rc = 1;
+    } else if (json) {
+        print_json(file, asset, &t);
+    } else {
+        print_text(file, asset, &t);
+    }
+    index_free(&t);
     ossa_asset_destroy(asset);
-    return 0;
+    return rc;
 }
