@@ -514,6 +514,20 @@ static void woman(void **state) {
         assert_int_equal(channels, 102);
     }
     assert_int_equal(a->warning_count, 0);
+    /* the same clips bound by joint name to the loaded skeleton */
+    ossa_asset *c = NULL;
+    ossa_diagnostic d;
+    assert_int_equal(ossa_gltf_load_clips(ot_asset(rel), a->skeleton, NULL, &c, &d), OSSA_OK);
+    assert_int_equal(c->clip_count, 10);
+    assert_int_equal(c->warning_count, 0);
+    for (int k = 0; k < 10; k++) {
+        assert_int_equal(c->clips[k]->track_count, a->clips[k]->track_count);
+        for (uint32_t t2 = 0; t2 < c->clips[k]->track_count; t2++) {
+            assert_int_equal(c->clips[k]->tracks[t2].joint, a->clips[k]->tracks[t2].joint);
+            assert_int_equal(c->clips[k]->tracks[t2].rotation.key_count, a->clips[k]->tracks[t2].rotation.key_count);
+        }
+    }
+    ossa_asset_destroy(c);
     ossa_asset_destroy(a);
 }
 

@@ -734,6 +734,12 @@ done:
 
 /* ---------------------------------------------------------------- asset assembly */
 
+static uint32_t name_hash(const char *s) {
+    uint32_t h = 2166136261u; /* FNV-1a */
+    for (; *s; s++) h = (h ^ (uint8_t)*s) * 16777619u;
+    return h;
+}
+
 static ossa_result load(ossa__ctx *ctx, const ossa_load_options *options, const ossa_skeleton *bind_to,
                         ossa_asset **out) {
     ossa__doc doc;
@@ -843,8 +849,34 @@ static ossa_result load(ossa__ctx *ctx, const ossa_load_options *options, const 
             r = ctx->failed;
             goto fail;
         }
-        for (uint32_t i = 0; i < n; i++)
-            joint_of_node[i] = doc.nodes[i].name ? ossa_skeleton_find_joint(bind_to, doc.nodes[i].name) : -1;
+        /* name → first joint with that name, through a hash table (linear, not nodes x joints) */
+        uint32_t cap = 16;
+        while (cap < 2u * joint_count && cap < (1u << 30)) cap *= 2;
+        int32_t *table = ossa__ctx_alloc(ctx, cap, sizeof *table);
+        if (!table) {
+            r = ctx->failed;
+            goto fail;
+        }
+        for (uint32_t k = 0; k < cap; k++) table[k] = -1;
+        for (uint32_t jnt = 0; jnt < joint_count; jnt++) {
+            uint32_t h = name_hash(bind_to->names[jnt]) & (cap - 1);
+            bool dup = false;
+            while (table[h] >= 0 && !dup) {
+                dup = !strcmp(bind_to->names[table[h]], bind_to->names[jnt]);
+                if (!dup) h = (h + 1) & (cap - 1);
+            }
+            if (!dup) table[h] = (int32_t)jnt;
+        }
+        for (uint32_t i = 0; i < n; i++) {
+            joint_of_node[i] = -1;
+            if (!doc.nodes[i].name || !doc.nodes[i].name[0]) continue;
+            for (uint32_t h = name_hash(doc.nodes[i].name) & (cap - 1); table[h] >= 0; h = (h + 1) & (cap - 1))
+                if (!strcmp(bind_to->names[table[h]], doc.nodes[i].name)) {
+                    joint_of_node[i] = table[h];
+                    break;
+                }
+        }
+        ossa__ctx_free(ctx, table);
     }
 
     /* mesh infos: one block, names stored after the array */
