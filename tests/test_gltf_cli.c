@@ -351,12 +351,38 @@ static void info_on_assets(void **state) {
     free(out);
 }
 
+
+/* Non-finite numbers print as null, so the output stays valid JSON. */
+static void sample_non_finite_is_null(void **state) {
+    (void)state;
+    if (!ot_tool()) skip();
+    gw *w = gw_create();
+    gw_add(w, "nodes", "{\"name\": \"big\", \"children\": [1], \"scale\": [3e38, 1, 1]}");
+    gw_add(w, "nodes", "{\"name\": \"bigger\", \"scale\": [10, 1, 1]}");
+    size_t n;
+    uint8_t *bytes = gw_finish(w, GW_EMBEDDED, NULL, NULL, &n);
+    char path[512], args[1024];
+    snprintf(path, sizeof path, "%s", ot_tmp("cli_inf.gltf"));
+    assert_int_equal(gw_write_file(path, bytes, n), 0);
+    snprintf(args, sizeof args, "sample \"%s\" --time nan", path);
+    char *out = run_tool(args, 0);
+    gj *j = parse_output(out);
+    assert_true(gj_is_null(j, gj_find(j, "/samples/0/time")));
+    assert_true(gj_is_null(j, gj_find(j, "/samples/0/nodes/1/world/0")));
+    ot_assert_near(gj_num(j, gj_find(j, "/samples/0/nodes/1/world/5")), 1, 0);
+    gj_free(j);
+    free(out);
+    free(bytes);
+    gw_destroy(w);
+}
+
 int main(void) {
     const struct CMUnitTest tests[] = {
         cmocka_unit_test(sample_clip),
         cmocka_unit_test(sample_rest_pose),
         cmocka_unit_test(info_json_and_text),
         cmocka_unit_test(info_on_assets),
+        cmocka_unit_test(sample_non_finite_is_null),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
 }
