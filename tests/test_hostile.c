@@ -452,6 +452,13 @@ static void missing_buffers(void **state) {
     assert_int_equal(load(k, strlen(k), &o, &d), OSSA_ERROR_IO);
     assert_string_equal(d.path, "/buffers/0");
     assert_non_null(strstr(d.message, "cannot open"));
+    /* a URI naming a directory (was: LIMIT from the directory's bogus size) */
+    char *dir = replace(k, "missing.bin", "..");
+    o.base_dir = ot_tmp("");
+    assert_int_equal(load(dir, strlen(dir), &o, &d), OSSA_ERROR_IO);
+    assert_string_equal(d.path, "/buffers/0");
+    assert_non_null(strstr(d.message, "is not a regular file"));
+    free(dir);
     free(k);
     free(j);
     expect_edits(EDITS("\"buffers\":[{", "\"buffers\":[],\"x\":[{"), OSSA_ERROR_INVALID_DATA, "/bufferViews/0/buffer",

@@ -5,6 +5,7 @@
 
 #include <stdio.h>
 #include <string.h>
+#include <sys/stat.h>
 
 /* 0..63 for the base64 alphabet ('-' and '_' of base64url tolerated), 255 otherwise */
 static const uint8_t B64[256] = {
@@ -93,6 +94,11 @@ ossa_result ossa__read_file(ossa__ctx *ctx, const char *file, const char *path_j
     *size = 0;
     FILE *f = fopen(file, "rb");
     if (!f) return ossa__fail(ctx, OSSA_ERROR_IO, path_json, "cannot open '%s'", file);
+    struct stat st; /* a directory opens, and its "size" would be taken for a length */
+    if (fstat(fileno(f), &st) != 0 || !S_ISREG(st.st_mode)) {
+        fclose(f);
+        return ossa__fail(ctx, OSSA_ERROR_IO, path_json, "'%s' is not a regular file", file);
+    }
     long len = -1;
     if (fseek(f, 0, SEEK_END) == 0) len = ftell(f);
     if (len < 0 || fseek(f, 0, SEEK_SET) != 0) {
