@@ -1,0 +1,46 @@
+#!/usr/bin/env bash
+# Runs the test suite once under valgrind memcheck on a non-sanitized build:
+# every test must finish with no invalid read/write, no use of uninitialised values
+# and no definite or indirect leak (--leak-check=full --error-exitcode=1).
+#
+#   scripts/valgrind.sh                 # all tests except the excluded ones
+#   scripts/valgrind.sh test_hostile    # only the named tests
+#
+# Excluded by default (OSSA_VALGRIND_EXCLUDE, space-separated, overridable):
+#   test_gl, test_tool_view, test_tool_render: they drive Mesa/EGL (llvmpipe), whose JIT
+#   and driver allocations flood memcheck with reports that are not ossa's, and run
+#   minutes under valgrind. Their ossa-side code (shaders, uploads) is covered by the
+#   ASan/UBSan run of scripts/test.sh.
+#   test_gltf_cli: spawns the ossa tool as a child process (valgrind checks the parent only).
+set -euo pipefail
+cd "$(dirname "$0")/.."
+BUILD=${OSSA_VALGRIND_BUILD:-build-valgrind}
+EXCLUDE=${OSSA_VALGRIND_EXCLUDE:-test_gl test_tool_view test_tool_render test_gltf_cli}
+cmake -S . -B "$BUILD" -G Ninja -DCMAKE_BUILD_TYPE=RelWithDebInfo -DOSSA_SANITIZE=OFF -DOSSA_WERROR=OFF \
+      -DOSSA_BUILD_EXAMPLES=OFF -DOSSA_BUILD_BENCH=OFF >/dev/null
+TESTS=("$@")
+if [ ${#TESTS[@]} -eq 0 ]; then
+  for f in tests/test_*.c; do
+    t=$(basename "$f" .c)
+    case " $EXCLUDE " in *" $t "*) echo "-- skipping $t under valgrind (excluded: see the header of $0)";; *) TESTS+=("$t");; esac
+  done
+fi
+cmake --build "$BUILD" --target "${TESTS[@]}"
+export OSSA_ASSETS=${OSSA_ASSETS:-$PWD/../shared/assets}
+export OSSA_SOURCE_DIR=$PWD OSSA_TMP=$PWD/$BUILD/test-tmp
+mkdir -p "$OSSA_TMP"
+if [ -x "$BUILD/ossa" ]; then export OSSA_TOOL=$PWD/$BUILD/ossa; fi
+status=0
+for t in "${TESTS[@]}"; do
+  start=$(date +%s)
+  if valgrind --quiet --leak-check=full --errors-for-leak-kinds=definite,indirect --show-leak-kinds=definite,indirect \
+       --error-exitcode=1 --track-origins=yes "$BUILD/$t" >"$BUILD/$t.valgrind.log" 2>&1; then
+    echo "ok   $t ($(( $(date +%s) - start )) s)"
+  else
+    status=1
+    echo "FAIL $t ($(( $(date +%s) - start )) s): $BUILD/$t.valgrind.log"
+    grep -E '^==[0-9]+== (Invalid|Conditional|Use of|Syscall|Mismatched|.*definitely|.*indirectly)' "$BUILD/$t.valgrind.log" | head -5 || true
+    grep -E 'FAILED|ERROR' "$BUILD/$t.valgrind.log" | head -5 || true
+  fi
+done
+exit $status
