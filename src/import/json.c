@@ -26,15 +26,23 @@ ossa_result ossa__json_parse(ossa__ctx *ctx) {
      * does not fit a quarter of the budget, jsmn counts exactly first. */
     size_t bound = 1;
     uint32_t depth = 0;
-    bool in_string = false;
+    const char *js = ctx->json;
     for (size_t i = 0; i < ctx->json_size; i++) {
-        char c = ctx->json[i];
+        char c = js[i];
         bound += c == ',' || c == ':' || c == '[' || c == '{';
-        if (in_string) {
-            if (c == '\\') i++;
-            else if (c == '"') in_string = false;
-        } else if (c == '"') {
-            in_string = true;
+        if (c == '"') {
+            /* skip the string: the next quote not preceded by an odd run of backslashes */
+            for (;;) {
+                const char *q = memchr(js + i + 1, '"', ctx->json_size - i - 1);
+                if (!q) {
+                    i = ctx->json_size;
+                    break;
+                }
+                size_t k = (size_t)(q - js), bs = 0;
+                while (bs < k - i - 1 && js[k - 1 - bs] == '\\') bs++;
+                i = k;
+                if (bs % 2 == 0) break;
+            }
         } else if (c == '[' || c == '{') {
             /* jsmn closes a bracket by walking up the closed tokens: bounded depth keeps it linear */
             if (++depth > OSSA__JSON_MAX_DEPTH)
@@ -65,7 +73,7 @@ ossa_result ossa__json_parse(ossa__ctx *ctx) {
                           n == JSMN_ERROR_PART ? "truncated document"
                           : n == JSMN_ERROR_NOMEM ? "too many tokens" : "invalid syntax", p.pos);
     }
-    ossa__jtok *t = ossa__ctx_alloc(ctx, (size_t)n, sizeof *t);
+    ossa__jtok *t = ossa__ctx_alloc_raw(ctx, (size_t)n, sizeof *t); /* every field is written below */
     if (!t) {
         ossa__ctx_free(ctx, jt);
         return ctx->failed;
@@ -74,9 +82,10 @@ ossa_result ossa__json_parse(ossa__ctx *ctx) {
     for (uint32_t i = 0; i < count; i++) {
         const jsmntok_t *s = &jt[i];
         if (s->start < 0 || s->end < s->start || s->size < 0 || (size_t)s->end > ctx->json_size) {
+            int at = s->start; /* read before the token array is freed */
             ossa__ctx_free(ctx, jt);
             ossa__ctx_free(ctx, t);
-            return ossa__fail(ctx, OSSA_ERROR_PARSE, "", "JSON: unterminated value near byte %d", s->start);
+            return ossa__fail(ctx, OSSA_ERROR_PARSE, "", "JSON: unterminated value near byte %d", at);
         }
         t[i].type = s->type == JSMN_OBJECT   ? OSSA__J_OBJECT
                     : s->type == JSMN_ARRAY  ? OSSA__J_ARRAY
