@@ -99,27 +99,58 @@ static void skin_range(uint32_t begin, uint32_t end, void *user) {
     if (r != OSSA_OK) c->failed = 1;
 }
 
-/* Median ns per vertex of skinning the whole job `inner` times per repetition
- * (pool NULL = calling thread only). */
-static double time_job(const ossa_skin_job *job, ossa_skin_kernel kernel, const ossa_dual_quat *dq, thread_pool *pool,
-                       int reps, int inner) {
-    run_ctx c = {*job, kernel, dq, 0};
-    double t[64];
+typedef struct row {
+    const char *name;
+    ossa_skin_kernel kernel;
+    bool dqs, threads;
+    double median, min; /* ns per vertex */
+} row;
+
+/* Times every row once per round, round-robin (so a noisy neighbour hits all rows alike),
+ * reps rounds after one warm-up; each timing skins the whole job `inner` times. */
+static void measure_rows(const ossa_skin_job *job, const ossa_dual_quat *dq, thread_pool *pool, row *rows, int count,
+                         int reps, int inner) {
+    double t[16][64];
     uint32_t n = job->end;
     if (reps > 64) reps = 64;
-    for (int r = -1; r < reps; r++) { /* r = -1: warm-up */
-        double t0 = now_ns();
-        for (int i = 0; i < inner; i++) {
-            if (pool) thread_pool_parallel_for(pool, 0, n, 4096, skin_range, &c);
-            else skin_range(0, n, &c);
+    for (int r = -1; r < reps; r++)
+        for (int i = 0; i < count; i++) {
+            run_ctx c = {*job, rows[i].kernel, rows[i].dqs ? dq : NULL, 0};
+            double t0 = now_ns();
+            for (int it = 0; it < inner; it++) {
+                if (rows[i].threads) thread_pool_parallel_for(pool, 0, n, 4096, skin_range, &c);
+                else skin_range(0, n, &c);
+            }
+            if (c.failed) {
+                fprintf(stderr, "%s failed\n", rows[i].name);
+                exit(1);
+            }
+            if (r >= 0) t[i][r] = (now_ns() - t0) / ((double)n * inner);
         }
-        if (r >= 0) t[r] = (now_ns() - t0) / ((double)n * inner);
+    for (int i = 0; i < count; i++) {
+        rows[i].median = median(t[i], reps);
+        rows[i].min = t[i][0]; /* sorted by median() */
     }
-    if (c.failed) {
-        fprintf(stderr, "kernel %s failed\n", ossa_skin_kernel_name(kernel));
-        exit(1);
-    }
-    return median(t, reps);
+}
+
+/* The rows every mesh is measured with: LBS per available kernel, best kernel on the pool,
+ * then the same for DQS (scalar, AVX2, AVX-512 when available). */
+static int make_rows(row *rows, thread_pool *pool, bool dqs) {
+    static char names[16][48];
+    int n = 0;
+    for (int pass = 0; pass < (dqs ? 2 : 1); pass++)
+        for (int kern = OSSA_SKIN_KERNEL_SCALAR; kern <= OSSA_SKIN_KERNEL_AVX512 + 1; kern++) {
+            bool mt = kern > OSSA_SKIN_KERNEL_AVX512;
+            ossa_skin_kernel kk = mt ? OSSA_SKIN_KERNEL_AUTO : (ossa_skin_kernel)kern;
+            if (!mt && !ossa_skin_kernel_available(kk)) continue;
+            if (pass == 1 && kk == OSSA_SKIN_KERNEL_SSE) continue; /* no SSE DQS kernel */
+            const char *base = mt ? ossa_skin_kernel_name(ossa_skin_kernel_best()) : ossa_skin_kernel_name(kk);
+            snprintf(names[n], sizeof names[n], mt ? "%s%s x%u thr" : "%s%s", pass ? "dqs " : "", base,
+                     thread_pool_size(pool));
+            rows[n] = (row){names[n], kk, pass == 1, mt, 0, 0};
+            n++;
+        }
+    return n;
 }
 
 typedef struct bw_ctx {
@@ -206,16 +237,12 @@ static void bench_woman(thread_pool *pool, int reps) {
         int inner = (int)(2000000 / m->vertex_count) + 1;
         printf("\nWoman.gltf mesh %u: %u vertices, %u influences%s%s (x%d per run)\n", mi, m->vertex_count,
                m->influences, m->normals ? ", normals" : "", m->tangents ? ", tangents" : "", inner);
-        double scalar = 0;
-        for (int kern = OSSA_SKIN_KERNEL_SCALAR; kern <= OSSA_SKIN_KERNEL_AVX512 + 1; kern++) {
-            bool mt = kern > OSSA_SKIN_KERNEL_AVX512;
-            ossa_skin_kernel kk = mt ? ossa_skin_kernel_best() : (ossa_skin_kernel)kern;
-            if (!ossa_skin_kernel_available(kk)) continue;
-            double ns = time_job(&job, kk, NULL, mt ? pool : NULL, reps, inner);
-            if (!mt && kk == OSSA_SKIN_KERNEL_SCALAR) scalar = ns;
-            printf("  %-8s%s %9.2f ns/vert  x%.2f\n", ossa_skin_kernel_name(kk), mt ? " x2 thr" : "       ", ns,
-                   scalar / ns);
-        }
+        row rows[16];
+        int count = make_rows(rows, pool, false);
+        measure_rows(&job, NULL, pool, rows, count, reps, inner);
+        for (int i = 0; i < count; i++)
+            printf("  %-18s %9.2f ns/vert (min %.2f)  x%.2f\n", rows[i].name, rows[i].median, rows[i].min,
+                   rows[0].median / rows[i].median);
         free(op), free(on), free(ot);
     }
     free(model), free(pal);
@@ -232,7 +259,6 @@ int main(int argc, char **argv) {
     }
     if (n == 0 || reps < 1) return 2;
     thread_pool *pool = thread_pool_create(threads);
-    ossa_skin_kernel best = ossa_skin_kernel_best();
     double bw1 = bandwidth(NULL, reps < 5 ? reps : 5), bw2 = bandwidth(pool, reps < 5 ? reps : 5);
     printf("memory bandwidth (256 MiB memcpy, read+write): %.1f GB/s on 1 thread, %.1f GB/s on %u threads\n", bw1,
            bw2, thread_pool_size(pool));
@@ -241,36 +267,18 @@ int main(int argc, char **argv) {
         mesh_buf m = make_mesh(n, k, 64);
         double bytes = 12 + 12 + 16 + 2.0 * k + 4.0 * k + 12 + 12 + 16;
         printf("\n%u influences: %.0f bytes moved per vertex (inputs + outputs)\n", k, bytes);
-        printf("  %-16s %9s %9s %10s %12s\n", "kernel", "ns/vert", "x scalar", "GB/s", "% of memcpy");
-        double scalar = 0;
-        for (int kern = OSSA_SKIN_KERNEL_SCALAR; kern <= OSSA_SKIN_KERNEL_AVX512 + 1; kern++) {
-            bool mt = kern > OSSA_SKIN_KERNEL_AVX512;
-            ossa_skin_kernel kk = mt ? best : (ossa_skin_kernel)kern;
-            char name[64];
-            snprintf(name, sizeof name, mt ? "%s x%u thr" : "%s", ossa_skin_kernel_name(kk), thread_pool_size(pool));
-            if (!ossa_skin_kernel_available(kk)) {
-                printf("  %-16s  skipped: not available on this CPU\n", name);
-                continue;
-            }
-            ossa_skin_job job = {0, m.n, m.k, m.j, m.w, m.palette, m.joints_count,
-                                 m.pos, 0, m.nrm, 0, m.tan, 0, m.op, 0, m.on, 0, m.ot, 0};
-            double ns = time_job(&job, kk, NULL, mt ? pool : NULL, reps, 1);
-            if (kk == OSSA_SKIN_KERNEL_SCALAR && !mt) scalar = ns;
-            double gbs = bytes / ns, roof = mt ? bw2 : bw1;
-            printf("  %-16s %9.2f %9.2f %10.1f %11.0f%%\n", name, ns, scalar / ns, gbs, 100.0 * gbs / roof);
-        }
+        printf("  %-18s %9s %8s %9s %8s %12s\n", "kernel", "ns/vert", "(min)", "x scalar", "GB/s", "% of memcpy");
         ossa_dual_quat *dq = xmalloc(sizeof *dq * m.joints_count);
         ossa_palette_to_dual_quats(m.palette, m.joints_count, dq);
-        for (int row = 0; row < 4; row++) { /* DQS: scalar, AVX2, AVX-512, best on the pool */
-            const ossa_skin_kernel kernels[] = {OSSA_SKIN_KERNEL_SCALAR, OSSA_SKIN_KERNEL_AVX2, OSSA_SKIN_KERNEL_AVX512,
-                                                OSSA_SKIN_KERNEL_AUTO};
-            const char *names[] = {"dqs scalar", "dqs avx2", "dqs avx512", "dqs auto x2 thr"};
-            if (row > 0 && row < 3 && !ossa_skin_kernel_available(kernels[row])) continue;
-            ossa_skin_job job = {0, m.n, m.k, m.j, m.w, m.palette, m.joints_count,
-                                 m.pos, 0, m.nrm, 0, m.tan, 0, m.op, 0, m.on, 0, m.ot, 0};
-            double ns = time_job(&job, kernels[row], dq, row == 3 ? pool : NULL, reps, 1);
-            printf("  %-16s %9.2f %9.2f %10.1f %11.0f%%\n", names[row], ns, scalar / ns, bytes / ns,
-                   100.0 * bytes / ns / (row == 3 ? bw2 : bw1));
+        ossa_skin_job job = {0, m.n, m.k, m.j, m.w, m.palette, m.joints_count,
+                             m.pos, 0, m.nrm, 0, m.tan, 0, m.op, 0, m.on, 0, m.ot, 0};
+        row rows[16];
+        int count = make_rows(rows, pool, true);
+        measure_rows(&job, dq, pool, rows, count, reps, 1);
+        for (int i = 0; i < count; i++) {
+            double roof = rows[i].threads ? bw2 : bw1, gbs = bytes / rows[i].median;
+            printf("  %-18s %9.2f %8.2f %9.2f %8.1f %11.0f%%\n", rows[i].name, rows[i].median, rows[i].min,
+                   rows[0].median / rows[i].median, gbs, 100.0 * gbs / roof);
         }
         free(dq);
         free_mesh(&m);
