@@ -171,6 +171,8 @@ static ossa_result load(const void *data, size_t size, const ossa_load_options *
 static void expect_text(const char *json, ossa_result code, const char *path, const char *msg) {
     ossa_diagnostic d;
     ossa_result r = load(json, strlen(json), NULL, &d);
+    if (getenv("OSSA_HOSTILE_VERBOSE")) /* prints the diagnostics quoted in docs/hostile-input.md */
+        printf("[ DIAG     ] %s '%s': %s\n", ossa_result_string(r), d.path, d.message);
     if (r != code || (path && strcmp(d.path, path) != 0) || (msg && !strstr(d.message, msg)))
         fail_msg("expected %s at '%s' with '%s'; got %s at '%s': %s", ossa_result_string(code), path ? path : "*",
                  msg ? msg : "", ossa_result_string(r), d.path, d.message);
