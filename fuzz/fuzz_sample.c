@@ -13,7 +13,9 @@
  * A player plays and cross-fades the clips. Data that loads but is nonsense (huge
  * or zero-length quaternions, IBMs that do not invert, degenerate keys) therefore
  * reaches every stage; only crashes, sanitizer reports and strategy disagreements
- * are failures here, not NaN outputs. */
+ * are failures here, not NaN outputs. Inputs that do not load and do not look like
+ * a file (first byte neither '{' nor 'g') run the raw mode below instead: their bytes
+ * become clip keys handed straight to ossa_clip_create. */
 #include <math.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -170,6 +172,80 @@ static void run(const ossa_asset *a, const uint8_t *p) {
     }
 }
 
+/* Raw mode, for bytes that are not a loadable file: the bytes become the keys of a
+ * clip built through the public API (any float bit pattern: NaN, ±Inf, denormals,
+ * unsorted times, zero or huge quaternions). ossa_clip_create must refuse what
+ * ossa_track_validate refuses and everything else must sample like a loaded clip. */
+static void run_raw(const uint8_t *data, size_t size, const uint8_t *p) {
+    static float f[4096];
+    if (size < 8) return;
+    uint32_t n = 1u + data[0] % 12u, comps = 1u + data[2] % 4u;
+    ossa_interp interp = (ossa_interp)(data[1] % 4u);
+    uint32_t mult = interp == OSSA_INTERP_CUBIC ? 3u : 1u;
+    size_t floats = (size - 4) / 4;
+    if (floats > sizeof f / sizeof f[0]) floats = sizeof f / sizeof f[0];
+    memcpy(f, data + 4, floats * 4);
+    /* times, translation (3), rotation (4), weights (comps) */
+    size_t need = n + (size_t)n * mult * (3 + 4 + comps);
+    if (floats < need) return;
+    const float *times = f, *tv = f + n, *rv = tv + (size_t)n * mult * 3, *wv = rv + (size_t)n * mult * 4;
+    ossa_transform_track tt;
+    memset(&tt, 0, sizeof tt);
+    tt.joint = data[3] % 3u; /* joint 2 is past the 2-joint pose: must be skipped */
+    ossa_track *tr[2] = {&tt.translation, &tt.rotation};
+    const float *vals[2] = {tv, rv};
+    for (int i = 0; i < 2; i++) {
+        tr[i]->kind = i ? OSSA_TRACK_ROTATION : OSSA_TRACK_VECTOR;
+        tr[i]->interp = interp;
+        tr[i]->components = i ? 4 : 3;
+        tr[i]->key_count = n;
+        tr[i]->times = times;
+        tr[i]->values = vals[i];
+    }
+    tt.scale.components = 3;
+    ossa_weight_track wt;
+    memset(&wt, 0, sizeof wt);
+    wt.weights = tt.translation;
+    wt.weights.components = comps;
+    wt.weights.values = wv;
+    ossa_clip_desc d;
+    memset(&d, 0, sizeof d);
+    d.track_count = 1;
+    d.tracks = &tt;
+    d.weight_track_count = 1;
+    d.weight_tracks = &wt;
+    d.table_rate = param_float(p + 24);
+    ossa_result valid = ossa_track_validate(&tt.translation);
+    ossa_clip *clip = NULL;
+    ossa_result r = ossa_clip_create(&d, NULL, &clip);
+    if (isnan(d.table_rate)) {
+        CHECK(r == OSSA_ERROR_INVALID_ARGUMENT);
+        return;
+    }
+    CHECK((r == OSSA_OK) == (valid == OSSA_OK));
+    if (r != OSSA_OK) {
+        CHECK(clip == NULL);
+        return;
+    }
+    static const int32_t parents[2] = {-1, 0};
+    g_ref[0] = g_ref[1] = ossa_transform_identity();
+    float ts[8] = {param_float(p), param_float(p + 4), param_float(p + 8), NAN, INFINITY, -INFINITY, clip->start,
+                   clip->end};
+    static uint32_t cursors[8];
+    static float w1[OSSA_MAX_COMPONENTS], w2[OSSA_MAX_COMPONENTS];
+    memset(cursors, p[28], sizeof cursors);
+    CHECK(ossa_clip_cursor_count(clip) <= 8);
+    ossa_skeleton sk;
+    memset(&sk, 0, sizeof sk);
+    sk.joint_count = 2;
+    sk.parents = (int32_t *)(uintptr_t)parents;
+    sk.rest = g_ref;
+    sample_clip(clip, &sk, ts, 8, cursors, w1, w2);
+    CHECK(ossa_pose_to_model(g_pose, parents, 2, g_model) == OSSA_OK);
+    ossa_palette_to_dual_quats(g_model, 2, g_dq);
+    ossa_clip_destroy(clip);
+}
+
 int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size) {
     uint8_t params[PARAM_BYTES];
     memset(params, 0, sizeof params);
@@ -181,7 +257,10 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size) {
     options.max_allocation = (size_t)64 << 20;
     options.table_rate = params[29] & 1 ? -1.0f : (float)params[30];
     ossa_asset *asset = NULL;
-    if (ossa_gltf_load_memory(data, doc, &options, &asset, NULL) != OSSA_OK) return 0;
+    if (ossa_gltf_load_memory(data, doc, &options, &asset, NULL) != OSSA_OK) {
+        if (doc && data[0] != '{' && data[0] != 'g') run_raw(data, doc, params);
+        return 0;
+    }
     run(asset, params);
     ossa_asset_destroy(asset);
     return 0;

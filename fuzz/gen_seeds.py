@@ -100,12 +100,24 @@ def main(out):
     files["empty.gltf"] = b'{"asset":{"version":"2.0"}}'
     params = [f32(0.25, -1.5, 7.0, 1e9, 0.5) + f32(0.016, 0.5) + bytes([0, 0, 30, 0]),
               f32(float('nan'), float('inf'), -0.0, 1e-40, 2.0) + f32(-0.1, 2.0) + bytes([15, 1, 0, 0])]
+    # raw-mode seeds of fuzz_sample (not a file: first byte neither '{' nor 'g'): header
+    # (keys-1, interp, weight comps-1, joint), then times and translation/rotation/weight keys
+    raw = {}
+    for name, hdr, times in (("raw-linear", bytes([2, 2, 1, 1]), [0.0, 0.5, 1.0]),
+                             ("raw-cubic", bytes([1, 3, 0, 0]), [0.25, 4.0]),
+                             ("raw-huge", bytes([1, 1, 0, 1]), [-3.0e38, 3.0e38]),
+                             ("raw-denormal", bytes([1, 2, 3, 2]), [0.0, 1e-44])):
+        n = len(times); mult = 3 if hdr[1] == 3 else 1; comps = hdr[2] + 1
+        vals = [0.5] * (n * mult * (3 + 4 + comps))
+        raw[name] = hdr + f32(*times) + f32(*vals)
     for target in ("fuzz_load", "fuzz_sample"):
         os.makedirs(os.path.join(out, target), exist_ok=True)
         for name, data in files.items():
             if target == "fuzz_load":
                 open(os.path.join(out, target, name), "wb").write(data)
             else:
+                for name2, data2 in raw.items():
+                    open(os.path.join(out, target, name2), "wb").write(data2 + params[0])
                 for i, p in enumerate(params):
                     assert len(p) == 32
                     open(os.path.join(out, target, "%s.%d" % (name, i)), "wb").write(data + p)
