@@ -67,7 +67,18 @@ typedef struct ossa_asset {
 
 /* Loads a .gltf or .glb file (detected by its magic, not its extension). Relative
  * buffer URIs resolve against the file's directory. On failure *out is NULL, diag
- * (optional) says why, and nothing is leaked. */
+ * (optional) says why, and nothing is leaked.
+ * Results (docs/hostile-input.md lists every case with its test):
+ *   INVALID_ARGUMENT  out, path (or data) NULL, size 0, skeleton NULL for load_clips
+ *   IO                file or external buffer missing / unreadable / not a regular file,
+ *                     a relative buffer URI while loading from memory without base_dir
+ *   PARSE             broken JSON (incl. nesting deeper than 128) or GLB container
+ *   INVALID_DATA      a glTF rule broken: index out of range, accessor past its view,
+ *                     cycle, two parents, non-finite floats, non-increasing key times, ...
+ *   UNSUPPORTED       extensionsRequired, glTF 3+, GLB version != 2, absolute URIs,
+ *                     URI schemes other than data:
+ *   LIMIT             the load would allocate more than options->max_allocation in total
+ *   OUT_OF_MEMORY     the allocator returned NULL */
 ossa_result ossa_gltf_load_file(const char *path, const ossa_load_options *options, ossa_asset **out,
                                 ossa_diagnostic *diag);
 /* Conventions of the loader (beyond the glTF spec's MUSTs): scene = -1 when the file
