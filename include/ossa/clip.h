@@ -79,8 +79,9 @@ uint32_t ossa_clip_cursor_count(const ossa_clip *clip);
 /* Samples the clip at time t into `out` (joint_count transforms). Joints without
  * a track, and components a track lacks, are copied from `reference` (the rest
  * pose; joint_count entries). Tracks whose joint >= joint_count are skipped.
- * `cursors` (ossa_clip_cursor_count entries) is needed only for OSSA_LOOKUP_CURSOR.
- * Returns the adjusted time. No allocation. */
+ * `cursors` (ossa_clip_cursor_count entries) is needed only for OSSA_LOOKUP_CURSOR
+ * (NULL falls back to a binary search). Returns the adjusted time. No allocation.
+ * Misuse: a NULL clip, or a NULL out with joint_count > 0, returns 0 and writes nothing. */
 float ossa_clip_sample(const ossa_clip *clip, float t, bool loop, ossa_lookup lookup, uint32_t *cursors,
                        const ossa_transform *reference, ossa_transform *out, uint32_t joint_count);
 

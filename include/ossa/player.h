@@ -26,7 +26,9 @@ ossa_result ossa_player_create(const ossa_skeleton *skeleton, const ossa_allocat
 void ossa_player_destroy(ossa_player *player);
 
 /* Starts `clip` at its start time (cancels any fade). speed: playback rate
- * (1 = real time, negative plays backwards); loop: wrap or hold at the ends. */
+ * (1 = real time, negative plays backwards); loop: wrap or hold at the ends.
+ * INVALID_ARGUMENT when player or clip is NULL (also for crossfade). A clip made for
+ * another skeleton plays: its tracks for joints >= joint_count are skipped. */
 ossa_result ossa_player_play(ossa_player *player, const ossa_clip *clip, float speed, bool loop);
 
 /* Cross-fades from the current clip to `clip` (started at its start time) over
@@ -55,7 +57,8 @@ const ossa_transform *ossa_player_pose(const ossa_player *player);
 void ossa_player_model(const ossa_player *player, ossa_mat4 *out);
 
 /* Skeleton-indexed palette for skin `skin`: out[j] = model[j] * IBM (identity for
- * joints the skin does not use). out has skeleton->joint_count entries. */
+ * joints the skin does not use). out has skeleton->joint_count entries.
+ * INVALID_ARGUMENT when player or out is NULL or skin >= skeleton->skin_count. */
 ossa_result ossa_player_palette(const ossa_player *player, uint32_t skin, ossa_mat4 *out);
 /* (Exactly: out[j] = model[j] * skin.inverse_bind[i] for j = skin.joints[i]; identity for
  * every other joint. Model matrices are computed once per play / crossfade / update and
