@@ -1,144 +1,18 @@
 /* `ossa render` and `ossa demo` (tools/ossa/cmd_render.c, cmd_demo.c, render_common.c):
  * run the built tool, read its PNG/GIF output back with libpng/giflib and check
  * size, frame count, delays, coverage, motion, CPU = GPU, and a stored rest-pose
- * reference (tests/data/demo_rest_64.png).
- *
- * The test executables are not linked with libpng/giflib, so both are opened at
- * run time with dlopen (their headers give the types); a missing library skips. */
+ * reference (tests/data/demo_rest_64.png). */
 #include "test_support.h"
+#include "image_read.h"
 
-#include <dlfcn.h>
-#include <gif_lib.h>
 #include <math.h>
-#include <png.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
-/* ------------------------------------------------------------ image reading --- */
-
-typedef struct image {
-    uint32_t width, height, frames;
-    uint8_t *rgba;        /* frames * width * height * 4, top-down */
-    uint32_t *delays_cs;  /* per frame (GIF), 1/100 s */
-} image;
-
-static void image_free(image *im) {
-    free(im->rgba);
-    free(im->delays_cs);
-    memset(im, 0, sizeof *im);
-}
-
-static uint8_t *frame_of(const image *im, uint32_t f) { return im->rgba + (size_t)f * im->width * im->height * 4; }
-
-static void *lib_symbol(const char *const *libs, const char *name) {
-    for (int i = 0; libs[i]; i++) {
-        void *h = dlopen(libs[i], RTLD_NOW | RTLD_GLOBAL);
-        if (!h) continue;
-        void *s = dlsym(h, name);
-        if (s) return s;
-    }
-    return NULL;
-}
-
-static const char *const PNG_LIBS[] = {"libpng16.so.16", "libpng16.so", "libpng.so", NULL};
-static const char *const GIF_LIBS[] = {"libgif.so.7", "libgif.so", NULL};
-
-typedef int (*png_begin_fn)(png_imagep, const char *);
-typedef int (*png_finish_fn)(png_imagep, png_const_colorp, void *, png_int_32, void *);
-typedef void (*png_free_fn)(png_imagep);
-
-/* Reads a PNG as RGBA8; false (after a skip message) when libpng cannot be loaded. */
-static bool read_png(const char *path, image *out) {
-    memset(out, 0, sizeof *out);
-    void *b = lib_symbol(PNG_LIBS, "png_image_begin_read_from_file");
-    void *f = lib_symbol(PNG_LIBS, "png_image_finish_read");
-    void *fr = lib_symbol(PNG_LIBS, "png_image_free");
-    if (!b || !f || !fr) {
-        printf("[  SKIP    ] libpng cannot be loaded at run time\n");
-        return false;
-    }
-    png_begin_fn begin;
-    png_finish_fn finish;
-    png_free_fn pfree;
-    memcpy(&begin, &b, sizeof b);
-    memcpy(&finish, &f, sizeof f);
-    memcpy(&pfree, &fr, sizeof fr);
-    png_image im;
-    memset(&im, 0, sizeof im);
-    im.version = PNG_IMAGE_VERSION;
-    if (!begin(&im, path)) fail_msg("%s: not a readable PNG: %s", path, im.message);
-    im.format = PNG_FORMAT_RGBA;
-    out->width = im.width;
-    out->height = im.height;
-    out->frames = 1;
-    out->rgba = malloc((size_t)im.width * im.height * 4);
-    assert_non_null(out->rgba);
-    if (!finish(&im, NULL, out->rgba, 0, NULL)) fail_msg("%s: PNG decode failed: %s", path, im.message);
-    pfree(&im);
-    return true;
-}
-
-typedef GifFileType *(*gif_open_fn)(const char *, int *);
-typedef int (*gif_slurp_fn)(GifFileType *);
-typedef int (*gif_close_fn)(GifFileType *, int *);
-
-/* Reads every frame of a GIF composited onto the canvas (as viewers show it). */
-static bool read_gif(const char *path, image *out) {
-    memset(out, 0, sizeof *out);
-    void *o = lib_symbol(GIF_LIBS, "DGifOpenFileName");
-    void *s = lib_symbol(GIF_LIBS, "DGifSlurp");
-    void *c = lib_symbol(GIF_LIBS, "DGifCloseFile");
-    if (!o || !s || !c) {
-        printf("[  SKIP    ] giflib cannot be loaded at run time\n");
-        return false;
-    }
-    gif_open_fn gopen;
-    gif_slurp_fn slurp;
-    gif_close_fn gclose;
-    memcpy(&gopen, &o, sizeof o);
-    memcpy(&slurp, &s, sizeof s);
-    memcpy(&gclose, &c, sizeof c);
-    int err = 0;
-    GifFileType *g = gopen(path, &err);
-    if (!g) fail_msg("%s: not a readable GIF (giflib error %d)", path, err);
-    if (slurp(g) != GIF_OK) fail_msg("%s: GIF decode failed (giflib error %d)", path, g->Error);
-    out->width = (uint32_t)g->SWidth;
-    out->height = (uint32_t)g->SHeight;
-    out->frames = (uint32_t)g->ImageCount;
-    size_t fsize = (size_t)out->width * out->height * 4;
-    out->rgba = calloc(out->frames ? out->frames : 1, fsize);
-    out->delays_cs = calloc(out->frames ? out->frames : 1, sizeof(uint32_t));
-    assert_non_null(out->rgba);
-    assert_non_null(out->delays_cs);
-    for (uint32_t f = 0; f < out->frames; f++) {
-        const SavedImage *si = &g->SavedImages[f];
-        uint8_t *dst = frame_of(out, f);
-        if (f) memcpy(dst, frame_of(out, f - 1), fsize);
-        for (int e = 0; e < si->ExtensionBlockCount; e++) {
-            const ExtensionBlock *eb = &si->ExtensionBlocks[e];
-            if (eb->Function == GRAPHICS_EXT_FUNC_CODE && eb->ByteCount >= 4)
-                out->delays_cs[f] = (uint32_t)eb->Bytes[1] | ((uint32_t)eb->Bytes[2] << 8);
-        }
-        const ColorMapObject *map = si->ImageDesc.ColorMap ? si->ImageDesc.ColorMap : g->SColorMap;
-        assert_non_null(map);
-        const GifImageDesc *d = &si->ImageDesc;
-        for (int y = 0; y < d->Height; y++)
-            for (int x = 0; x < d->Width; x++) {
-                int px = d->Left + x, py = d->Top + y;
-                if (px < 0 || py < 0 || (uint32_t)px >= out->width || (uint32_t)py >= out->height) continue;
-                int idx = si->RasterBits[y * d->Width + x];
-                assert_true(idx < map->ColorCount);
-                uint8_t *p = dst + ((size_t)py * out->width + (size_t)px) * 4;
-                p[0] = map->Colors[idx].Red;
-                p[1] = map->Colors[idx].Green;
-                p[2] = map->Colors[idx].Blue;
-                p[3] = 255;
-            }
-    }
-    gclose(g, &err);
-    return true;
-}
+typedef ot_image image;
+#define frame_of ot_image_frame
+#define image_free ot_image_free
 
 /* --------------------------------------------------------------- measures --- */
 
@@ -337,7 +211,7 @@ static void demo_gif_has_both_clips_and_motion(void **state) {
     assert_non_null(strstr(out, "frames"));
     free(out);
     image im;
-    if (!read_gif(path, &im)) skip();
+    ot_read_gif(path, &im);
     assert_int_equal(im.width, 160);
     assert_int_equal(im.height, 128);
     /* walk (1 s, looping) twice, then wave (2.2 s, held at its end), at 10 fps */
@@ -363,7 +237,7 @@ static void demo_gif_has_both_clips_and_motion(void **state) {
     snprintf(args, sizeof args, "demo --size 160x128 --fps 10 --frame 27 --out '%s' > /dev/null", png_path);
     assert_int_equal(run_tool(args, NULL), 0);
     image one;
-    if (!read_png(png_path, &one)) skip();
+    ot_read_png(png_path, &one);
     assert_int_equal(one.width, 160);
     double d = mean_abs_diff(one.rgba, frame_of(&im, 27), 160, 128);
     if (d > 3.0) fail_msg("PNG frame 27 differs from GIF frame 27 by %.2f", d);
@@ -393,7 +267,7 @@ static void plot_draws_curves(void **state) {
     assert_non_null(strstr(out, "upper_leg_L"));
     free(out);
     image im;
-    if (!read_png(path, &im)) skip();
+    ot_read_png(path, &im);
     assert_int_equal(im.width, 600);
     assert_int_equal(im.height, 480);
     /* one colour per component: x red, y green, z blue, w grey; the rest is mostly white */
@@ -409,7 +283,8 @@ static void plot_draws_curves(void **state) {
     snprintf(args, sizeof args, "plot demo --clip wave --node lower_arm_R --size 600x480 --out '%s' > /dev/null", path2);
     assert_int_equal(run_tool(args, NULL), 0);
     image a, b;
-    if (!read_png(path, &a) || !read_png(path2, &b)) skip();
+    ot_read_png(path, &a);
+    ot_read_png(path2, &b);
     assert_true(changed(a.rgba, b.rgba, 600, 480) > 0.005);
     image_free(&a);
     image_free(&b);
@@ -452,7 +327,7 @@ static void rest_pose_matches_reference(void **state) {
     char ref_path[4096];
     snprintf(ref_path, sizeof ref_path, "%s/tests/data/demo_rest_64.png", src);
     image ref;
-    if (!read_png(ref_path, &ref)) skip();
+    ot_read_png(ref_path, &ref);
     const char *modes[2] = {"--gpu", "--cpu"};
     for (int m = 0; m < 2; m++) {
         char name[64], args[12288];
@@ -463,7 +338,7 @@ static void rest_pose_matches_reference(void **state) {
         snprintf(args, sizeof args, "render --rest --size 64x64 %s --out '%s' > /dev/null", modes[m], path);
         assert_int_equal(run_tool(args, NULL), 0);
         image im;
-        if (!read_png(path, &im)) skip();
+        ot_read_png(path, &im);
         assert_int_equal(im.width, 64);
         assert_int_equal(im.height, 64);
         assert_int_equal(ref.width, 64);
@@ -488,7 +363,7 @@ static void cpu_and_gpu_skinning_agree(void **state) {
         snprintf(args, sizeof args, "render demo --clip walk --from 0.3 --to 0.3 --size 96x96 %s --out '%s' > /dev/null",
                  m ? "--cpu" : "--gpu", path);
         assert_int_equal(run_tool(args, NULL), 0);
-        if (!read_png(path, &im[m])) skip();
+        ot_read_png(path, &im[m]);
         assert_int_equal(im[m].width, 96);
     }
     double d = mean_abs_diff(im[0].rgba, im[1].rgba, 96, 96);
@@ -506,7 +381,7 @@ static void clip_range_and_bones(void **state) {
              gif);
     assert_int_equal(run_tool(args, NULL), 0);
     image im;
-    if (!read_gif(gif, &im)) skip();
+    ot_read_gif(gif, &im);
     assert_int_equal(im.width, 80);
     assert_int_equal(im.height, 96);
     assert_int_equal(im.frames, expected_frames(0.5, 1.5, 8, false));
@@ -520,7 +395,8 @@ static void clip_range_and_bones(void **state) {
     assert_int_equal(run_tool(args, NULL), 0);
     snprintf(args, sizeof args, "render --clip wave --from 1 --to 1 --size 128x128 --bones --out '%s' > /dev/null", pb);
     assert_int_equal(run_tool(args, NULL), 0);
-    if (!read_png(pa, &a) || !read_png(pb, &b)) skip();
+    ot_read_png(pa, &a);
+    ot_read_png(pb, &b);
     double c = changed(a.rgba, b.rgba, 128, 128);
     assert_true(c > 0.002 && c < 0.2);
     image_free(&a);
@@ -561,7 +437,7 @@ static void woman_renders(void **state) {
     snprintf(args, sizeof args, "render '%s' --clip 0 --no-loop --fps 6 --size 96x128 --out '%s' > /dev/null", file, gif);
     assert_int_equal(run_tool(args, NULL), 0);
     image im;
-    if (!read_gif(gif, &im)) skip();
+    ot_read_gif(gif, &im);
     assert_int_equal(im.width, 96);
     assert_int_equal(im.height, 128);
     assert_int_equal(im.frames, expected_frames(start, end, fps, false));
@@ -579,7 +455,7 @@ static void woman_renders(void **state) {
     snprintf(args, sizeof args, "render '%s' --from %g --to %g --cpu --bones --size 100x100 --out '%s' > /dev/null",
              file, start, start, png);
     assert_int_equal(run_tool(args, NULL), 0);
-    if (!read_png(png, &im)) skip();
+    ot_read_png(png, &im);
     assert_int_equal(im.width, 100);
     double cov = coverage(&im, 0);
     assert_true(cov > 0.03 && cov < 0.70);
@@ -599,7 +475,7 @@ static void morph_cube_animates(void **state) {
     snprintf(args, sizeof args, "render '%s' --fps 4 --no-loop --size 64x64 --out '%s' > /dev/null", file, gif);
     assert_int_equal(run_tool(args, NULL), 0);
     image im;
-    if (!read_gif(gif, &im)) skip();
+    ot_read_gif(gif, &im);
     assert_true(im.frames > 2);
     double most = 0;
     for (uint32_t f = 1; f < im.frames; f++) most = fmax(most, changed(frame_of(&im, 0), frame_of(&im, f), 64, 64));
@@ -613,7 +489,8 @@ static void morph_cube_animates(void **state) {
     assert_int_equal(run_tool(args, NULL), 0);
     snprintf(args, sizeof args, "render '%s' --from 1 --to 1 --size 64x64 --cpu --out '%s' > /dev/null", file, pb);
     assert_int_equal(run_tool(args, NULL), 0);
-    if (!read_png(pa, &a) || !read_png(pb, &b)) skip();
+    ot_read_png(pa, &a);
+    ot_read_png(pb, &b);
     assert_true(mean_abs_diff(a.rgba, b.rgba, 64, 64) < 1.5);
     image_free(&a);
     image_free(&b);

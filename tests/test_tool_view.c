@@ -1,56 +1,22 @@
 /* `ossa view` (tools/ossa/cmd_view.c) under Xvfb: the window opens (GLFW, GL 3.3
  * core, Mesa software rendering), plays the clip, and `--frames N --screenshot`
  * saves a PNG showing the character. Skipped with a reason without xvfb-run.
- * The PNG is read with libpng opened at run time (the tests do not link it). */
+ */
 #include "test_support.h"
+#include "image_read.h"
 
-#include <dlfcn.h>
 #include <math.h>
-#include <png.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
-typedef int (*png_begin_fn)(png_imagep, const char *);
-typedef int (*png_finish_fn)(png_imagep, png_const_colorp, void *, png_int_32, void *);
-typedef void (*png_free_fn)(png_imagep);
-
-static void *png_symbol(const char *name) {
-    static const char *const libs[] = {"libpng16.so.16", "libpng16.so", "libpng.so", NULL};
-    for (int i = 0; libs[i]; i++) {
-        void *h = dlopen(libs[i], RTLD_NOW | RTLD_GLOBAL);
-        void *s = h ? dlsym(h, name) : NULL;
-        if (s) return s;
-    }
-    return NULL;
-}
-
-/* RGBA8 pixels (malloc'd) or NULL with a skip message when libpng is unavailable. */
+/* RGBA8 pixels (malloc'd, caller frees) of a PNG. */
 static uint8_t *read_png(const char *path, uint32_t *w, uint32_t *h) {
-    void *b = png_symbol("png_image_begin_read_from_file"), *f = png_symbol("png_image_finish_read");
-    void *fr = png_symbol("png_image_free");
-    if (!b || !f || !fr) {
-        printf("[  SKIP    ] libpng cannot be loaded at run time\n");
-        return NULL;
-    }
-    png_begin_fn begin;
-    png_finish_fn finish;
-    png_free_fn pfree;
-    memcpy(&begin, &b, sizeof b);
-    memcpy(&finish, &f, sizeof f);
-    memcpy(&pfree, &fr, sizeof fr);
-    png_image im;
-    memset(&im, 0, sizeof im);
-    im.version = PNG_IMAGE_VERSION;
-    if (!begin(&im, path)) fail_msg("%s: not a readable PNG: %s", path, im.message);
-    im.format = PNG_FORMAT_RGBA;
-    uint8_t *px = malloc((size_t)im.width * im.height * 4);
-    assert_non_null(px);
-    if (!finish(&im, NULL, px, 0, NULL)) fail_msg("%s: PNG decode failed: %s", path, im.message);
+    ot_image im;
+    ot_read_png(path, &im);
     *w = im.width;
     *h = im.height;
-    pfree(&im);
-    return px;
+    return im.rgba;
 }
 
 /* Share of pixels differing from the top-left (background) pixel by more than 24 in a channel. */
@@ -99,7 +65,6 @@ static void screenshot_shows_the_character(void **state) {
     free(out);
     uint32_t w = 0, h = 0;
     uint8_t *px = read_png(path, &w, &h);
-    if (!px) skip();
     assert_int_equal(w, 640);
     assert_int_equal(h, 480);
     double cov = coverage(px, w, h);
@@ -120,7 +85,6 @@ static void playback_advances(void **state) {
         snprintf(args, sizeof args, "demo --size 200x200 --frames %d --screenshot '%s' > /dev/null", frames[i], path);
         assert_int_equal(run_view(args, NULL), 0);
         px[i] = read_png(path, &w[i], &h[i]);
-        if (!px[i]) skip();
         assert_int_equal(w[i], 200);
         assert_int_equal(h[i], 200);
     }
@@ -195,7 +159,6 @@ static void options_and_errors(void **state) {
     assert_int_equal(run_view(args, NULL), 0);
     uint32_t w = 0, h = 0;
     uint8_t *px = read_png(path, &w, &h);
-    if (!px) skip();
     assert_int_equal(w, 160);
     assert_int_equal(h, 120);
     double cov = coverage(px, w, h);
