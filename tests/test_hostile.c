@@ -600,6 +600,65 @@ static void max_allocation_small_file_big_ask(void **state) {
     free(k);
 }
 
+/* Allocation failure at every point of a load (.gltf and .glb): OUT_OF_MEMORY, *out
+ * NULL, and every allocation made so far freed (nothing leaks on any error path). */
+typedef struct failing_alloc {
+    long budget; /* allocations that succeed before the first failure */
+    long live, calls;
+} failing_alloc;
+
+static void *fa_alloc(size_t size, void *user) {
+    failing_alloc *f = user;
+    f->calls++;
+    if (f->budget-- <= 0) return NULL;
+    f->live++;
+    return malloc(size);
+}
+
+static void fa_free(void *p, void *user) {
+    failing_alloc *f = user;
+    if (p) f->live--;
+    free(p);
+}
+
+static void sweep_allocation_failures(const void *data, size_t size) {
+    failing_alloc f;
+    ossa_allocator al = {fa_alloc, fa_free, &f};
+    ossa_load_options o;
+    memset(&o, 0, sizeof o);
+    o.allocator = &al;
+    for (long n = 0;; n++) {
+        memset(&f, 0, sizeof f);
+        f.budget = n;
+        ossa_asset *a = NULL;
+        ossa_diagnostic d;
+        ossa_result r = ossa_gltf_load_memory(data, size, &o, &a, &d);
+        if (r == OSSA_OK) {
+            assert_non_null(a);
+            ossa_asset_destroy(a);
+            assert_int_equal(f.live, 0);
+            assert_true(n > 0);
+            return;
+        }
+        if (r != OSSA_ERROR_OUT_OF_MEMORY)
+            fail_msg("failing allocation %ld: %s (%s)", n, ossa_result_string(r), d.message);
+        assert_null(a);
+        if (f.live != 0) fail_msg("failing allocation %ld: %ld allocations leaked", n, f.live);
+        assert_true(n < 100000);
+    }
+}
+
+static void allocation_failure_every_point(void **state) {
+    (void)state;
+    char *j = make_gltf(EDITS("\"scene\":0,", "\"scene\":0,\"extensionsUsed\":[\"EXT_a\",\"EXT_b\"],"));
+    sweep_allocation_failures(j, strlen(j));
+    free(j);
+    size_t n;
+    uint8_t *g = make_glb(NULL, &n);
+    sweep_allocation_failures(g, n);
+    free(g);
+}
+
 /* Deeply nested JSON (in extras, which ossa ignores): 100 levels load, deeper than 128
  * levels is refused in linear time (PARSE naming the byte), nothing recurses. */
 static char *nested(size_t depth, char last) {
@@ -740,6 +799,7 @@ int main(void) {
         cmocka_unit_test(regression_base64_stray_character),
         cmocka_unit_test(max_allocation_cap),
         cmocka_unit_test(max_allocation_small_file_big_ask),
+        cmocka_unit_test(allocation_failure_every_point),
         cmocka_unit_test(deep_json_nesting),
         cmocka_unit_test(deep_node_chain),
         cmocka_unit_test(shared_malformed_files),
