@@ -15,6 +15,8 @@
 #include <string.h>
 #include <time.h>
 
+#include "bench_util.h"
+
 #define JOINTS 64
 #define KEYS 1000
 #define FRAMES 2048 /* 34 s of forward playback at 60 Hz */
@@ -28,21 +30,8 @@ static uint64_t next_u64(void) {
 }
 static float frand(float lo, float hi) { return lo + (hi - lo) * (float)((double)(next_u64() >> 11) / 9007199254740992.0); }
 
-static double now_ns(void) {
-    struct timespec ts;
-    clock_gettime(CLOCK_THREAD_CPUTIME_ID, &ts); /* CPU time: robust on a shared, loaded machine */
-    return (double)ts.tv_sec * 1e9 + (double)ts.tv_nsec;
-}
-
-static int cmp_double(const void *a, const void *b) {
-    double x = *(const double *)a, y = *(const double *)b;
-    return (x > y) - (x < y);
-}
-
-static double median(double *v, int n) {
-    qsort(v, (size_t)n, sizeof *v, cmp_double);
-    return n % 2 ? v[n / 2] : 0.5 * (v[n / 2 - 1] + v[n / 2]);
-}
+/* CPU time: robust on a shared, loaded machine */
+static double now_ns(void) { return bench_clock_ns(CLOCK_THREAD_CPUTIME_ID); }
 
 static volatile float sink;
 

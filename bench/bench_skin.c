@@ -11,22 +11,9 @@
 #include <time.h>
 
 #include "../tools/ossa/thread_pool.h"
+#include "bench_util.h"
 
-static double now_ns(void) {
-    struct timespec ts;
-    clock_gettime(CLOCK_MONOTONIC, &ts);
-    return (double)ts.tv_sec * 1e9 + (double)ts.tv_nsec;
-}
-
-static int cmp_double(const void *a, const void *b) {
-    double x = *(const double *)a, y = *(const double *)b;
-    return (x > y) - (x < y);
-}
-
-static double median(double *v, int n) {
-    qsort(v, (size_t)n, sizeof *v, cmp_double);
-    return n % 2 ? v[n / 2] : 0.5 * (v[n / 2 - 1] + v[n / 2]);
-}
+static double now_ns(void) { return bench_clock_ns(CLOCK_MONOTONIC); }
 
 static uint64_t rng_state = 0x1234567;
 static float frand(float lo, float hi) {
