@@ -552,6 +552,73 @@ static void regression_base64_stray_character(void **state) {
     free(j);
 }
 
+/* Data that loads but is nonsense: a zero-length rotation key (normalised to identity),
+ * huge and tiny ones (normalised; regression: their squared length overflowed or
+ * underflowed and they silently became identity), inverse bind matrices of zeros (do not invert: a warning),
+ * a vertex whose weights are all zero (kept unskinned). The whole runtime pipeline runs
+ * on it with defined results. */
+static void nonsense_that_loads(void **state) {
+    (void)state;
+    uint8_t bin[BIN_SIZE];
+    base_bin(bin);
+    const float zero_q[4] = {0, 0, 0, 0}, huge_q[4] = {0, 0, 3e38f, 3e38f}, zeros[16] = {0};
+    const float no_weights[4] = {0, 0, 0, 0};
+    put_f(bin, OFF_ROT, zero_q, 4);
+    put_f(bin, OFF_ROT + 16, huge_q, 4);
+    const float tiny_q[4] = {0, 0, 1e-25f, 0};
+    put_f(bin, OFF_ROT + 32, tiny_q, 4);
+    put_f(bin, OFF_IBM, zeros, 16);
+    put_f(bin, OFF_WGT + 32, no_weights, 4);
+    char *j = make_gltf_bin(bin, NULL);
+    ossa_asset *a = NULL;
+    ossa_diagnostic d;
+    assert_int_equal(ossa_gltf_load_memory(j, strlen(j), NULL, &a, &d), OSSA_OK);
+    free(j);
+    bool warned = false;
+    for (uint32_t w = 0; w < a->warning_count; w++)
+        if (strstr(a->warnings[w], "skins[0].inverseBindMatrices: matrix 0 is not affine")) warned = true;
+    assert_true(warned);
+    const ossa_skeleton *sk = a->skeleton;
+    const ossa_clip *clip = a->clips[0];
+    uint32_t child = a->nodes[2].joint;
+    ossa_transform pose[3];
+    ossa_clip_sample(clip, 0.0f, false, OSSA_LOOKUP_DEFAULT, NULL, sk->rest, pose, 3);
+    ossa_quat id = ossa_quat_identity();
+    assert_memory_equal(&pose[child].rotation, &id, sizeof id); /* zero key → identity */
+    ossa_clip_sample(clip, 0.5f, false, OSSA_LOOKUP_DEFAULT, NULL, sk->rest, pose, 3);
+    ot_assert_near(pose[child].rotation.z, 0.70710678f, 1e-6); /* huge key → unit */
+    ot_assert_near(pose[child].rotation.w, 0.70710678f, 1e-6);
+    ossa_clip_sample(clip, 1.0f, false, OSSA_LOOKUP_DEFAULT, NULL, sk->rest, pose, 3);
+    ot_assert_near(pose[child].rotation.z, 1.0f, 1e-6); /* tiny key → unit */
+    ossa_mat4 model[3], palette[3];
+    assert_int_equal(ossa_pose_to_model(pose, sk->parents, 3, model), OSSA_OK);
+    for (uint32_t k = 0; k < 3; k++) palette[k] = model[k];
+    const ossa_skin *skin = &sk->skins[0];
+    for (uint32_t i = 0; i < skin->joint_count; i++)
+        palette[skin->joints[i]] = ossa_mat4_mul(&model[skin->joints[i]], &skin->inverse_bind[i]);
+    const ossa_mesh *m = a->meshes[0];
+    float out[9];
+    ossa_skin_job job;
+    memset(&job, 0, sizeof job);
+    job.end = m->vertex_count;
+    job.influences = m->influences;
+    job.joints = m->joints;
+    job.weights = m->weights;
+    job.palette = palette;
+    job.palette_count = 3;
+    job.positions = m->positions;
+    job.out_positions = out;
+    assert_int_equal(ossa_skin_lbs(&job, OSSA_SKIN_KERNEL_AUTO), OSSA_OK);
+    for (int k = 0; k < 9; k++) assert_true(isfinite(out[k]));
+    ot_assert_near(out[6], 0.0f, 0); /* vertex 2 has no weights: its bind position */
+    ot_assert_near(out[7], 1.0f, 0);
+    ossa_dual_quat dq[3];
+    ossa_palette_to_dual_quats(palette, 3, dq);
+    assert_int_equal(ossa_skin_dqs(&job, dq), OSSA_OK);
+    for (int k = 0; k < 9; k++) assert_true(isfinite(out[k]));
+    ossa_asset_destroy(a);
+}
+
 /* ---------------------------------------------------------------- limits */
 
 static void max_allocation_cap(void **state) {
@@ -797,6 +864,7 @@ int main(void) {
         cmocka_unit_test(wrong_types_and_syntax),
         cmocka_unit_test(regression_json_key_without_value),
         cmocka_unit_test(regression_base64_stray_character),
+        cmocka_unit_test(nonsense_that_loads),
         cmocka_unit_test(max_allocation_cap),
         cmocka_unit_test(max_allocation_small_file_big_ask),
         cmocka_unit_test(allocation_failure_every_point),

@@ -47,7 +47,8 @@ ossa_quat ossa_quat_mul(ossa_quat a, ossa_quat b);
 float ossa_quat_dot(ossa_quat a, ossa_quat b);
 /* Conjugate divided by squared length; identity for a zero quaternion. */
 ossa_quat ossa_quat_inverse(ossa_quat q);
-/* Unit quaternion; a zero (or non-finite length) quaternion gives identity. */
+/* Unit quaternion; a zero quaternion, or one with a NaN / infinite component, gives
+ * identity. Finite ones are normalised whatever their magnitude (1e-30 or 1e30). */
 ossa_quat ossa_quat_normalize(ossa_quat q);
 /* Returns b, or -b when dot(a, b) < 0, so a to the result is the shorter arc. */
 ossa_quat ossa_quat_neighborhood(ossa_quat a, ossa_quat b);

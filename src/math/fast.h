@@ -89,10 +89,19 @@ static inline void ossa__mat4_mul(const ossa_mat4 *a, const ossa_mat4 *b, ossa_m
 
 /* ---- quaternions as float[4] (x y z w), shared by ossa_quat_* and the track sampler ---- */
 
-/* q / |q| in place; identity for a zero or non-finite length. */
+/* q / |q| in place; identity for a zero quaternion or a NaN / infinite component. */
 static inline void ossa__quat_normalize4(float q[4]) {
     float len = sqrtf(q[0] * q[0] + q[1] * q[1] + q[2] * q[2] + q[3] * q[3]);
     if (!(len > 0.0f) || !isfinite(len)) {
+        /* rare path: the squares overflowed (|q| > ~1.8e19) or underflowed (< ~1e-19)
+         * although the direction is well defined: rescale by the largest component */
+        float m = fmaxf(fmaxf(fabsf(q[0]), fabsf(q[1])), fmaxf(fabsf(q[2]), fabsf(q[3])));
+        if (m > 0.0f && isfinite(m) && isfinite(q[0]) && isfinite(q[1]) && isfinite(q[2]) && isfinite(q[3])) {
+            float s[4] = {q[0] / m, q[1] / m, q[2] / m, q[3] / m};
+            float l = sqrtf(s[0] * s[0] + s[1] * s[1] + s[2] * s[2] + s[3] * s[3]);
+            q[0] = s[0] / l; q[1] = s[1] / l; q[2] = s[2] / l; q[3] = s[3] / l;
+            return;
+        }
         q[0] = q[1] = q[2] = 0.0f;
         q[3] = 1.0f;
         return;
