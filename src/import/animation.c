@@ -109,9 +109,7 @@ static ossa_result read_sampler(ossa__ctx *ctx, const char *spath, const sampler
     if (!r) r = ossa__accessor_read_floats(ctx, (uint32_t)s->output, values);
     if (!r && rotation) {
         for (uint32_t k = 0; k < in->count; k++) {
-            float *q = *values + ((size_t)k * mult + (mult == 3 ? 1 : 0)) * 4;
-            ossa_quat v = ossa_quat_normalize((ossa_quat){q[0], q[1], q[2], q[3]});
-            q[0] = v.x, q[1] = v.y, q[2] = v.z, q[3] = v.w;
+            ossa__quat_normalize4(*values + ((size_t)k * mult + (mult == 3 ? 1 : 0)) * 4);
         }
     }
     if (r) {

@@ -220,12 +220,9 @@ static ossa_result parse_nodes(ossa__ctx *ctx, ossa__doc *doc) {
         if ((r = ossa__json_get_floats(ctx, o, path, "scale", s, 3, &hs))) break;
         if ((r = get_float_list(ctx, o, path, "weights", &n->weight_count, &n->weights))) break;
         if (hr) {
-            double len = sqrt((double)q[0] * q[0] + (double)q[1] * q[1] + (double)q[2] * q[2] + (double)q[3] * q[3]);
+            double len = ossa__quat_normalize4(q);
             if (fabs(len - 1.0) > 1e-3)
-                ossa__warn(ctx, path, "rotation has length %g; normalised", len);
-            ossa_quat qq = {q[0], q[1], q[2], q[3]};
-            qq = ossa_quat_normalize(qq);
-            q[0] = qq.x, q[1] = qq.y, q[2] = qq.z, q[3] = qq.w;
+                ossa__warn(ctx, path, "rotation has length %g; normalised%s", len, len == 0 ? " to identity" : "");
         }
         n->trs.translation = ossa_vec3_make(t[0], t[1], t[2]);
         n->trs.rotation = (ossa_quat){q[0], q[1], q[2], q[3]};

@@ -2,6 +2,7 @@
  * the first error with its JSON place, and warnings. */
 #include "import/gltf_internal.h"
 
+#include <math.h>
 #include <stdio.h>
 #include <string.h>
 
@@ -140,4 +141,18 @@ void ossa__ctx_release(ossa__ctx *ctx) {
     ctx->accessors = NULL;
     ctx->tok = NULL;
     ctx->buffer_count = ctx->view_count = ctx->accessor_count = ctx->tok_count = 0;
+}
+
+double ossa__quat_normalize4(float q[4]) {
+    double m = 0;
+    for (int i = 0; i < 4; i++) m = fmax(m, fabs((double)q[i]));
+    if (!(m > 0) || !isfinite(m)) {
+        q[0] = q[1] = q[2] = 0, q[3] = 1;
+        return 0;
+    }
+    double v[4], l = 0;
+    for (int i = 0; i < 4; i++) v[i] = q[i] / m, l += v[i] * v[i];
+    l = sqrt(l);
+    for (int i = 0; i < 4; i++) q[i] = (float)(v[i] / l);
+    return l * m;
 }

@@ -107,6 +107,11 @@ void ossa__warn(ossa__ctx *ctx, const char *path, const char *fmt, ...)
 void ossa__path_to_place(const char *path, char *out, size_t size);
 void ossa__ctx_release(ossa__ctx *ctx); /* frees buffers, tokens, tables (not warnings) */
 
+/* Normalises q in place in double precision after scaling by its largest component
+ * (huge and tiny keys stay exact); zero or non-finite gives identity. Returns the
+ * original length (0 for zero/non-finite). */
+double ossa__quat_normalize4(float q[4]);
+
 /* ---- json.c ---- */
 /* Tokenises ctx->json (must be one top-level object). */
 ossa_result ossa__json_parse(ossa__ctx *ctx);
