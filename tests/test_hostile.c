@@ -6,6 +6,7 @@
  * ../shared/assets/malformed/ (skipped with a printed reason when absent). */
 #include "test_support.h"
 
+#include <dirent.h>
 #include <math.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -811,7 +812,57 @@ static const malformed_case MALFORMED[] = {
     {"malformed/wrongTypes/badExtension.gltf", OSSA_OK, NULL, "extensions has a non-object value"},
     {"malformed/BoxBadNormals-glTF-Binary/BoxBadNormals.glb", OSSA_OK, NULL, "normals are not unit length"},
     {"malformed/BoxWithInfinites-glTF-Binary/BoxWithInfinites.glb", OSSA_ERROR_INVALID_DATA, NULL, "is not finite"},
+    /* the glTF-Validator's negative unit files */
+    {"glTF-Validator-tests/animation/sampler_output_count_invalid.gltf", OSSA_ERROR_INVALID_DATA,
+     "/animations/0/samplers/0", "output count 2, expected 1 for LINEAR"},
+    {"glTF-Validator-tests/animation/unresolved_channel_target.gltf", OSSA_ERROR_INVALID_DATA,
+     "/animations/0/channels/0/target/node", "nodes index 0 out of range (0 nodes)"},
+    {"glTF-Validator-tests/animation_data/invalid_input_values.gltf", OSSA_ERROR_INVALID_DATA,
+     "/animations/0/samplers/0/input", "times not strictly increasing at key 3 (1 after 1)"},
+    {"glTF-Validator-tests/skin/unresolved_joint.gltf", OSSA_ERROR_INVALID_DATA, "/skins/0/joints/0",
+     "node index 0 out of range (0 nodes)"},
+    {"glTF-Validator-tests/skin_data/invalid_ibm.gltf", OSSA_OK, NULL,
+     "skins[0].inverseBindMatrices: matrix 1 is not affine (last row 1 2 3 4)"},
+    {"glTF-Validator-tests/glb/length_mismatch.glb", OSSA_ERROR_PARSE, "", "GLB: header length 49 does not match the 48 bytes given"},
 };
+
+/* Every .gltf / .glb under malformed/ must have a row above (so a file added to the
+ * shared assets cannot be skipped silently). */
+static void collect_models(const char *dir, const char *rel, size_t *missing) {
+    DIR *d = opendir(dir);
+    if (!d) return;
+    struct dirent *e;
+    while ((e = readdir(d)) != NULL) {
+        if (e->d_name[0] == '.') continue;
+        char full[4096], r[1024];
+        snprintf(full, sizeof full, "%s/%s", dir, e->d_name);
+        snprintf(r, sizeof r, "%s/%s", rel, e->d_name);
+        size_t n = strlen(e->d_name);
+        if ((n > 5 && !strcmp(e->d_name + n - 5, ".gltf")) || (n > 4 && !strcmp(e->d_name + n - 4, ".glb"))) {
+            bool listed = false;
+            for (size_t i = 0; i < sizeof MALFORMED / sizeof MALFORMED[0]; i++)
+                if (!strcmp(MALFORMED[i].file, r)) listed = true;
+            if (!listed) {
+                printf("[ MISSING  ] %s has no expectation in test_hostile.c\n", r);
+                (*missing)++;
+            }
+        } else {
+            collect_models(full, r, missing); /* a directory (opendir fails on files) */
+        }
+    }
+    closedir(d);
+}
+
+static void shared_malformed_all_listed(void **state) {
+    (void)state;
+    const char *root = ot_asset("malformed");
+    if (!root) skip();
+    char dir[4096];
+    snprintf(dir, sizeof dir, "%s", root);
+    size_t missing = 0;
+    collect_models(dir, "malformed", &missing);
+    assert_int_equal(missing, 0);
+}
 
 static void shared_malformed_files(void **state) {
     (void)state;
@@ -871,6 +922,7 @@ int main(void) {
         cmocka_unit_test(deep_json_nesting),
         cmocka_unit_test(deep_node_chain),
         cmocka_unit_test(shared_malformed_files),
+        cmocka_unit_test(shared_malformed_all_listed),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
 }
