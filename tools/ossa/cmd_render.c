@@ -28,18 +28,18 @@ static int usage(FILE *f) {
 }
 
 int cmd_render(int argc, char **argv) {
-    const char *file = NULL, *clip_name = NULL, *out = NULL;
-    float from = 0, to = 0, fps = 15;
+    const char *file = NULL, *clip_name = NULL;
+    float from = 0, to = 0;
     bool has_from = false, has_to = false, rest = false;
     int loop = -1;
-    uint32_t width = 320, height = 320;
-    uint32_t ssaa = 2;
-    draw_options draw;
-    memset(&draw, 0, sizeof draw);
-    draw.background[0] = 0.16f, draw.background[1] = 0.18f, draw.background[2] = 0.22f;
+    render_options o;
+    render_options_init(&o, NULL);
     for (int i = 1; i < argc; i++) {
         const char *a = argv[i];
         bool more = i + 1 < argc;
+        int taken = render_options_parse(&o, "render", argc, argv, &i);
+        if (taken < 0) return 2;
+        if (taken) continue;
         if (!strcmp(a, "--help") || !strcmp(a, "-h")) {
             return usage(stdout);
         } else if (!strcmp(a, "--clip") && more) {
@@ -50,30 +50,6 @@ int cmd_render(int argc, char **argv) {
         } else if (!strcmp(a, "--to") && more) {
             if (!parse_float("render", a, argv[++i], &to)) return 2;
             has_to = true;
-        } else if (!strcmp(a, "--fps") && more) {
-            if (!parse_float("render", a, argv[++i], &fps)) return 2;
-            if (!(fps > 0 && fps <= 1000)) {
-                fprintf(stderr, "ossa render: --fps must be in (0, 1000]\n");
-                return 2;
-            }
-        } else if (!strcmp(a, "--size") && more) {
-            if (!parse_size("render", argv[++i], &width, &height)) return 2;
-        } else if (!strcmp(a, "--out") && more) {
-            out = argv[++i];
-        } else if (!strcmp(a, "--ssaa") && more) {
-            char *end = NULL;
-            long n = strtol(argv[++i], &end, 10);
-            if (!*argv[i] || *end || n < 1 || n > 4) {
-                fprintf(stderr, "ossa render: --ssaa expects 1..4 (samples per pixel side)\n");
-                return 2;
-            }
-            ssaa = (uint32_t)n;
-        } else if (!strcmp(a, "--bones")) {
-            draw.bones = true;
-        } else if (!strcmp(a, "--cpu")) {
-            draw.cpu = true;
-        } else if (!strcmp(a, "--gpu")) {
-            draw.cpu = false;
         } else if (!strcmp(a, "--rest")) {
             rest = true;
         } else if (!strcmp(a, "--loop")) {
@@ -90,10 +66,7 @@ int cmd_render(int argc, char **argv) {
             return usage(stderr);
         }
     }
-    if (out && !path_has_ext(out, ".gif") && !path_has_ext(out, ".png")) {
-        fprintf(stderr, "ossa render: --out %s: use a .gif or .png name\n", out);
-        return 2;
-    }
+    if (o.out && !render_out_ext_ok("render", o.out)) return 2;
     scene s;
     if (!scene_load(&s, file, "render")) return 1;
     clip_span span;
@@ -115,23 +88,14 @@ int cmd_render(int argc, char **argv) {
             return 2;
         }
     }
-    if (!out) out = span_frame_count(&span, fps) > 1 ? "render.gif" : "render.png";
-    render_job job;
-    memset(&job, 0, sizeof job);
-    job.spans = &span;
-    job.span_count = 1;
-    job.fps = fps;
-    job.width = width;
-    job.height = height;
-    job.out = out;
-    job.supersample = ssaa;
-    job.draw = draw;
+    if (!o.out) o.out = span_frame_count(&span, o.fps) > 1 ? "render.gif" : "render.png";
+    render_job job = render_options_job(&o, &span, 1);
     render_stats st;
     bool ok = render_to_file(&s, &job, &st, "render");
     if (ok)
         printf("ossa render: %s, clip '%s', %u frame%s %ux%u in %.2f s (%s skinning) -> %s\n", s.label,
-               span.clip ? span.clip->name : "(rest pose)", st.frames, st.frames == 1 ? "" : "s", width, height,
-               st.seconds, draw.cpu ? "CPU" : "GPU", out);
+               span.clip ? span.clip->name : "(rest pose)", st.frames, st.frames == 1 ? "" : "s", o.width, o.height,
+               st.seconds, o.draw.cpu ? "CPU" : "GPU", o.out);
     scene_free(&s);
     return ok ? 0 : 1;
 }

@@ -631,3 +631,66 @@ bad:
     fprintf(stderr, "ossa %s: --size expects WxH (1..8192), got '%s'\n", cmd, text ? text : "");
     return false;
 }
+
+void render_options_init(render_options *o, const char *out) {
+    memset(o, 0, sizeof *o);
+    o->out = out;
+    o->width = o->height = 320;
+    o->fps = 15;
+    o->ssaa = 2;
+    o->draw.background[0] = 0.16f, o->draw.background[1] = 0.18f, o->draw.background[2] = 0.22f;
+}
+
+int render_options_parse(render_options *o, const char *cmd, int argc, char **argv, int *i) {
+    const char *a = argv[*i];
+    bool more = *i + 1 < argc;
+    if (!strcmp(a, "--out") && more) {
+        o->out = argv[++*i];
+    } else if (!strcmp(a, "--size") && more) {
+        if (!parse_size(cmd, argv[++*i], &o->width, &o->height)) return -1;
+    } else if (!strcmp(a, "--fps") && more) {
+        if (!parse_float(cmd, a, argv[++*i], &o->fps)) return -1;
+        if (!(o->fps > 0 && o->fps <= 1000)) {
+            fprintf(stderr, "ossa %s: --fps must be in (0, 1000]\n", cmd);
+            return -1;
+        }
+    } else if (!strcmp(a, "--ssaa") && more) {
+        const char *text = argv[++*i];
+        char *end = NULL;
+        long n = strtol(text, &end, 10);
+        if (!*text || *end || n < 1 || n > 4) {
+            fprintf(stderr, "ossa %s: --ssaa expects 1..4 (samples per pixel side)\n", cmd);
+            return -1;
+        }
+        o->ssaa = (uint32_t)n;
+    } else if (!strcmp(a, "--bones")) {
+        o->draw.bones = true;
+    } else if (!strcmp(a, "--cpu")) {
+        o->draw.cpu = true;
+    } else if (!strcmp(a, "--gpu")) {
+        o->draw.cpu = false;
+    } else {
+        return 0;
+    }
+    return 1;
+}
+
+bool render_out_ext_ok(const char *cmd, const char *out) {
+    if (path_has_ext(out, ".gif") || path_has_ext(out, ".png")) return true;
+    fprintf(stderr, "ossa %s: --out %s: use a .gif or .png name\n", cmd, out);
+    return false;
+}
+
+render_job render_options_job(const render_options *o, const clip_span *spans, uint32_t span_count) {
+    render_job job;
+    memset(&job, 0, sizeof job);
+    job.spans = spans;
+    job.span_count = span_count;
+    job.fps = o->fps;
+    job.width = o->width;
+    job.height = o->height;
+    job.out = o->out;
+    job.supersample = o->ssaa;
+    job.draw = o->draw;
+    return job;
+}

@@ -129,6 +129,26 @@ uint32_t span_frame_count(const clip_span *span, float fps);
 
 bool render_to_file(scene *s, const render_job *job, render_stats *stats, const char *cmd);
 
+/* The output options `ossa render` and `ossa demo` share: --out, --size WxH,
+ * --fps N, --ssaa N, --bones, --cpu, --gpu. */
+typedef struct render_options {
+    const char *out;         /* as given (NULL = none) */
+    uint32_t width, height;  /* default 320x320 */
+    float fps;               /* default 15 */
+    uint32_t ssaa;           /* default 2 */
+    draw_options draw;       /* default GPU skinning, no bones, the tools' background */
+} render_options;
+
+void render_options_init(render_options *o, const char *out);
+/* Takes argv[*i] (and its value, advancing *i) when it is one of those options.
+ * Returns 1 when taken, 0 when it is not one of them (or its value is missing),
+ * -1 on a bad value (usage error printed). */
+int render_options_parse(render_options *o, const char *cmd, int argc, char **argv, int *i);
+/* The output name must end in .gif or .png; prints a usage error and returns false otherwise. */
+bool render_out_ext_ok(const char *cmd, const char *out);
+/* A render job of the spans with these options (png_frame 0). */
+render_job render_options_job(const render_options *o, const clip_span *spans, uint32_t span_count);
+
 /* Argument helpers: parse a float / positive int / "WxH"; print a usage error and return false. */
 bool parse_float(const char *cmd, const char *opt, const char *text, float *out);
 bool parse_size(const char *cmd, const char *text, uint32_t *w, uint32_t *h);
