@@ -99,6 +99,38 @@ static void loader_misuse(void **state) {
     assert_string_equal(ossa_result_string(OSSA_RESULT_COUNT), "OSSA_RESULT_UNKNOWN");
 }
 
+/* Load options out of range: table_rate NaN is INVALID_ARGUMENT (from the clip), huge or
+ * negative rates load (tables capped / no tables) and sample the same. */
+static void load_options_misuse(void **state) {
+    (void)state;
+    const char doc[] =
+        "{\"asset\":{\"version\":\"2.0\"},\"nodes\":[{}],\"animations\":[{\"samplers\":[{\"input\":0,"
+        "\"output\":1}],\"channels\":[{\"sampler\":0,\"target\":{\"node\":0,\"path\":\"translation\"}}]}],"
+        "\"accessors\":[{\"bufferView\":0,\"componentType\":5126,\"count\":2,\"type\":\"SCALAR\"},"
+        "{\"bufferView\":0,\"byteOffset\":8,\"componentType\":5126,\"count\":2,\"type\":\"VEC3\"}],"
+        "\"bufferViews\":[{\"buffer\":0,\"byteLength\":32}],\"buffers\":[{\"byteLength\":32,"
+        "\"uri\":\"data:application/octet-stream;base64,AAAAAAAAgD8AAAAAAAAAAAAAAAAAAIA/AAAAQAAAQEA=\"}]}";
+    ossa_load_options o;
+    memset(&o, 0, sizeof o);
+    ossa_asset *a = NULL;
+    ossa_diagnostic d;
+    o.table_rate = NAN;
+    assert_int_equal(ossa_gltf_load_memory(doc, sizeof doc - 1, &o, &a, &d), OSSA_ERROR_INVALID_ARGUMENT);
+    assert_null(a);
+    assert_string_equal(d.path, "/animations/0");
+    const float rates[] = {0, -1, 1e30f, INFINITY, 1e-30f};
+    for (size_t i = 0; i < sizeof rates / sizeof rates[0]; i++) {
+        o.table_rate = rates[i];
+        assert_int_equal(ossa_gltf_load_memory(doc, sizeof doc - 1, &o, &a, &d), OSSA_OK);
+        ossa_transform out;
+        for (int lk = OSSA_LOOKUP_DEFAULT; lk <= OSSA_LOOKUP_TABLE; lk++) {
+            ossa_clip_sample(a->clips[0], 0.5f, false, (ossa_lookup)lk, NULL, NULL, &out, 1);
+            ot_assert_near(out.translation.z, 1.5f, 1e-6);
+        }
+        ossa_asset_destroy(a);
+    }
+}
+
 static void clip_create_misuse(void **state) {
     (void)state;
     ossa_clip *c = (ossa_clip *)(uintptr_t)1;
@@ -453,6 +485,7 @@ static void player_misuse(void **state) {
 int main(void) {
     const struct CMUnitTest tests[] = {
         cmocka_unit_test(loader_misuse),
+        cmocka_unit_test(load_options_misuse),
         cmocka_unit_test(clip_create_misuse),
         cmocka_unit_test(clip_skeleton_mismatch),
         cmocka_unit_test(track_misuse),
