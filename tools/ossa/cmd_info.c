@@ -15,22 +15,8 @@
 
 #include <ossa/ossa.h>
 
+#include "cli_common.h"
 #include "commands.h"
-
-static void put_str(const char *s) {
-    putchar('"');
-    for (const unsigned char *p = (const unsigned char *)(s ? s : ""); *p; p++) {
-        if (*p == '"' || *p == '\\') printf("\\%c", *p);
-        else if (*p < 0x20) printf("\\u%04x", *p);
-        else putchar(*p);
-    }
-    putchar('"');
-}
-
-static void put_num(double v) {
-    if (isfinite(v)) printf("%.9g", v);
-    else printf("null");
-}
 
 typedef struct clip_stats {
     uint32_t channels[4];
@@ -99,12 +85,12 @@ static void index_free(tree_index *t) {
 static void print_json(const char *file, const ossa_asset *a, const tree_index *t) {
     const ossa_skeleton *sk = a->skeleton;
     printf("{\"file\": ");
-    put_str(file);
+    json_put_str(file);
     printf(", \"scene\": %d,\n \"nodes\": [", a->scene);
     for (uint32_t i = 0; i < a->node_count; i++) {
         const ossa_node_info *n = &a->nodes[i];
         printf("%s{\"index\": %u, \"name\": ", i ? ",\n  " : "", i);
-        put_str(n->name);
+        json_put_str(n->name);
         printf(", \"parent\": %d, \"children\": [", n->parent);
         int c = 0;
         for (uint32_t k = t->first_child[i]; k != UINT32_MAX; k = t->next_sibling[k]) printf("%s%u", c++ ? ", " : "", k);
@@ -119,7 +105,7 @@ static void print_json(const char *file, const ossa_asset *a, const tree_index *
     for (uint32_t s = 0; sk && s < sk->skin_count; s++) {
         const ossa_skin *k = &sk->skins[s];
         printf("%s{\"index\": %u, \"name\": ", s ? ",\n  " : "", s);
-        put_str(k->name);
+        json_put_str(k->name);
         printf(", \"joints\": [");
         for (uint32_t j = 0; j < k->joint_count; j++) printf("%s%u", j ? ", " : "", sk->source_index[k->joints[j]]);
         printf("], \"root\": %d}", k->root >= 0 ? (int32_t)sk->source_index[k->root] : -1);
@@ -127,7 +113,7 @@ static void print_json(const char *file, const ossa_asset *a, const tree_index *
     printf("],\n \"meshes\": [");
     for (uint32_t m = 0; m < a->mesh_info_count; m++) {
         printf("%s{\"index\": %u, \"name\": ", m ? ",\n  " : "", m);
-        put_str(a->mesh_infos[m].name);
+        json_put_str(a->mesh_infos[m].name);
         printf(", \"primitives\": %u, \"targets\": %u}", a->mesh_infos[m].primitive_count, a->mesh_infos[m].target_count);
     }
     printf("],\n \"primitives\": [");
@@ -143,13 +129,13 @@ static void print_json(const char *file, const ossa_asset *a, const tree_index *
         const ossa_clip *cl = a->clips[c];
         clip_stats st = stats_of(cl);
         printf("%s{\"index\": %u, \"name\": ", c ? ",\n  " : "", c);
-        put_str(cl->name);
+        json_put_str(cl->name);
         printf(", \"start\": ");
-        put_num(cl->start);
+        json_put_num(cl->start);
         printf(", \"end\": ");
-        put_num(cl->end);
+        json_put_num(cl->end);
         printf(", \"duration\": ");
-        put_num(ossa_clip_duration(cl));
+        json_put_num(ossa_clip_duration(cl));
         printf(", \"tracks\": %u, \"channels\": {\"translation\": %u, \"rotation\": %u, \"scale\": %u, \"weights\": %u}, "
                "\"interpolations\": [",
                cl->track_count, st.channels[0], st.channels[1], st.channels[2], st.channels[3]);
@@ -161,7 +147,7 @@ static void print_json(const char *file, const ossa_asset *a, const tree_index *
     printf("],\n \"warnings\": [");
     for (uint32_t w = 0; w < a->warning_count; w++) {
         if (w) printf(",\n  ");
-        put_str(a->warnings[w]);
+        json_put_str(a->warnings[w]);
     }
     printf("]}\n");
 }
@@ -252,12 +238,8 @@ int cmd_info(int argc, char **argv) {
         fprintf(stderr, "usage: ossa info FILE [--json]\n");
         return 2;
     }
-    ossa_asset *asset = NULL;
-    ossa_diagnostic diag;
-    ossa_result r = ossa_gltf_load_file(file, NULL, &asset, &diag);
-    if (r) {
-        fprintf(stderr, "ossa info: %s: %s (%s)\n", file, diag.message[0] ? diag.message : "load failed",
-                ossa_result_string(r));
+    ossa_asset *asset = cli_load_asset("info", file);
+    if (!asset) {
         return 1;
     }
     tree_index t;

@@ -14,28 +14,14 @@
 
 #include <ossa/ossa.h>
 
+#include "cli_common.h"
 #include "commands.h"
-
-static void put_str(const char *s) {
-    putchar('"');
-    for (const unsigned char *p = (const unsigned char *)s; *p; p++) {
-        if (*p == '"' || *p == '\\') printf("\\%c", *p);
-        else if (*p < 0x20) printf("\\u%04x", *p);
-        else putchar(*p);
-    }
-    putchar('"');
-}
-
-static void put_num(double v) {
-    if (isfinite(v)) printf("%.9g", v);
-    else printf("null");
-}
 
 static void put_floats(const float *v, int n) {
     putchar('[');
     for (int i = 0; i < n; i++) {
         if (i) printf(", ");
-        put_num(v[i]);
+        json_put_num(v[i]);
     }
     putchar(']');
 }
@@ -99,12 +85,8 @@ int cmd_sample(int argc, char **argv) {
         free(times);
         return usage();
     }
-    ossa_asset *asset = NULL;
-    ossa_diagnostic diag;
-    ossa_result r = ossa_gltf_load_file(file, NULL, &asset, &diag);
-    if (r) {
-        fprintf(stderr, "ossa sample: %s: %s (%s)\n", file, diag.message[0] ? diag.message : "load failed",
-                ossa_result_string(r));
+    ossa_asset *asset = cli_load_asset("sample", file);
+    if (!asset) {
         free(times);
         return 1;
     }
@@ -139,15 +121,15 @@ int cmd_sample(int argc, char **argv) {
             if (clip->tracks[t].joint < jn) animated[clip->tracks[t].joint] = true;
 
     printf("{\"file\": ");
-    put_str(file);
+    json_put_str(file);
     printf(", \"clip\": ");
     if (clip) {
         printf("{\"name\": ");
-        put_str(clip->name ? clip->name : "");
+        json_put_str(clip->name ? clip->name : "");
         printf(", \"index\": %d, \"start\": ", ci);
-        put_num(clip->start);
+        json_put_num(clip->start);
         printf(", \"end\": ");
-        put_num(clip->end);
+        json_put_num(clip->end);
         printf("}");
     } else {
         printf("null");
@@ -161,13 +143,13 @@ int cmd_sample(int argc, char **argv) {
             compute_world(asset, pose, animated, world);
         }
         printf("%s{\"time\": ", ti ? ",\n  " : "");
-        put_num(times[ti]);
+        json_put_num(times[ti]);
         printf(",\n   \"nodes\": [");
         for (uint32_t i = 0; i < asset->node_count; i++) {
             uint32_t j = asset->nodes[i].joint;
             const ossa_transform *x = &pose[j];
             printf("%s{\"index\": %u, \"name\": ", i ? ",\n     " : "", i);
-            put_str(asset->nodes[i].name ? asset->nodes[i].name : "");
+            json_put_str(asset->nodes[i].name ? asset->nodes[i].name : "");
             printf(", \"translation\": ");
             put_floats(&x->translation.x, 3);
             printf(", \"rotation\": ");
