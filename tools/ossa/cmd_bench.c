@@ -249,10 +249,7 @@ int cmd_bench(int argc, char **argv) {
                     "  medians (ns per character-frame and per vertex) of sampling, model space + palette,\n"
                     "  skinning and a full frame, single-threaded and on all cores (--threads 0 = all)\n");
             return help ? 0 : 2;
-        } else if (!file) {
-            file = a;
-        } else {
-            fprintf(stderr, "ossa bench: more than one FILE: %s\n", a);
+        } else if (!take_file_arg("bench", a, &file)) {
             return 2;
         }
     }

@@ -243,13 +243,7 @@ int cmd_plot(int argc, char **argv) {
             out = argv[++i];
         } else if (!strcmp(a, "--size") && more) {
             if (!parse_size("plot", argv[++i], &width, &height)) return 2;
-        } else if (a[0] == '-' && a[1]) {
-            fprintf(stderr, "ossa plot: unknown option or missing value: %s\n", a);
-            return usage(stderr);
-        } else if (!file) {
-            file = a;
-        } else {
-            fprintf(stderr, "ossa plot: more than one FILE: %s\n", a);
+        } else if (!take_file_arg("plot", a, &file)) {
             return usage(stderr);
         }
     }

@@ -56,13 +56,7 @@ int cmd_render(int argc, char **argv) {
             loop = 1;
         } else if (!strcmp(a, "--no-loop")) {
             loop = 0;
-        } else if (a[0] == '-' && a[1]) {
-            fprintf(stderr, "ossa render: unknown option or missing value: %s\n", a);
-            return usage(stderr);
-        } else if (!file) {
-            file = a;
-        } else {
-            fprintf(stderr, "ossa render: more than one FILE: %s\n", a);
+        } else if (!take_file_arg("render", a, &file)) {
             return usage(stderr);
         }
     }

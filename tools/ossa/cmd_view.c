@@ -249,13 +249,7 @@ int cmd_view(int argc, char **argv) {
             v.draw.cpu = true;
         } else if (!strcmp(a, "--bones")) {
             v.draw.bones = true;
-        } else if (a[0] == '-' && a[1]) {
-            fprintf(stderr, "ossa view: unknown option or missing value: %s\n", a);
-            return usage(stderr);
-        } else if (!file) {
-            file = a;
-        } else {
-            fprintf(stderr, "ossa view: more than one FILE: %s\n", a);
+        } else if (!take_file_arg("view", a, &file)) {
             return usage(stderr);
         }
     }

@@ -632,6 +632,19 @@ bad:
     return false;
 }
 
+bool take_file_arg(const char *cmd, const char *arg, const char **file) {
+    if (arg[0] == '-' && arg[1]) {
+        fprintf(stderr, "ossa %s: unknown option or missing value: %s\n", cmd, arg);
+        return false;
+    }
+    if (*file) {
+        fprintf(stderr, "ossa %s: more than one FILE: %s\n", cmd, arg);
+        return false;
+    }
+    *file = arg;
+    return true;
+}
+
 void render_options_init(render_options *o, const char *out) {
     memset(o, 0, sizeof *o);
     o->out = out;

@@ -152,6 +152,10 @@ render_job render_options_job(const render_options *o, const clip_span *spans, u
 /* Argument helpers: parse a float / positive int / "WxH"; print a usage error and return false. */
 bool parse_float(const char *cmd, const char *opt, const char *text, float *out);
 bool parse_size(const char *cmd, const char *text, uint32_t *w, uint32_t *h);
+/* The last case of an option loop: `arg` is an unknown option (or one missing its
+ * value), or the one FILE operand (stored in *file). Prints a usage error and
+ * returns false for an unknown option or a second FILE. */
+bool take_file_arg(const char *cmd, const char *arg, const char **file);
 
 /* Seconds from a monotonic clock. */
 double now_seconds(void);
