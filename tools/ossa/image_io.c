@@ -81,6 +81,15 @@ struct gif_writer {
     uint8_t *prev;   /* the previous frame's RGBA, to write only the rectangle that changed */
 };
 
+/* Frees the writer's buffers and the writer (NULL is fine); the GIF file is closed by the caller. */
+static void gif_writer_free(gif_writer *g) {
+    if (!g) return;
+    free(g->planes);
+    free(g->prev);
+    free(g->path);
+    free(g);
+}
+
 static int put_loop_extension(GifFileType *f) {
     static const unsigned char app[11] = {'N', 'E', 'T', 'S', 'C', 'A', 'P', 'E', '2', '.', '0'};
     unsigned char loop[3] = {1, 0, 0}; /* sub-block 1, loop count 0 = forever */
@@ -102,8 +111,7 @@ gif_writer *gif_writer_open(const char *path, uint32_t width, uint32_t height, f
     if (g) g->prev = malloc(n * 4);
     if (g) g->path = strdup(path);
     if (!g || !g->planes || !g->path || !g->prev) {
-        if (g) free(g->planes), free(g->path), free(g->prev);
-        free(g);
+        gif_writer_free(g);
         set_err(err, err_size, "%s: out of memory", path);
         return NULL;
     }
@@ -112,20 +120,14 @@ gif_writer *gif_writer_open(const char *path, uint32_t width, uint32_t height, f
     int fd = open(path, O_WRONLY | O_CREAT | O_TRUNC, 0666);
     if (fd < 0) {
         set_err(err, err_size, "%s: cannot create GIF: %s", path, strerror(errno));
-        free(g->planes);
-        free(g->prev);
-        free(g->path);
-        free(g);
+        gif_writer_free(g);
         return NULL;
     }
     g->file = EGifOpenFileHandle(fd, &code);
     if (!g->file) {
         close(fd);
         set_err(err, err_size, "%s: cannot create GIF: %s", path, GifErrorString(code));
-        free(g->planes);
-        free(g->prev);
-        free(g->path);
-        free(g);
+        gif_writer_free(g);
         return NULL;
     }
     g->width = width;
@@ -211,10 +213,7 @@ bool gif_writer_close(gif_writer *g, char *err, size_t err_size) {
     int code = 0;
     bool ok = EGifCloseFile(g->file, &code) != GIF_ERROR;
     if (!ok) set_err(err, err_size, "%s: cannot finish GIF: %s", g->path, GifErrorString(code));
-    free(g->planes);
-    free(g->prev);
-    free(g->path);
-    free(g);
+    gif_writer_free(g);
     return ok;
 }
 
