@@ -269,8 +269,10 @@ int main(int argc, char **argv) {
         measure_rows(&job, dq, pool, rows, count, reps, 1);
         for (int i = 0; i < count; i++) {
             double roof = rows[i].threads ? bw2 : bw1, gbs = bytes / rows[i].median;
-            printf("  %-18s %9.2f %8.2f %8.2f %9.2f %8.1f %11.0f%%\n", rows[i].name, rows[i].median, rows[i].min,
-                   rows[i].cpu, rows[0].median / rows[i].median, gbs, 100.0 * gbs / roof);
+            char cpu[16] = "-";
+            if (!rows[i].threads) snprintf(cpu, sizeof cpu, "%.2f", rows[i].cpu);
+            printf("  %-18s %9.2f %8.2f %8s %9.2f %8.1f %11.0f%%\n", rows[i].name, rows[i].median, rows[i].min, cpu,
+                   rows[0].median / rows[i].median, gbs, 100.0 * gbs / roof);
         }
         free(dq);
         free_mesh(&m);
