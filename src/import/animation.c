@@ -306,8 +306,7 @@ static ossa_result load_one(ossa__ctx *ctx, const ossa__doc *doc, const int32_t 
         cd.weight_track_count = b.weight_count;
         cd.weight_tracks = b.weights;
         cd.table_rate = rate;
-        ossa_result cr = ossa_clip_create(&cd, allocator, out);
-        ctx->used -= total;
+        ossa_result cr = ossa_clip_create(&cd, allocator, out); /* stays allocated: its reservation is kept */
         if (cr) r = ossa__fail(ctx, cr, path, "cannot build the clip (%s)", ossa_result_string(cr));
     }
 done:

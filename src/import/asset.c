@@ -714,14 +714,17 @@ static ossa_result build_primitive(ossa__ctx *ctx, const ossa__doc *doc, const o
 
     /* budget for the runtime copy, then build it */
     {
-        size_t bytes = (size_t)nv * (3 + 3 + 4 + 2 + 2) * sizeof(float) + (size_t)d->index_count * 4 +
-                       (size_t)nv * d->influences * 6 + (size_t)d->target_count * nv * 9 * sizeof(float) + 1024;
+        /* the runtime copy stays allocated: its bytes count towards max_allocation for the rest of the load */
+        size_t floats = 3 + (d->normals ? 3u : 0u) + (d->tangents ? 4u : 0u) + (d->uv0 ? 2u : 0u) + (d->uv1 ? 2u : 0u);
+        for (uint32_t k = 0; k < d->target_count; k++)
+            floats += (b.targets[k].positions ? 3u : 0u) + (b.targets[k].normals ? 3u : 0u) + (b.targets[k].tangents ? 3u : 0u);
+        size_t bytes = (size_t)nv * floats * sizeof(float) + (size_t)d->index_count * 4 + (size_t)nv * d->influences * 6 +
+                       (size_t)d->target_count * (sizeof(ossa_morph_target) + 4) + 256;
         if (!ossa__ctx_reserve(ctx, bytes)) {
             r = ctx->failed;
             goto done;
         }
         ossa_result cr = ossa_mesh_create(d, allocator, out);
-        ctx->used -= bytes;
         if (cr) r = ossa__fail(ctx, cr, path, "cannot build the mesh (%s)", ossa_result_string(cr));
     }
 done:
