@@ -6,6 +6,7 @@
 #   scripts/fuzz.sh --runs 100000       # a fixed number of runs per target
 #   scripts/fuzz.sh --time 1800 fuzz_load   # a campaign: 30 minutes of one target
 #   scripts/fuzz.sh --time 1800 --assets    # also seed from ../shared/assets (local only)
+#   scripts/fuzz.sh --valgrind              # replay the seeds and working corpora under valgrind
 #
 # Seeds: fuzz/corpus/<target>/ (written by fuzz/gen_seeds.py); the working corpus
 # grows in $BUILD/work/<target>/ and is never written back into the repository.
@@ -17,18 +18,41 @@ BUILD=${OSSA_FUZZ_BUILD:-build-fuzz}
 RUNS=20000
 TIME=""
 ASSETS=0
+VALGRIND=0
 TARGETS=()
 while [ $# -gt 0 ]; do
   case "$1" in
     --runs) RUNS=$2; shift 2 ;;
     --time) TIME=$2; shift 2 ;;
     --assets) ASSETS=1; shift ;;
+    --valgrind) VALGRIND=1; shift ;;
     -h|--help) sed -n 2,14p "$0"; exit 0 ;;
     *) TARGETS+=("$1"); shift ;;
   esac
 done
 if [ ${#TARGETS[@]} -eq 0 ]; then
   for f in fuzz/fuzz_*.c; do TARGETS+=("$(basename "$f" .c)"); done
+fi
+
+if [ "$VALGRIND" = 1 ]; then
+  # non-sanitized library (gcc), plain driver, every corpus file once under memcheck
+  VBUILD=${OSSA_FUZZ_REPLAY_BUILD:-build-fuzz-replay}
+  cmake -S . -B "$VBUILD" -G Ninja -DCMAKE_BUILD_TYPE=RelWithDebInfo -DOSSA_SANITIZE=OFF -DOSSA_BUILD_TESTS=OFF \
+        -DOSSA_BUILD_TOOLS=OFF -DOSSA_BUILD_EXAMPLES=OFF -DOSSA_BUILD_BENCH=OFF -DOSSA_BUILD_GL=OFF >/dev/null
+  cmake --build "$VBUILD" --target ossa
+  status=0
+  for t in "${TARGETS[@]}"; do
+    cc -O1 -g -std=c11 -D_POSIX_C_SOURCE=200809L -Iinclude "fuzz/$t.c" fuzz/replay_main.c "$VBUILD/libossa.a" \
+       -lm -lpthread -o "$VBUILD/${t}_replay"
+    files=$(find fuzz/corpus/"$t" "$BUILD/work/$t" -type f 2>/dev/null | wc -l)
+    echo "== $t: $files inputs under valgrind (log: $VBUILD/${t}_replay.log)"
+    if ! find fuzz/corpus/"$t" "$BUILD/work/$t" -type f -print0 2>/dev/null | \
+         xargs -0 valgrind --quiet --error-exitcode=1 --leak-check=full --errors-for-leak-kinds=definite,indirect \
+           --track-origins=yes "$VBUILD/${t}_replay" >"$VBUILD/${t}_replay.log" 2>&1; then
+      status=1; echo "!! $t: valgrind reported errors"; grep -m5 -E '^==[0-9]+== [A-Z]' "$VBUILD/${t}_replay.log" || true
+    fi
+  done
+  exit $status
 fi
 
 CC=clang CXX=clang++ cmake -S . -B "$BUILD" -G Ninja -DCMAKE_BUILD_TYPE=RelWithDebInfo \
