@@ -2,7 +2,10 @@
 """Writes the seed corpora of the fuzz targets (fuzz/corpus/<target>/) from small
 glTF documents generated here: a skinned, morphed, animated triangle pair (.gltf with a
 data: URI and the same as .glb), a sparse accessor, a matrix node, STEP/LINEAR/CUBICSPLINE
-samplers. No third-party file is copied. fuzz_sample seeds are the same files followed by
+samplers. No third-party file is copied.
+The other files of fuzz/corpus/<target>/ (named by their SHA-1) were grown from these seeds
+alone by `scripts/fuzz.sh` runs without --assets and minimised with libFuzzer's
+-merge=1 -max_len=1024. fuzz_sample seeds are the same files followed by
 32 parameter bytes (times as raw floats, dt, a morph weight, flags)."""
 import base64, json, os, struct, sys
 
