@@ -14,3 +14,4 @@ ctest --test-dir "$BUILD" --output-on-failure -j2
 # (no leaks, no invalid reads; a few minutes; GL-driving tests excluded, see the script).
 bash scripts/fuzz.sh --runs 20000
 bash scripts/valgrind.sh
+bash scripts/check_install.sh
