@@ -189,9 +189,23 @@ static void expect_edits(const char *const *edits, ossa_result code, const char 
 
 /* ---------------------------------------------------------------- cases */
 
+/* OSSA_HOSTILE_DUMP=DIR writes the two generated base documents there (to reproduce a
+ * case outside the test, e.g. with scripts or the ossa tool). */
+static void dump(const char *name, const void *data, size_t size) {
+    const char *dir = getenv("OSSA_HOSTILE_DUMP");
+    if (!dir) return;
+    char path[4096];
+    snprintf(path, sizeof path, "%s/%s", dir, name);
+    FILE *f = fopen(path, "wb");
+    if (!f) return;
+    fwrite(data, 1, size, f);
+    fclose(f);
+}
+
 static void base_documents_load(void **state) {
     (void)state;
     char *j = make_gltf(NULL);
+    dump("hostile-base.gltf", j, strlen(j));
     ossa_asset *a = NULL;
     ossa_diagnostic d;
     assert_int_equal(ossa_gltf_load_memory(j, strlen(j), NULL, &a, &d), OSSA_OK);
@@ -203,6 +217,7 @@ static void base_documents_load(void **state) {
     free(j);
     size_t n;
     uint8_t *g = make_glb(NULL, &n);
+    dump("hostile-base.glb", g, n);
     assert_int_equal(ossa_gltf_load_memory(g, n, NULL, &a, &d), OSSA_OK);
     assert_int_equal(a->mesh_count, 1);
     ossa_asset_destroy(a);
@@ -651,6 +666,59 @@ static void max_allocation_cap(void **state) {
     free(j);
 }
 
+/* max_allocation bounds what the load really holds: with a counting allocator, the peak
+ * of live bytes during any successful load stays within the cap. */
+typedef struct counting_alloc {
+    size_t live, peak;
+} counting_alloc;
+
+static void *ca_alloc(size_t size, void *user) {
+    counting_alloc *c = user;
+    size_t *p = malloc(size + 16);
+    if (!p) return NULL;
+    p[0] = size;
+    c->live += size;
+    if (c->live > c->peak) c->peak = c->live;
+    return (char *)p + 16;
+}
+
+static void ca_free(void *ptr, void *user) {
+    counting_alloc *c = user;
+    if (!ptr) return;
+    size_t *p = (size_t *)(void *)((char *)ptr - 16);
+    c->live -= p[0];
+    free(p);
+}
+
+static void max_allocation_bounds_peak(void **state) {
+    (void)state;
+    /* with warnings: they count too (regression: a warning recorded near the cap pushed
+     * the peak 2 KiB over it, the warning array lived outside the budget) */
+    char *j = make_gltf(EDITS("\"scene\":0,", "\"scene\":0,\"extensionsUsed\":[\"EXT_a\",\"EXT_b\"],"));
+    size_t n = strlen(j);
+    counting_alloc c;
+    ossa_allocator al = {ca_alloc, ca_free, &c};
+    ossa_load_options o;
+    memset(&o, 0, sizeof o);
+    o.allocator = &al;
+    size_t loaded = 0;
+    for (size_t cap = 1024; cap <= 1 << 20; cap += cap / 16) {
+        memset(&c, 0, sizeof c);
+        o.max_allocation = cap;
+        ossa_asset *a = NULL;
+        ossa_result r = ossa_gltf_load_memory(j, n, &o, &a, NULL);
+        if (getenv("OSSA_HOSTILE_VERBOSE")) printf("[ PEAK     ] cap %zu: %s, peak %zu\n", cap, ossa_result_string(r), c.peak);
+        if (r == OSSA_OK) {
+            loaded++;
+            ossa_asset_destroy(a);
+        }
+        if (c.peak > cap) fail_msg("cap %zu: peak of live bytes %zu exceeds it (%s)", cap, c.peak, ossa_result_string(r));
+        assert_int_equal(c.live, 0);
+    }
+    assert_true(loaded > 0);
+    free(j);
+}
+
 /* The budget also bounds what a small file can ask for: 4 GB of zeros from 60 bytes. */
 static void max_allocation_small_file_big_ask(void **state) {
     (void)state;
@@ -782,6 +850,31 @@ static void deep_node_chain(void **state) {
     expect_text(l, OSSA_ERROR_INVALID_DATA, NULL, "cycle in the node hierarchy");
     free(l);
     free(k);
+    free(j);
+}
+
+/* Regression (found by review while testing max_allocation): 65536 nodes instancing one
+ * mesh of 65537 primitives made 2^32 + 65536 mesh instances; the 32-bit total wrapped to
+ * 65536, the meshes array was allocated for that, and the 65537th mesh was written past
+ * its end (heap overflow from a 2.7 MB file). Now LIMIT before any mesh is built. */
+static void regression_mesh_instance_count_overflow(void **state) {
+    (void)state;
+    const uint32_t nodes = 65536, prims = 65537;
+    size_t cap = (size_t)nodes * 12 + (size_t)prims * 32 + 1024;
+    char *j = malloc(cap);
+    assert_non_null(j);
+    size_t o = (size_t)snprintf(j, cap, "{\"asset\":{\"version\":\"2.0\"},\"nodes\":[");
+    for (uint32_t i = 0; i < nodes; i++) o += (size_t)snprintf(j + o, cap - o, i ? ",{\"mesh\":0}" : "{\"mesh\":0}");
+    o += (size_t)snprintf(j + o, cap - o, "],\"meshes\":[{\"primitives\":[");
+    for (uint32_t i = 0; i < prims; i++)
+        o += (size_t)snprintf(j + o, cap - o, i ? ",{\"attributes\":{\"POSITION\":0}}" : "{\"attributes\":{\"POSITION\":0}}");
+    o += (size_t)snprintf(j + o, cap - o,
+                          "]}],\"accessors\":[{\"componentType\":5126,\"count\":3,\"type\":\"VEC3\"}]}");
+    assert_true(o < cap);
+    ossa_diagnostic d;
+    ossa_result r = load(j, o, NULL, &d);
+    if (r != OSSA_ERROR_LIMIT || strcmp(d.path, "/nodes") || !strstr(d.message, "4295032832 mesh primitive instances"))
+        fail_msg("got %s at '%s': %s", ossa_result_string(r), d.path, d.message);
     free(j);
 }
 
@@ -917,10 +1010,12 @@ int main(void) {
         cmocka_unit_test(regression_base64_stray_character),
         cmocka_unit_test(nonsense_that_loads),
         cmocka_unit_test(max_allocation_cap),
+        cmocka_unit_test(max_allocation_bounds_peak),
         cmocka_unit_test(max_allocation_small_file_big_ask),
         cmocka_unit_test(allocation_failure_every_point),
         cmocka_unit_test(deep_json_nesting),
         cmocka_unit_test(deep_node_chain),
+        cmocka_unit_test(regression_mesh_instance_count_overflow),
         cmocka_unit_test(shared_malformed_files),
         cmocka_unit_test(shared_malformed_all_listed),
     };

@@ -768,6 +768,10 @@ static ossa_result load(ossa__ctx *ctx, const ossa_load_options *options, const 
         check_materials(ctx);
     }
 
+    if (!ossa__ctx_reserve(ctx, sizeof *asset)) {
+        r = ctx->failed;
+        goto fail;
+    }
     asset = ossa__alloc_array(al, 1, sizeof *asset);
     if (!asset) {
         r = ossa__fail(ctx, OSSA_ERROR_OUT_OF_MEMORY, "", "out of memory");
@@ -818,6 +822,10 @@ static ossa_result load(ossa__ctx *ctx, const ossa_load_options *options, const 
         }
         joint_count = n;
         /* node infos (names point into the skeleton) */
+        if (!ossa__ctx_reserve(ctx, (size_t)n * sizeof *asset->nodes)) {
+            r = ctx->failed;
+            goto fail;
+        }
         asset->nodes = ossa__alloc_array(al, n, sizeof *asset->nodes);
         if (!asset->nodes) {
             r = ossa__fail(ctx, OSSA_ERROR_OUT_OF_MEMORY, "", "out of memory");
@@ -886,6 +894,10 @@ static ossa_result load(ossa__ctx *ctx, const ossa_load_options *options, const 
         size_t o_names = L.size;
         for (uint32_t m = 0; m < doc.mesh_count; m++)
             L.size += strlen(doc.meshes[m].name ? doc.meshes[m].name : "") + 1;
+        if (!ossa__ctx_reserve(ctx, L.size)) {
+            r = ctx->failed;
+            goto fail;
+        }
         uint8_t *blk = ossa__alloc(al, L.size);
         if (!blk) {
             r = ossa__fail(ctx, OSSA_ERROR_OUT_OF_MEMORY, "", "out of memory");
@@ -903,12 +915,23 @@ static ossa_result load(ossa__ctx *ctx, const ossa_load_options *options, const 
             asset->mesh_infos[m].target_count = doc.meshes[m].target_count;
             p += l;
         }
-        /* meshes: one per (node with mesh, triangle primitive), glTF node order */
-        uint32_t total = 0;
+        /* meshes: one per (node with mesh, triangle primitive), glTF node order. The sum is
+         * 64-bit: 65536 nodes instancing a mesh of 65537 primitives wrapped a 32-bit total
+         * to 65536 and the array was overrun. */
+        uint64_t total = 0;
         for (uint32_t i = 0; i < n; i++)
             if (doc.nodes[i].mesh >= 0) total += doc.meshes[doc.nodes[i].mesh].primitive_count;
+        if (total > UINT32_MAX) {
+            r = ossa__fail(ctx, OSSA_ERROR_LIMIT, "/nodes", "%llu mesh primitive instances (more than 2^32 - 1)",
+                           (unsigned long long)total);
+            goto fail;
+        }
         if (total) {
-            asset->meshes = ossa__alloc_array(al, total, sizeof *asset->meshes);
+            if (!ossa__ctx_reserve(ctx, (size_t)total * sizeof *asset->meshes)) {
+                r = ctx->failed;
+                goto fail;
+            }
+            asset->meshes = ossa__alloc_array(al, (size_t)total, sizeof *asset->meshes);
             if (!asset->meshes) {
                 r = ossa__fail(ctx, OSSA_ERROR_OUT_OF_MEMORY, "", "out of memory");
                 goto fail;
