@@ -109,6 +109,8 @@ void ossa__warn(ossa__ctx *ctx, const char *path, const char *fmt, ...) {
         return;
     }
     if (!ctx->warnings) {
+        /* warnings count against max_allocation like everything else the load leaves allocated */
+        if (!ossa__ctx_reserve(ctx, OSSA__MAX_WARNINGS * sizeof(char *))) return;
         ctx->warnings = ctx->allocator.alloc(OSSA__MAX_WARNINGS * sizeof(char *), ctx->allocator.user);
         if (!ctx->warnings) {
             ossa__fail(ctx, OSSA_ERROR_OUT_OF_MEMORY, path, "out of memory recording a warning");
@@ -121,6 +123,7 @@ void ossa__warn(ossa__ctx *ctx, const char *path, const char *fmt, ...) {
     format_place(buf, sizeof buf, path, fmt, ap);
     va_end(ap);
     size_t n = strlen(buf) + 1;
+    if (!ossa__ctx_reserve(ctx, n)) return;
     char *w = ctx->allocator.alloc(n, ctx->allocator.user);
     if (!w) {
         ossa__fail(ctx, OSSA_ERROR_OUT_OF_MEMORY, path, "out of memory recording a warning");
