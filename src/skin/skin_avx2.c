@@ -174,7 +174,9 @@ static inline __attribute__((always_inline)) void dqs_block(const ossa_skin_job 
     const float *wbase = job->weights + (size_t)v0 * k;
     const uint16_t *jbase = job->joints + (size_t)v0 * k;
     const __m256i sigma = _mm256_setr_epi32(0, 2, 4, 6, 1, 3, 5, 7);
-    __m256 acc[8], r0[4];
+    /* r0 is set at i == 0 (k >= 4); initialised only to silence gcc 12's -Wmaybe-uninitialized
+     * at -O2, which broke -Werror builds without sanitizers */
+    __m256 acc[8], r0[4] = {_mm256_setzero_ps(), _mm256_setzero_ps(), _mm256_setzero_ps(), _mm256_setzero_ps()};
     for (uint32_t i = 0; i < k; i++) {
         __m256 z[8], u[8], c[8];
         for (int r = 0; r < 8; r++) z[r] = _mm256_loadu_ps(&dq[jbase[(size_t)SIGMA[r] * k + i]].real.x);
