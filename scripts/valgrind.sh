@@ -16,7 +16,7 @@ set -euo pipefail
 cd "$(dirname "$0")/.."
 BUILD=${OSSA_VALGRIND_BUILD:-build-valgrind}
 EXCLUDE=${OSSA_VALGRIND_EXCLUDE:-test_gl test_tool_view test_tool_render test_gltf_cli}
-cmake -S . -B "$BUILD" -G Ninja -DCMAKE_BUILD_TYPE=RelWithDebInfo -DOSSA_SANITIZE=OFF -DOSSA_WERROR=OFF -DOSSA_BUILD_TESTS=ON -DOSSA_BUILD_GL=ON -DOSSA_BUILD_TOOLS=ON \
+cmake -S . -B "$BUILD" -G Ninja -DCMAKE_BUILD_TYPE=RelWithDebInfo -DOSSA_SANITIZE=OFF -DOSSA_WERROR=ON -DOSSA_BUILD_TESTS=ON -DOSSA_BUILD_GL=ON -DOSSA_BUILD_TOOLS=ON \
       -DOSSA_BUILD_EXAMPLES=OFF -DOSSA_BUILD_BENCH=OFF >/dev/null
 TESTS=("$@")
 if [ ${#TESTS[@]} -eq 0 ]; then

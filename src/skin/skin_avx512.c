@@ -180,7 +180,8 @@ static inline __attribute__((always_inline)) void dqs_block(const ossa_skin_job 
     const float *wbase = job->weights + (size_t)v0 * k;
     const uint16_t *jbase = job->joints + (size_t)v0 * k;
     const __m512i lane = _mm512_setr_epi32(0, 1, 2, 3, 4, 5, 6, 7, 8, 9, 10, 11, 12, 13, 14, 15);
-    __m512 acc[8], r0[4];
+    /* r0 is set at i == 0; initialised only to silence gcc 12's -Wmaybe-uninitialized at -O2 */
+    __m512 acc[8], r0[4] = {_mm512_setzero_ps(), _mm512_setzero_ps(), _mm512_setzero_ps(), _mm512_setzero_ps()};
     for (uint32_t i = 0; i < k; i++) {
         __m512 z[8], u[8], c[8];
         for (int r = 0; r < 8; r++) {
