@@ -7,15 +7,18 @@
 #   scripts/valgrind.sh test_hostile    # only the named tests
 #
 # Excluded by default (OSSA_VALGRIND_EXCLUDE, space-separated, overridable):
-#   test_gl, test_tool_view, test_tool_render: they drive Mesa/EGL (llvmpipe), whose JIT
-#   and driver allocations flood memcheck with reports that are not ossa's, and run
-#   minutes under valgrind. Their ossa-side code (shaders, uploads) is covered by the
-#   ASan/UBSan run of scripts/test.sh.
-#   test_gltf_cli: spawns the ossa tool as a child process (valgrind checks the parent only).
+#   test_tool_view, test_tool_render, test_gltf_cli: the code they test runs in the ossa
+#   tool, a child process (valgrind checks the parent only); the tool's ossa code is the
+#   library checked here through the other tests.
+# test_gl runs (about 4 minutes: Mesa llvmpipe under memcheck) with one suppression:
+# glibc's dynamic loader reads 8 bytes past a short rpath string (strncmp in is_dst) while
+# dlopen-ing the Mesa driver; it is not ossa's code. Leaks inside the GL stack are
+# "possibly lost"/"still reachable", which do not fail the run.
 set -euo pipefail
 cd "$(dirname "$0")/.."
 BUILD=${OSSA_VALGRIND_BUILD:-build-valgrind}
-EXCLUDE=${OSSA_VALGRIND_EXCLUDE:-test_gl test_tool_view test_tool_render test_gltf_cli}
+EXCLUDE=${OSSA_VALGRIND_EXCLUDE:-test_tool_view test_tool_render test_gltf_cli}
+SUPP="$BUILD/valgrind.supp"
 cmake -S . -B "$BUILD" -G Ninja -DCMAKE_BUILD_TYPE=RelWithDebInfo -DOSSA_SANITIZE=OFF -DOSSA_WERROR=ON -DOSSA_BUILD_TESTS=ON -DOSSA_BUILD_GL=ON -DOSSA_BUILD_TOOLS=ON \
       -DOSSA_BUILD_EXAMPLES=OFF -DOSSA_BUILD_BENCH=OFF >/dev/null
 TESTS=("$@")
@@ -30,10 +33,20 @@ export OSSA_ASSETS=${OSSA_ASSETS:-$PWD/../shared/assets}
 export OSSA_SOURCE_DIR=$PWD OSSA_TMP=$PWD/$BUILD/test-tmp
 mkdir -p "$OSSA_TMP"
 if [ -x "$BUILD/ossa" ]; then export OSSA_TOOL=$PWD/$BUILD/ossa; fi
+cat >"$SUPP" <<'SUPPRESSIONS'
+{
+   glibc-dl-load-rpath-strncmp-overread
+   Memcheck:Addr8
+   fun:strncmp
+   fun:is_dst
+   ...
+   fun:_dl_map_object
+}
+SUPPRESSIONS
 status=0
 for t in "${TESTS[@]}"; do
   start=$(date +%s)
-  if valgrind --quiet --leak-check=full --errors-for-leak-kinds=definite,indirect --show-leak-kinds=definite,indirect \
+  if valgrind --quiet --suppressions="$SUPP" --leak-check=full --errors-for-leak-kinds=definite,indirect --show-leak-kinds=definite,indirect \
        --error-exitcode=1 --track-origins=yes "$BUILD/$t" >"$BUILD/$t.valgrind.log" 2>&1; then
     echo "ok   $t ($(( $(date +%s) - start )) s)"
   else
