@@ -67,7 +67,9 @@ ossa_result ossa_skin_dqs(const ossa_skin_job *job, const ossa_dual_quat *dq);
 
 /* Morph targets: out = base + Σ weights[i] * target_i delta for vertices [begin, end),
  * for positions and (when both base and output are given) normals. weights has
- * mesh->target_count entries. Output arrays are vertex_count * 3 floats. */
+ * mesh->target_count entries. Output arrays are vertex_count * 3 floats.
+ * INVALID_ARGUMENT for a NULL mesh or out_positions, begin > end, end > vertex_count, or
+ * NULL weights when the mesh has targets; an empty range is OK and writes nothing. */
 ossa_result ossa_morph_apply(const ossa_mesh *mesh, const float *weights, uint32_t begin, uint32_t end,
                              float *out_positions, float *out_normals);
 

@@ -83,7 +83,9 @@ uint32_t ossa_track_find_key_cursor(const ossa_track *track, float t, uint32_t *
 /* Number of uint32 entries the frame-index table needs at `rate` entries per second. */
 uint32_t ossa_track_table_bound(const ossa_track *track, float rate);
 /* Fills `keys` (capacity entries, >= ossa_track_table_bound) and sets track->table
- * to point at it. The caller owns `keys` and keeps it alive as long as the track. */
+ * to point at it. The caller owns `keys` and keeps it alive as long as the track.
+ * INVALID_ARGUMENT for a NULL track or keys, a track without keys, or a rate that gives
+ * no table (<= 0, NaN, inf); BUFFER_TOO_SMALL when capacity < the bound. */
 ossa_result ossa_track_build_table(ossa_track *track, float rate, uint32_t *keys, uint32_t capacity);
 
 /* Interpolates between key k and k+1 at time t (t already adjusted/clamped),
