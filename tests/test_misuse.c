@@ -240,6 +240,8 @@ static void track_misuse(void **state) {
     assert_int_equal(ossa_track_build_table(&t, 10, NULL, 4), OSSA_ERROR_INVALID_ARGUMENT);
     assert_int_equal(ossa_track_build_table(&t, 0, keys, 4), OSSA_ERROR_INVALID_ARGUMENT);
     assert_int_equal(ossa_track_build_table(&t, NAN, keys, 4), OSSA_ERROR_INVALID_ARGUMENT);
+    assert_int_equal(ossa_track_build_table(&t, INFINITY, keys, 4), OSSA_ERROR_INVALID_ARGUMENT);
+    assert_int_equal(ossa_track_build_table(&t, -5, keys, 4), OSSA_ERROR_INVALID_ARGUMENT);
     assert_int_equal(ossa_track_build_table(&t, 10, keys, 4), OSSA_ERROR_BUFFER_TOO_SMALL);
     assert_true(ossa_track_table_bound(&t, 10) > 4);
     assert_int_equal(ossa_track_table_bound(NULL, 10), 0);
