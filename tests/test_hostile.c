@@ -4,6 +4,7 @@
  * or .glb), then broken one way each. Also: regressions for the bugs the fuzzers found,
  * the max_allocation cap, deep nesting and deep node chains, and every file of
  * ../shared/assets/malformed/ (skipped with a printed reason when absent). */
+#include "gltf_writer.h"
 #include "test_support.h"
 
 #include <dirent.h>
@@ -481,6 +482,43 @@ static void missing_buffers(void **state) {
     free(j);
     expect_edits(EDITS("\"buffers\":[{", "\"buffers\":[],\"x\":[{"), OSSA_ERROR_INVALID_DATA, "/bufferViews/0/buffer",
                  "buffers index 0 out of range (0 buffers)");
+}
+
+/* Row: missing buffers, external: the .bin shorter than byteLength, absent, or a
+ * directory; written with the tests' glTF writer (tests/support/gltf_writer.h). */
+static void external_buffer_short_or_absent(void **state) {
+    (void)state;
+    const float pos[9] = {0, 0, 0, 1, 0, 0, 0, 1, 0};
+    gw *w = gw_create();
+    int acc = gw_data(w, GW_FLOAT, false, 3, "VEC3", pos);
+    gw_add(w, "meshes", "{\"primitives\": [{\"attributes\": {\"POSITION\": %d}}]}", acc);
+    gw_add(w, "nodes", "{\"mesh\": 0}");
+    char gltf[4096], bin[4096];
+    snprintf(gltf, sizeof gltf, "%s", ot_tmp("hostile-external.gltf"));
+    snprintf(bin, sizeof bin, "%s", ot_tmp("hostile-external.bin"));
+    size_t n;
+    uint8_t *text = gw_finish(w, GW_EXTERNAL, "hostile-external.bin", bin, &n);
+    assert_int_equal(gw_write_file(gltf, text, n), 0);
+    ossa_asset *a = NULL;
+    ossa_diagnostic d;
+    assert_int_equal(ossa_gltf_load_file(gltf, NULL, &a, &d), OSSA_OK);
+    ossa_asset_destroy(a);
+    assert_int_equal(gw_write_file(bin, pos, 20), 0); /* 20 of 36 bytes */
+    assert_int_equal(ossa_gltf_load_file(gltf, NULL, &a, &d), OSSA_ERROR_INVALID_DATA);
+    assert_null(a);
+    assert_string_equal(d.path, "/buffers/0");
+    assert_non_null(strstr(d.message, "only 20 bytes available, byteLength is 36"));
+    remove(bin);
+    assert_int_equal(ossa_gltf_load_file(gltf, NULL, &a, &d), OSSA_ERROR_IO);
+    assert_string_equal(d.path, "/buffers/0");
+    assert_non_null(strstr(d.message, "cannot open"));
+    free(text);
+    text = gw_finish(w, GW_EXTERNAL, ".", bin, &n); /* the model's own directory as the buffer */
+    assert_int_equal(gw_write_file(gltf, text, n), 0);
+    assert_int_equal(ossa_gltf_load_file(gltf, NULL, &a, &d), OSSA_ERROR_IO);
+    assert_non_null(strstr(d.message, "is not a regular file"));
+    free(text);
+    gw_destroy(w);
 }
 
 /* Row: bad URIs: absolute paths, schemes, path traversal, malformed escapes. */
@@ -1003,6 +1041,7 @@ int main(void) {
         cmocka_unit_test(nan_and_inf),
         cmocka_unit_test(non_increasing_times),
         cmocka_unit_test(missing_buffers),
+        cmocka_unit_test(external_buffer_short_or_absent),
         cmocka_unit_test(bad_uris),
         cmocka_unit_test(unsupported_extensions),
         cmocka_unit_test(wrong_types_and_syntax),
