@@ -67,17 +67,6 @@ static void normalize3(float *v) {
     }
 }
 
-static void copy_vertex(const ossa_skin_job *job, uint32_t v) {
-    memcpy(ossa__skin_out(job->out_positions, job->out_positions_stride, v),
-           ossa__skin_in(job->positions, job->positions_stride, v), 12);
-    if (job->normals)
-        memcpy(ossa__skin_out(job->out_normals, job->out_normals_stride, v),
-               ossa__skin_in(job->normals, job->normals_stride, v), 12);
-    if (job->tangents)
-        memcpy(ossa__skin_out(job->out_tangents, job->out_tangents_stride, v),
-               ossa__skin_in(job->tangents, job->tangents_stride, v), 16);
-}
-
 ossa_result ossa_skin_dqs(const ossa_skin_job *job, const ossa_dual_quat *dq) {
     return ossa_skin_dqs_with_kernel(job, dq, OSSA_SKIN_KERNEL_AUTO);
 }
@@ -112,7 +101,7 @@ void ossa__skin_dqs_scalar(const ossa_skin_job *job, const ossa_dual_quat *dq) {
         const uint16_t *jv = j.joints + (size_t)v * k;
         const float *wv = j.weights + (size_t)v * k;
         if (ossa__skin_weight_sum(wv, k) == 0.0f) {
-            copy_vertex(&j, v);
+            ossa__skin_copy_vertex(&j, v);
             continue;
         }
         const ossa_quat r0 = dq[jv[0]].real;
@@ -129,7 +118,7 @@ void ossa__skin_dqs_scalar(const ossa_skin_job *job, const ossa_dual_quat *dq) {
         const float qx = b[0], qy = b[1], qz = b[2], qw = b[3], dx = b[4], dy = b[5], dz = b[6], dw = b[7];
         const float L = qx * qx + qy * qy + qz * qz + qw * qw;
         if (!(L > 1e-24f)) { /* influences cancel out: no rotation to apply */
-            copy_vertex(&j, v);
+            ossa__skin_copy_vertex(&j, v);
             continue;
         }
         const float s = 2.0f / L;

@@ -231,30 +231,19 @@ static inline __attribute__((always_inline)) void dqs_block(const ossa_skin_job 
     apply_block(job, t, v0, m, zero);
 }
 
-/* Blocks are aligned to absolute vertex indices (multiples of 16); partial blocks and
- * strided streams go through a packed scratch copy, so every vertex takes the same
- * arithmetic whatever the range split or layout. dq NULL: LBS, else DQS. */
+/* Skins job->[begin, end) in blocks of 16 (ossa__skin_block_begin). dq NULL: LBS, else DQS. */
 static inline __attribute__((always_inline)) void skin(const ossa_skin_job *job, const ossa_dual_quat *dq,
                                                        const uint32_t k) {
-    const bool packed = job->positions_stride == 12 && job->out_positions_stride == 12 &&
-                        (!job->normals || (job->normals_stride == 12 && job->out_normals_stride == 12)) &&
-                        (!job->tangents || (job->tangents_stride == 16 && job->out_tangents_stride == 16));
+    const bool packed = ossa__skin_job_packed(job);
     tables t;
     make_tables(&t);
     ossa__skin_scratch scratch;
-    for (uint32_t v = job->begin; v < job->end;) {
-        uint32_t b0 = v - v % 16, e = job->end - b0 > 16 ? b0 + 16 : job->end;
-        const ossa_skin_job *bj = job;
-        ossa_skin_job sj;
-        uint32_t at = v;
-        if (!(packed && v == b0 && e == b0 + 16)) {
-            sj = ossa__skin_scratch_load(job, b0, v, e, &scratch);
-            bj = &sj, at = 0;
-        }
-        if (dq) dqs_block(bj, dq, &t, at, k);
-        else skin_block(bj, &t, at, k);
-        if (bj != job) ossa__skin_scratch_store(job, b0, v, e, &scratch);
-        v = e;
+    ossa__skin_block b;
+    for (uint32_t v = job->begin; v < job->end; v = b.e) {
+        ossa__skin_block_begin(&b, job, packed, 16, v, &scratch);
+        if (dq) dqs_block(b.job, dq, &t, b.at, k);
+        else skin_block(b.job, &t, b.at, k);
+        ossa__skin_block_end(&b, job, &scratch);
     }
 }
 

@@ -4,6 +4,9 @@
 
 #include <ossa/skin.h>
 
+#include <stdbool.h>
+#include <string.h>
+
 /* A kernel skins job->[begin, end) of an already validated job whose joint indices
  * were checked; strides are resolved (non-zero). It never fails and never allocates. */
 typedef void (*ossa__skin_kernel_fn)(const ossa_skin_job *job);
@@ -60,6 +63,57 @@ static inline const float *ossa__skin_in(const float *base, uint32_t stride, uin
 }
 static inline float *ossa__skin_out(float *base, uint32_t stride, uint32_t vertex) {
     return (float *)(void *)((char *)base + (size_t)vertex * stride);
+}
+
+/* Copies vertex v's position, normal and tangent to the outputs unchanged (what every
+ * kernel does for a vertex whose weights sum to 0). */
+static inline void ossa__skin_copy_vertex(const ossa_skin_job *job, uint32_t v) {
+    memcpy(ossa__skin_out(job->out_positions, job->out_positions_stride, v),
+           ossa__skin_in(job->positions, job->positions_stride, v), 12);
+    if (job->normals)
+        memcpy(ossa__skin_out(job->out_normals, job->out_normals_stride, v),
+               ossa__skin_in(job->normals, job->normals_stride, v), 12);
+    if (job->tangents)
+        memcpy(ossa__skin_out(job->out_tangents, job->out_tangents_stride, v),
+               ossa__skin_in(job->tangents, job->tangents_stride, v), 16);
+}
+
+/* True when every stream of a stride-resolved job is packed (12, 12, 16 bytes). */
+static inline bool ossa__skin_job_packed(const ossa_skin_job *job) {
+    return job->positions_stride == 12 && job->out_positions_stride == 12 &&
+           (!job->normals || (job->normals_stride == 12 && job->out_normals_stride == 12)) &&
+           (!job->tangents || (job->tangents_stride == 16 && job->out_tangents_stride == 16));
+}
+
+/* One block of a SIMD kernel `width` vertices wide (8 or 16). Blocks are aligned to
+ * absolute vertex indices (multiples of width); a partial block or a strided stream goes
+ * through the packed scratch copy, so every vertex takes the same arithmetic whatever the
+ * range split or layout. The block code runs on `job` from vertex `at`. */
+typedef struct ossa__skin_block {
+    const ossa_skin_job *job; /* the caller's job, or &scratch_job */
+    uint32_t at;              /* first vertex of the block in *job: v, or 0 in the scratch */
+    uint32_t b0, v, e;        /* aligned start, first and end vertex in the caller's job */
+    ossa_skin_job scratch_job;
+} ossa__skin_block;
+
+/* Sets up the block holding vertex v of job (loading the scratch copy when needed); the
+ * next block starts at b->e. */
+static inline void ossa__skin_block_begin(ossa__skin_block *b, const ossa_skin_job *job, bool packed, uint32_t width,
+                                          uint32_t v, ossa__skin_scratch *s) {
+    b->b0 = v - v % width;
+    b->v = v;
+    b->e = job->end - b->b0 > width ? b->b0 + width : job->end;
+    b->job = job, b->at = v;
+    if (!(packed && v == b->b0 && b->e == b->b0 + width)) {
+        b->scratch_job = ossa__skin_scratch_load(job, b->b0, v, b->e, s);
+        b->job = &b->scratch_job, b->at = 0;
+    }
+}
+
+/* Copies the block's outputs back to job when it ran on the scratch copy. */
+static inline void ossa__skin_block_end(const ossa__skin_block *b, const ossa_skin_job *job,
+                                        const ossa__skin_scratch *s) {
+    if (b->job != job) ossa__skin_scratch_store(job, b->b0, b->v, b->e, s);
 }
 
 #endif

@@ -35,13 +35,7 @@ static inline __attribute__((always_inline)) void skin(const ossa_skin_job *job,
         const float *p = ossa__skin_in(job->positions, job->positions_stride, v);
         float *op = ossa__skin_out(job->out_positions, job->out_positions_stride, v);
         if (ossa__skin_weight_sum(wv, k) == 0.0f) {
-            memcpy(op, p, 12);
-            if (job->normals)
-                memcpy(ossa__skin_out(job->out_normals, job->out_normals_stride, v),
-                       ossa__skin_in(job->normals, job->normals_stride, v), 12);
-            if (job->tangents)
-                memcpy(ossa__skin_out(job->out_tangents, job->out_tangents_stride, v),
-                       ossa__skin_in(job->tangents, job->tangents_stride, v), 16);
+            ossa__skin_copy_vertex(job, v);
             continue;
         }
         const float *m = job->palette[jv[0]].m;
