@@ -14,6 +14,7 @@
 #include <time.h>
 
 #include "gltf_writer.h"
+#include "ref_math.h"
 
 static const char *const POSITIVE[] = {
     "Woman/Woman.gltf",
@@ -219,30 +220,6 @@ static void meshes_match_raw_positions(void **state) {
 
 /* ------------------------------------------------------------ skins: bind pose identity */
 
-static void mat_from(const ossa_transform *x, float m[16]) {
-    float qx = x->rotation.x, qy = x->rotation.y, qz = x->rotation.z, qw = x->rotation.w;
-    float r[9] = {1 - 2 * (qy * qy + qz * qz), 2 * (qx * qy + qz * qw),     2 * (qx * qz - qy * qw),
-                  2 * (qx * qy - qz * qw),     1 - 2 * (qx * qx + qz * qz), 2 * (qy * qz + qx * qw),
-                  2 * (qx * qz + qy * qw),     2 * (qy * qz - qx * qw),     1 - 2 * (qx * qx + qy * qy)};
-    const float *s = &x->scale.x;
-    for (int c = 0; c < 3; c++) {
-        for (int k = 0; k < 3; k++) m[c * 4 + k] = r[c * 3 + k] * s[c];
-        m[c * 4 + 3] = 0;
-    }
-    m[12] = x->translation.x, m[13] = x->translation.y, m[14] = x->translation.z, m[15] = 1;
-}
-
-static void mul(const float *a, const float *b, float *o) {
-    float t[16];
-    for (int c = 0; c < 4; c++)
-        for (int r = 0; r < 4; r++) {
-            double s = 0;
-            for (int k = 0; k < 4; k++) s += (double)a[k * 4 + r] * b[c * 4 + k];
-            t[c * 4 + r] = (float)s;
-        }
-    memcpy(o, t, sizeof t);
-}
-
 static void check_bind_pose(const char *rel) {
     ossa_asset *a = load_asset(rel);
     if (!a) return;
@@ -252,9 +229,9 @@ static void check_bind_pose(const char *rel) {
     assert_non_null(world);
     for (uint32_t j = 0; j < n; j++) {
         float local[16];
-        mat_from(&sk->bind[j], local);
+        ref_mat_transform(&sk->bind[j], local);
         if (sk->parents[j] < 0) memcpy(world[j], local, sizeof local);
-        else mul(world[sk->parents[j]], local, world[j]);
+        else ref_mul(world[sk->parents[j]], local, world[j]);
     }
     assert_true(sk->skin_count >= 1);
     for (uint32_t s = 0; s < sk->skin_count; s++) {
@@ -262,7 +239,7 @@ static void check_bind_pose(const char *rel) {
         float first[16];
         for (uint32_t k = 0; k < skin->joint_count; k++) {
             float m[16];
-            mul(world[skin->joints[k]], skin->inverse_bind[k].m, m);
+            ref_mul(world[skin->joints[k]], skin->inverse_bind[k].m, m);
             if (k == 0) memcpy(first, m, sizeof m);
             for (int e = 0; e < 16; e++)
                 if (!(fabsf(m[e] - first[e]) <= 2e-3f * (1 + fabsf(first[e]))))
@@ -277,7 +254,7 @@ static void check_bind_pose(const char *rel) {
             assert_non_null(palette);
             assert_non_null(out);
             for (uint32_t j = 0; j < n; j++) palette[j] = ossa_mat4_identity();
-            for (uint32_t k = 0; k < skin->joint_count; k++) mul(world[skin->joints[k]], skin->inverse_bind[k].m, palette[skin->joints[k]].m);
+            for (uint32_t k = 0; k < skin->joint_count; k++) ref_mul(world[skin->joints[k]], skin->inverse_bind[k].m, palette[skin->joints[k]].m);
             ossa_skin_job job;
             memset(&job, 0, sizeof job);
             job.end = mesh->vertex_count;
@@ -353,7 +330,7 @@ static void raw_local(gr *g, int an, int i, float t, float m[16]) {
         return;
     }
     ossa_transform x = {{tr[0], tr[1], tr[2]}, {q[0], q[1], q[2], q[3]}, {sc[0], sc[1], sc[2]}};
-    mat_from(&x, m);
+    ref_mat_transform(&x, m);
 }
 
 static void raw_world(gr *g, int an, float t, int count, float (*world)[16]) {
@@ -369,7 +346,7 @@ static void raw_world(gr *g, int an, float t, int count, float (*world)[16]) {
         raw_local(g, an, i, t, acc);
         for (int p = parent[i]; p >= 0; p = parent[p]) {
             raw_local(g, an, p, t, m);
-            mul(m, acc, acc);
+            ref_mul(m, acc, acc);
         }
         memcpy(world[i], acc, sizeof acc);
     }
@@ -415,7 +392,7 @@ static void check_cli_skinning(const char *rel, float t) {
         for (int k = 0; k < joints; k++) {
             int jn = (int)gj_num(j, gj_findf(j, "/skins/%d/joints/%d", skin, k));
             float id[16] = {1, 0, 0, 0, 0, 1, 0, 0, 0, 0, 1, 0, 0, 0, 0, 1};
-            mul(world[jn], ibm ? ibm + 16 * k : id, pal[k]);
+            ref_mul(world[jn], ibm ? ibm + 16 * k : id, pal[k]);
         }
         uint32_t nv, pc, jc, wc;
         float *pos = gr_accessor(g, (int)gj_num(j, gj_findf(j, "/meshes/%d/primitives/%d/attributes/POSITION", mesh, prim)), &nv, &pc);
