@@ -59,14 +59,6 @@ void ossa_palette_to_dual_quats(const ossa_mat4 *palette, uint32_t count, ossa_d
     }
 }
 
-static void normalize3(float *v) {
-    float l2 = v[0] * v[0] + v[1] * v[1] + v[2] * v[2];
-    if (l2 > 1e-24f) {
-        float s = 1.0f / sqrtf(l2);
-        v[0] *= s, v[1] *= s, v[2] *= s;
-    }
-}
-
 ossa_result ossa_skin_dqs(const ossa_skin_job *job, const ossa_dual_quat *dq) {
     return ossa_skin_dqs_with_kernel(job, dq, OSSA_SKIN_KERNEL_AUTO);
 }
@@ -139,13 +131,13 @@ void ossa__skin_dqs_scalar(const ossa_skin_job *job, const ossa_dual_quat *dq) {
         if (j.normals) {
             const float *n = ossa__skin_in(j.normals, j.normals_stride, v);
             for (int r = 0; r < 3; r++) o[r] = m[r] * n[0] + m[3 + r] * n[1] + m[6 + r] * n[2];
-            normalize3(o);
+            ossa__skin_normalize3(o);
             memcpy(ossa__skin_out(j.out_normals, j.out_normals_stride, v), o, 12);
         }
         if (j.tangents) {
             const float *t = ossa__skin_in(j.tangents, j.tangents_stride, v);
             for (int r = 0; r < 3; r++) o[r] = m[r] * t[0] + m[3 + r] * t[1] + m[6 + r] * t[2];
-            normalize3(o);
+            ossa__skin_normalize3(o);
             o[3] = t[3];
             memcpy(ossa__skin_out(j.out_tangents, j.out_tangents_stride, v), o, 16);
         }

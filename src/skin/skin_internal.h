@@ -4,6 +4,7 @@
 
 #include <ossa/skin.h>
 
+#include <math.h>
 #include <stdbool.h>
 #include <string.h>
 
@@ -114,6 +115,15 @@ static inline void ossa__skin_block_begin(ossa__skin_block *b, const ossa_skin_j
 static inline void ossa__skin_block_end(const ossa__skin_block *b, const ossa_skin_job *job,
                                         const ossa__skin_scratch *s) {
     if (b->job != job) ossa__skin_scratch_store(job, b->b0, b->v, b->e, s);
+}
+
+/* Scales v[0..2] to unit length unless its squared length is <= 1e-24 (scalar paths). */
+static inline void ossa__skin_normalize3(float *v) {
+    float l2 = v[0] * v[0] + v[1] * v[1] + v[2] * v[2];
+    if (l2 > 1e-24f) {
+        float s = 1.0f / sqrtf(l2);
+        v[0] *= s, v[1] *= s, v[2] *= s;
+    }
 }
 
 #endif

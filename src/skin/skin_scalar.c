@@ -51,14 +51,6 @@ ossa_result ossa__skin_check_joints(const ossa_skin_job *job) {
     return (n == 0 || max < job->palette_count) ? OSSA_OK : OSSA_ERROR_INVALID_DATA;
 }
 
-static void normalize3(float *v) {
-    float l2 = v[0] * v[0] + v[1] * v[1] + v[2] * v[2];
-    if (l2 > 1e-24f) {
-        float s = 1.0f / sqrtf(l2);
-        v[0] *= s, v[1] *= s, v[2] *= s;
-    }
-}
-
 void ossa__skin_lbs_scalar(const ossa_skin_job *job) {
     const uint32_t k = job->influences;
     for (uint32_t v = job->begin; v < job->end; v++) {
@@ -84,7 +76,7 @@ void ossa__skin_lbs_scalar(const ossa_skin_job *job) {
             float *on = ossa__skin_out(job->out_normals, job->out_normals_stride, v);
             float o[3];
             for (int r = 0; r < 3; r++) o[r] = m[r] * n[0] + m[3 + r] * n[1] + m[6 + r] * n[2];
-            normalize3(o);
+            ossa__skin_normalize3(o);
             memcpy(on, o, 12);
         }
         if (job->tangents) {
@@ -92,7 +84,7 @@ void ossa__skin_lbs_scalar(const ossa_skin_job *job) {
             float *ot = ossa__skin_out(job->out_tangents, job->out_tangents_stride, v);
             float o[4];
             for (int r = 0; r < 3; r++) o[r] = m[r] * t[0] + m[3 + r] * t[1] + m[6 + r] * t[2];
-            normalize3(o);
+            ossa__skin_normalize3(o);
             o[3] = t[3];
             memcpy(ot, o, 16);
         }
