@@ -4,6 +4,7 @@
 set -euo pipefail
 PKGS=(
   build-essential cmake ninja-build pkg-config clang   # compilers and build
+  libclang-rt-14-dev                                   # libFuzzer + sanitizer runtimes for clang (only Recommended by clang)
   libjsmn-dev                                          # JSON tokenizer (glTF import)
   libcmocka-dev                                        # unit tests
   libpng-dev libgif-dev                                # PNG / GIF output
