@@ -366,14 +366,7 @@ static void garbage_descs(void **state) {
 /* Real files: every clip of each asset, all lookups bit-identical over random, exact-key,
  * out-of-range and huge times (clamped and looping); at the end every track's last key. */
 static void check_asset_clips(const char *relative) {
-    const char *path = ot_asset(relative);
-    if (!path) {
-        skip();
-        return;
-    }
-    ossa_asset *asset = NULL;
-    ossa_diagnostic diag;
-    assert_int_equal(ossa_gltf_load_file(path, NULL, &asset, &diag), OSSA_OK);
+    ossa_asset *asset = ot_load_asset(relative);
     uint32_t n = asset->skeleton->joint_count;
     assert_true(ossa_pose_parents_first(asset->skeleton->parents, n));
     ossa_transform *a = malloc(sizeof *a * n), *b = malloc(sizeof *b * n), *c = malloc(sizeof *c * n),

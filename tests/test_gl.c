@@ -428,11 +428,7 @@ static void morph_targets_then_skinning(void **state) {
 static void morph_asset(void **state) {
     (void)state;
     NEED_GL();
-    const char *path = ot_asset("AnimatedMorphCube/AnimatedMorphCube.gltf");
-    if (!path) skip();
-    ossa_asset *a = NULL;
-    ossa_diagnostic diag;
-    assert_int_equal(ossa_gltf_load_file(path, NULL, &a, &diag), OSSA_OK);
+    ossa_asset *a = ot_load_asset("AnimatedMorphCube/AnimatedMorphCube.gltf");
     assert_true(a->mesh_count >= 1 && a->clip_count >= 1);
     const ossa_mesh *m = a->meshes[0];
     const ossa_clip *clip = a->clips[0];
@@ -570,11 +566,7 @@ static void invalid_arguments(void **state) {
 static void woman_asset_all_variants(void **state) {
     (void)state;
     NEED_GL();
-    const char *path = ot_asset("Woman/Woman.gltf");
-    if (!path) skip();
-    ossa_asset *a = NULL;
-    ossa_diagnostic diag;
-    assert_int_equal(ossa_gltf_load_file(path, NULL, &a, &diag), OSSA_OK);
+    ossa_asset *a = ot_load_asset("Woman/Woman.gltf");
     const ossa_skeleton *sk = a->skeleton;
     const ossa_mesh *mesh = NULL;
     for (uint32_t i = 0; i < a->mesh_count && !mesh; i++)

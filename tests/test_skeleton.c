@@ -202,14 +202,7 @@ static void out_of_memory_leaks_nothing(void **state) {
 /* Real skins: the rebuilt bind pose reproduces every skin joint's world bind matrix,
  * i.e. model(bind) * IBM = identity (relative to the matrix scale). */
 static void check_bind_pose(const char *relative) {
-    const char *path = ot_asset(relative);
-    if (!path) {
-        skip();
-        return;
-    }
-    ossa_asset *asset = NULL;
-    ossa_diagnostic diag;
-    assert_int_equal(ossa_gltf_load_file(path, NULL, &asset, &diag), OSSA_OK);
+    ossa_asset *asset = ot_load_asset(relative);
     const ossa_skeleton *sk = asset->skeleton;
     assert_true(sk->skin_count > 0);
     ossa_mat4 *model = malloc(sizeof *model * sk->joint_count);

@@ -24,6 +24,16 @@ const char *ot_asset(const char *relative) {
     return path;
 }
 
+ossa_asset *ot_load_asset(const char *relative) {
+    const char *path = ot_asset(relative);
+    if (!path) skip();
+    ossa_asset *asset = NULL;
+    ossa_diagnostic diag;
+    ossa_result r = ossa_gltf_load_file(path, NULL, &asset, &diag);
+    if (r != OSSA_OK) fail_msg("%s: %s: %s", relative, ossa_result_string(r), diag.message);
+    return asset;
+}
+
 const char *ot_tmp(const char *name) {
     static char path[4096];
     const char *root = getenv("OSSA_TMP");

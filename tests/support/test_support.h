@@ -14,6 +14,10 @@
  * reason when the assets are absent: callers then skip(). The string is static
  * storage overwritten by the next call. */
 const char *ot_asset(const char *relative);
+/* Loads a shared asset with ossa_gltf_load_file: skips the test (with the reason printed)
+ * when it is absent, fails it with the loader's diagnostic when the load fails. Caller
+ * frees with ossa_asset_destroy. */
+ossa_asset *ot_load_asset(const char *relative);
 /* Path under the test scratch directory (OSSA_TMP), created on demand; static storage. */
 const char *ot_tmp(const char *name);
 /* Path of the built ossa tool (OSSA_TOOL) or NULL. */
