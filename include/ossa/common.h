@@ -49,6 +49,12 @@ typedef struct ossa_allocator {
     void *user;
 } ossa_allocator;
 
+/* Where and why a load failed (every loader: glTF, .ossa, built clips, Assimp). */
+typedef struct ossa_diagnostic {
+    char path[128];     /* JSON pointer of the fault, e.g. "/accessors/3" ("" if none) */
+    char message[384];  /* human-readable, starts with the place: "accessors[3]: count 120 exceeds bufferView 1" */
+} ossa_diagnostic;
+
 #ifdef __cplusplus
 }
 #endif

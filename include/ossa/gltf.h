@@ -12,58 +12,11 @@
 #ifndef OSSA_GLTF_H
 #define OSSA_GLTF_H
 
-#include "clip.h"
-#include "mesh.h"
-#include "skeleton.h"
+#include "asset.h"
 
 #ifdef __cplusplus
 extern "C" {
 #endif
-
-typedef struct ossa_diagnostic {
-    char path[128];     /* JSON pointer of the fault, e.g. "/accessors/3" ("" if none) */
-    char message[384];  /* human-readable, starts with the place: "accessors[3]: count 120 exceeds bufferView 1" */
-} ossa_diagnostic;
-
-typedef struct ossa_load_options {
-    const ossa_allocator *allocator;  /* NULL = malloc/free */
-    size_t max_allocation;            /* cap on total bytes allocated during a load; 0 = 1 GiB */
-    const char *base_dir;             /* directory for relative buffer URIs when loading from memory; NULL = none */
-    float table_rate;                 /* clip frame-index table rate (see ossa_clip_desc); 0 = 60 */
-} ossa_load_options;
-
-typedef struct ossa_node_info {
-    const char *name;                 /* "" when unnamed */
-    int32_t parent;                   /* glTF node index, -1 for roots */
-    int32_t mesh;                     /* glTF mesh index or -1 */
-    int32_t skin;                     /* glTF skin index or -1 */
-    uint32_t joint;                   /* skeleton joint index of this node */
-    bool had_matrix;                  /* given as `matrix` in the file */
-    bool matrix_not_trs;              /* matrix had shear: `matrix` holds it, rest is the best fit */
-    ossa_mat4 matrix;                 /* the node's local matrix as given (TRS → matrix otherwise) */
-} ossa_node_info;
-
-typedef struct ossa_mesh_info {
-    const char *name;
-    uint32_t primitive_count;         /* all primitives, including non-triangle ones */
-    uint32_t target_count;
-} ossa_mesh_info;
-
-typedef struct ossa_asset {
-    ossa_skeleton *skeleton;          /* all nodes; skins inside */
-    uint32_t node_count;
-    ossa_node_info *nodes;            /* glTF order */
-    int32_t scene;                    /* default scene index or -1 */
-    uint32_t mesh_info_count;
-    ossa_mesh_info *mesh_infos;       /* glTF meshes */
-    uint32_t mesh_count;
-    ossa_mesh **meshes;               /* one per (mesh node, triangle primitive) */
-    uint32_t clip_count;
-    ossa_clip **clips;                /* glTF animation order; names from the file ("" if none) */
-    uint32_t warning_count;
-    char **warnings;                  /* each names its place like diagnostics do */
-    ossa_allocator allocator;
-} ossa_asset;
 
 /* Loads a .gltf or .glb file (detected by its magic, not its extension). Relative
  * buffer URIs resolve against the file's directory. On failure *out is NULL, diag
@@ -96,17 +49,6 @@ ossa_result ossa_gltf_load_memory(const void *data, size_t size, const ossa_load
  * returned asset has clips and warnings only, skeleton NULL). */
 ossa_result ossa_gltf_load_clips(const char *path, const ossa_skeleton *skeleton, const ossa_load_options *options,
                                  ossa_asset **out, ossa_diagnostic *diag);
-
-/* Frees an asset and everything in it with asset->allocator; NULL is a no-op. Any
- * member may be NULL/0, so code that assembles an asset by hand (e.g. a generated
- * character) can free it with this too. */
-/* Ownership as the loader builds it: skeleton, meshes[i], clips[i] by their own
- * destroy; nodes, mesh_infos (names stored in the same block), meshes, clips, warnings
- * and each warnings[i] are single allocations; nodes[i].name points into skeleton->names. */
-void ossa_asset_destroy(ossa_asset *asset);
-
-/* Index of the first clip named `name`, or -1. */
-int32_t ossa_asset_find_clip(const ossa_asset *asset, const char *name);
 
 #ifdef __cplusplus
 }

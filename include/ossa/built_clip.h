@@ -1,0 +1,96 @@
+/* ossa/built_clip.h: the clip builder and the built (runtime) clip (editable clip → build → sample).
+ *
+ * An editable clip (clip.h: float keys exactly as the file gives them) is the exact
+ * reference. ossa_clip_build turns it, once, offline or at load, into an opaque,
+ * immutable built clip bound to a skeleton: every joint of the skeleton has a
+ * transform in the built clip's output (unanimated joints and components come from the
+ * skeleton's rest pose at build time), so sampling fills a whole local pose.
+ *
+ * Two modes:
+ *   lossless   reproduces the editable path (STEP, LINEAR with slerp, CUBICSPLINE with
+ *              Δt-scaled tangents; clip clock, clamping and looping) to float rounding.
+ *   compressed (default) any representation whose error is GUARANTEED below `precision`:
+ *              the error is measured in model space, ACL's way: for every joint, virtual
+ *              vertices at `shell_distance` from the joint along its local axes are
+ *              transformed through the whole hierarchy (parent scales included) by the
+ *              built pose and by the exact (editable) pose; the error is the largest
+ *              distance between the two, at every source key time and between keys.
+ *              The builder measures what it built and tightens what fails.
+ *              Morph weight tracks are bounded by `weight_precision` (absolute).
+ *
+ * A built clip is one relocatable, little-endian block of bytes (no pointers inside):
+ * ossa_built_clip_data gives it, ossa_built_clip_load validates and reopens it (the
+ * packed .ossa file stores it as is). Thread-safety: a built clip may be sampled from
+ * many threads at once (each instance has its own ossa_sampling_context, sample.h). */
+#ifndef OSSA_BUILT_CLIP_H
+#define OSSA_BUILT_CLIP_H
+
+#include "clip.h"
+#include "skeleton.h"
+
+#ifdef __cplusplus
+extern "C" {
+#endif
+
+typedef struct ossa_built_clip ossa_built_clip;
+
+/* Zero means default for every field. */
+typedef struct ossa_clip_build_options {
+    bool lossless;            /* keep every key exactly (ignores the precision fields) */
+    float precision;          /* max object-space error, model units; 0 = 1e-4 (0.1 mm in glTF metres) */
+    float shell_distance;     /* virtual-vertex distance from each joint, model units; 0 = 0.03 */
+    float weight_precision;   /* max absolute error of morph weights; 0 = 1e-3 */
+} ossa_clip_build_options;
+
+typedef struct ossa_clip_build_stats {
+    size_t raw_bytes;         /* key data of the editable clip (times + values, as floats) */
+    size_t bytes;             /* ossa_built_clip_byte_size of the result */
+    float max_error;          /* measured object-space error, model units (0 when lossless and exact) */
+    uint32_t worst_joint;     /* skeleton joint where max_error occurs */
+    float worst_time;         /* clip time, seconds, where max_error occurs */
+    float max_weight_error;   /* measured absolute morph-weight error */
+} ossa_clip_build_stats;
+
+/* Builds `clip` for `skeleton` (tracks name skeleton joints; tracks whose joint is out
+ * of range are dropped). `options` and `stats` may be NULL. The skeleton need not outlive
+ * the result. On failure *out is NULL and nothing is leaked.
+ * INVALID_ARGUMENT for NULL clip/skeleton/out or a negative/NaN option; OUT_OF_MEMORY. */
+ossa_result ossa_clip_build(const ossa_clip *clip, const ossa_skeleton *skeleton,
+                            const ossa_clip_build_options *options, const ossa_allocator *allocator,
+                            ossa_built_clip **out, ossa_clip_build_stats *stats);
+/* Frees a built clip; NULL is a no-op. */
+void ossa_built_clip_destroy(ossa_built_clip *clip);
+
+/* ---- accessors (tools read built clips only through these) ---- */
+const char *ossa_built_clip_name(const ossa_built_clip *clip);        /* never NULL */
+float ossa_built_clip_start(const ossa_built_clip *clip);             /* seconds */
+float ossa_built_clip_end(const ossa_built_clip *clip);               /* seconds */
+float ossa_built_clip_duration(const ossa_built_clip *clip);          /* end - start */
+bool ossa_built_clip_looping(const ossa_built_clip *clip);
+uint32_t ossa_built_clip_joint_count(const ossa_built_clip *clip);    /* joints in a sampled pose */
+uint32_t ossa_built_clip_track_count(const ossa_built_clip *clip);    /* animated joints of the source clip */
+uint32_t ossa_built_clip_weight_track_count(const ossa_built_clip *clip);
+/* Joint whose mesh weight track `index` drives, and its component (morph target) count. */
+uint32_t ossa_built_clip_weight_track_joint(const ossa_built_clip *clip, uint32_t index);
+uint32_t ossa_built_clip_weight_track_components(const ossa_built_clip *clip, uint32_t index);
+/* Sum of the components of all weight tracks: the size of sample.h's weights output. */
+uint32_t ossa_built_clip_weight_count(const ossa_built_clip *clip);
+bool ossa_built_clip_lossless(const ossa_built_clip *clip);
+size_t ossa_built_clip_byte_size(const ossa_built_clip *clip);        /* the whole block */
+/* The options it was built with (defaults resolved) and what the builder measured. */
+ossa_clip_build_options ossa_built_clip_options(const ossa_built_clip *clip);
+ossa_clip_build_stats ossa_built_clip_stats(const ossa_built_clip *clip);
+
+/* ---- serialisation ---- */
+/* The clip's relocatable block: *size = ossa_built_clip_byte_size bytes, owned by the clip. */
+const void *ossa_built_clip_data(const ossa_built_clip *clip, size_t *size);
+/* Validates a block from ossa_built_clip_data (untrusted: every offset, count, time and
+ * value range is checked) and copies it into a new built clip. INVALID_DATA / PARSE with
+ * a diagnostic naming the field for a corrupt block; UNSUPPORTED for another format version. */
+ossa_result ossa_built_clip_load(const void *data, size_t size, const ossa_allocator *allocator,
+                                 ossa_built_clip **out, ossa_diagnostic *diag);
+
+#ifdef __cplusplus
+}
+#endif
+#endif

@@ -1,0 +1,55 @@
+/* ossa/sample.h: the sampling job (built clip + per-instance context + time → local pose).
+ *
+ * The job is a plain struct (ozz's shape): inputs, outputs as spans (pointer + count)
+ * and parameters; ossa_sample_job_validate checks it cheaply, ossa_sample_job_run
+ * validates and runs. It owns nothing and never allocates.
+ *
+ * The context is per playback instance: it remembers where the last sample was (key
+ * cursors and decoded keys), so forward playback costs O(1) per frame, and random
+ * access needs no scan from the start. One context serves any clip whose track count
+ * fits its capacity; switching clips or jumping in time only costs a re-seek.
+ * Thread-safety: distinct jobs with distinct contexts may run at once on one clip. */
+#ifndef OSSA_SAMPLE_H
+#define OSSA_SAMPLE_H
+
+#include "built_clip.h"
+
+#ifdef __cplusplus
+extern "C" {
+#endif
+
+typedef struct ossa_sampling_context ossa_sampling_context;
+
+/* Creates a context for clips of up to `max_joints` joints (ossa_built_clip_joint_count)
+ * and `max_weights` morph weights (ossa_built_clip_weight_count). */
+ossa_result ossa_sampling_context_create(uint32_t max_joints, uint32_t max_weights,
+                                         const ossa_allocator *allocator, ossa_sampling_context **out);
+/* Frees a context; NULL is a no-op. */
+void ossa_sampling_context_destroy(ossa_sampling_context *context);
+/* Bytes the context occupies (per instance memory). */
+size_t ossa_sampling_context_size(const ossa_sampling_context *context);
+/* Forgets the cached position (the next run re-seeks). */
+void ossa_sampling_context_reset(ossa_sampling_context *context);
+
+typedef struct ossa_sample_job {
+    const ossa_built_clip *clip;           /* required */
+    ossa_sampling_context *context;        /* required; capacity >= the clip's counts */
+    float time;                            /* absolute clip time, seconds (any finite value) */
+    bool loop;                             /* wrap into [start, end) instead of clamping */
+    ossa_transform *output;                /* local pose: output_count >= joint_count */
+    uint32_t output_count;
+    float *weights;                        /* optional morph weights, tracks concatenated in */
+    uint32_t weights_count;                /* order: weights_count >= weight_count (or NULL, 0) */
+    float sampled_time;                    /* out: the time actually sampled (clamped / wrapped) */
+} ossa_sample_job;
+
+/* OK, or INVALID_ARGUMENT (missing clip / context / output, NaN time) or
+ * BUFFER_TOO_SMALL (output_count, weights_count or the context's capacity too small). */
+ossa_result ossa_sample_job_validate(const ossa_sample_job *job);
+/* Validates, then samples into job->output (and weights) and sets job->sampled_time. */
+ossa_result ossa_sample_job_run(ossa_sample_job *job);
+
+#ifdef __cplusplus
+}
+#endif
+#endif
