@@ -120,6 +120,17 @@ static void two_bone_hand_worked(void **state) {
     const float mid[3] = {0, 1, 0}, end[3] = {1, 1, 0};
     ot_assert_floats_near(&r.models[2].m[12], mid, 3, 1e-6f);
     ot_assert_floats_near(&r.models[3].m[12], end, 3, 1e-6f);
+    /* Straight chain, no hinge axis given: it bends towards the pole. Target (1.2, 0, 0):
+     * the knee at (0.6, +0.8, 0) (a 0.6-0.8-1 triangle), on the pole's +y side. */
+    rig_update(&r);
+    for (int i = 1; i < 4; i++) r.locals[i].rotation = ossa_quat_identity();
+    rig_update(&r);
+    assert_int_equal(two_bone(&r, ossa_vec3_make(1.2f, 0, 0), ossa_vec3_make(0, 1, 0), ossa_vec3_make(0, 0, 0), c, &reached),
+                     OSSA_OK);
+    apply_corrections(&r, joints, c, 2);
+    const float knee[3] = {0.6f, 0.8f, 0}, foot[3] = {1.2f, 0, 0};
+    ot_assert_floats_near(&r.models[2].m[12], knee, 3, 1e-5f);
+    ot_assert_floats_near(&r.models[3].m[12], foot, 3, 1e-5f);
 }
 
 /* Random thigh/shin/foot chains (with a random, sometimes scaled or mirrored, hip above):

@@ -178,8 +178,12 @@ ossa_result ossa_ik_two_bone_job_run(ossa_ik_two_bone_job *job) {
     /* Hinge axis in model space: positive rotation about it = positive about mid_axis. */
     ossa_vec3 n;
     ossa_vec3 bend = vcross(v, u);
+    ossa_vec3 pole_bend = vcross(job->pole_vector, vsub(e, s)); /* a straight chain bends towards the pole */
     if (vzero(job->mid_axis) && vdot(bend, bend) > 1e-12f * l1 * l1 * l2 * l2) {
         n = vnorm_or(bend, v3(0, 0, 1));
+    } else if (vzero(job->mid_axis) &&
+               vdot(pole_bend, pole_bend) > 1e-12f * vdot(job->pole_vector, job->pole_vector) * chain * chain) {
+        n = vnorm_or(pole_bend, v3(0, 0, 1));
     } else {
         ossa_vec3 axis = vzero(job->mid_axis) ? v3(0, 0, 1) : job->mid_axis;
         n = vnorm_or(mlinear(job->mid_joint, axis), v3(0, 0, 1));

@@ -6,6 +6,7 @@
 #include <string.h>
 
 #include "commands.h"
+#include "ik_pass.h"
 #include "image_io.h"
 #include "render_common.h"
 
@@ -13,7 +14,7 @@ static int usage(FILE *f) {
     fprintf(f,
             "usage: ossa render [FILE|demo] [--clip NAME|INDEX] [--from T] [--to T] [--fps N] [--size WxH]\n"
             "                   [--out anim.gif|frame.png] [--bones] [--cpu|--gpu] [--rest] [--loop|--no-loop]\n"
-            "                   [--ssaa N]\n"
+            "                   [--ssaa N] [--ik JOINT:x,y,z[:px,py,pz]]...\n"
             "  FILE     .gltf/.glb (default: the built-in demo character)\n"
             "  --clip   clip name or index (default: the first clip)\n"
             "  --from/--to  clip time range in seconds (default: the whole clip; a .png renders --from)\n"
@@ -23,7 +24,10 @@ static int usage(FILE *f) {
             "  --ssaa N anti-aliasing: N x N samples per pixel (default 2, 1 = off)\n"
             "  --bones  draw the skeleton over the mesh\n"
             "  --cpu    skin on the CPU (ossa_skin_lbs); --gpu (default): palette texture shader\n"
-            "  --rest   render the rest pose (one frame)\n");
+            "  --rest   render the rest pose (one frame)\n"
+            "  --ik     two-bone IK: the chain ending at JOINT (its parent and grandparent turn)\n"
+            "           reaches the model-space target x,y,z, knee/elbow towards the pole px,py,pz\n"
+            "           (default: its rest-pose bend, else +z); up to 4 chains\n");
     return f == stdout ? 0 : 2;
 }
 
@@ -32,6 +36,8 @@ int cmd_render(int argc, char **argv) {
     float from = 0, to = 0;
     bool has_from = false, has_to = false, rest = false;
     int loop = -1;
+    const char *ik_specs[IK_PASS_MAX + 1];
+    int ik_count = 0;
     render_options o;
     render_options_init(&o, NULL);
     for (int i = 1; i < argc; i++) {
@@ -52,6 +58,8 @@ int cmd_render(int argc, char **argv) {
             has_to = true;
         } else if (!strcmp(a, "--rest")) {
             rest = true;
+        } else if (!strcmp(a, "--ik") && more && ik_count <= IK_PASS_MAX) {
+            ik_specs[ik_count++] = argv[++i];
         } else if (!strcmp(a, "--loop")) {
             loop = 1;
         } else if (!strcmp(a, "--no-loop")) {
@@ -63,6 +71,13 @@ int cmd_render(int argc, char **argv) {
     if (o.out && !render_out_ext_ok("render", o.out)) return 2;
     scene s;
     if (!scene_load(&s, file, "render")) return 1;
+    static ik_pass ik; /* the scene's post-pose hook points here */
+    for (int k = 0; k < ik_count; k++)
+        if (!ik_pass_add(&ik, &s, ik_specs[k], "render")) {
+            scene_free(&s);
+            return 2;
+        }
+    if (ik_count) ik_pass_attach(&ik, &s);
     clip_span span;
     memset(&span, 0, sizeof span);
     if (!rest && (clip_name || s.asset->clip_count)) {
@@ -90,6 +105,7 @@ int cmd_render(int argc, char **argv) {
         printf("ossa render: %s, clip '%s', %u frame%s %ux%u in %.2f s (%s skinning) -> %s\n", s.label,
                span.clip ? span.clip->name : "(rest pose)", st.frames, st.frames == 1 ? "" : "s", o.width, o.height,
                st.seconds, o.draw.cpu ? "CPU" : "GPU", o.out);
+    if (ok) ik_pass_report(&ik, &s, "render");
     scene_free(&s);
     return ok ? 0 : 1;
 }

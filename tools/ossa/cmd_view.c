@@ -10,6 +10,7 @@
 #include <string.h>
 
 #include "commands.h"
+#include "ik_pass.h"
 #include "image_io.h"
 #include "render_common.h"
 
@@ -34,6 +35,7 @@ typedef struct viewer {
     bool dragging;
     double last_x, last_y;
     GLFWwindow *window;
+    ik_pass ik;          /* I toggles: --ik chains, else both feet pinned at rest */
 } viewer;
 
 static const char *clip_name(const viewer *v, int i) {
@@ -44,10 +46,10 @@ static const char *clip_name(const viewer *v, int i) {
 
 static void update_title(viewer *v) {
     char title[512];
-    snprintf(title, sizeof title, "ossa view - %s - clip %d/%u '%s' - %.2fx%s - %s skinning%s%s", v->s.label,
+    snprintf(title, sizeof title, "ossa view - %s - clip %d/%u '%s' - %.2fx%s - %s skinning%s%s%s", v->s.label,
              v->clip + 1, v->s.asset->clip_count, clip_name(v, v->clip), (double)v->speed,
              v->paused ? " [paused]" : "", v->draw.cpu ? "CPU" : "GPU", v->draw.bones ? " - bones" : "",
-             v->draw.wireframe ? " - wireframe" : "");
+             v->draw.wireframe ? " - wireframe" : "", v->ik.enabled ? " - IK" : "");
     glfwSetWindowTitle(v->window, title);
 }
 
@@ -59,7 +61,7 @@ static void print_clips(const viewer *v) {
                (double)(c->end - c->start), c->looping ? " (looping)" : "");
     }
     printf("keys: 1-9 / N P clips, C cross-fade to next, space pause, + - speed, G CPU/GPU, B bones, W wireframe,\n"
-           "      R reset camera, Esc quit; drag to orbit, scroll to zoom\n");
+           "      R reset camera, I IK on/off, Esc quit; drag to orbit, scroll to zoom\n");
     fflush(stdout);
 }
 
@@ -99,6 +101,11 @@ static void handle_key(viewer *v, int key) {
     case GLFW_KEY_B: v->draw.bones = !v->draw.bones; break;
     case GLFW_KEY_W: v->draw.wireframe = !v->draw.wireframe; break;
     case GLFW_KEY_R: v->cam = v->home; break;
+    case GLFW_KEY_I:
+        v->ik.enabled = !v->ik.enabled;
+        printf("ossa view: IK %s (%u chain%s)\n", v->ik.enabled ? "on" : "off", v->ik.count, v->ik.count == 1 ? "" : "s");
+        fflush(stdout);
+        break;
     default: return;
     }
     update_title(v);
@@ -203,18 +210,19 @@ static bool save_screenshot(const char *path, int w, int h) {
 
 static int usage(FILE *f) {
     fprintf(f, "usage: ossa view [FILE|demo] [--clip NAME|INDEX] [--size WxH] [--cpu] [--bones]\n"
-               "                 [--frames N --screenshot PATH] [--press FRAME:KEYS,...]\n"
+               "                 [--frames N --screenshot PATH] [--press FRAME:KEYS,...] [--ik JOINT:x,y,z]\n"
                "  a window with the animated character (default: the built-in demo character)\n"
                "  --frames N       stop after N frames (stepped at 1/60 s each)\n"
                "  --screenshot P   save the last frame's back buffer as PNG before exiting\n"
                "  --press F:KEYS   type KEYS before frame F (scripted runs), e.g. --press 10:C,20:GB\n"
+               "  --ik SPEC        two-bone IK chain as in `ossa render --ik`, on at start (else key I pins the feet)\n"
                "keys: 1-9 / N P clips, C cross-fade to next (0.3 s), space pause, + - speed, G CPU/GPU skinning,\n"
-               "      B bones, W wireframe, R reset camera, Esc/Q quit; drag to orbit, scroll to zoom\n");
+               "      B bones, W wireframe, R reset camera, I IK on/off, Esc/Q quit; drag to orbit, scroll to zoom\n");
     return f == stdout ? 0 : 2;
 }
 
 int cmd_view(int argc, char **argv) {
-    const char *file = NULL, *clip_arg = NULL, *shot = NULL, *press = NULL;
+    const char *file = NULL, *clip_arg = NULL, *shot = NULL, *press = NULL, *ik_spec = NULL;
     uint32_t width = 640, height = 480;
     long frames = -1;
     viewer v;
@@ -249,12 +257,21 @@ int cmd_view(int argc, char **argv) {
             v.draw.cpu = true;
         } else if (!strcmp(a, "--bones")) {
             v.draw.bones = true;
+        } else if (!strcmp(a, "--ik") && more) {
+            ik_spec = argv[++i];
         } else if (!take_file_arg("view", a, &file)) {
             return usage(stderr);
         }
     }
     if (shot && frames < 0) frames = 1;
     if (!scene_load(&v.s, file, "view")) return 1;
+    if (ik_spec && !ik_pass_add(&v.ik, &v.s, ik_spec, "view")) {
+        scene_free(&v.s);
+        return 2;
+    }
+    if (!ik_spec) ik_pass_add_feet(&v.ik, &v.s);
+    v.ik.enabled = ik_spec != NULL;
+    ik_pass_attach(&v.ik, &v.s);
     int start_clip = v.s.asset->clip_count ? 0 : -1;
     if (clip_arg && (start_clip = scene_find_clip(&v.s, clip_arg, "view")) < 0) {
         scene_free(&v.s);

@@ -134,6 +134,7 @@ void scene_set_pose(scene *s, const ossa_transform *locals) {
     if (!jc) return;
     if (locals != s->locals) memcpy(s->locals, locals, sizeof *s->locals * jc);
     ossa_pose_to_model(s->locals, sk->parents, jc, s->model);
+    if (s->post_pose) s->post_pose(s, s->post_pose_user);
     for (uint32_t k = 0; k < sk->skin_count; k++) {
         ossa_mat4 *pal = s->palettes + (size_t)k * jc;
         for (uint32_t j = 0; j < jc; j++) pal[j] = ossa_mat4_identity();

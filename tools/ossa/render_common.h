@@ -22,6 +22,10 @@ typedef struct scene {
     bool *skin_joint;        /* joint_count: used by some skin (drawn by the bone overlay) */
     float **morph_weights;   /* per mesh: target_count current weights, or NULL without targets */
     float **morphed;         /* per mesh with targets: positions then normals after morphing (CPU path) */
+    /* Optional pass after every local-to-model (IK, ik_pass.h): may edit locals and model;
+     * the palettes are computed after it. Set after scene_load (which zeroes the scene). */
+    void (*post_pose)(struct scene *s, void *user);
+    void *post_pose_user;
 } scene;
 
 /* Loads `path` (a .gltf/.glb), or the demo character when path is NULL or "demo".
