@@ -34,7 +34,9 @@ static int usage(void) {
 /* World matrices in skeleton order; nodes given as a non-TRS matrix keep it while not animated. */
 static void compute_world(const ossa_asset *a, const ossa_transform *locals, const bool *animated, ossa_mat4 *world) {
     const ossa_skeleton *s = a->skeleton;
-    ossa_pose_to_model(locals, s->parents, s->joint_count, world);
+    ossa_local_to_model_job lm = {.skeleton = s, .input = locals, .input_count = s->joint_count, .output = world,
+                                  .output_count = s->joint_count};
+    ossa_local_to_model_job_run(&lm);
     bool any = false;
     for (uint32_t i = 0; i < a->node_count; i++)
         if (a->nodes[i].matrix_not_trs && !animated[a->nodes[i].joint]) any = true;
@@ -138,7 +140,9 @@ int cmd_sample(int argc, char **argv) {
     for (int ti = 0; ti < time_count && !rc; ti++) {
         float t = (float)times[ti];
         if (jn) {
-            if (clip) ossa_clip_sample(clip, t, loop, OSSA_LOOKUP_DEFAULT, NULL, sk->rest, pose, jn);
+            ossa_clip_sample_job sj = {.clip = clip, .time = t, .loop = loop, .reference = sk->rest,
+                                       .reference_count = jn, .output = pose, .output_count = jn};
+            if (clip) ossa_clip_sample_job_run(&sj);
             else memcpy(pose, sk->rest, jn * sizeof *pose);
             compute_world(asset, pose, animated, world);
         }
@@ -177,17 +181,20 @@ int cmd_sample(int argc, char **argv) {
                 if (clip)
                     for (uint32_t k = 0; k < clip->weight_track_count; k++)
                         if ((int32_t)clip->weight_tracks[k].joint == mesh->node &&
-                            clip->weight_tracks[k].weights.components == mesh->target_count)
-                            ossa_clip_sample_weights(clip, k, t, loop, OSSA_LOOKUP_DEFAULT, NULL, w);
+                            clip->weight_tracks[k].weights.components == mesh->target_count) {
+                            ossa_clip_weights_job wj = {.clip = clip, .track = k, .time = t, .loop = loop,
+                                                        .output = w, .output_count = mesh->target_count};
+                            ossa_clip_weights_job_run(&wj);
+                        }
                 ossa_morph_apply(mesh, w, 0, nv, mp, mesh->normals ? mn : NULL);
-                const ossa_skin *skin = &sk->skins[mesh->skin];
-                for (uint32_t j = 0; j < jn; j++) palette[j] = ossa_mat4_identity();
-                for (uint32_t k = 0; k < skin->joint_count; k++)
-                    palette[skin->joints[k]] = ossa_mat4_mul(&world[skin->joints[k]], &skin->inverse_bind[k]);
+                ossa_palette_job pj = {.skeleton = sk, .skin = (uint32_t)mesh->skin, .model = world,
+                                       .model_count = jn, .output = palette, .output_count = jn};
+                ossa_palette_job_run(&pj);
                 ossa_skin_job job;
                 memset(&job, 0, sizeof job);
                 job.begin = 0;
                 job.end = nv;
+                job.vertex_count = nv;
                 job.influences = mesh->influences;
                 job.joints = mesh->joints;
                 job.weights = mesh->weights;

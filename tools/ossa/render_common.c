@@ -133,15 +133,13 @@ void scene_set_pose(scene *s, const ossa_transform *locals) {
     uint32_t jc = s->joint_count;
     if (!jc) return;
     if (locals != s->locals) memcpy(s->locals, locals, sizeof *s->locals * jc);
-    ossa_pose_to_model(s->locals, sk->parents, jc, s->model);
+    ossa_local_to_model_job lm = {.skeleton = sk, .input = s->locals, .input_count = jc, .output = s->model,
+                                  .output_count = jc};
+    ossa_local_to_model_job_run(&lm);
     for (uint32_t k = 0; k < sk->skin_count; k++) {
-        ossa_mat4 *pal = s->palettes + (size_t)k * jc;
-        for (uint32_t j = 0; j < jc; j++) pal[j] = ossa_mat4_identity();
-        const ossa_skin *skin = &sk->skins[k];
-        for (uint32_t i = 0; i < skin->joint_count; i++) {
-            uint32_t j = skin->joints[i];
-            if (j < jc) pal[j] = ossa_mat4_mul(&s->model[j], &skin->inverse_bind[i]);
-        }
+        ossa_palette_job pj = {.skeleton = sk, .skin = k, .model = s->model, .model_count = jc,
+                               .output = s->palettes + (size_t)k * jc, .output_count = jc};
+        ossa_palette_job_run(&pj);
     }
 }
 
@@ -150,9 +148,11 @@ float scene_pose(scene *s, const ossa_clip *clip, float t, bool loop) {
     uint32_t jc = s->joint_count;
     float time = t;
     if (!jc) return t;
-    if (clip)
-        time = ossa_clip_sample(clip, t, loop, OSSA_LOOKUP_DEFAULT, NULL, sk->rest, s->locals, jc);
-    else
+    if (clip) {
+        ossa_clip_sample_job job = {.clip = clip, .time = t, .loop = loop, .reference = sk->rest,
+                                    .reference_count = jc, .output = s->locals, .output_count = jc};
+        if (ossa_clip_sample_job_run(&job) == OSSA_OK) time = job.sampled_time;
+    } else
         memcpy(s->locals, sk->rest, sizeof *s->locals * jc);
     scene_set_pose(s, s->locals);
     scene_set_weights(s, clip, t, loop);
@@ -173,8 +173,11 @@ void scene_set_weights(scene *s, const ossa_clip *clip, float t, bool loop) {
         for (uint32_t k = 0; k < clip->weight_track_count; k++)
             if (clip->weight_tracks[k].joint == (uint32_t)m->node &&
                 clip->weight_tracks[k].weights.components == m->target_count &&
-                clip->weight_tracks[k].weights.key_count)
-                ossa_clip_sample_weights(clip, k, t, loop, OSSA_LOOKUP_DEFAULT, NULL, w);
+                clip->weight_tracks[k].weights.key_count) {
+                ossa_clip_weights_job job = {.clip = clip, .track = k, .time = t, .loop = loop, .output = w,
+                                             .output_count = m->target_count};
+                ossa_clip_weights_job_run(&job);
+            }
     }
 }
 
@@ -205,6 +208,7 @@ bool scene_skin_cpu(scene *s, uint32_t mesh) {
         memset(&job, 0, sizeof job);
         job.begin = 0;
         job.end = m->vertex_count;
+        job.vertex_count = m->vertex_count;
         job.influences = m->influences;
         job.joints = m->joints;
         job.weights = m->weights;
