@@ -3,7 +3,9 @@
 #include "render_common.h"
 
 #include <ctype.h>
+#ifdef OSSA_TOOL_GL
 #include <epoxy/gl.h>
+#endif
 #include <math.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -372,6 +374,7 @@ void camera_view_proj(const camera *cam, float aspect, float out[16]) {
         }
 }
 
+#ifdef OSSA_TOOL_GL /* the GL side (no_gl.c stubs it in builds without GL) */
 bool scene_gl_create(scene_gl *g, const scene *s, const char *cmd) {
     memset(g, 0, sizeof *g);
     ossa_result r = ossa_gl_renderer_create(&g->renderer);
@@ -474,6 +477,8 @@ bool scene_gl_draw(scene_gl *g, scene *s, const float view_proj[16], const draw_
     return true;
 }
 
+#endif
+
 uint32_t span_frame_count(const clip_span *span, float fps) {
     if (!span->clip || !(span->to > span->from)) return 1;
     double n = ceil(((double)span->to - (double)span->from) * fps - 1e-3);
@@ -482,6 +487,7 @@ uint32_t span_frame_count(const clip_span *span, float fps) {
     return (uint32_t)n + (span->loop ? 0u : 1u);
 }
 
+#ifdef OSSA_TOOL_GL
 /* A progress bar redrawn in place; only on a terminal, so logs stay clean. */
 static void progress(const char *cmd, uint32_t done, uint32_t total) {
     static int tty = -1;
@@ -608,6 +614,7 @@ bool render_to_file(scene *s, const render_job *job, render_stats *stats, const 
     stats->seconds = now_seconds() - t0;
     return ok;
 }
+#endif
 
 bool parse_float(const char *cmd, const char *opt, const char *text, float *out) {
     char *end = NULL;
