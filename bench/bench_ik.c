@@ -160,8 +160,13 @@ int main(int argc, char **argv) {
     s.parents = sk->parents;
     for (int p = 0; p < POSES; p++) {
         float t = ossa_clip_duration(clip) * (float)p / POSES;
-        ossa_clip_sample(clip, t, true, OSSA_LOOKUP_BINARY, NULL, sk->rest, s.locals[p], sk->joint_count);
-        ossa_pose_to_model(s.locals[p], sk->parents, sk->joint_count, s.models[p]);
+        ossa_clip_sample_job sj = {.clip = clip, .time = t, .loop = true, .reference = sk->rest,
+                                   .reference_count = sk->joint_count, .output = s.locals[p],
+                                   .output_count = sk->joint_count};
+        ossa_clip_sample_job_run(&sj);
+        ossa_local_to_model_job lm = {.skeleton = sk, .input = s.locals[p], .input_count = sk->joint_count,
+                                      .output = s.models[p], .output_count = sk->joint_count};
+        ossa_local_to_model_job_run(&lm);
     }
     const char *leg_names[3] = {"LeftUpLeg", "LeftLeg", "LeftFoot"};
     const char *arm_names[8] = {"Hips", "Spine", "Spine1", "Spine2", "LeftShoulder", "LeftArm", "LeftForeArm", "LeftHand"};

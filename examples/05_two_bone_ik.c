@@ -22,8 +22,10 @@ int main(void) {
         ossa_vec3 target = ossa_vec3_make(0.35f + 0.3f * cosf(a), 1.4f + 0.3f * sinf(a), 0.2f);
         ossa_transform pose[N];
         ossa_mat4 model[N];
+        ossa_local_to_model_job fk = {.parents = parents, .parent_count = N, .input = pose, .input_count = N,
+                                      .output = model, .output_count = N};
         for (int i = 0; i < N; i++) pose[i] = locals[i]; /* each tick starts from the rest pose */
-        ossa_pose_to_model(pose, parents, N, model);
+        ossa_local_to_model_job_run(&fk);
 
         ossa_quat corrections[2];
         ossa_ik_two_bone_job ik = {0};

@@ -45,6 +45,8 @@ int main(void) {
     const int32_t parents[N] = {-1, 0, 1, 2, 0, 4, 5};
     ossa_transform pose[N];
     ossa_mat4 model[N];
+    ossa_local_to_model_job fk = {.parents = parents, .parent_count = N, .input = pose, .input_count = N,
+                                  .output = model, .output_count = N};
     float worst = 0;
     for (int frame = 0; frame <= 40; frame++) {
         float t = frame / 20.0f, w = 6.2831853f * t; /* 1 s gait cycle, 0.8 m/s along +z */
@@ -60,7 +62,7 @@ int main(void) {
         }
         /* flat-ground animation: where the feet would be, and the ground under them */
         pose[0].translation = ossa_vec3_make(0, 0.89f, 0.8f * t);
-        ossa_pose_to_model(pose, parents, N, model);
+        ossa_local_to_model_job_run(&fk);
         float g[2], lift[2];
         ossa_vec3 feet[2];
         for (int leg = 0; leg < 2; leg++) {
@@ -71,7 +73,7 @@ int main(void) {
         /* the hips follow the lower foot's ground so both legs can reach */
         float drop = fminf(g[0], g[1]);
         pose[0].translation.y += drop;
-        ossa_pose_to_model(pose, parents, N, model);
+        ossa_local_to_model_job_run(&fk);
         for (int leg = 0; leg < 2; leg++) {
             uint32_t chain[2] = {(uint32_t)(1 + 3 * leg), (uint32_t)(2 + 3 * leg)};
             ossa_vec3 target = ossa_vec3_make(feet[leg].x, feet[leg].y + g[leg], feet[leg].z);

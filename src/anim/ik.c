@@ -476,6 +476,20 @@ ossa_result ossa_ik_chain_job_run(ossa_ik_chain_job *job) {
 
 /* ---- apply ---- */
 
+/* The local-to-model job that recomputes joints [lowest listed joint, local_count). */
+static ossa_local_to_model_job apply_model_job(const ossa_ik_apply_job *job, uint32_t begin) {
+    ossa_local_to_model_job lm = {0};
+    lm.parents = job->parents;
+    lm.parent_count = job->local_count;
+    lm.input = job->locals;
+    lm.input_count = job->local_count;
+    lm.output = job->models;
+    lm.output_count = job->model_count;
+    lm.begin = begin;
+    lm.end = job->local_count;
+    return lm;
+}
+
 ossa_result ossa_ik_apply_job_validate(const ossa_ik_apply_job *job) {
     if (!job || !job->joints || job->joint_count == 0) return OSSA_ERROR_INVALID_ARGUMENT;
     if (!job->corrections == !job->rotations) return OSSA_ERROR_INVALID_ARGUMENT; /* exactly one */
@@ -488,9 +502,8 @@ ossa_result ossa_ik_apply_job_validate(const ossa_ik_apply_job *job) {
         if (job->joints[k] >= job->local_count) return OSSA_ERROR_INVALID_ARGUMENT;
         if (job->joints[k] < begin) begin = job->joints[k];
     }
-    for (uint32_t i = begin; i < job->local_count; i++)
-        if (job->parents[i] >= (int32_t)i || job->parents[i] < -1) return OSSA_ERROR_INVALID_ARGUMENT;
-    return OSSA_OK;
+    ossa_local_to_model_job lm = apply_model_job(job, begin); /* parents-first over the range */
+    return ossa_local_to_model_job_validate(&lm);
 }
 
 ossa_result ossa_ik_apply_job_run(ossa_ik_apply_job *job) {
@@ -503,8 +516,8 @@ ossa_result ossa_ik_apply_job_run(ossa_ik_apply_job *job) {
         *q = job->corrections ? qnorm(qmul(*q, job->corrections[k])) : qnorm(job->rotations[k]);
         if (j < begin) begin = j;
     }
-    ossa_pose_to_model_range(job->locals, job->parents, begin, job->local_count, job->models);
-    return OSSA_OK;
+    ossa_local_to_model_job lm = apply_model_job(job, begin);
+    return ossa_local_to_model_job_run(&lm);
 }
 
 /* ---- ray / triangle ---- */
