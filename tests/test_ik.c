@@ -234,6 +234,41 @@ static void two_bone_weight_and_axis(void **state) {
     }
 }
 
+/* twist_angle turns the solved chain about the start->target line: the knee of a twisted
+ * solve is the untwisted knee rotated by that angle about the line, the foot unchanged. */
+static void two_bone_twist(void **state) {
+    (void)state;
+    const uint32_t joints[2] = {1, 2};
+    for (uint64_t seed = 1; seed <= 40; seed++) {
+        uint64_t rng = seed * 4099;
+        rig r;
+        rig_random(&r, 4, &rng, 1.0f);
+        rig a = r, b = r;
+        ossa_vec3 s = mpos(&r.models[1]);
+        ossa_vec3 target = ossa_vec3_add(s, ossa_vec3_scale(rand_dir(&rng), 0.6f));
+        float twist = ot_rand_float(&rng, -3, 3);
+        ossa_quat c[2];
+        ossa_ik_two_bone_job job = {0};
+        job.start_joint = &r.models[1];
+        job.mid_joint = &r.models[2];
+        job.end_joint = &r.models[3];
+        job.target = target;
+        job.pole_vector = rand_dir(&rng);
+        job.start_correction = &c[0];
+        job.mid_correction = &c[1];
+        assert_int_equal(ossa_ik_two_bone_job_run(&job), OSSA_OK);
+        apply_corrections(&a, joints, c, 2);
+        job.twist_angle = twist;
+        assert_int_equal(ossa_ik_two_bone_job_run(&job), OSSA_OK);
+        apply_corrections(&b, joints, c, 2);
+        ossa_quat about = ossa_quat_from_axis_angle(ossa_vec3_normalize(sub(target, s)), twist);
+        ossa_vec3 expect = ossa_vec3_add(s, ossa_quat_rotate(about, sub(mpos(&a.models[2]), s)));
+        ossa_vec3 knee = mpos(&b.models[2]), foot_a = mpos(&a.models[3]), foot_b = mpos(&b.models[3]);
+        ot_assert_floats_near(&knee.x, &expect.x, 3, 1e-5f);
+        ot_assert_floats_near(&foot_b.x, &foot_a.x, 3, 1e-5f);
+    }
+}
+
 /* The soft limit: the reach follows da + ds (1 - exp(-(d - da) / ds)) and never gets to
  * the full length. */
 static void two_bone_soft(void **state) {
@@ -522,6 +557,9 @@ static void validity_two_bone_aim(void **state) {
     job.softness = 1.0f;
     assert_int_equal(ossa_ik_two_bone_job_run(&job), OSSA_ERROR_INVALID_ARGUMENT);
     job.softness = 0.5f;
+    job.twist_angle = NAN;
+    assert_int_equal(ossa_ik_two_bone_job_validate(&job), OSSA_ERROR_INVALID_ARGUMENT);
+    job.twist_angle = 0.5f;
     job.has_weight = true;
     job.weight = 1.5f;
     assert_int_equal(ossa_ik_two_bone_job_validate(&job), OSSA_ERROR_INVALID_ARGUMENT);
@@ -671,6 +709,7 @@ int main(void) {
     const struct CMUnitTest tests[] = {
         cmocka_unit_test(two_bone_hand_worked),  cmocka_unit_test(two_bone_properties),
         cmocka_unit_test(two_bone_weight_and_axis), cmocka_unit_test(two_bone_soft),
+        cmocka_unit_test(two_bone_twist),
         cmocka_unit_test(aim_properties),        cmocka_unit_test(chain_reach),
         cmocka_unit_test(chain_limits),          cmocka_unit_test(chain_weight_zero),
         cmocka_unit_test(validity_two_bone_aim), cmocka_unit_test(validity_chain_apply),

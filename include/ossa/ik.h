@@ -55,6 +55,9 @@ typedef struct ossa_ik_two_bone_job {
      * on, so the chain approaches full extension smoothly instead of snapping straight
      * (d' = da + ds * (1 - exp(-(d - da) / ds)), da = (1 - s) * L, ds = s * L). */
     float softness;
+    /* Extra rotation of the whole chain about the start->target line after the pole
+     * alignment (radians, right-handed about start->target); 0 = none. */
+    float twist_angle;
     /* Blend of the correction: has_weight false = 1 (full). With has_weight true,
      * weight in [0, 1] scales both correction angles; 0 gives identity corrections. */
     bool has_weight;

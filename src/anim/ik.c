@@ -131,7 +131,8 @@ ossa_result ossa_ik_two_bone_job_validate(const ossa_ik_two_bone_job *job) {
     if (!job || !job->start_joint || !job->mid_joint || !job->end_joint) return OSSA_ERROR_INVALID_ARGUMENT;
     if (!job->start_correction || !job->mid_correction) return OSSA_ERROR_INVALID_ARGUMENT;
     if (!vfinite(job->target) || !vfinite(job->pole_vector) || !vfinite(job->mid_axis)) return OSSA_ERROR_INVALID_ARGUMENT;
-    if (!(job->softness >= 0.0f && job->softness < 1.0f)) return OSSA_ERROR_INVALID_ARGUMENT;
+    if (!(job->softness >= 0.0f && job->softness < 1.0f) || !isfinite(job->twist_angle))
+        return OSSA_ERROR_INVALID_ARGUMENT;
     if (!weight_ok(job->has_weight, job->weight)) return OSSA_ERROR_INVALID_ARGUMENT;
     return OSSA_OK;
 }
@@ -218,6 +219,7 @@ ossa_result ossa_ik_two_bone_job_run(ossa_ik_two_bone_job *job) {
                 gs = qmul(qaxis(axis, angle), gs);
             }
         }
+        if (job->twist_angle != 0.0f) gs = qmul(qaxis(vmul(st, 1.0f / d), job->twist_angle), gs);
     }
     ossa_quat gs_w = qweight(gs, w), gm_w = qaxis(n, delta * w);
     *job->start_correction = to_joint(job->start_joint, gs_w);
