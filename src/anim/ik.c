@@ -9,6 +9,8 @@
 
 #include <math.h>
 
+#include "math/fast.h" /* inline TRS -> matrix and affine products */
+
 #define IK_PI 3.14159265358979323846f
 #define IK_MAX_CHAIN 64 /* chain joints (stack storage); more -> INVALID_ARGUMENT */
 
@@ -53,21 +55,20 @@ static inline ossa_vec3 qrot(ossa_quat q, ossa_vec3 v) {
     ossa_vec3 t = vmul(vcross(u, v), 2.0f);
     return vadd(vadd(v, vmul(t, q.w)), vcross(u, t));
 }
-/* Shortest rotation taking direction a to direction b (neither needs to be unit). */
+/* Shortest rotation taking direction a to direction b (neither needs to be unit):
+ * normalize(a x b, |a||b| + a.b), the half-way quaternion. */
 static ossa_quat qfrom_to(ossa_vec3 a, ossa_vec3 b) {
-    float la = vlen(a), lb = vlen(b);
-    if (!(la > 1e-20f) || !(lb > 1e-20f)) return qidentity();
-    a = vmul(a, 1.0f / la);
-    b = vmul(b, 1.0f / lb);
+    float ab = sqrtf(vdot(a, a) * vdot(b, b));
+    if (!(ab > 1e-30f)) return qidentity();
     float d = vdot(a, b);
-    if (d < -0.999999f) { /* opposite: half turn about any axis perpendicular to a */
+    if (d < -0.999999f * ab) { /* opposite: half turn about any axis perpendicular to a */
         ossa_vec3 axis = vcross(v3(1, 0, 0), a);
-        if (vdot(axis, axis) < 1e-6f) axis = vcross(v3(0, 1, 0), a);
+        if (vdot(axis, axis) < 1e-6f * vdot(a, a)) axis = vcross(v3(0, 1, 0), a);
         axis = vnorm_or(axis, v3(0, 0, 1));
         return qmake(axis.x, axis.y, axis.z, 0.0f);
     }
     ossa_vec3 c = vcross(a, b);
-    return qnorm(qmake(c.x, c.y, c.z, 1.0f + d));
+    return qnorm(qmake(c.x, c.y, c.z, ab + d));
 }
 /* The rotation q scaled to weight w of its angle (shorter arc). */
 static ossa_quat qweight(ossa_quat q, float w) {
@@ -367,8 +368,10 @@ typedef struct chain_state {
 static ossa_mat4 joint_matrix(const chain_state *c, uint32_t i) {
     ossa_transform t = c->job->locals[c->job->joints[i]];
     t.rotation = c->q[i];
-    ossa_mat4 local = ossa_transform_to_mat4(t);
-    return ossa_mat4_mul(i ? &c->m[i - 1] : &c->root_parent, &local);
+    ossa_mat4 local, out;
+    ossa__trs_to_mat4(&t, &local);
+    ossa__mat4_mul_affine(i ? &c->m[i - 1] : &c->root_parent, &local, &out);
+    return out;
 }
 static void chain_forward(chain_state *c, uint32_t from) {
     for (uint32_t i = from; i < c->n; i++) c->m[i] = joint_matrix(c, i);
@@ -380,7 +383,11 @@ static ossa_vec3 child_offset(const chain_state *c, uint32_t i) {
  * rotation actually applied. */
 static ossa_quat chain_rotate(chain_state *c, uint32_t i, ossa_quat g) {
     ossa_quat qn = qnorm(qmul(c->q[i], to_joint(&c->m[i], g)));
-    if (c->job->limits) qn = ossa_ik_limit_apply(&c->job->limits[i], child_offset(c, i), qn);
+    if (!c->job->limits) { /* free joint: g is what turns */
+        c->q[i] = qn;
+        return g;
+    }
+    qn = ossa_ik_limit_apply(&c->job->limits[i], child_offset(c, i), qn);
     ossa_quat applied = to_model(&c->m[i], qnorm(qmul(qconj(c->q[i]), qn)));
     c->q[i] = qn;
     return applied;
