@@ -48,8 +48,8 @@ typedef struct ossa_ik_two_bone_job {
     ossa_vec3 pole_vector;
     /* Hinge axis of the mid joint in mid-joint space (need not be unit); the mid joint
      * bends by a positive (right-handed) rotation about it. Zero = the normal of the
-     * current bend (start, mid, end); for a straight chain pole x (end - start), so the
-     * mid joint bends towards the pole; +z without a pole. */
+     * current bend (start, mid, end); for a straight chain (bent < 0.06 degrees)
+     * pole x (end - start), so the mid joint bends towards the pole; +z without a pole. */
     ossa_vec3 mid_axis;
     /* Soft limit in [0, 1): 0 = off. s > 0 softens the reach from (1 - s) * chain length
      * on, so the chain approaches full extension smoothly instead of snapping straight

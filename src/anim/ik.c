@@ -181,7 +181,7 @@ ossa_result ossa_ik_two_bone_job_run(ossa_ik_two_bone_job *job) {
     ossa_vec3 n;
     ossa_vec3 bend = vcross(v, u);
     ossa_vec3 pole_bend = vcross(job->pole_vector, vsub(e, s)); /* a straight chain bends towards the pole */
-    if (vzero(job->mid_axis) && vdot(bend, bend) > 1e-12f * l1 * l1 * l2 * l2) {
+    if (vzero(job->mid_axis) && vdot(bend, bend) > 1e-6f * l1 * l1 * l2 * l2) { /* bent by > 0.06 deg */
         n = vnorm_or(bend, v3(0, 0, 1));
     } else if (vzero(job->mid_axis) &&
                vdot(pole_bend, pole_bend) > 1e-12f * vdot(job->pole_vector, job->pole_vector) * chain * chain) {
