@@ -78,6 +78,7 @@ static uint64_t first_non_finite(const uint8_t *p, uint64_t n) {
 }
 
 static ossa_result name_at(pl *L, uint32_t offset, pk_type type, const char *item, uint64_t index, const char **out) {
+    *out = "";
     if (offset >= L->strings_size)
         return fail(L, OSSA_ERROR_INVALID_DATA, type, item, index, "name offset %u is past the string table (%llu bytes)",
                     offset, (unsigned long long)L->strings_size);
