@@ -34,7 +34,7 @@ ossa_result ossa_event_job_run(ossa_event_job *job) {
     job->fired_count = 0;
     const uint32_t n = job->time_count;
     double s = job->start, e = job->end, d = e - s;
-    double a = job->from, b = (double)job->from + job->advance;
+    double a = job->from, b = (float)(job->from + job->advance); /* in float, like the caller's next `from` */
     const bool forward = job->advance >= 0.0f;
     if (!job->loop || !(d > 0.0)) {
         a = a < s ? s : (a > e ? e : a);
