@@ -16,6 +16,8 @@
  *   q    = normalize(sum(w_i * q_i'))    q_i' = q_i, or -q_i when dot(q_i, running sum) < 0
  *          (hemisphere alignment against the sum so far: at equal weights two layers give
  *           normalize(qa + qb) with qb on qa's hemisphere)
+ *   When one source alone has a non-zero weight (one layer, or the rest pose) its transform
+ *   is copied exactly (so a single layer reproduces its pose bit for bit).
  *   Then every additive layer k, in order, with a_k = weight_k * (mask_k ? mask_k[j] : 1):
  *   t   += a_k * dt_k
  *   q    = q * nlerp(identity, dq_k, a_k)   (for a_k < 0: nlerp(identity, conjugate(dq_k), -a_k))

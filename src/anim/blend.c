@@ -86,22 +86,31 @@ ossa_result ossa_blend_job_run(ossa_blend_job *job) {
         ossa_transform acc;
         memset(&acc, 0, sizeof acc);
         float total = 0.0f;
+        uint32_t contributing = 0;
+        const ossa_transform *single = NULL;
         for (uint32_t i = 0; i < job->layer_count; i++) {
             const ossa_blend_layer *l = &job->layers[i];
             float w = layer_weight(l, j);
             if (w > 0.0f) {
                 accumulate(&acc, &l->transforms[j], w);
                 total += w;
+                contributing++;
+                single = &l->transforms[j];
             }
         }
         if (total < threshold) {
             accumulate(&acc, &job->rest[j], threshold - total);
             total = threshold;
+            contributing++;
         }
-        float inv = 1.0f / total;
-        acc.translation = ossa_vec3_scale(acc.translation, inv);
-        acc.scale = ossa_vec3_scale(acc.scale, inv);
-        acc.rotation = normalize_or_identity(acc.rotation);
+        if (contributing == 1) {
+            acc = single ? *single : job->rest[j]; /* one source: copied exactly */
+        } else {
+            float inv = 1.0f / total;
+            acc.translation = ossa_vec3_scale(acc.translation, inv);
+            acc.scale = ossa_vec3_scale(acc.scale, inv);
+            acc.rotation = normalize_or_identity(acc.rotation);
+        }
         for (uint32_t k = 0; k < job->additive_count; k++) {
             const ossa_blend_layer *l = &job->additive_layers[k];
             float a = layer_weight(l, j);
