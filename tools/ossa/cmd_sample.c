@@ -16,6 +16,7 @@
 
 #include "cli_common.h"
 #include "commands.h"
+#include "layers_cli.h"
 
 static void put_floats(const float *v, int n) {
     putchar('[');
@@ -27,7 +28,9 @@ static void put_floats(const float *v, int n) {
 }
 
 static int usage(void) {
-    fprintf(stderr, "usage: ossa sample FILE [--clip NAME|INDEX] [--time T]... [--vertices N|all] [--loop]\n");
+    fprintf(stderr, "usage: ossa sample FILE [--clip NAME|INDEX] [--time T]... [--vertices N|all] [--loop]\n"
+                    "       layers: --clip A --clip B [--weights 0.3,0.7] [--sync] [--additive CLIP[:WEIGHT]]\n"
+                    "               [--mask JOINT] [--root-motion]   (docs/layers.md)\n");
     return 2;
 }
 
@@ -53,15 +56,24 @@ int cmd_sample(int argc, char **argv) {
     long vertices = 64;
     double *times = calloc((size_t)argc + 1, sizeof *times);
     int time_count = 0;
+    cli_layers layers;
+    memset(&layers, 0, sizeof layers);
     if (!times) return 1;
     for (int i = 1; i < argc; i++) {
-        if (!strcmp(argv[i], "--clip") && i + 1 < argc) clip_arg = argv[++i];
+        int taken = cli_layers_arg(&layers, "sample", argc, argv, &i);
+        if (taken < 0) {
+            cli_layers_free(&layers);
+            free(times);
+            return 2;
+        }
+        if (taken) clip_arg = cli_layers_first_clip(&layers);
         else if (!strcmp(argv[i], "--time") && i + 1 < argc) {
             char *end;
             times[time_count++] = strtod(argv[++i], &end);
             if (*end) {
                 fprintf(stderr, "ossa sample: bad time '%s'\n", argv[i]);
                 free(times);
+                cli_layers_free(&layers);
                 return 2;
             }
         } else if (!strcmp(argv[i], "--vertices") && i + 1 < argc) {
@@ -72,22 +84,26 @@ int cmd_sample(int argc, char **argv) {
                 vertices = strtol(argv[i], &end, 10);
                 if (*end || vertices < 0) {
                     free(times);
+                    cli_layers_free(&layers);
                     return usage();
                 }
             }
         } else if (!strcmp(argv[i], "--loop")) loop = true;
         else if (argv[i][0] == '-' || file) {
             free(times);
+            cli_layers_free(&layers);
             return usage();
         } else file = argv[i];
     }
     if (!file) {
         free(times);
+        cli_layers_free(&layers);
         return usage();
     }
     ossa_asset *asset = cli_load_asset("sample", file);
     if (!asset) {
         free(times);
+        cli_layers_free(&layers);
         return 1;
     }
     int32_t ci = -1;
@@ -102,10 +118,17 @@ int cmd_sample(int argc, char **argv) {
             fprintf(stderr, "ossa sample: no clip '%s' in %s (%u clips)\n", clip_arg, file, asset->clip_count);
             ossa_asset_destroy(asset);
             free(times);
+            cli_layers_free(&layers);
             return 1;
         }
     }
     const ossa_clip *clip = ci >= 0 ? asset->clips[ci] : NULL;
+    if (cli_layers_active(&layers) && !cli_layers_resolve(&layers, asset, "sample")) {
+        cli_layers_free(&layers);
+        ossa_asset_destroy(asset);
+        free(times);
+        return 1;
+    }
     if (!time_count) times[time_count++] = clip ? clip->start : 0.0;
 
     const ossa_skeleton *sk = asset->skeleton;
@@ -138,12 +161,14 @@ int cmd_sample(int argc, char **argv) {
     for (int ti = 0; ti < time_count && !rc; ti++) {
         float t = (float)times[ti];
         if (jn) {
-            if (clip) ossa_clip_sample(clip, t, loop, OSSA_LOOKUP_DEFAULT, NULL, sk->rest, pose, jn);
+            if (cli_layers_active(&layers)) cli_layers_pose(&layers, sk, t, loop, pose);
+            else if (clip) ossa_clip_sample(clip, t, loop, OSSA_LOOKUP_DEFAULT, NULL, sk->rest, pose, jn);
             else memcpy(pose, sk->rest, jn * sizeof *pose);
             compute_world(asset, pose, animated, world);
         }
         printf("%s{\"time\": ", ti ? ",\n  " : "");
         json_put_num(times[ti]);
+        if (cli_layers_active(&layers)) printf(",\n   "), cli_layers_print_json(&layers);
         printf(",\n   \"nodes\": [");
         for (uint32_t i = 0; i < asset->node_count; i++) {
             uint32_t j = asset->nodes[i].joint;
@@ -232,6 +257,7 @@ int cmd_sample(int argc, char **argv) {
     free(palette);
     free(animated);
     free(times);
+    cli_layers_free(&layers);
     ossa_asset_destroy(asset);
     return rc;
 }

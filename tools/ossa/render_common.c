@@ -150,6 +150,10 @@ float scene_pose(scene *s, const ossa_clip *clip, float t, bool loop) {
     uint32_t jc = s->joint_count;
     float time = t;
     if (!jc) return t;
+    if (s->pose_fn && clip) {
+        s->pose_fn(s->pose_user, s, t, loop);
+        return t;
+    }
     if (clip)
         time = ossa_clip_sample(clip, t, loop, OSSA_LOOKUP_DEFAULT, NULL, sk->rest, s->locals, jc);
     else
