@@ -359,14 +359,14 @@ static void additive_identity_and_roundtrip(void **state) {
         /* Reference = the first frame (NULL) or a random pose. */
         bool first = iter % 3 != 0;
         rand_pose(&s, ref_pose, n);
-        if (first) ossa_clip_sample(clip, clip->start, false, OSSA_LOOKUP_BINARY, NULL, sk->rest, ref_pose, n);
+        if (first) ot_clip_sample(clip, clip->start, false, OSSA_LOOKUP_BINARY, NULL, sk->rest, ref_pose, n);
         ossa_clip *add = NULL;
         assert_int_equal(ossa_clip_make_additive(clip, sk, first ? NULL : ref_pose, NULL, &add), OSSA_OK);
         assert_int_equal(add->track_count, n);
         for (float t = 0.0f; t <= 1.5f; t += 0.125f) {
             /* The additive clip fills every joint itself: the reference passed to sampling is unused. */
-            ossa_clip_sample(add, t, false, OSSA_LOOKUP_BINARY, NULL, ident, delta, n);
-            ossa_clip_sample(clip, t, false, OSSA_LOOKUP_BINARY, NULL, sk->rest, want, n);
+            ot_clip_sample(add, t, false, OSSA_LOOKUP_BINARY, NULL, ident, delta, n);
+            ot_clip_sample(clip, t, false, OSSA_LOOKUP_BINARY, NULL, sk->rest, want, n);
             memcpy(base, ref_pose, n * sizeof *base);
             ossa_blend_layer b = layer(base, n, 1, NULL), a = layer(delta, n, 1, NULL);
             assert_int_equal(run_blend(&b, 1, &a, 1, sk->rest, n, out), OSSA_OK);
@@ -380,7 +380,7 @@ static void additive_identity_and_roundtrip(void **state) {
             }
         }
         /* The additive of the reference pose itself is the identity. */
-        ossa_clip_sample(add, clip->start, false, OSSA_LOOKUP_BINARY, NULL, ident, delta, n);
+        ot_clip_sample(add, clip->start, false, OSSA_LOOKUP_BINARY, NULL, ident, delta, n);
         if (first)
             for (uint32_t j = 0; j < n; j++) assert_transform_near(&delta[j], &ident[j], 2e-6f);
         /* Applying an identity delta at any weight leaves a pose unchanged. */
@@ -464,9 +464,9 @@ static void synced_blend_of_clip_with_itself_is_the_clip(void **state) {
         ot_assert_near(cycle, d, 1e-6);
         phase = ossa_sync_advance(phase, ot_rand_float(&s, -2, 2), cycle);
         float t = clip->start + phase * d;
-        ossa_clip_sample(clip, t, true, OSSA_LOOKUP_BINARY, NULL, sk->rest, a, n);
-        ossa_clip_sample(clip, t, true, OSSA_LOOKUP_BINARY, NULL, sk->rest, b, n);
-        ossa_clip_sample(clip, t, true, OSSA_LOOKUP_DEFAULT, NULL, sk->rest, want, n);
+        ot_clip_sample(clip, t, true, OSSA_LOOKUP_BINARY, NULL, sk->rest, a, n);
+        ot_clip_sample(clip, t, true, OSSA_LOOKUP_BINARY, NULL, sk->rest, b, n);
+        ot_clip_sample(clip, t, true, OSSA_LOOKUP_DEFAULT, NULL, sk->rest, want, n);
         ossa_blend_layer l[2] = {layer(a, n, wa, NULL), layer(b, n, 1 - wa, NULL)};
         assert_int_equal(run_blend(l, 2, NULL, 0, sk->rest, n, out), OSSA_OK);
         for (uint32_t j = 0; j < n; j++) assert_transform_near(&out[j], &want[j], 2e-6f);

@@ -172,7 +172,7 @@ static void palette_and_model(void **state) {
     ossa_player_update(p, 0.7f);
     ossa_mat4 model[3], pal[3], expect_model[3];
     ossa_player_model(p, model);
-    assert_int_equal(ossa_pose_to_model(ossa_player_pose(p), f->skeleton->parents, 3, expect_model), OSSA_OK);
+    ot_local_to_model(ossa_player_pose(p), f->skeleton->parents, 3, expect_model);
     assert_memory_equal(model, expect_model, sizeof model);
     assert_int_equal(ossa_player_palette(p, 0, pal), OSSA_OK);
     const ossa_skin *sk = &f->skeleton->skins[0];
@@ -236,7 +236,7 @@ static void cursor_playback_equals_reference(void **state) {
             ref_time = ossa_clip_adjust_time(clip, ref_time + dt * speed, loop);
             assert_float_equal(ossa_player_time(p), ref_time, 0);
             ossa_transform ref[3];
-            ossa_clip_sample(clip, ref_time, loop, OSSA_LOOKUP_LINEAR, NULL, f->skeleton->rest, ref, 3);
+            ot_clip_sample(clip, ref_time, loop, OSSA_LOOKUP_LINEAR, NULL, f->skeleton->rest, ref, 3);
             assert_memory_equal(ossa_player_pose(p), ref, sizeof ref);
         }
         assert_int_equal(c.allocs, allocs); /* update never allocates */
@@ -328,9 +328,9 @@ static void layers_equal_the_jobs(void **state) {
         t2 = ossa_clip_adjust_time(add, t2 + dt * 2, true);
         assert_float_equal(ossa_player_layer_time(p, l2), t2, 0);
         ossa_transform s0[3], s1[3], s2[3], want[3];
-        ossa_clip_sample(r1, t0, true, OSSA_LOOKUP_BINARY, NULL, f->skeleton->rest, s0, 3);
-        ossa_clip_sample(f->a, t1, true, OSSA_LOOKUP_BINARY, NULL, f->skeleton->rest, s1, 3);
-        ossa_clip_sample(add, t2, true, OSSA_LOOKUP_BINARY, NULL, f->skeleton->rest, s2, 3);
+        ot_clip_sample(r1, t0, true, OSSA_LOOKUP_BINARY, NULL, f->skeleton->rest, s0, 3);
+        ot_clip_sample(f->a, t1, true, OSSA_LOOKUP_BINARY, NULL, f->skeleton->rest, s1, 3);
+        ot_clip_sample(add, t2, true, OSSA_LOOKUP_BINARY, NULL, f->skeleton->rest, s2, 3);
         ossa_blend_layer over[2] = {{s0, 3, 0.7f, NULL, 0}, {s1, 3, 0.3f, mask, 3}};
         ossa_blend_layer ad = {s2, 3, 0.6f, NULL, 0};
         ossa_blend_job job = {over, 2, &ad, 1, f->skeleton->rest, 3, 0, want, 3};

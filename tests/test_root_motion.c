@@ -50,7 +50,7 @@ static ossa_clip *make_clip(const float *tvals, const float *rvals) {
 
 static ossa_mat4 world_of(const ossa_skeleton *sk, const ossa_clip *clip, float t, uint32_t joint) {
     ossa_transform pose[3];
-    ossa_clip_sample(clip, t, true, OSSA_LOOKUP_BINARY, NULL, sk->rest, pose, 3);
+    ot_clip_sample(clip, t, true, OSSA_LOOKUP_BINARY, NULL, sk->rest, pose, 3);
     return ossa_pose_joint_to_model(pose, sk->parents, 3, joint);
 }
 
@@ -269,8 +269,8 @@ static void property_reapply_at_keys(void **state) {
         assert_int_equal(rm->key_count, 6);
         for (int k = 0; k < 6; k++) {
             ossa_transform po[12], ps[12];
-            ossa_clip_sample(clip, times[k], false, OSSA_LOOKUP_BINARY, NULL, sk->rest, po, n);
-            ossa_clip_sample(stripped, times[k], false, OSSA_LOOKUP_BINARY, NULL, sk->rest, ps, n);
+            ot_clip_sample(clip, times[k], false, OSSA_LOOKUP_BINARY, NULL, sk->rest, po, n);
+            ot_clip_sample(stripped, times[k], false, OSSA_LOOKUP_BINARY, NULL, sk->rest, ps, n);
             ossa_mat4 wo = ossa_pose_joint_to_model(po, sk->parents, n, joint);
             ossa_mat4 wsm = ossa_pose_joint_to_model(ps, sk->parents, n, joint);
             ossa_mat4 M = ossa_transform_to_mat4(ossa_root_motion_sample(rm, times[k]));

@@ -103,7 +103,9 @@ ossa_result ossa_clip_make_additive(const ossa_clip *clip, const ossa_skeleton *
     float *values = (float *)(base + o_values);
 
     if (!reference) {
-        ossa_clip_sample(clip, clip->start, false, OSSA_LOOKUP_BINARY, NULL, skeleton->rest, first, n);
+        ossa_clip_sample_job sj = {.clip = clip, .time = clip->start, .lookup = OSSA_LOOKUP_BINARY,
+                                   .reference = skeleton->rest, .reference_count = n, .output = first, .output_count = n};
+        ossa_clip_sample_job_run(&sj);
         reference = first;
     }
     for (uint32_t j = 0; j < n; j++) src_of[j] = NULL;

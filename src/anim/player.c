@@ -10,7 +10,6 @@
 #include <ossa/pose.h>
 
 #include "core/alloc.h"
-#include "math/fast.h"
 
 /* One playing clip: its clock and cursors. from / advance record the last update's step
  * (clip seconds) for root motion. */
@@ -61,6 +60,14 @@ struct ossa_player {
 
 static ossa_transform rigid_identity(void) { return ossa_transform_identity(); }
 
+/* Model-space matrices of the current pose (the player's buffers always fit). */
+static void update_model(ossa_player *p) {
+    uint32_t n = p->skeleton->joint_count;
+    ossa_local_to_model_job job = {.skeleton = p->skeleton, .input = p->pose, .input_count = n,
+                                   .output = p->model, .output_count = n};
+    ossa_local_to_model_job_run(&job);
+}
+
 ossa_result ossa_player_create(const ossa_skeleton *skeleton, const ossa_allocator *allocator, ossa_player **out) {
     if (!out) return OSSA_ERROR_INVALID_ARGUMENT;
     *out = NULL;
@@ -81,7 +88,7 @@ ossa_result ossa_player_create(const ossa_skeleton *skeleton, const ossa_allocat
     p->model = (ossa_mat4 *)(base + o_model);
     p->root = p->root_delta = rigid_identity();
     if (n) memcpy(p->pose, skeleton->rest, n * sizeof(ossa_transform));
-    ossa_pose_to_model(p->pose, skeleton->parents, n, p->model);
+    update_model(p);
     ossa_result r = ossa_player_add_layer(p, OSSA_PLAYER_LAYER_OVERRIDE, NULL);
     if (r != OSSA_OK) {
         ossa_player_destroy(p);
@@ -176,8 +183,12 @@ static float fade_weight(const layer *l) {
 }
 
 static void sample_state(const ossa_player *p, state *s, ossa_transform *out) {
-    const ossa_skeleton *sk = p->skeleton;
-    ossa_clip_sample(s->clip, s->time, s->loop, OSSA_LOOKUP_CURSOR, s->cursors, sk->rest, out, sk->joint_count);
+    uint32_t n = p->skeleton->joint_count;
+    ossa_clip_sample_job job = {.clip = s->clip, .time = s->time, .loop = s->loop, .lookup = OSSA_LOOKUP_CURSOR,
+                                .cursors = s->cursors, .cursor_count = s->cursor_capacity,
+                                .reference = p->skeleton->rest, .reference_count = n, .output = out,
+                                .output_count = n};
+    ossa_clip_sample_job_run(&job);
 }
 
 /* Samples every layer, blends them (blend job), refreshes the model matrices, runs the hook. */
@@ -204,8 +215,8 @@ static void evaluate(ossa_player *p) {
     }
     ossa_blend_job job = {p->over, over, p->add, add, sk->rest, n, 0.0f, p->pose, n};
     if (ossa_blend_job_run(&job) != OSSA_OK && n) memcpy(p->pose, sk->rest, n * sizeof(ossa_transform));
-    ossa_pose_to_model(p->pose, sk->parents, n, p->model);
-    if (p->hook && p->hook(p->hook_user, sk, p->pose, p->model)) ossa_pose_to_model(p->pose, sk->parents, n, p->model);
+    update_model(p);
+    if (p->hook && p->hook(p->hook_user, sk, p->pose, p->model)) update_model(p);
 }
 
 static layer *get_layer(ossa_player *p, uint32_t index) {
@@ -405,13 +416,9 @@ ossa_result ossa_player_palette(const ossa_player *p, uint32_t skin, ossa_mat4 *
     if (!p || !out) return OSSA_ERROR_INVALID_ARGUMENT;
     const ossa_skeleton *s = p->skeleton;
     if (skin >= s->skin_count) return OSSA_ERROR_INVALID_ARGUMENT;
-    const ossa_skin *sk = &s->skins[skin];
-    for (uint32_t j = 0; j < s->joint_count; j++) out[j] = ossa_mat4_identity();
-    for (uint32_t i = 0; i < sk->joint_count; i++) {
-        uint32_t j = sk->joints[i];
-        if (j < s->joint_count) ossa__mat4_mul(&p->model[j], &sk->inverse_bind[i], &out[j]);
-    }
-    return OSSA_OK;
+    ossa_palette_job job = {.skeleton = s, .skin = skin, .model = p->model, .model_count = s->joint_count,
+                            .output = out, .output_count = s->joint_count};
+    return ossa_palette_job_run(&job);
 }
 
 float ossa_player_fade_weight(const ossa_player *p) { return p ? fade_weight(&p->layers[0]) : 1.0f; }

@@ -115,7 +115,9 @@ ossa_result ossa_root_motion_extract(const ossa_clip *clip, const ossa_skeleton 
 
     const int32_t parent = skeleton->parents[joint];
     for (uint32_t k = 0; k < count; k++) {
-        ossa_clip_sample(clip, times[k], false, OSSA_LOOKUP_BINARY, NULL, skeleton->rest, pose, n);
+        ossa_clip_sample_job sj = {.clip = clip, .time = times[k], .lookup = OSSA_LOOKUP_BINARY,
+                                   .reference = skeleton->rest, .reference_count = n, .output = pose, .output_count = n};
+        ossa_clip_sample_job_run(&sj);
         ossa_transform pm = parent >= 0 ? ossa_pose_joint_to_model_transform(pose, skeleton->parents, n, (uint32_t)parent)
                                         : ossa_transform_identity();
         ossa_transform model = ossa_transform_combine(pm, pose[joint]);

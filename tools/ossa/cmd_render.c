@@ -5,6 +5,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "cli_common.h"
 #include "commands.h"
 #include "image_io.h"
 #include "layers_cli.h"
@@ -30,7 +31,7 @@ static int usage(FILE *f) {
     return f == stdout ? 0 : 2;
 }
 
-static int cmd_render_layers(int argc, char **argv, cli_layers *layers);
+static int render_main(int argc, char **argv, cli_layers *layers);
 
 /* scene pose_fn: the layered pose (layers_cli.h). */
 static void pose_layers(void *user, scene *s, float t, bool loop) {
@@ -41,14 +42,15 @@ static void pose_layers(void *user, scene *s, float t, bool loop) {
 }
 
 int cmd_render(int argc, char **argv) {
+    CLI_REQUIRE_GL("render");
     cli_layers layers;
     memset(&layers, 0, sizeof layers);
-    int rc = cmd_render_layers(argc, argv, &layers);
+    int rc = render_main(argc, argv, &layers);
     cli_layers_free(&layers);
     return rc;
 }
 
-static int cmd_render_layers(int argc, char **argv, cli_layers *layers) {
+static int render_main(int argc, char **argv, cli_layers *layers) {
     const char *file = NULL, *clip_name = NULL;
     float from = 0, to = 0;
     bool has_from = false, has_to = false, rest = false;

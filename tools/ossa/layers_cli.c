@@ -202,7 +202,10 @@ void cli_layers_pose(cli_layers *L, const ossa_skeleton *sk, float t, bool loop,
             ti = l->clip->start + (float)(phase * d);
             advance = (float)(unwrapped * d);
         }
-        l->time = ossa_clip_sample(l->clip, ti, loop, OSSA_LOOKUP_DEFAULT, NULL, sk->rest, l->pose, n);
+        ossa_clip_sample_job sj = {.clip = l->clip, .time = ti, .loop = loop, .reference = sk->rest,
+                                   .reference_count = n, .output = l->pose, .output_count = n};
+        ossa_clip_sample_job_run(&sj);
+        l->time = sj.sampled_time;
         ossa_blend_layer b = {l->pose, n, 1.0f, l->joint_weights, n};
         if (l->additive) L->add[add++] = b;
         else L->over[over++] = b;
