@@ -26,6 +26,10 @@ typedef struct scene {
      * the palettes are computed after it. Set after scene_load (which zeroes the scene). */
     void (*post_pose)(struct scene *s, void *user);
     void *post_pose_user;
+    /* Optional: poses the scene instead of sampling one clip (layers, docs/layers.md); it fills
+     * locals and calls scene_set_pose / scene_set_weights itself. scene_pose calls it. */
+    void (*pose_fn)(void *user, struct scene *s, float t, bool loop);
+    void *pose_user;
 } scene;
 
 /* Loads `path` (a .gltf/.glb), or the demo character when path is NULL or "demo".
