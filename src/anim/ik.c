@@ -138,35 +138,60 @@ ossa_result ossa_ik_two_bone_job_validate(const ossa_ik_two_bone_job *job) {
     return OSSA_OK;
 }
 
-/* Bend angle about unit axis n (model space, through the mid joint) that puts the end
+/* The bend about unit axis n (model space, through the mid joint) that puts the end
  * joint at distance d from the start: |R(delta) v - u| = d with u = start - mid and
- * v = end - mid. Of the two solutions, the one bending positively about n
- * (n . (R v x u) >= 0); the nearest reachable distance when d is out of range. */
-static float mid_bend_angle(ossa_vec3 u, ossa_vec3 v, ossa_vec3 n, float d) {
-    float vn = vdot(v, n);
+ * v = end - mid, i.e. b cos(delta) + c sin(delta) = k. Of the two roots, the one bending
+ * positively about n (n . (R v x u) >= 0), then the smaller turn; the nearest reachable
+ * distance when d is out of range. Returns (cos delta, sin delta) without trigonometry;
+ * (1, 0) when v or u lies along n (no hinge). */
+static void mid_bend(ossa_vec3 u, ossa_vec3 v, ossa_vec3 n, float d, float *cos_out, float *sin_out) {
+    float vn = vdot(v, n), uu = vdot(u, u), vv = vdot(v, v);
     ossa_vec3 vperp = vsub(v, vmul(n, vn));
     ossa_vec3 nxv = vcross(n, v);
     float a = vdot(u, n) * vn, b = vdot(u, vperp), c = vdot(u, nxv);
     float r = sqrtf(b * b + c * c);
-    if (!(r > 1e-12f * (vdot(u, u) + vdot(v, v)))) return 0.0f; /* v along n, or u along n: no hinge */
-    float k = 0.5f * (vdot(u, u) + vdot(v, v) - d * d) - a;
-    float phi = atan2f(c, b), alpha = acosf(clampf(k / r, -1.0f, 1.0f));
-    float best = 0.0f, best_abs = INFINITY;
+    *cos_out = 1.0f, *sin_out = 0.0f;
+    if (!(r > 1e-12f * (uu + vv))) return;
+    float k = 0.5f * (uu + vv - d * d) - a;
+    float cphi = b / r, sphi = c / r; /* phi = atan2(c, b), alpha = acos(k / r): delta = phi +- alpha */
+    float ca = clampf(k / r, -1.0f, 1.0f), sa = sqrtf(fmaxf(0.0f, 1.0f - ca * ca));
     bool best_positive = false;
+    float best_cos = -INFINITY;
     for (int i = 0; i < 2; i++) {
-        float delta = i ? phi - alpha : phi + alpha;
-        if (delta > IK_PI) delta -= 2.0f * IK_PI;
-        if (delta <= -IK_PI) delta += 2.0f * IK_PI;
+        float sign = i ? -1.0f : 1.0f;
+        float cd = cphi * ca - sign * sphi * sa, sd = sphi * ca + sign * cphi * sa;
         /* R v = n vn + vperp cos + (n x v) sin */
-        ossa_vec3 rv = vadd(vadd(vmul(n, vn), vmul(vperp, cosf(delta))), vmul(nxv, sinf(delta)));
-        bool positive = vdot(n, vcross(rv, u)) >= -1e-7f * (vdot(u, u) + vdot(v, v));
-        if ((positive && !best_positive) || (positive == best_positive && fabsf(delta) < best_abs)) {
-            best = delta;
-            best_abs = fabsf(delta);
+        ossa_vec3 rv = vadd(vadd(vmul(n, vn), vmul(vperp, cd)), vmul(nxv, sd));
+        bool positive = vdot(n, vcross(rv, u)) >= -1e-7f * (uu + vv);
+        if ((positive && !best_positive) || (positive == best_positive && cd > best_cos)) {
+            *cos_out = cd, *sin_out = sd;
+            best_cos = cd;
             best_positive = positive;
         }
     }
-    return best;
+}
+
+/* Rotation about unit `axis` by the angle whose cosine and sine are c and s (c^2 + s^2 = 1),
+ * from half-angle identities that stay accurate near 0 and near a half turn. */
+static ossa_quat qaxis_cos_sin(ossa_vec3 axis, float c, float s) {
+    float hs, hc; /* sin and cos of half the angle */
+    if (c >= 0.0f) {
+        hc = sqrtf(0.5f * (1.0f + c));
+        hs = s / (2.0f * hc);
+    } else {
+        hs = sqrtf(0.5f * (1.0f - c));
+        if (s < 0.0f) hs = -hs;
+        hc = s / (2.0f * hs);
+    }
+    return qmake(axis.x * hs, axis.y * hs, axis.z * hs, hc);
+}
+
+/* Rotation about unit `axis` taking a to b, both perpendicular to it (a half turn about
+ * axis when they are opposite). */
+static ossa_quat qturn_about(ossa_vec3 axis, ossa_vec3 a, ossa_vec3 b) {
+    float c = vdot(a, b), s = vdot(axis, vcross(a, b)), r = sqrtf(c * c + s * s);
+    if (!(r > 0.0f)) return qidentity();
+    return qaxis_cos_sin(axis, c / r, s / r);
 }
 
 ossa_result ossa_ik_two_bone_job_run(ossa_ik_two_bone_job *job) {
@@ -204,25 +229,28 @@ ossa_result ossa_ik_two_bone_job_run(ossa_ik_two_bone_job *job) {
         }
     }
 
-    float delta = mid_bend_angle(u, v, n, d);
-    ossa_quat gm = qaxis(n, delta);
+    float cos_d, sin_d;
+    mid_bend(u, v, n, d, &cos_d, &sin_d);
+    ossa_quat gm = qaxis_cos_sin(n, cos_d, sin_d);
     ossa_quat gs = qidentity();
     if (d > 1e-20f) {
+        ossa_vec3 axis = vmul(st, 1.0f / d);
         ossa_vec3 end1 = vsub(vadd(m, qrot(gm, v)), s);
         gs = qfrom_to(end1, st);
         if (!vzero(job->pole_vector)) {
-            ossa_vec3 axis = vmul(st, 1.0f / d);
             ossa_vec3 m1 = qrot(gs, vsub(m, s));
             ossa_vec3 mp = vsub(m1, vmul(axis, vdot(axis, m1)));
             ossa_vec3 pp = vsub(job->pole_vector, vmul(axis, vdot(axis, job->pole_vector)));
-            if (vlen(mp) > 1e-5f * l1 && vlen(pp) > 1e-5f * vlen(job->pole_vector)) {
-                float angle = atan2f(vdot(axis, vcross(mp, pp)), vdot(mp, pp));
-                gs = qmul(qaxis(axis, angle), gs);
-            }
+            if (vlen(mp) > 1e-5f * l1 && vlen(pp) > 1e-5f * vlen(job->pole_vector))
+                gs = qmul(qturn_about(axis, mp, pp), gs);
         }
-        if (job->twist_angle != 0.0f) gs = qmul(qaxis(vmul(st, 1.0f / d), job->twist_angle), gs);
+        if (job->twist_angle != 0.0f) gs = qmul(qaxis(axis, job->twist_angle), gs);
     }
-    ossa_quat gs_w = qweight(gs, w), gm_w = qaxis(n, delta * w);
+    ossa_quat gs_w = gs, gm_w = gm;
+    if (w < 1.0f) {
+        gs_w = qweight(gs, w);
+        gm_w = qaxis(n, atan2f(sin_d, cos_d) * w);
+    }
     *job->start_correction = to_joint(job->start_joint, gs_w);
     *job->mid_correction = to_joint(job->mid_joint, gm_w);
     ossa_vec3 end = vadd(s, qrot(gs_w, vadd(vsub(m, s), qrot(gm_w, v))));
@@ -270,13 +298,12 @@ ossa_result ossa_ik_aim_job_run(ossa_ik_aim_job *job) {
         ossa_vec3 u1 = qrot(rot, up);
         ossa_vec3 up_p = vsub(u1, vmul(axis, vdot(axis, u1)));
         ossa_vec3 pole_p = vsub(pole, vmul(axis, vdot(axis, pole)));
-        if (vlen(up_p) > 1e-6f * vlen(up) && vlen(pole_p) > 1e-6f * vlen(pole)) {
-            float angle = atan2f(vdot(axis, vcross(up_p, pole_p)), vdot(up_p, pole_p));
-            rot = qmul(qaxis(axis, angle), rot);
-        }
+        if (vlen(up_p) > 1e-6f * vlen(up) && vlen(pole_p) > 1e-6f * vlen(pole))
+            rot = qmul(qturn_about(axis, up_p, pole_p), rot);
     }
     if (job->twist_angle != 0.0f) rot = qmul(qaxis(axis, job->twist_angle), rot);
-    rot = qnorm(qweight(rot, w));
+    if (w < 1.0f) rot = qweight(rot, w);
+    rot = qnorm(rot);
     *job->joint_correction = rot;
 
     /* Distance from the target to the corrected ray, in joint space. */
