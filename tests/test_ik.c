@@ -311,7 +311,7 @@ static void aim_properties(void **state) {
     for (uint64_t seed = 1; seed <= 300; seed++) {
         uint64_t rng = seed * 31337;
         rig r;
-        rig_random(&r, 3, &rng, seed % 3 == 0 ? 1.5f : 1.0f);
+        rig_random(&r, 3, &rng, seed % 3 == 0 ? 1.5f : (seed % 3 == 1 ? -1.0f : 1.0f)); /* scaled, mirrored */
         const ossa_mat4 *m = &r.models[2];
         ossa_vec3 pos = mpos(m);
         ossa_vec3 target = ossa_vec3_add(pos, ossa_vec3_scale(rand_dir(&rng), ot_rand_float(&rng, 1, 5)));
@@ -331,6 +331,7 @@ static void aim_properties(void **state) {
         job.joint_correction = &c;
         assert_int_equal(ossa_ik_aim_job_run(&job), OSSA_OK);
         assert_true(job.reached);
+        const ossa_mat4 before = *m;
         const uint32_t joint = 2;
         apply_corrections(&r, &joint, &c, 1);
         ossa_vec3 fw = ossa_mat4_transform_vector(m, fwd), uw = ossa_mat4_transform_vector(m, up);
@@ -343,8 +344,13 @@ static void aim_properties(void **state) {
             ossa_vec3 o = ossa_mat4_transform_point(m, offset);
             assert_true(angle_between(fw, sub(target, o)) < 1e-4f);
         }
-        /* weight 0: identity */
+        /* weight 0.5: half the angle about the same axis; weight 0: identity */
+        ossa_quat full = c;
+        job.joint = &before;
         job.has_weight = true;
+        job.weight = 0.5f;
+        assert_int_equal(ossa_ik_aim_job_run(&job), OSSA_OK);
+        ot_assert_near(quat_angle(c), 0.5f * quat_angle(full), 1e-4f);
         job.weight = 0.0f;
         assert_int_equal(ossa_ik_aim_job_run(&job), OSSA_OK);
         const float id[4] = {0, 0, 0, 1};
@@ -411,7 +417,7 @@ static void chain_reach(void **state) {
             uint64_t rng = seed * 65537 + (uint64_t)solver;
             uint32_t n = 1 + (seed % 2 ? 4 : 8);
             rig r;
-            rig_random(&r, n, &rng, seed % 5 == 0 ? 2.0f : 1.0f);
+            rig_random(&r, n, &rng, seed % 5 == 0 ? 2.0f : (seed % 5 == 1 ? -1.0f : 1.0f)); /* scaled, mirrored */
             /* a reachable target: the effector of the same chain in another random pose */
             rig other = r;
             for (uint32_t i = 1; i < n - 1; i++) other.locals[i].rotation = ot_rand_quat(&rng);
@@ -531,6 +537,20 @@ static void chain_weight_zero(void **state) {
     job.rotation_count = 5;
     assert_int_equal(ossa_ik_chain_job_run(&job), OSSA_OK);
     for (int i = 0; i < 5; i++) ot_assert_floats_near(&out[i].x, &before.locals[i + 1].rotation.x, 4, 0.0f);
+    /* weight w: each rotation is the slerp from the input rotation to the full solution */
+    ossa_quat full[5], part[5];
+    job.has_weight = false;
+    job.rotations = full;
+    assert_int_equal(ossa_ik_chain_job_run(&job), OSSA_OK);
+    job.has_weight = true;
+    job.weight = 0.3f;
+    job.rotations = part;
+    assert_int_equal(ossa_ik_chain_job_run(&job), OSSA_OK);
+    for (int i = 0; i < 5; i++) {
+        ossa_quat expect = ossa_quat_slerp(before.locals[i + 1].rotation, full[i], 0.3f);
+        if (ossa_quat_dot(expect, part[i]) < 0) expect = (ossa_quat){-expect.x, -expect.y, -expect.z, -expect.w};
+        ot_assert_floats_near(&part[i].x, &expect.x, 4, 1e-5f);
+    }
 }
 
 /* ---- validity: the zero job fails, then passes as each field is set; short spans fail ---- */
