@@ -56,12 +56,17 @@ static void rig_random(rig *r, uint32_t n, uint64_t *rng, float root_scale) {
     rig_update(r);
 }
 
-static void apply_corrections(rig *r, const uint32_t *joints, const ossa_quat *c, uint32_t count) {
+/* The apply job with corrections (multiplied in) or rotations (replacing); then checks the
+ * recomputed model matrices against the reference chain walk. */
+static void rig_apply(rig *r, const uint32_t *joints, uint32_t count, const ossa_quat *corrections,
+                      const ossa_quat *rotations) {
     ossa_ik_apply_job aj = {0};
     aj.joints = joints;
     aj.joint_count = count;
-    aj.corrections = c;
-    aj.correction_count = count;
+    aj.corrections = corrections;
+    aj.correction_count = corrections ? count : 0;
+    aj.rotations = rotations;
+    aj.rotation_count = rotations ? count : 0;
     aj.parents = r->parents;
     aj.parent_count = r->n;
     aj.locals = r->locals;
@@ -76,17 +81,27 @@ static void apply_corrections(rig *r, const uint32_t *joints, const ossa_quat *c
     }
 }
 
-static ossa_result two_bone(rig *r, ossa_vec3 target, ossa_vec3 pole, ossa_vec3 mid_axis, ossa_quat out[2],
-                            bool *reached) {
+static void apply_corrections(rig *r, const uint32_t *joints, const ossa_quat *c, uint32_t count) {
+    rig_apply(r, joints, count, c, NULL);
+}
+
+/* A two-bone job on joints 1-2-3 of the rig, corrections into out[2]. */
+static ossa_ik_two_bone_job leg_job(rig *r, ossa_vec3 target, ossa_quat out[2]) {
     ossa_ik_two_bone_job job = {0};
     job.start_joint = &r->models[1];
     job.mid_joint = &r->models[2];
     job.end_joint = &r->models[3];
     job.target = target;
-    job.pole_vector = pole;
-    job.mid_axis = mid_axis;
     job.start_correction = &out[0];
     job.mid_correction = &out[1];
+    return job;
+}
+
+static ossa_result two_bone(rig *r, ossa_vec3 target, ossa_vec3 pole, ossa_vec3 mid_axis, ossa_quat out[2],
+                            bool *reached) {
+    ossa_ik_two_bone_job job = leg_job(r, target, out);
+    job.pole_vector = pole;
+    job.mid_axis = mid_axis;
     ossa_result res = ossa_ik_two_bone_job_run(&job);
     if (reached) *reached = job.reached;
     return res;
@@ -197,14 +212,8 @@ static void two_bone_weight_and_axis(void **state) {
         rig_random(&r, 4, &rng, 1.0f);
         ossa_vec3 target = ossa_vec3_add(mpos(&r.models[1]), ossa_vec3_scale(rand_dir(&rng), 0.5f));
         ossa_quat full[2], part[2];
-        ossa_ik_two_bone_job job = {0};
-        job.start_joint = &r.models[1];
-        job.mid_joint = &r.models[2];
-        job.end_joint = &r.models[3];
-        job.target = target;
+        ossa_ik_two_bone_job job = leg_job(&r, target, full);
         job.pole_vector = rand_dir(&rng);
-        job.start_correction = &full[0];
-        job.mid_correction = &full[1];
         assert_int_equal(ossa_ik_two_bone_job_run(&job), OSSA_OK);
         job.has_weight = true;
         job.weight = 0.0f;
@@ -248,14 +257,8 @@ static void two_bone_twist(void **state) {
         ossa_vec3 target = ossa_vec3_add(s, ossa_vec3_scale(rand_dir(&rng), 0.6f));
         float twist = ot_rand_float(&rng, -3, 3);
         ossa_quat c[2];
-        ossa_ik_two_bone_job job = {0};
-        job.start_joint = &r.models[1];
-        job.mid_joint = &r.models[2];
-        job.end_joint = &r.models[3];
-        job.target = target;
+        ossa_ik_two_bone_job job = leg_job(&r, target, c);
         job.pole_vector = rand_dir(&rng);
-        job.start_correction = &c[0];
-        job.mid_correction = &c[1];
         assert_int_equal(ossa_ik_two_bone_job_run(&job), OSSA_OK);
         apply_corrections(&a, joints, c, 2);
         job.twist_angle = twist;
@@ -286,14 +289,8 @@ static void two_bone_soft(void **state) {
         rig w = r;
         float d = f * chain;
         ossa_quat c[2];
-        ossa_ik_two_bone_job job = {0};
-        job.start_joint = &w.models[1];
-        job.mid_joint = &w.models[2];
-        job.end_joint = &w.models[3];
-        job.target = ossa_vec3_add(s, ossa_vec3_scale(dir, d));
+        ossa_ik_two_bone_job job = leg_job(&w, ossa_vec3_add(s, ossa_vec3_scale(dir, d)), c);
         job.softness = softness;
-        job.start_correction = &c[0];
-        job.mid_correction = &c[1];
         assert_int_equal(ossa_ik_two_bone_job_run(&job), OSSA_OK);
         assert_false(job.reached);
         apply_corrections(&w, joints, c, 2);
@@ -391,20 +388,7 @@ static ossa_result run_chain(rig *r, ossa_ik_solver solver, ossa_vec3 target, co
     job.rotations = out;
     job.rotation_count = r->n - 1;
     ossa_result res = ossa_ik_chain_job_run(&job);
-    if (res == OSSA_OK) {
-        ossa_ik_apply_job aj = {0};
-        aj.joints = joints;
-        aj.joint_count = r->n - 1;
-        aj.rotations = out;
-        aj.rotation_count = r->n - 1;
-        aj.parents = r->parents;
-        aj.parent_count = r->n;
-        aj.locals = r->locals;
-        aj.local_count = r->n;
-        aj.models = r->models;
-        aj.model_count = r->n;
-        assert_int_equal(ossa_ik_apply_job_run(&aj), OSSA_OK);
-    }
+    if (res == OSSA_OK) rig_apply(r, joints, r->n - 1, NULL, out);
     if (job_out) *job_out = job;
     return res;
 }

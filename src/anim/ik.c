@@ -100,27 +100,21 @@ static inline ossa_vec3 madj(const ossa_mat4 *m, ossa_vec3 v) {
     ossa_vec3 c0 = mcol(m, 0), c1 = mcol(m, 1), c2 = mcol(m, 2);
     return v3(vdot(vcross(c1, c2), v), vdot(vcross(c2, c0), v), vdot(vcross(c0, c1), v));
 }
-/* Model-space rotation g about a joint -> the same rotation in the joint's frame (W^-1 g W). */
-static ossa_quat to_joint(const ossa_mat4 *m, ossa_quat g) {
-    ossa_vec3 v = v3(g.x, g.y, g.z);
-    float s = vlen(v);
-    if (!(s > 0.0f)) return qmake(0, 0, 0, g.w < 0 ? -1.0f : 1.0f);
-    ossa_vec3 a = madj(m, v);
-    float la = vlen(a);
-    if (!(la > 0.0f)) return qidentity(); /* singular joint matrix */
-    a = vmul(a, s / la);
-    return qmake(a.x, a.y, a.z, g.w);
+/* The rotation q with its axis replaced by the direction of `image` (the axis mapped into
+ * another frame): same angle. Identity for a singular map. */
+static ossa_quat with_axis(ossa_quat q, ossa_vec3 image) {
+    float s = vlen(v3(q.x, q.y, q.z)), l = vlen(image);
+    if (!(s > 0.0f) || !(l > 0.0f)) return qmake(0, 0, 0, s > 0.0f || q.w >= 0.0f ? 1.0f : -1.0f);
+    image = vmul(image, s / l);
+    return qmake(image.x, image.y, image.z, q.w);
 }
+/* Model-space rotation g about a joint -> the same rotation in the joint's frame (W^-1 g W):
+ * the axis through adj(W) = det(W) W^-1, whose sign also flips the axis of a mirrored W. */
+static ossa_quat to_joint(const ossa_mat4 *m, ossa_quat g) { return with_axis(g, madj(m, v3(g.x, g.y, g.z))); }
 /* Joint-frame rotation c -> model-space rotation about the joint (W c W^-1). */
 static ossa_quat to_model(const ossa_mat4 *m, ossa_quat c) {
-    ossa_vec3 v = v3(c.x, c.y, c.z);
-    float s = vlen(v);
-    if (!(s > 0.0f)) return qmake(0, 0, 0, c.w < 0 ? -1.0f : 1.0f);
-    ossa_vec3 a = mlinear(m, v);
-    float la = vlen(a);
-    if (!(la > 0.0f)) return qidentity();
-    a = vmul(a, (mdet3(m) < 0.0f ? -s : s) / la);
-    return qmake(a.x, a.y, a.z, c.w);
+    ossa_vec3 image = mlinear(m, v3(c.x, c.y, c.z));
+    return with_axis(c, mdet3(m) < 0.0f ? vmul(image, -1.0f) : image);
 }
 static bool weight_ok(bool has_weight, float weight) {
     return !has_weight || (isfinite(weight) && weight >= 0.0f && weight <= 1.0f);
