@@ -36,7 +36,8 @@ typedef struct viewer {
     bool dragging;
     double last_x, last_y;
     GLFWwindow *window;
-    ik_pass ik;          /* I toggles: --ik chains, else both feet pinned at rest */
+    ik_pass ik;          /* I toggles: --ik chains, else the feet pinned where they are */
+    bool ik_pin;         /* no --ik: targets = the feet's positions when I is pressed */
 } viewer;
 
 static const char *clip_name(const viewer *v, int i) {
@@ -104,6 +105,10 @@ static void handle_key(viewer *v, int key) {
     case GLFW_KEY_R: v->cam = v->home; break;
     case GLFW_KEY_I:
         v->ik.enabled = !v->ik.enabled;
+        for (uint32_t i = 0; v->ik_pin && v->ik.enabled && i < v->ik.count; i++) {
+            const float *m = v->s.model[v->ik.chains[i].joints[2]].m;
+            v->ik.chains[i].target = ossa_vec3_make(m[12], m[13], m[14]);
+        }
         printf("ossa view: IK %s (%u chain%s)\n", v->ik.enabled ? "on" : "off", v->ik.count, v->ik.count == 1 ? "" : "s");
         fflush(stdout);
         break;
@@ -216,7 +221,7 @@ static int usage(FILE *f) {
                "  --frames N       stop after N frames (stepped at 1/60 s each)\n"
                "  --screenshot P   save the last frame's back buffer as PNG before exiting\n"
                "  --press F:KEYS   type KEYS before frame F (scripted runs), e.g. --press 10:C,20:GB\n"
-               "  --ik SPEC        two-bone IK chain as in `ossa render --ik`, on at start (else key I pins the feet)\n"
+               "  --ik SPEC        two-bone IK chain as in `ossa render --ik`, on at start (else I pins the feet where they are)\n"
                "keys: 1-9 / N P clips, C cross-fade to next (0.3 s), space pause, + - speed, G CPU/GPU skinning,\n"
                "      B bones, W wireframe, R reset camera, I IK on/off, Esc/Q quit; drag to orbit, scroll to zoom\n");
     return f == stdout ? 0 : 2;
@@ -271,6 +276,7 @@ int cmd_view(int argc, char **argv) {
         return 2;
     }
     if (!ik_spec) ik_pass_add_feet(&v.ik, &v.s);
+    v.ik_pin = !ik_spec;
     v.ik.enabled = ik_spec != NULL;
     ik_pass_attach(&v.ik, &v.s);
     int start_clip = v.s.asset->clip_count ? 0 : -1;

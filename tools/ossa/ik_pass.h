@@ -26,7 +26,7 @@ typedef struct ik_pass {
  * joint's rest-pose position; pole, default the rest pose's bend direction or +z).
  * Prints a usage error and returns false on a bad spec or an unknown joint. */
 bool ik_pass_add(ik_pass *ik, const scene *s, const char *spec, const char *cmd);
-/* Chains pinning each foot (joints named *foot*, any case) at its rest-pose position. */
+/* Chains for each foot (joints named *foot*, any case), targets at their rest-pose positions. */
 void ik_pass_add_feet(ik_pass *ik, const scene *s);
 /* Installs the pass as the scene's post-pose hook (ik must outlive the scene's use). */
 void ik_pass_attach(ik_pass *ik, scene *s);
