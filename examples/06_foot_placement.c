@@ -16,7 +16,7 @@ static uint32_t tris[GRID * GRID * 6];
 static void make_ground(void) {
     for (int r = 0; r <= GRID; r++)
         for (int c = 0; c <= GRID; c++) {
-            float x = -1 + 2.0f * c / GRID, z = -1 + 8.0f * r / GRID;
+            float x = -1 + 2.0f * (float)c / GRID, z = -1 + 8.0f * (float)r / GRID;
             verts[r * (GRID + 1) + c] = ossa_vec3_make(x, 0.07f * sinf(4 * x + 1) + 0.06f * sinf(2.3f * z), z);
         }
     uint32_t *t = tris;
@@ -49,7 +49,7 @@ int main(void) {
                                   .output = model, .output_count = N};
     float worst = 0;
     for (int frame = 0; frame <= 40; frame++) {
-        float t = frame / 20.0f, w = 6.2831853f * t; /* 1 s gait cycle, 0.8 m/s along +z */
+        float t = (float)frame / 20.0f, w = 6.2831853f * t; /* 1 s gait cycle, 0.8 m/s along +z */
         for (int i = 0; i < N; i++) pose[i] = ossa_transform_identity();
         pose[1].translation = ossa_vec3_make(0.1f, -0.05f, 0);
         pose[4].translation = ossa_vec3_make(-0.1f, -0.05f, 0);
