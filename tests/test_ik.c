@@ -498,6 +498,56 @@ static void chain_limits(void **state) {
     }
 }
 
+/* Limits worked by hand: clamps to the nearest allowed angle, removes what a hinge forbids. */
+static void limit_hand_worked(void **state) {
+    (void)state;
+    const ossa_vec3 X = {1, 0, 0}, Y = {0, 1, 0}, Z = {0, 0, 1};
+    ossa_ik_limit hinge = {0};
+    hinge.type = OSSA_IK_LIMIT_HINGE; /* zero axis = +z */
+    hinge.min_angle = -0.5f;
+    hinge.max_angle = 0.5f;
+    ossa_quat q = ossa_ik_limit_apply(&hinge, Y, ossa_quat_from_axis_angle(Z, 1.0f));
+    ossa_quat e = ossa_quat_from_axis_angle(Z, 0.5f);
+    ot_assert_floats_near(&q.x, &e.x, 4, 1e-6f);
+    q = ossa_ik_limit_apply(&hinge, Y, ossa_quat_from_axis_angle(Z, -0.3f)); /* inside: kept */
+    e = ossa_quat_from_axis_angle(Z, -0.3f);
+    ot_assert_floats_near(&q.x, &e.x, 4, 1e-6f);
+    q = ossa_ik_limit_apply(&hinge, Y, ossa_quat_from_axis_angle(X, 0.8f)); /* off-axis: removed */
+    const float id[4] = {0, 0, 0, 1};
+    ot_assert_floats_near(&q.x, id, 4, 1e-6f);
+    /* reference: the limit is measured from it */
+    hinge.reference = ossa_quat_from_axis_angle(X, 1.0f);
+    q = ossa_ik_limit_apply(&hinge, Y, ossa_quat_mul(hinge.reference, ossa_quat_from_axis_angle(Z, 0.9f)));
+    e = ossa_quat_mul(hinge.reference, ossa_quat_from_axis_angle(Z, 0.5f));
+    ot_assert_floats_near(&q.x, &e.x, 4, 1e-6f);
+
+    ossa_ik_limit ball = {0};
+    ball.type = OSSA_IK_LIMIT_BALL; /* zero axis = the bone, here +y */
+    ball.cone_angle = 0.3f;
+    q = ossa_ik_limit_apply(&ball, Y, ossa_quat_from_axis_angle(X, 0.6f));
+    e = ossa_quat_from_axis_angle(X, 0.3f);
+    ot_assert_floats_near(&q.x, &e.x, 4, 1e-6f);
+    q = ossa_ik_limit_apply(&ball, Y, ossa_quat_from_axis_angle(Y, 1.0f)); /* pure twist, free */
+    e = ossa_quat_from_axis_angle(Y, 1.0f);
+    ot_assert_floats_near(&q.x, &e.x, 4, 1e-6f);
+    ball.limit_twist = true;
+    ball.max_twist = 0.4f;
+    q = ossa_ik_limit_apply(&ball, Y, ossa_quat_from_axis_angle(Y, -1.0f));
+    e = ossa_quat_from_axis_angle(Y, -0.4f);
+    ot_assert_floats_near(&q.x, &e.x, 4, 1e-6f);
+    /* swing then twist: 0.6 about z after 1.0 about y -> 0.3 about z after 0.4 about y */
+    q = ossa_ik_limit_apply(&ball, Y, ossa_quat_mul(ossa_quat_from_axis_angle(Z, 0.6f), ossa_quat_from_axis_angle(Y, 1.0f)));
+    e = ossa_quat_mul(ossa_quat_from_axis_angle(Z, 0.3f), ossa_quat_from_axis_angle(Y, 0.4f));
+    ot_assert_floats_near(&q.x, &e.x, 4, 1e-6f);
+    /* NONE and NULL leave q as it is */
+    ossa_ik_limit none = {0};
+    ossa_quat any = ossa_quat_from_axis_angle(ossa_vec3_normalize(ossa_vec3_make(1, 2, 3)), 2.5f);
+    q = ossa_ik_limit_apply(&none, Y, any);
+    ot_assert_floats_near(&q.x, &any.x, 4, 0.0f);
+    q = ossa_ik_limit_apply(NULL, Y, any);
+    ot_assert_floats_near(&q.x, &any.x, 4, 0.0f);
+}
+
 static void chain_weight_zero(void **state) {
     (void)state;
     uint64_t rng = 5;
@@ -716,6 +766,7 @@ int main(void) {
         cmocka_unit_test(two_bone_twist),
         cmocka_unit_test(aim_properties),        cmocka_unit_test(chain_reach),
         cmocka_unit_test(chain_limits),          cmocka_unit_test(chain_weight_zero),
+        cmocka_unit_test(limit_hand_worked),
         cmocka_unit_test(validity_two_bone_aim), cmocka_unit_test(validity_chain_apply),
         cmocka_unit_test(ray_triangle),
     };
