@@ -696,6 +696,8 @@ static void validity_chain_apply(void **state) {
     job.joints = joints;
     job.joint_count = 1;
     assert_int_equal(ossa_ik_chain_job_validate(&job), OSSA_ERROR_INVALID_ARGUMENT);
+    job.joint_count = OSSA_IK_CHAIN_MAX + 1;
+    assert_int_equal(ossa_ik_chain_job_validate(&job), OSSA_ERROR_INVALID_ARGUMENT);
     job.joint_count = 3;
     job.solver = OSSA_IK_SOLVER_COUNT;
     assert_int_equal(ossa_ik_chain_job_run(&job), OSSA_ERROR_INVALID_ARGUMENT);

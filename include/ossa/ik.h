@@ -142,9 +142,11 @@ typedef enum ossa_ik_solver {
  * joints[k + 1]. Writes joint_count corrected LOCAL rotations (the end effector's is its
  * input rotation, unchanged). Stops after `iterations` or when the effector is within
  * `tolerance` of the target; an unreachable target stretches the chain towards it. */
+#define OSSA_IK_CHAIN_MAX 64 /* chain joints a chain job solves (stack storage, no allocation) */
+
 typedef struct ossa_ik_chain_job {
     ossa_ik_solver solver;
-    const uint32_t *joints;          /* chain, root first, >= 2 joints */
+    const uint32_t *joints;          /* chain, root first, 2 to OSSA_IK_CHAIN_MAX joints */
     uint32_t joint_count;
     /* The skeleton's pose: local transforms, parents and model matrices (model[i] =
      * model[parents[i]] * locals[i]), indexed by joint; each span covers every chain joint. */

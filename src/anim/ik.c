@@ -12,7 +12,6 @@
 #include "math/fast.h" /* inline TRS -> matrix and affine products */
 
 #define IK_PI 3.14159265358979323846f
-#define IK_MAX_CHAIN 64 /* chain joints (stack storage); more -> INVALID_ARGUMENT */
 
 /* ---- small vector helpers (inlined; the public math calls are not) ---- */
 static inline ossa_vec3 v3(float x, float y, float z) { ossa_vec3 v = {x, y, z}; return v; }
@@ -361,7 +360,7 @@ static ossa_result limit_validate(const ossa_ik_limit *l) {
 
 ossa_result ossa_ik_chain_job_validate(const ossa_ik_chain_job *job) {
     if (!job || (unsigned)job->solver >= OSSA_IK_SOLVER_COUNT) return OSSA_ERROR_INVALID_ARGUMENT;
-    if (!job->joints || job->joint_count < 2 || job->joint_count > IK_MAX_CHAIN) return OSSA_ERROR_INVALID_ARGUMENT;
+    if (!job->joints || job->joint_count < 2 || job->joint_count > OSSA_IK_CHAIN_MAX) return OSSA_ERROR_INVALID_ARGUMENT;
     if (!job->locals || !job->parents || !job->models || !job->rotations) return OSSA_ERROR_INVALID_ARGUMENT;
     if (job->parent_count < job->local_count || job->model_count < job->local_count) return OSSA_ERROR_BUFFER_TOO_SMALL;
     if (job->rotation_count < job->joint_count) return OSSA_ERROR_BUFFER_TOO_SMALL;
@@ -382,8 +381,8 @@ typedef struct chain_state {
     const ossa_ik_chain_job *job;
     uint32_t n;
     ossa_mat4 root_parent;
-    ossa_quat q[IK_MAX_CHAIN];
-    ossa_mat4 m[IK_MAX_CHAIN];
+    ossa_quat q[OSSA_IK_CHAIN_MAX];
+    ossa_mat4 m[OSSA_IK_CHAIN_MAX];
 } chain_state;
 
 static ossa_mat4 joint_matrix(const chain_state *c, uint32_t i) {
@@ -447,7 +446,7 @@ static uint32_t solve_ccd(chain_state *c, ossa_vec3 t, float tol, uint32_t itera
 static uint32_t solve_fabrik(chain_state *c, ossa_vec3 t, float tol, uint32_t iterations, ossa_vec3 *pos,
                              const float *len) {
     const uint32_t n = c->n;
-    ossa_vec3 want[IK_MAX_CHAIN];
+    ossa_vec3 want[OSSA_IK_CHAIN_MAX];
     uint32_t it = 0;
     for (; it < iterations; it++) {
         if (vlen(vsub(pos[n - 1], t)) <= tol) break;
@@ -473,8 +472,8 @@ ossa_result ossa_ik_chain_job_run(ossa_ik_chain_job *job) {
     c.root_parent = parent >= 0 ? job->models[parent] : ossa_mat4_identity();
     for (uint32_t i = 0; i < c.n; i++) c.q[i] = qnorm(job->locals[job->joints[i]].rotation);
     chain_forward(&c, 0);
-    ossa_vec3 pos[IK_MAX_CHAIN];
-    float len[IK_MAX_CHAIN], chain = 0.0f;
+    ossa_vec3 pos[OSSA_IK_CHAIN_MAX];
+    float len[OSSA_IK_CHAIN_MAX], chain = 0.0f;
     for (uint32_t i = 0; i < c.n; i++) pos[i] = mpos(&c.m[i]);
     for (uint32_t i = 0; i + 1 < c.n; i++) chain += len[i] = vlen(vsub(pos[i + 1], pos[i]));
     const float tol = job->tolerance > 0.0f ? job->tolerance : 1e-5f * chain;
@@ -482,7 +481,7 @@ ossa_result ossa_ik_chain_job_run(ossa_ik_chain_job *job) {
     if (vlen(vsub(job->target, pos[0])) >= chain) {
         /* Out of reach: the straight chain towards the target, which CCD and FABRIK both
          * converge to (CCD slowly), in one root-to-tip pass (a second one for limits). */
-        ossa_vec3 want[IK_MAX_CHAIN], dir = vnorm_or(vsub(job->target, pos[0]), v3(0, 1, 0));
+        ossa_vec3 want[OSSA_IK_CHAIN_MAX], dir = vnorm_or(vsub(job->target, pos[0]), v3(0, 1, 0));
         float along = 0.0f;
         for (uint32_t i = 0; i < c.n; i++) {
             want[i] = vadd(pos[0], vmul(dir, along));
