@@ -309,34 +309,65 @@ ossa_result ossa_ik_aim_job_run(ossa_ik_aim_job *job) {
 
 /* ---- limits ---- */
 
-ossa_quat ossa_ik_limit_apply(const ossa_ik_limit *limit, ossa_vec3 bone, ossa_quat q) {
-    if (!limit || limit->type == OSSA_IK_LIMIT_NONE || limit->type >= OSSA_IK_LIMIT_TYPE_COUNT) return q;
-    ossa_quat ref = quat_is_zero(limit->reference) ? qidentity() : qnorm(limit->reference);
-    ossa_quat r = qnorm(qmul(qconj(ref), q));
+/* A limit with its defaults resolved and the sines and cosines of its half angles, so that
+ * applying it needs no trigonometry (the chain jobs prepare each limit once per run). */
+typedef struct limit_prep {
+    ossa_ik_limit_type type;
+    bool limit_twist;
+    ossa_quat ref;  /* unit */
+    ossa_vec3 axis; /* unit */
+    float c0, s0;   /* hinge: half min_angle; ball: half cone_angle */
+    float c1, s1;   /* hinge: half max_angle; ball: half max_twist */
+} limit_prep;
+
+static limit_prep limit_prepare(const ossa_ik_limit *l, ossa_vec3 bone) {
+    limit_prep p;
+    p.type = l->type;
+    p.limit_twist = l->limit_twist;
+    p.ref = quat_is_zero(l->reference) ? qidentity() : qnorm(l->reference);
+    bool hinge = l->type == OSSA_IK_LIMIT_HINGE;
+    p.axis = !vzero(l->axis) ? vnorm_or(l->axis, v3(0, 0, 1)) : hinge ? v3(0, 0, 1) : vnorm_or(bone, v3(0, 1, 0));
+    float h0 = 0.5f * (hinge ? l->min_angle : l->cone_angle), h1 = 0.5f * (hinge ? l->max_angle : l->max_twist);
+    p.c0 = cosf(h0), p.s0 = sinf(h0), p.c1 = cosf(h1), p.s1 = sinf(h1);
+    return p;
+}
+
+/* The nearest allowed rotation (see ossa_ik_limit). Half angles are compared through their
+ * sines and cosines: with the quaternion's w >= 0 they lie in [-pi/2, pi/2]. */
+static ossa_quat limit_apply(const limit_prep *p, ossa_quat q) {
+    if (p->type == OSSA_IK_LIMIT_NONE || p->type >= OSSA_IK_LIMIT_TYPE_COUNT) return q;
+    ossa_quat r = qnorm(qmul(qconj(p->ref), q));
     if (r.w < 0.0f) r = qmake(-r.x, -r.y, -r.z, -r.w);
-    ossa_vec3 rv = v3(r.x, r.y, r.z);
-    if (limit->type == OSSA_IK_LIMIT_HINGE) {
-        ossa_vec3 axis = vnorm_or(limit->axis, v3(0, 0, 1));
-        float angle = 2.0f * atan2f(vdot(rv, axis), r.w); /* r.w >= 0: angle in [-pi, pi] */
-        r = qaxis(axis, clampf(angle, limit->min_angle, limit->max_angle));
+    const ossa_vec3 axis = p->axis;
+    float proj = vdot(v3(r.x, r.y, r.z), axis), l = sqrtf(proj * proj + r.w * r.w);
+    float sh = l > 0.0f ? proj / l : 0.0f, ch = l > 0.0f ? r.w / l : 1.0f; /* the twist's half angle */
+    if (p->type == OSSA_IK_LIMIT_HINGE) { /* keep only the twist, clamped to [min, max] */
+        if (sh < p->s0) sh = p->s0, ch = p->c0;
+        if (sh > p->s1) sh = p->s1, ch = p->c1;
+        r = qmake(axis.x * sh, axis.y * sh, axis.z * sh, ch);
     } else {
-        ossa_vec3 axis = vzero(limit->axis) ? vnorm_or(bone, v3(0, 1, 0)) : vnorm_or(limit->axis, v3(0, 1, 0));
-        float proj = vdot(rv, axis);
-        ossa_quat twist = qmake(axis.x * proj, axis.y * proj, axis.z * proj, r.w);
-        twist = (proj == 0.0f && r.w == 0.0f) ? qidentity() : qnorm(twist);
+        ossa_quat twist = qmake(axis.x * sh, axis.y * sh, axis.z * sh, ch);
         ossa_quat swing = qmul(r, qconj(twist));
         if (swing.w < 0.0f) swing = qmake(-swing.x, -swing.y, -swing.z, -swing.w);
         ossa_vec3 sv = v3(swing.x, swing.y, swing.z);
         float sl = vlen(sv);
-        if (2.0f * atan2f(sl, swing.w) > limit->cone_angle && sl > 0.0f)
-            swing = qaxis(vmul(sv, 1.0f / sl), limit->cone_angle);
-        if (limit->limit_twist) {
-            float angle = 2.0f * atan2f(vdot(v3(twist.x, twist.y, twist.z), axis), twist.w);
-            twist = qaxis(axis, clampf(angle, -limit->max_twist, limit->max_twist));
+        if (swing.w < p->c0 && sl > 0.0f) { /* swing beyond the cone: onto its edge */
+            sv = vmul(sv, p->s0 / sl);
+            swing = qmake(sv.x, sv.y, sv.z, p->c0);
+        }
+        if (p->limit_twist && ch < p->c1) {
+            float st = sh < 0.0f ? -p->s1 : p->s1;
+            twist = qmake(axis.x * st, axis.y * st, axis.z * st, p->c1);
         }
         r = qmul(swing, twist);
     }
-    return qnorm(qmul(ref, r));
+    return qnorm(qmul(p->ref, r));
+}
+
+ossa_quat ossa_ik_limit_apply(const ossa_ik_limit *limit, ossa_vec3 bone, ossa_quat q) {
+    if (!limit || limit->type == OSSA_IK_LIMIT_NONE || limit->type >= OSSA_IK_LIMIT_TYPE_COUNT) return q;
+    limit_prep p = limit_prepare(limit, bone);
+    return limit_apply(&p, q);
 }
 
 static ossa_result limit_validate(const ossa_ik_limit *l) {
@@ -383,6 +414,7 @@ typedef struct chain_state {
     ossa_mat4 root_parent;
     ossa_quat q[OSSA_IK_CHAIN_MAX];
     ossa_mat4 m[OSSA_IK_CHAIN_MAX];
+    limit_prep limits[OSSA_IK_CHAIN_MAX]; /* when job->limits */
 } chain_state;
 
 static ossa_mat4 joint_matrix(const chain_state *c, uint32_t i) {
@@ -407,7 +439,7 @@ static ossa_quat chain_rotate(chain_state *c, uint32_t i, ossa_quat g) {
         c->q[i] = qn;
         return g;
     }
-    qn = ossa_ik_limit_apply(&c->job->limits[i], child_offset(c, i), qn);
+    qn = limit_apply(&c->limits[i], qn);
     ossa_quat applied = to_model(&c->m[i], qnorm(qmul(qconj(c->q[i]), qn)));
     c->q[i] = qn;
     return applied;
@@ -471,6 +503,7 @@ ossa_result ossa_ik_chain_job_run(ossa_ik_chain_job *job) {
     int32_t parent = job->parents[job->joints[0]];
     c.root_parent = parent >= 0 ? job->models[parent] : ossa_mat4_identity();
     for (uint32_t i = 0; i < c.n; i++) c.q[i] = qnorm(job->locals[job->joints[i]].rotation);
+    for (uint32_t i = 0; job->limits && i + 1 < c.n; i++) c.limits[i] = limit_prepare(&job->limits[i], child_offset(&c, i));
     chain_forward(&c, 0);
     ossa_vec3 pos[OSSA_IK_CHAIN_MAX];
     float len[OSSA_IK_CHAIN_MAX], chain = 0.0f;
