@@ -124,7 +124,8 @@ static bool weight_ok(bool has_weight, float weight) {
 ossa_result ossa_ik_two_bone_job_validate(const ossa_ik_two_bone_job *job) {
     if (!job || !job->start_joint || !job->mid_joint || !job->end_joint) return OSSA_ERROR_INVALID_ARGUMENT;
     if (!job->start_correction || !job->mid_correction) return OSSA_ERROR_INVALID_ARGUMENT;
-    if (!vfinite(job->target) || !vfinite(job->pole_vector) || !vfinite(job->mid_axis)) return OSSA_ERROR_INVALID_ARGUMENT;
+    if (!vfinite(job->target) || !vfinite(job->pole_vector) || !vfinite(job->mid_axis))
+        return OSSA_ERROR_INVALID_ARGUMENT;
     if (!(job->softness >= 0.0f && job->softness < 1.0f) || !isfinite(job->twist_angle))
         return OSSA_ERROR_INVALID_ARGUMENT;
     if (!weight_ok(job->has_weight, job->weight)) return OSSA_ERROR_INVALID_ARGUMENT;
@@ -391,12 +392,14 @@ static ossa_result limit_validate(const ossa_ik_limit *l) {
 
 ossa_result ossa_ik_chain_job_validate(const ossa_ik_chain_job *job) {
     if (!job || (unsigned)job->solver >= OSSA_IK_SOLVER_COUNT) return OSSA_ERROR_INVALID_ARGUMENT;
-    if (!job->joints || job->joint_count < 2 || job->joint_count > OSSA_IK_CHAIN_MAX) return OSSA_ERROR_INVALID_ARGUMENT;
+    if (!job->joints || job->joint_count < 2 || job->joint_count > OSSA_IK_CHAIN_MAX)
+        return OSSA_ERROR_INVALID_ARGUMENT;
     if (!job->locals || !job->parents || !job->models || !job->rotations) return OSSA_ERROR_INVALID_ARGUMENT;
     if (job->parent_count < job->local_count || job->model_count < job->local_count) return OSSA_ERROR_BUFFER_TOO_SMALL;
     if (job->rotation_count < job->joint_count) return OSSA_ERROR_BUFFER_TOO_SMALL;
     if (job->limits && job->limit_count < job->joint_count) return OSSA_ERROR_BUFFER_TOO_SMALL;
-    if (!vfinite(job->target) || !(job->tolerance >= 0.0f) || !isfinite(job->tolerance)) return OSSA_ERROR_INVALID_ARGUMENT;
+    if (!vfinite(job->target) || !(job->tolerance >= 0.0f) || !isfinite(job->tolerance))
+        return OSSA_ERROR_INVALID_ARGUMENT;
     if (!weight_ok(job->has_weight, job->weight)) return OSSA_ERROR_INVALID_ARGUMENT;
     for (uint32_t k = 0; k < job->joint_count; k++) {
         uint32_t j = job->joints[k];
@@ -503,7 +506,8 @@ ossa_result ossa_ik_chain_job_run(ossa_ik_chain_job *job) {
     int32_t parent = job->parents[job->joints[0]];
     c.root_parent = parent >= 0 ? job->models[parent] : ossa_mat4_identity();
     for (uint32_t i = 0; i < c.n; i++) c.q[i] = qnorm(job->locals[job->joints[i]].rotation);
-    for (uint32_t i = 0; job->limits && i + 1 < c.n; i++) c.limits[i] = limit_prepare(&job->limits[i], child_offset(&c, i));
+    for (uint32_t i = 0; job->limits && i + 1 < c.n; i++)
+        c.limits[i] = limit_prepare(&job->limits[i], child_offset(&c, i));
     chain_forward(&c, 0);
     ossa_vec3 pos[OSSA_IK_CHAIN_MAX];
     float len[OSSA_IK_CHAIN_MAX], chain = 0.0f;
@@ -524,8 +528,10 @@ ossa_result ossa_ik_chain_job_run(ossa_ik_chain_job *job) {
         for (uint32_t p = 0; p < passes; p++) point_bones(&c, want, pos);
         job->iterations_run = passes;
     } else {
-        job->iterations_run = job->solver == OSSA_IK_SOLVER_CCD ? solve_ccd(&c, job->target, tol, iterations)
-                                                                : solve_fabrik(&c, job->target, tol, iterations, pos, len);
+        if (job->solver == OSSA_IK_SOLVER_CCD)
+            job->iterations_run = solve_ccd(&c, job->target, tol, iterations);
+        else
+            job->iterations_run = solve_fabrik(&c, job->target, tol, iterations, pos, len);
     }
     job->distance = vlen(vsub(mpos(&c.m[c.n - 1]), job->target));
     job->reached = job->distance <= tol;
