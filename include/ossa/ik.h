@@ -68,7 +68,10 @@ typedef struct ossa_ik_two_bone_job {
     bool reached;                /* corrected end joint within 1e-4 x chain length of target */
 } ossa_ik_two_bone_job;
 
+/* OK or INVALID_ARGUMENT (NULL job, matrix or output; a non-finite vector or twist; softness
+ * outside [0, 1); has_weight with weight outside [0, 1]). O(1). */
 ossa_result ossa_ik_two_bone_job_validate(const ossa_ik_two_bone_job *job);
+/* Validates (nothing is written on failure), then writes both corrections and reached. */
 ossa_result ossa_ik_two_bone_job_run(ossa_ik_two_bone_job *job);
 
 /* ---- aim / look-at (head, eyes, a gun, a spine joint) ---- */
@@ -93,7 +96,11 @@ typedef struct ossa_ik_aim_job {
                      when the target lies inside the offset's sphere or weight < 1 misses) */
 } ossa_ik_aim_job;
 
+/* OK or INVALID_ARGUMENT (NULL job, joint or output; a non-finite vector or twist;
+ * has_weight with weight outside [0, 1]). O(1). */
 ossa_result ossa_ik_aim_job_validate(const ossa_ik_aim_job *job);
+/* Validates (nothing is written on failure), then writes the correction and reached (identity
+ * and false for a singular joint matrix or a target at the joint). */
 ossa_result ossa_ik_aim_job_run(ossa_ik_aim_job *job);
 
 /* ---- joint limits for chains ---- */
@@ -137,13 +144,14 @@ typedef enum ossa_ik_solver {
     OSSA_IK_SOLVER_COUNT
 } ossa_ik_solver;
 
+#define OSSA_IK_CHAIN_MAX 64 /* chain joints a chain job solves (stack storage, no allocation) */
+
 /* Moves the last joint of a chain (the end effector) to `target` by rotating the other
  * chain joints; the first joint's position stays. joints[k] must be the parent of
  * joints[k + 1]. Writes joint_count corrected LOCAL rotations (the end effector's is its
  * input rotation, unchanged). Stops after `iterations` or when the effector is within
- * `tolerance` of the target; an unreachable target stretches the chain towards it. */
-#define OSSA_IK_CHAIN_MAX 64 /* chain joints a chain job solves (stack storage, no allocation) */
-
+ * `tolerance` of the target; an unreachable target stretches the chain towards it (one
+ * root-to-tip pass, whichever solver). */
 typedef struct ossa_ik_chain_job {
     ossa_ik_solver solver;
     const uint32_t *joints;          /* chain, root first, 2 to OSSA_IK_CHAIN_MAX joints */
@@ -172,7 +180,15 @@ typedef struct ossa_ik_chain_job {
     uint32_t iterations_run;
 } ossa_ik_chain_job;
 
+/* OK, INVALID_ARGUMENT (NULL job or span; a bad solver; joint_count outside [2,
+ * OSSA_IK_CHAIN_MAX]; a chain joint >= local_count or not the child of the previous one; a
+ * bad limit: unknown type, hinge min > max or beyond +-pi, cone or twist outside [0, pi];
+ * a non-finite target, a negative tolerance, a bad weight) or BUFFER_TOO_SMALL
+ * (parent_count or model_count < local_count; rotation_count, or limit_count with limits,
+ * < joint_count). O(joint_count). */
 ossa_result ossa_ik_chain_job_validate(const ossa_ik_chain_job *job);
+/* Validates (nothing is written on failure), then solves and writes rotations, reached,
+ * distance and iterations_run. Cost: O(iterations x joint_count). */
 ossa_result ossa_ik_chain_job_run(ossa_ik_chain_job *job);
 
 /* ---- applying results ---- */
@@ -198,7 +214,12 @@ typedef struct ossa_ik_apply_job {
     uint32_t model_count;
 } ossa_ik_apply_job;
 
+/* OK, INVALID_ARGUMENT (NULL job, joints, parents, locals or models; joint_count 0; both or
+ * neither of corrections and rotations; a joint >= local_count; a parent not before its
+ * child from the lowest listed joint on) or BUFFER_TOO_SMALL (correction_count or
+ * rotation_count < joint_count; parent_count or model_count < local_count). O(local_count). */
 ossa_result ossa_ik_apply_job_validate(const ossa_ik_apply_job *job);
+/* Validates (nothing is written on failure), then updates locals and models. */
 ossa_result ossa_ik_apply_job_run(ossa_ik_apply_job *job);
 
 /* ---- a small geometry helper for IK targets (foot placement) ---- */
