@@ -13,6 +13,7 @@
 #include <time.h>
 #include <unistd.h>
 
+#include "cli_common.h"
 #include "demo_character.h"
 #include "image_io.h"
 
@@ -57,7 +58,8 @@ bool scene_load(scene *s, const char *path, const char *cmd) {
     } else {
         ossa_diagnostic diag;
         memset(&diag, 0, sizeof diag);
-        ossa_result r = ossa_gltf_load_file(path, NULL, &s->asset, &diag);
+        ossa_result r = cli_is_packed(path) ? ossa_pack_load_file(path, NULL, &s->asset, &diag)
+                                            : ossa_gltf_load_file(path, NULL, &s->asset, &diag);
         if (r != OSSA_OK) {
             fprintf(stderr, "ossa %s: %s: %s%s%s\n", cmd, path, ossa_result_string(r), diag.message[0] ? ": " : "",
                     diag.message);
