@@ -391,6 +391,103 @@ static void test_build_misuse(void **state) {
     ossa_skeleton_destroy(sk);
 }
 
+/* Compressed clips: the test's own model-space error (ossa_pose_joint_to_model of both poses)
+ * at thousands of random times, clamped and looping, stays within the precision; the builder's
+ * stats and ossa_built_clip_measure agree with each other. */
+static float check_bound(const ossa_clip *clip, const ossa_skeleton *sk, float precision, float shell, int times,
+                         uint64_t seed, size_t *bytes) {
+    ossa_clip_build_options opt = {0};
+    opt.precision = precision;
+    opt.shell_distance = shell;
+    ossa_built_clip *bc = NULL;
+    ossa_clip_build_stats st;
+    assert_int_equal(ossa_clip_build(clip, sk, &opt, NULL, &bc, &st), OSSA_OK);
+    float P = precision ? precision : 1e-4f, S = shell ? shell : 0.03f;
+    assert_true(st.max_error <= P);
+    assert_true(st.max_weight_error <= 1e-3f);
+    ossa_clip_error e;
+    assert_int_equal(ossa_built_clip_measure(bc, clip, sk, S, NULL, &e), OSSA_OK);
+    assert_true(e.max_error == st.max_error && e.worst_joint == st.worst_joint && e.worst_time == st.worst_time);
+    uint32_t J = sk->joint_count, W = ossa_built_clip_weight_count(bc);
+    ossa_sampling_context *ctx = NULL;
+    assert_int_equal(ossa_sampling_context_create(J, W, NULL, &ctx), OSSA_OK);
+    ossa_transform *ex = calloc(J, sizeof *ex), *got = calloc(J, sizeof *got);
+    float *wex = calloc(W + 1, 4), *wgot = calloc(W + 1, 4);
+    ossa_sample_job job = {bc, ctx, 0, false, got, J, W ? wgot : NULL, W, 0};
+    uint64_t s = seed;
+    float worst = 0.0f, wworst = 0.0f;
+    for (int k = 0; k < times; k++) {
+        bool loop = k & 1;
+        float t = k < times / 2 ? clip->start + (clip->end - clip->start) * (float)k / (float)(times / 2)
+                                : ot_rand_float(&s, clip->start - 0.3f, clip->end + 0.3f);
+        job.time = t;
+        job.loop = loop;
+        assert_int_equal(ossa_sample_job_run(&job), OSSA_OK);
+        ossa_clip_sample(clip, t, loop, OSSA_LOOKUP_BINARY, NULL, sk->rest, ex, J);
+        float mag = 0.0f, err = ot_pose_error(ex, got, sk, S, &mag);
+        /* the metric cannot be evaluated finer than the rounding of the model coordinates */
+        if (!(err <= P + 1e-6f * mag))
+            fail_msg("error %g > %g at t=%g (loop %d, coordinates up to %g)", (double)err, (double)P, (double)t, loop,
+                     (double)mag);
+        if (err > worst) worst = err;
+        uint32_t off = 0;
+        for (uint32_t i = 0; i < clip->weight_track_count; i++) {
+            ossa_clip_sample_weights(clip, i, t, loop, OSSA_LOOKUP_BINARY, NULL, wex + off);
+            off += clip->weight_tracks[i].weights.components;
+        }
+        for (uint32_t i = 0; i < off; i++) {
+            float d = fabsf(wex[i] - wgot[i]);
+            assert_true(d <= 1e-3f);
+            if (d > wworst) wworst = d;
+        }
+    }
+    if (bytes) *bytes += st.bytes;
+    free(ex);
+    free(got);
+    free(wex);
+    free(wgot);
+    ossa_sampling_context_destroy(ctx);
+    ossa_built_clip_destroy(bc);
+    return worst;
+}
+
+static void test_compressed_bound_generated(void **state) {
+    (void)state;
+    uint64_t s = 0xb0b;
+    for (int i = 0; i < 24; i++) {
+        ot_gen_options o = {0};
+        o.joints = 3 + (uint32_t)(ot_rand_u64(&s) % 14);
+        o.chain = i % 3 == 0; /* deep chains */
+        o.wild_scales = i % 4 == 1;
+        o.interp = i % 4;
+        o.max_keys = 2 + (uint32_t)(ot_rand_u64(&s) % 30);
+        o.noisy = i % 5 == 2;
+        o.weight_tracks = i % 2;
+        ossa_skeleton *sk = ot_gen_skeleton(&s, &o);
+        ossa_clip *c = ot_gen_clip(&s, sk, &o);
+        float P = i % 3 == 0 ? 1e-4f : (i % 3 == 1 ? 1e-3f : 0.0f);
+        float worst = check_bound(c, sk, P, i % 2 ? 0.1f : 0.0f, 2000, (uint64_t)i, NULL);
+        printf("clip %2d: %2u joints, precision %g: worst random-time error %.3g\n", i, o.joints, (double)(P ? P : 1e-4f),
+               (double)worst);
+        ossa_clip_destroy(c);
+        ossa_skeleton_destroy(sk);
+    }
+}
+
+static void test_compressed_bound_woman(void **state) {
+    (void)state;
+    ossa_asset *a = ot_load_asset("Woman/Woman.gltf");
+    size_t bytes = 0;
+    float worst = 0.0f;
+    for (uint32_t i = 0; i < a->clip_count; i++) {
+        float w = check_bound(a->clips[i], a->skeleton, 0.0f, 0.0f, 1000, i, &bytes);
+        if (w > worst) worst = w;
+    }
+    printf("Woman: %u clips compressed to %zu bytes, worst random-time error %.3g (bound 1e-4)\n", a->clip_count, bytes,
+           (double)worst);
+    ossa_asset_destroy(a);
+}
+
 int main(void) {
     const struct CMUnitTest tests[] = {
         cmocka_unit_test(test_lossless_assets),
@@ -399,6 +496,8 @@ int main(void) {
         cmocka_unit_test(test_load_truncations),
         cmocka_unit_test(test_load_flipped_bytes),
         cmocka_unit_test(test_build_misuse),
+        cmocka_unit_test(test_compressed_bound_generated),
+        cmocka_unit_test(test_compressed_bound_woman),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
 }

@@ -157,11 +157,12 @@ static void test_context_paths_agree(void **state) {
 static void test_kernels_agree(void **state) {
     (void)state;
     enum { N = 45 };
-    float t0[N], inv[N], a[4][N], b[4][N], o[4][N], r[4][N];
+    float t0[N], inv[N], ka[N], kb[N], a[4][N], b[4][N], o[4][N], r[4][N];
     uint64_t s = 11;
     for (int i = 0; i < N; i++) {
         t0[i] = ot_rand_float(&s, 0, 1);
         inv[i] = i % 7 == 0 ? 0.0f : ot_rand_float(&s, 0.5f, 30);
+        ossa__slerp_fit(ot_rand_float(&s, 0, 1), &ka[i], &kb[i]);
         ossa_quat qa = ot_rand_quat(&s), qb = ot_rand_quat(&s);
         float fa[4] = {qa.x, qa.y, qa.z, qa.w}, fb[4] = {qb.x, qb.y, qb.z, qb.w};
         for (int c = 0; c < 4; c++) {
@@ -169,7 +170,7 @@ static void test_kernels_agree(void **state) {
             b[c][i] = fb[c];
         }
     }
-    ossa__lerp_soa ref = {t0, inv, {a[0], a[1], a[2], a[3]}, {b[0], b[1], b[2], b[3]}, {r[0], r[1], r[2], r[3]}};
+    ossa__lerp_soa ref = {t0, inv, ka, kb, {a[0], a[1], a[2], a[3]}, {b[0], b[1], b[2], b[3]}, {r[0], r[1], r[2], r[3]}};
     ossa__lerp_soa got = ref;
     for (int c = 0; c < 4; c++) got.o[c] = o[c];
     struct {

@@ -218,24 +218,24 @@ static ossa_result validate(const unsigned char *b, size_t size, ossa_diagnostic
         snprintf(path, sizeof path, "packed[%u]", i);
         bool rot = i < h->rot_count;
         if (p->joint >= J || (rot ? p->kind != OSSA__CH_R : (p->kind != OSSA__CH_T && p->kind != OSSA__CH_S)) ||
-            (p->interp != OSSA_INTERP_STEP && p->interp != OSSA_INTERP_LINEAR) || p->bits < 1 ||
-            p->bits > OSSA__BC_MAX_BITS || p->tbits > 31 || p->key_count == 0 || p->key_count > h->grid_count)
-            return fail(diag, OSSA_ERROR_INVALID_DATA, path, "joint %u / kind %u / interp %u / bits %u / %u keys invalid",
-                        p->joint, p->kind, p->interp, p->bits, p->key_count);
+            (p->interp != OSSA_INTERP_STEP && p->interp != OSSA_INTERP_LINEAR) || p->bits[0] > OSSA__BC_MAX_BITS ||
+            p->bits[1] > OSSA__BC_MAX_BITS || p->bits[2] > OSSA__BC_MAX_BITS || p->drop > (rot ? 3 : 0) ||
+            p->key_count == 0 || p->key_count > h->grid_count)
+            return fail(diag, OSSA_ERROR_INVALID_DATA, path, "joint %u / kind %u / interp %u / bits / %u keys invalid",
+                        p->joint, p->kind, p->interp, p->key_count);
         for (int c = 0; c < 3; c++)
             if (!isfinite(p->min[c]) || !isfinite(p->ext[c]))
                 return fail(diag, OSSA_ERROR_INVALID_DATA, path, "range not finite");
-        uint64_t bits = (uint64_t)p->key_count * (p->tbits + 3ull * p->bits);
+        uint64_t bits = h->grid_count + (uint64_t)p->key_count * ((uint64_t)p->bits[0] + p->bits[1] + p->bits[2]);
         if (!span_ok(h, p->data_off, (bits + 7) / 8, 1))
             return fail(diag, OSSA_ERROR_INVALID_DATA, path, "bit stream outside the block");
-        uint32_t prev = 0;
-        for (uint32_t k = 0; k < p->key_count; k++) {
-            uint32_t g = ossa__packed_time_index(b, p, k);
-            if (g >= h->grid_count || (k && g <= prev))
-                return fail(diag, OSSA_ERROR_INVALID_DATA, path, "key %u at grid index %u is out of order", k, g);
-            prev = g;
-        }
+        const unsigned char *mask = b + p->data_off;
+        if (!(mask[0] & 1u) || ossa__mask_rank(mask, h->grid_count) != p->key_count)
+            return fail(diag, OSSA_ERROR_INVALID_DATA, path, "key mask does not start at the grid or hold %u keys",
+                        p->key_count);
     }
+    if (h->packed_count && (h->grid_count == 0 || grid[0] != h->start))
+        return fail(diag, OSSA_ERROR_INVALID_DATA, "grid", "the key grid does not start at the clip start");
     for (uint32_t i = 0; i < OSSA__BC_PAD; i++)
         if (b[size - OSSA__BC_PAD + i] != 0) return fail(diag, OSSA_ERROR_INVALID_DATA, "padding", "not zero");
     return OSSA_OK;

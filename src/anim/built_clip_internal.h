@@ -12,10 +12,12 @@
  * raw:       exact channels (every channel of a lossless clip, weight tracks, and channels
  *            the compressor could not bound otherwise): the editable keys as floats on one
  *            of the shared clocks (distinct key-time arrays), sampled with the editable rules.
- * packed:    compressed T/R/S channels (rotations first, then translations and scales):
- *            key_count keys at grid indices (tbits bits each), then key_count * 3 values of
- *            `bits` bits (range-reduced with min/ext; rotations drop w, kept >= 0), STEP or
- *            LINEAR (lerp; nlerp for rotations). */
+ * packed:    compressed T/R/S channels (rotations first, then translations and scales) on
+ *            the clip's key grid (grid_count increasing times, first = clip start): a mask of
+ *            grid_count bits (bit g set = a key at grid[g]; bit 0 always set), then per key the
+ *            3 stored components of bits[0..2] bits (range-reduced with min/ext; rotations drop component
+ *            `drop`, rebuilt as sqrt(1 - the others' squares), the stored sign keeping it >= 0),
+ *            STEP or LINEAR (lerp; nlerp for rotations). */
 #ifndef OSSA_ANIM_BUILT_CLIP_INTERNAL_H
 #define OSSA_ANIM_BUILT_CLIP_INTERNAL_H
 
@@ -30,7 +32,7 @@
 #define OSSA__BC_FLAG_LOSSLESS 1u
 #define OSSA__BC_FLAG_LOOPING 2u
 #define OSSA__BC_PAD 8u
-#define OSSA__BC_MAX_BITS 16u
+#define OSSA__BC_MAX_BITS 20u
 
 enum { OSSA__CH_T = 0, OSSA__CH_R = 1, OSSA__CH_S = 2, OSSA__CH_W = 3 };
 
@@ -67,8 +69,9 @@ typedef struct ossa__bc_packed {
     uint32_t joint;
     uint8_t kind;        /* OSSA__CH_T / R / S */
     uint8_t interp;      /* OSSA_INTERP_STEP or LINEAR */
-    uint8_t bits;        /* 1..16 per value */
-    uint8_t tbits;       /* bits per grid index, 0..31 */
+    uint8_t drop;        /* rotations: the component not stored (0..3 = x y z w); else 0 */
+    uint8_t bits[3];     /* 0..OSSA__BC_MAX_BITS per stored component (0 = always min) */
+    uint16_t reserved;
     uint32_t key_count;  /* >= 1 */
     uint32_t data_off;   /* bit stream, byte offset */
     float min[3], ext[3];
@@ -108,37 +111,82 @@ static inline uint32_t ossa__bits_read(const unsigned char *p, uint64_t pos, uin
     return n >= 32 ? (uint32_t)w : (uint32_t)(w & ((1ull << n) - 1u));
 }
 
-/* Dequantises one key's three values q[3] into v[4] (rotations: x y z w with w >= 0). */
+/* Dequantises one key's three values q[3] into v[4] (rotations: the dropped component is
+ * rebuilt >= 0; vectors: v[3] = 0). */
 static inline void ossa__packed_value(const ossa__bc_packed *p, const uint32_t q[3], float v[4]) {
-    float scale = 1.0f / (float)((1u << p->bits) - 1u);
-    for (int c = 0; c < 3; c++) v[c] = p->min[c] + p->ext[c] * ((float)q[c] * scale);
+    float f[3];
+    for (int c = 0; c < 3; c++)
+        f[c] = p->bits[c] ? p->min[c] + p->ext[c] * ((float)q[c] * (1.0f / (float)((1u << p->bits[c]) - 1u))) : p->min[c];
     if (p->kind == OSSA__CH_R) {
-        float w2 = 1.0f - (v[0] * v[0] + v[1] * v[1] + v[2] * v[2]);
-        v[3] = w2 > 0.0f ? sqrtf(w2) : 0.0f;
+        float r2 = 1.0f - (f[0] * f[0] + f[1] * f[1] + f[2] * f[2]);
+        float d = r2 > 0.0f ? sqrtf(r2) : 0.0f;
+        int k = 0;
+        for (int c = 0; c < 4; c++) v[c] = c == p->drop ? d : f[k++];
     } else {
+        v[0] = f[0];
+        v[1] = f[1];
+        v[2] = f[2];
         v[3] = 0.0f;
     }
 }
 
-/* Decodes value key k of a packed channel into v[4]. */
-static inline void ossa__packed_decode(const unsigned char *block, const ossa__bc_packed *p, uint32_t k, float v[4]) {
+/* Decodes value key k (the k-th set bit of the mask) of a packed channel into v[4]. */
+static inline void ossa__packed_decode(const unsigned char *block, const ossa__bc_packed *p, uint32_t grid_count,
+                                       uint32_t k, float v[4]) {
     const unsigned char *d = block + p->data_off;
-    uint64_t pos = (uint64_t)p->key_count * p->tbits + (uint64_t)k * 3u * p->bits;
+    uint64_t pos = (uint64_t)grid_count + (uint64_t)k * ((uint32_t)p->bits[0] + p->bits[1] + p->bits[2]);
     uint32_t q[3];
-    for (int c = 0; c < 3; c++) q[c] = ossa__bits_read(d, pos + (uint64_t)c * p->bits, p->bits);
+    for (int c = 0; c < 3; c++) {
+        q[c] = ossa__bits_read(d, pos, p->bits[c]);
+        pos += p->bits[c];
+    }
     ossa__packed_value(p, q, v);
 }
 
-/* Grid index of key k of a packed channel. */
-static inline uint32_t ossa__packed_time_index(const unsigned char *block, const ossa__bc_packed *p, uint32_t k) {
-    return p->tbits ? ossa__bits_read(block + p->data_off, (uint64_t)k * p->tbits, p->tbits) : 0u;
+/* Key mask helpers (bit g of mask = a key at grid[g]; n = grid_count). */
+static inline uint32_t ossa__mask_next(const unsigned char *mask, uint32_t from, uint32_t n) {
+    while (from < n) {
+        uint32_t w = n - from < 32 ? n - from : 32, bits = ossa__bits_read(mask, from, w);
+        if (bits) return from + (uint32_t)__builtin_ctz(bits);
+        from += w;
+    }
+    return n;
+}
+/* Last set bit <= at (bit 0 is always set). */
+static inline uint32_t ossa__mask_prev(const unsigned char *mask, uint32_t at) {
+    for (;;) {
+        uint32_t lo = at >= 31 ? at - 31 : 0, bits = ossa__bits_read(mask, lo, at - lo + 1);
+        if (bits) return lo + 31u - (uint32_t)__builtin_clz(bits);
+        if (lo == 0) return 0;
+        at = lo - 1;
+    }
+}
+/* Set bits in [0, end). */
+static inline uint32_t ossa__mask_rank(const unsigned char *mask, uint32_t end) {
+    uint32_t r = 0, pos = 0;
+    for (; pos + 32 <= end; pos += 32) r += (uint32_t)__builtin_popcount(ossa__bits_read(mask, pos, 32));
+    if (pos < end) r += (uint32_t)__builtin_popcount(ossa__bits_read(mask, pos, end - pos));
+    return r;
+}
+
+/* Coefficients of the slerp-like time correction of nlerp for keys with dot product d >= 0
+ * (Zeux, "Approximating slerp"): s' = s + s (s - 1/2) (s - 1) (A (s - 1/2)^2 + B). */
+static inline void ossa__slerp_fit(float d, float *A, float *B) {
+    *A = 1.0904f + d * (-3.2452f + d * (3.55645f - d * 1.43519f));
+    *B = 0.848013f + d * (-1.06021f + d * 0.215638f);
+}
+/* The corrected parameter, in the exact operation order every kernel uses. */
+static inline float ossa__slerp_time(float s, float A, float B) {
+    float h = s - 0.5f, k = A * (h * h) + B;
+    return s + ((s * h) * (s - 1.0f)) * k;
 }
 
 /* Lerp kernels over the sampling context's SoA channel caches (sample_*.c). For i in
- * [begin, end): s = clamp((t - t0[i]) * inv[i], 0, 1), o = a + (b - a) * s, normalised when
- * `rotation` (4 components; else 3). All kernels give bit-identical results (no FMA). */
+ * [begin, end): s = clamp((t - t0[i]) * inv[i], 0, 1), o = a + (b - a) * s; for `rotation`
+ * (4 components, else 3) s is first corrected with ossa__slerp_time(s, ka[i], kb[i]) and o is
+ * normalised. All kernels give bit-identical results (same operations, no FMA). */
 typedef struct ossa__lerp_soa {
-    const float *t0, *inv;
+    const float *t0, *inv, *ka, *kb;
     const float *a[4], *b[4];
     float *o[4];
 } ossa__lerp_soa;
@@ -152,10 +200,11 @@ void ossa__lerp_avx512(const ossa__lerp_soa *soa, float t, uint32_t begin, uint3
 /* The measurement grid of an editable clip: the union of every track's key times (joints
  * < joint_count and weight tracks), plus `substeps - 1` evenly spaced times inside each
  * interval of that union; {start} for a clip without keys. *out is allocated (caller frees
- * with ossa__free(allocator)). */
+ * with ossa__free(allocator)); *ordinal (optional, same allocation) gives each time's substep
+ * (0 = a key time). */
 ossa_result ossa__clip_grid(const ossa_clip *clip, uint32_t joint_count, uint32_t substeps,
-                            const ossa_allocator *allocator, float **out, uint32_t *count);
-/* Substeps of the grid: 4, or 8 when a track of the clip is CUBICSPLINE. */
+                            const ossa_allocator *allocator, float **out, uint32_t *count, uint8_t **ordinal);
+/* Substeps of the measurement grid: 8, or 16 when a track of the clip is CUBICSPLINE. */
 uint32_t ossa__clip_grid_substeps(const ossa_clip *clip);
 /* Virtual vertices of a local pose: model matrices of every joint, then per joint the origin
  * and the points at `shell` along its x, y and z axes: out[j * 12 + point * 3 + xyz]. model is

@@ -25,8 +25,9 @@ enum { MODE_FOLD, MODE_RAW, MODE_PACKED };
 #define MAX_LEVEL 12
 #define MAX_ITERATIONS 40
 #define MAX_SEGMENT 64
-#define TARGET_MARGIN 0.95f
-#define LEVEL0_SHARE 0.5f
+#define TARGET_MARGIN 0.93f
+#define LEVEL0_SHARE 2.0f
+#define QUANT_SHARE 0.5f /* of a channel's tolerance for quantisation, the rest for key reduction */
 
 typedef struct bchan {
     uint32_t target; /* joint (T/R/S) or weight track index (W) */
@@ -36,10 +37,10 @@ typedef struct bchan {
     float base_tol;
     float fold[4];
     /* packed */
-    uint8_t interp, bits, tbits;
+    uint8_t interp, bits[3], drop;
     uint32_t key_count;
-    uint32_t *keys; /* grid indices, G capacity */
-    uint32_t *q;    /* 3 values per grid index */
+    uint32_t *keys; /* key grid (candidate) indices, C capacity */
+    uint32_t *q;    /* 3 values per key */
     float min[3], ext[3];
 } bchan;
 
@@ -51,8 +52,11 @@ typedef struct builder {
     uint32_t J;
     bchan *ch;
     uint32_t nch;
-    float *grid;
+    float *grid;           /* measurement grid */
     uint32_t G;
+    uint8_t *ordinal;      /* per grid time: its substep (0 = a key time) */
+    uint32_t *cand;        /* the key grid: grid indices where packed keys may sit */
+    uint32_t C;
     ossa_transform *exact; /* G * J */
     float *points;         /* G * J * 12 */
     float *X, *D;          /* G * 4 each */
@@ -119,6 +123,9 @@ static void lerp_keys(int kind, const float *a, const float *b, float s, float *
     if (kind == OSSA__CH_R) {
         if (a[0] * b[0] + a[1] * b[1] + a[2] * b[2] + a[3] * b[3] < 0.0f)
             for (int i = 0; i < 4; i++) bb[i] = -bb[i];
+        float A, Bc;
+        ossa__slerp_fit(a[0] * bb[0] + a[1] * bb[1] + a[2] * bb[2] + a[3] * bb[3], &A, &Bc);
+        s = ossa__slerp_time(s, A, Bc);
         for (int i = 0; i < 4; i++) out[i] = a[i] + (bb[i] - a[i]) * s;
         float n = 1.0f / sqrtf(((out[0] * out[0] + out[1] * out[1]) + out[2] * out[2]) + out[3] * out[3]);
         for (int i = 0; i < 4; i++) out[i] *= n;
@@ -128,9 +135,24 @@ static void lerp_keys(int kind, const float *a, const float *b, float s, float *
     out[3] = 0.0f;
 }
 
-/* Fits packed channel ch at tolerance tol (channel units): FOLD, PACKED or RAW. */
+/* Whether lerp / nlerp of keys a (at grid index gi) and b (at gj) stays within tol of the
+ * exact values at every measurement time between them. */
+static bool segment_ok(const builder *B, int kind, const float *a, const float *b, uint32_t gi, uint32_t gj, float tol) {
+    float ti = B->grid[gi], inv = 1.0f / (B->grid[gj] - ti);
+    for (uint32_t m = gi + 1; m < gj; m++) {
+        float s = (B->grid[m] - ti) * inv, v[4];
+        s = s > 0.0f ? (s < 1.0f ? s : 1.0f) : 0.0f;
+        lerp_keys(kind, a, b, s, v);
+        if (!(chan_err(kind, v, B->X + (size_t)m * 4) <= tol)) return false;
+    }
+    return true;
+}
+
+/* Fits packed channel ch at tolerance tol (channel units): FOLD, PACKED or RAW. Keys sit on
+ * the key grid (B->cand); every measurement time is checked. */
 static void fit(builder *B, bchan *ch, float tol) {
-    uint32_t G = B->G;
+    uint32_t G = B->G, C = B->C;
+    const uint32_t *cand = B->cand;
     float *X = B->X, *D = B->D;
     channel_values(B, ch, X);
     float dev = 0.0f;
@@ -143,51 +165,83 @@ static void fit(builder *B, bchan *ch, float tol) {
         memcpy(ch->fold, X, sizeof ch->fold);
         return;
     }
-    float lo[3], hi[3];
-    for (int c = 0; c < 3; c++) lo[c] = hi[c] = X[c];
-    for (uint32_t g = 1; g < G; g++)
-        for (int c = 0; c < 3; c++) {
-            float v = X[(size_t)g * 4 + c];
-            if (v < lo[c]) lo[c] = v;
-            if (v > hi[c]) hi[c] = v;
-        }
     ossa__bc_packed p;
     memset(&p, 0, sizeof p);
     p.kind = ch->kind;
+    int comp[3] = {0, 1, 2};
+    if (ch->kind == OSSA__CH_R) { /* drop the component that stays farthest from 0, keep it >= 0 */
+        float best = -1.0f;
+        for (int d = 0; d < 4; d++) {
+            float m = INFINITY;
+            for (uint32_t k = 0; k < C; k++) m = fminf(m, fabsf(X[(size_t)cand[k] * 4 + d]));
+            if (m > best) {
+                best = m;
+                p.drop = (uint8_t)d;
+            }
+        }
+        for (uint32_t g = 0; g < G; g++) {
+            float *x = X + (size_t)g * 4;
+            if (x[p.drop] < 0.0f)
+                for (int c = 0; c < 4; c++) x[c] = -x[c];
+        }
+        for (int c = 0, k = 0; c < 4; c++)
+            if (c != p.drop) comp[k++] = c;
+    }
     float maxext = 0.0f;
     for (int c = 0; c < 3; c++) {
-        p.min[c] = lo[c];
-        p.ext[c] = hi[c] - lo[c];
+        float lo = X[(size_t)cand[0] * 4 + comp[c]], hi = lo;
+        for (uint32_t k = 1; k < C; k++) {
+            float v = X[(size_t)cand[k] * 4 + comp[c]];
+            lo = fminf(lo, v);
+            hi = fmaxf(hi, v);
+        }
+        p.min[c] = lo;
+        p.ext[c] = hi - lo;
         if (p.ext[c] > maxext) maxext = p.ext[c];
     }
     if (!isfinite(maxext) || !(tol > 0.0f)) {
         ch->mode = MODE_RAW;
         return;
     }
-    uint32_t b0 = 1;
-    while (b0 < OSSA__BC_MAX_BITS && maxext / (float)((1u << b0) - 1u) > tol * 0.5f) b0++;
+    /* per component: the fewest bits whose half step fits the quantisation share of tol */
+    float tq = tol * QUANT_SHARE / (ch->kind == OSSA__CH_R ? 2.0f * 1.7320508f : 1.7320508f);
+    for (int c = 0; c < 3; c++) {
+        uint32_t b = 0;
+        while (b < OSSA__BC_MAX_BITS && p.ext[c] * 0.5f / (float)((1u << b) - 1u + (b == 0)) > tq) b++;
+        if (b == 0 && p.ext[c] > 0.0f) b = 1;
+        p.bits[c] = (uint8_t)b;
+    }
     bool ok = false;
-    for (uint32_t bits = b0; bits <= OSSA__BC_MAX_BITS && !ok; bits++) {
-        p.bits = (uint8_t)bits;
-        float maxq = (float)((1u << bits) - 1u);
+    for (int extra = 0; !ok; extra++) {
         ok = true;
-        for (uint32_t g = 0; g < G && ok; g++) {
-            uint32_t *q = B->Q + (size_t)g * 3;
+        for (uint32_t k = 0; k < C && ok; k++) {
+            uint32_t *q = B->Q + (size_t)k * 3;
+            const float *x = X + (size_t)cand[k] * 4;
             for (int c = 0; c < 3; c++) {
-                float f = p.ext[c] > 0.0f ? (X[(size_t)g * 4 + c] - p.min[c]) / p.ext[c] * maxq : 0.0f;
+                float maxq = (float)((1u << p.bits[c]) - 1u);
+                float f = p.ext[c] > 0.0f && p.bits[c] ? (x[comp[c]] - p.min[c]) / p.ext[c] * maxq : 0.0f;
                 f = f < 0.0f ? 0.0f : (f > maxq ? maxq : f);
                 q[c] = (uint32_t)lrintf(f);
             }
-            ossa__packed_value(&p, q, D + (size_t)g * 4);
-            if (!(chan_err(ch->kind, D + (size_t)g * 4, X + (size_t)g * 4) <= tol * 0.5f)) ok = false;
+            ossa__packed_value(&p, q, D + (size_t)k * 4);
+            if (!(chan_err(ch->kind, D + (size_t)k * 4, x) <= tol * QUANT_SHARE)) ok = false;
         }
+        if (ok) break;
+        bool grew = false;
+        for (int c = 0; c < 3; c++)
+            if (p.ext[c] > 0.0f && p.bits[c] < OSSA__BC_MAX_BITS) {
+                p.bits[c]++;
+                grew = true;
+            }
+        if (!grew) break;
     }
     if (!ok) {
         ch->mode = MODE_RAW;
         return;
     }
     ch->mode = MODE_PACKED;
-    ch->bits = p.bits;
+    memcpy(ch->bits, p.bits, sizeof p.bits);
+    ch->drop = p.drop;
     memcpy(ch->min, p.min, sizeof p.min);
     memcpy(ch->ext, p.ext, sizeof p.ext);
     ch->interp = ch->src->interp == OSSA_INTERP_STEP ? OSSA_INTERP_STEP : OSSA_INTERP_LINEAR;
@@ -195,23 +249,28 @@ static void fit(builder *B, bchan *ch, float tol) {
     ch->keys[n++] = 0;
     if (ch->interp == OSSA_INTERP_STEP) {
         uint32_t last = 0;
-        for (uint32_t g = 1; g < G; g++)
-            if (!(chan_err(ch->kind, D + (size_t)last * 4, X + (size_t)g * 4) <= tol)) ch->keys[n++] = last = g;
+        for (uint32_t k = 1; k < C; k++) {
+            uint32_t end = k + 1 < C ? cand[k + 1] : G;
+            for (uint32_t m = cand[k]; m < end; m++)
+                if (!(chan_err(ch->kind, D + (size_t)last * 4, X + (size_t)m * 4) <= tol)) {
+                    ch->keys[n++] = last = k;
+                    break;
+                }
+        }
     } else {
         uint32_t i = 0;
-        while (i + 1 < G) {
+        while (i + 1 < C) {
             uint32_t best = i + 1;
-            for (uint32_t j = i + 2; j < G && j - i <= MAX_SEGMENT; j++) {
-                bool seg = true;
-                float inv = 1.0f / (B->grid[j] - B->grid[i]);
-                for (uint32_t m = i + 1; m < j && seg; m++) {
-                    float s = (B->grid[m] - B->grid[i]) * inv, v[4];
-                    s = s > 0.0f ? (s < 1.0f ? s : 1.0f) : 0.0f;
-                    lerp_keys(ch->kind, D + (size_t)i * 4, D + (size_t)j * 4, s, v);
-                    if (!(chan_err(ch->kind, v, X + (size_t)m * 4) <= tol)) seg = false;
-                }
-                if (!seg) break;
+            for (uint32_t j = i + 2; j < C && cand[j] - cand[i] <= MAX_SEGMENT; j++) {
+                if (!segment_ok(B, ch->kind, D + (size_t)i * 4, D + (size_t)j * 4, cand[i], cand[j], tol)) break;
                 best = j;
+            }
+            /* Two neighbouring keys that cannot follow the curve even unquantised (a fast
+             * CUBICSPLINE, a huge slerp) cannot be helped by bits: keep the channel exact. */
+            if (best == i + 1 && !segment_ok(B, ch->kind, D + (size_t)i * 4, D + (size_t)best * 4, cand[i], cand[best], tol) &&
+                !segment_ok(B, ch->kind, X + (size_t)cand[i] * 4, X + (size_t)cand[best] * 4, cand[i], cand[best], tol * 0.5f)) {
+                ch->mode = MODE_RAW;
+                return;
             }
             ch->keys[n++] = best;
             i = best;
@@ -219,9 +278,6 @@ static void fit(builder *B, bchan *ch, float tol) {
     }
     ch->key_count = n;
     for (uint32_t k = 0; k < n; k++) memcpy(ch->q + (size_t)k * 3, B->Q + (size_t)ch->keys[k] * 3, 3 * sizeof(uint32_t));
-    uint32_t tb = 0;
-    while (tb < 31 && (1u << tb) < G) tb++;
-    ch->tbits = (uint8_t)tb;
 }
 
 /* ---------------------------------------------------------------- writer */
@@ -291,7 +347,7 @@ static ossa_result write_clip(builder *B, ossa_built_clip **out) {
     off += (size_t)npk * sizeof(ossa__bc_packed);
     size_t o_wt = off;
     off += (size_t)clip->weight_track_count * sizeof(ossa__bc_wtrack);
-    uint32_t G = npk ? B->G : 0;
+    uint32_t G = npk ? B->C : 0;
     size_t o_grid = off;
     off += (size_t)G * sizeof(float);
     size_t o_times = off;
@@ -301,7 +357,7 @@ static ossa_result write_clip(builder *B, ossa_built_clip **out) {
     size_t o_bits = off;
     for (uint32_t k = 0; k < npk; k++) {
         const bchan *c = &B->ch[order[k]];
-        off = up4(off + ((uint64_t)c->key_count * (c->tbits + 3u * c->bits) + 7) / 8);
+        off = up4(off + (G + (uint64_t)c->key_count * ((uint32_t)c->bits[0] + c->bits[1] + c->bits[2]) + 7) / 8);
     }
     off += OSSA__BC_PAD;
     if (off > UINT32_MAX) {
@@ -391,18 +447,21 @@ static ossa_result write_clip(builder *B, ossa_built_clip **out) {
         p->joint = c->target;
         p->kind = c->kind;
         p->interp = c->interp;
-        p->bits = c->bits;
-        p->tbits = c->tbits;
+        memcpy(p->bits, c->bits, sizeof p->bits);
+        p->drop = c->drop;
         p->key_count = c->key_count;
         p->data_off = (uint32_t)cur;
         memcpy(p->min, c->min, sizeof p->min);
         memcpy(p->ext, c->ext, sizeof p->ext);
-        uint64_t pos = 0;
-        for (uint32_t i = 0; i < c->key_count; i++, pos += c->tbits) put_bits(b + cur, pos, c->keys[i], c->tbits);
-        for (uint32_t i = 0; i < c->key_count * 3; i++, pos += c->bits) put_bits(b + cur, pos, c->q[i], c->bits);
+        for (uint32_t i = 0; i < c->key_count; i++) put_bits(b + cur, c->keys[i], 1u, 1);
+        uint64_t pos = G;
+        for (uint32_t i = 0; i < c->key_count * 3; i++) {
+            put_bits(b + cur, pos, c->q[i], c->bits[i % 3]);
+            pos += c->bits[i % 3];
+        }
         cur = up4(cur + (pos + 7) / 8);
     }
-    if (G) memcpy(b + o_grid, B->grid, (size_t)G * sizeof(float));
+    for (uint32_t k = 0; k < G; k++) ((float *)(b + o_grid))[k] = B->grid[B->cand[k]];
     ossa__free(B->alloc, clock_src);
     ossa__free(B->alloc, order);
     ossa__built_clip_bind(bc, b);
@@ -415,14 +474,14 @@ static ossa_result write_clip(builder *B, ossa_built_clip **out) {
 /* Model-space error of bc at every grid time against the cached exact points; per-joint
  * maxima into jerr (J floats, reset here). */
 static ossa_result measure(builder *B, const ossa_built_clip *bc, ossa_sampling_context *ctx, float *jerr,
-                           ossa_clip_error *e) {
+                           uint32_t *jworst, ossa_clip_error *e) {
     uint32_t J = B->J, W = bc->h->weight_count;
-    size_t bytes = (size_t)J * (sizeof(ossa_transform) + sizeof(ossa_mat4) + 12 * sizeof(float)) + (size_t)W * 2 * sizeof(float) + 16;
+    size_t bytes = (size_t)J * (sizeof(ossa_transform) + sizeof(ossa_mat4) + 13 * sizeof(float)) + (size_t)W * 2 * sizeof(float) + 16;
     unsigned char *s = ossa__alloc_array(B->alloc, 1, bytes);
     if (!s) return OSSA_ERROR_OUT_OF_MEMORY;
     ossa_transform *got = (ossa_transform *)s;
     ossa_mat4 *model = (ossa_mat4 *)(got + J);
-    float *pts = (float *)(model + J), *wb = pts + (size_t)J * 12, *we = wb + W;
+    float *pts = (float *)(model + J), *wb = pts + (size_t)J * 12, *we = wb + W, *now = we + W;
     memset(jerr, 0, J * sizeof(float));
     memset(e, 0, sizeof *e);
     ossa_sample_job job = {0};
@@ -438,7 +497,13 @@ static ossa_result measure(builder *B, const ossa_built_clip *bc, ossa_sampling_
         if ((r = ossa_sample_job_run(&job)) != OSSA_OK) break;
         ossa__pose_points(got, B->sk->parents, J, B->opt.shell_distance, model, pts);
         uint32_t wj = 0;
-        float err = ossa__points_error(pts, B->points + (size_t)g * J * 12, J, &wj, jerr);
+        memset(now, 0, J * sizeof(float));
+        float err = ossa__points_error(pts, B->points + (size_t)g * J * 12, J, &wj, now);
+        for (uint32_t j = 0; j < J; j++)
+            if (!(now[j] <= jerr[j])) {
+                jerr[j] = now[j];
+                jworst[j] = g;
+            }
         if (!(err <= e->max_error)) {
             e->max_error = err;
             e->worst_joint = wj;
@@ -455,6 +520,59 @@ static ossa_result measure(builder *B, const ossa_built_clip *bc, ossa_sampling_
     }
     e->sample_count = B->G;
     ossa__free(B->alloc, s);
+    return r;
+}
+
+/* Which channels make joint j miss the bound at grid time g: each packed or folded channel of
+ * j and its ancestors is put alone into the exact pose; those whose error on j's virtual
+ * vertices is at least half the largest are marked. */
+static ossa_result attribute(builder *B, const ossa_built_clip *bc, ossa_sampling_context *ctx, uint32_t j, uint32_t g,
+                             const int32_t *chan_of, unsigned char *mark) {
+    uint32_t J = B->J;
+    ossa_transform *buf = ossa__alloc_array(B->alloc, (size_t)J * 2, sizeof(ossa_transform));
+    float *cerr = ossa__alloc_array(B->alloc, (size_t)B->nch + 1, sizeof(float));
+    if (!buf || !cerr) {
+        ossa__free(B->alloc, buf);
+        ossa__free(B->alloc, cerr);
+        return OSSA_ERROR_OUT_OF_MEMORY;
+    }
+    ossa_transform *got = buf, *tmp = buf + J;
+    ossa_sample_job job = {0};
+    job.clip = bc;
+    job.context = ctx;
+    job.time = B->grid[g];
+    job.output = got;
+    job.output_count = J;
+    ossa_result r = ossa_sample_job_run(&job);
+    if (r == OSSA_OK) {
+        memcpy(tmp, B->exact + (size_t)g * J, J * sizeof *tmp);
+        const float *ex = B->points + ((size_t)g * J + j) * 12;
+        float worst = 0.0f;
+        for (int32_t a = (int32_t)j; a >= 0; a = B->sk->parents[a])
+            for (int k = 0; k < 3; k++) {
+                int32_t ci = chan_of[(size_t)a * 3 + k];
+                if (ci < 0 || B->ch[ci].mode == MODE_RAW) continue;
+                ossa_transform save = tmp[a];
+                memcpy(field(&tmp[a], k), field(&got[a], k), (k == OSSA__CH_R ? 4 : 3) * sizeof(float));
+                ossa_mat4 m = ossa_pose_joint_to_model(tmp, B->sk->parents, J, j);
+                float e = 0.0f;
+                for (int p = 0; p < 4; p++)
+                    for (int c = 0; c < 3; c++) {
+                        float v = m.m[12 + c] + (p ? m.m[(p - 1) * 4 + c] * B->opt.shell_distance : 0.0f);
+                        e = fmaxf(e, fabsf(v - ex[p * 3 + c]));
+                    }
+                tmp[a] = save;
+                cerr[ci] = e;
+                worst = fmaxf(worst, e);
+            }
+        for (int32_t a = (int32_t)j; a >= 0; a = B->sk->parents[a])
+            for (int k = 0; k < 3; k++) {
+                int32_t ci = chan_of[(size_t)a * 3 + k];
+                if (ci >= 0 && B->ch[ci].mode != MODE_RAW && (cerr[ci] >= 0.5f * worst || !(worst > 0.0f))) mark[ci] = 1;
+            }
+    }
+    ossa__free(B->alloc, buf);
+    ossa__free(B->alloc, cerr);
     return r;
 }
 
@@ -554,17 +672,29 @@ ossa_result ossa_clip_build(const ossa_clip *clip, const ossa_skeleton *skeleton
         raw_bytes += (w->key_count + track_floats(w)) * sizeof(float);
     }
 
-    ossa_result r = ossa__clip_grid(clip, J, ossa__clip_grid_substeps(clip), allocator, &B.grid, &B.G);
+    uint32_t substeps = ossa__clip_grid_substeps(clip);
+    ossa_result r = ossa__clip_grid(clip, J, substeps, allocator, &B.grid, &B.G, &B.ordinal);
     if (r) return r;
     uint32_t G = B.G;
+    /* the key grid: the key times, and for CUBICSPLINE clips every other substep too */
+    uint32_t cstep = substeps > 8 ? 2 : substeps;
+    B.cand = ossa__alloc_array(allocator, (size_t)G + 1, sizeof(uint32_t));
+    if (!B.cand) {
+        ossa__free(allocator, B.grid);
+        return OSSA_ERROR_OUT_OF_MEMORY;
+    }
+    for (uint32_t g = 0; g < G; g++)
+        if (B.ordinal[g] % cstep == 0 || g + 1 == G) B.cand[B.C++] = g;
     size_t nmax = (size_t)clip->track_count * 3 + clip->weight_track_count;
     B.ch = ossa__alloc_array(allocator, nmax + 1, sizeof(bchan));
     B.exact = ossa__alloc_array(allocator, (size_t)G * J + 1, sizeof(ossa_transform));
     B.points = ossa__alloc_array(allocator, (size_t)G * J * 12 + 1, sizeof(float));
     B.X = ossa__alloc_array(allocator, (size_t)G * 8, sizeof(float));
     B.Q = ossa__alloc_array(allocator, (size_t)G * 3, sizeof(uint32_t));
-    float *jerr = ossa__alloc_array(allocator, (size_t)J + 1, sizeof(float) + 1);
-    unsigned char *touched = jerr ? (unsigned char *)(jerr + J) : NULL;
+    float *jerr = ossa__alloc_array(allocator, (size_t)J * 5 + nmax + 1, sizeof(float));
+    uint32_t *jworst = jerr ? (uint32_t *)(jerr + J) : NULL;
+    int32_t *chan_of = jerr ? (int32_t *)(jworst + J) : NULL;
+    unsigned char *touched = jerr ? (unsigned char *)(chan_of + (size_t)J * 3) : NULL;
     ossa_mat4 *model = ossa__alloc_array(allocator, (size_t)J + 1, sizeof(ossa_mat4));
     uint32_t *keybuf = NULL;
     ossa_sampling_context *ctx = NULL;
@@ -574,6 +704,7 @@ ossa_result ossa_clip_build(const ossa_clip *clip, const ossa_skeleton *skeleton
         goto done;
     }
     B.D = B.X + (size_t)G * 4;
+    for (size_t i = 0; i < (size_t)J * 3; i++) chan_of[i] = -1;
     for (uint32_t i = 0; i < clip->track_count; i++) {
         const ossa_transform_track *t = &clip->tracks[i];
         if (t->joint >= J) continue;
@@ -581,6 +712,7 @@ ossa_result ossa_clip_build(const ossa_clip *clip, const ossa_skeleton *skeleton
         static const uint8_t kinds[3] = {OSSA__CH_T, OSSA__CH_R, OSSA__CH_S};
         for (int c = 0; c < 3; c++) {
             if (!tr[c]->key_count) continue;
+            chan_of[(size_t)t->joint * 3 + kinds[c]] = (int32_t)B.nch;
             bchan *ch = &B.ch[B.nch++];
             ch->target = t->joint;
             ch->kind = kinds[c];
@@ -632,16 +764,16 @@ ossa_result ossa_clip_build(const ossa_clip *clip, const ossa_skeleton *skeleton
     ossa_clip_error e;
     for (int it = 0;; it++) {
         if ((r = write_clip(&B, &bc)) != OSSA_OK) goto done;
-        if ((r = measure(&B, bc, ctx, jerr, &e)) != OSSA_OK) goto done;
+        if ((r = measure(&B, bc, ctx, jerr, jworst, &e)) != OSSA_OK) goto done;
+        if (getenv("OSSA_BUILD_DEBUG")) fprintf(stderr, "it %d: err %g joint %u t %g\n", it, (double)e.max_error, e.worst_joint, (double)e.worst_time);
         if (B.opt.lossless || e.max_error <= target || it == MAX_ITERATIONS) break;
-        memset(touched, 0, J);
+        memset(touched, 0, B.nch);
         for (uint32_t j = 0; j < J; j++)
-            if (!(jerr[j] <= target))
-                for (int32_t a = (int32_t)j; a >= 0 && !touched[a]; a = skeleton->parents[a]) touched[a] = 1;
+            if (!(jerr[j] <= target) && (r = attribute(&B, bc, ctx, j, jworst[j], chan_of, touched)) != OSSA_OK) goto done;
         bool changed = false;
         for (uint32_t i = 0; i < B.nch; i++) {
             bchan *c = &B.ch[i];
-            if (c->kind == OSSA__CH_W || c->mode == MODE_RAW || !touched[c->target]) continue;
+            if (c->kind == OSSA__CH_W || c->mode == MODE_RAW || !touched[i]) continue;
             changed = true;
             if (++c->level > MAX_LEVEL) c->mode = MODE_RAW;
             else fit(&B, c, level_tol(c));
@@ -654,7 +786,7 @@ ossa_result ossa_clip_build(const ossa_clip *clip, const ossa_skeleton *skeleton
         size_t kb = 0, nk = 0, np = 0, nr = 0, nf = 0, vb = 0;
         for (uint32_t i = 0; i < B.nch; i++) {
             const bchan *c = &B.ch[i];
-            if (c->mode == MODE_PACKED) { np++; nk += c->key_count; kb += c->key_count * (size_t)c->tbits; vb += c->key_count * 3u * c->bits; }
+            if (c->mode == MODE_PACKED) { np++; nk += c->key_count; kb += B.C; vb += c->key_count * ((size_t)c->bits[0] + c->bits[1] + c->bits[2]); }
             else if (c->mode == MODE_RAW) nr++;
             else nf++;
         }
@@ -687,6 +819,7 @@ done:
     ossa__free(allocator, B.points);
     ossa__free(allocator, B.exact);
     ossa__free(allocator, B.ch);
+    ossa__free(allocator, B.cand);
     ossa__free(allocator, B.grid);
     return r;
 }

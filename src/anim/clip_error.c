@@ -21,16 +21,17 @@ uint32_t ossa__clip_grid_substeps(const ossa_clip *clip) {
         if ((t->translation.key_count && t->translation.interp == OSSA_INTERP_CUBIC) ||
             (t->rotation.key_count && t->rotation.interp == OSSA_INTERP_CUBIC) ||
             (t->scale.key_count && t->scale.interp == OSSA_INTERP_CUBIC))
-            return 8;
+            return 16;
     }
     for (uint32_t i = 0; i < clip->weight_track_count; i++)
-        if (clip->weight_tracks[i].weights.interp == OSSA_INTERP_CUBIC) return 8;
-    return 4;
+        if (clip->weight_tracks[i].weights.interp == OSSA_INTERP_CUBIC) return 16;
+    return 8;
 }
 
 ossa_result ossa__clip_grid(const ossa_clip *clip, uint32_t joint_count, uint32_t substeps,
-                            const ossa_allocator *allocator, float **out, uint32_t *count) {
+                            const ossa_allocator *allocator, float **out, uint32_t *count, uint8_t **ordinal) {
     *out = NULL;
+    if (ordinal) *ordinal = NULL;
     *count = 0;
     size_t n = 0;
     for (uint32_t i = 0; i < clip->track_count; i++) {
@@ -61,24 +62,30 @@ ossa_result ossa__clip_grid(const ossa_clip *clip, uint32_t joint_count, uint32_
         ossa__free(allocator, u);
         return OSSA_ERROR_OUT_OF_MEMORY;
     }
-    float *g = ossa__alloc_array(allocator, total, sizeof(float));
+    float *g = ossa__alloc_array(allocator, total, sizeof(float) + 1);
+    uint8_t *ord = (uint8_t *)(g + total);
     if (!g) {
         ossa__free(allocator, u);
         return OSSA_ERROR_OUT_OF_MEMORY;
     }
     size_t k = 0;
     for (size_t i = 0; i < uniq; i++) {
+        ord[k] = 0;
         g[k++] = u[i];
         if (i + 1 == uniq) break;
         double a = u[i], b = u[i + 1];
         for (uint32_t s = 1; s < substeps; s++) {
             float t = (float)(a + (b - a) * (double)s / (double)substeps);
-            if (t > g[k - 1] && t < u[i + 1]) g[k++] = t;
+            if (t > g[k - 1] && t < u[i + 1]) {
+                ord[k] = (uint8_t)s;
+                g[k++] = t;
+            }
         }
     }
     ossa__free(allocator, u);
     *out = g;
     *count = (uint32_t)k;
+    if (ordinal) *ordinal = ord;
     return OSSA_OK;
 }
 
@@ -128,7 +135,7 @@ ossa_result ossa_built_clip_measure(const ossa_built_clip *built, const ossa_cli
     if (shell_distance == 0.0f) shell_distance = 0.03f;
     float *grid = NULL;
     uint32_t G = 0;
-    ossa_result r = ossa__clip_grid(reference, J, ossa__clip_grid_substeps(reference), allocator, &grid, &G);
+    ossa_result r = ossa__clip_grid(reference, J, ossa__clip_grid_substeps(reference), allocator, &grid, &G, NULL);
     if (r) return r;
     uint32_t W = ossa_built_clip_weight_count(built), Wmax = 0;
     for (uint32_t i = 0; i < reference->weight_track_count; i++)

@@ -4,12 +4,17 @@
 #include "anim/built_clip_internal.h"
 
 void ossa__lerp_avx512(const ossa__lerp_soa *soa, float t, uint32_t begin, uint32_t end, bool rotation) {
-    const __m512 vt = _mm512_set1_ps(t), zero = _mm512_setzero_ps(), one = _mm512_set1_ps(1.0f);
+    const __m512 vt = _mm512_set1_ps(t), zero = _mm512_setzero_ps(), one = _mm512_set1_ps(1.0f), half = _mm512_set1_ps(0.5f);
     uint32_t i = begin;
     int comps = rotation ? 4 : 3;
     for (; i + 16 <= end; i += 16) {
         __m512 s = _mm512_mul_ps(_mm512_sub_ps(vt, _mm512_loadu_ps(soa->t0 + i)), _mm512_loadu_ps(soa->inv + i));
         s = _mm512_min_ps(_mm512_max_ps(s, zero), one);
+        if (rotation) {
+            __m512 h = _mm512_sub_ps(s, half);
+            __m512 k = _mm512_add_ps(_mm512_mul_ps(_mm512_loadu_ps(soa->ka + i), _mm512_mul_ps(h, h)), _mm512_loadu_ps(soa->kb + i));
+            s = _mm512_add_ps(s, _mm512_mul_ps(_mm512_mul_ps(_mm512_mul_ps(s, h), _mm512_sub_ps(s, one)), k));
+        }
         __m512 v[4];
         for (int c = 0; c < comps; c++) {
             __m512 a = _mm512_loadu_ps(soa->a[c] + i), b = _mm512_loadu_ps(soa->b[c] + i);

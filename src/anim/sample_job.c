@@ -16,9 +16,11 @@ struct ossa_sampling_context {
     uint32_t max_joints, max_weights;
     uint64_t clip_id; /* clip the caches belong to; 0 = none */
     uint32_t *clock_key;  /* per clock: key cursor */
-    uint32_t *cursor;     /* per packed channel: cached key k */
+    uint32_t *cursor;     /* per packed channel: grid index of the cached key a, UINT32_MAX = none */
+    uint32_t *rank;       /* its value index */
+    uint32_t *next;       /* grid index of the key after it (grid_count = none) */
     float *lo, *hi;       /* the cached segment is valid for lo <= t < hi */
-    float *t0, *inv;
+    float *t0, *inv, *ka, *kb;
     float *a[4], *b[4], *o[4];
 };
 
@@ -31,6 +33,7 @@ void ossa__lerp_scalar(const ossa__lerp_soa *soa, float t, uint32_t begin, uint3
             float s = (t - t0[i]) * inv[i];
             s = s > 0.0f ? s : 0.0f;
             s = s < 1.0f ? s : 1.0f;
+            s = ossa__slerp_time(s, soa->ka[i], soa->kb[i]);
             float x = soa->a[0][i] + (soa->b[0][i] - soa->a[0][i]) * s;
             float y = soa->a[1][i] + (soa->b[1][i] - soa->a[1][i]) * s;
             float z = soa->a[2][i] + (soa->b[2][i] - soa->a[2][i]) * s;
@@ -101,9 +104,9 @@ ossa_result ossa_sampling_context_create(uint32_t max_joints, uint32_t max_weigh
     ossa__layout L = {0, false};
     size_t o_ctx = ossa__layout_add(&L, 1, sizeof(ossa_sampling_context));
     size_t o_clock = ossa__layout_add(&L, C, sizeof(uint32_t));
-    size_t o_cursor = ossa__layout_add(&L, P, sizeof(uint32_t));
-    size_t o_f[17];
-    for (int i = 0; i < 16; i++) o_f[i] = ossa__layout_add(&L, P, sizeof(float));
+    size_t o_cursor = ossa__layout_add(&L, P * 3, sizeof(uint32_t));
+    size_t o_f[18];
+    for (int i = 0; i < 18; i++) o_f[i] = ossa__layout_add(&L, P, sizeof(float));
     (void)o_ctx;
     if (L.overflow) return OSSA_ERROR_OUT_OF_MEMORY;
     unsigned char *mem = ossa__alloc(allocator, L.size);
@@ -116,12 +119,16 @@ ossa_result ossa_sampling_context_create(uint32_t max_joints, uint32_t max_weigh
     c->max_weights = max_weights;
     c->clock_key = (uint32_t *)(mem + o_clock);
     c->cursor = (uint32_t *)(mem + o_cursor);
-    float *f[16];
-    for (int i = 0; i < 16; i++) f[i] = (float *)(mem + o_f[i]);
+    c->rank = c->cursor + P;
+    c->next = c->rank + P;
+    float *f[18];
+    for (int i = 0; i < 18; i++) f[i] = (float *)(mem + o_f[i]);
     c->lo = f[0];
     c->hi = f[1];
     c->t0 = f[2];
     c->inv = f[3];
+    c->ka = f[16];
+    c->kb = f[17];
     for (int i = 0; i < 4; i++) {
         c->a[i] = f[4 + i];
         c->b[i] = f[8 + i];
@@ -156,63 +163,60 @@ ossa_result ossa_sample_job_validate(const ossa_sample_job *job) {
     return OSSA_OK;
 }
 
-static inline float key_time(const ossa_built_clip *clip, const ossa__bc_packed *p, uint32_t k) {
-    return clip->grid[ossa__packed_time_index(clip->base, p, k)];
+/* Largest grid index with grid[u] <= t (0 when t is before the grid). */
+static uint32_t grid_find(const ossa_built_clip *clip, float t) {
+    uint32_t lo = 1, hi = clip->h->grid_count;
+    while (lo < hi) {
+        uint32_t mid = lo + (hi - lo) / 2;
+        if (clip->grid[mid] <= t) lo = mid + 1;
+        else hi = mid;
+    }
+    return lo - 1;
 }
 
-/* Refills packed channel i's segment cache for time t: O(1) for forward steps of up to two
- * keys from the cached one, else a binary search over the channel's key times. */
-static void seek(ossa_sampling_context *c, const ossa_built_clip *clip, uint32_t i, float t) {
+/* Refills packed channel i's segment cache for time t: O(1) for forward steps of up to four
+ * keys from the cached one; else the grid position (one binary search per frame, shared by
+ * every channel, *u < 0 = not yet found) and the key mask around it. */
+static void seek(ossa_sampling_context *c, const ossa_built_clip *clip, uint32_t i, float t, int64_t *u) {
     const ossa__bc_packed *p = &clip->packed[i];
-    uint32_t n = p->key_count, k = c->cursor[i];
-    int64_t found = -1;
-    if (k < n && key_time(clip, p, k) <= t) {
-        uint32_t steps = 0;
-        while (k + 1 < n && steps < 3 && key_time(clip, p, k + 1) <= t) {
-            k++;
-            steps++;
+    const unsigned char *mask = clip->base + p->data_off;
+    const float *grid = clip->grid;
+    uint32_t G = clip->h->grid_count, a = c->cursor[i], rank = c->rank[i], n = c->next[i];
+    bool found = false;
+    if (a != UINT32_MAX && n < G && t >= grid[n]) {
+        for (int steps = 0; steps < 4 && n < G && t >= grid[n]; steps++) {
+            a = n;
+            rank++;
+            n = ossa__mask_next(mask, a + 1, G);
         }
-        if (k + 1 >= n || key_time(clip, p, k + 1) > t) found = k;
+        found = n >= G || t < grid[n];
     }
-    if (found < 0) {
-        uint32_t lo = 0, hi = n; /* first key with time > t */
-        while (lo < hi) {
-            uint32_t mid = lo + (hi - lo) / 2;
-            if (key_time(clip, p, mid) <= t) lo = mid + 1;
-            else hi = mid;
-        }
-        found = (int64_t)lo - 1;
+    if (!found) {
+        if (*u < 0) *u = grid_find(clip, t);
+        a = ossa__mask_prev(mask, (uint32_t)*u);
+        rank = ossa__mask_rank(mask, a);
+        n = ossa__mask_next(mask, a + 1, G);
     }
+    c->cursor[i] = a;
+    c->rank[i] = rank;
+    c->next[i] = n;
     float va[4], vb[4];
-    if (found < 0) { /* before the first key: hold it */
-        ossa__packed_decode(clip->base, p, 0, va);
+    ossa__packed_decode(clip->base, p, G, rank, va);
+    c->lo[i] = a == 0 ? -INFINITY : grid[a];
+    c->t0[i] = grid[a];
+    if (n >= G) { /* the last key: hold it */
         memcpy(vb, va, sizeof va);
-        c->lo[i] = -INFINITY;
-        c->hi[i] = key_time(clip, p, 0);
-        c->t0[i] = 0.0f;
-        c->inv[i] = 0.0f;
-        c->cursor[i] = 0;
-    } else if ((uint32_t)found + 1 >= n) { /* at or after the last key: hold it */
-        ossa__packed_decode(clip->base, p, n - 1, va);
-        memcpy(vb, va, sizeof va);
-        c->lo[i] = key_time(clip, p, n - 1);
         c->hi[i] = INFINITY;
-        c->t0[i] = 0.0f;
         c->inv[i] = 0.0f;
-        c->cursor[i] = n - 1;
     } else {
-        k = (uint32_t)found;
-        ossa__packed_decode(clip->base, p, k, va);
-        ossa__packed_decode(clip->base, p, k + 1, vb);
-        float ta = key_time(clip, p, k), tb = key_time(clip, p, k + 1);
-        c->lo[i] = ta;
-        c->hi[i] = tb;
-        c->t0[i] = ta;
-        c->inv[i] = p->interp == OSSA_INTERP_STEP ? 0.0f : 1.0f / (tb - ta);
-        c->cursor[i] = k;
+        ossa__packed_decode(clip->base, p, G, rank + 1, vb);
+        c->hi[i] = grid[n];
+        c->inv[i] = p->interp == OSSA_INTERP_STEP ? 0.0f : 1.0f / (grid[n] - grid[a]);
         if (p->kind == OSSA__CH_R && va[0] * vb[0] + va[1] * vb[1] + va[2] * vb[2] + va[3] * vb[3] < 0.0f)
             for (int j = 0; j < 4; j++) vb[j] = -vb[j]; /* the shorter arc */
     }
+    if (p->kind == OSSA__CH_R)
+        ossa__slerp_fit(va[0] * vb[0] + va[1] * vb[1] + va[2] * vb[2] + va[3] * vb[3], &c->ka[i], &c->kb[i]);
     for (int j = 0; j < 4; j++) {
         c->a[j][i] = va[j];
         c->b[j][i] = vb[j];
@@ -241,7 +245,7 @@ ossa_result ossa_sample_job_run(ossa_sample_job *job) {
     if (c->clip_id != clip->id) {
         memset(c->clock_key, 0, h->clock_count * sizeof(uint32_t));
         for (uint32_t i = 0; i < h->packed_count; i++) {
-            c->cursor[i] = 0;
+            c->cursor[i] = UINT32_MAX;
             c->lo[i] = INFINITY;
             c->hi[i] = -INFINITY;
         }
@@ -279,9 +283,10 @@ ossa_result ossa_sample_job_run(ossa_sample_job *job) {
     /* packed channels: refresh stale segments, then lerp / nlerp all at once */
     uint32_t P = h->packed_count, R = h->rot_count;
     if (P) {
+        int64_t u = -1;
         for (uint32_t i = 0; i < P; i++)
-            if (!(t >= c->lo[i] && t < c->hi[i])) seek(c, clip, i, t);
-        ossa__lerp_soa soa = {c->t0, c->inv, {c->a[0], c->a[1], c->a[2], c->a[3]},
+            if (!(t >= c->lo[i] && t < c->hi[i])) seek(c, clip, i, t, &u);
+        ossa__lerp_soa soa = {c->t0, c->inv, c->ka, c->kb, {c->a[0], c->a[1], c->a[2], c->a[3]},
                               {c->b[0], c->b[1], c->b[2], c->b[3]}, {c->o[0], c->o[1], c->o[2], c->o[3]}};
         ossa__lerp_kernel kern = choose_kernel();
         if (R) kern(&soa, t, 0, R, true);

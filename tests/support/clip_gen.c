@@ -133,8 +133,9 @@ ossa_clip *ot_gen_clip(uint64_t *state, const ossa_skeleton *skeleton, const ot_
     return r == OSSA_OK ? clip : NULL;
 }
 
-float ot_pose_error(const ossa_transform *a, const ossa_transform *b, const ossa_skeleton *skeleton, float shell) {
-    float worst = 0.0f;
+float ot_pose_error(const ossa_transform *a, const ossa_transform *b, const ossa_skeleton *skeleton, float shell,
+                    float *magnitude) {
+    float worst = 0.0f, mag = 0.0f;
     uint32_t n = skeleton->joint_count;
     for (uint32_t j = 0; j < n; j++) {
         ossa_mat4 ma = ossa_pose_joint_to_model(a, skeleton->parents, n, j);
@@ -148,10 +149,12 @@ float ot_pose_error(const ossa_transform *a, const ossa_transform *b, const ossa
                     pb += (double)mb.m[(p - 1) * 4 + r] * shell;
                 }
                 d2 += (pa - pb) * (pa - pb);
+                if (fabs(pa) > mag) mag = (float)fabs(pa);
             }
             float d = (float)sqrt(d2);
             if (!(d <= worst)) worst = d;
         }
     }
+    if (magnitude) *magnitude = mag;
     return worst;
 }
