@@ -5,8 +5,10 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "cli_common.h"
 #include "commands.h"
 #include "image_io.h"
+#include "layers_cli.h"
 #include "render_common.h"
 
 static int usage(FILE *f) {
@@ -23,11 +25,32 @@ static int usage(FILE *f) {
             "  --ssaa N anti-aliasing: N x N samples per pixel (default 2, 1 = off)\n"
             "  --bones  draw the skeleton over the mesh\n"
             "  --cpu    skin on the CPU (ossa_skin_lbs); --gpu (default): palette texture shader\n"
-            "  --rest   render the rest pose (one frame)\n");
+            "  --rest   render the rest pose (one frame)\n"
+            "  layers:  --clip A --clip B [--weights 0.3,0.7] [--sync] [--additive CLIP[:WEIGHT]] [--mask JOINT]\n"
+            "           [--root-motion]  (docs/layers.md)\n");
     return f == stdout ? 0 : 2;
 }
 
+static int render_main(int argc, char **argv, cli_layers *layers);
+
+/* scene pose_fn: the layered pose (layers_cli.h). */
+static void pose_layers(void *user, scene *s, float t, bool loop) {
+    cli_layers *L = user;
+    cli_layers_pose(L, s->asset->skeleton, t, loop, s->locals);
+    scene_set_pose(s, s->locals);
+    scene_set_weights(s, L->items[0].clip, t, loop);
+}
+
 int cmd_render(int argc, char **argv) {
+    CLI_REQUIRE_GL("render");
+    cli_layers layers;
+    memset(&layers, 0, sizeof layers);
+    int rc = render_main(argc, argv, &layers);
+    cli_layers_free(&layers);
+    return rc;
+}
+
+static int render_main(int argc, char **argv, cli_layers *layers) {
     const char *file = NULL, *clip_name = NULL;
     float from = 0, to = 0;
     bool has_from = false, has_to = false, rest = false;
@@ -40,6 +63,12 @@ int cmd_render(int argc, char **argv) {
         int taken = render_options_parse(&o, "render", argc, argv, &i);
         if (taken < 0) return 2;
         if (taken) continue;
+        taken = cli_layers_arg(layers, "render", argc, argv, &i);
+        if (taken < 0) return 2;
+        if (taken) {
+            clip_name = cli_layers_first_clip(layers);
+            continue;
+        }
         if (!strcmp(a, "--help") || !strcmp(a, "-h")) {
             return usage(stdout);
         } else if (!strcmp(a, "--clip") && more) {
@@ -63,6 +92,14 @@ int cmd_render(int argc, char **argv) {
     if (o.out && !render_out_ext_ok("render", o.out)) return 2;
     scene s;
     if (!scene_load(&s, file, "render")) return 1;
+    if (cli_layers_active(layers)) {
+        if (!cli_layers_resolve(layers, s.asset, "render")) {
+            scene_free(&s);
+            return 1;
+        }
+        s.pose_fn = pose_layers;
+        s.pose_user = layers;
+    }
     clip_span span;
     memset(&span, 0, sizeof span);
     if (!rest && (clip_name || s.asset->clip_count)) {
