@@ -16,7 +16,6 @@
 
 typedef struct character {
     const ossa_asset *asset;
-    const ossa_skin *skin;
     ossa_transform *locals;
     ossa_mat4 *model, *palette;
     ossa_sampling_context *ctx;
@@ -29,8 +28,18 @@ static const char *mode_name[MODES] = {"editable", "lossless", "compressed"};
 static void sample(character *c, int mode, const ossa_clip *clip, const ossa_built_clip *built, float t, bool cursor) {
     const ossa_skeleton *sk = c->asset->skeleton;
     if (mode == EDITABLE) {
-        ossa_clip_sample(clip, t, true, cursor ? OSSA_LOOKUP_CURSOR : OSSA_LOOKUP_DEFAULT, cursor ? c->cursors : NULL,
-                         sk->rest, c->locals, sk->joint_count);
+        ossa_clip_sample_job job = {0};
+        job.clip = clip;
+        job.time = t;
+        job.loop = true;
+        job.lookup = cursor ? OSSA_LOOKUP_CURSOR : OSSA_LOOKUP_DEFAULT;
+        job.cursors = c->cursors;
+        job.cursor_count = ossa_clip_cursor_count(clip);
+        job.reference = sk->rest;
+        job.reference_count = sk->joint_count;
+        job.output = c->locals;
+        job.output_count = sk->joint_count;
+        if (ossa_clip_sample_job_run(&job) != OSSA_OK) abort();
     } else {
         ossa_sample_job job = {0};
         job.clip = built;
@@ -45,8 +54,20 @@ static void sample(character *c, int mode, const ossa_clip *clip, const ossa_bui
 
 static void finish(character *c) {
     const ossa_skeleton *sk = c->asset->skeleton;
-    ossa_pose_to_model(c->locals, sk->parents, sk->joint_count, c->model);
-    ossa_pose_palette(c->model, c->skin->joints, c->skin->inverse_bind, c->skin->joint_count, c->palette);
+    ossa_local_to_model_job l2m = {0};
+    l2m.skeleton = sk;
+    l2m.input = c->locals;
+    l2m.input_count = sk->joint_count;
+    l2m.output = c->model;
+    l2m.output_count = sk->joint_count;
+    if (ossa_local_to_model_job_run(&l2m) != OSSA_OK) abort();
+    ossa_palette_job pal = {0};
+    pal.skeleton = sk;
+    pal.model = c->model;
+    pal.model_count = sk->joint_count;
+    pal.output = c->palette;
+    pal.output_count = sk->joint_count;
+    if (ossa_palette_job_run(&pal) != OSSA_OK) abort();
 }
 
 /* Median ns per frame over `frames` frames: forward at 60 Hz, or at pseudo-random times. */
@@ -124,10 +145,9 @@ int main(void) {
 
     character c = {0};
     c.asset = asset;
-    c.skin = &sk->skins[0];
     c.locals = calloc(J, sizeof(ossa_transform));
     c.model = calloc(J, sizeof(ossa_mat4));
-    c.palette = calloc(c.skin->joint_count, sizeof(ossa_mat4));
+    c.palette = calloc(J, sizeof(ossa_mat4));
     if (ossa_sampling_context_create(J, 0, NULL, &c.ctx) != OSSA_OK) abort();
     int running = ossa_asset_find_clip(asset, "Running"), pickup = ossa_asset_find_clip(asset, "PickUp");
     if (running < 0 || pickup < 0) abort();

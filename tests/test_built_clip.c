@@ -12,6 +12,32 @@
 
 #include "clip_gen.h"
 
+/* The editable path through its public jobs (binary-search lookups). */
+static void exact_pose(const ossa_clip *clip, const ossa_skeleton *sk, float t, bool loop, ossa_transform *out) {
+    ossa_clip_sample_job job = {0};
+    job.clip = clip;
+    job.time = t;
+    job.loop = loop;
+    job.lookup = OSSA_LOOKUP_BINARY;
+    job.reference = sk->rest;
+    job.reference_count = sk->joint_count;
+    job.output = out;
+    job.output_count = sk->joint_count;
+    assert_int_equal(ossa_clip_sample_job_run(&job), OSSA_OK);
+}
+
+static void exact_weights(const ossa_clip *clip, uint32_t track, float t, bool loop, float *out) {
+    ossa_clip_weights_job job = {0};
+    job.clip = clip;
+    job.track = track;
+    job.time = t;
+    job.loop = loop;
+    job.lookup = OSSA_LOOKUP_BINARY;
+    job.output = out;
+    job.output_count = clip->weight_tracks[track].weights.components;
+    assert_int_equal(ossa_clip_weights_job_run(&job), OSSA_OK);
+}
+
 static void expect_close(float exact, float got, const char *what, float t) {
     float tol = 1e-6f * fmaxf(1.0f, fabsf(exact));
     if (!(fabsf(exact - got) <= tol) && !(isnan(exact) && isnan(got))) {
@@ -23,10 +49,10 @@ static void expect_close(float exact, float got, const char *what, float t) {
 static void compare_at(const ossa_clip *clip, const ossa_skeleton *sk, ossa_sample_job *job, float t, bool loop,
                        ossa_transform *ex, float *wex) {
     uint32_t J = sk->joint_count;
-    ossa_clip_sample(clip, t, loop, OSSA_LOOKUP_BINARY, NULL, sk->rest, ex, J);
+    exact_pose(clip, sk, t, loop, ex);
     uint32_t off = 0;
     for (uint32_t i = 0; i < clip->weight_track_count; i++) {
-        ossa_clip_sample_weights(clip, i, t, loop, OSSA_LOOKUP_BINARY, NULL, wex + off);
+        exact_weights(clip, i, t, loop, wex + off);
         off += clip->weight_tracks[i].weights.components;
     }
     job->time = t;
@@ -423,7 +449,7 @@ static float check_bound(const ossa_clip *clip, const ossa_skeleton *sk, float p
         job.time = t;
         job.loop = loop;
         assert_int_equal(ossa_sample_job_run(&job), OSSA_OK);
-        ossa_clip_sample(clip, t, loop, OSSA_LOOKUP_BINARY, NULL, sk->rest, ex, J);
+        exact_pose(clip, sk, t, loop, ex);
         float mag = 0.0f, err = ot_pose_error(ex, got, sk, S, &mag);
         /* the metric cannot be evaluated finer than the rounding of the model coordinates */
         if (!(err <= P + 1e-6f * mag))
@@ -432,7 +458,7 @@ static float check_bound(const ossa_clip *clip, const ossa_skeleton *sk, float p
         if (err > worst) worst = err;
         uint32_t off = 0;
         for (uint32_t i = 0; i < clip->weight_track_count; i++) {
-            ossa_clip_sample_weights(clip, i, t, loop, OSSA_LOOKUP_BINARY, NULL, wex + off);
+            exact_weights(clip, i, t, loop, wex + off);
             off += clip->weight_tracks[i].weights.components;
         }
         for (uint32_t i = 0; i < off; i++) {

@@ -206,6 +206,11 @@ ossa_result ossa__clip_grid(const ossa_clip *clip, uint32_t joint_count, uint32_
                             const ossa_allocator *allocator, float **out, uint32_t *count, uint8_t **ordinal);
 /* Substeps of the measurement grid: 8, or 16 when a track of the clip is CUBICSPLINE. */
 uint32_t ossa__clip_grid_substeps(const ossa_clip *clip);
+/* The exact editable path (the clip jobs with binary-search lookups): the local pose from
+ * `rest` (joint_count transforms), and weight track `track` (count floats). */
+void ossa__clip_sample_exact(const ossa_clip *clip, float t, bool loop, const ossa_transform *rest, ossa_transform *out,
+                             uint32_t joint_count);
+void ossa__clip_weights_exact(const ossa_clip *clip, uint32_t track, float t, bool loop, float *out, uint32_t count);
 /* Virtual vertices of a local pose: model matrices of every joint, then per joint the origin
  * and the points at `shell` along its x, y and z axes: out[j * 12 + point * 3 + xyz]. model is
  * joint_count matrices of scratch. */

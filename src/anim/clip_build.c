@@ -510,7 +510,7 @@ static ossa_result measure(builder *B, const ossa_built_clip *bc, ossa_sampling_
             e->worst_time = B->grid[g];
         }
         for (uint32_t i = 0; i < B->clip->weight_track_count; i++) {
-            ossa_clip_sample_weights(B->clip, i, B->grid[g], false, OSSA_LOOKUP_BINARY, NULL, we);
+            ossa__clip_weights_exact(B->clip, i, B->grid[g], false, we, B->clip->weight_tracks[i].weights.components);
             const ossa__bc_wtrack *w = &bc->wtracks[i];
             for (uint32_t c = 0; c < w->components; c++) {
                 float d = fabsf(we[c] - wb[w->offset + c]);
@@ -730,7 +730,7 @@ ossa_result ossa_clip_build(const ossa_clip *clip, const ossa_skeleton *skeleton
     /* exact poses and their virtual vertices at every grid time */
     for (uint32_t g = 0; g < G; g++) {
         ossa_transform *ex = B.exact + (size_t)g * J;
-        ossa_clip_sample(clip, B.grid[g], false, OSSA_LOOKUP_BINARY, NULL, skeleton->rest, ex, J);
+        ossa__clip_sample_exact(clip, B.grid[g], false, skeleton->rest, ex, J);
         ossa__pose_points(ex, skeleton->parents, J, B.opt.shell_distance, model, B.points + (size_t)g * J * 12);
     }
     if (B.opt.lossless) {

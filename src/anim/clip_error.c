@@ -89,9 +89,42 @@ ossa_result ossa__clip_grid(const ossa_clip *clip, uint32_t joint_count, uint32_
     return OSSA_OK;
 }
 
+void ossa__clip_sample_exact(const ossa_clip *clip, float t, bool loop, const ossa_transform *rest, ossa_transform *out,
+                             uint32_t joint_count) {
+    ossa_clip_sample_job job = {0};
+    job.clip = clip;
+    job.time = t;
+    job.loop = loop;
+    job.lookup = OSSA_LOOKUP_BINARY;
+    job.reference = rest;
+    job.reference_count = joint_count;
+    job.output = out;
+    job.output_count = joint_count;
+    ossa_clip_sample_job_run(&job);
+}
+
+void ossa__clip_weights_exact(const ossa_clip *clip, uint32_t track, float t, bool loop, float *out, uint32_t count) {
+    ossa_clip_weights_job job = {0};
+    job.clip = clip;
+    job.track = track;
+    job.time = t;
+    job.loop = loop;
+    job.lookup = OSSA_LOOKUP_BINARY;
+    job.output = out;
+    job.output_count = count;
+    ossa_clip_weights_job_run(&job);
+}
+
 void ossa__pose_points(const ossa_transform *locals, const int32_t *parents, uint32_t joint_count, float shell,
                        ossa_mat4 *model, float *out) {
-    ossa_pose_to_model(locals, parents, joint_count, model);
+    ossa_local_to_model_job job = {0};
+    job.parents = parents;
+    job.parent_count = joint_count;
+    job.input = locals;
+    job.input_count = joint_count;
+    job.output = model;
+    job.output_count = joint_count;
+    ossa_local_to_model_job_run(&job);
     for (uint32_t j = 0; j < joint_count; j++) {
         const float *m = model[j].m;
         float *p = out + (size_t)j * 12;
@@ -156,7 +189,7 @@ ossa_result ossa_built_clip_measure(const ossa_built_clip *built, const ossa_cli
         job.weights = W ? wb : NULL;
         job.weights_count = W;
         for (uint32_t g = 0; g < G && r == OSSA_OK; g++) {
-            ossa_clip_sample(reference, grid[g], false, OSSA_LOOKUP_BINARY, NULL, skeleton->rest, exact, J);
+            ossa__clip_sample_exact(reference, grid[g], false, skeleton->rest, exact, J);
             job.time = grid[g];
             r = ossa_sample_job_run(&job);
             if (r) break;
@@ -171,7 +204,7 @@ ossa_result ossa_built_clip_measure(const ossa_built_clip *built, const ossa_cli
             }
             for (uint32_t i = 0; i < reference->weight_track_count; i++) {
                 const ossa_weight_track *w = &reference->weight_tracks[i];
-                ossa_clip_sample_weights(reference, i, grid[g], false, OSSA_LOOKUP_BINARY, NULL, we);
+                ossa__clip_weights_exact(reference, i, grid[g], false, we, w->weights.components);
                 uint32_t off = built->wtracks[i].offset;
                 for (uint32_t c = 0; c < w->weights.components && c < built->wtracks[i].components; c++) {
                     float d = fabsf(we[c] - wb[off + c]);
