@@ -1,9 +1,9 @@
-/* 06_foot_placement: a generated two-legged rig walks (procedural gait made for flat ground)
+/* 10_foot_placement: a generated two-legged rig walks (procedural gait made for flat ground)
  * across bumpy ground, a triangle mesh made here. Each frame a ray cast down at each foot
  * finds the ground; the hips drop to the lower foot's ground and two-bone IK lifts each foot
  * onto the ground under it (knees forward). Prints the ground height under each foot and
  * how far each foot ends from it.
- *   example_06_foot_placement */
+ *   example_10_foot_placement */
 #include <ossa/ossa.h>
 
 #include <math.h>

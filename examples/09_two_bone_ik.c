@@ -1,8 +1,8 @@
-/* 05_two_bone_ik: an arm (shoulder, upper arm, forearm, hand; 0.3 m bones) reaches for a
+/* 09_two_bone_ik: an arm (shoulder, upper arm, forearm, hand; 0.3 m bones) reaches for a
  * target that circles in front of it, partly out of reach. Each tick: model matrices ->
  * two-bone IK job (elbow pointing down, soft limit) -> corrections applied to the local
  * pose -> model matrices again; prints the target, the hand, their distance and the elbow.
- *   example_05_two_bone_ik */
+ *   example_09_two_bone_ik */
 #include <ossa/ossa.h>
 
 #include <math.h>
