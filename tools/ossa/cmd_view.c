@@ -248,7 +248,8 @@ static int usage(FILE *f) {
                "  --frames N       stop after N frames (stepped at 1/60 s each)\n"
                "  --screenshot P   save the last frame's back buffer as PNG before exiting\n"
                "  --press F:KEYS   type KEYS before frame F (scripted runs), e.g. --press 10:C,20:GB\n"
-               "  --ik SPEC        two-bone IK chain as in `ossa render --ik`, on at start (else I pins the feet where they are)\n"
+               "  --ik SPEC        a two-bone IK chain as in `ossa render --ik`, on at start\n"
+               "                   (without it, I pins the feet where they are)\n"
                "keys: 1-9 / N P clips, C cross-fade to next (0.3 s), space pause, + - speed, G CPU/GPU skinning,\n"
                "      B bones, W wireframe, R reset camera, I IK on/off, Esc/Q quit; drag to orbit, scroll to zoom\n");
     return f == stdout ? 0 : 2;
