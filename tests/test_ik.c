@@ -587,6 +587,84 @@ static void chain_weight_zero(void **state) {
     }
 }
 
+/* ---- the IK pass as the player's pose hook ---- */
+
+typedef struct leg_pass {
+    ossa_vec3 target;
+    int calls;
+    bool reached;
+} leg_pass;
+
+static bool leg_hook(void *user, const ossa_skeleton *sk, ossa_transform *locals, ossa_mat4 *model) {
+    leg_pass *p = user;
+    const uint32_t chain[2] = {1, 2};
+    ossa_quat c[2];
+    ossa_ik_two_bone_job job = {0};
+    job.start_joint = &model[1];
+    job.mid_joint = &model[2];
+    job.end_joint = &model[3];
+    job.target = p->target;
+    job.pole_vector = ossa_vec3_make(0, 0, 1);
+    job.start_correction = &c[0];
+    job.mid_correction = &c[1];
+    ossa_ik_apply_job aj = {.joints = chain, .joint_count = 2, .corrections = c, .correction_count = 2,
+                            .parents = sk->parents, .parent_count = sk->joint_count, .locals = locals,
+                            .local_count = sk->joint_count, .models = model, .model_count = sk->joint_count};
+    if (ossa_ik_two_bone_job_run(&job) != OSSA_OK || ossa_ik_apply_job_run(&aj) != OSSA_OK) return false;
+    p->calls++;
+    p->reached = job.reached;
+    return false; /* model updated by the apply job */
+}
+
+/* A swinging leg played by ossa_player with the IK pass as its pose hook: after each update
+ * the foot is on the target in the player's model matrices, with the leg's bone lengths. */
+static void player_pose_hook(void **state) {
+    (void)state;
+    int32_t parents[4] = {-1, 0, 1, 2};
+    ossa_transform rest[4];
+    for (int i = 0; i < 4; i++) rest[i] = ossa_transform_identity();
+    rest[0].translation = ossa_vec3_make(0, 0.9f, 0);
+    rest[1].translation = ossa_vec3_make(0.1f, 0, 0);
+    rest[2].translation = rest[3].translation = ossa_vec3_make(0, -0.42f, 0);
+    ossa_skeleton_desc sd = {0};
+    sd.joint_count = 4;
+    sd.parents = parents;
+    sd.rest = rest;
+    ossa_skeleton *sk = NULL;
+    assert_int_equal(ossa_skeleton_create(&sd, NULL, &sk), OSSA_OK);
+    static const float times[3] = {0, 0.5f, 1};
+    static const float swing[12] = {0, 0, 0, 1, 0.25881905f, 0, 0, 0.96592583f, 0, 0, 0, 1}; /* thigh, 30 deg about x */
+    ossa_transform_track track = {0};
+    track.joint = 1;
+    track.rotation = (ossa_track){OSSA_TRACK_ROTATION, OSSA_INTERP_LINEAR, 4, 3, times, swing, {0, 0, 0, NULL}};
+    ossa_clip_desc cd = {0};
+    cd.name = "swing";
+    cd.looping = true;
+    cd.track_count = 1;
+    cd.tracks = &track;
+    ossa_clip *clip = NULL;
+    assert_int_equal(ossa_clip_create(&cd, NULL, &clip), OSSA_OK);
+    ossa_player *player = NULL;
+    assert_int_equal(ossa_player_create(sk, NULL, &player), OSSA_OK);
+    leg_pass pass = {ossa_vec3_make(0.15f, 0.25f, 0.2f), 0, false};
+    ossa_player_set_pose_hook(player, leg_hook, &pass);
+    assert_int_equal(ossa_player_play(player, clip, 1.0f, true), OSSA_OK);
+    ossa_mat4 model[4];
+    for (int step = 0; step < 8; step++) {
+        ossa_player_update(player, 0.13f);
+        ossa_player_model(player, model);
+        ossa_vec3 foot = mpos(&model[3]);
+        ot_assert_floats_near(&foot.x, &pass.target.x, 3, 1e-5f);
+        ot_assert_near(len(sub(mpos(&model[2]), mpos(&model[1]))), 0.42f, 1e-5f);
+        ot_assert_near(len(sub(mpos(&model[3]), mpos(&model[2]))), 0.42f, 1e-5f);
+        assert_true(pass.reached);
+    }
+    assert_true(pass.calls >= 8);
+    ossa_player_destroy(player);
+    ossa_clip_destroy(clip);
+    ossa_skeleton_destroy(sk);
+}
+
 /* ---- validity: the zero job fails, then passes as each field is set; short spans fail ---- */
 
 static void validity_two_bone_aim(void **state) {
@@ -768,7 +846,7 @@ int main(void) {
         cmocka_unit_test(two_bone_twist),
         cmocka_unit_test(aim_properties),        cmocka_unit_test(chain_reach),
         cmocka_unit_test(chain_limits),          cmocka_unit_test(chain_weight_zero),
-        cmocka_unit_test(limit_hand_worked),
+        cmocka_unit_test(limit_hand_worked),     cmocka_unit_test(player_pose_hook),
         cmocka_unit_test(validity_two_bone_aim), cmocka_unit_test(validity_chain_apply),
         cmocka_unit_test(ray_triangle),
     };
