@@ -198,12 +198,15 @@ void ossa__lerp_avx512(const ossa__lerp_soa *soa, float t, uint32_t begin, uint3
 
 /* ---- error measurement (clip_error.c) ---- */
 /* The measurement grid of an editable clip: the union of every track's key times (joints
- * < joint_count and weight tracks), plus `substeps - 1` evenly spaced times inside each
- * interval of that union; {start} for a clip without keys. *out is allocated (caller frees
- * with ossa__free(allocator)); *ordinal (optional, same allocation) gives each time's substep
- * (0 = a key time). */
-ossa_result ossa__clip_grid(const ossa_clip *clip, uint32_t joint_count, uint32_t substeps,
-                            const ossa_allocator *allocator, float **out, uint32_t *count, uint8_t **ordinal);
+ * < joint_count and weight tracks), and inside each interval of that union n - 1 evenly
+ * spaced times, n a multiple of `substeps` with at least OSSA__GRID_RATE steps per second
+ * (at most OSSA__GRID_MAX_STEPS per interval); {start} for a clip without keys. *out is
+ * allocated (caller frees with ossa__free(allocator)); *candidate (optional, same
+ * allocation) flags the key times and every (n / key_div)-th substep: where packed keys may sit. */
+#define OSSA__GRID_RATE 480.0
+#define OSSA__GRID_MAX_STEPS 4096u
+ossa_result ossa__clip_grid(const ossa_clip *clip, uint32_t joint_count, uint32_t substeps, uint32_t key_div,
+                            const ossa_allocator *allocator, float **out, uint32_t *count, uint8_t **candidate);
 /* Substeps of the measurement grid: 8, or 16 when a track of the clip is CUBICSPLINE. */
 uint32_t ossa__clip_grid_substeps(const ossa_clip *clip);
 /* The exact editable path (the clip jobs with binary-search lookups): the local pose from
