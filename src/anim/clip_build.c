@@ -40,7 +40,7 @@ typedef struct bchan {
     uint32_t key_count;
     uint32_t *keys; /* key grid (candidate) indices, C capacity */
     uint32_t *q;    /* 3 values per key */
-    float min[3], ext[3];
+    float min[3], step[3];
 } bchan;
 
 typedef struct builder {
@@ -153,16 +153,18 @@ static bool quantised_ok(builder *B, bchan *ch, const ossa__bc_packed *p, const 
     const uint32_t *cand = B->cand;
     float *D = B->D;
     const float *X = B->X;
+    ossa__bc_packed pq = *p;
+    for (int c = 0; c < 3; c++) pq.step[c] = pq.bits[c] ? pq.step[c] / (float)((1u << pq.bits[c]) - 1u) : 0.0f;
     for (uint32_t k = 0; k < ch->key_count; k++) {
         uint32_t *q = ch->q + (size_t)k * 3;
         const float *x = X + (size_t)cand[ch->keys[k]] * 4;
         for (int c = 0; c < 3; c++) {
             float maxq = (float)((1u << p->bits[c]) - 1u);
-            float f = p->ext[c] > 0.0f && p->bits[c] ? (x[comp[c]] - p->min[c]) / p->ext[c] * maxq : 0.0f;
+            float f = pq.step[c] > 0.0f ? (x[comp[c]] - p->min[c]) / pq.step[c] : 0.0f;
             f = f < 0.0f ? 0.0f : (f > maxq ? maxq : f);
             q[c] = (uint32_t)lrintf(f);
         }
-        ossa__packed_value(p, q, D + (size_t)k * 4);
+        ossa__packed_value(&pq, q, D + (size_t)k * 4);
         if (!(chan_err(ch->kind, D + (size_t)k * 4, x) <= tol)) return false;
     }
     for (uint32_t k = 0; k < ch->key_count; k++) {
@@ -225,8 +227,8 @@ static void fit(builder *B, bchan *ch, float tol) {
             hi = fmaxf(hi, v);
         }
         p.min[c] = lo;
-        p.ext[c] = hi - lo;
-        if (p.ext[c] > maxext) maxext = p.ext[c];
+        p.step[c] = hi - lo; /* the extent until the bits are known */
+        if (p.step[c] > maxext) maxext = p.step[c];
     }
     if (!isfinite(maxext) || !(tol > 0.0f)) {
         ch->mode = MODE_RAW;
@@ -272,7 +274,7 @@ static void fit(builder *B, bchan *ch, float tol) {
     for (int c = 0; c < 3; c++) {
         float tq = tol / (ch->kind == OSSA__CH_R ? 2.0f : 1.0f);
         uint32_t bits = 0;
-        while (bits < OSSA__BC_MAX_BITS && p.ext[c] * 0.5f / (float)((1u << bits) - 1u + (bits == 0)) > tq) bits++;
+        while (bits < OSSA__BC_MAX_BITS && p.step[c] * 0.5f / (float)((1u << bits) - 1u + (bits == 0)) > tq) bits++;
         p.bits[c] = (uint8_t)bits;
     }
     bool ok = false;
@@ -280,7 +282,7 @@ static void fit(builder *B, bchan *ch, float tol) {
         if ((ok = quantised_ok(B, ch, &p, comp, tol))) break;
         bool grew = false;
         for (int c = 0; c < 3; c++)
-            if (p.ext[c] > 0.0f && p.bits[c] < OSSA__BC_MAX_BITS) {
+            if (p.step[c] > 0.0f && p.bits[c] < OSSA__BC_MAX_BITS) {
                 p.bits[c]++;
                 grew = true;
             }
@@ -303,7 +305,7 @@ static void fit(builder *B, bchan *ch, float tol) {
     memcpy(ch->bits, p.bits, sizeof p.bits);
     ch->drop = p.drop;
     memcpy(ch->min, p.min, sizeof p.min);
-    memcpy(ch->ext, p.ext, sizeof p.ext);
+    for (int c = 0; c < 3; c++) ch->step[c] = p.bits[c] ? p.step[c] / (float)((1u << p.bits[c]) - 1u) : 0.0f;
 }
 
 /* ---------------------------------------------------------------- writer */
@@ -478,7 +480,7 @@ static ossa_result write_clip(builder *B, ossa_built_clip **out) {
         p->key_count = c->key_count;
         p->data_off = (uint32_t)cur;
         memcpy(p->min, c->min, sizeof p->min);
-        memcpy(p->ext, c->ext, sizeof p->ext);
+        memcpy(p->step, c->step, sizeof p->step);
         for (uint32_t i = 0; i < c->key_count; i++) put_bits(b + cur, c->keys[i], 1u, 1);
         uint64_t pos = G;
         for (uint32_t i = 0; i < c->key_count * 3; i++) {
