@@ -9,6 +9,11 @@
 #include "anim/built_clip_internal.h"
 #include "core/alloc.h"
 
+_Static_assert(sizeof(ossa__bc_header) == 140, "header layout (docs/built-clips.md)");
+_Static_assert(sizeof(ossa__bc_packed) == 44, "packed channel layout (docs/built-clips.md)");
+_Static_assert(sizeof(ossa__bc_raw) == 16 && sizeof(ossa__bc_clock) == 8 && sizeof(ossa__bc_wtrack) == 16,
+               "table layouts (docs/built-clips.md)");
+
 static _Atomic uint64_t next_id = 1;
 
 static size_t header_space(void) { return (sizeof(ossa_built_clip) + 15u) & ~(size_t)15u; }
