@@ -452,6 +452,103 @@ static void pose_hook_runs_after_local_to_model(void **state) {
     ossa_player_destroy(p);
 }
 
+/* Property: random skeletons, clips and layer stacks (override / additive, weights, masks,
+ * speeds); after every update the player's pose equals the jobs run by hand (sampling at the
+ * clocks advanced independently, then one blend job). */
+static ossa_clip *random_clip(uint64_t *s, uint32_t n, float *store) {
+    float *times = store;
+    times[0] = 0;
+    for (int k = 1; k < 4; k++) times[k] = times[k - 1] + ot_rand_float(s, 0.1f, 0.6f);
+    ossa_transform_track tracks[16];
+    memset(tracks, 0, sizeof tracks);
+    uint32_t count = 0;
+    float *v = store + 4;
+    for (uint32_t j = 0; j < n && count < 16; j++) {
+        if (ot_rand_u64(s) % 3 == 0) continue;
+        ossa_transform_track *t = &tracks[count++];
+        t->joint = j;
+        for (int k = 0; k < 4; k++) {
+            ossa_quat q = ot_rand_quat(s);
+            memcpy(v + k * 4, &q, sizeof q);
+            for (int c = 0; c < 3; c++) v[16 + k * 3 + c] = ot_rand_float(s, -1, 1);
+        }
+        t->rotation = (ossa_track){OSSA_TRACK_ROTATION, OSSA_INTERP_LINEAR, 4, 4, times, v, {0, 0, 0, NULL}};
+        t->translation = (ossa_track){OSSA_TRACK_VECTOR, OSSA_INTERP_LINEAR, 3, 4, times, v + 16, {0, 0, 0, NULL}};
+        v += 28;
+    }
+    ossa_clip_desc d = {0};
+    d.track_count = count;
+    d.tracks = tracks;
+    ossa_clip *c = NULL;
+    assert_int_equal(ossa_clip_create(&d, NULL, &c), OSSA_OK);
+    return c;
+}
+
+static void property_random_layer_stacks(void **state) {
+    (void)state;
+    uint64_t s = 777;
+    static float store[4][4 + 16 * 28];
+    for (int iter = 0; iter < 25; iter++) {
+        uint32_t n = 1 + (uint32_t)(ot_rand_u64(&s) % 16);
+        int32_t parents[16];
+        for (uint32_t j = 0; j < n; j++) parents[j] = j ? (int32_t)(ot_rand_u64(&s) % j) : -1;
+        ossa_skeleton_desc sd = {n, parents, NULL, NULL, 0, NULL};
+        ossa_skeleton *sk = NULL;
+        assert_int_equal(ossa_skeleton_create(&sd, NULL, &sk), OSSA_OK);
+        uint32_t layers = 1 + (uint32_t)(ot_rand_u64(&s) % 4);
+        ossa_clip *clips[4] = {NULL}, *owned[4] = {NULL};
+        bool additive[4];
+        float weight[4], speed[4], masks[4][16], clock[4];
+        ossa_player *p = NULL;
+        assert_int_equal(ossa_player_create(sk, NULL, &p), OSSA_OK);
+        for (uint32_t l = 0; l < layers; l++) {
+            clips[l] = random_clip(&s, n, store[l]);
+            additive[l] = l > 0 && ot_rand_u64(&s) % 3 == 0;
+            if (additive[l]) {
+                assert_int_equal(ossa_clip_make_additive(clips[l], sk, NULL, NULL, &owned[l]), OSSA_OK);
+                ossa_clip_destroy(clips[l]);
+                clips[l] = owned[l];
+            }
+            if (l) assert_int_equal(ossa_player_add_layer(p, additive[l] ? OSSA_PLAYER_LAYER_ADDITIVE
+                                                                          : OSSA_PLAYER_LAYER_OVERRIDE, NULL), OSSA_OK);
+            weight[l] = ot_rand_float(&s, 0, 1.5f);
+            speed[l] = ot_rand_float(&s, -2, 2);
+            clock[l] = clips[l]->start;
+            for (uint32_t j = 0; j < n; j++) masks[l][j] = ot_rand_float(&s, 0, 1);
+            assert_int_equal(ossa_player_layer_play(p, l, clips[l], speed[l], true), OSSA_OK);
+            assert_int_equal(ossa_player_layer_set_weight(p, l, weight[l]), OSSA_OK);
+            if (ot_rand_u64(&s) % 2) assert_int_equal(ossa_player_layer_set_mask(p, l, masks[l]), OSSA_OK);
+            else masks[l][0] = -1; /* no mask */
+        }
+        for (int step = 0; step < 20; step++) {
+            float dt = ot_rand_float(&s, 0, 0.1f);
+            ossa_player_update(p, dt);
+            static ossa_transform poses[4][16];
+            ossa_blend_layer over[4], add[4];
+            uint32_t no = 0, na = 0;
+            for (uint32_t l = 0; l < layers; l++) {
+                clock[l] = ossa_clip_adjust_time(clips[l], clock[l] + dt * speed[l], true);
+                ot_clip_sample(clips[l], clock[l], true, OSSA_LOOKUP_BINARY, NULL, sk->rest, poses[l], n);
+                bool m = masks[l][0] >= 0;
+                ossa_blend_layer b = {poses[l], n, weight[l], m ? masks[l] : NULL, m ? n : 0};
+                if (additive[l]) add[na++] = b;
+                else over[no++] = b;
+            }
+            ossa_transform want[16];
+            ossa_blend_job job = {over, no, add, na, sk->rest, n, 0, want, n};
+            assert_int_equal(ossa_blend_job_run(&job), OSSA_OK);
+            const ossa_transform *got = ossa_player_pose(p);
+            for (uint32_t j = 0; j < n; j++) {
+                ot_assert_floats_near(&got[j].translation.x, &want[j].translation.x, 3, 1e-5f);
+                ot_assert_floats_near(&got[j].rotation.x, &want[j].rotation.x, 4, 1e-5f);
+            }
+        }
+        ossa_player_destroy(p);
+        for (uint32_t l = 0; l < layers; l++) ossa_clip_destroy(clips[l]);
+        ossa_skeleton_destroy(sk);
+    }
+}
+
 int main(void) {
     const struct CMUnitTest tests[] = {
         cmocka_unit_test_setup_teardown(clock_speed_loop_hold, setup, teardown),
@@ -463,6 +560,7 @@ int main(void) {
         cmocka_unit_test_setup_teardown(sync_group_hand_worked, setup, teardown),
         cmocka_unit_test_setup_teardown(root_motion_accumulates, setup, teardown),
         cmocka_unit_test_setup_teardown(pose_hook_runs_after_local_to_model, setup, teardown),
+        cmocka_unit_test(property_random_layer_stacks),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
 }

@@ -4,6 +4,7 @@
 
 #include <string.h>
 
+#include "anim/derived_clip.h"
 #include "core/alloc.h"
 
 static ossa_quat quat_conj(ossa_quat q) { return (ossa_quat){-q.x, -q.y, -q.z, q.w}; }
@@ -126,15 +127,7 @@ ossa_result ossa_clip_make_additive(const ossa_clip *clip, const ossa_skeleton *
         used += make_track(s ? &s->scale : &absent, C_S, &skeleton->rest[j], &reference[j], &start,
                            values + used, &d->scale);
     }
-    ossa_clip_desc desc;
-    memset(&desc, 0, sizeof desc);
-    desc.name = clip->name;
-    desc.looping = clip->looping;
-    desc.track_count = n;
-    desc.tracks = tracks;
-    desc.weight_track_count = clip->weight_track_count;
-    desc.weight_tracks = clip->weight_tracks;
-    ossa_result r = ossa_clip_create(&desc, allocator, out);
+    ossa_result r = ossa__clip_create_derived(clip, tracks, n, allocator, out);
     ossa__free(allocator, base);
     return r;
 }

@@ -8,6 +8,7 @@
 
 #include <ossa/pose.h>
 
+#include "anim/derived_clip.h"
 #include "core/alloc.h"
 
 #define PI_F 3.14159265358979f
@@ -171,15 +172,7 @@ ossa_result ossa_root_motion_extract(const ossa_clip *clip, const ossa_skeleton 
     ossa_track rr = {OSSA_TRACK_ROTATION, OSSA_INTERP_LINEAR, 4, count, times, rv, {0, 0, 0, NULL}};
     t->translation = tr;
     t->rotation = rr;
-    ossa_clip_desc desc;
-    memset(&desc, 0, sizeof desc);
-    desc.name = clip->name;
-    desc.looping = clip->looping;
-    desc.track_count = track_count;
-    desc.tracks = tracks;
-    desc.weight_track_count = clip->weight_track_count;
-    desc.weight_tracks = clip->weight_tracks;
-    ossa_result r = ossa_clip_create(&desc, allocator, out_clip);
+    ossa_result r = ossa__clip_create_derived(clip, tracks, track_count, allocator, out_clip);
     ossa__free(allocator, scratch);
     if (r != OSSA_OK) {
         ossa__free(allocator, base);
