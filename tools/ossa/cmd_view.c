@@ -311,7 +311,7 @@ int cmd_view(int argc, char **argv) {
     }
     for (uint32_t i = 0; i < v.s.asset->clip_count; i++) {
         const ossa_clip *c = v.s.asset->clips[i];
-        spans[i] = (clip_span){c, c->start, c->end, false};
+        spans[i] = (clip_span){.clip = c, .from = c->start, .to = c->end, .loop = false};
     }
     float lo[3], hi[3];
     scene_animated_bounds(&v.s, spans, span_count, 12, lo, hi);
