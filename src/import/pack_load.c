@@ -163,6 +163,19 @@ static ossa_result expect_size(pl *L, pk_type t, uint64_t expected) {
     return OSSA_OK;
 }
 
+/* A section of fixed-size records (its size must be count x record): *n and *p, or 0 and
+ * NULL when the section is absent. */
+static ossa_result records(pl *L, pk_type t, uint32_t record, uint32_t *n, const uint8_t **p) {
+    *n = 0;
+    *p = NULL;
+    if (!L->sec[t].present) return OSSA_OK;
+    ossa_result r = expect_size(L, t, (uint64_t)L->sec[t].count * record);
+    if (r) return r;
+    *n = L->sec[t].count;
+    *p = sec_data(L, t);
+    return OSSA_OK;
+}
+
 static ossa_result read_strings(pl *L) {
     const pk_section *s = &L->sec[PK_STRINGS];
     if (!s->present) return OSSA_OK;
@@ -305,11 +318,10 @@ static ossa_result read_skeleton(pl *L, ossa_asset *a) {
 /* ---- node and mesh infos ---- */
 
 static ossa_result read_mesh_infos(pl *L, ossa_asset *a) {
-    if (!L->sec[PK_MESH_INFOS].present) return OSSA_OK;
-    uint32_t n = L->sec[PK_MESH_INFOS].count;
-    ossa_result r = expect_size(L, PK_MESH_INFOS, (uint64_t)n * PK_MESH_INFO_RECORD);
+    uint32_t n;
+    const uint8_t *p;
+    ossa_result r = records(L, PK_MESH_INFOS, PK_MESH_INFO_RECORD, &n, &p);
     if (r || n == 0) return r;
-    const uint8_t *p = sec_data(L, PK_MESH_INFOS);
     /* one block: the array, then the names */
     ossa__layout lay = {0, false};
     ossa__layout_add(&lay, n, sizeof(ossa_mesh_info));
@@ -339,14 +351,13 @@ static ossa_result read_mesh_infos(pl *L, ossa_asset *a) {
 }
 
 static ossa_result read_nodes(pl *L, ossa_asset *a) {
-    if (!L->sec[PK_NODES].present) return OSSA_OK;
-    uint32_t n = L->sec[PK_NODES].count;
-    ossa_result r = expect_size(L, PK_NODES, (uint64_t)n * PK_NODE_RECORD);
+    uint32_t n;
+    const uint8_t *p;
+    ossa_result r = records(L, PK_NODES, PK_NODE_RECORD, &n, &p);
     if (r || n == 0) return r;
     if (n != L->joints)
         return fail(L, OSSA_ERROR_INVALID_DATA, PK_NODES, NULL, 0, "%u nodes for %u joints (every node is a joint)", n,
                     L->joints);
-    const uint8_t *p = sec_data(L, PK_NODES);
     a->nodes = ossa__alloc_array(&L->al, n, sizeof *a->nodes);
     if (!a->nodes) return fail(L, OSSA_ERROR_OUT_OF_MEMORY, PK_NODES, NULL, 0, "out of memory");
     a->node_count = n;
@@ -600,11 +611,10 @@ static ossa_result read_clips(pl *L, ossa_asset *a) {
 }
 
 static ossa_result read_warnings(pl *L, ossa_asset *a) {
-    if (!L->sec[PK_WARNINGS].present) return OSSA_OK;
-    uint32_t n = L->sec[PK_WARNINGS].count;
-    ossa_result r = expect_size(L, PK_WARNINGS, (uint64_t)n * 4);
+    uint32_t n;
+    const uint8_t *p;
+    ossa_result r = records(L, PK_WARNINGS, 4, &n, &p);
     if (r || n == 0) return r;
-    const uint8_t *p = sec_data(L, PK_WARNINGS);
     a->warnings = ossa__alloc_array(&L->al, n, sizeof *a->warnings);
     if (!a->warnings) return fail(L, OSSA_ERROR_OUT_OF_MEMORY, PK_WARNINGS, NULL, 0, "out of memory");
     for (uint32_t i = 0; i < n; i++) {
