@@ -275,6 +275,17 @@ static void render_and_bench_take_packed_files(void **state) {
     assert_non_null(strstr(out, "built, forward"));
     assert_non_null(strstr(out, "full frame"));
     free(out);
+    /* the viewer lists and plays the packed file's built clips */
+    if (ot_run("command -v xvfb-run > /dev/null 2>&1", NULL) != 0) {
+        printf("[  SKIP    ] xvfb-run is not installed: ossa view not tried on the .ossa\n");
+        return;
+    }
+    out = run("LIBGL_ALWAYS_SOFTWARE=1 xvfb-run -a -s \"-screen 0 320x240x24\" %s view %s --frames 4 --size 64x64 "
+              "--screenshot %s --press 2:N",
+              tool, ossa, ot_tmp("pack_view.png"));
+    assert_non_null(strstr(out, ": 1 clip\n"));
+    assert_non_null(strstr(out, "playing clip 1 'all'"));
+    free(out);
 }
 
 static void corrupt_file_is_refused(void **state) {
