@@ -286,11 +286,8 @@ int cmd_bench(int argc, char **argv) {
         fprintf(stderr, "ossa bench: %s has no clips to sample\n", b.s.label);
         goto done;
     }
-    int ci = !clip_arg ? 0 : editable ? scene_find_clip(&b.s, clip_arg, "bench") : cli_find_built_clip(b.s.asset, clip_arg);
-    if (ci < 0) {
-        if (!editable) fprintf(stderr, "ossa bench: no clip '%s' in %s\n", clip_arg, b.s.label);
-        goto done;
-    }
+    int ci = clip_arg ? scene_find_clip(&b.s, clip_arg, "bench") : 0; /* a packed file: its built clips */
+    if (ci < 0) goto done;
     b.clip = editable ? b.s.asset->clips[ci] : NULL;
     /* the clip built once here at the default precision and lossless (a packed file: as stored) */
     const ossa_built_clip *stored = editable ? NULL : b.s.asset->built_clips[ci];
