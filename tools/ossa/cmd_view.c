@@ -11,6 +11,7 @@
 #include <string.h>
 
 #include "commands.h"
+#include "ik_pass.h"
 #include "image_io.h"
 #include "render_common.h"
 
@@ -39,6 +40,8 @@ typedef struct viewer {
     GLFWwindow *window;
     bool packed;         /* a packed file: built clips only, played without the player (no cross-fade) */
     float built_time;    /* its clip time */
+    ik_pass ik;          /* I toggles: --ik chains, else the feet pinned where they are */
+    bool ik_pin;         /* no --ik: targets = the feet's positions when I is pressed */
 } viewer;
 
 /* Clips to choose from: the editable ones, or a packed file's built clips. */
@@ -54,10 +57,10 @@ static const char *clip_name(const viewer *v, int i) {
 
 static void update_title(viewer *v) {
     char title[512];
-    snprintf(title, sizeof title, "ossa view - %s - clip %d/%u '%s' - %.2fx%s - %s skinning%s%s", v->s.label,
+    snprintf(title, sizeof title, "ossa view - %s - clip %d/%u '%s' - %.2fx%s - %s skinning%s%s%s", v->s.label,
              v->clip + 1, clip_total(v), clip_name(v, v->clip), (double)v->speed,
              v->paused ? " [paused]" : "", v->draw.cpu ? "CPU" : "GPU", v->draw.bones ? " - bones" : "",
-             v->draw.wireframe ? " - wireframe" : "");
+             v->draw.wireframe ? " - wireframe" : "", v->ik.enabled ? " - IK" : "");
     glfwSetWindowTitle(v->window, title);
 }
 
@@ -72,7 +75,8 @@ static void print_clips(const viewer *v) {
                (double)(sp.to - sp.from), sp.loop ? " (looping)" : "");
     }
     printf("keys: 1-9 / N P clips, C cross-fade to next, space pause, + - speed, G CPU/GPU, B bones, W wireframe,\n"
-           "      [ ] blend weight of the next clip (synced), R reset camera, Esc quit; drag to orbit, scroll to zoom\n");
+           "      [ ] blend weight of the next clip (synced), R reset camera, I IK on/off, Esc quit; drag to orbit,\n"
+           "      scroll to zoom\n");
     fflush(stdout);
 }
 
@@ -133,6 +137,15 @@ static void handle_key(viewer *v, int key) {
     case GLFW_KEY_B: v->draw.bones = !v->draw.bones; break;
     case GLFW_KEY_W: v->draw.wireframe = !v->draw.wireframe; break;
     case GLFW_KEY_R: v->cam = v->home; break;
+    case GLFW_KEY_I:
+        v->ik.enabled = !v->ik.enabled;
+        for (uint32_t i = 0; v->ik_pin && v->ik.enabled && i < v->ik.count; i++) {
+            const float *m = v->s.model[v->ik.chains[i].joints[2]].m;
+            v->ik.chains[i].target = ossa_vec3_make(m[12], m[13], m[14]);
+        }
+        printf("ossa view: IK %s (%u chain%s)\n", v->ik.enabled ? "on" : "off", v->ik.count, v->ik.count == 1 ? "" : "s");
+        fflush(stdout);
+        break;
     case GLFW_KEY_LEFT_BRACKET: set_blend(v, v->blend - 0.1f, true); break;
     case GLFW_KEY_RIGHT_BRACKET: set_blend(v, v->blend + 0.1f, true); break;
     default: return;
@@ -241,18 +254,20 @@ static bool save_screenshot(const char *path, int w, int h) {
 
 static int usage(FILE *f) {
     fprintf(f, "usage: ossa view [FILE|demo] [--clip NAME|INDEX] [--size WxH] [--cpu] [--bones]\n"
-               "                 [--frames N --screenshot PATH] [--press FRAME:KEYS,...]\n"
+               "                 [--frames N --screenshot PATH] [--press FRAME:KEYS,...] [--ik JOINT:x,y,z]\n"
                "  a window with the animated character (default: the built-in demo character)\n"
                "  --frames N       stop after N frames (stepped at 1/60 s each)\n"
                "  --screenshot P   save the last frame's back buffer as PNG before exiting\n"
                "  --press F:KEYS   type KEYS before frame F (scripted runs), e.g. --press 10:C,20:GB\n"
+               "  --ik SPEC        a two-bone IK chain as in `ossa render --ik`, on at start\n"
+               "                   (without it, I pins the feet where they are)\n"
                "keys: 1-9 / N P clips, C cross-fade to next (0.3 s), space pause, + - speed, G CPU/GPU skinning,\n"
-               "      B bones, W wireframe, R reset camera, Esc/Q quit; drag to orbit, scroll to zoom\n");
+               "      B bones, W wireframe, R reset camera, I IK on/off, Esc/Q quit; drag to orbit, scroll to zoom\n");
     return f == stdout ? 0 : 2;
 }
 
 int cmd_view(int argc, char **argv) {
-    const char *file = NULL, *clip_arg = NULL, *shot = NULL, *press = NULL;
+    const char *file = NULL, *clip_arg = NULL, *shot = NULL, *press = NULL, *ik_spec = NULL;
     uint32_t width = 640, height = 480;
     long frames = -1;
     viewer v;
@@ -287,6 +302,8 @@ int cmd_view(int argc, char **argv) {
             v.draw.cpu = true;
         } else if (!strcmp(a, "--bones")) {
             v.draw.bones = true;
+        } else if (!strcmp(a, "--ik") && more) {
+            ik_spec = argv[++i];
         } else if (!take_file_arg("view", a, &file)) {
             return usage(stderr);
         }
@@ -294,6 +311,14 @@ int cmd_view(int argc, char **argv) {
     if (shot && frames < 0) frames = 1;
     if (!scene_load(&v.s, file, "view")) return 1;
     v.packed = !v.s.asset->clip_count && v.s.asset->built_clip_count;
+    if (ik_spec && !ik_pass_add(&v.ik, &v.s, ik_spec, "view")) {
+        scene_free(&v.s);
+        return 2;
+    }
+    if (!ik_spec) ik_pass_add_feet(&v.ik, &v.s);
+    v.ik_pin = !ik_spec;
+    v.ik.enabled = ik_spec != NULL;
+    ik_pass_attach(&v.ik, &v.s);
     int start_clip = clip_total(&v) ? 0 : -1;
     if (clip_arg && (start_clip = scene_find_clip(&v.s, clip_arg, "view")) < 0) {
         scene_free(&v.s);
