@@ -10,6 +10,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "cli_common.h"
 #include "commands.h"
 #include "image_io.h"
 #include "render_common.h"
@@ -39,27 +40,52 @@ typedef struct viewer {
     GLFWwindow *window;
 } viewer;
 
+/* The player plays the asset's built clips when it has them (cli_build_clips, or a packed
+ * file), else its editable clips; built_clips[i] is clips[i] built. */
+static uint32_t clip_count(const viewer *v) {
+    return v->s.asset->built_clip_count ? v->s.asset->built_clip_count : v->s.asset->clip_count;
+}
+static const ossa_built_clip *built_clip(const viewer *v, int i) {
+    return (uint32_t)i < v->s.asset->built_clip_count ? v->s.asset->built_clips[i] : NULL;
+}
+static const ossa_clip *editable_clip(const viewer *v, int i) {
+    return i >= 0 && (uint32_t)i < v->s.asset->clip_count ? v->s.asset->clips[i] : NULL;
+}
+
 static const char *clip_name(const viewer *v, int i) {
     if (i < 0) return "(rest pose)";
-    const char *n = v->s.asset->clips[i]->name;
+    const ossa_built_clip *b = built_clip(v, i);
+    const char *n = b ? ossa_built_clip_name(b) : v->s.asset->clips[i]->name;
     return n && *n ? n : "(unnamed)";
+}
+
+/* Plays clip i on `layer` (cross-fading over `fade` seconds when > 0). */
+static void play_clip(viewer *v, uint32_t layer, int i, float fade) {
+    const ossa_built_clip *b = built_clip(v, i);
+    if (b && fade > 0.0f) ossa_player_layer_crossfade_built(v->player, layer, b, fade, v->speed, true);
+    else if (b) ossa_player_layer_play_built(v->player, layer, b, v->speed, true);
+    else if (fade > 0.0f) ossa_player_layer_crossfade(v->player, layer, editable_clip(v, i), fade, v->speed, true);
+    else ossa_player_layer_play(v->player, layer, editable_clip(v, i), v->speed, true);
 }
 
 static void update_title(viewer *v) {
     char title[512];
     snprintf(title, sizeof title, "ossa view - %s - clip %d/%u '%s' - %.2fx%s - %s skinning%s%s", v->s.label,
-             v->clip + 1, v->s.asset->clip_count, clip_name(v, v->clip), (double)v->speed,
+             v->clip + 1, clip_count(v), clip_name(v, v->clip), (double)v->speed,
              v->paused ? " [paused]" : "", v->draw.cpu ? "CPU" : "GPU", v->draw.bones ? " - bones" : "",
              v->draw.wireframe ? " - wireframe" : "");
     glfwSetWindowTitle(v->window, title);
 }
 
 static void print_clips(const viewer *v) {
-    printf("ossa view: %s: %u clip%s\n", v->s.label, v->s.asset->clip_count, v->s.asset->clip_count == 1 ? "" : "s");
-    for (uint32_t i = 0; i < v->s.asset->clip_count; i++) {
-        const ossa_clip *c = v->s.asset->clips[i];
+    uint32_t n = clip_count(v);
+    printf("ossa view: %s: %u %sclip%s\n", v->s.label, n, v->s.asset->built_clip_count ? "built " : "", n == 1 ? "" : "s");
+    for (uint32_t i = 0; i < n; i++) {
+        const ossa_built_clip *b = built_clip(v, (int)i);
+        const ossa_clip *c = editable_clip(v, (int)i);
         printf("  %c %u: %-24s %.2f s%s\n", (int)i == v->clip ? '>' : ' ', i + 1, clip_name(v, (int)i),
-               (double)(c->end - c->start), c->looping ? " (looping)" : "");
+               (double)(b ? ossa_built_clip_duration(b) : c->end - c->start),
+               (b ? ossa_built_clip_looping(b) : c->looping) ? " (looping)" : "");
     }
     printf("keys: 1-9 / N P clips, C cross-fade to next, space pause, + - speed, G CPU/GPU, B bones, W wireframe,\n"
            "      [ ] blend weight of the next clip (synced), R reset camera, Esc quit; drag to orbit, scroll to zoom\n");
@@ -68,32 +94,29 @@ static void print_clips(const viewer *v) {
 
 /* Weight w of the blend layer (the clip after the current one, in one sync group with it). */
 static void set_blend(viewer *v, float w, bool report) {
-    uint32_t n = v->s.asset->clip_count;
+    uint32_t n = clip_count(v);
     v->blend = w < 0.05f ? 0.0f : (w > 1.0f ? 1.0f : w);
     if (!n || v->clip < 0) return;
-    const ossa_clip *other = v->s.asset->clips[(v->clip + 1) % (int)n];
-    if (v->blend > 0.0f && ossa_player_layer_clip(v->player, v->blend_layer) != other)
-        ossa_player_layer_play(v->player, v->blend_layer, other, v->speed, true);
+    int other = (v->clip + 1) % (int)n;
+    if (v->blend > 0.0f && ossa_player_layer_clip(v->player, v->blend_layer) != editable_clip(v, other) &&
+        ossa_player_layer_built_clip(v->player, v->blend_layer) != built_clip(v, other))
+        play_clip(v, v->blend_layer, other, 0.0f);
     uint32_t group = v->blend > 0.0f ? 1u : 0u;
     ossa_player_layer_set_sync(v->player, 0, group);
     ossa_player_layer_set_sync(v->player, v->blend_layer, group);
     ossa_player_layer_set_weight(v->player, 0, 1.0f - v->blend);
     ossa_player_layer_set_weight(v->player, v->blend_layer, v->blend);
     if (report) {
-        printf("ossa view: blend %.1f of '%s' over '%s'\n", (double)v->blend, other->name, clip_name(v, v->clip));
+        printf("ossa view: blend %.1f of '%s' over '%s'\n", (double)v->blend, clip_name(v, other), clip_name(v, v->clip));
         fflush(stdout);
     }
 }
 
 static void select_clip(viewer *v, int i, bool fade) {
-    uint32_t n = v->s.asset->clip_count;
+    uint32_t n = clip_count(v);
     if (!n) return;
     i = ((i % (int)n) + (int)n) % (int)n;
-    const ossa_clip *c = v->s.asset->clips[i];
-    if (fade && v->clip >= 0)
-        ossa_player_crossfade(v->player, c, 0.3f, v->speed, true);
-    else
-        ossa_player_play(v->player, c, v->speed, true);
+    play_clip(v, 0, i, fade && v->clip >= 0 ? 0.3f : 0.0f);
     v->clip = i;
     set_blend(v, v->blend, false);
     printf("ossa view: %s clip %d '%s'\n", fade ? "cross-fading to" : "playing", i + 1, clip_name(v, i));
@@ -104,7 +127,7 @@ static void select_clip(viewer *v, int i, bool fade) {
 static void handle_key(viewer *v, int key) {
     GLFWwindow *w = v->window;
     if (key >= GLFW_KEY_1 && key <= GLFW_KEY_9) {
-        if ((uint32_t)(key - GLFW_KEY_1) < v->s.asset->clip_count) select_clip(v, key - GLFW_KEY_1, false);
+        if ((uint32_t)(key - GLFW_KEY_1) < clip_count(v)) select_clip(v, key - GLFW_KEY_1, false);
         return;
     }
     switch (key) {
@@ -282,7 +305,11 @@ int cmd_view(int argc, char **argv) {
     }
     if (shot && frames < 0) frames = 1;
     if (!scene_load(&v.s, file, "view")) return 1;
-    int start_clip = v.s.asset->clip_count ? 0 : -1;
+    if (cli_build_clips(v.s.asset, NULL, "view", false) != 0) {
+        scene_free(&v.s);
+        return 1;
+    }
+    int start_clip = clip_count(&v) ? 0 : -1;
     if (clip_arg && (start_clip = scene_find_clip(&v.s, clip_arg, "view")) < 0) {
         scene_free(&v.s);
         return 1;
@@ -367,7 +394,7 @@ int cmd_view(int argc, char **argv) {
         if (!v.paused) ossa_player_update(v.player, dt);
         if (v.clip >= 0) {
             scene_set_pose(&v.s, ossa_player_pose(v.player));
-            scene_set_weights(&v.s, ossa_player_clip(v.player), ossa_player_time(v.player), true);
+            scene_set_weights(&v.s, editable_clip(&v, v.clip), ossa_player_time(v.player), true);
         } else
             scene_pose(&v.s, NULL, 0, false);
         int fw = 0, fh = 0;
