@@ -313,7 +313,8 @@ static ossa_clip *random_clip(uint64_t *s, uint32_t n, bool cubic) {
                         ossa_quat q = ot_rand_quat(s);
                         memcpy(v + e * 4, &q, sizeof q);
                     } else {
-                        for (uint32_t i = 0; i < 3; i++) v[e * 3 + i] = c == 2 ? ot_rand_float(s, 0.5f, 1.5f) : ot_rand_float(s, -1, 1);
+                        for (uint32_t i = 0; i < 3; i++)
+                            v[e * 3 + i] = c == 2 ? ot_rand_float(s, 0.5f, 1.5f) : ot_rand_float(s, -1, 1);
                     }
                 }
             }

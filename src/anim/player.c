@@ -436,7 +436,8 @@ static ossa_transform root_delta(const ossa_player *p) {
             ossa_root_motion_job job = {m, s->from, s->advance, s->loop, &d};
             if (m && ossa_root_motion_job_run(&job) != OSSA_OK) continue;
             any = any || m;
-            if (ossa_quat_dot(q, d.rotation) < 0.0f) d.rotation = (ossa_quat){-d.rotation.x, -d.rotation.y, -d.rotation.z, -d.rotation.w};
+            if (ossa_quat_dot(q, d.rotation) < 0.0f)
+                d.rotation = (ossa_quat){-d.rotation.x, -d.rotation.y, -d.rotation.z, -d.rotation.w};
             t = ossa_vec3_add(t, ossa_vec3_scale(d.translation, w));
             q.x += w * d.rotation.x, q.y += w * d.rotation.y, q.z += w * d.rotation.z, q.w += w * d.rotation.w;
             total += w;
