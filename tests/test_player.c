@@ -619,6 +619,35 @@ static void built_clips_play_like_editable(void **state) {
     ossa_clip_destroy(r);
 }
 
+/* Events on the player's clock: a footstep at 0.31 s of the 2 s looping clip A fires exactly
+ * once per loop forwards, and once per loop backwards, through ossa_player_layer_step. */
+static void events_on_the_player_clock(void **state) {
+    fixture *f = *state;
+    ossa_player *p = NULL;
+    assert_int_equal(ossa_player_create(f->skeleton, NULL, &p), OSSA_OK);
+    const float footstep[1] = {0.31f};
+    for (int dir = 0; dir < 2; dir++) {
+        ossa_player_play(p, f->a, dir ? -1.0f : 1.0f, true);
+        int fired = 0;
+        for (int i = 0; i < 300; i++) { /* 300 x 1/30 s = 10 s = 5 loops */
+            ossa_player_update(p, 1.0f / 30.0f);
+            float from, advance;
+            ossa_player_layer_step(p, 0, &from, &advance);
+            ot_assert_near(advance, dir ? -1.0 / 30.0 : 1.0 / 30.0, 1e-7);
+            uint32_t out[4];
+            ossa_event_job job = {footstep, 1, f->a->start, f->a->end, true, from, advance, out, 4, 0};
+            assert_int_equal(ossa_event_job_run(&job), OSSA_OK);
+            fired += (int)job.fired_count;
+        }
+        assert_int_equal(fired, 5);
+    }
+    float from = 1, advance = 1;
+    ossa_player_layer_step(p, 7, &from, &advance);
+    ot_assert_near(from, 0, 0);
+    ot_assert_near(advance, 0, 0);
+    ossa_player_destroy(p);
+}
+
 int main(void) {
     const struct CMUnitTest tests[] = {
         cmocka_unit_test_setup_teardown(clock_speed_loop_hold, setup, teardown),
@@ -631,6 +660,7 @@ int main(void) {
         cmocka_unit_test_setup_teardown(root_motion_accumulates, setup, teardown),
         cmocka_unit_test_setup_teardown(pose_hook_runs_after_local_to_model, setup, teardown),
         cmocka_unit_test(property_random_layer_stacks),
+        cmocka_unit_test_setup_teardown(events_on_the_player_clock, setup, teardown),
         cmocka_unit_test_setup_teardown(built_clips_play_like_editable, setup, teardown),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);

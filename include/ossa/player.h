@@ -141,6 +141,11 @@ ossa_result ossa_player_layer_set_sync(ossa_player *player, uint32_t layer, uint
 float ossa_player_layer_time(const ossa_player *player, uint32_t layer);
 const ossa_clip *ossa_player_layer_clip(const ossa_player *player, uint32_t layer);
 const ossa_built_clip *ossa_player_layer_built_clip(const ossa_player *player, uint32_t layer);
+/* The layer's last clock step: the clip time before the last update (*from) and the clip
+ * seconds it advanced (*advance, signed; phase-scaled in a sync group) — exactly what the
+ * event job (events.h) and the root-motion job take. Zeros for a stopped layer or index out
+ * of range; either pointer may be NULL. */
+void ossa_player_layer_step(const ossa_player *player, uint32_t layer, float *from, float *advance);
 
 /* ---- root motion and the pose hook ---- */
 

@@ -594,6 +594,12 @@ static ossa_result bind(ossa_player *p, const void *clip, const ossa_root_motion
     return OSSA_OK;
 }
 
+void ossa_player_layer_step(const ossa_player *p, uint32_t index, float *from, float *advance) {
+    const state *s = p && index < p->layer_count && p->layers[index].current.key ? &p->layers[index].current : NULL;
+    if (from) *from = s ? s->from : 0.0f;
+    if (advance) *advance = s ? s->advance : 0.0f;
+}
+
 ossa_result ossa_player_bind_root_motion(ossa_player *p, const ossa_clip *clip, const ossa_root_motion *motion) {
     return bind(p, clip, motion);
 }
