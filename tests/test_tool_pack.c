@@ -283,7 +283,7 @@ static void render_and_bench_take_packed_files(void **state) {
     out = run("LIBGL_ALWAYS_SOFTWARE=1 xvfb-run -a -s \"-screen 0 320x240x24\" %s view %s --frames 4 --size 64x64 "
               "--screenshot %s --press 2:N",
               tool, ossa, ot_tmp("pack_view.png"));
-    assert_non_null(strstr(out, ": 1 clip\n"));
+    assert_non_null(strstr(out, ": 1 built clip\n"));
     assert_non_null(strstr(out, "playing clip 1 'all'"));
     free(out);
 }
