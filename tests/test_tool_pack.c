@@ -310,6 +310,15 @@ static void corrupt_file_is_refused(void **state) {
     snprintf(cmd, sizeof cmd, "%s pack %s 2>&1", tool, gltf);
     assert_int_equal(ot_run(cmd, &out), 2);
     free(out);
+    /* an unknown clip of a packed file (or of built clips) is an error, not the rest pose */
+    free(run("%s pack %s %s", tool, gltf, ossa));
+    snprintf(cmd, sizeof cmd, "%s sample %s --clip nope 2>&1", tool, ossa);
+    assert_int_equal(ot_run(cmd, &out), 1);
+    assert_non_null(strstr(out, "no clip 'nope'"));
+    free(out);
+    snprintf(cmd, sizeof cmd, "%s sample %s --clip 7 --lossless 2>&1", tool, gltf);
+    assert_int_equal(ot_run(cmd, &out), 1);
+    free(out);
 }
 
 int main(void) {
