@@ -13,7 +13,7 @@ static int usage(FILE *f) {
     fprintf(f,
             "usage: ossa render [FILE|demo] [--clip NAME|INDEX] [--from T] [--to T] [--fps N] [--size WxH]\n"
             "                   [--out anim.gif|frame.png] [--bones] [--cpu|--gpu] [--rest] [--loop|--no-loop]\n"
-            "                   [--ssaa N]\n"
+            "                   [--ssaa N] [--skinning lbs|dqs] [--compare] [--quiet]\n"
             "  FILE     .gltf/.glb (default: the built-in demo character)\n"
             "  --clip   clip name or index (default: the first clip)\n"
             "  --from/--to  clip time range in seconds (default: the whole clip; a .png renders --from)\n"
@@ -23,7 +23,10 @@ static int usage(FILE *f) {
             "  --ssaa N anti-aliasing: N x N samples per pixel (default 2, 1 = off)\n"
             "  --bones  draw the skeleton over the mesh\n"
             "  --cpu    skin on the CPU (ossa_skin_lbs); --gpu (default): palette texture shader\n"
-            "  --rest   render the rest pose (one frame)\n");
+            "  --rest   render the rest pose (one frame)\n"
+            "  --skinning lbs|dqs  linear blend (default) or dual quaternion skinning, CPU and GPU\n"
+            "  --compare  LBS on the left half and DQS on the right half of each image (same camera)\n"
+            "  --quiet  no progress on stderr (otherwise a line every few seconds when not a terminal)\n");
     return f == stdout ? 0 : 2;
 }
 
@@ -87,9 +90,10 @@ int cmd_render(int argc, char **argv) {
     render_stats st;
     bool ok = render_to_file(&s, &job, &st, "render");
     if (ok)
-        printf("ossa render: %s, clip '%s', %u frame%s %ux%u in %.2f s (%s skinning) -> %s\n", s.label,
+        printf("ossa render: %s, clip '%s', %u frame%s %ux%u in %.2f s (%s %s skinning) -> %s\n", s.label,
                span.clip ? span.clip->name : "(rest pose)", st.frames, st.frames == 1 ? "" : "s", o.width, o.height,
-               st.seconds, o.draw.cpu ? "CPU" : "GPU", o.out);
+               st.seconds, o.draw.cpu ? "CPU" : "GPU",
+               o.draw.compare ? "LBS | DQS" : o.draw.dqs ? "DQS" : "LBS", o.out);
     scene_free(&s);
     return ok ? 0 : 1;
 }
