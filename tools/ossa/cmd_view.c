@@ -44,9 +44,9 @@ static const char *clip_name(const viewer *v, int i) {
 
 static void update_title(viewer *v) {
     char title[512];
-    snprintf(title, sizeof title, "ossa view - %s - clip %d/%u '%s' - %.2fx%s - %s skinning%s%s", v->s.label,
+    snprintf(title, sizeof title, "ossa view - %s - clip %d/%u '%s' - %.2fx%s - %s%s skinning%s%s", v->s.label,
              v->clip + 1, v->s.asset->clip_count, clip_name(v, v->clip), (double)v->speed,
-             v->paused ? " [paused]" : "", v->draw.cpu ? "CPU" : "GPU", v->draw.bones ? " - bones" : "",
+             v->paused ? " [paused]" : "", v->draw.cpu ? "CPU" : "GPU", v->s.dqs ? " DQS" : " LBS", v->draw.bones ? " - bones" : "",
              v->draw.wireframe ? " - wireframe" : "");
     glfwSetWindowTitle(v->window, title);
 }
@@ -58,8 +58,8 @@ static void print_clips(const viewer *v) {
         printf("  %c %u: %-24s %.2f s%s\n", (int)i == v->clip ? '>' : ' ', i + 1, clip_name(v, (int)i),
                (double)(c->end - c->start), c->looping ? " (looping)" : "");
     }
-    printf("keys: 1-9 / N P clips, C cross-fade to next, space pause, + - speed, G CPU/GPU, B bones, W wireframe,\n"
-           "      R reset camera, Esc quit; drag to orbit, scroll to zoom\n");
+    printf("keys: 1-9 / N P clips, C cross-fade to next, space pause, + - speed, G CPU/GPU, D LBS/DQS, B bones,\n"
+           "      W wireframe, R reset camera, Esc quit; drag to orbit, scroll to zoom\n");
     fflush(stdout);
 }
 
@@ -96,6 +96,7 @@ static void handle_key(viewer *v, int key) {
     case GLFW_KEY_MINUS:
     case GLFW_KEY_KP_SUBTRACT: v->speed = fmaxf(v->speed / 1.25f, 1.0f / 16); ossa_player_set_speed(v->player, v->speed); break;
     case GLFW_KEY_G: v->draw.cpu = !v->draw.cpu; break;
+    case GLFW_KEY_D: v->s.dqs = !v->s.dqs; break;
     case GLFW_KEY_B: v->draw.bones = !v->draw.bones; break;
     case GLFW_KEY_W: v->draw.wireframe = !v->draw.wireframe; break;
     case GLFW_KEY_R: v->cam = v->home; break;
@@ -202,14 +203,14 @@ static bool save_screenshot(const char *path, int w, int h) {
 }
 
 static int usage(FILE *f) {
-    fprintf(f, "usage: ossa view [FILE|demo] [--clip NAME|INDEX] [--size WxH] [--cpu] [--bones]\n"
+    fprintf(f, "usage: ossa view [FILE|demo] [--clip NAME|INDEX] [--size WxH] [--cpu] [--bones] [--skinning lbs|dqs]\n"
                "                 [--frames N --screenshot PATH] [--press FRAME:KEYS,...]\n"
                "  a window with the animated character (default: the built-in demo character)\n"
                "  --frames N       stop after N frames (stepped at 1/60 s each)\n"
                "  --screenshot P   save the last frame's back buffer as PNG before exiting\n"
                "  --press F:KEYS   type KEYS before frame F (scripted runs), e.g. --press 10:C,20:GB\n"
                "keys: 1-9 / N P clips, C cross-fade to next (0.3 s), space pause, + - speed, G CPU/GPU skinning,\n"
-               "      B bones, W wireframe, R reset camera, Esc/Q quit; drag to orbit, scroll to zoom\n");
+               "      D linear blend / dual quaternion skinning, B bones, W wireframe, R reset camera, Esc/Q quit; drag to orbit, scroll to zoom\n");
     return f == stdout ? 0 : 2;
 }
 
@@ -247,6 +248,8 @@ int cmd_view(int argc, char **argv) {
             }
         } else if (!strcmp(a, "--cpu")) {
             v.draw.cpu = true;
+        } else if (!strcmp(a, "--skinning") && more) {
+            if (!parse_skinning("view", argv[++i], &v.draw.dqs)) return 2;
         } else if (!strcmp(a, "--bones")) {
             v.draw.bones = true;
         } else if (!take_file_arg("view", a, &file)) {
@@ -255,6 +258,7 @@ int cmd_view(int argc, char **argv) {
     }
     if (shot && frames < 0) frames = 1;
     if (!scene_load(&v.s, file, "view")) return 1;
+    v.s.dqs = v.draw.dqs;
     int start_clip = v.s.asset->clip_count ? 0 : -1;
     if (clip_arg && (start_clip = scene_find_clip(&v.s, clip_arg, "view")) < 0) {
         scene_free(&v.s);
@@ -318,6 +322,7 @@ int cmd_view(int argc, char **argv) {
     if (!scene_gl_create(&g, &v.s, "view")) goto done;
     gl_made = true;
     v.home = v.cam = camera_frame(lo, hi, (float)width / (float)height);
+    g.has_eye = true;
     if (start_clip >= 0) select_clip(&v, start_clip, false);
     print_clips(&v);
     update_title(&v);
@@ -344,6 +349,7 @@ int cmd_view(int argc, char **argv) {
         }
         float vp[16];
         camera_view_proj(&v.cam, (float)fw / (float)fh, vp);
+        camera_eye(&v.cam, g.eye);
         if (!scene_gl_draw(&g, &v.s, vp, &v.draw, (uint32_t)fw, (uint32_t)fh, "view")) {
             rc = 1;
             break;

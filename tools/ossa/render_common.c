@@ -305,10 +305,14 @@ static void basis(const camera *cam, float dir[3], float right[3], float up[3]) 
 }
 
 camera camera_frame(const float lo[3], const float hi[3], float aspect) {
+    return camera_frame_at(lo, hi, aspect, 0.45f, 0.22f);
+}
+
+camera camera_frame_at(const float lo[3], const float hi[3], float aspect, float yaw, float pitch) {
     camera cam;
     memset(&cam, 0, sizeof cam);
-    cam.yaw = 0.45f;
-    cam.pitch = 0.22f;
+    cam.yaw = yaw;
+    cam.pitch = pitch;
     cam.fovy = 0.70f; /* about 40 degrees */
     float radius = 0;
     for (int c = 0; c < 3; c++) {
@@ -585,12 +589,7 @@ uint32_t span_frame_count(const clip_span *span, float fps) {
 
 /* Progress on stderr: on a terminal a bar redrawn in place; otherwise (logs, CI) one
  * line every few seconds with frames done and the estimated time left. */
-typedef struct progress_state {
-    int tty;
-    double start, last_line;
-} progress_state;
-
-static void progress(progress_state *ps, const char *cmd, uint32_t done, uint32_t total) {
+void progress(progress_state *ps, const char *cmd, uint32_t done, uint32_t total) {
     double now = now_seconds();
     double eta = done ? (now - ps->start) / done * (total - done) : 0;
     if (ps->tty) {
@@ -610,7 +609,7 @@ static void progress(progress_state *ps, const char *cmd, uint32_t done, uint32_
 }
 
 /* Box filter: each output pixel is the mean of its ss x ss block (anti-aliasing). */
-static void downsample(const uint8_t *src, uint8_t *dst, uint32_t w, uint32_t h, uint32_t ss) {
+void image_downsample(const uint8_t *src, uint8_t *dst, uint32_t w, uint32_t h, uint32_t ss) {
     size_t sw = (size_t)w * ss;
     for (uint32_t y = 0; y < h; y++)
         for (uint32_t x = 0; x < w; x++)
@@ -728,7 +727,7 @@ bool render_to_file(scene *s, const render_job *job, render_stats *stats, const 
                 ok = false;
             }
             if (!ok) break;
-            if (ss > 1) downsample(big, pixels, job->width, job->height, ss);
+            if (ss > 1) image_downsample(big, pixels, job->width, job->height, ss);
             for (size_t p = 0; p < (size_t)job->width * job->height; p++) pixels[p * 4 + 3] = 255;
             if (gif) {
                 if (!gif_writer_add(gw, pixels, err, sizeof err)) {

@@ -83,6 +83,8 @@ typedef struct camera {
 
 /* Frames the box so that it fits in a width:height viewport with a small margin. */
 camera camera_frame(const float lo[3], const float hi[3], float aspect);
+/* Same from a chosen yaw and pitch (radians). */
+camera camera_frame_at(const float lo[3], const float hi[3], float aspect, float yaw, float pitch);
 /* view_proj = projection * view, column-major. */
 void camera_view_proj(const camera *cam, float aspect, float out[16]);
 void camera_eye(const camera *cam, float eye[3]);
@@ -148,6 +150,18 @@ typedef struct render_stats {
 uint32_t span_frame_count(const clip_span *span, float fps);
 
 bool render_to_file(scene *s, const render_job *job, render_stats *stats, const char *cmd);
+
+/* Box filter: each of the w x h RGBA8 output pixels is the mean of its ss x ss block of src. */
+void image_downsample(const uint8_t *src, uint8_t *dst, uint32_t w, uint32_t h, uint32_t ss);
+
+/* Progress of a long render on stderr: a bar redrawn in place on a terminal, else a
+ * line every PROGRESS_LINE_SECONDS with frames done and the time left. Start with
+ * {isatty(2), now_seconds(), now_seconds()}. */
+typedef struct progress_state {
+    int tty;
+    double start, last_line;
+} progress_state;
+void progress(progress_state *ps, const char *cmd, uint32_t done, uint32_t total);
 
 /* The output options `ossa render` and `ossa demo` share: --out, --size WxH,
  * --fps N, --ssaa N, --bones, --cpu, --gpu, --skinning lbs|dqs, --compare, --quiet. */

@@ -1,0 +1,146 @@
+/* Crowd sampling: clip → locals → (placement ∘ root) → model → skeleton-indexed palette. */
+#include "crowd.h"
+
+#include <math.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+static uint32_t next_rand(uint32_t *s) {
+    *s = *s * 1664525u + 1013904223u;
+    return *s >> 8;
+}
+static float rand01(uint32_t *s) { return (float)next_rand(s) / 16777216.0f; }
+
+void crowd_destroy(crowd *c) {
+    if (!c) return;
+    free(c->instances);
+    free(c->palettes);
+    free(c->inverse_bind);
+    free(c->cursors);
+    free(c->locals);
+    free(c->model);
+    memset(c, 0, sizeof *c);
+}
+
+float crowd_instance_time(const crowd *c, uint32_t i, float t) {
+    const crowd_instance *in = &c->instances[i];
+    const ossa_clip *clip = c->asset->clips[in->clip];
+    float d = clip->end - clip->start;
+    if (!(d > 0)) return clip->start;
+    double x = fmod((double)in->phase + (double)in->speed * (double)t, (double)d);
+    if (x < 0) x += d;
+    return clip->start + (float)x;
+}
+
+void crowd_update_range(crowd *c, uint32_t begin, uint32_t end, uint32_t slot, float t) {
+    const ossa_skeleton *sk = c->asset->skeleton;
+    uint32_t jc = c->joint_count;
+    ossa_transform *locals = c->locals + (size_t)slot * jc;
+    ossa_mat4 *model = c->model + (size_t)slot * jc;
+    for (uint32_t i = begin; i < end && i < c->count; i++) {
+        const crowd_instance *in = &c->instances[i];
+        const ossa_clip *clip = c->asset->clips[in->clip];
+        ossa_clip_sample(clip, crowd_instance_time(c, i, t), true, OSSA_LOOKUP_CURSOR,
+                         c->cursors + (size_t)i * c->cursor_stride, sk->rest, locals, jc);
+        for (uint32_t j = 0; j < jc; j++)
+            if (sk->parents[j] < 0) locals[j] = ossa_transform_combine(in->place, locals[j]);
+        ossa_pose_to_model(locals, sk->parents, jc, model);
+        ossa_pose_palette(model, NULL, c->inverse_bind, jc, c->palettes + (size_t)i * jc);
+    }
+}
+
+bool crowd_create(crowd *c, const crowd_desc *d, char *err, size_t err_size) {
+    memset(c, 0, sizeof *c);
+    const ossa_asset *a = d->asset;
+    if (!a || !a->skeleton || !d->count) {
+        snprintf(err, err_size, "no skeleton or no instances");
+        return false;
+    }
+    const ossa_skeleton *sk = a->skeleton;
+    int32_t skin = -1;
+    for (uint32_t i = 0; i < a->mesh_count && skin < 0; i++)
+        if (a->meshes[i]->skin >= 0 && a->meshes[i]->influences) skin = a->meshes[i]->skin;
+    if (skin < 0 || (uint32_t)skin >= sk->skin_count) {
+        snprintf(err, err_size, "the file has no skinned mesh");
+        return false;
+    }
+    if (!a->clip_count) {
+        snprintf(err, err_size, "the file has no clip");
+        return false;
+    }
+    for (uint32_t k = 0; d->clips && k < d->clip_count; k++)
+        if (d->clips[k] >= a->clip_count) {
+            snprintf(err, err_size, "clip %u does not exist (%u clips)", d->clips[k], a->clip_count);
+            return false;
+        }
+    c->asset = a;
+    c->count = d->count;
+    c->joint_count = sk->joint_count;
+    c->skin = (uint32_t)skin;
+    c->scratch_slots = d->scratch_slots ? d->scratch_slots : 1;
+    for (uint32_t k = 0; k < a->clip_count; k++) {
+        uint32_t n = ossa_clip_cursor_count(a->clips[k]);
+        if (n > c->cursor_stride) c->cursor_stride = n;
+    }
+    if (!c->cursor_stride) c->cursor_stride = 1;
+    size_t jc = c->joint_count;
+    c->instances = calloc(c->count, sizeof *c->instances);
+    c->palettes = malloc((size_t)c->count * jc * sizeof *c->palettes);
+    c->inverse_bind = malloc(jc * sizeof *c->inverse_bind);
+    c->cursors = calloc((size_t)c->count * c->cursor_stride, sizeof *c->cursors);
+    c->locals = malloc(c->scratch_slots * jc * sizeof *c->locals);
+    c->model = malloc(c->scratch_slots * jc * sizeof *c->model);
+    if (!c->instances || !c->palettes || !c->inverse_bind || !c->cursors || !c->locals || !c->model) {
+        crowd_destroy(c);
+        snprintf(err, err_size, "out of memory for %u instances", d->count);
+        return false;
+    }
+    for (size_t j = 0; j < jc; j++) c->inverse_bind[j] = ossa_mat4_identity();
+    const ossa_skin *s = &sk->skins[skin];
+    for (uint32_t i = 0; i < s->joint_count; i++)
+        if (s->joints[i] < jc) c->inverse_bind[s->joints[i]] = s->inverse_bind[i];
+
+    /* rest-pose footprint of the skinned meshes → grid spacing */
+    float lo[3] = {INFINITY, INFINITY, INFINITY}, hi[3] = {-INFINITY, -INFINITY, -INFINITY};
+    for (uint32_t i = 0; i < a->mesh_count; i++) {
+        ossa_vec3 mn, mx;
+        if (!ossa_mesh_bounds(a->meshes[i], &mn, &mx)) continue;
+        lo[0] = fminf(lo[0], mn.x), lo[1] = fminf(lo[1], mn.y), lo[2] = fminf(lo[2], mn.z);
+        hi[0] = fmaxf(hi[0], mx.x), hi[1] = fmaxf(hi[1], mx.y), hi[2] = fmaxf(hi[2], mx.z);
+    }
+    float ext = fmaxf(hi[0] - lo[0], hi[2] - lo[2]), height = hi[1] - lo[1];
+    if (!(ext > 0)) ext = 1;
+    /* limbs swing about half the height whatever the rest pose (T-pose arms count less) */
+    if (height > 0) ext = fmaxf(0.45f * height, fminf(ext, 0.7f * height));
+    float spacing = d->spacing > 0 ? d->spacing : 1.3f * ext;
+    uint32_t cols = (uint32_t)ceil(sqrt((double)c->count));
+    uint32_t rows = (c->count + cols - 1) / cols;
+    uint32_t seed = d->seed ? d->seed : 1;
+    for (uint32_t i = 0; i < c->count; i++) {
+        crowd_instance *in = &c->instances[i];
+        /* clips dealt round-robin over a shuffled order, so grid columns mix clips */
+        uint32_t n = d->clips && d->clip_count ? d->clip_count : a->clip_count;
+        uint32_t k = (i + next_rand(&seed) % 2u * (n > 2 ? n / 2 : 0)) % n;
+        in->clip = d->clips && d->clip_count ? d->clips[k] : k;
+        const ossa_clip *clip = a->clips[in->clip];
+        in->phase = rand01(&seed) * (clip->end - clip->start);
+        in->speed = 0.8f + 0.4f * rand01(&seed);
+        float yaw = (rand01(&seed) - 0.5f) * 0.8f;
+        ossa_vec3 up = {0, 1, 0};
+        in->place = ossa_transform_identity();
+        in->place.rotation = ossa_quat_from_axis_angle(up, yaw);
+        float jx = (rand01(&seed) - 0.5f) * 0.2f * spacing, jz = (rand01(&seed) - 0.5f) * 0.2f * spacing;
+        in->place.translation.x = ((float)(i % cols) - 0.5f * (float)(cols - 1)) * spacing + jx;
+        in->place.translation.z = ((float)(i / cols) - 0.5f * (float)(rows - 1)) * spacing + jz;
+    }
+    /* crowd bounds: the grid extent plus the character's own reach */
+    float reach = 0.5f * fmaxf(ext, height > 0 ? height * 0.5f : ext);
+    float half_x = 0.5f * (float)(cols - 1) * spacing * 1.1f + reach + 0.5f * (hi[0] - lo[0]);
+    float half_z = 0.5f * (float)(rows - 1) * spacing * 1.1f + reach + 0.5f * (hi[2] - lo[2]);
+    float cx = 0.5f * (lo[0] + hi[0]), cz = 0.5f * (lo[2] + hi[2]);
+    c->lo[0] = cx - half_x, c->hi[0] = cx + half_x;
+    c->lo[2] = cz - half_z, c->hi[2] = cz + half_z;
+    c->lo[1] = lo[1], c->hi[1] = hi[1] + 0.1f * (height > 0 ? height : 1);
+    return true;
+}

@@ -1,0 +1,65 @@
+/* A crowd of N instances of one skinned character for GPU instancing: each
+ * instance plays its own clip with its own phase and speed at its own place on a
+ * grid; one update samples every instance and writes all their skin palettes into
+ * one instance-major array (instance i's joint j at [i * joint_count + j]), the
+ * layout ossa_gl_crowd_upload takes.
+ *
+ * Why palettes per frame and not the animation baked into a texture: palettes are
+ * exact (the clips are sampled, not resampled at a bake rate, so phases and speeds
+ * are continuous and any clip, blend or IK can feed them), memory is N x joints x 64
+ * bytes per frame instead of clips x frames x joints, and the CPU cost is the
+ * sampling job the library optimises; a bake trades that for a GPU-only update.
+ *
+ * Support code shared by the tool (`ossa crowd`, `ossa bench --crowd`) and the tests;
+ * it starts no threads: crowd_update_range is a job over an instance range and a
+ * scratch slot, so callers split it across their own threads. */
+#ifndef OSSA_SUPPORT_CROWD_H
+#define OSSA_SUPPORT_CROWD_H
+
+#include <ossa/ossa.h>
+
+typedef struct crowd_instance {
+    uint32_t clip;        /* index into the asset's clips */
+    float phase;          /* seconds into the clip at time 0 */
+    float speed;          /* playback rate */
+    ossa_transform place; /* the instance's placement (yaw + position on the grid) */
+} crowd_instance;
+
+typedef struct crowd_desc {
+    const ossa_asset *asset;    /* borrowed; must outlive the crowd */
+    uint32_t count;             /* instances (>= 1) */
+    const uint32_t *clips;      /* clip indices to choose from, round-robin; NULL = every clip */
+    uint32_t clip_count;
+    uint32_t seed;              /* phases, speeds and yaw jitter; 0 = 1 */
+    uint32_t scratch_slots;     /* concurrent crowd_update_range callers (threads); 0 = 1 */
+    float spacing;              /* grid spacing in metres; 0 = from the rest-pose bounds */
+} crowd_desc;
+
+typedef struct crowd {
+    const ossa_asset *asset;
+    uint32_t count, joint_count, skin;
+    crowd_instance *instances;
+    ossa_mat4 *palettes;        /* count * joint_count, instance-major */
+    ossa_mat4 *inverse_bind;    /* joint_count, skeleton-indexed (identity off the skin) */
+    uint32_t *cursors;          /* count * cursor_stride */
+    uint32_t cursor_stride;
+    ossa_transform *locals;     /* scratch_slots * joint_count */
+    ossa_mat4 *model;           /* scratch_slots * joint_count */
+    uint32_t scratch_slots;
+    float lo[3], hi[3];         /* bounds of the whole crowd over its clips (for the camera) */
+} crowd;
+
+/* Builds the crowd (instances, buffers, bounds). false with a message in err when the
+ * asset has no skinned mesh or no clip, or on out of memory. */
+bool crowd_create(crowd *c, const crowd_desc *desc, char *err, size_t err_size);
+void crowd_destroy(crowd *c);
+
+/* Samples instances [begin, end) at crowd time t (seconds) with scratch slot `slot`
+ * (< scratch_slots; one slot per concurrent caller) into their palettes. Forward
+ * playback uses each instance's cursors; no allocation. */
+void crowd_update_range(crowd *c, uint32_t begin, uint32_t end, uint32_t slot, float t);
+
+/* Clip time instance i samples at crowd time t (looping). */
+float crowd_instance_time(const crowd *c, uint32_t i, float t);
+
+#endif
