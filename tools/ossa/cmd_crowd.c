@@ -4,6 +4,20 @@
  * with one instanced draw call per mesh; every instance's palette is packed in one
  * float texture per frame (support/crowd.h says why), sampled on CPU threads.
  * Also `ossa bench --crowd N` (crowd_bench): CPU and GPU milliseconds per frame. */
+#include "cli_common.h"
+#include "commands.h"
+
+#ifndef OSSA_TOOL_GL /* -DOSSA_BUILD_GL=OFF */
+int cmd_crowd(int argc, char **argv) {
+    (void)argc, (void)argv;
+    return cli_no_gl("crowd");
+}
+
+int crowd_bench(const char *file, uint32_t count, uint32_t threads, uint32_t frames) {
+    (void)file, (void)count, (void)threads, (void)frames;
+    return cli_no_gl("bench --crowd");
+}
+#else
 #include <epoxy/gl.h>
 #include <math.h>
 #include <stdio.h>
@@ -335,3 +349,4 @@ int crowd_bench(const char *file, uint32_t count, uint32_t threads, uint32_t fra
     scene_free(&s);
     return rc;
 }
+#endif
