@@ -16,7 +16,6 @@ void crowd_destroy(crowd *c) {
     if (!c) return;
     free(c->instances);
     free(c->palettes);
-    free(c->inverse_bind);
     free(c->cursors);
     free(c->locals);
     free(c->model);
@@ -41,12 +40,19 @@ void crowd_update_range(crowd *c, uint32_t begin, uint32_t end, uint32_t slot, f
     for (uint32_t i = begin; i < end && i < c->count; i++) {
         const crowd_instance *in = &c->instances[i];
         const ossa_clip *clip = c->asset->clips[in->clip];
-        ossa_clip_sample(clip, crowd_instance_time(c, i, t), true, OSSA_LOOKUP_CURSOR,
-                         c->cursors + (size_t)i * c->cursor_stride, sk->rest, locals, jc);
+        ossa_clip_sample_job sj = {.clip = clip, .time = crowd_instance_time(c, i, t), .loop = true,
+                                   .lookup = OSSA_LOOKUP_CURSOR, .cursors = c->cursors + (size_t)i * c->cursor_stride,
+                                   .cursor_count = c->cursor_stride, .reference = sk->rest, .reference_count = jc,
+                                   .output = locals, .output_count = jc};
+        ossa_clip_sample_job_run(&sj);
         for (uint32_t j = 0; j < jc; j++)
             if (sk->parents[j] < 0) locals[j] = ossa_transform_combine(in->place, locals[j]);
-        ossa_pose_to_model(locals, sk->parents, jc, model);
-        ossa_pose_palette(model, NULL, c->inverse_bind, jc, c->palettes + (size_t)i * jc);
+        ossa_local_to_model_job lm = {.skeleton = sk, .input = locals, .input_count = jc, .output = model,
+                                      .output_count = jc};
+        ossa_local_to_model_job_run(&lm);
+        ossa_palette_job pj = {.skeleton = sk, .skin = c->skin, .model = model, .model_count = jc,
+                               .output = c->palettes + (size_t)i * jc, .output_count = jc};
+        ossa_palette_job_run(&pj);
     }
 }
 
@@ -87,19 +93,14 @@ bool crowd_create(crowd *c, const crowd_desc *d, char *err, size_t err_size) {
     size_t jc = c->joint_count;
     c->instances = calloc(c->count, sizeof *c->instances);
     c->palettes = malloc((size_t)c->count * jc * sizeof *c->palettes);
-    c->inverse_bind = malloc(jc * sizeof *c->inverse_bind);
     c->cursors = calloc((size_t)c->count * c->cursor_stride, sizeof *c->cursors);
     c->locals = malloc(c->scratch_slots * jc * sizeof *c->locals);
     c->model = malloc(c->scratch_slots * jc * sizeof *c->model);
-    if (!c->instances || !c->palettes || !c->inverse_bind || !c->cursors || !c->locals || !c->model) {
+    if (!c->instances || !c->palettes || !c->cursors || !c->locals || !c->model) {
         crowd_destroy(c);
         snprintf(err, err_size, "out of memory for %u instances", d->count);
         return false;
     }
-    for (size_t j = 0; j < jc; j++) c->inverse_bind[j] = ossa_mat4_identity();
-    const ossa_skin *s = &sk->skins[skin];
-    for (uint32_t i = 0; i < s->joint_count; i++)
-        if (s->joints[i] < jc) c->inverse_bind[s->joints[i]] = s->inverse_bind[i];
 
     /* rest-pose footprint of the skinned meshes → grid spacing */
     float lo[3] = {INFINITY, INFINITY, INFINITY}, hi[3] = {-INFINITY, -INFINITY, -INFINITY};

@@ -40,7 +40,6 @@ typedef struct crowd {
     uint32_t count, joint_count, skin;
     crowd_instance *instances;
     ossa_mat4 *palettes;        /* count * joint_count, instance-major */
-    ossa_mat4 *inverse_bind;    /* joint_count, skeleton-indexed (identity off the skin) */
     uint32_t *cursors;          /* count * cursor_stride */
     uint32_t cursor_stride;
     ossa_transform *locals;     /* scratch_slots * joint_count */
