@@ -135,13 +135,11 @@ bool crowd_create(crowd *c, const crowd_desc *d, char *err, size_t err_size) {
         in->place.translation.x = ((float)(i % cols) - 0.5f * (float)(cols - 1)) * spacing + jx;
         in->place.translation.z = ((float)(i / cols) - 0.5f * (float)(rows - 1)) * spacing + jz;
     }
-    /* crowd bounds: the grid extent plus the character's own reach */
-    float reach = 0.5f * fmaxf(ext, height > 0 ? height * 0.5f : ext);
-    float half_x = 0.5f * (float)(cols - 1) * spacing * 1.1f + reach + 0.5f * (hi[0] - lo[0]);
-    float half_z = 0.5f * (float)(rows - 1) * spacing * 1.1f + reach + 0.5f * (hi[2] - lo[2]);
+    /* crowd bounds: the grid (with its jitter) plus half a cell around it */
+    float half_x = (0.5f * (float)(cols - 1) + 0.4f) * spacing, half_z = (0.5f * (float)(rows - 1) + 0.3f) * spacing;
     float cx = 0.5f * (lo[0] + hi[0]), cz = 0.5f * (lo[2] + hi[2]);
     c->lo[0] = cx - half_x, c->hi[0] = cx + half_x;
     c->lo[2] = cz - half_z, c->hi[2] = cz + half_z;
-    c->lo[1] = lo[1], c->hi[1] = hi[1] + 0.1f * (height > 0 ? height : 1);
+    c->lo[1] = lo[1], c->hi[1] = hi[1];
     return true;
 }
