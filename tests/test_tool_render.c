@@ -496,6 +496,48 @@ static void morph_cube_animates(void **state) {
     image_free(&b);
 }
 
+/* Long renders report progress on stderr also when it is not a terminal (here a pipe):
+ * one line per OSSA_PROGRESS_SECONDS (0 = every frame) with frames done and the time
+ * left; --quiet silences it. Also a crowd GIF and `bench --crowd`. */
+static void progress_lines_and_quiet(void **state) {
+    (void)state;
+    if (!gl_tool_or_skip()) skip();
+    char args[8192], *out = NULL;
+    snprintf(args, sizeof args, "render --size 32x32 --ssaa 1 --fps 5 --out '%s' 2>&1 >/dev/null",
+             ot_tmp("progress.gif"));
+    char cmd[16384];
+    snprintf(cmd, sizeof cmd, "OSSA_PROGRESS_SECONDS=0 \"%s\" %s", ot_tool(), args);
+    assert_int_equal(ot_run(cmd, &out), 0);
+    int lines = 0;
+    for (const char *p = out; (p = strstr(p, " frames (")); p++) lines++;
+    if (lines < 3 || !strstr(out, "s left")) fail_msg("expected a progress line per frame:\n%s", out);
+    free(out);
+    snprintf(cmd, sizeof cmd, "OSSA_PROGRESS_SECONDS=0 \"%s\" %s --quiet", ot_tool(), args);
+    /* --quiet after the redirections still reaches ossa: the shell passes it as an argument */
+    assert_int_equal(ot_run(cmd, &out), 0);
+    assert_null(strstr(out, " frames ("));
+    free(out);
+    /* the crowd writes GIFs too, with the same progress */
+    snprintf(cmd, sizeof cmd, "OSSA_PROGRESS_SECONDS=0 \"%s\" crowd --count 4 --size 48x32 --ssaa 1 --duration 0.4 "
+             "--fps 10 --out '%s' 2>&1", ot_tool(), ot_tmp("crowd.gif"));
+    assert_int_equal(ot_run(cmd, &out), 0);
+    assert_non_null(strstr(out, "4/4 frames"));
+    free(out);
+    image gif;
+    ot_read_gif(ot_tmp("crowd.gif"), &gif);
+    assert_int_equal(gif.frames, 4);
+    assert_true(changed(frame_of(&gif, 0), frame_of(&gif, 2), gif.width, gif.height) > 0.005);
+    image_free(&gif);
+    assert_int_equal(run_tool("bench --crowd 8 --rounds 1 --threads 2", &out), 0);
+    const char *rows[] = {"CPU sampling + model + palettes, 1 thread", "2 threads", "characters per 16.7 ms",
+                          "GPU palette upload + instanced draw"};
+    for (size_t i = 0; i < sizeof rows / sizeof rows[0]; i++)
+        if (!strstr(out, rows[i])) fail_msg("bench --crowd output lacks '%s':\n%s", rows[i], out);
+    free(out);
+    assert_int_equal(run_tool("crowd --count 0 2>/dev/null", NULL), 2);
+    assert_int_equal(run_tool("render --skinning xyz 2>/dev/null", NULL), 2);
+}
+
 int main(void) {
     const struct CMUnitTest tests[] = {
         cmocka_unit_test(demo_character_is_well_formed),
@@ -509,6 +551,7 @@ int main(void) {
         cmocka_unit_test(bench_prints_a_table),
         cmocka_unit_test(woman_renders),
         cmocka_unit_test(morph_cube_animates),
+        cmocka_unit_test(progress_lines_and_quiet),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
 }

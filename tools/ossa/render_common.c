@@ -599,6 +599,15 @@ uint32_t span_frame_count(const clip_span *span, float fps) {
 #ifdef OSSA_TOOL_GL
 /* Progress on stderr: on a terminal a bar redrawn in place; otherwise (logs, CI) one
  * line every few seconds with frames done and the estimated time left. */
+/* Seconds between progress lines off a terminal: PROGRESS_LINE_SECONDS, or the
+ * environment's OSSA_PROGRESS_SECONDS (tests use 0: a line per frame). */
+static double progress_interval(void) {
+    const char *e = getenv("OSSA_PROGRESS_SECONDS");
+    char *end = NULL;
+    double v = e ? strtod(e, &end) : -1;
+    return e && end != e && v >= 0 ? v : PROGRESS_LINE_SECONDS;
+}
+
 void progress(progress_state *ps, const char *cmd, uint32_t done, uint32_t total) {
     double now = now_seconds();
     double eta = done ? (now - ps->start) / done * (total - done) : 0;
@@ -610,7 +619,7 @@ void progress(progress_state *ps, const char *cmd, uint32_t done, uint32_t total
         bar[width] = 0;
         fprintf(stderr, "\rossa %s: [%s] %u/%u frames, %.0f s left ", cmd, bar, done, total, eta);
         if (done == total) fputc('\n', stderr);
-    } else if (now - ps->last_line >= PROGRESS_LINE_SECONDS || (done == total && ps->last_line > ps->start)) {
+    } else if (now - ps->last_line >= progress_interval() || (done == total && ps->last_line > ps->start)) {
         fprintf(stderr, "ossa %s: %u/%u frames (%.0f%%), %.1f s elapsed, about %.0f s left\n", cmd, done, total,
                 100.0 * done / (total ? total : 1), now - ps->start, eta);
         ps->last_line = now;

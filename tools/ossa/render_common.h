@@ -155,7 +155,8 @@ bool render_to_file(scene *s, const render_job *job, render_stats *stats, const 
 void image_downsample(const uint8_t *src, uint8_t *dst, uint32_t w, uint32_t h, uint32_t ss);
 
 /* Progress of a long render on stderr: a bar redrawn in place on a terminal, else a
- * line every PROGRESS_LINE_SECONDS with frames done and the time left. Start with
+ * line every PROGRESS_LINE_SECONDS (3 s; environment OSSA_PROGRESS_SECONDS overrides)
+ * with frames done and the time left. Start with
  * {isatty(2), now_seconds(), now_seconds()}. */
 typedef struct progress_state {
     int tty;
