@@ -3,10 +3,19 @@
 #include <math.h>
 #include <stdio.h>
 
+bool cli_is_packed(const char *file) {
+    unsigned char magic[8];
+    FILE *f = fopen(file, "rb");
+    size_t n = f ? fread(magic, 1, sizeof magic, f) : 0;
+    if (f) fclose(f);
+    return ossa_pack_detect(magic, n);
+}
+
 ossa_asset *cli_load_asset(const char *cmd, const char *file) {
     ossa_asset *asset = NULL;
     ossa_diagnostic diag;
-    ossa_result r = ossa_gltf_load_file(file, NULL, &asset, &diag);
+    ossa_result r = cli_is_packed(file) ? ossa_pack_load_file(file, NULL, &asset, &diag)
+                                        : ossa_gltf_load_file(file, NULL, &asset, &diag);
     if (r) {
         fprintf(stderr, "ossa %s: %s: %s (%s)\n", cmd, file, diag.message[0] ? diag.message : "load failed",
                 ossa_result_string(r));

@@ -15,5 +15,6 @@ int cmd_view(int argc, char **argv);
 int cmd_crowd(int argc, char **argv);
 /* `ossa bench --crowd N` (cmd_crowd.c): crowd CPU/GPU ms per frame; frames = medians' sample count. */
 int crowd_bench(const char *file, uint32_t count, uint32_t threads, uint32_t frames);
+int cmd_pack(int argc, char **argv);
 
 #endif

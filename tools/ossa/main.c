@@ -25,6 +25,7 @@ static const command COMMANDS[] = {
     {"plot", cmd_plot, "plot [FILE|demo] [--clip NAME] [--node NAME] [--out curves.png]   a node's curves"},
     {"crowd", cmd_crowd, "crowd [FILE] [--count N] [--clips A,B] [--out crowd.png|gif] [--threads N]\n"
                          "                                       many instances, one instanced draw per mesh"},
+    {"pack", cmd_pack, "pack IN OUT.ossa [--precision P] [--lossless]   build the clips, write one packed file"},
     {"view", cmd_view, "view [FILE] [--clip NAME] [--frames N --screenshot PNG]   interactive viewer (GLFW)"},
 };
 #define COMMAND_COUNT (sizeof(COMMANDS) / sizeof(COMMANDS[0]))

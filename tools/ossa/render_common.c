@@ -13,6 +13,7 @@
 #include <time.h>
 #include <unistd.h>
 
+#include "cli_common.h"
 #include "demo_character.h"
 
 #define PROGRESS_LINE_SECONDS 3.0
@@ -61,7 +62,8 @@ bool scene_load(scene *s, const char *path, const char *cmd) {
     } else {
         ossa_diagnostic diag;
         memset(&diag, 0, sizeof diag);
-        ossa_result r = ossa_gltf_load_file(path, NULL, &s->asset, &diag);
+        ossa_result r = cli_is_packed(path) ? ossa_pack_load_file(path, NULL, &s->asset, &diag)
+                                            : ossa_gltf_load_file(path, NULL, &s->asset, &diag);
         if (r != OSSA_OK) {
             fprintf(stderr, "ossa %s: %s: %s%s%s\n", cmd, path, ossa_result_string(r), diag.message[0] ? ": " : "",
                     diag.message);
@@ -156,6 +158,10 @@ float scene_pose(scene *s, const ossa_clip *clip, float t, bool loop) {
     uint32_t jc = s->joint_count;
     float time = t;
     if (!jc) return t;
+    if (s->pose_fn && clip) {
+        s->pose_fn(s->pose_user, s, t, loop);
+        return t;
+    }
     if (clip) {
         ossa_clip_sample_job job = {.clip = clip, .time = t, .loop = loop, .reference = sk->rest,
                                     .reference_count = jc, .output = s->locals, .output_count = jc};

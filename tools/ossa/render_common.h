@@ -24,6 +24,10 @@ typedef struct scene {
     float **morphed;         /* per mesh with targets: positions then normals after morphing (CPU path) */
     bool dqs;                /* skin with dual quaternions (CPU: ossa_skin_dqs, GPU: DUAL_QUAT) instead of LBS */
     ossa_dual_quat *dual_quats; /* skin_count * joint_count, from the palettes (filled when dqs) */
+    /* Optional: poses the scene instead of sampling one clip (layers, docs/layers.md); it fills
+     * locals and calls scene_set_pose / scene_set_weights itself. scene_pose calls it. */
+    void (*pose_fn)(void *user, struct scene *s, float t, bool loop);
+    void *pose_user;
 } scene;
 
 /* Loads `path` (a .gltf/.glb), or the demo character when path is NULL or "demo".
