@@ -217,27 +217,28 @@ uint32_t ossa_gl_renderer_max_joints(const ossa_gl_renderer *r, ossa_gl_skinning
 }
 
 /* Uploads the palette into rows of the RGBA32F texture (bound to unit 0). */
-static void upload_palette_texture(ossa_gl_renderer *r, const ossa_mat4 *palette, uint32_t count) {
-    uint32_t rows = (count + OSSA__GL_PALETTE_ROW_JOINTS - 1) / OSSA__GL_PALETTE_ROW_JOINTS;
+/* Uploads count matrices into rows of an RGBA32F texture (4 texels each, layout in
+ * gl_internal.h), growing it (*rows) when needed; leaves it bound to unit 0. */
+static void upload_matrices(GLuint tex, uint32_t *allocated_rows, const ossa_mat4 *m, size_t count) {
+    uint32_t rows = (uint32_t)((count + OSSA__GL_PALETTE_ROW_JOINTS - 1) / OSSA__GL_PALETTE_ROW_JOINTS);
     if (rows == 0) rows = 1;
     glActiveTexture(GL_TEXTURE0);
-    glBindTexture(GL_TEXTURE_2D, r->palette_tex);
-    if (rows > r->palette_rows) { /* grows only: no reallocation in steady state */
+    glBindTexture(GL_TEXTURE_2D, tex);
+    if (rows > *allocated_rows) { /* grows only: no reallocation in steady state */
         glTexImage2D(GL_TEXTURE_2D, 0, GL_RGBA32F, OSSA__GL_PALETTE_ROW_TEXELS, (GLsizei)rows, 0, GL_RGBA, GL_FLOAT,
                      NULL);
         glTexParameteri(GL_TEXTURE_2D, GL_TEXTURE_MIN_FILTER, GL_NEAREST);
         glTexParameteri(GL_TEXTURE_2D, GL_TEXTURE_MAG_FILTER, GL_NEAREST);
         glTexParameteri(GL_TEXTURE_2D, GL_TEXTURE_MAX_LEVEL, 0);
-        r->palette_rows = rows;
+        *allocated_rows = rows;
     }
     ossa__gl_unpack saved = ossa__gl_unpack_defaults();
-    uint32_t full = count / OSSA__GL_PALETTE_ROW_JOINTS, rest = count % OSSA__GL_PALETTE_ROW_JOINTS;
+    size_t full = count / OSSA__GL_PALETTE_ROW_JOINTS, rest = count % OSSA__GL_PALETTE_ROW_JOINTS;
     if (full)
-        glTexSubImage2D(GL_TEXTURE_2D, 0, 0, 0, OSSA__GL_PALETTE_ROW_TEXELS, (GLsizei)full, GL_RGBA, GL_FLOAT,
-                        palette[0].m);
+        glTexSubImage2D(GL_TEXTURE_2D, 0, 0, 0, OSSA__GL_PALETTE_ROW_TEXELS, (GLsizei)full, GL_RGBA, GL_FLOAT, m[0].m);
     if (rest)
         glTexSubImage2D(GL_TEXTURE_2D, 0, 0, (GLint)full, (GLsizei)(rest * 4), 1, GL_RGBA, GL_FLOAT,
-                        palette[(size_t)full * OSSA__GL_PALETTE_ROW_JOINTS].m);
+                        m[full * OSSA__GL_PALETTE_ROW_JOINTS].m);
     ossa__gl_unpack_restore(&saved);
 }
 
@@ -286,7 +287,9 @@ static ossa_result bind_skinning(ossa_gl_renderer *r, const ossa_gl_mesh *m, con
             glUniformMatrix4fv(p->inverse_bind, n, GL_FALSE, d->inverse_bind[0].m);
             break;
         case OSSA_GL_SKIN_PALETTE_UNIFORM: glUniformMatrix4fv(p->palette, n, GL_FALSE, d->palette[0].m); break;
-        case OSSA_GL_SKIN_PALETTE_TEXTURE: upload_palette_texture(r, d->palette, d->joint_count); break;
+        case OSSA_GL_SKIN_PALETTE_TEXTURE:
+            upload_matrices(r->palette_tex, &r->palette_rows, d->palette, d->joint_count);
+            break;
         case OSSA_GL_SKIN_DUAL_QUAT: glUniform4fv(p->dual_quats, 2 * n, &d->dual_quats[0].real.x); break;
         default: break;
         }
@@ -468,26 +471,7 @@ ossa_result ossa_gl_crowd_upload(ossa_gl_renderer *r, const ossa_mat4 *palettes,
     if (!r || !palettes || !instance_count || !joint_count) return OSSA_ERROR_INVALID_ARGUMENT;
     uint64_t count = (uint64_t)instance_count * joint_count;
     if (count > (uint64_t)r->max_texture_size * OSSA__GL_PALETTE_ROW_JOINTS) return OSSA_ERROR_LIMIT;
-    uint32_t rows = (uint32_t)((count + OSSA__GL_PALETTE_ROW_JOINTS - 1) / OSSA__GL_PALETTE_ROW_JOINTS);
-    glActiveTexture(GL_TEXTURE0);
-    glBindTexture(GL_TEXTURE_2D, r->crowd_tex);
-    if (rows > r->crowd_rows) { /* grows only */
-        glTexImage2D(GL_TEXTURE_2D, 0, GL_RGBA32F, OSSA__GL_PALETTE_ROW_TEXELS, (GLsizei)rows, 0, GL_RGBA, GL_FLOAT,
-                     NULL);
-        glTexParameteri(GL_TEXTURE_2D, GL_TEXTURE_MIN_FILTER, GL_NEAREST);
-        glTexParameteri(GL_TEXTURE_2D, GL_TEXTURE_MAG_FILTER, GL_NEAREST);
-        glTexParameteri(GL_TEXTURE_2D, GL_TEXTURE_MAX_LEVEL, 0);
-        r->crowd_rows = rows;
-    }
-    ossa__gl_unpack saved = ossa__gl_unpack_defaults();
-    uint32_t full = (uint32_t)(count / OSSA__GL_PALETTE_ROW_JOINTS), rest = (uint32_t)(count % OSSA__GL_PALETTE_ROW_JOINTS);
-    if (full)
-        glTexSubImage2D(GL_TEXTURE_2D, 0, 0, 0, OSSA__GL_PALETTE_ROW_TEXELS, (GLsizei)full, GL_RGBA, GL_FLOAT,
-                        palettes[0].m);
-    if (rest)
-        glTexSubImage2D(GL_TEXTURE_2D, 0, 0, (GLint)full, (GLsizei)(rest * 4), 1, GL_RGBA, GL_FLOAT,
-                        palettes[(size_t)full * OSSA__GL_PALETTE_ROW_JOINTS].m);
-    ossa__gl_unpack_restore(&saved);
+    upload_matrices(r->crowd_tex, &r->crowd_rows, palettes, (size_t)count);
     glBindTexture(GL_TEXTURE_2D, 0);
     r->crowd_instances = instance_count;
     r->crowd_joints = joint_count;
