@@ -90,6 +90,7 @@ static const int variant_define[VARIANTS] = {
     [OSSA_GL_SKIN_DUAL_QUAT] = OSSA__GL_SKIN_DQ,
 };
 
+/* Builds program v: a skinning variant (v < VARIANTS) or, for v == VARIANTS, the crowd's. */
 static ossa_result build_variant(ossa_gl_renderer *r, int v, GLint max_vec4) {
     program *p = v < VARIANTS ? &r->programs[v] : &r->crowd;
     uint32_t max_joints = OSSA_GL_MAX_UNIFORM_JOINTS;
@@ -103,8 +104,8 @@ static ossa_result build_variant(ossa_gl_renderer *r, int v, GLint max_vec4) {
     snprintf(defines, sizeof defines,
              "#define OSSA_SKIN %d\n#define OSSA_MAX_JOINTS %u\n#define OSSA_ROW_TEXELS %d\n"
              "#define OSSA_MAX_MORPHS %d\n#define OSSA_MORPH_ROW_TEXELS %d\n",
-             v < VARIANTS ? variant_define[v] : OSSA__GL_SKIN_CROWD, (unsigned)max_joints, OSSA__GL_PALETTE_ROW_TEXELS, OSSA_GL_MAX_ACTIVE_MORPHS,
-             OSSA__GL_MORPH_ROW_TEXELS);
+             v < VARIANTS ? variant_define[v] : OSSA__GL_SKIN_CROWD, (unsigned)max_joints, OSSA__GL_PALETTE_ROW_TEXELS,
+             OSSA_GL_MAX_ACTIVE_MORPHS, OSSA__GL_MORPH_ROW_TEXELS);
     const char *vs_src[3] = {"#version 330 core\n", defines, ossa__gl_skin_vs};
     const char *fs_src[1] = {ossa__gl_lit_fs};
     char what[64];
@@ -216,7 +217,6 @@ uint32_t ossa_gl_renderer_max_joints(const ossa_gl_renderer *r, ossa_gl_skinning
     return r->programs[skinning].max_joints;
 }
 
-/* Uploads the palette into rows of the RGBA32F texture (bound to unit 0). */
 /* Uploads count matrices into rows of an RGBA32F texture (4 texels each, layout in
  * gl_internal.h), growing it (*rows) when needed; leaves it bound to unit 0. */
 static void upload_matrices(GLuint tex, uint32_t *allocated_rows, const ossa_mat4 *m, size_t count) {
@@ -240,6 +240,23 @@ static void upload_matrices(GLuint tex, uint32_t *allocated_rows, const ossa_mat
         glTexSubImage2D(GL_TEXTURE_2D, 0, 0, (GLint)full, (GLsizei)(rest * 4), 1, GL_RGBA, GL_FLOAT,
                         m[full * OSSA__GL_PALETTE_ROW_JOINTS].m);
     ossa__gl_unpack_restore(&saved);
+}
+
+/* Generic values of a mesh's absent streams (context state, not VAO state): no second
+ * influence set, no skinning, zero normal (flat shading takes over), white colour, uv 0. */
+static void set_absent_streams(const ossa_gl_mesh *m) {
+    if (m->influences < 8) {
+        glVertexAttribI4ui(OSSA__GL_ATTR_JOINTS1, 0, 0, 0, 0);
+        glVertexAttrib4f(OSSA__GL_ATTR_WEIGHTS1, 0, 0, 0, 0);
+    }
+    if (m->influences == 0) {
+        glVertexAttribI4ui(OSSA__GL_ATTR_JOINTS0, 0, 0, 0, 0);
+        glVertexAttrib4f(OSSA__GL_ATTR_WEIGHTS0, 0, 0, 0, 0);
+    }
+    if (!m->normals) glVertexAttrib3f(OSSA__GL_ATTR_NORMAL, 0, 0, 0);
+    if (!m->colors) glVertexAttrib4f(OSSA__GL_ATTR_COLOR, 1, 1, 1, 1);
+    if (!m->uv0) glVertexAttrib2f(OSSA__GL_ATTR_UV0, 0, 0);
+    if (!m->uv1) glVertexAttrib2f(OSSA__GL_ATTR_UV1, 0, 0);
 }
 
 /* Validates desc against the mesh, binds the variant's program and sets its skinning
@@ -295,24 +312,11 @@ static ossa_result bind_skinning(ossa_gl_renderer *r, const ossa_gl_mesh *m, con
         }
     }
     glActiveTexture(GL_TEXTURE0);
-    /* Generic values of absent streams (context state, not VAO state). */
-    if (m->influences < 8) {
-        glVertexAttribI4ui(OSSA__GL_ATTR_JOINTS1, 0, 0, 0, 0);
-        glVertexAttrib4f(OSSA__GL_ATTR_WEIGHTS1, 0, 0, 0, 0);
-    }
-    if (m->influences == 0) {
-        glVertexAttribI4ui(OSSA__GL_ATTR_JOINTS0, 0, 0, 0, 0);
-        glVertexAttrib4f(OSSA__GL_ATTR_WEIGHTS0, 0, 0, 0, 0);
-    }
-    if (!m->normals) glVertexAttrib3f(OSSA__GL_ATTR_NORMAL, 0, 0, 0);
-    if (!m->colors) glVertexAttrib4f(OSSA__GL_ATTR_COLOR, 1, 1, 1, 1);
-    if (!m->uv0) glVertexAttrib2f(OSSA__GL_ATTR_UV0, 0, 0);
-    if (!m->uv1) glVertexAttrib2f(OSSA__GL_ATTR_UV1, 0, 0);
+    set_absent_streams(m);
     glUniform1i(p->texcoord, d->texcoord == 1 ? 1 : 0);
     *out = p;
     return OSSA_OK;
 }
-
 
 /* Surface uniforms (colour, light, eye, material) of program p, bound. */
 static void set_surface(const program *p, const ossa_gl_mesh *m, const ossa_gl_draw_desc *d) {
@@ -493,14 +497,7 @@ static ossa_result bind_crowd(ossa_gl_renderer *r, const ossa_gl_mesh *m, const 
     glUniform1i(p->texcoord, d->texcoord == 1 ? 1 : 0);
     glActiveTexture(GL_TEXTURE0);
     glBindTexture(GL_TEXTURE_2D, r->crowd_tex);
-    if (m->influences < 8) {
-        glVertexAttribI4ui(OSSA__GL_ATTR_JOINTS1, 0, 0, 0, 0);
-        glVertexAttrib4f(OSSA__GL_ATTR_WEIGHTS1, 0, 0, 0, 0);
-    }
-    if (!m->normals) glVertexAttrib3f(OSSA__GL_ATTR_NORMAL, 0, 0, 0);
-    if (!m->colors) glVertexAttrib4f(OSSA__GL_ATTR_COLOR, 1, 1, 1, 1);
-    if (!m->uv0) glVertexAttrib2f(OSSA__GL_ATTR_UV0, 0, 0);
-    if (!m->uv1) glVertexAttrib2f(OSSA__GL_ATTR_UV1, 0, 0);
+    set_absent_streams(m);
     return OSSA_OK;
 }
 
@@ -517,7 +514,8 @@ ossa_result ossa_gl_draw_crowd(ossa_gl_renderer *r, const ossa_gl_mesh *m, const
 
 ossa_result ossa_gl_crowd_readback(ossa_gl_renderer *r, const ossa_gl_mesh *m, const ossa_gl_draw_desc *d,
                                    uint32_t instance, float *out_positions, float *out_normals) {
-    if (!out_positions || !m || (out_normals && !m->normals) || instance == UINT32_MAX) return OSSA_ERROR_INVALID_ARGUMENT;
+    if (!out_positions || !m || (out_normals && !m->normals) || instance >= (uint32_t)INT32_MAX)
+        return OSSA_ERROR_INVALID_ARGUMENT;
     ossa_result res = bind_crowd(r, m, d, instance + 1, (int32_t)instance);
     if (res != OSSA_OK) return res;
     return feedback(r, &r->crowd, m, out_positions, out_normals);
