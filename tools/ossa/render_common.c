@@ -498,7 +498,8 @@ ossa_gl_draw_desc scene_gl_material(const scene_gl *g, const scene *s, uint32_t 
     } else if (m->material >= 0 && (uint32_t)m->material < a->material_count) {
         const ossa_material *mat = &a->materials[m->material];
         memcpy(d.color, mat->base_color, sizeof d.color);
-        if (d.color[0] == 0 && d.color[1] == 0 && d.color[2] == 0 && d.color[3] == 0) d.color[3] = 1e-6f; /* black, not the default */
+        bool zero = d.color[0] == 0 && d.color[1] == 0 && d.color[2] == 0 && d.color[3] == 0;
+        if (zero) d.color[3] = 1e-6f; /* transparent black, not ossa_gl's default grey */
         d.base_color_texture = g->textures ? g->textures[m->material] : NULL;
         d.texcoord = mat->base_color_texture.texcoord;
         d.alpha_mode = mat->alpha_mode;
@@ -603,8 +604,6 @@ uint32_t span_frame_count(const clip_span *span, float fps) {
 }
 
 #ifdef OSSA_TOOL_GL
-/* Progress on stderr: on a terminal a bar redrawn in place; otherwise (logs, CI) one
- * line every few seconds with frames done and the estimated time left. */
 /* Seconds between progress lines off a terminal: PROGRESS_LINE_SECONDS, or the
  * environment's OSSA_PROGRESS_SECONDS (tests use 0: a line per frame). */
 static double progress_interval(void) {
@@ -614,6 +613,7 @@ static double progress_interval(void) {
     return e && end != e && v >= 0 ? v : PROGRESS_LINE_SECONDS;
 }
 
+/* (render_common.h) A bar on a terminal, else a line every progress_interval(). */
 void progress(progress_state *ps, const char *cmd, uint32_t done, uint32_t total) {
     double now = now_seconds();
     double eta = done ? (now - ps->start) / done * (total - done) : 0;
