@@ -468,6 +468,37 @@ static void untextured_model_shows_its_factor_and_vertex_colours(void **state) {
     free(cases[1]);
 }
 
+/* MASK below the cutoff draws nothing; BLEND mixes the factor with the background by its
+ * alpha; OPAQUE ignores alpha. */
+static void alpha_modes(void **state) {
+    (void)state;
+    if (!gl_tool_or_skip()) skip();
+    const char *mats[3] = {
+        "{\"pbrMetallicRoughness\": {\"baseColorFactor\": [0.9, 0.1, 0.1, 0.3]}, \"alphaMode\": \"MASK\"}",
+        "{\"pbrMetallicRoughness\": {\"baseColorFactor\": [0.9, 0.1, 0.1, 0.3]}, \"alphaMode\": \"BLEND\"}",
+        "{\"pbrMetallicRoughness\": {\"baseColorFactor\": [0.9, 0.1, 0.1, 0.3]}}"};
+    double sat[3];
+    size_t px[3];
+    for (int k = 0; k < 3; k++) {
+        char name[32], png[32], args[8192];
+        snprintf(name, sizeof name, "alpha%d.gltf", k);
+        snprintf(png, sizeof png, "alpha%d.png", k);
+        char *path = write_box(name, mats[k], NULL, true, -1);
+        snprintf(args, sizeof args, "render '%s' --size 48x48", path);
+        ot_image im;
+        render(args, ot_tmp(png), &im);
+        hs r = measure(im.rgba, 48 * 48, im.rgba);
+        sat[k] = r.sat, px[k] = r.pixels;
+        ot_image_free(&im);
+        free(path);
+    }
+    printf("[   INFO   ] alpha 0.3: MASK %zu pixels; BLEND sat %.2f over %zu; OPAQUE sat %.2f over %zu\n", px[0], sat[1],
+           px[1], sat[2], px[2]);
+    assert_int_equal(px[0], 0);
+    assert_true(px[2] > 48 * 48 / 10 && px[1] > px[2] / 2);
+    assert_true(sat[1] < sat[2] - 0.2); /* a see-through red over blue-grey is less saturated */
+}
+
 /* Mean absolute difference per channel (0..255). */
 static double mean_abs_diff(const uint8_t *a, const uint8_t *b, size_t n) {
     double s = 0;
@@ -703,6 +734,7 @@ int main(void) {
         cmocka_unit_test(image_decode_png_jpeg_and_bad_bytes),
         cmocka_unit_test(textured_model_shows_its_texture),
         cmocka_unit_test(untextured_model_shows_its_factor_and_vertex_colours),
+        cmocka_unit_test(alpha_modes),
         cmocka_unit_test(mesh_without_normals_is_shaded),
         cmocka_unit_test(lbs_and_dqs_differ_at_the_twist_only),
         cmocka_unit_test(crowd_draws_separate_characters_in_different_poses),

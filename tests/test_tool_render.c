@@ -542,6 +542,44 @@ static void morph_cube_animates(void **state) {
     image_free(&b);
 }
 
+/* The camera frames the whole clip, centred: a still at time t is the GIF's frame at t
+ * (same camera, whatever range is rendered), and the box around the character over all
+ * frames is centred in the image. */
+static void framing_whole_clip_centred(void **state) {
+    (void)state;
+    if (!gl_tool_or_skip()) skip();
+    char args[8192];
+    snprintf(args, sizeof args, "render --clip walk --fps 10 --size 80x80 --ssaa 1 --quiet --out '%s' > /dev/null",
+             ot_tmp("frame_walk.gif"));
+    assert_int_equal(run_tool(args, NULL), 0);
+    snprintf(args, sizeof args, "render --clip walk --from 0.3 --to 0.3 --size 80x80 --ssaa 1 --out '%s' > /dev/null",
+             ot_tmp("frame_walk_still.png"));
+    assert_int_equal(run_tool(args, NULL), 0);
+    image gif, still;
+    ot_read_gif(ot_tmp("frame_walk.gif"), &gif);
+    ot_read_png(ot_tmp("frame_walk_still.png"), &still);
+    assert_true(gif.frames > 4);
+    double d = mean_abs_diff(still.rgba, frame_of(&gif, 3), 80, 80);
+    printf("[   INFO   ] still at 0.3 s vs GIF frame 3: mean abs diff %.2f\n", d);
+    assert_true(d < 4.0); /* GIF palette quantisation only (a still framed on its own pose: > 10) */
+    int x0 = 80, x1 = -1, y0 = 80, y1 = -1;
+    for (uint32_t f = 0; f < gif.frames; f++) {
+        const uint8_t *p = frame_of(&gif, f), *bg = frame_of(&gif, 0);
+        for (int y = 0; y < 80; y++)
+            for (int x = 0; x < 80; x++) {
+                const uint8_t *q = p + (y * 80 + x) * 4;
+                if (abs(q[0] - bg[0]) + abs(q[1] - bg[1]) + abs(q[2] - bg[2]) <= 48) continue;
+                x0 = x < x0 ? x : x0, x1 = x > x1 ? x : x1, y0 = y < y0 ? y : y0, y1 = y > y1 ? y : y1;
+            }
+    }
+    printf("[   INFO   ] character over the clip: x %d..%d, y %d..%d of 80x80\n", x0, x1, y0, y1);
+    assert_true(x1 > x0 && y1 > y0);
+    assert_true(abs((x0 + x1) - 79) <= 8 && abs((y0 + y1) - 79) <= 8); /* centre within 4 pixels */
+    assert_true(y1 - y0 > 48);                                         /* and it fills the frame */
+    image_free(&gif);
+    image_free(&still);
+}
+
 /* Long renders report progress on stderr also when it is not a terminal (here a pipe):
  * one line per OSSA_PROGRESS_SECONDS (0 = every frame) with frames done and the time
  * left; --quiet silences it. Also a crowd GIF and `bench --crowd`. */
@@ -598,6 +636,7 @@ int main(void) {
         cmocka_unit_test(woman_renders),
         cmocka_unit_test(morph_cube_animates),
         cmocka_unit_test(progress_lines_and_quiet),
+        cmocka_unit_test(framing_whole_clip_centred),
         cmocka_unit_test(looping_clip_drops_the_end_frame),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
