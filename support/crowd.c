@@ -5,6 +5,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <time.h>
 
 static uint32_t next_rand(uint32_t *s) {
     *s = *s * 1664525u + 1013904223u;
@@ -12,8 +13,18 @@ static uint32_t next_rand(uint32_t *s) {
 }
 static float rand01(uint32_t *s) { return (float)next_rand(s) / 16777216.0f; }
 
+static double clock_seconds(void) {
+    struct timespec ts;
+    clock_gettime(CLOCK_MONOTONIC, &ts);
+    return (double)ts.tv_sec + (double)ts.tv_nsec * 1e-9;
+}
+
 void crowd_destroy(crowd *c) {
     if (!c) return;
+    for (uint32_t i = 0; c->contexts && i < c->count; i++) ossa_sampling_context_destroy(c->contexts[i]);
+    for (uint32_t i = 0; c->owns_built && c->built && i < c->clip_count; i++) ossa_built_clip_destroy(c->built[i]);
+    if (c->owns_built) free(c->built);
+    free(c->contexts);
     free(c->instances);
     free(c->palettes);
     free(c->cursors);
@@ -22,14 +33,25 @@ void crowd_destroy(crowd *c) {
     memset(c, 0, sizeof *c);
 }
 
+/* Start and duration of clip k, editable or built. */
+static void clip_range(const crowd *c, uint32_t k, float *start, float *duration) {
+    if (c->built) {
+        *start = ossa_built_clip_start(c->built[k]);
+        *duration = ossa_built_clip_duration(c->built[k]);
+    } else {
+        *start = c->asset->clips[k]->start;
+        *duration = c->asset->clips[k]->end - c->asset->clips[k]->start;
+    }
+}
+
 float crowd_instance_time(const crowd *c, uint32_t i, float t) {
     const crowd_instance *in = &c->instances[i];
-    const ossa_clip *clip = c->asset->clips[in->clip];
-    float d = clip->end - clip->start;
-    if (!(d > 0)) return clip->start;
+    float start, d;
+    clip_range(c, in->clip, &start, &d);
+    if (!(d > 0)) return start;
     double x = fmod((double)in->phase + (double)in->speed * (double)t, (double)d);
     if (x < 0) x += d;
-    return clip->start + (float)x;
+    return start + (float)x;
 }
 
 void crowd_update_range(crowd *c, uint32_t begin, uint32_t end, uint32_t slot, float t) {
@@ -39,12 +61,19 @@ void crowd_update_range(crowd *c, uint32_t begin, uint32_t end, uint32_t slot, f
     ossa_mat4 *model = c->model + (size_t)slot * jc;
     for (uint32_t i = begin; i < end && i < c->count; i++) {
         const crowd_instance *in = &c->instances[i];
-        const ossa_clip *clip = c->asset->clips[in->clip];
-        ossa_clip_sample_job sj = {.clip = clip, .time = crowd_instance_time(c, i, t), .loop = true,
-                                   .lookup = OSSA_LOOKUP_CURSOR, .cursors = c->cursors + (size_t)i * c->cursor_stride,
-                                   .cursor_count = c->cursor_stride, .reference = sk->rest, .reference_count = jc,
-                                   .output = locals, .output_count = jc};
-        ossa_clip_sample_job_run(&sj);
+        if (c->built) {
+            ossa_sample_job sj = {.clip = c->built[in->clip], .context = c->contexts[i],
+                                  .time = crowd_instance_time(c, i, t), .loop = true, .output = locals,
+                                  .output_count = jc};
+            ossa_sample_job_run(&sj);
+        } else {
+            ossa_clip_sample_job sj = {.clip = c->asset->clips[in->clip], .time = crowd_instance_time(c, i, t),
+                                       .loop = true, .lookup = OSSA_LOOKUP_CURSOR,
+                                       .cursors = c->cursors + (size_t)i * c->cursor_stride,
+                                       .cursor_count = c->cursor_stride, .reference = sk->rest,
+                                       .reference_count = jc, .output = locals, .output_count = jc};
+            ossa_clip_sample_job_run(&sj);
+        }
         for (uint32_t j = 0; j < jc; j++)
             if (sk->parents[j] < 0) locals[j] = ossa_transform_combine(in->place, locals[j]);
         ossa_local_to_model_job lm = {.skeleton = sk, .input = locals, .input_count = jc, .output = model,
@@ -71,21 +100,48 @@ bool crowd_create(crowd *c, const crowd_desc *d, char *err, size_t err_size) {
         snprintf(err, err_size, "the file has no skinned mesh");
         return false;
     }
-    if (!a->clip_count) {
+    bool use_asset_built = d->sampling == CROWD_SAMPLING_BUILT && a->built_clip_count && a->built_clips &&
+                           (!a->clip_count || a->built_clip_count == a->clip_count);
+    uint32_t clip_count = use_asset_built ? a->built_clip_count : a->clip_count;
+    if (!clip_count) {
         snprintf(err, err_size, "the file has no clip");
         return false;
     }
     for (uint32_t k = 0; d->clips && k < d->clip_count; k++)
-        if (d->clips[k] >= a->clip_count) {
-            snprintf(err, err_size, "clip %u does not exist (%u clips)", d->clips[k], a->clip_count);
+        if (d->clips[k] >= clip_count) {
+            snprintf(err, err_size, "clip %u does not exist (%u clips)", d->clips[k], clip_count);
             return false;
         }
     c->asset = a;
+    c->clip_count = clip_count;
+    c->sampling = d->sampling;
+    if (use_asset_built) {
+        c->built = a->built_clips;
+    } else if (d->sampling != CROWD_SAMPLING_EDITABLE) {
+        double t0 = clock_seconds();
+        c->built = calloc(clip_count, sizeof *c->built);
+        c->owns_built = true;
+        ossa_clip_build_options opt = {.lossless = d->sampling == CROWD_SAMPLING_LOSSLESS};
+        for (uint32_t k = 0; c->built && k < clip_count; k++) {
+            ossa_result r = ossa_clip_build(a->clips[k], sk, &opt, NULL, &c->built[k], NULL);
+            if (r != OSSA_OK) {
+                snprintf(err, err_size, "building clip %u failed: %s", k, ossa_result_string(r));
+                crowd_destroy(c);
+                return false;
+            }
+        }
+        c->build_seconds = clock_seconds() - t0;
+        if (!c->built) {
+            snprintf(err, err_size, "out of memory");
+            crowd_destroy(c);
+            return false;
+        }
+    }
     c->count = d->count;
     c->joint_count = sk->joint_count;
     c->skin = (uint32_t)skin;
     c->scratch_slots = d->scratch_slots ? d->scratch_slots : 1;
-    for (uint32_t k = 0; k < a->clip_count; k++) {
+    for (uint32_t k = 0; !c->built && k < a->clip_count; k++) {
         uint32_t n = ossa_clip_cursor_count(a->clips[k]);
         if (n > c->cursor_stride) c->cursor_stride = n;
     }
@@ -96,7 +152,16 @@ bool crowd_create(crowd *c, const crowd_desc *d, char *err, size_t err_size) {
     c->cursors = calloc((size_t)c->count * c->cursor_stride, sizeof *c->cursors);
     c->locals = malloc(c->scratch_slots * jc * sizeof *c->locals);
     c->model = malloc(c->scratch_slots * jc * sizeof *c->model);
-    if (!c->instances || !c->palettes || !c->cursors || !c->locals || !c->model) {
+    if (c->built) {
+        c->contexts = calloc(c->count, sizeof *c->contexts);
+        for (uint32_t i = 0; c->contexts && i < c->count; i++)
+            if (ossa_sampling_context_create(c->joint_count, 0, NULL, &c->contexts[i]) != OSSA_OK) {
+                free(c->instances);
+                c->instances = NULL; /* reported below */
+                break;
+            }
+    }
+    if (!c->instances || !c->palettes || !c->cursors || !c->locals || !c->model || (c->built && !c->contexts)) {
         crowd_destroy(c);
         snprintf(err, err_size, "out of memory for %u instances", d->count);
         return false;
@@ -121,11 +186,12 @@ bool crowd_create(crowd *c, const crowd_desc *d, char *err, size_t err_size) {
     for (uint32_t i = 0; i < c->count; i++) {
         crowd_instance *in = &c->instances[i];
         /* clips dealt round-robin over a shuffled order, so grid columns mix clips */
-        uint32_t n = d->clips && d->clip_count ? d->clip_count : a->clip_count;
+        uint32_t n = d->clips && d->clip_count ? d->clip_count : clip_count;
         uint32_t k = (i + next_rand(&seed) % 2u * (n > 2 ? n / 2 : 0)) % n;
         in->clip = d->clips && d->clip_count ? d->clips[k] : k;
-        const ossa_clip *clip = a->clips[in->clip];
-        in->phase = rand01(&seed) * (clip->end - clip->start);
+        float start, duration;
+        clip_range(c, in->clip, &start, &duration);
+        in->phase = rand01(&seed) * duration;
         in->speed = 0.8f + 0.4f * rand01(&seed);
         float yaw = (rand01(&seed) - 0.5f) * 0.8f;
         ossa_vec3 up = {0, 1, 0};

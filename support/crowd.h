@@ -25,6 +25,14 @@ typedef struct crowd_instance {
     ossa_transform place; /* the instance's placement (yaw + position on the grid) */
 } crowd_instance;
 
+/* How instances are sampled. */
+typedef enum crowd_sampling {
+    CROWD_SAMPLING_BUILT = 0,   /* default: built clips (the asset's, or built here compressed with the
+                                   default precision), the sampling job with a context per instance */
+    CROWD_SAMPLING_LOSSLESS,    /* built here lossless (the editable path to float rounding) */
+    CROWD_SAMPLING_EDITABLE     /* the editable clips, clip sample job with cursors per instance */
+} crowd_sampling;
+
 typedef struct crowd_desc {
     const ossa_asset *asset;    /* borrowed; must outlive the crowd */
     uint32_t count;             /* instances (>= 1) */
@@ -33,11 +41,18 @@ typedef struct crowd_desc {
     uint32_t seed;              /* phases, speeds and yaw jitter; 0 = 1 */
     uint32_t scratch_slots;     /* concurrent crowd_update_range callers (threads); 0 = 1 */
     float spacing;              /* grid spacing in metres; 0 = from the rest-pose bounds */
+    crowd_sampling sampling;
 } crowd_desc;
 
 typedef struct crowd {
     const ossa_asset *asset;
     uint32_t count, joint_count, skin;
+    uint32_t clip_count;        /* clips the instances choose from (editable or built) */
+    crowd_sampling sampling;
+    ossa_built_clip **built;    /* clip_count (BUILT / LOSSLESS), or NULL */
+    bool owns_built;            /* built here (else the asset's) */
+    ossa_sampling_context **contexts; /* count, one per instance (built sampling) */
+    double build_seconds;       /* time spent building clips in crowd_create */
     crowd_instance *instances;
     ossa_mat4 *palettes;        /* count * joint_count, instance-major */
     uint32_t *cursors;          /* count * cursor_stride */
@@ -48,14 +63,15 @@ typedef struct crowd {
     float lo[3], hi[3];         /* bounds of the whole crowd over its clips (for the camera) */
 } crowd;
 
-/* Builds the crowd (instances, buffers, bounds). false with a message in err when the
- * asset has no skinned mesh or no clip, or on out of memory. */
+/* Builds the crowd (instances, buffers, bounds; built clips unless EDITABLE). false with
+ * a message in err when the asset has no skinned mesh or no clip, a build fails, or on out
+ * of memory. */
 bool crowd_create(crowd *c, const crowd_desc *desc, char *err, size_t err_size);
 void crowd_destroy(crowd *c);
 
 /* Samples instances [begin, end) at crowd time t (seconds) with scratch slot `slot`
  * (< scratch_slots; one slot per concurrent caller) into their palettes. Forward
- * playback uses each instance's cursors; no allocation. */
+ * playback uses each instance's cursors or sampling context; no allocation. */
 void crowd_update_range(crowd *c, uint32_t begin, uint32_t end, uint32_t slot, float t);
 
 /* Clip time instance i samples at crowd time t (looping). */

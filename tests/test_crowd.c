@@ -52,6 +52,27 @@ static void assert_mats_near(const ossa_mat4 *a, const ossa_mat4 *b, uint32_t co
         }
 }
 
+/* The built-clip guarantee in palette terms: for every skinned joint, its model matrix
+ * (palette x inverse(IBM)) moves the joint origin and the points 3 cm along its axes by at
+ * most `bound` from where the reference puts them (DESIGN.md, "Built clips"). */
+static void assert_shell_near(const crowd *c, const ossa_mat4 *pal, const ossa_mat4 *ref, double bound) {
+    const ossa_skin *skin = &c->asset->skeleton->skins[c->skin];
+    for (uint32_t k = 0; k < skin->joint_count; k++) {
+        uint32_t j = skin->joints[k];
+        ossa_mat4 bind, a, b;
+        assert_true(ossa_mat4_inverse(&skin->inverse_bind[k], &bind));
+        a = ossa_mat4_mul(&pal[j], &bind);
+        b = ossa_mat4_mul(&ref[j], &bind);
+        for (int axis = 0; axis < 4; axis++) {
+            ossa_vec3 p = {axis == 1 ? 0.03f : 0, axis == 2 ? 0.03f : 0, axis == 3 ? 0.03f : 0};
+            ossa_vec3 pa = ossa_mat4_transform_point(&a, p), pb = ossa_mat4_transform_point(&b, p);
+            double e = sqrt((double)(pa.x - pb.x) * (pa.x - pb.x) + (double)(pa.y - pb.y) * (pa.y - pb.y) +
+                            (double)(pa.z - pb.z) * (pa.z - pb.z));
+            if (e > bound) fail_msg("joint %u, shell point %d: %.3g m from the reference (bound %.3g)", j, axis, e, bound);
+        }
+    }
+}
+
 static ossa_asset *g_demo;
 
 static int setup(void **state) {
@@ -66,48 +87,60 @@ static int teardown(void **state) {
     return 0;
 }
 
+/* Every sampling mode against the reference: the editable clips with cursors and clips
+ * built lossless within 1e-5 per palette element, clips built compressed within their
+ * 0.1 mm model-space bound (plus float rounding of the placed grid). */
 static void crowd_palettes_match_the_reference(void **state) {
     (void)state;
+    static const crowd_sampling modes[3] = {CROWD_SAMPLING_EDITABLE, CROWD_SAMPLING_LOSSLESS, CROWD_SAMPLING_BUILT};
+    for (int mode = 0; mode < 3; mode++) {
+        crowd c;
+        char err[256];
+        crowd_desc d = {.asset = g_demo, .count = N, .seed = 42, .scratch_slots = SLOTS, .sampling = modes[mode]};
+        assert_true(crowd_create(&c, &d, err, sizeof err));
+        assert_true((c.built != NULL) == (modes[mode] != CROWD_SAMPLING_EDITABLE));
+        assert_int_equal(c.count, N);
+        uint32_t jc = c.joint_count;
+        ossa_mat4 *ref = malloc(sizeof *ref * jc);
+        /* forward playback at 60 Hz for 3 s (every clip wraps at least once), instances split
+         * over the scratch slots as threads would; cursors / contexts against the linear reference */
+        bool clips_seen[8] = {false};
+        for (int f = 0; f < 180; f += 7) {
+            float t = (float)f / 60;
+            crowd_update_range(&c, 0, 3, 0, t);
+            crowd_update_range(&c, 3, 5, 1, t);
+            crowd_update_range(&c, 5, N, 2, t);
+            for (uint32_t i = 0; i < N; i++) {
+                reference_palette(&c, i, t, ref);
+                if (modes[mode] == CROWD_SAMPLING_BUILT)
+                    assert_shell_near(&c, c.palettes + (size_t)i * jc, ref, 1.05e-4);
+                else
+                    assert_mats_near(c.palettes + (size_t)i * jc, ref, jc, 1e-5);
+                if (c.instances[i].clip < 8) clips_seen[c.instances[i].clip] = true;
+            }
+        }
+        /* instances differ: own clips (both demo clips used), phases and places */
+        assert_true(clips_seen[0] && clips_seen[1]);
+        for (uint32_t i = 1; i < N; i++) {
+            assert_true(c.instances[i].phase != c.instances[0].phase);
+            assert_true(c.instances[i].speed >= 0.8f && c.instances[i].speed <= 1.2f);
+        }
+        /* a range beyond count writes nothing past the array (ASan watches) */
+        crowd_update_range(&c, N - 1, N + 5, 0, 0.5f);
+        free(ref);
+        crowd_destroy(&c);
+    }
     crowd c;
     char err[256];
-    crowd_desc d = {g_demo, N, NULL, 0, 42, SLOTS, 0};
-    assert_true(crowd_create(&c, &d, err, sizeof err));
-    assert_int_equal(c.count, N);
-    uint32_t jc = c.joint_count;
-    ossa_mat4 *ref = malloc(sizeof *ref * jc);
-    /* forward playback at 60 Hz for 3 s (every clip wraps at least once), instances split
-     * over the scratch slots as threads would; cursors against the linear reference */
-    bool clips_seen[8] = {false};
-    for (int f = 0; f < 180; f += 7) {
-        float t = (float)f / 60;
-        crowd_update_range(&c, 0, 3, 0, t);
-        crowd_update_range(&c, 3, 5, 1, t);
-        crowd_update_range(&c, 5, N, 2, t);
-        for (uint32_t i = 0; i < N; i++) {
-            reference_palette(&c, i, t, ref);
-            assert_mats_near(c.palettes + (size_t)i * jc, ref, jc, 1e-5);
-            if (c.instances[i].clip < 8) clips_seen[c.instances[i].clip] = true;
-        }
-    }
-    /* instances differ: own clips (both demo clips used), phases and places */
-    assert_true(clips_seen[0] && clips_seen[1]);
-    for (uint32_t i = 1; i < N; i++) {
-        assert_true(c.instances[i].phase != c.instances[0].phase);
-        assert_true(c.instances[i].speed >= 0.8f && c.instances[i].speed <= 1.2f);
-    }
-    /* a range beyond count writes nothing past the array (ASan watches) */
-    crowd_update_range(&c, N - 1, N + 5, 0, 0.5f);
-    free(ref);
-    crowd_destroy(&c);
     /* explicit clip list */
     uint32_t only[1] = {1};
-    crowd_desc d1 = {g_demo, 3, only, 1, 0, 1, 1.5f};
+    crowd_desc d1 = {.asset = g_demo, .count = 3, .clips = only, .clip_count = 1, .spacing = 1.5f};
     assert_true(crowd_create(&c, &d1, err, sizeof err));
     for (uint32_t i = 0; i < 3; i++) assert_int_equal(c.instances[i].clip, 1);
     ot_assert_near(c.instances[1].place.translation.x - c.instances[0].place.translation.x, 1.5, 0.2);
     crowd_destroy(&c);
     uint32_t bad[1] = {9};
-    crowd_desc d2 = {g_demo, 3, bad, 1, 0, 1, 0};
+    crowd_desc d2 = {.asset = g_demo, .count = 3, .clips = bad, .clip_count = 1};
     assert_false(crowd_create(&c, &d2, err, sizeof err));
     assert_non_null(strstr(err, "clip 9 does not exist"));
 }
@@ -123,7 +156,7 @@ static void gpu_crowd_matches_cpu_skinning(void **state) {
     assert_int_equal(ossa_gl_renderer_create(&r), OSSA_OK);
     crowd c;
     char err[256];
-    crowd_desc d = {g_demo, N, NULL, 0, 7, 1, 0};
+    crowd_desc d = {.asset = g_demo, .count = N, .seed = 7};
     assert_true(crowd_create(&c, &d, err, sizeof err));
     crowd_update_range(&c, 0, N, 0, 1.3f);
     const ossa_mesh *m = NULL;

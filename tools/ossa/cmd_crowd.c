@@ -109,7 +109,7 @@ static int usage(FILE *f) {
     fprintf(f,
             "usage: ossa crowd [FILE|demo] [--count N] [--clips A,B,...] [--out crowd.png|crowd.gif] [--size WxH]\n"
             "                  [--fps N] [--duration S] [--time T] [--threads N] [--seed N] [--spacing M] [--ssaa N]\n"
-            "                  [--quiet]\n"
+            "                  [--sampling built|lossless|editable] [--quiet]\n"
             "  N instances of the character on a grid, each with its own clip, phase and speed; one instanced\n"
             "  draw call per mesh, all palettes in one float texture per frame, sampled on CPU threads.\n"
             "  --count N    instances (default 100)\n"
@@ -117,7 +117,9 @@ static int usage(FILE *f) {
             "  --out        .png = one frame at --time (default 1 s), .gif = --duration seconds (default 2)\n"
             "  --size       image size (default 640x360); --fps GIF rate (default 15); --ssaa N (default 2)\n"
             "  --threads N  CPU sampling threads (default: all cores); --seed N phases and speeds\n"
-            "  --spacing M  grid spacing in metres (default: from the character's size)\n");
+            "  --spacing M  grid spacing in metres (default: from the character's size)\n"
+            "  --sampling   built (default: clips built compressed, 0.1 mm bound, or the file's built clips),\n"
+            "               lossless (built without loss) or editable (the clips as loaded, with cursors)\n");
     return f == stdout ? 0 : 2;
 }
 
@@ -136,6 +138,7 @@ int cmd_crowd(int argc, char **argv) {
     const char *file = NULL, *clips_arg = NULL;
     uint32_t count = 100, threads = 0, seed = 1;
     float duration = 2.0f, time = 1.0f, spacing = 0;
+    crowd_sampling sampling = CROWD_SAMPLING_BUILT;
     render_options o;
     render_options_init(&o, "crowd.png");
     o.width = 640, o.height = 360;
@@ -158,6 +161,15 @@ int cmd_crowd(int argc, char **argv) {
             if (!parse_float("crowd", a, argv[++i], &duration)) return 2;
             if (!(duration > 0 && duration <= 600)) {
                 fprintf(stderr, "ossa crowd: --duration must be in (0, 600] seconds\n");
+                return 2;
+            }
+        } else if (!strcmp(a, "--sampling") && more) {
+            const char *v = argv[++i];
+            if (!strcmp(v, "built")) sampling = CROWD_SAMPLING_BUILT;
+            else if (!strcmp(v, "lossless")) sampling = CROWD_SAMPLING_LOSSLESS;
+            else if (!strcmp(v, "editable")) sampling = CROWD_SAMPLING_EDITABLE;
+            else {
+                fprintf(stderr, "ossa crowd: --sampling expects built, lossless or editable, got '%s'\n", v);
                 return 2;
             }
         } else if (!strcmp(a, "--spacing") && more) {
@@ -187,7 +199,9 @@ int cmd_crowd(int argc, char **argv) {
     uint32_t slots = pool ? thread_pool_size(pool) : 1;
     crowd c;
     char err[256];
-    crowd_desc cd = {s.asset, count, clip_n ? clip_list : NULL, (uint32_t)clip_n, seed, slots, spacing};
+    crowd_desc cd = {.asset = s.asset, .count = count, .clips = clip_n ? clip_list : NULL,
+                     .clip_count = (uint32_t)clip_n, .seed = seed, .scratch_slots = slots, .spacing = spacing,
+                     .sampling = sampling};
     if (!crowd_create(&c, &cd, err, sizeof err)) {
         fprintf(stderr, "ossa crowd: %s: %s\n", s.label, err);
         thread_pool_destroy(pool);
@@ -286,35 +300,41 @@ int crowd_bench(const char *file, uint32_t count, uint32_t threads, uint32_t fra
     double *ms = malloc(sizeof(double) * frames);
     crowd c;
     char err[256];
-    crowd_desc cd = {s.asset, count, NULL, 0, 1, nthreads, 0};
-    if (!ms || !crowd_create(&c, &cd, err, sizeof err)) {
-        fprintf(stderr, "ossa bench: %s: %s\n", s.label, ms ? err : "out of memory");
-        free(ms);
-        thread_pool_destroy(pool);
-        scene_free(&s);
-        return 1;
-    }
     printf("crowd: %s, %u instances, %u joints, %u clips, medians of %u frames at 60 Hz\n", s.label, count,
-           c.joint_count, s.asset->clip_count, frames);
-    double cpu[2] = {0, 0};
-    uint32_t tcount[2] = {1, nthreads};
-    for (int k = 0; k < 2; k++) {
-        if (k == 1 && nthreads == 1) {
-            cpu[1] = cpu[0];
-            break;
+           s.joint_count, s.asset->clip_count, frames);
+    static const char *const names[2] = {"editable clips", "built clips"};
+    for (int mode = 0; mode < 2; mode++) {
+        crowd_desc cd = {.asset = s.asset, .count = count, .seed = 1, .scratch_slots = nthreads,
+                         .sampling = mode ? CROWD_SAMPLING_BUILT : CROWD_SAMPLING_EDITABLE};
+        if (!ms || !crowd_create(&c, &cd, err, sizeof err)) {
+            fprintf(stderr, "ossa bench: %s: %s\n", s.label, ms ? err : "out of memory");
+            free(ms);
+            thread_pool_destroy(pool);
+            scene_free(&s);
+            return 1;
         }
-        for (uint32_t f = 0; f < 10; f++) crowd_update(&c, k ? pool : NULL, (float)f / 60); /* warm up */
-        for (uint32_t f = 0; f < frames; f++) {
-            double t0 = now_seconds();
-            crowd_update(&c, k ? pool : NULL, (float)(f + 10) / 60);
-            ms[f] = (now_seconds() - t0) * 1000.0;
+        if (c.build_seconds > 0) printf("  built clips (compressed, 0.1 mm bound): built in %.2f s\n", c.build_seconds);
+        double cpu[2] = {0, 0};
+        uint32_t tcount[2] = {1, nthreads};
+        for (int k = 0; k < 2; k++) {
+            if (k == 1 && nthreads == 1) {
+                cpu[1] = cpu[0];
+                break;
+            }
+            for (uint32_t f = 0; f < 10; f++) crowd_update(&c, k ? pool : NULL, (float)f / 60); /* warm up */
+            for (uint32_t f = 0; f < frames; f++) {
+                double t0 = now_seconds();
+                crowd_update(&c, k ? pool : NULL, (float)(f + 10) / 60);
+                ms[f] = (now_seconds() - t0) * 1000.0;
+            }
+            cpu[k] = median(ms, frames);
+            printf("  CPU sampling + model + palettes, %s, %u thread%s: %8.3f ms/frame (%.2f us per character)\n",
+                   names[mode], tcount[k], tcount[k] == 1 ? " " : "s", cpu[k], cpu[k] * 1000.0 / count);
         }
-        cpu[k] = median(ms, frames);
-        printf("  CPU sampling + model + palettes, %u thread%s: %8.3f ms/frame (%.2f us per character)\n",
-               tcount[k], tcount[k] == 1 ? " " : "s", cpu[k], cpu[k] * 1000.0 / count);
+        printf("  characters per 16.7 ms, %s: %.0f on 1 thread, %.0f on %u thread%s\n", names[mode],
+               count * 16.7 / cpu[0], count * 16.7 / cpu[1], nthreads, nthreads == 1 ? "" : "s");
+        if (mode == 0) crowd_destroy(&c);
     }
-    printf("  characters per 16.7 ms on %u thread%s: %.0f\n", nthreads, nthreads == 1 ? "" : "s",
-           count * 16.7 / cpu[1]);
     int rc = 0;
     ossa_gl_headless *ctx = NULL;
     if (ossa_gl_headless_create(640, 360, &ctx) != OSSA_OK) {
