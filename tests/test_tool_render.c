@@ -613,7 +613,8 @@ static void progress_lines_and_quiet(void **state) {
     assert_true(changed(frame_of(&gif, 0), frame_of(&gif, 2), gif.width, gif.height) > 0.005);
     image_free(&gif);
     assert_int_equal(run_tool("bench --crowd 8 --rounds 1 --threads 2", &out), 0);
-    const char *rows[] = {"CPU sampling + model + palettes, 1 thread", "2 threads", "characters per 16.7 ms",
+    const char *rows[] = {"CPU sampling + model + palettes, editable clips, 1 thread",
+                          "CPU sampling + model + palettes, built clips, 2 threads", "characters per 16.7 ms, built clips",
                           "GPU palette upload + instanced draw"};
     for (size_t i = 0; i < sizeof rows / sizeof rows[0]; i++)
         if (!strstr(out, rows[i])) fail_msg("bench --crowd output lacks '%s':\n%s", rows[i], out);
