@@ -21,7 +21,8 @@ static double clock_seconds(void) {
 
 void crowd_destroy(crowd *c) {
     if (!c) return;
-    for (uint32_t i = 0; c->contexts && i < c->count; i++) ossa_sampling_context_destroy(c->contexts[i]);
+    for (uint32_t i = 0; c->contexts && i < c->scratch_slots; i++) ossa_sampling_context_destroy(c->contexts[i]);
+    free(c->order);
     for (uint32_t i = 0; c->owns_built && c->built && i < c->clip_count; i++) ossa_built_clip_destroy(c->built[i]);
     if (c->owns_built) free(c->built);
     free(c->contexts);
@@ -59,10 +60,11 @@ void crowd_update_range(crowd *c, uint32_t begin, uint32_t end, uint32_t slot, f
     uint32_t jc = c->joint_count;
     ossa_transform *locals = c->locals + (size_t)slot * jc;
     ossa_mat4 *model = c->model + (size_t)slot * jc;
-    for (uint32_t i = begin; i < end && i < c->count; i++) {
+    for (uint32_t k = begin; k < end && k < c->count; k++) {
+        uint32_t i = c->order[k];
         const crowd_instance *in = &c->instances[i];
         if (c->built) {
-            ossa_sample_job sj = {.clip = c->built[in->clip], .context = c->contexts[i],
+            ossa_sample_job sj = {.clip = c->built[in->clip], .context = c->contexts[slot],
                                   .time = crowd_instance_time(c, i, t), .loop = true, .output = locals,
                                   .output_count = jc};
             ossa_sample_job_run(&sj);
@@ -152,16 +154,17 @@ bool crowd_create(crowd *c, const crowd_desc *d, char *err, size_t err_size) {
     c->cursors = calloc((size_t)c->count * c->cursor_stride, sizeof *c->cursors);
     c->locals = malloc(c->scratch_slots * jc * sizeof *c->locals);
     c->model = malloc(c->scratch_slots * jc * sizeof *c->model);
+    c->order = malloc(c->count * sizeof *c->order);
     if (c->built) {
-        c->contexts = calloc(c->count, sizeof *c->contexts);
-        for (uint32_t i = 0; c->contexts && i < c->count; i++)
+        c->contexts = calloc(c->scratch_slots, sizeof *c->contexts);
+        for (uint32_t i = 0; c->contexts && i < c->scratch_slots; i++)
             if (ossa_sampling_context_create(c->joint_count, 0, NULL, &c->contexts[i]) != OSSA_OK) {
                 free(c->instances);
                 c->instances = NULL; /* reported below */
                 break;
             }
     }
-    if (!c->instances || !c->palettes || !c->cursors || !c->locals || !c->model || (c->built && !c->contexts)) {
+    if (!c->instances || !c->palettes || !c->cursors || !c->locals || !c->model || !c->order || (c->built && !c->contexts)) {
         crowd_destroy(c);
         snprintf(err, err_size, "out of memory for %u instances", d->count);
         return false;
@@ -201,6 +204,12 @@ bool crowd_create(crowd *c, const crowd_desc *d, char *err, size_t err_size) {
         in->place.translation.x = ((float)(i % cols) - 0.5f * (float)(cols - 1)) * spacing + jx;
         in->place.translation.z = ((float)(i / cols) - 0.5f * (float)(rows - 1)) * spacing + jz;
     }
+    /* update order: instances grouped by clip, so a slot's sampling context (or the cache)
+     * keeps one clip's data while it walks a group (counting sort, stable) */
+    uint32_t at = 0;
+    for (uint32_t k = 0; k < clip_count; k++)
+        for (uint32_t i = 0; i < c->count; i++)
+            if (c->instances[i].clip == k) c->order[at++] = i;
     /* crowd bounds: the grid (with its jitter) plus half a cell around it */
     float half_x = (0.5f * (float)(cols - 1) + 0.4f) * spacing, half_z = (0.5f * (float)(rows - 1) + 0.3f) * spacing;
     float cx = 0.5f * (lo[0] + hi[0]), cz = 0.5f * (lo[2] + hi[2]);

@@ -51,7 +51,8 @@ typedef struct crowd {
     crowd_sampling sampling;
     ossa_built_clip **built;    /* clip_count (BUILT / LOSSLESS), or NULL */
     bool owns_built;            /* built here (else the asset's) */
-    ossa_sampling_context **contexts; /* count, one per instance (built sampling) */
+    ossa_sampling_context **contexts; /* scratch_slots (built sampling): one per concurrent caller */
+    uint32_t *order;            /* count: instance indices grouped by clip; ranges index this */
     double build_seconds;       /* time spent building clips in crowd_create */
     crowd_instance *instances;
     ossa_mat4 *palettes;        /* count * joint_count, instance-major */
@@ -69,9 +70,11 @@ typedef struct crowd {
 bool crowd_create(crowd *c, const crowd_desc *desc, char *err, size_t err_size);
 void crowd_destroy(crowd *c);
 
-/* Samples instances [begin, end) at crowd time t (seconds) with scratch slot `slot`
- * (< scratch_slots; one slot per concurrent caller) into their palettes. Forward
- * playback uses each instance's cursors or sampling context; no allocation. */
+/* Samples the instances order[begin..end) at crowd time t (seconds) with scratch slot
+ * `slot` (< scratch_slots; one slot per concurrent caller) into their palettes. Editable
+ * clips use each instance's cursors; built clips share the slot's sampling context (11.8 KB
+ * for 43 joints: one per instance would be 11.8 MB for 1000 and miss the cache on every
+ * sample; a re-seek within a group of the same clip is cheaper). No allocation. */
 void crowd_update_range(crowd *c, uint32_t begin, uint32_t end, uint32_t slot, float t);
 
 /* Clip time instance i samples at crowd time t (looping). */
