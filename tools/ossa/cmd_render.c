@@ -8,6 +8,7 @@
 
 #include "cli_common.h"
 #include "commands.h"
+#include "ik_pass.h"
 #include "image_io.h"
 #include "layers_cli.h"
 #include "render_common.h"
@@ -16,7 +17,7 @@ static int usage(FILE *f) {
     fprintf(f,
             "usage: ossa render [FILE|demo] [--clip NAME|INDEX] [--from T] [--to T] [--fps N] [--size WxH]\n"
             "                   [--out anim.gif|frame.png] [--bones] [--cpu|--gpu] [--rest] [--loop|--no-loop]\n"
-            "                   [--ssaa N] [--skinning lbs|dqs] [--compare] [--quiet]\n"
+            "                   [--ssaa N] [--skinning lbs|dqs] [--compare] [--quiet] [--ik JOINT:x,y,z[:px,py,pz]]...\n"
             "  FILE     .gltf/.glb (default: the built-in demo character)\n"
             "  --clip   clip name or index (default: the first clip)\n"
             "  --from/--to  clip time range in seconds (default: the whole clip; a .png renders --from)\n"
@@ -30,6 +31,9 @@ static int usage(FILE *f) {
             "  --skinning lbs|dqs  linear blend (default) or dual quaternion skinning, CPU and GPU\n"
             "  --compare  LBS on the left half and DQS on the right half of each image (same camera)\n"
             "  --quiet  no progress on stderr (otherwise a line every few seconds when not a terminal)\n"
+            "  --ik     two-bone IK: the chain ending at JOINT (its parent and grandparent turn)\n"
+            "           reaches the model-space target x,y,z, knee/elbow towards the pole px,py,pz\n"
+            "           (default: its rest-pose bend, else +z); up to 4 chains\n"
             "  --loop / --no-loop  leave out / keep the end frame, which repeats the first when the GIF\n"
             "           loops (default: --loop for a whole clip that ends in the pose it starts in)\n"
             "  layers:  --clip A --clip B [--weights 0.3,0.7] [--sync] [--additive CLIP[:WEIGHT]] [--mask JOINT]\n"
@@ -101,6 +105,8 @@ static int render_main(int argc, char **argv, cli_layers *layers) {
     float from = 0, to = 0;
     bool has_from = false, has_to = false, rest = false;
     int loop = -1;
+    const char *ik_specs[IK_PASS_MAX + 1];
+    int ik_count = 0;
     render_options o;
     render_options_init(&o, NULL);
     for (int i = 1; i < argc; i++) {
@@ -127,6 +133,8 @@ static int render_main(int argc, char **argv, cli_layers *layers) {
             has_to = true;
         } else if (!strcmp(a, "--rest")) {
             rest = true;
+        } else if (!strcmp(a, "--ik") && more && ik_count <= IK_PASS_MAX) {
+            ik_specs[ik_count++] = argv[++i];
         } else if (!strcmp(a, "--loop")) {
             loop = 1;
         } else if (!strcmp(a, "--no-loop")) {
@@ -138,6 +146,13 @@ static int render_main(int argc, char **argv, cli_layers *layers) {
     if (o.out && !render_out_ext_ok("render", o.out)) return 2;
     scene s;
     if (!scene_load(&s, file, "render")) return 1;
+    static ik_pass ik; /* the scene's post-pose hook points here */
+    for (int k = 0; k < ik_count; k++)
+        if (!ik_pass_add(&ik, &s, ik_specs[k], "render")) {
+            scene_free(&s);
+            return 2;
+        }
+    if (ik_count) ik_pass_attach(&ik, &s);
     if (cli_layers_active(layers)) {
         if (!cli_layers_resolve(layers, s.asset, "render")) {
             scene_free(&s);
@@ -176,6 +191,7 @@ static int render_main(int argc, char **argv, cli_layers *layers) {
                span.clip ? span.clip->name : "(rest pose)", st.frames, st.frames == 1 ? "" : "s", o.width, o.height,
                st.seconds, o.draw.cpu ? "CPU" : "GPU",
                o.draw.compare ? "LBS | DQS" : o.draw.dqs ? "DQS" : "LBS", o.out);
+    if (ok) ik_pass_report(&ik, &s, "render");
     scene_free(&s);
     return ok ? 0 : 1;
 }

@@ -11,6 +11,7 @@
 #include <string.h>
 
 #include "commands.h"
+#include "ik_pass.h"
 #include "image_io.h"
 #include "render_common.h"
 
@@ -37,6 +38,8 @@ typedef struct viewer {
     bool dragging;
     double last_x, last_y;
     GLFWwindow *window;
+    ik_pass ik;          /* I toggles: --ik chains, else the feet pinned where they are */
+    bool ik_pin;         /* no --ik: targets = the feet's positions when I is pressed */
 } viewer;
 
 static const char *clip_name(const viewer *v, int i) {
@@ -47,10 +50,10 @@ static const char *clip_name(const viewer *v, int i) {
 
 static void update_title(viewer *v) {
     char title[512];
-    snprintf(title, sizeof title, "ossa view - %s - clip %d/%u '%s' - %.2fx%s - %s%s skinning%s%s", v->s.label,
+    snprintf(title, sizeof title, "ossa view - %s - clip %d/%u '%s' - %.2fx%s - %s%s skinning%s%s%s", v->s.label,
              v->clip + 1, v->s.asset->clip_count, clip_name(v, v->clip), (double)v->speed,
-             v->paused ? " [paused]" : "", v->draw.cpu ? "CPU" : "GPU", v->s.dqs ? " DQS" : " LBS", v->draw.bones ? " - bones" : "",
-             v->draw.wireframe ? " - wireframe" : "");
+             v->paused ? " [paused]" : "", v->draw.cpu ? "CPU" : "GPU", v->s.dqs ? " DQS" : " LBS",
+             v->draw.bones ? " - bones" : "", v->draw.wireframe ? " - wireframe" : "", v->ik.enabled ? " - IK" : "");
     glfwSetWindowTitle(v->window, title);
 }
 
@@ -62,8 +65,8 @@ static void print_clips(const viewer *v) {
                (double)(c->end - c->start), c->looping ? " (looping)" : "");
     }
     printf("keys: 1-9 / N P clips, C cross-fade to next, space pause, + - speed, G CPU/GPU, D LBS/DQS, B bones,\n"
-           "      W wireframe, [ ] blend weight of the next clip (synced), R reset camera, Esc quit; drag to orbit,\n"
-           "      scroll to zoom\n");
+           "      W wireframe, [ ] blend weight of the next clip (synced), R reset camera, I IK on/off, Esc quit;\n"
+           "      drag to orbit, scroll to zoom\n");
     fflush(stdout);
 }
 
@@ -124,6 +127,15 @@ static void handle_key(viewer *v, int key) {
     case GLFW_KEY_B: v->draw.bones = !v->draw.bones; break;
     case GLFW_KEY_W: v->draw.wireframe = !v->draw.wireframe; break;
     case GLFW_KEY_R: v->cam = v->home; break;
+    case GLFW_KEY_I:
+        v->ik.enabled = !v->ik.enabled;
+        for (uint32_t i = 0; v->ik_pin && v->ik.enabled && i < v->ik.count; i++) {
+            const float *m = v->s.model[v->ik.chains[i].joints[2]].m;
+            v->ik.chains[i].target = ossa_vec3_make(m[12], m[13], m[14]);
+        }
+        printf("ossa view: IK %s (%u chain%s)\n", v->ik.enabled ? "on" : "off", v->ik.count, v->ik.count == 1 ? "" : "s");
+        fflush(stdout);
+        break;
     case GLFW_KEY_LEFT_BRACKET: set_blend(v, v->blend - 0.1f, true); break;
     case GLFW_KEY_RIGHT_BRACKET: set_blend(v, v->blend + 0.1f, true); break;
     default: return;
@@ -232,18 +244,21 @@ static bool save_screenshot(const char *path, int w, int h) {
 
 static int usage(FILE *f) {
     fprintf(f, "usage: ossa view [FILE|demo] [--clip NAME|INDEX] [--size WxH] [--cpu] [--bones] [--skinning lbs|dqs]\n"
-               "                 [--frames N --screenshot PATH] [--press FRAME:KEYS,...]\n"
+               "                 [--frames N --screenshot PATH] [--press FRAME:KEYS,...] [--ik JOINT:x,y,z]\n"
                "  a window with the animated character (default: the built-in demo character)\n"
                "  --frames N       stop after N frames (stepped at 1/60 s each)\n"
                "  --screenshot P   save the last frame's back buffer as PNG before exiting\n"
                "  --press F:KEYS   type KEYS before frame F (scripted runs), e.g. --press 10:C,20:GB\n"
+               "  --ik SPEC        a two-bone IK chain as in `ossa render --ik`, on at start\n"
+               "                   (without it, I pins the feet where they are)\n"
                "keys: 1-9 / N P clips, C cross-fade to next (0.3 s), space pause, + - speed, G CPU/GPU skinning,\n"
-               "      D linear blend / dual quaternion skinning, B bones, W wireframe, R reset camera, Esc/Q quit; drag to orbit, scroll to zoom\n");
+               "      D linear blend / dual quaternion skinning, B bones, W wireframe, R reset camera, I IK on/off,\n"
+               "      Esc/Q quit; drag to orbit, scroll to zoom\n");
     return f == stdout ? 0 : 2;
 }
 
 int cmd_view(int argc, char **argv) {
-    const char *file = NULL, *clip_arg = NULL, *shot = NULL, *press = NULL;
+    const char *file = NULL, *clip_arg = NULL, *shot = NULL, *press = NULL, *ik_spec = NULL;
     uint32_t width = 640, height = 480;
     long frames = -1;
     viewer v;
@@ -280,6 +295,8 @@ int cmd_view(int argc, char **argv) {
             if (!parse_skinning("view", argv[++i], &v.draw.dqs)) return 2;
         } else if (!strcmp(a, "--bones")) {
             v.draw.bones = true;
+        } else if (!strcmp(a, "--ik") && more) {
+            ik_spec = argv[++i];
         } else if (!take_file_arg("view", a, &file)) {
             return usage(stderr);
         }
@@ -287,6 +304,14 @@ int cmd_view(int argc, char **argv) {
     if (shot && frames < 0) frames = 1;
     if (!scene_load(&v.s, file, "view")) return 1;
     v.s.dqs = v.draw.dqs;
+    if (ik_spec && !ik_pass_add(&v.ik, &v.s, ik_spec, "view")) {
+        scene_free(&v.s);
+        return 2;
+    }
+    if (!ik_spec) ik_pass_add_feet(&v.ik, &v.s);
+    v.ik_pin = !ik_spec;
+    v.ik.enabled = ik_spec != NULL;
+    ik_pass_attach(&v.ik, &v.s);
     int start_clip = v.s.asset->clip_count ? 0 : -1;
     if (clip_arg && (start_clip = scene_find_clip(&v.s, clip_arg, "view")) < 0) {
         scene_free(&v.s);

@@ -145,6 +145,7 @@ void scene_set_pose(scene *s, const ossa_transform *locals) {
     ossa_local_to_model_job lm = {.skeleton = sk, .input = s->locals, .input_count = jc, .output = s->model,
                                   .output_count = jc};
     ossa_local_to_model_job_run(&lm);
+    if (s->post_pose) s->post_pose(s, s->post_pose_user);
     for (uint32_t k = 0; k < sk->skin_count; k++) {
         ossa_palette_job pj = {.skeleton = sk, .skin = k, .model = s->model, .model_count = jc,
                                .output = s->palettes + (size_t)k * jc, .output_count = jc};

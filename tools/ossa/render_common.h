@@ -24,6 +24,10 @@ typedef struct scene {
     float **morphed;         /* per mesh with targets: positions then normals after morphing (CPU path) */
     bool dqs;                /* skin with dual quaternions (CPU: ossa_skin_dqs, GPU: DUAL_QUAT) instead of LBS */
     ossa_dual_quat *dual_quats; /* skin_count * joint_count, from the palettes (filled when dqs) */
+    /* Optional pass after every local-to-model (IK, ik_pass.h): may edit locals and model;
+     * the palettes are computed after it. Set after scene_load (which zeroes the scene). */
+    void (*post_pose)(struct scene *s, void *user);
+    void *post_pose_user;
     /* Optional: poses the scene instead of sampling one clip (layers, docs/layers.md); it fills
      * locals and calls scene_set_pose / scene_set_weights itself. scene_pose calls it. */
     void (*pose_fn)(void *user, struct scene *s, float t, bool loop);
