@@ -209,7 +209,8 @@ ossa_result ossa_gl_mesh_update(ossa_gl_mesh *m, const float *positions, const f
 uint32_t ossa_gl_mesh_vertex_count(const ossa_gl_mesh *m) { return m ? m->vertex_count : 0; }
 
 static GLint wrap_mode(uint32_t w) {
-    return w == OSSA_WRAP_CLAMP_TO_EDGE ? GL_CLAMP_TO_EDGE : w == OSSA_WRAP_MIRRORED_REPEAT ? GL_MIRRORED_REPEAT : GL_REPEAT;
+    if (w == OSSA_WRAP_CLAMP_TO_EDGE) return GL_CLAMP_TO_EDGE;
+    return w == OSSA_WRAP_MIRRORED_REPEAT ? GL_MIRRORED_REPEAT : GL_REPEAT;
 }
 
 ossa_result ossa_gl_texture_create(const ossa_gl_texture_desc *d, ossa_gl_texture **out) {

@@ -666,7 +666,8 @@ static ossa_result build_primitive(ossa__ctx *ctx, const ossa__doc *doc, const o
     /* budget for the runtime copy, then build it */
     {
         /* the runtime copy stays allocated: its bytes count towards max_allocation for the rest of the load */
-        size_t floats = 3 + (d->normals ? 3u : 0u) + (d->tangents ? 4u : 0u) + (d->uv0 ? 2u : 0u) + (d->uv1 ? 2u : 0u) + (d->colors ? 4u : 0u);
+        size_t floats = 3 + (d->normals ? 3u : 0u) + (d->tangents ? 4u : 0u) + (d->uv0 ? 2u : 0u) + (d->uv1 ? 2u : 0u) +
+                        (d->colors ? 4u : 0u);
         for (uint32_t k = 0; k < d->target_count; k++)
             floats += (b.targets[k].positions ? 3u : 0u) + (b.targets[k].normals ? 3u : 0u) + (b.targets[k].tangents ? 3u : 0u);
         size_t bytes = (size_t)nv * floats * sizeof(float) + (size_t)d->index_count * 4 + (size_t)nv * d->influences * 6 +
