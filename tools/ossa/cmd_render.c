@@ -18,7 +18,8 @@ static int usage(FILE *f) {
             "usage: ossa render [FILE|demo] [--clip NAME|INDEX] [--from T] [--to T] [--fps N] [--size WxH]\n"
             "                   [--out anim.gif|frame.png] [--bones] [--cpu|--gpu] [--rest] [--loop|--no-loop]\n"
             "                   [--ssaa N] [--skinning lbs|dqs] [--compare] [--quiet] [--ik JOINT:x,y,z[:px,py,pz]]...\n"
-            "  FILE     .gltf/.glb (default: the built-in demo character)\n"
+            "  FILE     .gltf/.glb/.ossa (default: the built-in demo character); clips play built at the\n"
+            "           default precision (a packed file: as stored)\n"
             "  --clip   clip name or index (default: the first clip)\n"
             "  --from/--to  clip time range in seconds (default: the whole clip; a .png renders --from)\n"
             "  --fps    frames per second of clip time (default 15)\n"
@@ -163,18 +164,20 @@ static int render_main(int argc, char **argv, cli_layers *layers) {
     }
     clip_span span;
     memset(&span, 0, sizeof span);
-    if (!rest && (clip_name || s.asset->clip_count)) {
+    if (!rest && (clip_name || s.asset->clip_count || s.asset->built_clip_count)) {
         int idx = clip_name ? scene_find_clip(&s, clip_name, "render") : 0;
-        if (idx < 0) {
+        /* through the clip built at the default precision (a packed file: its own) */
+        if (idx < 0 || !scene_clip_span(&s, idx, &span, "render")) {
             scene_free(&s);
             return 1;
         }
-        span.clip = s.asset->clips[idx];
-        span.from = has_from ? from : span.clip->start;
-        span.to = has_to ? to : span.clip->end;
+        if (has_from) span.from = from;
+        if (has_to) span.to = to;
         if (has_from && !has_to && span.to < span.from) span.to = span.from;
-        /* default: a whole clip that ends where it starts loops (a part of one keeps its end) */
-        if (loop < 0) loop = span.clip->looping || (!has_from && !has_to && clip_is_cyclic(span.clip, s.asset->skeleton));
+        /* default: a whole clip that ends where it starts loops (a part of one keeps its end); a
+         * packed file's clip: its looping flag */
+        if (loop < 0)
+            loop = span.loop || (span.clip && !has_from && !has_to && clip_is_cyclic(span.clip, s.asset->skeleton));
         span.loop = loop != 0;
         if (span.to < span.from) {
             fprintf(stderr, "ossa render: --to %g is before --from %g\n", (double)span.to, (double)span.from);
@@ -188,8 +191,8 @@ static int render_main(int argc, char **argv, cli_layers *layers) {
     bool ok = render_to_file(&s, &job, &st, "render");
     if (ok)
         printf("ossa render: %s, clip '%s', %u frame%s %ux%u in %.2f s (%s %s skinning) -> %s\n", s.label,
-               span.clip ? span.clip->name : "(rest pose)", st.frames, st.frames == 1 ? "" : "s", o.width, o.height,
-               st.seconds, o.draw.cpu ? "CPU" : "GPU",
+               span.built ? ossa_built_clip_name(span.built) : span.clip ? span.clip->name : "(rest pose)", st.frames,
+               st.frames == 1 ? "" : "s", o.width, o.height, st.seconds, o.draw.cpu ? "CPU" : "GPU",
                o.draw.compare ? "LBS | DQS" : o.draw.dqs ? "DQS" : "LBS", o.out);
     if (ok) ik_pass_report(&ik, &s, "render");
     scene_free(&s);
