@@ -73,10 +73,10 @@ static void play_clip(viewer *v, uint32_t layer, int i, float fade) {
 
 static void update_title(viewer *v) {
     char title[512];
-    snprintf(title, sizeof title, "ossa view - %s - clip %d/%u '%s' - %.2fx%s - %s skinning%s%s%s", v->s.label,
+    snprintf(title, sizeof title, "ossa view - %s - clip %d/%u '%s' - %.2fx%s - %s%s skinning%s%s%s", v->s.label,
              v->clip + 1, clip_count(v), clip_name(v, v->clip), (double)v->speed,
-             v->paused ? " [paused]" : "", v->draw.cpu ? "CPU" : "GPU", v->draw.bones ? " - bones" : "",
-             v->draw.wireframe ? " - wireframe" : "", v->ik.enabled ? " - IK" : "");
+             v->paused ? " [paused]" : "", v->draw.cpu ? "CPU" : "GPU", v->s.dqs ? " DQS" : " LBS",
+             v->draw.bones ? " - bones" : "", v->draw.wireframe ? " - wireframe" : "", v->ik.enabled ? " - IK" : "");
     glfwSetWindowTitle(v->window, title);
 }
 
@@ -90,9 +90,9 @@ static void print_clips(const viewer *v) {
                (double)(b ? ossa_built_clip_duration(b) : c->end - c->start),
                (b ? ossa_built_clip_looping(b) : c->looping) ? " (looping)" : "");
     }
-    printf("keys: 1-9 / N P clips, C cross-fade to next, space pause, + - speed, G CPU/GPU, B bones, W wireframe,\n"
-           "      [ ] blend weight of the next clip (synced), R reset camera, I IK on/off, Esc quit; drag to orbit,\n"
-           "      scroll to zoom\n");
+    printf("keys: 1-9 / N P clips, C cross-fade to next, space pause, + - speed, G CPU/GPU, D LBS/DQS, B bones,\n"
+           "      W wireframe, [ ] blend weight of the next clip (synced), R reset camera, I IK on/off, Esc quit;\n"
+           "      drag to orbit, scroll to zoom\n");
     fflush(stdout);
 }
 
@@ -146,6 +146,7 @@ static void handle_key(viewer *v, int key) {
     case GLFW_KEY_MINUS:
     case GLFW_KEY_KP_SUBTRACT: v->speed = fmaxf(v->speed / 1.25f, 1.0f / 16); ossa_player_set_speed(v->player, v->speed); break;
     case GLFW_KEY_G: v->draw.cpu = !v->draw.cpu; break;
+    case GLFW_KEY_D: v->s.dqs = !v->s.dqs; break;
     case GLFW_KEY_B: v->draw.bones = !v->draw.bones; break;
     case GLFW_KEY_W: v->draw.wireframe = !v->draw.wireframe; break;
     case GLFW_KEY_R: v->cam = v->home; break;
@@ -265,7 +266,7 @@ static bool save_screenshot(const char *path, int w, int h) {
 }
 
 static int usage(FILE *f) {
-    fprintf(f, "usage: ossa view [FILE|demo] [--clip NAME|INDEX] [--size WxH] [--cpu] [--bones]\n"
+    fprintf(f, "usage: ossa view [FILE|demo] [--clip NAME|INDEX] [--size WxH] [--cpu] [--bones] [--skinning lbs|dqs]\n"
                "                 [--frames N --screenshot PATH] [--press FRAME:KEYS,...] [--ik JOINT:x,y,z]\n"
                "  a window with the animated character (default: the built-in demo character)\n"
                "  --frames N       stop after N frames (stepped at 1/60 s each)\n"
@@ -274,7 +275,8 @@ static int usage(FILE *f) {
                "  --ik SPEC        a two-bone IK chain as in `ossa render --ik`, on at start\n"
                "                   (without it, I pins the feet where they are)\n"
                "keys: 1-9 / N P clips, C cross-fade to next (0.3 s), space pause, + - speed, G CPU/GPU skinning,\n"
-               "      B bones, W wireframe, R reset camera, I IK on/off, Esc/Q quit; drag to orbit, scroll to zoom\n");
+               "      D linear blend / dual quaternion skinning, B bones, W wireframe, R reset camera, I IK on/off,\n"
+               "      Esc/Q quit; drag to orbit, scroll to zoom\n");
     return f == stdout ? 0 : 2;
 }
 
@@ -312,6 +314,8 @@ int cmd_view(int argc, char **argv) {
             }
         } else if (!strcmp(a, "--cpu")) {
             v.draw.cpu = true;
+        } else if (!strcmp(a, "--skinning") && more) {
+            if (!parse_skinning("view", argv[++i], &v.draw.dqs)) return 2;
         } else if (!strcmp(a, "--bones")) {
             v.draw.bones = true;
         } else if (!strcmp(a, "--ik") && more) {
@@ -326,6 +330,7 @@ int cmd_view(int argc, char **argv) {
         scene_free(&v.s);
         return 1;
     }
+    v.s.dqs = v.draw.dqs;
     if (ik_spec && !ik_pass_add(&v.ik, &v.s, ik_spec, "view")) {
         scene_free(&v.s);
         return 2;
@@ -401,6 +406,7 @@ int cmd_view(int argc, char **argv) {
     if (!scene_gl_create(&g, &v.s, "view")) goto done;
     gl_made = true;
     v.home = v.cam = camera_frame(lo, hi, (float)width / (float)height);
+    g.has_eye = true;
     if (start_clip >= 0) select_clip(&v, start_clip, false);
     print_clips(&v);
     update_title(&v);
@@ -427,6 +433,7 @@ int cmd_view(int argc, char **argv) {
         }
         float vp[16];
         camera_view_proj(&v.cam, (float)fw / (float)fh, vp);
+        camera_eye(&v.cam, g.eye);
         if (!scene_gl_draw(&g, &v.s, vp, &v.draw, (uint32_t)fw, (uint32_t)fh, "view")) {
             rc = 1;
             break;
