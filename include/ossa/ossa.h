@@ -18,5 +18,6 @@
 #include "player.h"
 #include "asset.h"
 #include "gltf.h"
+#include "format.h"
 
 #endif

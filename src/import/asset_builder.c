@@ -120,41 +120,50 @@ static uint32_t name_hash(const char *s) {
     return h;
 }
 
+ossa_result ossa__name_map_init(ossa__ctx *ctx, ossa__name_map *map, const char *const *names, uint32_t count) {
+    map->cap = 16;
+    while (map->cap < 2u * count && map->cap < (1u << 30)) map->cap *= 2;
+    map->names = names;
+    map->table = ossa__ctx_alloc(ctx, map->cap, sizeof *map->table);
+    if (!map->table) return ctx->failed;
+    for (uint32_t k = 0; k < map->cap; k++) map->table[k] = -1;
+    for (uint32_t i = 0; i < count; i++) {
+        uint32_t h = name_hash(names[i]) & (map->cap - 1);
+        bool dup = false;
+        while (map->table[h] >= 0 && !dup) {
+            dup = !strcmp(names[map->table[h]], names[i]);
+            if (!dup) h = (h + 1) & (map->cap - 1);
+        }
+        if (!dup) map->table[h] = (int32_t)i;
+    }
+    return OSSA_OK;
+}
+
+int32_t ossa__name_map_find(const ossa__name_map *map, const char *name) {
+    for (uint32_t h = name_hash(name) & (map->cap - 1); map->table[h] >= 0; h = (h + 1) & (map->cap - 1))
+        if (!strcmp(map->names[map->table[h]], name)) return map->table[h];
+    return -1;
+}
+
+void ossa__name_map_free(ossa__ctx *ctx, ossa__name_map *map) {
+    ossa__ctx_free(ctx, map->table);
+    map->table = NULL;
+}
+
 ossa_result ossa__builder_bind_names(ossa__ctx *ctx, const ossa_skeleton *skel, uint32_t n, const ossa__node *nodes,
                                      int32_t **joint_of_node) {
     *joint_of_node = NULL;
     if (!n) return OSSA_OK;
-    uint32_t joint_count = skel->joint_count;
     int32_t *map = ossa__ctx_alloc(ctx, n, sizeof *map);
     if (!map) return ctx->failed;
-    /* name → first joint with that name, through a hash table (linear, not nodes x joints) */
-    uint32_t cap = 16;
-    while (cap < 2u * joint_count && cap < (1u << 30)) cap *= 2;
-    int32_t *table = ossa__ctx_alloc(ctx, cap, sizeof *table);
-    if (!table) {
+    ossa__name_map names;
+    if (ossa__name_map_init(ctx, &names, skel->names, skel->joint_count)) {
         ossa__ctx_free(ctx, map);
         return ctx->failed;
     }
-    for (uint32_t k = 0; k < cap; k++) table[k] = -1;
-    for (uint32_t jnt = 0; jnt < joint_count; jnt++) {
-        uint32_t h = name_hash(skel->names[jnt]) & (cap - 1);
-        bool dup = false;
-        while (table[h] >= 0 && !dup) {
-            dup = !strcmp(skel->names[table[h]], skel->names[jnt]);
-            if (!dup) h = (h + 1) & (cap - 1);
-        }
-        if (!dup) table[h] = (int32_t)jnt;
-    }
-    for (uint32_t i = 0; i < n; i++) {
-        map[i] = -1;
-        if (!nodes[i].name || !nodes[i].name[0]) continue;
-        for (uint32_t h = name_hash(nodes[i].name) & (cap - 1); table[h] >= 0; h = (h + 1) & (cap - 1))
-            if (!strcmp(skel->names[table[h]], nodes[i].name)) {
-                map[i] = table[h];
-                break;
-            }
-    }
-    ossa__ctx_free(ctx, table);
+    for (uint32_t i = 0; i < n; i++)
+        map[i] = nodes[i].name && nodes[i].name[0] ? ossa__name_map_find(&names, nodes[i].name) : -1;
+    ossa__name_map_free(ctx, &names);
     *joint_of_node = map;
     return OSSA_OK;
 }

@@ -53,6 +53,16 @@ ossa_result ossa__builder_skeleton(ossa__ctx *ctx, ossa_asset *asset, uint32_t n
 ossa_result ossa__builder_bind_names(ossa__ctx *ctx, const ossa_skeleton *skeleton, uint32_t node_count,
                                      const ossa__node *nodes, int32_t **joint_of_node);
 
+/* Name → first index with that name (open addressing, linear time to build). */
+typedef struct ossa__name_map {
+    uint32_t cap;
+    int32_t *table;
+    const char *const *names;
+} ossa__name_map;
+ossa_result ossa__name_map_init(ossa__ctx *ctx, ossa__name_map *map, const char *const *names, uint32_t count);
+int32_t ossa__name_map_find(const ossa__name_map *map, const char *name); /* -1 when absent */
+void ossa__name_map_free(ossa__ctx *ctx, ossa__name_map *map);
+
 /* Copies `count` mesh infos (names included) into one block on the asset. */
 ossa_result ossa__builder_mesh_infos(ossa__ctx *ctx, ossa_asset *asset, uint32_t count, const ossa_mesh_info *infos);
 

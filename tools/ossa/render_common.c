@@ -11,6 +11,7 @@
 #include <time.h>
 #include <unistd.h>
 
+#include "cli_common.h"
 #include "demo_character.h"
 #include "image_io.h"
 
@@ -53,14 +54,8 @@ bool scene_load(scene *s, const char *path, const char *cmd) {
             return false;
         }
     } else {
-        ossa_diagnostic diag;
-        memset(&diag, 0, sizeof diag);
-        ossa_result r = ossa_gltf_load_file(path, NULL, &s->asset, &diag);
-        if (r != OSSA_OK) {
-            fprintf(stderr, "ossa %s: %s: %s%s%s\n", cmd, path, ossa_result_string(r), diag.message[0] ? ": " : "",
-                    diag.message);
-            return false;
-        }
+        s->asset = cli_load_asset(cmd, path);
+        if (!s->asset) return false;
         s->label = path;
     }
     const ossa_asset *a = s->asset;
