@@ -18,6 +18,7 @@
 
 #include "core/alloc.h"
 #include "import/asset_builder.h"
+#include "import/assimp/assimp_internal.h"
 
 #define MAX_NODES (1u << 20)
 #define MAX_KEYS (1u << 26)
@@ -161,6 +162,7 @@ static ossa_result walk_nodes(ai_load *L) {
             break;
         }
         L->names[i] = n->name;
+        L->node_count = i + 1; /* names so far are freed on failure */
         n->matrix = mat_from_ai(&an->mTransformation);
         if (!finite_n(n->matrix.m, 16)) {
             r = ossa__fail(ctx, OSSA_ERROR_INVALID_DATA, path, "node '%s': non-finite transformation", n->name);
@@ -677,34 +679,60 @@ static ossa_result apply_behaviour(ossa__ctx *ctx, clip_tmp *c, const char *path
     bool lin_post = post == aiAnimBehaviour_LINEAR && t->kind == OSSA_TRACK_VECTOR && end > t1;
     bool rep = (pre == aiAnimBehaviour_REPEAT && start < t0) || (post == aiAnimBehaviour_REPEAT && end > t1);
     if (rep) {
-        /* copies of [t0, t1) shifted by whole periods to cover [start, end], plus the exact end keys */
+        /* whole copies of the keys shifted by the period to cover [start, end]; where a copy's
+         * last key meets the next copy's first, equal values merge and different ones jump
+         * (one float step apart, as Assimp's "(t - t0) mod period" does); then trimmed to
+         * [start, end] with interpolated end keys */
         double period = (double)t1 - t0;
         double k0 = pre == aiAnimBehaviour_REPEAT ? floor((start - t0) / period) : 0;
         double k1 = post == aiAnimBehaviour_REPEAT ? ceil((end - t0) / period) : 1;
         double copies = k1 - k0;
-        if (!(copies >= 1) || copies * (n - 1) + 1 > MAX_KEYS) {
+        if (!(copies >= 1) || copies * n + 2 > MAX_KEYS) {
             ossa__warn(ctx, path, "REPEAT over %g periods is too long; the keys are held", copies);
             return OSSA_OK;
         }
-        uint32_t total = (uint32_t)copies * (n - 1) + 1;
-        float *times = tmp_floats(ctx, c, total), *values = tmp_floats(ctx, c, (size_t)total * comps);
+        uint32_t cap = (uint32_t)copies * n;
+        float *times = tmp_floats(ctx, c, cap), *values = tmp_floats(ctx, c, (size_t)cap * comps);
         if (!times || !values) return ctx->failed;
         uint32_t o = 0;
         for (double p = k0; p < k1; p++)
-            for (uint32_t k = 0; k + 1 < n; k++) {
-                times[o] = (float)(t->times[k] + p * period);
-                memcpy(values + (size_t)o * comps, t->values + (size_t)k * comps, comps * sizeof(float));
+            for (uint32_t k = 0; k < n; k++) {
+                float tk = (float)(t->times[k] + p * period);
+                const float *v = t->values + (size_t)k * comps;
+                if (o && !(tk > times[o - 1])) {
+                    if (!memcmp(v, values + (size_t)(o - 1) * comps, comps * sizeof(float))) continue;
+                    tk = nextafterf(times[o - 1], INFINITY);
+                }
+                times[o] = tk;
+                memcpy(values + (size_t)o * comps, v, comps * sizeof(float));
                 o++;
             }
-        times[o] = (float)(t1 + (k1 - 1) * period);
-        memcpy(values + (size_t)o * comps, t->values + (size_t)(n - 1) * comps, comps * sizeof(float));
-        o++;
-        /* float rounding of shifted times must stay strictly increasing */
-        for (uint32_t k = 1; k < o; k++)
-            if (!(times[k] > times[k - 1])) return fail(ctx, OSSA_ERROR_INVALID_DATA, path, "REPEAT key times collapse");
-        t->times = times;
-        t->values = values;
-        t->key_count = o;
+        ossa_track rt = *t;
+        rt.times = times;
+        rt.values = values;
+        rt.key_count = o;
+        rt.table.keys = NULL;
+        /* trim to [start, end]: the first key at or after start and the last at or before end are
+         * replaced by the sampled values at start and end */
+        uint32_t first = 0, last = o - 1;
+        while (first + 1 < o && times[first + 1] <= start) first++;
+        while (last > first + 1 && times[last - 1] >= end) last--;
+        float vs[4], ve[4];
+        ossa_track_sample(&rt, start, false, OSSA_LOOKUP_BINARY, NULL, vs);
+        ossa_track_sample(&rt, end, false, OSSA_LOOKUP_BINARY, NULL, ve);
+        if (times[first] < start) {
+            times[first] = start;
+            memcpy(values + (size_t)first * comps, vs, comps * sizeof(float));
+        }
+        if (times[last] > end) {
+            times[last] = end;
+            memcpy(values + (size_t)last * comps, ve, comps * sizeof(float));
+        }
+        t->times = times + first;
+        t->values = values + (size_t)first * comps;
+        t->key_count = last - first + 1;
+        for (uint32_t k = 1; k < t->key_count; k++)
+            if (!(t->times[k] > t->times[k - 1])) return fail(ctx, OSSA_ERROR_INVALID_DATA, path, "REPEAT key times collapse");
         return OSSA_OK;
     }
     if (!lin_pre && !lin_post) return OSSA_OK;
@@ -1150,6 +1178,19 @@ ossa_result ossa_assimp_load_clips(const char *path, const ossa_skeleton *skelet
     ossa__ctx ctx;
     ossa__ctx_init(&ctx, options, diag);
     ossa_result r = import(&ctx, path, NULL, 0, NULL, options, skeleton, out);
+    ossa__ctx_done(&ctx);
+    return r;
+}
+
+ossa_result ossa__assimp_scene_load(const struct aiScene *scene, const ossa_load_options *options,
+                                    const ossa_skeleton *bind_to, ossa_asset **out, ossa_diagnostic *diag) {
+    if (diag) memset(diag, 0, sizeof *diag);
+    if (!out) return OSSA_ERROR_INVALID_ARGUMENT;
+    *out = NULL;
+    if (!scene) return OSSA_ERROR_INVALID_ARGUMENT;
+    ossa__ctx ctx;
+    ossa__ctx_init(&ctx, options, diag);
+    ossa_result r = convert(&ctx, scene, options, bind_to, out);
     ossa__ctx_done(&ctx);
     return r;
 }
