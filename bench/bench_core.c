@@ -45,7 +45,11 @@ static double bench_sampling(const ossa_clip *clip, ossa_lookup lookup, const fl
         memset(cursors, 0, ossa_clip_cursor_count(clip) * sizeof(uint32_t));
         double t0 = now_ns();
         for (int f = 0; f < frames; f++) {
-            ossa_clip_sample(clip, times[f], true, lookup, cursors, rest, pose, JOINTS);
+            ossa_clip_sample_job job = {.clip = clip, .time = times[f], .loop = true, .lookup = lookup,
+                                        .cursors = cursors, .cursor_count = ossa_clip_cursor_count(clip),
+                                        .reference = rest, .reference_count = JOINTS, .output = pose,
+                                        .output_count = JOINTS};
+            ossa_clip_sample_job_run(&job);
             acc += pose[f % JOINTS].translation.x;
         }
         per[r] = (now_ns() - t0) / frames;
@@ -138,9 +142,25 @@ int main(int argc, char **argv) {
     /* Local-to-model and palette over a sampled pose. */
     ossa_transform pose[JOINTS];
     ossa_mat4 model[JOINTS], ibm[JOINTS], pal[JOINTS];
-    ossa_clip_sample(clip, clip->start + dur * 0.37f, false, OSSA_LOOKUP_BINARY, NULL, rest, pose, JOINTS);
-    ossa_pose_to_model(rest, parents, JOINTS, model);
-    for (int j = 0; j < JOINTS; j++) ossa_mat4_inverse_affine(&model[j], &ibm[j]);
+    ossa_clip_sample_job sj = {.clip = clip, .time = clip->start + dur * 0.37f, .reference = rest,
+                               .reference_count = JOINTS, .output = pose, .output_count = JOINTS};
+    ossa_clip_sample_job_run(&sj);
+    ossa_local_to_model_job lm = {.parents = parents, .parent_count = JOINTS, .input = rest, .input_count = JOINTS,
+                                  .output = model, .output_count = JOINTS};
+    ossa_local_to_model_job_run(&lm);
+    /* One skin over every joint, bound at the rest pose. */
+    uint32_t skin_joints[JOINTS];
+    for (int j = 0; j < JOINTS; j++) {
+        ossa_mat4_inverse_affine(&model[j], &ibm[j]);
+        skin_joints[j] = (uint32_t)j;
+    }
+    ossa_skin_desc skin_desc = {"bench", JOINTS, skin_joints, ibm, -1};
+    ossa_skeleton_desc sd = {JOINTS, parents, rest, NULL, 1, &skin_desc};
+    ossa_skeleton *skeleton = NULL;
+    if (ossa_skeleton_create(&sd, NULL, &skeleton) != OSSA_OK) {
+        fprintf(stderr, "skeleton creation failed\n");
+        return 1;
+    }
     const int reps = FRAMES * 10;
     double *per = malloc(sizeof(double) * (size_t)runs);
     float acc = 0;
@@ -157,7 +177,9 @@ int main(int argc, char **argv) {
         double t0 = now_ns();
         for (int f = 0; f < reps; f++) {
             pose[f % JOINTS].translation.z = (float)f * 1e-9f; /* keep the loop honest */
-            ossa_pose_to_model(pose, parents, JOINTS, model);
+            ossa_local_to_model_job job = {.skeleton = skeleton, .input = pose, .input_count = JOINTS,
+                                           .output = model, .output_count = JOINTS};
+            ossa_local_to_model_job_run(&job);
             acc += model[f % JOINTS].m[12];
         }
         per[r] = (now_ns() - t0) / reps;
@@ -167,18 +189,18 @@ int main(int argc, char **argv) {
         double t0 = now_ns();
         for (int f = 0; f < reps; f++) {
             model[f % JOINTS].m[13] += 1e-9f;
-            ossa_pose_palette(model, NULL, ibm, JOINTS, pal);
+            ossa_palette_job job = {.skeleton = skeleton, .model = model, .model_count = JOINTS, .output = pal,
+                                    .output_count = JOINTS};
+            ossa_palette_job_run(&job);
             acc += pal[f % JOINTS].m[12];
         }
         per[r] = (now_ns() - t0) / reps;
     }
     double pal_ns = median(per, runs);
     /* The player: one update = cursor sampling + model-space pass (cached for the palette). */
-    ossa_skeleton_desc sd = {JOINTS, parents, rest, NULL, 0, NULL};
-    ossa_skeleton *skeleton = NULL;
     ossa_player *player = NULL;
     double player_ns = 0;
-    if (ossa_skeleton_create(&sd, NULL, &skeleton) == OSSA_OK && ossa_player_create(skeleton, NULL, &player) == OSSA_OK) {
+    if (ossa_player_create(skeleton, NULL, &player) == OSSA_OK) {
         for (int r = 0; r < runs; r++) {
             ossa_player_play(player, clip, 1.0f, true);
             double t0 = now_ns();

@@ -212,19 +212,22 @@ static void bench_woman(thread_pool *pool, int reps) {
     }
     const ossa_skeleton *sk = asset->skeleton;
     ossa_mat4 *model = xmalloc(sizeof(ossa_mat4) * sk->joint_count), *pal = xmalloc(sizeof(ossa_mat4) * sk->joint_count);
-    ossa_pose_to_model(sk->rest, sk->parents, sk->joint_count, model);
+    ossa_local_to_model_job lm = {.skeleton = sk, .input = sk->rest, .input_count = sk->joint_count, .output = model,
+                                  .output_count = sk->joint_count};
+    ossa_local_to_model_job_run(&lm);
     for (uint32_t mi = 0; mi < asset->mesh_count; mi++) {
         const ossa_mesh *m = asset->meshes[mi];
         if (!m->influences || m->skin < 0 || !m->vertex_count) continue;
-        const ossa_skin *skin = &sk->skins[m->skin];
-        memcpy(pal, model, sizeof(ossa_mat4) * sk->joint_count);
-        for (uint32_t i = 0; i < skin->joint_count; i++)
-            pal[skin->joints[i]] = ossa_mat4_mul(&model[skin->joints[i]], &skin->inverse_bind[i]);
+        ossa_palette_job pj = {.skeleton = sk, .skin = (uint32_t)m->skin, .model = model,
+                               .model_count = sk->joint_count, .output = pal, .output_count = sk->joint_count};
+        ossa_palette_job_run(&pj);
         float *op = xmalloc(12ull * m->vertex_count), *on = xmalloc(12ull * m->vertex_count);
         float *ot = xmalloc(16ull * m->vertex_count);
-        ossa_skin_job job = {0, m->vertex_count, m->influences, m->joints, m->weights, pal, sk->joint_count,
-                             m->positions, 0, m->normals, 0, m->tangents, 0, op, 0, m->normals ? on : NULL, 0,
-                             m->tangents ? ot : NULL, 0};
+        ossa_skin_job job = {.end = m->vertex_count, .vertex_count = m->vertex_count, .influences = m->influences,
+                             .joints = m->joints, .weights = m->weights, .palette = pal,
+                             .palette_count = sk->joint_count, .positions = m->positions, .normals = m->normals,
+                             .tangents = m->tangents, .out_positions = op, .out_normals = m->normals ? on : NULL,
+                             .out_tangents = m->tangents ? ot : NULL};
         int inner = (int)(2000000 / m->vertex_count) + 1;
         printf("\nWoman.gltf mesh %u: %u vertices, %u influences%s%s (x%d per run)\n", mi, m->vertex_count,
                m->influences, m->normals ? ", normals" : "", m->tangents ? ", tangents" : "", inner);
@@ -263,8 +266,10 @@ int main(int argc, char **argv) {
                "% of memcpy");
         ossa_dual_quat *dq = xmalloc(sizeof *dq * m.joints_count);
         ossa_palette_to_dual_quats(m.palette, m.joints_count, dq);
-        ossa_skin_job job = {0, m.n, m.k, m.j, m.w, m.palette, m.joints_count,
-                             m.pos, 0, m.nrm, 0, m.tan, 0, m.op, 0, m.on, 0, m.ot, 0};
+        ossa_skin_job job = {.end = m.n, .vertex_count = m.n, .influences = m.k, .joints = m.j, .weights = m.w,
+                             .palette = m.palette, .palette_count = m.joints_count, .positions = m.pos,
+                             .normals = m.nrm, .tangents = m.tan, .out_positions = m.op, .out_normals = m.on,
+                             .out_tangents = m.ot};
         row rows[16];
         int count = make_rows(rows, pool, true);
         measure_rows(&job, dq, pool, rows, count, reps, 1);

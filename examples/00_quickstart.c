@@ -16,7 +16,7 @@ int main(int argc, char **argv) {
         ossa_mat4 *palette = malloc(skel->joint_count * sizeof *palette);
         float *out = malloc((size_t)mesh->vertex_count * 3 * sizeof *out);
         ossa_player_palette(player, (uint32_t)mesh->skin, palette);
-        ossa_skin_job job = {.end = mesh->vertex_count, .influences = mesh->influences, .joints = mesh->joints,
+        ossa_skin_job job = {.end = mesh->vertex_count, .vertex_count = mesh->vertex_count, .influences = mesh->influences, .joints = mesh->joints,
             .weights = mesh->weights, .palette = palette, .palette_count = skel->joint_count,
             .positions = mesh->positions, .out_positions = out};
         if (ossa_skin_lbs(&job, OSSA_SKIN_KERNEL_AUTO) == OSSA_OK)

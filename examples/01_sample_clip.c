@@ -17,8 +17,11 @@ static int run(const ossa_skeleton *skeleton, const ossa_clip *clip) {
     for (int i = 0; i <= 4; i++) {
         float t = clip->start + (clip->end - clip->start) * (float)i / 4;
         /* runtime data -> sample -> local pose -> model space */
-        ossa_clip_sample(clip, t, false, OSSA_LOOKUP_DEFAULT, NULL, skeleton->rest, pose, n);
-        ossa_pose_to_model(pose, skeleton->parents, n, model);
+        ossa_clip_sample_job sample = {.clip = clip, .time = t, .reference = skeleton->rest, .reference_count = n,
+                                       .output = pose, .output_count = n};
+        ossa_local_to_model_job to_model = {.skeleton = skeleton, .input = pose, .input_count = n, .output = model,
+                                            .output_count = n};
+        if (ossa_clip_sample_job_run(&sample) != OSSA_OK || ossa_local_to_model_job_run(&to_model) != OSSA_OK) return 1;
         printf("t = %.3f\n", (double)t);
         for (uint32_t j = 0; j < n && j < 8; j++)
             printf("  %-12s local T (%6.3f %6.3f %6.3f)  model position (%6.3f %6.3f %6.3f)\n", skeleton->names[j],

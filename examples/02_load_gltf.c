@@ -44,16 +44,20 @@ int main(int argc, char **argv) {
     if (!pose || !model || !palette || !out) return 1;
     const ossa_clip *clip = asset->clip_count ? asset->clips[0] : NULL;
     float t = clip ? 0.5f * (clip->start + clip->end) : 0.0f;
-    if (clip) ossa_clip_sample(clip, t, false, OSSA_LOOKUP_DEFAULT, NULL, sk->rest, pose, n);
+    ossa_clip_sample_job sample = {.clip = clip, .time = t, .reference = sk->rest, .reference_count = n,
+                                   .output = pose, .output_count = n};
+    if (clip) ossa_clip_sample_job_run(&sample);
     else for (uint32_t j = 0; j < n; j++) pose[j] = sk->rest[j];
-    ossa_pose_to_model(pose, sk->parents, n, model);
-    /* skeleton-indexed palette for the mesh's skin: model[joint] * inverse bind */
-    const ossa_skin *skin = &sk->skins[mesh->skin];
-    for (uint32_t j = 0; j < n; j++) palette[j] = ossa_mat4_identity();
-    for (uint32_t k = 0; k < skin->joint_count; k++)
-        palette[skin->joints[k]] = ossa_mat4_mul(&model[skin->joints[k]], &skin->inverse_bind[k]);
+    ossa_local_to_model_job to_model = {.skeleton = sk, .input = pose, .input_count = n, .output = model,
+                                        .output_count = n};
+    ossa_local_to_model_job_run(&to_model);
+    /* skeleton-indexed palette for the mesh's skin: model[joint] * inverse bind, identity elsewhere */
+    ossa_palette_job to_palette = {.skeleton = sk, .skin = (uint32_t)mesh->skin, .model = model, .model_count = n,
+                                   .output = palette, .output_count = n};
+    ossa_palette_job_run(&to_palette);
     ossa_skin_job job = {0};
     job.end = mesh->vertex_count;
+    job.vertex_count = mesh->vertex_count;
     job.influences = mesh->influences;
     job.joints = mesh->joints;
     job.weights = mesh->weights;

@@ -47,11 +47,24 @@ int main(int argc, char **argv) {
     /* palette = model × inverse bind; joint 1 is bound at x=1 and posed with a twist about x */
     ossa_transform bind1 = {{1, 0, 0}, {0, 0, 0, 1}, {1, 1, 1}};
     ossa_transform pose1 = {{1, 0, 0}, ossa_quat_from_axis_angle(ossa_vec3_make(1, 0, 0), 3.14159265f), {1, 1, 1}};
-    ossa_mat4 model[2] = {ossa_mat4_identity(), ossa_transform_to_mat4(pose1)}, ibm[2], palette[2];
+    ossa_transform pose[2] = {ossa_transform_identity(), pose1};
+    ossa_mat4 ibm[2] = {ossa_mat4_identity()}, model[2], palette[2];
     ossa_mat4 bind_m = ossa_transform_to_mat4(bind1);
-    ibm[0] = ossa_mat4_identity();
     ossa_mat4_inverse(&bind_m, &ibm[1]);
-    ossa_pose_palette(model, NULL, ibm, 2, palette);
+    const int32_t parents[2] = {-1, 0};
+    const uint32_t skin_joints[2] = {0, 1};
+    ossa_skin_desc skin = {"arm", 2, skin_joints, ibm, -1};
+    ossa_skeleton_desc sd = {2, parents, NULL, NULL, 1, &skin};
+    ossa_skeleton *skeleton = NULL;
+    if (ossa_skeleton_create(&sd, NULL, &skeleton) != OSSA_OK) return 1;
+    ossa_local_to_model_job to_model = {.skeleton = skeleton, .input = pose, .input_count = 2, .output = model,
+                                        .output_count = 2};
+    ossa_palette_job to_palette = {.skeleton = skeleton, .model = model, .model_count = 2, .output = palette,
+                                   .output_count = 2};
+    ossa_result jr = ossa_local_to_model_job_run(&to_model);
+    if (jr == OSSA_OK) jr = ossa_palette_job_run(&to_palette);
+    ossa_skeleton_destroy(skeleton);
+    if (jr != OSSA_OK) return 1;
     ossa_dual_quat dq[2];
     ossa_palette_to_dual_quats(palette, 2, dq);
 

@@ -48,23 +48,34 @@ static float g_morph_pos[MAX_VERTS * 3], g_morph_nrm[MAX_VERTS * 3];
 static float g_out_pos[MAX_VERTS * 3], g_out_nrm[MAX_VERTS * 3], g_out_tan[MAX_VERTS * 4];
 
 static void sample_clip(const ossa_clip *clip, const ossa_skeleton *sk, const float *times, uint32_t time_count,
-                        uint32_t *cursors, float *w1, float *w2) {
+                        uint32_t *cursors, uint32_t cursor_count, float *w1, float *w2) {
     uint32_t n = sk ? sk->joint_count : 0;
     for (uint32_t ti = 0; ti < time_count; ti++) {
         for (int loop = 0; loop < 2; loop++) {
             float t = times[ti];
-            float adj0 = ossa_clip_sample(clip, t, loop, OSSA_LOOKUP_LINEAR, NULL, g_ref, g_pose, n);
+            ossa_clip_sample_job ref = {.clip = clip, .time = t, .loop = loop, .lookup = OSSA_LOOKUP_LINEAR,
+                                        .reference = g_ref, .reference_count = n, .output = g_pose,
+                                        .output_count = MAX_JOINTS};
+            CHECK(ossa_clip_sample_job_run(&ref) == OSSA_OK);
             for (int lk = OSSA_LOOKUP_DEFAULT; lk <= OSSA_LOOKUP_CURSOR; lk++) {
-                float adj = ossa_clip_sample(clip, t, loop, (ossa_lookup)lk, cursors, g_ref, g_pose2, n);
-                CHECK(memcmp(&adj, &adj0, sizeof adj) == 0);
+                ossa_clip_sample_job job = ref;
+                job.lookup = (ossa_lookup)lk, job.cursors = cursors, job.cursor_count = cursor_count;
+                job.output = g_pose2;
+                CHECK(ossa_clip_sample_job_run(&job) == OSSA_OK);
+                CHECK(memcmp(&job.sampled_time, &ref.sampled_time, sizeof ref.sampled_time) == 0);
                 CHECK(memcmp(g_pose, g_pose2, n * sizeof *g_pose) == 0);
             }
             for (uint32_t w = 0; w < clip->weight_track_count; w++) {
                 uint32_t comps = clip->weight_tracks[w].weights.components;
                 CHECK(comps <= OSSA_MAX_COMPONENTS);
-                ossa_clip_sample_weights(clip, w, t, loop, OSSA_LOOKUP_LINEAR, NULL, w1);
+                ossa_clip_weights_job wref = {.clip = clip, .track = w, .time = t, .loop = loop,
+                                              .lookup = OSSA_LOOKUP_LINEAR, .output = w1,
+                                              .output_count = OSSA_MAX_COMPONENTS};
+                CHECK(ossa_clip_weights_job_run(&wref) == OSSA_OK);
                 for (int lk = OSSA_LOOKUP_DEFAULT; lk <= OSSA_LOOKUP_CURSOR; lk++) {
-                    ossa_clip_sample_weights(clip, w, t, loop, (ossa_lookup)lk, cursors, w2);
+                    ossa_clip_weights_job wj = wref;
+                    wj.lookup = (ossa_lookup)lk, wj.cursors = cursors, wj.cursor_count = cursor_count, wj.output = w2;
+                    CHECK(ossa_clip_weights_job_run(&wj) == OSSA_OK);
                     CHECK(memcmp(w1, w2, comps * sizeof *w1) == 0);
                 }
             }
@@ -76,7 +87,9 @@ static void skin_meshes(const ossa_asset *a, const ossa_clip *clip, float t, flo
     const ossa_skeleton *sk = a->skeleton;
     uint32_t n = sk ? sk->joint_count : 0;
     if (!sk) return;
-    CHECK(ossa_pose_to_model(g_pose, sk->parents, n, g_model) == OSSA_OK);
+    ossa_local_to_model_job lm = {.skeleton = sk, .input = g_pose, .input_count = n, .output = g_model,
+                                  .output_count = MAX_JOINTS};
+    CHECK(ossa_local_to_model_job_run(&lm) == OSSA_OK);
     float weights[OSSA_MAX_COMPONENTS];
     for (uint32_t m = 0; m < a->mesh_count; m++) {
         const ossa_mesh *mesh = a->meshes[m];
@@ -87,22 +100,38 @@ static void skin_meshes(const ossa_asset *a, const ossa_clip *clip, float t, flo
         if (clip)
             for (uint32_t w = 0; w < clip->weight_track_count; w++)
                 if ((int32_t)clip->weight_tracks[w].joint == mesh->node &&
-                    clip->weight_tracks[w].weights.components == mesh->target_count)
-                    ossa_clip_sample_weights(clip, w, t, false, OSSA_LOOKUP_BINARY, NULL, weights);
+                    clip->weight_tracks[w].weights.components == mesh->target_count) {
+                    ossa_clip_weights_job wj = {.clip = clip, .track = w, .time = t, .lookup = OSSA_LOOKUP_BINARY,
+                                                .output = weights, .output_count = OSSA_MAX_COMPONENTS};
+                    CHECK(ossa_clip_weights_job_run(&wj) == OSSA_OK);
+                }
         CHECK(ossa_morph_apply(mesh, weights, 0, mesh->vertex_count, g_morph_pos,
                                mesh->normals ? g_morph_nrm : NULL) == OSSA_OK);
         if (!mesh->influences || mesh->skin < 0) continue;
         /* skeleton-indexed palette for this mesh's skin */
         const ossa_skin *skin = &sk->skins[mesh->skin];
-        for (uint32_t j = 0; j < n; j++) g_palette[j] = g_model[j];
-        for (uint32_t i = 0; i < skin->joint_count; i++)
-            g_palette[skin->joints[i]] = ossa_mat4_mul(&g_model[skin->joints[i]], &skin->inverse_bind[i]);
-        if (skin->joint_count <= MAX_JOINTS)
-            ossa_pose_palette(g_model, skin->joints, skin->inverse_bind, skin->joint_count, g_skin_palette);
+        ossa_palette_job pj = {.skeleton = sk, .skin = (uint32_t)mesh->skin, .model = g_model,
+                               .model_count = MAX_JOINTS, .output = g_palette, .output_count = MAX_JOINTS};
+        CHECK(ossa_palette_job_run(&pj) == OSSA_OK);
+        /* the compact (skin-indexed) layout agrees entry for entry; a skin too long for the
+         * buffer is BUFFER_TOO_SMALL, not an overflow */
+        pj.layout = OSSA_PALETTE_LAYOUT_SKIN, pj.output = g_skin_palette;
+        ossa_result pr = ossa_palette_job_run(&pj);
+        CHECK(pr == (skin->joint_count <= MAX_JOINTS ? OSSA_OK : OSSA_ERROR_BUFFER_TOO_SMALL));
+        if (pr == OSSA_OK) { /* a joint listed twice: the skeleton layout keeps its last entry */
+            static uint8_t seen[MAX_JOINTS];
+            memset(seen, 0, n);
+            for (uint32_t i = skin->joint_count; i-- > 0;) {
+                uint32_t j = skin->joints[i];
+                if (!seen[j]) CHECK(memcmp(&g_skin_palette[i], &g_palette[j], sizeof(ossa_mat4)) == 0);
+                seen[j] = 1;
+            }
+        }
         ossa_skin_job job;
         memset(&job, 0, sizeof job);
         job.begin = 0;
         job.end = mesh->vertex_count;
+        job.vertex_count = mesh->vertex_count;
         job.influences = mesh->influences;
         job.joints = mesh->joints;
         job.weights = mesh->weights;
@@ -153,9 +182,11 @@ static void run(const ossa_asset *a, const uint8_t *p) {
         for (uint32_t i = 0; i < cc; i++) cursors[i] = flags & 1 ? 0xFFFFFFFFu : i * 7919u;
         times[tc] = clip->start;
         times[tc + 1] = clip->end;
-        sample_clip(clip, sk, times, tc + 2, cursors, w1, w2);
-        /* the last sampled pose (clip end, looping) goes through skinning */
-        ossa_clip_sample(clip, times[0], flags & 2, OSSA_LOOKUP_DEFAULT, NULL, g_ref, g_pose, n);
+        sample_clip(clip, sk, times, tc + 2, cursors, cc, w1, w2);
+        /* the pose at times[0] goes through skinning */
+        ossa_clip_sample_job sj = {.clip = clip, .time = times[0], .loop = flags & 2, .reference = g_ref,
+                                   .reference_count = n, .output = g_pose, .output_count = MAX_JOINTS};
+        CHECK(ossa_clip_sample_job_run(&sj) == OSSA_OK);
         skin_meshes(a, clip, times[0], fuzz_weight);
     }
     if (sk && a->clip_count) {
@@ -240,8 +271,10 @@ static void run_raw(const uint8_t *data, size_t size, const uint8_t *p) {
     sk.joint_count = 2;
     sk.parents = (int32_t *)(uintptr_t)parents;
     sk.rest = g_ref;
-    sample_clip(clip, &sk, ts, 8, cursors, w1, w2);
-    CHECK(ossa_pose_to_model(g_pose, parents, 2, g_model) == OSSA_OK);
+    sample_clip(clip, &sk, ts, 8, cursors, 8, w1, w2);
+    ossa_local_to_model_job lm = {.parents = parents, .parent_count = 2, .input = g_pose, .input_count = 2,
+                                  .output = g_model, .output_count = 2};
+    CHECK(ossa_local_to_model_job_run(&lm) == OSSA_OK);
     ossa_palette_to_dual_quats(g_model, 2, g_dq);
     ossa_clip_destroy(clip);
 }

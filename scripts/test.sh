@@ -15,3 +15,18 @@ ctest --test-dir "$BUILD" --output-on-failure -j2
 bash scripts/fuzz.sh --runs 20000
 bash scripts/valgrind.sh
 bash scripts/check_install.sh
+# A build without GL (-DOSSA_BUILD_GL=OFF, tools on): the GL-free commands work and the
+# drawing ones say the build has no GL and exit non-zero.
+NOGL=${OSSA_NOGL_BUILD:-build-nogl}
+cmake -S . -B "$NOGL" -G Ninja -DCMAKE_BUILD_TYPE=Release -DOSSA_BUILD_GL=OFF -DOSSA_BUILD_TESTS=OFF \
+      -DOSSA_BUILD_BENCH=OFF -DOSSA_WERROR=ON > /dev/null
+cmake --build "$NOGL" > /dev/null
+printf '{"asset": {"version": "2.0"}, "nodes": [{"name": "root"}]}' > "$NOGL/one_node.gltf"
+info=$("$NOGL/ossa" info "$NOGL/one_node.gltf")
+[[ $info == *root* ]]
+"$NOGL/ossa" sample "$NOGL/one_node.gltf" > /dev/null
+if "$NOGL/ossa" render --out "$NOGL/x.png" 2> "$NOGL/render.err"; then
+  echo "no-GL build: ossa render should fail" >&2; exit 1
+fi
+grep -q "built without GL" "$NOGL/render.err"
+echo "no-GL build: ossa info works, ossa render reports the missing GL"

@@ -140,7 +140,7 @@ static float sample_x(const ossa_asset *a, const char *joint, float t) {
     const ossa_skeleton *sk = a->skeleton;
     ossa_transform pose[8];
     assert_true(sk->joint_count <= 8);
-    ossa_clip_sample(a->clips[0], t, false, OSSA_LOOKUP_BINARY, NULL, sk->rest, pose, sk->joint_count);
+    ot_clip_sample(a->clips[0], t, false, OSSA_LOOKUP_BINARY, NULL, sk->rest, pose, sk->joint_count);
     int32_t j = ossa_skeleton_find_joint(sk, joint);
     assert_true(j >= 0);
     return pose[j].translation.x;
@@ -391,9 +391,9 @@ static ossa_mat4 *world_at(const ossa_asset *a, const ossa_clip *clip, float t) 
     const ossa_skeleton *sk = a->skeleton;
     ossa_transform *loc = malloc(sizeof *loc * sk->joint_count);
     ossa_mat4 *w = malloc(sizeof *w * sk->joint_count);
-    if (clip) ossa_clip_sample(clip, t, false, OSSA_LOOKUP_BINARY, NULL, sk->rest, loc, sk->joint_count);
+    if (clip) ot_clip_sample(clip, t, false, OSSA_LOOKUP_BINARY, NULL, sk->rest, loc, sk->joint_count);
     else memcpy(loc, sk->rest, sizeof *loc * sk->joint_count);
-    assert_int_equal(ossa_pose_to_model(loc, sk->parents, sk->joint_count, w), OSSA_OK);
+    ot_local_to_model(loc, sk->parents, sk->joint_count, w);
     free(loc);
     return w;
 }

@@ -162,7 +162,7 @@ static void sample_reference_fallback_and_per_track_clamp(void **state) {
     uint32_t cursors[7] = {0};
     /* t = 1.5: joint 2 translation halfway (5,10,15), rotation constant (one key);
      * joint 0 scale before its first key -> its first value (1,1,1). */
-    assert_float_equal(ossa_clip_sample(c, 1.5f, false, OSSA_LOOKUP_CURSOR, cursors, ref, out, 4), 1.5f, 0);
+    assert_float_equal(ot_clip_sample(c, 1.5f, false, OSSA_LOOKUP_CURSOR, cursors, ref, out, 4), 1.5f, 0);
     ot_assert_near(out[2].translation.x, 5, 1e-6);
     ot_assert_near(out[2].translation.z, 15, 1e-6);
     assert_memory_equal(&out[2].rotation, R_VALUES, sizeof(ossa_quat));
@@ -172,26 +172,125 @@ static void sample_reference_fallback_and_per_track_clamp(void **state) {
     assert_memory_equal(&out[1], &ref[1], sizeof(ossa_transform)); /* no track */
     assert_memory_equal(&out[3], &ref[3], sizeof(ossa_transform));
     /* t = end: every track's last key exactly, including the one that ended earlier. */
-    ossa_clip_sample(c, 3.0f, false, OSSA_LOOKUP_DEFAULT, NULL, ref, out, 4);
+    ot_clip_sample(c, 3.0f, false, OSSA_LOOKUP_DEFAULT, NULL, ref, out, 4);
     assert_memory_equal(&out[2].translation, T_VALUES + 3, sizeof(ossa_vec3));
     assert_memory_equal(&out[0].scale, S_VALUES + 3, sizeof(ossa_vec3));
     /* t = 2.5: translation clamps to its own last key, scale halfway (2,3,4). */
-    ossa_clip_sample(c, 2.5f, false, OSSA_LOOKUP_LINEAR, NULL, NULL, out, 4);
+    ot_clip_sample(c, 2.5f, false, OSSA_LOOKUP_LINEAR, NULL, NULL, out, 4);
     assert_memory_equal(&out[2].translation, T_VALUES + 3, sizeof(ossa_vec3));
     ot_assert_near(out[0].scale.y, 3, 1e-6);
     ossa_transform id = ossa_transform_identity();
     assert_memory_equal(&out[1], &id, sizeof id); /* NULL reference = identity */
     /* joint_count smaller than a track's joint: the track is skipped. */
-    ossa_clip_sample(c, 2.5f, false, OSSA_LOOKUP_LINEAR, NULL, ref, out, 2);
+    ot_clip_sample(c, 2.5f, false, OSSA_LOOKUP_LINEAR, NULL, ref, out, 2);
     ot_assert_near(out[0].scale.y, 3, 1e-6);
     /* Weights: [0,1] -> [1,0] over 0.5..1.5. */
     float w[2];
-    ossa_clip_sample_weights(c, 0, 0.75f, false, OSSA_LOOKUP_DEFAULT, NULL, w);
+    ot_clip_sample_weights(c, 0, 0.75f, false, OSSA_LOOKUP_DEFAULT, NULL, w);
     ot_assert_near(w[0], 0.25, 1e-6);
     ot_assert_near(w[1], 0.75, 1e-6);
-    ossa_clip_sample_weights(c, 0, 2.9f, false, OSSA_LOOKUP_CURSOR, cursors, w);
+    ot_clip_sample_weights(c, 0, 2.9f, false, OSSA_LOOKUP_CURSOR, cursors, w);
     assert_memory_equal(w, W_VALUES + 2, sizeof w);
     ossa_clip_destroy(c);
+}
+
+/* ozz-style: the zeroed job fails validation and passes as each field is set; a short
+ * output (or cursor) span is BUFFER_TOO_SMALL and writes nothing. */
+static void sample_job_validation(void **state) {
+    (void)state;
+    ossa_clip *c = make_clip(0, true); /* tracks on joints 0 and 2 of 4; one 2-weight track */
+    ossa_transform ref[4], out[5];
+    for (int j = 0; j < 4; j++) ref[j] = ossa_transform_identity();
+    uint32_t cursors[8] = {0};
+    const uint8_t canary = 0xAB;
+    ossa_clip_sample_job job = {0};
+    assert_int_equal(ossa_clip_sample_job_validate(NULL), OSSA_ERROR_INVALID_ARGUMENT);
+    assert_int_equal(ossa_clip_sample_job_validate(&job), OSSA_ERROR_INVALID_ARGUMENT);
+    job.clip = c;
+    assert_int_equal(ossa_clip_sample_job_validate(&job), OSSA_ERROR_INVALID_ARGUMENT);
+    job.reference = ref;
+    assert_int_equal(ossa_clip_sample_job_validate(&job), OSSA_ERROR_INVALID_ARGUMENT);
+    job.output = out;
+    assert_int_equal(ossa_clip_sample_job_validate(&job), OSSA_OK); /* a zero-joint pose */
+    job.reference_count = 4;
+    assert_int_equal(ossa_clip_sample_job_validate(&job), OSSA_ERROR_BUFFER_TOO_SMALL);
+    /* output one short of the reference pose: nothing written */
+    memset(out, canary, sizeof out);
+    job.output_count = 3, job.time = 1.5f;
+    assert_int_equal(ossa_clip_sample_job_run(&job), OSSA_ERROR_BUFFER_TOO_SMALL);
+    for (size_t b = 0; b < sizeof out; b++) assert_int_equal(((const uint8_t *)out)[b], canary);
+    job.output_count = 4;
+    assert_int_equal(ossa_clip_sample_job_validate(&job), OSSA_OK);
+    assert_int_equal(ossa_clip_sample_job_run(&job), OSSA_OK);
+    assert_true(job.sampled_time == 1.5f);
+    ot_assert_near(out[2].translation.x, 5, 1e-6);
+    for (size_t b = 0; b < sizeof out[4]; b++) assert_int_equal(((const uint8_t *)&out[4])[b], canary);
+    /* CURSOR lookup: cursors required, cursor_count >= ossa_clip_cursor_count (7) */
+    job.lookup = OSSA_LOOKUP_CURSOR;
+    assert_int_equal(ossa_clip_sample_job_validate(&job), OSSA_ERROR_INVALID_ARGUMENT);
+    job.cursors = cursors, job.cursor_count = 6;
+    memset(out, canary, sizeof out);
+    assert_int_equal(ossa_clip_sample_job_run(&job), OSSA_ERROR_BUFFER_TOO_SMALL);
+    for (size_t b = 0; b < sizeof out; b++) assert_int_equal(((const uint8_t *)out)[b], canary);
+    job.cursor_count = 7;
+    assert_int_equal(ossa_clip_sample_job_run(&job), OSSA_OK);
+    /* bad lookup; track ranges: begin > end, end > track_count */
+    ossa_clip_sample_job bad = job;
+    bad.lookup = (ossa_lookup)9;
+    assert_int_equal(ossa_clip_sample_job_validate(&bad), OSSA_ERROR_INVALID_ARGUMENT);
+    bad = job, bad.track_begin = 2, bad.track_end = 1;
+    assert_int_equal(ossa_clip_sample_job_validate(&bad), OSSA_ERROR_INVALID_ARGUMENT);
+    bad = job, bad.track_begin = 0, bad.track_end = c->track_count + 1;
+    assert_int_equal(ossa_clip_sample_job_validate(&bad), OSSA_ERROR_INVALID_ARGUMENT);
+    bad = job, bad.reference = NULL; /* reference_count without a reference */
+    assert_int_equal(ossa_clip_sample_job_validate(&bad), OSSA_ERROR_INVALID_ARGUMENT);
+    /* a track range writes only the joints of its tracks (no reference copy) */
+    memset(out, canary, sizeof out);
+    bad = job, bad.track_begin = 1, bad.track_end = 2; /* the track of joint 2 */
+    assert_int_equal(ossa_clip_sample_job_run(&bad), OSSA_OK);
+    ot_assert_near(out[2].translation.x, 5, 1e-6);
+    for (size_t b = 0; b < sizeof out[0]; b++) assert_int_equal(((const uint8_t *)&out[0])[b], canary);
+
+    /* weights job */
+    float w[3] = {7, 7, 7};
+    ossa_clip_weights_job wj = {0};
+    assert_int_equal(ossa_clip_weights_job_validate(NULL), OSSA_ERROR_INVALID_ARGUMENT);
+    assert_int_equal(ossa_clip_weights_job_validate(&wj), OSSA_ERROR_INVALID_ARGUMENT);
+    wj.clip = c;
+    assert_int_equal(ossa_clip_weights_job_validate(&wj), OSSA_ERROR_INVALID_ARGUMENT);
+    wj.output = w;
+    assert_int_equal(ossa_clip_weights_job_validate(&wj), OSSA_ERROR_BUFFER_TOO_SMALL);
+    wj.output_count = 1, wj.time = 0.75f; /* one short of 2 components: nothing written */
+    assert_int_equal(ossa_clip_weights_job_run(&wj), OSSA_ERROR_BUFFER_TOO_SMALL);
+    assert_true(w[0] == 7 && w[1] == 7 && w[2] == 7);
+    wj.output_count = 2;
+    assert_int_equal(ossa_clip_weights_job_run(&wj), OSSA_OK);
+    ot_assert_near(w[0], 0.25, 1e-6);
+    assert_true(w[2] == 7 && wj.sampled_time == 0.75f);
+    wj.track = 1;
+    assert_int_equal(ossa_clip_weights_job_validate(&wj), OSSA_ERROR_INVALID_ARGUMENT);
+    wj.track = 0, wj.lookup = OSSA_LOOKUP_CURSOR;
+    assert_int_equal(ossa_clip_weights_job_validate(&wj), OSSA_ERROR_INVALID_ARGUMENT);
+    wj.cursors = cursors, wj.cursor_count = 6;
+    assert_int_equal(ossa_clip_weights_job_validate(&wj), OSSA_ERROR_BUFFER_TOO_SMALL);
+    wj.cursor_count = 7;
+    assert_int_equal(ossa_clip_weights_job_run(&wj), OSSA_OK);
+    ossa_clip_destroy(c);
+}
+
+/* The slow reference the job must equal bit for bit: every track sampled on its own through
+ * the public track API (linear key scan + interpolate) at the clip-adjusted time. */
+static void reference_pose(const ossa_clip *clip, float t, bool loop, uint32_t n, ossa_transform *out) {
+    float ct = ossa_clip_adjust_time(clip, t, loop);
+    for (uint32_t j = 0; j < n; j++) out[j] = ossa_transform_identity();
+    for (uint32_t i = 0; i < clip->track_count; i++) {
+        const ossa_transform_track *tt = &clip->tracks[i];
+        if (tt->joint >= n) continue;
+        const ossa_track *ch[3] = {&tt->translation, &tt->rotation, &tt->scale};
+        float *dst[3] = {&out[tt->joint].translation.x, &out[tt->joint].rotation.x, &out[tt->joint].scale.x};
+        for (int c = 0; c < 3; c++)
+            if (ch[c]->key_count) ossa_track_interpolate(ch[c], ossa_track_find_key_linear(ch[c], ct), ct, dst[c]);
+    }
 }
 
 static void lookups_agree_for_random_clips(void **state) {
@@ -241,11 +340,14 @@ static void lookups_agree_for_random_clips(void **state) {
         bool loop = iter & 1;
         for (int p = 0; p < 200; p++) {
             t += (p % 50 == 49) ? -3.0f : ot_rand_float(&s, 0, 0.05f); /* forward play with jumps back */
-            float ta = ossa_clip_sample(clip, t, loop, OSSA_LOOKUP_LINEAR, NULL, NULL, a, J);
-            float tb = ossa_clip_sample(clip, t, loop, OSSA_LOOKUP_BINARY, NULL, NULL, b, J);
-            float tc = ossa_clip_sample(clip, t, loop, OSSA_LOOKUP_TABLE, NULL, NULL, c2, J);
-            float te = ossa_clip_sample(clip, t, loop, OSSA_LOOKUP_CURSOR, cursors, NULL, e, J);
+            float ta = ot_clip_sample(clip, t, loop, OSSA_LOOKUP_LINEAR, NULL, NULL, a, J);
+            float tb = ot_clip_sample(clip, t, loop, OSSA_LOOKUP_BINARY, NULL, NULL, b, J);
+            float tc = ot_clip_sample(clip, t, loop, OSSA_LOOKUP_TABLE, NULL, NULL, c2, J);
+            float te = ot_clip_sample(clip, t, loop, OSSA_LOOKUP_CURSOR, cursors, NULL, e, J);
             assert_true(ta == tb && tb == tc && tc == te);
+            reference_pose(clip, t, loop, J, b);
+            assert_memory_equal(a, b, sizeof a);
+            ot_clip_sample(clip, t, loop, OSSA_LOOKUP_BINARY, NULL, NULL, b, J);
             assert_memory_equal(a, b, sizeof a);
             assert_memory_equal(a, c2, sizeof a);
             assert_memory_equal(a, e, sizeof a);
@@ -253,13 +355,20 @@ static void lookups_agree_for_random_clips(void **state) {
         /* Job form: three disjoint track ranges over a reference-filled pose equal one call. */
         for (int p = 0; p < 20; p++) {
             float tt = ot_rand_float(&s, clip->start - 1, clip->end + 1);
-            ossa_clip_sample(clip, tt, loop, OSSA_LOOKUP_BINARY, NULL, NULL, a, J);
+            ot_clip_sample(clip, tt, loop, OSSA_LOOKUP_BINARY, NULL, NULL, a, J);
             for (uint32_t j = 0; j < J; j++) b[j] = ossa_transform_identity();
             uint32_t cut1 = (uint32_t)(ot_rand_u64(&s) % (J + 1)), cut2 = (uint32_t)(ot_rand_u64(&s) % (J + 1));
             if (cut1 > cut2) { uint32_t x = cut1; cut1 = cut2; cut2 = x; }
-            ossa_clip_sample_tracks(clip, tt, loop, OSSA_LOOKUP_TABLE, NULL, cut2, J + 5, b, J);
-            ossa_clip_sample_tracks(clip, tt, loop, OSSA_LOOKUP_TABLE, NULL, 0, cut1, b, J);
-            ossa_clip_sample_tracks(clip, tt, loop, OSSA_LOOKUP_CURSOR, cursors, cut1, cut2, b, J);
+            const uint32_t ranges[3][2] = {{cut2, clip->track_count}, {0, cut1}, {cut1, cut2}};
+            for (int r = 0; r < 3; r++) {
+                if (ranges[r][0] == ranges[r][1]) continue; /* (0, 0) would mean the whole clip */
+                ossa_clip_sample_job job = {.clip = clip, .time = tt, .loop = loop, .output = b, .output_count = J,
+                                            .track_begin = ranges[r][0], .track_end = ranges[r][1]};
+                job.lookup = r == 2 ? OSSA_LOOKUP_CURSOR : OSSA_LOOKUP_TABLE;
+                job.cursors = cursors, job.cursor_count = 3 * J;
+                assert_int_equal(ossa_clip_sample_job_run(&job), OSSA_OK);
+                assert_true(job.sampled_time == ossa_clip_adjust_time(clip, tt, loop));
+            }
             assert_memory_equal(a, b, sizeof a);
         }
         ossa_clip_destroy(clip);
@@ -358,7 +467,7 @@ static void garbage_descs(void **state) {
         ossa_transform out[5];
         uint32_t cursors[9] = {0};
         for (int p = 0; p < 20; p++)
-            ossa_clip_sample(c, ot_rand_float(&s, -10, 10), p & 1, (ossa_lookup)(p % 5), cursors, NULL, out, 5);
+            ot_clip_sample(c, ot_rand_float(&s, -10, 10), p & 1, (ossa_lookup)(p % 5), cursors, NULL, out, 5);
         ossa_clip_destroy(c);
     }
 }
@@ -386,10 +495,10 @@ static void check_asset_clips(const char *relative) {
             } else if (p % 7 == 0) t = ot_rand_float(&s, -1e6f, 1e6f);
             else t = ot_rand_float(&s, clip->start - 1, clip->end + 1);
             bool loop = p & 1;
-            float ta = ossa_clip_sample(clip, t, loop, OSSA_LOOKUP_LINEAR, NULL, asset->skeleton->rest, a, n);
-            float tb = ossa_clip_sample(clip, t, loop, OSSA_LOOKUP_BINARY, NULL, asset->skeleton->rest, b, n);
-            float tc = ossa_clip_sample(clip, t, loop, OSSA_LOOKUP_TABLE, NULL, asset->skeleton->rest, c, n);
-            float td = ossa_clip_sample(clip, t, loop, OSSA_LOOKUP_CURSOR, cursors, asset->skeleton->rest, d, n);
+            float ta = ot_clip_sample(clip, t, loop, OSSA_LOOKUP_LINEAR, NULL, asset->skeleton->rest, a, n);
+            float tb = ot_clip_sample(clip, t, loop, OSSA_LOOKUP_BINARY, NULL, asset->skeleton->rest, b, n);
+            float tc = ot_clip_sample(clip, t, loop, OSSA_LOOKUP_TABLE, NULL, asset->skeleton->rest, c, n);
+            float td = ot_clip_sample(clip, t, loop, OSSA_LOOKUP_CURSOR, cursors, asset->skeleton->rest, d, n);
             assert_true(ta == tb && tb == tc && tc == td);
             assert_memory_equal(a, b, sizeof *a * n);
             assert_memory_equal(a, c, sizeof *a * n);
@@ -401,13 +510,13 @@ static void check_asset_clips(const char *relative) {
             for (uint32_t w = 0; w < clip->weight_track_count; w++) {
                 float wa[OSSA_MAX_COMPONENTS], wb[OSSA_MAX_COMPONENTS];
                 uint32_t k = clip->weight_tracks[w].weights.components;
-                ossa_clip_sample_weights(clip, w, t, loop, OSSA_LOOKUP_LINEAR, NULL, wa);
-                ossa_clip_sample_weights(clip, w, t, loop, OSSA_LOOKUP_CURSOR, cursors, wb);
+                ot_clip_sample_weights(clip, w, t, loop, OSSA_LOOKUP_LINEAR, NULL, wa);
+                ot_clip_sample_weights(clip, w, t, loop, OSSA_LOOKUP_CURSOR, cursors, wb);
                 assert_memory_equal(wa, wb, k * sizeof(float));
             }
         }
         /* Clamped at the end: each present track gives its last key exactly. */
-        ossa_clip_sample(clip, clip->end, false, OSSA_LOOKUP_DEFAULT, NULL, asset->skeleton->rest, a, n);
+        ot_clip_sample(clip, clip->end, false, OSSA_LOOKUP_DEFAULT, NULL, asset->skeleton->rest, a, n);
         for (uint32_t i = 0; i < clip->track_count; i++) {
             const ossa_transform_track *tt = &clip->tracks[i];
             if (tt->joint >= n) continue;
@@ -462,6 +571,7 @@ int main(void) {
         cmocka_unit_test(create_rejects_bad_tracks),
         cmocka_unit_test(clock_semantics),
         cmocka_unit_test(sample_reference_fallback_and_per_track_clamp),
+        cmocka_unit_test(sample_job_validation),
         cmocka_unit_test(lookups_agree_for_random_clips),
         cmocka_unit_test(table_size_is_capped_and_exact),
         cmocka_unit_test(remap_drops_and_resorts),

@@ -81,7 +81,7 @@ static void run_both(const vbuf *b, uint32_t k, const ossa_mat4 *pal, uint32_t c
     assert_non_null(dq);
     ossa_palette_to_dual_quats(pal, count, dq);
     ossa_skin_job job = {0};
-    job.end = b->n, job.influences = k, job.joints = b->j, job.weights = b->w, job.palette = pal;
+    job.end = b->n, job.vertex_count = b->n, job.influences = k, job.joints = b->j, job.weights = b->w, job.palette = pal;
     job.palette_count = count, job.positions = b->pos, job.normals = b->nrm, job.tangents = b->tan;
     job.out_positions = lbs, job.out_normals = lbs + 3 * b->n, job.out_tangents = lbs + 6 * b->n;
     assert_int_equal(ossa_skin_lbs(&job, OSSA_SKIN_KERNEL_SCALAR), OSSA_OK);
@@ -132,7 +132,7 @@ static void hemisphere_correction(void **state) {
     vbuf b = make_vertices(&rng, 300, 4, J, false);
     float *a = malloc(24 * b.n), *c = malloc(24 * b.n);
     ossa_skin_job job = {0};
-    job.end = b.n, job.influences = 4, job.joints = b.j, job.weights = b.w, job.palette_count = J;
+    job.end = b.n, job.vertex_count = b.n, job.influences = 4, job.joints = b.j, job.weights = b.w, job.palette_count = J;
     job.positions = b.pos, job.normals = b.nrm, job.out_positions = a, job.out_normals = a + 3 * b.n;
     assert_int_equal(ossa_skin_dqs(&job, dq), OSSA_OK);
     job.out_positions = c, job.out_normals = c + 3 * b.n;
@@ -165,10 +165,12 @@ static void twisted_cylinder_keeps_volume(void **state) {
     ossa_mat4 model[2] = {ossa_mat4_identity(), ossa_transform_to_mat4(pose1)}, ibm[2] = {ossa_mat4_identity()}, pal[2];
     ossa_mat4 b1 = ossa_transform_to_mat4(bind1);
     assert_true(ossa_mat4_inverse(&b1, &ibm[1]));
-    ossa_pose_palette(model, NULL, ibm, 2, pal);
+    for (int j = 0; j < 2; j++) pal[j] = ossa_mat4_mul(&model[j], &ibm[j]);
     ossa_dual_quat dq[2];
     ossa_palette_to_dual_quats(pal, 2, dq);
-    ossa_skin_job job = {0, N, 4, jt, w, pal, 2, pos, 0, nrm, 0, NULL, 0, lbs, 0, lbn, 0, NULL, 0};
+    ossa_skin_job job = {.end = N, .vertex_count = N, .influences = 4, .joints = jt, .weights = w, .palette = pal,
+                         .palette_count = 2, .positions = pos, .normals = nrm, .out_positions = lbs,
+                         .out_normals = lbn};
     assert_int_equal(ossa_skin_lbs(&job, OSSA_SKIN_KERNEL_AUTO), OSSA_OK);
     job.out_positions = dqs, job.out_normals = dqn;
     assert_int_equal(ossa_skin_dqs(&job, dq), OSSA_OK);
@@ -198,7 +200,8 @@ static void degenerate_inputs(void **state) {
     ossa_palette_to_dual_quats(pal, 2, dq);
     uint16_t jt[8] = {1, 0, 0, 0, 1, 1, 0, 2};
     float w[8] = {0, 0, 0, 0, 1, 0, 0, 0}, pos[6] = {1, 2, 3, 4, 5, 6}, nrm[6] = {0, 2, 0, 0, 1, 0}, out[6], on[6];
-    ossa_skin_job job = {0, 1, 4, jt, w, NULL, 2, pos, 0, nrm, 0, NULL, 0, out, 0, on, 0, NULL, 0};
+    ossa_skin_job job = {.end = 1, .vertex_count = 2, .influences = 4, .joints = jt, .weights = w, .palette_count = 2,
+                         .positions = pos, .normals = nrm, .out_positions = out, .out_normals = on};
     assert_int_equal(ossa_skin_dqs(&job, dq), OSSA_OK); /* zero weights: copied unchanged */
     assert_memory_equal(out, pos, 12);
     assert_memory_equal(on, nrm, 12);
@@ -236,7 +239,7 @@ static void dqs_kernels_agree(void **state) {
         const uint32_t ranges[][2] = {{0, N}, {3, 990}, {7, 8}, {16, 32}};
         for (size_t r = 0; r < 4; r++) {
             ossa_skin_job job = {0};
-            job.begin = ranges[r][0], job.end = ranges[r][1], job.influences = k, job.joints = b.j;
+            job.begin = ranges[r][0], job.end = ranges[r][1], job.vertex_count = N, job.influences = k, job.joints = b.j;
             job.weights = b.w, job.palette_count = J, job.positions = b.pos, job.normals = b.nrm, job.tangents = b.tan;
             job.out_positions = ref, job.out_normals = ref + 3 * N, job.out_tangents = ref + 6 * N;
             assert_int_equal(ossa_skin_dqs_with_kernel(&job, dq, OSSA_SKIN_KERNEL_SCALAR), OSSA_OK);

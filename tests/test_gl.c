@@ -290,7 +290,7 @@ static void check_variant(gen *g, ossa_gl_skinning s) {
         ref_lbs(m, g->palette, NULL, ref_p, ref_n);
 
     ossa_skin_job job = {0};
-    job.begin = 0, job.end = n, job.influences = m->influences;
+    job.begin = 0, job.end = n, job.vertex_count = n, job.influences = m->influences;
     job.joints = m->joints, job.weights = m->weights;
     job.palette = g->palette, job.palette_count = g->joint_count;
     job.positions = cpu_morphed.positions, job.normals = cpu_morphed.normals;
@@ -441,7 +441,7 @@ static void morph_asset(void **state) {
     assert_int_equal(ossa_gl_mesh_create(m, &gm), OSSA_OK);
     for (int i = 0; i < 5; i++) {
         float t = clip->start + (clip->end - clip->start) * (float)i / 4.0f, w[2];
-        ossa_clip_sample_weights(clip, 0, t, false, OSSA_LOOKUP_DEFAULT, NULL, w);
+        ot_clip_sample_weights(clip, 0, t, false, OSSA_LOOKUP_DEFAULT, NULL, w);
         ossa_gl_draw_desc d = {.skinning = OSSA_GL_SKIN_NONE, .morph_weights = w};
         assert_int_equal(ossa_gl_skin_readback(g_renderer, gm, &d, gpu, m->normals ? gpu_n : NULL), OSSA_OK);
         assert_int_equal(ossa_morph_apply(m, w, 0, n, cpu, cpu_n), OSSA_OK);
@@ -561,8 +561,8 @@ static void invalid_arguments(void **state) {
     gen_free(&g);
 }
 
-/* The book's character: sample clips at a few times, palette via ossa_pose_to_model +
- * ossa_pose_palette, every variant against the references. */
+/* The book's character: sample clips at a few times, palette via the local-to-model and
+ * palette jobs, every variant against the references. */
 static void woman_asset_all_variants(void **state) {
     (void)state;
     NEED_GL();
@@ -592,9 +592,9 @@ static void woman_asset_all_variants(void **state) {
         const ossa_clip *clip = a->clips[ci];
         for (size_t f = 0; f < 3; f++) {
             float t = clip->start + fractions[f] * (clip->end - clip->start);
-            ossa_clip_sample(clip, t, false, OSSA_LOOKUP_DEFAULT, NULL, sk->rest, locals, n);
-            assert_int_equal(ossa_pose_to_model(locals, sk->parents, n, g.model), OSSA_OK);
-            ossa_pose_palette(g.model, NULL, g.inverse_bind, n, g.palette);
+            ot_clip_sample(clip, t, false, OSSA_LOOKUP_DEFAULT, NULL, sk->rest, locals, n);
+            ot_local_to_model(locals, sk->parents, n, g.model);
+            ot_palette(sk, (uint32_t)mesh->skin, g.model, g.palette);
             ossa_palette_to_dual_quats(g.palette, n, g.dq);
             printf("[   INFO   ] Woman %s t=%.3f\n", clips[c], (double)t);
             check_variant(&g, OSSA_GL_SKIN_POSE_AND_IBM);

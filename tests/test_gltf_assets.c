@@ -144,9 +144,9 @@ static void check_animations(const char *rel) {
                     float t = probes[p], expect[64], got[64];
                     ref_channel(times, n, out, comps, interp, rotation, t, expect);
                     if (weights) {
-                        ossa_clip_sample_weights(clip, (uint32_t)wt, t, false, OSSA_LOOKUP_DEFAULT, NULL, got);
+                        ot_clip_sample_weights(clip, (uint32_t)wt, t, false, OSSA_LOOKUP_DEFAULT, NULL, got);
                     } else {
-                        ossa_clip_sample(clip, t, false, OSSA_LOOKUP_DEFAULT, NULL, a->skeleton->rest, pose, jn);
+                        ot_clip_sample(clip, t, false, OSSA_LOOKUP_DEFAULT, NULL, a->skeleton->rest, pose, jn);
                         const float *src = !strcmp(path, "translation") ? &pose[joint].translation.x
                                            : rotation                   ? &pose[joint].rotation.x
                                                                         : &pose[joint].scale.x;
@@ -258,6 +258,7 @@ static void check_bind_pose(const char *rel) {
             ossa_skin_job job;
             memset(&job, 0, sizeof job);
             job.end = mesh->vertex_count;
+            job.vertex_count = mesh->vertex_count;
             job.influences = mesh->influences;
             job.joints = mesh->joints;
             job.weights = mesh->weights;

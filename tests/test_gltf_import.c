@@ -369,7 +369,7 @@ static void check_scene(const ossa_asset *a, const src_scene *s) {
     const float probe[] = {0.25f, 1.0f, 1.2f, 1.5f, 1.8f, 2.0f, 7.0f};
     for (size_t p = 0; p < sizeof probe / sizeof probe[0]; p++) {
         float t = probe[p];
-        ossa_clip_sample(c, t, false, OSSA_LOOKUP_DEFAULT, NULL, sk->rest, pose, 5);
+        ot_clip_sample(c, t, false, OSSA_LOOKUP_DEFAULT, NULL, sk->rest, pose, 5);
         float tc = t < 1 ? 1 : t > 2 ? 2 : t;
         int k = tc >= 1.5f ? 1 : 0;
         if (tc >= 2.0f) k = 1;
@@ -411,7 +411,7 @@ static void check_scene(const ossa_asset *a, const src_scene *s) {
     assert_int_equal(c1->weight_tracks[0].joint, sk->joint_of_source[4]);
     assert_int_equal(c1->weight_tracks[0].weights.components, 1);
     float wv = -1;
-    ossa_clip_sample_weights(c1, 0, 0.3f, false, OSSA_LOOKUP_DEFAULT, NULL, &wv);
+    ot_clip_sample_weights(c1, 0, 0.3f, false, OSSA_LOOKUP_DEFAULT, NULL, &wv);
     ot_assert_near(wv, 0.3, 1e-6);
 }
 

@@ -636,25 +636,23 @@ static void nonsense_that_loads(void **state) {
     const ossa_clip *clip = a->clips[0];
     uint32_t child = a->nodes[2].joint;
     ossa_transform pose[3];
-    ossa_clip_sample(clip, 0.0f, false, OSSA_LOOKUP_DEFAULT, NULL, sk->rest, pose, 3);
+    ot_clip_sample(clip, 0.0f, false, OSSA_LOOKUP_DEFAULT, NULL, sk->rest, pose, 3);
     ossa_quat id = ossa_quat_identity();
     assert_memory_equal(&pose[child].rotation, &id, sizeof id); /* zero key → identity */
-    ossa_clip_sample(clip, 0.5f, false, OSSA_LOOKUP_DEFAULT, NULL, sk->rest, pose, 3);
+    ot_clip_sample(clip, 0.5f, false, OSSA_LOOKUP_DEFAULT, NULL, sk->rest, pose, 3);
     ot_assert_near(pose[child].rotation.z, 0.70710678f, 1e-6); /* huge key → unit */
     ot_assert_near(pose[child].rotation.w, 0.70710678f, 1e-6);
-    ossa_clip_sample(clip, 1.0f, false, OSSA_LOOKUP_DEFAULT, NULL, sk->rest, pose, 3);
+    ot_clip_sample(clip, 1.0f, false, OSSA_LOOKUP_DEFAULT, NULL, sk->rest, pose, 3);
     ot_assert_near(pose[child].rotation.z, 1.0f, 1e-6); /* tiny key → unit */
     ossa_mat4 model[3], palette[3];
-    assert_int_equal(ossa_pose_to_model(pose, sk->parents, 3, model), OSSA_OK);
-    for (uint32_t k = 0; k < 3; k++) palette[k] = model[k];
-    const ossa_skin *skin = &sk->skins[0];
-    for (uint32_t i = 0; i < skin->joint_count; i++)
-        palette[skin->joints[i]] = ossa_mat4_mul(&model[skin->joints[i]], &skin->inverse_bind[i]);
+    ot_local_to_model(pose, sk->parents, 3, model);
+    ot_palette(sk, 0, model, palette);
     const ossa_mesh *m = a->meshes[0];
     float out[9];
     ossa_skin_job job;
     memset(&job, 0, sizeof job);
     job.end = m->vertex_count;
+    job.vertex_count = m->vertex_count;
     job.influences = m->influences;
     job.joints = m->joints;
     job.weights = m->weights;
@@ -878,7 +876,7 @@ static void deep_node_chain(void **state) {
     assert_int_equal(a->skeleton->joint_count, N);
     for (uint32_t i = 1; i < N; i++) assert_true(a->skeleton->parents[i] >= 0 && a->skeleton->parents[i] < (int32_t)i);
     ossa_mat4 *model = malloc(N * sizeof *model);
-    assert_int_equal(ossa_pose_to_model(a->skeleton->rest, a->skeleton->parents, N, model), OSSA_OK);
+    ot_local_to_model(a->skeleton->rest, a->skeleton->parents, N, model);
     ot_assert_near(model[a->nodes[N - 1].joint].m[13], 1.0f, 0);
     free(model);
     ossa_asset_destroy(a);

@@ -124,7 +124,7 @@ static void load_options_misuse(void **state) {
         assert_int_equal(ossa_gltf_load_memory(doc, sizeof doc - 1, &o, &a, &d), OSSA_OK);
         ossa_transform out;
         for (int lk = OSSA_LOOKUP_DEFAULT; lk <= OSSA_LOOKUP_TABLE; lk++) {
-            ossa_clip_sample(a->clips[0], 0.5f, false, (ossa_lookup)lk, NULL, NULL, &out, 1);
+            ot_clip_sample(a->clips[0], 0.5f, false, (ossa_lookup)lk, NULL, NULL, &out, 1);
             ot_assert_near(out.translation.z, 1.5f, 1e-6);
         }
         ossa_asset_destroy(a);
@@ -189,36 +189,48 @@ static void clip_skeleton_mismatch(void **state) {
     for (int i = 0; i < 3; i++) ref[i] = ossa_transform_identity();
     ref[1].translation = ossa_vec3_make(9, 9, 9);
     memset(out, 0xAB, sizeof out);
-    float t = ossa_clip_sample(far, 0.5f, false, OSSA_LOOKUP_DEFAULT, NULL, ref, out, 2);
-    ot_assert_near(t, 0.5f, 0);
+    ossa_clip_sample_job job = {.clip = far, .time = 0.5f, .reference = ref, .reference_count = 2, .output = out,
+                                .output_count = 3};
+    assert_int_equal(ossa_clip_sample_job_run(&job), OSSA_OK);
+    ot_assert_near(job.sampled_time, 0.5f, 0);
     assert_memory_equal(out, ref, 2 * sizeof *out);
     uint8_t canary[sizeof out[2]];
     memset(canary, 0xAB, sizeof canary);
-    assert_memory_equal(&out[2], canary, sizeof canary); /* joint_count respected */
-    /* the track that fits is applied; joint_count 0 writes nothing */
-    ossa_clip_sample(near, 0.5f, false, OSSA_LOOKUP_DEFAULT, NULL, ref, out, 2);
+    assert_memory_equal(&out[2], canary, sizeof canary); /* the pose is reference_count joints */
+    /* the track that fits is applied; a zero-joint pose writes nothing */
+    job.clip = near;
+    assert_int_equal(ossa_clip_sample_job_run(&job), OSSA_OK);
     ot_assert_near(out[1].translation.y, 2.0f, 1e-6);
     memset(out, 0xAB, sizeof out);
-    ossa_clip_sample(near, 0.5f, false, OSSA_LOOKUP_DEFAULT, NULL, ref, out, 0);
+    job.reference_count = 0;
+    assert_int_equal(ossa_clip_sample_job_run(&job), OSSA_OK);
     assert_memory_equal(&out[0], canary, sizeof canary);
-    /* NULL clip / NULL output: neutral 0, outputs untouched */
-    assert_true(ossa_clip_sample(NULL, 0.5f, false, OSSA_LOOKUP_DEFAULT, NULL, ref, out, 2) == 0.0f);
+    /* NULL clip / NULL output: INVALID_ARGUMENT, outputs untouched */
+    job.reference_count = 2, job.clip = NULL;
+    assert_int_equal(ossa_clip_sample_job_run(&job), OSSA_ERROR_INVALID_ARGUMENT);
     assert_memory_equal(&out[0], canary, sizeof canary);
-    assert_true(ossa_clip_sample(near, 0.5f, false, OSSA_LOOKUP_DEFAULT, NULL, ref, NULL, 2) == 0.0f);
-    /* CURSOR without cursors falls back to a search; NULL reference = identity */
-    ossa_transform a[2], b[2];
-    ossa_clip_sample(near, 0.25f, false, OSSA_LOOKUP_CURSOR, NULL, NULL, a, 2);
-    ossa_clip_sample(near, 0.25f, false, OSSA_LOOKUP_BINARY, NULL, NULL, b, 2);
-    assert_memory_equal(a, b, sizeof a);
+    job.clip = near, job.output = NULL;
+    assert_int_equal(ossa_clip_sample_job_run(&job), OSSA_ERROR_INVALID_ARGUMENT);
+    assert_int_equal(ossa_clip_sample_job_run(NULL), OSSA_ERROR_INVALID_ARGUMENT);
+    /* CURSOR without cursors, or an out-of-range lookup enum: INVALID_ARGUMENT */
+    job.output = out;
+    job.lookup = OSSA_LOOKUP_CURSOR;
+    assert_int_equal(ossa_clip_sample_job_run(&job), OSSA_ERROR_INVALID_ARGUMENT);
+    job.lookup = (ossa_lookup)77;
+    assert_int_equal(ossa_clip_sample_job_run(&job), OSSA_ERROR_INVALID_ARGUMENT);
+    assert_memory_equal(&out[0], canary, sizeof canary);
+    /* NULL reference = identity */
+    ossa_transform a[2];
+    ot_clip_sample(near, 0.25f, false, OSSA_LOOKUP_BINARY, NULL, NULL, a, 2);
     ot_assert_near(a[0].rotation.w, 1.0f, 0);
-    /* out-of-range lookup enum: still a valid key (treated like the default) */
-    ossa_clip_sample(near, 0.25f, false, (ossa_lookup)77, NULL, NULL, a, 2);
-    assert_memory_equal(a, b, sizeof a);
-    /* weights: index out of range or NULL output → 0, nothing written */
+    /* weights: index out of range, NULL clip or NULL output → INVALID_ARGUMENT, nothing written */
     float w[4] = {7, 7, 7, 7};
-    assert_true(ossa_clip_sample_weights(near, 0, 0.5f, false, OSSA_LOOKUP_DEFAULT, NULL, w) == 0.0f);
+    ossa_clip_weights_job wj = {.clip = near, .time = 0.5f, .output = w, .output_count = 4};
+    assert_int_equal(ossa_clip_weights_job_run(&wj), OSSA_ERROR_INVALID_ARGUMENT);
     assert_true(w[0] == 7);
-    assert_true(ossa_clip_sample_weights(NULL, 0, 0.5f, false, OSSA_LOOKUP_DEFAULT, NULL, w) == 0.0f);
+    wj.clip = NULL;
+    assert_int_equal(ossa_clip_weights_job_run(&wj), OSSA_ERROR_INVALID_ARGUMENT);
+    assert_int_equal(ossa_clip_weights_job_run(NULL), OSSA_ERROR_INVALID_ARGUMENT);
     assert_true(ossa_clip_duration(NULL) == 0.0f);
     assert_int_equal(ossa_clip_cursor_count(NULL), 0);
     assert_int_equal(ossa_clip_remap_joints(NULL, NULL, 0), OSSA_ERROR_INVALID_ARGUMENT);
@@ -313,15 +325,27 @@ static void pose_wrong_size(void **state) {
     for (int i = 0; i < 3; i++) locals[i] = ossa_transform_identity();
     const int32_t parents[] = {-1, 0, 1};
     ossa_mat4 model[3];
-    assert_int_equal(ossa_pose_to_model(locals, parents, 3, model), OSSA_OK);
+    ossa_local_to_model_job job = {.parents = parents, .parent_count = 3, .input = locals, .input_count = 3,
+                                   .output = model, .output_count = 3};
+    assert_int_equal(ossa_local_to_model_job_run(&job), OSSA_OK);
     const int32_t long_parents[] = {-1, 2, 0}; /* joint 1's parent is joint 2: fine for 3 */
-    assert_int_equal(ossa_pose_to_model(locals, long_parents, 3, model), OSSA_OK);
-    assert_int_equal(ossa_pose_to_model(locals, long_parents, 2, model), OSSA_ERROR_INVALID_ARGUMENT);
+    job.parents = long_parents;
+    assert_int_equal(ossa_local_to_model_job_run(&job), OSSA_OK);
+    job.parent_count = 2;
+    assert_int_equal(ossa_local_to_model_job_run(&job), OSSA_ERROR_INVALID_ARGUMENT);
     const int32_t bad[] = {-1, -7};
-    assert_int_equal(ossa_pose_to_model(locals, bad, 2, model), OSSA_ERROR_INVALID_ARGUMENT);
-    assert_int_equal(ossa_pose_to_model(NULL, parents, 3, model), OSSA_ERROR_INVALID_ARGUMENT);
-    assert_int_equal(ossa_pose_to_model(locals, NULL, 3, model), OSSA_ERROR_INVALID_ARGUMENT);
-    assert_int_equal(ossa_pose_to_model(locals, parents, 3, NULL), OSSA_ERROR_INVALID_ARGUMENT);
+    job.parents = bad;
+    assert_int_equal(ossa_local_to_model_job_run(&job), OSSA_ERROR_INVALID_ARGUMENT);
+    ossa_local_to_model_job ok = job;
+    ok.parents = parents, ok.parent_count = 3;
+    job = ok, job.input = NULL;
+    assert_int_equal(ossa_local_to_model_job_run(&job), OSSA_ERROR_INVALID_ARGUMENT);
+    job = ok, job.parents = NULL;
+    assert_int_equal(ossa_local_to_model_job_run(&job), OSSA_ERROR_INVALID_ARGUMENT);
+    job = ok, job.output = NULL;
+    assert_int_equal(ossa_local_to_model_job_run(&job), OSSA_ERROR_INVALID_ARGUMENT);
+    job = ok, job.input_count = 2; /* a pose shorter than the hierarchy */
+    assert_int_equal(ossa_local_to_model_job_run(&job), OSSA_ERROR_BUFFER_TOO_SMALL);
     /* the reference walk: joint out of range → identity; a cycle stops */
     ossa_mat4 m = ossa_pose_joint_to_model(locals, parents, 3, 3);
     ossa_mat4 id = ossa_mat4_identity();
@@ -329,7 +353,8 @@ static void pose_wrong_size(void **state) {
     const int32_t cyc[] = {1, 0};
     m = ossa_pose_joint_to_model(locals, cyc, 2, 0);
     assert_memory_equal(&m, &id, sizeof m);
-    assert_int_equal(ossa_pose_to_model(locals, cyc, 2, model), OSSA_OK); /* identity locals: terminates */
+    job = ok, job.parents = cyc, job.parent_count = 2;
+    assert_int_equal(ossa_local_to_model_job_run(&job), OSSA_OK); /* identity locals: terminates */
     assert_false(ossa_pose_parents_first(NULL, 2));
     assert_true(ossa_pose_parents_first(NULL, 0));
 }
@@ -347,6 +372,7 @@ static void skin_job_misuse(void **state) {
     ossa_mat4 palette[2] = {ossa_mat4_identity(), ossa_mat4_identity()};
     job.influences = 4;
     job.end = 1;
+    job.vertex_count = 2;
     job.joints = joints;
     job.weights = weights;
     job.palette = palette;

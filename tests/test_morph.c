@@ -300,7 +300,7 @@ static void animated_morph_cube_by_hand(void **state) {
     free_cube(&c);
 }
 
-/* The same file through the importer: ossa_clip_sample_weights + ossa_morph_apply on
+/* The same file through the importer: the weights sampling job + ossa_morph_apply on
  * the loaded mesh against the hand-read data and hand-interpolated weights. */
 static void animated_morph_cube_through_loader(void **state) {
     (void)state;
@@ -322,7 +322,7 @@ static void animated_morph_cube_through_loader(void **state) {
     for (size_t i = 0; i < sizeof cube_times / sizeof cube_times[0]; i++) {
         float mine[2], sampled[2] = {-1, -1};
         cube_weights(&c, cube_times[i], mine);
-        ossa_clip_sample_weights(clip, 0, cube_times[i], false, OSSA_LOOKUP_DEFAULT, NULL, sampled);
+        ot_clip_sample_weights(clip, 0, cube_times[i], false, OSSA_LOOKUP_DEFAULT, NULL, sampled);
         ot_assert_near(sampled[0], mine[0], 1e-6), ot_assert_near(sampled[1], mine[1], 1e-6);
         for (uint32_t v = 0; v < 3 * n; v++) op[v] = on[v] = SENTINEL;
         assert_int_equal(ossa_morph_apply(m, sampled, 0, n, op, on), OSSA_OK);

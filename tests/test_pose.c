@@ -22,7 +22,7 @@ static void hand_worked_chain(void **state) {
     ossa_transform locals[3] = {trs(1, 0, 0, ID, 1), trs(0, 2, 0, RZ90, 1), trs(1, 0, 0, ID, 2)};
     int32_t parents[3] = {-1, 0, 1};
     ossa_mat4 out[3];
-    assert_int_equal(ossa_pose_to_model(locals, parents, 3, out), OSSA_OK);
+    ot_local_to_model(locals, parents, 3, out);
     /* M0 = T(1,0,0) */
     const float m0[16] = {1, 0, 0, 0, 0, 1, 0, 0, 0, 0, 1, 0, 1, 0, 0, 1};
     /* M1 = M0 * T(0,2,0) Rz90: x -> y, y -> -x, origin (1,2,0) */
@@ -42,32 +42,46 @@ static void hand_worked_chain(void **state) {
     int32_t sp[3] = {2, -1, 1};
     assert_false(ossa_pose_parents_first(sp, 3));
     assert_true(ossa_pose_parents_first(parents, 3));
-    assert_int_equal(ossa_pose_to_model(shuffled, sp, 3, out), OSSA_OK);
+    ot_local_to_model(shuffled, sp, 3, out);
     ot_assert_floats_near(out[1].m, m0, 16, 1e-6f);
     ot_assert_floats_near(out[2].m, m1, 16, 1e-6f);
     ot_assert_floats_near(out[0].m, m2, 16, 1e-6f);
 
-    /* Palette: model * IBM; with IBM = inverse(model) it is the identity. */
+    /* Palette job: model * IBM; with IBM = inverse(model) it is the identity. Skin 0 covers
+     * every joint with those IBMs; skin 1 lists joints {2, 0}; skin 2 a non-affine IBM. */
     ossa_mat4 model[3], ibm[3], pal[3];
-    ossa_pose_to_model(locals, parents, 3, model);
+    ot_local_to_model(locals, parents, 3, model);
     for (int i = 0; i < 3; i++) assert_true(ossa_mat4_inverse(&model[i], &ibm[i]));
-    ossa_pose_palette(model, NULL, ibm, 3, pal);
-    ossa_mat4 id = ossa_mat4_identity();
-    for (int i = 0; i < 3; i++) ot_assert_floats_near(pal[i].m, id.m, 16, 1e-5f);
-    /* With a joint list: out[i] = model[joints[i]] * ibm[i]. */
-    const uint32_t joints[2] = {2, 0};
+    const uint32_t all[3] = {0, 1, 2}, joints[2] = {2, 0}, first[1] = {0};
     ossa_mat4 ib2[2] = {ossa_mat4_identity(), ibm[0]};
-    ossa_pose_palette(model, joints, ib2, 2, pal);
-    ot_assert_floats_near(pal[0].m, m2, 16, 1e-6f);
-    ot_assert_floats_near(pal[1].m, id.m, 16, 1e-6f);
-    /* A non-affine inverse bind takes the full 4x4 product. */
     ossa_mat4 proj = ibm[2];
     proj.m[3] = 0.25f;
     proj.m[15] = 2.0f;
-    ossa_pose_palette(model, NULL, &proj, 1, pal);
+    ossa_skin_desc skins[3] = {{"all", 3, all, ibm, -1}, {"two", 2, joints, ib2, -1}, {"proj", 1, first, &proj, -1}};
+    ossa_skeleton_desc sd = {3, parents, locals, NULL, 3, skins};
+    ossa_skeleton *sk = NULL;
+    assert_int_equal(ossa_skeleton_create(&sd, NULL, &sk), OSSA_OK);
+    ot_palette(sk, 0, model, pal);
+    ossa_mat4 id = ossa_mat4_identity();
+    for (int i = 0; i < 3; i++) ot_assert_floats_near(pal[i].m, id.m, 16, 1e-5f);
+    /* Skeleton layout: entry j for joint j, identity for joints the skin does not use. */
+    ot_palette(sk, 1, model, pal);
+    ot_assert_floats_near(pal[2].m, m2, 16, 1e-6f);
+    ot_assert_floats_near(pal[0].m, id.m, 16, 1e-6f);
+    assert_memory_equal(&pal[1], &id, sizeof id);
+    /* Skin layout: entry i for skin joint i. */
+    ossa_palette_job job = {.skeleton = sk, .skin = 1, .layout = OSSA_PALETTE_LAYOUT_SKIN, .model = model,
+                            .model_count = 3, .output = pal, .output_count = 2};
+    assert_int_equal(ossa_palette_job_run(&job), OSSA_OK);
+    ot_assert_floats_near(pal[0].m, m2, 16, 1e-6f);
+    ot_assert_floats_near(pal[1].m, id.m, 16, 1e-6f);
+    /* A non-affine inverse bind takes the full 4x4 product. */
+    job.skin = 2;
+    assert_int_equal(ossa_palette_job_run(&job), OSSA_OK);
     ossa_mat4 full = ossa_mat4_mul(&model[0], &proj);
     ot_assert_floats_near(pal[0].m, full.m, 16, 1e-6f);
     assert_true(pal[0].m[15] != 1.0f);
+    ossa_skeleton_destroy(sk);
 }
 
 static void rejects_bad_parents(void **state) {
@@ -76,14 +90,23 @@ static void rejects_bad_parents(void **state) {
     ossa_mat4 out[2];
     int32_t bad[2] = {-1, 2};
     int32_t bad2[2] = {-2, 0};
-    assert_int_equal(ossa_pose_to_model(locals, bad, 2, out), OSSA_ERROR_INVALID_ARGUMENT);
-    assert_int_equal(ossa_pose_to_model(locals, bad2, 2, out), OSSA_ERROR_INVALID_ARGUMENT);
-    assert_int_equal(ossa_pose_to_model(NULL, bad, 2, out), OSSA_ERROR_INVALID_ARGUMENT);
-    assert_int_equal(ossa_pose_to_model(locals, bad, 0, out), OSSA_OK);
+    ossa_local_to_model_job job = {.parents = bad, .parent_count = 2, .input = locals, .input_count = 2,
+                                   .output = out, .output_count = 2};
+    assert_int_equal(ossa_local_to_model_job_run(&job), OSSA_ERROR_INVALID_ARGUMENT);
+    job.parents = bad2;
+    assert_int_equal(ossa_local_to_model_job_run(&job), OSSA_ERROR_INVALID_ARGUMENT);
+    job.parents = bad, job.input = NULL;
+    assert_int_equal(ossa_local_to_model_job_run(&job), OSSA_ERROR_INVALID_ARGUMENT);
+    job.input = locals, job.parent_count = 0; /* an empty hierarchy: nothing to do */
+    assert_int_equal(ossa_local_to_model_job_run(&job), OSSA_OK);
     assert_false(ossa_pose_parents_first(bad2, 2));
     /* A cycle terminates in the chain walk. */
     int32_t cyc[2] = {1, 0};
-    assert_int_equal(ossa_pose_to_model(locals, cyc, 2, out), OSSA_OK);
+    job.parents = cyc, job.parent_count = 2;
+    assert_int_equal(ossa_local_to_model_job_run(&job), OSSA_OK);
+    /* A range is one forward pass: a joint whose parent comes later is rejected there. */
+    job.begin = 0, job.end = 1;
+    assert_int_equal(ossa_local_to_model_job_run(&job), OSSA_ERROR_INVALID_ARGUMENT);
 }
 
 static ossa_transform random_transform(uint64_t *s) {
@@ -111,23 +134,40 @@ static void reference_model(const ossa_transform *locals, const int32_t *parents
     memcpy(out, m, sizeof m);
 }
 
+/* The forward pass ossa_pose_to_model ran before the job existed (scalar affine product,
+ * which the SIMD one equals bit for bit: see affine_product_matches_scalar). */
+static void old_forward_pass(const ossa_transform *locals, const int32_t *parents, uint32_t n, ossa_mat4 *out) {
+    ossa_mat4 local;
+    for (uint32_t i = 0; i < n; i++) {
+        ossa__trs_to_mat4(&locals[i], &local);
+        if (parents[i] < 0) out[i] = local;
+        else ossa__mat4_mul_affine_scalar(&out[parents[i]], &local, &out[i]);
+    }
+}
+
 static void forward_pass_matches_reference(void **state) {
     (void)state;
     uint64_t s = 99;
     enum { MAXJ = 80 };
     ossa_transform locals[MAXJ];
     int32_t parents[MAXJ];
-    ossa_mat4 fast[MAXJ], ranged[MAXJ];
+    ossa_mat4 fast[MAXJ], ranged[MAXJ], old[MAXJ];
     for (int iter = 0; iter < 500; iter++) {
         uint32_t n = 1 + (uint32_t)(ot_rand_u64(&s) % MAXJ);
         for (uint32_t i = 0; i < n; i++) {
             locals[i] = random_transform(&s);
             parents[i] = (i == 0 || ot_rand_u64(&s) % 8 == 0) ? -1 : (int32_t)(ot_rand_u64(&s) % i);
         }
-        assert_int_equal(ossa_pose_to_model(locals, parents, n, fast), OSSA_OK);
+        ot_local_to_model(locals, parents, n, fast);
+        old_forward_pass(locals, parents, n, old);
+        assert_memory_equal(old, fast, n * sizeof *fast); /* bit-identical to the path it replaced */
+        /* split in two ranges (a range (0, 0) would mean every joint, so skip an empty first one) */
         uint32_t split = (uint32_t)(ot_rand_u64(&s) % (n + 1));
-        ossa_pose_to_model_range(locals, parents, 0, split, ranged);
-        ossa_pose_to_model_range(locals, parents, split, n, ranged);
+        ossa_local_to_model_job job = {.parents = parents, .parent_count = n, .input = locals, .input_count = n,
+                                       .output = ranged, .output_count = n, .begin = 0, .end = split};
+        if (split) assert_int_equal(ossa_local_to_model_job_run(&job), OSSA_OK);
+        job.begin = split, job.end = n;
+        assert_int_equal(ossa_local_to_model_job_run(&job), OSSA_OK);
         for (uint32_t j = 0; j < n; j++) {
             double ref[16];
             reference_model(locals, parents, j, ref);
@@ -158,6 +198,170 @@ static void affine_product_matches_scalar(void **state) {
     }
 }
 
+#define CANARY 1234.5f
+
+static void fill_canary(ossa_mat4 *m, uint32_t count) {
+    for (uint32_t i = 0; i < count; i++)
+        for (int e = 0; e < 16; e++) m[i].m[e] = CANARY;
+}
+static void assert_canary(const ossa_mat4 *m, uint32_t count) {
+    for (uint32_t i = 0; i < count; i++)
+        for (int e = 0; e < 16; e++) assert_true(m[i].m[e] == CANARY);
+}
+
+/* ozz-style: the zeroed job fails; it passes once every field is set; short spans are
+ * BUFFER_TOO_SMALL and write nothing (the canary past the short span survives). */
+static void local_to_model_job_validation(void **state) {
+    (void)state;
+    ossa_transform locals[3] = {trs(1, 0, 0, ID, 1), trs(0, 2, 0, RZ90, 1), trs(1, 0, 0, ID, 2)};
+    const int32_t parents[3] = {-1, 0, 1};
+    ossa_mat4 out[4];
+    ossa_local_to_model_job job = {0};
+    assert_int_equal(ossa_local_to_model_job_validate(NULL), OSSA_ERROR_INVALID_ARGUMENT);
+    assert_int_equal(ossa_local_to_model_job_validate(&job), OSSA_ERROR_INVALID_ARGUMENT);
+    job.parents = parents, job.parent_count = 3;
+    assert_int_equal(ossa_local_to_model_job_validate(&job), OSSA_ERROR_INVALID_ARGUMENT);
+    job.input = locals, job.input_count = 3;
+    assert_int_equal(ossa_local_to_model_job_validate(&job), OSSA_ERROR_INVALID_ARGUMENT);
+    job.output = out;
+    assert_int_equal(ossa_local_to_model_job_validate(&job), OSSA_ERROR_BUFFER_TOO_SMALL);
+    /* output one short: nothing written, the canary in the last slot survives */
+    fill_canary(out, 4);
+    job.output_count = 2;
+    assert_int_equal(ossa_local_to_model_job_run(&job), OSSA_ERROR_BUFFER_TOO_SMALL);
+    assert_canary(out, 4);
+    job.output_count = 3;
+    assert_int_equal(ossa_local_to_model_job_validate(&job), OSSA_OK);
+    assert_int_equal(ossa_local_to_model_job_run(&job), OSSA_OK);
+    assert_canary(out + 3, 1);
+    ossa_mat4 ref[3];
+    for (uint32_t j = 0; j < 3; j++) ref[j] = ossa_pose_joint_to_model(locals, parents, 3, j);
+    for (uint32_t j = 0; j < 3; j++) ot_assert_floats_near(out[j].m, ref[j].m, 16, 1e-6f);
+    job.input_count = 2; /* input one short */
+    assert_int_equal(ossa_local_to_model_job_validate(&job), OSSA_ERROR_BUFFER_TOO_SMALL);
+    job.input_count = 3;
+    /* ranges: begin > end and end > N are INVALID_ARGUMENT */
+    job.begin = 2, job.end = 1;
+    assert_int_equal(ossa_local_to_model_job_validate(&job), OSSA_ERROR_INVALID_ARGUMENT);
+    job.begin = 1, job.end = 4;
+    assert_int_equal(ossa_local_to_model_job_validate(&job), OSSA_ERROR_INVALID_ARGUMENT);
+    /* a range writes only its joints */
+    fill_canary(out, 4);
+    job.begin = 0, job.end = 1;
+    assert_int_equal(ossa_local_to_model_job_run(&job), OSSA_OK);
+    assert_canary(out + 1, 3);
+    job.begin = 1, job.end = 3;
+    assert_int_equal(ossa_local_to_model_job_run(&job), OSSA_OK);
+    for (uint32_t j = 0; j < 3; j++) ot_assert_floats_near(out[j].m, ref[j].m, 16, 1e-6f);
+    /* a skeleton instead of the parents span: the same bits */
+    ossa_skeleton_desc sd = {3, parents, locals, NULL, 0, NULL};
+    ossa_skeleton *sk = NULL;
+    assert_int_equal(ossa_skeleton_create(&sd, NULL, &sk), OSSA_OK);
+    ossa_local_to_model_job by_skeleton = {.skeleton = sk, .input = locals, .input_count = 3, .output = ref,
+                                           .output_count = 3};
+    assert_int_equal(ossa_local_to_model_job_run(&by_skeleton), OSSA_OK);
+    assert_memory_equal(ref, out, sizeof ref);
+    by_skeleton.output_count = 2;
+    assert_int_equal(ossa_local_to_model_job_run(&by_skeleton), OSSA_ERROR_BUFFER_TOO_SMALL);
+    ossa_skeleton_destroy(sk);
+}
+
+static void palette_job_validation(void **state) {
+    (void)state;
+    const int32_t parents[3] = {-1, 0, 0};
+    ossa_transform locals[3] = {trs(1, 0, 0, ID, 1), trs(0, 2, 0, RZ90, 1), trs(1, 0, 0, ID, 2)};
+    ossa_mat4 model[3], out[4];
+    ot_local_to_model(locals, parents, 3, model);
+    const uint32_t joints[2] = {2, 1};
+    ossa_mat4 ibm[2];
+    assert_true(ossa_mat4_inverse(&model[1], &ibm[0]));
+    ibm[1] = ossa_mat4_identity();
+    ossa_skin_desc skin = {"s", 2, joints, ibm, -1};
+    ossa_skeleton_desc sd = {3, parents, locals, NULL, 1, &skin};
+    ossa_skeleton *sk = NULL;
+    assert_int_equal(ossa_skeleton_create(&sd, NULL, &sk), OSSA_OK);
+    ossa_palette_job job = {0};
+    assert_int_equal(ossa_palette_job_validate(NULL), OSSA_ERROR_INVALID_ARGUMENT);
+    assert_int_equal(ossa_palette_job_validate(&job), OSSA_ERROR_INVALID_ARGUMENT);
+    job.skeleton = sk;
+    assert_int_equal(ossa_palette_job_validate(&job), OSSA_ERROR_INVALID_ARGUMENT);
+    job.model = model;
+    assert_int_equal(ossa_palette_job_validate(&job), OSSA_ERROR_INVALID_ARGUMENT);
+    job.output = out;
+    assert_int_equal(ossa_palette_job_validate(&job), OSSA_ERROR_BUFFER_TOO_SMALL);
+    job.model_count = 3;
+    assert_int_equal(ossa_palette_job_validate(&job), OSSA_ERROR_BUFFER_TOO_SMALL);
+    /* skeleton layout needs joint_count entries: one short writes nothing */
+    fill_canary(out, 4);
+    job.output_count = 2;
+    assert_int_equal(ossa_palette_job_run(&job), OSSA_ERROR_BUFFER_TOO_SMALL);
+    assert_canary(out, 4);
+    job.output_count = 3;
+    assert_int_equal(ossa_palette_job_validate(&job), OSSA_OK);
+    assert_int_equal(ossa_palette_job_run(&job), OSSA_OK);
+    assert_canary(out + 3, 1);
+    ossa_mat4 e2 = ossa_mat4_mul(&model[2], &ibm[0]), id = ossa_mat4_identity();
+    for (int k = 0; k < 16; k++) assert_true(out[2].m[k] == e2.m[k] && out[1].m[k] == model[1].m[k]);
+    assert_memory_equal(&out[0], &id, sizeof id);
+    /* skin layout needs skin.joint_count entries */
+    fill_canary(out, 4);
+    job.layout = OSSA_PALETTE_LAYOUT_SKIN, job.output_count = 1;
+    assert_int_equal(ossa_palette_job_run(&job), OSSA_ERROR_BUFFER_TOO_SMALL);
+    assert_canary(out, 4);
+    job.output_count = 2;
+    assert_int_equal(ossa_palette_job_run(&job), OSSA_OK);
+    assert_canary(out + 2, 2);
+    for (int k = 0; k < 16; k++) assert_true(out[0].m[k] == e2.m[k] && out[1].m[k] == model[1].m[k]);
+    /* bad skin index or layout */
+    job.skin = 1;
+    assert_int_equal(ossa_palette_job_validate(&job), OSSA_ERROR_INVALID_ARGUMENT);
+    job.skin = 0, job.layout = (ossa_palette_layout)7;
+    assert_int_equal(ossa_palette_job_validate(&job), OSSA_ERROR_INVALID_ARGUMENT);
+    ossa_skeleton_destroy(sk);
+}
+
+/* The palette job against the hand-written loop it replaces (pal[joints[i]] = model x IBM
+ * with ossa_mat4_mul, identity elsewhere): equal floats on random skins. */
+static void palette_matches_hand_written(void **state) {
+    (void)state;
+    uint64_t s = 7;
+    enum { MAXJ = 40 };
+    for (int iter = 0; iter < 200; iter++) {
+        uint32_t n = 1 + (uint32_t)(ot_rand_u64(&s) % MAXJ);
+        int32_t parents[MAXJ];
+        ossa_transform locals[MAXJ];
+        for (uint32_t i = 0; i < n; i++) {
+            locals[i] = random_transform(&s);
+            parents[i] = i == 0 ? -1 : (int32_t)(ot_rand_u64(&s) % i);
+        }
+        uint32_t sj = 1 + (uint32_t)(ot_rand_u64(&s) % n), joints[MAXJ];
+        ossa_mat4 ibm[MAXJ], model[MAXJ], pal[MAXJ], compact[MAXJ], hand[MAXJ];
+        for (uint32_t i = 0; i < sj; i++) {
+            joints[i] = (uint32_t)(ot_rand_u64(&s) % n);
+            ibm[i] = ossa_transform_to_mat4(random_transform(&s));
+        }
+        ossa_skin_desc skin = {"r", sj, joints, ibm, -1};
+        ossa_skeleton_desc sd = {n, parents, locals, NULL, 1, &skin};
+        ossa_skeleton *sk = NULL;
+        assert_int_equal(ossa_skeleton_create(&sd, NULL, &sk), OSSA_OK);
+        ot_local_to_model(sk->rest, sk->parents, n, model);
+        ot_palette(sk, 0, model, pal);
+        ossa_palette_job job = {.skeleton = sk, .layout = OSSA_PALETTE_LAYOUT_SKIN, .model = model, .model_count = n,
+                                .output = compact, .output_count = sj};
+        assert_int_equal(ossa_palette_job_run(&job), OSSA_OK);
+        const ossa_skin *k = &sk->skins[0];
+        for (uint32_t j = 0; j < n; j++) hand[j] = ossa_mat4_identity();
+        for (uint32_t i = 0; i < k->joint_count; i++) {
+            ossa_mat4 e = ossa_mat4_mul(&model[k->joints[i]], &k->inverse_bind[i]);
+            hand[k->joints[i]] = e;
+            for (int c = 0; c < 16; c++) assert_true(compact[i].m[c] == e.m[c]);
+        }
+        for (uint32_t j = 0; j < n; j++)
+            for (int c = 0; c < 16; c++) assert_true(pal[j].m[c] == hand[j].m[c]);
+        ossa_skeleton_destroy(sk);
+    }
+}
+
 static void blend(void **state) {
     (void)state;
     ossa_transform a[2] = {trs(0, 0, 0, ID, 1), trs(2, 2, 2, RZ90, 3)};
@@ -184,6 +388,9 @@ int main(void) {
         cmocka_unit_test(rejects_bad_parents),
         cmocka_unit_test(forward_pass_matches_reference),
         cmocka_unit_test(affine_product_matches_scalar),
+        cmocka_unit_test(local_to_model_job_validation),
+        cmocka_unit_test(palette_job_validation),
+        cmocka_unit_test(palette_matches_hand_written),
         cmocka_unit_test(blend),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);

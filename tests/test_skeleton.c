@@ -103,7 +103,7 @@ static void bind_pose_from_inverse_bind(void **state) {
     }
     /* The bind pose reproduces every world bind matrix. */
     ossa_mat4 model[4];
-    assert_int_equal(ossa_pose_to_model(s->bind, s->parents, 4, model), OSSA_OK);
+    ot_local_to_model(s->bind, s->parents, 4, model);
     ot_assert_floats_near(model[0].m, wa.m, 16, 1e-5f);
     ot_assert_floats_near(model[1].m, wb.m, 16, 1e-5f);
     ot_assert_floats_near(model[3].m, wd.m, 16, 1e-5f);
@@ -206,7 +206,7 @@ static void check_bind_pose(const char *relative) {
     const ossa_skeleton *sk = asset->skeleton;
     assert_true(sk->skin_count > 0);
     ossa_mat4 *model = malloc(sizeof *model * sk->joint_count);
-    assert_int_equal(ossa_pose_to_model(sk->bind, sk->parents, sk->joint_count, model), OSSA_OK);
+    ot_local_to_model(sk->bind, sk->parents, sk->joint_count, model);
     for (uint32_t k = 0; k < sk->skin_count; k++) {
         const ossa_skin *skin = &sk->skins[k];
         for (uint32_t i = 0; i < skin->joint_count; i++) {
@@ -321,11 +321,11 @@ static void reorder_then_sample_equals_sample_then_reorder(void **state) {
         for (int p = 0; p < 10; p++) {
             float t = ot_rand_float(&s, -2, 5);
             bool loop = p & 1;
-            ossa_clip_sample(clip, t, loop, OSSA_LOOKUP_BINARY, NULL, rest, a, n);
-            ossa_clip_sample(reordered, t, loop, OSSA_LOOKUP_TABLE, NULL, sk->rest, b, n);
+            ot_clip_sample(clip, t, loop, OSSA_LOOKUP_BINARY, NULL, rest, a, n);
+            ot_clip_sample(reordered, t, loop, OSSA_LOOKUP_TABLE, NULL, sk->rest, b, n);
             for (uint32_t j = 0; j < n; j++) assert_memory_equal(&b[j], &a[sk->source_index[j]], sizeof(ossa_transform));
-            assert_int_equal(ossa_pose_to_model(a, parents, n, ma), OSSA_OK);
-            assert_int_equal(ossa_pose_to_model(b, sk->parents, n, mb), OSSA_OK);
+            ot_local_to_model(a, parents, n, ma);
+            ot_local_to_model(b, sk->parents, n, mb);
             for (uint32_t j = 0; j < n; j++) {
                 const ossa_mat4 *x = &ma[sk->source_index[j]];
                 for (int e = 0; e < 16; e++) ot_assert_near(mb[j].m[e], x->m[e], 1e-4 * (1 + fabs(x->m[e])));

@@ -102,7 +102,7 @@ static void reference(const test_mesh *m, uint32_t v, float p[3], float n[3], fl
 
 static ossa_skin_job packed_job(const test_mesh *m, uint32_t begin, uint32_t end, float *op, float *on, float *ot) {
     ossa_skin_job job = {0};
-    job.begin = begin, job.end = end, job.influences = m->k;
+    job.begin = begin, job.end = end, job.vertex_count = m->n, job.influences = m->k;
     job.joints = m->joints, job.weights = m->weights;
     job.palette = m->palette, job.palette_count = m->joint_count;
     job.positions = m->pos, job.normals = m->nrm, job.tangents = m->tan;
@@ -264,7 +264,9 @@ static void weights_not_summing_to_one_and_zero_weights(void **state) {
     for (int kern = OSSA_SKIN_KERNEL_SCALAR; kern <= OSSA_SKIN_KERNEL_AVX512; kern++) {
         if (!ossa_skin_kernel_available((ossa_skin_kernel)kern)) continue;
         float op[6], on[6], ot[8];
-        ossa_skin_job job = {0, 2, 4, joints, weights, pal, 2, pos, 0, nrm, 0, tan, 0, op, 0, on, 0, ot, 0};
+        ossa_skin_job job = {.end = 2, .vertex_count = 2, .influences = 4, .joints = joints, .weights = weights,
+                             .palette = pal, .palette_count = 2, .positions = pos, .normals = nrm, .tangents = tan,
+                             .out_positions = op, .out_normals = on, .out_tangents = ot};
         assert_int_equal(ossa_skin_lbs(&job, (ossa_skin_kernel)kern), OSSA_OK);
         ossa_vec3 e = ossa_mat4_transform_point(&pal[1], ossa_vec3_make(pos[0], pos[1], pos[2]));
         near_rel(op[0], 2 * e.x, 1e-5f), near_rel(op[1], 2 * e.y, 1e-5f), near_rel(op[2], 2 * e.z, 1e-5f);
@@ -312,9 +314,18 @@ static void job_validation(void **state) {
     job.positions = pos;
     assert_int_equal(ossa_skin_job_validate(&job), OSSA_ERROR_INVALID_ARGUMENT);
     job.out_positions = out;
+    assert_int_equal(ossa_skin_job_validate(&job), OSSA_OK); /* empty range */
+    job.end = 1; /* the range exceeds the streams' vertex_count (0): a short span, nothing written */
+    out[0] = out[1] = out[2] = out[3] = SENTINEL;
+    assert_int_equal(ossa_skin_job_validate(&job), OSSA_ERROR_BUFFER_TOO_SMALL);
+    assert_int_equal(ossa_skin_lbs(&job, OSSA_SKIN_KERNEL_AUTO), OSSA_ERROR_BUFFER_TOO_SMALL);
+    assert_int_equal(ossa_skin_dqs(&job, (const ossa_dual_quat[1]){{{0, 0, 0, 1}, {0, 0, 0, 0}}}),
+                     OSSA_ERROR_BUFFER_TOO_SMALL);
+    for (int i = 0; i < 4; i++) assert_true(out[i] == SENTINEL);
+    job.vertex_count = 1;
     assert_int_equal(ossa_skin_job_validate(&job), OSSA_OK);
-    job.end = 1;
     assert_int_equal(ossa_skin_lbs(&job, OSSA_SKIN_KERNEL_AUTO), OSSA_OK);
+    assert_true(out[3] == SENTINEL); /* past the one vertex: untouched */
     near_rel(out[0], 1, 0), near_rel(out[1], 2, 0), near_rel(out[2], 3, 0);
 
     ossa_skin_job bad = job;
@@ -346,7 +357,7 @@ static void unavailable_kernel_is_unsupported(void **state) {
     uint16_t joints[4] = {0};
     float weights[4] = {1, 0, 0, 0}, pos[3] = {1, 2, 3}, out[3];
     ossa_skin_job job = {0};
-    job.end = 1, job.influences = 4, job.joints = joints, job.weights = weights;
+    job.end = 1, job.vertex_count = 1, job.influences = 4, job.joints = joints, job.weights = weights;
     job.palette = &pal, job.palette_count = 1, job.positions = pos, job.out_positions = out;
     for (int kern = OSSA_SKIN_KERNEL_SCALAR; kern <= OSSA_SKIN_KERNEL_AVX512; kern++)
         assert_int_equal(ossa_skin_lbs(&job, (ossa_skin_kernel)kern),
@@ -392,7 +403,7 @@ static void reference_paths_match_palette(void **state) {
                                   ot_rand_quat(&rng), {s1, s1, s1}};
         mm[j] = ossa_transform_to_mat4(model[j]), mi[j] = ossa_transform_to_mat4(ibm[j]);
     }
-    ossa_pose_palette(mm, NULL, mi, J, pal);
+    for (int j = 0; j < J; j++) pal[j] = ossa_mat4_mul(&mm[j], &mi[j]);
     for (uint32_t k = 4; k <= 8; k += 4) {
         test_mesh m = make_mesh(k, 200, k, J);
         memcpy(m.palette, pal, sizeof pal);

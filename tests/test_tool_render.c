@@ -175,7 +175,7 @@ static void demo_clips_follow_the_analytic_motion(void **state) {
         double worst = 0;
         for (int s = 0; s <= 200; s++) {
             double t = clip->start + (clip->end - clip->start) * (s + 0.37) / 201.0;
-            ossa_clip_sample(clip, (float)t, false, OSSA_LOOKUP_BINARY, NULL, sk->rest, pose, sk->joint_count);
+            ot_clip_sample(clip, (float)t, false, OSSA_LOOKUP_BINARY, NULL, sk->rest, pose, sk->joint_count);
             pose_d ref;
             fns[c](t, &ref);
             for (uint32_t d = 0; d < DEMO_JOINT_COUNT; d++) {
@@ -192,8 +192,8 @@ static void demo_clips_follow_the_analytic_motion(void **state) {
     }
     /* walk loops seamlessly: t and t + 1 s give the same pose */
     ossa_transform p0[DEMO_JOINT_COUNT], p1[DEMO_JOINT_COUNT];
-    ossa_clip_sample(cw, 0.3f, true, OSSA_LOOKUP_BINARY, NULL, sk->rest, p0, sk->joint_count);
-    ossa_clip_sample(cw, 1.3f, true, OSSA_LOOKUP_BINARY, NULL, sk->rest, p1, sk->joint_count);
+    ot_clip_sample(cw, 0.3f, true, OSSA_LOOKUP_BINARY, NULL, sk->rest, p0, sk->joint_count);
+    ot_clip_sample(cw, 1.3f, true, OSSA_LOOKUP_BINARY, NULL, sk->rest, p1, sk->joint_count);
     for (uint32_t j = 0; j < sk->joint_count; j++)
         ot_assert_floats_near(&p0[j].rotation.x, &p1[j].rotation.x, 4, 1e-4f);
     ossa_asset_destroy(a);

@@ -76,25 +76,63 @@ float ossa_clip_adjust_time(const ossa_clip *clip, float t, bool loop);
  * (3 per transform track + 1 per weight track). */
 uint32_t ossa_clip_cursor_count(const ossa_clip *clip);
 
-/* Samples the clip at time t into `out` (joint_count transforms). Joints without
- * a track, and components a track lacks, are copied from `reference` (the rest
- * pose; joint_count entries). Tracks whose joint >= joint_count are skipped.
- * `cursors` (ossa_clip_cursor_count entries) is needed only for OSSA_LOOKUP_CURSOR
- * (NULL falls back to a binary search). Returns the adjusted time. No allocation.
- * Misuse: a NULL clip, or a NULL out with joint_count > 0, returns 0 and writes nothing. */
-float ossa_clip_sample(const ossa_clip *clip, float t, bool loop, ossa_lookup lookup, uint32_t *cursors,
-                       const ossa_transform *reference, ossa_transform *out, uint32_t joint_count);
+/* Sampling job (editable clip → local pose): the exact reference path.
+ *
+ * Spans: the pose has N joints, N = reference_count when `reference` is given, else
+ * output_count. output[0..N) receives the pose; joints without a track, and components a
+ * track lacks, come from reference (the rest pose) or identity when reference is NULL.
+ * Tracks whose joint >= N are skipped (a clip made for a bigger skeleton plays).
+ * `cursors` (cursor_count >= ossa_clip_cursor_count(clip)) is required for
+ * OSSA_LOOKUP_CURSOR and optional otherwise (ignored). No allocation.
+ *
+ * Splitting: track_begin = track_end = 0 samples the whole clip (reference copied, then
+ * every track). Any other [track_begin, track_end) (track_end <= track_count) samples only
+ * those tracks into the joints they drive and leaves every other joint of output untouched
+ * (reference is not copied: the caller fills the pose once). Tracks are sorted by joint,
+ * so disjoint track ranges write disjoint joints and threads may split a clip this way. */
+typedef struct ossa_clip_sample_job {
+    const ossa_clip *clip;              /* required */
+    float time;                         /* seconds; mapped by ossa_clip_adjust_time */
+    bool loop;                          /* wrap into [start, end) instead of clamping */
+    ossa_lookup lookup;                 /* key lookup strategy; 0 = DEFAULT */
+    uint32_t *cursors;                  /* per-instance cursors (CURSOR lookup only) */
+    uint32_t cursor_count;
+    const ossa_transform *reference;    /* optional rest pose, reference_count entries */
+    uint32_t reference_count;
+    ossa_transform *output;             /* required: output_count >= N */
+    uint32_t output_count;
+    uint32_t track_begin, track_end;    /* 0, 0 = all tracks (see above) */
+    float sampled_time;                 /* out: the clip time actually sampled */
+} ossa_clip_sample_job;
 
-/* Job form of ossa_clip_sample: samples only tracks [track_begin, track_end) (clamped to
- * track_count) into the joints they drive, leaving every other joint of `out` untouched (the
- * caller fills the reference pose once). Disjoint track ranges write disjoint joints, so
- * threads may split a clip this way. Same cursors layout; returns the adjusted time. */
-float ossa_clip_sample_tracks(const ossa_clip *clip, float t, bool loop, ossa_lookup lookup, uint32_t *cursors,
-                              uint32_t track_begin, uint32_t track_end, ossa_transform *out, uint32_t joint_count);
+/* OK, INVALID_ARGUMENT (NULL job / clip / output, an unknown lookup, CURSOR lookup without
+ * cursors, track_begin > track_end or track_end > track_count) or BUFFER_TOO_SMALL
+ * (output_count < reference_count, cursor_count < ossa_clip_cursor_count). Cheap: O(1). */
+ossa_result ossa_clip_sample_job_validate(const ossa_clip_sample_job *job);
+/* Validates (nothing is written on failure), then samples and sets job->sampled_time. */
+ossa_result ossa_clip_sample_job_run(ossa_clip_sample_job *job);
 
-/* Samples weight track `index` at time t into out (weights.components floats). */
-float ossa_clip_sample_weights(const ossa_clip *clip, uint32_t index, float t, bool loop, ossa_lookup lookup,
-                               uint32_t *cursors, float *out);
+/* Morph-weight sampling job: weight track `track` at `time` into output[0..components)
+ * (components = clip->weight_tracks[track].weights.components; a track without keys
+ * gives zeros). Cursors as for ossa_clip_sample_job (the same cursor array serves both). */
+typedef struct ossa_clip_weights_job {
+    const ossa_clip *clip;              /* required */
+    uint32_t track;                     /* weight track index < weight_track_count */
+    float time;
+    bool loop;
+    ossa_lookup lookup;
+    uint32_t *cursors;                  /* CURSOR lookup only: cursor_count >= ossa_clip_cursor_count */
+    uint32_t cursor_count;
+    float *output;                      /* required: output_count >= the track's components */
+    uint32_t output_count;
+    float sampled_time;                 /* out */
+} ossa_clip_weights_job;
+
+/* OK, INVALID_ARGUMENT (NULL job / clip / output, track out of range, bad lookup, CURSOR
+ * without cursors) or BUFFER_TOO_SMALL (output_count or cursor_count too small). */
+ossa_result ossa_clip_weights_job_validate(const ossa_clip_weights_job *job);
+/* Validates (nothing is written on failure), then samples and sets job->sampled_time. */
+ossa_result ossa_clip_weights_job_run(ossa_clip_weights_job *job);
 
 /* Rewrites every track's joint through old_to_new (count entries; tracks whose joint
  * is >= count or maps to UINT32_MAX are dropped) and re-sorts. The seed's RearrangeClip. */

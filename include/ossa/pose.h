@@ -3,12 +3,15 @@
  * A pose is an array of local transforms plus parent indices (-1 = root), both
  * joint_count long and owned by the caller. When every parent index is lower
  * than its child's (ossa skeletons guarantee it) local-to-model is one forward
- * pass; otherwise a general fallback walks each chain. All functions here are
- * allocation-free and write into caller buffers; ranges let a job system split work. */
+ * pass; otherwise a general fallback walks each chain. The hot-path stages are jobs
+ * (ossa_local_to_model_job, ossa_palette_job): plain structs of input spans, output
+ * spans (pointer + count) and parameters, with _validate and _run; a zeroed job fails
+ * validation and a too-short output is BUFFER_TOO_SMALL, never an overflow. Everything
+ * here is allocation-free and writes into caller buffers; ranges let a job system split work. */
 #ifndef OSSA_POSE_H
 #define OSSA_POSE_H
 
-#include "math.h"
+#include "skeleton.h"
 
 #ifdef __cplusplus
 extern "C" {
@@ -26,21 +29,63 @@ ossa_mat4 ossa_pose_joint_to_model(const ossa_transform *locals, const int32_t *
 ossa_transform ossa_pose_joint_to_model_transform(const ossa_transform *locals, const int32_t *parents,
                                                   uint32_t joint_count, uint32_t joint);
 
-/* Model-space matrices of all joints into out[joint_count]: one forward pass when
- * parents come first, else the per-joint chain walk. INVALID_ARGUMENT on NULLs or
- * a parent index >= joint_count. */
-ossa_result ossa_pose_to_model(const ossa_transform *locals, const int32_t *parents, uint32_t joint_count,
-                               ossa_mat4 *out);
+/* Local-to-model job: model-space matrices out of a local pose.
+ *
+ * The hierarchy is `skeleton` (parents-first by construction) or, when skeleton is NULL,
+ * the `parents` span (N = parent_count; -1 = root, else < N). input holds >= N locals,
+ * output >= N matrices. begin = end = 0 converts every joint: one forward pass when
+ * parents come first, else the per-joint chain walk (ossa_pose_joint_to_model). Any
+ * other [begin, end) (end <= N) converts only those joints in one forward pass; it needs
+ * parents-first order and the matrices of the range's parents outside it already in
+ * output (for job systems: split after a root, or run ranges in order). No allocation. */
+typedef struct ossa_local_to_model_job {
+    const ossa_skeleton *skeleton;      /* the hierarchy, or NULL to use parents */
+    const int32_t *parents;             /* used when skeleton is NULL */
+    uint32_t parent_count;
+    const ossa_transform *input;        /* required: local pose, input_count >= N */
+    uint32_t input_count;
+    ossa_mat4 *output;                  /* required: model matrices, output_count >= N */
+    uint32_t output_count;
+    uint32_t begin, end;                /* joint range; 0, 0 = all */
+} ossa_local_to_model_job;
 
-/* Forward pass over joints [begin, end) only; requires parents-first order and the
- * parents of the range already computed in out. For job systems. */
-void ossa_pose_to_model_range(const ossa_transform *locals, const int32_t *parents, uint32_t begin, uint32_t end,
-                              ossa_mat4 *out);
+/* OK, INVALID_ARGUMENT (NULL job / input / output, neither skeleton nor parents, begin >
+ * end or end > N, a parent index out of [-1, N), or a range over joints whose parent does
+ * not come first) or BUFFER_TOO_SMALL (input_count or output_count < N). With a skeleton
+ * it is O(1); with a parents span it reads the parents once (O(N)). */
+ossa_result ossa_local_to_model_job_validate(const ossa_local_to_model_job *job);
+/* Validates (nothing is written on failure), then fills output. */
+ossa_result ossa_local_to_model_job_run(const ossa_local_to_model_job *job);
 
-/* Skin palette: out[i] = model[joints[i]] * inverse_bind[i] for i in [0, count).
- * (For skeleton-indexed palettes pass joints = NULL: out[i] = model[i] * inverse_bind[i].) */
-void ossa_pose_palette(const ossa_mat4 *model, const uint32_t *joints, const ossa_mat4 *inverse_bind,
-                       uint32_t count, ossa_mat4 *out);
+/* Palette layout: which index a palette entry has. */
+typedef enum ossa_palette_layout {
+    OSSA_PALETTE_LAYOUT_SKELETON = 0, /* default: entry j for skeleton joint j (what mesh joint indices expect) */
+    OSSA_PALETTE_LAYOUT_SKIN          /* compact: entry i for skin joint i (GPU uniform arrays) */
+} ossa_palette_layout;
+
+/* Palette job: skinning matrices of one skin from model-space matrices.
+ *
+ * SKELETON layout: output[j] = model[j] * skin.inverse_bind[i] for j = skin.joints[i], and
+ * identity for every joint the skin does not use; output_count >= skeleton->joint_count.
+ * SKIN layout: output[i] = model[skin.joints[i]] * skin.inverse_bind[i];
+ * output_count >= skin.joint_count. model_count >= skeleton->joint_count. The product is
+ * the affine 3x4 one when both matrices are affine (the glTF case), else the full 4x4 one;
+ * both equal ossa_mat4_mul's values. No allocation. */
+typedef struct ossa_palette_job {
+    const ossa_skeleton *skeleton;      /* required */
+    uint32_t skin;                      /* skin index < skeleton->skin_count */
+    ossa_palette_layout layout;         /* 0 = SKELETON */
+    const ossa_mat4 *model;             /* required: model-space matrices */
+    uint32_t model_count;
+    ossa_mat4 *output;                  /* required */
+    uint32_t output_count;
+} ossa_palette_job;
+
+/* OK, INVALID_ARGUMENT (NULL job / skeleton / model / output, skin out of range, bad
+ * layout) or BUFFER_TOO_SMALL (model_count or output_count too small). O(1). */
+ossa_result ossa_palette_job_validate(const ossa_palette_job *job);
+/* Validates (nothing is written on failure), then fills output. */
+ossa_result ossa_palette_job_run(const ossa_palette_job *job);
 
 /* out[i] = blend of a[i] and b[i] by t in [0,1]: lerp translation/scale, nlerp rotation
  * along the shorter arc. out may alias a or b. */

@@ -5,7 +5,7 @@
  * are float pointers with a byte stride (0 = tightly packed: 12 bytes for
  * positions/normals, 16 for tangents), so interleaved and separate layouts both
  * work. Outputs may not alias inputs. The palette is indexed by the mesh's
- * joint indices (skeleton-indexed, see ossa_pose_palette).
+ * joint indices (skeleton-indexed, see ossa_palette_job).
  *
  * Skinned p' = Σ wᵢ · palette[jᵢ] · p (positions w=1; normals and tangents w=0,
  * then renormalised). A vertex whose weights sum to 0 is copied unchanged;
@@ -29,7 +29,8 @@ typedef enum ossa_skin_kernel {
 } ossa_skin_kernel;
 
 typedef struct ossa_skin_job {
-    uint32_t begin, end;            /* vertex range */
+    uint32_t begin, end;            /* vertex range, end <= vertex_count */
+    uint32_t vertex_count;          /* vertices every stream (and joints / weights) holds */
     uint32_t influences;            /* 4 or 8 */
     const uint16_t *joints;         /* influences per vertex (indexed from vertex 0) */
     const float *weights;           /* influences per vertex */
@@ -43,7 +44,9 @@ typedef struct ossa_skin_job {
     float *out_tangents;    uint32_t out_tangents_stride;/* required iff tangents */
 } ossa_skin_job;
 
-/* Checks a job's pointers, range and influence count (cheap; called by the kernels). */
+/* Checks a job's pointers, range and influence count (cheap; called by the kernels):
+ * INVALID_ARGUMENT for NULLs, bad influences / strides / alignment or begin > end;
+ * BUFFER_TOO_SMALL when end > vertex_count (the streams are vertex_count long). */
 ossa_result ossa_skin_job_validate(const ossa_skin_job *job);
 
 /* Linear blend skinning with the chosen kernel (AUTO picks at run time). A kernel the

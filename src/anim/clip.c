@@ -201,7 +201,6 @@ static inline void sample_at(const ossa_track *t, float ct, ossa_lookup lookup, 
 /* Samples tracks [begin, end) at clip time ct into out (joints < joint_count only). */
 static void sample_tracks(const ossa_clip *clip, float ct, ossa_lookup lookup, uint32_t *cursors, uint32_t begin,
                           uint32_t end, ossa_transform *out, uint32_t joint_count) {
-    if (lookup == OSSA_LOOKUP_CURSOR && !cursors) lookup = OSSA_LOOKUP_DEFAULT;
     float v[4];
     for (uint32_t i = begin; i < end; i++) {
         const ossa_transform_track *tt = &clip->tracks[i];
@@ -223,36 +222,69 @@ static void sample_tracks(const ossa_clip *clip, float ct, ossa_lookup lookup, u
     }
 }
 
-float ossa_clip_sample(const ossa_clip *clip, float t, bool loop, ossa_lookup lookup, uint32_t *cursors,
-                       const ossa_transform *reference, ossa_transform *out, uint32_t joint_count) {
-    if (!clip || (!out && joint_count)) return 0.0f;
-    float ct = ossa__adjust_time(clip->start, clip->end, t, loop);
-    if (reference) memcpy(out, reference, (size_t)joint_count * sizeof(ossa_transform));
-    else
-        for (uint32_t j = 0; j < joint_count; j++) out[j] = ossa_transform_identity();
-    sample_tracks(clip, ct, lookup, cursors, 0, clip->track_count, out, joint_count);
-    return ct;
+static bool lookup_ok(ossa_lookup lookup) { return lookup >= OSSA_LOOKUP_DEFAULT && lookup <= OSSA_LOOKUP_CURSOR; }
+
+/* Shared checks of the cursor span for both sampling jobs. */
+static ossa_result check_cursors(const ossa_clip *clip, ossa_lookup lookup, const uint32_t *cursors,
+                                 uint32_t cursor_count) {
+    if (!lookup_ok(lookup)) return OSSA_ERROR_INVALID_ARGUMENT;
+    if (lookup != OSSA_LOOKUP_CURSOR) return OSSA_OK;
+    uint32_t need = ossa_clip_cursor_count(clip);
+    if (!cursors && need) return OSSA_ERROR_INVALID_ARGUMENT;
+    return cursor_count < need ? OSSA_ERROR_BUFFER_TOO_SMALL : OSSA_OK;
 }
 
-float ossa_clip_sample_tracks(const ossa_clip *clip, float t, bool loop, ossa_lookup lookup, uint32_t *cursors,
-                              uint32_t track_begin, uint32_t track_end, ossa_transform *out, uint32_t joint_count) {
-    if (!clip || (!out && joint_count)) return 0.0f;
-    float ct = ossa__adjust_time(clip->start, clip->end, t, loop);
-    if (track_end > clip->track_count) track_end = clip->track_count;
-    if (track_begin < track_end) sample_tracks(clip, ct, lookup, cursors, track_begin, track_end, out, joint_count);
-    return ct;
+ossa_result ossa_clip_sample_job_validate(const ossa_clip_sample_job *job) {
+    if (!job || !job->clip || !job->output) return OSSA_ERROR_INVALID_ARGUMENT;
+    if (!job->reference && job->reference_count) return OSSA_ERROR_INVALID_ARGUMENT;
+    if (job->track_begin > job->track_end || job->track_end > job->clip->track_count)
+        return OSSA_ERROR_INVALID_ARGUMENT;
+    ossa_result r = check_cursors(job->clip, job->lookup, job->cursors, job->cursor_count);
+    if (r != OSSA_OK) return r;
+    if (job->reference && job->output_count < job->reference_count) return OSSA_ERROR_BUFFER_TOO_SMALL;
+    return OSSA_OK;
 }
 
-float ossa_clip_sample_weights(const ossa_clip *clip, uint32_t index, float t, bool loop, ossa_lookup lookup,
-                               uint32_t *cursors, float *out) {
-    if (!clip || index >= clip->weight_track_count || !out) return 0.0f;
-    float ct = ossa__adjust_time(clip->start, clip->end, t, loop);
-    const ossa_track *w = &clip->weight_tracks[index].weights;
-    if (lookup == OSSA_LOOKUP_CURSOR && !cursors) lookup = OSSA_LOOKUP_DEFAULT;
-    uint32_t *cur = cursors ? cursors + (size_t)clip->track_count * 3 + index : NULL;
-    if (w->key_count == 0) memset(out, 0, w->components * sizeof(float));
-    else sample_at(w, ct, lookup, cur, out, w->components);
-    return ct;
+ossa_result ossa_clip_sample_job_run(ossa_clip_sample_job *job) {
+    ossa_result r = ossa_clip_sample_job_validate(job);
+    if (r != OSSA_OK) return r;
+    const ossa_clip *clip = job->clip;
+    uint32_t n = job->reference ? job->reference_count : job->output_count;
+    float ct = ossa__adjust_time(clip->start, clip->end, job->time, job->loop);
+    ossa_lookup lookup = job->lookup;
+    uint32_t *cursors = lookup == OSSA_LOOKUP_CURSOR ? job->cursors : NULL;
+    if (job->track_begin == 0 && job->track_end == 0) {
+        if (job->reference) memcpy(job->output, job->reference, (size_t)n * sizeof(ossa_transform));
+        else
+            for (uint32_t j = 0; j < n; j++) job->output[j] = ossa_transform_identity();
+        sample_tracks(clip, ct, lookup, cursors, 0, clip->track_count, job->output, n);
+    } else {
+        sample_tracks(clip, ct, lookup, cursors, job->track_begin, job->track_end, job->output, n);
+    }
+    job->sampled_time = ct;
+    return OSSA_OK;
+}
+
+ossa_result ossa_clip_weights_job_validate(const ossa_clip_weights_job *job) {
+    if (!job || !job->clip || !job->output || job->track >= job->clip->weight_track_count)
+        return OSSA_ERROR_INVALID_ARGUMENT;
+    ossa_result r = check_cursors(job->clip, job->lookup, job->cursors, job->cursor_count);
+    if (r != OSSA_OK) return r;
+    if (job->output_count < job->clip->weight_tracks[job->track].weights.components) return OSSA_ERROR_BUFFER_TOO_SMALL;
+    return OSSA_OK;
+}
+
+ossa_result ossa_clip_weights_job_run(ossa_clip_weights_job *job) {
+    ossa_result r = ossa_clip_weights_job_validate(job);
+    if (r != OSSA_OK) return r;
+    const ossa_clip *clip = job->clip;
+    float ct = ossa__adjust_time(clip->start, clip->end, job->time, job->loop);
+    const ossa_track *w = &clip->weight_tracks[job->track].weights;
+    uint32_t *cur = job->lookup == OSSA_LOOKUP_CURSOR ? job->cursors + (size_t)clip->track_count * 3 + job->track : NULL;
+    if (w->key_count == 0) memset(job->output, 0, w->components * sizeof(float));
+    else sample_at(w, ct, job->lookup, cur, job->output, w->components);
+    job->sampled_time = ct;
+    return OSSA_OK;
 }
 
 ossa_result ossa_clip_remap_joints(ossa_clip *clip, const uint32_t *old_to_new, uint32_t count) {

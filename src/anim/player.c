@@ -7,7 +7,6 @@
 #include <ossa/pose.h>
 
 #include "core/alloc.h"
-#include "math/fast.h"
 
 typedef struct layer {
     const ossa_clip *clip;
@@ -28,6 +27,24 @@ struct ossa_player {
     bool fading;               /* a fade is running (from previous.clip, or from the frozen fade_pose) */
     float fade_elapsed, fade_duration;
 };
+
+/* Model-space matrices of the current pose (the player's buffers always fit). */
+static void update_model(ossa_player *p) {
+    uint32_t n = p->skeleton->joint_count;
+    ossa_local_to_model_job job = {.skeleton = p->skeleton, .input = p->pose, .input_count = n,
+                                   .output = p->model, .output_count = n};
+    ossa_local_to_model_job_run(&job);
+}
+
+/* Samples one layer's clip into out (joint_count transforms) from the rest pose. */
+static void sample_layer(const ossa_player *p, layer *l, ossa_transform *out) {
+    uint32_t n = p->skeleton->joint_count;
+    ossa_clip_sample_job job = {.clip = l->clip, .time = l->time, .loop = l->loop, .lookup = OSSA_LOOKUP_CURSOR,
+                                .cursors = l->cursors, .cursor_count = l->cursor_capacity,
+                                .reference = p->skeleton->rest, .reference_count = n, .output = out,
+                                .output_count = n};
+    ossa_clip_sample_job_run(&job);
+}
 
 ossa_result ossa_player_create(const ossa_skeleton *skeleton, const ossa_allocator *allocator, ossa_player **out) {
     if (!out) return OSSA_ERROR_INVALID_ARGUMENT;
@@ -50,7 +67,7 @@ ossa_result ossa_player_create(const ossa_skeleton *skeleton, const ossa_allocat
     p->fade_pose = (ossa_transform *)(base + o_fade);
     p->model = (ossa_mat4 *)(base + o_model);
     if (n) memcpy(p->pose, skeleton->rest, n * sizeof(ossa_transform));
-    ossa_pose_to_model(p->pose, skeleton->parents, n, p->model);
+    update_model(p);
     *out = p;
     return OSSA_OK;
 }
@@ -84,19 +101,16 @@ static void evaluate(ossa_player *p) {
     if (!p->current.clip) {
         if (n) memcpy(p->pose, s->rest, n * sizeof(ossa_transform));
     } else {
-        ossa_clip_sample(p->current.clip, p->current.time, p->current.loop, OSSA_LOOKUP_CURSOR, p->current.cursors,
-                         s->rest, p->pose, n);
+        sample_layer(p, &p->current, p->pose);
         if (p->fading) {
-            if (p->previous.clip)
-                ossa_clip_sample(p->previous.clip, p->previous.time, p->previous.loop, OSSA_LOOKUP_CURSOR,
-                                 p->previous.cursors, s->rest, p->fade_pose, n);
+            if (p->previous.clip) sample_layer(p, &p->previous, p->fade_pose);
             float w = p->fade_elapsed / p->fade_duration;
             if (!(w > 0.0f)) w = 0.0f;
             if (w > 1.0f) w = 1.0f;
             ossa_pose_blend(p->fade_pose, p->pose, w, n, p->pose);
         }
     }
-    ossa_pose_to_model(p->pose, s->parents, n, p->model);
+    update_model(p);
 }
 
 ossa_result ossa_player_play(ossa_player *player, const ossa_clip *clip, float speed, bool loop) {
@@ -187,13 +201,9 @@ ossa_result ossa_player_palette(const ossa_player *player, uint32_t skin, ossa_m
     if (!player || !out) return OSSA_ERROR_INVALID_ARGUMENT;
     const ossa_skeleton *s = player->skeleton;
     if (skin >= s->skin_count) return OSSA_ERROR_INVALID_ARGUMENT;
-    const ossa_skin *sk = &s->skins[skin];
-    for (uint32_t j = 0; j < s->joint_count; j++) out[j] = ossa_mat4_identity();
-    for (uint32_t i = 0; i < sk->joint_count; i++) {
-        uint32_t j = sk->joints[i];
-        if (j < s->joint_count) ossa__mat4_mul(&player->model[j], &sk->inverse_bind[i], &out[j]);
-    }
-    return OSSA_OK;
+    ossa_palette_job job = {.skeleton = s, .skin = skin, .model = player->model, .model_count = s->joint_count,
+                            .output = out, .output_count = s->joint_count};
+    return ossa_palette_job_run(&job);
 }
 
 float ossa_player_fade_weight(const ossa_player *player) {

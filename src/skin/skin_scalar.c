@@ -29,6 +29,7 @@ ossa_result ossa_skin_job_validate(const ossa_skin_job *job) {
         !stride_ok(job->normals_stride, 12) || !stride_ok(job->out_normals_stride, 12) ||
         !stride_ok(job->tangents_stride, 16) || !stride_ok(job->out_tangents_stride, 16))
         return OSSA_ERROR_INVALID_ARGUMENT;
+    if (job->end > job->vertex_count) return OSSA_ERROR_BUFFER_TOO_SMALL;
     return OSSA_OK;
 }
 

@@ -149,11 +149,12 @@ def compare(chk, got, exp):
         chk.fail('samples', 'got %d samples, expected %d' % (len(gs), len(es)))
         return
     for g, e in zip(gs, es):
-        tlabel = 'time %s' % fmt(e['time'])
-        if e['sampled_time'] != e['time']:
-            tlabel += ' (sampled at %s)' % fmt(e['sampled_time'])
-        if abs(g.get('time', math.nan) - e['time']) > 1e-6 * max(1.0, abs(e['time'])):
-            chk.fail(tlabel, 'sample time field %r' % g.get('time'))
+        tlabel = 'time %s' % fmt(e['requested'])
+        if e['requested'] != e['time']:
+            tlabel += ' (sampled at %s)' % fmt(e['time'])
+        # "time" is the time actually sampled (float clock in the tool, double here)
+        if abs(g.get('time', math.nan) - e['time']) > 1e-6 * max(1.0, abs(e['requested'])):
+            chk.fail(tlabel, 'sample time field %r, expected the sampled time %s' % (g.get('time'), fmt(e['time'])))
         size = scene_size(e)
         ptol = UNIT_TOL * size
         gn = g.get('nodes', [])
@@ -171,6 +172,11 @@ def compare(chk, got, exp):
                         lambda x: UNIT_TOL * max(1.0, abs(x)))
             chk.vec(w + ' world', a.get('world'), b['world'],
                     lambda x: max(ptol, UNIT_TOL * abs(x)))
+            if 'weights' in b:
+                chk.vec(w + ' weights', a.get('weights'), b['weights'],
+                        lambda x: UNIT_TOL * max(1.0, abs(x)))
+            elif 'weights' in a:
+                chk.fail(w, 'has "weights" but its mesh has no morph targets')
         gsk = {(s.get('node'), s.get('mesh'), s.get('primitive')): s for s in g.get('skinned', [])}
         esk = {(s['node'], s['mesh'], s['primitive']): s for s in e['skinned']}
         if set(gsk) != set(esk):

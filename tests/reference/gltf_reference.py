@@ -504,6 +504,25 @@ def world_matrices(g, local, animated):
     return world
 
 
+def node_morph_weights(g, ni, weights_anim):
+    """Morph weights of node ni's mesh: animated, else node.weights, else mesh.weights,
+    else zeros (glTF); None when the node has no mesh with morph targets."""
+    node = g.get('nodes')[ni]
+    if 'mesh' not in node:
+        return None
+    mesh = g.get('meshes')[node['mesh']]
+    nt = morph_target_count(g, mesh)
+    if not nt:
+        return None
+    if ni in weights_anim:
+        return list(weights_anim[ni])
+    if len(node.get('weights', [])) == nt:
+        return [float(c) for c in node['weights']]
+    if len(mesh.get('weights', [])) == nt:
+        return [float(c) for c in mesh['weights']]
+    return [0.0] * nt
+
+
 def skin_primitives(g, world, weights_anim, vertices):
     out = []
     nodes = g.get('nodes')
@@ -518,15 +537,7 @@ def skin_primitives(g, world, weights_anim, vertices):
         else:
             ibms = [IDENTITY] * len(joints)
         palette = [mat_mul(world[j], ibms[k]) for k, j in enumerate(joints)]
-        nt = morph_target_count(g, mesh)
-        if ni in weights_anim:
-            mw = weights_anim[ni]
-        elif 'weights' in node:
-            mw = [float(c) for c in node['weights']]
-        elif 'weights' in mesh:
-            mw = [float(c) for c in mesh['weights']]
-        else:
-            mw = [0.0] * nt
+        mw = node_morph_weights(g, ni, weights_anim)
         for pi, prim in enumerate(mesh.get('primitives', [])):
             attrs = prim.get('attributes', {})
             if 'POSITION' not in attrs:
@@ -636,7 +647,11 @@ def sample(g, clip, times, vertices=64, loop=False):
             out_nodes.append({'index': i, 'name': n.get('name', ''), 'translation': tr,
                               'rotation': q, 'scale': s, 'world': world[i],
                               'trs_defined': animated[i] or matrix_is_trs(n)})
-        result['samples'].append({'time': t, 'sampled_time': tt, 'nodes': out_nodes,
+            mw = node_morph_weights(g, i, mweights)
+            if mw is not None:
+                out_nodes[-1]['weights'] = mw
+        # "time" is the time actually sampled (DESIGN.md); 'requested' keeps the input
+        result['samples'].append({'time': tt, 'requested': t, 'nodes': out_nodes,
                                   'skinned': skin_primitives(g, world, mweights, vertices)})
     return result
 

@@ -104,3 +104,38 @@ void ot_assert_floats_near(const float *a, const float *b, size_t count, float t
     for (size_t i = 0; i < count; i++)
         if (!(fabsf(a[i] - b[i]) <= tol)) fail_msg("element %zu: %.9g vs %.9g (tol %.3g)", i, a[i], b[i], tol);
 }
+
+float ot_clip_sample(const ossa_clip *clip, float t, bool loop, ossa_lookup lookup, uint32_t *cursors,
+                     const ossa_transform *reference, ossa_transform *out, uint32_t joint_count) {
+    if (lookup == OSSA_LOOKUP_CURSOR && !cursors) lookup = OSSA_LOOKUP_DEFAULT;
+    ossa_clip_sample_job job = {.clip = clip, .time = t, .loop = loop, .lookup = lookup, .cursors = cursors,
+                                .cursor_count = cursors ? ossa_clip_cursor_count(clip) : 0, .reference = reference,
+                                .reference_count = reference ? joint_count : 0, .output = out,
+                                .output_count = joint_count};
+    assert_int_equal(ossa_clip_sample_job_run(&job), OSSA_OK);
+    return job.sampled_time;
+}
+
+float ot_clip_sample_weights(const ossa_clip *clip, uint32_t index, float t, bool loop, ossa_lookup lookup,
+                             uint32_t *cursors, float *out) {
+    if (lookup == OSSA_LOOKUP_CURSOR && !cursors) lookup = OSSA_LOOKUP_DEFAULT;
+    assert_true(clip && index < clip->weight_track_count);
+    ossa_clip_weights_job job = {.clip = clip, .track = index, .time = t, .loop = loop, .lookup = lookup,
+                                 .cursors = cursors, .cursor_count = cursors ? ossa_clip_cursor_count(clip) : 0,
+                                 .output = out, .output_count = clip->weight_tracks[index].weights.components};
+    assert_int_equal(ossa_clip_weights_job_run(&job), OSSA_OK);
+    return job.sampled_time;
+}
+
+void ot_local_to_model(const ossa_transform *locals, const int32_t *parents, uint32_t joint_count, ossa_mat4 *out) {
+    ossa_local_to_model_job job = {.parents = parents, .parent_count = joint_count, .input = locals,
+                                   .input_count = joint_count, .output = out, .output_count = joint_count};
+    assert_int_equal(ossa_local_to_model_job_run(&job), OSSA_OK);
+}
+
+void ot_palette(const ossa_skeleton *skeleton, uint32_t skin, const ossa_mat4 *model, ossa_mat4 *out) {
+    ossa_palette_job job = {.skeleton = skeleton, .skin = skin, .model = model,
+                            .model_count = skeleton->joint_count, .output = out,
+                            .output_count = skeleton->joint_count};
+    assert_int_equal(ossa_palette_job_run(&job), OSSA_OK);
+}

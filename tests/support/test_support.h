@@ -37,4 +37,19 @@ void ot_assert_near_impl(double a, double b, double tol, const char *sa, const c
 /* Same for count floats. */
 void ot_assert_floats_near(const float *a, const float *b, size_t count, float tol);
 
+/* Job shorthands for tests that sample many times: each fills the job's spans from the
+ * counts given (reference and output both joint_count long; cursors, when given, the
+ * clip's cursor count), runs it and fails the test unless it returns OK. */
+/* ossa_clip_sample_job over the whole clip; returns sampled_time. CURSOR without cursors
+ * samples with the DEFAULT lookup. reference may be NULL (identity). */
+float ot_clip_sample(const ossa_clip *clip, float t, bool loop, ossa_lookup lookup, uint32_t *cursors,
+                     const ossa_transform *reference, ossa_transform *out, uint32_t joint_count);
+/* ossa_clip_weights_job for weight track `index` into out (the track's components). */
+float ot_clip_sample_weights(const ossa_clip *clip, uint32_t index, float t, bool loop, ossa_lookup lookup,
+                             uint32_t *cursors, float *out);
+/* ossa_local_to_model_job over a parents span (joint_count locals, parents, matrices). */
+void ot_local_to_model(const ossa_transform *locals, const int32_t *parents, uint32_t joint_count, ossa_mat4 *out);
+/* ossa_palette_job, skeleton layout, into out (skeleton->joint_count matrices). */
+void ot_palette(const ossa_skeleton *skeleton, uint32_t skin, const ossa_mat4 *model, ossa_mat4 *out);
+
 #endif

@@ -172,3 +172,9 @@ void json_put_num(double v) {
     if (isfinite(v)) printf("%.9g", v);
     else printf("null");
 }
+
+int cli_no_gl(const char *cmd) {
+    fprintf(stderr, "ossa %s: this ossa was built without GL (-DOSSA_BUILD_GL=OFF); "
+                    "render, view, demo and crowd need it\n", cmd);
+    return 1;
+}

@@ -39,4 +39,14 @@ bool cli_add_clips(const char *cmd, ossa_asset *asset, const char *file);
 void json_put_str(const char *s);
 void json_put_num(double v);
 
+/* Builds without GL (-DOSSA_BUILD_GL=OFF; OSSA_TOOL_GL undefined): every command that
+ * draws starts with CLI_REQUIRE_GL("name"), which prints that the build has no GL and
+ * returns 1. tools/ossa/no_gl.c stubs the GL entry points the other files reference. */
+int cli_no_gl(const char *cmd);
+#ifdef OSSA_TOOL_GL
+#define CLI_REQUIRE_GL(cmd) ((void)0)
+#else
+#define CLI_REQUIRE_GL(cmd) return cli_no_gl(cmd)
+#endif
+
 #endif

@@ -51,19 +51,22 @@ static void sample_one(bench *b, instance *in, bool forward) {
         in->rnd = in->rnd * 1664525u + 1013904223u;
         t = b->times[(in->rnd >> 8) % b->time_count];
     }
-    ossa_clip_sample(b->clip, t, true, b->lookup, in->cursors, b->s.asset->skeleton->rest, in->locals, b->jc);
+    ossa_clip_sample_job job = {.clip = b->clip, .time = t, .loop = true, .lookup = b->lookup,
+                                .cursors = in->cursors, .cursor_count = ossa_clip_cursor_count(b->clip),
+                                .reference = b->s.asset->skeleton->rest, .reference_count = b->jc,
+                                .output = in->locals, .output_count = b->jc};
+    ossa_clip_sample_job_run(&job);
 }
 
 static void palette_one(bench *b, instance *in) {
     const ossa_skeleton *sk = b->s.asset->skeleton;
-    ossa_pose_to_model(in->locals, sk->parents, b->jc, in->model);
+    ossa_local_to_model_job lm = {.skeleton = sk, .input = in->locals, .input_count = b->jc, .output = in->model,
+                                  .output_count = b->jc};
+    ossa_local_to_model_job_run(&lm);
     for (uint32_t k = 0; k < sk->skin_count; k++) {
-        const ossa_skin *skin = &sk->skins[k];
-        ossa_mat4 *pal = in->palettes + (size_t)k * b->jc;
-        for (uint32_t i = 0; i < skin->joint_count; i++) {
-            uint32_t j = skin->joints[i];
-            if (j < b->jc) pal[j] = ossa_mat4_mul(&in->model[j], &skin->inverse_bind[i]);
-        }
+        ossa_palette_job pj = {.skeleton = sk, .skin = k, .model = in->model, .model_count = b->jc,
+                               .output = in->palettes + (size_t)k * b->jc, .output_count = b->jc};
+        ossa_palette_job_run(&pj);
     }
 }
 
@@ -75,6 +78,7 @@ static void skin_range(bench *b, uint32_t mesh, const ossa_mat4 *palettes, uint3
     memset(&job, 0, sizeof job);
     job.begin = begin;
     job.end = end;
+    job.vertex_count = m->vertex_count;
     job.influences = m->influences;
     job.joints = m->joints;
     job.weights = m->weights;

@@ -5,11 +5,13 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "cli_common.h"
 #include "commands.h"
 #include "image_io.h"
 #include "render_common.h"
 
 int cmd_demo(int argc, char **argv) {
+    CLI_REQUIRE_GL("demo");
     render_options o;
     render_options_init(&o, "out/demo.gif");
     uint32_t png_frame = 0;

@@ -224,20 +224,25 @@ static void print_text(const char *file, const ossa_asset *a, const tree_index *
     for (uint32_t w = 0; w < a->warning_count; w++) printf("  %s\n", a->warnings[w]);
 }
 
+static int usage(FILE *f) {
+    fprintf(f, "usage: ossa info FILE [--json]\n"
+               "  prints the node tree (with the skins each node is a joint of), skins, meshes and\n"
+               "  primitives (vertices, influences, morph targets), clips (duration, channels,\n"
+               "  interpolations) and the loader's warnings\n"
+               "  --json   one JSON object instead of text (keys listed in tools/ossa/cmd_info.c)\n");
+    return f == stdout ? 0 : 2;
+}
+
 int cmd_info(int argc, char **argv) {
     const char *file = NULL;
     bool json = false;
     for (int i = 1; i < argc; i++) {
+        if (!strcmp(argv[i], "--help") || !strcmp(argv[i], "-h")) return usage(stdout);
         if (!strcmp(argv[i], "--json")) json = true;
-        else if (argv[i][0] == '-' || file) {
-            fprintf(stderr, "usage: ossa info FILE [--json]\n");
-            return 2;
-        } else file = argv[i];
+        else if (argv[i][0] == '-' || file) return usage(stderr);
+        else file = argv[i];
     }
-    if (!file) {
-        fprintf(stderr, "usage: ossa info FILE [--json]\n");
-        return 2;
-    }
+    if (!file) return usage(stderr);
     ossa_asset *asset = cli_load_asset("info", file);
     if (!asset) {
         return 1;

@@ -5,6 +5,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "cli_common.h"
 #include "commands.h"
 #include "image_io.h"
 #include "render_common.h"
@@ -28,6 +29,7 @@ static int usage(FILE *f) {
 }
 
 int cmd_render(int argc, char **argv) {
+    CLI_REQUIRE_GL("render");
     const char *file = NULL, *clip_name = NULL;
     float from = 0, to = 0;
     bool has_from = false, has_to = false, rest = false;

@@ -5,8 +5,10 @@
  * primitive (morph targets applied, then linear blend skinning with the scalar
  * kernel), at each requested time. Times are absolute clip times, clamped to the
  * clip (--loop wraps). Without --clip the rest pose is printed, "clip" is null and
- * the default time list is [0]; with a clip it is [clip start]. "time" echoes the
- * requested time. Non-finite numbers print as null. */
+ * the default time list is [0]; with a clip it is [clip start]. "time" is the time
+ * actually sampled (clamped or wrapped); a NaN --time is an error. Nodes whose mesh has
+ * morph targets carry "weights" (sampled when the clip drives them, else the defaults).
+ * Non-finite numbers print as null. */
 #include <math.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -26,15 +28,55 @@ static void put_floats(const float *v, int n) {
     putchar(']');
 }
 
-static int usage(void) {
-    fprintf(stderr, "usage: ossa sample FILE [--clip NAME|INDEX] [--time T]... [--vertices N|all] [--loop]\n");
-    return 2;
+static int usage(FILE *f) {
+    fprintf(f, "usage: ossa sample FILE [--clip NAME|INDEX] [--time T]... [--vertices N|all] [--loop]\n"
+               "  prints every node's local TRS, world matrix and morph weights, and the first N\n"
+               "  skinned vertices of every skinned primitive, as JSON (the DESIGN.md contract)\n"
+               "  --clip      clip name or index (default: none, the rest pose)\n"
+               "  --time T    absolute clip time in seconds, repeatable (default: the clip start, or 0);\n"
+               "              clamped into the clip, \"time\" prints the time actually sampled\n"
+               "  --loop      wrap times into the clip instead of clamping\n"
+               "  --vertices  skinned vertices per primitive: N or all (default 64)\n");
+    return f == stdout ? 0 : 2;
+}
+
+/* Morph weights of the mesh on skeleton joint `joint` (count targets): the clip's weight
+ * track for that joint when it has one, else `defaults` (NULL = zeros). */
+static void morph_weights(const ossa_clip *clip, uint32_t joint, uint32_t count, const float *defaults, float t,
+                          bool loop, float *out) {
+    if (defaults) memcpy(out, defaults, count * sizeof(float));
+    else memset(out, 0, count * sizeof(float));
+    for (uint32_t k = 0; clip && k < clip->weight_track_count; k++)
+        if (clip->weight_tracks[k].joint == joint && clip->weight_tracks[k].weights.components == count) {
+            ossa_clip_weights_job wj = {.clip = clip, .track = k, .time = t, .loop = loop, .output = out,
+                                        .output_count = count};
+            ossa_clip_weights_job_run(&wj);
+        }
+}
+
+/* "weights" of node i when its mesh has morph targets (defaults from the node's first primitive). */
+static void put_node_weights(const ossa_asset *a, uint32_t i, const ossa_clip *clip, float t, bool loop) {
+    int32_t mi = a->nodes[i].mesh;
+    if (mi < 0 || (uint32_t)mi >= a->mesh_info_count || !a->mesh_infos[mi].target_count) return;
+    uint32_t count = a->mesh_infos[mi].target_count, joint = a->nodes[i].joint;
+    const float *defaults = NULL;
+    for (uint32_t m = 0; m < a->mesh_count && !defaults; m++)
+        if (a->meshes[m]->node == (int32_t)joint && a->meshes[m]->target_count == count)
+            defaults = a->meshes[m]->default_weights;
+    float *w = calloc(count, sizeof(float));
+    if (!w) return;
+    morph_weights(clip, joint, count, defaults, t, loop, w);
+    printf(", \"weights\": ");
+    put_floats(w, (int)count);
+    free(w);
 }
 
 /* World matrices in skeleton order; nodes given as a non-TRS matrix keep it while not animated. */
 static void compute_world(const ossa_asset *a, const ossa_transform *locals, const bool *animated, ossa_mat4 *world) {
     const ossa_skeleton *s = a->skeleton;
-    ossa_pose_to_model(locals, s->parents, s->joint_count, world);
+    ossa_local_to_model_job lm = {.skeleton = s, .input = locals, .input_count = s->joint_count, .output = world,
+                                  .output_count = s->joint_count};
+    ossa_local_to_model_job_run(&lm);
     bool any = false;
     for (uint32_t i = 0; i < a->node_count; i++)
         if (a->nodes[i].matrix_not_trs && !animated[a->nodes[i].joint]) any = true;
@@ -55,12 +97,16 @@ int cmd_sample(int argc, char **argv) {
     int time_count = 0;
     if (!times) return 1;
     for (int i = 1; i < argc; i++) {
+        if (!strcmp(argv[i], "--help") || !strcmp(argv[i], "-h")) {
+            free(times);
+            return usage(stdout);
+        }
         if (!strcmp(argv[i], "--clip") && i + 1 < argc) clip_arg = argv[++i];
         else if (!strcmp(argv[i], "--time") && i + 1 < argc) {
             char *end;
             times[time_count++] = strtod(argv[++i], &end);
-            if (*end) {
-                fprintf(stderr, "ossa sample: bad time '%s'\n", argv[i]);
+            if (*end || isnan(times[time_count - 1])) {
+                fprintf(stderr, "ossa sample: --time '%s' is not a number\n", argv[i]);
                 free(times);
                 return 2;
             }
@@ -72,18 +118,18 @@ int cmd_sample(int argc, char **argv) {
                 vertices = strtol(argv[i], &end, 10);
                 if (*end || vertices < 0) {
                     free(times);
-                    return usage();
+                    return usage(stderr);
                 }
             }
         } else if (!strcmp(argv[i], "--loop")) loop = true;
         else if (argv[i][0] == '-' || file) {
             free(times);
-            return usage();
+            return usage(stderr);
         } else file = argv[i];
     }
     if (!file) {
         free(times);
-        return usage();
+        return usage(stderr);
     }
     ossa_asset *asset = cli_load_asset("sample", file);
     if (!asset) {
@@ -138,12 +184,14 @@ int cmd_sample(int argc, char **argv) {
     for (int ti = 0; ti < time_count && !rc; ti++) {
         float t = (float)times[ti];
         if (jn) {
-            if (clip) ossa_clip_sample(clip, t, loop, OSSA_LOOKUP_DEFAULT, NULL, sk->rest, pose, jn);
+            ossa_clip_sample_job sj = {.clip = clip, .time = t, .loop = loop, .reference = sk->rest,
+                                       .reference_count = jn, .output = pose, .output_count = jn};
+            if (clip) ossa_clip_sample_job_run(&sj);
             else memcpy(pose, sk->rest, jn * sizeof *pose);
             compute_world(asset, pose, animated, world);
         }
         printf("%s{\"time\": ", ti ? ",\n  " : "");
-        json_put_num(times[ti]);
+        json_put_num(clip ? ossa_clip_adjust_time(clip, t, loop) : times[ti]);
         printf(",\n   \"nodes\": [");
         for (uint32_t i = 0; i < asset->node_count; i++) {
             uint32_t j = asset->nodes[i].joint;
@@ -158,6 +206,7 @@ int cmd_sample(int argc, char **argv) {
             put_floats(&x->scale.x, 3);
             printf(", \"world\": ");
             put_floats(world[j].m, 16);
+            put_node_weights(asset, i, clip, t, loop);
             printf("}");
         }
         printf("],\n   \"skinned\": [");
@@ -173,21 +222,16 @@ int cmd_sample(int argc, char **argv) {
             float *w = calloc((size_t)mesh->target_count + 1, sizeof(float));
             if (!mp || !mn || !op || !on || !w) rc = 1;
             if (!rc) {
-                if (mesh->default_weights) memcpy(w, mesh->default_weights, mesh->target_count * sizeof(float));
-                if (clip)
-                    for (uint32_t k = 0; k < clip->weight_track_count; k++)
-                        if ((int32_t)clip->weight_tracks[k].joint == mesh->node &&
-                            clip->weight_tracks[k].weights.components == mesh->target_count)
-                            ossa_clip_sample_weights(clip, k, t, loop, OSSA_LOOKUP_DEFAULT, NULL, w);
+                morph_weights(clip, (uint32_t)mesh->node, mesh->target_count, mesh->default_weights, t, loop, w);
                 ossa_morph_apply(mesh, w, 0, nv, mp, mesh->normals ? mn : NULL);
-                const ossa_skin *skin = &sk->skins[mesh->skin];
-                for (uint32_t j = 0; j < jn; j++) palette[j] = ossa_mat4_identity();
-                for (uint32_t k = 0; k < skin->joint_count; k++)
-                    palette[skin->joints[k]] = ossa_mat4_mul(&world[skin->joints[k]], &skin->inverse_bind[k]);
+                ossa_palette_job pj = {.skeleton = sk, .skin = (uint32_t)mesh->skin, .model = world,
+                                       .model_count = jn, .output = palette, .output_count = jn};
+                ossa_palette_job_run(&pj);
                 ossa_skin_job job;
                 memset(&job, 0, sizeof job);
                 job.begin = 0;
                 job.end = nv;
+                job.vertex_count = nv;
                 job.influences = mesh->influences;
                 job.joints = mesh->joints;
                 job.weights = mesh->weights;

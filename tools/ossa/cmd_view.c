@@ -2,6 +2,7 @@
  *           [--cpu] [--bones]
  * Interactive viewer: a GLFW window (OpenGL 3.3 core), orbit camera, clip list,
  * playback through ossa_player (cross-fades included), CPU/GPU skinning switch. */
+#ifdef OSSA_TOOL_GL /* without GL, no_gl.c defines cmd_view */
 #include <epoxy/gl.h>
 #include <GLFW/glfw3.h>
 #include <math.h>
@@ -368,3 +369,4 @@ done:
     scene_free(&v.s);
     return rc;
 }
+#endif

@@ -3,7 +3,9 @@
 #include "render_common.h"
 
 #include <ctype.h>
+#ifdef OSSA_TOOL_GL
 #include <epoxy/gl.h>
+#endif
 #include <math.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -128,15 +130,13 @@ void scene_set_pose(scene *s, const ossa_transform *locals) {
     uint32_t jc = s->joint_count;
     if (!jc) return;
     if (locals != s->locals) memcpy(s->locals, locals, sizeof *s->locals * jc);
-    ossa_pose_to_model(s->locals, sk->parents, jc, s->model);
+    ossa_local_to_model_job lm = {.skeleton = sk, .input = s->locals, .input_count = jc, .output = s->model,
+                                  .output_count = jc};
+    ossa_local_to_model_job_run(&lm);
     for (uint32_t k = 0; k < sk->skin_count; k++) {
-        ossa_mat4 *pal = s->palettes + (size_t)k * jc;
-        for (uint32_t j = 0; j < jc; j++) pal[j] = ossa_mat4_identity();
-        const ossa_skin *skin = &sk->skins[k];
-        for (uint32_t i = 0; i < skin->joint_count; i++) {
-            uint32_t j = skin->joints[i];
-            if (j < jc) pal[j] = ossa_mat4_mul(&s->model[j], &skin->inverse_bind[i]);
-        }
+        ossa_palette_job pj = {.skeleton = sk, .skin = k, .model = s->model, .model_count = jc,
+                               .output = s->palettes + (size_t)k * jc, .output_count = jc};
+        ossa_palette_job_run(&pj);
     }
 }
 
@@ -145,9 +145,11 @@ float scene_pose(scene *s, const ossa_clip *clip, float t, bool loop) {
     uint32_t jc = s->joint_count;
     float time = t;
     if (!jc) return t;
-    if (clip)
-        time = ossa_clip_sample(clip, t, loop, OSSA_LOOKUP_DEFAULT, NULL, sk->rest, s->locals, jc);
-    else
+    if (clip) {
+        ossa_clip_sample_job job = {.clip = clip, .time = t, .loop = loop, .reference = sk->rest,
+                                    .reference_count = jc, .output = s->locals, .output_count = jc};
+        if (ossa_clip_sample_job_run(&job) == OSSA_OK) time = job.sampled_time;
+    } else
         memcpy(s->locals, sk->rest, sizeof *s->locals * jc);
     scene_set_pose(s, s->locals);
     scene_set_weights(s, clip, t, loop);
@@ -168,8 +170,11 @@ void scene_set_weights(scene *s, const ossa_clip *clip, float t, bool loop) {
         for (uint32_t k = 0; k < clip->weight_track_count; k++)
             if (clip->weight_tracks[k].joint == (uint32_t)m->node &&
                 clip->weight_tracks[k].weights.components == m->target_count &&
-                clip->weight_tracks[k].weights.key_count)
-                ossa_clip_sample_weights(clip, k, t, loop, OSSA_LOOKUP_DEFAULT, NULL, w);
+                clip->weight_tracks[k].weights.key_count) {
+                ossa_clip_weights_job job = {.clip = clip, .track = k, .time = t, .loop = loop, .output = w,
+                                             .output_count = m->target_count};
+                ossa_clip_weights_job_run(&job);
+            }
     }
 }
 
@@ -200,6 +205,7 @@ bool scene_skin_cpu(scene *s, uint32_t mesh) {
         memset(&job, 0, sizeof job);
         job.begin = 0;
         job.end = m->vertex_count;
+        job.vertex_count = m->vertex_count;
         job.influences = m->influences;
         job.joints = m->joints;
         job.weights = m->weights;
@@ -363,6 +369,7 @@ void camera_view_proj(const camera *cam, float aspect, float out[16]) {
         }
 }
 
+#ifdef OSSA_TOOL_GL /* the GL side (no_gl.c stubs it in builds without GL) */
 bool scene_gl_create(scene_gl *g, const scene *s, const char *cmd) {
     memset(g, 0, sizeof *g);
     ossa_result r = ossa_gl_renderer_create(&g->renderer);
@@ -465,6 +472,8 @@ bool scene_gl_draw(scene_gl *g, scene *s, const float view_proj[16], const draw_
     return true;
 }
 
+#endif
+
 uint32_t span_frame_count(const clip_span *span, float fps) {
     if (!span->clip || !(span->to > span->from)) return 1;
     double n = ceil(((double)span->to - (double)span->from) * fps - 1e-3);
@@ -473,6 +482,7 @@ uint32_t span_frame_count(const clip_span *span, float fps) {
     return (uint32_t)n + (span->loop ? 0u : 1u);
 }
 
+#ifdef OSSA_TOOL_GL
 /* A progress bar redrawn in place; only on a terminal, so logs stay clean. */
 static void progress(const char *cmd, uint32_t done, uint32_t total) {
     static int tty = -1;
@@ -599,6 +609,7 @@ bool render_to_file(scene *s, const render_job *job, render_stats *stats, const 
     stats->seconds = now_seconds() - t0;
     return ok;
 }
+#endif
 
 bool parse_float(const char *cmd, const char *opt, const char *text, float *out) {
     char *end = NULL;
