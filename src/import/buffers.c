@@ -131,8 +131,13 @@ ossa_result ossa__container_open(ossa__ctx *ctx, const uint8_t *data, size_t siz
         if (size < 20) return ossa__fail(ctx, OSSA_ERROR_PARSE, "", "GLB: %zu bytes is shorter than a header and a chunk", size);
         uint32_t version = rd32(data + 4), length = rd32(data + 8);
         if (version != 2) return ossa__fail(ctx, OSSA_ERROR_UNSUPPORTED, "", "GLB: container version %u (expected 2)", version);
-        if (length != size)
+        if (length > size)
             return ossa__fail(ctx, OSSA_ERROR_PARSE, "", "GLB: header length %u does not match the %zu bytes given", length, size);
+        if (length < 20) return ossa__fail(ctx, OSSA_ERROR_PARSE, "", "GLB: header length %u is shorter than a header and a chunk", length);
+        if (length < size) { /* the validator warns: bytes after the container are ignored */
+            ossa__warn(ctx, "", "GLB: %zu bytes after the declared length %u ignored", size - length, length);
+            size = length;
+        }
         size_t pos = 12;
         uint32_t chunk = 0;
         while (pos < size) {
@@ -220,6 +225,9 @@ static ossa_result load_external(ossa__ctx *ctx, ossa__buffer *b, const char *ur
     return OSSA_OK;
 }
 
+static ossa_result resolve_buffer(ossa__ctx *ctx, int32_t item, uint32_t i, const char *path, ossa__buffer *b,
+                                  bool *deferrable);
+
 ossa_result ossa__buffers_load(ossa__ctx *ctx) {
     uint32_t count;
     int32_t *items;
@@ -232,20 +240,53 @@ ossa_result ossa__buffers_load(ossa__ctx *ctx) {
         return ctx->failed;
     }
     ctx->buffer_count = count;
+    ossa_diagnostic *real_diag = ctx->diag;
     for (uint32_t i = 0; i < count && !r; i++) {
         char path[64];
         snprintf(path, sizeof path, "/buffers/%u", i);
         ossa__buffer *b = &ctx->buffers[i];
-        uint64_t len = 0;
-        r = ossa__json_get_uint(ctx, items[i], path, "byteLength", true, SIZE_MAX / 2, &len, NULL);
-        if (r) break;
-        if (len == 0) {
-            r = ossa__fail(ctx, OSSA_ERROR_INVALID_DATA, path, "byteLength must be at least 1");
-            break;
+        /* A buffer ossa cannot load (no uri outside a GLB, a data: URI that is not base64,
+         * a URI scheme) is an error only when an accessor ossa reads uses it: the glTF
+         * validator accepts such files when the buffer is unused. Its error is recorded
+         * and the buffer skipped with a warning. */
+        ossa_diagnostic here;
+        memset(&here, 0, sizeof here);
+        ctx->diag = &here;
+        bool deferrable = false;
+        r = resolve_buffer(ctx, items[i], i, path, b, &deferrable);
+        ctx->diag = real_diag;
+        if (r && (deferrable || r == OSSA_ERROR_UNSUPPORTED)) {
+            ctx->failed = OSSA_OK;
+            b->deferred_diag = ossa__ctx_alloc(ctx, 1, sizeof *b->deferred_diag);
+            if (!b->deferred_diag) {
+                r = ctx->failed;
+                break;
+            }
+            *b->deferred_diag = here;
+            b->deferred = r;
+            b->data = NULL;
+            b->size = 0;
+            r = OSSA_OK;
+            ossa__warn(ctx, path, "not loaded (%s); only an error if a used accessor reads it", here.message);
+        } else if (r && real_diag) {
+            *real_diag = here;
         }
+    }
+    ossa__ctx_free(ctx, items);
+    return r;
+}
+
+static ossa_result resolve_buffer(ossa__ctx *ctx, int32_t item, uint32_t i, const char *path, ossa__buffer *b,
+                                  bool *deferrable) {
+    ossa_result r;
+    {
+        uint64_t len = 0;
+        r = ossa__json_get_uint(ctx, item, path, "byteLength", true, SIZE_MAX / 2, &len, NULL);
+        if (r) return r;
+        if (len == 0) return ossa__fail(ctx, OSSA_ERROR_INVALID_DATA, path, "byteLength must be at least 1");
         b->declared = (size_t)len;
         char *uri = NULL;
-        int32_t ut = ossa__json_find(ctx, items[i], "uri");
+        int32_t ut = ossa__json_find(ctx, item, "uri");
         const char *raw = NULL;
         size_t raw_len = 0;
         if (ut >= 0 && ctx->tok[ut].type == OSSA__J_STRING) {
@@ -259,17 +300,17 @@ ossa_result ossa__buffers_load(ossa__ctx *ctx) {
                 r = ossa__fail(ctx, OSSA_ERROR_INVALID_DATA, path, "only %zu bytes available, byteLength is %zu",
                                b->size, b->declared);
             if (!r) b->size = b->declared;
-            continue;
+            return r;
         }
         if (ut >= 0) {
             char up[80];
             snprintf(up, sizeof up, "%s/uri", path);
             r = ossa__json_string_dup(ctx, ut, up, &uri);
-            if (r) break;
+            if (r) return r;
         }
         if (!uri) {
             if (!(ctx->is_glb && i == 0))
-                r = ossa__fail(ctx, OSSA_ERROR_INVALID_DATA, path, "buffer has no uri and is not the GLB-stored buffer");
+                *deferrable = true, r = ossa__fail(ctx, OSSA_ERROR_INVALID_DATA, path, "buffer has no uri and is not the GLB-stored buffer");
             else if (!ctx->glb_bin)
                 r = ossa__fail(ctx, OSSA_ERROR_INVALID_DATA, path, "GLB has no BIN chunk for this buffer");
             else {
@@ -289,6 +330,5 @@ ossa_result ossa__buffers_load(ossa__ctx *ctx) {
                            b->declared);
         if (!r) b->size = b->declared;
     }
-    ossa__ctx_free(ctx, items);
     return r;
 }

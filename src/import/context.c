@@ -133,8 +133,23 @@ void ossa__warn(ossa__ctx *ctx, const char *path, const char *fmt, ...) {
     ctx->warnings[ctx->warning_count++] = w;
 }
 
+ossa_result ossa__fail_again(ossa__ctx *ctx, ossa_result result, const ossa_diagnostic *diag) {
+    if (ctx->failed) return ctx->failed;
+    ctx->failed = result;
+    if (ctx->diag && diag) *ctx->diag = *diag;
+    return result;
+}
+
+ossa_result ossa__buffer_usable(ossa__ctx *ctx, uint32_t b) {
+    const ossa__buffer *buf = &ctx->buffers[b];
+    return buf->deferred ? ossa__fail_again(ctx, buf->deferred, buf->deferred_diag) : OSSA_OK;
+}
+
 void ossa__ctx_release(ossa__ctx *ctx) {
-    for (uint32_t i = 0; i < ctx->buffer_count; i++) ossa__ctx_free(ctx, ctx->buffers[i].owned);
+    for (uint32_t i = 0; i < ctx->buffer_count; i++) {
+        ossa__ctx_free(ctx, ctx->buffers[i].owned);
+        ossa__ctx_free(ctx, ctx->buffers[i].deferred_diag);
+    }
     ossa__ctx_free(ctx, ctx->buffers);
     ossa__ctx_free(ctx, ctx->views);
     ossa__ctx_free(ctx, ctx->accessors);

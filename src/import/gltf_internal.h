@@ -36,6 +36,8 @@ typedef struct ossa__buffer {
     size_t size;       /* bytes available (>= declared byteLength once resolved) */
     size_t declared;   /* byteLength */
     void *owned;       /* freed at the end of the load */
+    ossa_result deferred;       /* != OK: not loaded (why below); an error only if an accessor read uses it */
+    ossa_diagnostic *deferred_diag;
 } ossa__buffer;
 
 typedef struct ossa__view {
@@ -52,7 +54,7 @@ typedef struct ossa__accessor {
     uint32_t count;
     uint32_t components;  /* 1, 2, 3, 4, 4 (MAT2), 9, 16 */
     uint32_t columns;     /* 1 for vectors, 2/3/4 for matrices */
-    const char *type_name;
+    const char *type_name; /* "unknown" when the file's type is not a glTF type (an error only if read) */
     int32_t sparse_tok;   /* token of the sparse object, or -1 */
 } ossa__accessor;
 
@@ -106,6 +108,10 @@ void ossa__warn(ossa__ctx *ctx, const char *path, const char *fmt, ...)
 /* "/a/3/b" → "a[3].b" into out. */
 void ossa__path_to_place(const char *path, char *out, size_t size);
 void ossa__ctx_release(ossa__ctx *ctx); /* frees buffers, tokens, tables (not warnings) */
+/* Fails with a diagnostic recorded earlier (a deferred error, now that it matters). */
+ossa_result ossa__fail_again(ossa__ctx *ctx, ossa_result result, const ossa_diagnostic *diag);
+/* The error of buffer b when it was not loaded (see ossa__buffer.deferred), else OK. */
+ossa_result ossa__buffer_usable(ossa__ctx *ctx, uint32_t b);
 
 /* Normalises q in place in double precision after scaling by its largest component
  * (huge and tiny keys stay exact); zero or non-finite gives identity. Returns the
