@@ -284,7 +284,14 @@ static ossa_result decode(ossa__ctx *ctx, uint32_t index, float **fout, uint32_t
         size_t esz = element_size(a, &col);
         size_t stride = v->stride ? v->stride : esz;
         const uint8_t *base = ctx->buffers[v->buffer].data + v->offset + a->offset;
-        if (f && a->component_type == 5126 && col * a->columns == esz && esz == (size_t)a->components * 4) {
+        const ossa__buffer *buf = &ctx->buffers[v->buffer];
+        if (f && a->component_type == 5126 && stride == esz && esz == (size_t)a->components * 4 && buf->writable &&
+            a->sparse_tok < 0 && ((uintptr_t)base & 3u) == 0) {
+            /* tightly packed FLOAT in a buffer this load owns: used in place, no copy (ossa__ctx_free
+             * ignores pointers into buffers; callers may modify the values, the buffer is scratch) */
+            ossa__ctx_free(ctx, f);
+            f = (float *)(void *)(uintptr_t)base;
+        } else if (f && a->component_type == 5126 && col * a->columns == esz && esz == (size_t)a->components * 4) {
             /* FLOAT without column padding: the bytes are the floats (same values as decode_element) */
             if (stride == esz) memcpy(f, base, total * sizeof *f);
             else

@@ -835,9 +835,10 @@ static ossa_result load_path(const char *path, const ossa_load_options *options,
     ctx.base_dir = dir;
     uint8_t *bytes = NULL;
     size_t size = 0;
-    ossa_result r = ossa__read_file(&ctx, path, "", &bytes, &size);
+    bool mapped = false;
+    ossa_result r = ossa__read_file(&ctx, path, "", &bytes, &size, &mapped);
     if (!r) r = load_memory(&ctx, bytes, size, options, bind_to, out);
-    ossa__ctx_free(&ctx, bytes);
+    ossa__release_file(&ctx, bytes, size, mapped);
     ossa__ctx_done(&ctx);
     return r;
 }

@@ -5,7 +5,10 @@
 
 #include <stdio.h>
 #include <string.h>
+#include <fcntl.h>
+#include <sys/mman.h>
 #include <sys/stat.h>
+#include <unistd.h>
 
 /* 0..63 for the base64 alphabet ('-' and '_' of base64url tolerated), 255 otherwise */
 static const uint8_t B64[256] = {
@@ -39,6 +42,27 @@ bool ossa__base64_decode(const char *in, size_t len, uint8_t *out, size_t *out_l
     if (padded != len && (padded - len > 2 || padded % 4 != 0)) return false;
     const unsigned char *s = (const unsigned char *)in;
     size_t o = 0, i = 0;
+    /* 4 tables of pre-shifted values (an invalid character sets bit 31): one OR per quantum;
+     * 8 characters → 6 bytes per step */
+    uint32_t D[4][256]; /* built per call (1024 entries): no shared state */
+    {
+        for (int c = 0; c < 256; c++) {
+            uint32_t v = B64[c];
+            uint32_t bad = v & 0x80u ? 0x80000000u : 0;
+            D[0][c] = bad | (v & 63u) << 18;
+            D[1][c] = bad | (v & 63u) << 12;
+            D[2][c] = bad | (v & 63u) << 6;
+            D[3][c] = bad | (v & 63u);
+        }
+    }
+    for (; i + 8 <= len; i += 8) {
+        uint32_t v = D[0][s[i]] | D[1][s[i + 1]] | D[2][s[i + 2]] | D[3][s[i + 3]];
+        uint32_t w = D[0][s[i + 4]] | D[1][s[i + 5]] | D[2][s[i + 6]] | D[3][s[i + 7]];
+        if ((v | w) & 0x80000000u) return false;
+        out[o] = (uint8_t)(v >> 16), out[o + 1] = (uint8_t)(v >> 8), out[o + 2] = (uint8_t)v;
+        out[o + 3] = (uint8_t)(w >> 16), out[o + 4] = (uint8_t)(w >> 8), out[o + 5] = (uint8_t)w;
+        o += 6;
+    }
     for (; i + 4 <= len; i += 4) {
         uint32_t a = T[s[i]], b = T[s[i + 1]], c = T[s[i + 2]], d = T[s[i + 3]];
         if ((a | b | c | d) & 0x80u) return false;
@@ -89,36 +113,59 @@ bool ossa__uri_decode(const char *in, char *out, size_t out_size) {
     return true;
 }
 
-ossa_result ossa__read_file(ossa__ctx *ctx, const char *file, const char *path_json, uint8_t **out, size_t *size) {
+ossa_result ossa__read_file(ossa__ctx *ctx, const char *file, const char *path_json, uint8_t **out, size_t *size,
+                           bool *mapped) {
     *out = NULL;
     *size = 0;
-    FILE *f = fopen(file, "rb");
-    if (!f) return ossa__fail(ctx, OSSA_ERROR_IO, path_json, "cannot open '%s'", file);
+    *mapped = false;
+    int fd = open(file, O_RDONLY | O_CLOEXEC);
+    if (fd < 0) return ossa__fail(ctx, OSSA_ERROR_IO, path_json, "cannot open '%s'", file);
     struct stat st; /* a directory opens, and its "size" would be taken for a length */
-    if (fstat(fileno(f), &st) != 0 || !S_ISREG(st.st_mode)) {
-        fclose(f);
+    if (fstat(fd, &st) != 0 || !S_ISREG(st.st_mode)) {
+        close(fd);
         return ossa__fail(ctx, OSSA_ERROR_IO, path_json, "'%s' is not a regular file", file);
     }
-    long len = -1;
-    if (fseek(f, 0, SEEK_END) == 0) len = ftell(f);
-    if (len < 0 || fseek(f, 0, SEEK_SET) != 0) {
-        fclose(f);
+    if (st.st_size < 0 || (uint64_t)st.st_size >= SIZE_MAX / 2) {
+        close(fd);
         return ossa__fail(ctx, OSSA_ERROR_IO, path_json, "cannot read '%s'", file);
     }
-    uint8_t *buf = ossa__ctx_alloc_raw(ctx, (size_t)len + 1, 1);
+    size_t len = (size_t)st.st_size;
+    /* The file is mapped read-only, not copied: it costs no allocation (max_allocation counts
+     * what ossa allocates) and its pages come from the page cache. */
+    void *m = len ? mmap(NULL, len, PROT_READ, MAP_PRIVATE, fd, 0) : MAP_FAILED;
+    if (m != MAP_FAILED) {
+        close(fd);
+        *out = m;
+        *size = len;
+        *mapped = true;
+        return OSSA_OK;
+    }
+    /* empty files (and file systems without mmap): read into an allocation */
+    uint8_t *buf = ossa__ctx_alloc_raw(ctx, len + 1, 1);
     if (!buf) {
-        fclose(f);
+        close(fd);
         return ctx->failed;
     }
-    size_t got = (size_t)len ? fread(buf, 1, (size_t)len, f) : 0;
-    fclose(f);
-    if (got != (size_t)len) {
+    size_t got = 0;
+    while (got < len) {
+        ssize_t k = read(fd, buf + got, len - got);
+        if (k <= 0) break;
+        got += (size_t)k;
+    }
+    close(fd);
+    if (got != len) {
         ossa__ctx_free(ctx, buf);
         return ossa__fail(ctx, OSSA_ERROR_IO, path_json, "short read on '%s'", file);
     }
     *out = buf;
-    *size = (size_t)len;
+    *size = len;
     return OSSA_OK;
+}
+
+void ossa__release_file(ossa__ctx *ctx, uint8_t *data, size_t size, bool mapped) {
+    if (!data) return;
+    if (mapped) munmap(data, size);
+    else ossa__ctx_free(ctx, data);
 }
 
 static uint32_t rd32(const uint8_t *p) {
@@ -196,6 +243,7 @@ static ossa_result load_data_uri(ossa__ctx *ctx, ossa__buffer *b, const char *ur
     }
     b->owned = d;
     b->data = d;
+    b->writable = true;
     b->size = got;
     return OSSA_OK;
 }
@@ -217,9 +265,11 @@ static ossa_result load_external(ossa__ctx *ctx, ossa__buffer *b, const char *ur
     if (n < 0 || (size_t)n >= sizeof full) return ossa__fail(ctx, OSSA_ERROR_IO, path, "buffer path too long");
     uint8_t *d = NULL;
     size_t size = 0;
-    ossa_result r = ossa__read_file(ctx, full, path, &d, &size);
+    bool mapped = false;
+    ossa_result r = ossa__read_file(ctx, full, path, &d, &size, &mapped);
     if (r) return r;
-    b->owned = d;
+    if (mapped) b->mapped = d, b->mapped_size = size;
+    else b->owned = d;
     b->data = d;
     b->size = size;
     return OSSA_OK;

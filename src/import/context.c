@@ -38,6 +38,10 @@ static void *ctx_alloc(ossa__ctx *ctx, size_t count, size_t size, bool zero) {
 
 void ossa__ctx_free(ossa__ctx *ctx, void *ptr) {
     if (!ptr) return;
+    for (uint32_t i = 0; i < ctx->buffer_count; i++) { /* accessor data used in place (accessor.c) */
+        const ossa__buffer *b = &ctx->buffers[i];
+        if (b->writable && (const uint8_t *)ptr >= b->data && (const uint8_t *)ptr < b->data + b->size) return;
+    }
     uint8_t *p = (uint8_t *)ptr - HDR;
     size_t bytes;
     memcpy(&bytes, p, sizeof bytes);
@@ -146,11 +150,16 @@ ossa_result ossa__buffer_usable(ossa__ctx *ctx, uint32_t b) {
 }
 
 void ossa__ctx_release(ossa__ctx *ctx) {
+    for (uint32_t i = 0; i < ctx->buffer_count; i++) ctx->buffers[i].writable = false; /* the buffers themselves now */
     for (uint32_t i = 0; i < ctx->buffer_count; i++) {
         ossa__ctx_free(ctx, ctx->buffers[i].owned);
+        ossa__release_file(ctx, ctx->buffers[i].mapped, ctx->buffers[i].mapped_size, true);
         ossa__ctx_free(ctx, ctx->buffers[i].deferred_diag);
     }
-    ossa__ctx_free(ctx, ctx->buffers);
+    ossa__buffer *buffers = ctx->buffers;
+    ctx->buffers = NULL;
+    ctx->buffer_count = 0;
+    ossa__ctx_free(ctx, buffers);
     ossa__ctx_free(ctx, ctx->views);
     ossa__ctx_free(ctx, ctx->accessors);
     ossa__ctx_free(ctx, ctx->tok);
@@ -162,15 +171,14 @@ void ossa__ctx_release(ossa__ctx *ctx) {
 }
 
 double ossa__quat_normalize4(float q[4]) {
-    double m = 0;
-    for (int i = 0; i < 4; i++) m = fmax(m, fabs((double)q[i]));
-    if (!(m > 0) || !isfinite(m)) {
+    /* finite floats squared cannot overflow or underflow a double, so no scaling is needed */
+    double l2 = 0;
+    for (int i = 0; i < 4; i++) l2 += (double)q[i] * q[i];
+    if (!(l2 > 0) || !isfinite(l2)) {
         q[0] = q[1] = q[2] = 0, q[3] = 1;
         return 0;
     }
-    double v[4], l = 0;
-    for (int i = 0; i < 4; i++) v[i] = q[i] / m, l += v[i] * v[i];
-    l = sqrt(l);
-    for (int i = 0; i < 4; i++) q[i] = (float)(v[i] / l);
-    return l * m;
+    double l = sqrt(l2);
+    for (int i = 0; i < 4; i++) q[i] = (float)(q[i] / l);
+    return l;
 }

@@ -36,6 +36,9 @@ typedef struct ossa__buffer {
     size_t size;       /* bytes available (>= declared byteLength once resolved) */
     size_t declared;   /* byteLength */
     void *owned;       /* freed at the end of the load */
+    bool writable;     /* data is this load's own scratch copy (decoded data: URI): accessors may point into it */
+    void *mapped;      /* external file mapped read-only (unmapped at the end of the load), or NULL */
+    size_t mapped_size;
     ossa_result deferred;       /* != OK: not loaded (why below); an error only if an accessor read uses it */
     ossa_diagnostic *deferred_diag;
 } ossa__buffer;
@@ -90,7 +93,7 @@ typedef struct ossa__ctx {
 void *ossa__ctx_alloc(ossa__ctx *ctx, size_t count, size_t size); /* zeroed; sets LIMIT/OOM error */
 /* Same without zeroing (large byte buffers that are filled right away). */
 void *ossa__ctx_alloc_raw(ossa__ctx *ctx, size_t count, size_t size);
-void ossa__ctx_free(ossa__ctx *ctx, void *ptr);
+void ossa__ctx_free(ossa__ctx *ctx, void *ptr); /* NULL and pointers into writable buffers: no-op */
 /* Reserves bytes from the budget without allocating (runtime objects built elsewhere). */
 bool ossa__ctx_reserve(ossa__ctx *ctx, size_t bytes);
 /* Records the first error: path is a JSON pointer ("/accessors/3"); the message is
@@ -157,8 +160,12 @@ size_t ossa__base64_decoded_bound(size_t len);
 bool ossa__base64_decode(const char *in, size_t len, uint8_t *out, size_t *out_len);
 /* Percent-decodes a URI reference (%XX); false on a malformed escape or an embedded NUL. */
 bool ossa__uri_decode(const char *in, char *out, size_t out_size);
-/* Reads a whole file with the budget; IO error naming `path_json` on failure. */
-ossa_result ossa__read_file(ossa__ctx *ctx, const char *file, const char *path_json, uint8_t **out, size_t *size);
+/* A whole file, memory-mapped read-only (*mapped true; not counted against max_allocation,
+ * as it is not allocated) or, where mapping fails, read into a budgeted allocation; IO
+ * error naming `path_json` on failure. Release with ossa__release_file. */
+ossa_result ossa__read_file(ossa__ctx *ctx, const char *file, const char *path_json, uint8_t **out, size_t *size,
+                           bool *mapped);
+void ossa__release_file(ossa__ctx *ctx, uint8_t *data, size_t size, bool mapped);
 /* Splits a .glb container (or sets json to the whole input for .gltf text). */
 ossa_result ossa__container_open(ossa__ctx *ctx, const uint8_t *data, size_t size);
 /* Resolves every buffer (GLB BIN, data: URIs, external files). */

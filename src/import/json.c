@@ -44,8 +44,25 @@ static int scan_string(const char *js, size_t size, size_t *pos) {
 
 enum { EXPECT_VALUE, EXPECT_VALUE_OR_CLOSE, EXPECT_KEY_OR_END, EXPECT_KEY, EXPECT_COLON, EXPECT_COMMA_OR_END, EXPECT_NOTHING };
 
-/* Tokenises js into t (capacity cap; t NULL = count only into *count). */
-static ossa_result tokenize(ossa__ctx *ctx, ossa__jtok *t, uint32_t cap, uint32_t *count) {
+/* Doubles the token array (budgeted); false after recording the failure. */
+static bool grow(ossa__ctx *ctx, ossa__jtok **t, uint32_t *cap) {
+    if (*cap >= (uint32_t)INT32_MAX / 2) {
+        ossa__fail(ctx, OSSA_ERROR_LIMIT, "", "JSON: more than %u tokens", *cap);
+        return false;
+    }
+    ossa__jtok *bigger = ossa__ctx_alloc_raw(ctx, (size_t)*cap * 2, sizeof *bigger);
+    if (!bigger) return false;
+    memcpy(bigger, *t, (size_t)*cap * sizeof *bigger);
+    ossa__ctx_free(ctx, *t);
+    *t = bigger;
+    *cap *= 2;
+    return true;
+}
+
+/* Tokenises ctx->json into *tp (capacity *capp, grown as needed). */
+static ossa_result tokenize(ossa__ctx *ctx, ossa__jtok **tp, uint32_t *capp, uint32_t *count) {
+    ossa__jtok *t = *tp;
+    uint32_t cap = *capp;
     const char *js = ctx->json;
     size_t size = ctx->json_size;
     /* stack of open containers and of keys waiting for their value (token indices) */
@@ -91,7 +108,8 @@ static ossa_result tokenize(ossa__ctx *ctx, ossa__jtok *t, uint32_t cap, uint32_
                 int s = scan_string(js, size, &e);
                 if (s == 2) FAIL("truncated document", size);
                 if (s == 1) FAIL("invalid syntax", e);
-                if (n >= cap && t) FAIL("too many tokens", i);
+                if (n >= cap && !grow(ctx, tp, capp)) return ctx->failed;
+                t = *tp, cap = *capp;
                 if (t) {
                     t[n].type = OSSA__J_STRING, t[n].start = (uint32_t)(i + 1), t[n].end = (uint32_t)e, t[n].size = 1;
                     t[stack[sp - 1]].size++;
@@ -102,7 +120,8 @@ static ossa_result tokenize(ossa__ctx *ctx, ossa__jtok *t, uint32_t cap, uint32_
             }
             continue;
         case EXPECT_VALUE:
-            if (t && n >= cap) FAIL("too many tokens", i);
+            if (n >= cap && !grow(ctx, tp, capp)) return ctx->failed;
+            t = *tp, cap = *capp;
             if (sp == 0 && n == 0 && c != '{')
                 return ossa__fail(ctx, OSSA_ERROR_PARSE, "", "JSON: top level is not an object");
             if (sp && !is_key[sp - 1] && t) t[stack[sp - 1]].size++; /* array element */
@@ -176,48 +195,11 @@ ossa_result ossa__json_parse(ossa__ctx *ctx) {
     if (ctx->json_size == 0) return ossa__fail(ctx, OSSA_ERROR_PARSE, "", "JSON: empty document");
     if (ctx->json_size >= (size_t)INT32_MAX)
         return ossa__fail(ctx, OSSA_ERROR_LIMIT, "", "JSON: %zu bytes is too large", ctx->json_size);
-    /* Token bound without a counting pass: every token but the first follows one of
-     * , : [ {. Large embedded base64 strings
-     * contain none, so this halves the parse time of typical files. When the bound
-     * does not fit a quarter of the budget, the tokeniser counts exactly first. */
-    size_t bound = 1;
-    uint32_t depth = 0;
-    const char *js = ctx->json;
-    for (size_t i = 0; i < ctx->json_size; i++) {
-        char c = js[i];
-        bound += c == ',' || c == ':' || c == '[' || c == '{';
-        if (c == '"') {
-            /* skip the string: the next quote not preceded by an odd run of backslashes */
-            for (;;) {
-                const char *q = memchr(js + i + 1, '"', ctx->json_size - i - 1);
-                if (!q) {
-                    i = ctx->json_size;
-                    break;
-                }
-                size_t k = (size_t)(q - js), bs = 0;
-                while (bs < k - i - 1 && js[k - 1 - bs] == '\\') bs++;
-                i = k;
-                if (bs % 2 == 0) break;
-            }
-        } else if (c == '[' || c == '{') {
-            /* the tokeniser keeps one stack entry per open bracket: the depth is bounded */
-            if (++depth > OSSA__JSON_MAX_DEPTH)
-                return ossa__fail(ctx, OSSA_ERROR_PARSE, "", "JSON: nesting deeper than %d levels at byte %zu",
-                                  OSSA__JSON_MAX_DEPTH, i);
-        } else if ((c == ']' || c == '}') && depth) {
-            depth--;
-        }
-    }
-    uint32_t n = 0;
-    if (bound > (size_t)INT32_MAX || bound * sizeof(ossa__jtok) > (ctx->limit - ctx->used) / 4) {
-        ossa_result r = tokenize(ctx, NULL, 0, &n); /* exact count first */
-        if (r) return r;
-        bound = n;
-    }
-    if (bound == 0) return ossa__fail(ctx, OSSA_ERROR_PARSE, "", "JSON: no value");
-    ossa__jtok *t = ossa__ctx_alloc_raw(ctx, bound, sizeof *t); /* every field of tokens 0..n-1 is written */
+    /* one pass; the token array starts small and doubles (most of a large .gltf is one base64 string) */
+    uint32_t cap = 1024, n = 0;
+    ossa__jtok *t = ossa__ctx_alloc_raw(ctx, cap, sizeof *t); /* every field of tokens 0..n-1 is written */
     if (!t) return ctx->failed;
-    ossa_result r = tokenize(ctx, t, (uint32_t)bound, &n);
+    ossa_result r = tokenize(ctx, &t, &cap, &n);
     if (r) {
         ossa__ctx_free(ctx, t);
         return r;
@@ -289,6 +271,16 @@ static bool number_quiet(const ossa__ctx *ctx, int32_t tok, double *out) {
     char buf[64];
     size_t n = t->end - t->start;
     const char *s = ctx->json + t->start;
+    if (t->type == OSSA__J_PRIMITIVE && n > 0 && n <= 15 && (s[0] != '0' || n == 1)) {
+        /* plain non-negative integers (indices, counts): exact without strtod */
+        uint64_t v = 0;
+        size_t k = 0;
+        while (k < n && s[k] >= '0' && s[k] <= '9') v = v * 10 + (uint64_t)(s[k++] - '0');
+        if (k == n) {
+            *out = (double)v;
+            return true;
+        }
+    }
     if (t->type != OSSA__J_PRIMITIVE || n == 0 || n >= sizeof buf || !(s[0] == '-' || (s[0] >= '0' && s[0] <= '9')))
         return false;
     memcpy(buf, s, n);
