@@ -260,7 +260,19 @@ static ossa_result apply_sparse(ossa__ctx *ctx, uint32_t index, const ossa__acce
     return OSSA_OK;
 }
 
-static ossa_result decode(ossa__ctx *ctx, uint32_t index, float **fout, uint32_t **uout) {
+static ossa_result decode_at(ossa__ctx *ctx, uint32_t index, float **fout, uint32_t **uout, bool modify);
+
+/* Decodes with the accessor as the load's stage (LIMIT diagnostics name it), then restores the stage. */
+static ossa_result decode(ossa__ctx *ctx, uint32_t index, float **fout, uint32_t **uout, bool modify) {
+    const char *stage = ctx->stage;
+    uint32_t stage_index = ctx->stage_index;
+    OSSA__STAGE(ctx, "/accessors/%u", index);
+    ossa_result r = decode_at(ctx, index, fout, uout, modify);
+    OSSA__STAGE(ctx, stage, stage_index);
+    return r;
+}
+
+static ossa_result decode_at(ossa__ctx *ctx, uint32_t index, float **fout, uint32_t **uout, bool modify) {
     char path[64];
     path[0] = 0; /* formatted only on an error */
 #define ACC_PATH() (snprintf(path, sizeof path, "/accessors/%u", index), path)
@@ -285,10 +297,11 @@ static ossa_result decode(ossa__ctx *ctx, uint32_t index, float **fout, uint32_t
         size_t stride = v->stride ? v->stride : esz;
         const uint8_t *base = ctx->buffers[v->buffer].data + v->offset + a->offset;
         const ossa__buffer *buf = &ctx->buffers[v->buffer];
-        if (f && a->component_type == 5126 && stride == esz && esz == (size_t)a->components * 4 && buf->writable &&
-            a->sparse_tok < 0 && ((uintptr_t)base & 3u) == 0) {
-            /* tightly packed FLOAT in a buffer this load owns: used in place, no copy (ossa__ctx_free
-             * ignores pointers into buffers; callers may modify the values, the buffer is scratch) */
+        if (f && a->component_type == 5126 && stride == esz && esz == (size_t)a->components * 4 &&
+            (!modify || buf->writable) && a->sparse_tok < 0 && ((uintptr_t)base & 3u) == 0) {
+            /* tightly packed FLOAT: used in place, no copy (ossa__ctx_free ignores pointers into
+             * buffers). Values the caller modifies are borrowed only from this load's own scratch
+             * buffers (a decoded data: URI), never from a mapped file. */
             ossa__ctx_free(ctx, f);
             f = (float *)(void *)(uintptr_t)base;
         } else if (f && a->component_type == 5126 && col * a->columns == esz && esz == (size_t)a->components * 4) {
@@ -339,7 +352,12 @@ static ossa_result decode(ossa__ctx *ctx, uint32_t index, float **fout, uint32_t
 
 ossa_result ossa__accessor_read_floats(ossa__ctx *ctx, uint32_t index, float **out) {
     *out = NULL;
-    return decode(ctx, index, out, NULL);
+    return decode(ctx, index, out, NULL, false);
+}
+
+ossa_result ossa__accessor_read_floats_mutable(ossa__ctx *ctx, uint32_t index, float **out) {
+    *out = NULL;
+    return decode(ctx, index, out, NULL, true);
 }
 
 ossa_result ossa__accessor_read_uints(ossa__ctx *ctx, uint32_t index, uint32_t **out) {
@@ -353,5 +371,5 @@ ossa_result ossa__accessor_read_uints(ossa__ctx *ctx, uint32_t index, uint32_t *
     if ((ct != 5121 && ct != 5123 && ct != 5125) || a->normalized)
         return ossa__fail(ctx, OSSA_ERROR_INVALID_DATA, path, "componentType %u%s is not an unsigned integer type", ct,
                           a->normalized ? " (normalized)" : "");
-    return decode(ctx, index, NULL, out);
+    return decode(ctx, index, NULL, out, true);
 }

@@ -104,7 +104,8 @@ static ossa_result read_sampler(ossa__ctx *ctx, const char *spath, const sampler
         }
     }
     if (!r && (*times)[0] < 0.0f) ossa__warn(ctx, ip, "accessor %d: negative key time %g", s->input, (*times)[0]);
-    if (!r) r = ossa__accessor_read_floats(ctx, (uint32_t)s->output, values);
+    if (!r) r = rotation ? ossa__accessor_read_floats_mutable(ctx, (uint32_t)s->output, values) /* normalised below */
+                         : ossa__accessor_read_floats(ctx, (uint32_t)s->output, values);
     if (!r && rotation) {
         for (uint32_t k = 0; k < in->count; k++) {
             ossa__quat_normalize4(*values + ((size_t)k * mult + (mult == 3 ? 1 : 0)) * 4);
@@ -136,6 +137,7 @@ static ossa_result load_one(ossa__ctx *ctx, const ossa__doc *doc, const int32_t 
                             float table_rate, const ossa_allocator *allocator, uint32_t a, int32_t anim, ossa_clip **out) {
     char path[64];
     snprintf(path, sizeof path, "/animations/%u", a);
+    OSSA__STAGE(ctx, "/animations/%u", a);
     anim_build b;
     memset(&b, 0, sizeof b);
     char *name = NULL;

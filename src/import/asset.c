@@ -503,6 +503,7 @@ static ossa_result read_attr(ossa__ctx *ctx, int32_t attrs, const char *path, co
 static ossa_result build_primitive(ossa__ctx *ctx, const ossa__doc *doc, ossa_asset *asset, uint32_t node, uint32_t mi,
                                    uint32_t pi) {
     const ossa_skeleton *skel = asset->skeleton;
+    OSSA__STAGE(ctx, "/meshes/%u", mi);
     const ossa__mesh_doc *md = &doc->meshes[mi];
     const ossa__node *nd = &doc->nodes[node];
     int32_t ptok = md->primitives[pi];
@@ -727,6 +728,7 @@ static ossa_result load(ossa__ctx *ctx, const ossa_load_options *options, const 
     const ossa_allocator *al = options ? options->allocator : NULL;
     float rate = options ? options->table_rate : 0.0f;
 
+    OSSA__STAGE(ctx, NULL, 0); /* the JSON tokens */
     if ((r = ossa__json_parse(ctx))) goto fail;
     if ((r = check_asset_and_extensions(ctx))) goto fail;
     if ((r = ossa__buffers_load(ctx))) goto fail;
@@ -739,6 +741,7 @@ static ossa_result load(ossa__ctx *ctx, const ossa_load_options *options, const 
         if ((r = parse_skins(ctx, &doc))) goto fail;
         check_materials(ctx); /* material hook: materials are parsed here, before the asset is assembled */
     }
+    OSSA__STAGE(ctx, "/nodes", 0);
     if ((r = ossa__builder_begin(ctx, al, doc.scene, &asset))) goto fail;
     uint32_t n = doc.node_count;
     uint32_t joint_count = 0;

@@ -295,6 +295,7 @@ ossa_result ossa__buffers_load(ossa__ctx *ctx) {
         char path[64];
         snprintf(path, sizeof path, "/buffers/%u", i);
         ossa__buffer *b = &ctx->buffers[i];
+        OSSA__STAGE(ctx, "/buffers/%u", i);
         /* A buffer ossa cannot load (no uri outside a GLB, a data: URI that is not base64,
          * a URI scheme) is an error only when an accessor ossa reads uses it: the glTF
          * validator accepts such files when the buffer is unused. Its error is recorded

@@ -13,6 +13,19 @@
 
 static void *ctx_alloc(ossa__ctx *ctx, size_t count, size_t size, bool zero);
 
+static const char *stage_path(const ossa__ctx *ctx, char *buf, size_t size) {
+    if (!ctx->stage) return "";
+#if defined(__GNUC__)
+#pragma GCC diagnostic push
+#pragma GCC diagnostic ignored "-Wformat-nonliteral"
+#endif
+    snprintf(buf, size, ctx->stage, ctx->stage_index);
+#if defined(__GNUC__)
+#pragma GCC diagnostic pop
+#endif
+    return buf;
+}
+
 void *ossa__ctx_alloc(ossa__ctx *ctx, size_t count, size_t size) { return ctx_alloc(ctx, count, size, true); }
 
 void *ossa__ctx_alloc_raw(ossa__ctx *ctx, size_t count, size_t size) { return ctx_alloc(ctx, count, size, false); }
@@ -21,8 +34,11 @@ static void *ctx_alloc(ossa__ctx *ctx, size_t count, size_t size, bool zero) {
     size_t bytes;
     if (ctx->failed) return NULL;
     if (!ossa__size_mul_add(count, size, HDR, &bytes) || bytes > ctx->limit - ctx->used) {
-        ossa__fail(ctx, OSSA_ERROR_LIMIT, "", "allocation of %zu x %zu bytes exceeds max_allocation (%zu bytes)",
-                   count, size, ctx->limit);
+        char stage[64];
+        ossa__fail(ctx, OSSA_ERROR_LIMIT, stage_path(ctx, stage, sizeof stage),
+                   "allocation of %zu x %zu bytes exceeds max_allocation (%zu bytes): the load already holds %zu bytes "
+                   "(raise max_allocation; ossa --max-memory)",
+                   count, size, ctx->limit, ctx->used);
         return NULL;
     }
     uint8_t *p = ctx->allocator.alloc(bytes, ctx->allocator.user);
@@ -38,9 +54,9 @@ static void *ctx_alloc(ossa__ctx *ctx, size_t count, size_t size, bool zero) {
 
 void ossa__ctx_free(ossa__ctx *ctx, void *ptr) {
     if (!ptr) return;
-    for (uint32_t i = 0; i < ctx->buffer_count; i++) { /* accessor data used in place (accessor.c) */
+    for (uint32_t i = 0; i < ctx->buffer_count && !ctx->releasing; i++) { /* accessor data used in place */
         const ossa__buffer *b = &ctx->buffers[i];
-        if (b->writable && (const uint8_t *)ptr >= b->data && (const uint8_t *)ptr < b->data + b->size) return;
+        if (b->data && (const uint8_t *)ptr >= b->data && (const uint8_t *)ptr < b->data + b->size) return;
     }
     uint8_t *p = (uint8_t *)ptr - HDR;
     size_t bytes;
@@ -52,7 +68,11 @@ void ossa__ctx_free(ossa__ctx *ctx, void *ptr) {
 bool ossa__ctx_reserve(ossa__ctx *ctx, size_t bytes) {
     if (ctx->failed) return false;
     if (bytes > ctx->limit - ctx->used) {
-        ossa__fail(ctx, OSSA_ERROR_LIMIT, "", "%zu bytes exceed max_allocation (%zu bytes)", bytes, ctx->limit);
+        char stage[64];
+        ossa__fail(ctx, OSSA_ERROR_LIMIT, stage_path(ctx, stage, sizeof stage),
+                   "%zu more bytes exceed max_allocation (%zu bytes): the load already holds %zu bytes "
+                   "(raise max_allocation; ossa --max-memory)",
+                   bytes, ctx->limit, ctx->used);
         return false;
     }
     ctx->used += bytes;
@@ -150,7 +170,7 @@ ossa_result ossa__buffer_usable(ossa__ctx *ctx, uint32_t b) {
 }
 
 void ossa__ctx_release(ossa__ctx *ctx) {
-    for (uint32_t i = 0; i < ctx->buffer_count; i++) ctx->buffers[i].writable = false; /* the buffers themselves now */
+    ctx->releasing = true; /* the buffers themselves now */
     for (uint32_t i = 0; i < ctx->buffer_count; i++) {
         ossa__ctx_free(ctx, ctx->buffers[i].owned);
         ossa__release_file(ctx, ctx->buffers[i].mapped, ctx->buffers[i].mapped_size, true);
@@ -168,6 +188,7 @@ void ossa__ctx_release(ossa__ctx *ctx) {
     ctx->accessors = NULL;
     ctx->tok = NULL;
     ctx->buffer_count = ctx->view_count = ctx->accessor_count = ctx->tok_count = 0;
+    ctx->releasing = false;
 }
 
 double ossa__quat_normalize4(float q[4]) {

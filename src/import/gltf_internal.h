@@ -87,13 +87,21 @@ typedef struct ossa__ctx {
     uint32_t warning_count;
     char **warnings;
     bool warnings_truncated;
+
+    /* what is being loaded, for LIMIT diagnostics: a JSON pointer format with one %u
+     * ("/accessors/%u") and its index; NULL = the document itself. Formatted only on failure. */
+    const char *stage;
+    uint32_t stage_index;
+    bool releasing; /* ossa__ctx_release: buffers are being freed themselves */
 } ossa__ctx;
+
+#define OSSA__STAGE(ctx, fmt, index) ((ctx)->stage = (fmt), (ctx)->stage_index = (uint32_t)(index))
 
 /* ---- context: budgeted allocation, errors, warnings ---- */
 void *ossa__ctx_alloc(ossa__ctx *ctx, size_t count, size_t size); /* zeroed; sets LIMIT/OOM error */
 /* Same without zeroing (large byte buffers that are filled right away). */
 void *ossa__ctx_alloc_raw(ossa__ctx *ctx, size_t count, size_t size);
-void ossa__ctx_free(ossa__ctx *ctx, void *ptr); /* NULL and pointers into writable buffers: no-op */
+void ossa__ctx_free(ossa__ctx *ctx, void *ptr); /* NULL and pointers into buffers (accessor views): no-op */
 /* Reserves bytes from the budget without allocating (runtime objects built elsewhere). */
 bool ossa__ctx_reserve(ossa__ctx *ctx, size_t bytes);
 /* Records the first error: path is a JSON pointer ("/accessors/3"); the message is
@@ -177,6 +185,10 @@ ossa_result ossa__accessors_parse(ossa__ctx *ctx);
 /* Decodes accessor `index` into count * components floats (normalized per spec,
  * sparse applied, non-finite values rejected). `out` from the budget. */
 ossa_result ossa__accessor_read_floats(ossa__ctx *ctx, uint32_t index, float **out);
+/* The floats of read_floats may point into a (read-only) buffer: callers must not modify
+ * them. This variant returns floats the caller may modify in place. Free both with
+ * ossa__ctx_free. */
+ossa_result ossa__accessor_read_floats_mutable(ossa__ctx *ctx, uint32_t index, float **out);
 /* Same for unsigned integer accessors (indices, joints): non-normalized
  * UNSIGNED_BYTE/SHORT/INT only. */
 ossa_result ossa__accessor_read_uints(ossa__ctx *ctx, uint32_t index, uint32_t **out);

@@ -16,6 +16,14 @@ static bool is_hex(char c) { return (c >= '0' && c <= '9') || (c >= 'a' && c <= 
  * every escape. Returns 0 (OK, *pos = the quote), 1 (invalid escape at *pos), 2 (truncated). */
 static int scan_string(const char *js, size_t size, size_t *pos) {
     size_t i = *pos;
+    /* short strings (keys, names): a plain loop beats two library calls */
+    for (size_t k = i; k < size && k < i + 48; k++) {
+        if (js[k] == '"') {
+            *pos = k;
+            return 0;
+        }
+        if (js[k] == '\\') break;
+    }
     for (;;) {
         const char *q = memchr(js + i, '"', size - i);
         if (!q) return 2;

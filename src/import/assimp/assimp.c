@@ -87,6 +87,7 @@ static ossa_result walk_nodes(ai_load *L) {
     ossa__ctx *ctx = L->ctx;
     const struct aiNode *root = L->scene->mRootNode;
     if (!root) return fail(ctx, OSSA_ERROR_INVALID_DATA, "/nodes", "scene has no root node");
+    OSSA__STAGE(ctx, "/nodes", 0);
     /* pass 1: count (and check the tree shape) with an explicit stack */
     uint32_t cap = 64, count = 0, top = 0;
     const struct aiNode **stack = ossa__ctx_alloc(ctx, cap, sizeof *stack);
@@ -459,6 +460,7 @@ static ossa_result build_mesh(ai_load *L, ossa_asset *asset, uint32_t node, uint
     const struct aiMesh *m = L->scene->mMeshes[mi];
     char path[48];
     snprintf(path, sizeof path, "/meshes/%u", mi);
+    OSSA__STAGE(ctx, "/meshes/%u", mi);
     if (!(m->mPrimitiveTypes & aiPrimitiveType_TRIANGLE) || !m->mNumVertices) {
         ossa__warn(ctx, path, "no triangles; mesh skipped");
         return OSSA_OK;
@@ -783,6 +785,7 @@ static ossa_result load_animation(ai_load *L, const binder *bd, const uint32_t *
     const struct aiAnimation *an = L->scene->mAnimations[a];
     char path[48];
     snprintf(path, sizeof path, "/animations/%u", a);
+    OSSA__STAGE(ctx, "/animations/%u", a);
     if (!an) return fail(ctx, OSSA_ERROR_INVALID_DATA, path, "animation is NULL");
     if (an->mNumChannels && !an->mChannels) return fail(ctx, OSSA_ERROR_INVALID_DATA, path, "channel count without channels");
     if (an->mNumMorphMeshChannels && !an->mMorphMeshChannels)
