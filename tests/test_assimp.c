@@ -740,6 +740,49 @@ static void test_hostile_fbx_dae(void **state) {
     assert_non_null(strstr(d.message, "FBX (binary)"));
 }
 
+/* ------------------------------------------------------------ the tool on other formats */
+
+static void test_tool_any_format(void **state) {
+    (void)state;
+    const char *tool = ot_tool();
+    const char *fbx = ot_asset("fbx/huesitos.fbx");
+    if (!tool || !fbx) skip();
+    char f[1024], woman[1024], cmd[4096];
+    snprintf(f, sizeof f, "%s", fbx);
+    snprintf(woman, sizeof woman, "%s", ot_asset("Woman/Woman.gltf"));
+    char *out = NULL;
+    /* info reads FBX by detected format */
+    snprintf(cmd, sizeof cmd, "'%s' info --json '%s'", tool, f);
+    assert_int_equal(ot_run(cmd, &out), 0);
+    assert_non_null(strstr(out, "\"Armature|Action\""));
+    free(out);
+    /* --importer gltf on an FBX: the detected format and the way out */
+    snprintf(cmd, sizeof cmd, "'%s' info --importer gltf '%s' 2>&1", tool, f);
+    assert_int_not_equal(ot_run(cmd, &out), 0);
+    assert_non_null(strstr(out, "detected format FBX (binary), not glTF 2.0"));
+    assert_non_null(strstr(out, "--importer assimp"));
+    free(out);
+    /* glTF through Assimp on request */
+    snprintf(cmd, sizeof cmd, "'%s' sample --importer assimp '%s' --clip Walking --time 0.5 --vertices 1", tool, woman);
+    assert_int_equal(ot_run(cmd, &out), 0);
+    assert_non_null(strstr(out, "\"Walking\""));
+    free(out);
+    /* clips from a separate file */
+    snprintf(cmd, sizeof cmd, "'%s' info '%s' --anim '%s'", tool, f, f);
+    assert_int_equal(ot_run(cmd, &out), 0);
+    assert_non_null(strstr(out, "clips: 2"));
+    free(out);
+    /* --max-memory: LIMIT names what was being loaded and the running total */
+    snprintf(cmd, sizeof cmd, "'%s' info --max-memory 64K '%s' 2>&1", tool, woman);
+    assert_int_not_equal(ot_run(cmd, &out), 0);
+    assert_non_null(strstr(out, "the load already holds"));
+    assert_non_null(strstr(out, "--max-memory"));
+    free(out);
+    snprintf(cmd, sizeof cmd, "'%s' info --max-memory 4G '%s'", tool, woman);
+    assert_int_equal(ot_run(cmd, &out), 0);
+    free(out);
+}
+
 static void test_format_detection(void **state) {
     (void)state;
     assert_int_equal(ossa_format_detect("Kaydara FBX Binary  \0", 21, "x.fbx"), OSSA_FORMAT_FBX_BINARY);
@@ -782,6 +825,7 @@ int main(void) {
         cmocka_unit_test(test_fbx_against_assimp_tool),
         cmocka_unit_test(test_clips_from_separate_file),
         cmocka_unit_test(test_hostile_fbx_dae),
+        cmocka_unit_test(test_tool_any_format),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
 }

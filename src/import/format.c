@@ -8,7 +8,7 @@
 static const char *const NAMES[OSSA_FORMAT_COUNT] = {
     "unknown",        "glTF 2.0 (JSON)",  "glTF 2.0 (GLB)", "FBX (binary)", "FBX (ASCII)",
     "COLLADA",        "Wavefront OBJ",    "3DS",            "Blender",      "PLY",
-    "STL",            "DirectX X",        "MD5",            "BVH",          "a format known by its extension",
+    "STL",            "DirectX X",        "MD5",            "BVH",          "unknown (extension only)",
 };
 
 const char *ossa_format_name(ossa_file_format format) {

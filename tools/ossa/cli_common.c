@@ -81,7 +81,7 @@ static ossa_result load_any(const char *cmd, const char *file, const ossa_skelet
     memset(diag, 0, sizeof *diag);
     if (gltf) {
         if (dr == OSSA_OK && !ossa_format_is_gltf(f) && f != OSSA_FORMAT_UNKNOWN) {
-            fprintf(stderr, "ossa %s: %s: this is a %s file, not glTF 2.0; %s\n", cmd, file, ossa_format_name(f),
+            fprintf(stderr, "ossa %s: %s: detected format %s, not glTF 2.0; %s\n", cmd, file, ossa_format_name(f),
                     cli_have_assimp() ? "load it with --importer assimp (or without --importer)"
                                       : "this ossa was built without Assimp (see below)");
             if (!cli_have_assimp()) cli_explain_no_assimp(cmd, file, f);
@@ -97,7 +97,7 @@ static ossa_result load_any(const char *cmd, const char *file, const ossa_skelet
     if (cli_load.importer == CLI_IMPORTER_ASSIMP)
         fprintf(stderr, "ossa %s: %s: --importer assimp: this ossa was built without Assimp\n", cmd, file);
     else
-        fprintf(stderr, "ossa %s: %s: this is a %s file and this ossa was built without Assimp\n", cmd, file,
+        fprintf(stderr, "ossa %s: %s: detected format %s; this ossa was built without Assimp\n", cmd, file,
                 ossa_format_name(f));
     cli_explain_no_assimp(cmd, file, f);
     return OSSA_ERROR_UNSUPPORTED;

@@ -1134,7 +1134,7 @@ static ossa_result import(ossa__ctx *ctx, const char *path, const void *data, si
         bool unknown = msg && (strstr(msg, "No suitable reader") || strstr(msg, "Unable to open"));
         if (msg && strstr(msg, "Unable to open")) r = OSSA_ERROR_IO;
         else r = unknown ? OSSA_ERROR_UNSUPPORTED : OSSA_ERROR_PARSE;
-        return ossa__fail(ctx, r, "", "Assimp cannot read this %s file: %s", ossa_format_name(f),
+        return ossa__fail(ctx, r, "", "Assimp cannot read this file (detected format: %s): %s", ossa_format_name(f),
                           msg && msg[0] ? msg : "no message");
     }
     if (scene->mFlags & AI_SCENE_FLAGS_INCOMPLETE && !bind_to && !scene->mNumMeshes && !scene->mNumAnimations) {
