@@ -94,6 +94,11 @@ static ossa_result load_any(const char *cmd, const char *file, const ossa_skelet
                    : ossa_assimp_load_file(file, &opt, out, diag);
 #else
     (void)out;
+    if (cli_load.importer == CLI_IMPORTER_ASSIMP && ossa_format_is_gltf(f)) {
+        fprintf(stderr, "ossa %s: %s: --importer assimp: this ossa was built without Assimp; drop --importer "
+                        "(glTF loads with ossa's own importer)\n", cmd, file);
+        return OSSA_ERROR_UNSUPPORTED;
+    }
     if (cli_load.importer == CLI_IMPORTER_ASSIMP)
         fprintf(stderr, "ossa %s: %s: --importer assimp: this ossa was built without Assimp\n", cmd, file);
     else
