@@ -246,12 +246,321 @@ static void cursor_playback_equals_reference(void **state) {
     ossa_clip_destroy(clip);
 }
 
+
+/* A clip rotating joint 1 about Z from 0 to `angle` over [0, dur] (linear), looping. */
+static ossa_clip *rotation_clip(float angle, float dur) {
+    static float times[2][2];
+    static float values[2][8];
+    static int slot;
+    int k = slot++ % 2;
+    times[k][0] = 0, times[k][1] = dur;
+    ossa_quat q0 = ossa_quat_identity(), q1 = ossa_quat_from_axis_angle(ossa_vec3_make(0, 0, 1), angle);
+    memcpy(values[k], &q0, sizeof q0);
+    memcpy(values[k] + 4, &q1, sizeof q1);
+    ossa_transform_track t;
+    memset(&t, 0, sizeof t);
+    t.joint = 1;
+    t.rotation = (ossa_track){OSSA_TRACK_ROTATION, OSSA_INTERP_LINEAR, 4, 2, times[k], values[k], {0, 0, 0, NULL}};
+    ossa_clip_desc d = {0};
+    d.looping = true;
+    d.track_count = 1;
+    d.tracks = &t;
+    ossa_clip *c = NULL;
+    assert_int_equal(ossa_clip_create(&d, NULL, &c), OSSA_OK);
+    return c;
+}
+
+static void layer_validity(void **state) {
+    fixture *f = *state;
+    ossa_player *p = NULL;
+    assert_int_equal(ossa_player_create(f->skeleton, NULL, &p), OSSA_OK);
+    assert_int_equal(ossa_player_layer_count(p), 1);
+    assert_int_equal(ossa_player_add_layer(NULL, OSSA_PLAYER_LAYER_OVERRIDE, NULL), OSSA_ERROR_INVALID_ARGUMENT);
+    assert_int_equal(ossa_player_add_layer(p, (ossa_player_layer_mode)7, NULL), OSSA_ERROR_INVALID_ARGUMENT);
+    uint32_t l = 99;
+    assert_int_equal(ossa_player_add_layer(p, OSSA_PLAYER_LAYER_ADDITIVE, &l), OSSA_OK);
+    assert_int_equal(l, 1);
+    assert_int_equal(ossa_player_layer_play(p, 2, f->a, 1, true), OSSA_ERROR_INVALID_ARGUMENT);
+    assert_int_equal(ossa_player_layer_crossfade(p, 1, NULL, 1, 1, true), OSSA_ERROR_INVALID_ARGUMENT);
+    assert_int_equal(ossa_player_layer_set_weight(p, 0, -1), OSSA_ERROR_INVALID_ARGUMENT);
+    assert_int_equal(ossa_player_layer_set_weight(p, 1, -1), OSSA_OK); /* additive: subtracts */
+    assert_int_equal(ossa_player_layer_set_weight(p, 1, NAN), OSSA_ERROR_INVALID_ARGUMENT);
+    assert_int_equal(ossa_player_layer_set_weight(p, 5, 1), OSSA_ERROR_INVALID_ARGUMENT);
+    assert_int_equal(ossa_player_layer_set_mask_joint(p, 0, "nope"), OSSA_ERROR_INVALID_ARGUMENT);
+    assert_int_equal(ossa_player_layer_set_mask(p, 3, NULL), OSSA_ERROR_INVALID_ARGUMENT);
+    assert_int_equal(ossa_player_layer_set_sync(p, 3, 1), OSSA_ERROR_INVALID_ARGUMENT);
+    assert_int_equal(ossa_player_layer_set_speed(p, 0, INFINITY), OSSA_ERROR_INVALID_ARGUMENT);
+    assert_int_equal(ossa_player_bind_root_motion(p, NULL, NULL), OSSA_ERROR_INVALID_ARGUMENT);
+    assert_null(ossa_player_layer_clip(p, 1));
+    assert_float_equal(ossa_player_layer_weight(p, 1), -1, 0);
+    ossa_player_destroy(p);
+}
+
+/* Three layers (two override clips with weights and a mask, one additive) equal the jobs run
+ * by hand: sample each clip at its own clock, then one blend job. No allocation in update. */
+static void layers_equal_the_jobs(void **state) {
+    fixture *f = *state;
+    ossa_clip *r1 = rotation_clip(1.0f, 1.0f), *r2 = rotation_clip(-2.0f, 0.5f);
+    ossa_clip *add = NULL;
+    assert_int_equal(ossa_clip_make_additive(r2, f->skeleton, NULL, NULL, &add), OSSA_OK);
+    counter c = {0, 0};
+    ossa_allocator a = {count_alloc, count_free, &c};
+    ossa_player *p = NULL;
+    assert_int_equal(ossa_player_create(f->skeleton, &a, &p), OSSA_OK);
+    uint32_t l1, l2;
+    assert_int_equal(ossa_player_add_layer(p, OSSA_PLAYER_LAYER_OVERRIDE, &l1), OSSA_OK);
+    assert_int_equal(ossa_player_add_layer(p, OSSA_PLAYER_LAYER_ADDITIVE, &l2), OSSA_OK);
+    assert_int_equal(ossa_player_play(p, r1, 1, true), OSSA_OK);
+    assert_int_equal(ossa_player_layer_play(p, l1, f->a, 0.5f, true), OSSA_OK);
+    assert_int_equal(ossa_player_layer_play(p, l2, add, 2, true), OSSA_OK);
+    assert_int_equal(ossa_player_layer_set_weight(p, 0, 0.7f), OSSA_OK);
+    assert_int_equal(ossa_player_layer_set_weight(p, l1, 0.3f), OSSA_OK);
+    assert_int_equal(ossa_player_layer_set_weight(p, l2, 0.6f), OSSA_OK);
+    const float mask[3] = {1, 0.5f, 0};
+    assert_int_equal(ossa_player_layer_set_mask(p, l1, mask), OSSA_OK);
+    int allocs = c.allocs;
+    float t0 = 0, t1 = 0, t2 = 0;
+    for (int i = 0; i < 50; i++) {
+        const float dt = 0.037f;
+        ossa_player_update(p, dt);
+        t0 = ossa_clip_adjust_time(r1, t0 + dt, true);
+        t1 = ossa_clip_adjust_time(f->a, t1 + dt * 0.5f, true);
+        t2 = ossa_clip_adjust_time(add, t2 + dt * 2, true);
+        assert_float_equal(ossa_player_layer_time(p, l2), t2, 0);
+        ossa_transform s0[3], s1[3], s2[3], want[3];
+        ot_clip_sample(r1, t0, true, OSSA_LOOKUP_BINARY, NULL, f->skeleton->rest, s0, 3);
+        ot_clip_sample(f->a, t1, true, OSSA_LOOKUP_BINARY, NULL, f->skeleton->rest, s1, 3);
+        ot_clip_sample(add, t2, true, OSSA_LOOKUP_BINARY, NULL, f->skeleton->rest, s2, 3);
+        ossa_blend_layer over[2] = {{s0, 3, 0.7f, NULL, 0}, {s1, 3, 0.3f, mask, 3}};
+        ossa_blend_layer ad = {s2, 3, 0.6f, NULL, 0};
+        ossa_blend_job job = {over, 2, &ad, 1, f->skeleton->rest, 3, 0, want, 3};
+        assert_int_equal(ossa_blend_job_run(&job), OSSA_OK);
+        for (int j = 0; j < 3; j++) {
+            ot_assert_floats_near(&ossa_player_pose(p)[j].translation.x, &want[j].translation.x, 3, 1e-5f);
+            ot_assert_floats_near(&ossa_player_pose(p)[j].rotation.x, &want[j].rotation.x, 4, 1e-6f);
+        }
+        /* Joint 2 (mask 0 for layer 1, untouched by r1): rest; joint 0 half-way in x between r1 (0) and a. */
+        ot_assert_near(root_x(p), 0.3 * (5.0 * t1), 1e-4);
+    }
+    assert_int_equal(c.allocs, allocs);
+    /* A subtree mask: only joint 1's subtree (joint 1 alone here). */
+    float sub[3];
+    assert_int_equal(ossa_blend_mask_subtree(f->skeleton, 1, 1, 0, sub, 3), OSSA_OK);
+    assert_int_equal(ossa_player_layer_set_mask(p, l1, sub), OSSA_OK);
+    ossa_player_update(p, 0.01f);
+    ot_assert_near(root_x(p), 0, 1e-6); /* layer 1 no longer reaches the root */
+    ossa_player_destroy(p);
+    assert_int_equal(c.allocs, c.frees);
+    ossa_clip_destroy(add);
+    ossa_clip_destroy(r1);
+    ossa_clip_destroy(r2);
+}
+
+/* Sync group: A (2 s) at weight 0.25 and B' (1 s) at 0.75 share the phase; the cycle lasts
+ * 0.25 * 2 + 0.75 * 1 = 1.25 s, so after 0.5 s the phase is 0.4: A at 0.8 s, B' at 0.4 s. */
+static void sync_group_hand_worked(void **state) {
+    fixture *f = *state;
+    ossa_clip *r = rotation_clip(1.0f, 1.0f);
+    ossa_player *p = NULL;
+    assert_int_equal(ossa_player_create(f->skeleton, NULL, &p), OSSA_OK);
+    uint32_t l1;
+    assert_int_equal(ossa_player_add_layer(p, OSSA_PLAYER_LAYER_OVERRIDE, &l1), OSSA_OK);
+    ossa_player_play(p, f->a, 1, true);
+    ossa_player_layer_play(p, l1, r, 1, true);
+    ossa_player_layer_set_weight(p, 0, 0.25f);
+    ossa_player_layer_set_weight(p, l1, 0.75f);
+    ossa_player_layer_set_sync(p, 0, 1);
+    ossa_player_layer_set_sync(p, l1, 1);
+    ossa_player_update(p, 0.5f);
+    ot_assert_near(ossa_player_layer_time(p, 0), 0.8, 1e-5);
+    ot_assert_near(ossa_player_layer_time(p, l1), 0.4, 1e-5);
+    ossa_player_update(p, 1.0f); /* phase 0.4 + 0.8 = 1.2 -> 0.2 */
+    ot_assert_near(ossa_player_layer_time(p, 0), 0.4, 1e-5);
+    ot_assert_near(ossa_player_layer_time(p, l1), 0.2, 1e-5);
+    /* Out of the group, each runs on its own clock again. */
+    ossa_player_layer_set_sync(p, l1, 0);
+    ossa_player_update(p, 0.1f);
+    ot_assert_near(ossa_player_layer_time(p, 0), 0.5, 1e-5);
+    ot_assert_near(ossa_player_layer_time(p, l1), 0.3, 1e-5);
+    ossa_player_destroy(p);
+    ossa_clip_destroy(r);
+}
+
+/* Root motion: clip A moves the root 10 units in x over 2 s. Extracted and bound, the pose
+ * stays at x = 0 and the root transform accumulates 5 units per second over loops; a
+ * cross-fade to an unbound clip scales the delta by the fade weight. */
+static void root_motion_accumulates(void **state) {
+    fixture *f = *state;
+    ossa_clip *stripped = NULL;
+    ossa_root_motion *rm = NULL;
+    ossa_root_motion_options o;
+    memset(&o, 0, sizeof o);
+    o.no_yaw = true;
+    assert_int_equal(ossa_root_motion_extract(f->a, f->skeleton, &o, NULL, &stripped, &rm), OSSA_OK);
+    ossa_player *p = NULL;
+    assert_int_equal(ossa_player_create(f->skeleton, NULL, &p), OSSA_OK);
+    assert_int_equal(ossa_player_bind_root_motion(p, stripped, rm), OSSA_OK);
+    ossa_player_play(p, stripped, 1, true);
+    for (int i = 0; i < 50; i++) {
+        ossa_player_update(p, 0.1f);
+        ot_assert_near(root_x(p), 0, 1e-5);
+        ot_assert_near(ossa_player_root_delta(p).translation.x, 0.5, 1e-4);
+    }
+    ot_assert_near(ossa_player_root_transform(p).translation.x, 25, 1e-3);
+    /* Fade to B (no root motion: stands still) over 1 s: after 0.25 s, w = 0.25 and the
+     * delta is (1 - w) * (0.25 s * 5 units/s) = 0.9375. */
+    ossa_player_crossfade(p, f->b, 1, 1, true);
+    ossa_player_update(p, 0.25f);
+    ot_assert_near(ossa_player_root_delta(p).translation.x, 0.9375, 1e-4);
+    ossa_player_set_root_transform(p, ossa_transform_identity());
+    ot_assert_near(ossa_player_root_transform(p).translation.x, 0, 0);
+    ossa_player_update(p, 1.0f); /* fade over: B alone, no motion */
+    ossa_player_update(p, 0.1f);
+    ot_assert_near(ossa_player_root_delta(p).translation.x, 0, 0);
+    assert_int_equal(ossa_player_bind_root_motion(p, stripped, NULL), OSSA_OK);
+    ossa_player_destroy(p);
+    ossa_root_motion_destroy(rm);
+    ossa_clip_destroy(stripped);
+}
+
+typedef struct hook_data { int calls; } hook_data;
+static bool lift_root(void *user, const ossa_skeleton *sk, ossa_transform *locals, ossa_mat4 *model) {
+    (void)sk, (void)model;
+    ((hook_data *)user)->calls++;
+    locals[0].translation.y += 1.0f;
+    return true; /* locals changed: recompute model */
+}
+
+static void pose_hook_runs_after_local_to_model(void **state) {
+    fixture *f = *state;
+    ossa_player *p = NULL;
+    assert_int_equal(ossa_player_create(f->skeleton, NULL, &p), OSSA_OK);
+    hook_data h = {0};
+    ossa_player_set_pose_hook(p, lift_root, &h);
+    ossa_player_play(p, f->a, 1, true);
+    ossa_player_update(p, 0.5f);
+    assert_int_equal(h.calls, 2);
+    ot_assert_near(ossa_player_pose(p)[0].translation.y, 1, 1e-6);
+    ossa_mat4 m[3];
+    ossa_player_model(p, m);
+    ot_assert_near(m[0].m[13], 1, 1e-6);
+    ot_assert_near(m[2].m[13], 1, 1e-6); /* children follow */
+    ossa_player_set_pose_hook(p, NULL, NULL);
+    ossa_player_update(p, 0.5f);
+    assert_int_equal(h.calls, 2);
+    ot_assert_near(ossa_player_pose(p)[0].translation.y, 0, 1e-6);
+    ossa_player_destroy(p);
+}
+
+/* Property: random skeletons, clips and layer stacks (override / additive, weights, masks,
+ * speeds); after every update the player's pose equals the jobs run by hand (sampling at the
+ * clocks advanced independently, then one blend job). */
+static ossa_clip *random_clip(uint64_t *s, uint32_t n, float *store) {
+    float *times = store;
+    times[0] = 0;
+    for (int k = 1; k < 4; k++) times[k] = times[k - 1] + ot_rand_float(s, 0.1f, 0.6f);
+    ossa_transform_track tracks[16];
+    memset(tracks, 0, sizeof tracks);
+    uint32_t count = 0;
+    float *v = store + 4;
+    for (uint32_t j = 0; j < n && count < 16; j++) {
+        if (ot_rand_u64(s) % 3 == 0) continue;
+        ossa_transform_track *t = &tracks[count++];
+        t->joint = j;
+        for (int k = 0; k < 4; k++) {
+            ossa_quat q = ot_rand_quat(s);
+            memcpy(v + k * 4, &q, sizeof q);
+            for (int c = 0; c < 3; c++) v[16 + k * 3 + c] = ot_rand_float(s, -1, 1);
+        }
+        t->rotation = (ossa_track){OSSA_TRACK_ROTATION, OSSA_INTERP_LINEAR, 4, 4, times, v, {0, 0, 0, NULL}};
+        t->translation = (ossa_track){OSSA_TRACK_VECTOR, OSSA_INTERP_LINEAR, 3, 4, times, v + 16, {0, 0, 0, NULL}};
+        v += 28;
+    }
+    ossa_clip_desc d = {0};
+    d.track_count = count;
+    d.tracks = tracks;
+    ossa_clip *c = NULL;
+    assert_int_equal(ossa_clip_create(&d, NULL, &c), OSSA_OK);
+    return c;
+}
+
+static void property_random_layer_stacks(void **state) {
+    (void)state;
+    uint64_t s = 777;
+    static float store[4][4 + 16 * 28];
+    for (int iter = 0; iter < 25; iter++) {
+        uint32_t n = 1 + (uint32_t)(ot_rand_u64(&s) % 16);
+        int32_t parents[16];
+        for (uint32_t j = 0; j < n; j++) parents[j] = j ? (int32_t)(ot_rand_u64(&s) % j) : -1;
+        ossa_skeleton_desc sd = {n, parents, NULL, NULL, 0, NULL};
+        ossa_skeleton *sk = NULL;
+        assert_int_equal(ossa_skeleton_create(&sd, NULL, &sk), OSSA_OK);
+        uint32_t layers = 1 + (uint32_t)(ot_rand_u64(&s) % 4);
+        ossa_clip *clips[4] = {NULL}, *owned[4] = {NULL};
+        bool additive[4];
+        float weight[4], speed[4], masks[4][16], clock[4];
+        ossa_player *p = NULL;
+        assert_int_equal(ossa_player_create(sk, NULL, &p), OSSA_OK);
+        for (uint32_t l = 0; l < layers; l++) {
+            clips[l] = random_clip(&s, n, store[l]);
+            additive[l] = l > 0 && ot_rand_u64(&s) % 3 == 0;
+            if (additive[l]) {
+                assert_int_equal(ossa_clip_make_additive(clips[l], sk, NULL, NULL, &owned[l]), OSSA_OK);
+                ossa_clip_destroy(clips[l]);
+                clips[l] = owned[l];
+            }
+            if (l) assert_int_equal(ossa_player_add_layer(p, additive[l] ? OSSA_PLAYER_LAYER_ADDITIVE
+                                                                          : OSSA_PLAYER_LAYER_OVERRIDE, NULL), OSSA_OK);
+            weight[l] = ot_rand_float(&s, 0, 1.5f);
+            speed[l] = ot_rand_float(&s, -2, 2);
+            clock[l] = clips[l]->start;
+            for (uint32_t j = 0; j < n; j++) masks[l][j] = ot_rand_float(&s, 0, 1);
+            assert_int_equal(ossa_player_layer_play(p, l, clips[l], speed[l], true), OSSA_OK);
+            assert_int_equal(ossa_player_layer_set_weight(p, l, weight[l]), OSSA_OK);
+            if (ot_rand_u64(&s) % 2) assert_int_equal(ossa_player_layer_set_mask(p, l, masks[l]), OSSA_OK);
+            else masks[l][0] = -1; /* no mask */
+        }
+        for (int step = 0; step < 20; step++) {
+            float dt = ot_rand_float(&s, 0, 0.1f);
+            ossa_player_update(p, dt);
+            static ossa_transform poses[4][16];
+            ossa_blend_layer over[4], add[4];
+            uint32_t no = 0, na = 0;
+            for (uint32_t l = 0; l < layers; l++) {
+                clock[l] = ossa_clip_adjust_time(clips[l], clock[l] + dt * speed[l], true);
+                ot_clip_sample(clips[l], clock[l], true, OSSA_LOOKUP_BINARY, NULL, sk->rest, poses[l], n);
+                bool m = masks[l][0] >= 0;
+                ossa_blend_layer b = {poses[l], n, weight[l], m ? masks[l] : NULL, m ? n : 0};
+                if (additive[l]) add[na++] = b;
+                else over[no++] = b;
+            }
+            ossa_transform want[16];
+            ossa_blend_job job = {over, no, add, na, sk->rest, n, 0, want, n};
+            assert_int_equal(ossa_blend_job_run(&job), OSSA_OK);
+            const ossa_transform *got = ossa_player_pose(p);
+            for (uint32_t j = 0; j < n; j++) {
+                ot_assert_floats_near(&got[j].translation.x, &want[j].translation.x, 3, 1e-5f);
+                ot_assert_floats_near(&got[j].rotation.x, &want[j].rotation.x, 4, 1e-5f);
+            }
+        }
+        ossa_player_destroy(p);
+        for (uint32_t l = 0; l < layers; l++) ossa_clip_destroy(clips[l]);
+        ossa_skeleton_destroy(sk);
+    }
+}
+
 int main(void) {
     const struct CMUnitTest tests[] = {
         cmocka_unit_test_setup_teardown(clock_speed_loop_hold, setup, teardown),
         cmocka_unit_test_setup_teardown(crossfade_hand_worked, setup, teardown),
         cmocka_unit_test_setup_teardown(palette_and_model, setup, teardown),
         cmocka_unit_test_setup_teardown(cursor_playback_equals_reference, setup, teardown),
+        cmocka_unit_test_setup_teardown(layer_validity, setup, teardown),
+        cmocka_unit_test_setup_teardown(layers_equal_the_jobs, setup, teardown),
+        cmocka_unit_test_setup_teardown(sync_group_hand_worked, setup, teardown),
+        cmocka_unit_test_setup_teardown(root_motion_accumulates, setup, teardown),
+        cmocka_unit_test_setup_teardown(pose_hook_runs_after_local_to_model, setup, teardown),
+        cmocka_unit_test(property_random_layer_stacks),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
 }

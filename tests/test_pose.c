@@ -358,6 +358,16 @@ static void palette_matches_hand_written(void **state) {
         }
         for (uint32_t j = 0; j < n; j++)
             for (int c = 0; c < 16; c++) assert_true(pal[j].m[c] == hand[j].m[c]);
+        /* the skin's `unused` list is the ascending complement of its joints */
+        bool listed[MAXJ] = {false};
+        for (uint32_t i = 0; i < k->joint_count; i++) listed[k->joints[i]] = true;
+        uint32_t u = 0;
+        for (uint32_t j = 0; j < n; j++)
+            if (!listed[j]) {
+                assert_true(u < k->unused_count);
+                assert_int_equal(k->unused[u++], j);
+            }
+        assert_int_equal(u, k->unused_count);
         ossa_skeleton_destroy(sk);
     }
 }

@@ -3,6 +3,7 @@
  * size, frame count, delays, coverage, motion, CPU = GPU, and a stored rest-pose
  * reference (tests/data/demo_rest_64.png). */
 #include "test_support.h"
+#include "gltf_writer.h"
 #include "image_read.h"
 
 #include <math.h>
@@ -462,6 +463,51 @@ static void woman_renders(void **state) {
     image_free(&im);
 }
 
+/* A clip that ends where it starts (a walk cycle) renders as a loop by default: the GIF
+ * leaves out the end frame that would repeat the first; one that does not (a swing) keeps
+ * it; --loop / --no-loop override. A triangle on an animated node, two clips. */
+static void looping_clip_drops_the_end_frame(void **state) {
+    (void)state;
+    if (!gl_tool_or_skip()) skip();
+    const float pos[9] = {-0.5f, 0, 0, 0.5f, 0, 0, 0, 1, 0};
+    const float times[3] = {0, 0.5f, 1}, rot[12] = {0, 0, 0, 1, 0, 0, 0.38268343f, 0.92387953f, 0, 0, 0, 1};
+    const float swing[12] = {0, 0, 0, 1, 0, 0, 0.38268343f, 0.92387953f, 0, 0, 0.70710678f, 0.70710678f};
+    gw *w = gw_create();
+    int p = gw_data(w, GW_FLOAT, false, 3, "VEC3", pos);
+    int t = gw_data(w, GW_FLOAT, false, 3, "SCALAR", times);
+    int r = gw_data(w, GW_FLOAT, false, 3, "VEC4", rot);
+    int s = gw_data(w, GW_FLOAT, false, 3, "VEC4", swing);
+    gw_add(w, "meshes", "{\"primitives\": [{\"attributes\": {\"POSITION\": %d}}]}", p);
+    gw_add(w, "nodes", "{\"name\": \"tri\", \"mesh\": 0}");
+    gw_add(w, "animations", "{\"name\": \"cycle\", \"samplers\": [{\"input\": %d, \"output\": %d}], "
+                            "\"channels\": [{\"sampler\": 0, \"target\": {\"node\": 0, \"path\": \"rotation\"}}]}", t, r);
+    gw_add(w, "animations", "{\"name\": \"swing\", \"samplers\": [{\"input\": %d, \"output\": %d}], "
+                            "\"channels\": [{\"sampler\": 0, \"target\": {\"node\": 0, \"path\": \"rotation\"}}]}", t, s);
+    size_t n;
+    uint8_t *bytes = gw_finish(w, GW_EMBEDDED, NULL, NULL, &n);
+    char file[4096], gif[4096], args[12288];
+    snprintf(file, sizeof file, "%s", ot_tmp("render_loop.gltf"));
+    assert_int_equal(gw_write_file(file, bytes, n), 0);
+    free(bytes);
+    gw_destroy(w);
+    snprintf(gif, sizeof gif, "%s", ot_tmp("render_loop.gif"));
+    const struct {
+        const char *clip, *flag;
+        bool loop;
+    } cases[] = {{"cycle", "", true}, {"swing", "", false}, {"cycle", "--no-loop", false}, {"swing", "--loop", true}};
+    for (size_t i = 0; i < sizeof cases / sizeof cases[0]; i++) {
+        snprintf(args, sizeof args, "render '%s' --clip %s %s --fps 8 --size 48x48 --out '%s' > /dev/null", file,
+                 cases[i].clip, cases[i].flag, gif);
+        assert_int_equal(run_tool(args, NULL), 0);
+        image im;
+        ot_read_gif(gif, &im);
+        if (im.frames != expected_frames(0, 1, 8, cases[i].loop))
+            fail_msg("%s: %u frames, expected %u", args, im.frames, expected_frames(0, 1, 8, cases[i].loop));
+        image_free(&im);
+    }
+    assert_int_equal(expected_frames(0, 1, 8, true), 8); /* t = 0, 1/8, ..., 7/8: no repeat of t = 0 */
+}
+
 /* Morph targets animate in the render (weight tracks, no skin): frames change, and the
  * CPU path (ossa_morph_apply) matches the GPU shader path. */
 static void morph_cube_animates(void **state) {
@@ -509,6 +555,7 @@ int main(void) {
         cmocka_unit_test(bench_prints_a_table),
         cmocka_unit_test(woman_renders),
         cmocka_unit_test(morph_cube_animates),
+        cmocka_unit_test(looping_clip_drops_the_end_frame),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
 }

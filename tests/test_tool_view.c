@@ -149,6 +149,28 @@ static void keys_crossfade_cpu_bones(void **state) {
     free(bones);
 }
 
+/* [ ] move the weight of a second, synced layer playing the next clip: the picture changes,
+ * and the key reports the weight. */
+static void keys_blend_weight(void **state) {
+    (void)state;
+    if (!have_xvfb()) skip();
+    char path[4096], args[8192], *out = NULL;
+    snprintf(path, sizeof path, "%s", ot_tmp("view_blend.png"));
+    snprintf(args, sizeof args, "--press '1:]]]]]]]]]]]' --size 160x160 --frames 40 --screenshot '%s'", path);
+    assert_int_equal(run_view(args, &out), 0);
+    assert_non_null(strstr(out, "blend 1.0 of 'wave' over 'walk'"));
+    assert_non_null(strstr(out, "blend 0.5"));
+    free(out);
+    uint32_t w = 0, h = 0;
+    uint8_t *blend = read_png(path, &w, &h);
+    uint8_t *walk = shot("view_walk40b.png", "", 40);
+    if (!blend || !walk) skip();
+    double d = mean_abs_diff(blend, walk, 160 * 160);
+    if (d < 0.2) fail_msg("blend weight 1 of the next clip looks like the walk alone (%.3f)", d);
+    free(blend);
+    free(walk);
+}
+
 static void options_and_errors(void **state) {
     (void)state;
     if (!have_xvfb()) skip();
@@ -176,6 +198,7 @@ int main(void) {
         cmocka_unit_test(screenshot_shows_the_character),
         cmocka_unit_test(playback_advances),
         cmocka_unit_test(keys_crossfade_cpu_bones),
+        cmocka_unit_test(keys_blend_weight),
         cmocka_unit_test(options_and_errors),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);

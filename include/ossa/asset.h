@@ -67,8 +67,8 @@ typedef struct ossa_asset {
 /* Frees an asset and everything in it with asset->allocator; NULL is a no-op. Any
  * member may be NULL/0, so code that assembles an asset by hand (e.g. a generated
  * character) can free it with this too. */
-/* Ownership as the loader builds it: skeleton, meshes[i], clips[i] by their own
- * destroy; nodes, mesh_infos (names stored in the same block), meshes, clips, warnings
+/* Ownership as the loader builds it: skeleton, meshes[i], clips[i], built_clips[i] by their own
+ * destroy; nodes, mesh_infos (names stored in the same block), meshes, clips, built_clips, warnings
  * and each warnings[i] are single allocations; nodes[i].name points into skeleton->names. */
 void ossa_asset_destroy(ossa_asset *asset);
 

@@ -81,6 +81,28 @@ size_t ossa_built_clip_byte_size(const ossa_built_clip *clip);        /* the who
 ossa_clip_build_options ossa_built_clip_options(const ossa_built_clip *clip);
 ossa_clip_build_stats ossa_built_clip_stats(const ossa_built_clip *clip);
 
+/* ---- error measurement ---- */
+typedef struct ossa_clip_error {
+    float max_error;          /* largest virtual-vertex distance, model units */
+    uint32_t worst_joint;     /* skeleton joint where it occurs */
+    float worst_time;         /* clip time, seconds, where it occurs */
+    float max_weight_error;   /* largest absolute morph-weight difference */
+    uint32_t sample_count;    /* times measured */
+} ossa_clip_error;
+
+/* Measures `built` against the exact editable path of `reference` (the clip it was built
+ * from) on `skeleton`: at every key time of every track and at evenly spaced times inside
+ * each interval between consecutive key times of the whole clip (7 per interval, 15 when a
+ * track is CUBICSPLINE), both poses start from the skeleton's rest pose; for every joint
+ * the origin and the points at `shell_distance` along its local x, y and z axes go through
+ * the whole hierarchy (ossa_pose_to_model: parent scales included); the error is the
+ * largest distance between the two (DESIGN.md "Built clips"). shell_distance 0 = 0.03.
+ * Allocates scratch (a build-time tool, not a hot path). INVALID_ARGUMENT for NULLs, a
+ * negative/NaN shell or a built clip whose joint / weight track counts do not match. */
+ossa_result ossa_built_clip_measure(const ossa_built_clip *built, const ossa_clip *reference,
+                                    const ossa_skeleton *skeleton, float shell_distance,
+                                    const ossa_allocator *allocator, ossa_clip_error *out);
+
 /* ---- serialisation ---- */
 /* The clip's relocatable block: *size = ossa_built_clip_byte_size bytes, owned by the clip. */
 const void *ossa_built_clip_data(const ossa_built_clip *clip, size_t *size);

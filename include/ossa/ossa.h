@@ -1,5 +1,5 @@
 /* ossa/ossa.h: umbrella header for the core library, in data-flow order:
- * import (gltf.h → asset.h) → runtime data (track.h, clip.h, skeleton.h, mesh.h) →
+ * import (gltf.h, pack.h → asset.h) → runtime data (track.h, clip.h, skeleton.h, mesh.h) →
  * build (built_clip.h) → sample (sample.h, clip.h, player.h) → pose (pose.h) → skin (skin.h).
  * GPU skinning (gl.h) is a separate library, ossa_gl. */
 #ifndef OSSA_OSSA_H
@@ -12,6 +12,9 @@
 #include "built_clip.h"
 #include "sample.h"
 #include "pose.h"
+#include "blend.h"
+#include "root_motion.h"
+#include "events.h"
 #include "skeleton.h"
 #include "mesh.h"
 #include "skin.h"
@@ -19,5 +22,6 @@
 #include "asset.h"
 #include "gltf.h"
 #include "format.h"
+#include "pack.h"
 
 #endif

@@ -70,7 +70,8 @@ typedef enum ossa_palette_layout {
  * SKIN layout: output[i] = model[skin.joints[i]] * skin.inverse_bind[i];
  * output_count >= skin.joint_count. model_count >= skeleton->joint_count. The product is
  * the affine 3x4 one when both matrices are affine (the glTF case), else the full 4x4 one;
- * both equal ossa_mat4_mul's values. No allocation. */
+ * both equal ossa_mat4_mul's values. The skeleton must come from ossa_skeleton_create
+ * (its skins' `unused` lists say which entries are identity). No allocation. */
 typedef struct ossa_palette_job {
     const ossa_skeleton *skeleton;      /* required */
     uint32_t skin;                      /* skin index < skeleton->skin_count */

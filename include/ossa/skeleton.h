@@ -25,6 +25,8 @@ typedef struct ossa_skin {
     uint32_t *joints;          /* skeleton joint indices */
     ossa_mat4 *inverse_bind;   /* joint_count matrices (identity when the file gave none) */
     int32_t root;              /* skeleton joint index of glTF skin.skeleton, or -1 */
+    uint32_t unused_count;     /* skeleton joints this skin does not list, ascending: they get */
+    uint32_t *unused;          /* identity in skeleton-indexed palettes (ossa_palette_job) */
 } ossa_skin;
 
 typedef struct ossa_skin_desc {

@@ -1,32 +1,64 @@
-/* Playback controller (the seed's Animator): clip clock, cursors, cross-fades, palettes
- * (see ossa/player.h). All buffers are allocated in create / play / crossfade. */
+/* Playback controller: layers of clip states arranged over the sampling, blend, local-to-model
+ * and root-motion jobs (see ossa/player.h). Buffers are allocated in create / add_layer /
+ * play / crossfade / bind_root_motion; update allocates nothing. */
 #include <ossa/player.h>
 
+#include <math.h>
 #include <string.h>
 
+#include <ossa/blend.h>
 #include <ossa/pose.h>
 
 #include "core/alloc.h"
 
-typedef struct layer {
+/* One playing clip: its clock and cursors. from / advance record the last update's step
+ * (clip seconds) for root motion. */
+typedef struct state {
     const ossa_clip *clip;
-    float time;          /* clip-adjusted seconds */
+    float time; /* clip-adjusted seconds */
     float speed;
     bool loop;
-    uint32_t *cursors;   /* cursor_capacity entries */
+    uint32_t *cursors;
     uint32_t cursor_capacity;
+    float from, advance;
+} state;
+
+typedef struct layer {
+    ossa_player_layer_mode mode;
+    float weight;
+    uint32_t sync;
+    bool has_mask;
+    float *mask;               /* joint_count */
+    ossa_transform *cur;       /* joint_count: the current clip's sample */
+    ossa_transform *fade;      /* joint_count: the clip fading out (or the frozen pose) */
+    ossa_transform *out;       /* joint_count: the layer's pose (cur, or the fade's blend) */
+    state current, previous;   /* previous.clip != NULL while its clip is fading out */
+    bool fading;               /* a fade is running (from previous.clip, or from the frozen fade) */
+    float fade_elapsed, fade_duration;
+    void *block;
 } layer;
+
+typedef struct binding {
+    const ossa_clip *clip;
+    const ossa_root_motion *motion;
+} binding;
 
 struct ossa_player {
     ossa_allocator allocator;
     const ossa_skeleton *skeleton;
     ossa_transform *pose;      /* joint_count: current local pose */
-    ossa_transform *fade_pose; /* joint_count: the clip being faded out */
     ossa_mat4 *model;          /* joint_count: model-space matrices of pose */
-    layer current, previous;   /* previous.clip != NULL while its clip is fading out */
-    bool fading;               /* a fade is running (from previous.clip, or from the frozen fade_pose) */
-    float fade_elapsed, fade_duration;
+    layer *layers;
+    uint32_t layer_count, layer_capacity;
+    ossa_blend_layer *over, *add; /* layer_capacity each: the blend job's inputs */
+    binding *bindings;
+    uint32_t binding_count, binding_capacity;
+    ossa_transform root, root_delta;
+    ossa_player_pose_hook hook;
+    void *hook_user;
 };
+
+static ossa_transform rigid_identity(void) { return ossa_transform_identity(); }
 
 /* Model-space matrices of the current pose (the player's buffers always fit). */
 static void update_model(ossa_player *p) {
@@ -34,16 +66,6 @@ static void update_model(ossa_player *p) {
     ossa_local_to_model_job job = {.skeleton = p->skeleton, .input = p->pose, .input_count = n,
                                    .output = p->model, .output_count = n};
     ossa_local_to_model_job_run(&job);
-}
-
-/* Samples one layer's clip into out (joint_count transforms) from the rest pose. */
-static void sample_layer(const ossa_player *p, layer *l, ossa_transform *out) {
-    uint32_t n = p->skeleton->joint_count;
-    ossa_clip_sample_job job = {.clip = l->clip, .time = l->time, .loop = l->loop, .lookup = OSSA_LOOKUP_CURSOR,
-                                .cursors = l->cursors, .cursor_count = l->cursor_capacity,
-                                .reference = p->skeleton->rest, .reference_count = n, .output = out,
-                                .output_count = n};
-    ossa_clip_sample_job_run(&job);
 }
 
 ossa_result ossa_player_create(const ossa_skeleton *skeleton, const ossa_allocator *allocator, ossa_player **out) {
@@ -54,7 +76,6 @@ ossa_result ossa_player_create(const ossa_skeleton *skeleton, const ossa_allocat
     ossa__layout L = {0, false};
     size_t o_p = ossa__layout_add(&L, 1, sizeof(ossa_player));
     size_t o_pose = ossa__layout_add(&L, n, sizeof(ossa_transform));
-    size_t o_fade = ossa__layout_add(&L, n, sizeof(ossa_transform));
     size_t o_model = ossa__layout_add(&L, n, sizeof(ossa_mat4));
     if (L.overflow) return OSSA_ERROR_OUT_OF_MEMORY;
     unsigned char *base = ossa__alloc(allocator, L.size);
@@ -64,10 +85,15 @@ ossa_result ossa_player_create(const ossa_skeleton *skeleton, const ossa_allocat
     p->allocator = ossa__allocator_resolve(allocator);
     p->skeleton = skeleton;
     p->pose = (ossa_transform *)(base + o_pose);
-    p->fade_pose = (ossa_transform *)(base + o_fade);
     p->model = (ossa_mat4 *)(base + o_model);
+    p->root = p->root_delta = rigid_identity();
     if (n) memcpy(p->pose, skeleton->rest, n * sizeof(ossa_transform));
     update_model(p);
+    ossa_result r = ossa_player_add_layer(p, OSSA_PLAYER_LAYER_OVERRIDE, NULL);
+    if (r != OSSA_OK) {
+        ossa_player_destroy(p);
+        return r;
+    }
     *out = p;
     return OSSA_OK;
 }
@@ -75,139 +101,418 @@ ossa_result ossa_player_create(const ossa_skeleton *skeleton, const ossa_allocat
 void ossa_player_destroy(ossa_player *player) {
     if (!player) return;
     ossa_allocator a = player->allocator;
-    ossa__free(&a, player->current.cursors);
-    ossa__free(&a, player->previous.cursors);
+    for (uint32_t i = 0; i < player->layer_count; i++) {
+        layer *l = &player->layers[i];
+        ossa__free(&a, l->current.cursors);
+        ossa__free(&a, l->previous.cursors);
+        ossa__free(&a, l->block);
+    }
+    ossa__free(&a, player->layers);
+    ossa__free(&a, player->over);
+    ossa__free(&a, player->add);
+    ossa__free(&a, player->bindings);
     ossa__free(&a, player);
 }
 
-/* Makes sure l has room for clip's cursors and resets them (allocates only when growing). */
-static ossa_result reserve_cursors(ossa_player *p, layer *l, const ossa_clip *clip) {
+ossa_result ossa_player_add_layer(ossa_player *p, ossa_player_layer_mode mode, uint32_t *out_layer) {
+    if (!p || (mode != OSSA_PLAYER_LAYER_OVERRIDE && mode != OSSA_PLAYER_LAYER_ADDITIVE))
+        return OSSA_ERROR_INVALID_ARGUMENT;
+    if (p->layer_count == p->layer_capacity) {
+        uint32_t cap = p->layer_capacity ? p->layer_capacity * 2 : 4;
+        layer *ls = ossa__alloc_array(&p->allocator, cap, sizeof(layer));
+        ossa_blend_layer *ov = ossa__alloc_array(&p->allocator, cap, sizeof(ossa_blend_layer));
+        ossa_blend_layer *ad = ossa__alloc_array(&p->allocator, cap, sizeof(ossa_blend_layer));
+        if (!ls || !ov || !ad) {
+            ossa__free(&p->allocator, ls);
+            ossa__free(&p->allocator, ov);
+            ossa__free(&p->allocator, ad);
+            return OSSA_ERROR_OUT_OF_MEMORY;
+        }
+        if (p->layer_count) memcpy(ls, p->layers, p->layer_count * sizeof(layer));
+        ossa__free(&p->allocator, p->layers);
+        ossa__free(&p->allocator, p->over);
+        ossa__free(&p->allocator, p->add);
+        p->layers = ls;
+        p->over = ov;
+        p->add = ad;
+        p->layer_capacity = cap;
+    }
+    uint32_t n = p->skeleton->joint_count;
+    ossa__layout L = {0, false};
+    size_t o_mask = ossa__layout_add(&L, n, sizeof(float));
+    size_t o_cur = ossa__layout_add(&L, n, sizeof(ossa_transform));
+    size_t o_fade = ossa__layout_add(&L, n, sizeof(ossa_transform));
+    size_t o_out = ossa__layout_add(&L, n, sizeof(ossa_transform));
+    if (L.overflow) return OSSA_ERROR_OUT_OF_MEMORY;
+    unsigned char *base = ossa__alloc(&p->allocator, L.size ? L.size : 1);
+    if (!base) return OSSA_ERROR_OUT_OF_MEMORY;
+    layer *l = &p->layers[p->layer_count];
+    memset(l, 0, sizeof *l);
+    l->block = base;
+    l->mode = mode;
+    l->weight = 1.0f;
+    l->mask = (float *)(base + o_mask);
+    l->cur = (ossa_transform *)(base + o_cur);
+    l->fade = (ossa_transform *)(base + o_fade);
+    l->out = (ossa_transform *)(base + o_out);
+    if (out_layer) *out_layer = p->layer_count;
+    p->layer_count++;
+    return OSSA_OK;
+}
+
+uint32_t ossa_player_layer_count(const ossa_player *p) { return p ? p->layer_count : 0; }
+
+/* Makes sure s has room for clip's cursors and resets them (allocates only when growing). */
+static ossa_result reserve_cursors(ossa_player *p, state *s, const ossa_clip *clip) {
     uint32_t need = ossa_clip_cursor_count(clip);
-    if (need > l->cursor_capacity) {
+    if (need > s->cursor_capacity) {
         uint32_t *c = ossa__alloc_array(&p->allocator, need, sizeof(uint32_t));
         if (!c) return OSSA_ERROR_OUT_OF_MEMORY;
-        ossa__free(&p->allocator, l->cursors);
-        l->cursors = c;
-        l->cursor_capacity = need;
+        ossa__free(&p->allocator, s->cursors);
+        s->cursors = c;
+        s->cursor_capacity = need;
     }
-    if (l->cursors) memset(l->cursors, 0, l->cursor_capacity * sizeof(uint32_t));
+    if (s->cursors) memset(s->cursors, 0, s->cursor_capacity * sizeof(uint32_t));
     return OSSA_OK;
 }
 
-/* Samples the layers into the pose, blends a running fade, refreshes the model matrices. */
+static float fade_weight(const layer *l) {
+    if (!l->fading) return 1.0f;
+    float w = l->fade_elapsed / l->fade_duration;
+    return !(w > 0.0f) ? 0.0f : (w > 1.0f ? 1.0f : w);
+}
+
+static void sample_state(const ossa_player *p, state *s, ossa_transform *out) {
+    uint32_t n = p->skeleton->joint_count;
+    ossa_clip_sample_job job = {.clip = s->clip, .time = s->time, .loop = s->loop, .lookup = OSSA_LOOKUP_CURSOR,
+                                .cursors = s->cursors, .cursor_count = s->cursor_capacity,
+                                .reference = p->skeleton->rest, .reference_count = n, .output = out,
+                                .output_count = n};
+    ossa_clip_sample_job_run(&job);
+}
+
+/* Samples every layer, blends them (blend job), refreshes the model matrices, runs the hook. */
 static void evaluate(ossa_player *p) {
-    const ossa_skeleton *s = p->skeleton;
-    uint32_t n = s->joint_count;
-    if (!p->current.clip) {
-        if (n) memcpy(p->pose, s->rest, n * sizeof(ossa_transform));
-    } else {
-        sample_layer(p, &p->current, p->pose);
-        if (p->fading) {
-            if (p->previous.clip) sample_layer(p, &p->previous, p->fade_pose);
-            float w = p->fade_elapsed / p->fade_duration;
-            if (!(w > 0.0f)) w = 0.0f;
-            if (w > 1.0f) w = 1.0f;
-            ossa_pose_blend(p->fade_pose, p->pose, w, n, p->pose);
+    const ossa_skeleton *sk = p->skeleton;
+    const uint32_t n = sk->joint_count;
+    uint32_t over = 0, add = 0;
+    for (uint32_t i = 0; i < p->layer_count; i++) {
+        layer *l = &p->layers[i];
+        if (!l->current.clip) continue;
+        const ossa_transform *pose = l->cur;
+        sample_state(p, &l->current, l->cur);
+        if (l->fading) {
+            if (l->previous.clip) sample_state(p, &l->previous, l->fade);
+            float w = fade_weight(l);
+            ossa_blend_layer two[2] = {{l->fade, n, 1.0f - w, NULL, 0}, {l->cur, n, w, NULL, 0}};
+            ossa_blend_job fade = {two, 2, NULL, 0, sk->rest, n, 0.0f, l->out, n};
+            ossa_blend_job_run(&fade);
+            pose = l->out;
         }
+        ossa_blend_layer b = {pose, n, l->weight, l->has_mask ? l->mask : NULL, l->has_mask ? n : 0};
+        if (l->mode == OSSA_PLAYER_LAYER_ADDITIVE) p->add[add++] = b;
+        else p->over[over++] = b;
     }
+    ossa_blend_job job = {p->over, over, p->add, add, sk->rest, n, 0.0f, p->pose, n};
+    if (ossa_blend_job_run(&job) != OSSA_OK && n) memcpy(p->pose, sk->rest, n * sizeof(ossa_transform));
     update_model(p);
+    if (p->hook && p->hook(p->hook_user, sk, p->pose, p->model)) update_model(p);
 }
 
-ossa_result ossa_player_play(ossa_player *player, const ossa_clip *clip, float speed, bool loop) {
-    if (!player || !clip) return OSSA_ERROR_INVALID_ARGUMENT;
-    ossa_result r = reserve_cursors(player, &player->current, clip);
-    if (r != OSSA_OK) return r;
-    player->current.clip = clip;
-    player->current.time = clip->start;
-    player->current.speed = speed;
-    player->current.loop = loop;
-    player->previous.clip = NULL;
-    player->fading = false;
-    player->fade_elapsed = player->fade_duration = 0.0f;
-    evaluate(player);
+static layer *get_layer(ossa_player *p, uint32_t index) {
+    return p && index < p->layer_count ? &p->layers[index] : NULL;
+}
+
+static void start_state(state *s, const ossa_clip *clip, float speed, bool loop) {
+    s->clip = clip;
+    s->time = clip->start;
+    s->speed = speed;
+    s->loop = loop;
+    s->from = clip->start;
+    s->advance = 0.0f;
+}
+
+ossa_result ossa_player_layer_play(ossa_player *p, uint32_t index, const ossa_clip *clip, float speed, bool loop) {
+    layer *l = get_layer(p, index);
+    if (!l) return OSSA_ERROR_INVALID_ARGUMENT;
+    l->previous.clip = NULL;
+    l->fading = false;
+    l->fade_elapsed = l->fade_duration = 0.0f;
+    if (!clip) {
+        l->current.clip = NULL;
+    } else {
+        ossa_result r = reserve_cursors(p, &l->current, clip);
+        if (r != OSSA_OK) return r;
+        start_state(&l->current, clip, speed, loop);
+    }
+    evaluate(p);
     return OSSA_OK;
 }
 
-ossa_result ossa_player_crossfade(ossa_player *player, const ossa_clip *clip, float duration, float speed, bool loop) {
-    if (!player || !clip) return OSSA_ERROR_INVALID_ARGUMENT;
-    if (!(duration > 0.0f) || !player->current.clip) return ossa_player_play(player, clip, speed, loop);
-    if (player->fading) {
-        /* A fade is already running: fade from the pose as it is now (frozen), so nothing jumps. */
-        ossa_result r = reserve_cursors(player, &player->current, clip);
+ossa_result ossa_player_layer_crossfade(ossa_player *p, uint32_t index, const ossa_clip *clip, float duration,
+                                        float speed, bool loop) {
+    layer *l = get_layer(p, index);
+    if (!l || !clip) return OSSA_ERROR_INVALID_ARGUMENT;
+    if (!(duration > 0.0f) || !l->current.clip) return ossa_player_layer_play(p, index, clip, speed, loop);
+    if (l->fading) {
+        /* A fade is already running: fade from the layer's pose as it is now (frozen). */
+        ossa_result r = reserve_cursors(p, &l->current, clip);
         if (r != OSSA_OK) return r;
-        uint32_t n = player->skeleton->joint_count;
-        if (n) memcpy(player->fade_pose, player->pose, n * sizeof(ossa_transform));
-        player->previous.clip = NULL;
+        uint32_t n = p->skeleton->joint_count;
+        if (n) memcpy(l->fade, l->out, n * sizeof(ossa_transform));
+        l->previous.clip = NULL;
     } else {
-        /* The current clip becomes the one fading out; the layers swap their cursor buffers. */
-        layer old = player->current;
-        player->current = player->previous;
-        player->previous = old;
-        ossa_result r = reserve_cursors(player, &player->current, clip);
+        /* The current clip becomes the one fading out; the states swap their cursor buffers. */
+        state old = l->current;
+        l->current = l->previous;
+        l->previous = old;
+        ossa_result r = reserve_cursors(p, &l->current, clip);
         if (r != OSSA_OK) {
-            layer back = player->current;
-            player->current = player->previous;
-            player->previous = back;
-            player->previous.clip = NULL;
+            state back = l->current;
+            l->current = l->previous;
+            l->previous = back;
+            l->previous.clip = NULL;
             return r;
         }
     }
-    player->current.clip = clip;
-    player->current.time = clip->start;
-    player->current.speed = speed;
-    player->current.loop = loop;
-    player->fading = true;
-    player->fade_elapsed = 0.0f;
-    player->fade_duration = duration;
-    evaluate(player);
+    start_state(&l->current, clip, speed, loop);
+    l->fading = true;
+    l->fade_elapsed = 0.0f;
+    l->fade_duration = duration;
+    evaluate(p);
     return OSSA_OK;
 }
 
-static void advance(layer *l, float dt) {
-    if (!l->clip) return;
-    l->time = ossa_clip_adjust_time(l->clip, l->time + dt * l->speed, l->loop);
+ossa_result ossa_player_play(ossa_player *p, const ossa_clip *clip, float speed, bool loop) {
+    if (!clip) return OSSA_ERROR_INVALID_ARGUMENT;
+    return ossa_player_layer_play(p, 0, clip, speed, loop);
 }
 
-void ossa_player_update(ossa_player *player, float dt) {
-    if (!player) return;
-    advance(&player->current, dt);
-    if (player->fading) {
-        advance(&player->previous, dt);
-        player->fade_elapsed += dt;
-        if (player->fade_elapsed >= player->fade_duration) { /* fade done */
-            player->fading = false;
-            player->previous.clip = NULL;
+ossa_result ossa_player_crossfade(ossa_player *p, const ossa_clip *clip, float duration, float speed, bool loop) {
+    return ossa_player_layer_crossfade(p, 0, clip, duration, speed, loop);
+}
+
+/* Moves a state's clock by `advance` clip seconds, recording the step for root motion. */
+static void step_state(state *s, float advance) {
+    if (!s->clip) return;
+    s->from = s->time;
+    s->advance = advance;
+    s->time = ossa_clip_adjust_time(s->clip, s->time + advance, s->loop);
+}
+
+/* Advances the sync group of layer `first` (the lowest-index layer of its group) by dt. */
+static void advance_group(ossa_player *p, uint32_t first, float dt) {
+    uint32_t g = p->layers[first].sync;
+    double dsum = 0.0, ssum = 0.0, wsum = 0.0;
+    for (uint32_t i = first; i < p->layer_count; i++) {
+        const layer *l = &p->layers[i];
+        if (l->sync != g || !l->current.clip) continue;
+        double w = l->weight > 0.0f ? l->weight : 0.0;
+        dsum += w * ossa_clip_duration(l->current.clip);
+        ssum += w * l->current.speed;
+        wsum += w;
+    }
+    const state *lead = &p->layers[first].current;
+    float d0 = ossa_clip_duration(lead->clip);
+    float phase = d0 > 0.0f ? (lead->time - lead->clip->start) / d0 : 0.0f;
+    float cycle = wsum > 0.0 ? (float)(dsum / wsum) : d0;
+    float speed = wsum > 0.0 ? (float)(ssum / wsum) : lead->speed;
+    float step = cycle > 0.0f ? dt * speed / cycle : 0.0f; /* phase units */
+    float next = ossa_sync_advance(phase, dt * speed, cycle);
+    for (uint32_t i = first; i < p->layer_count; i++) {
+        state *s = &p->layers[i].current;
+        if (p->layers[i].sync != g || !s->clip) continue;
+        float d = ossa_clip_duration(s->clip);
+        s->from = s->time;
+        s->advance = step * d;
+        s->time = s->clip->start + next * d;
+    }
+}
+
+/* The weighted root delta of the override layers' playing clips that have a root motion. */
+static ossa_transform root_delta(const ossa_player *p) {
+    ossa_vec3 t = {0, 0, 0};
+    ossa_quat q = {0, 0, 0, 0};
+    float total = 0.0f;
+    bool any = false;
+    for (uint32_t i = 0; i < p->layer_count; i++) {
+        const layer *l = &p->layers[i];
+        if (l->mode != OSSA_PLAYER_LAYER_OVERRIDE || !(l->weight > 0.0f)) continue;
+        float fw = fade_weight(l);
+        const state *states[2] = {&l->current, &l->previous};
+        const float ws[2] = {fw, l->fading ? 1.0f - fw : 0.0f};
+        for (int k = 0; k < 2; k++) {
+            const state *s = states[k];
+            float w = l->weight * ws[k];
+            if (!s->clip || !(w > 0.0f)) continue;
+            const ossa_root_motion *m = NULL;
+            for (uint32_t b = 0; b < p->binding_count; b++)
+                if (p->bindings[b].clip == s->clip) m = p->bindings[b].motion;
+            ossa_transform d = rigid_identity(); /* a clip without root motion stands still */
+            ossa_root_motion_job job = {m, s->from, s->advance, s->loop, &d};
+            if (m && ossa_root_motion_job_run(&job) != OSSA_OK) continue;
+            any = any || m;
+            if (ossa_quat_dot(q, d.rotation) < 0.0f) d.rotation = (ossa_quat){-d.rotation.x, -d.rotation.y, -d.rotation.z, -d.rotation.w};
+            t = ossa_vec3_add(t, ossa_vec3_scale(d.translation, w));
+            q.x += w * d.rotation.x, q.y += w * d.rotation.y, q.z += w * d.rotation.z, q.w += w * d.rotation.w;
+            total += w;
         }
     }
-    evaluate(player);
+    ossa_transform r = rigid_identity();
+    if (any && total > 0.0f) {
+        r.translation = ossa_vec3_scale(t, 1.0f / total);
+        r.rotation = ossa_quat_normalize(q);
+    }
+    return r;
 }
 
-void ossa_player_set_speed(ossa_player *player, float speed) {
-    if (player) player->current.speed = speed;
+void ossa_player_update(ossa_player *p, float dt) {
+    if (!p) return;
+    for (uint32_t i = 0; i < p->layer_count; i++) {
+        layer *l = &p->layers[i];
+        if (l->sync) {
+            bool lead = l->current.clip != NULL;
+            for (uint32_t k = 0; k < i && lead; k++)
+                if (p->layers[k].sync == l->sync && p->layers[k].current.clip) lead = false;
+            if (lead) advance_group(p, i, dt);
+        } else {
+            step_state(&l->current, dt * l->current.speed);
+        }
+        if (l->fading) {
+            step_state(&l->previous, dt * l->previous.speed);
+            l->fade_elapsed += dt;
+        }
+    }
+    p->root_delta = root_delta(p);
+    ossa_transform r = ossa_transform_combine(p->root, p->root_delta);
+    r.rotation = ossa_quat_normalize(r.rotation);
+    p->root = r;
+    for (uint32_t i = 0; i < p->layer_count; i++) {
+        layer *l = &p->layers[i];
+        if (l->fading && l->fade_elapsed >= l->fade_duration) { /* fade done */
+            l->fading = false;
+            l->previous.clip = NULL;
+        }
+    }
+    evaluate(p);
 }
 
-float ossa_player_time(const ossa_player *player) { return player ? player->current.time : 0.0f; }
-
-const ossa_clip *ossa_player_clip(const ossa_player *player) { return player ? player->current.clip : NULL; }
-
-const ossa_transform *ossa_player_pose(const ossa_player *player) { return player ? player->pose : NULL; }
-
-void ossa_player_model(const ossa_player *player, ossa_mat4 *out) {
-    if (!player || !out) return;
-    memcpy(out, player->model, player->skeleton->joint_count * sizeof(ossa_mat4));
+void ossa_player_set_speed(ossa_player *p, float speed) {
+    if (p) p->layers[0].current.speed = speed;
 }
 
-ossa_result ossa_player_palette(const ossa_player *player, uint32_t skin, ossa_mat4 *out) {
-    if (!player || !out) return OSSA_ERROR_INVALID_ARGUMENT;
-    const ossa_skeleton *s = player->skeleton;
+float ossa_player_time(const ossa_player *p) { return ossa_player_layer_time(p, 0); }
+
+const ossa_clip *ossa_player_clip(const ossa_player *p) { return ossa_player_layer_clip(p, 0); }
+
+const ossa_transform *ossa_player_pose(const ossa_player *p) { return p ? p->pose : NULL; }
+
+void ossa_player_model(const ossa_player *p, ossa_mat4 *out) {
+    if (!p || !out) return;
+    memcpy(out, p->model, p->skeleton->joint_count * sizeof(ossa_mat4));
+}
+
+ossa_result ossa_player_palette(const ossa_player *p, uint32_t skin, ossa_mat4 *out) {
+    if (!p || !out) return OSSA_ERROR_INVALID_ARGUMENT;
+    const ossa_skeleton *s = p->skeleton;
     if (skin >= s->skin_count) return OSSA_ERROR_INVALID_ARGUMENT;
-    ossa_palette_job job = {.skeleton = s, .skin = skin, .model = player->model, .model_count = s->joint_count,
+    ossa_palette_job job = {.skeleton = s, .skin = skin, .model = p->model, .model_count = s->joint_count,
                             .output = out, .output_count = s->joint_count};
     return ossa_palette_job_run(&job);
 }
 
-float ossa_player_fade_weight(const ossa_player *player) {
-    if (!player || !player->fading) return 1.0f;
-    float w = player->fade_elapsed / player->fade_duration;
-    return w < 0.0f ? 0.0f : (w > 1.0f ? 1.0f : w);
+float ossa_player_fade_weight(const ossa_player *p) { return p ? fade_weight(&p->layers[0]) : 1.0f; }
+
+ossa_result ossa_player_layer_set_weight(ossa_player *p, uint32_t index, float weight) {
+    layer *l = get_layer(p, index);
+    if (!l || !isfinite(weight) || (l->mode == OSSA_PLAYER_LAYER_OVERRIDE && weight < 0.0f))
+        return OSSA_ERROR_INVALID_ARGUMENT;
+    l->weight = weight;
+    return OSSA_OK;
+}
+
+float ossa_player_layer_weight(const ossa_player *p, uint32_t index) {
+    return p && index < p->layer_count ? p->layers[index].weight : 0.0f;
+}
+
+ossa_result ossa_player_layer_set_speed(ossa_player *p, uint32_t index, float speed) {
+    layer *l = get_layer(p, index);
+    if (!l || !isfinite(speed)) return OSSA_ERROR_INVALID_ARGUMENT;
+    l->current.speed = speed;
+    return OSSA_OK;
+}
+
+ossa_result ossa_player_layer_set_mask(ossa_player *p, uint32_t index, const float *joint_weights) {
+    layer *l = get_layer(p, index);
+    if (!l) return OSSA_ERROR_INVALID_ARGUMENT;
+    l->has_mask = joint_weights != NULL;
+    if (joint_weights && p->skeleton->joint_count)
+        memcpy(l->mask, joint_weights, p->skeleton->joint_count * sizeof(float));
+    return OSSA_OK;
+}
+
+ossa_result ossa_player_layer_set_mask_joint(ossa_player *p, uint32_t index, const char *joint_name) {
+    layer *l = get_layer(p, index);
+    if (!l) return OSSA_ERROR_INVALID_ARGUMENT;
+    if (!joint_name) {
+        l->has_mask = false;
+        return OSSA_OK;
+    }
+    ossa_result r = ossa_blend_mask_from_name(p->skeleton, joint_name, 1.0f, 0.0f, l->mask, p->skeleton->joint_count);
+    if (r == OSSA_OK) l->has_mask = true;
+    return r;
+}
+
+ossa_result ossa_player_layer_set_sync(ossa_player *p, uint32_t index, uint32_t group) {
+    layer *l = get_layer(p, index);
+    if (!l) return OSSA_ERROR_INVALID_ARGUMENT;
+    l->sync = group;
+    return OSSA_OK;
+}
+
+float ossa_player_layer_time(const ossa_player *p, uint32_t index) {
+    return p && index < p->layer_count ? p->layers[index].current.time : 0.0f;
+}
+
+const ossa_clip *ossa_player_layer_clip(const ossa_player *p, uint32_t index) {
+    return p && index < p->layer_count ? p->layers[index].current.clip : NULL;
+}
+
+ossa_result ossa_player_bind_root_motion(ossa_player *p, const ossa_clip *clip, const ossa_root_motion *motion) {
+    if (!p || !clip) return OSSA_ERROR_INVALID_ARGUMENT;
+    for (uint32_t b = 0; b < p->binding_count; b++) {
+        if (p->bindings[b].clip != clip) continue;
+        if (motion) {
+            p->bindings[b].motion = motion;
+        } else {
+            p->bindings[b] = p->bindings[--p->binding_count];
+        }
+        return OSSA_OK;
+    }
+    if (!motion) return OSSA_OK;
+    if (p->binding_count == p->binding_capacity) {
+        uint32_t cap = p->binding_capacity ? p->binding_capacity * 2 : 4;
+        binding *nb = ossa__alloc_array(&p->allocator, cap, sizeof(binding));
+        if (!nb) return OSSA_ERROR_OUT_OF_MEMORY;
+        if (p->binding_count) memcpy(nb, p->bindings, p->binding_count * sizeof(binding));
+        ossa__free(&p->allocator, p->bindings);
+        p->bindings = nb;
+        p->binding_capacity = cap;
+    }
+    p->bindings[p->binding_count].clip = clip;
+    p->bindings[p->binding_count].motion = motion;
+    p->binding_count++;
+    return OSSA_OK;
+}
+
+ossa_transform ossa_player_root_delta(const ossa_player *p) { return p ? p->root_delta : rigid_identity(); }
+ossa_transform ossa_player_root_transform(const ossa_player *p) { return p ? p->root : rigid_identity(); }
+void ossa_player_set_root_transform(ossa_player *p, ossa_transform root) {
+    if (p) p->root = root;
+}
+
+void ossa_player_set_pose_hook(ossa_player *p, ossa_player_pose_hook hook, void *user) {
+    if (!p) return;
+    p->hook = hook;
+    p->hook_user = user;
 }

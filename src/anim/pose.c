@@ -130,8 +130,9 @@ ossa_result ossa_palette_job_run(const ossa_palette_job *job) {
         /* skin joints are < joint_count (ossa_skeleton_create checks them) */
         for (uint32_t i = 0; i < sk->joint_count; i++) palette_entry(&model[sk->joints[i]], &sk->inverse_bind[i], &out[i]);
     } else {
+        /* identity only where the skin lists no joint (the list ossa_skeleton_create made) */
         const ossa_mat4 identity = ossa_mat4_identity();
-        for (uint32_t j = 0; j < s->joint_count; j++) out[j] = identity;
+        for (uint32_t u = 0; u < sk->unused_count; u++) out[sk->unused[u]] = identity;
         for (uint32_t i = 0; i < sk->joint_count; i++) {
             uint32_t j = sk->joints[i];
             palette_entry(&model[j], &sk->inverse_bind[i], &out[j]);

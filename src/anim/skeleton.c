@@ -94,6 +94,29 @@ ossa_result ossa_skeleton_create(const ossa_skeleton_desc *desc, const ossa_allo
         if (sk->root < -1 || (sk->root >= 0 && (uint32_t)sk->root >= n)) return OSSA_ERROR_INVALID_DATA;
     }
 
+    /* Per skin, how many joints it does not list (their palette entries are identity). */
+    uint32_t *unused_counts = NULL;
+    uint8_t *listed = NULL;
+    if (desc->skin_count && n) {
+        unused_counts = ossa__alloc_array(allocator, desc->skin_count, sizeof(uint32_t));
+        listed = ossa__alloc(allocator, n);
+        if (!unused_counts || !listed) {
+            ossa__free(allocator, unused_counts);
+            ossa__free(allocator, listed);
+            return OSSA_ERROR_OUT_OF_MEMORY;
+        }
+        for (uint32_t k = 0; k < desc->skin_count; k++) {
+            memset(listed, 0, n);
+            uint32_t distinct = 0;
+            for (uint32_t i = 0; i < desc->skins[k].joint_count; i++) {
+                uint32_t j = desc->skins[k].joints[i];
+                distinct += !listed[j];
+                listed[j] = 1;
+            }
+            unused_counts[k] = n - distinct;
+        }
+    }
+
     ossa__layout L = {0, false};
     size_t o_s = ossa__layout_add(&L, 1, sizeof(ossa_skeleton));
     size_t o_par = ossa__layout_add(&L, n, sizeof(int32_t));
@@ -107,6 +130,7 @@ ossa_result ossa_skeleton_create(const ossa_skeleton_desc *desc, const ossa_allo
     for (uint32_t k = 0; k < desc->skin_count; k++) {
         ossa__layout_add(&L, desc->skins[k].joint_count, sizeof(uint32_t));
         ossa__layout_add(&L, desc->skins[k].joint_count, sizeof(ossa_mat4));
+        ossa__layout_add(&L, unused_counts ? unused_counts[k] : 0, sizeof(uint32_t));
     }
     size_t o_strings = L.size;
     for (uint32_t i = 0; i < n; i++) {
@@ -115,11 +139,13 @@ ossa_result ossa_skeleton_create(const ossa_skeleton_desc *desc, const ossa_allo
     }
     for (uint32_t k = 0; k < desc->skin_count; k++)
         ossa__layout_add(&L, strlen(desc->skins[k].name ? desc->skins[k].name : "") + 1, 1);
-    if (L.overflow) return OSSA_ERROR_OUT_OF_MEMORY;
     (void)o_strings;
-
-    unsigned char *base = ossa__alloc(allocator, L.size);
-    if (!base) return OSSA_ERROR_OUT_OF_MEMORY;
+    unsigned char *base = L.overflow ? NULL : ossa__alloc(allocator, L.size);
+    if (!base) {
+        ossa__free(allocator, unused_counts);
+        ossa__free(allocator, listed);
+        return OSSA_ERROR_OUT_OF_MEMORY;
+    }
     memset(base, 0, L.size);
     ossa_skeleton *s = (ossa_skeleton *)(base + o_s);
     s->allocator = ossa__allocator_resolve(allocator);
@@ -136,6 +162,8 @@ ossa_result ossa_skeleton_create(const ossa_skeleton_desc *desc, const ossa_allo
     ossa_result r = ossa_joint_order(desc->parents, n, s->source_index, s->joint_of_source);
     if (r != OSSA_OK) {
         ossa__free(&s->allocator, base);
+        ossa__free(allocator, unused_counts);
+        ossa__free(allocator, listed);
         return r;
     }
     for (uint32_t j = 0; j < n; j++) {
@@ -150,6 +178,7 @@ ossa_result ossa_skeleton_create(const ossa_skeleton_desc *desc, const ossa_allo
         ossa_skin *sk = &s->skins[k];
         size_t oj = ossa__layout_add(&V, sd->joint_count, sizeof(uint32_t));
         size_t om = ossa__layout_add(&V, sd->joint_count, sizeof(ossa_mat4));
+        size_t ou = ossa__layout_add(&V, unused_counts ? unused_counts[k] : 0, sizeof(uint32_t));
         sk->joint_count = sd->joint_count;
         sk->joints = (uint32_t *)(base + oj);
         sk->inverse_bind = (ossa_mat4 *)(base + om);
@@ -158,7 +187,17 @@ ossa_result ossa_skeleton_create(const ossa_skeleton_desc *desc, const ossa_allo
             sk->joints[i] = s->joint_of_source[sd->joints[i]];
             sk->inverse_bind[i] = sd->inverse_bind ? sd->inverse_bind[i] : ossa_mat4_identity();
         }
+        /* the joints it does not list, in skeleton order */
+        sk->unused = (uint32_t *)(base + ou);
+        if (listed) {
+            memset(listed, 0, n);
+            for (uint32_t i = 0; i < sk->joint_count; i++) listed[sk->joints[i]] = 1;
+            for (uint32_t j = 0; j < n; j++)
+                if (!listed[j]) sk->unused[sk->unused_count++] = j;
+        }
     }
+    ossa__free(allocator, unused_counts);
+    ossa__free(allocator, listed);
     for (uint32_t i = 0; i < n; i++) {
         uint32_t j = s->joint_of_source[i];
         const char *nm = (desc->names && desc->names[i]) ? desc->names[i] : "";

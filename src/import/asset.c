@@ -8,6 +8,8 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include <ossa/built_clip.h>
+
 #include "core/alloc.h"
 
 /* ---------------------------------------------------------------- helpers */
@@ -884,10 +886,13 @@ void ossa_asset_destroy(ossa_asset *asset) {
         if (asset->meshes) ossa_mesh_destroy(asset->meshes[i]);
     for (uint32_t i = 0; i < asset->clip_count; i++)
         if (asset->clips) ossa_clip_destroy(asset->clips[i]);
+    for (uint32_t i = 0; i < asset->built_clip_count; i++)
+        if (asset->built_clips) ossa_built_clip_destroy(asset->built_clips[i]);
     for (uint32_t i = 0; i < asset->warning_count; i++)
         if (asset->warnings) ossa__free(al, asset->warnings[i]);
     ossa__free(al, asset->meshes);
     ossa__free(al, asset->clips);
+    ossa__free(al, asset->built_clips);
     ossa__free(al, asset->warnings);
     ossa__free(al, asset->mesh_infos);
     ossa__free(al, asset->nodes);

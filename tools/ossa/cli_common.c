@@ -74,6 +74,14 @@ static ossa_result load_any(const char *cmd, const char *file, const ossa_skelet
     ossa_load_options opt;
     memset(&opt, 0, sizeof opt);
     opt.max_allocation = cli_load.max_memory;
+    memset(diag, 0, sizeof *diag);
+    if (cli_is_packed(file)) { /* packed .ossa (built clips) */
+        if (bind_to) {
+            fprintf(stderr, "ossa %s: %s: a packed .ossa file has built clips only; --anim needs a model file\n", cmd, file);
+            return OSSA_ERROR_UNSUPPORTED;
+        }
+        return ossa_pack_load_file(file, &opt, out, diag);
+    }
     ossa_file_format f = OSSA_FORMAT_UNKNOWN;
     ossa_result dr = ossa_format_detect_file(file, &f);
     bool gltf = cli_load.importer == CLI_IMPORTER_GLTF ||
@@ -116,6 +124,14 @@ void cli_explain_no_assimp(const char *cmd, const char *file, ossa_file_format f
             "(scripts/deps.sh) and rebuild ossa (CMake then says \"building ossa_assimp\"), or convert the %s "
             "file to glTF 2.0 (e.g. with Blender).\n",
             cmd, ossa_format_name(f));
+}
+
+bool cli_is_packed(const char *file) {
+    unsigned char magic[8];
+    FILE *f = fopen(file, "rb");
+    size_t n = f ? fread(magic, 1, sizeof magic, f) : 0;
+    if (f) fclose(f);
+    return ossa_pack_detect(magic, n);
 }
 
 ossa_asset *cli_load_asset(const char *cmd, const char *file) {

@@ -5,6 +5,19 @@
 
 #include <ossa/ossa.h>
 
+/* True when FILE starts with the packed .ossa magic (the load path goes by content). */
+bool cli_is_packed(const char *file);
+
+/* Loads a .gltf/.glb or a packed .ossa file; on failure prints "ossa CMD: FILE: message (result)" on
+ * stderr and returns NULL. */
+ossa_asset *cli_load_asset(const char *cmd, const char *file);
+
+/* Builds asset->built_clips from asset->clips (clips[i] → built_clips[i]) with `options`
+ * (NULL = defaults), unless the asset already has built clips (a packed file). With
+ * `print`, one line per clip on stdout: raw and built bytes, ratio, measured max error
+ * and the joint and time where it occurs. Returns 0, or 1 after printing an error. */
+int cli_build_clips(ossa_asset *asset, const ossa_clip_build_options *options, const char *cmd, bool print);
+
 /* Load options every command accepts (main.c takes them out of argv first):
  *   --importer gltf|assimp|auto   which importer (auto: by the detected format)
  *   --max-memory SIZE             the load's max_allocation (bytes, suffix K/M/G)

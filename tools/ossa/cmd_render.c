@@ -1,6 +1,7 @@
 /* ossa render [FILE] [--clip NAME] [--from T --to T --fps N] [--size WxH]
  *             [--out anim.gif|frame.png] [--bones] [--cpu|--gpu] [--rest] [--loop|--no-loop]
  * Offscreen OpenGL (EGL) render of a clip into an animated GIF or one PNG frame. */
+#include <math.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -8,6 +9,7 @@
 #include "cli_common.h"
 #include "commands.h"
 #include "image_io.h"
+#include "layers_cli.h"
 #include "render_common.h"
 
 static int usage(FILE *f) {
@@ -24,12 +26,74 @@ static int usage(FILE *f) {
             "  --ssaa N anti-aliasing: N x N samples per pixel (default 2, 1 = off)\n"
             "  --bones  draw the skeleton over the mesh\n"
             "  --cpu    skin on the CPU (ossa_skin_lbs); --gpu (default): palette texture shader\n"
-            "  --rest   render the rest pose (one frame)\n");
+            "  --rest   render the rest pose (one frame)\n"
+            "  --loop / --no-loop  leave out / keep the end frame, which repeats the first when the GIF\n"
+            "           loops (default: --loop for a whole clip that ends in the pose it starts in)\n"
+            "  layers:  --clip A --clip B [--weights 0.3,0.7] [--sync] [--additive CLIP[:WEIGHT]] [--mask JOINT]\n"
+            "           [--root-motion]  (docs/layers.md)\n");
     return f == stdout ? 0 : 2;
+}
+
+/* True when the clip ends where it starts (every joint's local TRS and every morph weight
+ * at `end` equals the one at `start` within 1e-4): played as a loop, its end frame would
+ * repeat its first one. glTF has no looping flag, so this is how a file says it loops. */
+static bool clip_is_cyclic(const ossa_clip *clip, const ossa_skeleton *sk) {
+    if (!(clip->end > clip->start)) return false;
+    uint32_t n = sk->joint_count;
+    ossa_transform *a = calloc((size_t)n * 2 + 1, sizeof *a), *b = a + n;
+    bool same = a != NULL;
+    ossa_clip_sample_job job = {.clip = clip, .reference = sk->rest, .reference_count = n, .output = a,
+                                .output_count = n};
+    if (same) {
+        job.time = clip->start;
+        same = ossa_clip_sample_job_run(&job) == OSSA_OK;
+        job.time = clip->end, job.output = b;
+        same = same && ossa_clip_sample_job_run(&job) == OSSA_OK;
+    }
+    for (uint32_t j = 0; same && j < n; j++) {
+        const float *x = &a[j].translation.x, *y = &b[j].translation.x; /* translation, then scale */
+        for (int c = 0; c < 3; c++)
+            if (fabsf(x[c] - y[c]) > 1e-4f * fmaxf(1.0f, fabsf(x[c])) ||
+                fabsf((&a[j].scale.x)[c] - (&b[j].scale.x)[c]) > 1e-4f)
+                same = false;
+        float d = a[j].rotation.x * b[j].rotation.x + a[j].rotation.y * b[j].rotation.y +
+                  a[j].rotation.z * b[j].rotation.z + a[j].rotation.w * b[j].rotation.w;
+        if (fabsf(d) < 1.0f - 1e-6f) same = false;
+    }
+    free(a);
+    for (uint32_t k = 0; same && k < clip->weight_track_count; k++) {
+        float first[OSSA_MAX_COMPONENTS], last[OSSA_MAX_COMPONENTS];
+        ossa_clip_weights_job wj = {.clip = clip, .track = k, .time = clip->start, .output = first,
+                                    .output_count = OSSA_MAX_COMPONENTS};
+        same = ossa_clip_weights_job_run(&wj) == OSSA_OK;
+        wj.time = clip->end, wj.output = last;
+        same = same && ossa_clip_weights_job_run(&wj) == OSSA_OK;
+        for (uint32_t c = 0; same && c < clip->weight_tracks[k].weights.components; c++)
+            if (fabsf(first[c] - last[c]) > 1e-4f) same = false;
+    }
+    return same;
+}
+
+static int render_main(int argc, char **argv, cli_layers *layers);
+
+/* scene pose_fn: the layered pose (layers_cli.h). */
+static void pose_layers(void *user, scene *s, float t, bool loop) {
+    cli_layers *L = user;
+    cli_layers_pose(L, s->asset->skeleton, t, loop, s->locals);
+    scene_set_pose(s, s->locals);
+    scene_set_weights(s, L->items[0].clip, t, loop);
 }
 
 int cmd_render(int argc, char **argv) {
     CLI_REQUIRE_GL("render");
+    cli_layers layers;
+    memset(&layers, 0, sizeof layers);
+    int rc = render_main(argc, argv, &layers);
+    cli_layers_free(&layers);
+    return rc;
+}
+
+static int render_main(int argc, char **argv, cli_layers *layers) {
     const char *file = NULL, *clip_name = NULL;
     float from = 0, to = 0;
     bool has_from = false, has_to = false, rest = false;
@@ -42,6 +106,12 @@ int cmd_render(int argc, char **argv) {
         int taken = render_options_parse(&o, "render", argc, argv, &i);
         if (taken < 0) return 2;
         if (taken) continue;
+        taken = cli_layers_arg(layers, "render", argc, argv, &i);
+        if (taken < 0) return 2;
+        if (taken) {
+            clip_name = cli_layers_first_clip(layers);
+            continue;
+        }
         if (!strcmp(a, "--help") || !strcmp(a, "-h")) {
             return usage(stdout);
         } else if (!strcmp(a, "--clip") && more) {
@@ -65,6 +135,14 @@ int cmd_render(int argc, char **argv) {
     if (o.out && !render_out_ext_ok("render", o.out)) return 2;
     scene s;
     if (!scene_load(&s, file, "render")) return 1;
+    if (cli_layers_active(layers)) {
+        if (!cli_layers_resolve(layers, s.asset, "render")) {
+            scene_free(&s);
+            return 1;
+        }
+        s.pose_fn = pose_layers;
+        s.pose_user = layers;
+    }
     clip_span span;
     memset(&span, 0, sizeof span);
     if (!rest && (clip_name || s.asset->clip_count)) {
@@ -77,7 +155,9 @@ int cmd_render(int argc, char **argv) {
         span.from = has_from ? from : span.clip->start;
         span.to = has_to ? to : span.clip->end;
         if (has_from && !has_to && span.to < span.from) span.to = span.from;
-        span.loop = loop >= 0 ? loop != 0 : span.clip->looping;
+        /* default: a whole clip that ends where it starts loops (a part of one keeps its end) */
+        if (loop < 0) loop = span.clip->looping || (!has_from && !has_to && clip_is_cyclic(span.clip, s.asset->skeleton));
+        span.loop = loop != 0;
         if (span.to < span.from) {
             fprintf(stderr, "ossa render: --to %g is before --from %g\n", (double)span.to, (double)span.from);
             scene_free(&s);

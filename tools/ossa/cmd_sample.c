@@ -18,6 +18,7 @@
 
 #include "cli_common.h"
 #include "commands.h"
+#include "layers_cli.h"
 
 static void put_floats(const float *v, int n) {
     putchar('[');
@@ -36,7 +37,9 @@ static int usage(FILE *f) {
                "  --time T    absolute clip time in seconds, repeatable (default: the clip start, or 0);\n"
                "              clamped into the clip, \"time\" prints the time actually sampled\n"
                "  --loop      wrap times into the clip instead of clamping\n"
-               "  --vertices  skinned vertices per primitive: N or all (default 64)\n");
+               "  --vertices  skinned vertices per primitive: N or all (default 64)\n"
+               "  layers (docs/layers.md): --clip A --clip B [--weights 0.3,0.7] [--sync]\n"
+               "              [--additive CLIP[:WEIGHT]] [--mask JOINT] [--root-motion]\n");
     return f == stdout ? 0 : 2;
 }
 
@@ -89,7 +92,17 @@ static void compute_world(const ossa_asset *a, const ossa_transform *locals, con
     }
 }
 
+static int sample_main(int argc, char **argv, cli_layers *layers);
+
 int cmd_sample(int argc, char **argv) {
+    cli_layers layers;
+    memset(&layers, 0, sizeof layers);
+    int rc = sample_main(argc, argv, &layers);
+    cli_layers_free(&layers);
+    return rc;
+}
+
+static int sample_main(int argc, char **argv, cli_layers *layers) {
     const char *file = NULL, *clip_arg = NULL;
     bool loop = false;
     long vertices = 64;
@@ -101,7 +114,12 @@ int cmd_sample(int argc, char **argv) {
             free(times);
             return usage(stdout);
         }
-        if (!strcmp(argv[i], "--clip") && i + 1 < argc) clip_arg = argv[++i];
+        int taken = cli_layers_arg(layers, "sample", argc, argv, &i);
+        if (taken < 0) {
+            free(times);
+            return 2;
+        }
+        if (taken) clip_arg = cli_layers_first_clip(layers);
         else if (!strcmp(argv[i], "--time") && i + 1 < argc) {
             char *end;
             times[time_count++] = strtod(argv[++i], &end);
@@ -152,6 +170,11 @@ int cmd_sample(int argc, char **argv) {
         }
     }
     const ossa_clip *clip = ci >= 0 ? asset->clips[ci] : NULL;
+    if (cli_layers_active(layers) && !cli_layers_resolve(layers, asset, "sample")) {
+        ossa_asset_destroy(asset);
+        free(times);
+        return 1;
+    }
     if (!time_count) times[time_count++] = clip ? clip->start : 0.0;
 
     const ossa_skeleton *sk = asset->skeleton;
@@ -186,12 +209,14 @@ int cmd_sample(int argc, char **argv) {
         if (jn) {
             ossa_clip_sample_job sj = {.clip = clip, .time = t, .loop = loop, .reference = sk->rest,
                                        .reference_count = jn, .output = pose, .output_count = jn};
-            if (clip) ossa_clip_sample_job_run(&sj);
+            if (cli_layers_active(layers)) cli_layers_pose(layers, sk, t, loop, pose);
+            else if (clip) ossa_clip_sample_job_run(&sj);
             else memcpy(pose, sk->rest, jn * sizeof *pose);
             compute_world(asset, pose, animated, world);
         }
         printf("%s{\"time\": ", ti ? ",\n  " : "");
         json_put_num(clip ? ossa_clip_adjust_time(clip, t, loop) : times[ti]);
+        if (cli_layers_active(layers)) printf(",\n   "), cli_layers_print_json(layers);
         printf(",\n   \"nodes\": [");
         for (uint32_t i = 0; i < asset->node_count; i++) {
             uint32_t j = asset->nodes[i].joint;

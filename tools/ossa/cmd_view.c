@@ -30,6 +30,8 @@ typedef struct viewer {
     int clip;            /* current clip index, -1 = rest pose */
     float speed;
     bool paused;
+    uint32_t blend_layer;  /* a second override layer: the next clip, synced, at weight `blend` */
+    float blend;
     draw_options draw;
     camera cam, home;
     bool dragging;
@@ -60,8 +62,27 @@ static void print_clips(const viewer *v) {
                (double)(c->end - c->start), c->looping ? " (looping)" : "");
     }
     printf("keys: 1-9 / N P clips, C cross-fade to next, space pause, + - speed, G CPU/GPU, B bones, W wireframe,\n"
-           "      R reset camera, Esc quit; drag to orbit, scroll to zoom\n");
+           "      [ ] blend weight of the next clip (synced), R reset camera, Esc quit; drag to orbit, scroll to zoom\n");
     fflush(stdout);
+}
+
+/* Weight w of the blend layer (the clip after the current one, in one sync group with it). */
+static void set_blend(viewer *v, float w, bool report) {
+    uint32_t n = v->s.asset->clip_count;
+    v->blend = w < 0.05f ? 0.0f : (w > 1.0f ? 1.0f : w);
+    if (!n || v->clip < 0) return;
+    const ossa_clip *other = v->s.asset->clips[(v->clip + 1) % (int)n];
+    if (v->blend > 0.0f && ossa_player_layer_clip(v->player, v->blend_layer) != other)
+        ossa_player_layer_play(v->player, v->blend_layer, other, v->speed, true);
+    uint32_t group = v->blend > 0.0f ? 1u : 0u;
+    ossa_player_layer_set_sync(v->player, 0, group);
+    ossa_player_layer_set_sync(v->player, v->blend_layer, group);
+    ossa_player_layer_set_weight(v->player, 0, 1.0f - v->blend);
+    ossa_player_layer_set_weight(v->player, v->blend_layer, v->blend);
+    if (report) {
+        printf("ossa view: blend %.1f of '%s' over '%s'\n", (double)v->blend, other->name, clip_name(v, v->clip));
+        fflush(stdout);
+    }
 }
 
 static void select_clip(viewer *v, int i, bool fade) {
@@ -74,6 +95,7 @@ static void select_clip(viewer *v, int i, bool fade) {
     else
         ossa_player_play(v->player, c, v->speed, true);
     v->clip = i;
+    set_blend(v, v->blend, false);
     printf("ossa view: %s clip %d '%s'\n", fade ? "cross-fading to" : "playing", i + 1, clip_name(v, i));
     fflush(stdout);
     update_title(v);
@@ -100,6 +122,8 @@ static void handle_key(viewer *v, int key) {
     case GLFW_KEY_B: v->draw.bones = !v->draw.bones; break;
     case GLFW_KEY_W: v->draw.wireframe = !v->draw.wireframe; break;
     case GLFW_KEY_R: v->cam = v->home; break;
+    case GLFW_KEY_LEFT_BRACKET: set_blend(v, v->blend - 0.1f, true); break;
+    case GLFW_KEY_RIGHT_BRACKET: set_blend(v, v->blend + 0.1f, true); break;
     default: return;
     }
     update_title(v);
@@ -113,7 +137,7 @@ static void on_key(GLFWwindow *w, int key, int scancode, int action, int mods) {
 }
 
 /* --press "FRAME:KEYS,..." (for scripted runs and tests): before drawing frame FRAME
- * (1-based), acts as if KEYS were typed; letters, digits, space and + - . */
+ * (1-based), acts as if KEYS were typed; letters, digits, space and + - [ ] . */
 static int script_key(char c) {
     if (c >= 'a' && c <= 'z') return GLFW_KEY_A + (c - 'a');
     if (c >= 'A' && c <= 'Z') return GLFW_KEY_A + (c - 'A');
@@ -121,6 +145,8 @@ static int script_key(char c) {
     if (c == ' ') return GLFW_KEY_SPACE;
     if (c == '+' || c == '=') return GLFW_KEY_EQUAL;
     if (c == '-') return GLFW_KEY_MINUS;
+    if (c == '[') return GLFW_KEY_LEFT_BRACKET;
+    if (c == ']') return GLFW_KEY_RIGHT_BRACKET;
     return -1;
 }
 
@@ -264,6 +290,13 @@ int cmd_view(int argc, char **argv) {
     ossa_result r = ossa_player_create(v.s.asset->skeleton, NULL, &v.player);
     if (r != OSSA_OK) {
         fprintf(stderr, "ossa view: cannot create a player: %s\n", ossa_result_string(r));
+        scene_free(&v.s);
+        return 1;
+    }
+    if ((r = ossa_player_add_layer(v.player, OSSA_PLAYER_LAYER_OVERRIDE, &v.blend_layer)) != OSSA_OK ||
+        (r = ossa_player_layer_set_weight(v.player, v.blend_layer, 0.0f)) != OSSA_OK) {
+        fprintf(stderr, "ossa view: cannot add a blend layer: %s\n", ossa_result_string(r));
+        ossa_player_destroy(v.player);
         scene_free(&v.s);
         return 1;
     }

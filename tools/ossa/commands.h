@@ -10,5 +10,6 @@ int cmd_demo(int argc, char **argv);
 int cmd_bench(int argc, char **argv);
 int cmd_plot(int argc, char **argv);
 int cmd_view(int argc, char **argv);
+int cmd_pack(int argc, char **argv);
 
 #endif

@@ -24,6 +24,7 @@ static const command COMMANDS[] = {
     {"bench", cmd_bench, "bench [FILE] [--clip NAME] [--rounds N] [--threads N]\n"
                          "                                       sampling, palette and skinning medians"},
     {"plot", cmd_plot, "plot [FILE|demo] [--clip NAME] [--node NAME] [--out curves.png]   a node's curves"},
+    {"pack", cmd_pack, "pack IN OUT.ossa [--precision P] [--lossless]   build the clips, write one packed file"},
     {"view", cmd_view, "view [FILE] [--clip NAME] [--frames N --screenshot PNG]   interactive viewer (GLFW)"},
 };
 #define COMMAND_COUNT (sizeof(COMMANDS) / sizeof(COMMANDS[0]))

@@ -145,6 +145,10 @@ float scene_pose(scene *s, const ossa_clip *clip, float t, bool loop) {
     uint32_t jc = s->joint_count;
     float time = t;
     if (!jc) return t;
+    if (s->pose_fn && clip) {
+        s->pose_fn(s->pose_user, s, t, loop);
+        return t;
+    }
     if (clip) {
         ossa_clip_sample_job job = {.clip = clip, .time = t, .loop = loop, .reference = sk->rest,
                                     .reference_count = jc, .output = s->locals, .output_count = jc};

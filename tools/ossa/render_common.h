@@ -22,6 +22,10 @@ typedef struct scene {
     bool *skin_joint;        /* joint_count: used by some skin (drawn by the bone overlay) */
     float **morph_weights;   /* per mesh: target_count current weights, or NULL without targets */
     float **morphed;         /* per mesh with targets: positions then normals after morphing (CPU path) */
+    /* Optional: poses the scene instead of sampling one clip (layers, docs/layers.md); it fills
+     * locals and calls scene_set_pose / scene_set_weights itself. scene_pose calls it. */
+    void (*pose_fn)(void *user, struct scene *s, float t, bool loop);
+    void *pose_user;
 } scene;
 
 /* Loads `path` (a .gltf/.glb), or the demo character when path is NULL or "demo".

@@ -1,9 +1,9 @@
-/* 05_model_and_animation: load a model of any format and its animation stored in a
+/* 09_model_and_animation: load a model of any format and its animation stored in a
  * separate file (the LearnOpenGL Model + Animation(path, model) pattern), bound to the
  * model's skeleton by joint name; print where the first animated joint is halfway
  * through the first clip.
- *   example_05_model_and_animation character.fbx walk.fbx
- *   example_05_model_and_animation Woman.gltf Woman.gltf   (any pair: .gltf/.glb, .fbx, .dae, ...)
+ *   example_09_model_and_animation character.fbx walk.fbx
+ *   example_09_model_and_animation Woman.gltf Woman.gltf   (any pair: .gltf/.glb, .fbx, .dae, ...)
  * With ossa_assimp (libassimp-dev) every format Assimp reads loads; without it, glTF only. */
 #include <ossa/ossa.h>
 #ifdef OSSA_HAVE_ASSIMP

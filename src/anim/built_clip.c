@@ -1,0 +1,266 @@
+/* Built clips: accessors, the relocatable block and its hostile-input loader (see
+ * ossa/built_clip.h and built_clip_internal.h for the layout). */
+#include <math.h>
+#include <stdarg.h>
+#include <stdatomic.h>
+#include <stdio.h>
+#include <string.h>
+
+#include "anim/built_clip_internal.h"
+#include "core/alloc.h"
+
+static _Atomic uint64_t next_id = 1;
+
+static size_t header_space(void) { return (sizeof(ossa_built_clip) + 15u) & ~(size_t)15u; }
+
+void ossa__built_clip_bind(ossa_built_clip *clip, const unsigned char *block) {
+    const ossa__bc_header *h = (const ossa__bc_header *)block;
+    clip->id = atomic_fetch_add(&next_id, 1);
+    clip->h = h;
+    clip->base = block;
+    clip->name = (const char *)(block + h->name_off);
+    clip->pose = (const ossa_transform *)(block + h->base_off);
+    clip->clocks = (const ossa__bc_clock *)(block + h->clock_off);
+    clip->raw = (const ossa__bc_raw *)(block + h->raw_off);
+    clip->packed = (const ossa__bc_packed *)(block + h->packed_off);
+    clip->wtracks = (const ossa__bc_wtrack *)(block + h->wtrack_off);
+    clip->grid = (const float *)(block + h->grid_off);
+}
+
+ossa_built_clip *ossa__built_clip_alloc(const ossa_allocator *allocator, const void *data, size_t size) {
+    size_t total;
+    if (!ossa__size_mul_add(1, size, header_space(), &total)) return NULL;
+    unsigned char *mem = ossa__alloc(allocator, total);
+    if (!mem) return NULL;
+    ossa_built_clip *clip = (ossa_built_clip *)mem;
+    memset(clip, 0, sizeof *clip);
+    clip->allocator = ossa__allocator_resolve(allocator);
+    if (data) memcpy(mem + header_space(), data, size);
+    else memset(mem + header_space(), 0, size);
+    return clip;
+}
+
+void ossa_built_clip_destroy(ossa_built_clip *clip) {
+    if (!clip) return;
+    ossa_allocator a = clip->allocator;
+    ossa__free(&a, clip);
+}
+
+/* ---- accessors ---- */
+const char *ossa_built_clip_name(const ossa_built_clip *c) { return c ? c->name : ""; }
+float ossa_built_clip_start(const ossa_built_clip *c) { return c ? c->h->start : 0.0f; }
+float ossa_built_clip_end(const ossa_built_clip *c) { return c ? c->h->end : 0.0f; }
+float ossa_built_clip_duration(const ossa_built_clip *c) { return c ? c->h->end - c->h->start : 0.0f; }
+bool ossa_built_clip_looping(const ossa_built_clip *c) { return c && (c->h->flags & OSSA__BC_FLAG_LOOPING); }
+uint32_t ossa_built_clip_joint_count(const ossa_built_clip *c) { return c ? c->h->joint_count : 0; }
+uint32_t ossa_built_clip_track_count(const ossa_built_clip *c) { return c ? c->h->track_count : 0; }
+uint32_t ossa_built_clip_weight_track_count(const ossa_built_clip *c) { return c ? c->h->weight_track_count : 0; }
+uint32_t ossa_built_clip_weight_track_joint(const ossa_built_clip *c, uint32_t i) {
+    return c && i < c->h->weight_track_count ? c->wtracks[i].joint : 0;
+}
+uint32_t ossa_built_clip_weight_track_components(const ossa_built_clip *c, uint32_t i) {
+    return c && i < c->h->weight_track_count ? c->wtracks[i].components : 0;
+}
+uint32_t ossa_built_clip_weight_count(const ossa_built_clip *c) { return c ? c->h->weight_count : 0; }
+bool ossa_built_clip_lossless(const ossa_built_clip *c) { return c && (c->h->flags & OSSA__BC_FLAG_LOSSLESS); }
+size_t ossa_built_clip_byte_size(const ossa_built_clip *c) { return c ? c->h->size : 0; }
+
+ossa_clip_build_options ossa_built_clip_options(const ossa_built_clip *c) {
+    ossa_clip_build_options o = {0};
+    if (!c) return o;
+    o.lossless = ossa_built_clip_lossless(c);
+    o.precision = c->h->precision;
+    o.shell_distance = c->h->shell_distance;
+    o.weight_precision = c->h->weight_precision;
+    return o;
+}
+
+ossa_clip_build_stats ossa_built_clip_stats(const ossa_built_clip *c) {
+    ossa_clip_build_stats s = {0};
+    if (!c) return s;
+    s.raw_bytes = (size_t)(((uint64_t)c->h->raw_bytes_hi << 32) | c->h->raw_bytes_lo);
+    s.bytes = c->h->size;
+    s.max_error = c->h->max_error;
+    s.worst_joint = c->h->worst_joint;
+    s.worst_time = c->h->worst_time;
+    s.max_weight_error = c->h->max_weight_error;
+    return s;
+}
+
+const void *ossa_built_clip_data(const ossa_built_clip *c, size_t *size) {
+    if (size) *size = c ? c->h->size : 0;
+    return c ? c->base : NULL;
+}
+
+/* ---- loader: every offset, count, time and range checked ---- */
+
+static ossa_result fail(ossa_diagnostic *diag, ossa_result r, const char *path, const char *fmt, ...) {
+    if (diag) {
+        snprintf(diag->path, sizeof diag->path, "%s", path);
+        va_list ap;
+        va_start(ap, fmt);
+        char msg[320];
+        vsnprintf(msg, sizeof msg, fmt, ap);
+        va_end(ap);
+        snprintf(diag->message, sizeof diag->message, "built clip %s: %s", path, msg);
+    }
+    return r;
+}
+
+/* [off, off + count * elem) inside the block minus its padding, off 4-aligned. */
+static bool span_ok(const ossa__bc_header *h, uint32_t off, uint64_t count, uint64_t elem) {
+    uint64_t end = (uint64_t)off + count * elem;
+    if (count && elem && count > UINT64_MAX / 2 / elem) return false;
+    return (off & 3u) == 0 && off >= sizeof(ossa__bc_header) && end <= (uint64_t)h->size - OSSA__BC_PAD;
+}
+
+static bool times_ok(const float *t, uint32_t n) {
+    for (uint32_t i = 0; i < n; i++) {
+        if (!isfinite(t[i])) return false;
+        if (i && !(t[i] > t[i - 1])) return false;
+    }
+    return true;
+}
+
+static ossa_result validate(const unsigned char *b, size_t size, ossa_diagnostic *diag) {
+    const uint32_t one = 1;
+    unsigned char le;
+    memcpy(&le, &one, 1);
+    if (!le) return fail(diag, OSSA_ERROR_UNSUPPORTED, "header", "big-endian hosts are not supported");
+    if (size < sizeof(ossa__bc_header) + OSSA__BC_PAD)
+        return fail(diag, OSSA_ERROR_PARSE, "header", "%zu bytes is shorter than the header", size);
+    const ossa__bc_header *h = (const ossa__bc_header *)b;
+    if (h->magic != OSSA__BC_MAGIC) return fail(diag, OSSA_ERROR_PARSE, "header.magic", "not a built clip");
+    if (h->version != OSSA__BC_VERSION)
+        return fail(diag, OSSA_ERROR_UNSUPPORTED, "header.version", "format version %u (expected %u)", h->version,
+                    OSSA__BC_VERSION);
+    if (h->size != size) return fail(diag, OSSA_ERROR_PARSE, "header.size", "%u bytes declared, %zu given", h->size, size);
+    if (h->flags & ~3u) return fail(diag, OSSA_ERROR_INVALID_DATA, "header.flags", "unknown flags 0x%x", h->flags);
+    if (!isfinite(h->start) || !isfinite(h->end) || h->end < h->start)
+        return fail(diag, OSSA_ERROR_INVALID_DATA, "header.start", "range [%g, %g] is not finite and ordered",
+                    (double)h->start, (double)h->end);
+    if (!(h->precision >= 0.0f) || !(h->shell_distance >= 0.0f) || !(h->weight_precision >= 0.0f))
+        return fail(diag, OSSA_ERROR_INVALID_DATA, "header.precision", "negative or NaN option");
+    uint32_t J = h->joint_count;
+    if (J > (1u << 24) || h->track_count > J)
+        return fail(diag, OSSA_ERROR_INVALID_DATA, "header.joint_count", "%u joints / %u tracks", J, h->track_count);
+    if (h->weight_track_count > h->weight_count)
+        return fail(diag, OSSA_ERROR_INVALID_DATA, "header.weight_count", "%u tracks for %u weights",
+                    h->weight_track_count, h->weight_count);
+    if (h->packed_count > 3ull * J || h->rot_count > h->packed_count || h->rot_count > J ||
+        h->packed_count - h->rot_count > 2ull * J)
+        return fail(diag, OSSA_ERROR_INVALID_DATA, "header.packed_count", "%u packed channels for %u joints",
+                    h->packed_count, J);
+    if (h->raw_count > 3ull * J + h->weight_track_count || h->clock_count > h->raw_count)
+        return fail(diag, OSSA_ERROR_INVALID_DATA, "header.raw_count", "%u raw channels / %u clocks", h->raw_count,
+                    h->clock_count);
+    if (!span_ok(h, h->name_off, (uint64_t)h->name_len + 1, 1) || b[h->name_off + h->name_len] != 0)
+        return fail(diag, OSSA_ERROR_INVALID_DATA, "header.name", "name outside the block or not terminated");
+    if (!span_ok(h, h->base_off, J, sizeof(ossa_transform)))
+        return fail(diag, OSSA_ERROR_INVALID_DATA, "header.base_off", "base pose outside the block");
+    if (!span_ok(h, h->clock_off, h->clock_count, sizeof(ossa__bc_clock)))
+        return fail(diag, OSSA_ERROR_INVALID_DATA, "header.clock_off", "clock table outside the block");
+    if (!span_ok(h, h->raw_off, h->raw_count, sizeof(ossa__bc_raw)))
+        return fail(diag, OSSA_ERROR_INVALID_DATA, "header.raw_off", "raw channel table outside the block");
+    if (!span_ok(h, h->packed_off, h->packed_count, sizeof(ossa__bc_packed)))
+        return fail(diag, OSSA_ERROR_INVALID_DATA, "header.packed_off", "packed channel table outside the block");
+    if (!span_ok(h, h->wtrack_off, h->weight_track_count, sizeof(ossa__bc_wtrack)))
+        return fail(diag, OSSA_ERROR_INVALID_DATA, "header.wtrack_off", "weight track table outside the block");
+    if (!span_ok(h, h->grid_off, h->grid_count, sizeof(float)))
+        return fail(diag, OSSA_ERROR_INVALID_DATA, "header.grid_off", "grid outside the block");
+    const float *grid = (const float *)(b + h->grid_off);
+    if (!times_ok(grid, h->grid_count))
+        return fail(diag, OSSA_ERROR_INVALID_DATA, "grid", "grid times not finite and increasing");
+    char path[64];
+    const ossa__bc_clock *clocks = (const ossa__bc_clock *)(b + h->clock_off);
+    for (uint32_t i = 0; i < h->clock_count; i++) {
+        snprintf(path, sizeof path, "clocks[%u]", i);
+        if (clocks[i].key_count == 0 || !span_ok(h, clocks[i].times_off, clocks[i].key_count, sizeof(float)))
+            return fail(diag, OSSA_ERROR_INVALID_DATA, path, "%u keys outside the block", clocks[i].key_count);
+        if (!times_ok((const float *)(b + clocks[i].times_off), clocks[i].key_count))
+            return fail(diag, OSSA_ERROR_INVALID_DATA, path, "key times not finite and increasing");
+    }
+    const ossa__bc_wtrack *wt = (const ossa__bc_wtrack *)(b + h->wtrack_off);
+    uint64_t woff = 0;
+    for (uint32_t i = 0; i < h->weight_track_count; i++) {
+        snprintf(path, sizeof path, "weight_tracks[%u]", i);
+        if (wt[i].components < 1 || wt[i].components > OSSA_MAX_COMPONENTS || wt[i].offset != woff ||
+            (wt[i].raw != UINT32_MAX && wt[i].raw >= h->raw_count))
+            return fail(diag, OSSA_ERROR_INVALID_DATA, path, "components %u / offset %u / channel %u out of range",
+                        wt[i].components, wt[i].offset, wt[i].raw);
+        woff += wt[i].components;
+    }
+    if (woff != h->weight_count)
+        return fail(diag, OSSA_ERROR_INVALID_DATA, "header.weight_count", "%u weights, tracks sum to %llu",
+                    h->weight_count, (unsigned long long)woff);
+    const ossa__bc_raw *raw = (const ossa__bc_raw *)(b + h->raw_off);
+    for (uint32_t i = 0; i < h->raw_count; i++) {
+        const ossa__bc_raw *r = &raw[i];
+        snprintf(path, sizeof path, "raw[%u]", i);
+        if (r->kind > OSSA__CH_W || r->interp < OSSA_INTERP_STEP || r->interp > OSSA_INTERP_CUBIC ||
+            r->clock >= h->clock_count)
+            return fail(diag, OSSA_ERROR_INVALID_DATA, path, "kind %u / interp %u / clock %u out of range", r->kind,
+                        r->interp, r->clock);
+        bool ok;
+        if (r->kind == OSSA__CH_W)
+            ok = r->target < h->weight_track_count && wt[r->target].raw == i && r->components == wt[r->target].components;
+        else
+            ok = r->target < J && r->components == (r->kind == OSSA__CH_R ? 4 : 3);
+        if (!ok) return fail(diag, OSSA_ERROR_INVALID_DATA, path, "target %u / components %u do not match", r->target,
+                             r->components);
+        uint64_t n = (uint64_t)clocks[r->clock].key_count * r->components * (r->interp == OSSA_INTERP_CUBIC ? 3u : 1u);
+        if (!span_ok(h, r->values_off, n, sizeof(float)))
+            return fail(diag, OSSA_ERROR_INVALID_DATA, path, "values outside the block");
+    }
+    const ossa__bc_packed *pk = (const ossa__bc_packed *)(b + h->packed_off);
+    for (uint32_t i = 0; i < h->packed_count; i++) {
+        const ossa__bc_packed *p = &pk[i];
+        snprintf(path, sizeof path, "packed[%u]", i);
+        bool rot = i < h->rot_count;
+        if (p->joint >= J || (rot ? p->kind != OSSA__CH_R : (p->kind != OSSA__CH_T && p->kind != OSSA__CH_S)) ||
+            (p->interp != OSSA_INTERP_STEP && p->interp != OSSA_INTERP_LINEAR) || p->bits[0] > OSSA__BC_MAX_BITS ||
+            p->bits[1] > OSSA__BC_MAX_BITS || p->bits[2] > OSSA__BC_MAX_BITS || p->drop > (rot ? 3 : 0) ||
+            p->key_count == 0 || p->key_count > h->grid_count)
+            return fail(diag, OSSA_ERROR_INVALID_DATA, path, "joint %u / kind %u / interp %u / bits / %u keys invalid",
+                        p->joint, p->kind, p->interp, p->key_count);
+        for (int c = 0; c < 3; c++)
+            if (!isfinite(p->min[c]) || !isfinite(p->ext[c]))
+                return fail(diag, OSSA_ERROR_INVALID_DATA, path, "range not finite");
+        uint64_t bits = h->grid_count + (uint64_t)p->key_count * ((uint64_t)p->bits[0] + p->bits[1] + p->bits[2]);
+        if (!span_ok(h, p->data_off, (bits + 7) / 8, 1))
+            return fail(diag, OSSA_ERROR_INVALID_DATA, path, "bit stream outside the block");
+        const unsigned char *mask = b + p->data_off;
+        if (!(mask[0] & 1u) || ossa__mask_rank(mask, h->grid_count) != p->key_count)
+            return fail(diag, OSSA_ERROR_INVALID_DATA, path, "key mask does not start at the grid or hold %u keys",
+                        p->key_count);
+    }
+    if (h->packed_count && (h->grid_count == 0 || grid[0] != h->start))
+        return fail(diag, OSSA_ERROR_INVALID_DATA, "grid", "the key grid does not start at the clip start");
+    for (uint32_t i = 0; i < OSSA__BC_PAD; i++)
+        if (b[size - OSSA__BC_PAD + i] != 0) return fail(diag, OSSA_ERROR_INVALID_DATA, "padding", "not zero");
+    return OSSA_OK;
+}
+
+ossa_result ossa_built_clip_load(const void *data, size_t size, const ossa_allocator *allocator,
+                                 ossa_built_clip **out, ossa_diagnostic *diag) {
+    if (diag) memset(diag, 0, sizeof *diag);
+    if (!out) return OSSA_ERROR_INVALID_ARGUMENT;
+    *out = NULL;
+    if (!data) return fail(diag, OSSA_ERROR_INVALID_ARGUMENT, "header", "no data");
+    if (size > UINT32_MAX) return fail(diag, OSSA_ERROR_PARSE, "header.size", "%zu bytes is too large", size);
+    /* Validate an aligned copy: the caller's bytes may sit at any address. */
+    ossa_built_clip *clip = ossa__built_clip_alloc(allocator, data, size);
+    if (!clip) return OSSA_ERROR_OUT_OF_MEMORY;
+    const unsigned char *block = (const unsigned char *)clip + header_space();
+    ossa_result r = validate(block, size, diag);
+    if (r != OSSA_OK) {
+        ossa_built_clip_destroy(clip);
+        return r;
+    }
+    ossa__built_clip_bind(clip, block);
+    *out = clip;
+    return OSSA_OK;
+}
+
+/* Block of a clip made by ossa__built_clip_alloc (the builder fills it in place). */
+unsigned char *ossa__built_clip_block(ossa_built_clip *clip) { return (unsigned char *)clip + header_space(); }

@@ -1,0 +1,222 @@
+/* Built clips: the block layout shared by the builder, the loader and the sampler (not installed).
+ *
+ * A built clip is one little-endian block (docs/built-clips.md), every offset relative to
+ * its start and a multiple of 4, 8 bytes of zero padding at its end so the bit reader may
+ * load 64 bits anywhere inside a packed stream:
+ *
+ *   header | name | base pose | clocks | raw channels | packed channels | weight tracks |
+ *   grid times | clock times | raw values | packed bit streams | 8 zero bytes
+ *
+ * base pose: joint_count transforms (10 floats each) = the skeleton's rest pose with every
+ *            constant channel folded in; sampling starts from a copy of it.
+ * raw:       exact channels (every channel of a lossless clip, weight tracks, and channels
+ *            the compressor could not bound otherwise): the editable keys as floats on one
+ *            of the shared clocks (distinct key-time arrays), sampled with the editable rules.
+ * packed:    compressed T/R/S channels (rotations first, then translations and scales) on
+ *            the clip's key grid (grid_count increasing times, first = clip start): a mask of
+ *            grid_count bits (bit g set = a key at grid[g]; bit 0 always set), then per key the
+ *            3 stored components of bits[0..2] bits (range-reduced with min/ext; rotations drop component
+ *            `drop`, rebuilt as sqrt(1 - the others' squares), the stored sign keeping it >= 0),
+ *            STEP or LINEAR (lerp; nlerp for rotations). */
+#ifndef OSSA_ANIM_BUILT_CLIP_INTERNAL_H
+#define OSSA_ANIM_BUILT_CLIP_INTERNAL_H
+
+#include <math.h>
+#include <string.h>
+
+#include <ossa/built_clip.h>
+#include <ossa/sample.h>
+
+#define OSSA__BC_MAGIC 0x4342534Fu /* "OSBC" */
+#define OSSA__BC_VERSION 1u
+#define OSSA__BC_FLAG_LOSSLESS 1u
+#define OSSA__BC_FLAG_LOOPING 2u
+#define OSSA__BC_PAD 8u
+#define OSSA__BC_MAX_BITS 20u
+
+enum { OSSA__CH_T = 0, OSSA__CH_R = 1, OSSA__CH_S = 2, OSSA__CH_W = 3 };
+
+typedef struct ossa__bc_header {
+    uint32_t magic, version, size, flags;
+    float start, end;
+    uint32_t joint_count, track_count, weight_track_count, weight_count;
+    uint32_t clock_count, raw_count, packed_count, rot_count, grid_count;
+    uint32_t name_off, name_len;
+    uint32_t base_off, clock_off, raw_off, packed_off, wtrack_off, grid_off;
+    float precision, shell_distance, weight_precision;
+    uint32_t raw_bytes_lo, raw_bytes_hi;
+    float max_error;
+    uint32_t worst_joint;
+    float worst_time, max_weight_error;
+    uint32_t reserved[3];
+} ossa__bc_header;
+
+typedef struct ossa__bc_clock {
+    uint32_t key_count;  /* >= 1 */
+    uint32_t times_off;  /* key_count floats, finite, strictly increasing */
+} ossa__bc_clock;
+
+typedef struct ossa__bc_raw {
+    uint32_t target;     /* joint (T/R/S) or weight track index (W) */
+    uint8_t kind;        /* OSSA__CH_* */
+    uint8_t interp;      /* OSSA_INTERP_STEP / LINEAR / CUBIC */
+    uint16_t components; /* 3 (T, S), 4 (R), the weight track's components (W) */
+    uint32_t clock;
+    uint32_t values_off; /* key_count * components (* 3 for CUBIC) floats */
+} ossa__bc_raw;
+
+typedef struct ossa__bc_packed {
+    uint32_t joint;
+    uint8_t kind;        /* OSSA__CH_T / R / S */
+    uint8_t interp;      /* OSSA_INTERP_STEP or LINEAR */
+    uint8_t drop;        /* rotations: the component not stored (0..3 = x y z w); else 0 */
+    uint8_t bits[3];     /* 0..OSSA__BC_MAX_BITS per stored component (0 = always min) */
+    uint16_t reserved;
+    uint32_t key_count;  /* >= 1 */
+    uint32_t data_off;   /* bit stream, byte offset */
+    float min[3], ext[3];
+} ossa__bc_packed;
+
+typedef struct ossa__bc_wtrack {
+    uint32_t joint, components, offset, raw; /* raw = UINT32_MAX: no keys, weights are 0 */
+} ossa__bc_wtrack;
+
+struct ossa_built_clip {
+    ossa_allocator allocator;
+    uint64_t id;                 /* unique per object: contexts detect a clip switch with it */
+    const ossa__bc_header *h;
+    const unsigned char *base;   /* the block, 16-byte aligned */
+    const char *name;
+    const ossa_transform *pose;
+    const ossa__bc_clock *clocks;
+    const ossa__bc_raw *raw;
+    const ossa__bc_packed *packed;
+    const ossa__bc_wtrack *wtracks;
+    const float *grid;
+};
+
+/* Wraps a block already copied to `block` (16-byte aligned, inside the same allocation as
+ * `clip`): sets the cached pointers and a fresh id. The block must be valid. */
+void ossa__built_clip_bind(ossa_built_clip *clip, const unsigned char *block);
+/* Allocates clip + block in one allocation and copies `size` bytes of `data` in. */
+ossa_built_clip *ossa__built_clip_alloc(const ossa_allocator *allocator, const void *data, size_t size);
+/* The (writable) block inside a clip from ossa__built_clip_alloc. */
+unsigned char *ossa__built_clip_block(ossa_built_clip *clip);
+
+/* Reads `n` (<= 32) bits at bit offset `pos` of `p` (little-endian, LSB first). */
+static inline uint32_t ossa__bits_read(const unsigned char *p, uint64_t pos, uint32_t n) {
+    uint64_t w;
+    memcpy(&w, p + (pos >> 3), 8);
+    w >>= (pos & 7u);
+    return n >= 32 ? (uint32_t)w : (uint32_t)(w & ((1ull << n) - 1u));
+}
+
+/* Dequantises one key's three values q[3] into v[4] (rotations: the dropped component is
+ * rebuilt >= 0; vectors: v[3] = 0). */
+static inline void ossa__packed_value(const ossa__bc_packed *p, const uint32_t q[3], float v[4]) {
+    float f[3];
+    for (int c = 0; c < 3; c++)
+        f[c] = p->bits[c] ? p->min[c] + p->ext[c] * ((float)q[c] * (1.0f / (float)((1u << p->bits[c]) - 1u))) : p->min[c];
+    if (p->kind == OSSA__CH_R) {
+        float r2 = 1.0f - (f[0] * f[0] + f[1] * f[1] + f[2] * f[2]);
+        float d = r2 > 0.0f ? sqrtf(r2) : 0.0f;
+        int k = 0;
+        for (int c = 0; c < 4; c++) v[c] = c == p->drop ? d : f[k++];
+    } else {
+        v[0] = f[0];
+        v[1] = f[1];
+        v[2] = f[2];
+        v[3] = 0.0f;
+    }
+}
+
+/* Decodes value key k (the k-th set bit of the mask) of a packed channel into v[4]. */
+static inline void ossa__packed_decode(const unsigned char *block, const ossa__bc_packed *p, uint32_t grid_count,
+                                       uint32_t k, float v[4]) {
+    const unsigned char *d = block + p->data_off;
+    uint64_t pos = (uint64_t)grid_count + (uint64_t)k * ((uint32_t)p->bits[0] + p->bits[1] + p->bits[2]);
+    uint32_t q[3];
+    for (int c = 0; c < 3; c++) {
+        q[c] = ossa__bits_read(d, pos, p->bits[c]);
+        pos += p->bits[c];
+    }
+    ossa__packed_value(p, q, v);
+}
+
+/* Key mask helpers (bit g of mask = a key at grid[g]; n = grid_count). */
+static inline uint32_t ossa__mask_next(const unsigned char *mask, uint32_t from, uint32_t n) {
+    while (from < n) {
+        uint32_t w = n - from < 32 ? n - from : 32, bits = ossa__bits_read(mask, from, w);
+        if (bits) return from + (uint32_t)__builtin_ctz(bits);
+        from += w;
+    }
+    return n;
+}
+/* Last set bit <= at (bit 0 is always set). */
+static inline uint32_t ossa__mask_prev(const unsigned char *mask, uint32_t at) {
+    for (;;) {
+        uint32_t lo = at >= 31 ? at - 31 : 0, bits = ossa__bits_read(mask, lo, at - lo + 1);
+        if (bits) return lo + 31u - (uint32_t)__builtin_clz(bits);
+        if (lo == 0) return 0;
+        at = lo - 1;
+    }
+}
+/* Set bits in [0, end). */
+static inline uint32_t ossa__mask_rank(const unsigned char *mask, uint32_t end) {
+    uint32_t r = 0, pos = 0;
+    for (; pos + 32 <= end; pos += 32) r += (uint32_t)__builtin_popcount(ossa__bits_read(mask, pos, 32));
+    if (pos < end) r += (uint32_t)__builtin_popcount(ossa__bits_read(mask, pos, end - pos));
+    return r;
+}
+
+/* Coefficients of the slerp-like time correction of nlerp for keys with dot product d >= 0
+ * (Zeux, "Approximating slerp"): s' = s + s (s - 1/2) (s - 1) (A (s - 1/2)^2 + B). */
+static inline void ossa__slerp_fit(float d, float *A, float *B) {
+    *A = 1.0904f + d * (-3.2452f + d * (3.55645f - d * 1.43519f));
+    *B = 0.848013f + d * (-1.06021f + d * 0.215638f);
+}
+/* The corrected parameter, in the exact operation order every kernel uses. */
+static inline float ossa__slerp_time(float s, float A, float B) {
+    float h = s - 0.5f, k = A * (h * h) + B;
+    return s + ((s * h) * (s - 1.0f)) * k;
+}
+
+/* Lerp kernels over the sampling context's SoA channel caches (sample_*.c). For i in
+ * [begin, end): s = clamp((t - t0[i]) * inv[i], 0, 1), o = a + (b - a) * s; for `rotation`
+ * (4 components, else 3) s is first corrected with ossa__slerp_time(s, ka[i], kb[i]) and o is
+ * normalised. All kernels give bit-identical results (same operations, no FMA). */
+typedef struct ossa__lerp_soa {
+    const float *t0, *inv, *ka, *kb;
+    const float *a[4], *b[4];
+    float *o[4];
+} ossa__lerp_soa;
+typedef void (*ossa__lerp_kernel)(const ossa__lerp_soa *soa, float t, uint32_t begin, uint32_t end, bool rotation);
+void ossa__lerp_scalar(const ossa__lerp_soa *soa, float t, uint32_t begin, uint32_t end, bool rotation);
+void ossa__lerp_sse(const ossa__lerp_soa *soa, float t, uint32_t begin, uint32_t end, bool rotation);
+void ossa__lerp_avx2(const ossa__lerp_soa *soa, float t, uint32_t begin, uint32_t end, bool rotation);
+void ossa__lerp_avx512(const ossa__lerp_soa *soa, float t, uint32_t begin, uint32_t end, bool rotation);
+
+/* ---- error measurement (clip_error.c) ---- */
+/* The measurement grid of an editable clip: the union of every track's key times (joints
+ * < joint_count and weight tracks), plus `substeps - 1` evenly spaced times inside each
+ * interval of that union; {start} for a clip without keys. *out is allocated (caller frees
+ * with ossa__free(allocator)); *ordinal (optional, same allocation) gives each time's substep
+ * (0 = a key time). */
+ossa_result ossa__clip_grid(const ossa_clip *clip, uint32_t joint_count, uint32_t substeps,
+                            const ossa_allocator *allocator, float **out, uint32_t *count, uint8_t **ordinal);
+/* Substeps of the measurement grid: 8, or 16 when a track of the clip is CUBICSPLINE. */
+uint32_t ossa__clip_grid_substeps(const ossa_clip *clip);
+/* The exact editable path (the clip jobs with binary-search lookups): the local pose from
+ * `rest` (joint_count transforms), and weight track `track` (count floats). */
+void ossa__clip_sample_exact(const ossa_clip *clip, float t, bool loop, const ossa_transform *rest, ossa_transform *out,
+                             uint32_t joint_count);
+void ossa__clip_weights_exact(const ossa_clip *clip, uint32_t track, float t, bool loop, float *out, uint32_t count);
+/* Virtual vertices of a local pose: model matrices of every joint, then per joint the origin
+ * and the points at `shell` along its x, y and z axes: out[j * 12 + point * 3 + xyz]. model is
+ * joint_count matrices of scratch. */
+void ossa__pose_points(const ossa_transform *locals, const int32_t *parents, uint32_t joint_count, float shell,
+                       ossa_mat4 *model, float *out);
+/* Largest distance per joint between two point sets of ossa__pose_points. */
+float ossa__points_error(const float *a, const float *b, uint32_t joint_count, uint32_t *worst_joint, float *per_joint);
+
+#endif

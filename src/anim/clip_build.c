@@ -1,0 +1,825 @@
+/* The clip builder (see ossa/built_clip.h, docs/built-clips.md).
+ *
+ * Lossless: constant channels fold into the base pose, every other channel keeps its keys
+ * as floats on a shared clock (identical key-time arrays are stored once).
+ * Compressed: every T/R/S channel is fitted on the measurement grid (all key times of the
+ * clip plus sub-steps) at a local tolerance derived from the model-space precision (how far
+ * the joint's subtree reaches, the parent scale): folded when constant within it, else
+ * range-reduced to the fewest bits (rotations drop w) and reduced to the fewest keys
+ * (greedy: each segment as long as lerp / nlerp of its ends stays within the tolerance at
+ * every grid time it spans). Then the clip is measured in model space at every grid time;
+ * every joint on the chain of a joint that misses the bound gets half the tolerance, until
+ * all points are within 0.95 x precision; a channel that cannot meet it goes raw (exact). */
+#include <math.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include <ossa/pose.h>
+
+#include "anim/built_clip_internal.h"
+#include "core/alloc.h"
+#include "math/fast.h"
+
+enum { MODE_FOLD, MODE_RAW, MODE_PACKED };
+#define MAX_LEVEL 12
+#define MAX_ITERATIONS 40
+#define MAX_SEGMENT 64
+#define TARGET_MARGIN 0.93f
+#define LEVEL0_SHARE 2.0f
+#define QUANT_SHARE 0.5f /* of a channel's tolerance for quantisation, the rest for key reduction */
+
+typedef struct bchan {
+    uint32_t target; /* joint (T/R/S) or weight track index (W) */
+    uint8_t kind;
+    const ossa_track *src;
+    int mode, level;
+    float base_tol;
+    float fold[4];
+    /* packed */
+    uint8_t interp, bits[3], drop;
+    uint32_t key_count;
+    uint32_t *keys; /* key grid (candidate) indices, C capacity */
+    uint32_t *q;    /* 3 values per key */
+    float min[3], ext[3];
+} bchan;
+
+typedef struct builder {
+    const ossa_clip *clip;
+    const ossa_skeleton *sk;
+    const ossa_allocator *alloc;
+    ossa_clip_build_options opt;
+    uint32_t J;
+    bchan *ch;
+    uint32_t nch;
+    float *grid;           /* measurement grid */
+    uint32_t G;
+    uint8_t *ordinal;      /* per grid time: its substep (0 = a key time) */
+    uint32_t *cand;        /* the key grid: grid indices where packed keys may sit */
+    uint32_t C;
+    ossa_transform *exact; /* G * J */
+    float *points;         /* G * J * 12 */
+    float *X, *D;          /* G * 4 each */
+    uint32_t *Q;           /* G * 3 */
+} builder;
+
+/* ---------------------------------------------------------------- helpers */
+
+static size_t track_floats(const ossa_track *t) {
+    return (size_t)t->key_count * t->components * (t->interp == OSSA_INTERP_CUBIC ? 3u : 1u);
+}
+
+static bool track_constant(const ossa_track *t) {
+    if (t->key_count <= 1) return true;
+    uint32_t c = t->components;
+    bool cubic = t->interp == OSSA_INTERP_CUBIC;
+    const float *v0 = t->values + (cubic ? c : 0);
+    for (uint32_t k = 0; k < t->key_count; k++) {
+        const float *v = t->values + (size_t)k * c * (cubic ? 3u : 1u);
+        if (memcmp(v + (cubic ? c : 0), v0, c * sizeof(float))) return false;
+        if (cubic)
+            for (uint32_t i = 0; i < c; i++)
+                if (v[i] != 0.0f || v[2 * c + i] != 0.0f) return false;
+    }
+    return true;
+}
+
+static float *field(ossa_transform *t, int kind) {
+    return kind == OSSA__CH_T ? &t->translation.x : kind == OSSA__CH_R ? &t->rotation.x : &t->scale.x;
+}
+
+static float chan_err(int kind, const float *a, const float *b) {
+    if (kind == OSSA__CH_R) {
+        float d = 0.0f, e = 0.0f;
+        for (int i = 0; i < 4; i++) {
+            d += (a[i] - b[i]) * (a[i] - b[i]);
+            e += (a[i] + b[i]) * (a[i] + b[i]);
+        }
+        return 2.0f * sqrtf(d < e ? d : e);
+    }
+    float d = 0.0f;
+    for (int i = 0; i < 3; i++) d += (a[i] - b[i]) * (a[i] - b[i]);
+    return sqrtf(d);
+}
+
+/* Exact values of channel ch at every grid time (rotations normalised, w >= 0). */
+static void channel_values(const builder *B, const bchan *ch, float *X) {
+    for (uint32_t g = 0; g < B->G; g++) {
+        float *x = X + (size_t)g * 4;
+        memcpy(x, field(&B->exact[(size_t)g * B->J + ch->target], ch->kind), (ch->kind == OSSA__CH_R ? 4 : 3) * sizeof(float));
+        if (ch->kind == OSSA__CH_R) {
+            ossa__quat_normalize4(x);
+            if (x[3] < 0.0f)
+                for (int i = 0; i < 4; i++) x[i] = -x[i];
+        } else {
+            x[3] = 0.0f;
+        }
+    }
+}
+
+/* Interpolation of decoded keys a and b at s exactly as the sampling kernels do it. */
+static void lerp_keys(int kind, const float *a, const float *b, float s, float *out) {
+    float bb[4] = {b[0], b[1], b[2], b[3]};
+    if (kind == OSSA__CH_R) {
+        if (a[0] * b[0] + a[1] * b[1] + a[2] * b[2] + a[3] * b[3] < 0.0f)
+            for (int i = 0; i < 4; i++) bb[i] = -bb[i];
+        float A, Bc;
+        ossa__slerp_fit(a[0] * bb[0] + a[1] * bb[1] + a[2] * bb[2] + a[3] * bb[3], &A, &Bc);
+        s = ossa__slerp_time(s, A, Bc);
+        for (int i = 0; i < 4; i++) out[i] = a[i] + (bb[i] - a[i]) * s;
+        float n = 1.0f / sqrtf(((out[0] * out[0] + out[1] * out[1]) + out[2] * out[2]) + out[3] * out[3]);
+        for (int i = 0; i < 4; i++) out[i] *= n;
+        return;
+    }
+    for (int i = 0; i < 3; i++) out[i] = a[i] + (bb[i] - a[i]) * s;
+    out[3] = 0.0f;
+}
+
+/* Whether lerp / nlerp of keys a (at grid index gi) and b (at gj) stays within tol of the
+ * exact values at every measurement time between them. */
+static bool segment_ok(const builder *B, int kind, const float *a, const float *b, uint32_t gi, uint32_t gj, float tol) {
+    float ti = B->grid[gi], inv = 1.0f / (B->grid[gj] - ti);
+    for (uint32_t m = gi + 1; m < gj; m++) {
+        float s = (B->grid[m] - ti) * inv, v[4];
+        s = s > 0.0f ? (s < 1.0f ? s : 1.0f) : 0.0f;
+        lerp_keys(kind, a, b, s, v);
+        if (!(chan_err(kind, v, B->X + (size_t)m * 4) <= tol)) return false;
+    }
+    return true;
+}
+
+/* Fits packed channel ch at tolerance tol (channel units): FOLD, PACKED or RAW. Keys sit on
+ * the key grid (B->cand); every measurement time is checked. */
+static void fit(builder *B, bchan *ch, float tol) {
+    uint32_t G = B->G, C = B->C;
+    const uint32_t *cand = B->cand;
+    float *X = B->X, *D = B->D;
+    channel_values(B, ch, X);
+    float dev = 0.0f;
+    for (uint32_t g = 1; g < G; g++) {
+        float e = chan_err(ch->kind, X, X + (size_t)g * 4);
+        if (!(e <= dev)) dev = e;
+    }
+    if (dev <= tol) {
+        ch->mode = MODE_FOLD;
+        memcpy(ch->fold, X, sizeof ch->fold);
+        return;
+    }
+    ossa__bc_packed p;
+    memset(&p, 0, sizeof p);
+    p.kind = ch->kind;
+    int comp[3] = {0, 1, 2};
+    if (ch->kind == OSSA__CH_R) { /* drop the component that stays farthest from 0, keep it >= 0 */
+        float best = -1.0f;
+        for (int d = 0; d < 4; d++) {
+            float m = INFINITY;
+            for (uint32_t k = 0; k < C; k++) m = fminf(m, fabsf(X[(size_t)cand[k] * 4 + d]));
+            if (m > best) {
+                best = m;
+                p.drop = (uint8_t)d;
+            }
+        }
+        for (uint32_t g = 0; g < G; g++) {
+            float *x = X + (size_t)g * 4;
+            if (x[p.drop] < 0.0f)
+                for (int c = 0; c < 4; c++) x[c] = -x[c];
+        }
+        for (int c = 0, k = 0; c < 4; c++)
+            if (c != p.drop) comp[k++] = c;
+    }
+    float maxext = 0.0f;
+    for (int c = 0; c < 3; c++) {
+        float lo = X[(size_t)cand[0] * 4 + comp[c]], hi = lo;
+        for (uint32_t k = 1; k < C; k++) {
+            float v = X[(size_t)cand[k] * 4 + comp[c]];
+            lo = fminf(lo, v);
+            hi = fmaxf(hi, v);
+        }
+        p.min[c] = lo;
+        p.ext[c] = hi - lo;
+        if (p.ext[c] > maxext) maxext = p.ext[c];
+    }
+    if (!isfinite(maxext) || !(tol > 0.0f)) {
+        ch->mode = MODE_RAW;
+        return;
+    }
+    /* per component: the fewest bits whose half step fits the quantisation share of tol */
+    float tq = tol * QUANT_SHARE / (ch->kind == OSSA__CH_R ? 2.0f * 1.7320508f : 1.7320508f);
+    for (int c = 0; c < 3; c++) {
+        uint32_t b = 0;
+        while (b < OSSA__BC_MAX_BITS && p.ext[c] * 0.5f / (float)((1u << b) - 1u + (b == 0)) > tq) b++;
+        if (b == 0 && p.ext[c] > 0.0f) b = 1;
+        p.bits[c] = (uint8_t)b;
+    }
+    bool ok = false;
+    for (int extra = 0; !ok; extra++) {
+        ok = true;
+        for (uint32_t k = 0; k < C && ok; k++) {
+            uint32_t *q = B->Q + (size_t)k * 3;
+            const float *x = X + (size_t)cand[k] * 4;
+            for (int c = 0; c < 3; c++) {
+                float maxq = (float)((1u << p.bits[c]) - 1u);
+                float f = p.ext[c] > 0.0f && p.bits[c] ? (x[comp[c]] - p.min[c]) / p.ext[c] * maxq : 0.0f;
+                f = f < 0.0f ? 0.0f : (f > maxq ? maxq : f);
+                q[c] = (uint32_t)lrintf(f);
+            }
+            ossa__packed_value(&p, q, D + (size_t)k * 4);
+            if (!(chan_err(ch->kind, D + (size_t)k * 4, x) <= tol * QUANT_SHARE)) ok = false;
+        }
+        if (ok) break;
+        bool grew = false;
+        for (int c = 0; c < 3; c++)
+            if (p.ext[c] > 0.0f && p.bits[c] < OSSA__BC_MAX_BITS) {
+                p.bits[c]++;
+                grew = true;
+            }
+        if (!grew) break;
+    }
+    if (!ok) {
+        ch->mode = MODE_RAW;
+        return;
+    }
+    ch->mode = MODE_PACKED;
+    memcpy(ch->bits, p.bits, sizeof p.bits);
+    ch->drop = p.drop;
+    memcpy(ch->min, p.min, sizeof p.min);
+    memcpy(ch->ext, p.ext, sizeof p.ext);
+    ch->interp = ch->src->interp == OSSA_INTERP_STEP ? OSSA_INTERP_STEP : OSSA_INTERP_LINEAR;
+    uint32_t n = 0;
+    ch->keys[n++] = 0;
+    if (ch->interp == OSSA_INTERP_STEP) {
+        uint32_t last = 0;
+        for (uint32_t k = 1; k < C; k++) {
+            uint32_t end = k + 1 < C ? cand[k + 1] : G;
+            for (uint32_t m = cand[k]; m < end; m++)
+                if (!(chan_err(ch->kind, D + (size_t)last * 4, X + (size_t)m * 4) <= tol)) {
+                    ch->keys[n++] = last = k;
+                    break;
+                }
+        }
+    } else {
+        uint32_t i = 0;
+        while (i + 1 < C) {
+            uint32_t best = i + 1;
+            for (uint32_t j = i + 2; j < C && cand[j] - cand[i] <= MAX_SEGMENT; j++) {
+                if (!segment_ok(B, ch->kind, D + (size_t)i * 4, D + (size_t)j * 4, cand[i], cand[j], tol)) break;
+                best = j;
+            }
+            /* Two neighbouring keys that cannot follow the curve even unquantised (a fast
+             * CUBICSPLINE, a huge slerp) cannot be helped by bits: keep the channel exact. */
+            if (best == i + 1 && !segment_ok(B, ch->kind, D + (size_t)i * 4, D + (size_t)best * 4, cand[i], cand[best], tol) &&
+                !segment_ok(B, ch->kind, X + (size_t)cand[i] * 4, X + (size_t)cand[best] * 4, cand[i], cand[best], tol * 0.5f)) {
+                ch->mode = MODE_RAW;
+                return;
+            }
+            ch->keys[n++] = best;
+            i = best;
+        }
+    }
+    ch->key_count = n;
+    for (uint32_t k = 0; k < n; k++) memcpy(ch->q + (size_t)k * 3, B->Q + (size_t)ch->keys[k] * 3, 3 * sizeof(uint32_t));
+}
+
+/* ---------------------------------------------------------------- writer */
+
+static size_t up4(size_t x) { return (x + 3u) & ~(size_t)3u; }
+
+static void put_bits(unsigned char *p, uint64_t pos, uint32_t v, uint32_t n) {
+    for (uint32_t b = 0; b < n; b++)
+        if ((v >> b) & 1u) p[(pos + b) >> 3] |= (unsigned char)(1u << ((pos + b) & 7u));
+}
+
+static int cmp_packed_order(const bchan *a, const bchan *b) {
+    int ra = a->kind == OSSA__CH_R ? 0 : 1, rb = b->kind == OSSA__CH_R ? 0 : 1;
+    if (ra != rb) return ra - rb;
+    if (a->target != b->target) return a->target < b->target ? -1 : 1;
+    return (int)a->kind - (int)b->kind;
+}
+
+/* Serialises the channels into a new built clip. */
+static ossa_result write_clip(builder *B, ossa_built_clip **out) {
+    const ossa_clip *clip = B->clip;
+    uint32_t J = B->J, nraw = 0, npk = 0, nrot = 0, nclock = 0;
+    uint32_t *order = ossa__alloc_array(B->alloc, (size_t)B->nch * 3 + 1, sizeof(uint32_t));
+    if (!order) return OSSA_ERROR_OUT_OF_MEMORY;
+    uint32_t *raw_idx = order + B->nch, *clock_of = raw_idx + B->nch; /* clock_of: per raw channel */
+    /* packed channels: rotations first, then T/S, each by joint (insertion sort: few channels) */
+    for (uint32_t i = 0; i < B->nch; i++) {
+        if (B->ch[i].mode != MODE_PACKED) continue;
+        uint32_t k = npk++;
+        while (k > 0 && cmp_packed_order(&B->ch[i], &B->ch[order[k - 1]]) < 0) {
+            order[k] = order[k - 1];
+            k--;
+        }
+        order[k] = i;
+        if (B->ch[i].kind == OSSA__CH_R) nrot++;
+    }
+    /* raw channels and their clocks (identical key-time arrays are stored once) */
+    const ossa_track **clock_src = ossa__alloc_array(B->alloc, (size_t)B->nch + 1, sizeof(*clock_src));
+    if (!clock_src) {
+        ossa__free(B->alloc, order);
+        return OSSA_ERROR_OUT_OF_MEMORY;
+    }
+    for (uint32_t i = 0; i < B->nch; i++) {
+        const ossa_track *t = B->ch[i].src;
+        if (B->ch[i].mode != MODE_RAW) continue;
+        uint32_t k = 0;
+        while (k < nclock && !(clock_src[k]->key_count == t->key_count &&
+                               !memcmp(clock_src[k]->times, t->times, t->key_count * sizeof(float))))
+            k++;
+        if (k == nclock) clock_src[nclock++] = t;
+        clock_of[nraw] = k;
+        raw_idx[nraw++] = i;
+    }
+
+    const char *name = clip->name ? clip->name : "";
+    size_t name_len = strlen(name);
+    size_t off = sizeof(ossa__bc_header);
+    size_t o_name = off;
+    off = up4(off + name_len + 1);
+    size_t o_base = off;
+    off += (size_t)J * sizeof(ossa_transform);
+    size_t o_clock = off;
+    off += (size_t)nclock * sizeof(ossa__bc_clock);
+    size_t o_raw = off;
+    off += (size_t)nraw * sizeof(ossa__bc_raw);
+    size_t o_pk = off;
+    off += (size_t)npk * sizeof(ossa__bc_packed);
+    size_t o_wt = off;
+    off += (size_t)clip->weight_track_count * sizeof(ossa__bc_wtrack);
+    uint32_t G = npk ? B->C : 0;
+    size_t o_grid = off;
+    off += (size_t)G * sizeof(float);
+    size_t o_times = off;
+    for (uint32_t k = 0; k < nclock; k++) off += (size_t)clock_src[k]->key_count * sizeof(float);
+    size_t o_values = off;
+    for (uint32_t k = 0; k < nraw; k++) off += track_floats(B->ch[raw_idx[k]].src) * sizeof(float);
+    size_t o_bits = off;
+    for (uint32_t k = 0; k < npk; k++) {
+        const bchan *c = &B->ch[order[k]];
+        off = up4(off + (G + (uint64_t)c->key_count * ((uint32_t)c->bits[0] + c->bits[1] + c->bits[2]) + 7) / 8);
+    }
+    off += OSSA__BC_PAD;
+    if (off > UINT32_MAX) {
+        ossa__free(B->alloc, clock_src);
+        ossa__free(B->alloc, order);
+        return OSSA_ERROR_LIMIT;
+    }
+    ossa_built_clip *bc = ossa__built_clip_alloc(B->alloc, NULL, off);
+    if (!bc) {
+        ossa__free(B->alloc, clock_src);
+        ossa__free(B->alloc, order);
+        return OSSA_ERROR_OUT_OF_MEMORY;
+    }
+    unsigned char *b = ossa__built_clip_block(bc);
+    ossa__bc_header *h = (ossa__bc_header *)b;
+    h->magic = OSSA__BC_MAGIC;
+    h->version = OSSA__BC_VERSION;
+    h->size = (uint32_t)off;
+    h->flags = (B->opt.lossless ? OSSA__BC_FLAG_LOSSLESS : 0u) | (clip->looping ? OSSA__BC_FLAG_LOOPING : 0u);
+    h->start = clip->start;
+    h->end = clip->end;
+    h->joint_count = J;
+    for (uint32_t i = 0; i < clip->track_count; i++)
+        if (clip->tracks[i].joint < J) h->track_count++;
+    h->weight_track_count = clip->weight_track_count;
+    h->clock_count = nclock;
+    h->raw_count = nraw;
+    h->packed_count = npk;
+    h->rot_count = nrot;
+    h->grid_count = G;
+    h->name_off = (uint32_t)o_name;
+    h->name_len = (uint32_t)name_len;
+    h->base_off = (uint32_t)o_base;
+    h->clock_off = (uint32_t)o_clock;
+    h->raw_off = (uint32_t)o_raw;
+    h->packed_off = (uint32_t)o_pk;
+    h->wtrack_off = (uint32_t)o_wt;
+    h->grid_off = (uint32_t)o_grid;
+    h->precision = B->opt.precision;
+    h->shell_distance = B->opt.shell_distance;
+    h->weight_precision = B->opt.weight_precision;
+    memcpy(b + o_name, name, name_len);
+    ossa_transform *base = (ossa_transform *)(b + o_base);
+    memcpy(base, B->sk->rest, (size_t)J * sizeof(ossa_transform));
+    for (uint32_t i = 0; i < B->nch; i++) {
+        const bchan *c = &B->ch[i];
+        if (c->mode == MODE_FOLD) memcpy(field(&base[c->target], c->kind), c->fold, (c->kind == OSSA__CH_R ? 4 : 3) * sizeof(float));
+    }
+    ossa__bc_clock *clocks = (ossa__bc_clock *)(b + o_clock);
+    size_t cur = o_times;
+    for (uint32_t k = 0; k < nclock; k++) {
+        const ossa_track *t = clock_src[k];
+        clocks[k].key_count = t->key_count;
+        clocks[k].times_off = (uint32_t)cur;
+        memcpy(b + cur, t->times, t->key_count * sizeof(float));
+        cur += t->key_count * sizeof(float);
+    }
+    ossa__bc_wtrack *wt = (ossa__bc_wtrack *)(b + o_wt);
+    uint32_t woff = 0;
+    for (uint32_t i = 0; i < clip->weight_track_count; i++) {
+        wt[i].joint = clip->weight_tracks[i].joint;
+        wt[i].components = clip->weight_tracks[i].weights.components;
+        wt[i].offset = woff;
+        wt[i].raw = UINT32_MAX;
+        woff += wt[i].components;
+    }
+    h->weight_count = woff;
+    ossa__bc_raw *raw = (ossa__bc_raw *)(b + o_raw);
+    cur = o_values;
+    for (uint32_t k = 0; k < nraw; k++) {
+        const bchan *c = &B->ch[raw_idx[k]];
+        raw[k].target = c->target;
+        raw[k].kind = c->kind;
+        raw[k].interp = (uint8_t)c->src->interp;
+        raw[k].components = (uint16_t)c->src->components;
+        raw[k].clock = clock_of[k];
+        raw[k].values_off = (uint32_t)cur;
+        memcpy(b + cur, c->src->values, track_floats(c->src) * sizeof(float));
+        cur += track_floats(c->src) * sizeof(float);
+        if (c->kind == OSSA__CH_W) wt[c->target].raw = k;
+    }
+    ossa__bc_packed *pk = (ossa__bc_packed *)(b + o_pk);
+    cur = o_bits;
+    for (uint32_t k = 0; k < npk; k++) {
+        const bchan *c = &B->ch[order[k]];
+        ossa__bc_packed *p = &pk[k];
+        p->joint = c->target;
+        p->kind = c->kind;
+        p->interp = c->interp;
+        memcpy(p->bits, c->bits, sizeof p->bits);
+        p->drop = c->drop;
+        p->key_count = c->key_count;
+        p->data_off = (uint32_t)cur;
+        memcpy(p->min, c->min, sizeof p->min);
+        memcpy(p->ext, c->ext, sizeof p->ext);
+        for (uint32_t i = 0; i < c->key_count; i++) put_bits(b + cur, c->keys[i], 1u, 1);
+        uint64_t pos = G;
+        for (uint32_t i = 0; i < c->key_count * 3; i++) {
+            put_bits(b + cur, pos, c->q[i], c->bits[i % 3]);
+            pos += c->bits[i % 3];
+        }
+        cur = up4(cur + (pos + 7) / 8);
+    }
+    for (uint32_t k = 0; k < G; k++) ((float *)(b + o_grid))[k] = B->grid[B->cand[k]];
+    ossa__free(B->alloc, clock_src);
+    ossa__free(B->alloc, order);
+    ossa__built_clip_bind(bc, b);
+    *out = bc;
+    return OSSA_OK;
+}
+
+/* ---------------------------------------------------------------- measure */
+
+/* Model-space error of bc at every grid time against the cached exact points; per-joint
+ * maxima into jerr (J floats, reset here). */
+static ossa_result measure(builder *B, const ossa_built_clip *bc, ossa_sampling_context *ctx, float *jerr,
+                           uint32_t *jworst, ossa_clip_error *e) {
+    uint32_t J = B->J, W = bc->h->weight_count;
+    size_t bytes = (size_t)J * (sizeof(ossa_transform) + sizeof(ossa_mat4) + 13 * sizeof(float)) + (size_t)W * 2 * sizeof(float) + 16;
+    unsigned char *s = ossa__alloc_array(B->alloc, 1, bytes);
+    if (!s) return OSSA_ERROR_OUT_OF_MEMORY;
+    ossa_transform *got = (ossa_transform *)s;
+    ossa_mat4 *model = (ossa_mat4 *)(got + J);
+    float *pts = (float *)(model + J), *wb = pts + (size_t)J * 12, *we = wb + W, *now = we + W;
+    memset(jerr, 0, J * sizeof(float));
+    memset(e, 0, sizeof *e);
+    ossa_sample_job job = {0};
+    job.clip = bc;
+    job.context = ctx;
+    job.output = got;
+    job.output_count = J;
+    job.weights = W ? wb : NULL;
+    job.weights_count = W;
+    ossa_result r = OSSA_OK;
+    for (uint32_t g = 0; g < B->G; g++) {
+        job.time = B->grid[g];
+        if ((r = ossa_sample_job_run(&job)) != OSSA_OK) break;
+        ossa__pose_points(got, B->sk->parents, J, B->opt.shell_distance, model, pts);
+        uint32_t wj = 0;
+        memset(now, 0, J * sizeof(float));
+        float err = ossa__points_error(pts, B->points + (size_t)g * J * 12, J, &wj, now);
+        for (uint32_t j = 0; j < J; j++)
+            if (!(now[j] <= jerr[j])) {
+                jerr[j] = now[j];
+                jworst[j] = g;
+            }
+        if (!(err <= e->max_error)) {
+            e->max_error = err;
+            e->worst_joint = wj;
+            e->worst_time = B->grid[g];
+        }
+        for (uint32_t i = 0; i < B->clip->weight_track_count; i++) {
+            ossa__clip_weights_exact(B->clip, i, B->grid[g], false, we, B->clip->weight_tracks[i].weights.components);
+            const ossa__bc_wtrack *w = &bc->wtracks[i];
+            for (uint32_t c = 0; c < w->components; c++) {
+                float d = fabsf(we[c] - wb[w->offset + c]);
+                if (!(d <= e->max_weight_error)) e->max_weight_error = d;
+            }
+        }
+    }
+    e->sample_count = B->G;
+    ossa__free(B->alloc, s);
+    return r;
+}
+
+/* Which channels make joint j miss the bound at grid time g: each packed or folded channel of
+ * j and its ancestors is put alone into the exact pose; those whose error on j's virtual
+ * vertices is at least half the largest are marked. */
+static ossa_result attribute(builder *B, const ossa_built_clip *bc, ossa_sampling_context *ctx, uint32_t j, uint32_t g,
+                             const int32_t *chan_of, unsigned char *mark) {
+    uint32_t J = B->J;
+    ossa_transform *buf = ossa__alloc_array(B->alloc, (size_t)J * 2, sizeof(ossa_transform));
+    float *cerr = ossa__alloc_array(B->alloc, (size_t)B->nch + 1, sizeof(float));
+    if (!buf || !cerr) {
+        ossa__free(B->alloc, buf);
+        ossa__free(B->alloc, cerr);
+        return OSSA_ERROR_OUT_OF_MEMORY;
+    }
+    ossa_transform *got = buf, *tmp = buf + J;
+    ossa_sample_job job = {0};
+    job.clip = bc;
+    job.context = ctx;
+    job.time = B->grid[g];
+    job.output = got;
+    job.output_count = J;
+    ossa_result r = ossa_sample_job_run(&job);
+    if (r == OSSA_OK) {
+        memcpy(tmp, B->exact + (size_t)g * J, J * sizeof *tmp);
+        const float *ex = B->points + ((size_t)g * J + j) * 12;
+        float worst = 0.0f;
+        for (int32_t a = (int32_t)j; a >= 0; a = B->sk->parents[a])
+            for (int k = 0; k < 3; k++) {
+                int32_t ci = chan_of[(size_t)a * 3 + k];
+                if (ci < 0 || B->ch[ci].mode == MODE_RAW) continue;
+                ossa_transform save = tmp[a];
+                memcpy(field(&tmp[a], k), field(&got[a], k), (k == OSSA__CH_R ? 4 : 3) * sizeof(float));
+                ossa_mat4 m = ossa_pose_joint_to_model(tmp, B->sk->parents, J, j);
+                float e = 0.0f;
+                for (int p = 0; p < 4; p++)
+                    for (int c = 0; c < 3; c++) {
+                        float v = m.m[12 + c] + (p ? m.m[(p - 1) * 4 + c] * B->opt.shell_distance : 0.0f);
+                        e = fmaxf(e, fabsf(v - ex[p * 3 + c]));
+                    }
+                tmp[a] = save;
+                cerr[ci] = e;
+                worst = fmaxf(worst, e);
+            }
+        for (int32_t a = (int32_t)j; a >= 0; a = B->sk->parents[a])
+            for (int k = 0; k < 3; k++) {
+                int32_t ci = chan_of[(size_t)a * 3 + k];
+                if (ci >= 0 && B->ch[ci].mode != MODE_RAW && (cerr[ci] >= 0.5f * worst || !(worst > 0.0f))) mark[ci] = 1;
+            }
+    }
+    ossa__free(B->alloc, buf);
+    ossa__free(B->alloc, cerr);
+    return r;
+}
+
+/* ---------------------------------------------------------------- build */
+
+/* Local tolerances at level 0 from the exact poses: rotation (radians) = precision / reach of
+ * the joint's subtree, translation = precision / parent scale, scale likewise. */
+static ossa_result base_tolerances(builder *B) {
+    uint32_t J = B->J, G = B->G;
+    const int32_t *par = B->sk->parents;
+    float *reach = ossa__alloc_array(B->alloc, (size_t)J * 4, sizeof(float));
+    if (!reach) return OSSA_ERROR_OUT_OF_MEMORY;
+    float *smax = reach + J, *smin = smax + J, *lsmin = smin + J;
+    for (uint32_t j = 0; j < J; j++) {
+        smax[j] = 0.0f;
+        smin[j] = INFINITY;
+        lsmin[j] = INFINITY;
+    }
+    float shell = B->opt.shell_distance;
+    for (uint32_t g = 0; g < G; g++) {
+        const float *P = B->points + (size_t)g * J * 12;
+        for (uint32_t d = 0; d < J; d++) {
+            for (int p = 0; p < 4; p++) {
+                const float *x = P + (size_t)d * 12 + p * 3;
+                for (int32_t a = (int32_t)d; a >= 0; a = par[a]) {
+                    const float *o = P + (size_t)a * 12;
+                    float dist = sqrtf((x[0] - o[0]) * (x[0] - o[0]) + (x[1] - o[1]) * (x[1] - o[1]) + (x[2] - o[2]) * (x[2] - o[2]));
+                    if (dist > reach[a]) reach[a] = dist;
+                }
+            }
+            int32_t pa = par[d];
+            for (int k = 0; k < 3; k++) {
+                float n = 1.0f;
+                if (pa >= 0 && shell > 0.0f) {
+                    const float *o = P + (size_t)pa * 12, *x = o + 3 + k * 3;
+                    n = sqrtf((x[0] - o[0]) * (x[0] - o[0]) + (x[1] - o[1]) * (x[1] - o[1]) + (x[2] - o[2]) * (x[2] - o[2])) / shell;
+                }
+                if (n > smax[d]) smax[d] = n;
+                if (n < smin[d]) smin[d] = n;
+                float ls = fabsf((&B->exact[(size_t)g * J + d].scale.x)[k]);
+                if (ls < lsmin[d]) lsmin[d] = ls;
+            }
+        }
+    }
+    float P0 = B->opt.precision * TARGET_MARGIN * LEVEL0_SHARE;
+    for (uint32_t i = 0; i < B->nch; i++) {
+        bchan *c = &B->ch[i];
+        if (c->kind == OSSA__CH_W) continue;
+        uint32_t j = c->target;
+        float tol;
+        if (c->kind == OSSA__CH_T) tol = smax[j] > 0.0f ? P0 / smax[j] : 1e30f;
+        else if (c->kind == OSSA__CH_R) tol = reach[j] > 0.0f ? P0 / reach[j] : 1.0f;
+        else {
+            float ratio = smax[j] > 0.0f ? smin[j] / smax[j] : 1.0f;
+            float ls = lsmin[j] > 1e-6f ? lsmin[j] : 1e-6f;
+            tol = reach[j] > 0.0f ? P0 * ls * ratio / reach[j] : 1e30f;
+        }
+        if (c->kind == OSSA__CH_R && tol > 1.0f) tol = 1.0f;
+        if (!(tol > 0.0f) || !isfinite(tol)) tol = c->kind == OSSA__CH_R ? 1.0f : 1e30f;
+        c->base_tol = tol;
+    }
+    ossa__free(B->alloc, reach);
+    return OSSA_OK;
+}
+
+static float level_tol(const bchan *c) { return ldexpf(c->base_tol, -c->level); }
+
+static bool bad_option(float v) { return isnan(v) || v < 0.0f || isinf(v); }
+
+ossa_result ossa_clip_build(const ossa_clip *clip, const ossa_skeleton *skeleton, const ossa_clip_build_options *options,
+                            const ossa_allocator *allocator, ossa_built_clip **out, ossa_clip_build_stats *stats) {
+    if (stats) memset(stats, 0, sizeof *stats);
+    if (!out) return OSSA_ERROR_INVALID_ARGUMENT;
+    *out = NULL;
+    if (!clip || !skeleton) return OSSA_ERROR_INVALID_ARGUMENT;
+    builder B;
+    memset(&B, 0, sizeof B);
+    if (options) B.opt = *options;
+    if (bad_option(B.opt.precision) || bad_option(B.opt.shell_distance) || bad_option(B.opt.weight_precision))
+        return OSSA_ERROR_INVALID_ARGUMENT;
+    if (B.opt.precision == 0.0f) B.opt.precision = 1e-4f;
+    if (B.opt.shell_distance == 0.0f) B.opt.shell_distance = 0.03f;
+    if (B.opt.weight_precision == 0.0f) B.opt.weight_precision = 1e-3f;
+    B.clip = clip;
+    B.sk = skeleton;
+    B.alloc = allocator;
+    B.J = skeleton->joint_count;
+    uint32_t J = B.J;
+    size_t raw_bytes = 0;
+    for (uint32_t i = 0; i < clip->track_count; i++) {
+        const ossa_transform_track *t = &clip->tracks[i];
+        const ossa_track *tr[3] = {&t->translation, &t->rotation, &t->scale};
+        for (int c = 0; c < 3; c++) raw_bytes += (tr[c]->key_count + track_floats(tr[c])) * sizeof(float);
+    }
+    for (uint32_t i = 0; i < clip->weight_track_count; i++) {
+        const ossa_track *w = &clip->weight_tracks[i].weights;
+        raw_bytes += (w->key_count + track_floats(w)) * sizeof(float);
+    }
+
+    uint32_t substeps = ossa__clip_grid_substeps(clip);
+    ossa_result r = ossa__clip_grid(clip, J, substeps, allocator, &B.grid, &B.G, &B.ordinal);
+    if (r) return r;
+    uint32_t G = B.G;
+    /* the key grid: the key times, and for CUBICSPLINE clips every other substep too */
+    uint32_t cstep = substeps > 8 ? 2 : substeps;
+    B.cand = ossa__alloc_array(allocator, (size_t)G + 1, sizeof(uint32_t));
+    if (!B.cand) {
+        ossa__free(allocator, B.grid);
+        return OSSA_ERROR_OUT_OF_MEMORY;
+    }
+    for (uint32_t g = 0; g < G; g++)
+        if (B.ordinal[g] % cstep == 0 || g + 1 == G) B.cand[B.C++] = g;
+    size_t nmax = (size_t)clip->track_count * 3 + clip->weight_track_count;
+    B.ch = ossa__alloc_array(allocator, nmax + 1, sizeof(bchan));
+    B.exact = ossa__alloc_array(allocator, (size_t)G * J + 1, sizeof(ossa_transform));
+    B.points = ossa__alloc_array(allocator, (size_t)G * J * 12 + 1, sizeof(float));
+    B.X = ossa__alloc_array(allocator, (size_t)G * 8, sizeof(float));
+    B.Q = ossa__alloc_array(allocator, (size_t)G * 3, sizeof(uint32_t));
+    float *jerr = ossa__alloc_array(allocator, (size_t)J * 5 + nmax + 1, sizeof(float));
+    uint32_t *jworst = jerr ? (uint32_t *)(jerr + J) : NULL;
+    int32_t *chan_of = jerr ? (int32_t *)(jworst + J) : NULL;
+    unsigned char *touched = jerr ? (unsigned char *)(chan_of + (size_t)J * 3) : NULL;
+    ossa_mat4 *model = ossa__alloc_array(allocator, (size_t)J + 1, sizeof(ossa_mat4));
+    uint32_t *keybuf = NULL;
+    ossa_sampling_context *ctx = NULL;
+    ossa_built_clip *bc = NULL;
+    if (!B.ch || !B.exact || !B.points || !B.X || !B.Q || !jerr || !model) {
+        r = OSSA_ERROR_OUT_OF_MEMORY;
+        goto done;
+    }
+    B.D = B.X + (size_t)G * 4;
+    for (size_t i = 0; i < (size_t)J * 3; i++) chan_of[i] = -1;
+    for (uint32_t i = 0; i < clip->track_count; i++) {
+        const ossa_transform_track *t = &clip->tracks[i];
+        if (t->joint >= J) continue;
+        const ossa_track *tr[3] = {&t->translation, &t->rotation, &t->scale};
+        static const uint8_t kinds[3] = {OSSA__CH_T, OSSA__CH_R, OSSA__CH_S};
+        for (int c = 0; c < 3; c++) {
+            if (!tr[c]->key_count) continue;
+            chan_of[(size_t)t->joint * 3 + kinds[c]] = (int32_t)B.nch;
+            bchan *ch = &B.ch[B.nch++];
+            ch->target = t->joint;
+            ch->kind = kinds[c];
+            ch->src = tr[c];
+        }
+    }
+    for (uint32_t i = 0; i < clip->weight_track_count; i++) {
+        if (!clip->weight_tracks[i].weights.key_count) continue;
+        bchan *ch = &B.ch[B.nch++];
+        ch->target = i;
+        ch->kind = OSSA__CH_W;
+        ch->src = &clip->weight_tracks[i].weights;
+        ch->mode = MODE_RAW;
+    }
+    /* exact poses and their virtual vertices at every grid time */
+    for (uint32_t g = 0; g < G; g++) {
+        ossa_transform *ex = B.exact + (size_t)g * J;
+        ossa__clip_sample_exact(clip, B.grid[g], false, skeleton->rest, ex, J);
+        ossa__pose_points(ex, skeleton->parents, J, B.opt.shell_distance, model, B.points + (size_t)g * J * 12);
+    }
+    if (B.opt.lossless) {
+        for (uint32_t i = 0; i < B.nch; i++) {
+            bchan *c = &B.ch[i];
+            if (c->kind == OSSA__CH_W) continue;
+            c->mode = track_constant(c->src) ? MODE_FOLD : MODE_RAW;
+            if (c->mode == MODE_FOLD) {
+                const ossa_track *s = c->src;
+                memcpy(c->fold, s->values + (s->interp == OSSA_INTERP_CUBIC ? s->components : 0), s->components * sizeof(float));
+            }
+        }
+    } else {
+        keybuf = ossa__alloc_array(allocator, (size_t)B.nch * G * 4 + 1, sizeof(uint32_t));
+        if (!keybuf) {
+            r = OSSA_ERROR_OUT_OF_MEMORY;
+            goto done;
+        }
+        if ((r = base_tolerances(&B)) != OSSA_OK) goto done;
+        for (uint32_t i = 0; i < B.nch; i++) {
+            bchan *c = &B.ch[i];
+            c->keys = keybuf + (size_t)i * G * 4;
+            c->q = c->keys + G;
+            if (c->kind != OSSA__CH_W) fit(&B, c, level_tol(c));
+        }
+    }
+    uint32_t W = 0;
+    for (uint32_t i = 0; i < clip->weight_track_count; i++) W += clip->weight_tracks[i].weights.components;
+    if ((r = ossa_sampling_context_create(J, W, allocator, &ctx)) != OSSA_OK) goto done;
+    float target = B.opt.precision * TARGET_MARGIN;
+    ossa_clip_error e;
+    for (int it = 0;; it++) {
+        if ((r = write_clip(&B, &bc)) != OSSA_OK) goto done;
+        if ((r = measure(&B, bc, ctx, jerr, jworst, &e)) != OSSA_OK) goto done;
+        if (getenv("OSSA_BUILD_DEBUG")) fprintf(stderr, "it %d: err %g joint %u t %g\n", it, (double)e.max_error, e.worst_joint, (double)e.worst_time);
+        if (B.opt.lossless || e.max_error <= target || it == MAX_ITERATIONS) break;
+        memset(touched, 0, B.nch);
+        for (uint32_t j = 0; j < J; j++)
+            if (!(jerr[j] <= target) && (r = attribute(&B, bc, ctx, j, jworst[j], chan_of, touched)) != OSSA_OK) goto done;
+        bool changed = false;
+        for (uint32_t i = 0; i < B.nch; i++) {
+            bchan *c = &B.ch[i];
+            if (c->kind == OSSA__CH_W || c->mode == MODE_RAW || !touched[i]) continue;
+            changed = true;
+            if (++c->level > MAX_LEVEL) c->mode = MODE_RAW;
+            else fit(&B, c, level_tol(c));
+        }
+        if (!changed) break;
+        ossa_built_clip_destroy(bc);
+        bc = NULL;
+    }
+    if (getenv("OSSA_BUILD_DEBUG")) {
+        size_t kb = 0, nk = 0, np = 0, nr = 0, nf = 0, vb = 0;
+        for (uint32_t i = 0; i < B.nch; i++) {
+            const bchan *c = &B.ch[i];
+            if (c->mode == MODE_PACKED) { np++; nk += c->key_count; kb += B.C; vb += c->key_count * ((size_t)c->bits[0] + c->bits[1] + c->bits[2]); }
+            else if (c->mode == MODE_RAW) nr++;
+            else nf++;
+        }
+        int hist[MAX_LEVEL + 2] = {0};
+        for (uint32_t i = 0; i < B.nch; i++) hist[B.ch[i].level]++;
+        for (int l = 0; l <= MAX_LEVEL + 1; l++) fprintf(stderr, "%d ", hist[l]);
+        for (uint32_t i = 0; i < B.nch; i++) if (B.ch[i].mode == MODE_RAW) fprintf(stderr, "[raw j%u k%u L%d] ", B.ch[i].target, B.ch[i].kind, B.ch[i].level);
+        fprintf(stderr, "%s: G %u packed %zu raw %zu fold %zu keys %zu (%.1f/ch) time bytes %zu value bytes %zu avg bits %.1f size %u\n",
+                clip->name, G, np, nr, nf, nk, np ? (double)nk / np : 0.0, kb / 8, vb / 8, nk ? (double)vb / nk / 3 : 0.0, bc->h->size);
+    }
+    /* record what was measured in the block itself */
+    ossa__bc_header *h = (ossa__bc_header *)ossa__built_clip_block(bc);
+    h->raw_bytes_lo = (uint32_t)((uint64_t)raw_bytes & 0xffffffffu);
+    h->raw_bytes_hi = (uint32_t)((uint64_t)raw_bytes >> 32);
+    h->max_error = e.max_error;
+    h->worst_joint = e.worst_joint;
+    h->worst_time = e.worst_time;
+    h->max_weight_error = e.max_weight_error;
+    if (stats) *stats = ossa_built_clip_stats(bc);
+    *out = bc;
+    bc = NULL;
+done:
+    ossa_built_clip_destroy(bc);
+    ossa_sampling_context_destroy(ctx);
+    ossa__free(allocator, keybuf);
+    ossa__free(allocator, model);
+    ossa__free(allocator, jerr);
+    ossa__free(allocator, B.Q);
+    ossa__free(allocator, B.X);
+    ossa__free(allocator, B.points);
+    ossa__free(allocator, B.exact);
+    ossa__free(allocator, B.ch);
+    ossa__free(allocator, B.cand);
+    ossa__free(allocator, B.grid);
+    return r;
+}

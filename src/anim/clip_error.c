@@ -1,0 +1,221 @@
+/* The model-space error of a built clip against its editable source (ACL's virtual-vertex
+ * metric, DESIGN.md "Built clips"): the measurement grid, the virtual vertices of a pose,
+ * and ossa_built_clip_measure. */
+#include <math.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include <ossa/pose.h>
+
+#include "anim/built_clip_internal.h"
+#include "core/alloc.h"
+
+static int cmp_float(const void *a, const void *b) {
+    float x = *(const float *)a, y = *(const float *)b;
+    return (x > y) - (x < y);
+}
+
+uint32_t ossa__clip_grid_substeps(const ossa_clip *clip) {
+    for (uint32_t i = 0; i < clip->track_count; i++) {
+        const ossa_transform_track *t = &clip->tracks[i];
+        if ((t->translation.key_count && t->translation.interp == OSSA_INTERP_CUBIC) ||
+            (t->rotation.key_count && t->rotation.interp == OSSA_INTERP_CUBIC) ||
+            (t->scale.key_count && t->scale.interp == OSSA_INTERP_CUBIC))
+            return 16;
+    }
+    for (uint32_t i = 0; i < clip->weight_track_count; i++)
+        if (clip->weight_tracks[i].weights.interp == OSSA_INTERP_CUBIC) return 16;
+    return 8;
+}
+
+ossa_result ossa__clip_grid(const ossa_clip *clip, uint32_t joint_count, uint32_t substeps,
+                            const ossa_allocator *allocator, float **out, uint32_t *count, uint8_t **ordinal) {
+    *out = NULL;
+    if (ordinal) *ordinal = NULL;
+    *count = 0;
+    size_t n = 0;
+    for (uint32_t i = 0; i < clip->track_count; i++) {
+        const ossa_transform_track *t = &clip->tracks[i];
+        if (t->joint >= joint_count) continue;
+        n += (size_t)t->translation.key_count + t->rotation.key_count + t->scale.key_count;
+    }
+    for (uint32_t i = 0; i < clip->weight_track_count; i++) n += clip->weight_tracks[i].weights.key_count;
+    float *u = ossa__alloc_array(allocator, n + 1, sizeof(float));
+    if (!u) return OSSA_ERROR_OUT_OF_MEMORY;
+    size_t m = 0;
+    for (uint32_t i = 0; i < clip->track_count; i++) {
+        const ossa_transform_track *t = &clip->tracks[i];
+        if (t->joint >= joint_count) continue;
+        const ossa_track *tr[3] = {&t->translation, &t->rotation, &t->scale};
+        for (int c = 0; c < 3; c++)
+            for (uint32_t k = 0; k < tr[c]->key_count; k++) u[m++] = tr[c]->times[k];
+    }
+    for (uint32_t i = 0; i < clip->weight_track_count; i++)
+        for (uint32_t k = 0; k < clip->weight_tracks[i].weights.key_count; k++) u[m++] = clip->weight_tracks[i].weights.times[k];
+    if (m == 0) u[m++] = clip->start;
+    qsort(u, m, sizeof(float), cmp_float);
+    size_t uniq = 1;
+    for (size_t i = 1; i < m; i++)
+        if (u[i] != u[uniq - 1]) u[uniq++] = u[i];
+    size_t total;
+    if (!ossa__size_mul_add(uniq - 1, substeps, 1, &total) || total > UINT32_MAX) {
+        ossa__free(allocator, u);
+        return OSSA_ERROR_OUT_OF_MEMORY;
+    }
+    float *g = ossa__alloc_array(allocator, total, sizeof(float) + 1);
+    uint8_t *ord = (uint8_t *)(g + total);
+    if (!g) {
+        ossa__free(allocator, u);
+        return OSSA_ERROR_OUT_OF_MEMORY;
+    }
+    size_t k = 0;
+    for (size_t i = 0; i < uniq; i++) {
+        ord[k] = 0;
+        g[k++] = u[i];
+        if (i + 1 == uniq) break;
+        double a = u[i], b = u[i + 1];
+        for (uint32_t s = 1; s < substeps; s++) {
+            float t = (float)(a + (b - a) * (double)s / (double)substeps);
+            if (t > g[k - 1] && t < u[i + 1]) {
+                ord[k] = (uint8_t)s;
+                g[k++] = t;
+            }
+        }
+    }
+    ossa__free(allocator, u);
+    *out = g;
+    *count = (uint32_t)k;
+    if (ordinal) *ordinal = ord;
+    return OSSA_OK;
+}
+
+void ossa__clip_sample_exact(const ossa_clip *clip, float t, bool loop, const ossa_transform *rest, ossa_transform *out,
+                             uint32_t joint_count) {
+    ossa_clip_sample_job job = {0};
+    job.clip = clip;
+    job.time = t;
+    job.loop = loop;
+    job.lookup = OSSA_LOOKUP_BINARY;
+    job.reference = rest;
+    job.reference_count = joint_count;
+    job.output = out;
+    job.output_count = joint_count;
+    ossa_clip_sample_job_run(&job);
+}
+
+void ossa__clip_weights_exact(const ossa_clip *clip, uint32_t track, float t, bool loop, float *out, uint32_t count) {
+    ossa_clip_weights_job job = {0};
+    job.clip = clip;
+    job.track = track;
+    job.time = t;
+    job.loop = loop;
+    job.lookup = OSSA_LOOKUP_BINARY;
+    job.output = out;
+    job.output_count = count;
+    ossa_clip_weights_job_run(&job);
+}
+
+void ossa__pose_points(const ossa_transform *locals, const int32_t *parents, uint32_t joint_count, float shell,
+                       ossa_mat4 *model, float *out) {
+    ossa_local_to_model_job job = {0};
+    job.parents = parents;
+    job.parent_count = joint_count;
+    job.input = locals;
+    job.input_count = joint_count;
+    job.output = model;
+    job.output_count = joint_count;
+    ossa_local_to_model_job_run(&job);
+    for (uint32_t j = 0; j < joint_count; j++) {
+        const float *m = model[j].m;
+        float *p = out + (size_t)j * 12;
+        for (int r = 0; r < 3; r++) {
+            p[r] = m[12 + r];
+            for (int a = 0; a < 3; a++) p[3 + a * 3 + r] = m[12 + r] + m[a * 4 + r] * shell;
+        }
+    }
+}
+
+float ossa__points_error(const float *a, const float *b, uint32_t joint_count, uint32_t *worst_joint, float *per_joint) {
+    float worst = 0.0f;
+    for (uint32_t j = 0; j < joint_count; j++) {
+        float e = 0.0f;
+        for (int p = 0; p < 4; p++) {
+            const float *x = a + (size_t)j * 12 + p * 3, *y = b + (size_t)j * 12 + p * 3;
+            double dx = (double)x[0] - y[0], dy = (double)x[1] - y[1], dz = (double)x[2] - y[2];
+            float d = (float)sqrt(dx * dx + dy * dy + dz * dz);
+            if (!(d <= e)) e = d; /* NaN counts as worst */
+        }
+        if (per_joint && !(e <= per_joint[j])) per_joint[j] = e;
+        if (!(e <= worst)) {
+            worst = e;
+            if (worst_joint) *worst_joint = j;
+        }
+    }
+    return worst;
+}
+
+ossa_result ossa_built_clip_measure(const ossa_built_clip *built, const ossa_clip *reference,
+                                    const ossa_skeleton *skeleton, float shell_distance,
+                                    const ossa_allocator *allocator, ossa_clip_error *out) {
+    if (!out) return OSSA_ERROR_INVALID_ARGUMENT;
+    memset(out, 0, sizeof *out);
+    if (!built || !reference || !skeleton || isnan(shell_distance) || shell_distance < 0.0f)
+        return OSSA_ERROR_INVALID_ARGUMENT;
+    uint32_t J = skeleton->joint_count;
+    if (ossa_built_clip_joint_count(built) != J ||
+        ossa_built_clip_weight_track_count(built) != reference->weight_track_count)
+        return OSSA_ERROR_INVALID_ARGUMENT;
+    if (shell_distance == 0.0f) shell_distance = 0.03f;
+    float *grid = NULL;
+    uint32_t G = 0;
+    ossa_result r = ossa__clip_grid(reference, J, ossa__clip_grid_substeps(reference), allocator, &grid, &G, NULL);
+    if (r) return r;
+    uint32_t W = ossa_built_clip_weight_count(built), Wmax = 0;
+    for (uint32_t i = 0; i < reference->weight_track_count; i++)
+        if (reference->weight_tracks[i].weights.components > Wmax) Wmax = reference->weight_tracks[i].weights.components;
+    ossa_sampling_context *ctx = NULL;
+    size_t per = (size_t)J * (2 * sizeof(ossa_transform) + sizeof(ossa_mat4) + 24 * sizeof(float));
+    unsigned char *scratch = ossa__alloc_array(allocator, 1, per + ((size_t)W + Wmax) * sizeof(float) + 16);
+    r = scratch ? ossa_sampling_context_create(J, W, allocator, &ctx) : OSSA_ERROR_OUT_OF_MEMORY;
+    if (r == OSSA_OK) {
+        ossa_transform *exact = (ossa_transform *)scratch, *got = exact + J;
+        ossa_mat4 *model = (ossa_mat4 *)(got + J);
+        float *pe = (float *)(model + J), *pg = pe + (size_t)J * 12, *wb = pg + (size_t)J * 12, *we = wb + W;
+        ossa_sample_job job = {0};
+        job.clip = built;
+        job.context = ctx;
+        job.output = got;
+        job.output_count = J;
+        job.weights = W ? wb : NULL;
+        job.weights_count = W;
+        for (uint32_t g = 0; g < G && r == OSSA_OK; g++) {
+            ossa__clip_sample_exact(reference, grid[g], false, skeleton->rest, exact, J);
+            job.time = grid[g];
+            r = ossa_sample_job_run(&job);
+            if (r) break;
+            ossa__pose_points(exact, skeleton->parents, J, shell_distance, model, pe);
+            ossa__pose_points(got, skeleton->parents, J, shell_distance, model, pg);
+            uint32_t wj = 0;
+            float e = ossa__points_error(pg, pe, J, &wj, NULL);
+            if (!(e <= out->max_error)) {
+                out->max_error = e;
+                out->worst_joint = wj;
+                out->worst_time = grid[g];
+            }
+            for (uint32_t i = 0; i < reference->weight_track_count; i++) {
+                const ossa_weight_track *w = &reference->weight_tracks[i];
+                ossa__clip_weights_exact(reference, i, grid[g], false, we, w->weights.components);
+                uint32_t off = built->wtracks[i].offset;
+                for (uint32_t c = 0; c < w->weights.components && c < built->wtracks[i].components; c++) {
+                    float d = fabsf(we[c] - wb[off + c]);
+                    if (!(d <= out->max_weight_error)) out->max_weight_error = d;
+                }
+            }
+        }
+        out->sample_count = G;
+    }
+    ossa_sampling_context_destroy(ctx);
+    ossa__free(allocator, scratch);
+    ossa__free(allocator, grid);
+    return r;
+}

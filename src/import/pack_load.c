@@ -1,0 +1,683 @@
+/* The packed .ossa loader (see ossa/pack.h, docs/ossa-format.md).
+ *
+ * The bytes are untrusted. Order: header (magic, version, endianness, size), the
+ * checksum, the section table (bounds, alignment, order, duplicates), then each
+ * section in dependency order (strings, meta, skeleton, skins, mesh infos, nodes,
+ * meshes, clips, warnings). Every count is bounded by its section's size before
+ * anything is allocated, every index is checked against what it indexes, every float
+ * that reaches a pose, matrix or vertex stream must be finite. Objects are attached to
+ * the asset as soon as they exist, so one ossa_asset_destroy cleans up any failure. */
+#include <stdarg.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+
+#include "core/alloc.h"
+#include "import/pack_internal.h"
+
+#include <ossa/built_clip.h>
+
+#define DEFAULT_LIMIT ((size_t)1 << 30)
+
+typedef struct pk_section {
+    bool present;
+    uint32_t index; /* position in the section table, for messages */
+    uint32_t count;
+    uint64_t offset, size;
+} pk_section;
+
+typedef struct pl {
+    const uint8_t *d;
+    size_t size;
+    ossa_diagnostic *diag;
+    ossa_allocator al;
+    pk_section sec[PK_TYPE_COUNT];
+    const char *strings;
+    uint64_t strings_size;
+    uint32_t joints, skins, mesh_infos;
+} pl;
+
+static const char *const PATH_KEY[PK_TYPE_COUNT] = {"",           "meta",   "skeleton", "skins",    "nodes",
+                                                    "mesh_infos", "meshes", "clips",    "warnings", "strings"};
+
+/* Fails with a diagnostic "section K (name) / ITEM I: message" (type 0: no section;
+ * item NULL: no item) and path "/name/I". Returns r. */
+static ossa_result fail(pl *L, ossa_result r, pk_type type, const char *item, uint64_t index, const char *fmt, ...) {
+    if (!L->diag) return r;
+    char msg[320];
+    va_list ap;
+    va_start(ap, fmt);
+    vsnprintf(msg, sizeof msg, fmt, ap);
+    va_end(ap);
+    ossa_diagnostic *d = L->diag;
+    if (type == 0) {
+        snprintf(d->path, sizeof d->path, "%s", "");
+        snprintf(d->message, sizeof d->message, "%s", msg);
+    } else if (!item) {
+        snprintf(d->path, sizeof d->path, "/%s", PATH_KEY[type]);
+        snprintf(d->message, sizeof d->message, "section %u (%s): %s", L->sec[type].index, pk_type_name(type), msg);
+    } else {
+        snprintf(d->path, sizeof d->path, "/%s/%llu", PATH_KEY[type], (unsigned long long)index);
+        snprintf(d->message, sizeof d->message, "section %u (%s) / %s %llu: %s", L->sec[type].index,
+                 pk_type_name(type), item, (unsigned long long)index, msg);
+    }
+    return r;
+}
+
+static const uint8_t *sec_data(const pl *L, pk_type t) { return L->d + L->sec[t].offset; }
+
+/* Index of the first non-finite float of n (little-endian, any alignment), or n. */
+static uint64_t first_non_finite(const uint8_t *p, uint64_t n) {
+    uint32_t bad = 0;
+    for (uint64_t i = 0; i < n; i++) bad |= (pk_rd_u32(p + 4 * i) & 0x7f800000u) == 0x7f800000u;
+    if (!bad) return n;
+    for (uint64_t i = 0; i < n; i++)
+        if ((pk_rd_u32(p + 4 * i) & 0x7f800000u) == 0x7f800000u) return i;
+    return n;
+}
+
+static ossa_result name_at(pl *L, uint32_t offset, pk_type type, const char *item, uint64_t index, const char **out) {
+    *out = "";
+    if (offset >= L->strings_size)
+        return fail(L, OSSA_ERROR_INVALID_DATA, type, item, index, "name offset %u is past the string table (%llu bytes)",
+                    offset, (unsigned long long)L->strings_size);
+    *out = L->strings + offset;
+    return OSSA_OK;
+}
+
+/* ---- header and section table ---- */
+
+static ossa_result read_header(pl *L) {
+    const uint8_t *d = L->d;
+    size_t n = L->size;
+    size_t m = n < PK_MAGIC_SIZE ? n : PK_MAGIC_SIZE;
+    if (memcmp(d, PK_MAGIC, m) != 0) return fail(L, OSSA_ERROR_PARSE, 0, NULL, 0, "not a packed .ossa file (bad magic)");
+    if (n < OSSA_PACK_HEADER_SIZE)
+        return fail(L, OSSA_ERROR_PARSE, 0, NULL, 0, "truncated: %zu bytes, shorter than the %u-byte header", n,
+                    OSSA_PACK_HEADER_SIZE);
+    uint32_t version = pk_rd_u32(d + PKH_VERSION);
+    if (version != OSSA_PACK_VERSION)
+        return fail(L, OSSA_ERROR_UNSUPPORTED, 0, NULL, 0, "format version %u (this build reads version %u)", version,
+                    OSSA_PACK_VERSION);
+    uint32_t endian = pk_rd_u32(d + PKH_ENDIAN);
+    if (endian == 0x04030201u) return fail(L, OSSA_ERROR_UNSUPPORTED, 0, NULL, 0, "big-endian file");
+    if (endian != PK_ENDIAN_MARKER)
+        return fail(L, OSSA_ERROR_PARSE, 0, NULL, 0, "bad endianness marker 0x%08x", endian);
+    uint64_t file_size = pk_rd_u64(d + PKH_FILE_SIZE);
+    if (file_size != n)
+        return fail(L, OSSA_ERROR_PARSE, 0, NULL, 0, "header says %llu bytes, the file has %zu (truncated or padded)",
+                    (unsigned long long)file_size, n);
+    if (pk_rd_u32(d + PKH_HEADER_SIZE) != OSSA_PACK_HEADER_SIZE)
+        return fail(L, OSSA_ERROR_PARSE, 0, NULL, 0, "header size %u, expected %u", pk_rd_u32(d + PKH_HEADER_SIZE),
+                    OSSA_PACK_HEADER_SIZE);
+    if (pk_rd_u32(d + PKH_FLAGS) != 0)
+        return fail(L, OSSA_ERROR_UNSUPPORTED, 0, NULL, 0, "header flags 0x%x", pk_rd_u32(d + PKH_FLAGS));
+    if (pk_rd_u32(d + PKH_RESERVED) != 0) return fail(L, OSSA_ERROR_PARSE, 0, NULL, 0, "reserved header field is not 0");
+    uint32_t count = pk_rd_u32(d + PKH_SECTION_COUNT);
+    if (count > PK_MAX_SECTIONS)
+        return fail(L, OSSA_ERROR_PARSE, 0, NULL, 0, "%u sections (at most %u)", count, PK_MAX_SECTIONS);
+    uint64_t table_end = OSSA_PACK_HEADER_SIZE + (uint64_t)count * PK_SECTION_ENTRY;
+    if (table_end > n)
+        return fail(L, OSSA_ERROR_PARSE, 0, NULL, 0, "section table (%u entries) runs past the end of the file", count);
+    uint64_t sum = ossa_pack_checksum(d, n), stored = pk_rd_u64(d + PKH_CHECKSUM);
+    if (sum != stored)
+        return fail(L, OSSA_ERROR_PARSE, 0, NULL, 0, "checksum mismatch (stored %016llx, computed %016llx): corrupt file",
+                    (unsigned long long)stored, (unsigned long long)sum);
+
+    uint64_t prev_end = table_end;
+    for (uint32_t k = 0; k < count; k++) {
+        const uint8_t *e = d + OSSA_PACK_HEADER_SIZE + (uint64_t)k * PK_SECTION_ENTRY;
+        uint32_t type = pk_rd_u32(e + PKS_TYPE);
+        uint64_t off = pk_rd_u64(e + PKS_OFFSET), size = pk_rd_u64(e + PKS_SIZE);
+        const char *tn = pk_type_name(type);
+        if (type == 0) return fail(L, OSSA_ERROR_PARSE, 0, NULL, 0, "section %u: type 0", k);
+        if (off % 16)
+            return fail(L, OSSA_ERROR_PARSE, 0, NULL, 0, "section %u (%s): offset %llu is not 16-byte aligned", k, tn,
+                        (unsigned long long)off);
+        if (off < prev_end)
+            return fail(L, OSSA_ERROR_PARSE, 0, NULL, 0, "section %u (%s): offset %llu overlaps what precedes it (ends at %llu)",
+                        k, tn, (unsigned long long)off, (unsigned long long)prev_end);
+        if (size > n || off > n - size)
+            return fail(L, OSSA_ERROR_PARSE, 0, NULL, 0, "section %u (%s): %llu bytes at %llu run past the end (%zu)", k, tn,
+                        (unsigned long long)size, (unsigned long long)off, n);
+        if (pk_rd_u64(e + PKS_RESERVED) != 0)
+            return fail(L, OSSA_ERROR_PARSE, 0, NULL, 0, "section %u (%s): reserved field is not 0", k, tn);
+        prev_end = off + size;
+        if (type >= PK_TYPE_COUNT) continue; /* a later version's section: skipped */
+        if (L->sec[type].present) return fail(L, OSSA_ERROR_PARSE, 0, NULL, 0, "section %u (%s): a second %s section", k, tn, tn);
+        L->sec[type].present = true;
+        L->sec[type].index = k;
+        L->sec[type].count = pk_rd_u32(e + PKS_COUNT);
+        L->sec[type].offset = off;
+        L->sec[type].size = size;
+    }
+    return OSSA_OK;
+}
+
+/* A section whose size must be exactly `expected`. */
+static ossa_result expect_size(pl *L, pk_type t, uint64_t expected) {
+    if (L->sec[t].size != expected)
+        return fail(L, OSSA_ERROR_PARSE, t, NULL, 0, "%llu bytes, expected %llu for %u items",
+                    (unsigned long long)L->sec[t].size, (unsigned long long)expected, L->sec[t].count);
+    return OSSA_OK;
+}
+
+static ossa_result read_strings(pl *L) {
+    const pk_section *s = &L->sec[PK_STRINGS];
+    if (!s->present) return OSSA_OK;
+    if (s->count != 0) return fail(L, OSSA_ERROR_PARSE, PK_STRINGS, NULL, 0, "count %u, expected 0", s->count);
+    if (s->size == 0) return OSSA_OK;
+    const uint8_t *p = sec_data(L, PK_STRINGS);
+    if (p[s->size - 1] != 0) return fail(L, OSSA_ERROR_PARSE, PK_STRINGS, NULL, 0, "the last string is not terminated");
+    if (s->size > UINT32_MAX) return fail(L, OSSA_ERROR_PARSE, PK_STRINGS, NULL, 0, "more than 4 GiB of strings");
+    L->strings = (const char *)p;
+    L->strings_size = s->size;
+    return OSSA_OK;
+}
+
+static ossa_result read_meta(pl *L, ossa_asset *a) {
+    a->scene = -1;
+    if (!L->sec[PK_META].present) return OSSA_OK;
+    if (L->sec[PK_META].count != 1) return fail(L, OSSA_ERROR_PARSE, PK_META, NULL, 0, "count %u, expected 1", L->sec[PK_META].count);
+    ossa_result r = expect_size(L, PK_META, PK_META_SIZE);
+    if (r) return r;
+    int32_t scene = pk_rd_i32(sec_data(L, PK_META));
+    if (scene < -1) return fail(L, OSSA_ERROR_INVALID_DATA, PK_META, NULL, 0, "scene %d", scene);
+    a->scene = scene;
+    return OSSA_OK;
+}
+
+/* ---- skeleton and skins: one allocation laid out as ossa_skeleton_create does ---- */
+
+static ossa_result read_skeleton(pl *L, ossa_asset *a) {
+    uint32_t n = L->sec[PK_SKELETON].present ? L->sec[PK_SKELETON].count : 0;
+    uint32_t ns = L->sec[PK_SKINS].present ? L->sec[PK_SKINS].count : 0;
+    ossa_result r;
+    if (L->sec[PK_SKELETON].present && (r = expect_size(L, PK_SKELETON, pk_skeleton_layout_of(n).size))) return r;
+    if (n > (uint32_t)INT32_MAX) return fail(L, OSSA_ERROR_LIMIT, PK_SKELETON, NULL, 0, "%u joints", n);
+    /* skins: the records first (they give the pool size) */
+    const uint8_t *sk = L->sec[PK_SKINS].present ? sec_data(L, PK_SKINS) : NULL;
+    uint64_t total = 0;
+    if (ns) {
+        if ((uint64_t)ns * PK_SKIN_RECORD > L->sec[PK_SKINS].size)
+            return fail(L, OSSA_ERROR_PARSE, PK_SKINS, NULL, 0, "%u skin records need %llu bytes, the section has %llu", ns,
+                        (unsigned long long)ns * PK_SKIN_RECORD, (unsigned long long)L->sec[PK_SKINS].size);
+        for (uint32_t k = 0; k < ns; k++) total += pk_rd_u32(sk + (uint64_t)k * PK_SKIN_RECORD + 4);
+    }
+    pk_skins_layout skl = pk_skins_layout_of(ns, total);
+    if (L->sec[PK_SKINS].present && (r = expect_size(L, PK_SKINS, skl.size))) return r;
+    if (n == 0 && ns == 0) return OSSA_OK;
+
+    ossa__layout lay = {0, false};
+    size_t o_s = ossa__layout_add(&lay, 1, sizeof(ossa_skeleton));
+    size_t o_par = ossa__layout_add(&lay, n, sizeof(int32_t));
+    size_t o_rest = ossa__layout_add(&lay, n, sizeof(ossa_transform));
+    size_t o_bind = ossa__layout_add(&lay, n, sizeof(ossa_transform));
+    size_t o_names = ossa__layout_add(&lay, n, sizeof(char *));
+    size_t o_src = ossa__layout_add(&lay, n, sizeof(uint32_t));
+    size_t o_jos = ossa__layout_add(&lay, n, sizeof(uint32_t));
+    size_t o_skins = ossa__layout_add(&lay, ns, sizeof(ossa_skin));
+    size_t o_sj = ossa__layout_add(&lay, (size_t)total, sizeof(uint32_t));
+    size_t o_ibm = ossa__layout_add(&lay, (size_t)total, sizeof(ossa_mat4));
+    size_t o_str = ossa__layout_add(&lay, (size_t)L->strings_size, 1);
+    if (lay.overflow) return fail(L, OSSA_ERROR_LIMIT, PK_SKELETON, NULL, 0, "too large");
+    uint8_t *base = ossa__alloc(&L->al, lay.size);
+    if (!base) return fail(L, OSSA_ERROR_OUT_OF_MEMORY, PK_SKELETON, NULL, 0, "out of memory (%zu bytes)", lay.size);
+    memset(base, 0, o_par); /* the struct; every array below is written in full */
+    ossa_skeleton *s = (ossa_skeleton *)(void *)(base + o_s);
+    s->allocator = L->al;
+    a->skeleton = s; /* owned by the asset from here on */
+    s->joint_count = n;
+    s->parents = (int32_t *)(void *)(base + o_par);
+    s->rest = (ossa_transform *)(void *)(base + o_rest);
+    s->bind = (ossa_transform *)(void *)(base + o_bind);
+    s->names = (const char **)(void *)(base + o_names);
+    s->source_index = (uint32_t *)(void *)(base + o_src);
+    s->joint_of_source = (uint32_t *)(void *)(base + o_jos);
+    s->skin_count = ns;
+    s->skins = ns ? (ossa_skin *)(void *)(base + o_skins) : NULL;
+    char *strings = (char *)(base + o_str);
+    if (L->strings_size) memcpy(strings, L->strings, (size_t)L->strings_size);
+    L->joints = n;
+    L->skins = ns;
+
+    if (n) {
+        const uint8_t *p = sec_data(L, PK_SKELETON);
+        pk_skeleton_layout l = pk_skeleton_layout_of(n);
+        memcpy(s->parents, p + l.parents, (size_t)n * 4);
+        memcpy(s->source_index, p + l.source_index, (size_t)n * 4);
+        memcpy(s->rest, p + l.rest, (size_t)n * sizeof(ossa_transform));
+        memcpy(s->bind, p + l.bind, (size_t)n * sizeof(ossa_transform));
+        for (uint32_t j = 0; j < n; j++) s->joint_of_source[j] = UINT32_MAX;
+        for (uint32_t j = 0; j < n; j++) {
+            int32_t parent = s->parents[j];
+            if (parent < -1 || parent >= (int32_t)j)
+                return fail(L, OSSA_ERROR_INVALID_DATA, PK_SKELETON, "joint", j,
+                            "parent %d is not an earlier joint (parents must come first)", parent);
+            uint32_t src = s->source_index[j];
+            if (src >= n || s->joint_of_source[src] != UINT32_MAX)
+                return fail(L, OSSA_ERROR_INVALID_DATA, PK_SKELETON, "joint", j,
+                            "source index %u is out of range (%u joints) or repeated", src, n);
+            s->joint_of_source[src] = j;
+            const char *nm;
+            if ((r = name_at(L, pk_rd_u32(p + l.names + 4 * (uint64_t)j), PK_SKELETON, "joint", j, &nm))) return r;
+            s->names[j] = strings + (nm - L->strings);
+        }
+        for (int pose = 0; pose < 2; pose++) {
+            uint64_t floats = (uint64_t)n * PK_TRANSFORM_FLOATS;
+            uint64_t bad = first_non_finite(p + (pose ? l.bind : l.rest), floats);
+            if (bad < floats)
+                return fail(L, OSSA_ERROR_INVALID_DATA, PK_SKELETON, "joint", bad / PK_TRANSFORM_FLOATS,
+                            "non-finite %s pose", pose ? "bind" : "rest");
+        }
+    }
+    uint32_t *sj = (uint32_t *)(void *)(base + o_sj);
+    ossa_mat4 *ibm = (ossa_mat4 *)(void *)(base + o_ibm);
+    if (total) {
+        memcpy(sj, sk + skl.joints, (size_t)total * 4);
+        memcpy(ibm, sk + skl.inverse_bind, (size_t)total * sizeof(ossa_mat4));
+    }
+    uint64_t first = 0;
+    for (uint32_t k = 0; k < ns; k++) {
+        const uint8_t *rec = sk + (uint64_t)k * PK_SKIN_RECORD;
+        ossa_skin *skin = &s->skins[k];
+        const char *nm;
+        if ((r = name_at(L, pk_rd_u32(rec), PK_SKINS, "skin", k, &nm))) return r;
+        skin->name = strings + (nm - L->strings);
+        skin->joint_count = pk_rd_u32(rec + 4);
+        skin->root = pk_rd_i32(rec + 8);
+        skin->joints = sj + first;
+        skin->inverse_bind = ibm + first;
+        if (skin->root < -1 || (skin->root >= 0 && (uint32_t)skin->root >= n))
+            return fail(L, OSSA_ERROR_INVALID_DATA, PK_SKINS, "skin", k, "root joint %d >= %u joints", skin->root, n);
+        for (uint32_t i = 0; i < skin->joint_count; i++)
+            if (skin->joints[i] >= n)
+                return fail(L, OSSA_ERROR_INVALID_DATA, PK_SKINS, "skin", k, "joint %u is %u >= %u joints", i,
+                            skin->joints[i], n);
+        uint64_t bad = first_non_finite(sk + skl.inverse_bind + 64 * first, (uint64_t)skin->joint_count * 16);
+        if (bad < (uint64_t)skin->joint_count * 16)
+            return fail(L, OSSA_ERROR_INVALID_DATA, PK_SKINS, "skin", k, "inverse bind matrix %llu is not finite",
+                        (unsigned long long)(bad / 16));
+        first += skin->joint_count;
+    }
+    return OSSA_OK;
+}
+
+/* ---- node and mesh infos ---- */
+
+static ossa_result read_mesh_infos(pl *L, ossa_asset *a) {
+    if (!L->sec[PK_MESH_INFOS].present) return OSSA_OK;
+    uint32_t n = L->sec[PK_MESH_INFOS].count;
+    ossa_result r = expect_size(L, PK_MESH_INFOS, (uint64_t)n * PK_MESH_INFO_RECORD);
+    if (r || n == 0) return r;
+    const uint8_t *p = sec_data(L, PK_MESH_INFOS);
+    /* one block: the array, then the names */
+    ossa__layout lay = {0, false};
+    ossa__layout_add(&lay, n, sizeof(ossa_mesh_info));
+    size_t o_names = lay.size;
+    for (uint32_t m = 0; m < n; m++) {
+        const char *nm;
+        if ((r = name_at(L, pk_rd_u32(p + (uint64_t)m * PK_MESH_INFO_RECORD), PK_MESH_INFOS, "mesh info", m, &nm))) return r;
+        lay.size += strlen(nm) + 1;
+    }
+    uint8_t *blk = ossa__alloc(&L->al, lay.size);
+    if (!blk) return fail(L, OSSA_ERROR_OUT_OF_MEMORY, PK_MESH_INFOS, NULL, 0, "out of memory");
+    a->mesh_infos = (ossa_mesh_info *)(void *)blk;
+    a->mesh_info_count = n;
+    char *q = (char *)blk + o_names;
+    for (uint32_t m = 0; m < n; m++) {
+        const uint8_t *rec = p + (uint64_t)m * PK_MESH_INFO_RECORD;
+        const char *nm = L->strings + pk_rd_u32(rec);
+        size_t len = strlen(nm) + 1;
+        memcpy(q, nm, len);
+        a->mesh_infos[m].name = q;
+        a->mesh_infos[m].primitive_count = pk_rd_u32(rec + 4);
+        a->mesh_infos[m].target_count = pk_rd_u32(rec + 8);
+        q += len;
+    }
+    L->mesh_infos = n;
+    return OSSA_OK;
+}
+
+static ossa_result read_nodes(pl *L, ossa_asset *a) {
+    if (!L->sec[PK_NODES].present) return OSSA_OK;
+    uint32_t n = L->sec[PK_NODES].count;
+    ossa_result r = expect_size(L, PK_NODES, (uint64_t)n * PK_NODE_RECORD);
+    if (r || n == 0) return r;
+    if (n != L->joints)
+        return fail(L, OSSA_ERROR_INVALID_DATA, PK_NODES, NULL, 0, "%u nodes for %u joints (every node is a joint)", n,
+                    L->joints);
+    const uint8_t *p = sec_data(L, PK_NODES);
+    a->nodes = ossa__alloc_array(&L->al, n, sizeof *a->nodes);
+    if (!a->nodes) return fail(L, OSSA_ERROR_OUT_OF_MEMORY, PK_NODES, NULL, 0, "out of memory");
+    a->node_count = n;
+    const ossa_skeleton *s = a->skeleton;
+    for (uint32_t i = 0; i < n; i++) {
+        const uint8_t *rec = p + (uint64_t)i * PK_NODE_RECORD;
+        ossa_node_info *ni = &a->nodes[i];
+        uint32_t j = s->joint_of_source[i];
+        ni->joint = j;
+        ni->name = s->names[j];
+        ni->parent = s->parents[j] >= 0 ? (int32_t)s->source_index[s->parents[j]] : -1;
+        ni->mesh = pk_rd_i32(rec);
+        ni->skin = pk_rd_i32(rec + 4);
+        uint32_t flags = pk_rd_u32(rec + 8);
+        if (ni->mesh < -1 || (ni->mesh >= 0 && (uint32_t)ni->mesh >= L->mesh_infos))
+            return fail(L, OSSA_ERROR_INVALID_DATA, PK_NODES, "node", i, "mesh %d >= %u meshes", ni->mesh, L->mesh_infos);
+        if (ni->skin < -1 || (ni->skin >= 0 && (uint32_t)ni->skin >= L->skins))
+            return fail(L, OSSA_ERROR_INVALID_DATA, PK_NODES, "node", i, "skin %d >= %u skins", ni->skin, L->skins);
+        if (flags & ~(PK_NODE_HAD_MATRIX | PK_NODE_MATRIX_NOT_TRS))
+            return fail(L, OSSA_ERROR_INVALID_DATA, PK_NODES, "node", i, "unknown flags 0x%x", flags);
+        ni->had_matrix = (flags & PK_NODE_HAD_MATRIX) != 0;
+        ni->matrix_not_trs = (flags & PK_NODE_MATRIX_NOT_TRS) != 0;
+        if (first_non_finite(rec + 16, 16) < 16)
+            return fail(L, OSSA_ERROR_INVALID_DATA, PK_NODES, "node", i, "non-finite matrix");
+        memcpy(ni->matrix.m, rec + 16, 64);
+    }
+    return OSSA_OK;
+}
+
+/* ---- meshes ---- */
+
+static const char *const STREAM_NAME[PKST_COUNT] = {"positions", "normals", "tangents", "uv0", "uv1", "joints",
+                                                    "weights", "indices", "default weights", "targets"};
+
+/* Resolves one stream: offset 0 = absent (*out NULL). Present streams lie after the
+ * record table, 16-byte aligned, inside the section. */
+static ossa_result stream_at(pl *L, uint32_t mesh, const char *what, uint64_t offset, uint64_t bytes, uint64_t *total,
+                             const uint8_t **out) {
+    const pk_section *s = &L->sec[PK_MESHES];
+    *out = NULL;
+    if (offset == 0) return OSSA_OK;
+    uint64_t table = (uint64_t)s->count * PK_MESH_RECORD;
+    if (offset % 16 || offset < table || offset > s->size || bytes > s->size - offset)
+        return fail(L, OSSA_ERROR_PARSE, PK_MESHES, "mesh", mesh,
+                    "%s: %llu bytes at offset %llu are not a 16-byte aligned range after the records, inside the %llu-byte section",
+                    what, (unsigned long long)bytes, (unsigned long long)offset, (unsigned long long)s->size);
+    *total += bytes;
+    if (*total > s->size) /* bounds what a small file can make the loader allocate */
+        return fail(L, OSSA_ERROR_PARSE, PK_MESHES, "mesh", mesh, "%s: streams overlap (%llu bytes of streams in %llu)",
+                    what, (unsigned long long)*total, (unsigned long long)s->size);
+    *out = L->d + s->offset + offset;
+    return OSSA_OK;
+}
+
+static ossa_result check_floats(pl *L, uint32_t mesh, const char *what, const uint8_t *p, uint64_t n) {
+    if (!p) return OSSA_OK;
+    uint64_t bad = first_non_finite(p, n);
+    if (bad < n)
+        return fail(L, OSSA_ERROR_INVALID_DATA, PK_MESHES, "mesh", mesh, "%s: float %llu is not finite", what,
+                    (unsigned long long)bad);
+    return OSSA_OK;
+}
+
+static ossa_result read_mesh(pl *L, uint32_t i, const uint8_t *rec, uint64_t *total, ossa_mesh **out) {
+    ossa_result r;
+    ossa_mesh desc;
+    memset(&desc, 0, sizeof desc);
+    if ((r = name_at(L, pk_rd_u32(rec + PKM_NAME), PK_MESHES, "mesh", i, &desc.name))) return r;
+    uint64_t nv = desc.vertex_count = pk_rd_u32(rec + PKM_VERTEX_COUNT);
+    uint32_t inf = desc.influences = pk_rd_u32(rec + PKM_INFLUENCES);
+    desc.index_count = pk_rd_u32(rec + PKM_INDEX_COUNT);
+    uint32_t tc = desc.target_count = pk_rd_u32(rec + PKM_TARGET_COUNT);
+    desc.skin = pk_rd_i32(rec + PKM_SKIN);
+    desc.node = pk_rd_i32(rec + PKM_NODE);
+    desc.source_mesh = pk_rd_u32(rec + PKM_SOURCE_MESH);
+    desc.source_primitive = pk_rd_u32(rec + PKM_SOURCE_PRIMITIVE);
+    if (inf != 0 && inf != 4 && inf != 8)
+        return fail(L, OSSA_ERROR_INVALID_DATA, PK_MESHES, "mesh", i, "%u influences per vertex (0, 4 or 8)", inf);
+    if (desc.skin < -1 || (desc.skin >= 0 && (uint32_t)desc.skin >= L->skins))
+        return fail(L, OSSA_ERROR_INVALID_DATA, PK_MESHES, "mesh", i, "skin %d >= %u skins", desc.skin, L->skins);
+    if (inf && desc.skin < 0) return fail(L, OSSA_ERROR_INVALID_DATA, PK_MESHES, "mesh", i, "joint influences without a skin");
+    if (desc.node < -1 || (desc.node >= 0 && (uint32_t)desc.node >= L->joints))
+        return fail(L, OSSA_ERROR_INVALID_DATA, PK_MESHES, "mesh", i, "node joint %d >= %u joints", desc.node, L->joints);
+    if (L->mesh_infos && desc.source_mesh >= L->mesh_infos)
+        return fail(L, OSSA_ERROR_INVALID_DATA, PK_MESHES, "mesh", i, "source mesh %u >= %u meshes", desc.source_mesh,
+                    L->mesh_infos);
+
+    uint64_t bytes[PKST_COUNT] = {nv * 12, nv * 12, nv * 16, nv * 8, nv * 8, nv * inf * 2, nv * inf * 4,
+                                  (uint64_t)desc.index_count * 4, (uint64_t)tc * 4, (uint64_t)tc * PK_TARGET_RECORD};
+    const uint8_t *st[PKST_COUNT];
+    for (int k = 0; k < PKST_COUNT; k++)
+        if ((r = stream_at(L, i, STREAM_NAME[k], pk_rd_u64(rec + PKM_STREAMS + 8 * (uint64_t)k), bytes[k], total, &st[k])))
+            return r;
+    if (nv && !st[PKST_POSITIONS]) return fail(L, OSSA_ERROR_INVALID_DATA, PK_MESHES, "mesh", i, "no positions");
+    if (inf && nv && (!st[PKST_JOINTS] || !st[PKST_WEIGHTS]))
+        return fail(L, OSSA_ERROR_INVALID_DATA, PK_MESHES, "mesh", i, "%u influences without joints and weights", inf);
+    if (!inf && (st[PKST_JOINTS] || st[PKST_WEIGHTS]))
+        return fail(L, OSSA_ERROR_INVALID_DATA, PK_MESHES, "mesh", i, "joints or weights with 0 influences");
+    if (desc.index_count && !st[PKST_INDICES])
+        return fail(L, OSSA_ERROR_INVALID_DATA, PK_MESHES, "mesh", i, "%u indices without an index stream", desc.index_count);
+    if (tc && !st[PKST_TARGETS])
+        return fail(L, OSSA_ERROR_INVALID_DATA, PK_MESHES, "mesh", i, "%u morph targets without a target table", tc);
+
+    /* contents: finite floats, weights >= 0, joint and vertex indices in range */
+    static const uint32_t floats_per_vertex[PKST_JOINTS] = {3, 3, 4, 2, 2};
+    for (int k = 0; k < PKST_JOINTS; k++)
+        if ((r = check_floats(L, i, STREAM_NAME[k], st[k], nv * floats_per_vertex[k]))) return r;
+    if ((r = check_floats(L, i, "weights", st[PKST_WEIGHTS], nv * inf))) return r;
+    if ((r = check_floats(L, i, "default weights", st[PKST_DEFAULT_WEIGHTS], tc))) return r;
+    if (st[PKST_WEIGHTS]) {
+        uint32_t neg = 0;
+        for (uint64_t k = 0; k < nv * inf; k++) neg |= pk_rd_u32(st[PKST_WEIGHTS] + 4 * k) >> 31;
+        if (neg) return fail(L, OSSA_ERROR_INVALID_DATA, PK_MESHES, "mesh", i, "a negative joint weight");
+    }
+    if (st[PKST_JOINTS]) {
+        uint16_t top = 0;
+        const uint8_t *p = st[PKST_JOINTS];
+        for (uint64_t k = 0; k < nv * inf; k++) {
+            uint16_t v;
+            memcpy(&v, p + 2 * k, 2);
+            top = v > top ? v : top;
+        }
+        if (top >= L->joints)
+            for (uint64_t k = 0; k < nv * inf; k++) {
+                uint16_t v;
+                memcpy(&v, p + 2 * k, 2);
+                if (v >= L->joints)
+                    return fail(L, OSSA_ERROR_INVALID_DATA, PK_MESHES, "mesh", i, "vertex %llu: joint index %u >= %u joints",
+                                (unsigned long long)(k / inf), v, L->joints);
+            }
+    }
+    if (st[PKST_INDICES]) {
+        uint32_t top = 0;
+        const uint8_t *p = st[PKST_INDICES];
+        for (uint64_t k = 0; k < desc.index_count; k++) {
+            uint32_t v = pk_rd_u32(p + 4 * k);
+            top = v > top ? v : top;
+        }
+        if (top >= nv)
+            for (uint64_t k = 0; k < desc.index_count; k++)
+                if (pk_rd_u32(p + 4 * k) >= nv)
+                    return fail(L, OSSA_ERROR_INVALID_DATA, PK_MESHES, "mesh", i, "index %llu is %u >= %llu vertices",
+                                (unsigned long long)k, pk_rd_u32(p + 4 * k), (unsigned long long)nv);
+    }
+    ossa_morph_target *targets = NULL;
+    if (tc) {
+        targets = ossa__alloc_array(&L->al, tc, sizeof *targets);
+        if (!targets) return fail(L, OSSA_ERROR_OUT_OF_MEMORY, PK_MESHES, "mesh", i, "out of memory");
+        static const char *const TARGET_STREAM[3] = {"position deltas", "normal deltas", "tangent deltas"};
+        for (uint32_t t = 0; t < tc && !r; t++) {
+            const uint8_t *tp[3] = {NULL, NULL, NULL};
+            for (int k = 0; k < 3 && !r; k++) {
+                char what[48];
+                snprintf(what, sizeof what, "target %u %s", t, TARGET_STREAM[k]);
+                r = stream_at(L, i, what, pk_rd_u64(st[PKST_TARGETS] + (uint64_t)t * PK_TARGET_RECORD + 8 * (uint64_t)k),
+                              nv * 12, total, &tp[k]);
+                if (!r) r = check_floats(L, i, what, tp[k], nv * 3);
+            }
+            /* the pointers are only read (memcpy) by ossa_mesh_create */
+            memcpy(&targets[t].positions, &tp[0], sizeof tp[0]);
+            memcpy(&targets[t].normals, &tp[1], sizeof tp[1]);
+            memcpy(&targets[t].tangents, &tp[2], sizeof tp[2]);
+        }
+        if (r) {
+            ossa__free(&L->al, targets);
+            return r;
+        }
+    }
+    /* ossa_mesh_create copies the streams; its pointers only read (the data is aligned: see load) */
+#define STREAM_PTR(field, k) memcpy(&desc.field, &st[k], sizeof st[k])
+    STREAM_PTR(positions, PKST_POSITIONS);
+    STREAM_PTR(normals, PKST_NORMALS);
+    STREAM_PTR(tangents, PKST_TANGENTS);
+    STREAM_PTR(uv0, PKST_UV0);
+    STREAM_PTR(uv1, PKST_UV1);
+    STREAM_PTR(joints, PKST_JOINTS);
+    STREAM_PTR(weights, PKST_WEIGHTS);
+    STREAM_PTR(indices, PKST_INDICES);
+    STREAM_PTR(default_weights, PKST_DEFAULT_WEIGHTS);
+#undef STREAM_PTR
+    desc.targets = targets;
+    if (!inf) desc.influences = 0;
+    r = ossa_mesh_create(&desc, &L->al, out);
+    ossa__free(&L->al, targets);
+    if (r == OSSA_ERROR_OUT_OF_MEMORY) return fail(L, r, PK_MESHES, "mesh", i, "out of memory");
+    if (r) return fail(L, OSSA_ERROR_INVALID_DATA, PK_MESHES, "mesh", i, "refused by ossa_mesh_create (%s)", ossa_result_string(r));
+    return OSSA_OK;
+}
+
+static ossa_result read_meshes(pl *L, ossa_asset *a) {
+    const pk_section *s = &L->sec[PK_MESHES];
+    if (!s->present || s->count == 0) return OSSA_OK;
+    uint32_t n = s->count;
+    if ((uint64_t)n * PK_MESH_RECORD > s->size)
+        return fail(L, OSSA_ERROR_PARSE, PK_MESHES, NULL, 0, "%u mesh records need %llu bytes, the section has %llu", n,
+                    (unsigned long long)n * PK_MESH_RECORD, (unsigned long long)s->size);
+    a->meshes = ossa__alloc_array(&L->al, n, sizeof *a->meshes);
+    if (!a->meshes) return fail(L, OSSA_ERROR_OUT_OF_MEMORY, PK_MESHES, NULL, 0, "out of memory");
+    const uint8_t *p = sec_data(L, PK_MESHES);
+    uint64_t total = 0; /* stream bytes referenced so far: streams may not share bytes */
+    for (uint32_t i = 0; i < n; i++) {
+        ossa_mesh *m = NULL;
+        ossa_result r = read_mesh(L, i, p + (uint64_t)i * PK_MESH_RECORD, &total, &m);
+        if (r) return r;
+        a->meshes[a->mesh_count++] = m;
+    }
+    return OSSA_OK;
+}
+
+/* ---- clips and warnings ---- */
+
+static ossa_result read_clips(pl *L, ossa_asset *a) {
+    (void)a;
+    const pk_section *s = &L->sec[PK_CLIPS];
+    if (!s->present || s->count == 0) return OSSA_OK;
+    return fail(L, OSSA_ERROR_UNSUPPORTED, PK_CLIPS, NULL, 0, "built clips are not readable by this build yet");
+}
+
+static ossa_result read_warnings(pl *L, ossa_asset *a) {
+    if (!L->sec[PK_WARNINGS].present) return OSSA_OK;
+    uint32_t n = L->sec[PK_WARNINGS].count;
+    ossa_result r = expect_size(L, PK_WARNINGS, (uint64_t)n * 4);
+    if (r || n == 0) return r;
+    const uint8_t *p = sec_data(L, PK_WARNINGS);
+    a->warnings = ossa__alloc_array(&L->al, n, sizeof *a->warnings);
+    if (!a->warnings) return fail(L, OSSA_ERROR_OUT_OF_MEMORY, PK_WARNINGS, NULL, 0, "out of memory");
+    for (uint32_t i = 0; i < n; i++) {
+        const char *w;
+        if ((r = name_at(L, pk_rd_u32(p + 4 * (uint64_t)i), PK_WARNINGS, "warning", i, &w))) return r;
+        size_t len = strlen(w) + 1;
+        char *copy = ossa__alloc(&L->al, len);
+        if (!copy) return fail(L, OSSA_ERROR_OUT_OF_MEMORY, PK_WARNINGS, NULL, 0, "out of memory");
+        memcpy(copy, w, len);
+        a->warnings[a->warning_count++] = copy;
+    }
+    return OSSA_OK;
+}
+
+/* ---- entry points ---- */
+
+static size_t limit_of(const ossa_load_options *options) {
+    return options && options->max_allocation ? options->max_allocation : DEFAULT_LIMIT;
+}
+
+/* `data` is 16-byte aligned here. */
+static ossa_result load_aligned(const uint8_t *data, size_t size, const ossa_load_options *options, ossa_asset **out,
+                                ossa_diagnostic *diag) {
+    pl L;
+    memset(&L, 0, sizeof L);
+    L.d = data;
+    L.size = size;
+    L.diag = diag;
+    L.al = ossa__allocator_resolve(options ? options->allocator : NULL);
+    ossa_result r = read_header(&L);
+    if (r) return r;
+    if ((r = read_strings(&L))) return r;
+    ossa_asset *a = ossa__alloc(&L.al, sizeof *a);
+    if (!a) return fail(&L, OSSA_ERROR_OUT_OF_MEMORY, 0, NULL, 0, "out of memory");
+    memset(a, 0, sizeof *a);
+    a->allocator = L.al;
+    if (!(r = read_meta(&L, a)) && !(r = read_skeleton(&L, a)) && !(r = read_mesh_infos(&L, a)) &&
+        !(r = read_nodes(&L, a)) && !(r = read_meshes(&L, a)) && !(r = read_clips(&L, a)))
+        r = read_warnings(&L, a);
+    if (r) {
+        ossa_asset_destroy(a);
+        return r;
+    }
+    *out = a;
+    return OSSA_OK;
+}
+
+ossa_result ossa_pack_load_memory(const void *data, size_t size, const ossa_load_options *options, ossa_asset **out,
+                                  ossa_diagnostic *diag) {
+    if (diag) memset(diag, 0, sizeof *diag);
+    if (out) *out = NULL;
+    if (!out || !data || !size) return OSSA_ERROR_INVALID_ARGUMENT;
+    pl L = {.diag = diag};
+    if (!pk_host_little_endian()) return fail(&L, OSSA_ERROR_UNSUPPORTED, 0, NULL, 0, "big-endian host");
+    size_t limit = limit_of(options);
+    bool aligned = ((uintptr_t)data & 15u) == 0;
+    if (size > limit / (aligned ? 2 : 3))
+        return fail(&L, OSSA_ERROR_LIMIT, 0, NULL, 0, "a packed file of %zu bytes may need %zu x that; max_allocation is %zu",
+                    size, (size_t)(aligned ? 2 : 3), limit);
+    if (aligned) return load_aligned(data, size, options, out, diag);
+    /* misaligned caller memory: one aligned copy, so the loaded streams are aligned */
+    ossa_allocator al = ossa__allocator_resolve(options ? options->allocator : NULL);
+    void *copy = ossa__alloc(&al, size);
+    if (!copy) return fail(&L, OSSA_ERROR_OUT_OF_MEMORY, 0, NULL, 0, "out of memory (%zu bytes)", size);
+    memcpy(copy, data, size);
+    ossa_result r = load_aligned(copy, size, options, out, diag);
+    ossa__free(&al, copy);
+    return r;
+}
+
+ossa_result ossa_pack_load_file(const char *path, const ossa_load_options *options, ossa_asset **out,
+                                ossa_diagnostic *diag) {
+    if (diag) memset(diag, 0, sizeof *diag);
+    if (out) *out = NULL;
+    if (!out || !path) return OSSA_ERROR_INVALID_ARGUMENT;
+    pl L = {.diag = diag};
+    FILE *f = fopen(path, "rb");
+    if (!f) return fail(&L, OSSA_ERROR_IO, 0, NULL, 0, "cannot open %s", path);
+    struct stat st;
+    if (fstat(fileno(f), &st) != 0 || !S_ISREG(st.st_mode)) {
+        fclose(f);
+        return fail(&L, OSSA_ERROR_IO, 0, NULL, 0, "%s is not a regular file", path);
+    }
+    if (st.st_size <= 0) {
+        fclose(f);
+        return fail(&L, OSSA_ERROR_PARSE, 0, NULL, 0, "%s is empty", path);
+    }
+    size_t limit = limit_of(options);
+    if ((uint64_t)st.st_size > limit / 3) {
+        fclose(f);
+        return fail(&L, OSSA_ERROR_LIMIT, 0, NULL, 0, "a packed file of %lld bytes may need 3 x that; max_allocation is %zu",
+                    (long long)st.st_size, limit);
+    }
+    size_t size = (size_t)st.st_size;
+    ossa_allocator al = ossa__allocator_resolve(options ? options->allocator : NULL);
+    uint8_t *bytes = ossa__alloc(&al, size);
+    if (!bytes) {
+        fclose(f);
+        return fail(&L, OSSA_ERROR_OUT_OF_MEMORY, 0, NULL, 0, "out of memory (%zu bytes)", size);
+    }
+    size_t got = fread(bytes, 1, size, f);
+    fclose(f);
+    ossa_result r;
+    if (got != size) r = fail(&L, OSSA_ERROR_IO, 0, NULL, 0, "read %zu of %zu bytes of %s", got, size, path);
+    else r = load_aligned(bytes, size, options, out, diag);
+    ossa__free(&al, bytes);
+    return r;
+}

@@ -1,0 +1,529 @@
+/* Built clips (src/anim/clip_build.c, built_clip.c, clip_error.c): lossless ≡ the editable path
+ * on every shared asset and on generated clips of all three interpolations; compressed clips
+ * within their bound, checked with a test-side model-space error at random times; data → load
+ * → sample bit for bit; hostile blocks (every truncation, flipped bytes); argument misuse. */
+#include "test_support.h"
+
+#include <dirent.h>
+#include <math.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "clip_gen.h"
+
+/* The editable path through its public jobs (binary-search lookups). */
+static void exact_pose(const ossa_clip *clip, const ossa_skeleton *sk, float t, bool loop, ossa_transform *out) {
+    ossa_clip_sample_job job = {0};
+    job.clip = clip;
+    job.time = t;
+    job.loop = loop;
+    job.lookup = OSSA_LOOKUP_BINARY;
+    job.reference = sk->rest;
+    job.reference_count = sk->joint_count;
+    job.output = out;
+    job.output_count = sk->joint_count;
+    assert_int_equal(ossa_clip_sample_job_run(&job), OSSA_OK);
+}
+
+static void exact_weights(const ossa_clip *clip, uint32_t track, float t, bool loop, float *out) {
+    ossa_clip_weights_job job = {0};
+    job.clip = clip;
+    job.track = track;
+    job.time = t;
+    job.loop = loop;
+    job.lookup = OSSA_LOOKUP_BINARY;
+    job.output = out;
+    job.output_count = clip->weight_tracks[track].weights.components;
+    assert_int_equal(ossa_clip_weights_job_run(&job), OSSA_OK);
+}
+
+static void expect_close(float exact, float got, const char *what, float t) {
+    float tol = 1e-6f * fmaxf(1.0f, fabsf(exact));
+    if (!(fabsf(exact - got) <= tol) && !(isnan(exact) && isnan(got))) {
+        fail_msg("%s at t=%g: editable %.9g, built %.9g", what, (double)t, (double)exact, (double)got);
+    }
+}
+
+/* Samples both paths at t and compares every joint and weight (≤ 1e-6 relative). */
+static void compare_at(const ossa_clip *clip, const ossa_skeleton *sk, ossa_sample_job *job, float t, bool loop,
+                       ossa_transform *ex, float *wex) {
+    uint32_t J = sk->joint_count;
+    exact_pose(clip, sk, t, loop, ex);
+    uint32_t off = 0;
+    for (uint32_t i = 0; i < clip->weight_track_count; i++) {
+        exact_weights(clip, i, t, loop, wex + off);
+        off += clip->weight_tracks[i].weights.components;
+    }
+    job->time = t;
+    job->loop = loop;
+    assert_int_equal(ossa_sample_job_run(job), OSSA_OK);
+    assert_true(job->sampled_time == ossa_clip_adjust_time(clip, t, loop));
+    for (uint32_t j = 0; j < J; j++) {
+        const float *a = &ex[j].translation.x, *b = &job->output[j].translation.x;
+        for (int c = 0; c < 10; c++) expect_close(a[c], b[c], sk->names[j], t);
+    }
+    for (uint32_t w = 0; w < off; w++) expect_close(wex[w], job->weights[w], "weight", t);
+}
+
+static void check_lossless(const ossa_clip *clip, const ossa_skeleton *sk, uint64_t seed) {
+    ossa_clip_build_options opt = {0};
+    opt.lossless = true;
+    ossa_built_clip *bc = NULL;
+    ossa_clip_build_stats st;
+    assert_int_equal(ossa_clip_build(clip, sk, &opt, NULL, &bc, &st), OSSA_OK);
+    assert_true(ossa_built_clip_lossless(bc));
+    assert_true(st.bytes == ossa_built_clip_byte_size(bc));
+    uint32_t J = sk->joint_count, W = ossa_built_clip_weight_count(bc);
+    ossa_sampling_context *ctx = NULL;
+    assert_int_equal(ossa_sampling_context_create(J, W, NULL, &ctx), OSSA_OK);
+    ossa_transform *ex = calloc(J, sizeof *ex), *got = calloc(J, sizeof *got);
+    float *wex = calloc(W + 1, sizeof(float)), *wgot = calloc(W + 1, sizeof(float));
+    ossa_sample_job job = {0};
+    job.clip = bc;
+    job.context = ctx;
+    job.output = got;
+    job.output_count = J;
+    job.weights = W ? wgot : NULL;
+    job.weights_count = W;
+    for (int loop = 0; loop < 2; loop++) {
+        /* every key time of every track and the midpoints (forward: the context's O(1) path) */
+        for (uint32_t i = 0; i < clip->track_count + clip->weight_track_count; i++) {
+            const ossa_track *tr[3];
+            int n = 0;
+            if (i < clip->track_count) {
+                tr[n++] = &clip->tracks[i].translation;
+                tr[n++] = &clip->tracks[i].rotation;
+                tr[n++] = &clip->tracks[i].scale;
+            } else {
+                tr[n++] = &clip->weight_tracks[i - clip->track_count].weights;
+            }
+            for (int c = 0; c < n; c++)
+                for (uint32_t k = 0; k < tr[c]->key_count; k++) {
+                    compare_at(clip, sk, &job, tr[c]->times[k], loop, ex, wex);
+                    if (k + 1 < tr[c]->key_count)
+                        compare_at(clip, sk, &job, 0.5f * (tr[c]->times[k] + tr[c]->times[k + 1]), loop, ex, wex);
+                }
+        }
+        const float special[] = {clip->start - 1.0f, clip->end + 1.0f, clip->start, clip->end, 1e30f, -1e30f,
+                                 INFINITY, -INFINITY, clip->end * 7.3f + 0.1f, -3.7f};
+        for (size_t k = 0; k < sizeof special / sizeof special[0]; k++) compare_at(clip, sk, &job, special[k], loop, ex, wex);
+        uint64_t s = seed;
+        for (int k = 0; k < 200; k++) /* random access */
+            compare_at(clip, sk, &job, ot_rand_float(&s, clip->start - 0.5f, clip->end + 0.5f), loop, ex, wex);
+        float dt = (clip->end - clip->start) / 97.0f + 1e-3f;
+        for (float t = clip->start - 0.1f; t < clip->end + 0.2f; t += dt) compare_at(clip, sk, &job, t, loop, ex, wex);
+    }
+    job.time = NAN;
+    assert_int_equal(ossa_sample_job_run(&job), OSSA_ERROR_INVALID_ARGUMENT);
+    free(ex);
+    free(got);
+    free(wex);
+    free(wgot);
+    ossa_sampling_context_destroy(ctx);
+    ossa_built_clip_destroy(bc);
+}
+
+static void check_asset_file(const char *relative, int *clips) {
+    const char *path = ot_asset(relative);
+    if (!path) return;
+    ossa_asset *a = NULL;
+    ossa_diagnostic d;
+    if (ossa_gltf_load_file(path, NULL, &a, &d) != OSSA_OK) return; /* the loader's own tests cover failures */
+    for (uint32_t i = 0; i < a->clip_count; i++) {
+        check_lossless(a->clips[i], a->skeleton, 77 + i);
+        (*clips)++;
+    }
+    ossa_asset_destroy(a);
+}
+
+static void test_lossless_assets(void **state) {
+    (void)state;
+    if (!ot_asset("Woman/Woman.gltf")) skip();
+    static const char *files[] = {"Woman/Woman.gltf", "box_animated/box_animated.gltf",
+                                  "interpolation_test/interpolation_test.gltf", "rigged_simple/rigged_simple.gltf",
+                                  "simple_skin/simple_skin.gltf", "AnimatedMorphCube/AnimatedMorphCube.gltf"};
+    int clips = 0;
+    for (size_t i = 0; i < sizeof files / sizeof files[0]; i++) check_asset_file(files[i], &clips);
+    /* every glTF-Asset-Generator model with animations */
+    const char *gen = ot_asset("glTF-Asset-Generator/Positive");
+    char groups[64][320];
+    int ng = 0;
+    DIR *dir = gen ? opendir(gen) : NULL;
+    struct dirent *e;
+    while (dir && (e = readdir(dir)) && ng < 64)
+        if (e->d_name[0] != '.') snprintf(groups[ng++], sizeof groups[0], "glTF-Asset-Generator/Positive/%s", e->d_name);
+    if (dir) closedir(dir);
+    for (int g = 0; g < ng; g++) {
+        char files2[128][260];
+        int nf = 0;
+        DIR *d2 = opendir(ot_asset(groups[g]));
+        while (d2 && (e = readdir(d2)) && nf < 128) {
+            size_t l = strlen(e->d_name);
+            if (l > 5 && !strcmp(e->d_name + l - 5, ".gltf")) snprintf(files2[nf++], sizeof files2[0], "%s", e->d_name);
+        }
+        if (d2) closedir(d2);
+        for (int f = 0; f < nf; f++) {
+            char rel[640];
+            snprintf(rel, sizeof rel, "%s/%s", groups[g], files2[f]);
+            check_asset_file(rel, &clips);
+        }
+    }
+    printf("lossless == editable on %d asset clips\n", clips);
+    assert_true(clips >= 20);
+}
+
+static void test_lossless_generated(void **state) {
+    (void)state;
+    uint64_t s = 0x5eed;
+    for (int i = 0; i < 24; i++) {
+        ot_gen_options o = {0};
+        o.joints = 2 + (uint32_t)(ot_rand_u64(&s) % 12);
+        o.chain = i % 2;
+        o.wild_scales = i % 3 == 0;
+        o.interp = i % 4; /* random per track, STEP, LINEAR, CUBIC */
+        o.max_keys = 1 + (uint32_t)(ot_rand_u64(&s) % 12);
+        o.noisy = i % 5 == 0;
+        o.weight_tracks = i % 3;
+        ossa_skeleton *sk = ot_gen_skeleton(&s, &o);
+        assert_non_null(sk);
+        ossa_clip *c = ot_gen_clip(&s, sk, &o);
+        assert_non_null(c);
+        check_lossless(c, sk, (uint64_t)i);
+        ossa_clip_destroy(c);
+        ossa_skeleton_destroy(sk);
+    }
+}
+
+/* data → load → sample equals the original clip bit for bit; sizes and accessors survive. */
+static void roundtrip(const ossa_built_clip *bc, uint32_t J) {
+    size_t size = 0;
+    const void *data = ossa_built_clip_data(bc, &size);
+    assert_true(size == ossa_built_clip_byte_size(bc));
+    void *copy = malloc(size + 1);
+    memcpy((char *)copy + 1, data, size); /* misaligned on purpose */
+    ossa_built_clip *lc = NULL;
+    ossa_diagnostic d;
+    assert_int_equal(ossa_built_clip_load((char *)copy + 1, size, NULL, &lc, &d), OSSA_OK);
+    free(copy);
+    assert_string_equal(ossa_built_clip_name(lc), ossa_built_clip_name(bc));
+    assert_true(ossa_built_clip_start(lc) == ossa_built_clip_start(bc));
+    assert_true(ossa_built_clip_end(lc) == ossa_built_clip_end(bc));
+    assert_int_equal(ossa_built_clip_joint_count(lc), J);
+    assert_int_equal(ossa_built_clip_track_count(lc), ossa_built_clip_track_count(bc));
+    assert_int_equal(ossa_built_clip_weight_count(lc), ossa_built_clip_weight_count(bc));
+    assert_int_equal(ossa_built_clip_looping(lc), ossa_built_clip_looping(bc));
+    ossa_clip_build_stats a = ossa_built_clip_stats(bc), b = ossa_built_clip_stats(lc);
+    assert_memory_equal(&a, &b, sizeof a);
+    uint32_t W = ossa_built_clip_weight_count(bc);
+    ossa_sampling_context *c1 = NULL, *c2 = NULL;
+    assert_int_equal(ossa_sampling_context_create(J, W, NULL, &c1), OSSA_OK);
+    assert_int_equal(ossa_sampling_context_create(J, W, NULL, &c2), OSSA_OK);
+    ossa_transform *p1 = calloc(J, sizeof *p1), *p2 = calloc(J, sizeof *p2);
+    float *w1 = calloc(W + 1, 4), *w2 = calloc(W + 1, 4);
+    ossa_sample_job j1 = {bc, c1, 0, true, p1, J, W ? w1 : NULL, W, 0};
+    ossa_sample_job j2 = {lc, c2, 0, true, p2, J, W ? w2 : NULL, W, 0};
+    uint64_t s = 99;
+    float lo = ossa_built_clip_start(bc) - 0.2f, hi = ossa_built_clip_end(bc) + 0.2f;
+    for (int k = 0; k < 300; k++) {
+        float t = k < 150 ? lo + (hi - lo) * (float)k / 150.0f : ot_rand_float(&s, lo, hi);
+        j1.time = j2.time = t;
+        assert_int_equal(ossa_sample_job_run(&j1), OSSA_OK);
+        assert_int_equal(ossa_sample_job_run(&j2), OSSA_OK);
+        assert_memory_equal(p1, p2, J * sizeof *p1);
+        if (W) assert_memory_equal(w1, w2, W * sizeof(float));
+    }
+    free(p1);
+    free(p2);
+    free(w1);
+    free(w2);
+    ossa_sampling_context_destroy(c1);
+    ossa_sampling_context_destroy(c2);
+    ossa_built_clip_destroy(lc);
+}
+
+static void test_data_load_roundtrip(void **state) {
+    (void)state;
+    uint64_t s = 4242;
+    for (int i = 0; i < 8; i++) {
+        ot_gen_options o = {0};
+        o.joints = 3 + (uint32_t)(i * 2);
+        o.interp = i % 4;
+        o.max_keys = 10;
+        o.weight_tracks = (uint32_t)(i % 2);
+        ossa_skeleton *sk = ot_gen_skeleton(&s, &o);
+        ossa_clip *c = ot_gen_clip(&s, sk, &o);
+        for (int lossless = 0; lossless < 2; lossless++) {
+            ossa_clip_build_options opt = {0};
+            opt.lossless = lossless;
+            opt.precision = 1e-3f;
+            ossa_built_clip *bc = NULL;
+            assert_int_equal(ossa_clip_build(c, sk, &opt, NULL, &bc, NULL), OSSA_OK);
+            roundtrip(bc, sk->joint_count);
+            ossa_clip_build_options got = ossa_built_clip_options(bc);
+            assert_int_equal(got.lossless, lossless);
+            assert_true(got.precision == 1e-3f && got.shell_distance == 0.03f && got.weight_precision == 1e-3f);
+            ossa_built_clip_destroy(bc);
+        }
+        ossa_clip_destroy(c);
+        ossa_skeleton_destroy(sk);
+    }
+}
+
+/* A clip with every section present: raw and packed channels, weights. */
+static ossa_built_clip *sample_block_clip(bool lossless, ossa_skeleton **sk_out) {
+    uint64_t s = 7;
+    ot_gen_options o = {0};
+    o.joints = 5;
+    o.max_keys = 6;
+    o.weight_tracks = 2;
+    ossa_skeleton *sk = ot_gen_skeleton(&s, &o);
+    ossa_clip *c = ot_gen_clip(&s, sk, &o);
+    ossa_clip_build_options opt = {0};
+    opt.lossless = lossless;
+    ossa_built_clip *bc = NULL;
+    assert_int_equal(ossa_clip_build(c, sk, &opt, NULL, &bc, NULL), OSSA_OK);
+    ossa_clip_destroy(c);
+    *sk_out = sk;
+    return bc;
+}
+
+static void test_load_truncations(void **state) {
+    (void)state;
+    for (int lossless = 0; lossless < 2; lossless++) {
+        ossa_skeleton *sk = NULL;
+        ossa_built_clip *bc = sample_block_clip(lossless, &sk);
+        size_t size;
+        const unsigned char *data = ossa_built_clip_data(bc, &size);
+        for (size_t n = 0; n < size; n++) {
+            unsigned char *buf = malloc(n + 1);
+            memcpy(buf, data, n);
+            ossa_built_clip *lc = (ossa_built_clip *)buf; /* must be reset to NULL */
+            ossa_diagnostic d;
+            ossa_result r = ossa_built_clip_load(buf, n, NULL, &lc, &d);
+            assert_int_not_equal(r, OSSA_OK);
+            assert_null(lc);
+            assert_true(strlen(d.message) > 0);
+            free(buf);
+        }
+        ossa_built_clip *lc = NULL;
+        assert_int_equal(ossa_built_clip_load(NULL, size, NULL, &lc, NULL), OSSA_ERROR_INVALID_ARGUMENT);
+        assert_int_equal(ossa_built_clip_load(data, size, NULL, NULL, NULL), OSSA_ERROR_INVALID_ARGUMENT);
+        /* another version is UNSUPPORTED */
+        unsigned char *buf = malloc(size);
+        memcpy(buf, data, size);
+        buf[4] ^= 0x40;
+        assert_int_equal(ossa_built_clip_load(buf, size, NULL, &lc, NULL), OSSA_ERROR_UNSUPPORTED);
+        free(buf);
+        ossa_built_clip_destroy(bc);
+        ossa_skeleton_destroy(sk);
+    }
+}
+
+static void sample_some(const ossa_built_clip *lc) {
+    uint32_t J = ossa_built_clip_joint_count(lc), W = ossa_built_clip_weight_count(lc);
+    ossa_sampling_context *ctx = NULL;
+    assert_int_equal(ossa_sampling_context_create(J, W, NULL, &ctx), OSSA_OK);
+    ossa_transform *p = calloc(J + 1, sizeof *p);
+    float *w = calloc(W + 1, 4);
+    ossa_sample_job job = {lc, ctx, 0, false, p, J, W ? w : NULL, W, 0};
+    const float ts[] = {-1, 0, 0.05f, 0.3f, 0.31f, 0.7f, 2, 0.1f, 100};
+    for (size_t k = 0; k < sizeof ts / sizeof ts[0]; k++) {
+        job.time = ts[k];
+        assert_int_equal(ossa_sample_job_run(&job), OSSA_OK);
+    }
+    free(p);
+    free(w);
+    ossa_sampling_context_destroy(ctx);
+}
+
+static void test_load_flipped_bytes(void **state) {
+    (void)state;
+    for (int lossless = 0; lossless < 2; lossless++) {
+        ossa_skeleton *sk = NULL;
+        ossa_built_clip *bc = sample_block_clip(lossless, &sk);
+        size_t size;
+        const unsigned char *data = ossa_built_clip_data(bc, &size);
+        unsigned char *buf = malloc(size);
+        uint64_t s = 1234;
+        int loaded = 0, rejected = 0;
+        for (size_t i = 0; i < size * 3; i++) {
+            memcpy(buf, data, size);
+            size_t at = i < size ? i : (size_t)(ot_rand_u64(&s) % size);
+            buf[at] ^= i < size ? 0xFF : (unsigned char)(1u << (ot_rand_u64(&s) % 8));
+            if (i >= 2 * size) buf[ot_rand_u64(&s) % size] ^= (unsigned char)ot_rand_u64(&s);
+            ossa_built_clip *lc = NULL;
+            ossa_diagnostic d;
+            if (ossa_built_clip_load(buf, size, NULL, &lc, &d) == OSSA_OK) {
+                sample_some(lc); /* whatever it decodes to, sampling stays inside the block */
+                ossa_built_clip_destroy(lc);
+                loaded++;
+            } else {
+                assert_null(lc);
+                rejected++;
+            }
+        }
+        printf("%s block of %zu bytes: %d corrupt copies rejected, %d loaded and sampled\n",
+               lossless ? "lossless" : "compressed", size, rejected, loaded);
+        assert_true(rejected > 0);
+        free(buf);
+        ossa_built_clip_destroy(bc);
+        ossa_skeleton_destroy(sk);
+    }
+}
+
+static void test_build_misuse(void **state) {
+    (void)state;
+    ossa_skeleton *sk = NULL;
+    ossa_built_clip *bc = sample_block_clip(false, &sk);
+    uint64_t s = 7;
+    ot_gen_options o = {0};
+    o.joints = 5;
+    o.max_keys = 3;
+    ossa_clip *c = ot_gen_clip(&s, sk, &o);
+    ossa_built_clip *out = (ossa_built_clip *)sk;
+    assert_int_equal(ossa_clip_build(NULL, sk, NULL, NULL, &out, NULL), OSSA_ERROR_INVALID_ARGUMENT);
+    assert_null(out);
+    assert_int_equal(ossa_clip_build(c, NULL, NULL, NULL, &out, NULL), OSSA_ERROR_INVALID_ARGUMENT);
+    assert_int_equal(ossa_clip_build(c, sk, NULL, NULL, NULL, NULL), OSSA_ERROR_INVALID_ARGUMENT);
+    const float bad[] = {-1.0f, NAN, INFINITY};
+    for (int f = 0; f < 3; f++)
+        for (size_t k = 0; k < sizeof bad / sizeof bad[0]; k++) {
+            ossa_clip_build_options opt = {0};
+            (&opt.precision)[f] = bad[k];
+            assert_int_equal(ossa_clip_build(c, sk, &opt, NULL, &out, NULL), OSSA_ERROR_INVALID_ARGUMENT);
+            assert_null(out);
+        }
+    /* accessors on NULL are harmless */
+    assert_string_equal(ossa_built_clip_name(NULL), "");
+    assert_int_equal(ossa_built_clip_byte_size(NULL), 0);
+    assert_int_equal(ossa_built_clip_joint_count(NULL), 0);
+    ossa_built_clip_destroy(NULL);
+    /* accessors of a real clip */
+    assert_string_equal(ossa_built_clip_name(bc), "generated");
+    assert_int_equal(ossa_built_clip_joint_count(bc), 5);
+    assert_int_equal(ossa_built_clip_track_count(bc), 5);
+    assert_int_equal(ossa_built_clip_weight_track_count(bc), 2);
+    assert_true(ossa_built_clip_weight_track_components(bc, 0) >= 1);
+    assert_int_equal(ossa_built_clip_weight_track_components(bc, 2), 0);
+    assert_int_equal(ossa_built_clip_weight_count(bc),
+                     ossa_built_clip_weight_track_components(bc, 0) + ossa_built_clip_weight_track_components(bc, 1));
+    ot_assert_near(ossa_built_clip_duration(bc), ossa_built_clip_end(bc) - ossa_built_clip_start(bc), 0);
+    ossa_clip_error e;
+    assert_int_equal(ossa_built_clip_measure(NULL, c, sk, 0, NULL, &e), OSSA_ERROR_INVALID_ARGUMENT);
+    assert_int_equal(ossa_built_clip_measure(bc, c, sk, -1, NULL, &e), OSSA_ERROR_INVALID_ARGUMENT);
+    ossa_clip_destroy(c);
+    ossa_built_clip_destroy(bc);
+    ossa_skeleton_destroy(sk);
+}
+
+/* Compressed clips: the test's own model-space error (ossa_pose_joint_to_model of both poses)
+ * at thousands of random times, clamped and looping, stays within the precision; the builder's
+ * stats and ossa_built_clip_measure agree with each other. */
+static float check_bound(const ossa_clip *clip, const ossa_skeleton *sk, float precision, float shell, int times,
+                         uint64_t seed, size_t *bytes) {
+    ossa_clip_build_options opt = {0};
+    opt.precision = precision;
+    opt.shell_distance = shell;
+    ossa_built_clip *bc = NULL;
+    ossa_clip_build_stats st;
+    assert_int_equal(ossa_clip_build(clip, sk, &opt, NULL, &bc, &st), OSSA_OK);
+    float P = precision ? precision : 1e-4f, S = shell ? shell : 0.03f;
+    assert_true(st.max_error <= P);
+    assert_true(st.max_weight_error <= 1e-3f);
+    ossa_clip_error e;
+    assert_int_equal(ossa_built_clip_measure(bc, clip, sk, S, NULL, &e), OSSA_OK);
+    assert_true(e.max_error == st.max_error && e.worst_joint == st.worst_joint && e.worst_time == st.worst_time);
+    uint32_t J = sk->joint_count, W = ossa_built_clip_weight_count(bc);
+    ossa_sampling_context *ctx = NULL;
+    assert_int_equal(ossa_sampling_context_create(J, W, NULL, &ctx), OSSA_OK);
+    ossa_transform *ex = calloc(J, sizeof *ex), *got = calloc(J, sizeof *got);
+    float *wex = calloc(W + 1, 4), *wgot = calloc(W + 1, 4);
+    ossa_sample_job job = {bc, ctx, 0, false, got, J, W ? wgot : NULL, W, 0};
+    uint64_t s = seed;
+    float worst = 0.0f, wworst = 0.0f;
+    for (int k = 0; k < times; k++) {
+        bool loop = k & 1;
+        float t = k < times / 2 ? clip->start + (clip->end - clip->start) * (float)k / (float)(times / 2)
+                                : ot_rand_float(&s, clip->start - 0.3f, clip->end + 0.3f);
+        job.time = t;
+        job.loop = loop;
+        assert_int_equal(ossa_sample_job_run(&job), OSSA_OK);
+        exact_pose(clip, sk, t, loop, ex);
+        float mag = 0.0f, err = ot_pose_error(ex, got, sk, S, &mag);
+        /* the metric cannot be evaluated finer than the rounding of the model coordinates */
+        if (!(err <= P + 1e-6f * mag))
+            fail_msg("error %g > %g at t=%g (loop %d, coordinates up to %g)", (double)err, (double)P, (double)t, loop,
+                     (double)mag);
+        if (err > worst) worst = err;
+        uint32_t off = 0;
+        for (uint32_t i = 0; i < clip->weight_track_count; i++) {
+            exact_weights(clip, i, t, loop, wex + off);
+            off += clip->weight_tracks[i].weights.components;
+        }
+        for (uint32_t i = 0; i < off; i++) {
+            float d = fabsf(wex[i] - wgot[i]);
+            assert_true(d <= 1e-3f);
+            if (d > wworst) wworst = d;
+        }
+    }
+    if (bytes) *bytes += st.bytes;
+    free(ex);
+    free(got);
+    free(wex);
+    free(wgot);
+    ossa_sampling_context_destroy(ctx);
+    ossa_built_clip_destroy(bc);
+    return worst;
+}
+
+static void test_compressed_bound_generated(void **state) {
+    (void)state;
+    uint64_t s = 0xb0b;
+    for (int i = 0; i < 24; i++) {
+        ot_gen_options o = {0};
+        o.joints = 3 + (uint32_t)(ot_rand_u64(&s) % 14);
+        o.chain = i % 3 == 0; /* deep chains */
+        o.wild_scales = i % 4 == 1;
+        o.interp = i % 4;
+        o.max_keys = 2 + (uint32_t)(ot_rand_u64(&s) % 30);
+        o.noisy = i % 5 == 2;
+        o.weight_tracks = i % 2;
+        ossa_skeleton *sk = ot_gen_skeleton(&s, &o);
+        ossa_clip *c = ot_gen_clip(&s, sk, &o);
+        float P = i % 3 == 0 ? 1e-4f : (i % 3 == 1 ? 1e-3f : 0.0f);
+        float worst = check_bound(c, sk, P, i % 2 ? 0.1f : 0.0f, 2000, (uint64_t)i, NULL);
+        printf("clip %2d: %2u joints, precision %g: worst random-time error %.3g\n", i, o.joints, (double)(P ? P : 1e-4f),
+               (double)worst);
+        ossa_clip_destroy(c);
+        ossa_skeleton_destroy(sk);
+    }
+}
+
+static void test_compressed_bound_woman(void **state) {
+    (void)state;
+    ossa_asset *a = ot_load_asset("Woman/Woman.gltf");
+    size_t bytes = 0;
+    float worst = 0.0f;
+    for (uint32_t i = 0; i < a->clip_count; i++) {
+        float w = check_bound(a->clips[i], a->skeleton, 0.0f, 0.0f, 1000, i, &bytes);
+        if (w > worst) worst = w;
+    }
+    printf("Woman: %u clips compressed to %zu bytes, worst random-time error %.3g (bound 1e-4)\n", a->clip_count, bytes,
+           (double)worst);
+    ossa_asset_destroy(a);
+}
+
+int main(void) {
+    const struct CMUnitTest tests[] = {
+        cmocka_unit_test(test_lossless_assets),
+        cmocka_unit_test(test_lossless_generated),
+        cmocka_unit_test(test_data_load_roundtrip),
+        cmocka_unit_test(test_load_truncations),
+        cmocka_unit_test(test_load_flipped_bytes),
+        cmocka_unit_test(test_build_misuse),
+        cmocka_unit_test(test_compressed_bound_generated),
+        cmocka_unit_test(test_compressed_bound_woman),
+    };
+    return cmocka_run_group_tests(tests, NULL, NULL);
+}

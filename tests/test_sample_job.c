@@ -1,0 +1,209 @@
+/* The sampling job (src/anim/sample_job.c, sample_*.c): validation field by field, short
+ * spans are errors that write nothing, context capacity, forward / backward / random access
+ * and clip switches agree bit for bit with a fresh context, and the SIMD lerp kernels agree
+ * with the scalar one bit for bit. Runs again with OSSA_SAMPLE_KERNEL capped (CMakeLists). */
+#include "test_support.h"
+
+#include <math.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "anim/built_clip_internal.h"
+#include "clip_gen.h"
+
+typedef struct fixture {
+    ossa_skeleton *sk;
+    ossa_clip *clip;
+    ossa_built_clip *built[2]; /* compressed, lossless */
+} fixture;
+
+static fixture make_fixture(uint64_t seed, uint32_t joints, uint32_t weight_tracks) {
+    fixture f;
+    uint64_t s = seed;
+    ot_gen_options o = {0};
+    o.joints = joints;
+    o.max_keys = 12;
+    o.weight_tracks = weight_tracks;
+    f.sk = ot_gen_skeleton(&s, &o);
+    f.clip = ot_gen_clip(&s, f.sk, &o);
+    for (int m = 0; m < 2; m++) {
+        ossa_clip_build_options opt = {0};
+        opt.lossless = m == 1;
+        opt.precision = 1e-3f;
+        assert_int_equal(ossa_clip_build(f.clip, f.sk, &opt, NULL, &f.built[m], NULL), OSSA_OK);
+    }
+    return f;
+}
+
+static void free_fixture(fixture *f) {
+    for (int m = 0; m < 2; m++) ossa_built_clip_destroy(f->built[m]);
+    ossa_clip_destroy(f->clip);
+    ossa_skeleton_destroy(f->sk);
+}
+
+static void test_validate_fields(void **state) {
+    (void)state;
+    fixture f = make_fixture(1, 6, 1);
+    uint32_t J = 6, W = ossa_built_clip_weight_count(f.built[0]);
+    ossa_sampling_context *ctx = NULL;
+    assert_int_equal(ossa_sampling_context_create(J, W, NULL, &ctx), OSSA_OK);
+    ossa_transform out[7];
+    float w[64];
+    ossa_sample_job job;
+    memset(&job, 0, sizeof job);
+    assert_int_equal(ossa_sample_job_validate(NULL), OSSA_ERROR_INVALID_ARGUMENT);
+    assert_int_equal(ossa_sample_job_validate(&job), OSSA_ERROR_INVALID_ARGUMENT);
+    assert_int_equal(ossa_sample_job_run(&job), OSSA_ERROR_INVALID_ARGUMENT);
+    job.clip = f.built[0];
+    assert_int_equal(ossa_sample_job_validate(&job), OSSA_ERROR_INVALID_ARGUMENT);
+    job.context = ctx;
+    assert_int_equal(ossa_sample_job_validate(&job), OSSA_ERROR_INVALID_ARGUMENT);
+    job.output = out;
+    assert_int_equal(ossa_sample_job_validate(&job), OSSA_ERROR_BUFFER_TOO_SMALL);
+    job.output_count = J;
+    assert_int_equal(ossa_sample_job_validate(&job), OSSA_OK); /* weights are optional */
+    job.weights = w;
+    assert_int_equal(ossa_sample_job_validate(&job), OSSA_ERROR_BUFFER_TOO_SMALL);
+    job.weights_count = W;
+    assert_int_equal(ossa_sample_job_validate(&job), OSSA_OK);
+    job.weights = NULL;
+    assert_int_equal(ossa_sample_job_validate(&job), OSSA_ERROR_INVALID_ARGUMENT); /* a count without a buffer */
+    job.weights = w;
+    job.time = NAN;
+    assert_int_equal(ossa_sample_job_validate(&job), OSSA_ERROR_INVALID_ARGUMENT);
+    job.time = INFINITY;
+    assert_int_equal(ossa_sample_job_run(&job), OSSA_OK);
+    assert_true(job.sampled_time == ossa_built_clip_end(f.built[0]));
+
+    /* a short output span is an error and writes nothing */
+    memset(out, 0xAB, sizeof out);
+    job.output_count = J - 1;
+    assert_int_equal(ossa_sample_job_run(&job), OSSA_ERROR_BUFFER_TOO_SMALL);
+    for (size_t i = 0; i < sizeof out; i++) assert_int_equal(((unsigned char *)out)[i], 0xAB);
+    job.output_count = J;
+    if (W) {
+        memset(w, 0xCD, sizeof w);
+        job.weights_count = W - 1;
+        assert_int_equal(ossa_sample_job_run(&job), OSSA_ERROR_BUFFER_TOO_SMALL);
+        for (size_t i = 0; i < sizeof w; i++) assert_int_equal(((unsigned char *)w)[i], 0xCD);
+        job.weights_count = W;
+    }
+    /* a context too small for the clip */
+    ossa_sampling_context *small = NULL;
+    assert_int_equal(ossa_sampling_context_create(J - 1, W, NULL, &small), OSSA_OK);
+    job.context = small;
+    assert_int_equal(ossa_sample_job_run(&job), OSSA_ERROR_BUFFER_TOO_SMALL);
+    ossa_sampling_context_destroy(small);
+    if (W) {
+        assert_int_equal(ossa_sampling_context_create(J, W - 1, NULL, &small), OSSA_OK);
+        job.context = small;
+        assert_int_equal(ossa_sample_job_run(&job), OSSA_ERROR_BUFFER_TOO_SMALL);
+        ossa_sampling_context_destroy(small);
+    }
+    assert_true(ossa_sampling_context_size(ctx) > 0);
+    assert_int_equal(ossa_sampling_context_size(NULL), 0);
+    assert_int_equal(ossa_sampling_context_create(1, 1, NULL, NULL), OSSA_ERROR_INVALID_ARGUMENT);
+    ossa_sampling_context_reset(NULL);
+    ossa_sampling_context_destroy(NULL);
+    ossa_sampling_context_destroy(ctx);
+    free_fixture(&f);
+}
+
+/* Samples `bc` at t with a fresh context (the reference for every cached path). */
+static void sample_fresh(const ossa_built_clip *bc, float t, bool loop, ossa_transform *out, float *w) {
+    uint32_t J = ossa_built_clip_joint_count(bc), W = ossa_built_clip_weight_count(bc);
+    ossa_sampling_context *ctx = NULL;
+    assert_int_equal(ossa_sampling_context_create(J, W, NULL, &ctx), OSSA_OK);
+    ossa_sample_job job = {bc, ctx, t, loop, out, J, W ? w : NULL, W, 0};
+    assert_int_equal(ossa_sample_job_run(&job), OSSA_OK);
+    ossa_sampling_context_destroy(ctx);
+}
+
+/* Forward, backward, random order and switching between two clips on one context all give
+ * what a fresh context gives, bit for bit. */
+static void test_context_paths_agree(void **state) {
+    (void)state;
+    fixture f = make_fixture(2, 9, 2), g = make_fixture(3, 9, 2);
+    uint32_t J = 9, W = 64;
+    ossa_sampling_context *ctx = NULL;
+    assert_int_equal(ossa_sampling_context_create(J, W, NULL, &ctx), OSSA_OK);
+    ossa_transform a[9], b[9];
+    float wa[64], wb[64];
+    uint64_t s = 5;
+    for (int m = 0; m < 2; m++) {
+        const ossa_built_clip *clips[2] = {f.built[m], g.built[m]};
+        float lo = ossa_built_clip_start(clips[0]) - 0.3f, hi = ossa_built_clip_end(clips[0]) + 0.3f;
+        for (int k = 0; k < 900; k++) {
+            int phase = k / 300; /* forward 60 Hz, backward, random with clip switches */
+            const ossa_built_clip *bc = phase == 2 && (ot_rand_u64(&s) & 1) ? clips[1] : clips[0];
+            float t = phase == 0 ? lo + (float)k / 60.0f : phase == 1 ? hi - (float)(k - 300) / 97.0f : ot_rand_float(&s, lo, hi);
+            bool loop = phase == 2 && (k & 1);
+            uint32_t Wc = ossa_built_clip_weight_count(bc);
+            ossa_sample_job job = {bc, ctx, t, loop, a, J, wa, Wc, 0};
+            assert_int_equal(ossa_sample_job_run(&job), OSSA_OK);
+            sample_fresh(bc, t, loop, b, wb);
+            assert_memory_equal(a, b, sizeof a);
+            if (Wc) assert_memory_equal(wa, wb, Wc * sizeof(float));
+            if (k == 450) ossa_sampling_context_reset(ctx);
+        }
+    }
+    ossa_sampling_context_destroy(ctx);
+    free_fixture(&f);
+    free_fixture(&g);
+}
+
+/* Every SIMD lerp kernel the CPU has gives the scalar kernel's bits (same operations, no FMA). */
+static void test_kernels_agree(void **state) {
+    (void)state;
+    enum { N = 45 };
+    float t0[N], inv[N], ka[N], kb[N], a[4][N], b[4][N], o[4][N], r[4][N];
+    uint64_t s = 11;
+    for (int i = 0; i < N; i++) {
+        t0[i] = ot_rand_float(&s, 0, 1);
+        inv[i] = i % 7 == 0 ? 0.0f : ot_rand_float(&s, 0.5f, 30);
+        ossa__slerp_fit(ot_rand_float(&s, 0, 1), &ka[i], &kb[i]);
+        ossa_quat qa = ot_rand_quat(&s), qb = ot_rand_quat(&s);
+        float fa[4] = {qa.x, qa.y, qa.z, qa.w}, fb[4] = {qb.x, qb.y, qb.z, qb.w};
+        for (int c = 0; c < 4; c++) {
+            a[c][i] = fa[c];
+            b[c][i] = fb[c];
+        }
+    }
+    ossa__lerp_soa ref = {t0, inv, ka, kb, {a[0], a[1], a[2], a[3]}, {b[0], b[1], b[2], b[3]}, {r[0], r[1], r[2], r[3]}};
+    ossa__lerp_soa got = ref;
+    for (int c = 0; c < 4; c++) got.o[c] = o[c];
+    struct {
+        ossa__lerp_kernel fn;
+        const char *name;
+        bool ok;
+    } kernels[] = {
+        {ossa__lerp_sse, "sse", __builtin_cpu_supports("sse4.1")},
+        {ossa__lerp_avx2, "avx2", __builtin_cpu_supports("avx2")},
+        {ossa__lerp_avx512, "avx512", __builtin_cpu_supports("avx512f")},
+    };
+    int ran = 0;
+    for (int rot = 0; rot < 2; rot++)
+        for (int k = 0; k < 3; k++) {
+            if (!kernels[k].ok) continue;
+            for (float t = -0.2f; t < 1.3f; t += 0.137f) {
+                uint32_t begin = (uint32_t)(ot_rand_u64(&s) % 5), end = N - (uint32_t)(ot_rand_u64(&s) % 9);
+                memset(r, 0, sizeof r);
+                memset(o, 0, sizeof o);
+                ossa__lerp_scalar(&ref, t, begin, end, rot);
+                kernels[k].fn(&got, t, begin, end, rot);
+                for (int c = 0; c < (rot ? 4 : 3); c++) assert_memory_equal(o[c], r[c], sizeof r[c]);
+                ran++;
+            }
+        }
+    printf("%d kernel comparisons\n", ran);
+}
+
+int main(void) {
+    const struct CMUnitTest tests[] = {
+        cmocka_unit_test(test_validate_fields),
+        cmocka_unit_test(test_context_paths_agree),
+        cmocka_unit_test(test_kernels_agree),
+    };
+    return cmocka_run_group_tests(tests, NULL, NULL);
+}

@@ -1,0 +1,178 @@
+/* `ossa sample` layer flags (tools/ossa/layers_cli.c, docs/layers.md) on a generated glTF:
+ * weights, --sync, --mask, --additive and --root-motion against hand-worked values. */
+#include "test_support.h"
+
+#include <math.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "gltf_writer.h"
+
+#define PI 3.14159265358979323846
+
+/* Hips (root) ─ Spine ─ Head. "A" (2 s): hips x 0 → 4, spine 0 → 90° about Z.
+ * "B" (1 s): hips x 10 (constant), spine 0 → -90° about Z. */
+static const char *write_file(void) {
+    static char path[1024];
+    snprintf(path, sizeof path, "%s", ot_tmp("layers.glb"));
+    const float s45 = 0.70710678f;
+    const float ta[2] = {0, 2}, tb[2] = {0, 1};
+    const float ha[6] = {0, 0, 0, 4, 0, 0}, hb[6] = {10, 0, 0, 10, 0, 0};
+    const float ra[8] = {0, 0, 0, 1, 0, 0, s45, s45}, rb[8] = {0, 0, 0, 1, 0, 0, -s45, s45};
+    gw *w = gw_create();
+    int a_t = gw_data(w, GW_FLOAT, false, 2, "SCALAR", ta), b_t = gw_data(w, GW_FLOAT, false, 2, "SCALAR", tb);
+    int a_h = gw_data(w, GW_FLOAT, false, 2, "VEC3", ha), b_h = gw_data(w, GW_FLOAT, false, 2, "VEC3", hb);
+    int a_r = gw_data(w, GW_FLOAT, false, 2, "VEC4", ra), b_r = gw_data(w, GW_FLOAT, false, 2, "VEC4", rb);
+    gw_add(w, "nodes", "{\"name\": \"Hips\", \"children\": [1]}");
+    gw_add(w, "nodes", "{\"name\": \"Spine\", \"children\": [2], \"translation\": [0, 1, 0]}");
+    gw_add(w, "nodes", "{\"name\": \"Head\", \"translation\": [0, 1, 0]}");
+    const char *anim = "{\"name\": \"%s\", \"samplers\": [{\"input\": %d, \"output\": %d}, {\"input\": %d, \"output\": %d}], "
+                       "\"channels\": [{\"sampler\": 0, \"target\": {\"node\": 0, \"path\": \"translation\"}}, "
+                       "{\"sampler\": 1, \"target\": {\"node\": 1, \"path\": \"rotation\"}}]}";
+    gw_add(w, "animations", anim, "A", a_t, a_h, a_t, a_r);
+    gw_add(w, "animations", anim, "B", b_t, b_h, b_t, b_r);
+    gw_add(w, "scenes", "{\"nodes\": [0]}");
+    gw_top(w, "\"scene\": 0");
+    size_t size;
+    uint8_t *bytes = gw_finish(w, GW_GLB, NULL, NULL, &size);
+    assert_int_equal(gw_write_file(path, bytes, size), 0);
+    free(bytes);
+    gw_destroy(w);
+    return path;
+}
+
+static gj *sample(const char *args, int expect) {
+    const char *tool = ot_tool();
+    if (!tool) return NULL;
+    char cmd[2048];
+    snprintf(cmd, sizeof cmd, "\"%s\" sample \"%s\" %s --vertices 0 2>&1", tool, write_file(), args);
+    char *out = NULL;
+    int st = ot_run(cmd, &out);
+    if (st != expect) fail_msg("'%s' exited %d (expected %d): %s", cmd, st, expect, out ? out : "");
+    gj *j = expect == 0 ? gj_parse(out, strlen(out)) : NULL;
+    if (expect == 0 && !j) fail_msg("not JSON: %s", out);
+    free(out);
+    return j;
+}
+
+static double num(const gj *j, const char *fmt, int a, int b) {
+    char p[256];
+    snprintf(p, sizeof p, fmt, a, b);
+    int t = gj_find(j, p);
+    if (t < 0) fail_msg("no %s", p);
+    return gj_num(j, t);
+}
+
+/* Angle about Z of node i's rotation (radians). */
+static double angle_z(const gj *j, int sample_index, int node) {
+    double z = num(j, "/samples/%d/nodes/%d/rotation/2", sample_index, node);
+    double w = num(j, "/samples/%d/nodes/%d/rotation/3", sample_index, node);
+    return 2 * atan2(z, w);
+}
+
+static void weights_and_layers_json(void **state) {
+    (void)state;
+    if (!ot_tool()) skip();
+    /* At 0.5 s: A hips x 1, B hips x 10; weights 1 and 3 -> (1 + 30) / 4 = 7.75.
+     * Spine: A 22.5°, B -45° (B at 0.5 of its 1 s) -> the blend job's nlerp. */
+    gj *j = sample("--clip A --clip B --weights 1,3 --time 0.5", 0);
+    ot_assert_near(num(j, "/samples/%d/nodes/%d/translation/0", 0, 0), 7.75, 1e-5);
+    assert_string_equal(gj_str(j, gj_find(j, "/clip/name")), "A");
+    assert_int_equal(gj_size(j, gj_find(j, "/samples/0/layers")), 2);
+    assert_string_equal(gj_str(j, gj_find(j, "/samples/0/layers/1/clip")), "B");
+    assert_string_equal(gj_str(j, gj_find(j, "/samples/0/layers/1/mode")), "override");
+    ot_assert_near(num(j, "/samples/%d/layers/%d/weight", 0, 1), 3, 0);
+    ot_assert_near(num(j, "/samples/%d/layers/%d/time", 0, 1), 0.5, 1e-6);
+    assert_true(gj_is_null(j, gj_find(j, "/samples/0/layers/0/mask")));
+    double qa[4] = {0, 0, sin(PI / 16), cos(PI / 16)}, qb[4] = {0, 0, sin(-PI / 8), cos(-PI / 8)};
+    double q[4], l = 0;
+    for (int c = 0; c < 4; c++) q[c] = 0.25 * qa[c] + 0.75 * qb[c], l += q[c] * q[c];
+    ot_assert_near(angle_z(j, 0, 1), 2 * atan2(q[2] / sqrt(l), q[3] / sqrt(l)), 1e-5);
+    gj_free(j);
+    /* B's time is clamped to its end when not looping. */
+    j = sample("--clip A --clip B --time 1.5", 0);
+    ot_assert_near(num(j, "/samples/%d/layers/%d/time", 0, 1), 1.0, 1e-6);
+    gj_free(j);
+}
+
+static void sync_shares_the_phase(void **state) {
+    (void)state;
+    if (!ot_tool()) skip();
+    /* Weights 1, 1: cycle (2 + 1) / 2 = 1.5 s; t = 0.75 is phase 0.5: A at 1.0 s, B at 0.5 s.
+     * t = 2.25 loops to phase 0.5 again. */
+    gj *j = sample("--clip A --clip B --sync --loop --time 0.75 --time 2.25", 0);
+    for (int s = 0; s < 2; s++) {
+        ot_assert_near(num(j, "/samples/%d/layers/%d/time", s, 0), 1.0, 1e-5);
+        ot_assert_near(num(j, "/samples/%d/layers/%d/time", s, 1), 0.5, 1e-5);
+    }
+    gj_free(j);
+    /* The same clip twice, synced, at any weights: the clip itself. */
+    j = sample("--clip A --clip A --sync --weights 0.2,0.8 --time 0.5", 0);
+    ot_assert_near(num(j, "/samples/%d/nodes/%d/translation/0", 0, 0), 1.0, 1e-5);
+    ot_assert_near(angle_z(j, 0, 1), PI / 8, 1e-5);
+    gj_free(j);
+}
+
+static void mask_overrides_the_subtree(void **state) {
+    (void)state;
+    if (!ot_tool()) skip();
+    /* B masked to Spine's subtree: hips from A alone (x 1), spine from B alone (-45°). */
+    gj *j = sample("--clip A --clip B --mask Spine --time 0.5", 0);
+    ot_assert_near(num(j, "/samples/%d/nodes/%d/translation/0", 0, 0), 1.0, 1e-6);
+    ot_assert_near(angle_z(j, 0, 1), -PI / 4, 1e-5);
+    assert_string_equal(gj_str(j, gj_find(j, "/samples/0/layers/1/mask")), "Spine");
+    gj_free(j);
+}
+
+static void additive_on_top(void **state) {
+    (void)state;
+    if (!ot_tool()) skip();
+    /* B's delta against its first frame at 0.5 s: spine -45°, hips 0. At weight 0.5 it is
+     * nlerp(identity, -45°, 0.5) = -22.5°, on top of A's 22.5°: 0. Weight 1: -22.5°. */
+    gj *j = sample("--clip A --additive B:0.5 --time 0.5", 0);
+    ot_assert_near(angle_z(j, 0, 1), 0, 1e-5);
+    ot_assert_near(num(j, "/samples/%d/nodes/%d/translation/0", 0, 0), 1.0, 1e-6);
+    assert_string_equal(gj_str(j, gj_find(j, "/samples/0/layers/1/mode")), "additive");
+    ot_assert_near(num(j, "/samples/%d/layers/%d/weight", 0, 1), 0.5, 0);
+    gj_free(j);
+    j = sample("--clip A --additive B --time 0.5", 0);
+    ot_assert_near(angle_z(j, 0, 1), -PI / 8, 1e-5);
+    gj_free(j);
+}
+
+static void root_motion_moves_the_root(void **state) {
+    (void)state;
+    if (!ot_tool()) skip();
+    /* A walks 4 units per 2 s loop: at 1.5 s the root is at x 3; at 3 s (looping) at 6. The
+     * hips' world matrix keeps the original trajectory continued over loops. */
+    gj *j = sample("--clip A --root-motion --loop --time 1.5 --time 3", 0);
+    ot_assert_near(num(j, "/samples/%d/root/translation/%d", 0, 0), 3, 1e-5);
+    ot_assert_near(num(j, "/samples/%d/root/translation/%d", 1, 0), 6, 1e-5);
+    ot_assert_near(num(j, "/samples/%d/nodes/0/world/%d", 0, 12), 3, 1e-5);
+    ot_assert_near(num(j, "/samples/%d/nodes/0/world/%d", 1, 12), 6, 1e-5);
+    gj_free(j);
+}
+
+static void errors(void **state) {
+    (void)state;
+    if (!ot_tool()) skip();
+    sample("--mask Spine --clip A", 2);
+    sample("--clip A --clip B --weights 1,2,3", 1);
+    sample("--clip A --clip B --weights 1,x", 1);
+    sample("--clip A --mask Nope", 1);
+    sample("--clip A --additive Nope:0.5", 1);
+    sample("--clip A --additive B:zz", 2);
+}
+
+int main(void) {
+    const struct CMUnitTest tests[] = {
+        cmocka_unit_test(weights_and_layers_json),
+        cmocka_unit_test(sync_shares_the_phase),
+        cmocka_unit_test(mask_overrides_the_subtree),
+        cmocka_unit_test(additive_on_top),
+        cmocka_unit_test(root_motion_moves_the_root),
+        cmocka_unit_test(errors),
+    };
+    return cmocka_run_group_tests(tests, NULL, NULL);
+}

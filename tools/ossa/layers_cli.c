@@ -1,0 +1,280 @@
+/* Layer flags of `ossa sample` / `ossa render` (see layers_cli.h, docs/layers.md). */
+#include "layers_cli.h"
+
+#include <math.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "cli_common.h"
+
+static cli_layer *push(cli_layers *L, const char *cmd) {
+    cli_layer *n = realloc(L->items, sizeof *n * (size_t)(L->count + 1));
+    if (!n) {
+        fprintf(stderr, "ossa %s: out of memory\n", cmd);
+        return NULL;
+    }
+    L->items = n;
+    cli_layer *l = &n[L->count++];
+    memset(l, 0, sizeof *l);
+    l->weight = 1.0f;
+    l->index = -1;
+    return l;
+}
+
+int cli_layers_arg(cli_layers *L, const char *cmd, int argc, char **argv, int *i) {
+    const char *a = argv[*i];
+    bool more = *i + 1 < argc;
+    if (!strcmp(a, "--clip") && more) {
+        cli_layer *l = push(L, cmd);
+        if (!l) return -1;
+        l->clip_arg = argv[++*i];
+        if (L->count > 1) L->flags = true;
+        return 1;
+    }
+    if (!strcmp(a, "--additive") && more) {
+        cli_layer *l = push(L, cmd);
+        if (!l) return -1;
+        l->additive = true;
+        l->clip_arg = argv[++*i];
+        const char *colon = strrchr(l->clip_arg, ':');
+        if (colon) {
+            char *end;
+            double w = strtod(colon + 1, &end);
+            if (*end || colon[1] == '\0' || !isfinite(w)) {
+                fprintf(stderr, "ossa %s: bad additive weight in '%s' (CLIP:WEIGHT)\n", cmd, l->clip_arg);
+                return -1;
+            }
+            l->weight = (float)w;
+        }
+        L->flags = true;
+        return 1;
+    }
+    if (!strcmp(a, "--mask") && more) {
+        if (!L->count) {
+            fprintf(stderr, "ossa %s: --mask %s must follow a --clip or --additive\n", cmd, argv[*i + 1]);
+            return -1;
+        }
+        L->items[L->count - 1].mask = argv[++*i];
+        L->flags = true;
+        return 1;
+    }
+    if (!strcmp(a, "--weights") && more) {
+        L->weights_arg = argv[++*i];
+        L->flags = true;
+        return 1;
+    }
+    if (!strcmp(a, "--sync")) return L->sync = L->flags = true, 1;
+    if (!strcmp(a, "--root-motion")) return L->root_motion = L->flags = true, 1;
+    return 0;
+}
+
+const char *cli_layers_first_clip(const cli_layers *L) {
+    for (int i = 0; i < L->count; i++)
+        if (!L->items[i].additive) return L->items[i].clip_arg;
+    return NULL;
+}
+
+bool cli_layers_active(const cli_layers *L) { return L->flags; }
+
+/* Clip by name, or by index when all digits; -1 when absent. */
+static int32_t find_clip(const ossa_asset *a, const char *arg) {
+    int32_t ci = ossa_asset_find_clip(a, arg);
+    if (ci >= 0) return ci;
+    char *end;
+    long v = strtol(arg, &end, 10);
+    if (!*end && *arg && v >= 0 && (uint64_t)v < a->clip_count) return (int32_t)v;
+    return -1;
+}
+
+bool cli_layers_resolve(cli_layers *L, const ossa_asset *asset, const char *cmd) {
+    const ossa_skeleton *sk = asset->skeleton;
+    uint32_t n = sk ? sk->joint_count : 0;
+    L->joint_count = n;
+    L->root = ossa_transform_identity();
+    if (!sk) {
+        fprintf(stderr, "ossa %s: layers need a skeleton\n", cmd);
+        return false;
+    }
+    if (!cli_layers_first_clip(L)) {
+        fprintf(stderr, "ossa %s: layer flags need at least one --clip\n", cmd);
+        return false;
+    }
+    L->over = calloc((size_t)L->count, sizeof *L->over);
+    L->add = calloc((size_t)L->count, sizeof *L->add);
+    if (!L->over || !L->add) return false;
+    /* --weights: one per override layer, in order. */
+    if (L->weights_arg) {
+        const char *p = L->weights_arg;
+        for (int i = 0; i < L->count; i++) {
+            if (L->items[i].additive) continue;
+            char *end;
+            double w = strtod(p, &end);
+            if (end == p || !isfinite(w) || w < 0 || (*end && *end != ',')) {
+                fprintf(stderr, "ossa %s: --weights '%s': one finite weight >= 0 per --clip, comma-separated\n", cmd,
+                        L->weights_arg);
+                return false;
+            }
+            L->items[i].weight = (float)w;
+            p = *end ? end + 1 : end;
+        }
+        if (*p) {
+            fprintf(stderr, "ossa %s: --weights '%s' has more weights than --clip layers\n", cmd, L->weights_arg);
+            return false;
+        }
+    }
+    for (int i = 0; i < L->count; i++) {
+        cli_layer *l = &L->items[i];
+        char name[256];
+        snprintf(name, sizeof name, "%s", l->clip_arg);
+        if (l->additive) {
+            char *colon = strrchr(name, ':');
+            if (colon) *colon = '\0';
+        }
+        l->index = find_clip(asset, name);
+        if (l->index < 0) {
+            fprintf(stderr, "ossa %s: no clip '%s' (%u clips)\n", cmd, name, asset->clip_count);
+            return false;
+        }
+        l->clip = asset->clips[l->index];
+        l->pose = calloc(n ? n : 1, sizeof *l->pose);
+        l->joint_weights = calloc(n ? n : 1, sizeof *l->joint_weights);
+        if (!l->pose || !l->joint_weights) return false;
+        ossa_result r = OSSA_OK;
+        if (l->additive) {
+            r = ossa_clip_make_additive(l->clip, sk, NULL, NULL, &l->owned);
+        } else if (L->root_motion) {
+            r = ossa_root_motion_extract(l->clip, sk, NULL, NULL, &l->owned, &l->motion);
+        }
+        if (r != OSSA_OK) {
+            fprintf(stderr, "ossa %s: clip '%s': %s\n", cmd, name, ossa_result_string(r));
+            return false;
+        }
+        if (l->owned) l->clip = l->owned;
+        for (uint32_t j = 0; j < n; j++) l->joint_weights[j] = l->weight;
+        if (l->mask) {
+            float *m = malloc(sizeof(float) * (n ? n : 1));
+            if (!m) return false;
+            r = ossa_blend_mask_from_name(sk, l->mask, 1.0f, 0.0f, m, n);
+            if (r != OSSA_OK) {
+                fprintf(stderr, "ossa %s: --mask '%s': no such joint\n", cmd, l->mask);
+                free(m);
+                return false;
+            }
+            for (uint32_t j = 0; j < n; j++) l->joint_weights[j] *= m[j];
+            /* A masked override layer replaces the override layers before it inside its subtree. */
+            for (int k = 0; k < i && !l->additive; k++)
+                if (!L->items[k].additive)
+                    for (uint32_t j = 0; j < n; j++) L->items[k].joint_weights[j] *= 1.0f - m[j];
+            free(m);
+        }
+    }
+    return true;
+}
+
+void cli_layers_pose(cli_layers *L, const ossa_skeleton *sk, float t, bool loop, ossa_transform *out) {
+    uint32_t n = L->joint_count;
+    /* Synced: the shared phase on the weight-averaged cycle, measured from the first layer's start. */
+    double dsum = 0, wsum = 0, phase = 0, unwrapped = 0;
+    const cli_layer *first = NULL;
+    for (int i = 0; i < L->count; i++) {
+        const cli_layer *l = &L->items[i];
+        if (l->additive) continue;
+        if (!first) first = l;
+        dsum += (double)l->weight * ossa_clip_duration(l->clip);
+        wsum += l->weight;
+    }
+    double cycle = wsum > 0 ? dsum / wsum : 0;
+    if (L->sync && first && cycle > 0) {
+        unwrapped = (t - first->clip->start) / cycle;
+        phase = loop ? unwrapped - floor(unwrapped) : fmin(fmax(unwrapped, 0.0), 1.0);
+        if (!loop) unwrapped = phase;
+    }
+    uint32_t over = 0, add = 0;
+    ossa_vec3 rt = {0, 0, 0};
+    ossa_quat rq = {0, 0, 0, 0};
+    float rw = 0;
+    for (int i = 0; i < L->count; i++) {
+        cli_layer *l = &L->items[i];
+        float d = ossa_clip_duration(l->clip), advance = t - l->clip->start;
+        float ti = t;
+        if (L->sync && !l->additive && cycle > 0) {
+            ti = l->clip->start + (float)(phase * d);
+            advance = (float)(unwrapped * d);
+        }
+        ossa_clip_sample_job sj = {.clip = l->clip, .time = ti, .loop = loop, .reference = sk->rest,
+                                   .reference_count = n, .output = l->pose, .output_count = n};
+        ossa_clip_sample_job_run(&sj);
+        l->time = sj.sampled_time;
+        ossa_blend_layer b = {l->pose, n, 1.0f, l->joint_weights, n};
+        if (l->additive) L->add[add++] = b;
+        else L->over[over++] = b;
+        if (l->motion && l->weight > 0) { /* the character's motion since the start */
+            ossa_transform dlt;
+            ossa_root_motion_job job = {l->motion, l->clip->start, advance, loop, &dlt};
+            if (ossa_root_motion_job_run(&job) == OSSA_OK) {
+                if (ossa_quat_dot(rq, dlt.rotation) < 0)
+                    dlt.rotation = (ossa_quat){-dlt.rotation.x, -dlt.rotation.y, -dlt.rotation.z, -dlt.rotation.w};
+                rt = ossa_vec3_add(rt, ossa_vec3_scale(dlt.translation, l->weight));
+                rq.x += l->weight * dlt.rotation.x, rq.y += l->weight * dlt.rotation.y;
+                rq.z += l->weight * dlt.rotation.z, rq.w += l->weight * dlt.rotation.w;
+                rw += l->weight;
+            }
+        }
+    }
+    ossa_blend_job job = {L->over, over, L->add, add, sk->rest, n, 0.0f, out, n};
+    if (ossa_blend_job_run(&job) != OSSA_OK) memcpy(out, sk->rest, sizeof *out * n);
+    L->root = ossa_transform_identity();
+    if (L->root_motion && first && first->motion) {
+        ossa_transform delta = ossa_transform_identity();
+        if (rw > 0) {
+            delta.translation = ossa_vec3_scale(rt, 1.0f / rw);
+            delta.rotation = ossa_quat_normalize(rq);
+        }
+        /* Start where the first clip starts, then move by the blended motion. */
+        L->root = ossa_transform_combine(ossa_root_motion_sample(first->motion, first->clip->start), delta);
+        for (uint32_t j = 0; j < n; j++)
+            if (sk->parents[j] < 0) out[j] = ossa_transform_combine(L->root, out[j]);
+    }
+}
+
+void cli_layers_print_json(const cli_layers *L) {
+    printf("\"layers\": [");
+    for (int i = 0; i < L->count; i++) {
+        const cli_layer *l = &L->items[i];
+        printf("%s{\"clip\": ", i ? ", " : "");
+        json_put_str(l->clip ? l->clip->name : "");
+        printf(", \"index\": %d, \"mode\": \"%s\", \"weight\": ", l->index, l->additive ? "additive" : "override");
+        json_put_num(l->weight);
+        printf(", \"mask\": ");
+        if (l->mask) json_put_str(l->mask);
+        else printf("null");
+        printf(", \"time\": ");
+        json_put_num(l->time);
+        printf("}");
+    }
+    printf("]");
+    if (L->root_motion) {
+        printf(", \"root\": {\"translation\": [");
+        json_put_num(L->root.translation.x), printf(", "), json_put_num(L->root.translation.y), printf(", ");
+        json_put_num(L->root.translation.z);
+        printf("], \"rotation\": [");
+        json_put_num(L->root.rotation.x), printf(", "), json_put_num(L->root.rotation.y), printf(", ");
+        json_put_num(L->root.rotation.z), printf(", "), json_put_num(L->root.rotation.w);
+        printf("]}");
+    }
+}
+
+void cli_layers_free(cli_layers *L) {
+    for (int i = 0; i < L->count; i++) {
+        cli_layer *l = &L->items[i];
+        ossa_clip_destroy(l->owned);
+        ossa_root_motion_destroy(l->motion);
+        free(l->joint_weights);
+        free(l->pose);
+    }
+    free(L->items);
+    free(L->over);
+    free(L->add);
+    memset(L, 0, sizeof *L);
+}

@@ -1,0 +1,54 @@
+/* Layered poses for `ossa sample` and `ossa render` (docs/layers.md):
+ *   --clip A --clip B [--weights 0.3,0.7] [--sync]   override layers blended by weight
+ *   --additive CLIP[:WEIGHT]                         an additive layer (delta against its first frame)
+ *   --mask JOINT                                     the layer given just before covers JOINT's subtree only
+ *   --root-motion                                    extract each override clip's root motion
+ * Inside a masked override layer's subtree, the override layers given before it are replaced
+ * (their joint weights are zeroed there), so `--clip Walk --clip Wave --mask Spine` is a walk
+ * with a waving upper body. The pose comes from the blend job (ossa/blend.h). */
+#ifndef OSSA_TOOL_LAYERS_CLI_H
+#define OSSA_TOOL_LAYERS_CLI_H
+
+#include <ossa/ossa.h>
+
+typedef struct cli_layer {
+    const char *clip_arg;      /* as given */
+    int32_t index;             /* clip index in the asset */
+    bool additive;
+    float weight;
+    const char *mask;          /* joint name or NULL */
+    const ossa_clip *clip;     /* what is sampled: the asset's clip, or an owned derived one */
+    ossa_clip *owned;          /* additive delta or root-motion-stripped clip */
+    ossa_root_motion *motion;  /* with --root-motion (override layers) */
+    float *joint_weights;      /* joint_count: weight x mask, with later masks' overrides applied */
+    ossa_transform *pose;      /* joint_count */
+    float time;                /* resolved time of the last pose */
+} cli_layer;
+
+typedef struct cli_layers {
+    cli_layer *items;
+    int count;
+    const char *weights_arg;
+    bool sync, root_motion, flags; /* flags: a layer flag other than one --clip was given */
+    ossa_transform root;           /* the character transform of the last pose (root motion) */
+    ossa_blend_layer *over, *add;
+    uint32_t joint_count;
+} cli_layers;
+
+/* Parses argv[*i] when it is a layer flag (advancing *i past its value): 1 taken, 0 not a
+ * layer flag, -1 error (printed). */
+int cli_layers_arg(cli_layers *L, const char *cmd, int argc, char **argv, int *i);
+/* The first --clip given, or NULL. */
+const char *cli_layers_first_clip(const cli_layers *L);
+/* True when more than one clip or any other layer flag was given. */
+bool cli_layers_active(const cli_layers *L);
+/* Finds the clips, makes additive / stripped clips, masks and weights. false (printed) on error. */
+bool cli_layers_resolve(cli_layers *L, const ossa_asset *asset, const char *cmd);
+/* The blended local pose at time t (root joints carry the root-motion transform when
+ * --root-motion is on); sets each layer's resolved time and L->root. */
+void cli_layers_pose(cli_layers *L, const ossa_skeleton *skeleton, float t, bool loop, ossa_transform *out);
+/* Prints `"layers": [...]` (each layer's clip, index, mode, weight, mask, resolved time). */
+void cli_layers_print_json(const cli_layers *L);
+void cli_layers_free(cli_layers *L);
+
+#endif
