@@ -203,8 +203,10 @@ ossa_result ossa__json_parse(ossa__ctx *ctx) {
     if (ctx->json_size == 0) return ossa__fail(ctx, OSSA_ERROR_PARSE, "", "JSON: empty document");
     if (ctx->json_size >= (size_t)INT32_MAX)
         return ossa__fail(ctx, OSSA_ERROR_LIMIT, "", "JSON: %zu bytes is too large", ctx->json_size);
-    /* one pass; the token array starts small and doubles (most of a large .gltf is one base64 string) */
-    uint32_t cap = 1024, n = 0;
+    /* one pass; the token array starts at about one token per 64 bytes (glTF JSON averages
+     * 10-25 bytes per token; base64 strings none) and doubles when that is too few */
+    size_t guess = ctx->json_size / 64;
+    uint32_t cap = guess < 1024 ? 1024 : guess > (1u << 20) ? (1u << 20) : (uint32_t)guess, n = 0;
     ossa__jtok *t = ossa__ctx_alloc_raw(ctx, cap, sizeof *t); /* every field of tokens 0..n-1 is written */
     if (!t) return ctx->failed;
     ossa_result r = tokenize(ctx, &t, &cap, &n);
