@@ -66,6 +66,42 @@ static int load_gltf_arena(const char *path) {
     return r;
 }
 
+/* Peak of live bytes allocated during one load (what max_allocation bounds), against the file size. */
+static size_t live, peak;
+static void *count_alloc(size_t size, void *user) {
+    (void)user;
+    size_t *p = malloc(size + 16);
+    if (!p) return NULL;
+    p[0] = size;
+    live += size;
+    if (live > peak) peak = live;
+    return (char *)p + 16;
+}
+static void count_free(void *ptr, void *user) {
+    (void)user;
+    if (!ptr) return;
+    size_t *p = (size_t *)(void *)((char *)ptr - 16);
+    live -= p[0];
+    free(p);
+}
+static void peak_row(const char *label, const char *path) {
+    ossa_allocator al = {count_alloc, count_free, NULL};
+    ossa_load_options o = {0};
+    o.allocator = &al;
+    live = peak = 0;
+    ossa_asset *a = NULL;
+    if (ossa_gltf_load_file(path, &o, &a, NULL)) return;
+    size_t kept = live;
+    ossa_asset_destroy(a);
+    FILE *f = fopen(path, "rb");
+    if (!f) return;
+    fseek(f, 0, SEEK_END);
+    long size = ftell(f);
+    fclose(f);
+    printf("  %-40s peak %.2f MB = %.2f x the file (%.2f MB); the asset keeps %.2f MB\n", label, (double)peak / 1e6,
+           (double)peak / (double)size, (double)size / 1e6, (double)kept / 1e6);
+}
+
 #ifdef OSSA_HAVE_ASSIMP
 static int load_assimp(const char *path) {
     ossa_asset *a = NULL;
@@ -119,6 +155,7 @@ int main(int argc, char **argv) {
     }
     printf("bench_load: %s, median of %d runs (thread CPU time)\n", src, runs);
     row("ossa glTF importer (.gltf)", time_ms(load_gltf, src, runs), "issue target <= 4 ms (Woman); was 12.4 ms");
+    peak_row("peak load memory, .gltf", src);
     arena.size = (size_t)256 << 20;
     arena.base = malloc(arena.size);
     if (arena.base) {
@@ -156,6 +193,7 @@ int main(int argc, char **argv) {
         if (F[i].id && !strcmp(F[i].ext, "glb")) {
             snprintf(label, sizeof label, "ossa glTF importer (GLB)");
             row(label, time_ms(load_gltf, path, runs), "(Assimp's GLB export of the same model)");
+            peak_row("peak load memory, GLB", path);
         }
         snprintf(label, sizeof label, "aiImportFile alone (%s)", F[i].label);
         row(label, time_ms(load_ai_only, path, runs), F[i].id ? "(exported at bench time)" : "issue: 19.1 ms");
