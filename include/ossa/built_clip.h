@@ -92,8 +92,8 @@ typedef struct ossa_clip_error {
 
 /* Measures `built` against the exact editable path of `reference` (the clip it was built
  * from) on `skeleton`: at every key time of every track and at evenly spaced times inside
- * each interval between consecutive key times of the whole clip (7 per interval, 15 when a
- * track is CUBICSPLINE), both poses start from the skeleton's rest pose; for every joint
+ * each interval between consecutive key times of the whole clip (at least 7 per interval,
+ * 15 when a track is CUBICSPLINE, and at least 480 per second), both poses start from the skeleton's rest pose; for every joint
  * the origin and the points at `shell_distance` along its local x, y and z axes go through
  * the whole hierarchy (ossa_pose_to_model: parent scales included); the error is the
  * largest distance between the two (DESIGN.md "Built clips"). shell_distance 0 = 0.03.

@@ -8,6 +8,9 @@
  * cursors and decoded keys), so forward playback costs O(1) per frame, and random
  * access needs no scan from the start. One context serves any clip whose track count
  * fits its capacity; switching clips or jumping in time only costs a re-seek.
+ * Compressed channels are interpolated several at a time by an SSE4.1 / AVX2 / AVX-512 kernel
+ * chosen at run time (the environment variable OSSA_SAMPLE_KERNEL=scalar|sse|avx2|avx512 caps
+ * it; every kernel gives the scalar one's bits). docs/built-clips.md describes the format.
  * Thread-safety: distinct jobs with distinct contexts may run at once on one clip. */
 #ifndef OSSA_SAMPLE_H
 #define OSSA_SAMPLE_H
@@ -21,7 +24,9 @@ extern "C" {
 typedef struct ossa_sampling_context ossa_sampling_context;
 
 /* Creates a context for clips of up to `max_joints` joints (ossa_built_clip_joint_count)
- * and `max_weights` morph weights (ossa_built_clip_weight_count). */
+ * and `max_weights` morph weights (ossa_built_clip_weight_count): one allocation of about
+ * 350 bytes per joint (ossa_sampling_context_size). INVALID_ARGUMENT for a NULL out or counts
+ * above 2^24; OUT_OF_MEMORY. */
 ossa_result ossa_sampling_context_create(uint32_t max_joints, uint32_t max_weights,
                                          const ossa_allocator *allocator, ossa_sampling_context **out);
 /* Frees a context; NULL is a no-op. */
@@ -46,7 +51,8 @@ typedef struct ossa_sample_job {
 /* OK, or INVALID_ARGUMENT (missing clip / context / output, NaN time) or
  * BUFFER_TOO_SMALL (output_count, weights_count or the context's capacity too small). */
 ossa_result ossa_sample_job_validate(const ossa_sample_job *job);
-/* Validates, then samples into job->output (and weights) and sets job->sampled_time. */
+/* Validates (nothing is written on failure), then samples into job->output (and weights)
+ * and sets job->sampled_time. Never allocates. */
 ossa_result ossa_sample_job_run(ossa_sample_job *job);
 
 #ifdef __cplusplus

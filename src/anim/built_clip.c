@@ -9,6 +9,11 @@
 #include "anim/built_clip_internal.h"
 #include "core/alloc.h"
 
+_Static_assert(sizeof(ossa__bc_header) == 140, "header layout (docs/built-clips.md)");
+_Static_assert(sizeof(ossa__bc_packed) == 44, "packed channel layout (docs/built-clips.md)");
+_Static_assert(sizeof(ossa__bc_raw) == 16 && sizeof(ossa__bc_clock) == 8 && sizeof(ossa__bc_wtrack) == 16,
+               "table layouts (docs/built-clips.md)");
+
 static _Atomic uint64_t next_id = 1;
 
 static size_t header_space(void) { return (sizeof(ossa_built_clip) + 15u) & ~(size_t)15u; }
@@ -224,7 +229,7 @@ static ossa_result validate(const unsigned char *b, size_t size, ossa_diagnostic
             return fail(diag, OSSA_ERROR_INVALID_DATA, path, "joint %u / kind %u / interp %u / bits / %u keys invalid",
                         p->joint, p->kind, p->interp, p->key_count);
         for (int c = 0; c < 3; c++)
-            if (!isfinite(p->min[c]) || !isfinite(p->ext[c]))
+            if (!isfinite(p->min[c]) || !isfinite(p->step[c]))
                 return fail(diag, OSSA_ERROR_INVALID_DATA, path, "range not finite");
         uint64_t bits = h->grid_count + (uint64_t)p->key_count * ((uint64_t)p->bits[0] + p->bits[1] + p->bits[2]);
         if (!span_ok(h, p->data_off, (bits + 7) / 8, 1))

@@ -15,7 +15,7 @@
  * packed:    compressed T/R/S channels (rotations first, then translations and scales) on
  *            the clip's key grid (grid_count increasing times, first = clip start): a mask of
  *            grid_count bits (bit g set = a key at grid[g]; bit 0 always set), then per key the
- *            3 stored components of bits[0..2] bits (range-reduced with min/ext; rotations drop component
+ *            3 stored components of bits[0..2] bits (range-reduced: min + q * step; rotations drop component
  *            `drop`, rebuilt as sqrt(1 - the others' squares), the stored sign keeping it >= 0),
  *            STEP or LINEAR (lerp; nlerp for rotations). */
 #ifndef OSSA_ANIM_BUILT_CLIP_INTERNAL_H
@@ -74,7 +74,7 @@ typedef struct ossa__bc_packed {
     uint16_t reserved;
     uint32_t key_count;  /* >= 1 */
     uint32_t data_off;   /* bit stream, byte offset */
-    float min[3], ext[3];
+    float min[3], step[3]; /* value = min + q * step (bits 0: min) */
 } ossa__bc_packed;
 
 typedef struct ossa__bc_wtrack {
@@ -116,7 +116,7 @@ static inline uint32_t ossa__bits_read(const unsigned char *p, uint64_t pos, uin
 static inline void ossa__packed_value(const ossa__bc_packed *p, const uint32_t q[3], float v[4]) {
     float f[3];
     for (int c = 0; c < 3; c++)
-        f[c] = p->bits[c] ? p->min[c] + p->ext[c] * ((float)q[c] * (1.0f / (float)((1u << p->bits[c]) - 1u))) : p->min[c];
+        f[c] = p->min[c] + (float)q[c] * p->step[c];
     if (p->kind == OSSA__CH_R) {
         float r2 = 1.0f - (f[0] * f[0] + f[1] * f[1] + f[2] * f[2]);
         float d = r2 > 0.0f ? sqrtf(r2) : 0.0f;
@@ -161,11 +161,16 @@ static inline uint32_t ossa__mask_prev(const unsigned char *mask, uint32_t at) {
         at = lo - 1;
     }
 }
+static inline uint32_t ossa__popcount32(uint32_t v) { /* SWAR: the library is built without -mpopcnt */
+    v = v - ((v >> 1) & 0x55555555u);
+    v = (v & 0x33333333u) + ((v >> 2) & 0x33333333u);
+    return (((v + (v >> 4)) & 0x0F0F0F0Fu) * 0x01010101u) >> 24;
+}
 /* Set bits in [0, end). */
 static inline uint32_t ossa__mask_rank(const unsigned char *mask, uint32_t end) {
     uint32_t r = 0, pos = 0;
-    for (; pos + 32 <= end; pos += 32) r += (uint32_t)__builtin_popcount(ossa__bits_read(mask, pos, 32));
-    if (pos < end) r += (uint32_t)__builtin_popcount(ossa__bits_read(mask, pos, end - pos));
+    for (; pos + 32 <= end; pos += 32) r += ossa__popcount32(ossa__bits_read(mask, pos, 32));
+    if (pos < end) r += ossa__popcount32(ossa__bits_read(mask, pos, end - pos));
     return r;
 }
 
@@ -184,7 +189,10 @@ static inline float ossa__slerp_time(float s, float A, float B) {
 /* Lerp kernels over the sampling context's SoA channel caches (sample_*.c). For i in
  * [begin, end): s = clamp((t - t0[i]) * inv[i], 0, 1), o = a + (b - a) * s; for `rotation`
  * (4 components, else 3) s is first corrected with ossa__slerp_time(s, ka[i], kb[i]) and o is
- * normalised. All kernels give bit-identical results (same operations, no FMA). */
+ * normalised. All kernels give bit-identical results (same operations, no FMA) for [begin,
+ * end); the SIMD ones run whole vectors, reading and writing up to OSSA__LERP_SLACK - 1
+ * entries past `end` (every array has that many spare entries). */
+#define OSSA__LERP_SLACK 16u
 typedef struct ossa__lerp_soa {
     const float *t0, *inv, *ka, *kb;
     const float *a[4], *b[4];
@@ -198,12 +206,15 @@ void ossa__lerp_avx512(const ossa__lerp_soa *soa, float t, uint32_t begin, uint3
 
 /* ---- error measurement (clip_error.c) ---- */
 /* The measurement grid of an editable clip: the union of every track's key times (joints
- * < joint_count and weight tracks), plus `substeps - 1` evenly spaced times inside each
- * interval of that union; {start} for a clip without keys. *out is allocated (caller frees
- * with ossa__free(allocator)); *ordinal (optional, same allocation) gives each time's substep
- * (0 = a key time). */
-ossa_result ossa__clip_grid(const ossa_clip *clip, uint32_t joint_count, uint32_t substeps,
-                            const ossa_allocator *allocator, float **out, uint32_t *count, uint8_t **ordinal);
+ * < joint_count and weight tracks), and inside each interval of that union n - 1 evenly
+ * spaced times, n a multiple of `substeps` with at least OSSA__GRID_RATE steps per second
+ * (at most OSSA__GRID_MAX_STEPS per interval); {start} for a clip without keys. *out is
+ * allocated (caller frees with ossa__free(allocator)); *candidate (optional, same
+ * allocation) flags the key times and every (n / key_div)-th substep: where packed keys may sit. */
+#define OSSA__GRID_RATE 480.0
+#define OSSA__GRID_MAX_STEPS 4096u
+ossa_result ossa__clip_grid(const ossa_clip *clip, uint32_t joint_count, uint32_t substeps, uint32_t key_div,
+                            const ossa_allocator *allocator, float **out, uint32_t *count, uint8_t **candidate);
 /* Substeps of the measurement grid: 8, or 16 when a track of the clip is CUBICSPLINE. */
 uint32_t ossa__clip_grid_substeps(const ossa_clip *clip);
 /* The exact editable path (the clip jobs with binary-search lookups): the local pose from

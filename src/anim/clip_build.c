@@ -11,7 +11,6 @@
  * every joint on the chain of a joint that misses the bound gets half the tolerance, until
  * all points are within 0.95 x precision; a channel that cannot meet it goes raw (exact). */
 #include <math.h>
-#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -25,9 +24,9 @@ enum { MODE_FOLD, MODE_RAW, MODE_PACKED };
 #define MAX_LEVEL 12
 #define MAX_ITERATIONS 40
 #define MAX_SEGMENT 64
-#define TARGET_MARGIN 0.93f
-#define LEVEL0_SHARE 2.0f
-#define QUANT_SHARE 0.5f /* of a channel's tolerance for quantisation, the rest for key reduction */
+#define TARGET_MARGIN 0.92f
+#define LEVEL0_SHARE 1.0f
+#define KEY_SHARE 0.85f /* of a channel's tolerance for key reduction on exact values */
 
 typedef struct bchan {
     uint32_t target; /* joint (T/R/S) or weight track index (W) */
@@ -41,7 +40,7 @@ typedef struct bchan {
     uint32_t key_count;
     uint32_t *keys; /* key grid (candidate) indices, C capacity */
     uint32_t *q;    /* 3 values per key */
-    float min[3], ext[3];
+    float min[3], step[3];
 } bchan;
 
 typedef struct builder {
@@ -54,7 +53,7 @@ typedef struct builder {
     uint32_t nch;
     float *grid;           /* measurement grid */
     uint32_t G;
-    uint8_t *ordinal;      /* per grid time: its substep (0 = a key time) */
+    uint8_t *candidate;    /* per grid time: may a packed key sit there */
     uint32_t *cand;        /* the key grid: grid indices where packed keys may sit */
     uint32_t C;
     ossa_transform *exact; /* G * J */
@@ -148,12 +147,44 @@ static bool segment_ok(const builder *B, int kind, const float *a, const float *
     return true;
 }
 
+/* Quantises ch's keys with p's ranges and bits into ch->q (decoded into B->D) and checks
+ * every measurement time against the exact values: within tol? */
+static bool quantised_ok(builder *B, bchan *ch, const ossa__bc_packed *p, const int *comp, float tol) {
+    const uint32_t *cand = B->cand;
+    float *D = B->D;
+    const float *X = B->X;
+    ossa__bc_packed pq = *p;
+    for (int c = 0; c < 3; c++) pq.step[c] = pq.bits[c] ? pq.step[c] / (float)((1u << pq.bits[c]) - 1u) : 0.0f;
+    for (uint32_t k = 0; k < ch->key_count; k++) {
+        uint32_t *q = ch->q + (size_t)k * 3;
+        const float *x = X + (size_t)cand[ch->keys[k]] * 4;
+        for (int c = 0; c < 3; c++) {
+            float maxq = (float)((1u << p->bits[c]) - 1u);
+            float f = pq.step[c] > 0.0f ? (x[comp[c]] - p->min[c]) / pq.step[c] : 0.0f;
+            f = f < 0.0f ? 0.0f : (f > maxq ? maxq : f);
+            q[c] = (uint32_t)lrintf(f);
+        }
+        ossa__packed_value(&pq, q, D + (size_t)k * 4);
+        if (!(chan_err(ch->kind, D + (size_t)k * 4, x) <= tol)) return false;
+    }
+    for (uint32_t k = 0; k < ch->key_count; k++) {
+        uint32_t g0 = cand[ch->keys[k]], g1 = k + 1 < ch->key_count ? cand[ch->keys[k + 1]] : B->G;
+        if (ch->interp == OSSA_INTERP_STEP || k + 1 == ch->key_count) {
+            for (uint32_t m = g0 + 1; m < g1; m++)
+                if (!(chan_err(ch->kind, D + (size_t)k * 4, X + (size_t)m * 4) <= tol)) return false;
+        } else if (!segment_ok(B, ch->kind, D + (size_t)k * 4, D + (size_t)(k + 1) * 4, g0, g1, tol)) {
+            return false;
+        }
+    }
+    return true;
+}
+
 /* Fits packed channel ch at tolerance tol (channel units): FOLD, PACKED or RAW. Keys sit on
  * the key grid (B->cand); every measurement time is checked. */
 static void fit(builder *B, bchan *ch, float tol) {
     uint32_t G = B->G, C = B->C;
     const uint32_t *cand = B->cand;
-    float *X = B->X, *D = B->D;
+    float *X = B->X;
     channel_values(B, ch, X);
     float dev = 0.0f;
     for (uint32_t g = 1; g < G; g++) {
@@ -196,55 +227,16 @@ static void fit(builder *B, bchan *ch, float tol) {
             hi = fmaxf(hi, v);
         }
         p.min[c] = lo;
-        p.ext[c] = hi - lo;
-        if (p.ext[c] > maxext) maxext = p.ext[c];
+        p.step[c] = hi - lo; /* the extent until the bits are known */
+        if (p.step[c] > maxext) maxext = p.step[c];
     }
     if (!isfinite(maxext) || !(tol > 0.0f)) {
         ch->mode = MODE_RAW;
         return;
     }
-    /* per component: the fewest bits whose half step fits the quantisation share of tol */
-    float tq = tol * QUANT_SHARE / (ch->kind == OSSA__CH_R ? 2.0f * 1.7320508f : 1.7320508f);
-    for (int c = 0; c < 3; c++) {
-        uint32_t b = 0;
-        while (b < OSSA__BC_MAX_BITS && p.ext[c] * 0.5f / (float)((1u << b) - 1u + (b == 0)) > tq) b++;
-        if (b == 0 && p.ext[c] > 0.0f) b = 1;
-        p.bits[c] = (uint8_t)b;
-    }
-    bool ok = false;
-    for (int extra = 0; !ok; extra++) {
-        ok = true;
-        for (uint32_t k = 0; k < C && ok; k++) {
-            uint32_t *q = B->Q + (size_t)k * 3;
-            const float *x = X + (size_t)cand[k] * 4;
-            for (int c = 0; c < 3; c++) {
-                float maxq = (float)((1u << p.bits[c]) - 1u);
-                float f = p.ext[c] > 0.0f && p.bits[c] ? (x[comp[c]] - p.min[c]) / p.ext[c] * maxq : 0.0f;
-                f = f < 0.0f ? 0.0f : (f > maxq ? maxq : f);
-                q[c] = (uint32_t)lrintf(f);
-            }
-            ossa__packed_value(&p, q, D + (size_t)k * 4);
-            if (!(chan_err(ch->kind, D + (size_t)k * 4, x) <= tol * QUANT_SHARE)) ok = false;
-        }
-        if (ok) break;
-        bool grew = false;
-        for (int c = 0; c < 3; c++)
-            if (p.ext[c] > 0.0f && p.bits[c] < OSSA__BC_MAX_BITS) {
-                p.bits[c]++;
-                grew = true;
-            }
-        if (!grew) break;
-    }
-    if (!ok) {
-        ch->mode = MODE_RAW;
-        return;
-    }
-    ch->mode = MODE_PACKED;
-    memcpy(ch->bits, p.bits, sizeof p.bits);
-    ch->drop = p.drop;
-    memcpy(ch->min, p.min, sizeof p.min);
-    memcpy(ch->ext, p.ext, sizeof p.ext);
+    /* 1. keys: the fewest, from the exact values, within the key share of tol */
     ch->interp = ch->src->interp == OSSA_INTERP_STEP ? OSSA_INTERP_STEP : OSSA_INTERP_LINEAR;
+    float tk = tol * KEY_SHARE;
     uint32_t n = 0;
     ch->keys[n++] = 0;
     if (ch->interp == OSSA_INTERP_STEP) {
@@ -252,7 +244,7 @@ static void fit(builder *B, bchan *ch, float tol) {
         for (uint32_t k = 1; k < C; k++) {
             uint32_t end = k + 1 < C ? cand[k + 1] : G;
             for (uint32_t m = cand[k]; m < end; m++)
-                if (!(chan_err(ch->kind, D + (size_t)last * 4, X + (size_t)m * 4) <= tol)) {
+                if (!(chan_err(ch->kind, X + (size_t)cand[last] * 4, X + (size_t)m * 4) <= tk)) {
                     ch->keys[n++] = last = k;
                     break;
                 }
@@ -262,13 +254,13 @@ static void fit(builder *B, bchan *ch, float tol) {
         while (i + 1 < C) {
             uint32_t best = i + 1;
             for (uint32_t j = i + 2; j < C && cand[j] - cand[i] <= MAX_SEGMENT; j++) {
-                if (!segment_ok(B, ch->kind, D + (size_t)i * 4, D + (size_t)j * 4, cand[i], cand[j], tol)) break;
+                if (!segment_ok(B, ch->kind, X + (size_t)cand[i] * 4, X + (size_t)cand[j] * 4, cand[i], cand[j], tk)) break;
                 best = j;
             }
-            /* Two neighbouring keys that cannot follow the curve even unquantised (a fast
-             * CUBICSPLINE, a huge slerp) cannot be helped by bits: keep the channel exact. */
-            if (best == i + 1 && !segment_ok(B, ch->kind, D + (size_t)i * 4, D + (size_t)best * 4, cand[i], cand[best], tol) &&
-                !segment_ok(B, ch->kind, X + (size_t)cand[i] * 4, X + (size_t)cand[best] * 4, cand[i], cand[best], tol * 0.5f)) {
+            /* Two neighbouring keys that cannot follow the curve (a fast CUBICSPLINE, a huge
+             * slerp) cannot be helped by bits: keep the channel exact. */
+            if (best == i + 1 &&
+                !segment_ok(B, ch->kind, X + (size_t)cand[i] * 4, X + (size_t)cand[best] * 4, cand[i], cand[best], tol * 0.9f)) {
                 ch->mode = MODE_RAW;
                 return;
             }
@@ -277,7 +269,43 @@ static void fit(builder *B, bchan *ch, float tol) {
         }
     }
     ch->key_count = n;
-    for (uint32_t k = 0; k < n; k++) memcpy(ch->q + (size_t)k * 3, B->Q + (size_t)ch->keys[k] * 3, 3 * sizeof(uint32_t));
+    /* 2. bits: from a one-component estimate up until every measurement time is within tol,
+     * then each component down while it stays so */
+    for (int c = 0; c < 3; c++) {
+        float tq = tol / (ch->kind == OSSA__CH_R ? 2.0f : 1.0f);
+        uint32_t bits = 0;
+        while (bits < OSSA__BC_MAX_BITS && p.step[c] * 0.5f / (float)((1u << bits) - 1u + (bits == 0)) > tq) bits++;
+        p.bits[c] = (uint8_t)bits;
+    }
+    bool ok = false;
+    for (;;) {
+        if ((ok = quantised_ok(B, ch, &p, comp, tol))) break;
+        bool grew = false;
+        for (int c = 0; c < 3; c++)
+            if (p.step[c] > 0.0f && p.bits[c] < OSSA__BC_MAX_BITS) {
+                p.bits[c]++;
+                grew = true;
+            }
+        if (!grew) break;
+    }
+    if (!ok) {
+        ch->mode = MODE_RAW;
+        return;
+    }
+    for (int c = 0; c < 3; c++)
+        while (p.bits[c] > 0) {
+            p.bits[c]--;
+            if (!quantised_ok(B, ch, &p, comp, tol)) {
+                p.bits[c]++;
+                break;
+            }
+        }
+    quantised_ok(B, ch, &p, comp, tol); /* leaves the final values in ch->q */
+    ch->mode = MODE_PACKED;
+    memcpy(ch->bits, p.bits, sizeof p.bits);
+    ch->drop = p.drop;
+    memcpy(ch->min, p.min, sizeof p.min);
+    for (int c = 0; c < 3; c++) ch->step[c] = p.bits[c] ? p.step[c] / (float)((1u << p.bits[c]) - 1u) : 0.0f;
 }
 
 /* ---------------------------------------------------------------- writer */
@@ -452,7 +480,7 @@ static ossa_result write_clip(builder *B, ossa_built_clip **out) {
         p->key_count = c->key_count;
         p->data_off = (uint32_t)cur;
         memcpy(p->min, c->min, sizeof p->min);
-        memcpy(p->ext, c->ext, sizeof p->ext);
+        memcpy(p->step, c->step, sizeof p->step);
         for (uint32_t i = 0; i < c->key_count; i++) put_bits(b + cur, c->keys[i], 1u, 1);
         uint64_t pos = G;
         for (uint32_t i = 0; i < c->key_count * 3; i++) {
@@ -672,19 +700,19 @@ ossa_result ossa_clip_build(const ossa_clip *clip, const ossa_skeleton *skeleton
         raw_bytes += (w->key_count + track_floats(w)) * sizeof(float);
     }
 
+    /* the key grid: the key times and the midpoints between them (8 per interval for
+     * CUBICSPLINE clips), so a fast rotation can take an extra key instead of going raw */
     uint32_t substeps = ossa__clip_grid_substeps(clip);
-    ossa_result r = ossa__clip_grid(clip, J, substeps, allocator, &B.grid, &B.G, &B.ordinal);
+    ossa_result r = ossa__clip_grid(clip, J, substeps, substeps > 8 ? 8 : 2, allocator, &B.grid, &B.G, &B.candidate);
     if (r) return r;
     uint32_t G = B.G;
-    /* the key grid: the key times, and for CUBICSPLINE clips every other substep too */
-    uint32_t cstep = substeps > 8 ? 2 : substeps;
     B.cand = ossa__alloc_array(allocator, (size_t)G + 1, sizeof(uint32_t));
     if (!B.cand) {
         ossa__free(allocator, B.grid);
         return OSSA_ERROR_OUT_OF_MEMORY;
     }
     for (uint32_t g = 0; g < G; g++)
-        if (B.ordinal[g] % cstep == 0 || g + 1 == G) B.cand[B.C++] = g;
+        if (B.candidate[g] || g + 1 == G) B.cand[B.C++] = g;
     size_t nmax = (size_t)clip->track_count * 3 + clip->weight_track_count;
     B.ch = ossa__alloc_array(allocator, nmax + 1, sizeof(bchan));
     B.exact = ossa__alloc_array(allocator, (size_t)G * J + 1, sizeof(ossa_transform));
@@ -765,7 +793,6 @@ ossa_result ossa_clip_build(const ossa_clip *clip, const ossa_skeleton *skeleton
     for (int it = 0;; it++) {
         if ((r = write_clip(&B, &bc)) != OSSA_OK) goto done;
         if ((r = measure(&B, bc, ctx, jerr, jworst, &e)) != OSSA_OK) goto done;
-        if (getenv("OSSA_BUILD_DEBUG")) fprintf(stderr, "it %d: err %g joint %u t %g\n", it, (double)e.max_error, e.worst_joint, (double)e.worst_time);
         if (B.opt.lossless || e.max_error <= target || it == MAX_ITERATIONS) break;
         memset(touched, 0, B.nch);
         for (uint32_t j = 0; j < J; j++)
@@ -781,21 +808,6 @@ ossa_result ossa_clip_build(const ossa_clip *clip, const ossa_skeleton *skeleton
         if (!changed) break;
         ossa_built_clip_destroy(bc);
         bc = NULL;
-    }
-    if (getenv("OSSA_BUILD_DEBUG")) {
-        size_t kb = 0, nk = 0, np = 0, nr = 0, nf = 0, vb = 0;
-        for (uint32_t i = 0; i < B.nch; i++) {
-            const bchan *c = &B.ch[i];
-            if (c->mode == MODE_PACKED) { np++; nk += c->key_count; kb += B.C; vb += c->key_count * ((size_t)c->bits[0] + c->bits[1] + c->bits[2]); }
-            else if (c->mode == MODE_RAW) nr++;
-            else nf++;
-        }
-        int hist[MAX_LEVEL + 2] = {0};
-        for (uint32_t i = 0; i < B.nch; i++) hist[B.ch[i].level]++;
-        for (int l = 0; l <= MAX_LEVEL + 1; l++) fprintf(stderr, "%d ", hist[l]);
-        for (uint32_t i = 0; i < B.nch; i++) if (B.ch[i].mode == MODE_RAW) fprintf(stderr, "[raw j%u k%u L%d] ", B.ch[i].target, B.ch[i].kind, B.ch[i].level);
-        fprintf(stderr, "%s: G %u packed %zu raw %zu fold %zu keys %zu (%.1f/ch) time bytes %zu value bytes %zu avg bits %.1f size %u\n",
-                clip->name, G, np, nr, nf, nk, np ? (double)nk / np : 0.0, kb / 8, vb / 8, nk ? (double)vb / nk / 3 : 0.0, bc->h->size);
     }
     /* record what was measured in the block itself */
     ossa__bc_header *h = (ossa__bc_header *)ossa__built_clip_block(bc);

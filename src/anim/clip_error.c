@@ -28,10 +28,18 @@ uint32_t ossa__clip_grid_substeps(const ossa_clip *clip) {
     return 8;
 }
 
-ossa_result ossa__clip_grid(const ossa_clip *clip, uint32_t joint_count, uint32_t substeps,
-                            const ossa_allocator *allocator, float **out, uint32_t *count, uint8_t **ordinal) {
+/* Substeps of the interval [a, b]: a multiple of `substeps`, at least OSSA__GRID_RATE per second. */
+static uint32_t interval_steps(double a, double b, uint32_t substeps) {
+    double n = ceil((b - a) * OSSA__GRID_RATE / substeps);
+    if (!(n >= 1.0)) n = 1.0;
+    if (n > OSSA__GRID_MAX_STEPS / substeps) n = OSSA__GRID_MAX_STEPS / substeps;
+    return (uint32_t)n * substeps;
+}
+
+ossa_result ossa__clip_grid(const ossa_clip *clip, uint32_t joint_count, uint32_t substeps, uint32_t key_div,
+                            const ossa_allocator *allocator, float **out, uint32_t *count, uint8_t **candidate) {
     *out = NULL;
-    if (ordinal) *ordinal = NULL;
+    if (candidate) *candidate = NULL;
     *count = 0;
     size_t n = 0;
     for (uint32_t i = 0; i < clip->track_count; i++) {
@@ -57,27 +65,29 @@ ossa_result ossa__clip_grid(const ossa_clip *clip, uint32_t joint_count, uint32_
     size_t uniq = 1;
     for (size_t i = 1; i < m; i++)
         if (u[i] != u[uniq - 1]) u[uniq++] = u[i];
-    size_t total;
-    if (!ossa__size_mul_add(uniq - 1, substeps, 1, &total) || total > UINT32_MAX) {
+    size_t total = 1;
+    for (size_t i = 0; i + 1 < uniq; i++) total += interval_steps(u[i], u[i + 1], substeps);
+    if (total > UINT32_MAX / 8) {
         ossa__free(allocator, u);
         return OSSA_ERROR_OUT_OF_MEMORY;
     }
     float *g = ossa__alloc_array(allocator, total, sizeof(float) + 1);
-    uint8_t *ord = (uint8_t *)(g + total);
+    uint8_t *cand = (uint8_t *)(g + total);
     if (!g) {
         ossa__free(allocator, u);
         return OSSA_ERROR_OUT_OF_MEMORY;
     }
     size_t k = 0;
     for (size_t i = 0; i < uniq; i++) {
-        ord[k] = 0;
+        cand[k] = 1;
         g[k++] = u[i];
         if (i + 1 == uniq) break;
         double a = u[i], b = u[i + 1];
-        for (uint32_t s = 1; s < substeps; s++) {
-            float t = (float)(a + (b - a) * (double)s / (double)substeps);
+        uint32_t steps = interval_steps(a, b, substeps), every = steps / key_div;
+        for (uint32_t s = 1; s < steps; s++) {
+            float t = (float)(a + (b - a) * (double)s / (double)steps);
             if (t > g[k - 1] && t < u[i + 1]) {
-                ord[k] = (uint8_t)s;
+                cand[k] = s % every == 0;
                 g[k++] = t;
             }
         }
@@ -85,7 +95,7 @@ ossa_result ossa__clip_grid(const ossa_clip *clip, uint32_t joint_count, uint32_
     ossa__free(allocator, u);
     *out = g;
     *count = (uint32_t)k;
-    if (ordinal) *ordinal = ord;
+    if (candidate) *candidate = cand;
     return OSSA_OK;
 }
 
@@ -168,7 +178,7 @@ ossa_result ossa_built_clip_measure(const ossa_built_clip *built, const ossa_cli
     if (shell_distance == 0.0f) shell_distance = 0.03f;
     float *grid = NULL;
     uint32_t G = 0;
-    ossa_result r = ossa__clip_grid(reference, J, ossa__clip_grid_substeps(reference), allocator, &grid, &G, NULL);
+    ossa_result r = ossa__clip_grid(reference, J, ossa__clip_grid_substeps(reference), 1, allocator, &grid, &G, NULL);
     if (r) return r;
     uint32_t W = ossa_built_clip_weight_count(built), Wmax = 0;
     for (uint32_t i = 0; i < reference->weight_track_count; i++)

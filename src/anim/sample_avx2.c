@@ -7,7 +7,7 @@ void ossa__lerp_avx2(const ossa__lerp_soa *soa, float t, uint32_t begin, uint32_
     const __m256 vt = _mm256_set1_ps(t), zero = _mm256_setzero_ps(), one = _mm256_set1_ps(1.0f), half = _mm256_set1_ps(0.5f);
     uint32_t i = begin;
     int comps = rotation ? 4 : 3;
-    for (; i + 8 <= end; i += 8) {
+    for (; i < end; i += 8) { /* whole vectors: the arrays have OSSA__LERP_SLACK spare entries */
         __m256 s = _mm256_mul_ps(_mm256_sub_ps(vt, _mm256_loadu_ps(soa->t0 + i)), _mm256_loadu_ps(soa->inv + i));
         s = _mm256_min_ps(_mm256_max_ps(s, zero), one);
         if (rotation) {
@@ -29,5 +29,4 @@ void ossa__lerp_avx2(const ossa__lerp_soa *soa, float t, uint32_t begin, uint32_
         }
         for (int c = 0; c < comps; c++) _mm256_storeu_ps(soa->o[c] + i, v[c]);
     }
-    if (i < end) ossa__lerp_scalar(soa, t, i, end, rotation);
 }

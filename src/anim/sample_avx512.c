@@ -7,7 +7,7 @@ void ossa__lerp_avx512(const ossa__lerp_soa *soa, float t, uint32_t begin, uint3
     const __m512 vt = _mm512_set1_ps(t), zero = _mm512_setzero_ps(), one = _mm512_set1_ps(1.0f), half = _mm512_set1_ps(0.5f);
     uint32_t i = begin;
     int comps = rotation ? 4 : 3;
-    for (; i + 16 <= end; i += 16) {
+    for (; i < end; i += 16) { /* whole vectors: the arrays have OSSA__LERP_SLACK spare entries */
         __m512 s = _mm512_mul_ps(_mm512_sub_ps(vt, _mm512_loadu_ps(soa->t0 + i)), _mm512_loadu_ps(soa->inv + i));
         s = _mm512_min_ps(_mm512_max_ps(s, zero), one);
         if (rotation) {
@@ -29,5 +29,4 @@ void ossa__lerp_avx512(const ossa__lerp_soa *soa, float t, uint32_t begin, uint3
         }
         for (int c = 0; c < comps; c++) _mm512_storeu_ps(soa->o[c] + i, v[c]);
     }
-    if (i < end) ossa__lerp_scalar(soa, t, i, end, rotation);
 }

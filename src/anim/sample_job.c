@@ -22,6 +22,7 @@ struct ossa_sampling_context {
     float *lo, *hi;       /* the cached segment is valid for lo <= t < hi */
     float *t0, *inv, *ka, *kb;
     float *a[4], *b[4], *o[4];
+    float *nb;            /* per packed channel: key b as decoded (before the shorter-arc flip), 4 floats */
 };
 
 /* ---------------------------------------------------------------- kernels */
@@ -69,7 +70,7 @@ static bool cpu_has(int k) {
 #endif
 }
 
-static _Atomic(ossa__lerp_kernel) chosen = NULL;
+static _Atomic(ossa__lerp_kernel) chosen; /* NULL (static storage); clang refuses "= NULL" for an atomic function pointer */
 
 static ossa__lerp_kernel choose_kernel(void) {
     ossa__lerp_kernel k = atomic_load(&chosen);
@@ -100,13 +101,15 @@ ossa_result ossa_sampling_context_create(uint32_t max_joints, uint32_t max_weigh
     if (!out) return OSSA_ERROR_INVALID_ARGUMENT;
     *out = NULL;
     if (max_joints > (1u << 24) || max_weights > (1u << 24)) return OSSA_ERROR_INVALID_ARGUMENT;
-    size_t P = (size_t)max_joints * 3u, C = P + max_weights;
+    size_t P = (size_t)max_joints * 3u + OSSA__LERP_SLACK, C = (size_t)max_joints * 3u + max_weights;
     ossa__layout L = {0, false};
     size_t o_ctx = ossa__layout_add(&L, 1, sizeof(ossa_sampling_context));
     size_t o_clock = ossa__layout_add(&L, C, sizeof(uint32_t));
     size_t o_cursor = ossa__layout_add(&L, P * 3, sizeof(uint32_t));
+    /* the floats are zeroed once so the kernels' spare lanes compute on finite values */
     size_t o_f[18];
     for (int i = 0; i < 18; i++) o_f[i] = ossa__layout_add(&L, P, sizeof(float));
+    size_t o_nb = ossa__layout_add(&L, P * 4, sizeof(float));
     (void)o_ctx;
     if (L.overflow) return OSSA_ERROR_OUT_OF_MEMORY;
     unsigned char *mem = ossa__alloc(allocator, L.size);
@@ -129,6 +132,7 @@ ossa_result ossa_sampling_context_create(uint32_t max_joints, uint32_t max_weigh
     c->inv = f[3];
     c->ka = f[16];
     c->kb = f[17];
+    c->nb = (float *)(mem + o_nb);
     for (int i = 0; i < 4; i++) {
         c->a[i] = f[4 + i];
         c->b[i] = f[8 + i];
@@ -182,12 +186,14 @@ static void seek(ossa_sampling_context *c, const ossa_built_clip *clip, uint32_t
     const unsigned char *mask = clip->base + p->data_off;
     const float *grid = clip->grid;
     uint32_t G = clip->h->grid_count, a = c->cursor[i], rank = c->rank[i], n = c->next[i];
-    bool found = false;
+    bool found = false, reuse = false;
     if (a != UINT32_MAX && n < G && t >= grid[n]) {
+        reuse = true; /* one step forward: the new key a is the old key b, already decoded */
         for (int steps = 0; steps < 4 && n < G && t >= grid[n]; steps++) {
             a = n;
             rank++;
             n = ossa__mask_next(mask, a + 1, G);
+            reuse = steps == 0;
         }
         found = n >= G || t < grid[n];
     }
@@ -201,7 +207,8 @@ static void seek(ossa_sampling_context *c, const ossa_built_clip *clip, uint32_t
     c->rank[i] = rank;
     c->next[i] = n;
     float va[4], vb[4];
-    ossa__packed_decode(clip->base, p, G, rank, va);
+    if (found && reuse) memcpy(va, c->nb + (size_t)i * 4, sizeof va);
+    else ossa__packed_decode(clip->base, p, G, rank, va);
     c->lo[i] = a == 0 ? -INFINITY : grid[a];
     c->t0[i] = grid[a];
     if (n >= G) { /* the last key: hold it */
@@ -210,6 +217,7 @@ static void seek(ossa_sampling_context *c, const ossa_built_clip *clip, uint32_t
         c->inv[i] = 0.0f;
     } else {
         ossa__packed_decode(clip->base, p, G, rank + 1, vb);
+        memcpy(c->nb + (size_t)i * 4, vb, sizeof vb);
         c->hi[i] = grid[n];
         c->inv[i] = p->interp == OSSA_INTERP_STEP ? 0.0f : 1.0f / (grid[n] - grid[a]);
         if (p->kind == OSSA__CH_R && va[0] * vb[0] + va[1] * vb[1] + va[2] * vb[2] + va[3] * vb[3] < 0.0f)

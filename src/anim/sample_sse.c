@@ -7,7 +7,7 @@ void ossa__lerp_sse(const ossa__lerp_soa *soa, float t, uint32_t begin, uint32_t
     const __m128 vt = _mm_set1_ps(t), zero = _mm_setzero_ps(), one = _mm_set1_ps(1.0f), half = _mm_set1_ps(0.5f);
     uint32_t i = begin;
     int comps = rotation ? 4 : 3;
-    for (; i + 4 <= end; i += 4) {
+    for (; i < end; i += 4) { /* whole vectors: the arrays have OSSA__LERP_SLACK spare entries */
         __m128 s = _mm_mul_ps(_mm_sub_ps(vt, _mm_loadu_ps(soa->t0 + i)), _mm_loadu_ps(soa->inv + i));
         s = _mm_min_ps(_mm_max_ps(s, zero), one);
         if (rotation) {
@@ -29,5 +29,4 @@ void ossa__lerp_sse(const ossa__lerp_soa *soa, float t, uint32_t begin, uint32_t
         }
         for (int c = 0; c < comps; c++) _mm_storeu_ps(soa->o[c] + i, v[c]);
     }
-    if (i < end) ossa__lerp_scalar(soa, t, i, end, rotation);
 }

@@ -150,6 +150,11 @@ ossa_asset *cli_load_asset(const char *cmd, const char *file) {
 }
 
 bool cli_add_clips(const char *cmd, ossa_asset *asset, const char *file) {
+    if (asset->built_clip_count && !asset->clip_count) {
+        fprintf(stderr, "ossa %s: --anim %s: a packed model holds built clips only; load the model's source file\n", cmd,
+                file);
+        return false;
+    }
     if (!asset->skeleton) {
         fprintf(stderr, "ossa %s: --anim %s: the model has no skeleton to bind clips to\n", cmd, file);
         return false;
