@@ -5,6 +5,7 @@
  * a clip from a separate file against the same clip loaded with its model;
  * truncated and corrupted FBX/DAE. Without Assimp every case skips. */
 #include "test_support.h"
+#include "gltf_writer.h"
 
 #include <math.h>
 #include <stdio.h>
@@ -672,18 +673,6 @@ static void test_clips_from_separate_file(void **state) {
 
 /* ------------------------------------------------------------ hostile FBX / DAE files */
 
-static uint8_t *read_all(const char *path, size_t *size) {
-    FILE *f = fopen(path, "rb");
-    if (!f) return NULL;
-    fseek(f, 0, SEEK_END);
-    long n = ftell(f);
-    fseek(f, 0, SEEK_SET);
-    uint8_t *b = malloc((size_t)n + 1);
-    *size = fread(b, 1, (size_t)n, f);
-    fclose(f);
-    return b;
-}
-
 /* Every result is acceptable except a crash; successes must hold the asset invariants. */
 static void load_hostile(const uint8_t *data, size_t size, const char *hint, uint32_t *errors, uint32_t *loaded) {
     ossa_asset *a = NULL;
@@ -704,7 +693,7 @@ static void load_hostile(const uint8_t *data, size_t size, const char *hint, uin
 
 static void hostile_file(const char *path, const char *hint, uint32_t step) {
     size_t size = 0;
-    uint8_t *data = read_all(path, &size);
+    uint8_t *data = gw_read_all(path, &size);
     assert_non_null(data);
     uint32_t errors = 0, loaded = 0;
     for (size_t n = 1; n < size; n += step) load_hostile(data, n, hint, &errors, &loaded); /* truncations */
