@@ -58,7 +58,7 @@ ossa_result ossa_assimp_load_memory(const void *data, size_t size, const char *h
 ossa_result ossa_assimp_load_clips(const char *path, const ossa_skeleton *skeleton, const ossa_load_options *options,
                                    ossa_asset **out, ossa_diagnostic *diag);
 
-/* Version of the Assimp library linked in, e.g. "5.2.4" (static string). */
+/* Version of the Assimp library linked in, e.g. "5.2.4" (valid for the calling thread's lifetime). */
 const char *ossa_assimp_version(void);
 
 /* ---- any format: picks the importer ---- */

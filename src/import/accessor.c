@@ -286,25 +286,36 @@ static ossa_result decode_at(ossa__ctx *ctx, uint32_t index, float **fout, uint3
     size_t total = (size_t)a->count * a->components;
     float *f = NULL;
     uint32_t *u = NULL;
+    bool borrowed = false;
+    if (fout && a->view >= 0 && a->component_type == 5126 && a->sparse_tok < 0) {
+        /* tightly packed FLOAT: used in place, no copy (ossa__ctx_free ignores pointers into
+         * buffers). Values the caller modifies are borrowed only from this load's own scratch
+         * buffers (a decoded data: URI), never from a mapped file or the caller's memory. */
+        const ossa__view *v = &ctx->views[a->view];
+        const ossa__buffer *buf = &ctx->buffers[v->buffer];
+        size_t esz = element_size(a, NULL);
+        const uint8_t *base = buf->data + v->offset + a->offset;
+        if ((!v->stride || v->stride == esz) && esz == (size_t)a->components * 4 && (!modify || buf->writable) &&
+            ((uintptr_t)base & 3u) == 0) {
+            f = (float *)(void *)(uintptr_t)base;
+            borrowed = true;
+        }
+    }
     /* zeroed only when there is no bufferView (zeros + optional sparse); else every element is written */
-    if (fout) f = a->view >= 0 ? ossa__ctx_alloc_raw(ctx, total, sizeof *f) : ossa__ctx_alloc(ctx, total, sizeof *f);
-    else u = a->view >= 0 ? ossa__ctx_alloc_raw(ctx, total, sizeof *u) : ossa__ctx_alloc(ctx, total, sizeof *u);
+    if (borrowed) {
+    } else if (fout) {
+        f = a->view >= 0 ? ossa__ctx_alloc_raw(ctx, total, sizeof *f) : ossa__ctx_alloc(ctx, total, sizeof *f);
+    } else {
+        u = a->view >= 0 ? ossa__ctx_alloc_raw(ctx, total, sizeof *u) : ossa__ctx_alloc(ctx, total, sizeof *u);
+    }
     if (!f && !u) return ctx->failed;
-    if (a->view >= 0) {
+    if (a->view >= 0 && !borrowed) {
         const ossa__view *v = &ctx->views[a->view];
         size_t col;
         size_t esz = element_size(a, &col);
         size_t stride = v->stride ? v->stride : esz;
         const uint8_t *base = ctx->buffers[v->buffer].data + v->offset + a->offset;
-        const ossa__buffer *buf = &ctx->buffers[v->buffer];
-        if (f && a->component_type == 5126 && stride == esz && esz == (size_t)a->components * 4 &&
-            (!modify || buf->writable) && a->sparse_tok < 0 && ((uintptr_t)base & 3u) == 0) {
-            /* tightly packed FLOAT: used in place, no copy (ossa__ctx_free ignores pointers into
-             * buffers). Values the caller modifies are borrowed only from this load's own scratch
-             * buffers (a decoded data: URI), never from a mapped file. */
-            ossa__ctx_free(ctx, f);
-            f = (float *)(void *)(uintptr_t)base;
-        } else if (f && a->component_type == 5126 && col * a->columns == esz && esz == (size_t)a->components * 4) {
+        if (f && a->component_type == 5126 && col * a->columns == esz && esz == (size_t)a->components * 4) {
             /* FLOAT without column padding: the bytes are the floats (same values as decode_element) */
             if (stride == esz) memcpy(f, base, total * sizeof *f);
             else

@@ -1199,7 +1199,7 @@ ossa_result ossa__assimp_scene_load(const struct aiScene *scene, const ossa_load
 }
 
 const char *ossa_assimp_version(void) {
-    static char buf[32];
+    static _Thread_local char buf[32]; /* per thread: no shared state */
     if (!buf[0])
         snprintf(buf, sizeof buf, "%u.%u.%u", aiGetVersionMajor(), aiGetVersionMinor(), aiGetVersionPatch());
     return buf;
