@@ -9,6 +9,9 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#ifdef __SSE2__
+#include <emmintrin.h>
+#endif
 
 static bool is_hex(char c) { return (c >= '0' && c <= '9') || (c >= 'a' && c <= 'f') || (c >= 'A' && c <= 'F'); }
 
@@ -51,6 +54,23 @@ static int scan_string(const char *js, size_t size, size_t *pos) {
 }
 
 enum { EXPECT_VALUE, EXPECT_VALUE_OR_CLOSE, EXPECT_KEY_OR_END, EXPECT_KEY, EXPECT_COLON, EXPECT_COMMA_OR_END, EXPECT_NOTHING };
+
+/* 1 + the number of , : [ { bytes (SSE2: 16 bytes per step). */
+static size_t count_structural(const char *js, size_t n) {
+    size_t c = 1, i = 0;
+#ifdef __SSE2__
+    const __m128i comma = _mm_set1_epi8(','), colon = _mm_set1_epi8(':'), bracket = _mm_set1_epi8('['),
+                  brace = _mm_set1_epi8('{');
+    for (; i + 16 <= n; i += 16) {
+        __m128i v = _mm_loadu_si128((const __m128i *)(const void *)(js + i));
+        __m128i m = _mm_or_si128(_mm_or_si128(_mm_cmpeq_epi8(v, comma), _mm_cmpeq_epi8(v, colon)),
+                                 _mm_or_si128(_mm_cmpeq_epi8(v, bracket), _mm_cmpeq_epi8(v, brace)));
+        c += (size_t)__builtin_popcount((unsigned)_mm_movemask_epi8(m));
+    }
+#endif
+    for (; i < n; i++) c += js[i] == ',' || js[i] == ':' || js[i] == '[' || js[i] == '{';
+    return c;
+}
 
 /* Doubles the token array (budgeted); false after recording the failure. */
 static bool grow(ossa__ctx *ctx, ossa__jtok **t, uint32_t *cap) {
@@ -203,10 +223,14 @@ ossa_result ossa__json_parse(ossa__ctx *ctx) {
     if (ctx->json_size == 0) return ossa__fail(ctx, OSSA_ERROR_PARSE, "", "JSON: empty document");
     if (ctx->json_size >= (size_t)INT32_MAX)
         return ossa__fail(ctx, OSSA_ERROR_LIMIT, "", "JSON: %zu bytes is too large", ctx->json_size);
-    /* one pass; the token array starts at about one token per 64 bytes (glTF JSON averages
-     * 10-25 bytes per token; base64 strings none) and doubles when that is too few */
-    size_t guess = ctx->json_size / 64;
-    uint32_t cap = guess < 1024 ? 1024 : guess > (1u << 20) ? (1u << 20) : (uint32_t)guess, n = 0;
+    /* Every token but the first follows one of , : [ { so their count (inside strings too:
+     * an over-count is harmless) bounds the tokens: one allocation, no growth copies. When
+     * that bound would take more than a quarter of the remaining budget (commas in long
+     * strings), the array starts at one token per 64 bytes and doubles instead. */
+    size_t bound = count_structural(ctx->json, ctx->json_size), guess = ctx->json_size / 64;
+    uint32_t cap, n = 0;
+    if (bound <= (1u << 30) && bound * sizeof(ossa__jtok) <= (ctx->limit - ctx->used) / 4) cap = (uint32_t)bound;
+    else cap = guess < 1024 ? 1024 : guess > (1u << 20) ? (1u << 20) : (uint32_t)guess;
     ossa__jtok *t = ossa__ctx_alloc_raw(ctx, cap, sizeof *t); /* every field of tokens 0..n-1 is written */
     if (!t) return ctx->failed;
     ossa_result r = tokenize(ctx, &t, &cap, &n);
