@@ -542,6 +542,38 @@ static void test_cross_importer_gltf(void **state) {
     assert_true(joints > 1000);
 }
 
+/* Morph targets through Assimp (aiAnimMesh, aiMeshMorphAnim) against the native importer:
+ * target deltas and sampled weights, AnimatedMorphCube. */
+static void test_cross_importer_morph(void **state) {
+    (void)state;
+    const char *path = ot_asset("AnimatedMorphCube/AnimatedMorphCube.gltf");
+    if (!path) skip();
+    ossa_asset *g = NULL, *s = NULL;
+    ossa_diagnostic d;
+    assert_int_equal(ossa_gltf_load_file(path, NULL, &g, &d), OSSA_OK);
+    assert_int_equal(ossa_assimp_load_file(path, NULL, &s, &d), OSSA_OK);
+    assert_int_equal(g->mesh_count, 1);
+    assert_int_equal(s->mesh_count, 1);
+    const ossa_mesh *mg = g->meshes[0], *ms = s->meshes[0];
+    assert_int_equal(mg->target_count, 2);
+    assert_int_equal(ms->target_count, 2);
+    assert_int_equal(mg->vertex_count, ms->vertex_count);
+    for (uint32_t k = 0; k < 2; k++) {
+        ot_assert_floats_near(mg->targets[k].positions, ms->targets[k].positions, 3 * mg->vertex_count, 1e-5f);
+        ot_assert_near(mg->default_weights[k], ms->default_weights[k], 0);
+    }
+    assert_int_equal(g->clips[0]->weight_track_count, 1);
+    assert_int_equal(s->clips[0]->weight_track_count, 1);
+    for (float t = 0; t <= 4.2f; t += 0.35f) {
+        float wg[2], ws[2];
+        ot_clip_sample_weights(g->clips[0], 0, t, false, OSSA_LOOKUP_BINARY, NULL, wg);
+        ot_clip_sample_weights(s->clips[0], 0, t, false, OSSA_LOOKUP_BINARY, NULL, ws);
+        ot_assert_floats_near(wg, ws, 2, 1e-5f);
+    }
+    ossa_asset_destroy(g);
+    ossa_asset_destroy(s);
+}
+
 /* ------------------------------------------------------------ FBX against `assimp info` / `assimp dump` */
 
 static void test_fbx_against_assimp_tool(void **state) {
@@ -811,6 +843,7 @@ int main(void) {
         cmocka_unit_test(test_scene_keys),
         cmocka_unit_test(test_scene_hostile),
         cmocka_unit_test(test_cross_importer_gltf),
+        cmocka_unit_test(test_cross_importer_morph),
         cmocka_unit_test(test_fbx_against_assimp_tool),
         cmocka_unit_test(test_clips_from_separate_file),
         cmocka_unit_test(test_hostile_fbx_dae),
