@@ -5,7 +5,7 @@ set -euo pipefail
 PKGS=(
   build-essential cmake ninja-build pkg-config clang   # compilers and build
   libclang-rt-14-dev                                   # libFuzzer + sanitizer runtimes for clang (only Recommended by clang)
-  libjsmn-dev                                          # JSON reader of the test support (glTF writer/reader)
+  libjsmn-dev                                          # JSON tokenizer (glTF import, test support)
   libassimp-dev                                        # ossa_assimp: FBX, COLLADA, OBJ, ... (optional in CMake)
   assimp-utils                                         # `assimp info/dump` for the FBX checks in test_assimp
   libcmocka-dev                                        # unit tests
