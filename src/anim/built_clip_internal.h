@@ -10,8 +10,10 @@
  * base pose: joint_count transforms (10 floats each) = the skeleton's rest pose with every
  *            constant channel folded in; sampling starts from a copy of it.
  * raw:       exact channels (every channel of a lossless clip, weight tracks, and channels
- *            the compressor could not bound otherwise): the editable keys as floats on one
- *            of the shared clocks (distinct key-time arrays), sampled with the editable rules.
+ *            the compressor could not bound otherwise): the editable keys on one of the shared
+ *            clocks (distinct key-time arrays), sampled with the editable rules; T/R/S values
+ *            bit-exactly packed per float lane (ordered bits minus the lane's minimum, in as
+ *            many bits as the lane's range needs), weights as plain floats.
  * packed:    compressed T/R/S channels (rotations first, then translations and scales) on
  *            the clip's key grid (grid_count increasing times, first = clip start): a mask of
  *            grid_count bits (bit g set = a key at grid[g]; bit 0 always set), then per key the
@@ -62,8 +64,31 @@ typedef struct ossa__bc_raw {
     uint8_t interp;      /* OSSA_INTERP_STEP / LINEAR / CUBIC */
     uint16_t components; /* 3 (T, S), 4 (R), the weight track's components (W) */
     uint32_t clock;
-    uint32_t values_off; /* key_count * components (* 3 for CUBIC) floats */
+    uint32_t values_off; /* lanes_off 0: key_count * lanes floats; else the packed stream */
+    uint32_t lanes_off;  /* 0, or lanes ossa__bc_lane (T/R/S only): bit-exact packed floats */
 } ossa__bc_raw;
+
+/* One float lane of a packed raw channel (lanes = components, x 3 for CUBIC: in-tangent,
+ * value, out-tangent): key k's float is the one whose ordered bits (ossa__float_ord) are
+ * base + the k-th `bits`-bit field; a key's lanes are consecutive in the stream. */
+typedef struct ossa__bc_lane {
+    uint32_t base;
+    uint8_t bits; /* 0..32 */
+    uint8_t reserved[3];
+} ossa__bc_lane;
+
+/* Float bits mapped to an unsigned order (and back): a < b as floats => ord(a) < ord(b). */
+static inline uint32_t ossa__float_ord(float f) {
+    uint32_t u;
+    memcpy(&u, &f, 4);
+    return (u & 0x80000000u) ? ~u : (u | 0x80000000u);
+}
+static inline float ossa__ord_float(uint32_t o) {
+    uint32_t u = (o & 0x80000000u) ? (o & 0x7FFFFFFFu) : ~o;
+    float f;
+    memcpy(&f, &u, 4);
+    return f;
+}
 
 typedef struct ossa__bc_packed {
     uint32_t joint;

@@ -312,6 +312,30 @@ static void fit(builder *B, bchan *ch, float tol) {
 
 static size_t up4(size_t x) { return (x + 3u) & ~(size_t)3u; }
 
+/* Lanes of a T/R/S raw channel (bit-exact packing): base and bits per float lane, and the
+ * bytes of lane table + stream; weight channels stay plain floats (returns 0). */
+static size_t raw_lanes(const bchan *c, ossa__bc_lane *lanes, uint32_t *per_key) {
+    const ossa_track *t = c->src;
+    if (c->kind == OSSA__CH_W) return 0;
+    uint32_t n = t->components * (t->interp == OSSA_INTERP_CUBIC ? 3u : 1u), per = 0;
+    for (uint32_t l = 0; l < n; l++) {
+        uint32_t lo = UINT32_MAX, hi = 0;
+        for (uint32_t k = 0; k < t->key_count; k++) {
+            uint32_t o = ossa__float_ord(t->values[(size_t)k * n + l]);
+            lo = o < lo ? o : lo;
+            hi = o > hi ? o : hi;
+        }
+        uint32_t b = 0;
+        while (b < 32 && ((hi - lo) >> b)) b++;
+        memset(&lanes[l], 0, sizeof lanes[l]);
+        lanes[l].base = lo;
+        lanes[l].bits = (uint8_t)b;
+        per += b;
+    }
+    *per_key = per;
+    return n * sizeof(ossa__bc_lane) + up4(((uint64_t)t->key_count * per + 7) / 8);
+}
+
 static void put_bits(unsigned char *p, uint64_t pos, uint32_t v, uint32_t n) {
     for (uint32_t b = 0; b < n; b++)
         if ((v >> b) & 1u) p[(pos + b) >> 3] |= (unsigned char)(1u << ((pos + b) & 7u));
@@ -381,7 +405,12 @@ static ossa_result write_clip(builder *B, ossa_built_clip **out) {
     size_t o_times = off;
     for (uint32_t k = 0; k < nclock; k++) off += (size_t)clock_src[k]->key_count * sizeof(float);
     size_t o_values = off;
-    for (uint32_t k = 0; k < nraw; k++) off += track_floats(B->ch[raw_idx[k]].src) * sizeof(float);
+    for (uint32_t k = 0; k < nraw; k++) {
+        ossa__bc_lane lanes[12];
+        uint32_t per;
+        size_t packed = raw_lanes(&B->ch[raw_idx[k]], lanes, &per);
+        off += packed ? packed : track_floats(B->ch[raw_idx[k]].src) * sizeof(float);
+    }
     size_t o_bits = off;
     for (uint32_t k = 0; k < npk; k++) {
         const bchan *c = &B->ch[order[k]];
@@ -462,9 +491,26 @@ static ossa_result write_clip(builder *B, ossa_built_clip **out) {
         raw[k].interp = (uint8_t)c->src->interp;
         raw[k].components = (uint16_t)c->src->components;
         raw[k].clock = clock_of[k];
-        raw[k].values_off = (uint32_t)cur;
-        memcpy(b + cur, c->src->values, track_floats(c->src) * sizeof(float));
-        cur += track_floats(c->src) * sizeof(float);
+        ossa__bc_lane lanes[12];
+        uint32_t per = 0, n = c->src->components * (c->src->interp == OSSA_INTERP_CUBIC ? 3u : 1u);
+        size_t packed = raw_lanes(c, lanes, &per);
+        if (packed) {
+            raw[k].lanes_off = (uint32_t)cur;
+            memcpy(b + cur, lanes, n * sizeof(ossa__bc_lane));
+            cur += n * sizeof(ossa__bc_lane);
+            raw[k].values_off = (uint32_t)cur;
+            uint64_t pos = 0;
+            for (uint32_t i = 0; i < c->src->key_count; i++)
+                for (uint32_t l = 0; l < n; l++) {
+                    put_bits(b + cur, pos, ossa__float_ord(c->src->values[(size_t)i * n + l]) - lanes[l].base, lanes[l].bits);
+                    pos += lanes[l].bits;
+                }
+            cur += packed - n * sizeof(ossa__bc_lane);
+        } else {
+            raw[k].values_off = (uint32_t)cur;
+            memcpy(b + cur, c->src->values, track_floats(c->src) * sizeof(float));
+            cur += track_floats(c->src) * sizeof(float);
+        }
         if (c->kind == OSSA__CH_W) wt[c->target].raw = k;
     }
     ossa__bc_packed *pk = (ossa__bc_packed *)(b + o_pk);
