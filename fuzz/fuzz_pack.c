@@ -8,6 +8,8 @@
  *   - the skeleton is parents-first, its maps are inverse permutations, names non-NULL;
  *   - skin joints < joint count; node infos agree with the skeleton;
  *   - mesh indices < vertex_count, joint indices < joint count, weights finite >= 0;
+ *   - every built clip has the skeleton's joint count and samples at clamped and
+ *     looping times inside and outside its range;
  *   - packing the loaded asset again and loading that gives the same bytes again.
  * max_allocation is capped at 64 MiB.
  *
@@ -66,6 +68,25 @@ static void check_asset(const ossa_asset *a) {
         }
     }
     for (uint32_t w = 0; w < a->warning_count; w++) CHECK(a->warnings[w] != NULL);
+    /* built clips: made for this skeleton, and they sample (clamped and looping) */
+    for (uint32_t c = 0; c < a->built_clip_count; c++) {
+        const ossa_built_clip *clip = a->built_clips[c];
+        CHECK(ossa_built_clip_joint_count(clip) == joints);
+        uint32_t nw = ossa_built_clip_weight_count(clip);
+        ossa_sampling_context *ctx = NULL;
+        if (ossa_sampling_context_create(joints, nw, NULL, &ctx) != OSSA_OK) continue;
+        ossa_transform *pose = calloc((size_t)joints + 1, sizeof *pose);
+        float *w = calloc((size_t)nw + 1, sizeof *w);
+        float start = ossa_built_clip_start(clip), end = ossa_built_clip_end(clip);
+        const float times[] = {start - 1, start, 0.5f * (start + end), end, end + 3, 0.3f * start + 0.7f * end};
+        for (size_t i = 0; pose && w && i < sizeof times / sizeof times[0]; i++) {
+            ossa_sample_job job = {clip, ctx, times[i], (i & 1) != 0, pose, joints, w, nw, 0};
+            CHECK(ossa_sample_job_run(&job) == OSSA_OK);
+        }
+        free(pose);
+        free(w);
+        ossa_sampling_context_destroy(ctx);
+    }
 }
 
 /* Packs `a`, loads the result, packs that: both packs must be byte-identical. */

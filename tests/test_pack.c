@@ -18,6 +18,54 @@
 
 static float frand(uint64_t *s, float lo, float hi) { return ot_rand_float(s, lo, hi); }
 
+/* Two clips over the skeleton: LINEAR rotation, STEP translation, CUBICSPLINE scale and a
+ * morph-weight track on mesh 0's node; built compressed (clip 0) and lossless (clip 1). */
+static void add_clips(ossa_asset *a) {
+    uint64_t rng = 99;
+    const ossa_skeleton *s = a->skeleton;
+    enum { K = 5 };
+    static float times[K] = {0.1f, 0.35f, 0.5f, 1.2f, 1.7f}, rot[K * 4], tr[K * 3], sc[K * 9], mw[K * 2];
+    for (int k = 0; k < K; k++) {
+        ossa_quat q = ot_rand_quat(&rng);
+        memcpy(rot + 4 * k, &q, sizeof q);
+        for (int c = 0; c < 3; c++) tr[3 * k + c] = frand(&rng, -1, 1);
+        for (int c = 0; c < 9; c++) sc[9 * k + c] = c >= 3 && c < 6 ? frand(&rng, 0.5f, 1.5f) : frand(&rng, -0.5f, 0.5f);
+        mw[2 * k] = frand(&rng, 0, 1), mw[2 * k + 1] = frand(&rng, 0, 1);
+    }
+    ossa_transform_track tt[3];
+    memset(tt, 0, sizeof tt);
+    const uint32_t joints[3] = {s->joint_of_source[1], s->joint_of_source[3], s->joint_of_source[4]};
+    ossa_track rt = {.kind = OSSA_TRACK_ROTATION, .interp = OSSA_INTERP_LINEAR, .components = 4, .key_count = K,
+                     .times = times, .values = rot};
+    ossa_track st = {.kind = OSSA_TRACK_VECTOR, .interp = OSSA_INTERP_STEP, .components = 3, .key_count = K,
+                     .times = times, .values = tr};
+    ossa_track ct = {.kind = OSSA_TRACK_VECTOR, .interp = OSSA_INTERP_CUBIC, .components = 3, .key_count = K,
+                     .times = times, .values = sc};
+    /* tracks sorted by joint */
+    for (int i = 0; i < 3; i++) {
+        int rank = 0;
+        for (int k = 0; k < 3; k++) rank += joints[k] < joints[i];
+        tt[rank].joint = joints[i];
+        if (i == 0) tt[rank].rotation = rt;
+        if (i == 1) tt[rank].translation = st;
+        if (i == 2) tt[rank].scale = ct;
+    }
+    ossa_weight_track wt = {.joint = (uint32_t)a->meshes[0]->node,
+                            .weights = {.kind = OSSA_TRACK_VECTOR, .interp = OSSA_INTERP_LINEAR, .components = 2,
+                                        .key_count = K, .times = times, .values = mw}};
+    ossa_clip_desc d = {"turn", true, 3, tt, 1, &wt, 0};
+    a->clip_count = 2;
+    a->clips = calloc(2, sizeof *a->clips);
+    a->built_clip_count = 2;
+    a->built_clips = calloc(2, sizeof *a->built_clips);
+    for (uint32_t c = 0; c < 2; c++) {
+        d.name = c ? "turn (lossless)" : "turn";
+        assert_int_equal(ossa_clip_create(&d, NULL, &a->clips[c]), OSSA_OK);
+        ossa_clip_build_options o = {.lossless = c == 1};
+        assert_int_equal(ossa_clip_build(a->clips[c], s, &o, NULL, &a->built_clips[c], NULL), OSSA_OK);
+    }
+}
+
 /* 6 joints given children-first (so the skeleton reorders), 2 skins, 3 meshes. */
 static ossa_asset *rich_asset(void) {
     uint64_t rng = 12345;
@@ -107,6 +155,7 @@ static ossa_asset *rich_asset(void) {
         desc.source_primitive = m == 2 ? 1 : 0;
         assert_int_equal(ossa_mesh_create(&desc, NULL, &a->meshes[m]), OSSA_OK);
     }
+    add_clips(a);
     a->warning_count = 2;
     a->warnings = calloc(2, sizeof *a->warnings);
     a->warnings[0] = strdup("/nodes/2: matrix has shear");
@@ -213,6 +262,13 @@ static void assert_asset_equal(const ossa_asset *x, const ossa_asset *y, bool wa
     assert_int_equal(x->mesh_count, y->mesh_count);
     for (uint32_t m = 0; m < x->mesh_count; m++) assert_mesh_equal(x->meshes[m], y->meshes[m]);
     assert_int_equal(y->clip_count, 0);
+    assert_int_equal(x->built_clip_count, y->built_clip_count);
+    for (uint32_t c = 0; c < x->built_clip_count; c++) {
+        size_t n1, n2;
+        const void *b1 = ossa_built_clip_data(x->built_clips[c], &n1), *b2 = ossa_built_clip_data(y->built_clips[c], &n2);
+        assert_int_equal(n1, n2);
+        assert_memory_equal(b1, b2, n1);
+    }
     assert_int_equal(warnings ? x->warning_count : 0, y->warning_count);
     for (uint32_t w = 0; w < y->warning_count; w++) assert_string_equal(x->warnings[w], y->warnings[w]);
 }
@@ -282,6 +338,52 @@ static void rich_round_trip(void **state) {
     free(b);
 }
 
+/* Samples built clip c of both assets at many times (clamped and looping, forward and
+ * random): poses and weights bit for bit equal. */
+static void assert_same_sampling(const ossa_asset *x, const ossa_asset *y) {
+    uint32_t n = x->skeleton->joint_count;
+    uint64_t rng = 7;
+    for (uint32_t c = 0; c < x->built_clip_count; c++) {
+        const ossa_built_clip *p = x->built_clips[c], *q = y->built_clips[c];
+        uint32_t nw = ossa_built_clip_weight_count(p);
+        assert_int_equal(nw, ossa_built_clip_weight_count(q));
+        ossa_sampling_context *cp = NULL, *cq = NULL;
+        assert_int_equal(ossa_sampling_context_create(n, nw, NULL, &cp), OSSA_OK);
+        assert_int_equal(ossa_sampling_context_create(n, nw, NULL, &cq), OSSA_OK);
+        ossa_transform *a = calloc(n, sizeof *a), *b = calloc(n, sizeof *b);
+        float *wa = calloc(nw + 1, sizeof *wa), *wb = calloc(nw + 1, sizeof *wb);
+        float start = ossa_built_clip_start(p), len = ossa_built_clip_duration(p);
+        for (int i = 0; i < 400; i++) {
+            float t = i < 200 ? start - 0.1f + (len + 0.2f) * (float)i / 199 : frand(&rng, start - 1, start + 3 * len);
+            ossa_sample_job j1 = {p, cp, t, (i & 1) != 0, a, n, nw ? wa : NULL, nw, 0};
+            ossa_sample_job j2 = {q, cq, t, (i & 1) != 0, b, n, nw ? wb : NULL, nw, 0};
+            assert_int_equal(ossa_sample_job_run(&j1), OSSA_OK);
+            assert_int_equal(ossa_sample_job_run(&j2), OSSA_OK);
+            assert_memory_equal(a, b, n * sizeof *a);
+            if (nw) assert_memory_equal(wa, wb, nw * sizeof *wa);
+            assert_true(j1.sampled_time == j2.sampled_time);
+        }
+        free(a), free(b), free(wa), free(wb);
+        ossa_sampling_context_destroy(cp);
+        ossa_sampling_context_destroy(cq);
+    }
+}
+
+static void built_clips_sample_alike(void **state) {
+    (void)state;
+    ossa_asset *a = rich_asset();
+    assert_int_equal(a->built_clip_count, 2);
+    assert_true(ossa_built_clip_lossless(a->built_clips[1]));
+    size_t size;
+    uint8_t *b = pack(a, NULL, &size);
+    ossa_asset *l = load_ok(b, size);
+    assert_string_equal(ossa_built_clip_name(l->built_clips[1]), "turn (lossless)");
+    assert_same_sampling(a, l);
+    ossa_asset_destroy(l);
+    ossa_asset_destroy(a);
+    free(b);
+}
+
 static void empty_asset_round_trip(void **state) {
     (void)state;
     ossa_asset a;
@@ -341,10 +443,19 @@ static void shared_assets_round_trip(void **state) {
     if (!ot_asset(SHARED[0])) skip();
     for (size_t i = 0; i < sizeof SHARED / sizeof SHARED[0]; i++) {
         ossa_asset *a = ot_load_asset(SHARED[i]);
+        if (a->clip_count) {
+            a->built_clips = calloc(a->clip_count, sizeof *a->built_clips);
+            for (uint32_t c = 0; c < a->clip_count; c++) {
+                ossa_clip_build_options o = {.lossless = (c & 1) != 0};
+                assert_int_equal(ossa_clip_build(a->clips[c], a->skeleton, &o, NULL, &a->built_clips[c], NULL), OSSA_OK);
+                a->built_clip_count++;
+            }
+        }
         size_t size;
         uint8_t *b = pack(a, NULL, &size);
         ossa_asset *l = load_ok(b, size);
         assert_asset_equal(a, l, true);
+        if (a->built_clip_count) assert_same_sampling(a, l);
         ossa_asset_destroy(l);
         ossa_asset_destroy(a);
         free(b);
@@ -401,6 +512,24 @@ static void fix_checksum(uint8_t *b, size_t size) {
 /* Checks the invariants a loaded asset must hold (as fuzz/fuzz_pack.c does). */
 static void check_invariants(const ossa_asset *a) {
     uint32_t n = a->skeleton ? a->skeleton->joint_count : 0;
+    /* built clips that loaded must sample (a flipped key is fine, a crash is not) */
+    for (uint32_t c = 0; c < a->built_clip_count; c++) {
+        const ossa_built_clip *clip = a->built_clips[c];
+        uint32_t nw = ossa_built_clip_weight_count(clip);
+        ossa_sampling_context *ctx = NULL;
+        assert_int_equal(ossa_sampling_context_create(n, nw, NULL, &ctx), OSSA_OK);
+        ossa_transform *pose = calloc(n + 1, sizeof *pose);
+        float *w = calloc(nw + 1, sizeof *w);
+        float start = ossa_built_clip_start(clip), end = ossa_built_clip_end(clip);
+        const float times[] = {start - 1, start, 0.5f * (start + end), end, end + 1, 0.3f * start + 0.7f * end};
+        for (size_t i = 0; i < sizeof times / sizeof times[0]; i++) {
+            ossa_sample_job j = {clip, ctx, times[i], (i & 1) != 0, pose, n, w, nw, 0};
+            assert_int_equal(ossa_sample_job_run(&j), OSSA_OK);
+        }
+        free(pose);
+        free(w);
+        ossa_sampling_context_destroy(ctx);
+    }
     for (uint32_t j = 0; j < n; j++) {
         assert_true(a->skeleton->parents[j] < (int32_t)j);
         assert_int_equal(a->skeleton->joint_of_source[a->skeleton->source_index[j]], j);
@@ -614,6 +743,22 @@ static void e_warning(uint8_t *b, size_t s) {
     put32(b + section_of(b, PK_WARNINGS, NULL) + 4, 0x80000000u);
 }
 
+static uint8_t *clip_rec(uint8_t *b, uint32_t c) { return b + section_of(b, PK_CLIPS, NULL) + (size_t)c * PK_CLIP_RECORD; }
+static void e_clip_block_past(uint8_t *b, size_t s) {
+    (void)s;
+    put64(clip_rec(b, 1) + 8, pk_rd_u64(clip_rec(b, 1) + 8) + 4096);
+}
+static void e_clip_block_shared(uint8_t *b, size_t s) {
+    (void)s;
+    put64(clip_rec(b, 1), pk_rd_u64(clip_rec(b, 0)));
+    put64(clip_rec(b, 1) + 8, pk_rd_u64(clip_rec(b, 0) + 8));
+}
+static void e_clip_block_corrupt(uint8_t *b, size_t s) {
+    (void)s;
+    uint64_t off = section_of(b, PK_CLIPS, NULL) + pk_rd_u64(clip_rec(b, 0));
+    memset(b + off, 0xEE, 16); /* the block's own header */
+}
+
 static void hostile_fields(void **state) {
     (void)state;
     expect_edit(e_magic, false, OSSA_ERROR_PARSE, "not a packed .ossa file");
@@ -645,6 +790,9 @@ static void hostile_fields(void **state) {
     expect_edit(e_mesh_influences, true, OSSA_ERROR_INVALID_DATA, "mesh 1: 5 influences");
     expect_edit(e_mesh_skin, true, OSSA_ERROR_INVALID_DATA, "mesh 1: joint influences without a skin");
     expect_edit(e_stream_misaligned, true, OSSA_ERROR_PARSE, "mesh 1: uv0:");
+    expect_edit(e_clip_block_past, true, OSSA_ERROR_PARSE, "section 6 (clips) / clip 1: ");
+    expect_edit(e_clip_block_shared, true, OSSA_ERROR_PARSE, "clip 1: blocks overlap");
+    expect_edit(e_clip_block_corrupt, true, 0, "section 6 (clips) / clip 0: ");
     expect_edit(e_warning, true, OSSA_ERROR_INVALID_DATA, "section 7 (warnings) / warning 1: name offset");
 }
 
@@ -653,13 +801,13 @@ static void unknown_sections_are_skipped(void **state) {
     ossa_asset *a = rich_asset();
     size_t size;
     uint8_t *b = pack(a, NULL, &size);
-    /* retag the (empty) clips section as a type from a later version */
+    /* retag the warnings section as a type from a later version: skipped */
     uint32_t k;
-    section_of(b, PK_CLIPS, &k);
+    section_of(b, PK_WARNINGS, &k);
     put32(b + OSSA_PACK_HEADER_SIZE + (size_t)k * PK_SECTION_ENTRY, 1000);
     fix_checksum(b, size);
     ossa_asset *l = load_ok(b, size);
-    assert_asset_equal(a, l, true);
+    assert_asset_equal(a, l, false);
     ossa_asset_destroy(l);
     ossa_asset_destroy(a);
     free(b);
@@ -747,6 +895,7 @@ int main(void) {
         cmocka_unit_test(checksum_is_xxh64),
         cmocka_unit_test(rich_round_trip),
         cmocka_unit_test(empty_asset_round_trip),
+        cmocka_unit_test(built_clips_sample_alike),
         cmocka_unit_test(write_api),
         cmocka_unit_test(shared_assets_round_trip),
         cmocka_unit_test(every_truncation_fails),

@@ -298,7 +298,8 @@ static void bench_prints_a_table(void **state) {
     if (!tool_or_skip()) skip();
     char *out = NULL;
     assert_int_equal(run_tool("bench --rounds 1 --threads 2", &out), 0);
-    const char *rows[] = {"forward, cursor", "random, table", "random, binary", "model space + palette", "skin LBS",
+    const char *rows[] = {"built, forward", "built, random", "lossless, forward", "lossless, random",
+                          "forward, cursor", "random, table", "random, binary", "model space + palette", "skin LBS",
                           "skin DQS", "full frame"};
     for (size_t i = 0; i < sizeof rows / sizeof rows[0]; i++)
         if (!strstr(out, rows[i])) fail_msg("bench output lacks '%s':\n%s", rows[i], out);

@@ -1,6 +1,6 @@
 /* ossa/ossa.h: umbrella header for the core library, in data-flow order:
  * import (gltf.h, pack.h → asset.h) → runtime data (track.h, clip.h, skeleton.h, mesh.h) →
- * build (built_clip.h) → sample (sample.h, clip.h, player.h) → pose (pose.h) → skin (skin.h).
+ * build (built_clip.h) → sample (sample.h, clip.h, player.h) → pose (pose.h) → IK (ik.h) → skin (skin.h).
  * GPU skinning (gl.h) is a separate library, ossa_gl. */
 #ifndef OSSA_OSSA_H
 #define OSSA_OSSA_H
@@ -12,6 +12,7 @@
 #include "built_clip.h"
 #include "sample.h"
 #include "pose.h"
+#include "ik.h"
 #include "blend.h"
 #include "root_motion.h"
 #include "events.h"

@@ -73,7 +73,7 @@ static bool cpu_has(int k) {
 #endif
 }
 
-static _Atomic(ossa__lerp_kernel) chosen; /* NULL until first use (static: zero) */
+static _Atomic(ossa__lerp_kernel) chosen; /* NULL (static storage); clang refuses "= NULL" for an atomic function pointer */
 
 static ossa__lerp_kernel choose_kernel(void) {
     ossa__lerp_kernel k = atomic_load(&chosen);

@@ -163,6 +163,19 @@ static ossa_result expect_size(pl *L, pk_type t, uint64_t expected) {
     return OSSA_OK;
 }
 
+/* A section of fixed-size records (its size must be count x record): *n and *p, or 0 and
+ * NULL when the section is absent. */
+static ossa_result records(pl *L, pk_type t, uint32_t record, uint32_t *n, const uint8_t **p) {
+    *n = 0;
+    *p = NULL;
+    if (!L->sec[t].present) return OSSA_OK;
+    ossa_result r = expect_size(L, t, (uint64_t)L->sec[t].count * record);
+    if (r) return r;
+    *n = L->sec[t].count;
+    *p = sec_data(L, t);
+    return OSSA_OK;
+}
+
 static ossa_result read_strings(pl *L) {
     const pk_section *s = &L->sec[PK_STRINGS];
     if (!s->present) return OSSA_OK;
@@ -188,13 +201,17 @@ static ossa_result read_meta(pl *L, ossa_asset *a) {
     return OSSA_OK;
 }
 
-/* ---- skeleton and skins: one allocation laid out as ossa_skeleton_create does ---- */
+/* ---- skeleton and skins ----
+ * Everything is validated here, then ossa_skeleton_create builds the skeleton from the
+ * file's (parents-first, so kept) joint order; the stored bind pose and source map replace
+ * what it derives, so the loaded skeleton is the packed one bit for bit. */
 
 static ossa_result read_skeleton(pl *L, ossa_asset *a) {
     uint32_t n = L->sec[PK_SKELETON].present ? L->sec[PK_SKELETON].count : 0;
     uint32_t ns = L->sec[PK_SKINS].present ? L->sec[PK_SKINS].count : 0;
     ossa_result r;
-    if (L->sec[PK_SKELETON].present && (r = expect_size(L, PK_SKELETON, pk_skeleton_layout_of(n).size))) return r;
+    pk_skeleton_layout l = pk_skeleton_layout_of(n);
+    if (L->sec[PK_SKELETON].present && (r = expect_size(L, PK_SKELETON, l.size))) return r;
     if (n > (uint32_t)INT32_MAX) return fail(L, OSSA_ERROR_LIMIT, PK_SKELETON, NULL, 0, "%u joints", n);
     /* skins: the records first (they give the pool size) */
     const uint8_t *sk = L->sec[PK_SKINS].present ? sec_data(L, PK_SKINS) : NULL;
@@ -209,109 +226,102 @@ static ossa_result read_skeleton(pl *L, ossa_asset *a) {
     if (L->sec[PK_SKINS].present && (r = expect_size(L, PK_SKINS, skl.size))) return r;
     if (n == 0 && ns == 0) return OSSA_OK;
 
+    /* scratch: the desc's arrays (aligned copies of the file's) and the joint_of_source check */
     ossa__layout lay = {0, false};
-    size_t o_s = ossa__layout_add(&lay, 1, sizeof(ossa_skeleton));
     size_t o_par = ossa__layout_add(&lay, n, sizeof(int32_t));
     size_t o_rest = ossa__layout_add(&lay, n, sizeof(ossa_transform));
-    size_t o_bind = ossa__layout_add(&lay, n, sizeof(ossa_transform));
     size_t o_names = ossa__layout_add(&lay, n, sizeof(char *));
-    size_t o_src = ossa__layout_add(&lay, n, sizeof(uint32_t));
     size_t o_jos = ossa__layout_add(&lay, n, sizeof(uint32_t));
-    size_t o_skins = ossa__layout_add(&lay, ns, sizeof(ossa_skin));
+    size_t o_skins = ossa__layout_add(&lay, ns, sizeof(ossa_skin_desc));
     size_t o_sj = ossa__layout_add(&lay, (size_t)total, sizeof(uint32_t));
     size_t o_ibm = ossa__layout_add(&lay, (size_t)total, sizeof(ossa_mat4));
-    size_t o_str = ossa__layout_add(&lay, (size_t)L->strings_size, 1);
     if (lay.overflow) return fail(L, OSSA_ERROR_LIMIT, PK_SKELETON, NULL, 0, "too large");
-    uint8_t *base = ossa__alloc(&L->al, lay.size);
-    if (!base) return fail(L, OSSA_ERROR_OUT_OF_MEMORY, PK_SKELETON, NULL, 0, "out of memory (%zu bytes)", lay.size);
-    memset(base, 0, o_par); /* the struct; every array below is written in full */
-    ossa_skeleton *s = (ossa_skeleton *)(void *)(base + o_s);
-    s->allocator = L->al;
-    a->skeleton = s; /* owned by the asset from here on */
-    s->joint_count = n;
-    s->parents = (int32_t *)(void *)(base + o_par);
-    s->rest = (ossa_transform *)(void *)(base + o_rest);
-    s->bind = (ossa_transform *)(void *)(base + o_bind);
-    s->names = (const char **)(void *)(base + o_names);
-    s->source_index = (uint32_t *)(void *)(base + o_src);
-    s->joint_of_source = (uint32_t *)(void *)(base + o_jos);
-    s->skin_count = ns;
-    s->skins = ns ? (ossa_skin *)(void *)(base + o_skins) : NULL;
-    char *strings = (char *)(base + o_str);
-    if (L->strings_size) memcpy(strings, L->strings, (size_t)L->strings_size);
-    L->joints = n;
-    L->skins = ns;
-
+    uint8_t *scratch = ossa__alloc(&L->al, lay.size);
+    if (!scratch) return fail(L, OSSA_ERROR_OUT_OF_MEMORY, PK_SKELETON, NULL, 0, "out of memory (%zu bytes)", lay.size);
+    int32_t *parents = (int32_t *)(void *)(scratch + o_par);
+    ossa_transform *rest = (ossa_transform *)(void *)(scratch + o_rest);
+    const char **names = (const char **)(void *)(scratch + o_names);
+    uint32_t *jos = (uint32_t *)(void *)(scratch + o_jos);
+    ossa_skin_desc *skins = (ossa_skin_desc *)(void *)(scratch + o_skins);
+    uint32_t *sj = (uint32_t *)(void *)(scratch + o_sj);
+    ossa_mat4 *ibm = (ossa_mat4 *)(void *)(scratch + o_ibm);
+    const uint8_t *p = n ? sec_data(L, PK_SKELETON) : NULL;
+    r = OSSA_OK;
     if (n) {
-        const uint8_t *p = sec_data(L, PK_SKELETON);
-        pk_skeleton_layout l = pk_skeleton_layout_of(n);
-        memcpy(s->parents, p + l.parents, (size_t)n * 4);
-        memcpy(s->source_index, p + l.source_index, (size_t)n * 4);
-        memcpy(s->rest, p + l.rest, (size_t)n * sizeof(ossa_transform));
-        memcpy(s->bind, p + l.bind, (size_t)n * sizeof(ossa_transform));
-        for (uint32_t j = 0; j < n; j++) s->joint_of_source[j] = UINT32_MAX;
-        for (uint32_t j = 0; j < n; j++) {
-            int32_t parent = s->parents[j];
-            if (parent < -1 || parent >= (int32_t)j)
-                return fail(L, OSSA_ERROR_INVALID_DATA, PK_SKELETON, "joint", j,
-                            "parent %d is not an earlier joint (parents must come first)", parent);
-            uint32_t src = s->source_index[j];
-            if (src >= n || s->joint_of_source[src] != UINT32_MAX)
-                return fail(L, OSSA_ERROR_INVALID_DATA, PK_SKELETON, "joint", j,
-                            "source index %u is out of range (%u joints) or repeated", src, n);
-            s->joint_of_source[src] = j;
-            const char *nm;
-            if ((r = name_at(L, pk_rd_u32(p + l.names + 4 * (uint64_t)j), PK_SKELETON, "joint", j, &nm))) return r;
-            s->names[j] = strings + (nm - L->strings);
+        memcpy(parents, p + l.parents, (size_t)n * 4);
+        memcpy(rest, p + l.rest, (size_t)n * sizeof(ossa_transform));
+        for (uint32_t j = 0; j < n; j++) jos[j] = UINT32_MAX;
+        for (uint32_t j = 0; j < n && !r; j++) {
+            uint32_t src = pk_rd_u32(p + l.source_index + 4 * (uint64_t)j);
+            if (parents[j] < -1 || parents[j] >= (int32_t)j)
+                r = fail(L, OSSA_ERROR_INVALID_DATA, PK_SKELETON, "joint", j,
+                         "parent %d is not an earlier joint (parents must come first)", parents[j]);
+            else if (src >= n || jos[src] != UINT32_MAX)
+                r = fail(L, OSSA_ERROR_INVALID_DATA, PK_SKELETON, "joint", j,
+                         "source index %u is out of range (%u joints) or repeated", src, n);
+            else {
+                jos[src] = j;
+                r = name_at(L, pk_rd_u32(p + l.names + 4 * (uint64_t)j), PK_SKELETON, "joint", j, &names[j]);
+            }
         }
-        for (int pose = 0; pose < 2; pose++) {
+        for (int pose = 0; pose < 2 && !r; pose++) {
             uint64_t floats = (uint64_t)n * PK_TRANSFORM_FLOATS;
             uint64_t bad = first_non_finite(p + (pose ? l.bind : l.rest), floats);
             if (bad < floats)
-                return fail(L, OSSA_ERROR_INVALID_DATA, PK_SKELETON, "joint", bad / PK_TRANSFORM_FLOATS,
-                            "non-finite %s pose", pose ? "bind" : "rest");
+                r = fail(L, OSSA_ERROR_INVALID_DATA, PK_SKELETON, "joint", bad / PK_TRANSFORM_FLOATS, "non-finite %s pose",
+                         pose ? "bind" : "rest");
         }
     }
-    uint32_t *sj = (uint32_t *)(void *)(base + o_sj);
-    ossa_mat4 *ibm = (ossa_mat4 *)(void *)(base + o_ibm);
     if (total) {
         memcpy(sj, sk + skl.joints, (size_t)total * 4);
         memcpy(ibm, sk + skl.inverse_bind, (size_t)total * sizeof(ossa_mat4));
     }
     uint64_t first = 0;
-    for (uint32_t k = 0; k < ns; k++) {
+    for (uint32_t k = 0; k < ns && !r; k++) {
         const uint8_t *rec = sk + (uint64_t)k * PK_SKIN_RECORD;
-        ossa_skin *skin = &s->skins[k];
-        const char *nm;
-        if ((r = name_at(L, pk_rd_u32(rec), PK_SKINS, "skin", k, &nm))) return r;
-        skin->name = strings + (nm - L->strings);
-        skin->joint_count = pk_rd_u32(rec + 4);
-        skin->root = pk_rd_i32(rec + 8);
-        skin->joints = sj + first;
-        skin->inverse_bind = ibm + first;
-        if (skin->root < -1 || (skin->root >= 0 && (uint32_t)skin->root >= n))
-            return fail(L, OSSA_ERROR_INVALID_DATA, PK_SKINS, "skin", k, "root joint %d >= %u joints", skin->root, n);
-        for (uint32_t i = 0; i < skin->joint_count; i++)
-            if (skin->joints[i] >= n)
-                return fail(L, OSSA_ERROR_INVALID_DATA, PK_SKINS, "skin", k, "joint %u is %u >= %u joints", i,
-                            skin->joints[i], n);
-        uint64_t bad = first_non_finite(sk + skl.inverse_bind + 64 * first, (uint64_t)skin->joint_count * 16);
-        if (bad < (uint64_t)skin->joint_count * 16)
-            return fail(L, OSSA_ERROR_INVALID_DATA, PK_SKINS, "skin", k, "inverse bind matrix %llu is not finite",
-                        (unsigned long long)(bad / 16));
-        first += skin->joint_count;
+        ossa_skin_desc *d = &skins[k];
+        r = name_at(L, pk_rd_u32(rec), PK_SKINS, "skin", k, &d->name);
+        d->joint_count = pk_rd_u32(rec + 4);
+        d->root = pk_rd_i32(rec + 8);
+        d->joints = sj + first;
+        d->inverse_bind = ibm + first;
+        if (!r && (d->root < -1 || (d->root >= 0 && (uint32_t)d->root >= n)))
+            r = fail(L, OSSA_ERROR_INVALID_DATA, PK_SKINS, "skin", k, "root joint %d >= %u joints", d->root, n);
+        for (uint32_t i = 0; i < d->joint_count && !r; i++)
+            if (d->joints[i] >= n)
+                r = fail(L, OSSA_ERROR_INVALID_DATA, PK_SKINS, "skin", k, "joint %u is %u >= %u joints", i, d->joints[i], n);
+        uint64_t bad = r ? 0 : first_non_finite(sk + skl.inverse_bind + 64 * first, (uint64_t)d->joint_count * 16);
+        if (!r && bad < (uint64_t)d->joint_count * 16)
+            r = fail(L, OSSA_ERROR_INVALID_DATA, PK_SKINS, "skin", k, "inverse bind matrix %llu is not finite",
+                     (unsigned long long)(bad / 16));
+        first += d->joint_count;
     }
-    return OSSA_OK;
+    if (!r) {
+        ossa_skeleton_desc desc = {n, parents, rest, names, ns, skins};
+        r = ossa_skeleton_create(&desc, &L->al, &a->skeleton);
+        if (r == OSSA_ERROR_OUT_OF_MEMORY) r = fail(L, r, PK_SKELETON, NULL, 0, "out of memory");
+        else if (r) r = fail(L, OSSA_ERROR_INVALID_DATA, PK_SKELETON, NULL, 0, "refused by ossa_skeleton_create (%s)",
+                             ossa_result_string(r));
+    }
+    if (!r && n) { /* the joint order is kept (parents first); the stored maps and bind pose apply */
+        ossa_skeleton *s = a->skeleton;
+        memcpy(s->source_index, p + l.source_index, (size_t)n * 4);
+        memcpy(s->joint_of_source, jos, (size_t)n * 4);
+        memcpy(s->bind, p + l.bind, (size_t)n * sizeof(ossa_transform));
+    }
+    ossa__free(&L->al, scratch);
+    L->joints = n;
+    L->skins = ns;
+    return r;
 }
 
 /* ---- node and mesh infos ---- */
 
 static ossa_result read_mesh_infos(pl *L, ossa_asset *a) {
-    if (!L->sec[PK_MESH_INFOS].present) return OSSA_OK;
-    uint32_t n = L->sec[PK_MESH_INFOS].count;
-    ossa_result r = expect_size(L, PK_MESH_INFOS, (uint64_t)n * PK_MESH_INFO_RECORD);
+    uint32_t n;
+    const uint8_t *p;
+    ossa_result r = records(L, PK_MESH_INFOS, PK_MESH_INFO_RECORD, &n, &p);
     if (r || n == 0) return r;
-    const uint8_t *p = sec_data(L, PK_MESH_INFOS);
     /* one block: the array, then the names */
     ossa__layout lay = {0, false};
     ossa__layout_add(&lay, n, sizeof(ossa_mesh_info));
@@ -341,14 +351,13 @@ static ossa_result read_mesh_infos(pl *L, ossa_asset *a) {
 }
 
 static ossa_result read_nodes(pl *L, ossa_asset *a) {
-    if (!L->sec[PK_NODES].present) return OSSA_OK;
-    uint32_t n = L->sec[PK_NODES].count;
-    ossa_result r = expect_size(L, PK_NODES, (uint64_t)n * PK_NODE_RECORD);
+    uint32_t n;
+    const uint8_t *p;
+    ossa_result r = records(L, PK_NODES, PK_NODE_RECORD, &n, &p);
     if (r || n == 0) return r;
     if (n != L->joints)
         return fail(L, OSSA_ERROR_INVALID_DATA, PK_NODES, NULL, 0, "%u nodes for %u joints (every node is a joint)", n,
                     L->joints);
-    const uint8_t *p = sec_data(L, PK_NODES);
     a->nodes = ossa__alloc_array(&L->al, n, sizeof *a->nodes);
     if (!a->nodes) return fail(L, OSSA_ERROR_OUT_OF_MEMORY, PK_NODES, NULL, 0, "out of memory");
     a->node_count = n;
@@ -561,18 +570,51 @@ static ossa_result read_meshes(pl *L, ossa_asset *a) {
 /* ---- clips and warnings ---- */
 
 static ossa_result read_clips(pl *L, ossa_asset *a) {
-    (void)a;
     const pk_section *s = &L->sec[PK_CLIPS];
     if (!s->present || s->count == 0) return OSSA_OK;
-    return fail(L, OSSA_ERROR_UNSUPPORTED, PK_CLIPS, NULL, 0, "built clips are not readable by this build yet");
+    uint32_t n = s->count;
+    uint64_t table = (uint64_t)n * PK_CLIP_RECORD, total = 0;
+    if (table > s->size)
+        return fail(L, OSSA_ERROR_PARSE, PK_CLIPS, NULL, 0, "%u clip records need %llu bytes, the section has %llu", n,
+                    (unsigned long long)table, (unsigned long long)s->size);
+    const uint8_t *p = sec_data(L, PK_CLIPS);
+    for (uint32_t c = 0; c < n; c++) { /* every block in bounds before any is opened */
+        uint64_t off = pk_rd_u64(p + (uint64_t)c * PK_CLIP_RECORD), size = pk_rd_u64(p + (uint64_t)c * PK_CLIP_RECORD + 8);
+        if (off % 16 || off < table || off > s->size || size > s->size - off || size == 0)
+            return fail(L, OSSA_ERROR_PARSE, PK_CLIPS, "clip", c,
+                        "%llu bytes at offset %llu are not a 16-byte aligned block after the records, inside the %llu-byte section",
+                        (unsigned long long)size, (unsigned long long)off, (unsigned long long)s->size);
+        total += size;
+        if (total > s->size)
+            return fail(L, OSSA_ERROR_PARSE, PK_CLIPS, "clip", c, "blocks overlap (%llu bytes of blocks in %llu)",
+                        (unsigned long long)total, (unsigned long long)s->size);
+    }
+    a->built_clips = ossa__alloc_array(&L->al, n, sizeof *a->built_clips);
+    if (!a->built_clips) return fail(L, OSSA_ERROR_OUT_OF_MEMORY, PK_CLIPS, NULL, 0, "out of memory");
+    for (uint32_t c = 0; c < n; c++) {
+        uint64_t off = pk_rd_u64(p + (uint64_t)c * PK_CLIP_RECORD), size = pk_rd_u64(p + (uint64_t)c * PK_CLIP_RECORD + 8);
+        ossa_built_clip *clip = NULL;
+        ossa_diagnostic cd;
+        memset(&cd, 0, sizeof cd);
+        ossa_result r = ossa_built_clip_load(p + off, (size_t)size, &L->al, &clip, &cd);
+        if (r) return fail(L, r, PK_CLIPS, "clip", c, "%s", cd.message[0] ? cd.message : ossa_result_string(r));
+        a->built_clips[a->built_clip_count++] = clip;
+        if (ossa_built_clip_joint_count(clip) != L->joints)
+            return fail(L, OSSA_ERROR_INVALID_DATA, PK_CLIPS, "clip", c, "built for %u joints, the skeleton has %u",
+                        ossa_built_clip_joint_count(clip), L->joints);
+        for (uint32_t k = 0; k < ossa_built_clip_weight_track_count(clip); k++)
+            if (ossa_built_clip_weight_track_joint(clip, k) >= L->joints)
+                return fail(L, OSSA_ERROR_INVALID_DATA, PK_CLIPS, "clip", c, "weight track %u drives joint %u >= %u joints",
+                            k, ossa_built_clip_weight_track_joint(clip, k), L->joints);
+    }
+    return OSSA_OK;
 }
 
 static ossa_result read_warnings(pl *L, ossa_asset *a) {
-    if (!L->sec[PK_WARNINGS].present) return OSSA_OK;
-    uint32_t n = L->sec[PK_WARNINGS].count;
-    ossa_result r = expect_size(L, PK_WARNINGS, (uint64_t)n * 4);
+    uint32_t n;
+    const uint8_t *p;
+    ossa_result r = records(L, PK_WARNINGS, 4, &n, &p);
     if (r || n == 0) return r;
-    const uint8_t *p = sec_data(L, PK_WARNINGS);
     a->warnings = ossa__alloc_array(&L->al, n, sizeof *a->warnings);
     if (!a->warnings) return fail(L, OSSA_ERROR_OUT_OF_MEMORY, PK_WARNINGS, NULL, 0, "out of memory");
     for (uint32_t i = 0; i < n; i++) {

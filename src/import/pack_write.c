@@ -170,8 +170,13 @@ static void write_meshes(pw *w, const ossa_asset *a) {
 }
 
 static void write_clips(pw *w, const ossa_asset *a) {
-    (void)a; /* built clips are stored once ossa_built_clip_data exists (issue #10) */
-    take(w, 0);
+    uint64_t table = take(w, (uint64_t)a->built_clip_count * PK_CLIP_RECORD);
+    for (uint32_t c = 0; c < a->built_clip_count; c++) {
+        size_t n = 0;
+        const void *block = ossa_built_clip_data(a->built_clips[c], &n);
+        put_u64(w, table + (uint64_t)c * PK_CLIP_RECORD, stream(w, block, n));
+        put_u64(w, table + (uint64_t)c * PK_CLIP_RECORD + 8, n);
+    }
 }
 
 static void write_warnings(pw *w, const ossa_asset *a, uint32_t count) {
@@ -198,7 +203,7 @@ static void emit(pw *w, const ossa_asset *a, uint32_t warning_count) {
         case PK_NODES: write_nodes(w, a); count = a->node_count; break;
         case PK_MESH_INFOS: write_mesh_infos(w, a); count = a->mesh_info_count; break;
         case PK_MESHES: write_meshes(w, a); count = a->mesh_count; break;
-        case PK_CLIPS: write_clips(w, a); count = 0; break;
+        case PK_CLIPS: write_clips(w, a); count = a->built_clip_count; break;
         case PK_WARNINGS: write_warnings(w, a, warning_count); count = warning_count; break;
         case PK_STRINGS:
             /* the table was filled while the sections before it were written */
@@ -230,7 +235,12 @@ static ossa_result check_asset(const ossa_asset *a) {
         if (m->skin >= 0 && (!s || (uint32_t)m->skin >= s->skin_count)) return OSSA_ERROR_INVALID_ARGUMENT;
         if (m->node >= 0 && (uint32_t)m->node >= joints) return OSSA_ERROR_INVALID_ARGUMENT;
     }
-    if (a->built_clip_count) return OSSA_ERROR_UNSUPPORTED; /* see write_clips */
+    for (uint32_t c = 0; c < a->built_clip_count; c++) {
+        const ossa_built_clip *b = a->built_clips[c];
+        size_t n = 0;
+        if (!b || !ossa_built_clip_data(b, &n) || !n || ossa_built_clip_joint_count(b) != joints)
+            return OSSA_ERROR_INVALID_ARGUMENT;
+    }
     return OSSA_OK;
 }
 

@@ -1,12 +1,115 @@
 /* Built clips for the tool's commands (see cli_common.h). */
 #include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
 
 #include "cli_common.h"
 
+/* One line per clip: raw / built bytes, ratio, measured max error and where. */
+static void print_clip(const ossa_asset *asset, uint32_t c, const ossa_clip_build_stats *st) {
+    const ossa_skeleton *sk = asset->skeleton;
+    const ossa_built_clip *b = asset->built_clips[c];
+    printf("clip %u '%s': raw %zu B, built %zu B, ratio %.1fx, max error %.3g", c, ossa_built_clip_name(b), st->raw_bytes,
+           st->bytes, st->bytes ? (double)st->raw_bytes / (double)st->bytes : 0.0, (double)st->max_error);
+    if (sk && st->worst_joint < sk->joint_count)
+        printf(" at joint %u '%s' t=%.4g s", st->worst_joint, sk->names[st->worst_joint], (double)st->worst_time);
+    if (ossa_built_clip_weight_track_count(b)) printf(", weights %.3g", (double)st->max_weight_error);
+    printf("%s\n", ossa_built_clip_lossless(b) ? " (lossless)" : "");
+}
+
 int cli_build_clips(ossa_asset *asset, const ossa_clip_build_options *options, const char *cmd, bool print) {
-    (void)options;
-    if (asset->built_clip_count || !asset->clip_count) return 0;
-    /* the clip builder is not in this build yet (issue #10): clips stay editable */
-    if (print) fprintf(stderr, "ossa %s: %u editable clips left out (no clip builder yet)\n", cmd, asset->clip_count);
+    if (asset->built_clip_count) { /* a packed file: its clips as stored */
+        for (uint32_t c = 0; print && c < asset->built_clip_count; c++) {
+            ossa_clip_build_stats st = ossa_built_clip_stats(asset->built_clips[c]);
+            print_clip(asset, c, &st);
+        }
+        if (print && options && (options->lossless || options->precision > 0))
+            fprintf(stderr, "ossa %s: the clips are already built: kept as stored (--precision / --lossless ignored)\n", cmd);
+        return 0;
+    }
+    if (!asset->clip_count) return 0;
+    if (!asset->skeleton) {
+        fprintf(stderr, "ossa %s: clips without a skeleton cannot be built\n", cmd);
+        return 1;
+    }
+    asset->built_clips = calloc(asset->clip_count, sizeof *asset->built_clips);
+    if (!asset->built_clips) {
+        fprintf(stderr, "ossa %s: out of memory\n", cmd);
+        return 1;
+    }
+    size_t raw = 0, built = 0;
+    const ossa_skeleton *sk = asset->skeleton;
+    for (uint32_t c = 0; c < asset->clip_count; c++) {
+        const ossa_clip *clip = asset->clips[c];
+        ossa_clip_build_stats st;
+        ossa_result r = ossa_clip_build(clip, sk, options, NULL, &asset->built_clips[c], &st);
+        if (r) {
+            fprintf(stderr, "ossa %s: building clip %u '%s' failed (%s)\n", cmd, c, clip->name, ossa_result_string(r));
+            return 1;
+        }
+        asset->built_clip_count = c + 1;
+        raw += st.raw_bytes;
+        built += st.bytes;
+        if (print) print_clip(asset, c, &st);
+    }
+    if (print)
+        printf("clips: %u, raw %zu B, built %zu B, ratio %.1fx (%s)\n", asset->clip_count, raw, built,
+               built ? (double)raw / (double)built : 0.0, options && options->lossless ? "lossless" : "compressed");
     return 0;
+}
+
+int32_t cli_find_built_clip(const ossa_asset *asset, const char *arg) {
+    for (uint32_t c = 0; c < asset->built_clip_count; c++)
+        if (!strcmp(ossa_built_clip_name(asset->built_clips[c]), arg)) return (int32_t)c;
+    char *end;
+    long v = strtol(arg, &end, 10);
+    if (*arg && !*end && v >= 0 && (uint64_t)v < asset->built_clip_count) return (int32_t)v;
+    return -1;
+}
+
+int cli_built_sampler_init(cli_built_sampler *s, const ossa_built_clip *clip, uint32_t joint_count) {
+    memset(s, 0, sizeof *s);
+    if (!clip) return 0;
+    s->clip = clip;
+    s->joint_count = joint_count;
+    s->weight_count = ossa_built_clip_weight_count(clip);
+    s->weights = calloc((size_t)s->weight_count + 1, sizeof *s->weights);
+    ossa_result r = s->weights ? ossa_sampling_context_create(ossa_built_clip_joint_count(clip), s->weight_count, NULL,
+                                                              &s->context)
+                               : OSSA_ERROR_OUT_OF_MEMORY;
+    if (r) fprintf(stderr, "ossa: cannot create a sampling context (%s)\n", ossa_result_string(r));
+    return r ? 1 : 0;
+}
+
+int cli_built_sampler_run(cli_built_sampler *s, float t, bool loop, ossa_transform *pose) {
+    ossa_sample_job job;
+    memset(&job, 0, sizeof job);
+    job.clip = s->clip;
+    job.context = s->context;
+    job.time = t;
+    job.loop = loop;
+    job.output = pose;
+    job.output_count = s->joint_count;
+    job.weights = s->weight_count ? s->weights : NULL;
+    job.weights_count = s->weight_count;
+    ossa_result r = ossa_sample_job_run(&job);
+    if (r) fprintf(stderr, "ossa: sampling clip '%s' failed (%s)\n", ossa_built_clip_name(s->clip), ossa_result_string(r));
+    s->sampled_time = job.sampled_time;
+    return r ? 1 : 0;
+}
+
+void cli_built_sampler_weights(const cli_built_sampler *s, uint32_t joint, uint32_t count, float *w) {
+    uint32_t offset = 0;
+    for (uint32_t k = 0; s->clip && k < ossa_built_clip_weight_track_count(s->clip); k++) {
+        uint32_t n = ossa_built_clip_weight_track_components(s->clip, k);
+        if (ossa_built_clip_weight_track_joint(s->clip, k) == joint && n == count)
+            memcpy(w, s->weights + offset, n * sizeof *w);
+        offset += n;
+    }
+}
+
+void cli_built_sampler_free(cli_built_sampler *s) {
+    ossa_sampling_context_destroy(s->context);
+    free(s->weights);
+    memset(s, 0, sizeof *s);
 }

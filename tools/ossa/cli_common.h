@@ -18,6 +18,26 @@ ossa_asset *cli_load_asset(const char *cmd, const char *file);
  * and the joint and time where it occurs. Returns 0, or 1 after printing an error. */
 int cli_build_clips(ossa_asset *asset, const ossa_clip_build_options *options, const char *cmd, bool print);
 
+/* Built clip by name, or by index when NAME is all digits; -1 if absent. */
+int32_t cli_find_built_clip(const ossa_asset *asset, const char *name);
+
+/* Sampling a built clip into a whole local pose (skeleton order) and its morph weights:
+ * the sampling job with a context of its own. init with clip NULL is a no-op (free works). */
+typedef struct cli_built_sampler {
+    const ossa_built_clip *clip;
+    ossa_sampling_context *context;
+    float *weights;               /* weight_count: tracks concatenated (built_clip.h) */
+    uint32_t weight_count, joint_count;
+    float sampled_time;           /* of the last run */
+} cli_built_sampler;
+int cli_built_sampler_init(cli_built_sampler *s, const ossa_built_clip *clip, uint32_t joint_count);
+/* Samples at t into pose (joint_count transforms); 0, or 1 after printing an error. */
+int cli_built_sampler_run(cli_built_sampler *s, float t, bool loop, ossa_transform *pose);
+/* Overrides w (count weights) with the last run's weight track for `joint` when the clip
+ * has one of `count` components. */
+void cli_built_sampler_weights(const cli_built_sampler *s, uint32_t joint, uint32_t count, float *w);
+void cli_built_sampler_free(cli_built_sampler *s);
+
 /* A JSON string (NULL prints ""), and a number (non-finite prints null). */
 void json_put_str(const char *s);
 void json_put_num(double v);

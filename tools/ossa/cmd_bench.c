@@ -1,8 +1,11 @@
 /* ossa bench [FILE|demo] [--clip NAME|INDEX] [--rounds N] [--threads N]
- * Medians of the runtime stages on one character: clip sampling (forward
- * playback with cursors, random access with the frame-index table, binary
- * search and the linear reference scan), model space + palette, CPU skinning
- * (LBS with the best kernel and the scalar one, DQS), and a full frame, on one
+ * Medians of the runtime stages on one character: clip sampling (the clip built
+ * once at load, compressed at the default precision and lossless, through the
+ * sampling job, forward and random; then the editable path: forward playback
+ * with cursors, random access with the frame-index table, binary search and the
+ * linear reference scan), model space + palette, CPU skinning
+ * (LBS with the best kernel and the scalar one, DQS), and a full frame on the
+ * compressed built clip (a packed file: its stored built clip), on one
  * thread and on all cores (thread pool: many characters per frame for sampling
  * and palettes, vertex ranges for skinning). */
 #include <math.h>
@@ -10,6 +13,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "cli_common.h"
 #include "commands.h"
 #include "render_common.h"
 #include "thread_pool.h"
@@ -19,6 +23,7 @@ typedef struct instance {
     ossa_transform *locals;
     ossa_mat4 *model, *palettes;
     uint32_t *cursors;
+    ossa_sampling_context *context; /* built clips */
     float time;
     uint32_t rnd;
 } instance;
@@ -39,6 +44,11 @@ typedef struct bench {
     uint32_t mesh;          /* skinning: current mesh in a parallel-for */
     const ossa_mat4 *skin_palettes; /* skinning: palettes of the instance being skinned */
     int kind;               /* skinning stage kind for workers */
+    const ossa_built_clip *built;   /* sampling through built clips when set (the sampling job) */
+    ossa_built_clip *made[2];       /* built here from the editable clip: compressed, lossless */
+    float *weights;                 /* built clips' morph weights (scratch) */
+    uint32_t weight_count;
+    float start, end;               /* the clip's range */
 } bench;
 
 static void sample_one(bench *b, instance *in, bool forward) {
@@ -46,10 +56,17 @@ static void sample_one(bench *b, instance *in, bool forward) {
     if (forward) {
         t = in->time;
         in->time += 1.0f / 60;
-        if (in->time > b->clip->end) in->time -= (b->clip->end - b->clip->start);
+        if (in->time > b->end) in->time -= (b->end - b->start);
     } else {
         in->rnd = in->rnd * 1664525u + 1013904223u;
         t = b->times[(in->rnd >> 8) % b->time_count];
+    }
+    if (b->built) {
+        ossa_sample_job job = {.clip = b->built, .context = in->context, .time = t, .loop = true,
+                               .output = in->locals, .output_count = b->jc,
+                               .weights = b->weight_count ? b->weights : NULL, .weights_count = b->weight_count};
+        ossa_sample_job_run(&job);
+        return;
     }
     ossa_clip_sample_job job = {.clip = b->clip, .time = t, .loop = true, .lookup = b->lookup,
                                 .cursors = in->cursors, .cursor_count = ossa_clip_cursor_count(b->clip),
@@ -213,7 +230,7 @@ static timing per(timing t, double n) {
 static void row(const char *stage, const char *how, uint32_t threads, timing t, double vertices) {
     char per_vertex[32] = "-";
     if (vertices > 0) snprintf(per_vertex, sizeof per_vertex, "%.2f", t.median / vertices);
-    printf("%-22s %-16s %7u %14.0f %10.0f %10s %13.0f\n", stage, how, threads, t.median, t.best, per_vertex,
+    printf("%-22s %-18s %7u %14.0f %10.0f %10s %13.0f\n", stage, how, threads, t.median, t.best, per_vertex,
            1e9 / t.median);
     fflush(stdout);
 }
@@ -224,6 +241,7 @@ static void free_instances(bench *b) {
         free(b->inst[i].model);
         free(b->inst[i].palettes);
         free(b->inst[i].cursors);
+        ossa_sampling_context_destroy(b->inst[i].context);
     }
     free(b->inst);
 }
@@ -263,13 +281,31 @@ int cmd_bench(int argc, char **argv) {
     int rc = 1;
     const ossa_skeleton *sk = b.s.asset->skeleton;
     b.jc = b.s.joint_count;
-    if (!b.s.asset->clip_count || !b.jc) {
+    bool editable = b.s.asset->clip_count > 0; /* a packed file has built clips only */
+    if ((!editable && !b.s.asset->built_clip_count) || !b.jc) {
         fprintf(stderr, "ossa bench: %s has no clips to sample\n", b.s.label);
         goto done;
     }
-    int ci = clip_arg ? scene_find_clip(&b.s, clip_arg, "bench") : 0;
+    int ci = clip_arg ? scene_find_clip(&b.s, clip_arg, "bench") : 0; /* a packed file: its built clips */
     if (ci < 0) goto done;
-    b.clip = b.s.asset->clips[ci];
+    b.clip = editable ? b.s.asset->clips[ci] : NULL;
+    /* the clip built once here at the default precision and lossless (a packed file: as stored) */
+    const ossa_built_clip *stored = editable ? NULL : b.s.asset->built_clips[ci];
+    for (int k = 0; editable && k < 2; k++) {
+        ossa_clip_build_options o = {.lossless = k == 1};
+        ossa_result br = ossa_clip_build(b.clip, sk, &o, NULL, &b.made[k], NULL);
+        if (br) {
+            fprintf(stderr, "ossa bench: building clip '%s' failed (%s)\n", b.clip->name, ossa_result_string(br));
+            goto done;
+        }
+    }
+    const ossa_built_clip *compressed = editable ? b.made[0] : stored;
+    b.start = ossa_built_clip_start(compressed);
+    b.end = ossa_built_clip_end(compressed);
+    b.weight_count = ossa_built_clip_weight_count(compressed);
+    if (editable && ossa_built_clip_weight_count(b.made[1]) > b.weight_count)
+        b.weight_count = ossa_built_clip_weight_count(b.made[1]);
+    b.weights = calloc((size_t)b.weight_count + 1, sizeof *b.weights);
     b.pool = thread_pool_create((uint32_t)threads);
     if (!b.pool) {
         fprintf(stderr, "ossa bench: cannot start the thread pool\n");
@@ -280,19 +316,20 @@ int cmd_bench(int argc, char **argv) {
     b.inst = calloc(b.inst_count, sizeof *b.inst);
     b.time_count = 1024;
     b.times = malloc(sizeof(float) * b.time_count);
-    uint32_t skins = sk->skin_count ? sk->skin_count : 1, cursors = ossa_clip_cursor_count(b.clip);
+    uint32_t skins = sk->skin_count ? sk->skin_count : 1, cursors = b.clip ? ossa_clip_cursor_count(b.clip) : 1;
     b.dq = calloc((size_t)skins * b.jc, sizeof *b.dq);
-    bool ok = b.inst && b.times && b.dq;
+    bool ok = b.inst && b.times && b.dq && b.weights;
     for (uint32_t i = 0; ok && i < b.inst_count; i++) {
         instance *in = &b.inst[i];
         in->locals = calloc(b.jc, sizeof *in->locals);
         in->model = calloc(b.jc, sizeof *in->model);
         in->palettes = calloc((size_t)skins * b.jc, sizeof *in->palettes);
         in->cursors = calloc(cursors ? cursors : 1, sizeof *in->cursors);
-        ok = in->locals && in->model && in->palettes && in->cursors;
+        ok = in->locals && in->model && in->palettes && in->cursors &&
+             ossa_sampling_context_create(b.jc, b.weight_count, NULL, &in->context) == OSSA_OK;
         if (!ok) break;
         for (size_t j = 0; j < (size_t)skins * b.jc; j++) in->palettes[j] = ossa_mat4_identity();
-        in->time = b.clip->start + (b.clip->end - b.clip->start) * (float)i / (float)b.inst_count;
+        in->time = b.start + (b.end - b.start) * (float)i / (float)b.inst_count;
         in->rnd = 12345u + i * 7919u;
         memcpy(in->locals, sk->rest, sizeof *in->locals * b.jc);
     }
@@ -303,7 +340,7 @@ int cmd_bench(int argc, char **argv) {
     uint32_t rnd = 99;
     for (uint32_t i = 0; i < b.time_count; i++) {
         rnd = rnd * 1664525u + 1013904223u;
-        b.times[i] = b.clip->start + (b.clip->end - b.clip->start) * (float)(rnd >> 8) / (float)(1u << 24);
+        b.times[i] = b.start + (b.end - b.start) * (float)(rnd >> 8) / (float)(1u << 24);
     }
     uint32_t influences = 0;
     for (uint32_t m = 0; m < b.s.asset->mesh_count; m++)
@@ -313,6 +350,7 @@ int cmd_bench(int argc, char **argv) {
         }
     /* a posed palette for the skinning stages (and its dual quaternions) */
     b.lookup = OSSA_LOOKUP_BINARY;
+    b.built = compressed;
     sample_one(&b, &b.inst[0], false);
     palette_one(&b, &b.inst[0]);
     for (uint32_t k = 0; k < sk->skin_count; k++)
@@ -320,24 +358,39 @@ int cmd_bench(int argc, char **argv) {
     ossa_skin_kernel best = ossa_skin_kernel_best();
 
     printf("ossa bench: %s, clip '%s' (%.2f s, %u tracks), %u joints, %u skinned vertices (%u influences), "
-           "%u meshes\n",
-           b.s.label, b.clip->name, (double)(b.clip->end - b.clip->start), b.clip->track_count, b.jc,
-           b.vertex_total, influences, b.s.asset->mesh_count);
+           "%u meshes; built clip %zu bytes (%s)\n",
+           b.s.label, ossa_built_clip_name(compressed), (double)(b.end - b.start), ossa_built_clip_track_count(compressed),
+           b.jc, b.vertex_total, influences, b.s.asset->mesh_count, ossa_built_clip_byte_size(compressed),
+           ossa_built_clip_lossless(compressed) ? "lossless" : "compressed");
     printf("  medians (and best) of %ld rounds; %u threads; best skinning kernel: %s; all-core rows run %u characters per "
            "frame and report throughput\n\n",
            rounds, nthreads, ossa_skin_kernel_name(best), b.inst_count);
-    printf("%-22s %-16s %7s %14s %10s %10s %13s\n", "stage", "variant", "threads", "ns/char-frame", "(best)",
+    printf("%-22s %-18s %7s %14s %10s %10s %13s\n", "stage", "variant", "threads", "ns/char-frame", "(best)",
            "ns/vertex", "char-frames/s");
     uint32_t R = (uint32_t)rounds;
     double vt = b.vertex_total;
-    b.lookup = OSSA_LOOKUP_CURSOR;
-    row("sample", "forward, cursor", 1, measure(&b, st_sample_forward, R), 0);
-    b.lookup = OSSA_LOOKUP_TABLE;
-    row("sample", "random, table", 1, measure(&b, st_sample_random, R), 0);
-    b.lookup = OSSA_LOOKUP_BINARY;
-    row("sample", "random, binary", 1, measure(&b, st_sample_random, R), 0);
-    b.lookup = OSSA_LOOKUP_LINEAR;
-    row("sample", "random, linear", 1, measure(&b, st_sample_random, R), 0);
+    /* sampling: built clips (compressed, lossless) through the sampling job, then the editable path */
+    const ossa_built_clip *variants[2] = {compressed, editable ? b.made[1] : NULL};
+    const char *names[2][2] = {{"built, forward", "built, random"}, {"lossless, forward", "lossless, random"}};
+    if (!editable && ossa_built_clip_lossless(compressed)) names[0][0] = names[1][0], names[0][1] = names[1][1];
+    for (int k = 0; k < 2; k++) {
+        if (!variants[k]) continue;
+        b.built = variants[k];
+        row("sample", names[k][0], 1, measure(&b, st_sample_forward, R), 0);
+        row("sample", names[k][1], 1, measure(&b, st_sample_random, R), 0);
+    }
+    b.built = NULL;
+    if (editable) {
+        b.lookup = OSSA_LOOKUP_CURSOR;
+        row("sample", "forward, cursor", 1, measure(&b, st_sample_forward, R), 0);
+        b.lookup = OSSA_LOOKUP_TABLE;
+        row("sample", "random, table", 1, measure(&b, st_sample_random, R), 0);
+        b.lookup = OSSA_LOOKUP_BINARY;
+        row("sample", "random, binary", 1, measure(&b, st_sample_random, R), 0);
+        b.lookup = OSSA_LOOKUP_LINEAR;
+        row("sample", "random, linear", 1, measure(&b, st_sample_random, R), 0);
+    }
+    b.built = compressed; /* the rows below run on the built clip, as render and view do */
     row("model space + palette", "", 1, measure(&b, st_palette, R), 0);
     if (b.vertex_total) {
         b.kernel = best;
@@ -351,10 +404,9 @@ int cmd_bench(int argc, char **argv) {
         row("skin DQS", "", 1, measure(&b, st_skin, R), vt);
         b.dqs = false;
     }
-    b.lookup = OSSA_LOOKUP_CURSOR;
-    row("full frame", "cursor + LBS", 1, measure(&b, st_frame, R), vt);
+    row("full frame", "built + LBS", 1, measure(&b, st_frame, R), vt);
     double n = b.inst_count;
-    row("sample", "forward, cursor", nthreads, per(measure(&b, st_par_sample, R), n), 0);
+    row("sample", "built, forward", nthreads, per(measure(&b, st_par_sample, R), n), 0);
     row("model space + palette", "", nthreads, per(measure(&b, st_par_palette, R), n), 0);
     if (b.vertex_total) {
         row("skin LBS", ossa_skin_kernel_name(best), nthreads, measure(&b, st_par_skin, R), vt);
@@ -362,12 +414,15 @@ int cmd_bench(int argc, char **argv) {
         row("skin DQS", "", nthreads, measure(&b, st_par_skin, R), vt);
         b.dqs = false;
     }
-    row("full frame", "cursor + LBS", nthreads, per(measure(&b, st_par_frame, R), n), vt);
+    row("full frame", "built + LBS", nthreads, per(measure(&b, st_par_frame, R), n), vt);
     rc = 0;
 done:
     free_instances(&b);
     free(b.times);
     free(b.dq);
+    free(b.weights);
+    ossa_built_clip_destroy(b.made[0]);
+    ossa_built_clip_destroy(b.made[1]);
     thread_pool_destroy(b.pool);
     scene_free(&b.s);
     return rc;

@@ -47,14 +47,12 @@ int cmd_demo(int argc, char **argv) {
     memset(spans, 0, sizeof spans);
     uint32_t n = 0;
     int walk = ossa_asset_find_clip(s.asset, "walk"), wave = ossa_asset_find_clip(s.asset, "wave");
-    if (walk >= 0) { /* two walk cycles */
-        const ossa_clip *c = s.asset->clips[walk];
-        spans[n++] = (clip_span){c, c->start, c->start + 2 * (c->end - c->start), true};
+    /* both clips play built at the default precision */
+    if (walk >= 0 && scene_clip_span(&s, walk, &spans[n], "demo")) { /* two walk cycles */
+        spans[n].to = spans[n].from + 2 * (spans[n].to - spans[n].from);
+        spans[n++].loop = true;
     }
-    if (wave >= 0) {
-        const ossa_clip *c = s.asset->clips[wave];
-        spans[n++] = (clip_span){c, c->start, c->end, false};
-    }
+    if (wave >= 0 && scene_clip_span(&s, wave, &spans[n], "demo")) spans[n++].loop = false;
     render_job job = render_options_job(&o, spans, n);
     job.png_frame = png_frame;
     render_stats st;

@@ -7,7 +7,11 @@
  *  "targets"}], "primitives": [{"node","mesh","primitive","vertices","indices",
  *  "influences","skin","targets"}], "clips": [{"index","name","start","end",
  *  "duration","tracks","channels":{"translation","rotation","scale","weights"},
- *  "interpolations":[...]}], "warnings": [...]} */
+ *  "interpolations":[...]}], "warnings": [...]}
+ * A packed .ossa file has built clips only; each clip object then carries "index",
+ * "name", "start", "end", "duration", "tracks", "weight_tracks", "lossless",
+ * "built_bytes", "precision" (0 when lossless) and "max_error" (model units, as the
+ * builder measured it). */
 #include <math.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -82,6 +86,46 @@ static void index_free(tree_index *t) {
     free(t->skin_list);
 }
 
+/* Built clips of a packed file (the asset has no editable clips then): each clip's object
+ * also carries built_bytes, precision, max_error (numbers), lossless (bool). */
+static void print_built_json(const ossa_asset *a) {
+    for (uint32_t c = 0; !a->clip_count && c < a->built_clip_count; c++) {
+        const ossa_built_clip *b = a->built_clips[c];
+        ossa_clip_build_options o = ossa_built_clip_options(b);
+        ossa_clip_build_stats st = ossa_built_clip_stats(b);
+        printf("%s{\"index\": %u, \"name\": ", c ? ",\n  " : "", c);
+        json_put_str(ossa_built_clip_name(b));
+        printf(", \"start\": ");
+        json_put_num(ossa_built_clip_start(b));
+        printf(", \"end\": ");
+        json_put_num(ossa_built_clip_end(b));
+        printf(", \"duration\": ");
+        json_put_num(ossa_built_clip_duration(b));
+        printf(", \"tracks\": %u, \"weight_tracks\": %u, \"lossless\": %s, \"built_bytes\": %zu, \"precision\": ",
+               ossa_built_clip_track_count(b), ossa_built_clip_weight_track_count(b),
+               ossa_built_clip_lossless(b) ? "true" : "false", ossa_built_clip_byte_size(b));
+        json_put_num(ossa_built_clip_lossless(b) ? 0.0 : o.precision);
+        printf(", \"max_error\": ");
+        json_put_num(st.max_error);
+        printf("}");
+    }
+}
+
+static void print_built_text(const ossa_asset *a) {
+    if (a->clip_count || !a->built_clip_count) return;
+    printf("built clips: %u\n", a->built_clip_count);
+    for (uint32_t c = 0; c < a->built_clip_count; c++) {
+        const ossa_built_clip *b = a->built_clips[c];
+        ossa_clip_build_stats st = ossa_built_clip_stats(b);
+        printf("  [%u] '%s': %.4g s (%.4g .. %.4g), %u tracks, %zu bytes, ", c, ossa_built_clip_name(b),
+               (double)ossa_built_clip_duration(b), (double)ossa_built_clip_start(b), (double)ossa_built_clip_end(b),
+               ossa_built_clip_track_count(b), ossa_built_clip_byte_size(b));
+        if (ossa_built_clip_lossless(b)) printf("lossless");
+        else printf("precision %.3g", (double)ossa_built_clip_options(b).precision);
+        printf(", measured max error %.3g\n", (double)st.max_error);
+    }
+}
+
 static void print_json(const char *file, const ossa_asset *a, const tree_index *t) {
     const ossa_skeleton *sk = a->skeleton;
     printf("{\"file\": ");
@@ -144,6 +188,7 @@ static void print_json(const char *file, const ossa_asset *a, const tree_index *
             if (st.interp[i]) printf("%s\"%s\"", k++ ? ", " : "", INTERP[i]);
         printf("]}");
     }
+    print_built_json(a);
     printf("],\n \"warnings\": [");
     for (uint32_t w = 0; w < a->warning_count; w++) {
         if (w) printf(",\n  ");
@@ -220,6 +265,7 @@ static void print_text(const char *file, const ossa_asset *a, const tree_index *
             if (st.interp[i]) printf(" %s", INTERP[i]);
         printf("\n");
     }
+    print_built_text(a);
     printf("warnings: %u\n", a->warning_count);
     for (uint32_t w = 0; w < a->warning_count; w++) printf("  %s\n", a->warnings[w]);
 }

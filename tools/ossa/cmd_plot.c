@@ -261,7 +261,8 @@ int cmd_plot(int argc, char **argv) {
     uint8_t *px = NULL;
     const ossa_skeleton *sk = s.asset->skeleton;
     if (!s.asset->clip_count) {
-        fprintf(stderr, "ossa plot: %s has no clips\n", s.label);
+        fprintf(stderr, "ossa plot: %s has no %s\n", s.label,
+                s.asset->built_clip_count ? "editable clips (a packed file's clips are built: no keys to plot)" : "clips");
         goto done;
     }
     int ci = clip_arg ? scene_find_clip(&s, clip_arg, "plot") : 0;

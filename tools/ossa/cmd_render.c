@@ -8,6 +8,7 @@
 
 #include "cli_common.h"
 #include "commands.h"
+#include "ik_pass.h"
 #include "image_io.h"
 #include "layers_cli.h"
 #include "render_common.h"
@@ -16,8 +17,9 @@ static int usage(FILE *f) {
     fprintf(f,
             "usage: ossa render [FILE|demo] [--clip NAME|INDEX] [--from T] [--to T] [--fps N] [--size WxH]\n"
             "                   [--out anim.gif|frame.png] [--bones] [--cpu|--gpu] [--rest] [--loop|--no-loop]\n"
-            "                   [--ssaa N]\n"
-            "  FILE     .gltf/.glb (default: the built-in demo character)\n"
+            "                   [--ssaa N] [--ik JOINT:x,y,z[:px,py,pz]]...\n"
+            "  FILE     .gltf/.glb/.ossa (default: the built-in demo character); clips play built at the\n"
+            "           default precision (a packed file: as stored)\n"
             "  --clip   clip name or index (default: the first clip)\n"
             "  --from/--to  clip time range in seconds (default: the whole clip; a .png renders --from)\n"
             "  --fps    frames per second of clip time (default 15)\n"
@@ -27,6 +29,9 @@ static int usage(FILE *f) {
             "  --bones  draw the skeleton over the mesh\n"
             "  --cpu    skin on the CPU (ossa_skin_lbs); --gpu (default): palette texture shader\n"
             "  --rest   render the rest pose (one frame)\n"
+            "  --ik     two-bone IK: the chain ending at JOINT (its parent and grandparent turn)\n"
+            "           reaches the model-space target x,y,z, knee/elbow towards the pole px,py,pz\n"
+            "           (default: its rest-pose bend, else +z); up to 4 chains\n"
             "  --loop / --no-loop  leave out / keep the end frame, which repeats the first when the GIF\n"
             "           loops (default: --loop for a whole clip that ends in the pose it starts in)\n"
             "  layers:  --clip A --clip B [--weights 0.3,0.7] [--sync] [--additive CLIP[:WEIGHT]] [--mask JOINT]\n"
@@ -98,6 +103,8 @@ static int render_main(int argc, char **argv, cli_layers *layers) {
     float from = 0, to = 0;
     bool has_from = false, has_to = false, rest = false;
     int loop = -1;
+    const char *ik_specs[IK_PASS_MAX + 1];
+    int ik_count = 0;
     render_options o;
     render_options_init(&o, NULL);
     for (int i = 1; i < argc; i++) {
@@ -124,6 +131,8 @@ static int render_main(int argc, char **argv, cli_layers *layers) {
             has_to = true;
         } else if (!strcmp(a, "--rest")) {
             rest = true;
+        } else if (!strcmp(a, "--ik") && more && ik_count <= IK_PASS_MAX) {
+            ik_specs[ik_count++] = argv[++i];
         } else if (!strcmp(a, "--loop")) {
             loop = 1;
         } else if (!strcmp(a, "--no-loop")) {
@@ -135,6 +144,13 @@ static int render_main(int argc, char **argv, cli_layers *layers) {
     if (o.out && !render_out_ext_ok("render", o.out)) return 2;
     scene s;
     if (!scene_load(&s, file, "render")) return 1;
+    static ik_pass ik; /* the scene's post-pose hook points here */
+    for (int k = 0; k < ik_count; k++)
+        if (!ik_pass_add(&ik, &s, ik_specs[k], "render")) {
+            scene_free(&s);
+            return 2;
+        }
+    if (ik_count) ik_pass_attach(&ik, &s);
     if (cli_layers_active(layers)) {
         if (!cli_layers_resolve(layers, s.asset, "render")) {
             scene_free(&s);
@@ -145,18 +161,20 @@ static int render_main(int argc, char **argv, cli_layers *layers) {
     }
     clip_span span;
     memset(&span, 0, sizeof span);
-    if (!rest && (clip_name || s.asset->clip_count)) {
+    if (!rest && (clip_name || s.asset->clip_count || s.asset->built_clip_count)) {
         int idx = clip_name ? scene_find_clip(&s, clip_name, "render") : 0;
-        if (idx < 0) {
+        /* through the clip built at the default precision (a packed file: its own) */
+        if (idx < 0 || !scene_clip_span(&s, idx, &span, "render")) {
             scene_free(&s);
             return 1;
         }
-        span.clip = s.asset->clips[idx];
-        span.from = has_from ? from : span.clip->start;
-        span.to = has_to ? to : span.clip->end;
+        if (has_from) span.from = from;
+        if (has_to) span.to = to;
         if (has_from && !has_to && span.to < span.from) span.to = span.from;
-        /* default: a whole clip that ends where it starts loops (a part of one keeps its end) */
-        if (loop < 0) loop = span.clip->looping || (!has_from && !has_to && clip_is_cyclic(span.clip, s.asset->skeleton));
+        /* default: a whole clip that ends where it starts loops (a part of one keeps its end); a
+         * packed file's clip: its looping flag */
+        if (loop < 0)
+            loop = span.loop || (span.clip && !has_from && !has_to && clip_is_cyclic(span.clip, s.asset->skeleton));
         span.loop = loop != 0;
         if (span.to < span.from) {
             fprintf(stderr, "ossa render: --to %g is before --from %g\n", (double)span.to, (double)span.from);
@@ -170,8 +188,9 @@ static int render_main(int argc, char **argv, cli_layers *layers) {
     bool ok = render_to_file(&s, &job, &st, "render");
     if (ok)
         printf("ossa render: %s, clip '%s', %u frame%s %ux%u in %.2f s (%s skinning) -> %s\n", s.label,
-               span.clip ? span.clip->name : "(rest pose)", st.frames, st.frames == 1 ? "" : "s", o.width, o.height,
+               span.built ? ossa_built_clip_name(span.built) : span.clip ? span.clip->name : "(rest pose)", st.frames, st.frames == 1 ? "" : "s", o.width, o.height,
                st.seconds, o.draw.cpu ? "CPU" : "GPU", o.out);
+    if (ok) ik_pass_report(&ik, &s, "render");
     scene_free(&s);
     return ok ? 0 : 1;
 }

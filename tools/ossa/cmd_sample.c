@@ -31,6 +31,7 @@ static void put_floats(const float *v, int n) {
 
 static int usage(FILE *f) {
     fprintf(f, "usage: ossa sample FILE [--clip NAME|INDEX] [--time T]... [--vertices N|all] [--loop]\n"
+               "                   [--precision P | --lossless]\n"
                "  prints every node's local TRS, world matrix and morph weights, and the first N\n"
                "  skinned vertices of every skinned primitive, as JSON (the DESIGN.md contract)\n"
                "  --clip      clip name or index (default: none, the rest pose)\n"
@@ -39,16 +40,23 @@ static int usage(FILE *f) {
                "  --loop      wrap times into the clip instead of clamping\n"
                "  --vertices  skinned vertices per primitive: N or all (default 64)\n"
                "  layers (docs/layers.md): --clip A --clip B [--weights 0.3,0.7] [--sync]\n"
-               "              [--additive CLIP[:WEIGHT]] [--mask JOINT] [--root-motion]\n");
+               "              [--additive CLIP[:WEIGHT]] [--mask JOINT] [--root-motion]\n"
+               "  --precision P  sample through clips built at precision P (model units; ossa pack)\n"
+               "  --lossless  sample through lossless built clips (same output to float rounding)\n"
+               "  FILE may be .gltf, .glb or a packed .ossa (whose built clips are sampled)\n");
     return f == stdout ? 0 : 2;
 }
 
 /* Morph weights of the mesh on skeleton joint `joint` (count targets): the clip's weight
  * track for that joint when it has one, else `defaults` (NULL = zeros). */
-static void morph_weights(const ossa_clip *clip, uint32_t joint, uint32_t count, const float *defaults, float t,
-                          bool loop, float *out) {
+static void morph_weights(const ossa_clip *clip, const cli_built_sampler *bs, uint32_t joint, uint32_t count,
+                          const float *defaults, float t, bool loop, float *out) {
     if (defaults) memcpy(out, defaults, count * sizeof(float));
     else memset(out, 0, count * sizeof(float));
+    if (bs->clip) { /* built: the weights of the last sampling run */
+        cli_built_sampler_weights(bs, joint, count, out);
+        return;
+    }
     for (uint32_t k = 0; clip && k < clip->weight_track_count; k++)
         if (clip->weight_tracks[k].joint == joint && clip->weight_tracks[k].weights.components == count) {
             ossa_clip_weights_job wj = {.clip = clip, .track = k, .time = t, .loop = loop, .output = out,
@@ -58,7 +66,8 @@ static void morph_weights(const ossa_clip *clip, uint32_t joint, uint32_t count,
 }
 
 /* "weights" of node i when its mesh has morph targets (defaults from the node's first primitive). */
-static void put_node_weights(const ossa_asset *a, uint32_t i, const ossa_clip *clip, float t, bool loop) {
+static void put_node_weights(const ossa_asset *a, uint32_t i, const ossa_clip *clip, const cli_built_sampler *bs,
+                             float t, bool loop) {
     int32_t mi = a->nodes[i].mesh;
     if (mi < 0 || (uint32_t)mi >= a->mesh_info_count || !a->mesh_infos[mi].target_count) return;
     uint32_t count = a->mesh_infos[mi].target_count, joint = a->nodes[i].joint;
@@ -68,7 +77,7 @@ static void put_node_weights(const ossa_asset *a, uint32_t i, const ossa_clip *c
             defaults = a->meshes[m]->default_weights;
     float *w = calloc(count, sizeof(float));
     if (!w) return;
-    morph_weights(clip, joint, count, defaults, t, loop, w);
+    morph_weights(clip, bs, joint, count, defaults, t, loop, w);
     printf(", \"weights\": ");
     put_floats(w, (int)count);
     free(w);
@@ -108,6 +117,9 @@ static int sample_main(int argc, char **argv, cli_layers *layers) {
     long vertices = 64;
     double *times = calloc((size_t)argc + 1, sizeof *times);
     int time_count = 0;
+    ossa_clip_build_options build; /* --precision / --lossless: sample through built clips */
+    memset(&build, 0, sizeof build);
+    bool use_built = false;
     if (!times) return 1;
     for (int i = 1; i < argc; i++) {
         if (!strcmp(argv[i], "--help") || !strcmp(argv[i], "-h")) {
@@ -140,6 +152,16 @@ static int sample_main(int argc, char **argv, cli_layers *layers) {
                 }
             }
         } else if (!strcmp(argv[i], "--loop")) loop = true;
+        else if (!strcmp(argv[i], "--lossless")) use_built = build.lossless = true;
+        else if (!strcmp(argv[i], "--precision") && i + 1 < argc) {
+            char *end;
+            build.precision = strtof(argv[++i], &end);
+            use_built = true;
+            if (*end || !(build.precision > 0)) {
+                free(times);
+                return usage(stderr);
+            }
+        }
         else if (argv[i][0] == '-' || file) {
             free(times);
             return usage(stderr);
@@ -154,8 +176,16 @@ static int sample_main(int argc, char **argv, cli_layers *layers) {
         free(times);
         return 1;
     }
+    /* packed files have built clips only; --precision / --lossless build them here */
+    if (!asset->clip_count && asset->built_clip_count) use_built = true;
+    if (use_built && cli_build_clips(asset, &build, "sample", false)) {
+        ossa_asset_destroy(asset);
+        free(times);
+        return 1;
+    }
     int32_t ci = -1;
-    if (clip_arg) {
+    if (clip_arg && use_built) ci = cli_find_built_clip(asset, clip_arg);
+    else if (clip_arg) {
         ci = ossa_asset_find_clip(asset, clip_arg);
         if (ci < 0) {
             char *end;
@@ -163,19 +193,22 @@ static int sample_main(int argc, char **argv, cli_layers *layers) {
             if (!*end && v >= 0 && (uint64_t)v < asset->clip_count) ci = (int32_t)v;
         }
         if (ci < 0) {
-            fprintf(stderr, "ossa sample: no clip '%s' in %s (%u clips)\n", clip_arg, file, asset->clip_count);
+            fprintf(stderr, "ossa sample: no clip '%s' in %s (%u clips)\n", clip_arg, file,
+                    use_built ? asset->built_clip_count : asset->clip_count);
             ossa_asset_destroy(asset);
             free(times);
             return 1;
         }
     }
-    const ossa_clip *clip = ci >= 0 ? asset->clips[ci] : NULL;
+    const ossa_built_clip *bclip = use_built && ci >= 0 ? asset->built_clips[ci] : NULL;
+    /* the editable clip, also for a built one when the file has it (which joints it animates) */
+    const ossa_clip *clip = ci >= 0 && (uint32_t)ci < asset->clip_count ? asset->clips[ci] : NULL;
     if (cli_layers_active(layers) && !cli_layers_resolve(layers, asset, "sample")) {
         ossa_asset_destroy(asset);
         free(times);
         return 1;
     }
-    if (!time_count) times[time_count++] = clip ? clip->start : 0.0;
+    if (!time_count) times[time_count++] = bclip ? ossa_built_clip_start(bclip) : clip ? clip->start : 0.0;
 
     const ossa_skeleton *sk = asset->skeleton;
     uint32_t jn = sk ? sk->joint_count : 0;
@@ -185,6 +218,9 @@ static int sample_main(int argc, char **argv, cli_layers *layers) {
     bool *animated = calloc(jn ? jn : 1, sizeof *animated);
     int rc = 0;
     if (!pose || !world || !palette || !animated) rc = 1;
+    cli_built_sampler bs;
+    memset(&bs, 0, sizeof bs);
+    if (!rc && cli_built_sampler_init(&bs, bclip, jn)) rc = 1;
     if (clip)
         for (uint32_t t = 0; t < clip->track_count; t++)
             if (clip->tracks[t].joint < jn) animated[clip->tracks[t].joint] = true;
@@ -192,13 +228,13 @@ static int sample_main(int argc, char **argv, cli_layers *layers) {
     printf("{\"file\": ");
     json_put_str(file);
     printf(", \"clip\": ");
-    if (clip) {
+    if (clip || bclip) {
         printf("{\"name\": ");
-        json_put_str(clip->name ? clip->name : "");
+        json_put_str(bclip ? ossa_built_clip_name(bclip) : clip->name ? clip->name : "");
         printf(", \"index\": %d, \"start\": ", ci);
-        json_put_num(clip->start);
+        json_put_num(bclip ? ossa_built_clip_start(bclip) : clip->start);
         printf(", \"end\": ");
-        json_put_num(clip->end);
+        json_put_num(bclip ? ossa_built_clip_end(bclip) : clip->end);
         printf("}");
     } else {
         printf("null");
@@ -210,12 +246,16 @@ static int sample_main(int argc, char **argv, cli_layers *layers) {
             ossa_clip_sample_job sj = {.clip = clip, .time = t, .loop = loop, .reference = sk->rest,
                                        .reference_count = jn, .output = pose, .output_count = jn};
             if (cli_layers_active(layers)) cli_layers_pose(layers, sk, t, loop, pose);
-            else if (clip) ossa_clip_sample_job_run(&sj);
+            else if (bclip) {
+                if (cli_built_sampler_run(&bs, t, loop, pose)) rc = 1;
+                if (!clip) /* a packed file: joints whose pose differs from rest count as animated */
+                    for (uint32_t j = 0; j < jn; j++) animated[j] = memcmp(&pose[j], &sk->rest[j], sizeof *pose) != 0;
+            } else if (clip) ossa_clip_sample_job_run(&sj);
             else memcpy(pose, sk->rest, jn * sizeof *pose);
             compute_world(asset, pose, animated, world);
         }
         printf("%s{\"time\": ", ti ? ",\n  " : "");
-        json_put_num(clip ? ossa_clip_adjust_time(clip, t, loop) : times[ti]);
+        json_put_num(bclip ? bs.sampled_time : clip ? ossa_clip_adjust_time(clip, t, loop) : times[ti]);
         if (cli_layers_active(layers)) printf(",\n   "), cli_layers_print_json(layers);
         printf(",\n   \"nodes\": [");
         for (uint32_t i = 0; i < asset->node_count; i++) {
@@ -231,7 +271,7 @@ static int sample_main(int argc, char **argv, cli_layers *layers) {
             put_floats(&x->scale.x, 3);
             printf(", \"world\": ");
             put_floats(world[j].m, 16);
-            put_node_weights(asset, i, clip, t, loop);
+            put_node_weights(asset, i, clip, &bs, t, loop);
             printf("}");
         }
         printf("],\n   \"skinned\": [");
@@ -247,7 +287,7 @@ static int sample_main(int argc, char **argv, cli_layers *layers) {
             float *w = calloc((size_t)mesh->target_count + 1, sizeof(float));
             if (!mp || !mn || !op || !on || !w) rc = 1;
             if (!rc) {
-                morph_weights(clip, (uint32_t)mesh->node, mesh->target_count, mesh->default_weights, t, loop, w);
+                morph_weights(clip, &bs, (uint32_t)mesh->node, mesh->target_count, mesh->default_weights, t, loop, w);
                 ossa_morph_apply(mesh, w, 0, nv, mp, mesh->normals ? mn : NULL);
                 ossa_palette_job pj = {.skeleton = sk, .skin = (uint32_t)mesh->skin, .model = world,
                                        .model_count = jn, .output = palette, .output_count = jn};
@@ -301,6 +341,7 @@ static int sample_main(int argc, char **argv, cli_layers *layers) {
     free(palette);
     free(animated);
     free(times);
+    cli_built_sampler_free(&bs);
     ossa_asset_destroy(asset);
     return rc;
 }

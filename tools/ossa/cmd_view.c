@@ -11,6 +11,7 @@
 #include <string.h>
 
 #include "commands.h"
+#include "ik_pass.h"
 #include "image_io.h"
 #include "render_common.h"
 
@@ -37,32 +38,45 @@ typedef struct viewer {
     bool dragging;
     double last_x, last_y;
     GLFWwindow *window;
+    bool packed;         /* a packed file: built clips only, played without the player (no cross-fade) */
+    float built_time;    /* its clip time */
+    ik_pass ik;          /* I toggles: --ik chains, else the feet pinned where they are */
+    bool ik_pin;         /* no --ik: targets = the feet's positions when I is pressed */
 } viewer;
+
+/* Clips to choose from: the editable ones, or a packed file's built clips. */
+static uint32_t clip_total(const viewer *v) {
+    return v->packed ? v->s.asset->built_clip_count : v->s.asset->clip_count;
+}
 
 static const char *clip_name(const viewer *v, int i) {
     if (i < 0) return "(rest pose)";
-    const char *n = v->s.asset->clips[i]->name;
+    const char *n = v->packed ? ossa_built_clip_name(v->s.asset->built_clips[i]) : v->s.asset->clips[i]->name;
     return n && *n ? n : "(unnamed)";
 }
 
 static void update_title(viewer *v) {
     char title[512];
-    snprintf(title, sizeof title, "ossa view - %s - clip %d/%u '%s' - %.2fx%s - %s skinning%s%s", v->s.label,
-             v->clip + 1, v->s.asset->clip_count, clip_name(v, v->clip), (double)v->speed,
+    snprintf(title, sizeof title, "ossa view - %s - clip %d/%u '%s' - %.2fx%s - %s skinning%s%s%s", v->s.label,
+             v->clip + 1, clip_total(v), clip_name(v, v->clip), (double)v->speed,
              v->paused ? " [paused]" : "", v->draw.cpu ? "CPU" : "GPU", v->draw.bones ? " - bones" : "",
-             v->draw.wireframe ? " - wireframe" : "");
+             v->draw.wireframe ? " - wireframe" : "", v->ik.enabled ? " - IK" : "");
     glfwSetWindowTitle(v->window, title);
 }
 
 static void print_clips(const viewer *v) {
-    printf("ossa view: %s: %u clip%s\n", v->s.label, v->s.asset->clip_count, v->s.asset->clip_count == 1 ? "" : "s");
-    for (uint32_t i = 0; i < v->s.asset->clip_count; i++) {
-        const ossa_clip *c = v->s.asset->clips[i];
+    printf("ossa view: %s: %u clip%s\n", v->s.label, clip_total(v), clip_total(v) == 1 ? "" : "s");
+    for (uint32_t i = 0; i < clip_total(v); i++) {
+        const ossa_clip *c = v->packed ? NULL : v->s.asset->clips[i];
+        const ossa_built_clip *b = v->packed ? v->s.asset->built_clips[i] : NULL;
+        clip_span sp = {.clip = c, .from = c ? c->start : ossa_built_clip_start(b), .to = c ? c->end : ossa_built_clip_end(b),
+                        .loop = c ? c->looping : ossa_built_clip_looping(b), .built = b};
         printf("  %c %u: %-24s %.2f s%s\n", (int)i == v->clip ? '>' : ' ', i + 1, clip_name(v, (int)i),
-               (double)(c->end - c->start), c->looping ? " (looping)" : "");
+               (double)(sp.to - sp.from), sp.loop ? " (looping)" : "");
     }
     printf("keys: 1-9 / N P clips, C cross-fade to next, space pause, + - speed, G CPU/GPU, B bones, W wireframe,\n"
-           "      [ ] blend weight of the next clip (synced), R reset camera, Esc quit; drag to orbit, scroll to zoom\n");
+           "      [ ] blend weight of the next clip (synced), R reset camera, I IK on/off, Esc quit; drag to orbit,\n"
+           "      scroll to zoom\n");
     fflush(stdout);
 }
 
@@ -70,7 +84,7 @@ static void print_clips(const viewer *v) {
 static void set_blend(viewer *v, float w, bool report) {
     uint32_t n = v->s.asset->clip_count;
     v->blend = w < 0.05f ? 0.0f : (w > 1.0f ? 1.0f : w);
-    if (!n || v->clip < 0) return;
+    if (!n || v->clip < 0 || v->packed) return;
     const ossa_clip *other = v->s.asset->clips[(v->clip + 1) % (int)n];
     if (v->blend > 0.0f && ossa_player_layer_clip(v->player, v->blend_layer) != other)
         ossa_player_layer_play(v->player, v->blend_layer, other, v->speed, true);
@@ -86,11 +100,12 @@ static void set_blend(viewer *v, float w, bool report) {
 }
 
 static void select_clip(viewer *v, int i, bool fade) {
-    uint32_t n = v->s.asset->clip_count;
+    uint32_t n = clip_total(v);
     if (!n) return;
     i = ((i % (int)n) + (int)n) % (int)n;
-    const ossa_clip *c = v->s.asset->clips[i];
-    if (fade && v->clip >= 0)
+    const ossa_clip *c = v->packed ? NULL : v->s.asset->clips[i];
+    if (v->packed) v->built_time = ossa_built_clip_start(v->s.asset->built_clips[i]);
+    else if (fade && v->clip >= 0)
         ossa_player_crossfade(v->player, c, 0.3f, v->speed, true);
     else
         ossa_player_play(v->player, c, v->speed, true);
@@ -104,7 +119,7 @@ static void select_clip(viewer *v, int i, bool fade) {
 static void handle_key(viewer *v, int key) {
     GLFWwindow *w = v->window;
     if (key >= GLFW_KEY_1 && key <= GLFW_KEY_9) {
-        if ((uint32_t)(key - GLFW_KEY_1) < v->s.asset->clip_count) select_clip(v, key - GLFW_KEY_1, false);
+        if ((uint32_t)(key - GLFW_KEY_1) < clip_total(v)) select_clip(v, key - GLFW_KEY_1, false);
         return;
     }
     switch (key) {
@@ -122,6 +137,15 @@ static void handle_key(viewer *v, int key) {
     case GLFW_KEY_B: v->draw.bones = !v->draw.bones; break;
     case GLFW_KEY_W: v->draw.wireframe = !v->draw.wireframe; break;
     case GLFW_KEY_R: v->cam = v->home; break;
+    case GLFW_KEY_I:
+        v->ik.enabled = !v->ik.enabled;
+        for (uint32_t i = 0; v->ik_pin && v->ik.enabled && i < v->ik.count; i++) {
+            const float *m = v->s.model[v->ik.chains[i].joints[2]].m;
+            v->ik.chains[i].target = ossa_vec3_make(m[12], m[13], m[14]);
+        }
+        printf("ossa view: IK %s (%u chain%s)\n", v->ik.enabled ? "on" : "off", v->ik.count, v->ik.count == 1 ? "" : "s");
+        fflush(stdout);
+        break;
     case GLFW_KEY_LEFT_BRACKET: set_blend(v, v->blend - 0.1f, true); break;
     case GLFW_KEY_RIGHT_BRACKET: set_blend(v, v->blend + 0.1f, true); break;
     default: return;
@@ -230,18 +254,20 @@ static bool save_screenshot(const char *path, int w, int h) {
 
 static int usage(FILE *f) {
     fprintf(f, "usage: ossa view [FILE|demo] [--clip NAME|INDEX] [--size WxH] [--cpu] [--bones]\n"
-               "                 [--frames N --screenshot PATH] [--press FRAME:KEYS,...]\n"
+               "                 [--frames N --screenshot PATH] [--press FRAME:KEYS,...] [--ik JOINT:x,y,z]\n"
                "  a window with the animated character (default: the built-in demo character)\n"
                "  --frames N       stop after N frames (stepped at 1/60 s each)\n"
                "  --screenshot P   save the last frame's back buffer as PNG before exiting\n"
                "  --press F:KEYS   type KEYS before frame F (scripted runs), e.g. --press 10:C,20:GB\n"
+               "  --ik SPEC        a two-bone IK chain as in `ossa render --ik`, on at start\n"
+               "                   (without it, I pins the feet where they are)\n"
                "keys: 1-9 / N P clips, C cross-fade to next (0.3 s), space pause, + - speed, G CPU/GPU skinning,\n"
-               "      B bones, W wireframe, R reset camera, Esc/Q quit; drag to orbit, scroll to zoom\n");
+               "      B bones, W wireframe, R reset camera, I IK on/off, Esc/Q quit; drag to orbit, scroll to zoom\n");
     return f == stdout ? 0 : 2;
 }
 
 int cmd_view(int argc, char **argv) {
-    const char *file = NULL, *clip_arg = NULL, *shot = NULL, *press = NULL;
+    const char *file = NULL, *clip_arg = NULL, *shot = NULL, *press = NULL, *ik_spec = NULL;
     uint32_t width = 640, height = 480;
     long frames = -1;
     viewer v;
@@ -276,13 +302,24 @@ int cmd_view(int argc, char **argv) {
             v.draw.cpu = true;
         } else if (!strcmp(a, "--bones")) {
             v.draw.bones = true;
+        } else if (!strcmp(a, "--ik") && more) {
+            ik_spec = argv[++i];
         } else if (!take_file_arg("view", a, &file)) {
             return usage(stderr);
         }
     }
     if (shot && frames < 0) frames = 1;
     if (!scene_load(&v.s, file, "view")) return 1;
-    int start_clip = v.s.asset->clip_count ? 0 : -1;
+    v.packed = !v.s.asset->clip_count && v.s.asset->built_clip_count;
+    if (ik_spec && !ik_pass_add(&v.ik, &v.s, ik_spec, "view")) {
+        scene_free(&v.s);
+        return 2;
+    }
+    if (!ik_spec) ik_pass_add_feet(&v.ik, &v.s);
+    v.ik_pin = !ik_spec;
+    v.ik.enabled = ik_spec != NULL;
+    ik_pass_attach(&v.ik, &v.s);
+    int start_clip = clip_total(&v) ? 0 : -1;
     if (clip_arg && (start_clip = scene_find_clip(&v.s, clip_arg, "view")) < 0) {
         scene_free(&v.s);
         return 1;
@@ -301,7 +338,7 @@ int cmd_view(int argc, char **argv) {
         return 1;
     }
     /* camera framed on every clip's animated bounds */
-    uint32_t span_count = v.s.asset->clip_count ? v.s.asset->clip_count : 1;
+    uint32_t span_count = clip_total(&v) ? clip_total(&v) : 1;
     clip_span *spans = calloc(span_count, sizeof *spans);
     if (!spans) {
         fprintf(stderr, "ossa view: out of memory\n");
@@ -311,8 +348,9 @@ int cmd_view(int argc, char **argv) {
     }
     for (uint32_t i = 0; i < v.s.asset->clip_count; i++) {
         const ossa_clip *c = v.s.asset->clips[i];
-        spans[i] = (clip_span){c, c->start, c->end, false};
+        spans[i] = (clip_span){.clip = c, .from = c->start, .to = c->end, .loop = false};
     }
+    for (uint32_t i = 0; v.packed && i < clip_total(&v); i++) scene_clip_span(&v.s, (int)i, &spans[i], "view");
     float lo[3], hi[3];
     scene_animated_bounds(&v.s, spans, span_count, 12, lo, hi);
     free(spans);
@@ -365,7 +403,10 @@ int cmd_view(int argc, char **argv) {
         last = t;
         script_run(&v, press, frame + 1);
         if (!v.paused) ossa_player_update(v.player, dt);
-        if (v.clip >= 0) {
+        if (v.packed && v.clip >= 0) {
+            if (!v.paused) v.built_time += dt * v.speed;
+            scene_pose_built(&v.s, v.s.asset->built_clips[v.clip], v.built_time, true);
+        } else if (v.clip >= 0) {
             scene_set_pose(&v.s, ossa_player_pose(v.player));
             scene_set_weights(&v.s, ossa_player_clip(v.player), ossa_player_time(v.player), true);
         } else

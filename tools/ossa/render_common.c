@@ -41,6 +41,9 @@ void scene_free(scene *s) {
     free(s->model);
     free(s->palettes);
     free(s->skin_joint);
+    for (uint32_t i = 0; s->built && s->asset && i < s->asset->clip_count; i++) ossa_built_clip_destroy(s->built[i]);
+    free(s->built);
+    cli_built_sampler_free(&s->sampler);
     ossa_asset_destroy(s->asset);
     memset(s, 0, sizeof *s);
 }
@@ -115,7 +118,7 @@ bool scene_load(scene *s, const char *path, const char *cmd) {
 
 int scene_find_clip(const scene *s, const char *name, const char *cmd) {
     const ossa_asset *a = s->asset;
-    int idx = ossa_asset_find_clip(a, name);
+    int idx = a->clip_count ? ossa_asset_find_clip(a, name) : cli_find_built_clip(a, name);
     if (idx >= 0) return idx;
     bool digits = *name != 0;
     for (const char *p = name; *p; p++)
@@ -125,9 +128,11 @@ int scene_find_clip(const scene *s, const char *name, const char *cmd) {
         if (i >= 0 && (uint32_t)i < a->clip_count) return (int)i;
     }
     fprintf(stderr, "ossa %s: %s has no clip '%s'; clips:", cmd, s->label, name);
-    if (!a->clip_count) fprintf(stderr, " (none)");
+    if (!a->clip_count && !a->built_clip_count) fprintf(stderr, " (none)");
     for (uint32_t i = 0; i < a->clip_count; i++)
         fprintf(stderr, " %u:'%s'", i, a->clips[i]->name ? a->clips[i]->name : "");
+    for (uint32_t i = 0; !a->clip_count && i < a->built_clip_count; i++)
+        fprintf(stderr, " %u:'%s'", i, ossa_built_clip_name(a->built_clips[i]));
     fprintf(stderr, "\n");
     return -1;
 }
@@ -140,6 +145,7 @@ void scene_set_pose(scene *s, const ossa_transform *locals) {
     ossa_local_to_model_job lm = {.skeleton = sk, .input = s->locals, .input_count = jc, .output = s->model,
                                   .output_count = jc};
     ossa_local_to_model_job_run(&lm);
+    if (s->post_pose) s->post_pose(s, s->post_pose_user);
     for (uint32_t k = 0; k < sk->skin_count; k++) {
         ossa_palette_job pj = {.skeleton = sk, .skin = k, .model = s->model, .model_count = jc,
                                .output = s->palettes + (size_t)k * jc, .output_count = jc};
@@ -165,6 +171,63 @@ float scene_pose(scene *s, const ossa_clip *clip, float t, bool loop) {
     scene_set_pose(s, s->locals);
     scene_set_weights(s, clip, t, loop);
     return time;
+}
+
+const ossa_built_clip *scene_built_clip(scene *s, int index, const char *cmd) {
+    const ossa_asset *a = s->asset;
+    if (index < 0) return NULL;
+    if (!a->clip_count) return (uint32_t)index < a->built_clip_count ? a->built_clips[index] : NULL;
+    if ((uint32_t)index >= a->clip_count) return NULL;
+    if (!s->built && !(s->built = calloc(a->clip_count, sizeof *s->built))) return NULL;
+    if (!s->built[index]) {
+        ossa_result r = ossa_clip_build(a->clips[index], a->skeleton, NULL, NULL, &s->built[index], NULL);
+        if (r) fprintf(stderr, "ossa %s: building clip '%s' failed (%s)\n", cmd, a->clips[index]->name, ossa_result_string(r));
+    }
+    return s->built[index];
+}
+
+float scene_pose_built(scene *s, const ossa_built_clip *clip, float t, bool loop) {
+    if (!s->joint_count) return t;
+    if (s->sampler.clip != clip) {
+        cli_built_sampler_free(&s->sampler);
+        if (cli_built_sampler_init(&s->sampler, clip, s->joint_count)) return t;
+    }
+    if (cli_built_sampler_run(&s->sampler, t, loop, s->locals)) return t;
+    scene_set_pose(s, s->locals);
+    const ossa_asset *a = s->asset;
+    for (uint32_t i = 0; i < a->mesh_count; i++) {
+        const ossa_mesh *m = a->meshes[i];
+        float *w = s->morph_weights[i];
+        if (!w) continue;
+        if (m->default_weights) memcpy(w, m->default_weights, sizeof(float) * m->target_count);
+        else memset(w, 0, sizeof(float) * m->target_count);
+        if (m->node >= 0) cli_built_sampler_weights(&s->sampler, (uint32_t)m->node, m->target_count, w);
+    }
+    return s->sampler.sampled_time;
+}
+
+bool scene_clip_span(scene *s, int index, clip_span *span, const char *cmd) {
+    memset(span, 0, sizeof *span);
+    const ossa_asset *a = s->asset;
+    span->clip = (uint32_t)index < a->clip_count ? a->clips[index] : NULL;
+    if (!s->pose_fn || !span->clip) span->built = scene_built_clip(s, index, cmd);
+    if (!span->clip && !span->built) return false;
+    if (span->built) {
+        span->from = ossa_built_clip_start(span->built);
+        span->to = ossa_built_clip_end(span->built);
+        span->loop = ossa_built_clip_looping(span->built);
+    } else {
+        span->from = span->clip->start;
+        span->to = span->clip->end;
+        span->loop = span->clip->looping;
+    }
+    return true;
+}
+
+/* Poses one span at t: its built clip when it has one, else the editable path. */
+static float span_pose(scene *s, const clip_span *sp, float t) {
+    if (sp->built) return scene_pose_built(s, sp->built, t, sp->loop);
+    return scene_pose(s, sp->clip, t, sp->loop);
 }
 
 void scene_set_weights(scene *s, const ossa_clip *clip, float t, bool loop) {
@@ -272,10 +335,10 @@ bool scene_animated_bounds(scene *s, const clip_span *spans, uint32_t span_count
         if (s->asset->meshes[i]->vertex_count) geometry = true;
     for (uint32_t k = 0; k < span_count; k++) {
         const clip_span *sp = &spans[k];
-        uint32_t n = sp->clip && sp->to > sp->from ? samples : 0;
+        uint32_t n = (sp->clip || sp->built) && sp->to > sp->from ? samples : 0;
         for (uint32_t i = 0; i <= n; i++) {
             float t = n ? sp->from + (sp->to - sp->from) * (float)i / (float)n : sp->from;
-            scene_pose(s, sp->clip, t, sp->loop);
+            span_pose(s, sp, t);
             if (geometry) {
                 scene_extend_bounds(s, lo, hi);
             } else {
@@ -486,7 +549,7 @@ bool scene_gl_draw(scene_gl *g, scene *s, const float view_proj[16], const draw_
 #endif
 
 uint32_t span_frame_count(const clip_span *span, float fps) {
-    if (!span->clip || !(span->to > span->from)) return 1;
+    if ((!span->clip && !span->built) || !(span->to > span->from)) return 1;
     double n = ceil(((double)span->to - (double)span->from) * fps - 1e-3);
     if (n < 1) n = 1;
     if (n > 100000) n = 100000;
@@ -586,7 +649,7 @@ bool render_to_file(scene *s, const render_job *job, render_stats *stats, const 
                 skip--;
                 continue;
             }
-            scene_pose(s, sp->clip, t, sp->loop);
+            span_pose(s, sp, t);
             ok = scene_gl_draw(&g, s, vp, &job->draw, rw, rh, cmd);
             if (ok && (r = ossa_gl_headless_read(ctx, big)) != OSSA_OK) {
                 fprintf(stderr, "ossa %s: reading the framebuffer failed: %s\n", cmd, ossa_result_string(r));

@@ -9,6 +9,8 @@
 #include <ossa/gl.h>
 #include <ossa/ossa.h>
 
+#include "cli_common.h"
+
 typedef struct scene {
     ossa_asset *asset;
     const char *label;       /* the file path, or "demo" */
@@ -22,10 +24,16 @@ typedef struct scene {
     bool *skin_joint;        /* joint_count: used by some skin (drawn by the bone overlay) */
     float **morph_weights;   /* per mesh: target_count current weights, or NULL without targets */
     float **morphed;         /* per mesh with targets: positions then normals after morphing (CPU path) */
+    /* Optional pass after every local-to-model (IK, ik_pass.h): may edit locals and model;
+     * the palettes are computed after it. Set after scene_load (which zeroes the scene). */
+    void (*post_pose)(struct scene *s, void *user);
+    void *post_pose_user;
     /* Optional: poses the scene instead of sampling one clip (layers, docs/layers.md); it fills
      * locals and calls scene_set_pose / scene_set_weights itself. scene_pose calls it. */
     void (*pose_fn)(void *user, struct scene *s, float t, bool loop);
     void *pose_user;
+    ossa_built_clip **built;  /* per editable clip, built on first use at the default precision */
+    cli_built_sampler sampler; /* the built clip posed last (scene_pose_built) */
 } scene;
 
 /* Loads `path` (a .gltf/.glb), or the demo character when path is NULL or "demo".
@@ -61,12 +69,23 @@ bool scene_mesh_is_skinned(const scene *s, uint32_t mesh);
 /* Extends [lo, hi] with the CPU-skinned vertices of the current pose. */
 void scene_extend_bounds(scene *s, float lo[3], float hi[3]);
 
-/* One interval of a clip to show; clip NULL = rest pose. */
+/* One interval of a clip to show; clip and built NULL = rest pose. */
 typedef struct clip_span {
     const ossa_clip *clip;
     float from, to;
     bool loop;
+    const ossa_built_clip *built; /* sampled instead of clip when set (scene_built_clip) */
 } clip_span;
+
+/* Clip `index` as a built clip: a packed file's own, or the editable clip built once (default
+ * precision, kept in the scene). NULL after printing an error. */
+const ossa_built_clip *scene_built_clip(scene *s, int index, const char *cmd);
+/* Poses the scene from a built clip (as scene_pose does from an editable one); returns the
+ * sampled time. */
+float scene_pose_built(scene *s, const ossa_built_clip *clip, float t, bool loop);
+/* A span from clip `index` of the scene over its whole range, sampled through its built
+ * clip (unless layers pose the scene: then the editable clip). False after an error. */
+bool scene_clip_span(scene *s, int index, clip_span *span, const char *cmd);
 
 /* Bounds of the animation over the spans, sampled at `samples` times per span
  * (plus both ends). Returns false when there is no geometry (bounds of the joints then). */

@@ -1,0 +1,325 @@
+/* `ossa pack` and the tool on packed files, by expected output: a generated glTF
+ * (a skinned, morphed 3-joint chain with STEP translation, LINEAR rotation, CUBICSPLINE
+ * scale and a morph-weight track) and, when present, the shared assets:
+ *   - `ossa pack` prints raw / built bytes, ratio and measured error per clip;
+ *   - `ossa info --json` on the .ossa lists the same nodes, skins, meshes and
+ *     primitives as on the glTF, and per clip built_bytes, precision, max_error;
+ *   - `ossa sample --lossless` equals the editable default to 1e-6, so does sampling the
+ *     .ossa of a lossless pack; `--precision P` stays within P of it (world positions);
+ *   - a corrupt .ossa is refused with a message naming the section. */
+#include "test_support.h"
+
+#include <math.h>
+#include <stdarg.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+
+#include "gltf_writer.h"
+
+static char *run(const char *fmt, ...) __attribute__((format(printf, 1, 2)));
+static char *run(const char *fmt, ...) {
+    char cmd[4096];
+    va_list ap;
+    va_start(ap, fmt);
+    vsnprintf(cmd, sizeof cmd, fmt, ap);
+    va_end(ap);
+    char *out = NULL;
+    int st = ot_run(cmd, &out);
+    if (st != 0) fail_msg("`%s` exited with %d:\n%.2000s", cmd, st, out ? out : "");
+    return out;
+}
+
+/* The generated file: joints root → mid → leaf, a 4-vertex mesh skinned to mid and leaf
+ * with one morph target, and one clip animating all three interpolations and the weights. */
+static const char *make_gltf(void) {
+    static char path[4096]; /* ot_tmp's storage is reused by the next call */
+    snprintf(path, sizeof path, "%s", ot_tmp("pack_chain.gltf"));
+    gw *w = gw_create();
+    const float pos[] = {0, 0, 0, 1, 0, 0, 0, 1, 0, 1, 1, 0};
+    const float nrm[] = {0, 0, 1, 0, 0, 1, 0, 0, 1, 0, 0, 1};
+    const float delta[] = {0, 0, 0.5f, 0, 0, 0.25f, 0, 0, 0, 0.1f, 0, 0};
+    const uint8_t jnt[] = {0, 1, 0, 0, 0, 1, 0, 0, 1, 0, 0, 0, 1, 0, 0, 0};
+    const float wgt[] = {0.75f, 0.25f, 0, 0, 0.5f, 0.5f, 0, 0, 1, 0, 0, 0, 1, 0, 0, 0};
+    const uint16_t idx[] = {0, 1, 2, 2, 1, 3};
+    const float ibm[] = {1, 0, 0, 0, 0, 1, 0, 0, 0, 0, 1, 0, 0, -1, 0, 1, 1, 0, 0, 0, 0, 1, 0, 0, 0, 0, 1, 0, 0, -2, 0, 1};
+    const float times[] = {0, 0.4f, 1.1f, 2};
+    const float step_t[] = {0, 0, 0, 0.5f, 0, 0, 0.5f, 0.25f, 0, -0.25f, 0, 1};
+    const float rot[] = {0, 0, 0, 1, 0, 0, 0.38268343f, 0.92387953f, 0.5f, 0.5f, 0.5f, 0.5f, 0, 0.70710678f, 0, 0.70710678f};
+    const float cubic_s[] = {0, 0, 0, 1, 1, 1, 0.5f, 0, 0, /**/ 0.5f, 0.5f, 0, 1.5f, 1, 1, 0, 0, 0,
+                             /**/ 0, 0, 0, 1, 2, 1, -1, 0, 0, /**/ 0, 0.3f, 0, 0.75f, 1, 1.25f, 0, 0, 0};
+    const float mw[] = {0, 1, 0.25f, 0.5f};
+    int a_pos = gw_data(w, GW_FLOAT, false, 4, "VEC3", pos);
+    int a_nrm = gw_data(w, GW_FLOAT, false, 4, "VEC3", nrm);
+    int a_delta = gw_data(w, GW_FLOAT, false, 4, "VEC3", delta);
+    int a_jnt = gw_data(w, GW_UBYTE, false, 4, "VEC4", jnt);
+    int a_wgt = gw_data(w, GW_FLOAT, false, 4, "VEC4", wgt);
+    int a_idx = gw_data(w, GW_USHORT, false, 6, "SCALAR", idx);
+    int a_ibm = gw_data(w, GW_FLOAT, false, 2, "MAT4", ibm);
+    int a_t = gw_data(w, GW_FLOAT, false, 4, "SCALAR", times);
+    int a_tr = gw_data(w, GW_FLOAT, false, 4, "VEC3", step_t);
+    int a_rot = gw_data(w, GW_FLOAT, false, 4, "VEC4", rot);
+    int a_sc = gw_data(w, GW_FLOAT, false, 12, "VEC3", cubic_s);
+    int a_mw = gw_data(w, GW_FLOAT, false, 4, "SCALAR", mw);
+    gw_add(w, "meshes",
+           "{\"name\": \"sheet\", \"weights\": [0.5], \"primitives\": [{\"attributes\": {\"POSITION\": %d, \"NORMAL\": %d, "
+           "\"JOINTS_0\": %d, \"WEIGHTS_0\": %d}, \"indices\": %d, \"targets\": [{\"POSITION\": %d}]}]}",
+           a_pos, a_nrm, a_jnt, a_wgt, a_idx, a_delta);
+    gw_add(w, "nodes", "{\"name\": \"root\", \"children\": [1], \"translation\": [0, 0.5, 0]}");
+    gw_add(w, "nodes", "{\"name\": \"mid\", \"children\": [2], \"translation\": [0, 1, 0]}");
+    gw_add(w, "nodes", "{\"name\": \"leaf\", \"translation\": [0, 1, 0], \"scale\": [1, 1, 1]}");
+    gw_add(w, "nodes", "{\"name\": \"skinned\", \"mesh\": 0, \"skin\": 0}");
+    gw_add(w, "skins", "{\"joints\": [1, 2], \"inverseBindMatrices\": %d}", a_ibm);
+    gw_add(w, "scenes", "{\"nodes\": [0, 3]}");
+    gw_top(w, "\"scene\": 0");
+    gw_add(w, "animations",
+           "{\"name\": \"all\", \"samplers\": [{\"input\": %d, \"output\": %d, \"interpolation\": \"STEP\"}, "
+           "{\"input\": %d, \"output\": %d}, {\"input\": %d, \"output\": %d, \"interpolation\": \"CUBICSPLINE\"}, "
+           "{\"input\": %d, \"output\": %d}], \"channels\": ["
+           "{\"sampler\": 0, \"target\": {\"node\": 0, \"path\": \"translation\"}}, "
+           "{\"sampler\": 1, \"target\": {\"node\": 1, \"path\": \"rotation\"}}, "
+           "{\"sampler\": 2, \"target\": {\"node\": 2, \"path\": \"scale\"}}, "
+           "{\"sampler\": 3, \"target\": {\"node\": 3, \"path\": \"weights\"}}]}",
+           a_t, a_tr, a_t, a_rot, a_t, a_sc, a_t, a_mw);
+    size_t n;
+    uint8_t *bytes = gw_finish(w, GW_EMBEDDED, NULL, NULL, &n);
+    assert_int_equal(gw_write_file(path, bytes, n), 0);
+    free(bytes);
+    gw_destroy(w);
+    return path;
+}
+
+/* Splits JSON text into its numbers and its skeleton (the text with each number replaced
+ * by '#'), so two outputs compare by shape exactly and by value with a tolerance. */
+typedef struct nums { double *v; size_t n; char *shape; } nums;
+
+static nums split(const char *s) {
+    nums r = {malloc(sizeof(double) * (strlen(s) + 1)), 0, malloc(strlen(s) + 1)};
+    size_t o = 0;
+    bool in_string = false;
+    for (const char *p = s; *p;) {
+        if (*p == '"' && (p == s || p[-1] != '\\')) in_string = !in_string;
+        if (!in_string && (*p == '-' || (*p >= '0' && *p <= '9'))) {
+            char *end;
+            r.v[r.n++] = strtod(p, &end);
+            r.shape[o++] = '#';
+            p = end;
+            continue;
+        }
+        r.shape[o++] = *p++;
+    }
+    r.shape[o] = 0;
+    return r;
+}
+
+/* Every number of a within tol (absolute + relative) of b, same shape; returns the max difference. */
+static double compare(const char *a, const char *b, double tol) {
+    nums x = split(a), y = split(b);
+    if (strcmp(x.shape, y.shape)) fail_msg("outputs differ in shape:\n%.1500s\n---\n%.1500s", x.shape, y.shape);
+    assert_int_equal(x.n, y.n);
+    double worst = 0;
+    for (size_t i = 0; i < x.n; i++) {
+        double d = fabs(x.v[i] - y.v[i]);
+        if (d > worst) worst = d;
+        if (d > tol * (1 + fabs(y.v[i]))) fail_msg("number %zu: %.9g vs %.9g (tolerance %g)", i, x.v[i], y.v[i], tol);
+    }
+    free(x.v), free(x.shape), free(y.v), free(y.shape);
+    return worst;
+}
+
+/* The output from `"samples"` on (drops "file" and "clip", which name the input). */
+static const char *samples_of(const char *out) {
+    const char *s = strstr(out, "\"samples\"");
+    assert_non_null(s);
+    return s;
+}
+
+static const char *TIMES = "--time 0 --time 0.2 --time 0.4 --time 0.75 --time 1.1 --time 1.6 --time 2 --time 3";
+
+static void pack_prints_per_clip(void **state) {
+    (void)state;
+    const char *tool = ot_tool();
+    if (!tool) skip();
+    const char *gltf = make_gltf();
+    char ossa[4096];
+    snprintf(ossa, sizeof ossa, "%s", ot_tmp("pack_chain.ossa"));
+    char *out = run("%s pack %s %s", tool, gltf, ossa);
+    assert_non_null(strstr(out, "clip 0 'all': raw "));
+    assert_non_null(strstr(out, " built "));
+    assert_non_null(strstr(out, "ratio "));
+    assert_non_null(strstr(out, "max error "));
+    assert_non_null(strstr(out, "wrote "));
+    free(out);
+    /* info: same nodes, skins, meshes, primitives; built clip numbers */
+    char *a = run("%s info %s --json", tool, gltf), *b = run("%s info %s --json", tool, ossa);
+    const char *na = strstr(a, "\"nodes\""), *nb = strstr(b, "\"nodes\"");
+    const char *ca = strstr(a, "\"clips\""), *cb = strstr(b, "\"clips\"");
+    assert_true(na && nb && ca && cb);
+    assert_int_equal(ca - na, cb - nb);
+    assert_memory_equal(na, nb, (size_t)(ca - na));
+    assert_non_null(strstr(cb, "\"name\": \"all\""));
+    assert_non_null(strstr(cb, "\"built_bytes\": "));
+    assert_non_null(strstr(cb, "\"precision\": 9.99999975e-05"));
+    assert_non_null(strstr(cb, "\"max_error\": "));
+    free(a);
+    free(b);
+    /* the rest pose of the packed file is the glTF's, exactly */
+    a = run("%s sample %s --vertices all", tool, gltf);
+    b = run("%s sample %s --vertices all", tool, ossa);
+    assert_true(compare(samples_of(a), samples_of(b), 0) == 0);
+    free(a);
+    free(b);
+}
+
+static void sample_lossless_equals_editable(void **state) {
+    (void)state;
+    const char *tool = ot_tool();
+    if (!tool) skip();
+    const char *gltf = make_gltf();
+    char *ed = run("%s sample %s --clip all %s --vertices all", tool, gltf, TIMES);
+    char *ll = run("%s sample %s --clip all %s --vertices all --lossless", tool, gltf, TIMES);
+    compare(ll, ed, 1e-6);
+    free(ll);
+    /* the .ossa of a lossless pack samples like the glTF */
+    char ossa[4096];
+    snprintf(ossa, sizeof ossa, "%s", ot_tmp("pack_chain_lossless.ossa"));
+    free(run("%s pack %s %s --lossless", tool, gltf, ossa));
+    char *pk = run("%s sample %s --clip all %s --vertices all", tool, ossa, TIMES);
+    compare(samples_of(pk), samples_of(ed), 1e-6);
+    char *info = run("%s info %s --json", tool, ossa);
+    assert_non_null(strstr(info, "\"lossless\": true"));
+    free(info);
+    free(pk);
+    free(ed);
+}
+
+static void sample_precision_within_bound(void **state) {
+    (void)state;
+    const char *tool = ot_tool();
+    if (!tool) skip();
+    const char *gltf = make_gltf();
+    char *ed = run("%s sample %s --clip 0 %s", tool, gltf, TIMES);
+    char *cp = run("%s sample %s --clip 0 %s --precision 0.001", tool, gltf, TIMES);
+    /* same shape; world matrices' translations (joint origins, model space) within the bound */
+    nums x = split(cp), y = split(ed);
+    assert_string_equal(x.shape, y.shape);
+    double worst = 0;
+    /* each "world": [16 numbers] of the shape: numbers 12..14 are the joint's model-space origin */
+    size_t idx = 0;
+    for (const char *q = x.shape; *q; q++) {
+        if (!strncmp(q, "\"world\": [", 10))
+            for (size_t k = 12; k < 15; k++) {
+                double d = fabs(x.v[idx + k] - y.v[idx + k]);
+                if (d > worst) worst = d;
+            }
+        if (*q == '#') idx++;
+    }
+    printf("precision 0.001: worst joint-origin difference %.3g\n", worst);
+    assert_true(worst <= 0.001);
+    free(x.v), free(x.shape), free(y.v), free(y.shape);
+    free(cp);
+    free(ed);
+}
+
+static void shared_assets_lossless_pack(void **state) {
+    (void)state;
+    const char *tool = ot_tool();
+    if (!tool) skip();
+    static const char *const FILES[] = {"Woman/Woman.gltf", "interpolation_test/interpolation_test.gltf",
+                                        "AnimatedMorphCube/AnimatedMorphCube.gltf", "box_animated/box_animated.gltf"};
+    for (size_t f = 0; f < sizeof FILES / sizeof FILES[0]; f++) {
+        const char *path = ot_asset(FILES[f]);
+        if (!path) skip();
+        char src[4096], ossa[4096];
+        snprintf(src, sizeof src, "%s", path);
+        snprintf(ossa, sizeof ossa, "%s", ot_tmp("shared_lossless.ossa"));
+        free(run("%s pack %s %s --lossless", tool, src, ossa));
+        char *ed = run("%s sample %s --clip 0 --time 0.3 --time 0.71 --time 5", tool, src);
+        char *pk = run("%s sample %s --clip 0 --time 0.3 --time 0.71 --time 5", tool, ossa);
+        compare(samples_of(pk), samples_of(ed), 1e-6);
+        free(ed);
+        free(pk);
+    }
+}
+
+/* render and bench take the .ossa too; render goes through the built clip at the default
+ * precision either way, so the packed file's frame is the glTF's, byte for byte. */
+static void render_and_bench_take_packed_files(void **state) {
+    (void)state;
+    const char *tool = ot_tool();
+    if (!tool) skip();
+    const char *gltf = make_gltf();
+    char ossa[4096], png_a[4096], png_b[4096];
+    snprintf(ossa, sizeof ossa, "%s", ot_tmp("pack_render.ossa"));
+    snprintf(png_a, sizeof png_a, "%s", ot_tmp("pack_render_gltf.png"));
+    snprintf(png_b, sizeof png_b, "%s", ot_tmp("pack_render_ossa.png"));
+    free(run("%s pack %s %s", tool, gltf, ossa));
+    free(run("%s render %s --clip all --from 0.7 --size 64x64 --out %s", tool, gltf, png_a));
+    char *out = run("%s render %s --clip all --from 0.7 --size 64x64 --out %s", tool, ossa, png_b);
+    assert_non_null(strstr(out, "clip 'all'"));
+    free(out);
+    FILE *fa = fopen(png_a, "rb"), *fb = fopen(png_b, "rb");
+    assert_true(fa && fb);
+    int ca, cb;
+    size_t same = 0, n = 0;
+    do {
+        ca = fgetc(fa), cb = fgetc(fb);
+        same += ca == cb;
+        n++;
+    } while (ca != EOF && cb != EOF);
+    fclose(fa);
+    fclose(fb);
+    assert_true(ca == EOF && cb == EOF && same == n);
+    out = run("%s bench %s --rounds 1 --threads 1", tool, ossa);
+    assert_non_null(strstr(out, "built, forward"));
+    assert_non_null(strstr(out, "full frame"));
+    free(out);
+    /* the viewer lists and plays the packed file's built clips */
+    if (ot_run("command -v xvfb-run > /dev/null 2>&1", NULL) != 0) {
+        printf("[  SKIP    ] xvfb-run is not installed: ossa view not tried on the .ossa\n");
+        return;
+    }
+    out = run("LIBGL_ALWAYS_SOFTWARE=1 xvfb-run -a -s \"-screen 0 320x240x24\" %s view %s --frames 4 --size 64x64 "
+              "--screenshot %s --press 2:N",
+              tool, ossa, ot_tmp("pack_view.png"));
+    assert_non_null(strstr(out, ": 1 clip\n"));
+    assert_non_null(strstr(out, "playing clip 1 'all'"));
+    free(out);
+}
+
+static void corrupt_file_is_refused(void **state) {
+    (void)state;
+    const char *tool = ot_tool();
+    if (!tool) skip();
+    const char *gltf = make_gltf();
+    char ossa[4096];
+    snprintf(ossa, sizeof ossa, "%s", ot_tmp("pack_corrupt.ossa"));
+    free(run("%s pack %s %s", tool, gltf, ossa));
+    FILE *f = fopen(ossa, "r+b");
+    assert_non_null(f);
+    fseek(f, 0, SEEK_END);
+    long size = ftell(f);
+    fclose(f);
+    assert_int_equal(truncate(ossa, size - 16), 0);
+    char cmd[8192], *out = NULL;
+    snprintf(cmd, sizeof cmd, "%s info %s 2>&1", tool, ossa);
+    assert_int_equal(ot_run(cmd, &out), 1);
+    assert_non_null(strstr(out, "header says"));
+    free(out);
+    snprintf(cmd, sizeof cmd, "%s pack %s 2>&1", tool, gltf);
+    assert_int_equal(ot_run(cmd, &out), 2);
+    free(out);
+}
+
+int main(void) {
+    const struct CMUnitTest tests[] = {
+        cmocka_unit_test(pack_prints_per_clip),
+        cmocka_unit_test(sample_lossless_equals_editable),
+        cmocka_unit_test(sample_precision_within_bound),
+        cmocka_unit_test(shared_assets_lossless_pack),
+        cmocka_unit_test(render_and_bench_take_packed_files),
+        cmocka_unit_test(corrupt_file_is_refused),
+    };
+    return cmocka_run_group_tests(tests, NULL, NULL);
+}
