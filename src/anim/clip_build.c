@@ -23,7 +23,7 @@
 enum { MODE_FOLD, MODE_RAW, MODE_PACKED };
 #define MAX_LEVEL 12
 #define MAX_ITERATIONS 40
-#define MAX_SEGMENT 64
+#define MAX_SEGMENT 32 /* key-grid steps a segment may span */
 #define TARGET_MARGIN 0.92f
 #define LEVEL0_SHARE 1.0f
 #define KEY_SHARE 0.85f /* of a channel's tolerance for key reduction on exact values */
@@ -253,7 +253,7 @@ static void fit(builder *B, bchan *ch, float tol) {
         uint32_t i = 0;
         while (i + 1 < C) {
             uint32_t best = i + 1;
-            for (uint32_t j = i + 2; j < C && cand[j] - cand[i] <= MAX_SEGMENT; j++) {
+            for (uint32_t j = i + 2; j < C && j - i <= MAX_SEGMENT; j++) {
                 if (!segment_ok(B, ch->kind, X + (size_t)cand[i] * 4, X + (size_t)cand[j] * 4, cand[i], cand[j], tk)) break;
                 best = j;
             }
