@@ -1,15 +1,17 @@
 /* The clip builder (see ossa/built_clip.h, docs/built-clips.md).
  *
  * Lossless: constant channels fold into the base pose, every other channel keeps its keys
- * as floats on a shared clock (identical key-time arrays are stored once).
- * Compressed: every T/R/S channel is fitted on the measurement grid (all key times of the
- * clip plus sub-steps) at a local tolerance derived from the model-space precision (how far
- * the joint's subtree reaches, the parent scale): folded when constant within it, else
- * range-reduced to the fewest bits (rotations drop w) and reduced to the fewest keys
- * (greedy: each segment as long as lerp / nlerp of its ends stays within the tolerance at
- * every grid time it spans). Then the clip is measured in model space at every grid time;
- * every joint on the chain of a joint that misses the bound gets half the tolerance, until
- * all points are within 0.95 x precision; a channel that cannot meet it goes raw (exact). */
+ * bit for bit on a shared clock (identical key-time arrays are stored once), T/R/S values
+ * packed per float lane.
+ * Compressed: every T/R/S channel gets a local tolerance derived from the model-space
+ * precision (how far the joint's subtree reaches, the parent scale) and is fitted against
+ * the exact values at every measurement-grid time (all key times of the clip plus sub-steps):
+ * folded when constant within it; else the fewest keys on the key grid (greedy segments whose
+ * lerp / corrected nlerp stays within KEY_SHARE of it), then the fewest bits per component
+ * (range-reduced; rotations drop their steadiest component) that keep every grid time within
+ * it. Then the clip is measured in model space at every grid time; the channels that cause a
+ * joint's miss (attribution: each alone in the exact pose) get half the tolerance, until all
+ * points are within TARGET_MARGIN x precision; a channel that cannot meet it goes raw (exact). */
 #include <math.h>
 #include <stdlib.h>
 #include <string.h>
@@ -59,7 +61,6 @@ typedef struct builder {
     ossa_transform *exact; /* G * J */
     float *points;         /* G * J * 12 */
     float *X, *D;          /* G * 4 each */
-    uint32_t *Q;           /* G * 3 */
 } builder;
 
 /* ---------------------------------------------------------------- helpers */
@@ -764,7 +765,6 @@ ossa_result ossa_clip_build(const ossa_clip *clip, const ossa_skeleton *skeleton
     B.exact = ossa__alloc_array(allocator, (size_t)G * J + 1, sizeof(ossa_transform));
     B.points = ossa__alloc_array(allocator, (size_t)G * J * 12 + 1, sizeof(float));
     B.X = ossa__alloc_array(allocator, (size_t)G * 8, sizeof(float));
-    B.Q = ossa__alloc_array(allocator, (size_t)G * 3, sizeof(uint32_t));
     float *jerr = ossa__alloc_array(allocator, (size_t)J * 5 + nmax + 1, sizeof(float));
     uint32_t *jworst = jerr ? (uint32_t *)(jerr + J) : NULL;
     int32_t *chan_of = jerr ? (int32_t *)(jworst + J) : NULL;
@@ -773,7 +773,7 @@ ossa_result ossa_clip_build(const ossa_clip *clip, const ossa_skeleton *skeleton
     uint32_t *keybuf = NULL;
     ossa_sampling_context *ctx = NULL;
     ossa_built_clip *bc = NULL;
-    if (!B.ch || !B.exact || !B.points || !B.X || !B.Q || !jerr || !model) {
+    if (!B.ch || !B.exact || !B.points || !B.X || !jerr || !model) {
         r = OSSA_ERROR_OUT_OF_MEMORY;
         goto done;
     }
@@ -818,7 +818,7 @@ ossa_result ossa_clip_build(const ossa_clip *clip, const ossa_skeleton *skeleton
             }
         }
     } else {
-        keybuf = ossa__alloc_array(allocator, (size_t)B.nch * G * 4 + 1, sizeof(uint32_t));
+        keybuf = ossa__alloc_array(allocator, (size_t)B.nch * B.C * 4 + 1, sizeof(uint32_t));
         if (!keybuf) {
             r = OSSA_ERROR_OUT_OF_MEMORY;
             goto done;
@@ -826,8 +826,8 @@ ossa_result ossa_clip_build(const ossa_clip *clip, const ossa_skeleton *skeleton
         if ((r = base_tolerances(&B)) != OSSA_OK) goto done;
         for (uint32_t i = 0; i < B.nch; i++) {
             bchan *c = &B.ch[i];
-            c->keys = keybuf + (size_t)i * G * 4;
-            c->q = c->keys + G;
+            c->keys = keybuf + (size_t)i * B.C * 4;
+            c->q = c->keys + B.C;
             if (c->kind != OSSA__CH_W) fit(&B, c, level_tol(c));
         }
     }
@@ -872,7 +872,6 @@ done:
     ossa__free(allocator, keybuf);
     ossa__free(allocator, model);
     ossa__free(allocator, jerr);
-    ossa__free(allocator, B.Q);
     ossa__free(allocator, B.X);
     ossa__free(allocator, B.points);
     ossa__free(allocator, B.exact);

@@ -240,6 +240,25 @@ static void seek(ossa_sampling_context *c, const ossa_built_clip *clip, uint32_t
     }
 }
 
+/* Decodes one key's lanes of a packed raw channel starting at bit pos: one 64-bit window
+ * serves several lanes (the stream is followed by >= 8 readable bytes). */
+static inline void decode_lanes(const unsigned char *p, uint64_t pos, const ossa__bc_lane *ln, uint32_t lanes, float *out) {
+    uint64_t w = 0;
+    uint32_t avail = 0;
+    for (uint32_t l = 0; l < lanes; l++) {
+        uint32_t b = ln[l].bits;
+        if (b > avail) {
+            memcpy(&w, p + (pos >> 3), 8);
+            w >>= (pos & 7u);
+            avail = 64u - (uint32_t)(pos & 7u);
+        }
+        out[l] = ossa__ord_float(ln[l].base + (uint32_t)(w & ((1ull << b) - 1u)));
+        w = b < 64 ? w >> b : 0;
+        avail -= b;
+        pos += b;
+    }
+}
+
 /* A track view over a raw channel (no table: clock lookups use the cursor or binary search). */
 static inline ossa_track raw_view(const ossa_built_clip *clip, const ossa__bc_raw *r) {
     ossa_track v;
@@ -302,13 +321,8 @@ ossa_result ossa_sample_job_run(ossa_sample_job *job) {
                 const ossa__bc_lane *ln = (const ossa__bc_lane *)(clip->base + r->lanes_off);
                 uint32_t per = 0;
                 for (uint32_t l = 0; l < lanes; l++) per += ln[l].bits;
-                for (uint32_t j = first; j < n; j++) {
-                    uint64_t pos = (uint64_t)(k + j) * per;
-                    for (uint32_t l = 0; l < lanes; l++) {
-                        keys[j * lanes + l] = ossa__ord_float(ln[l].base + ossa__bits_read(clip->base + r->values_off, pos, ln[l].bits));
-                        pos += ln[l].bits;
-                    }
-                }
+                for (uint32_t j = first; j < n; j++)
+                    decode_lanes(clip->base + r->values_off, (uint64_t)(k + j) * per, ln, lanes, keys + j * lanes);
                 if (cached) c->rk[i] = k;
             }
             /* a view of keys k and k + 1 interpolates exactly as the whole track does */
