@@ -3,7 +3,8 @@
  *   blend 2 layers (Walking + Running) vs the reference ossa_pose_blend (one pairwise nlerp);
  *   blend 4 layers (+ Idle, Jump); 2 layers with an upper-body mask; an additive layer;
  *   the player's full update with 3 layers (walk + run synced, additive Punch on the upper body):
- *   sampling x3, blend, local-to-model and root-motion bookkeeping.
+ *   sampling x3, blend, local-to-model and root-motion bookkeeping; on editable clips and on
+ *   built clips (ossa_clip_build defaults: compressed, 0.1 mm).
  * Blend figures exclude sampling (poses sampled once per frame time beforehand). Each figure is
  * the median over runs of (run time / frames), CPU time (CLOCK_THREAD_CPUTIME_ID).
  * Usage: bench_layers [Woman.gltf] [runs (default 9)]; default path $OSSA_ASSETS/Woman/Woman.gltf
@@ -122,16 +123,23 @@ static double bench_sample(const ossa_clip *clip, const ossa_skeleton *sk, int r
     return m;
 }
 
+/* The three clips as editable clips, or (built[] non-NULL) as built clips. */
 static double bench_player(const ossa_asset *a, const ossa_clip *walk, const ossa_clip *run, const ossa_clip *punch_add,
-                           int runs) {
+                           ossa_built_clip *const *built, int runs) {
     ossa_player *p = NULL;
     ossa_player_create(a->skeleton, NULL, &p);
     uint32_t l1, l2;
     ossa_player_add_layer(p, OSSA_PLAYER_LAYER_OVERRIDE, &l1);
     ossa_player_add_layer(p, OSSA_PLAYER_LAYER_ADDITIVE, &l2);
-    ossa_player_play(p, walk, 1, true);
-    ossa_player_layer_play(p, l1, run, 1, true);
-    ossa_player_layer_play(p, l2, punch_add, 1, true);
+    if (built) {
+        ossa_player_play_built(p, built[0], 1, true);
+        ossa_player_layer_play_built(p, l1, built[1], 1, true);
+        ossa_player_layer_play_built(p, l2, built[2], 1, true);
+    } else {
+        ossa_player_play(p, walk, 1, true);
+        ossa_player_layer_play(p, l1, run, 1, true);
+        ossa_player_layer_play(p, l2, punch_add, 1, true);
+    }
     ossa_player_layer_set_weight(p, 0, 0.4f);
     ossa_player_layer_set_weight(p, l1, 0.6f);
     ossa_player_layer_set_sync(p, 0, 1);
@@ -192,7 +200,13 @@ int main(int argc, char **argv) {
     s.use_additive = true;
     double ba = bench_blend(&s, runs);
     double sw = bench_sample(walk, sk, runs);
-    double pl = bench_player(a, walk, run, punch_add, runs);
+    double pl = bench_player(a, walk, run, punch_add, NULL, runs);
+    ossa_built_clip *built[3] = {NULL, NULL, NULL};
+    const ossa_clip *sources[3] = {walk, run, punch_add};
+    bool built_ok = true;
+    for (int i = 0; i < 3; i++)
+        built_ok = built_ok && ossa_clip_build(sources[i], sk, NULL, NULL, &built[i], NULL) == OSSA_OK;
+    double plb = built_ok ? bench_player(a, walk, run, punch_add, built, runs) : -1.0;
     printf("  reference ossa_pose_blend (2 poses)   %8.0f ns\n", ref);
     printf("  blend job, 2 layers                   %8.0f ns\n", b2);
     printf("  blend job, 4 layers                   %8.0f ns\n", b4);
@@ -200,6 +214,8 @@ int main(int argc, char **argv) {
     printf("  blend job, 1 layer + additive         %8.0f ns\n", ba);
     printf("  sampling Walking (cursor), for scale  %8.0f ns\n", sw);
     printf("  player update, 3 layers (2 synced + additive masked): %8.0f ns\n", pl);
+    printf("  the same on built clips (default compressed build):   %8.0f ns\n", plb);
+    for (int i = 0; i < 3; i++) ossa_built_clip_destroy(built[i]);
     for (int i = 0; i < 4; i++) free(s.poses[i]);
     free(s.additive);
     free(mask);

@@ -1,6 +1,7 @@
 /* 05_blend_walk_run: walk and run blended by speed (a 1-D blend space). Two player layers
  * play Walking (1.2 s) and Running (0.7 s) in one sync group, so their feet stay in step while
- * the cycle duration moves between the two; the weights come from ossa_blend_space_1d.
+ * the cycle duration moves between the two; the weights come from ossa_blend_space_1d. The clips
+ * are built first (ossa_clip_build: compressed within 0.1 mm), the form a game plays.
  *   example_05_blend_walk_run [Woman.gltf]   (a file with "Walking" and "Running" clips) */
 #include <ossa/ossa.h>
 
@@ -14,16 +15,22 @@ int main(int argc, char **argv) {
         return 1;
     }
     int32_t walk = ossa_asset_find_clip(asset, "Walking"), run = ossa_asset_find_clip(asset, "Running");
+    ossa_built_clip *walk_built = NULL, *run_built = NULL;
     ossa_player *player = NULL;
-    if (walk < 0 || run < 0 || ossa_player_create(asset->skeleton, NULL, &player) != OSSA_OK) {
+    if (walk < 0 || run < 0 ||
+        ossa_clip_build(asset->clips[walk], asset->skeleton, NULL, NULL, &walk_built, NULL) != OSSA_OK ||
+        ossa_clip_build(asset->clips[run], asset->skeleton, NULL, NULL, &run_built, NULL) != OSSA_OK ||
+        ossa_player_create(asset->skeleton, NULL, &player) != OSSA_OK) {
         fprintf(stderr, "%s: needs Walking and Running clips\n", path);
+        ossa_built_clip_destroy(walk_built);
+        ossa_built_clip_destroy(run_built);
         ossa_asset_destroy(asset);
         return 1;
     }
     uint32_t run_layer;
     ossa_player_add_layer(player, OSSA_PLAYER_LAYER_OVERRIDE, &run_layer);
-    ossa_player_play(player, asset->clips[walk], 1.0f, true); /* layer 0 */
-    ossa_player_layer_play(player, run_layer, asset->clips[run], 1.0f, true);
+    ossa_player_play_built(player, walk_built, 1.0f, true); /* layer 0 */
+    ossa_player_layer_play_built(player, run_layer, run_built, 1.0f, true);
     ossa_player_layer_set_sync(player, 0, 1); /* one sync group: a shared phase */
     ossa_player_layer_set_sync(player, run_layer, 1);
 
@@ -39,9 +46,11 @@ int main(int argc, char **argv) {
             printf("speed %.2f m/s  weights walk %.2f run %.2f  times walk %.3f s run %.3f s  phase %.3f\n",
                    (double)speed, (double)w[0], (double)w[1], (double)ossa_player_time(player),
                    (double)ossa_player_layer_time(player, run_layer),
-                   (double)(ossa_player_time(player) / ossa_clip_duration(asset->clips[walk])));
+                   (double)(ossa_player_time(player) / ossa_built_clip_duration(walk_built)));
     }
     ossa_player_destroy(player);
+    ossa_built_clip_destroy(walk_built);
+    ossa_built_clip_destroy(run_built);
     ossa_asset_destroy(asset);
     return 0;
 }

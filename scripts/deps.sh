@@ -8,6 +8,7 @@ PKGS=(
   libjsmn-dev                                          # JSON tokenizer (glTF import)
   libcmocka-dev                                        # unit tests
   libpng-dev libgif-dev                                # PNG / GIF output
+  libjpeg-dev                                          # JPEG textures (Debian's libjpeg-turbo), decoded by the tools
   libepoxy-dev libegl-dev libgl-dev libgles-dev        # GL loading, EGL headless contexts
   libegl-mesa0 libgl1-mesa-dri                         # Mesa llvmpipe (software GL)
   libglfw3-dev                                         # viewer window

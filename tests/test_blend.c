@@ -313,7 +313,8 @@ static ossa_clip *random_clip(uint64_t *s, uint32_t n, bool cubic) {
                         ossa_quat q = ot_rand_quat(s);
                         memcpy(v + e * 4, &q, sizeof q);
                     } else {
-                        for (uint32_t i = 0; i < 3; i++) v[e * 3 + i] = c == 2 ? ot_rand_float(s, 0.5f, 1.5f) : ot_rand_float(s, -1, 1);
+                        for (uint32_t i = 0; i < 3; i++)
+                            v[e * 3 + i] = c == 2 ? ot_rand_float(s, 0.5f, 1.5f) : ot_rand_float(s, -1, 1);
                     }
                 }
             }
@@ -379,6 +380,22 @@ static void additive_identity_and_roundtrip(void **state) {
                 assert_same_rotation(out[j].rotation, want[j].rotation, 2e-5f);
             }
         }
+        /* It can be built: a lossless build samples like the editable additive clip (no joint
+         * falls back to the rest pose, since every joint has a full track). */
+        ossa_clip_build_options lossless = {0};
+        lossless.lossless = true;
+        ossa_built_clip *built = NULL;
+        ossa_sampling_context *ctx = NULL;
+        assert_int_equal(ossa_clip_build(add, sk, &lossless, NULL, &built, NULL), OSSA_OK);
+        assert_int_equal(ossa_sampling_context_create(n, 0, NULL, &ctx), OSSA_OK);
+        for (float t = 0.0f; t <= 1.5f; t += 0.3f) {
+            ossa_sample_job sj = {.clip = built, .context = ctx, .time = t, .output = out, .output_count = n};
+            assert_int_equal(ossa_sample_job_run(&sj), OSSA_OK);
+            ot_clip_sample(add, t, false, OSSA_LOOKUP_BINARY, NULL, ident, delta, n);
+            for (uint32_t j = 0; j < n; j++) assert_transform_near(&out[j], &delta[j], 1e-5f);
+        }
+        ossa_sampling_context_destroy(ctx);
+        ossa_built_clip_destroy(built);
         /* The additive of the reference pose itself is the identity. */
         ot_clip_sample(add, clip->start, false, OSSA_LOOKUP_BINARY, NULL, ident, delta, n);
         if (first)

@@ -189,6 +189,30 @@ static void user_track(void **state) {
     assert_int_equal(ossa_user_track_job_run(&job), OSSA_ERROR_INVALID_ARGUMENT);
 }
 
+/* Property: random tracks (1-4 components, STEP / LINEAR / CUBIC) and times: the user-track
+ * job equals ossa_track_sample with the clip's clock (held at the ends), with and without a cursor. */
+static void user_track_property(void **state) {
+    (void)state;
+    uint64_t s = 5;
+    for (int iter = 0; iter < 100; iter++) {
+        static float times[8], values[8 * 4 * 3];
+        uint32_t keys = 1 + (uint32_t)(ot_rand_u64(&s) % 8), comps = 1 + (uint32_t)(ot_rand_u64(&s) % 4);
+        ossa_interp interp = (ossa_interp)(1 + ot_rand_u64(&s) % 3);
+        float t = ot_rand_float(&s, -1, 1);
+        for (uint32_t k = 0; k < keys; k++) times[k] = t += ot_rand_float(&s, 0.05f, 0.5f);
+        for (uint32_t i = 0; i < keys * comps * 3; i++) values[i] = ot_rand_float(&s, -5, 5);
+        ossa_track tr = {OSSA_TRACK_VECTOR, interp, comps, keys, times, values, {0, 0, 0, NULL}};
+        uint32_t cursor = 0;
+        for (int q = 0; q < 20; q++) {
+            float at = ot_rand_float(&s, times[0] - 1, times[keys - 1] + 1), got[4], want[4];
+            ossa_user_track_job job = {&tr, at, q % 2 ? &cursor : NULL, got, 4};
+            assert_int_equal(ossa_user_track_job_run(&job), OSSA_OK);
+            ossa_track_sample(&tr, at, false, OSSA_LOOKUP_LINEAR, NULL, want);
+            ot_assert_floats_near(got, want, comps, 1e-6f);
+        }
+    }
+}
+
 int main(void) {
     const struct CMUnitTest tests[] = {
         cmocka_unit_test(validity),
@@ -196,6 +220,7 @@ int main(void) {
         cmocka_unit_test(across_loop_wraps_in_order),
         cmocka_unit_test(random_steps_match_brute_force),
         cmocka_unit_test(user_track),
+        cmocka_unit_test(user_track_property),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
 }

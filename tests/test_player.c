@@ -549,6 +549,105 @@ static void property_random_layer_stacks(void **state) {
     }
 }
 
+/* Built clips (lossless) play exactly like their editable sources: two players fed the same
+ * calls, one with editable clips and one with built ones, through plays, a cross-fade, a synced
+ * layer, a mask and root motion, agree within float rounding. */
+static void built_clips_play_like_editable(void **state) {
+    fixture *f = *state;
+    ossa_clip_build_options lossless = {0};
+    lossless.lossless = true;
+    ossa_clip *r = rotation_clip(1.0f, 0.75f), *stripped = NULL;
+    ossa_root_motion *rm = NULL;
+    assert_int_equal(ossa_root_motion_extract(f->a, f->skeleton, NULL, NULL, &stripped, &rm), OSSA_OK);
+    ossa_built_clip *ba = NULL, *bb = NULL, *br = NULL;
+    assert_int_equal(ossa_clip_build(stripped, f->skeleton, &lossless, NULL, &ba, NULL), OSSA_OK);
+    assert_int_equal(ossa_clip_build(f->b, f->skeleton, &lossless, NULL, &bb, NULL), OSSA_OK);
+    assert_int_equal(ossa_clip_build(r, f->skeleton, &lossless, NULL, &br, NULL), OSSA_OK);
+    counter c = {0, 0};
+    ossa_allocator a = {count_alloc, count_free, &c};
+    ossa_player *pe = NULL, *pb = NULL;
+    assert_int_equal(ossa_player_create(f->skeleton, NULL, &pe), OSSA_OK);
+    assert_int_equal(ossa_player_create(f->skeleton, &a, &pb), OSSA_OK);
+    uint32_t le, lb;
+    assert_int_equal(ossa_player_add_layer(pe, OSSA_PLAYER_LAYER_OVERRIDE, &le), OSSA_OK);
+    assert_int_equal(ossa_player_add_layer(pb, OSSA_PLAYER_LAYER_OVERRIDE, &lb), OSSA_OK);
+    assert_int_equal(ossa_player_bind_root_motion(pe, stripped, rm), OSSA_OK);
+    assert_int_equal(ossa_player_bind_root_motion_built(pb, ba, rm), OSSA_OK);
+    assert_int_equal(ossa_player_play(pe, stripped, 1, true), OSSA_OK);
+    assert_int_equal(ossa_player_play_built(pb, ba, 1, true), OSSA_OK);
+    assert_ptr_equal(ossa_player_layer_built_clip(pb, 0), ba);
+    assert_null(ossa_player_clip(pb));
+    assert_int_equal(ossa_player_layer_play(pe, le, r, 1, true), OSSA_OK);
+    assert_int_equal(ossa_player_layer_play_built(pb, lb, br, 1, true), OSSA_OK);
+    const float mask[3] = {0, 1, 1};
+    for (int k = 0; k < 2; k++) {
+        ossa_player *p = k ? pb : pe;
+        uint32_t l = k ? lb : le;
+        ossa_player_layer_set_weight(p, l, 0.6f);
+        ossa_player_layer_set_mask(p, l, mask);
+        ossa_player_layer_set_sync(p, 0, 1);
+        ossa_player_layer_set_sync(p, l, 1);
+    }
+    int allocs = c.allocs;
+    for (int i = 0; i < 60; i++) {
+        if (i == 30) {
+            assert_int_equal(ossa_player_crossfade(pe, f->b, 0.5f, 1, true), OSSA_OK);
+            assert_int_equal(ossa_player_crossfade_built(pb, bb, 0.5f, 1, true), OSSA_OK);
+            allocs = c.allocs;
+        }
+        ossa_player_update(pe, 0.041f);
+        ossa_player_update(pb, 0.041f);
+        ot_assert_near(ossa_player_time(pb), ossa_player_time(pe), 1e-6);
+        ot_assert_near(ossa_player_layer_time(pb, lb), ossa_player_layer_time(pe, le), 1e-6);
+        for (int j = 0; j < 3; j++) {
+            ot_assert_floats_near(&ossa_player_pose(pb)[j].translation.x, &ossa_player_pose(pe)[j].translation.x, 3, 1e-5f);
+            ot_assert_floats_near(&ossa_player_pose(pb)[j].rotation.x, &ossa_player_pose(pe)[j].rotation.x, 4, 1e-5f);
+        }
+        ossa_transform re = ossa_player_root_transform(pe), rb = ossa_player_root_transform(pb);
+        ot_assert_floats_near(&rb.translation.x, &re.translation.x, 3, 1e-4f);
+    }
+    assert_int_equal(c.allocs, allocs); /* updates allocate nothing on the built path either */
+    assert_true(ossa_player_root_transform(pb).translation.x > 1.0f); /* it moved */
+    ossa_player_destroy(pe);
+    ossa_player_destroy(pb);
+    assert_int_equal(c.allocs, c.frees);
+    ossa_built_clip_destroy(ba);
+    ossa_built_clip_destroy(bb);
+    ossa_built_clip_destroy(br);
+    ossa_root_motion_destroy(rm);
+    ossa_clip_destroy(stripped);
+    ossa_clip_destroy(r);
+}
+
+/* Events on the player's clock: a footstep at 0.31 s of the 2 s looping clip A fires exactly
+ * once per loop forwards, and once per loop backwards, through ossa_player_layer_step. */
+static void events_on_the_player_clock(void **state) {
+    fixture *f = *state;
+    ossa_player *p = NULL;
+    assert_int_equal(ossa_player_create(f->skeleton, NULL, &p), OSSA_OK);
+    const float footstep[1] = {0.31f};
+    for (int dir = 0; dir < 2; dir++) {
+        ossa_player_play(p, f->a, dir ? -1.0f : 1.0f, true);
+        int fired = 0;
+        for (int i = 0; i < 300; i++) { /* 300 x 1/30 s = 10 s = 5 loops */
+            ossa_player_update(p, 1.0f / 30.0f);
+            float from, advance;
+            ossa_player_layer_step(p, 0, &from, &advance);
+            ot_assert_near(advance, dir ? -1.0 / 30.0 : 1.0 / 30.0, 1e-7);
+            uint32_t out[4];
+            ossa_event_job job = {footstep, 1, f->a->start, f->a->end, true, from, advance, out, 4, 0};
+            assert_int_equal(ossa_event_job_run(&job), OSSA_OK);
+            fired += (int)job.fired_count;
+        }
+        assert_int_equal(fired, 5);
+    }
+    float from = 1, advance = 1;
+    ossa_player_layer_step(p, 7, &from, &advance);
+    ot_assert_near(from, 0, 0);
+    ot_assert_near(advance, 0, 0);
+    ossa_player_destroy(p);
+}
+
 int main(void) {
     const struct CMUnitTest tests[] = {
         cmocka_unit_test_setup_teardown(clock_speed_loop_hold, setup, teardown),
@@ -561,6 +660,8 @@ int main(void) {
         cmocka_unit_test_setup_teardown(root_motion_accumulates, setup, teardown),
         cmocka_unit_test_setup_teardown(pose_hook_runs_after_local_to_model, setup, teardown),
         cmocka_unit_test(property_random_layer_stacks),
+        cmocka_unit_test_setup_teardown(events_on_the_player_clock, setup, teardown),
+        cmocka_unit_test_setup_teardown(built_clips_play_like_editable, setup, teardown),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
 }

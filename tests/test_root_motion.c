@@ -290,12 +290,46 @@ static void property_reapply_at_keys(void **state) {
     }
 }
 
+/* Property: deltas compose. For random motions, start times and steps (any sign, several
+ * loops), delta(a, x) ∘ delta(a + x, y) = delta(a, x + y) when looping. */
+static void property_deltas_compose(void **state) {
+    (void)state;
+    uint64_t s = 99;
+    static float times[5] = {0.5f, 0.7f, 1.1f, 1.6f, 2.0f};
+    for (int iter = 0; iter < 200; iter++) {
+        ossa_vec3 pos[5];
+        float yaw[5];
+        for (int k = 0; k < 5; k++) {
+            pos[k] = ossa_vec3_make(ot_rand_float(&s, -3, 3), 0, ot_rand_float(&s, -3, 3));
+            yaw[k] = ot_rand_float(&s, -3, 3);
+        }
+        ossa_root_motion m;
+        memset(&m, 0, sizeof m);
+        m.start = times[0], m.end = times[4], m.key_count = 5, m.times = times, m.positions = pos, m.yaws = yaw;
+        /* Steps on a 1/64 grid so a + x is exact in float. */
+        float a = (float)(int)(ot_rand_float(&s, -4, 4) * 64) / 64;
+        float x = (float)(int)(ot_rand_float(&s, -4, 4) * 64) / 64;
+        float y = (float)(int)(ot_rand_float(&s, -4, 4) * 64) / 64;
+        ossa_transform d1, d2, d12;
+        ossa_root_motion_job j1 = {&m, a, x, true, &d1}, j2 = {&m, a + x, y, true, &d2}, j12 = {&m, a, x + y, true, &d12};
+        assert_int_equal(ossa_root_motion_job_run(&j1), OSSA_OK);
+        assert_int_equal(ossa_root_motion_job_run(&j2), OSSA_OK);
+        assert_int_equal(ossa_root_motion_job_run(&j12), OSSA_OK);
+        ossa_transform c = ossa_transform_combine(d1, d2);
+        ot_assert_floats_near(&c.translation.x, &d12.translation.x, 3, 2e-3f);
+        double dot = fabs((double)c.rotation.x * d12.rotation.x + (double)c.rotation.y * d12.rotation.y +
+                          (double)c.rotation.z * d12.rotation.z + (double)c.rotation.w * d12.rotation.w);
+        ot_assert_near(dot, 1.0, 1e-5);
+    }
+}
+
 int main(void) {
     const struct CMUnitTest tests[] = {
         cmocka_unit_test(validity),
         cmocka_unit_test(straight_walk_over_loops),
         cmocka_unit_test(square_in_four_loops),
         cmocka_unit_test(property_reapply_at_keys),
+        cmocka_unit_test(property_deltas_compose),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
 }

@@ -283,7 +283,7 @@ static void render_and_bench_take_packed_files(void **state) {
     out = run("LIBGL_ALWAYS_SOFTWARE=1 xvfb-run -a -s \"-screen 0 320x240x24\" %s view %s --frames 4 --size 64x64 "
               "--screenshot %s --press 2:N",
               tool, ossa, ot_tmp("pack_view.png"));
-    assert_non_null(strstr(out, ": 1 clip\n"));
+    assert_non_null(strstr(out, ": 1 built clip\n"));
     assert_non_null(strstr(out, "playing clip 1 'all'"));
     free(out);
 }
@@ -309,6 +309,15 @@ static void corrupt_file_is_refused(void **state) {
     free(out);
     snprintf(cmd, sizeof cmd, "%s pack %s 2>&1", tool, gltf);
     assert_int_equal(ot_run(cmd, &out), 2);
+    free(out);
+    /* an unknown clip of a packed file (or of built clips) is an error, not the rest pose */
+    free(run("%s pack %s %s", tool, gltf, ossa));
+    snprintf(cmd, sizeof cmd, "%s sample %s --clip nope 2>&1", tool, ossa);
+    assert_int_equal(ot_run(cmd, &out), 1);
+    assert_non_null(strstr(out, "no clip 'nope'"));
+    free(out);
+    snprintf(cmd, sizeof cmd, "%s sample %s --clip 7 --lossless 2>&1", tool, gltf);
+    assert_int_equal(ot_run(cmd, &out), 1);
     free(out);
 }
 

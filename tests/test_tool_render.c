@@ -543,6 +543,87 @@ static void morph_cube_animates(void **state) {
     image_free(&b);
 }
 
+/* The camera frames the whole clip, centred: a still at time t is the GIF's frame at t
+ * (same camera, whatever range is rendered), and the box around the character over all
+ * frames is centred in the image. */
+static void framing_whole_clip_centred(void **state) {
+    (void)state;
+    if (!gl_tool_or_skip()) skip();
+    char args[8192];
+    snprintf(args, sizeof args, "render --clip walk --fps 10 --size 80x80 --ssaa 1 --quiet --out '%s' > /dev/null",
+             ot_tmp("frame_walk.gif"));
+    assert_int_equal(run_tool(args, NULL), 0);
+    snprintf(args, sizeof args, "render --clip walk --from 0.3 --to 0.3 --size 80x80 --ssaa 1 --out '%s' > /dev/null",
+             ot_tmp("frame_walk_still.png"));
+    assert_int_equal(run_tool(args, NULL), 0);
+    image gif, still;
+    ot_read_gif(ot_tmp("frame_walk.gif"), &gif);
+    ot_read_png(ot_tmp("frame_walk_still.png"), &still);
+    assert_true(gif.frames > 4);
+    double d = mean_abs_diff(still.rgba, frame_of(&gif, 3), 80, 80);
+    printf("[   INFO   ] still at 0.3 s vs GIF frame 3: mean abs diff %.2f\n", d);
+    assert_true(d < 4.0); /* GIF palette quantisation only */
+    int x0 = 80, x1 = -1, y0 = 80, y1 = -1;
+    for (uint32_t f = 0; f < gif.frames; f++) {
+        const uint8_t *p = frame_of(&gif, f), *bg = frame_of(&gif, 0);
+        for (int y = 0; y < 80; y++)
+            for (int x = 0; x < 80; x++) {
+                const uint8_t *q = p + (y * 80 + x) * 4;
+                if (abs(q[0] - bg[0]) + abs(q[1] - bg[1]) + abs(q[2] - bg[2]) <= 48) continue;
+                x0 = x < x0 ? x : x0, x1 = x > x1 ? x : x1, y0 = y < y0 ? y : y0, y1 = y > y1 ? y : y1;
+            }
+    }
+    printf("[   INFO   ] character over the clip: x %d..%d, y %d..%d of 80x80\n", x0, x1, y0, y1);
+    assert_true(x1 > x0 && y1 > y0);
+    assert_true(abs((x0 + x1) - 79) <= 8 && abs((y0 + y1) - 79) <= 8); /* centre within 4 pixels */
+    assert_true(y1 - y0 > 48);                                         /* and it fills the frame */
+    image_free(&gif);
+    image_free(&still);
+}
+
+/* Long renders report progress on stderr also when it is not a terminal (here a pipe):
+ * one line per OSSA_PROGRESS_SECONDS (0 = every frame) with frames done and the time
+ * left; --quiet silences it. Also a crowd GIF and `bench --crowd`. */
+static void progress_lines_and_quiet(void **state) {
+    (void)state;
+    if (!gl_tool_or_skip()) skip();
+    char args[8192], *out = NULL;
+    snprintf(args, sizeof args, "render --size 32x32 --ssaa 1 --fps 5 --out '%s' 2>&1 >/dev/null",
+             ot_tmp("progress.gif"));
+    char cmd[16384];
+    snprintf(cmd, sizeof cmd, "OSSA_PROGRESS_SECONDS=0 \"%s\" %s", ot_tool(), args);
+    assert_int_equal(ot_run(cmd, &out), 0);
+    int lines = 0;
+    for (const char *p = out; (p = strstr(p, " frames (")); p++) lines++;
+    if (lines < 3 || !strstr(out, "s left")) fail_msg("expected a progress line per frame:\n%s", out);
+    free(out);
+    snprintf(cmd, sizeof cmd, "OSSA_PROGRESS_SECONDS=0 \"%s\" %s --quiet", ot_tool(), args);
+    /* --quiet after the redirections still reaches ossa: the shell passes it as an argument */
+    assert_int_equal(ot_run(cmd, &out), 0);
+    assert_null(strstr(out, " frames ("));
+    free(out);
+    /* the crowd writes GIFs too, with the same progress */
+    snprintf(cmd, sizeof cmd, "OSSA_PROGRESS_SECONDS=0 \"%s\" crowd --count 4 --size 48x32 --ssaa 1 --duration 0.4 "
+             "--fps 10 --out '%s' 2>&1", ot_tool(), ot_tmp("crowd.gif"));
+    assert_int_equal(ot_run(cmd, &out), 0);
+    assert_non_null(strstr(out, "4/4 frames"));
+    free(out);
+    image gif;
+    ot_read_gif(ot_tmp("crowd.gif"), &gif);
+    assert_int_equal(gif.frames, 4);
+    assert_true(changed(frame_of(&gif, 0), frame_of(&gif, 2), gif.width, gif.height) > 0.005);
+    image_free(&gif);
+    assert_int_equal(run_tool("bench --crowd 8 --rounds 1 --threads 2", &out), 0);
+    const char *rows[] = {"CPU sampling + model + palettes, editable clips, 1 thread",
+                          "CPU sampling + model + palettes, built clips, 2 threads", "characters per 16.7 ms, built clips",
+                          "GPU palette upload + instanced draw"};
+    for (size_t i = 0; i < sizeof rows / sizeof rows[0]; i++)
+        if (!strstr(out, rows[i])) fail_msg("bench --crowd output lacks '%s':\n%s", rows[i], out);
+    free(out);
+    assert_int_equal(run_tool("crowd --count 0 2>/dev/null", NULL), 2);
+    assert_int_equal(run_tool("render --skinning xyz 2>/dev/null", NULL), 2);
+}
+
 int main(void) {
     const struct CMUnitTest tests[] = {
         cmocka_unit_test(demo_character_is_well_formed),
@@ -556,6 +637,8 @@ int main(void) {
         cmocka_unit_test(bench_prints_a_table),
         cmocka_unit_test(woman_renders),
         cmocka_unit_test(morph_cube_animates),
+        cmocka_unit_test(progress_lines_and_quiet),
+        cmocka_unit_test(framing_whole_clip_centred),
         cmocka_unit_test(looping_clip_drops_the_end_frame),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);

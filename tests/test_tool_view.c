@@ -147,6 +147,17 @@ static void keys_crossfade_cpu_bones(void **state) {
     free(walk);
     free(cpu);
     free(bones);
+    /* D toggles dual quaternion skinning: the same picture as --skinning dqs, on the GPU
+     * and (G) on the CPU */
+    uint8_t *dq_key = shot("view_dqs_key.png", "--press 1:D", 40);
+    uint8_t *dq_flag = shot("view_dqs_flag.png", "--skinning dqs", 40);
+    uint8_t *dq_cpu = shot("view_dqs_cpu.png", "--skinning dqs --press 1:G", 40);
+    if (!dq_key || !dq_flag || !dq_cpu) skip();
+    double d_key = mean_abs_diff(dq_key, dq_flag, n), d_dcpu = mean_abs_diff(dq_cpu, dq_flag, n);
+    if (d_key > 0.5 || d_dcpu > 1.0) fail_msg("DQS: key vs flag %.3f, CPU vs GPU %.3f", d_key, d_dcpu);
+    free(dq_key);
+    free(dq_flag);
+    free(dq_cpu);
 }
 
 /* [ ] move the weight of a second, synced layer playing the next clip: the picture changes,

@@ -11,6 +11,7 @@
 #define OSSA_ASSET_H
 
 #include "clip.h"
+#include "material.h"
 #include "mesh.h"
 #include "skeleton.h"
 
@@ -62,6 +63,13 @@ typedef struct ossa_asset {
     uint32_t built_clip_count;
     ossa_built_clip **built_clips;
     ossa_allocator allocator;
+    /* Materials (meshes[i]->material indexes them) and the images their textures use,
+     * encoded (material.h). One allocation each array; names, uris, MIME types and
+     * image bytes are owned by the asset too. */
+    uint32_t material_count;
+    ossa_material *materials;
+    uint32_t image_count;
+    ossa_image *images;
 } ossa_asset;
 
 /* Frees an asset and everything in it with asset->allocator; NULL is a no-op. Any

@@ -19,6 +19,7 @@
 #ifndef OSSA_GL_H
 #define OSSA_GL_H
 
+#include "material.h"
 #include "mesh.h"
 #include "skin.h"
 
@@ -40,10 +41,30 @@ typedef enum ossa_gl_skinning {
 
 typedef struct ossa_gl_mesh ossa_gl_mesh;
 typedef struct ossa_gl_renderer ossa_gl_renderer;
+typedef struct ossa_gl_texture ossa_gl_texture;
 
-/* Uploads a mesh (positions, normals, joints, weights, indices, morph target deltas)
- * to GL buffers and textures. Needs a current GL 3.3+ core context. Tangents and UVs
- * are ignored. LIMIT when the morph deltas exceed the largest texture. */
+/* A decoded image for a material texture: top-down RGBA8 (width * height * 4 bytes,
+ * sRGB-encoded colour as image files store it) and its sampler (material.h values,
+ * 0 = glTF defaults: REPEAT, LINEAR, LINEAR_MIPMAP_LINEAR). ossa_gl decodes no file
+ * format: the caller decodes PNG/JPEG (the tools use libpng and libjpeg-turbo). */
+typedef struct ossa_gl_texture_desc {
+    uint32_t width, height;
+    const uint8_t *rgba;
+    uint32_t wrap_s, wrap_t, min_filter, mag_filter;
+} ossa_gl_texture_desc;
+
+/* Uploads an sRGB texture with mipmaps. INVALID_ARGUMENT on a zero size or NULL
+ * pixels, LIMIT above GL_MAX_TEXTURE_SIZE; unknown sampler values fall back to the
+ * defaults. Needs a current context. */
+ossa_result ossa_gl_texture_create(const ossa_gl_texture_desc *desc, ossa_gl_texture **out);
+void ossa_gl_texture_destroy(ossa_gl_texture *texture);
+
+/* Uploads a mesh (positions, normals, joints, weights, indices, morph target deltas,
+ * uv0/uv1 and COLOR_0) to GL buffers and textures. Needs a current GL 3.3+ core
+ * context. Tangents are ignored. LIMIT when the morph deltas exceed the largest texture.
+ * A mesh without normals is shaded with flat (per-triangle) normals computed in the
+ * fragment shader from the skinned, morphed positions (glTF: "client implementations
+ * MUST calculate flat normals"), whichever skinning variant or CPU upload is used. */
 ossa_result ossa_gl_mesh_create(const ossa_mesh *mesh, ossa_gl_mesh **out);
 void ossa_gl_mesh_destroy(ossa_gl_mesh *mesh);
 /* Replaces positions/normals (vertex_count * 3 floats each; normals may be NULL),
@@ -76,10 +97,20 @@ typedef struct ossa_gl_draw_desc {
      * p = base + Σ wₜ δₜ (normals likewise) before skinning, as ossa_morph_apply.
      * More than OSSA_GL_MAX_ACTIVE_MORPHS non-zero weights: UNSUPPORTED. */
     const float *morph_weights;
+    /* Material (all zero = untextured, opaque, no culling). Surface colour =
+     * color (linear RGBA factor) x vertex COLOR_0 (when the mesh has it) x texture. */
+    const ossa_gl_texture *base_color_texture; /* NULL = none */
+    uint32_t texcoord;               /* 0 = uv0, 1 = uv1 (a mesh without that set samples (0,0)) */
+    ossa_alpha_mode alpha_mode;      /* MASK discards below alpha_cutoff; BLEND blends (caller orders draws) */
+    float alpha_cutoff;              /* MASK; 0 = 0.5 */
+    bool cull_back_faces;            /* a single-sided material (glTF doubleSided false) */
+    const float *eye;                /* 3 floats: camera position for the specular highlight; NULL = none */
 } ossa_gl_draw_desc;
 
-/* Draws the mesh (model space = world space) lit by a directional light plus
- * ambient into the bound framebuffer, with depth test on. INVALID_ARGUMENT on missing
+/* Draws the mesh (model space = world space) into the bound framebuffer, depth test on,
+ * lit in linear space by a directional key light (diffuse + a soft Blinn-Phong
+ * specular when desc->eye is given) over a hemisphere ambient, written gamma-encoded
+ * (1/2.2) for an RGBA8 framebuffer. Blending and culling are restored afterwards. INVALID_ARGUMENT on missing
  * arrays or joint indices >= joint_count; UNSUPPORTED above the variant's joint limit. */
 ossa_result ossa_gl_draw(ossa_gl_renderer *renderer, const ossa_gl_mesh *mesh, const ossa_gl_draw_desc *desc);
 
@@ -94,6 +125,28 @@ ossa_result ossa_gl_skin_readback(ossa_gl_renderer *renderer, const ossa_gl_mesh
 /* Draws line segments (pairs of xyz points, point_count even) with one colour, no depth test. */
 ossa_result ossa_gl_draw_lines(ossa_gl_renderer *renderer, const float *points, uint32_t point_count,
                                const float *view_proj, const float color[4]);
+
+/* ---- Crowds: many instances of one skinned mesh in one instanced draw ----
+ * The palettes of every instance live in one RGBA32F texture owned by the renderer
+ * (4 texels per matrix; instance i's joint j at matrix i * joint_count + j), uploaded
+ * once per frame with ossa_gl_crowd_upload and shared by every mesh drawn with it.
+ * Each instance's placement in the world is part of its palette. */
+
+/* Uploads instance_count * joint_count matrices (instance-major). INVALID_ARGUMENT on
+ * NULL/zero counts, LIMIT when they exceed 256 * GL_MAX_TEXTURE_SIZE matrices. */
+ossa_result ossa_gl_crowd_upload(ossa_gl_renderer *renderer, const ossa_mat4 *palettes, uint32_t instance_count,
+                                 uint32_t joint_count);
+/* Draws instances [0, instance_count) of a skinned mesh (influences 4 or 8) with the
+ * palettes last uploaded: one glDraw*Instanced call. desc as ossa_gl_draw except:
+ * skinning, palette, model, inverse_bind, dual_quats and morph_weights are ignored;
+ * joint_count must equal the uploaded joint_count (> every joint index of the mesh),
+ * and instance_count must not exceed the uploaded count (INVALID_ARGUMENT). */
+ossa_result ossa_gl_draw_crowd(ossa_gl_renderer *renderer, const ossa_gl_mesh *mesh, const ossa_gl_draw_desc *desc,
+                               uint32_t instance_count);
+/* Instance `instance` of the crowd skinned on the GPU and read back like
+ * ossa_gl_skin_readback (vertex_count * 3 floats; out_normals may be NULL). */
+ossa_result ossa_gl_crowd_readback(ossa_gl_renderer *renderer, const ossa_gl_mesh *mesh, const ossa_gl_draw_desc *desc,
+                                   uint32_t instance, float *out_positions, float *out_normals);
 
 /* ---- Headless contexts (EGL; Mesa surfaceless / any EGL device) ---- */
 typedef struct ossa_gl_headless ossa_gl_headless;

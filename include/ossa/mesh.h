@@ -43,6 +43,8 @@ typedef struct ossa_mesh {
     uint32_t source_mesh;      /* glTF mesh index */
     uint32_t source_primitive; /* glTF primitive index within that mesh */
     ossa_allocator allocator;
+    int32_t material;          /* index into the asset's materials, -1 or out of range = default material */
+    float *colors;             /* COLOR_0 as linear RGBA, 4 per vertex (RGB given: alpha 1), or NULL */
 } ossa_mesh;
 
 /* Deep-copies `desc` (its pointers may be NULL as documented above; counts must

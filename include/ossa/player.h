@@ -15,6 +15,11 @@
  *     weighted delta of the playing override clips to the player's root transform;
  *   - a pose hook (the IK pass) runs after local-to-model and may correct the pose.
  *
+ * Clips: every play / crossfade call has a _built twin that plays a built clip (built_clip.h,
+ * sampled by the sampling job of sample.h with a context per playing clip) instead of an
+ * editable one; layers mix both freely. A built clip must be built for this skeleton (or one
+ * whose first joints match: joints past its joint count keep the rest pose).
+ *
  * Ownership and allocation: a player owns its pose buffers, layers and cursors. create,
  * add_layer, play, crossfade and bind_root_motion may allocate; update, the setters and
  * palette never do. Not thread-safe per instance; distinct players may run on distinct
@@ -22,6 +27,7 @@
 #ifndef OSSA_PLAYER_H
 #define OSSA_PLAYER_H
 
+#include "built_clip.h"
 #include "clip.h"
 #include "root_motion.h"
 #include "skeleton.h"
@@ -74,7 +80,7 @@ void ossa_player_set_speed(ossa_player *player, float speed);
 
 /* Layer 0's current clip time in seconds (adjusted: within [start, end]). */
 float ossa_player_time(const ossa_player *player);
-/* Layer 0's current clip, or NULL. */
+/* Layer 0's current editable clip, or NULL (none, or a built clip playing). */
 const ossa_clip *ossa_player_clip(const ossa_player *player);
 
 /* The current local pose: skeleton->joint_count transforms, owned by the player,
@@ -91,6 +97,11 @@ ossa_result ossa_player_palette(const ossa_player *player, uint32_t skin, ossa_m
 /* (Exactly: out[j] = model[j] * skin.inverse_bind[i] for j = skin.joints[i]; identity for
  * every other joint. Model matrices are computed once per play / crossfade / update and
  * cached, so ossa_player_model and ossa_player_palette are copies plus one multiply.) */
+
+/* The same with a built clip (built for this skeleton). */
+ossa_result ossa_player_play_built(ossa_player *player, const ossa_built_clip *clip, float speed, bool loop);
+ossa_result ossa_player_crossfade_built(ossa_player *player, const ossa_built_clip *clip, float duration, float speed,
+                                        bool loop);
 
 /* Weight of the incoming clip during layer 0's cross-fade: elapsed / duration in [0, 1]
  * (elapsed is real time, not scaled by speed); 1 when no fade is running. */
@@ -109,6 +120,10 @@ uint32_t ossa_player_layer_count(const ossa_player *player);
 ossa_result ossa_player_layer_play(ossa_player *player, uint32_t layer, const ossa_clip *clip, float speed, bool loop);
 ossa_result ossa_player_layer_crossfade(ossa_player *player, uint32_t layer, const ossa_clip *clip, float duration,
                                         float speed, bool loop);
+ossa_result ossa_player_layer_play_built(ossa_player *player, uint32_t layer, const ossa_built_clip *clip,
+                                         float speed, bool loop);
+ossa_result ossa_player_layer_crossfade_built(ossa_player *player, uint32_t layer, const ossa_built_clip *clip,
+                                              float duration, float speed, bool loop);
 /* Layer weight (>= 0 and finite; additive layers: any finite value). INVALID_ARGUMENT otherwise. */
 ossa_result ossa_player_layer_set_weight(ossa_player *player, uint32_t layer, float weight);
 float ossa_player_layer_weight(const ossa_player *player, uint32_t layer);
@@ -121,15 +136,25 @@ ossa_result ossa_player_layer_set_mask_joint(ossa_player *player, uint32_t layer
 /* Sync group (0 = none). Layers in one group share a phase; a layer joining takes the
  * group's phase at the next update. */
 ossa_result ossa_player_layer_set_sync(ossa_player *player, uint32_t layer, uint32_t group);
-/* The layer's current clip time (seconds, adjusted) and clip (NULL when stopped). */
+/* The layer's current clip time (seconds, adjusted) and clip (NULL when stopped, or when it
+ * plays a built clip: ossa_player_layer_built_clip). */
 float ossa_player_layer_time(const ossa_player *player, uint32_t layer);
 const ossa_clip *ossa_player_layer_clip(const ossa_player *player, uint32_t layer);
+const ossa_built_clip *ossa_player_layer_built_clip(const ossa_player *player, uint32_t layer);
+/* The layer's last clock step: the clip time before the last update (*from) and the clip
+ * seconds it advanced (*advance, signed; phase-scaled in a sync group) — exactly what the
+ * event job (events.h) and the root-motion job take. Zeros for a stopped layer or index out
+ * of range; either pointer may be NULL. */
+void ossa_player_layer_step(const ossa_player *player, uint32_t layer, float *from, float *advance);
 
 /* ---- root motion and the pose hook ---- */
 
 /* Tells the player that `clip` (as extracted by ossa_root_motion_extract) moves the character
  * by `motion`; motion NULL removes the binding. OUT_OF_MEMORY; INVALID_ARGUMENT for NULLs. */
 ossa_result ossa_player_bind_root_motion(ossa_player *player, const ossa_clip *clip, const ossa_root_motion *motion);
+/* The same for a built clip (built from the extracted, in-place clip). */
+ossa_result ossa_player_bind_root_motion_built(ossa_player *player, const ossa_built_clip *clip,
+                                               const ossa_root_motion *motion);
 /* The root delta of the last update: the weighted blend (translation lerp, rotation nlerp by
  * layer weight x fade weight, normalised over the playing override clips) of their deltas; a
  * clip without a bound root motion contributes the identity (it stands still), so fading from

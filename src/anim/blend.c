@@ -36,12 +36,12 @@ static inline float layer_weight(const ossa_blend_layer *l, uint32_t j) {
 /* acc += w * x, with x's rotation flipped onto the hemisphere of the rotation sum so far. */
 static inline void accumulate(ossa_transform *acc, const ossa_transform *x, float w) {
     ossa_quat q = x->rotation;
-    if (acc->rotation.x * q.x + acc->rotation.y * q.y + acc->rotation.z * q.z + acc->rotation.w * q.w < 0.0f) w = -w;
-    acc->rotation.x += w * q.x;
-    acc->rotation.y += w * q.y;
-    acc->rotation.z += w * q.z;
-    acc->rotation.w += w * q.w;
-    if (w < 0.0f) w = -w;
+    float dot = acc->rotation.x * q.x + acc->rotation.y * q.y + acc->rotation.z * q.z + acc->rotation.w * q.w;
+    float wq = dot < 0.0f ? -w : w; /* q on the sum's hemisphere */
+    acc->rotation.x += wq * q.x;
+    acc->rotation.y += wq * q.y;
+    acc->rotation.z += wq * q.z;
+    acc->rotation.w += wq * q.w;
     acc->translation.x += w * x->translation.x;
     acc->translation.y += w * x->translation.y;
     acc->translation.z += w * x->translation.z;
@@ -113,8 +113,8 @@ ossa_result ossa_blend_job_run(ossa_blend_job *job) {
             acc = single ? *single : job->rest[j]; /* one source: copied exactly */
         } else {
             float inv = 1.0f / total;
-            acc.translation = ossa_vec3_scale(acc.translation, inv);
-            acc.scale = ossa_vec3_scale(acc.scale, inv);
+            acc.translation.x *= inv, acc.translation.y *= inv, acc.translation.z *= inv;
+            acc.scale.x *= inv, acc.scale.y *= inv, acc.scale.z *= inv;
             acc.rotation = normalize_or_identity(acc.rotation);
         }
         for (uint32_t k = 0; k < job->additive_count; k++) {

@@ -35,6 +35,7 @@ ossa_result ossa_mesh_create(const ossa_mesh *desc, const ossa_allocator *alloca
     size_t o_idx = ossa__layout_add(&L, desc->index_count, sizeof(uint32_t));
     size_t o_tgs = ossa__layout_add(&L, desc->target_count, sizeof(ossa_morph_target));
     size_t o_dw = ossa__layout_add(&L, desc->default_weights ? desc->target_count : 0, sizeof(float));
+    size_t o_col = ossa__layout_add(&L, desc->colors ? nv * 4 : 0, sizeof(float));
     size_t o_tstart = L.size;
     for (uint32_t t = 0; t < desc->target_count; t++) {
         const ossa_morph_target *mt = &desc->targets[t];
@@ -71,6 +72,7 @@ ossa_result ossa_mesh_create(const ossa_mesh *desc, const ossa_allocator *alloca
     COPY_STREAM(weights, o_wgt, inf ? nv * inf : 0, float);
     COPY_STREAM(indices, o_idx, desc->index_count, uint32_t);
     COPY_STREAM(default_weights, o_dw, desc->target_count, float);
+    COPY_STREAM(colors, o_col, nv * 4, float);
 #undef COPY_STREAM
     if (!m->joints || !m->weights) {
         m->joints = NULL;

@@ -1,6 +1,7 @@
 /* Playback controller: layers of clip states arranged over the sampling, blend, local-to-model
  * and root-motion jobs (see ossa/player.h). Buffers are allocated in create / add_layer /
- * play / crossfade / bind_root_motion; update allocates nothing. */
+ * play / crossfade / bind_root_motion; update allocates nothing. Each state plays an editable clip
+ * (clip sampling job with cursors) or a built clip (sampling job with a per-state context). */
 #include <ossa/player.h>
 
 #include <math.h>
@@ -8,13 +9,20 @@
 
 #include <ossa/blend.h>
 #include <ossa/pose.h>
+#include <ossa/sample.h>
 
+#include "anim/track_internal.h"
 #include "core/alloc.h"
 
 /* One playing clip: its clock and cursors. from / advance record the last update's step
  * (clip seconds) for root motion. */
 typedef struct state {
-    const ossa_clip *clip;
+    const void *key;                  /* clip or built: what plays (NULL = nothing) */
+    const ossa_clip *clip;            /* an editable clip, sampled with cursors */
+    const ossa_built_clip *built;     /* or a built clip, sampled with a sampling context */
+    ossa_sampling_context *context;
+    uint32_t context_joints, context_weights;
+    float start, end;                 /* the clip's range, seconds */
     float time; /* clip-adjusted seconds */
     float speed;
     bool loop;
@@ -32,14 +40,14 @@ typedef struct layer {
     ossa_transform *cur;       /* joint_count: the current clip's sample */
     ossa_transform *fade;      /* joint_count: the clip fading out (or the frozen pose) */
     ossa_transform *out;       /* joint_count: the layer's pose (cur, or the fade's blend) */
-    state current, previous;   /* previous.clip != NULL while its clip is fading out */
-    bool fading;               /* a fade is running (from previous.clip, or from the frozen fade) */
+    state current, previous;   /* previous.key != NULL while its clip is fading out */
+    bool fading;               /* a fade is running (from previous, or from the frozen fade) */
     float fade_elapsed, fade_duration;
     void *block;
 } layer;
 
 typedef struct binding {
-    const ossa_clip *clip;
+    const void *clip;                 /* an ossa_clip or an ossa_built_clip */
     const ossa_root_motion *motion;
 } binding;
 
@@ -105,6 +113,8 @@ void ossa_player_destroy(ossa_player *player) {
         layer *l = &player->layers[i];
         ossa__free(&a, l->current.cursors);
         ossa__free(&a, l->previous.cursors);
+        ossa_sampling_context_destroy(l->current.context);
+        ossa_sampling_context_destroy(l->previous.context);
         ossa__free(&a, l->block);
     }
     ossa__free(&a, player->layers);
@@ -162,6 +172,22 @@ ossa_result ossa_player_add_layer(ossa_player *p, ossa_player_layer_mode mode, u
 
 uint32_t ossa_player_layer_count(const ossa_player *p) { return p ? p->layer_count : 0; }
 
+/* Makes sure s has a sampling context for `built` (allocates only when growing) and resets it. */
+static ossa_result reserve_context(ossa_player *p, state *s, const ossa_built_clip *built) {
+    uint32_t joints = ossa_built_clip_joint_count(built), weights = ossa_built_clip_weight_count(built);
+    if (!s->context || joints > s->context_joints || weights > s->context_weights) {
+        ossa_sampling_context *c = NULL;
+        ossa_result r = ossa_sampling_context_create(joints, weights, &p->allocator, &c);
+        if (r != OSSA_OK) return r;
+        ossa_sampling_context_destroy(s->context);
+        s->context = c;
+        s->context_joints = joints;
+        s->context_weights = weights;
+    }
+    ossa_sampling_context_reset(s->context);
+    return OSSA_OK;
+}
+
 /* Makes sure s has room for clip's cursors and resets them (allocates only when growing). */
 static ossa_result reserve_cursors(ossa_player *p, state *s, const ossa_clip *clip) {
     uint32_t need = ossa_clip_cursor_count(clip);
@@ -184,6 +210,15 @@ static float fade_weight(const layer *l) {
 
 static void sample_state(const ossa_player *p, state *s, ossa_transform *out) {
     uint32_t n = p->skeleton->joint_count;
+    if (s->built) {
+        /* A built clip fills its whole pose; joints past it (another skeleton's clip) keep the rest. */
+        uint32_t bn = ossa_built_clip_joint_count(s->built);
+        if (bn < n) memcpy(out + bn, p->skeleton->rest + bn, (n - bn) * sizeof(ossa_transform));
+        ossa_sample_job job = {.clip = s->built, .context = s->context, .time = s->time, .loop = s->loop,
+                               .output = out, .output_count = n};
+        if (ossa_sample_job_run(&job) != OSSA_OK) memcpy(out, p->skeleton->rest, n * sizeof(ossa_transform));
+        return;
+    }
     ossa_clip_sample_job job = {.clip = s->clip, .time = s->time, .loop = s->loop, .lookup = OSSA_LOOKUP_CURSOR,
                                 .cursors = s->cursors, .cursor_count = s->cursor_capacity,
                                 .reference = p->skeleton->rest, .reference_count = n, .output = out,
@@ -198,11 +233,11 @@ static void evaluate(ossa_player *p) {
     uint32_t over = 0, add = 0;
     for (uint32_t i = 0; i < p->layer_count; i++) {
         layer *l = &p->layers[i];
-        if (!l->current.clip) continue;
+        if (!l->current.key) continue;
         const ossa_transform *pose = l->cur;
         sample_state(p, &l->current, l->cur);
         if (l->fading) {
-            if (l->previous.clip) sample_state(p, &l->previous, l->fade);
+            if (l->previous.key) sample_state(p, &l->previous, l->fade);
             float w = fade_weight(l);
             ossa_blend_layer two[2] = {{l->fade, n, 1.0f - w, NULL, 0}, {l->cur, n, w, NULL, 0}};
             ossa_blend_job fade = {two, 2, NULL, 0, sk->rest, n, 0.0f, l->out, n};
@@ -223,64 +258,103 @@ static layer *get_layer(ossa_player *p, uint32_t index) {
     return p && index < p->layer_count ? &p->layers[index] : NULL;
 }
 
-static void start_state(state *s, const ossa_clip *clip, float speed, bool loop) {
-    s->clip = clip;
-    s->time = clip->start;
+/* What a layer plays: an editable or a built clip (one of the two is non-NULL). */
+typedef struct source {
+    const ossa_clip *clip;
+    const ossa_built_clip *built;
+} source;
+
+static ossa_result reserve(ossa_player *p, state *s, source src) {
+    return src.built ? reserve_context(p, s, src.built) : reserve_cursors(p, s, src.clip);
+}
+
+static void start_state(state *s, source src, float speed, bool loop) {
+    s->clip = src.clip;
+    s->built = src.built;
+    s->key = src.built ? (const void *)src.built : (const void *)src.clip;
+    s->start = src.built ? ossa_built_clip_start(src.built) : src.clip->start;
+    s->end = src.built ? ossa_built_clip_end(src.built) : src.clip->end;
+    s->time = s->start;
     s->speed = speed;
     s->loop = loop;
-    s->from = clip->start;
+    s->from = s->start;
     s->advance = 0.0f;
 }
 
-ossa_result ossa_player_layer_play(ossa_player *p, uint32_t index, const ossa_clip *clip, float speed, bool loop) {
+static void stop_state(state *s) {
+    s->key = NULL;
+    s->clip = NULL;
+    s->built = NULL;
+}
+
+static ossa_result play_source(ossa_player *p, uint32_t index, source src, float speed, bool loop) {
     layer *l = get_layer(p, index);
     if (!l) return OSSA_ERROR_INVALID_ARGUMENT;
-    l->previous.clip = NULL;
+    stop_state(&l->previous);
     l->fading = false;
     l->fade_elapsed = l->fade_duration = 0.0f;
-    if (!clip) {
-        l->current.clip = NULL;
+    if (!src.clip && !src.built) {
+        stop_state(&l->current);
     } else {
-        ossa_result r = reserve_cursors(p, &l->current, clip);
+        ossa_result r = reserve(p, &l->current, src);
         if (r != OSSA_OK) return r;
-        start_state(&l->current, clip, speed, loop);
+        start_state(&l->current, src, speed, loop);
     }
     evaluate(p);
     return OSSA_OK;
 }
 
-ossa_result ossa_player_layer_crossfade(ossa_player *p, uint32_t index, const ossa_clip *clip, float duration,
-                                        float speed, bool loop) {
+static ossa_result crossfade_source(ossa_player *p, uint32_t index, source src, float duration, float speed,
+                                    bool loop) {
     layer *l = get_layer(p, index);
-    if (!l || !clip) return OSSA_ERROR_INVALID_ARGUMENT;
-    if (!(duration > 0.0f) || !l->current.clip) return ossa_player_layer_play(p, index, clip, speed, loop);
+    if (!l || (!src.clip && !src.built)) return OSSA_ERROR_INVALID_ARGUMENT;
+    if (!(duration > 0.0f) || !l->current.key) return play_source(p, index, src, speed, loop);
     if (l->fading) {
         /* A fade is already running: fade from the layer's pose as it is now (frozen). */
-        ossa_result r = reserve_cursors(p, &l->current, clip);
+        ossa_result r = reserve(p, &l->current, src);
         if (r != OSSA_OK) return r;
         uint32_t n = p->skeleton->joint_count;
         if (n) memcpy(l->fade, l->out, n * sizeof(ossa_transform));
-        l->previous.clip = NULL;
+        stop_state(&l->previous);
     } else {
-        /* The current clip becomes the one fading out; the states swap their cursor buffers. */
+        /* The current clip becomes the one fading out; the states swap their buffers. */
         state old = l->current;
         l->current = l->previous;
         l->previous = old;
-        ossa_result r = reserve_cursors(p, &l->current, clip);
+        ossa_result r = reserve(p, &l->current, src);
         if (r != OSSA_OK) {
             state back = l->current;
             l->current = l->previous;
             l->previous = back;
-            l->previous.clip = NULL;
+            stop_state(&l->previous);
             return r;
         }
     }
-    start_state(&l->current, clip, speed, loop);
+    start_state(&l->current, src, speed, loop);
     l->fading = true;
     l->fade_elapsed = 0.0f;
     l->fade_duration = duration;
     evaluate(p);
     return OSSA_OK;
+}
+
+ossa_result ossa_player_layer_play(ossa_player *p, uint32_t index, const ossa_clip *clip, float speed, bool loop) {
+    return play_source(p, index, (source){clip, NULL}, speed, loop);
+}
+
+ossa_result ossa_player_layer_crossfade(ossa_player *p, uint32_t index, const ossa_clip *clip, float duration,
+                                        float speed, bool loop) {
+    return crossfade_source(p, index, (source){clip, NULL}, duration, speed, loop);
+}
+
+ossa_result ossa_player_layer_play_built(ossa_player *p, uint32_t index, const ossa_built_clip *clip, float speed,
+                                         bool loop) {
+    return play_source(p, index, (source){NULL, clip}, speed, loop);
+}
+
+ossa_result ossa_player_layer_crossfade_built(ossa_player *p, uint32_t index, const ossa_built_clip *clip,
+                                              float duration, float speed, bool loop) {
+    return crossfade_source(p, index, (source){NULL, clip}, duration, speed, loop);
 }
 
 ossa_result ossa_player_play(ossa_player *p, const ossa_clip *clip, float speed, bool loop) {
@@ -292,12 +366,22 @@ ossa_result ossa_player_crossfade(ossa_player *p, const ossa_clip *clip, float d
     return ossa_player_layer_crossfade(p, 0, clip, duration, speed, loop);
 }
 
+ossa_result ossa_player_play_built(ossa_player *p, const ossa_built_clip *clip, float speed, bool loop) {
+    if (!clip) return OSSA_ERROR_INVALID_ARGUMENT;
+    return ossa_player_layer_play_built(p, 0, clip, speed, loop);
+}
+
+ossa_result ossa_player_crossfade_built(ossa_player *p, const ossa_built_clip *clip, float duration, float speed,
+                                        bool loop) {
+    return ossa_player_layer_crossfade_built(p, 0, clip, duration, speed, loop);
+}
+
 /* Moves a state's clock by `advance` clip seconds, recording the step for root motion. */
 static void step_state(state *s, float advance) {
-    if (!s->clip) return;
+    if (!s->key) return;
     s->from = s->time;
     s->advance = advance;
-    s->time = ossa_clip_adjust_time(s->clip, s->time + advance, s->loop);
+    s->time = ossa__adjust_time(s->start, s->end, s->time + advance, s->loop);
 }
 
 /* Advances the sync group of layer `first` (the lowest-index layer of its group) by dt. */
@@ -306,26 +390,26 @@ static void advance_group(ossa_player *p, uint32_t first, float dt) {
     double dsum = 0.0, ssum = 0.0, wsum = 0.0;
     for (uint32_t i = first; i < p->layer_count; i++) {
         const layer *l = &p->layers[i];
-        if (l->sync != g || !l->current.clip) continue;
+        if (l->sync != g || !l->current.key) continue;
         double w = l->weight > 0.0f ? l->weight : 0.0;
-        dsum += w * ossa_clip_duration(l->current.clip);
+        dsum += w * (l->current.end - l->current.start);
         ssum += w * l->current.speed;
         wsum += w;
     }
     const state *lead = &p->layers[first].current;
-    float d0 = ossa_clip_duration(lead->clip);
-    float phase = d0 > 0.0f ? (lead->time - lead->clip->start) / d0 : 0.0f;
+    float d0 = lead->end - lead->start;
+    float phase = d0 > 0.0f ? (lead->time - lead->start) / d0 : 0.0f;
     float cycle = wsum > 0.0 ? (float)(dsum / wsum) : d0;
     float speed = wsum > 0.0 ? (float)(ssum / wsum) : lead->speed;
     float step = cycle > 0.0f ? dt * speed / cycle : 0.0f; /* phase units */
     float next = ossa_sync_advance(phase, dt * speed, cycle);
     for (uint32_t i = first; i < p->layer_count; i++) {
         state *s = &p->layers[i].current;
-        if (p->layers[i].sync != g || !s->clip) continue;
-        float d = ossa_clip_duration(s->clip);
+        if (p->layers[i].sync != g || !s->key) continue;
+        float d = s->end - s->start;
         s->from = s->time;
         s->advance = step * d;
-        s->time = s->clip->start + next * d;
+        s->time = s->start + next * d;
     }
 }
 
@@ -344,15 +428,16 @@ static ossa_transform root_delta(const ossa_player *p) {
         for (int k = 0; k < 2; k++) {
             const state *s = states[k];
             float w = l->weight * ws[k];
-            if (!s->clip || !(w > 0.0f)) continue;
+            if (!s->key || !(w > 0.0f)) continue;
             const ossa_root_motion *m = NULL;
             for (uint32_t b = 0; b < p->binding_count; b++)
-                if (p->bindings[b].clip == s->clip) m = p->bindings[b].motion;
+                if (p->bindings[b].clip == s->key) m = p->bindings[b].motion;
             ossa_transform d = rigid_identity(); /* a clip without root motion stands still */
             ossa_root_motion_job job = {m, s->from, s->advance, s->loop, &d};
             if (m && ossa_root_motion_job_run(&job) != OSSA_OK) continue;
             any = any || m;
-            if (ossa_quat_dot(q, d.rotation) < 0.0f) d.rotation = (ossa_quat){-d.rotation.x, -d.rotation.y, -d.rotation.z, -d.rotation.w};
+            if (ossa_quat_dot(q, d.rotation) < 0.0f)
+                d.rotation = (ossa_quat){-d.rotation.x, -d.rotation.y, -d.rotation.z, -d.rotation.w};
             t = ossa_vec3_add(t, ossa_vec3_scale(d.translation, w));
             q.x += w * d.rotation.x, q.y += w * d.rotation.y, q.z += w * d.rotation.z, q.w += w * d.rotation.w;
             total += w;
@@ -371,9 +456,9 @@ void ossa_player_update(ossa_player *p, float dt) {
     for (uint32_t i = 0; i < p->layer_count; i++) {
         layer *l = &p->layers[i];
         if (l->sync) {
-            bool lead = l->current.clip != NULL;
+            bool lead = l->current.key != NULL;
             for (uint32_t k = 0; k < i && lead; k++)
-                if (p->layers[k].sync == l->sync && p->layers[k].current.clip) lead = false;
+                if (p->layers[k].sync == l->sync && p->layers[k].current.key) lead = false;
             if (lead) advance_group(p, i, dt);
         } else {
             step_state(&l->current, dt * l->current.speed);
@@ -391,7 +476,7 @@ void ossa_player_update(ossa_player *p, float dt) {
         layer *l = &p->layers[i];
         if (l->fading && l->fade_elapsed >= l->fade_duration) { /* fade done */
             l->fading = false;
-            l->previous.clip = NULL;
+            stop_state(&l->previous);
         }
     }
     evaluate(p);
@@ -478,7 +563,11 @@ const ossa_clip *ossa_player_layer_clip(const ossa_player *p, uint32_t index) {
     return p && index < p->layer_count ? p->layers[index].current.clip : NULL;
 }
 
-ossa_result ossa_player_bind_root_motion(ossa_player *p, const ossa_clip *clip, const ossa_root_motion *motion) {
+const ossa_built_clip *ossa_player_layer_built_clip(const ossa_player *p, uint32_t index) {
+    return p && index < p->layer_count ? p->layers[index].current.built : NULL;
+}
+
+static ossa_result bind(ossa_player *p, const void *clip, const ossa_root_motion *motion) {
     if (!p || !clip) return OSSA_ERROR_INVALID_ARGUMENT;
     for (uint32_t b = 0; b < p->binding_count; b++) {
         if (p->bindings[b].clip != clip) continue;
@@ -503,6 +592,21 @@ ossa_result ossa_player_bind_root_motion(ossa_player *p, const ossa_clip *clip, 
     p->bindings[p->binding_count].motion = motion;
     p->binding_count++;
     return OSSA_OK;
+}
+
+void ossa_player_layer_step(const ossa_player *p, uint32_t index, float *from, float *advance) {
+    const state *s = p && index < p->layer_count && p->layers[index].current.key ? &p->layers[index].current : NULL;
+    if (from) *from = s ? s->from : 0.0f;
+    if (advance) *advance = s ? s->advance : 0.0f;
+}
+
+ossa_result ossa_player_bind_root_motion(ossa_player *p, const ossa_clip *clip, const ossa_root_motion *motion) {
+    return bind(p, clip, motion);
+}
+
+ossa_result ossa_player_bind_root_motion_built(ossa_player *p, const ossa_built_clip *clip,
+                                               const ossa_root_motion *motion) {
+    return bind(p, clip, motion);
 }
 
 ossa_transform ossa_player_root_delta(const ossa_player *p) { return p ? p->root_delta : rigid_identity(); }

@@ -143,7 +143,8 @@ ossa_result ossa_root_motion_extract(const ossa_clip *clip, const ossa_skeleton 
         ossa_quat q = ossa_quat_normalize(local.rotation);
         if (k) {
             const float *prev = rv + (k - 1) * 4;
-            if (prev[0] * q.x + prev[1] * q.y + prev[2] * q.z + prev[3] * q.w < 0.0f) q = (ossa_quat){-q.x, -q.y, -q.z, -q.w};
+            if (prev[0] * q.x + prev[1] * q.y + prev[2] * q.z + prev[3] * q.w < 0.0f)
+                q = (ossa_quat){-q.x, -q.y, -q.z, -q.w};
         }
         tv[k * 3 + 0] = local.translation.x, tv[k * 3 + 1] = local.translation.y, tv[k * 3 + 2] = local.translation.z;
         rv[k * 4 + 0] = q.x, rv[k * 4 + 1] = q.y, rv[k * 4 + 2] = q.z, rv[k * 4 + 3] = q.w;

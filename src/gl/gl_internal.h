@@ -12,7 +12,10 @@ enum {
     OSSA__GL_ATTR_JOINTS0 = 2,
     OSSA__GL_ATTR_WEIGHTS0 = 3,
     OSSA__GL_ATTR_JOINTS1 = 4,
-    OSSA__GL_ATTR_WEIGHTS1 = 5
+    OSSA__GL_ATTR_WEIGHTS1 = 5,
+    OSSA__GL_ATTR_COLOR = 6,
+    OSSA__GL_ATTR_UV0 = 7,
+    OSSA__GL_ATTR_UV1 = 8
 };
 
 /* Palette texture layout: rows of OSSA__GL_PALETTE_ROW_TEXELS RGBA32F texels, 4 per
@@ -29,6 +32,7 @@ enum {
 struct ossa_gl_mesh {
     GLuint vao;
     GLuint positions, normals, joints, weights, indices; /* buffer objects (0 = absent) */
+    GLuint colors, uv0, uv1;
     GLuint morph_tex;     /* RGBA32F deltas, 0 without targets */
     uint32_t vertex_count, index_count, influences;
     uint32_t joint_limit; /* 1 + largest joint index (0 when rigid) */
@@ -44,7 +48,11 @@ extern const char ossa__gl_lines_fs[];
 
 /* Shader variant numbers used by OSSA_SKIN in the GLSL. */
 enum { OSSA__GL_SKIN_NONE = 0, OSSA__GL_SKIN_POSE_IBM = 1, OSSA__GL_SKIN_PALETTE = 2,
-       OSSA__GL_SKIN_TEXTURE = 3, OSSA__GL_SKIN_DQ = 4 };
+       OSSA__GL_SKIN_TEXTURE = 3, OSSA__GL_SKIN_DQ = 4, OSSA__GL_SKIN_CROWD = 5 };
+
+struct ossa_gl_texture {
+    GLuint id;
+};
 
 /* Sets default pixel-unpack state (no PBO, no row length or skips) for a tightly packed
  * upload, remembering the application's; ossa__gl_unpack_restore puts it back. */

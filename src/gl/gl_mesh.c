@@ -140,6 +140,21 @@ ossa_result ossa_gl_mesh_create(const ossa_mesh *mesh, ossa_gl_mesh **out) {
             glEnableVertexAttribArray(OSSA__GL_ATTR_WEIGHTS1);
         }
     }
+    if (mesh->colors) {
+        m->colors = make_buffer(GL_ARRAY_BUFFER, n * 16, mesh->colors, GL_STATIC_DRAW);
+        glVertexAttribPointer(OSSA__GL_ATTR_COLOR, 4, GL_FLOAT, GL_FALSE, 16, (const void *)0);
+        glEnableVertexAttribArray(OSSA__GL_ATTR_COLOR);
+    }
+    if (mesh->uv0) {
+        m->uv0 = make_buffer(GL_ARRAY_BUFFER, n * 8, mesh->uv0, GL_STATIC_DRAW);
+        glVertexAttribPointer(OSSA__GL_ATTR_UV0, 2, GL_FLOAT, GL_FALSE, 8, (const void *)0);
+        glEnableVertexAttribArray(OSSA__GL_ATTR_UV0);
+    }
+    if (mesh->uv1) {
+        m->uv1 = make_buffer(GL_ARRAY_BUFFER, n * 8, mesh->uv1, GL_STATIC_DRAW);
+        glVertexAttribPointer(OSSA__GL_ATTR_UV1, 2, GL_FLOAT, GL_FALSE, 8, (const void *)0);
+        glEnableVertexAttribArray(OSSA__GL_ATTR_UV1);
+    }
     if (mesh->target_count) {
         ossa_result mr = upload_morphs(m, mesh);
         if (mr != OSSA_OK) {
@@ -164,8 +179,8 @@ ossa_result ossa_gl_mesh_create(const ossa_mesh *mesh, ossa_gl_mesh **out) {
 
 void ossa_gl_mesh_destroy(ossa_gl_mesh *m) {
     if (!m) return;
-    GLuint buffers[5] = {m->positions, m->normals, m->joints, m->weights, m->indices};
-    glDeleteBuffers(5, buffers); /* zeros are ignored */
+    GLuint buffers[8] = {m->positions, m->normals, m->joints, m->weights, m->indices, m->colors, m->uv0, m->uv1};
+    glDeleteBuffers(8, buffers); /* zeros are ignored */
     if (m->vao) glDeleteVertexArrays(1, &m->vao);
     if (m->morph_tex) glDeleteTextures(1, &m->morph_tex);
     free(m);
@@ -192,3 +207,55 @@ ossa_result ossa_gl_mesh_update(ossa_gl_mesh *m, const float *positions, const f
 }
 
 uint32_t ossa_gl_mesh_vertex_count(const ossa_gl_mesh *m) { return m ? m->vertex_count : 0; }
+
+static GLint wrap_mode(uint32_t w) {
+    if (w == OSSA_WRAP_CLAMP_TO_EDGE) return GL_CLAMP_TO_EDGE;
+    return w == OSSA_WRAP_MIRRORED_REPEAT ? GL_MIRRORED_REPEAT : GL_REPEAT;
+}
+
+ossa_result ossa_gl_texture_create(const ossa_gl_texture_desc *d, ossa_gl_texture **out) {
+    if (!out) return OSSA_ERROR_INVALID_ARGUMENT;
+    *out = NULL;
+    if (!d || !d->rgba || !d->width || !d->height) return OSSA_ERROR_INVALID_ARGUMENT;
+    GLint max_size = 0;
+    glGetIntegerv(GL_MAX_TEXTURE_SIZE, &max_size);
+    if (d->width > (uint32_t)max_size || d->height > (uint32_t)max_size) return OSSA_ERROR_LIMIT;
+    ossa_gl_texture *t = calloc(1, sizeof *t);
+    if (!t) return OSSA_ERROR_OUT_OF_MEMORY;
+    static const GLint mins[] = {GL_NEAREST, GL_LINEAR, GL_NEAREST_MIPMAP_NEAREST, GL_LINEAR_MIPMAP_NEAREST,
+                                 GL_NEAREST_MIPMAP_LINEAR, GL_LINEAR_MIPMAP_LINEAR};
+    GLint min = GL_LINEAR_MIPMAP_LINEAR;
+    for (size_t i = 0; i < sizeof mins / sizeof mins[0]; i++)
+        if (d->min_filter == (uint32_t)mins[i]) min = mins[i];
+    GLint mag = d->mag_filter == OSSA_FILTER_NEAREST ? GL_NEAREST : GL_LINEAR;
+    glGenTextures(1, &t->id);
+    glActiveTexture(GL_TEXTURE0);
+    glBindTexture(GL_TEXTURE_2D, t->id);
+    ossa__gl_unpack saved = ossa__gl_unpack_defaults();
+    GLint align = 4;
+    glGetIntegerv(GL_UNPACK_ALIGNMENT, &align);
+    glPixelStorei(GL_UNPACK_ALIGNMENT, 1);
+    glTexImage2D(GL_TEXTURE_2D, 0, GL_SRGB8_ALPHA8, (GLsizei)d->width, (GLsizei)d->height, 0, GL_RGBA,
+                 GL_UNSIGNED_BYTE, d->rgba);
+    glPixelStorei(GL_UNPACK_ALIGNMENT, align);
+    ossa__gl_unpack_restore(&saved);
+    glGenerateMipmap(GL_TEXTURE_2D);
+    glTexParameteri(GL_TEXTURE_2D, GL_TEXTURE_WRAP_S, wrap_mode(d->wrap_s));
+    glTexParameteri(GL_TEXTURE_2D, GL_TEXTURE_WRAP_T, wrap_mode(d->wrap_t));
+    glTexParameteri(GL_TEXTURE_2D, GL_TEXTURE_MIN_FILTER, min);
+    glTexParameteri(GL_TEXTURE_2D, GL_TEXTURE_MAG_FILTER, mag);
+    glBindTexture(GL_TEXTURE_2D, 0);
+    ossa_result r = ossa__gl_check("ossa_gl_texture_create");
+    if (r != OSSA_OK) {
+        ossa_gl_texture_destroy(t);
+        return r;
+    }
+    *out = t;
+    return OSSA_OK;
+}
+
+void ossa_gl_texture_destroy(ossa_gl_texture *t) {
+    if (!t) return;
+    if (t->id) glDeleteTextures(1, &t->id);
+    free(t);
+}

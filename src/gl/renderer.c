@@ -9,16 +9,23 @@
 
 #define VARIANTS (OSSA_GL_SKIN_DUAL_QUAT + 1)
 
+static const float identity16[16] = {1, 0, 0, 0, 0, 1, 0, 0, 0, 0, 1, 0, 0, 0, 0, 1};
+
 typedef struct program {
     GLuint id;
     GLint view_proj, color, light_dir;
     GLint model, inverse_bind, palette, palette_tex, dual_quats;
     GLint morph_tex, morph_count, morph_vertex_count, morph_targets, morph_weights;
+    GLint texcoord, eye, has_eye, flat, has_texture, base_tex, alpha_mode, alpha_cutoff;
+    GLint joint_count, instance_base; /* crowd */
     uint32_t max_joints;
 } program;
 
 struct ossa_gl_renderer {
     program programs[VARIANTS]; /* indexed by ossa_gl_skinning; [DEFAULT] unused */
+    program crowd;              /* instanced, palettes of every instance in crowd_tex */
+    GLuint crowd_tex;
+    uint32_t crowd_rows, crowd_instances, crowd_joints;
     GLuint palette_tex;
     uint32_t palette_rows;      /* allocated texture height */
     GLint max_texture_size;
@@ -83,8 +90,9 @@ static const int variant_define[VARIANTS] = {
     [OSSA_GL_SKIN_DUAL_QUAT] = OSSA__GL_SKIN_DQ,
 };
 
+/* Builds program v: a skinning variant (v < VARIANTS) or, for v == VARIANTS, the crowd's. */
 static ossa_result build_variant(ossa_gl_renderer *r, int v, GLint max_vec4) {
-    program *p = &r->programs[v];
+    program *p = v < VARIANTS ? &r->programs[v] : &r->crowd;
     uint32_t max_joints = OSSA_GL_MAX_UNIFORM_JOINTS;
     /* Room for the arrays next to view_proj and a few driver-internal uniforms. */
     uint32_t per_joint = v == OSSA_GL_SKIN_POSE_AND_IBM ? 8u : v == OSSA_GL_SKIN_PALETTE_UNIFORM ? 4u : 2u;
@@ -96,8 +104,8 @@ static ossa_result build_variant(ossa_gl_renderer *r, int v, GLint max_vec4) {
     snprintf(defines, sizeof defines,
              "#define OSSA_SKIN %d\n#define OSSA_MAX_JOINTS %u\n#define OSSA_ROW_TEXELS %d\n"
              "#define OSSA_MAX_MORPHS %d\n#define OSSA_MORPH_ROW_TEXELS %d\n",
-             variant_define[v], (unsigned)max_joints, OSSA__GL_PALETTE_ROW_TEXELS, OSSA_GL_MAX_ACTIVE_MORPHS,
-             OSSA__GL_MORPH_ROW_TEXELS);
+             v < VARIANTS ? variant_define[v] : OSSA__GL_SKIN_CROWD, (unsigned)max_joints, OSSA__GL_PALETTE_ROW_TEXELS,
+             OSSA_GL_MAX_ACTIVE_MORPHS, OSSA__GL_MORPH_ROW_TEXELS);
     const char *vs_src[3] = {"#version 330 core\n", defines, ossa__gl_skin_vs};
     const char *fs_src[1] = {ossa__gl_lit_fs};
     char what[64];
@@ -118,12 +126,24 @@ static ossa_result build_variant(ossa_gl_renderer *r, int v, GLint max_vec4) {
     p->morph_vertex_count = glGetUniformLocation(p->id, "u_morph_vertex_count");
     p->morph_targets = glGetUniformLocation(p->id, "u_morph_targets");
     p->morph_weights = glGetUniformLocation(p->id, "u_morph_weights");
+    p->texcoord = glGetUniformLocation(p->id, "u_texcoord");
+    p->eye = glGetUniformLocation(p->id, "u_eye");
+    p->has_eye = glGetUniformLocation(p->id, "u_has_eye");
+    p->flat = glGetUniformLocation(p->id, "u_flat");
+    p->has_texture = glGetUniformLocation(p->id, "u_has_texture");
+    p->base_tex = glGetUniformLocation(p->id, "u_base_tex");
+    p->alpha_mode = glGetUniformLocation(p->id, "u_alpha_mode");
+    p->alpha_cutoff = glGetUniformLocation(p->id, "u_alpha_cutoff");
+    p->joint_count = glGetUniformLocation(p->id, "u_joint_count");
+    p->instance_base = glGetUniformLocation(p->id, "u_instance_base");
     if (v == OSSA_GL_SKIN_NONE) max_joints = UINT32_MAX;
-    if (v == OSSA_GL_SKIN_PALETTE_TEXTURE) max_joints = (uint32_t)r->max_texture_size * OSSA__GL_PALETTE_ROW_JOINTS;
+    if (v == OSSA_GL_SKIN_PALETTE_TEXTURE || v == VARIANTS)
+        max_joints = (uint32_t)r->max_texture_size * OSSA__GL_PALETTE_ROW_JOINTS;
     p->max_joints = max_joints;
     glUseProgram(p->id);
     if (p->palette_tex >= 0) glUniform1i(p->palette_tex, 0);
     if (p->morph_tex >= 0) glUniform1i(p->morph_tex, 1);
+    if (p->base_tex >= 0) glUniform1i(p->base_tex, 2);
     glUseProgram(0);
     return OSSA_OK;
 }
@@ -143,7 +163,7 @@ ossa_result ossa_gl_renderer_create(ossa_gl_renderer **out) {
     glGetIntegerv(GL_MAX_TEXTURE_SIZE, &r->max_texture_size);
     if (r->max_texture_size < OSSA__GL_PALETTE_ROW_TEXELS) r->max_texture_size = 0;
     ossa_result res = OSSA_OK;
-    for (int v = OSSA_GL_SKIN_NONE; v < VARIANTS && res == OSSA_OK; v++) res = build_variant(r, v, max_components / 4);
+    for (int v = OSSA_GL_SKIN_NONE; v <= VARIANTS && res == OSSA_OK; v++) res = build_variant(r, v, max_components / 4);
     if (res == OSSA_OK) {
         const char *vs[1] = {ossa__gl_lines_vs}, *fs[1] = {ossa__gl_lines_fs};
         r->lines_program = link(compile(GL_VERTEX_SHADER, vs, 1, "lines vertex shader"),
@@ -162,6 +182,7 @@ ossa_result ossa_gl_renderer_create(ossa_gl_renderer **out) {
         glBindVertexArray(0);
         glBindBuffer(GL_ARRAY_BUFFER, 0);
         glGenTextures(1, &r->palette_tex);
+        glGenTextures(1, &r->crowd_tex);
         glGenBuffers(2, r->feedback);
         glGenQueries(1, &r->feedback_query);
         res = ossa__gl_check("ossa_gl_renderer_create");
@@ -178,6 +199,8 @@ void ossa_gl_renderer_destroy(ossa_gl_renderer *r) {
     if (!r) return;
     for (int v = 0; v < VARIANTS; v++)
         if (r->programs[v].id) glDeleteProgram(r->programs[v].id);
+    if (r->crowd.id) glDeleteProgram(r->crowd.id);
+    if (r->crowd_tex) glDeleteTextures(1, &r->crowd_tex);
     if (r->lines_program) glDeleteProgram(r->lines_program);
     if (r->lines_vao) glDeleteVertexArrays(1, &r->lines_vao);
     if (r->lines_vbo) glDeleteBuffers(1, &r->lines_vbo);
@@ -194,29 +217,46 @@ uint32_t ossa_gl_renderer_max_joints(const ossa_gl_renderer *r, ossa_gl_skinning
     return r->programs[skinning].max_joints;
 }
 
-/* Uploads the palette into rows of the RGBA32F texture (bound to unit 0). */
-static void upload_palette_texture(ossa_gl_renderer *r, const ossa_mat4 *palette, uint32_t count) {
-    uint32_t rows = (count + OSSA__GL_PALETTE_ROW_JOINTS - 1) / OSSA__GL_PALETTE_ROW_JOINTS;
+/* Uploads count matrices into rows of an RGBA32F texture (4 texels each, layout in
+ * gl_internal.h), growing it (*rows) when needed; leaves it bound to unit 0. */
+static void upload_matrices(GLuint tex, uint32_t *allocated_rows, const ossa_mat4 *m, size_t count) {
+    uint32_t rows = (uint32_t)((count + OSSA__GL_PALETTE_ROW_JOINTS - 1) / OSSA__GL_PALETTE_ROW_JOINTS);
     if (rows == 0) rows = 1;
     glActiveTexture(GL_TEXTURE0);
-    glBindTexture(GL_TEXTURE_2D, r->palette_tex);
-    if (rows > r->palette_rows) { /* grows only: no reallocation in steady state */
+    glBindTexture(GL_TEXTURE_2D, tex);
+    if (rows > *allocated_rows) { /* grows only: no reallocation in steady state */
         glTexImage2D(GL_TEXTURE_2D, 0, GL_RGBA32F, OSSA__GL_PALETTE_ROW_TEXELS, (GLsizei)rows, 0, GL_RGBA, GL_FLOAT,
                      NULL);
         glTexParameteri(GL_TEXTURE_2D, GL_TEXTURE_MIN_FILTER, GL_NEAREST);
         glTexParameteri(GL_TEXTURE_2D, GL_TEXTURE_MAG_FILTER, GL_NEAREST);
         glTexParameteri(GL_TEXTURE_2D, GL_TEXTURE_MAX_LEVEL, 0);
-        r->palette_rows = rows;
+        *allocated_rows = rows;
     }
     ossa__gl_unpack saved = ossa__gl_unpack_defaults();
-    uint32_t full = count / OSSA__GL_PALETTE_ROW_JOINTS, rest = count % OSSA__GL_PALETTE_ROW_JOINTS;
+    size_t full = count / OSSA__GL_PALETTE_ROW_JOINTS, rest = count % OSSA__GL_PALETTE_ROW_JOINTS;
     if (full)
-        glTexSubImage2D(GL_TEXTURE_2D, 0, 0, 0, OSSA__GL_PALETTE_ROW_TEXELS, (GLsizei)full, GL_RGBA, GL_FLOAT,
-                        palette[0].m);
+        glTexSubImage2D(GL_TEXTURE_2D, 0, 0, 0, OSSA__GL_PALETTE_ROW_TEXELS, (GLsizei)full, GL_RGBA, GL_FLOAT, m[0].m);
     if (rest)
         glTexSubImage2D(GL_TEXTURE_2D, 0, 0, (GLint)full, (GLsizei)(rest * 4), 1, GL_RGBA, GL_FLOAT,
-                        palette[(size_t)full * OSSA__GL_PALETTE_ROW_JOINTS].m);
+                        m[full * OSSA__GL_PALETTE_ROW_JOINTS].m);
     ossa__gl_unpack_restore(&saved);
+}
+
+/* Generic values of a mesh's absent streams (context state, not VAO state): no second
+ * influence set, no skinning, zero normal (flat shading takes over), white colour, uv 0. */
+static void set_absent_streams(const ossa_gl_mesh *m) {
+    if (m->influences < 8) {
+        glVertexAttribI4ui(OSSA__GL_ATTR_JOINTS1, 0, 0, 0, 0);
+        glVertexAttrib4f(OSSA__GL_ATTR_WEIGHTS1, 0, 0, 0, 0);
+    }
+    if (m->influences == 0) {
+        glVertexAttribI4ui(OSSA__GL_ATTR_JOINTS0, 0, 0, 0, 0);
+        glVertexAttrib4f(OSSA__GL_ATTR_WEIGHTS0, 0, 0, 0, 0);
+    }
+    if (!m->normals) glVertexAttrib3f(OSSA__GL_ATTR_NORMAL, 0, 0, 0);
+    if (!m->colors) glVertexAttrib4f(OSSA__GL_ATTR_COLOR, 1, 1, 1, 1);
+    if (!m->uv0) glVertexAttrib2f(OSSA__GL_ATTR_UV0, 0, 0);
+    if (!m->uv1) glVertexAttrib2f(OSSA__GL_ATTR_UV1, 0, 0);
 }
 
 /* Validates desc against the mesh, binds the variant's program and sets its skinning
@@ -264,34 +304,23 @@ static ossa_result bind_skinning(ossa_gl_renderer *r, const ossa_gl_mesh *m, con
             glUniformMatrix4fv(p->inverse_bind, n, GL_FALSE, d->inverse_bind[0].m);
             break;
         case OSSA_GL_SKIN_PALETTE_UNIFORM: glUniformMatrix4fv(p->palette, n, GL_FALSE, d->palette[0].m); break;
-        case OSSA_GL_SKIN_PALETTE_TEXTURE: upload_palette_texture(r, d->palette, d->joint_count); break;
+        case OSSA_GL_SKIN_PALETTE_TEXTURE:
+            upload_matrices(r->palette_tex, &r->palette_rows, d->palette, d->joint_count);
+            break;
         case OSSA_GL_SKIN_DUAL_QUAT: glUniform4fv(p->dual_quats, 2 * n, &d->dual_quats[0].real.x); break;
         default: break;
         }
     }
     glActiveTexture(GL_TEXTURE0);
-    /* Generic values of absent streams (context state, not VAO state). */
-    if (m->influences < 8) {
-        glVertexAttribI4ui(OSSA__GL_ATTR_JOINTS1, 0, 0, 0, 0);
-        glVertexAttrib4f(OSSA__GL_ATTR_WEIGHTS1, 0, 0, 0, 0);
-    }
-    if (m->influences == 0) {
-        glVertexAttribI4ui(OSSA__GL_ATTR_JOINTS0, 0, 0, 0, 0);
-        glVertexAttrib4f(OSSA__GL_ATTR_WEIGHTS0, 0, 0, 0, 0);
-    }
-    if (!m->normals) glVertexAttrib3f(OSSA__GL_ATTR_NORMAL, 0, 0, 0);
+    set_absent_streams(m);
+    glUniform1i(p->texcoord, d->texcoord == 1 ? 1 : 0);
     *out = p;
     return OSSA_OK;
 }
 
-static const float identity16[16] = {1, 0, 0, 0, 0, 1, 0, 0, 0, 0, 1, 0, 0, 0, 0, 1};
-
-ossa_result ossa_gl_draw(ossa_gl_renderer *r, const ossa_gl_mesh *m, const ossa_gl_draw_desc *d) {
-    if (!r || !m || !d || !d->view_proj) return OSSA_ERROR_INVALID_ARGUMENT;
-    const program *p = NULL;
-    ossa_result res = bind_skinning(r, m, d, &p);
-    if (res != OSSA_OK) return res;
-    static const float grey[4] = {0.8f, 0.8f, 0.8f, 1.0f};
+/* Surface uniforms (colour, light, eye, material) of program p, bound. */
+static void set_surface(const program *p, const ossa_gl_mesh *m, const ossa_gl_draw_desc *d) {
+    static const float grey[4] = {0.6f, 0.6f, 0.6f, 1.0f};
     const float *c = (d->color[0] == 0 && d->color[1] == 0 && d->color[2] == 0 && d->color[3] == 0) ? grey : d->color;
     glUniformMatrix4fv(p->view_proj, 1, GL_FALSE, d->view_proj);
     glUniform4fv(p->color, 1, c);
@@ -299,32 +328,95 @@ ossa_result ossa_gl_draw(ossa_gl_renderer *r, const ossa_gl_mesh *m, const ossa_
     float ll = sqrtf(lx * lx + ly * ly + lz * lz);
     if (!(ll > 1e-12f) || !isfinite(ll)) lx = -0.36f, ly = -0.80f, lz = -0.48f, ll = 1.0f; /* from upper right front */
     glUniform3f(p->light_dir, lx / ll, ly / ll, lz / ll);
-    GLboolean depth = glIsEnabled(GL_DEPTH_TEST);
+    glUniform1i(p->has_eye, d->eye != NULL);
+    if (d->eye) glUniform3f(p->eye, d->eye[0], d->eye[1], d->eye[2]);
+    glUniform1i(p->flat, m->normals == 0);
+    glUniform1i(p->has_texture, d->base_color_texture != NULL);
+    if (d->base_color_texture) {
+        glActiveTexture(GL_TEXTURE2);
+        glBindTexture(GL_TEXTURE_2D, d->base_color_texture->id);
+        glActiveTexture(GL_TEXTURE0);
+    }
+    int mode = d->alpha_mode == OSSA_ALPHA_MODE_MASK ? 1 : d->alpha_mode == OSSA_ALPHA_MODE_BLEND ? 2 : 0;
+    glUniform1i(p->alpha_mode, mode);
+    glUniform1f(p->alpha_cutoff, d->alpha_cutoff > 0 ? d->alpha_cutoff : 0.5f);
+}
+
+/* Rasterises the bound program over the mesh (instances > 1: instanced) with the
+ * desc's depth, polygon, cull and blend state, restoring the application's. */
+static void rasterise(const ossa_gl_mesh *m, const ossa_gl_draw_desc *d, GLsizei instances) {
+    GLboolean depth = glIsEnabled(GL_DEPTH_TEST), cull = glIsEnabled(GL_CULL_FACE), blend = glIsEnabled(GL_BLEND);
     if (!depth) glEnable(GL_DEPTH_TEST);
-    GLint polygon_mode[2] = {GL_FILL, GL_FILL};
+    GLint polygon_mode[2] = {GL_FILL, GL_FILL}, cull_mode = GL_BACK, src_rgb = GL_ONE, dst_rgb = GL_ZERO,
+          src_a = GL_ONE, dst_a = GL_ZERO;
+    GLboolean depth_write = GL_TRUE;
     if (d->wireframe) {
         glGetIntegerv(GL_POLYGON_MODE, polygon_mode);
         glPolygonMode(GL_FRONT_AND_BACK, GL_LINE);
     }
+    if (d->cull_back_faces) {
+        glGetIntegerv(GL_CULL_FACE_MODE, &cull_mode);
+        glCullFace(GL_BACK);
+        if (!cull) glEnable(GL_CULL_FACE);
+    } else if (cull) {
+        glDisable(GL_CULL_FACE);
+    }
+    bool blending = d->alpha_mode == OSSA_ALPHA_MODE_BLEND;
+    if (blending) {
+        glGetIntegerv(GL_BLEND_SRC_RGB, &src_rgb);
+        glGetIntegerv(GL_BLEND_DST_RGB, &dst_rgb);
+        glGetIntegerv(GL_BLEND_SRC_ALPHA, &src_a);
+        glGetIntegerv(GL_BLEND_DST_ALPHA, &dst_a);
+        glGetBooleanv(GL_DEPTH_WRITEMASK, &depth_write);
+        glBlendFuncSeparate(GL_SRC_ALPHA, GL_ONE_MINUS_SRC_ALPHA, GL_ONE, GL_ONE_MINUS_SRC_ALPHA);
+        if (!blend) glEnable(GL_BLEND);
+        glDepthMask(GL_FALSE); /* see-through surfaces do not hide what is drawn after them */
+    } else if (blend) {
+        glDisable(GL_BLEND);
+    }
     glBindVertexArray(m->vao);
     if (m->index_count)
-        glDrawElements(GL_TRIANGLES, (GLsizei)m->index_count, GL_UNSIGNED_INT, (const void *)0);
+        glDrawElementsInstanced(GL_TRIANGLES, (GLsizei)m->index_count, GL_UNSIGNED_INT, (const void *)0, instances);
     else
-        glDrawArrays(GL_TRIANGLES, 0, (GLsizei)m->vertex_count);
+        glDrawArraysInstanced(GL_TRIANGLES, 0, (GLsizei)m->vertex_count, instances);
     glBindVertexArray(0);
     if (d->wireframe) glPolygonMode(GL_FRONT_AND_BACK, (GLenum)polygon_mode[0]);
+    if (d->cull_back_faces) {
+        glCullFace((GLenum)cull_mode);
+        if (!cull) glDisable(GL_CULL_FACE);
+    } else if (cull) {
+        glEnable(GL_CULL_FACE);
+    }
+    if (blending) {
+        glBlendFuncSeparate((GLenum)src_rgb, (GLenum)dst_rgb, (GLenum)src_a, (GLenum)dst_a);
+        glDepthMask(depth_write);
+        if (!blend) glDisable(GL_BLEND);
+    } else if (blend) {
+        glEnable(GL_BLEND);
+    }
     if (!depth) glDisable(GL_DEPTH_TEST);
+    if (d->base_color_texture) {
+        glActiveTexture(GL_TEXTURE2);
+        glBindTexture(GL_TEXTURE_2D, 0);
+        glActiveTexture(GL_TEXTURE0);
+    }
     glUseProgram(0);
-    return OSSA_OK;
 }
 
-ossa_result ossa_gl_skin_readback(ossa_gl_renderer *r, const ossa_gl_mesh *m, const ossa_gl_draw_desc *d,
-                                  float *out_positions, float *out_normals) {
-    if (!r || !m || !d || !out_positions) return OSSA_ERROR_INVALID_ARGUMENT;
-    if (out_normals && !m->normals) return OSSA_ERROR_INVALID_ARGUMENT;
+ossa_result ossa_gl_draw(ossa_gl_renderer *r, const ossa_gl_mesh *m, const ossa_gl_draw_desc *d) {
+    if (!r || !m || !d || !d->view_proj) return OSSA_ERROR_INVALID_ARGUMENT;
     const program *p = NULL;
     ossa_result res = bind_skinning(r, m, d, &p);
     if (res != OSSA_OK) return res;
+    set_surface(p, m, d);
+    rasterise(m, d, 1);
+    return OSSA_OK;
+}
+
+/* Transform feedback of program p (bound, uniforms set) over the mesh's vertices,
+ * instance `instance` only (crowd) or the mesh itself. */
+static ossa_result feedback(ossa_gl_renderer *r, const program *p, const ossa_gl_mesh *m, float *out_positions,
+                            float *out_normals) {
     glUniformMatrix4fv(p->view_proj, 1, GL_FALSE, identity16);
     size_t bytes = (size_t)m->vertex_count * 12;
     if (bytes > r->feedback_capacity) {
@@ -357,13 +449,76 @@ ossa_result ossa_gl_skin_readback(ossa_gl_renderer *r, const ossa_gl_mesh *m, co
     glBindBufferBase(GL_TRANSFORM_FEEDBACK_BUFFER, 0, 0);
     glBindBufferBase(GL_TRANSFORM_FEEDBACK_BUFFER, 1, 0);
     glBindBuffer(GL_TRANSFORM_FEEDBACK_BUFFER, 0);
-    res = ossa__gl_check("ossa_gl_skin_readback");
+    ossa_result res = ossa__gl_check("ossa_gl_skin_readback");
     if (res == OSSA_OK && written != m->vertex_count) {
         ossa__gl_log("ossa_gl_skin_readback: transform feedback wrote %u of %u vertices", (unsigned)written,
                      (unsigned)m->vertex_count);
         res = OSSA_ERROR_GL;
     }
     return res;
+}
+
+ossa_result ossa_gl_skin_readback(ossa_gl_renderer *r, const ossa_gl_mesh *m, const ossa_gl_draw_desc *d,
+                                  float *out_positions, float *out_normals) {
+    if (!r || !m || !d || !out_positions) return OSSA_ERROR_INVALID_ARGUMENT;
+    if (out_normals && !m->normals) return OSSA_ERROR_INVALID_ARGUMENT;
+    const program *p = NULL;
+    ossa_result res = bind_skinning(r, m, d, &p);
+    if (res != OSSA_OK) return res;
+    return feedback(r, p, m, out_positions, out_normals);
+}
+
+/* ---------------------------------------------------------------- crowds */
+
+ossa_result ossa_gl_crowd_upload(ossa_gl_renderer *r, const ossa_mat4 *palettes, uint32_t instance_count,
+                                 uint32_t joint_count) {
+    if (!r || !palettes || !instance_count || !joint_count) return OSSA_ERROR_INVALID_ARGUMENT;
+    uint64_t count = (uint64_t)instance_count * joint_count;
+    if (count > (uint64_t)r->max_texture_size * OSSA__GL_PALETTE_ROW_JOINTS) return OSSA_ERROR_LIMIT;
+    upload_matrices(r->crowd_tex, &r->crowd_rows, palettes, (size_t)count);
+    glBindTexture(GL_TEXTURE_2D, 0);
+    r->crowd_instances = instance_count;
+    r->crowd_joints = joint_count;
+    return ossa__gl_check("ossa_gl_crowd_upload");
+}
+
+/* Checks a crowd draw and binds the crowd program with its uniforms. */
+static ossa_result bind_crowd(ossa_gl_renderer *r, const ossa_gl_mesh *m, const ossa_gl_draw_desc *d,
+                              uint32_t instance_end, int32_t base) {
+    if (!r || !m || !d) return OSSA_ERROR_INVALID_ARGUMENT;
+    if (!m->influences || !r->crowd_instances || d->joint_count != r->crowd_joints || m->joint_limit > d->joint_count ||
+        instance_end > r->crowd_instances)
+        return OSSA_ERROR_INVALID_ARGUMENT;
+    const program *p = &r->crowd;
+    glUseProgram(p->id);
+    glUniform1i(p->morph_count, 0);
+    glUniform1i(p->joint_count, (GLint)d->joint_count);
+    glUniform1i(p->instance_base, base);
+    glUniform1i(p->texcoord, d->texcoord == 1 ? 1 : 0);
+    glActiveTexture(GL_TEXTURE0);
+    glBindTexture(GL_TEXTURE_2D, r->crowd_tex);
+    set_absent_streams(m);
+    return OSSA_OK;
+}
+
+ossa_result ossa_gl_draw_crowd(ossa_gl_renderer *r, const ossa_gl_mesh *m, const ossa_gl_draw_desc *d,
+                               uint32_t instance_count) {
+    if (!d || !d->view_proj) return OSSA_ERROR_INVALID_ARGUMENT;
+    if (instance_count == 0) return OSSA_OK;
+    ossa_result res = bind_crowd(r, m, d, instance_count, 0);
+    if (res != OSSA_OK) return res;
+    set_surface(&r->crowd, m, d);
+    rasterise(m, d, (GLsizei)instance_count);
+    return OSSA_OK;
+}
+
+ossa_result ossa_gl_crowd_readback(ossa_gl_renderer *r, const ossa_gl_mesh *m, const ossa_gl_draw_desc *d,
+                                   uint32_t instance, float *out_positions, float *out_normals) {
+    if (!out_positions || !m || (out_normals && !m->normals) || instance >= (uint32_t)INT32_MAX)
+        return OSSA_ERROR_INVALID_ARGUMENT;
+    ossa_result res = bind_crowd(r, m, d, instance + 1, (int32_t)instance);
+    if (res != OSSA_OK) return res;
+    return feedback(r, &r->crowd, m, out_positions, out_normals);
 }
 
 ossa_result ossa_gl_draw_lines(ossa_gl_renderer *r, const float *points, uint32_t point_count,

@@ -13,7 +13,11 @@ const char ossa__gl_skin_vs[] =
     "layout(location = 3) in vec4 a_weights0;\n"
     "layout(location = 4) in uvec4 a_joints1;\n"
     "layout(location = 5) in vec4 a_weights1;\n"
+    "layout(location = 6) in vec4 a_color;\n" /* COLOR_0, generic (1,1,1,1) when absent */
+    "layout(location = 7) in vec2 a_uv0;\n"
+    "layout(location = 8) in vec2 a_uv1;\n"
     "uniform mat4 u_view_proj;\n"
+    "uniform int u_texcoord;\n"
     "uniform sampler2D u_morph_tex;\n" /* see OSSA__GL_MORPH_ROW_TEXELS */
     "uniform int u_morph_count;\n"
     "uniform int u_morph_vertex_count;\n"
@@ -21,6 +25,8 @@ const char ossa__gl_skin_vs[] =
     "uniform vec4 u_morph_weights[OSSA_MAX_MORPHS / 4];\n"
     "out vec3 v_position;\n" /* skinned model-space position (transform feedback) */
     "out vec3 v_normal;\n"
+    "out vec4 v_color;\n"
+    "out vec2 v_uv;\n"
     "\n"
     "#if OSSA_SKIN == 1\n"
     "uniform mat4 u_model[OSSA_MAX_JOINTS];\n"
@@ -39,11 +45,21 @@ const char ossa__gl_skin_vs[] =
     "}\n"
     "#elif OSSA_SKIN == 4\n"
     "uniform vec4 u_dual_quats[2 * OSSA_MAX_JOINTS];\n" /* real, dual per joint */
+    "#elif OSSA_SKIN == 5\n"
+    "uniform sampler2D u_palette_tex;\n" /* crowd: every instance's palette, instance-major */
+    "uniform int u_joint_count;\n"
+    "uniform int u_instance_base;\n"
+    "mat4 joint_matrix(uint j) {\n"
+    "    int t = ((gl_InstanceID + u_instance_base) * u_joint_count + int(j)) * 4;\n"
+    "    ivec2 c = ivec2(t % OSSA_ROW_TEXELS, t / OSSA_ROW_TEXELS);\n"
+    "    return mat4(texelFetch(u_palette_tex, c, 0), texelFetch(u_palette_tex, c + ivec2(1, 0), 0),\n"
+    "                texelFetch(u_palette_tex, c + ivec2(2, 0), 0), texelFetch(u_palette_tex, c + ivec2(3, 0), 0));\n"
+    "}\n"
     "#endif\n"
     "\n"
     "vec3 safe_normalize(vec3 v) { float l = length(v); return l > 1e-12 ? v / l : v; }\n"
     "\n"
-    "#if OSSA_SKIN == 1 || OSSA_SKIN == 2 || OSSA_SKIN == 3\n"
+    "#if OSSA_SKIN == 1 || OSSA_SKIN == 2 || OSSA_SKIN == 3 || OSSA_SKIN == 5\n"
     "void add_influence(inout mat4 acc, uint j, float w) { if (w != 0.0) acc += w * joint_matrix(j); }\n"
     "#elif OSSA_SKIN == 4\n"
     "void add_influence(inout vec4 br, inout vec4 bd, vec4 r0, uint j, float w) {\n"
@@ -104,24 +120,58 @@ const char ossa__gl_skin_vs[] =
     "#endif\n"
     "    v_position = p;\n"
     "    v_normal = n;\n"
+    "    v_color = a_color;\n"
+    "    v_uv = u_texcoord == 1 ? a_uv1 : a_uv0;\n"
     "    gl_Position = u_view_proj * vec4(p, 1.0);\n"
     "}\n";
 
-/* Directional light + ambient, two-sided. */
+/* Linear-space shading: base = factor x vertex colour x sRGB texture; a hemisphere
+ * ambient (cool sky, warm ground) so unlit sides keep their form on a dark background,
+ * a Lambert key light, a soft Blinn-Phong highlight, then gamma 1/2.2. Normals flip
+ * to the viewer on back faces; a mesh without normals (u_flat) uses the triangle's
+ * plane from screen-space derivatives of the skinned position, which already faces
+ * the viewer. */
 const char ossa__gl_lit_fs[] =
     "#version 330 core\n"
     "in vec3 v_position;\n"
     "in vec3 v_normal;\n"
+    "in vec4 v_color;\n"
+    "in vec2 v_uv;\n"
     "uniform vec4 u_color;\n"
     "uniform vec3 u_light_dir;\n" /* unit vector the light travels along */
+    "uniform vec3 u_eye;\n"
+    "uniform int u_has_eye;\n"
+    "uniform int u_flat;\n"
+    "uniform int u_has_texture;\n"
+    "uniform sampler2D u_base_tex;\n"
+    "uniform int u_alpha_mode;\n" /* 0 opaque, 1 mask, 2 blend */
+    "uniform float u_alpha_cutoff;\n"
     "out vec4 o_color;\n"
     "void main() {\n"
-    "    vec3 n = v_normal;\n"
-    "    float l = length(n);\n"
-    "    n = l > 0.0 ? n / l : vec3(0.0, 0.0, 1.0);\n"
-    "    if (!gl_FrontFacing) n = -n;\n"
-    "    float diffuse = max(dot(n, -u_light_dir), 0.0);\n"
-    "    o_color = vec4(u_color.rgb * (0.35 + 0.65 * diffuse), u_color.a);\n"
+    "    vec4 base = u_color * v_color;\n"
+    "    if (u_has_texture != 0) base *= texture(u_base_tex, v_uv);\n"
+    "    if (u_alpha_mode == 1 && base.a < u_alpha_cutoff) discard;\n"
+    "    vec3 n;\n"
+    "    if (u_flat != 0) {\n"
+    "        n = cross(dFdx(v_position), dFdy(v_position));\n"
+    "        float fl = length(n);\n"
+    "        n = fl > 0.0 ? n / fl : vec3(0.0, 0.0, 1.0);\n"
+    "    } else {\n"
+    "        n = v_normal;\n"
+    "        float l = length(n);\n"
+    "        n = l > 0.0 ? n / l : vec3(0.0, 0.0, 1.0);\n"
+    "        if (!gl_FrontFacing) n = -n;\n"
+    "    }\n"
+    "    vec3 to_light = -u_light_dir;\n"
+    "    float diffuse = max(dot(n, to_light), 0.0);\n"
+    "    vec3 ambient = mix(vec3(0.16, 0.15, 0.14), vec3(0.24, 0.26, 0.30), 0.5 + 0.5 * n.y);\n"
+    "    float spec = 0.0;\n"
+    "    if (u_has_eye != 0 && diffuse > 0.0) {\n"
+    "        vec3 h = normalize(to_light + normalize(u_eye - v_position));\n"
+    "        spec = 0.12 * pow(max(dot(n, h), 0.0), 24.0);\n"
+    "    }\n"
+    "    vec3 lit = base.rgb * (ambient + 0.85 * diffuse) + vec3(spec);\n"
+    "    o_color = vec4(pow(clamp(lit, 0.0, 1.0), vec3(1.0 / 2.2)), u_alpha_mode == 2 ? base.a : 1.0);\n"
     "}\n";
 
 const char ossa__gl_lines_vs[] =

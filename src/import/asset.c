@@ -2,6 +2,7 @@
  * skins, the skeleton of all nodes, one ossa_mesh per (mesh node, triangle
  * primitive), and the clips (animation.c). Public entry points of gltf.h. */
 #include "import/document.h"
+#include "import/material_internal.h"
 
 #include <math.h>
 #include <stdio.h>
@@ -128,62 +129,6 @@ static ossa_result check_asset_and_extensions(ossa__ctx *ctx) {
         }
     }
     return OSSA_OK;
-}
-
-/* Materials and textures are not used by ossa; their obvious type errors are
- * reported as warnings so a broken file is not silently accepted. */
-static void check_materials(ossa__ctx *ctx) {
-    static const char *const tex[] = {"baseColorTexture", "metallicRoughnessTexture", "normalTexture",
-                                      "occlusionTexture", "emissiveTexture"};
-    int32_t mats = ossa__json_find(ctx, 0, "materials");
-    if (mats < 0) return;
-    if (ctx->tok[mats].type != OSSA__J_ARRAY) {
-        ossa__warn(ctx, "/materials", "expected an array; materials ignored");
-        return;
-    }
-    int32_t m = ossa__json_first(ctx, mats);
-    for (uint32_t i = 0; i < ctx->tok[mats].size; i++, m = ossa__json_next(ctx, m)) {
-        char path[64];
-        snprintf(path, sizeof path, "/materials/%u", i);
-        if (ctx->tok[m].type != OSSA__J_OBJECT) {
-            ossa__warn(ctx, path, "expected an object; ignored");
-            continue;
-        }
-        int32_t holders[2] = {m, ossa__json_find(ctx, m, "pbrMetallicRoughness")};
-        if (holders[1] >= 0 && ctx->tok[holders[1]].type != OSSA__J_OBJECT) {
-            ossa__warn(ctx, path, "pbrMetallicRoughness is not an object; ignored (materials are not used by ossa)");
-            holders[1] = -1;
-        }
-        for (int h = 0; h < 2; h++) {
-            if (holders[h] < 0) continue;
-            for (size_t k = 0; k < sizeof tex / sizeof tex[0]; k++) {
-                int32_t t = ossa__json_find(ctx, holders[h], tex[k]);
-                if (t < 0) continue;
-                if (ctx->tok[t].type != OSSA__J_OBJECT) {
-                    ossa__warn(ctx, path, "%s is not an object; ignored", tex[k]);
-                    continue;
-                }
-                static const char *const nums[] = {"index", "texCoord", "scale", "strength"};
-                for (size_t q = 0; q < 4; q++) {
-                    int32_t v = ossa__json_find(ctx, t, nums[q]);
-                    if (v < 0) continue;
-                    const char *s = ctx->json + ctx->tok[v].start;
-                    bool num = ctx->tok[v].type == OSSA__J_PRIMITIVE && (s[0] == '-' || (s[0] >= '0' && s[0] <= '9'));
-                    if (!num || (q < 2 && s[0] == '-'))
-                        ossa__warn(ctx, path, "%s.%s is not a %s; ignored (materials are not used by ossa)", tex[k],
-                                   nums[q], q < 2 ? "non-negative integer" : "number");
-                }
-                int32_t ext = ossa__json_find(ctx, t, "extensions");
-                if (ext >= 0) {
-                    bool bad = ctx->tok[ext].type != OSSA__J_OBJECT;
-                    for (int32_t e = bad ? -1 : ossa__json_first(ctx, ext), c = 0;
-                         e >= 0 && (uint32_t)c < ctx->tok[ext].size; e = ossa__json_next(ctx, e), c++)
-                        if (ctx->tok[e + 1].type != OSSA__J_OBJECT) bad = true;
-                    if (bad) ossa__warn(ctx, path, "%s.extensions has a non-object value; ignored", tex[k]);
-                }
-            }
-        }
-    }
 }
 
 /* ---------------------------------------------------------------- nodes */
@@ -505,7 +450,8 @@ static ossa_result read_attr(ossa__ctx *ctx, int32_t attrs, const char *path, co
 }
 
 static ossa_result build_primitive(ossa__ctx *ctx, const ossa__doc *doc, const ossa_skeleton *skel, uint32_t node,
-                                   uint32_t mi, uint32_t pi, const ossa_allocator *allocator, ossa_mesh **out) {
+                                   uint32_t mi, uint32_t pi, uint32_t material_count, const ossa_allocator *allocator,
+                                   ossa_mesh **out) {
     *out = NULL;
     const ossa__mesh_doc *md = &doc->meshes[mi];
     const ossa__node *nd = &doc->nodes[node];
@@ -553,6 +499,9 @@ static ossa_result build_primitive(ossa__ctx *ctx, const ossa__doc *doc, const o
     if (d->uv0) b.f[b.nf++] = d->uv0;
     if ((r = read_attr(ctx, attrs, apath, "TEXCOORD_1", 2, nv, NULL, &d->uv1))) goto done;
     if (d->uv1) b.f[b.nf++] = d->uv1;
+    if ((r = ossa__read_colors(ctx, attrs, apath, nv, &d->colors))) goto done;
+    if (d->colors) b.f[b.nf++] = d->colors;
+    d->material = ossa__primitive_material(ctx, ptok, path, material_count);
 
     /* indices */
     int32_t ia;
@@ -717,7 +666,8 @@ static ossa_result build_primitive(ossa__ctx *ctx, const ossa__doc *doc, const o
     /* budget for the runtime copy, then build it */
     {
         /* the runtime copy stays allocated: its bytes count towards max_allocation for the rest of the load */
-        size_t floats = 3 + (d->normals ? 3u : 0u) + (d->tangents ? 4u : 0u) + (d->uv0 ? 2u : 0u) + (d->uv1 ? 2u : 0u);
+        size_t floats = 3 + (d->normals ? 3u : 0u) + (d->tangents ? 4u : 0u) + (d->uv0 ? 2u : 0u) + (d->uv1 ? 2u : 0u) +
+                        (d->colors ? 4u : 0u);
         for (uint32_t k = 0; k < d->target_count; k++)
             floats += (b.targets[k].positions ? 3u : 0u) + (b.targets[k].normals ? 3u : 0u) + (b.targets[k].tangents ? 3u : 0u);
         size_t bytes = (size_t)nv * floats * sizeof(float) + (size_t)d->index_count * 4 + (size_t)nv * d->influences * 6 +
@@ -767,7 +717,6 @@ static ossa_result load(ossa__ctx *ctx, const ossa_load_options *options, const 
     if ((r = parse_meshes(ctx, &doc))) goto fail;
     if (!bind_to) {
         if ((r = parse_skins(ctx, &doc))) goto fail;
-        check_materials(ctx);
     }
 
     if (!ossa__ctx_reserve(ctx, sizeof *asset)) {
@@ -889,6 +838,8 @@ static ossa_result load(ossa__ctx *ctx, const ossa_load_options *options, const 
         ossa__ctx_free(ctx, table);
     }
 
+    if (!bind_to && (r = ossa__materials_load(ctx, al, asset))) goto fail;
+
     /* mesh infos: one block, names stored after the array */
     if (!bind_to && doc.mesh_count) {
         ossa__layout L = {0, false};
@@ -947,7 +898,7 @@ static ossa_result load(ossa__ctx *ctx, const ossa_load_options *options, const 
                 ossa__json_get_uint(ctx, doc.meshes[m].primitives[pi], "", "mode", false, 6, &mode, NULL);
                 if (mode != 4) continue;
                 ossa_mesh *mesh = NULL;
-                if ((r = build_primitive(ctx, &doc, asset->skeleton, i, (uint32_t)m, pi, al, &mesh))) break;
+                if ((r = build_primitive(ctx, &doc, asset->skeleton, i, (uint32_t)m, pi, asset->material_count, al, &mesh))) break;
                 if (mesh) asset->meshes[asset->mesh_count++] = mesh;
             }
         }
@@ -1084,6 +1035,8 @@ void ossa_asset_destroy(ossa_asset *asset) {
     ossa__free(al, asset->warnings);
     ossa__free(al, asset->mesh_infos);
     ossa__free(al, asset->nodes);
+    ossa__free(al, asset->materials);
+    ossa__free(al, asset->images);
     ossa_skeleton_destroy(asset->skeleton);
     ossa_allocator a = *al;
     ossa__free(&a, asset);

@@ -17,7 +17,7 @@ static int usage(FILE *f) {
     fprintf(f,
             "usage: ossa render [FILE|demo] [--clip NAME|INDEX] [--from T] [--to T] [--fps N] [--size WxH]\n"
             "                   [--out anim.gif|frame.png] [--bones] [--cpu|--gpu] [--rest] [--loop|--no-loop]\n"
-            "                   [--ssaa N] [--ik JOINT:x,y,z[:px,py,pz]]...\n"
+            "                   [--ssaa N] [--skinning lbs|dqs] [--compare] [--quiet] [--ik JOINT:x,y,z[:px,py,pz]]...\n"
             "  FILE     .gltf/.glb/.ossa (default: the built-in demo character); clips play built at the\n"
             "           default precision (a packed file: as stored)\n"
             "  --clip   clip name or index (default: the first clip)\n"
@@ -29,6 +29,9 @@ static int usage(FILE *f) {
             "  --bones  draw the skeleton over the mesh\n"
             "  --cpu    skin on the CPU (ossa_skin_lbs); --gpu (default): palette texture shader\n"
             "  --rest   render the rest pose (one frame)\n"
+            "  --skinning lbs|dqs  linear blend (default) or dual quaternion skinning, CPU and GPU\n"
+            "  --compare  LBS on the left half and DQS on the right half of each image (same camera)\n"
+            "  --quiet  no progress on stderr (otherwise a line every few seconds when not a terminal)\n"
             "  --ik     two-bone IK: the chain ending at JOINT (its parent and grandparent turn)\n"
             "           reaches the model-space target x,y,z, knee/elbow towards the pole px,py,pz\n"
             "           (default: its rest-pose bend, else +z); up to 4 chains\n"
@@ -187,9 +190,10 @@ static int render_main(int argc, char **argv, cli_layers *layers) {
     render_stats st;
     bool ok = render_to_file(&s, &job, &st, "render");
     if (ok)
-        printf("ossa render: %s, clip '%s', %u frame%s %ux%u in %.2f s (%s skinning) -> %s\n", s.label,
-               span.built ? ossa_built_clip_name(span.built) : span.clip ? span.clip->name : "(rest pose)", st.frames, st.frames == 1 ? "" : "s", o.width, o.height,
-               st.seconds, o.draw.cpu ? "CPU" : "GPU", o.out);
+        printf("ossa render: %s, clip '%s', %u frame%s %ux%u in %.2f s (%s %s skinning) -> %s\n", s.label,
+               span.built ? ossa_built_clip_name(span.built) : span.clip ? span.clip->name : "(rest pose)", st.frames,
+               st.frames == 1 ? "" : "s", o.width, o.height, st.seconds, o.draw.cpu ? "CPU" : "GPU",
+               o.draw.compare ? "LBS | DQS" : o.draw.dqs ? "DQS" : "LBS", o.out);
     if (ok) ik_pass_report(&ik, &s, "render");
     scene_free(&s);
     return ok ? 0 : 1;

@@ -184,10 +184,10 @@ static int sample_main(int argc, char **argv, cli_layers *layers) {
         return 1;
     }
     int32_t ci = -1;
-    if (clip_arg && use_built) ci = cli_find_built_clip(asset, clip_arg);
-    else if (clip_arg) {
-        ci = ossa_asset_find_clip(asset, clip_arg);
-        if (ci < 0) {
+    if (clip_arg) {
+        if (use_built) ci = cli_find_built_clip(asset, clip_arg);
+        else ci = ossa_asset_find_clip(asset, clip_arg);
+        if (ci < 0 && !use_built) {
             char *end;
             long v = strtol(clip_arg, &end, 10);
             if (!*end && v >= 0 && (uint64_t)v < asset->clip_count) ci = (int32_t)v;

@@ -10,6 +10,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "cli_common.h"
 #include "commands.h"
 #include "ik_pass.h"
 #include "image_io.h"
@@ -38,77 +39,88 @@ typedef struct viewer {
     bool dragging;
     double last_x, last_y;
     GLFWwindow *window;
-    bool packed;         /* a packed file: built clips only, played without the player (no cross-fade) */
-    float built_time;    /* its clip time */
     ik_pass ik;          /* I toggles: --ik chains, else the feet pinned where they are */
     bool ik_pin;         /* no --ik: targets = the feet's positions when I is pressed */
 } viewer;
 
-/* Clips to choose from: the editable ones, or a packed file's built clips. */
-static uint32_t clip_total(const viewer *v) {
-    return v->packed ? v->s.asset->built_clip_count : v->s.asset->clip_count;
+/* The player plays the asset's built clips when it has them (cli_build_clips, or a packed
+ * file), else its editable clips; built_clips[i] is clips[i] built. */
+static uint32_t clip_count(const viewer *v) {
+    return v->s.asset->built_clip_count ? v->s.asset->built_clip_count : v->s.asset->clip_count;
+}
+static const ossa_built_clip *built_clip(const viewer *v, int i) {
+    return (uint32_t)i < v->s.asset->built_clip_count ? v->s.asset->built_clips[i] : NULL;
+}
+static const ossa_clip *editable_clip(const viewer *v, int i) {
+    return i >= 0 && (uint32_t)i < v->s.asset->clip_count ? v->s.asset->clips[i] : NULL;
 }
 
 static const char *clip_name(const viewer *v, int i) {
     if (i < 0) return "(rest pose)";
-    const char *n = v->packed ? ossa_built_clip_name(v->s.asset->built_clips[i]) : v->s.asset->clips[i]->name;
+    const ossa_built_clip *b = built_clip(v, i);
+    const char *n = b ? ossa_built_clip_name(b) : v->s.asset->clips[i]->name;
     return n && *n ? n : "(unnamed)";
+}
+
+/* Plays clip i on `layer` (cross-fading over `fade` seconds when > 0). */
+static void play_clip(viewer *v, uint32_t layer, int i, float fade) {
+    const ossa_built_clip *b = built_clip(v, i);
+    if (b && fade > 0.0f) ossa_player_layer_crossfade_built(v->player, layer, b, fade, v->speed, true);
+    else if (b) ossa_player_layer_play_built(v->player, layer, b, v->speed, true);
+    else if (fade > 0.0f) ossa_player_layer_crossfade(v->player, layer, editable_clip(v, i), fade, v->speed, true);
+    else ossa_player_layer_play(v->player, layer, editable_clip(v, i), v->speed, true);
 }
 
 static void update_title(viewer *v) {
     char title[512];
-    snprintf(title, sizeof title, "ossa view - %s - clip %d/%u '%s' - %.2fx%s - %s skinning%s%s%s", v->s.label,
-             v->clip + 1, clip_total(v), clip_name(v, v->clip), (double)v->speed,
-             v->paused ? " [paused]" : "", v->draw.cpu ? "CPU" : "GPU", v->draw.bones ? " - bones" : "",
-             v->draw.wireframe ? " - wireframe" : "", v->ik.enabled ? " - IK" : "");
+    snprintf(title, sizeof title, "ossa view - %s - clip %d/%u '%s' - %.2fx%s - %s%s skinning%s%s%s", v->s.label,
+             v->clip + 1, clip_count(v), clip_name(v, v->clip), (double)v->speed,
+             v->paused ? " [paused]" : "", v->draw.cpu ? "CPU" : "GPU", v->s.dqs ? " DQS" : " LBS",
+             v->draw.bones ? " - bones" : "", v->draw.wireframe ? " - wireframe" : "", v->ik.enabled ? " - IK" : "");
     glfwSetWindowTitle(v->window, title);
 }
 
 static void print_clips(const viewer *v) {
-    printf("ossa view: %s: %u clip%s\n", v->s.label, clip_total(v), clip_total(v) == 1 ? "" : "s");
-    for (uint32_t i = 0; i < clip_total(v); i++) {
-        const ossa_clip *c = v->packed ? NULL : v->s.asset->clips[i];
-        const ossa_built_clip *b = v->packed ? v->s.asset->built_clips[i] : NULL;
-        clip_span sp = {.clip = c, .from = c ? c->start : ossa_built_clip_start(b), .to = c ? c->end : ossa_built_clip_end(b),
-                        .loop = c ? c->looping : ossa_built_clip_looping(b), .built = b};
+    uint32_t n = clip_count(v);
+    printf("ossa view: %s: %u %sclip%s\n", v->s.label, n, v->s.asset->built_clip_count ? "built " : "", n == 1 ? "" : "s");
+    for (uint32_t i = 0; i < n; i++) {
+        const ossa_built_clip *b = built_clip(v, (int)i);
+        const ossa_clip *c = editable_clip(v, (int)i);
         printf("  %c %u: %-24s %.2f s%s\n", (int)i == v->clip ? '>' : ' ', i + 1, clip_name(v, (int)i),
-               (double)(sp.to - sp.from), sp.loop ? " (looping)" : "");
+               (double)(b ? ossa_built_clip_duration(b) : c->end - c->start),
+               (b ? ossa_built_clip_looping(b) : c->looping) ? " (looping)" : "");
     }
-    printf("keys: 1-9 / N P clips, C cross-fade to next, space pause, + - speed, G CPU/GPU, B bones, W wireframe,\n"
-           "      [ ] blend weight of the next clip (synced), R reset camera, I IK on/off, Esc quit; drag to orbit,\n"
-           "      scroll to zoom\n");
+    printf("keys: 1-9 / N P clips, C cross-fade to next, space pause, + - speed, G CPU/GPU, D LBS/DQS, B bones,\n"
+           "      W wireframe, [ ] blend weight of the next clip (synced), R reset camera, I IK on/off, Esc quit;\n"
+           "      drag to orbit, scroll to zoom\n");
     fflush(stdout);
 }
 
 /* Weight w of the blend layer (the clip after the current one, in one sync group with it). */
 static void set_blend(viewer *v, float w, bool report) {
-    uint32_t n = v->s.asset->clip_count;
+    uint32_t n = clip_count(v);
     v->blend = w < 0.05f ? 0.0f : (w > 1.0f ? 1.0f : w);
-    if (!n || v->clip < 0 || v->packed) return;
-    const ossa_clip *other = v->s.asset->clips[(v->clip + 1) % (int)n];
-    if (v->blend > 0.0f && ossa_player_layer_clip(v->player, v->blend_layer) != other)
-        ossa_player_layer_play(v->player, v->blend_layer, other, v->speed, true);
+    if (!n || v->clip < 0) return;
+    int other = (v->clip + 1) % (int)n;
+    if (v->blend > 0.0f && ossa_player_layer_clip(v->player, v->blend_layer) != editable_clip(v, other) &&
+        ossa_player_layer_built_clip(v->player, v->blend_layer) != built_clip(v, other))
+        play_clip(v, v->blend_layer, other, 0.0f);
     uint32_t group = v->blend > 0.0f ? 1u : 0u;
     ossa_player_layer_set_sync(v->player, 0, group);
     ossa_player_layer_set_sync(v->player, v->blend_layer, group);
     ossa_player_layer_set_weight(v->player, 0, 1.0f - v->blend);
     ossa_player_layer_set_weight(v->player, v->blend_layer, v->blend);
     if (report) {
-        printf("ossa view: blend %.1f of '%s' over '%s'\n", (double)v->blend, other->name, clip_name(v, v->clip));
+        printf("ossa view: blend %.1f of '%s' over '%s'\n", (double)v->blend, clip_name(v, other), clip_name(v, v->clip));
         fflush(stdout);
     }
 }
 
 static void select_clip(viewer *v, int i, bool fade) {
-    uint32_t n = clip_total(v);
+    uint32_t n = clip_count(v);
     if (!n) return;
     i = ((i % (int)n) + (int)n) % (int)n;
-    const ossa_clip *c = v->packed ? NULL : v->s.asset->clips[i];
-    if (v->packed) v->built_time = ossa_built_clip_start(v->s.asset->built_clips[i]);
-    else if (fade && v->clip >= 0)
-        ossa_player_crossfade(v->player, c, 0.3f, v->speed, true);
-    else
-        ossa_player_play(v->player, c, v->speed, true);
+    play_clip(v, 0, i, fade && v->clip >= 0 ? 0.3f : 0.0f);
     v->clip = i;
     set_blend(v, v->blend, false);
     printf("ossa view: %s clip %d '%s'\n", fade ? "cross-fading to" : "playing", i + 1, clip_name(v, i));
@@ -119,7 +131,7 @@ static void select_clip(viewer *v, int i, bool fade) {
 static void handle_key(viewer *v, int key) {
     GLFWwindow *w = v->window;
     if (key >= GLFW_KEY_1 && key <= GLFW_KEY_9) {
-        if ((uint32_t)(key - GLFW_KEY_1) < clip_total(v)) select_clip(v, key - GLFW_KEY_1, false);
+        if ((uint32_t)(key - GLFW_KEY_1) < clip_count(v)) select_clip(v, key - GLFW_KEY_1, false);
         return;
     }
     switch (key) {
@@ -134,6 +146,7 @@ static void handle_key(viewer *v, int key) {
     case GLFW_KEY_MINUS:
     case GLFW_KEY_KP_SUBTRACT: v->speed = fmaxf(v->speed / 1.25f, 1.0f / 16); ossa_player_set_speed(v->player, v->speed); break;
     case GLFW_KEY_G: v->draw.cpu = !v->draw.cpu; break;
+    case GLFW_KEY_D: v->s.dqs = !v->s.dqs; break;
     case GLFW_KEY_B: v->draw.bones = !v->draw.bones; break;
     case GLFW_KEY_W: v->draw.wireframe = !v->draw.wireframe; break;
     case GLFW_KEY_R: v->cam = v->home; break;
@@ -253,7 +266,7 @@ static bool save_screenshot(const char *path, int w, int h) {
 }
 
 static int usage(FILE *f) {
-    fprintf(f, "usage: ossa view [FILE|demo] [--clip NAME|INDEX] [--size WxH] [--cpu] [--bones]\n"
+    fprintf(f, "usage: ossa view [FILE|demo] [--clip NAME|INDEX] [--size WxH] [--cpu] [--bones] [--skinning lbs|dqs]\n"
                "                 [--frames N --screenshot PATH] [--press FRAME:KEYS,...] [--ik JOINT:x,y,z]\n"
                "  a window with the animated character (default: the built-in demo character)\n"
                "  --frames N       stop after N frames (stepped at 1/60 s each)\n"
@@ -262,7 +275,8 @@ static int usage(FILE *f) {
                "  --ik SPEC        a two-bone IK chain as in `ossa render --ik`, on at start\n"
                "                   (without it, I pins the feet where they are)\n"
                "keys: 1-9 / N P clips, C cross-fade to next (0.3 s), space pause, + - speed, G CPU/GPU skinning,\n"
-               "      B bones, W wireframe, R reset camera, I IK on/off, Esc/Q quit; drag to orbit, scroll to zoom\n");
+               "      D linear blend / dual quaternion skinning, B bones, W wireframe, R reset camera, I IK on/off,\n"
+               "      Esc/Q quit; drag to orbit, scroll to zoom\n");
     return f == stdout ? 0 : 2;
 }
 
@@ -300,6 +314,8 @@ int cmd_view(int argc, char **argv) {
             }
         } else if (!strcmp(a, "--cpu")) {
             v.draw.cpu = true;
+        } else if (!strcmp(a, "--skinning") && more) {
+            if (!parse_skinning("view", argv[++i], &v.draw.dqs)) return 2;
         } else if (!strcmp(a, "--bones")) {
             v.draw.bones = true;
         } else if (!strcmp(a, "--ik") && more) {
@@ -310,7 +326,11 @@ int cmd_view(int argc, char **argv) {
     }
     if (shot && frames < 0) frames = 1;
     if (!scene_load(&v.s, file, "view")) return 1;
-    v.packed = !v.s.asset->clip_count && v.s.asset->built_clip_count;
+    if (cli_build_clips(v.s.asset, NULL, "view", false) != 0) {
+        scene_free(&v.s);
+        return 1;
+    }
+    v.s.dqs = v.draw.dqs;
     if (ik_spec && !ik_pass_add(&v.ik, &v.s, ik_spec, "view")) {
         scene_free(&v.s);
         return 2;
@@ -319,7 +339,7 @@ int cmd_view(int argc, char **argv) {
     v.ik_pin = !ik_spec;
     v.ik.enabled = ik_spec != NULL;
     ik_pass_attach(&v.ik, &v.s);
-    int start_clip = clip_total(&v) ? 0 : -1;
+    int start_clip = clip_count(&v) ? 0 : -1;
     if (clip_arg && (start_clip = scene_find_clip(&v.s, clip_arg, "view")) < 0) {
         scene_free(&v.s);
         return 1;
@@ -338,7 +358,7 @@ int cmd_view(int argc, char **argv) {
         return 1;
     }
     /* camera framed on every clip's animated bounds */
-    uint32_t span_count = clip_total(&v) ? clip_total(&v) : 1;
+    uint32_t span_count = clip_count(&v) ? clip_count(&v) : 1;
     clip_span *spans = calloc(span_count, sizeof *spans);
     if (!spans) {
         fprintf(stderr, "ossa view: out of memory\n");
@@ -346,11 +366,7 @@ int cmd_view(int argc, char **argv) {
         scene_free(&v.s);
         return 1;
     }
-    for (uint32_t i = 0; i < v.s.asset->clip_count; i++) {
-        const ossa_clip *c = v.s.asset->clips[i];
-        spans[i] = (clip_span){.clip = c, .from = c->start, .to = c->end, .loop = false};
-    }
-    for (uint32_t i = 0; v.packed && i < clip_total(&v); i++) scene_clip_span(&v.s, (int)i, &spans[i], "view");
+    for (uint32_t i = 0; i < clip_count(&v); i++) scene_clip_span(&v.s, (int)i, &spans[i], "view");
     float lo[3], hi[3];
     scene_animated_bounds(&v.s, spans, span_count, 12, lo, hi);
     free(spans);
@@ -390,6 +406,7 @@ int cmd_view(int argc, char **argv) {
     if (!scene_gl_create(&g, &v.s, "view")) goto done;
     gl_made = true;
     v.home = v.cam = camera_frame(lo, hi, (float)width / (float)height);
+    g.has_eye = true;
     if (start_clip >= 0) select_clip(&v, start_clip, false);
     print_clips(&v);
     update_title(&v);
@@ -403,12 +420,9 @@ int cmd_view(int argc, char **argv) {
         last = t;
         script_run(&v, press, frame + 1);
         if (!v.paused) ossa_player_update(v.player, dt);
-        if (v.packed && v.clip >= 0) {
-            if (!v.paused) v.built_time += dt * v.speed;
-            scene_pose_built(&v.s, v.s.asset->built_clips[v.clip], v.built_time, true);
-        } else if (v.clip >= 0) {
+        if (v.clip >= 0) {
             scene_set_pose(&v.s, ossa_player_pose(v.player));
-            scene_set_weights(&v.s, ossa_player_clip(v.player), ossa_player_time(v.player), true);
+            scene_set_weights(&v.s, editable_clip(&v, v.clip), ossa_player_time(v.player), true);
         } else
             scene_pose(&v.s, NULL, 0, false);
         int fw = 0, fh = 0;
@@ -419,6 +433,7 @@ int cmd_view(int argc, char **argv) {
         }
         float vp[16];
         camera_view_proj(&v.cam, (float)fw / (float)fh, vp);
+        camera_eye(&v.cam, g.eye);
         if (!scene_gl_draw(&g, &v.s, vp, &v.draw, (uint32_t)fw, (uint32_t)fh, "view")) {
             rc = 1;
             break;

@@ -3,6 +3,8 @@
 #ifndef OSSA_TOOL_COMMANDS_H
 #define OSSA_TOOL_COMMANDS_H
 
+#include <stdint.h>
+
 int cmd_info(int argc, char **argv);
 int cmd_sample(int argc, char **argv);
 int cmd_render(int argc, char **argv);
@@ -10,6 +12,9 @@ int cmd_demo(int argc, char **argv);
 int cmd_bench(int argc, char **argv);
 int cmd_plot(int argc, char **argv);
 int cmd_view(int argc, char **argv);
+int cmd_crowd(int argc, char **argv);
+/* `ossa bench --crowd N` (cmd_crowd.c): crowd CPU/GPU ms per frame; frames = medians' sample count. */
+int crowd_bench(const char *file, uint32_t count, uint32_t threads, uint32_t frames);
 int cmd_pack(int argc, char **argv);
 
 #endif

@@ -37,15 +37,15 @@ int cli_layers_arg(cli_layers *L, const char *cmd, int argc, char **argv, int *i
         if (!l) return -1;
         l->additive = true;
         l->clip_arg = argv[++*i];
+        /* CLIP:WEIGHT when the text after the last ':' is a number; else all of it names the clip. */
         const char *colon = strrchr(l->clip_arg, ':');
-        if (colon) {
+        if (colon && colon[1]) {
             char *end;
             double w = strtod(colon + 1, &end);
-            if (*end || colon[1] == '\0' || !isfinite(w)) {
-                fprintf(stderr, "ossa %s: bad additive weight in '%s' (CLIP:WEIGHT)\n", cmd, l->clip_arg);
-                return -1;
+            if (!*end && isfinite(w)) {
+                l->weight = (float)w;
+                l->name_length = (size_t)(colon - l->clip_arg);
             }
-            l->weight = (float)w;
         }
         L->flags = true;
         return 1;
@@ -126,11 +126,7 @@ bool cli_layers_resolve(cli_layers *L, const ossa_asset *asset, const char *cmd)
     for (int i = 0; i < L->count; i++) {
         cli_layer *l = &L->items[i];
         char name[256];
-        snprintf(name, sizeof name, "%s", l->clip_arg);
-        if (l->additive) {
-            char *colon = strrchr(name, ':');
-            if (colon) *colon = '\0';
-        }
+        snprintf(name, sizeof name, "%.*s", (int)(l->name_length ? l->name_length : strlen(l->clip_arg)), l->clip_arg);
         l->index = find_clip(asset, name);
         if (l->index < 0) {
             fprintf(stderr, "ossa %s: no clip '%s' (%u clips)\n", cmd, name, asset->clip_count);

@@ -1,6 +1,7 @@
 /* Layered poses for `ossa sample` and `ossa render` (docs/layers.md):
  *   --clip A --clip B [--weights 0.3,0.7] [--sync]   override layers blended by weight
- *   --additive CLIP[:WEIGHT]                         an additive layer (delta against its first frame)
+ *   --additive CLIP[:WEIGHT]                         an additive layer (delta against its first frame;
+ *                                                    a ':' not followed by a number belongs to the name)
  *   --mask JOINT                                     the layer given just before covers JOINT's subtree only
  *   --root-motion                                    extract each override clip's root motion
  * Inside a masked override layer's subtree, the override layers given before it are replaced
@@ -13,6 +14,7 @@
 
 typedef struct cli_layer {
     const char *clip_arg;      /* as given */
+    size_t name_length;        /* of the clip name in clip_arg (0 = all of it; --additive CLIP:WEIGHT) */
     int32_t index;             /* clip index in the asset */
     bool additive;
     float weight;

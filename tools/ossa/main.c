@@ -20,9 +20,11 @@ static const command COMMANDS[] = {
                            "                                       animated nodes and skinned vertices as JSON"},
     {"render", cmd_render, "render [FILE] [--clip NAME] [--from T --to T --fps N] [--size WxH]\n"
                            "       [--out anim.gif|frame.png] [--bones] [--cpu|--gpu] [--rest]   headless render"},
-    {"bench", cmd_bench, "bench [FILE] [--clip NAME] [--rounds N] [--threads N]\n"
+    {"bench", cmd_bench, "bench [FILE] [--clip NAME] [--rounds N] [--threads N] [--crowd N]\n"
                          "                                       sampling, palette and skinning medians"},
     {"plot", cmd_plot, "plot [FILE|demo] [--clip NAME] [--node NAME] [--out curves.png]   a node's curves"},
+    {"crowd", cmd_crowd, "crowd [FILE] [--count N] [--clips A,B] [--out crowd.png|gif] [--threads N]\n"
+                         "                                       many instances, one instanced draw per mesh"},
     {"pack", cmd_pack, "pack IN OUT.ossa [--precision P] [--lossless]   build the clips, write one packed file"},
     {"view", cmd_view, "view [FILE] [--clip NAME] [--frames N --screenshot PNG]   interactive viewer (GLFW)"},
 };

@@ -15,6 +15,9 @@
 
 #include "cli_common.h"
 #include "demo_character.h"
+
+#define PROGRESS_LINE_SECONDS 3.0
+#include "image_decode.h"
 #include "image_io.h"
 
 double now_seconds(void) {
@@ -41,6 +44,7 @@ void scene_free(scene *s) {
     free(s->model);
     free(s->palettes);
     free(s->skin_joint);
+    free(s->dual_quats);
     for (uint32_t i = 0; s->built && s->asset && i < s->asset->clip_count; i++) ossa_built_clip_destroy(s->built[i]);
     free(s->built);
     cli_built_sampler_free(&s->sampler);
@@ -83,11 +87,12 @@ bool scene_load(scene *s, const char *path, const char *cmd) {
     s->model = calloc(n, sizeof *s->model);
     s->palettes = calloc((size_t)n * skins, sizeof *s->palettes);
     s->skin_joint = calloc(n, sizeof *s->skin_joint);
+    s->dual_quats = calloc((size_t)n * skins, sizeof *s->dual_quats);
     s->positions = calloc(a->mesh_count + 1, sizeof *s->positions);
     s->normals = calloc(a->mesh_count + 1, sizeof *s->normals);
     s->morph_weights = calloc(a->mesh_count + 1, sizeof *s->morph_weights);
     s->morphed = calloc(a->mesh_count + 1, sizeof *s->morphed);
-    bool ok = s->locals && s->model && s->palettes && s->skin_joint && s->positions && s->normals &&
+    bool ok = s->locals && s->model && s->palettes && s->skin_joint && s->dual_quats && s->positions && s->normals &&
               s->morph_weights && s->morphed;
     for (uint32_t i = 0; ok && i < a->mesh_count; i++) {
         const ossa_mesh *m = a->meshes[i];
@@ -150,6 +155,7 @@ void scene_set_pose(scene *s, const ossa_transform *locals) {
         ossa_palette_job pj = {.skeleton = sk, .skin = k, .model = s->model, .model_count = jc,
                                .output = s->palettes + (size_t)k * jc, .output_count = jc};
         ossa_palette_job_run(&pj);
+        if (s->dqs) ossa_palette_to_dual_quats(s->palettes + (size_t)k * jc, jc, s->dual_quats + (size_t)k * jc);
     }
 }
 
@@ -291,6 +297,7 @@ bool scene_skin_cpu(scene *s, uint32_t mesh) {
             job.normals = src_nrm;
             job.out_normals = nrm;
         }
+        if (s->dqs) return ossa_skin_dqs(&job, s->dual_quats + (size_t)m->skin * s->joint_count) == OSSA_OK;
         return ossa_skin_lbs(&job, OSSA_SKIN_KERNEL_AUTO) == OSSA_OK;
     }
     ossa_mat4 w = ossa_mat4_identity();
@@ -373,10 +380,14 @@ static void basis(const camera *cam, float dir[3], float right[3], float up[3]) 
 }
 
 camera camera_frame(const float lo[3], const float hi[3], float aspect) {
+    return camera_frame_at(lo, hi, aspect, 0.45f, 0.22f);
+}
+
+camera camera_frame_at(const float lo[3], const float hi[3], float aspect, float yaw, float pitch) {
     camera cam;
     memset(&cam, 0, sizeof cam);
-    cam.yaw = 0.45f;
-    cam.pitch = 0.22f;
+    cam.yaw = yaw;
+    cam.pitch = pitch;
     cam.fovy = 0.70f; /* about 40 degrees */
     float radius = 0;
     for (int c = 0; c < 3; c++) {
@@ -402,6 +413,38 @@ camera camera_frame(const float lo[3], const float hi[3], float aspect) {
         if (dy > dist) dist = dy;
     }
     if (dist < radius * 1.01f) dist = radius * 1.01f;
+    /* Centre the projected box: under perspective and an oblique view the box centre
+     * is not the centre of its image. Shift the target in the view plane by the
+     * offset of the projected extents' midpoint (two passes converge to < 1 pixel). */
+    for (int pass = 0; pass < 2; pass++) {
+        float eye[3], ex[2] = {INFINITY, -INFINITY}, ey[2] = {INFINITY, -INFINITY};
+        for (int c = 0; c < 3; c++) eye[c] = cam.target[c] + dist * dir[c];
+        for (int i = 0; i < 8; i++) {
+            float p[3] = {(i & 1) ? hi[0] : lo[0], (i & 2) ? hi[1] : lo[1], (i & 4) ? hi[2] : lo[2]}, x = 0, y = 0, z = 0;
+            for (int c = 0; c < 3; c++) {
+                float r = p[c] - eye[c];
+                x += r * right[c], y += r * up[c], z -= r * dir[c];
+            }
+            if (!(z > 1e-6f)) continue;
+            float sx = x / (z * tx), sy = y / (z * ty);
+            ex[0] = fminf(ex[0], sx), ex[1] = fmaxf(ex[1], sx);
+            ey[0] = fminf(ey[0], sy), ey[1] = fmaxf(ey[1], sy);
+        }
+        if (!(ex[0] <= ex[1]) || !(ey[0] <= ey[1])) break;
+        float cx = 0.5f * (ex[0] + ex[1]) * tx * dist, cy = 0.5f * (ey[0] + ey[1]) * ty * dist;
+        for (int c = 0; c < 3; c++) cam.target[c] += cx * right[c] + cy * up[c];
+        /* refit the distance around the new target */
+        float nd = 0;
+        for (int i = 0; i < 8; i++) {
+            float p[3] = {(i & 1) ? hi[0] : lo[0], (i & 2) ? hi[1] : lo[1], (i & 4) ? hi[2] : lo[2]}, x = 0, y = 0, z = 0;
+            for (int c = 0; c < 3; c++) {
+                float r = p[c] - cam.target[c];
+                x += r * right[c], y += r * up[c], z += r * dir[c];
+            }
+            nd = fmaxf(nd, fmaxf(z + margin * fabsf(x) / tx, z + margin * fabsf(y) / ty));
+        }
+        dist = fmaxf(nd, radius * 1.01f);
+    }
     cam.distance = dist;
     cam.near_plane = fmaxf(dist - 2 * radius, dist * 0.02f);
     cam.far_plane = dist + 2 * radius;
@@ -458,6 +501,34 @@ bool scene_gl_create(scene_gl *g, const scene *s, const char *cmd) {
         return false;
     }
     g->mesh_count = s->asset->mesh_count;
+    const ossa_asset *a = s->asset;
+    g->textures = calloc(a->material_count + 1, sizeof *g->textures);
+    if (!g->textures) {
+        fprintf(stderr, "ossa %s: out of memory\n", cmd);
+        scene_gl_destroy(g);
+        return false;
+    }
+    g->material_count = a->material_count;
+    for (uint32_t i = 0; i < a->material_count; i++) {
+        const ossa_texture_ref *t = &a->materials[i].base_color_texture;
+        if (t->image < 0 || (uint32_t)t->image >= a->image_count) continue;
+        const ossa_image *im = &a->images[t->image];
+        if (!im->data) continue; /* the loader has warned */
+        uint8_t *rgba = NULL;
+        uint32_t w = 0, h = 0;
+        char err[256];
+        if (!image_decode(im->data, im->size, &rgba, &w, &h, err, sizeof err)) {
+            fprintf(stderr, "ossa %s: warning: materials[%u]: image %d%s%s%s: %s; the base colour factor is used\n", cmd,
+                    i, t->image, im->uri[0] ? " '" : "", im->uri, im->uri[0] ? "'" : "", err);
+            continue;
+        }
+        ossa_gl_texture_desc td = {w, h, rgba, t->wrap_s, t->wrap_t, t->min_filter, t->mag_filter};
+        r = ossa_gl_texture_create(&td, &g->textures[i]);
+        free(rgba);
+        if (r != OSSA_OK)
+            fprintf(stderr, "ossa %s: warning: materials[%u]: texture upload failed (%s); the base colour factor is used\n",
+                    cmd, i, ossa_result_string(r));
+    }
     for (uint32_t i = 0; i < g->mesh_count; i++) {
         if (!s->asset->meshes[i]->vertex_count) continue;
         r = ossa_gl_mesh_create(s->asset->meshes[i], &g->meshes[i]);
@@ -472,55 +543,94 @@ bool scene_gl_create(scene_gl *g, const scene *s, const char *cmd) {
 
 void scene_gl_destroy(scene_gl *g) {
     for (uint32_t i = 0; g->meshes && i < g->mesh_count; i++) ossa_gl_mesh_destroy(g->meshes[i]);
+    for (uint32_t i = 0; g->textures && i < g->material_count; i++) ossa_gl_texture_destroy(g->textures[i]);
+    free(g->textures);
     free(g->meshes);
     ossa_gl_renderer_destroy(g->renderer);
     memset(g, 0, sizeof *g);
 }
 
+ossa_gl_draw_desc scene_gl_material(const scene_gl *g, const scene *s, uint32_t mesh) {
+    ossa_gl_draw_desc d;
+    memset(&d, 0, sizeof d);
+    const ossa_asset *a = s->asset;
+    const ossa_mesh *m = a->meshes[mesh];
+    if (g->has_eye) d.eye = g->eye;
+    if (s->is_demo) { /* warm skin tone (linear) */
+        d.color[0] = 0.83f, d.color[1] = 0.35f, d.color[2] = 0.13f, d.color[3] = 1.0f;
+    } else if (m->material >= 0 && (uint32_t)m->material < a->material_count) {
+        const ossa_material *mat = &a->materials[m->material];
+        memcpy(d.color, mat->base_color, sizeof d.color);
+        bool zero = d.color[0] == 0 && d.color[1] == 0 && d.color[2] == 0 && d.color[3] == 0;
+        if (zero) d.color[3] = 1e-6f; /* transparent black, not ossa_gl's default grey */
+        d.base_color_texture = g->textures ? g->textures[m->material] : NULL;
+        d.texcoord = mat->base_color_texture.texcoord;
+        d.alpha_mode = mat->alpha_mode;
+        d.alpha_cutoff = mat->alpha_cutoff;
+        d.cull_back_faces = !mat->double_sided;
+    }
+    return d;
+}
+
+/* True when mesh i is drawn in the blended pass. */
+static bool mesh_blends(const scene *s, uint32_t i) {
+    const ossa_asset *a = s->asset;
+    int32_t mi = a->meshes[i]->material;
+    return mi >= 0 && (uint32_t)mi < a->material_count && a->materials[mi].alpha_mode == OSSA_ALPHA_MODE_BLEND;
+}
+
 bool scene_gl_draw(scene_gl *g, scene *s, const float view_proj[16], const draw_options *opt, uint32_t width,
                    uint32_t height, const char *cmd) {
-    glViewport(0, 0, (GLsizei)width, (GLsizei)height);
+    return scene_gl_draw_rect(g, s, view_proj, opt, 0, 0, width, height, cmd);
+}
+
+bool scene_gl_draw_rect(scene_gl *g, scene *s, const float view_proj[16], const draw_options *opt, uint32_t x,
+                        uint32_t y, uint32_t width, uint32_t height, const char *cmd) {
+    glViewport((GLint)x, (GLint)y, (GLsizei)width, (GLsizei)height);
+    glScissor((GLint)x, (GLint)y, (GLsizei)width, (GLsizei)height);
+    glEnable(GL_SCISSOR_TEST);
     glClearColor(opt->background[0], opt->background[1], opt->background[2], 1.0f);
     glClearDepth(1.0);
     glClear(GL_COLOR_BUFFER_BIT | GL_DEPTH_BUFFER_BIT);
+    glDisable(GL_SCISSOR_TEST);
     glEnable(GL_DEPTH_TEST);
     glDepthFunc(GL_LESS);
-    for (uint32_t i = 0; i < g->mesh_count; i++) {
-        if (!g->meshes[i]) continue;
-        ossa_gl_draw_desc d;
-        memset(&d, 0, sizeof d);
-        d.view_proj = view_proj;
-        d.wireframe = opt->wireframe;
-        if (s->is_demo) {
-            d.color[0] = 0.92f, d.color[1] = 0.62f, d.color[2] = 0.40f, d.color[3] = 1.0f;
-        }
-        /* the GPU path applies up to OSSA_GL_MAX_ACTIVE_MORPHS weights in the shader */
-        uint32_t active = 0;
-        const ossa_mesh *m = s->asset->meshes[i];
-        for (uint32_t k = 0; s->morph_weights[i] && k < m->target_count; k++) active += s->morph_weights[i][k] != 0;
-        if (opt->cpu || !scene_mesh_is_skinned(s, i) || active > OSSA_GL_MAX_ACTIVE_MORPHS) {
-            if (!scene_skin_cpu(s, i)) {
-                fprintf(stderr, "ossa %s: CPU skinning of mesh %u failed\n", cmd, i);
-                return false;
+    for (uint32_t pass = 0; pass < 2; pass++)
+        for (uint32_t i = 0; i < g->mesh_count; i++) {
+            if (!g->meshes[i] || mesh_blends(s, i) != (pass == 1)) continue;
+            ossa_gl_draw_desc d = scene_gl_material(g, s, i);
+            d.view_proj = view_proj;
+            d.wireframe = opt->wireframe;
+            /* the GPU path applies up to OSSA_GL_MAX_ACTIVE_MORPHS weights in the shader */
+            uint32_t active = 0;
+            const ossa_mesh *m = s->asset->meshes[i];
+            for (uint32_t k = 0; s->morph_weights[i] && k < m->target_count; k++) active += s->morph_weights[i][k] != 0;
+            ossa_gl_skinning gpu = s->dqs ? OSSA_GL_SKIN_DUAL_QUAT : OSSA_GL_SKIN_PALETTE_TEXTURE;
+            bool gpu_fits = s->joint_count <= ossa_gl_renderer_max_joints(g->renderer, gpu);
+            if (opt->cpu || !scene_mesh_is_skinned(s, i) || active > OSSA_GL_MAX_ACTIVE_MORPHS || !gpu_fits) {
+                if (!scene_skin_cpu(s, i)) {
+                    fprintf(stderr, "ossa %s: CPU skinning of mesh %u failed\n", cmd, i);
+                    return false;
+                }
+                ossa_result r = ossa_gl_mesh_update(g->meshes[i], s->positions[i], s->normals[i]);
+                if (r != OSSA_OK) {
+                    fprintf(stderr, "ossa %s: mesh upload failed: %s\n", cmd, ossa_result_string(r));
+                    return false;
+                }
+                d.skinning = OSSA_GL_SKIN_NONE;
+            } else {
+                d.skinning = gpu;
+                d.joint_count = s->joint_count;
+                d.palette = scene_mesh_palette(s, i);
+                if (s->dqs) d.dual_quats = s->dual_quats + (size_t)m->skin * s->joint_count;
+                d.morph_weights = s->morph_weights[i];
             }
-            ossa_result r = ossa_gl_mesh_update(g->meshes[i], s->positions[i], s->normals[i]);
+            ossa_result r = ossa_gl_draw(g->renderer, g->meshes[i], &d);
             if (r != OSSA_OK) {
-                fprintf(stderr, "ossa %s: mesh upload failed: %s\n", cmd, ossa_result_string(r));
+                fprintf(stderr, "ossa %s: draw failed: %s\n", cmd, ossa_result_string(r));
                 return false;
             }
-            d.skinning = OSSA_GL_SKIN_NONE;
-        } else {
-            d.skinning = OSSA_GL_SKIN_PALETTE_TEXTURE;
-            d.joint_count = s->joint_count;
-            d.palette = scene_mesh_palette(s, i);
-            d.morph_weights = s->morph_weights[i];
         }
-        ossa_result r = ossa_gl_draw(g->renderer, g->meshes[i], &d);
-        if (r != OSSA_OK) {
-            fprintf(stderr, "ossa %s: draw failed: %s\n", cmd, ossa_result_string(r));
-            return false;
-        }
-    }
     if (opt->bones && s->joint_count) {
         const ossa_skeleton *sk = s->asset->skeleton;
         float *pts = malloc(sizeof(float) * 6 * s->joint_count);
@@ -557,23 +667,37 @@ uint32_t span_frame_count(const clip_span *span, float fps) {
 }
 
 #ifdef OSSA_TOOL_GL
-/* A progress bar redrawn in place; only on a terminal, so logs stay clean. */
-static void progress(const char *cmd, uint32_t done, uint32_t total) {
-    static int tty = -1;
-    if (tty < 0) tty = isatty(2);
-    if (!tty) return;
-    const int width = 30;
-    int fill = total ? (int)((uint64_t)done * (uint64_t)width / total) : width;
-    char bar[64];
-    for (int i = 0; i < width; i++) bar[i] = i < fill ? '#' : '.';
-    bar[width] = 0;
-    fprintf(stderr, "\rossa %s: [%s] %u/%u frames", cmd, bar, done, total);
-    if (done == total) fputc('\n', stderr);
+/* Seconds between progress lines off a terminal: PROGRESS_LINE_SECONDS, or the
+ * environment's OSSA_PROGRESS_SECONDS (tests use 0: a line per frame). */
+static double progress_interval(void) {
+    const char *e = getenv("OSSA_PROGRESS_SECONDS");
+    char *end = NULL;
+    double v = e ? strtod(e, &end) : -1;
+    return e && end != e && v >= 0 ? v : PROGRESS_LINE_SECONDS;
+}
+
+/* (render_common.h) A bar on a terminal, else a line every progress_interval(). */
+void progress(progress_state *ps, const char *cmd, uint32_t done, uint32_t total) {
+    double now = now_seconds();
+    double eta = done ? (now - ps->start) / done * (total - done) : 0;
+    if (ps->tty) {
+        const int width = 30;
+        int fill = total ? (int)((uint64_t)done * (uint64_t)width / total) : width;
+        char bar[64];
+        for (int i = 0; i < width; i++) bar[i] = i < fill ? '#' : '.';
+        bar[width] = 0;
+        fprintf(stderr, "\rossa %s: [%s] %u/%u frames, %.0f s left ", cmd, bar, done, total, eta);
+        if (done == total) fputc('\n', stderr);
+    } else if (now - ps->last_line >= progress_interval() || (done == total && ps->last_line > ps->start)) {
+        fprintf(stderr, "ossa %s: %u/%u frames (%.0f%%), %.1f s elapsed, about %.0f s left\n", cmd, done, total,
+                100.0 * done / (total ? total : 1), now - ps->start, eta);
+        ps->last_line = now;
+    }
     fflush(stderr);
 }
 
 /* Box filter: each output pixel is the mean of its ss x ss block (anti-aliasing). */
-static void downsample(const uint8_t *src, uint8_t *dst, uint32_t w, uint32_t h, uint32_t ss) {
+void image_downsample(const uint8_t *src, uint8_t *dst, uint32_t w, uint32_t h, uint32_t ss) {
     size_t sw = (size_t)w * ss;
     for (uint32_t y = 0; y < h; y++)
         for (uint32_t x = 0; x < w; x++)
@@ -601,9 +725,35 @@ bool render_to_file(scene *s, const render_job *job, render_stats *stats, const 
     }
     uint32_t skip = gif ? 0 : job->png_frame; /* frames to step over before the PNG one */
     if (!gif) total = 1;
+    /* the camera frames the whole clip of every span, so a still and the frames of a
+     * partial range are framed like the full animation */
     float lo[3], hi[3];
-    scene_animated_bounds(s, job->spans, job->span_count, 24, lo, hi);
-    float aspect = (float)job->width / (float)job->height;
+    clip_span *whole = calloc(job->span_count + 1, sizeof *whole);
+    if (!whole) {
+        fprintf(stderr, "ossa %s: out of memory\n", cmd);
+        return false;
+    }
+    for (uint32_t k = 0; k < job->span_count; k++) {
+        whole[k] = job->spans[k];
+        if (whole[k].built) {
+            whole[k].from = ossa_built_clip_start(whole[k].built);
+            whole[k].to = ossa_built_clip_end(whole[k].built);
+        } else if (whole[k].clip) {
+            whole[k].from = whole[k].clip->start, whole[k].to = whole[k].clip->end;
+        }
+    }
+    bool compare = job->draw.compare;
+    for (int side = 0; side < (compare ? 2 : 1); side++) { /* DQS and LBS bounds differ a little */
+        float l2[3], h2[3];
+        s->dqs = compare ? side == 1 : job->draw.dqs;
+        scene_animated_bounds(s, whole, job->span_count, 24, l2, h2);
+        for (int c = 0; c < 3; c++) {
+            lo[c] = side ? fminf(lo[c], l2[c]) : l2[c];
+            hi[c] = side ? fmaxf(hi[c], h2[c]) : h2[c];
+        }
+    }
+    free(whole);
+    float aspect = (float)job->width / (float)job->height / (compare ? 2.0f : 1.0f);
     camera cam = camera_frame(lo, hi, aspect);
     float vp[16];
     camera_view_proj(&cam, aspect, vp);
@@ -630,6 +780,11 @@ bool render_to_file(scene *s, const render_job *job, render_stats *stats, const 
     if (!ok) fprintf(stderr, "ossa %s: out of memory\n", cmd);
     ok = ok && scene_gl_create(&g, s, cmd);
     bool gl_made = ok;
+    if (ok) {
+        camera_eye(&cam, g.eye);
+        g.has_eye = true;
+    }
+    progress_state ps = {isatty(2), now_seconds(), now_seconds()};
     char err[512];
     if (ok && gif) {
         gw = gif_writer_open(job->out, job->width, job->height, job->fps, err, sizeof err);
@@ -649,14 +804,23 @@ bool render_to_file(scene *s, const render_job *job, render_stats *stats, const 
                 skip--;
                 continue;
             }
-            span_pose(s, sp, t);
-            ok = scene_gl_draw(&g, s, vp, &job->draw, rw, rh, cmd);
+            if (compare) { /* LBS on the left half, DQS on the right, same camera */
+                for (uint32_t side = 0; ok && side < 2; side++) {
+                    s->dqs = side == 1;
+                    span_pose(s, sp, t);
+                    ok = scene_gl_draw_rect(&g, s, vp, &job->draw, side * (rw / 2), 0, rw / 2, rh, cmd);
+                }
+            } else {
+                s->dqs = job->draw.dqs;
+                span_pose(s, sp, t);
+                ok = scene_gl_draw(&g, s, vp, &job->draw, rw, rh, cmd);
+            }
             if (ok && (r = ossa_gl_headless_read(ctx, big)) != OSSA_OK) {
                 fprintf(stderr, "ossa %s: reading the framebuffer failed: %s\n", cmd, ossa_result_string(r));
                 ok = false;
             }
             if (!ok) break;
-            if (ss > 1) downsample(big, pixels, job->width, job->height, ss);
+            if (ss > 1) image_downsample(big, pixels, job->width, job->height, ss);
             for (size_t p = 0; p < (size_t)job->width * job->height; p++) pixels[p * 4 + 3] = 255;
             if (gif) {
                 if (!gif_writer_add(gw, pixels, err, sizeof err)) {
@@ -668,7 +832,7 @@ bool render_to_file(scene *s, const render_job *job, render_stats *stats, const 
                 ok = false;
             }
             done++;
-            if (ok && total > 1) progress(cmd, done, total);
+            if (ok && total > 1 && !job->draw.quiet) progress(&ps, cmd, done, total);
         }
     }
     if (gw && !gif_writer_close(gw, err, sizeof err)) {
@@ -725,6 +889,16 @@ bool take_file_arg(const char *cmd, const char *arg, const char **file) {
     return true;
 }
 
+bool parse_skinning(const char *cmd, const char *text, bool *dqs) {
+    if (text && !strcmp(text, "lbs")) *dqs = false;
+    else if (text && !strcmp(text, "dqs")) *dqs = true;
+    else {
+        fprintf(stderr, "ossa %s: --skinning expects lbs or dqs, got '%s'\n", cmd, text ? text : "");
+        return false;
+    }
+    return true;
+}
+
 void render_options_init(render_options *o, const char *out) {
     memset(o, 0, sizeof *o);
     o->out = out;
@@ -762,6 +936,12 @@ int render_options_parse(render_options *o, const char *cmd, int argc, char **ar
         o->draw.cpu = true;
     } else if (!strcmp(a, "--gpu")) {
         o->draw.cpu = false;
+    } else if (!strcmp(a, "--skinning") && more) {
+        if (!parse_skinning(cmd, argv[++*i], &o->draw.dqs)) return -1;
+    } else if (!strcmp(a, "--compare")) {
+        o->draw.compare = true;
+    } else if (!strcmp(a, "--quiet") || !strcmp(a, "-q")) {
+        o->draw.quiet = true;
     } else {
         return 0;
     }

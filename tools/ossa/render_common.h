@@ -24,6 +24,8 @@ typedef struct scene {
     bool *skin_joint;        /* joint_count: used by some skin (drawn by the bone overlay) */
     float **morph_weights;   /* per mesh: target_count current weights, or NULL without targets */
     float **morphed;         /* per mesh with targets: positions then normals after morphing (CPU path) */
+    bool dqs;                /* skin with dual quaternions (CPU: ossa_skin_dqs, GPU: DUAL_QUAT) instead of LBS */
+    ossa_dual_quat *dual_quats; /* skin_count * joint_count, from the palettes (filled when dqs) */
     /* Optional pass after every local-to-model (IK, ik_pass.h): may edit locals and model;
      * the palettes are computed after it. Set after scene_load (which zeroes the scene). */
     void (*post_pose)(struct scene *s, void *user);
@@ -58,8 +60,9 @@ void scene_set_weights(scene *s, const ossa_clip *clip, float t, bool loop);
 
 /* Model-space copy of mesh i in the current pose into s->positions[i] /
  * s->normals[i]: morphed (ossa_morph_apply) when it has targets, then skinned
- * with ossa_skin_lbs (kernel AUTO), or for a rigid mesh transformed by its
- * node's model matrix. */
+ * with ossa_skin_lbs (kernel AUTO) or ossa_skin_dqs (s->dqs), or for a rigid mesh
+ * transformed by its node's model matrix. A mesh without normals gets none here:
+ * the renderer shades it with flat normals of the skinned triangles. */
 bool scene_skin_cpu(scene *s, uint32_t mesh);
 
 /* Skeleton-indexed palette of mesh i's skin (NULL for rigid meshes). */
@@ -103,27 +106,46 @@ typedef struct camera {
 
 /* Frames the box so that it fits in a width:height viewport with a small margin. */
 camera camera_frame(const float lo[3], const float hi[3], float aspect);
+/* Same from a chosen yaw and pitch (radians). */
+camera camera_frame_at(const float lo[3], const float hi[3], float aspect, float yaw, float pitch);
 /* view_proj = projection * view, column-major. */
 void camera_view_proj(const camera *cam, float aspect, float out[16]);
 void camera_eye(const camera *cam, float eye[3]);
 
-/* GL side of a scene: a renderer and one ossa_gl_mesh per asset mesh. Needs a current context. */
+/* GL side of a scene: a renderer, one ossa_gl_mesh per asset mesh and one texture per
+ * material with a usable base-colour image. Needs a current context. */
 typedef struct scene_gl {
     ossa_gl_renderer *renderer;
     ossa_gl_mesh **meshes;
     uint32_t mesh_count;
+    ossa_gl_texture **textures;  /* per material, NULL = factor only */
+    uint32_t material_count;
+    float eye[3];                /* camera position for the specular highlight */
+    bool has_eye;
 } scene_gl;
+
+/* The draw desc of mesh i's material (factor, texture, alpha, culling); the demo
+ * character and meshes without a material get a default. view_proj/skinning unset. */
+ossa_gl_draw_desc scene_gl_material(const scene_gl *g, const scene *s, uint32_t mesh);
 
 typedef struct draw_options {
     bool cpu;         /* skin on the CPU and draw OSSA_GL_SKIN_NONE, else the palette texture */
+    bool dqs;         /* dual quaternion skinning (--skinning dqs) */
+    bool compare;     /* --compare: LBS on the left half, DQS on the right, one image */
+    bool quiet;       /* --quiet: no progress on stderr */
     bool bones;       /* skeleton overlay */
     bool wireframe;
     float background[3];
 } draw_options;
 
 bool scene_gl_create(scene_gl *g, const scene *s, const char *cmd);
+/* scene_gl_draw into the rectangle (x, y, width, height) of the framebuffer only
+ * (bottom-left origin; clears that rectangle). */
+bool scene_gl_draw_rect(scene_gl *g, scene *s, const float view_proj[16], const draw_options *opt, uint32_t x,
+                        uint32_t y, uint32_t width, uint32_t height, const char *cmd);
 void scene_gl_destroy(scene_gl *g);
-/* Clears the bound framebuffer (viewport width x height) and draws the posed scene. */
+/* Clears the bound framebuffer (viewport width x height) and draws the posed scene
+ * (opaque and masked meshes first, then blended ones). */
 bool scene_gl_draw(scene_gl *g, scene *s, const float view_proj[16], const draw_options *opt, uint32_t width,
                    uint32_t height, const char *cmd);
 
@@ -152,8 +174,21 @@ uint32_t span_frame_count(const clip_span *span, float fps);
 
 bool render_to_file(scene *s, const render_job *job, render_stats *stats, const char *cmd);
 
+/* Box filter: each of the w x h RGBA8 output pixels is the mean of its ss x ss block of src. */
+void image_downsample(const uint8_t *src, uint8_t *dst, uint32_t w, uint32_t h, uint32_t ss);
+
+/* Progress of a long render on stderr: a bar redrawn in place on a terminal, else a
+ * line every PROGRESS_LINE_SECONDS (3 s; environment OSSA_PROGRESS_SECONDS overrides)
+ * with frames done and the time left. Start with
+ * {isatty(2), now_seconds(), now_seconds()}. */
+typedef struct progress_state {
+    int tty;
+    double start, last_line;
+} progress_state;
+void progress(progress_state *ps, const char *cmd, uint32_t done, uint32_t total);
+
 /* The output options `ossa render` and `ossa demo` share: --out, --size WxH,
- * --fps N, --ssaa N, --bones, --cpu, --gpu. */
+ * --fps N, --ssaa N, --bones, --cpu, --gpu, --skinning lbs|dqs, --compare, --quiet. */
 typedef struct render_options {
     const char *out;         /* as given (NULL = none) */
     uint32_t width, height;  /* default 320x320 */
@@ -175,6 +210,8 @@ render_job render_options_job(const render_options *o, const clip_span *spans, u
 /* Argument helpers: parse a float / positive int / "WxH"; print a usage error and return false. */
 bool parse_float(const char *cmd, const char *opt, const char *text, float *out);
 bool parse_size(const char *cmd, const char *text, uint32_t *w, uint32_t *h);
+/* "lbs" → *dqs false, "dqs" → true. */
+bool parse_skinning(const char *cmd, const char *text, bool *dqs);
 /* The last case of an option loop: `arg` is an unknown option (or one missing its
  * value), or the one FILE operand (stored in *file). Prints a usage error and
  * returns false for an unknown option or a second FILE. */

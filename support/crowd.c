@@ -1,0 +1,220 @@
+/* Crowd sampling: clip → locals → (placement ∘ root) → model → skeleton-indexed palette. */
+#include "crowd.h"
+
+#include <math.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <time.h>
+
+static uint32_t next_rand(uint32_t *s) {
+    *s = *s * 1664525u + 1013904223u;
+    return *s >> 8;
+}
+static float rand01(uint32_t *s) { return (float)next_rand(s) / 16777216.0f; }
+
+static double clock_seconds(void) {
+    struct timespec ts;
+    clock_gettime(CLOCK_MONOTONIC, &ts);
+    return (double)ts.tv_sec + (double)ts.tv_nsec * 1e-9;
+}
+
+void crowd_destroy(crowd *c) {
+    if (!c) return;
+    for (uint32_t i = 0; c->contexts && i < c->scratch_slots; i++) ossa_sampling_context_destroy(c->contexts[i]);
+    free(c->order);
+    for (uint32_t i = 0; c->owns_built && c->built && i < c->clip_count; i++) ossa_built_clip_destroy(c->built[i]);
+    if (c->owns_built) free(c->built);
+    free(c->contexts);
+    free(c->instances);
+    free(c->palettes);
+    free(c->cursors);
+    free(c->locals);
+    free(c->model);
+    memset(c, 0, sizeof *c);
+}
+
+/* Start and duration of clip k, editable or built. */
+static void clip_range(const crowd *c, uint32_t k, float *start, float *duration) {
+    if (c->built) {
+        *start = ossa_built_clip_start(c->built[k]);
+        *duration = ossa_built_clip_duration(c->built[k]);
+    } else {
+        *start = c->asset->clips[k]->start;
+        *duration = c->asset->clips[k]->end - c->asset->clips[k]->start;
+    }
+}
+
+float crowd_instance_time(const crowd *c, uint32_t i, float t) {
+    const crowd_instance *in = &c->instances[i];
+    float start, d;
+    clip_range(c, in->clip, &start, &d);
+    if (!(d > 0)) return start;
+    double x = fmod((double)in->phase + (double)in->speed * (double)t, (double)d);
+    if (x < 0) x += d;
+    return start + (float)x;
+}
+
+void crowd_update_range(crowd *c, uint32_t begin, uint32_t end, uint32_t slot, float t) {
+    const ossa_skeleton *sk = c->asset->skeleton;
+    uint32_t jc = c->joint_count;
+    ossa_transform *locals = c->locals + (size_t)slot * jc;
+    ossa_mat4 *model = c->model + (size_t)slot * jc;
+    for (uint32_t k = begin; k < end && k < c->count; k++) {
+        uint32_t i = c->order[k];
+        const crowd_instance *in = &c->instances[i];
+        if (c->built) {
+            ossa_sample_job sj = {.clip = c->built[in->clip], .context = c->contexts[slot],
+                                  .time = crowd_instance_time(c, i, t), .loop = true, .output = locals,
+                                  .output_count = jc};
+            ossa_sample_job_run(&sj);
+        } else {
+            ossa_clip_sample_job sj = {.clip = c->asset->clips[in->clip], .time = crowd_instance_time(c, i, t),
+                                       .loop = true, .lookup = OSSA_LOOKUP_CURSOR,
+                                       .cursors = c->cursors + (size_t)i * c->cursor_stride,
+                                       .cursor_count = c->cursor_stride, .reference = sk->rest,
+                                       .reference_count = jc, .output = locals, .output_count = jc};
+            ossa_clip_sample_job_run(&sj);
+        }
+        for (uint32_t j = 0; j < jc; j++)
+            if (sk->parents[j] < 0) locals[j] = ossa_transform_combine(in->place, locals[j]);
+        ossa_local_to_model_job lm = {.skeleton = sk, .input = locals, .input_count = jc, .output = model,
+                                      .output_count = jc};
+        ossa_local_to_model_job_run(&lm);
+        ossa_palette_job pj = {.skeleton = sk, .skin = c->skin, .model = model, .model_count = jc,
+                               .output = c->palettes + (size_t)i * jc, .output_count = jc};
+        ossa_palette_job_run(&pj);
+    }
+}
+
+bool crowd_create(crowd *c, const crowd_desc *d, char *err, size_t err_size) {
+    memset(c, 0, sizeof *c);
+    const ossa_asset *a = d->asset;
+    if (!a || !a->skeleton || !d->count) {
+        snprintf(err, err_size, "no skeleton or no instances");
+        return false;
+    }
+    const ossa_skeleton *sk = a->skeleton;
+    int32_t skin = -1;
+    for (uint32_t i = 0; i < a->mesh_count && skin < 0; i++)
+        if (a->meshes[i]->skin >= 0 && a->meshes[i]->influences) skin = a->meshes[i]->skin;
+    if (skin < 0 || (uint32_t)skin >= sk->skin_count) {
+        snprintf(err, err_size, "the file has no skinned mesh");
+        return false;
+    }
+    bool use_asset_built = d->sampling == CROWD_SAMPLING_BUILT && a->built_clip_count && a->built_clips &&
+                           (!a->clip_count || a->built_clip_count == a->clip_count);
+    uint32_t clip_count = use_asset_built ? a->built_clip_count : a->clip_count;
+    if (!clip_count) {
+        snprintf(err, err_size, "the file has no clip");
+        return false;
+    }
+    for (uint32_t k = 0; d->clips && k < d->clip_count; k++)
+        if (d->clips[k] >= clip_count) {
+            snprintf(err, err_size, "clip %u does not exist (%u clips)", d->clips[k], clip_count);
+            return false;
+        }
+    c->asset = a;
+    c->clip_count = clip_count;
+    c->sampling = d->sampling;
+    if (use_asset_built) {
+        c->built = a->built_clips;
+    } else if (d->sampling != CROWD_SAMPLING_EDITABLE) {
+        double t0 = clock_seconds();
+        c->built = calloc(clip_count, sizeof *c->built);
+        c->owns_built = true;
+        ossa_clip_build_options opt = {.lossless = d->sampling == CROWD_SAMPLING_LOSSLESS};
+        for (uint32_t k = 0; c->built && k < clip_count; k++) {
+            ossa_result r = ossa_clip_build(a->clips[k], sk, &opt, NULL, &c->built[k], NULL);
+            if (r != OSSA_OK) {
+                snprintf(err, err_size, "building clip %u failed: %s", k, ossa_result_string(r));
+                crowd_destroy(c);
+                return false;
+            }
+        }
+        c->build_seconds = clock_seconds() - t0;
+        if (!c->built) {
+            snprintf(err, err_size, "out of memory");
+            crowd_destroy(c);
+            return false;
+        }
+    }
+    c->count = d->count;
+    c->joint_count = sk->joint_count;
+    c->skin = (uint32_t)skin;
+    c->scratch_slots = d->scratch_slots ? d->scratch_slots : 1;
+    for (uint32_t k = 0; !c->built && k < a->clip_count; k++) {
+        uint32_t n = ossa_clip_cursor_count(a->clips[k]);
+        if (n > c->cursor_stride) c->cursor_stride = n;
+    }
+    if (!c->cursor_stride) c->cursor_stride = 1;
+    size_t jc = c->joint_count;
+    c->instances = calloc(c->count, sizeof *c->instances);
+    c->palettes = malloc((size_t)c->count * jc * sizeof *c->palettes);
+    c->cursors = calloc((size_t)c->count * c->cursor_stride, sizeof *c->cursors);
+    c->locals = malloc(c->scratch_slots * jc * sizeof *c->locals);
+    c->model = malloc(c->scratch_slots * jc * sizeof *c->model);
+    c->order = malloc(c->count * sizeof *c->order);
+    if (c->built) {
+        c->contexts = calloc(c->scratch_slots, sizeof *c->contexts);
+        for (uint32_t i = 0; c->contexts && i < c->scratch_slots; i++)
+            if (ossa_sampling_context_create(c->joint_count, 0, NULL, &c->contexts[i]) != OSSA_OK) {
+                free(c->instances);
+                c->instances = NULL; /* reported below */
+                break;
+            }
+    }
+    if (!c->instances || !c->palettes || !c->cursors || !c->locals || !c->model || !c->order || (c->built && !c->contexts)) {
+        crowd_destroy(c);
+        snprintf(err, err_size, "out of memory for %u instances", d->count);
+        return false;
+    }
+
+    /* rest-pose footprint of the skinned meshes → grid spacing */
+    float lo[3] = {INFINITY, INFINITY, INFINITY}, hi[3] = {-INFINITY, -INFINITY, -INFINITY};
+    for (uint32_t i = 0; i < a->mesh_count; i++) {
+        ossa_vec3 mn, mx;
+        if (!ossa_mesh_bounds(a->meshes[i], &mn, &mx)) continue;
+        lo[0] = fminf(lo[0], mn.x), lo[1] = fminf(lo[1], mn.y), lo[2] = fminf(lo[2], mn.z);
+        hi[0] = fmaxf(hi[0], mx.x), hi[1] = fmaxf(hi[1], mx.y), hi[2] = fmaxf(hi[2], mx.z);
+    }
+    float ext = fmaxf(hi[0] - lo[0], hi[2] - lo[2]), height = hi[1] - lo[1];
+    if (!(ext > 0)) ext = 1;
+    /* limbs swing about half the height whatever the rest pose (T-pose arms count less) */
+    if (height > 0) ext = fmaxf(0.45f * height, fminf(ext, 0.7f * height));
+    float spacing = d->spacing > 0 ? d->spacing : 1.3f * ext;
+    uint32_t cols = (uint32_t)ceil(sqrt((double)c->count));
+    uint32_t rows = (c->count + cols - 1) / cols;
+    uint32_t seed = d->seed ? d->seed : 1;
+    for (uint32_t i = 0; i < c->count; i++) {
+        crowd_instance *in = &c->instances[i];
+        /* clips dealt round-robin over a shuffled order, so grid columns mix clips */
+        uint32_t n = d->clips && d->clip_count ? d->clip_count : clip_count;
+        uint32_t k = (i + next_rand(&seed) % 2u * (n > 2 ? n / 2 : 0)) % n;
+        in->clip = d->clips && d->clip_count ? d->clips[k] : k;
+        float start, duration;
+        clip_range(c, in->clip, &start, &duration);
+        in->phase = rand01(&seed) * duration;
+        in->speed = 0.8f + 0.4f * rand01(&seed);
+        float yaw = (rand01(&seed) - 0.5f) * 0.8f;
+        ossa_vec3 up = {0, 1, 0};
+        in->place = ossa_transform_identity();
+        in->place.rotation = ossa_quat_from_axis_angle(up, yaw);
+        float jx = (rand01(&seed) - 0.5f) * 0.2f * spacing, jz = (rand01(&seed) - 0.5f) * 0.2f * spacing;
+        in->place.translation.x = ((float)(i % cols) - 0.5f * (float)(cols - 1)) * spacing + jx;
+        in->place.translation.z = ((float)(i / cols) - 0.5f * (float)(rows - 1)) * spacing + jz;
+    }
+    /* update order: instances grouped by clip, so a slot's sampling context (or the cache)
+     * keeps one clip's data while it walks a group (counting sort, stable) */
+    uint32_t at = 0;
+    for (uint32_t k = 0; k < clip_count; k++)
+        for (uint32_t i = 0; i < c->count; i++)
+            if (c->instances[i].clip == k) c->order[at++] = i;
+    /* crowd bounds: the grid (with its jitter) plus half a cell around it */
+    float half_x = (0.5f * (float)(cols - 1) + 0.4f) * spacing, half_z = (0.5f * (float)(rows - 1) + 0.3f) * spacing;
+    float cx = 0.5f * (lo[0] + hi[0]), cz = 0.5f * (lo[2] + hi[2]);
+    c->lo[0] = cx - half_x, c->hi[0] = cx + half_x;
+    c->lo[2] = cz - half_z, c->hi[2] = cz + half_z;
+    c->lo[1] = lo[1], c->hi[1] = hi[1];
+    return true;
+}

@@ -1,0 +1,83 @@
+/* A crowd of N instances of one skinned character for GPU instancing: each
+ * instance plays its own clip with its own phase and speed at its own place on a
+ * grid; one update samples every instance and writes all their skin palettes into
+ * one instance-major array (instance i's joint j at [i * joint_count + j]), the
+ * layout ossa_gl_crowd_upload takes.
+ *
+ * Why palettes per frame and not the animation baked into a texture: palettes are
+ * exact (the clips are sampled, not resampled at a bake rate, so phases and speeds
+ * are continuous and any clip, blend or IK can feed them), memory is N x joints x 64
+ * bytes per frame instead of clips x frames x joints, and the CPU cost is the
+ * sampling job the library optimises; a bake trades that for a GPU-only update.
+ *
+ * Support code shared by the tool (`ossa crowd`, `ossa bench --crowd`) and the tests;
+ * it starts no threads: crowd_update_range is a job over an instance range and a
+ * scratch slot, so callers split it across their own threads. */
+#ifndef OSSA_SUPPORT_CROWD_H
+#define OSSA_SUPPORT_CROWD_H
+
+#include <ossa/ossa.h>
+
+typedef struct crowd_instance {
+    uint32_t clip;        /* index into the asset's clips */
+    float phase;          /* seconds into the clip at time 0 */
+    float speed;          /* playback rate */
+    ossa_transform place; /* the instance's placement (yaw + position on the grid) */
+} crowd_instance;
+
+/* How instances are sampled. */
+typedef enum crowd_sampling {
+    CROWD_SAMPLING_BUILT = 0,   /* default: built clips (the asset's, or built here compressed with the
+                                   default precision), the sampling job with a context per instance */
+    CROWD_SAMPLING_LOSSLESS,    /* built here lossless (the editable path to float rounding) */
+    CROWD_SAMPLING_EDITABLE     /* the editable clips, clip sample job with cursors per instance */
+} crowd_sampling;
+
+typedef struct crowd_desc {
+    const ossa_asset *asset;    /* borrowed; must outlive the crowd */
+    uint32_t count;             /* instances (>= 1) */
+    const uint32_t *clips;      /* clip indices to choose from, round-robin; NULL = every clip */
+    uint32_t clip_count;
+    uint32_t seed;              /* phases, speeds and yaw jitter; 0 = 1 */
+    uint32_t scratch_slots;     /* concurrent crowd_update_range callers (threads); 0 = 1 */
+    float spacing;              /* grid spacing in metres; 0 = from the rest-pose bounds */
+    crowd_sampling sampling;
+} crowd_desc;
+
+typedef struct crowd {
+    const ossa_asset *asset;
+    uint32_t count, joint_count, skin;
+    uint32_t clip_count;        /* clips the instances choose from (editable or built) */
+    crowd_sampling sampling;
+    ossa_built_clip **built;    /* clip_count (BUILT / LOSSLESS), or NULL */
+    bool owns_built;            /* built here (else the asset's) */
+    ossa_sampling_context **contexts; /* scratch_slots (built sampling): one per concurrent caller */
+    uint32_t *order;            /* count: instance indices grouped by clip; ranges index this */
+    double build_seconds;       /* time spent building clips in crowd_create */
+    crowd_instance *instances;
+    ossa_mat4 *palettes;        /* count * joint_count, instance-major */
+    uint32_t *cursors;          /* count * cursor_stride */
+    uint32_t cursor_stride;
+    ossa_transform *locals;     /* scratch_slots * joint_count */
+    ossa_mat4 *model;           /* scratch_slots * joint_count */
+    uint32_t scratch_slots;
+    float lo[3], hi[3];         /* bounds of the whole crowd over its clips (for the camera) */
+} crowd;
+
+/* Builds the crowd (instances, buffers, bounds; built clips unless EDITABLE). false with
+ * a message in err when the asset has no skinned mesh or no clip, a build fails, or on out
+ * of memory. */
+bool crowd_create(crowd *c, const crowd_desc *desc, char *err, size_t err_size);
+void crowd_destroy(crowd *c);
+
+/* Samples the instances order[begin..end) at crowd time t (seconds) with scratch slot
+ * `slot` (< scratch_slots; one slot per concurrent caller) into their palettes. Editable
+ * clips use each instance's cursors; built clips share the slot's sampling context (11.8 KB
+ * for 43 joints: one per instance would be 11.8 MB for 1000 and miss the cache on every
+ * sample; a re-seek within a group of the same clip is cheaper). No allocation. */
+void crowd_update_range(crowd *c, uint32_t begin, uint32_t end, uint32_t slot, float t);
+
+/* Clip time instance i samples at crowd time t (looping). */
+float crowd_instance_time(const crowd *c, uint32_t i, float t);
+
+#endif

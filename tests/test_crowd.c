@@ -1,0 +1,225 @@
+/* Crowds: support/crowd.c (threaded-style sampling into instance-major palettes) against
+ * an independent per-instance reference (linear-scan sampling, chain-walk model space,
+ * placement as a matrix), and the GPU crowd path of ossa_gl (one palette texture, an
+ * instanced draw; transform-feedback readback per instance) against CPU skinning with
+ * the same palettes. Runs on the built-in demo character (no shared assets needed). */
+#include "test_support.h"
+#include "crowd.h"
+
+#include <math.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include <ossa/gl.h>
+
+/* The demo character is tool code; compiled in here for its data (it needs only libossa). */
+#include "../tools/ossa/demo_character.c"
+
+enum { N = 7, SLOTS = 3 };
+
+/* Reference palette of instance i at crowd time t, computed without the crowd's code path. */
+static void reference_palette(const crowd *c, uint32_t i, float t, ossa_mat4 *out) {
+    const ossa_skeleton *sk = c->asset->skeleton;
+    uint32_t jc = sk->joint_count;
+    ossa_transform *locals = malloc(sizeof *locals * jc);
+    const crowd_instance *in = &c->instances[i];
+    const ossa_clip *clip = c->asset->clips[in->clip];
+    /* the instance's clip time, from its phase and speed, in double */
+    double d = (double)clip->end - clip->start, x = fmod((double)in->phase + (double)in->speed * t, d);
+    float time = clip->start + (float)(x < 0 ? x + d : x);
+    ossa_clip_sample_job sj = {.clip = clip, .time = time, .loop = true, .lookup = OSSA_LOOKUP_LINEAR,
+                               .reference = sk->rest, .reference_count = jc, .output = locals, .output_count = jc};
+    assert_int_equal(ossa_clip_sample_job_run(&sj), OSSA_OK);
+    ossa_mat4 place = ossa_transform_to_mat4(in->place);
+    for (uint32_t j = 0; j < jc; j++) out[j] = ossa_mat4_identity();
+    const ossa_skin *skin = &sk->skins[c->skin];
+    for (uint32_t k = 0; k < skin->joint_count; k++) {
+        uint32_t j = skin->joints[k];
+        ossa_mat4 world = ossa_pose_joint_to_model(locals, sk->parents, jc, j);
+        ossa_mat4 placed = ossa_mat4_mul(&place, &world);
+        out[j] = ossa_mat4_mul(&placed, &skin->inverse_bind[k]);
+    }
+    free(locals);
+}
+
+static void assert_mats_near(const ossa_mat4 *a, const ossa_mat4 *b, uint32_t count, double tol) {
+    for (uint32_t j = 0; j < count; j++)
+        for (int k = 0; k < 16; k++) {
+            double e = fabs((double)a[j].m[k] - (double)b[j].m[k]);
+            if (e > tol * (1 + fabs((double)b[j].m[k])))
+                fail_msg("matrix %u element %d: %.9g vs reference %.9g", j, k, (double)a[j].m[k], (double)b[j].m[k]);
+        }
+}
+
+/* The built-clip guarantee in palette terms: for every skinned joint, its model matrix
+ * (palette x inverse(IBM)) moves the joint origin and the points 3 cm along its axes by at
+ * most `bound` from where the reference puts them (DESIGN.md, "Built clips"). */
+static void assert_shell_near(const crowd *c, const ossa_mat4 *pal, const ossa_mat4 *ref, double bound) {
+    const ossa_skin *skin = &c->asset->skeleton->skins[c->skin];
+    for (uint32_t k = 0; k < skin->joint_count; k++) {
+        uint32_t j = skin->joints[k];
+        ossa_mat4 bind, a, b;
+        assert_true(ossa_mat4_inverse(&skin->inverse_bind[k], &bind));
+        a = ossa_mat4_mul(&pal[j], &bind);
+        b = ossa_mat4_mul(&ref[j], &bind);
+        for (int axis = 0; axis < 4; axis++) {
+            ossa_vec3 p = {axis == 1 ? 0.03f : 0, axis == 2 ? 0.03f : 0, axis == 3 ? 0.03f : 0};
+            ossa_vec3 pa = ossa_mat4_transform_point(&a, p), pb = ossa_mat4_transform_point(&b, p);
+            double e = sqrt((double)(pa.x - pb.x) * (pa.x - pb.x) + (double)(pa.y - pb.y) * (pa.y - pb.y) +
+                            (double)(pa.z - pb.z) * (pa.z - pb.z));
+            if (e > bound) fail_msg("joint %u, shell point %d: %.3g m from the reference (bound %.3g)", j, axis, e, bound);
+        }
+    }
+}
+
+static ossa_asset *g_demo;
+
+static int setup(void **state) {
+    (void)state;
+    g_demo = demo_character_create();
+    return g_demo ? 0 : -1;
+}
+
+static int teardown(void **state) {
+    (void)state;
+    ossa_asset_destroy(g_demo);
+    return 0;
+}
+
+/* Every sampling mode against the reference: the editable clips with cursors and clips
+ * built lossless within 1e-5 per palette element, clips built compressed within their
+ * 0.1 mm model-space bound (plus float rounding of the placed grid). */
+static void crowd_palettes_match_the_reference(void **state) {
+    (void)state;
+    static const crowd_sampling modes[3] = {CROWD_SAMPLING_EDITABLE, CROWD_SAMPLING_LOSSLESS, CROWD_SAMPLING_BUILT};
+    for (int mode = 0; mode < 3; mode++) {
+        crowd c;
+        char err[256];
+        crowd_desc d = {.asset = g_demo, .count = N, .seed = 42, .scratch_slots = SLOTS, .sampling = modes[mode]};
+        assert_true(crowd_create(&c, &d, err, sizeof err));
+        assert_true((c.built != NULL) == (modes[mode] != CROWD_SAMPLING_EDITABLE));
+        assert_int_equal(c.count, N);
+        uint32_t jc = c.joint_count;
+        ossa_mat4 *ref = malloc(sizeof *ref * jc);
+        /* forward playback at 60 Hz for 3 s (every clip wraps at least once), instances split
+         * over the scratch slots as threads would; cursors / contexts against the linear reference */
+        bool clips_seen[8] = {false};
+        for (int f = 0; f < 180; f += 7) {
+            float t = (float)f / 60;
+            crowd_update_range(&c, 0, 3, 0, t);
+            crowd_update_range(&c, 3, 5, 1, t);
+            crowd_update_range(&c, 5, N, 2, t);
+            for (uint32_t i = 0; i < N; i++) {
+                reference_palette(&c, i, t, ref);
+                if (modes[mode] == CROWD_SAMPLING_BUILT)
+                    assert_shell_near(&c, c.palettes + (size_t)i * jc, ref, 1.05e-4);
+                else
+                    assert_mats_near(c.palettes + (size_t)i * jc, ref, jc, 1e-5);
+                if (c.instances[i].clip < 8) clips_seen[c.instances[i].clip] = true;
+            }
+        }
+        /* instances differ: own clips (both demo clips used), phases and places */
+        assert_true(clips_seen[0] && clips_seen[1]);
+        for (uint32_t i = 1; i < N; i++) {
+            assert_true(c.instances[i].phase != c.instances[0].phase);
+            assert_true(c.instances[i].speed >= 0.8f && c.instances[i].speed <= 1.2f);
+        }
+        /* a range beyond count writes nothing past the array (ASan watches) */
+        crowd_update_range(&c, N - 1, N + 5, 0, 0.5f);
+        free(ref);
+        crowd_destroy(&c);
+    }
+    crowd c;
+    char err[256];
+    /* explicit clip list */
+    uint32_t only[1] = {1};
+    crowd_desc d1 = {.asset = g_demo, .count = 3, .clips = only, .clip_count = 1, .spacing = 1.5f};
+    assert_true(crowd_create(&c, &d1, err, sizeof err));
+    for (uint32_t i = 0; i < 3; i++) assert_int_equal(c.instances[i].clip, 1);
+    ot_assert_near(c.instances[1].place.translation.x - c.instances[0].place.translation.x, 1.5, 0.2);
+    crowd_destroy(&c);
+    uint32_t bad[1] = {9};
+    crowd_desc d2 = {.asset = g_demo, .count = 3, .clips = bad, .clip_count = 1};
+    assert_false(crowd_create(&c, &d2, err, sizeof err));
+    assert_non_null(strstr(err, "clip 9 does not exist"));
+}
+
+static void gpu_crowd_matches_cpu_skinning(void **state) {
+    (void)state;
+    ossa_gl_headless *ctx = NULL;
+    if (ossa_gl_headless_create(32, 32, &ctx) != OSSA_OK) {
+        printf("[  SKIP    ] no offscreen OpenGL context\n");
+        skip();
+    }
+    ossa_gl_renderer *r = NULL;
+    assert_int_equal(ossa_gl_renderer_create(&r), OSSA_OK);
+    crowd c;
+    char err[256];
+    crowd_desc d = {.asset = g_demo, .count = N, .seed = 7};
+    assert_true(crowd_create(&c, &d, err, sizeof err));
+    crowd_update_range(&c, 0, N, 0, 1.3f);
+    const ossa_mesh *m = NULL;
+    for (uint32_t i = 0; i < g_demo->mesh_count && !m; i++)
+        if (g_demo->meshes[i]->influences) m = g_demo->meshes[i];
+    assert_non_null(m);
+    ossa_gl_mesh *gm = NULL;
+    assert_int_equal(ossa_gl_mesh_create(m, &gm), OSSA_OK);
+    uint32_t jc = c.joint_count, nv = m->vertex_count;
+    float identity[16] = {1, 0, 0, 0, 0, 1, 0, 0, 0, 0, 1, 0, 0, 0, 0, 1};
+    ossa_gl_draw_desc dd = {.view_proj = identity, .joint_count = jc};
+    /* before any upload, and with bad arguments: errors, not draws */
+    assert_int_equal(ossa_gl_draw_crowd(r, gm, &dd, N), OSSA_ERROR_INVALID_ARGUMENT);
+    assert_int_equal(ossa_gl_crowd_upload(r, NULL, N, jc), OSSA_ERROR_INVALID_ARGUMENT);
+    assert_int_equal(ossa_gl_crowd_upload(r, c.palettes, 0, jc), OSSA_ERROR_INVALID_ARGUMENT);
+    assert_int_equal(ossa_gl_crowd_upload(r, c.palettes, N, jc), OSSA_OK);
+    assert_int_equal(ossa_gl_draw_crowd(r, gm, &dd, N + 1), OSSA_ERROR_INVALID_ARGUMENT);
+    ossa_gl_draw_desc wrong = dd;
+    wrong.joint_count = jc + 1;
+    assert_int_equal(ossa_gl_draw_crowd(r, gm, &wrong, N), OSSA_ERROR_INVALID_ARGUMENT);
+    assert_int_equal(ossa_gl_draw_crowd(r, gm, &dd, 0), OSSA_OK);
+    assert_int_equal(ossa_gl_draw_crowd(r, gm, &dd, N), OSSA_OK);
+    float *gpu = malloc(sizeof(float) * 3 * nv), *gpu_n = malloc(sizeof(float) * 3 * nv);
+    float *cpu = malloc(sizeof(float) * 3 * nv), *cpu_n = malloc(sizeof(float) * 3 * nv);
+    double worst = 0, worst_n = 0;
+    for (uint32_t i = 0; i < N; i++) {
+        assert_int_equal(ossa_gl_crowd_readback(r, gm, &dd, i, gpu, m->normals ? gpu_n : NULL), OSSA_OK);
+        ossa_skin_job job = {.end = nv, .vertex_count = nv, .influences = m->influences, .joints = m->joints, .weights = m->weights,
+                             .palette = c.palettes + (size_t)i * jc, .palette_count = jc,
+                             .positions = m->positions, .out_positions = cpu};
+        if (m->normals) job.normals = m->normals, job.out_normals = cpu_n;
+        assert_int_equal(ossa_skin_lbs(&job, OSSA_SKIN_KERNEL_SCALAR), OSSA_OK);
+        for (uint32_t k = 0; k < nv * 3; k++) {
+            double e = fabs((double)gpu[k] - cpu[k]) / (1 + fabs((double)cpu[k]));
+            if (e > worst) worst = e;
+            if (m->normals && fabs((double)gpu_n[k] - cpu_n[k]) > worst_n) worst_n = fabs((double)gpu_n[k] - cpu_n[k]);
+        }
+    }
+    printf("[   INFO   ] GPU crowd vs CPU skinning, %u instances x %u vertices: positions %.2e (relative), "
+           "normals %.2e\n", N, nv, worst, worst_n);
+    assert_true(worst < 1e-5);
+    assert_true(worst_n < 1e-5);
+    assert_int_equal(ossa_gl_crowd_readback(r, gm, &dd, N, gpu, NULL), OSSA_ERROR_INVALID_ARGUMENT);
+    /* textures: argument checks */
+    ossa_gl_texture *tex = NULL;
+    ossa_gl_texture_desc td = {0};
+    assert_int_equal(ossa_gl_texture_create(&td, &tex), OSSA_ERROR_INVALID_ARGUMENT);
+    const uint8_t px[4] = {255, 0, 0, 255};
+    td = (ossa_gl_texture_desc){1, 1, px, OSSA_WRAP_CLAMP_TO_EDGE, 12345, OSSA_FILTER_NEAREST, 0};
+    assert_int_equal(ossa_gl_texture_create(&td, &tex), OSSA_OK);
+    ossa_gl_texture_destroy(tex);
+    ossa_gl_texture_destroy(NULL);
+    free(gpu), free(gpu_n), free(cpu), free(cpu_n);
+    ossa_gl_mesh_destroy(gm);
+    crowd_destroy(&c);
+    ossa_gl_renderer_destroy(r);
+    ossa_gl_headless_destroy(ctx);
+}
+
+int main(void) {
+    const struct CMUnitTest tests[] = {
+        cmocka_unit_test(crowd_palettes_match_the_reference),
+        cmocka_unit_test(gpu_crowd_matches_cpu_skinning),
+    };
+    return cmocka_run_group_tests(tests, setup, teardown);
+}
