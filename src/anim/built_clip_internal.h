@@ -145,8 +145,12 @@ static inline void ossa__packed_value(const ossa__bc_packed *p, const uint32_t q
     if (p->kind == OSSA__CH_R) {
         float r2 = 1.0f - (f[0] * f[0] + f[1] * f[1] + f[2] * f[2]);
         float d = r2 > 0.0f ? sqrtf(r2) : 0.0f;
-        int k = 0;
-        for (int c = 0; c < 4; c++) v[c] = c == p->drop ? d : f[k++];
+        switch (p->drop) { /* the stored components keep their order around the dropped one */
+        case 0: v[0] = d; v[1] = f[0]; v[2] = f[1]; v[3] = f[2]; break;
+        case 1: v[0] = f[0]; v[1] = d; v[2] = f[1]; v[3] = f[2]; break;
+        case 2: v[0] = f[0]; v[1] = f[1]; v[2] = d; v[3] = f[2]; break;
+        default: v[0] = f[0]; v[1] = f[1]; v[2] = f[2]; v[3] = d; break;
+        }
     } else {
         v[0] = f[0];
         v[1] = f[1];
@@ -161,9 +165,20 @@ static inline void ossa__packed_decode(const unsigned char *block, const ossa__b
     const unsigned char *d = block + p->data_off;
     uint64_t pos = (uint64_t)grid_count + (uint64_t)k * ((uint32_t)p->bits[0] + p->bits[1] + p->bits[2]);
     uint32_t q[3];
-    for (int c = 0; c < 3; c++) {
-        q[c] = ossa__bits_read(d, pos, p->bits[c]);
-        pos += p->bits[c];
+    uint64_t w;
+    memcpy(&w, d + (pos >> 3), 8); /* one window holds all three unless they pass bit 57 */
+    uint32_t sh = (uint32_t)(pos & 7u);
+    if (sh + p->bits[0] + p->bits[1] + p->bits[2] <= 64u) {
+        w >>= sh;
+        for (int c = 0; c < 3; c++) {
+            q[c] = (uint32_t)(w & ((1ull << p->bits[c]) - 1u));
+            w >>= p->bits[c];
+        }
+    } else {
+        for (int c = 0; c < 3; c++) {
+            q[c] = ossa__bits_read(d, pos, p->bits[c]);
+            pos += p->bits[c];
+        }
     }
     ossa__packed_value(p, q, v);
 }
