@@ -630,7 +630,7 @@ static void e_duplicate(uint8_t *b, size_t s) {
 }
 static void e_skeleton_size(uint8_t *b, size_t s) {
     (void)s;
-    uint32_t k;
+    uint32_t k = 0;
     section_of(b, PK_SKELETON, &k);
     uint8_t *e = b + OSSA_PACK_HEADER_SIZE + (size_t)k * PK_SECTION_ENTRY;
     put32(e + PKS_COUNT, pk_rd_u32(e + PKS_COUNT) + 1);
@@ -655,7 +655,7 @@ static void e_name_offset(uint8_t *b, size_t s) {
     put32(b + o + 8, 0xFFFFFF);
 }
 static void e_strings_unterminated(uint8_t *b, size_t s) {
-    uint32_t k;
+    uint32_t k = 0;
     section_of(b, PK_STRINGS, &k);
     const uint8_t *e = b + OSSA_PACK_HEADER_SIZE + (size_t)k * PK_SECTION_ENTRY;
     (void)s;
@@ -680,7 +680,7 @@ static void e_node_mesh(uint8_t *b, size_t s) {
 }
 static void e_node_count(uint8_t *b, size_t s) {
     (void)s;
-    uint32_t k;
+    uint32_t k = 0;
     section_of(b, PK_NODES, &k);
     uint8_t *e = b + OSSA_PACK_HEADER_SIZE + (size_t)k * PK_SECTION_ENTRY;
     put32(e + PKS_COUNT, 5);
@@ -717,7 +717,7 @@ static void e_mesh_stream_shared(uint8_t *b, size_t s) {
     (void)s;
     /* mesh 2 claims every stream byte of the section as its positions: the bytes are
      * referenced twice (an amplification attempt), so the total exceeds the section */
-    uint32_t k;
+    uint32_t k = 0;
     section_of(b, PK_MESHES, &k);
     uint64_t size = pk_rd_u64(b + OSSA_PACK_HEADER_SIZE + (size_t)k * PK_SECTION_ENTRY + PKS_SIZE);
     uint64_t first = pk_rd_u64(mesh_rec(b, 0) + PKM_STREAMS);
@@ -802,7 +802,7 @@ static void unknown_sections_are_skipped(void **state) {
     size_t size;
     uint8_t *b = pack(a, NULL, &size);
     /* retag the warnings section as a type from a later version: skipped */
-    uint32_t k;
+    uint32_t k = 0;
     section_of(b, PK_WARNINGS, &k);
     put32(b + OSSA_PACK_HEADER_SIZE + (size_t)k * PK_SECTION_ENTRY, 1000);
     fix_checksum(b, size);

@@ -1,133 +1,245 @@
-/* JSON layer of the glTF importer: Debian's jsmn tokeniser (strict mode), then
- * an iterative pass that records each token's subtree end so lookups and skips
- * never recurse, plus typed getters whose errors name the JSON place. */
+/* JSON layer of the glTF importer: a strict tokeniser written for ossa (RFC 8259
+ * grammar; strings found with memchr so large base64 data: URIs cost a memory scan,
+ * not a per-character state machine), with each token's subtree end recorded as it
+ * closes so lookups and skips never recurse, plus typed getters whose errors name
+ * the JSON place. */
 #include "import/gltf_internal.h"
 
 #include <math.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#ifdef __SSE2__
+#include <emmintrin.h>
+#endif
 
-#define JSMN_STATIC
-#define JSMN_STRICT
-/* Parent links make closing brackets O(1); without them jsmn scans back over all
- * earlier tokens, which is quadratic on long arrays of objects and deep nesting. */
-#define JSMN_PARENT_LINKS
-#include <jsmn.h>
+static bool is_hex(char c) { return (c >= '0' && c <= '9') || (c >= 'a' && c <= 'f') || (c >= 'A' && c <= 'F'); }
+
+/* Finds the closing quote of the string whose first content byte is at *pos; checks
+ * every escape. Returns 0 (OK, *pos = the quote), 1 (invalid escape at *pos), 2 (truncated). */
+static int scan_string(const char *js, size_t size, size_t *pos) {
+    size_t i = *pos;
+    /* short strings (keys, names): a plain loop beats two library calls */
+    for (size_t k = i; k < size && k < i + 48; k++) {
+        if (js[k] == '"') {
+            *pos = k;
+            return 0;
+        }
+        if (js[k] == '\\') break;
+    }
+    for (;;) {
+        const char *q = memchr(js + i, '"', size - i);
+        if (!q) return 2;
+        size_t qe = (size_t)(q - js);
+        const char *b = memchr(js + i, '\\', qe - i);
+        if (!b) {
+            *pos = qe;
+            return 0;
+        }
+        i = (size_t)(b - js) + 1; /* the escaped character */
+        if (i >= size) return 2;
+        switch (js[i]) {
+        case '"': case '\\': case '/': case 'b': case 'f': case 'n': case 'r': case 't': i++; break;
+        case 'u':
+            if (size - i < 5) return 2;
+            if (!is_hex(js[i + 1]) || !is_hex(js[i + 2]) || !is_hex(js[i + 3]) || !is_hex(js[i + 4])) {
+                *pos = i;
+                return 1;
+            }
+            i += 5;
+            break;
+        default: *pos = i; return 1;
+        }
+    }
+}
+
+enum { EXPECT_VALUE, EXPECT_VALUE_OR_CLOSE, EXPECT_KEY_OR_END, EXPECT_KEY, EXPECT_COLON, EXPECT_COMMA_OR_END, EXPECT_NOTHING };
+
+/* 1 + the number of , : [ { bytes (SSE2: 16 bytes per step). */
+static size_t count_structural(const char *js, size_t n) {
+    size_t c = 1, i = 0;
+#ifdef __SSE2__
+    const __m128i comma = _mm_set1_epi8(','), colon = _mm_set1_epi8(':'), bracket = _mm_set1_epi8('['),
+                  brace = _mm_set1_epi8('{');
+    for (; i + 16 <= n; i += 16) {
+        __m128i v = _mm_loadu_si128((const __m128i *)(const void *)(js + i));
+        __m128i m = _mm_or_si128(_mm_or_si128(_mm_cmpeq_epi8(v, comma), _mm_cmpeq_epi8(v, colon)),
+                                 _mm_or_si128(_mm_cmpeq_epi8(v, bracket), _mm_cmpeq_epi8(v, brace)));
+        c += (size_t)__builtin_popcount((unsigned)_mm_movemask_epi8(m));
+    }
+#endif
+    for (; i < n; i++) c += js[i] == ',' || js[i] == ':' || js[i] == '[' || js[i] == '{';
+    return c;
+}
+
+/* Doubles the token array (budgeted); false after recording the failure. */
+static bool grow(ossa__ctx *ctx, ossa__jtok **t, uint32_t *cap) {
+    if (*cap >= (uint32_t)INT32_MAX / 2) {
+        ossa__fail(ctx, OSSA_ERROR_LIMIT, "", "JSON: more than %u tokens", *cap);
+        return false;
+    }
+    ossa__jtok *bigger = ossa__ctx_alloc_raw(ctx, (size_t)*cap * 2, sizeof *bigger);
+    if (!bigger) return false;
+    memcpy(bigger, *t, (size_t)*cap * sizeof *bigger);
+    ossa__ctx_free(ctx, *t);
+    *t = bigger;
+    *cap *= 2;
+    return true;
+}
+
+/* Tokenises ctx->json into *tp (capacity *capp, grown as needed). */
+static ossa_result tokenize(ossa__ctx *ctx, ossa__jtok **tp, uint32_t *capp, uint32_t *count) {
+    ossa__jtok *t = *tp;
+    uint32_t cap = *capp;
+    const char *js = ctx->json;
+    size_t size = ctx->json_size;
+    /* stack of open containers and of keys waiting for their value (token indices) */
+    uint32_t stack[2 * OSSA__JSON_MAX_DEPTH + 4];
+    uint8_t is_obj[2 * OSSA__JSON_MAX_DEPTH + 4], is_key[2 * OSSA__JSON_MAX_DEPTH + 4];
+    size_t at[2 * OSSA__JSON_MAX_DEPTH + 4]; /* byte where each entry starts */
+    uint32_t sp = 0, n = 0, depth = 0;
+    int state = EXPECT_VALUE;
+    size_t i = 0;
+#define FAIL(what, at) return ossa__fail(ctx, OSSA_ERROR_PARSE, "", "JSON: %s near byte %zu", what, (size_t)(at))
+    for (; i < size; i++) {
+        char c = js[i];
+        if (c == ' ' || c == '\n' || c == '\r' || c == '\t') continue;
+        bool value_done = false;
+        if (state == EXPECT_VALUE_OR_CLOSE) {
+            if (c == ']') goto close;
+            state = EXPECT_VALUE;
+        }
+        switch (state) {
+        case EXPECT_NOTHING:
+            return ossa__fail(ctx, OSSA_ERROR_PARSE, "", "JSON: trailing data after the top-level object");
+        case EXPECT_COLON:
+            if (c != ':') FAIL("malformed structure", at[sp - 2]); /* a key without a value: name its object */
+            state = EXPECT_VALUE;
+            continue;
+        case EXPECT_COMMA_OR_END:
+        case EXPECT_KEY_OR_END:
+            if (c == '}' || c == ']') {
+                if (state == EXPECT_KEY_OR_END && c == ']') FAIL("invalid syntax", i);
+                goto close;
+            }
+            if (state == EXPECT_COMMA_OR_END) {
+                if (c != ',' || !sp) FAIL("invalid syntax", i);
+                state = is_obj[sp - 1] ? EXPECT_KEY : EXPECT_VALUE;
+                continue;
+            }
+            /* EXPECT_KEY_OR_END with a key */
+            /* fall through */
+        case EXPECT_KEY:
+            if (c != '"') FAIL("invalid syntax", i);
+            {
+                size_t e = i + 1;
+                int s = scan_string(js, size, &e);
+                if (s == 2) FAIL("truncated document", size);
+                if (s == 1) FAIL("invalid syntax", e);
+                if (n >= cap && !grow(ctx, tp, capp)) return ctx->failed;
+                t = *tp, cap = *capp;
+                if (t) {
+                    t[n].type = OSSA__J_STRING, t[n].start = (uint32_t)(i + 1), t[n].end = (uint32_t)e, t[n].size = 1;
+                    t[stack[sp - 1]].size++;
+                }
+                stack[sp] = n++, is_obj[sp] = 0, is_key[sp] = 1, at[sp] = i, sp++;
+                i = e;
+                state = EXPECT_COLON;
+            }
+            continue;
+        case EXPECT_VALUE:
+            if (n >= cap && !grow(ctx, tp, capp)) return ctx->failed;
+            t = *tp, cap = *capp;
+            if (sp == 0 && n == 0 && c != '{')
+                return ossa__fail(ctx, OSSA_ERROR_PARSE, "", "JSON: top level is not an object");
+            if (sp && !is_key[sp - 1] && t) t[stack[sp - 1]].size++; /* array element */
+            if (c == '{' || c == '[') {
+                if (++depth > OSSA__JSON_MAX_DEPTH)
+                    return ossa__fail(ctx, OSSA_ERROR_PARSE, "", "JSON: nesting deeper than %d levels at byte %zu",
+                                      OSSA__JSON_MAX_DEPTH, i);
+                if (t) t[n].type = c == '{' ? OSSA__J_OBJECT : OSSA__J_ARRAY, t[n].start = (uint32_t)i, t[n].size = 0;
+                stack[sp] = n++, is_obj[sp] = c == '{', is_key[sp] = 0, at[sp] = i, sp++;
+                state = c == '{' ? EXPECT_KEY_OR_END : EXPECT_VALUE_OR_CLOSE;
+                continue;
+            }
+            if (c == '"') {
+                size_t e = i + 1;
+                int s = scan_string(js, size, &e);
+                if (s == 2) FAIL("truncated document", size);
+                if (s == 1) FAIL("invalid syntax", e);
+                if (t) t[n].type = OSSA__J_STRING, t[n].start = (uint32_t)(i + 1), t[n].end = (uint32_t)e, t[n].size = 0,
+                       t[n].next = n + 1;
+                n++;
+                i = e;
+                value_done = true;
+                break;
+            }
+            if (c == '-' || (c >= '0' && c <= '9') || c == 't' || c == 'f' || c == 'n') {
+                size_t e = i;
+                while (e < size) {
+                    char d = js[e];
+                    if (d == ' ' || d == '\n' || d == '\r' || d == '\t' || d == ',' || d == ']' || d == '}' || d == ':')
+                        break;
+                    if ((unsigned char)d < 32 || (unsigned char)d >= 127) FAIL("invalid syntax", e);
+                    e++;
+                }
+                if (e == size && sp) FAIL("truncated document", size);
+                if (t) t[n].type = OSSA__J_PRIMITIVE, t[n].start = (uint32_t)i, t[n].end = (uint32_t)e, t[n].size = 0,
+                       t[n].next = n + 1;
+                n++;
+                i = e - 1;
+                value_done = true;
+                break;
+            }
+            FAIL("invalid syntax", i);
+        }
+        if (0) {
+        close:
+            if (!sp || is_key[sp - 1] || (c == '}') != (bool)is_obj[sp - 1]) FAIL("invalid syntax", i);
+            uint32_t ct = stack[--sp];
+            if (t) t[ct].end = (uint32_t)(i + 1), t[ct].next = n;
+            depth--;
+            value_done = true;
+        }
+        if (value_done) {
+            /* a completed value closes the key that was waiting for it */
+            if (sp && is_key[sp - 1]) {
+                uint32_t k = stack[--sp];
+                if (t) t[k].next = n;
+            }
+            state = sp ? EXPECT_COMMA_OR_END : EXPECT_NOTHING;
+        }
+    }
+#undef FAIL
+    if (state != EXPECT_NOTHING) {
+        if (!n) return ossa__fail(ctx, OSSA_ERROR_PARSE, "", "JSON: no value");
+        return ossa__fail(ctx, OSSA_ERROR_PARSE, "", "JSON: truncated document near byte %zu", size);
+    }
+    *count = n;
+    return OSSA_OK;
+}
 
 ossa_result ossa__json_parse(ossa__ctx *ctx) {
     if (ctx->json_size == 0) return ossa__fail(ctx, OSSA_ERROR_PARSE, "", "JSON: empty document");
     if (ctx->json_size >= (size_t)INT32_MAX)
         return ossa__fail(ctx, OSSA_ERROR_LIMIT, "", "JSON: %zu bytes is too large", ctx->json_size);
-    jsmn_parser p;
-    /* Token bound without a counting pass: every token but the first follows one of
-     * , : [ { (commas inside strings only over-count). Large embedded base64 strings
-     * contain none, so this halves the parse time of typical files. When the bound
-     * does not fit a quarter of the budget, jsmn counts exactly first. */
-    size_t bound = 1;
-    uint32_t depth = 0;
-    const char *js = ctx->json;
-    for (size_t i = 0; i < ctx->json_size; i++) {
-        char c = js[i];
-        bound += c == ',' || c == ':' || c == '[' || c == '{';
-        if (c == '"') {
-            /* skip the string: the next quote not preceded by an odd run of backslashes */
-            for (;;) {
-                const char *q = memchr(js + i + 1, '"', ctx->json_size - i - 1);
-                if (!q) {
-                    i = ctx->json_size;
-                    break;
-                }
-                size_t k = (size_t)(q - js), bs = 0;
-                while (bs < k - i - 1 && js[k - 1 - bs] == '\\') bs++;
-                i = k;
-                if (bs % 2 == 0) break;
-            }
-        } else if (c == '[' || c == '{') {
-            /* jsmn closes a bracket by walking up the closed tokens: bounded depth keeps it linear */
-            if (++depth > OSSA__JSON_MAX_DEPTH)
-                return ossa__fail(ctx, OSSA_ERROR_PARSE, "", "JSON: nesting deeper than %d levels at byte %zu",
-                                  OSSA__JSON_MAX_DEPTH, i);
-        } else if ((c == ']' || c == '}') && depth) {
-            depth--;
-        }
-    }
-    int n;
-    if (bound > (size_t)INT32_MAX || bound * sizeof(jsmntok_t) > (ctx->limit - ctx->used) / 4) {
-        jsmn_init(&p);
-        n = jsmn_parse(&p, ctx->json, ctx->json_size, NULL, 0);
-        if (n < 0)
-            return ossa__fail(ctx, OSSA_ERROR_PARSE, "", "JSON: %s near byte %u",
-                              n == JSMN_ERROR_PART ? "truncated document" : "invalid syntax", p.pos);
-        bound = (size_t)n;
-    }
-    if (bound == 0) return ossa__fail(ctx, OSSA_ERROR_PARSE, "", "JSON: no value");
-    jsmntok_t *jt = ossa__ctx_alloc_raw(ctx, bound, sizeof *jt);
-    if (!jt) return ctx->failed;
-    jsmn_init(&p);
-    n = jsmn_parse(&p, ctx->json, ctx->json_size, jt, (unsigned)bound);
-    if (n <= 0) {
-        ossa__ctx_free(ctx, jt);
-        if (n == 0) return ossa__fail(ctx, OSSA_ERROR_PARSE, "", "JSON: no value");
-        return ossa__fail(ctx, OSSA_ERROR_PARSE, "", "JSON: %s near byte %u",
-                          n == JSMN_ERROR_PART ? "truncated document"
-                          : n == JSMN_ERROR_NOMEM ? "too many tokens" : "invalid syntax", p.pos);
-    }
-    ossa__jtok *t = ossa__ctx_alloc_raw(ctx, (size_t)n, sizeof *t); /* every field is written below */
-    if (!t) {
-        ossa__ctx_free(ctx, jt);
-        return ctx->failed;
-    }
-    uint32_t count = (uint32_t)n;
-    for (uint32_t i = 0; i < count; i++) {
-        const jsmntok_t *s = &jt[i];
-        if (s->start < 0 || s->end < s->start || s->size < 0 || (size_t)s->end > ctx->json_size) {
-            int at = s->start; /* read before the token array is freed */
-            ossa__ctx_free(ctx, jt);
-            ossa__ctx_free(ctx, t);
-            return ossa__fail(ctx, OSSA_ERROR_PARSE, "", "JSON: unterminated value near byte %d", at);
-        }
-        t[i].type = s->type == JSMN_OBJECT   ? OSSA__J_OBJECT
-                    : s->type == JSMN_ARRAY  ? OSSA__J_ARRAY
-                    : s->type == JSMN_STRING ? OSSA__J_STRING
-                    : s->type == JSMN_PRIMITIVE ? OSSA__J_PRIMITIVE
-                                                : OSSA__J_NONE;
-        t[i].start = (uint32_t)s->start;
-        t[i].end = (uint32_t)s->end;
-        t[i].size = (uint32_t)s->size;
-    }
-    ossa__ctx_free(ctx, jt);
-    /* Subtree ends, computed backwards: children of i start at i + 1. */
-    for (uint32_t i = count; i-- > 0;) {
-        uint32_t j = i + 1;
-        for (uint32_t c = 0; c < t[i].size; c++) {
-            if (j >= count) {
-                uint32_t at = t[i].start;
-                ossa__ctx_free(ctx, t);
-                return ossa__fail(ctx, OSSA_ERROR_PARSE, "", "JSON: malformed structure near byte %u", at);
-            }
-            j = t[j].next;
-        }
-        t[i].next = j;
-        bool bad = t[i].type == OSSA__J_NONE || (t[i].type == OSSA__J_STRING && t[i].size > 1) ||
-                   (t[i].type == OSSA__J_PRIMITIVE && t[i].size > 0);
-        if (t[i].type == OSSA__J_OBJECT) {
-            uint32_t k = i + 1;
-            for (uint32_t c = 0; c < t[i].size && !bad; c++) {
-                if (t[k].type != OSSA__J_STRING || t[k].size != 1) bad = true;
-                k = t[k].next;
-            }
-        }
-        if (bad) {
-            uint32_t at = t[i].start;
-            ossa__ctx_free(ctx, t);
-            return ossa__fail(ctx, OSSA_ERROR_PARSE, "", "JSON: malformed structure near byte %u", at);
-        }
+    /* Every token but the first follows one of , : [ { so their count (inside strings too:
+     * an over-count is harmless) bounds the tokens: one allocation, no growth copies. When
+     * that bound would take more than a quarter of the remaining budget (commas in long
+     * strings), the array starts at one token per 64 bytes and doubles instead. */
+    size_t bound = count_structural(ctx->json, ctx->json_size), guess = ctx->json_size / 64;
+    uint32_t cap, n = 0;
+    if (bound <= (1u << 30) && bound * sizeof(ossa__jtok) <= (ctx->limit - ctx->used) / 4) cap = (uint32_t)bound;
+    else cap = guess < 1024 ? 1024 : guess > (1u << 20) ? (1u << 20) : (uint32_t)guess;
+    ossa__jtok *t = ossa__ctx_alloc_raw(ctx, cap, sizeof *t); /* every field of tokens 0..n-1 is written */
+    if (!t) return ctx->failed;
+    ossa_result r = tokenize(ctx, &t, &cap, &n);
+    if (r) {
+        ossa__ctx_free(ctx, t);
+        return r;
     }
     ctx->tok = t;
-    ctx->tok_count = count;
-    if (t[0].type != OSSA__J_OBJECT) return ossa__fail(ctx, OSSA_ERROR_PARSE, "", "JSON: top level is not an object");
-    if (t[0].next != count) return ossa__fail(ctx, OSSA_ERROR_PARSE, "", "JSON: trailing data after the top-level object");
+    ctx->tok_count = n;
     return OSSA_OK;
 }
 
@@ -187,10 +299,36 @@ ossa_result ossa__json_number(ossa__ctx *ctx, int32_t tok, const char *path, dou
     return OSSA_OK;
 }
 
+/* ossa__json_number without the diagnostic: false where it would fail. */
+static bool number_quiet(const ossa__ctx *ctx, int32_t tok, double *out) {
+    const ossa__jtok *t = &ctx->tok[tok];
+    char buf[64];
+    size_t n = t->end - t->start;
+    const char *s = ctx->json + t->start;
+    if (t->type == OSSA__J_PRIMITIVE && n > 0 && n <= 15 && (s[0] != '0' || n == 1)) {
+        /* plain non-negative integers (indices, counts): exact without strtod */
+        uint64_t v = 0;
+        size_t k = 0;
+        while (k < n && s[k] >= '0' && s[k] <= '9') v = v * 10 + (uint64_t)(s[k++] - '0');
+        if (k == n) {
+            *out = (double)v;
+            return true;
+        }
+    }
+    if (t->type != OSSA__J_PRIMITIVE || n == 0 || n >= sizeof buf || !(s[0] == '-' || (s[0] >= '0' && s[0] <= '9')))
+        return false;
+    memcpy(buf, s, n);
+    buf[n] = 0;
+    char *end = NULL;
+    double v = strtod(buf, &end);
+    if (end != buf + n || !isfinite(v)) return false;
+    *out = v;
+    return true;
+}
+
 ossa_result ossa__json_get_uint(ossa__ctx *ctx, int32_t obj, const char *path, const char *key, bool required,
                                 uint64_t max, uint64_t *out, bool *present) {
     char p[160];
-    sub(p, sizeof p, path, key);
     if (present) *present = false;
     int32_t v = ossa__json_find(ctx, obj, key);
     if (v < 0) {
@@ -198,10 +336,12 @@ ossa_result ossa__json_get_uint(ossa__ctx *ctx, int32_t obj, const char *path, c
         return OSSA_OK;
     }
     double d;
-    ossa_result r = ossa__json_number(ctx, v, p, &d);
-    if (r) return r;
+    if (!number_quiet(ctx, v, &d)) { /* the path is formatted only for the diagnostic */
+        sub(p, sizeof p, path, key);
+        return ossa__json_number(ctx, v, p, &d);
+    }
     if (d < 0 || d != floor(d) || d > (double)max)
-        return ossa__fail(ctx, OSSA_ERROR_INVALID_DATA, p, "%.17g is not an integer in [0, %llu]", d,
+        return sub(p, sizeof p, path, key), ossa__fail(ctx, OSSA_ERROR_INVALID_DATA, p, "%.17g is not an integer in [0, %llu]", d,
                           (unsigned long long)max);
     *out = (uint64_t)d;
     if (present) *present = true;
@@ -249,13 +389,14 @@ ossa_result ossa__json_get_floats(ossa__ctx *ctx, int32_t obj, const char *path,
         return ossa__fail(ctx, OSSA_ERROR_INVALID_DATA, p, "expected an array of %u numbers", n);
     int32_t e = ossa__json_first(ctx, v);
     for (uint32_t i = 0; i < n; i++, e = ossa__json_next(ctx, e)) {
-        char pe[176];
-        snprintf(pe, sizeof pe, "%s/%u", p, i);
         double d;
-        ossa_result r = ossa__json_number(ctx, e, pe, &d);
-        if (r) return r;
-        if (!(fabs(d) <= 3.4028234663852886e38))
+        bool ok = number_quiet(ctx, e, &d);
+        if (!ok || !(fabs(d) <= 3.4028234663852886e38)) {
+            char pe[176];
+            snprintf(pe, sizeof pe, "%s/%u", p, i);
+            if (!ok) return ossa__json_number(ctx, e, pe, &d);
             return ossa__fail(ctx, OSSA_ERROR_INVALID_DATA, pe, "%g is out of float range", d);
+        }
         out[i] = (float)d;
     }
     *present = true;
