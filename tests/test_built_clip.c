@@ -514,6 +514,60 @@ static void test_compressed_bound_woman(void **state) {
     ossa_asset_destroy(a);
 }
 
+/* Edge clips: no tracks at all, weights only, tracks on joints the skeleton lacks. */
+static void test_edge_clips(void **state) {
+    (void)state;
+    uint64_t s = 3;
+    ot_gen_options o = {0};
+    o.joints = 4;
+    o.max_keys = 5;
+    ossa_skeleton *sk = ot_gen_skeleton(&s, &o);
+    static const float times[] = {0.0f, 1.0f}, values[] = {0.0f, 1.0f};
+    ossa_weight_track w;
+    memset(&w, 0, sizeof w);
+    w.joint = 1;
+    w.weights.kind = OSSA_TRACK_VECTOR;
+    w.weights.interp = OSSA_INTERP_LINEAR;
+    w.weights.components = 1;
+    w.weights.key_count = 2;
+    w.weights.times = times;
+    w.weights.values = values;
+    ossa_transform_track far;
+    memset(&far, 0, sizeof far);
+    far.joint = 9; /* not in the skeleton: dropped */
+    far.translation = w.weights;
+    far.translation.components = 3;
+    static const float tv[] = {0, 0, 0, 1, 2, 3};
+    far.translation.values = tv;
+    for (int variant = 0; variant < 3; variant++) {
+        ossa_clip_desc d = {0};
+        d.name = "edge";
+        if (variant == 1) {
+            d.weight_track_count = 1;
+            d.weight_tracks = &w;
+        } else if (variant == 2) {
+            d.track_count = 1;
+            d.tracks = &far;
+        }
+        ossa_clip *c = NULL;
+        assert_int_equal(ossa_clip_create(&d, NULL, &c), OSSA_OK);
+        for (int lossless = 0; lossless < 2; lossless++) {
+            ossa_clip_build_options opt = {0};
+            opt.lossless = lossless;
+            ossa_built_clip *bc = NULL;
+            ossa_clip_build_stats st;
+            assert_int_equal(ossa_clip_build(c, sk, &opt, NULL, &bc, &st), OSSA_OK);
+            assert_int_equal(ossa_built_clip_track_count(bc), 0);
+            assert_true(st.max_error == 0.0f && st.max_weight_error == 0.0f);
+            roundtrip(bc, sk->joint_count);
+            ossa_built_clip_destroy(bc);
+        }
+        check_lossless(c, sk, 5);
+        ossa_clip_destroy(c);
+    }
+    ossa_skeleton_destroy(sk);
+}
+
 int main(void) {
     const struct CMUnitTest tests[] = {
         cmocka_unit_test(test_lossless_assets),
@@ -524,6 +578,7 @@ int main(void) {
         cmocka_unit_test(test_build_misuse),
         cmocka_unit_test(test_compressed_bound_generated),
         cmocka_unit_test(test_compressed_bound_woman),
+        cmocka_unit_test(test_edge_clips),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
 }

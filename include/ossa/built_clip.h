@@ -14,9 +14,11 @@
  *              vertices at `shell_distance` from the joint along its local axes are
  *              transformed through the whole hierarchy (parent scales included) by the
  *              built pose and by the exact (editable) pose; the error is the largest
- *              distance between the two, at every source key time and between keys.
- *              The builder measures what it built and tightens what fails.
- *              Morph weight tracks are bounded by `weight_precision` (absolute).
+ *              distance between the two, at every source key time and between keys
+ *              (ossa_built_clip_measure's grid). The builder measures what it built and
+ *              tightens what fails until every measured time is within 0.92 x precision.
+ *              Morph weight tracks are bounded by `weight_precision` (absolute; they are
+ *              stored exactly today). docs/built-clips.md has the format and the method.
  *
  * A built clip is one relocatable, little-endian block of bytes (no pointers inside):
  * ossa_built_clip_data gives it, ossa_built_clip_load validates and reopens it (the
@@ -45,7 +47,7 @@ typedef struct ossa_clip_build_options {
 typedef struct ossa_clip_build_stats {
     size_t raw_bytes;         /* key data of the editable clip (times + values, as floats) */
     size_t bytes;             /* ossa_built_clip_byte_size of the result */
-    float max_error;          /* measured object-space error, model units (0 when lossless and exact) */
+    float max_error;          /* measured object-space error, model units (lossless: float rounding) */
     uint32_t worst_joint;     /* skeleton joint where max_error occurs */
     float worst_time;         /* clip time, seconds, where max_error occurs */
     float max_weight_error;   /* measured absolute morph-weight error */
@@ -54,7 +56,9 @@ typedef struct ossa_clip_build_stats {
 /* Builds `clip` for `skeleton` (tracks name skeleton joints; tracks whose joint is out
  * of range are dropped). `options` and `stats` may be NULL. The skeleton need not outlive
  * the result. On failure *out is NULL and nothing is leaked.
- * INVALID_ARGUMENT for NULL clip/skeleton/out or a negative/NaN option; OUT_OF_MEMORY. */
+ * INVALID_ARGUMENT for NULL clip/skeleton/out or a negative/NaN/infinite option;
+ * OUT_OF_MEMORY; LIMIT when the block would pass 4 GiB. Allocates scratch while building
+ * (about joints x measured times x 90 bytes); Woman's 10 clips build in ~0.4 s of CPU. */
 ossa_result ossa_clip_build(const ossa_clip *clip, const ossa_skeleton *skeleton,
                             const ossa_clip_build_options *options, const ossa_allocator *allocator,
                             ossa_built_clip **out, ossa_clip_build_stats *stats);

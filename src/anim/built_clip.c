@@ -11,7 +11,7 @@
 
 _Static_assert(sizeof(ossa__bc_header) == 140, "header layout (docs/built-clips.md)");
 _Static_assert(sizeof(ossa__bc_packed) == 44, "packed channel layout (docs/built-clips.md)");
-_Static_assert(sizeof(ossa__bc_raw) == 16 && sizeof(ossa__bc_clock) == 8 && sizeof(ossa__bc_wtrack) == 16,
+_Static_assert(sizeof(ossa__bc_raw) == 20 && sizeof(ossa__bc_lane) == 8 && sizeof(ossa__bc_clock) == 8 && sizeof(ossa__bc_wtrack) == 16,
                "table layouts (docs/built-clips.md)");
 
 static _Atomic uint64_t next_id = 1;
@@ -213,9 +213,23 @@ static ossa_result validate(const unsigned char *b, size_t size, ossa_diagnostic
             ok = r->target < J && r->components == (r->kind == OSSA__CH_R ? 4 : 3);
         if (!ok) return fail(diag, OSSA_ERROR_INVALID_DATA, path, "target %u / components %u do not match", r->target,
                              r->components);
-        uint64_t n = (uint64_t)clocks[r->clock].key_count * r->components * (r->interp == OSSA_INTERP_CUBIC ? 3u : 1u);
-        if (!span_ok(h, r->values_off, n, sizeof(float)))
-            return fail(diag, OSSA_ERROR_INVALID_DATA, path, "values outside the block");
+        uint32_t lanes = r->components * (r->interp == OSSA_INTERP_CUBIC ? 3u : 1u);
+        uint64_t keys = clocks[r->clock].key_count;
+        if (r->lanes_off == 0) {
+            if (!span_ok(h, r->values_off, keys * lanes, sizeof(float)))
+                return fail(diag, OSSA_ERROR_INVALID_DATA, path, "values outside the block");
+            continue;
+        }
+        if (r->kind == OSSA__CH_W || !span_ok(h, r->lanes_off, lanes, sizeof(ossa__bc_lane)))
+            return fail(diag, OSSA_ERROR_INVALID_DATA, path, "lane table outside the block");
+        const ossa__bc_lane *ln = (const ossa__bc_lane *)(b + r->lanes_off);
+        uint64_t per = 0;
+        for (uint32_t l = 0; l < lanes; l++) {
+            if (ln[l].bits > 32) return fail(diag, OSSA_ERROR_INVALID_DATA, path, "lane %u has %u bits", l, ln[l].bits);
+            per += ln[l].bits;
+        }
+        if (!span_ok(h, r->values_off, (keys * per + 7) / 8, 1))
+            return fail(diag, OSSA_ERROR_INVALID_DATA, path, "packed values outside the block");
     }
     const ossa__bc_packed *pk = (const ossa__bc_packed *)(b + h->packed_off);
     for (uint32_t i = 0; i < h->packed_count; i++) {

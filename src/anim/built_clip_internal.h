@@ -10,8 +10,10 @@
  * base pose: joint_count transforms (10 floats each) = the skeleton's rest pose with every
  *            constant channel folded in; sampling starts from a copy of it.
  * raw:       exact channels (every channel of a lossless clip, weight tracks, and channels
- *            the compressor could not bound otherwise): the editable keys as floats on one
- *            of the shared clocks (distinct key-time arrays), sampled with the editable rules.
+ *            the compressor could not bound otherwise): the editable keys on one of the shared
+ *            clocks (distinct key-time arrays), sampled with the editable rules; T/R/S values
+ *            bit-exactly packed per float lane (ordered bits minus the lane's minimum, in as
+ *            many bits as the lane's range needs), weights as plain floats.
  * packed:    compressed T/R/S channels (rotations first, then translations and scales) on
  *            the clip's key grid (grid_count increasing times, first = clip start): a mask of
  *            grid_count bits (bit g set = a key at grid[g]; bit 0 always set), then per key the
@@ -62,8 +64,31 @@ typedef struct ossa__bc_raw {
     uint8_t interp;      /* OSSA_INTERP_STEP / LINEAR / CUBIC */
     uint16_t components; /* 3 (T, S), 4 (R), the weight track's components (W) */
     uint32_t clock;
-    uint32_t values_off; /* key_count * components (* 3 for CUBIC) floats */
+    uint32_t values_off; /* lanes_off 0: key_count * lanes floats; else the packed stream */
+    uint32_t lanes_off;  /* 0, or lanes ossa__bc_lane (T/R/S only): bit-exact packed floats */
 } ossa__bc_raw;
+
+/* One float lane of a packed raw channel (lanes = components, x 3 for CUBIC: in-tangent,
+ * value, out-tangent): key k's float is the one whose ordered bits (ossa__float_ord) are
+ * base + the k-th `bits`-bit field; a key's lanes are consecutive in the stream. */
+typedef struct ossa__bc_lane {
+    uint32_t base;
+    uint8_t bits; /* 0..32 */
+    uint8_t reserved[3];
+} ossa__bc_lane;
+
+/* Float bits mapped to an unsigned order (and back): a < b as floats => ord(a) < ord(b). */
+static inline uint32_t ossa__float_ord(float f) {
+    uint32_t u;
+    memcpy(&u, &f, 4);
+    return (u & 0x80000000u) ? ~u : (u | 0x80000000u);
+}
+static inline float ossa__ord_float(uint32_t o) {
+    uint32_t u = (o & 0x80000000u) ? (o & 0x7FFFFFFFu) : ~o;
+    float f;
+    memcpy(&f, &u, 4);
+    return f;
+}
 
 typedef struct ossa__bc_packed {
     uint32_t joint;
@@ -120,8 +145,12 @@ static inline void ossa__packed_value(const ossa__bc_packed *p, const uint32_t q
     if (p->kind == OSSA__CH_R) {
         float r2 = 1.0f - (f[0] * f[0] + f[1] * f[1] + f[2] * f[2]);
         float d = r2 > 0.0f ? sqrtf(r2) : 0.0f;
-        int k = 0;
-        for (int c = 0; c < 4; c++) v[c] = c == p->drop ? d : f[k++];
+        switch (p->drop) { /* the stored components keep their order around the dropped one */
+        case 0: v[0] = d; v[1] = f[0]; v[2] = f[1]; v[3] = f[2]; break;
+        case 1: v[0] = f[0]; v[1] = d; v[2] = f[1]; v[3] = f[2]; break;
+        case 2: v[0] = f[0]; v[1] = f[1]; v[2] = d; v[3] = f[2]; break;
+        default: v[0] = f[0]; v[1] = f[1]; v[2] = f[2]; v[3] = d; break;
+        }
     } else {
         v[0] = f[0];
         v[1] = f[1];
@@ -136,9 +165,20 @@ static inline void ossa__packed_decode(const unsigned char *block, const ossa__b
     const unsigned char *d = block + p->data_off;
     uint64_t pos = (uint64_t)grid_count + (uint64_t)k * ((uint32_t)p->bits[0] + p->bits[1] + p->bits[2]);
     uint32_t q[3];
-    for (int c = 0; c < 3; c++) {
-        q[c] = ossa__bits_read(d, pos, p->bits[c]);
-        pos += p->bits[c];
+    uint64_t w;
+    memcpy(&w, d + (pos >> 3), 8); /* one window holds all three unless they pass bit 57 */
+    uint32_t sh = (uint32_t)(pos & 7u);
+    if (sh + p->bits[0] + p->bits[1] + p->bits[2] <= 64u) {
+        w >>= sh;
+        for (int c = 0; c < 3; c++) {
+            q[c] = (uint32_t)(w & ((1ull << p->bits[c]) - 1u));
+            w >>= p->bits[c];
+        }
+    } else {
+        for (int c = 0; c < 3; c++) {
+            q[c] = ossa__bits_read(d, pos, p->bits[c]);
+            pos += p->bits[c];
+        }
     }
     ossa__packed_value(p, q, v);
 }

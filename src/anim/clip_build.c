@@ -1,15 +1,17 @@
 /* The clip builder (see ossa/built_clip.h, docs/built-clips.md).
  *
  * Lossless: constant channels fold into the base pose, every other channel keeps its keys
- * as floats on a shared clock (identical key-time arrays are stored once).
- * Compressed: every T/R/S channel is fitted on the measurement grid (all key times of the
- * clip plus sub-steps) at a local tolerance derived from the model-space precision (how far
- * the joint's subtree reaches, the parent scale): folded when constant within it, else
- * range-reduced to the fewest bits (rotations drop w) and reduced to the fewest keys
- * (greedy: each segment as long as lerp / nlerp of its ends stays within the tolerance at
- * every grid time it spans). Then the clip is measured in model space at every grid time;
- * every joint on the chain of a joint that misses the bound gets half the tolerance, until
- * all points are within 0.95 x precision; a channel that cannot meet it goes raw (exact). */
+ * bit for bit on a shared clock (identical key-time arrays are stored once), T/R/S values
+ * packed per float lane.
+ * Compressed: every T/R/S channel gets a local tolerance derived from the model-space
+ * precision (how far the joint's subtree reaches, the parent scale) and is fitted against
+ * the exact values at every measurement-grid time (all key times of the clip plus sub-steps):
+ * folded when constant within it; else the fewest keys on the key grid (greedy segments whose
+ * lerp / corrected nlerp stays within KEY_SHARE of it), then the fewest bits per component
+ * (range-reduced; rotations drop their steadiest component) that keep every grid time within
+ * it. Then the clip is measured in model space at every grid time; the channels that cause a
+ * joint's miss (attribution: each alone in the exact pose) get half the tolerance, until all
+ * points are within TARGET_MARGIN x precision; a channel that cannot meet it goes raw (exact). */
 #include <math.h>
 #include <stdlib.h>
 #include <string.h>
@@ -23,7 +25,7 @@
 enum { MODE_FOLD, MODE_RAW, MODE_PACKED };
 #define MAX_LEVEL 12
 #define MAX_ITERATIONS 40
-#define MAX_SEGMENT 64
+#define MAX_SEGMENT 32 /* key-grid steps a segment may span */
 #define TARGET_MARGIN 0.92f
 #define LEVEL0_SHARE 1.0f
 #define KEY_SHARE 0.85f /* of a channel's tolerance for key reduction on exact values */
@@ -59,7 +61,6 @@ typedef struct builder {
     ossa_transform *exact; /* G * J */
     float *points;         /* G * J * 12 */
     float *X, *D;          /* G * 4 each */
-    uint32_t *Q;           /* G * 3 */
 } builder;
 
 /* ---------------------------------------------------------------- helpers */
@@ -253,7 +254,7 @@ static void fit(builder *B, bchan *ch, float tol) {
         uint32_t i = 0;
         while (i + 1 < C) {
             uint32_t best = i + 1;
-            for (uint32_t j = i + 2; j < C && cand[j] - cand[i] <= MAX_SEGMENT; j++) {
+            for (uint32_t j = i + 2; j < C && j - i <= MAX_SEGMENT; j++) {
                 if (!segment_ok(B, ch->kind, X + (size_t)cand[i] * 4, X + (size_t)cand[j] * 4, cand[i], cand[j], tk)) break;
                 best = j;
             }
@@ -311,6 +312,30 @@ static void fit(builder *B, bchan *ch, float tol) {
 /* ---------------------------------------------------------------- writer */
 
 static size_t up4(size_t x) { return (x + 3u) & ~(size_t)3u; }
+
+/* Lanes of a T/R/S raw channel (bit-exact packing): base and bits per float lane, and the
+ * bytes of lane table + stream; weight channels stay plain floats (returns 0). */
+static size_t raw_lanes(const bchan *c, ossa__bc_lane *lanes, uint32_t *per_key) {
+    const ossa_track *t = c->src;
+    if (c->kind == OSSA__CH_W) return 0;
+    uint32_t n = t->components * (t->interp == OSSA_INTERP_CUBIC ? 3u : 1u), per = 0;
+    for (uint32_t l = 0; l < n; l++) {
+        uint32_t lo = UINT32_MAX, hi = 0;
+        for (uint32_t k = 0; k < t->key_count; k++) {
+            uint32_t o = ossa__float_ord(t->values[(size_t)k * n + l]);
+            lo = o < lo ? o : lo;
+            hi = o > hi ? o : hi;
+        }
+        uint32_t b = 0;
+        while (b < 32 && ((hi - lo) >> b)) b++;
+        memset(&lanes[l], 0, sizeof lanes[l]);
+        lanes[l].base = lo;
+        lanes[l].bits = (uint8_t)b;
+        per += b;
+    }
+    *per_key = per;
+    return n * sizeof(ossa__bc_lane) + up4(((uint64_t)t->key_count * per + 7) / 8);
+}
 
 static void put_bits(unsigned char *p, uint64_t pos, uint32_t v, uint32_t n) {
     for (uint32_t b = 0; b < n; b++)
@@ -381,7 +406,12 @@ static ossa_result write_clip(builder *B, ossa_built_clip **out) {
     size_t o_times = off;
     for (uint32_t k = 0; k < nclock; k++) off += (size_t)clock_src[k]->key_count * sizeof(float);
     size_t o_values = off;
-    for (uint32_t k = 0; k < nraw; k++) off += track_floats(B->ch[raw_idx[k]].src) * sizeof(float);
+    for (uint32_t k = 0; k < nraw; k++) {
+        ossa__bc_lane lanes[12];
+        uint32_t per;
+        size_t packed = raw_lanes(&B->ch[raw_idx[k]], lanes, &per);
+        off += packed ? packed : track_floats(B->ch[raw_idx[k]].src) * sizeof(float);
+    }
     size_t o_bits = off;
     for (uint32_t k = 0; k < npk; k++) {
         const bchan *c = &B->ch[order[k]];
@@ -462,9 +492,26 @@ static ossa_result write_clip(builder *B, ossa_built_clip **out) {
         raw[k].interp = (uint8_t)c->src->interp;
         raw[k].components = (uint16_t)c->src->components;
         raw[k].clock = clock_of[k];
-        raw[k].values_off = (uint32_t)cur;
-        memcpy(b + cur, c->src->values, track_floats(c->src) * sizeof(float));
-        cur += track_floats(c->src) * sizeof(float);
+        ossa__bc_lane lanes[12];
+        uint32_t per = 0, n = c->src->components * (c->src->interp == OSSA_INTERP_CUBIC ? 3u : 1u);
+        size_t packed = raw_lanes(c, lanes, &per);
+        if (packed) {
+            raw[k].lanes_off = (uint32_t)cur;
+            memcpy(b + cur, lanes, n * sizeof(ossa__bc_lane));
+            cur += n * sizeof(ossa__bc_lane);
+            raw[k].values_off = (uint32_t)cur;
+            uint64_t pos = 0;
+            for (uint32_t i = 0; i < c->src->key_count; i++)
+                for (uint32_t l = 0; l < n; l++) {
+                    put_bits(b + cur, pos, ossa__float_ord(c->src->values[(size_t)i * n + l]) - lanes[l].base, lanes[l].bits);
+                    pos += lanes[l].bits;
+                }
+            cur += packed - n * sizeof(ossa__bc_lane);
+        } else {
+            raw[k].values_off = (uint32_t)cur;
+            memcpy(b + cur, c->src->values, track_floats(c->src) * sizeof(float));
+            cur += track_floats(c->src) * sizeof(float);
+        }
         if (c->kind == OSSA__CH_W) wt[c->target].raw = k;
     }
     ossa__bc_packed *pk = (ossa__bc_packed *)(b + o_pk);
@@ -718,7 +765,6 @@ ossa_result ossa_clip_build(const ossa_clip *clip, const ossa_skeleton *skeleton
     B.exact = ossa__alloc_array(allocator, (size_t)G * J + 1, sizeof(ossa_transform));
     B.points = ossa__alloc_array(allocator, (size_t)G * J * 12 + 1, sizeof(float));
     B.X = ossa__alloc_array(allocator, (size_t)G * 8, sizeof(float));
-    B.Q = ossa__alloc_array(allocator, (size_t)G * 3, sizeof(uint32_t));
     float *jerr = ossa__alloc_array(allocator, (size_t)J * 5 + nmax + 1, sizeof(float));
     uint32_t *jworst = jerr ? (uint32_t *)(jerr + J) : NULL;
     int32_t *chan_of = jerr ? (int32_t *)(jworst + J) : NULL;
@@ -727,7 +773,7 @@ ossa_result ossa_clip_build(const ossa_clip *clip, const ossa_skeleton *skeleton
     uint32_t *keybuf = NULL;
     ossa_sampling_context *ctx = NULL;
     ossa_built_clip *bc = NULL;
-    if (!B.ch || !B.exact || !B.points || !B.X || !B.Q || !jerr || !model) {
+    if (!B.ch || !B.exact || !B.points || !B.X || !jerr || !model) {
         r = OSSA_ERROR_OUT_OF_MEMORY;
         goto done;
     }
@@ -772,7 +818,7 @@ ossa_result ossa_clip_build(const ossa_clip *clip, const ossa_skeleton *skeleton
             }
         }
     } else {
-        keybuf = ossa__alloc_array(allocator, (size_t)B.nch * G * 4 + 1, sizeof(uint32_t));
+        keybuf = ossa__alloc_array(allocator, (size_t)B.nch * B.C * 4 + 1, sizeof(uint32_t));
         if (!keybuf) {
             r = OSSA_ERROR_OUT_OF_MEMORY;
             goto done;
@@ -780,8 +826,8 @@ ossa_result ossa_clip_build(const ossa_clip *clip, const ossa_skeleton *skeleton
         if ((r = base_tolerances(&B)) != OSSA_OK) goto done;
         for (uint32_t i = 0; i < B.nch; i++) {
             bchan *c = &B.ch[i];
-            c->keys = keybuf + (size_t)i * G * 4;
-            c->q = c->keys + G;
+            c->keys = keybuf + (size_t)i * B.C * 4;
+            c->q = c->keys + B.C;
             if (c->kind != OSSA__CH_W) fit(&B, c, level_tol(c));
         }
     }
@@ -826,7 +872,6 @@ done:
     ossa__free(allocator, keybuf);
     ossa__free(allocator, model);
     ossa__free(allocator, jerr);
-    ossa__free(allocator, B.Q);
     ossa__free(allocator, B.X);
     ossa__free(allocator, B.points);
     ossa__free(allocator, B.exact);

@@ -23,6 +23,9 @@ struct ossa_sampling_context {
     float *t0, *inv, *ka, *kb;
     float *a[4], *b[4], *o[4];
     float *nb;            /* per packed channel: key b as decoded (before the shorter-arc flip), 4 floats */
+    uint32_t raw_cap;     /* raw channels with a decoded-key cache: 3 * max_joints */
+    uint32_t *rk;         /* per raw channel: the key k whose keys k, k + 1 are in rv (UINT32_MAX = none) */
+    float *rv;            /* per raw channel: 24 floats */
 };
 
 /* ---------------------------------------------------------------- kernels */
@@ -110,6 +113,9 @@ ossa_result ossa_sampling_context_create(uint32_t max_joints, uint32_t max_weigh
     size_t o_f[18];
     for (int i = 0; i < 18; i++) o_f[i] = ossa__layout_add(&L, P, sizeof(float));
     size_t o_nb = ossa__layout_add(&L, P * 4, sizeof(float));
+    size_t raw_cap = (size_t)max_joints * 3u;
+    size_t o_rk = ossa__layout_add(&L, raw_cap, sizeof(uint32_t));
+    size_t o_rv = ossa__layout_add(&L, raw_cap * 24, sizeof(float));
     (void)o_ctx;
     if (L.overflow) return OSSA_ERROR_OUT_OF_MEMORY;
     unsigned char *mem = ossa__alloc(allocator, L.size);
@@ -133,6 +139,9 @@ ossa_result ossa_sampling_context_create(uint32_t max_joints, uint32_t max_weigh
     c->ka = f[16];
     c->kb = f[17];
     c->nb = (float *)(mem + o_nb);
+    c->raw_cap = (uint32_t)raw_cap;
+    c->rk = (uint32_t *)(mem + o_rk);
+    c->rv = (float *)(mem + o_rv);
     for (int i = 0; i < 4; i++) {
         c->a[i] = f[4 + i];
         c->b[i] = f[8 + i];
@@ -231,6 +240,25 @@ static void seek(ossa_sampling_context *c, const ossa_built_clip *clip, uint32_t
     }
 }
 
+/* Decodes one key's lanes of a packed raw channel starting at bit pos: one 64-bit window
+ * serves several lanes (the stream is followed by >= 8 readable bytes). */
+static inline void decode_lanes(const unsigned char *p, uint64_t pos, const ossa__bc_lane *ln, uint32_t lanes, float *out) {
+    uint64_t w = 0;
+    uint32_t avail = 0;
+    for (uint32_t l = 0; l < lanes; l++) {
+        uint32_t b = ln[l].bits;
+        if (b > avail) {
+            memcpy(&w, p + (pos >> 3), 8);
+            w >>= (pos & 7u);
+            avail = 64u - (uint32_t)(pos & 7u);
+        }
+        out[l] = ossa__ord_float(ln[l].base + (uint32_t)(w & ((1ull << b) - 1u)));
+        w = b < 64 ? w >> b : 0;
+        avail -= b;
+        pos += b;
+    }
+}
+
 /* A track view over a raw channel (no table: clock lookups use the cursor or binary search). */
 static inline ossa_track raw_view(const ossa_built_clip *clip, const ossa__bc_raw *r) {
     ossa_track v;
@@ -257,6 +285,7 @@ ossa_result ossa_sample_job_run(ossa_sample_job *job) {
             c->lo[i] = INFINITY;
             c->hi[i] = -INFINITY;
         }
+        for (uint32_t i = 0; i < h->raw_count && i < c->raw_cap; i++) c->rk[i] = UINT32_MAX;
         c->clip_id = clip->id;
     }
     float t = ossa__adjust_time(h->start, h->end, job->time, job->loop);
@@ -278,6 +307,30 @@ ossa_result ossa_sample_job_run(ossa_sample_job *job) {
         const ossa__bc_raw *r = &clip->raw[i];
         ossa_track v = raw_view(clip, r);
         uint32_t k = v.key_count < 2 ? 0 : c->clock_key[r->clock];
+        float kv[24]; /* keys k and k + 1 of a packed T/R/S channel: the editable floats, bit for bit */
+        if (r->lanes_off) {
+            uint32_t lanes = r->components * (r->interp == OSSA_INTERP_CUBIC ? 3u : 1u), n = v.key_count < 2 ? 1 : 2;
+            bool cached = i < c->raw_cap;
+            float *keys = cached ? c->rv + (size_t)i * 24 : kv;
+            if (!cached || c->rk[i] != k) {
+                uint32_t first = 0;
+                if (cached && n == 2 && c->rk[i] != UINT32_MAX && c->rk[i] + 1 == k) { /* one key forward: shift, decode one */
+                    memcpy(keys, keys + lanes, lanes * sizeof(float));
+                    first = 1;
+                }
+                const ossa__bc_lane *ln = (const ossa__bc_lane *)(clip->base + r->lanes_off);
+                uint32_t per = 0;
+                for (uint32_t l = 0; l < lanes; l++) per += ln[l].bits;
+                for (uint32_t j = first; j < n; j++)
+                    decode_lanes(clip->base + r->values_off, (uint64_t)(k + j) * per, ln, lanes, keys + j * lanes);
+                if (cached) c->rk[i] = k;
+            }
+            /* a view of keys k and k + 1 interpolates exactly as the whole track does */
+            v.times += k;
+            v.key_count = n;
+            v.values = keys;
+            k = 0;
+        }
         switch (r->kind) {
         case OSSA__CH_T: ossa__interpolate(&v, k, t, &out[r->target].translation.x, 3); break;
         case OSSA__CH_R: ossa__interpolate(&v, k, t, &out[r->target].rotation.x, 4); break;

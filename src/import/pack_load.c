@@ -573,7 +573,7 @@ static ossa_result read_clips(pl *L, ossa_asset *a) {
     const pk_section *s = &L->sec[PK_CLIPS];
     if (!s->present || s->count == 0) return OSSA_OK;
     uint32_t n = s->count;
-    uint64_t table = (uint64_t)n * PK_CLIP_RECORD, total = 0;
+    uint64_t table = (uint64_t)n * PK_CLIP_RECORD, total = 0, prev_end = 0;
     if (table > s->size)
         return fail(L, OSSA_ERROR_PARSE, PK_CLIPS, NULL, 0, "%u clip records need %llu bytes, the section has %llu", n,
                     (unsigned long long)table, (unsigned long long)s->size);
@@ -588,6 +588,10 @@ static ossa_result read_clips(pl *L, ossa_asset *a) {
         if (total > s->size)
             return fail(L, OSSA_ERROR_PARSE, PK_CLIPS, "clip", c, "blocks overlap (%llu bytes of blocks in %llu)",
                         (unsigned long long)total, (unsigned long long)s->size);
+        if (off < prev_end) /* the writer stores blocks in order: any overlap shows here */
+            return fail(L, OSSA_ERROR_PARSE, PK_CLIPS, "clip", c, "blocks overlap (offset %llu, the previous block ends at %llu)",
+                        (unsigned long long)off, (unsigned long long)prev_end);
+        prev_end = off + size;
     }
     a->built_clips = ossa__alloc_array(&L->al, n, sizeof *a->built_clips);
     if (!a->built_clips) return fail(L, OSSA_ERROR_OUT_OF_MEMORY, PK_CLIPS, NULL, 0, "out of memory");
