@@ -243,6 +243,20 @@ static void shared_assets_lossless_pack(void **state) {
     }
 }
 
+/* Byte-for-byte equality of two files. */
+static bool same_file(const char *a, const char *b) {
+    FILE *fa = fopen(a, "rb"), *fb = fopen(b, "rb");
+    bool same = fa && fb;
+    int ca = 0, cb = 0;
+    while (same && ca != EOF) {
+        ca = fgetc(fa), cb = fgetc(fb);
+        same = ca == cb;
+    }
+    if (fa) fclose(fa);
+    if (fb) fclose(fb);
+    return same;
+}
+
 /* render and bench take the .ossa too; render goes through the built clip at the default
  * precision either way, so the packed file's frame is the glTF's, byte for byte. */
 static void render_and_bench_take_packed_files(void **state) {
@@ -259,18 +273,7 @@ static void render_and_bench_take_packed_files(void **state) {
     char *out = run("%s render %s --clip all --from 0.7 --size 64x64 --out %s", tool, ossa, png_b);
     assert_non_null(strstr(out, "clip 'all'"));
     free(out);
-    FILE *fa = fopen(png_a, "rb"), *fb = fopen(png_b, "rb");
-    assert_true(fa && fb);
-    int ca, cb;
-    size_t same = 0, n = 0;
-    do {
-        ca = fgetc(fa), cb = fgetc(fb);
-        same += ca == cb;
-        n++;
-    } while (ca != EOF && cb != EOF);
-    fclose(fa);
-    fclose(fb);
-    assert_true(ca == EOF && cb == EOF && same == n);
+    assert_true(same_file(png_a, png_b));
     out = run("%s bench %s --rounds 1 --threads 1", tool, ossa);
     assert_non_null(strstr(out, "built, forward"));
     assert_non_null(strstr(out, "full frame"));
@@ -286,6 +289,26 @@ static void render_and_bench_take_packed_files(void **state) {
     assert_non_null(strstr(out, ": 1 built clip\n"));
     assert_non_null(strstr(out, "playing clip 1 'all'"));
     free(out);
+}
+
+/* A textured model keeps its materials, image and texture coordinates through a pack:
+ * its .ossa renders to the same PNG as the source (before materials were packed, the
+ * packed box rendered untextured grey). */
+static void textured_model_renders_alike(void **state) {
+    (void)state;
+    const char *tool = ot_tool();
+    if (!tool) skip();
+    const char *asset = ot_asset("BoxTextured-glb/BoxTextured.glb");
+    if (!asset) skip();
+    char src[4096], ossa[4096], png_a[4096], png_b[4096];
+    snprintf(src, sizeof src, "%s", asset);
+    snprintf(ossa, sizeof ossa, "%s", ot_tmp("box_textured.ossa"));
+    snprintf(png_a, sizeof png_a, "%s", ot_tmp("box_textured_glb.png"));
+    snprintf(png_b, sizeof png_b, "%s", ot_tmp("box_textured_ossa.png"));
+    free(run("%s pack %s %s", tool, src, ossa));
+    free(run("%s render %s --size 64x64 --out %s", tool, src, png_a));
+    free(run("%s render %s --size 64x64 --out %s", tool, ossa, png_b));
+    assert_true(same_file(png_a, png_b));
 }
 
 static void corrupt_file_is_refused(void **state) {
@@ -328,6 +351,7 @@ int main(void) {
         cmocka_unit_test(sample_precision_within_bound),
         cmocka_unit_test(shared_assets_lossless_pack),
         cmocka_unit_test(render_and_bench_take_packed_files),
+        cmocka_unit_test(textured_model_renders_alike),
         cmocka_unit_test(corrupt_file_is_refused),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
