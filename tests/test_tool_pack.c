@@ -291,6 +291,29 @@ static void render_and_bench_take_packed_files(void **state) {
     free(out);
 }
 
+/* Layers on a packed file: `ossa render --clip all --clip all --weights --mask --sync` poses
+ * the lossless .ossa's built clips as the glTF's editable ones (same PNG), and the pose
+ * moves with time (a different frame at another time). */
+static void render_layers_on_packed_file(void **state) {
+    (void)state;
+    const char *tool = ot_tool();
+    if (!tool) skip();
+    const char *gltf = make_gltf();
+    char ossa[4096], png[3][4096];
+    snprintf(ossa, sizeof ossa, "%s", ot_tmp("pack_layers.ossa"));
+    static const char *const NAMES[3] = {"layers_gltf.png", "layers_ossa.png", "layers_ossa0.png"};
+    for (int k = 0; k < 3; k++) snprintf(png[k], sizeof png[k], "%s", ot_tmp(NAMES[k]));
+    free(run("%s pack %s %s --lossless", tool, gltf, ossa));
+    const char *layers = "--clip all --clip all --mask mid --weights 1,3 --sync --size 64x64";
+    free(run("%s render %s %s --from 0.7 --out %s", tool, gltf, layers, png[0]));
+    char *out = run("%s render %s %s --from 0.7 --out %s", tool, ossa, layers, png[1]);
+    assert_non_null(strstr(out, "clip 'all'"));
+    free(out);
+    free(run("%s render %s %s --from 0 --out %s", tool, ossa, layers, png[2]));
+    assert_true(same_file(png[0], png[1]));
+    assert_false(same_file(png[1], png[2]));
+}
+
 /* A textured model keeps its materials, image and texture coordinates through a pack:
  * its .ossa renders to the same PNG as the source (before materials were packed, the
  * packed box rendered untextured grey). */
@@ -351,6 +374,7 @@ int main(void) {
         cmocka_unit_test(sample_precision_within_bound),
         cmocka_unit_test(shared_assets_lossless_pack),
         cmocka_unit_test(render_and_bench_take_packed_files),
+        cmocka_unit_test(render_layers_on_packed_file),
         cmocka_unit_test(textured_model_renders_alike),
         cmocka_unit_test(corrupt_file_is_refused),
     };
