@@ -17,6 +17,7 @@
 #include <unistd.h>
 
 #include "gltf_writer.h"
+#include "image_read.h"
 
 static char *run(const char *fmt, ...) __attribute__((format(printf, 1, 2)));
 static char *run(const char *fmt, ...) {
@@ -334,6 +335,52 @@ static void textured_model_renders_alike(void **state) {
     assert_true(same_file(png_a, png_b));
 }
 
+/* Fraction of pixels that differ between two PNGs of the same size. */
+static double png_changed(const char *a, const char *b) {
+    ot_image x, y;
+    ot_read_png(a, &x);
+    ot_read_png(b, &y);
+    assert_true(x.width == y.width && x.height == y.height);
+    size_t n = (size_t)x.width * x.height, diff = 0;
+    for (size_t i = 0; i < n; i++) diff += memcmp(x.rgba + 4 * i, y.rgba + 4 * i, 4) != 0;
+    ot_image_free(&x);
+    ot_image_free(&y);
+    return (double)diff / (double)n;
+}
+
+/* `ossa plot` on a packed file samples its built clip densely: the lossless .ossa's curves
+ * are the glTF's (the plots differ only by the glTF's key markers, key-time grid lines and
+ * legend text), the legend and the message say there are no keys, and another node draws
+ * another plot. */
+static void plot_packed_file(void **state) {
+    (void)state;
+    const char *tool = ot_tool();
+    if (!tool) skip();
+    const char *gltf = make_gltf();
+    char ossa[4096], png[3][4096];
+    snprintf(ossa, sizeof ossa, "%s", ot_tmp("pack_plot.ossa"));
+    static const char *const NAMES[3] = {"plot_gltf.png", "plot_ossa.png", "plot_ossa_leaf.png"};
+    for (int k = 0; k < 3; k++) snprintf(png[k], sizeof png[k], "%s", ot_tmp(NAMES[k]));
+    free(run("%s pack %s %s --lossless", tool, gltf, ossa));
+    free(run("%s plot %s --node mid --size 600x480 --out %s", tool, gltf, png[0]));
+    char *out = run("%s plot %s --node mid --size 600x480 --out %s", tool, ossa, png[1]);
+    assert_non_null(strstr(out, "built clip 'all' node 'mid' (sampled densely, no key markers"));
+    free(out);
+    out = run("%s plot %s --clip all --size 600x480 --out %s", tool, ossa, png[2]);
+    assert_non_null(strstr(out, "node 'root'")); /* the first joint the clip moves */
+    free(out);
+    free(run("%s plot %s --node leaf --size 600x480 --out %s", tool, ossa, png[2]));
+    double same_curves = png_changed(png[0], png[1]), other_node = png_changed(png[1], png[2]);
+    printf("plot: glTF vs .ossa %.4f of pixels differ, mid vs leaf %.4f\n", same_curves, other_node);
+    assert_true(same_curves > 0 && same_curves < 0.02);
+    assert_true(other_node > 2 * same_curves);
+    char cmd[8192];
+    snprintf(cmd, sizeof cmd, "%s plot %s --node nope --out x.png 2>&1", tool, ossa);
+    assert_int_equal(ot_run(cmd, &out), 1);
+    assert_non_null(strstr(out, "no node 'nope'"));
+    free(out);
+}
+
 static void corrupt_file_is_refused(void **state) {
     (void)state;
     const char *tool = ot_tool();
@@ -376,6 +423,7 @@ int main(void) {
         cmocka_unit_test(render_and_bench_take_packed_files),
         cmocka_unit_test(render_layers_on_packed_file),
         cmocka_unit_test(textured_model_renders_alike),
+        cmocka_unit_test(plot_packed_file),
         cmocka_unit_test(corrupt_file_is_refused),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
