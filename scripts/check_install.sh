@@ -17,6 +17,11 @@ cmake --build "$PREFIX/consumer" > /dev/null
 "$PREFIX/consumer/consumer" > /dev/null
 test -x "$PREFIX/consumer/consumer_gl" || { echo "install check: ossa::ossa_gl target missing" >&2; exit 1; }
 "$PREFIX/consumer/consumer_gl" > /dev/null
+if pkg-config --exists assimp; then  # ossa::ossa_assimp: the consumer loads a model and its animation
+  test -x "$PREFIX/consumer/consumer_assimp" || { echo "install check: ossa::ossa_assimp target missing" >&2; exit 1; }
+  rc=0; "$PREFIX/consumer/consumer_assimp" 2>/dev/null || rc=$?  # no arguments: usage, exit 2
+  test $rc -eq 2 || { echo "install check: consumer_assimp exited $rc" >&2; exit 1; }
+fi
 # pkg-config: ossa.pc and ossa_gl.pc resolve to the scratch prefix, not the configured one
 export PKG_CONFIG_PATH="$PREFIX/lib/pkgconfig:$PREFIX/lib/x86_64-linux-gnu/pkgconfig"
 case "$(pkg-config --variable=libdir ossa)" in

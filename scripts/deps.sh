@@ -5,7 +5,9 @@ set -euo pipefail
 PKGS=(
   build-essential cmake ninja-build pkg-config clang   # compilers and build
   libclang-rt-14-dev                                   # libFuzzer + sanitizer runtimes for clang (only Recommended by clang)
-  libjsmn-dev                                          # JSON tokenizer (glTF import)
+  libjsmn-dev                                          # JSON tokenizer (glTF import, test support)
+  libassimp-dev                                        # ossa_assimp: FBX, COLLADA, OBJ, ... (optional in CMake)
+  assimp-utils                                         # `assimp info/dump` for the FBX checks in test_assimp
   libcmocka-dev                                        # unit tests
   libpng-dev libgif-dev                                # PNG / GIF output
   libjpeg-dev                                          # JPEG textures (Debian's libjpeg-turbo), decoded by the tools

@@ -389,7 +389,7 @@ static void huge_counts(void **state) {
     /* no bufferView: the accessor is zeros, so a huge count is only bounded by the budget */
     expect_edits(EDITS("{\"bufferView\":0,\"componentType\":5126,\"count\":3,",
                        "{\"componentType\":5126,\"count\":4294967295,"),
-                 OSSA_ERROR_LIMIT, "", "exceeds max_allocation");
+                 OSSA_ERROR_LIMIT, "/accessors/0", "exceeds max_allocation (1073741824 bytes): the load already holds");
 }
 
 /* Row: cycles in the node hierarchy; a node with two parents. */

@@ -22,6 +22,7 @@
 #include "player.h"
 #include "asset.h"
 #include "gltf.h"
+#include "format.h"
 #include "pack.h"
 
 #endif

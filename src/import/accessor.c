@@ -47,8 +47,13 @@ ossa_result ossa__views_parse(ossa__ctx *ctx) {
                            (unsigned long long)stride);
             break;
         }
-        size_t bsize = ctx->buffers[buffer].size;
+        /* a buffer that was not loaded is checked against its byteLength (its data is an error only when read) */
+        size_t bsize = ctx->buffers[buffer].deferred ? ctx->buffers[buffer].declared : ctx->buffers[buffer].size;
         if (off > bsize || len > bsize - off) {
+            if (ossa__buffer_usable(ctx, (uint32_t)buffer)) { /* a broken buffer: its own error first, as before */
+                r = ctx->failed;
+                break;
+            }
             r = ossa__fail(ctx, OSSA_ERROR_INVALID_DATA, path,
                            "byteOffset %llu + byteLength %llu exceeds buffer %d (%zu bytes)", (unsigned long long)off,
                            (unsigned long long)len, buffer, bsize);
@@ -128,9 +133,18 @@ ossa_result ossa__accessors_parse(ossa__ctx *ctx) {
             break;
         }
         int32_t tt = ossa__json_find(ctx, items[i], "type");
-        if (tt < 0 || !parse_type(ctx, tt, a)) {
+        if (tt < 0 || ctx->tok[tt].type != OSSA__J_STRING) {
             r = ossa__fail(ctx, OSSA_ERROR_INVALID_DATA, path, "missing or unknown accessor type");
             break;
+        }
+        if (!parse_type(ctx, tt, a)) {
+            /* the validator accepts an unknown type on an unused accessor: an error only when read */
+            a->type_name = "unknown";
+            a->components = a->columns = 0;
+            a->sparse_tok = -1;
+            ossa__warn(ctx, path, "unknown accessor type '%.*s'; the accessor cannot be read",
+                       (int)(ctx->tok[tt].end - ctx->tok[tt].start), ctx->json + ctx->tok[tt].start);
+            continue;
         }
         if ((r = ossa__json_get_object(ctx, items[i], path, "sparse", &a->sparse_tok))) break;
         uint32_t cs = component_size(a->component_type);
@@ -147,7 +161,11 @@ ossa_result ossa__accessors_parse(ossa__ctx *ctx) {
             }
             size_t need;
             /* offset + stride * (count - 1) + esize, overflow-checked in 64 bits */
-            uint64_t need64 = (uint64_t)a->offset + (uint64_t)stride * (uint64_t)(a->count - 1) + esize;
+            /* the last column of the last matrix needs no trailing padding (MAT2/MAT3 of BYTE/SHORT) */
+            size_t col;
+            element_size(a, &col);
+            size_t pad = a->columns > 1 ? col - (size_t)(a->components / a->columns) * cs : 0;
+            uint64_t need64 = (uint64_t)a->offset + (uint64_t)stride * (uint64_t)(a->count - 1) + esize - pad;
             need = (size_t)need64;
             if (need64 > (uint64_t)v->length) {
                 r = ossa__fail(ctx, OSSA_ERROR_INVALID_DATA, path,
@@ -216,6 +234,7 @@ static ossa_result apply_sparse(ossa__ctx *ctx, uint32_t index, const ossa__acce
     if ((r = ossa__json_get_index(ctx, vt, vp, "bufferView", true, ctx->view_count, "bufferViews", &vview))) return r;
     if ((r = ossa__json_get_uint(ctx, vt, vp, "byteOffset", false, SIZE_MAX / 4, &voff, NULL))) return r;
     const ossa__view *iv = &ctx->views[iview], *vv = &ctx->views[vview];
+    if (ossa__buffer_usable(ctx, iv->buffer) || ossa__buffer_usable(ctx, vv->buffer)) return ctx->failed;
     size_t isz = component_size((uint32_t)ict);
     size_t col;
     size_t esz = element_size(a, &col);
@@ -241,35 +260,92 @@ static ossa_result apply_sparse(ossa__ctx *ctx, uint32_t index, const ossa__acce
     return OSSA_OK;
 }
 
-static ossa_result decode(ossa__ctx *ctx, uint32_t index, float **fout, uint32_t **uout) {
+static ossa_result decode_at(ossa__ctx *ctx, uint32_t index, float **fout, uint32_t **uout, bool modify);
+
+/* Decodes with the accessor as the load's stage (LIMIT diagnostics name it), then restores the stage. */
+static ossa_result decode(ossa__ctx *ctx, uint32_t index, float **fout, uint32_t **uout, bool modify) {
+    const char *stage = ctx->stage;
+    uint32_t stage_index = ctx->stage_index;
+    OSSA__STAGE(ctx, "/accessors/%u", index);
+    ossa_result r = decode_at(ctx, index, fout, uout, modify);
+    OSSA__STAGE(ctx, stage, stage_index);
+    return r;
+}
+
+static ossa_result decode_at(ossa__ctx *ctx, uint32_t index, float **fout, uint32_t **uout, bool modify) {
     char path[64];
-    snprintf(path, sizeof path, "/accessors/%u", index);
+    path[0] = 0; /* formatted only on an error */
+#define ACC_PATH() (snprintf(path, sizeof path, "/accessors/%u", index), path)
     if (index >= ctx->accessor_count)
-        return ossa__fail(ctx, OSSA_ERROR_INVALID_DATA, path, "accessor does not exist (%u accessors)", ctx->accessor_count);
+        return ossa__fail(ctx, OSSA_ERROR_INVALID_DATA, ACC_PATH(), "accessor does not exist (%u accessors)",
+                          ctx->accessor_count);
     const ossa__accessor *a = &ctx->accessors[index];
+    if (!a->columns)
+        return ossa__fail(ctx, OSSA_ERROR_INVALID_DATA, ACC_PATH(), "missing or unknown accessor type");
+    if (a->view >= 0 && ossa__buffer_usable(ctx, ctx->views[a->view].buffer)) return ctx->failed;
     size_t total = (size_t)a->count * a->components;
     float *f = NULL;
     uint32_t *u = NULL;
+    bool borrowed = false;
+    if (fout && a->view >= 0 && a->component_type == 5126 && a->sparse_tok < 0) {
+        /* tightly packed FLOAT: used in place, no copy (ossa__ctx_free ignores pointers into
+         * buffers). Values the caller modifies are borrowed only from this load's own scratch
+         * buffers (a decoded data: URI), never from a mapped file or the caller's memory. */
+        const ossa__view *v = &ctx->views[a->view];
+        const ossa__buffer *buf = &ctx->buffers[v->buffer];
+        size_t esz = element_size(a, NULL);
+        const uint8_t *base = buf->data + v->offset + a->offset;
+        if ((!v->stride || v->stride == esz) && esz == (size_t)a->components * 4 && (!modify || buf->writable) &&
+            ((uintptr_t)base & 3u) == 0) {
+            f = (float *)(void *)(uintptr_t)base;
+            borrowed = true;
+        }
+    }
     /* zeroed only when there is no bufferView (zeros + optional sparse); else every element is written */
-    if (fout) f = a->view >= 0 ? ossa__ctx_alloc_raw(ctx, total, sizeof *f) : ossa__ctx_alloc(ctx, total, sizeof *f);
-    else u = a->view >= 0 ? ossa__ctx_alloc_raw(ctx, total, sizeof *u) : ossa__ctx_alloc(ctx, total, sizeof *u);
+    if (borrowed) {
+    } else if (fout) {
+        f = a->view >= 0 ? ossa__ctx_alloc_raw(ctx, total, sizeof *f) : ossa__ctx_alloc(ctx, total, sizeof *f);
+    } else {
+        u = a->view >= 0 ? ossa__ctx_alloc_raw(ctx, total, sizeof *u) : ossa__ctx_alloc(ctx, total, sizeof *u);
+    }
     if (!f && !u) return ctx->failed;
-    if (a->view >= 0) {
+    if (a->view >= 0 && !borrowed) {
         const ossa__view *v = &ctx->views[a->view];
         size_t col;
         size_t esz = element_size(a, &col);
         size_t stride = v->stride ? v->stride : esz;
         const uint8_t *base = ctx->buffers[v->buffer].data + v->offset + a->offset;
-        for (uint32_t i = 0; i < a->count; i++)
-            decode_element(a, base + (size_t)i * stride, col, f ? f + (size_t)i * a->components : NULL,
-                           u ? u + (size_t)i * a->components : NULL);
+        if (f && a->component_type == 5126 && col * a->columns == esz && esz == (size_t)a->components * 4) {
+            /* FLOAT without column padding: the bytes are the floats (same values as decode_element) */
+            if (stride == esz) memcpy(f, base, total * sizeof *f);
+            else
+                for (uint32_t i = 0; i < a->count; i++) memcpy(f + (size_t)i * a->components, base + (size_t)i * stride, esz);
+        } else if (u && a->columns == 1 && (a->component_type == 5121 || a->component_type == 5123)) {
+            uint32_t cs = a->component_type == 5121 ? 1 : 2, nc = a->components;
+            for (uint32_t i = 0; i < a->count; i++) {
+                const uint8_t *p = base + (size_t)i * stride;
+                uint32_t *o = u + (size_t)i * nc;
+                if (cs == 1)
+                    for (uint32_t k = 0; k < nc; k++) o[k] = p[k];
+                else
+                    for (uint32_t k = 0; k < nc; k++) {
+                        uint16_t x;
+                        memcpy(&x, p + 2 * k, 2);
+                        o[k] = x;
+                    }
+            }
+        } else {
+            for (uint32_t i = 0; i < a->count; i++)
+                decode_element(a, base + (size_t)i * stride, col, f ? f + (size_t)i * a->components : NULL,
+                               u ? u + (size_t)i * a->components : NULL);
+        }
     }
     ossa_result r = OSSA_OK;
     if (a->sparse_tok >= 0) r = apply_sparse(ctx, index, a, f, u);
     if (!r && f && a->component_type == 5126) {
         for (size_t i = 0; i < total; i++)
             if (!isfinite(f[i])) {
-                r = ossa__fail(ctx, OSSA_ERROR_INVALID_DATA, path, "element %zu component %zu is not finite",
+                r = ossa__fail(ctx, OSSA_ERROR_INVALID_DATA, ACC_PATH(), "element %zu component %zu is not finite",
                                i / a->components, i % a->components);
                 break;
             }
@@ -282,11 +358,17 @@ static ossa_result decode(ossa__ctx *ctx, uint32_t index, float **fout, uint32_t
     if (fout) *fout = f;
     else *uout = u;
     return OSSA_OK;
+#undef ACC_PATH
 }
 
 ossa_result ossa__accessor_read_floats(ossa__ctx *ctx, uint32_t index, float **out) {
     *out = NULL;
-    return decode(ctx, index, out, NULL);
+    return decode(ctx, index, out, NULL, false);
+}
+
+ossa_result ossa__accessor_read_floats_mutable(ossa__ctx *ctx, uint32_t index, float **out) {
+    *out = NULL;
+    return decode(ctx, index, out, NULL, true);
 }
 
 ossa_result ossa__accessor_read_uints(ossa__ctx *ctx, uint32_t index, uint32_t **out) {
@@ -300,5 +382,5 @@ ossa_result ossa__accessor_read_uints(ossa__ctx *ctx, uint32_t index, uint32_t *
     if ((ct != 5121 && ct != 5123 && ct != 5125) || a->normalized)
         return ossa__fail(ctx, OSSA_ERROR_INVALID_DATA, path, "componentType %u%s is not an unsigned integer type", ct,
                           a->normalized ? " (normalized)" : "");
-    return decode(ctx, index, NULL, out);
+    return decode(ctx, index, NULL, out, true);
 }

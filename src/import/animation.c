@@ -10,8 +10,6 @@
 
 #include "core/alloc.h"
 
-#define TABLE_CAP ((size_t)256 << 20) /* frame-index tables beyond this fall back to binary search */
-
 typedef struct sampler_doc {
     int32_t input, output;
     ossa_interp interp;
@@ -106,7 +104,8 @@ static ossa_result read_sampler(ossa__ctx *ctx, const char *spath, const sampler
         }
     }
     if (!r && (*times)[0] < 0.0f) ossa__warn(ctx, ip, "accessor %d: negative key time %g", s->input, (*times)[0]);
-    if (!r) r = ossa__accessor_read_floats(ctx, (uint32_t)s->output, values);
+    if (!r) r = rotation ? ossa__accessor_read_floats_mutable(ctx, (uint32_t)s->output, values) /* normalised below */
+                         : ossa__accessor_read_floats(ctx, (uint32_t)s->output, values);
     if (!r && rotation) {
         for (uint32_t k = 0; k < in->count; k++) {
             ossa__quat_normalize4(*values + ((size_t)k * mult + (mult == 3 ? 1 : 0)) * 4);
@@ -138,6 +137,7 @@ static ossa_result load_one(ossa__ctx *ctx, const ossa__doc *doc, const int32_t 
                             float table_rate, const ossa_allocator *allocator, uint32_t a, int32_t anim, ossa_clip **out) {
     char path[64];
     snprintf(path, sizeof path, "/animations/%u", a);
+    OSSA__STAGE(ctx, "/animations/%u", a);
     anim_build b;
     memset(&b, 0, sizeof b);
     char *name = NULL;
@@ -270,34 +270,6 @@ static ossa_result load_one(ossa__ctx *ctx, const ossa__doc *doc, const int32_t 
         }
     }
     {
-        /* budget: the clip's copy of keys plus its frame-index tables */
-        float rate = table_rate == 0.0f ? 60.0f : table_rate;
-        size_t keys_bytes = 4096, table_bytes = 0;
-        for (uint32_t t = 0; t < b.track_count; t++) {
-            const ossa_track *parts[3] = {&b.tracks[t].translation, &b.tracks[t].rotation, &b.tracks[t].scale};
-            for (int k = 0; k < 3; k++) {
-                size_t per = parts[k]->interp == OSSA_INTERP_CUBIC ? 3u : 1u;
-                keys_bytes += (size_t)parts[k]->key_count * (1 + per * parts[k]->components) * sizeof(float) + 64;
-                if (rate > 0) table_bytes += (size_t)ossa_track_table_bound(parts[k], rate) * 4 + 16;
-            }
-        }
-        for (uint32_t w = 0; w < b.weight_count; w++) {
-            const ossa_track *tr = &b.weights[w].weights;
-            size_t per = tr->interp == OSSA_INTERP_CUBIC ? 3u : 1u;
-            keys_bytes += (size_t)tr->key_count * (1 + per * tr->components) * sizeof(float) + 64;
-            if (rate > 0) table_bytes += (size_t)ossa_track_table_bound(tr, rate) * 4 + 16;
-        }
-        if (rate > 0 && (table_bytes > TABLE_CAP || table_bytes > (ctx->limit - ctx->used) / 2)) {
-            ossa__warn(ctx, path, "key times span too long for a %g Hz frame-index table (%zu bytes); binary search used",
-                       rate, table_bytes);
-            rate = -1.0f;
-            table_bytes = 0;
-        }
-        size_t total = keys_bytes + table_bytes;
-        if (!ossa__ctx_reserve(ctx, total)) {
-            r = ctx->failed;
-            goto done;
-        }
         ossa_clip_desc cd;
         memset(&cd, 0, sizeof cd);
         cd.name = name ? name : "";
@@ -305,9 +277,7 @@ static ossa_result load_one(ossa__ctx *ctx, const ossa__doc *doc, const int32_t 
         cd.tracks = b.tracks;
         cd.weight_track_count = b.weight_count;
         cd.weight_tracks = b.weights;
-        cd.table_rate = rate;
-        ossa_result cr = ossa_clip_create(&cd, allocator, out); /* stays allocated: its reservation is kept */
-        if (cr) r = ossa__fail(ctx, cr, path, "cannot build the clip (%s)", ossa_result_string(cr));
+        r = ossa__builder_clip(ctx, allocator, path, &cd, table_rate, out);
     }
 done:
     ossa__ctx_free(ctx, name);

@@ -13,8 +13,6 @@
 
 #include "core/alloc.h"
 
-#define DEFAULT_LIMIT ((size_t)1 << 30)
-
 /* ---------------------------------------------------------------- helpers */
 
 static ossa_result tok_uint(ossa__ctx *ctx, int32_t tok, const char *path, uint32_t max, uint32_t *out) {
@@ -449,10 +447,10 @@ static ossa_result read_attr(ossa__ctx *ctx, int32_t attrs, const char *path, co
     return ossa__accessor_read_floats(ctx, (uint32_t)idx, out);
 }
 
-static ossa_result build_primitive(ossa__ctx *ctx, const ossa__doc *doc, const ossa_skeleton *skel, uint32_t node,
-                                   uint32_t mi, uint32_t pi, uint32_t material_count, const ossa_allocator *allocator,
-                                   ossa_mesh **out) {
-    *out = NULL;
+static ossa_result build_primitive(ossa__ctx *ctx, const ossa__doc *doc, ossa_asset *asset, uint32_t node, uint32_t mi,
+                                   uint32_t pi) {
+    const ossa_skeleton *skel = asset->skeleton;
+    OSSA__STAGE(ctx, "/meshes/%u", mi);
     const ossa__mesh_doc *md = &doc->meshes[mi];
     const ossa__node *nd = &doc->nodes[node];
     int32_t ptok = md->primitives[pi];
@@ -501,7 +499,7 @@ static ossa_result build_primitive(ossa__ctx *ctx, const ossa__doc *doc, const o
     if (d->uv1) b.f[b.nf++] = d->uv1;
     if ((r = ossa__read_colors(ctx, attrs, apath, nv, &d->colors))) goto done;
     if (d->colors) b.f[b.nf++] = d->colors;
-    d->material = ossa__primitive_material(ctx, ptok, path, material_count);
+    d->material = ossa__primitive_material(ctx, ptok, path, asset->material_count);
 
     /* indices */
     int32_t ia;
@@ -598,7 +596,6 @@ static ossa_result build_primitive(ossa__ctx *ctx, const ossa__doc *doc, const o
             goto done;
         }
         for (uint32_t v = 0; v < nv; v++) {
-            double sum = 0;
             for (uint32_t k = 0; k < d->influences; k++) {
                 uint32_t s = k / 4, c = k % 4;
                 uint32_t raw = j[s][v * 4 + c];
@@ -625,12 +622,9 @@ static ossa_result build_primitive(ossa__ctx *ctx, const ossa__doc *doc, const o
                 }
                 d->joints[(size_t)v * d->influences + k] = (uint16_t)sj;
                 d->weights[(size_t)v * d->influences + k] = wt;
-                sum += wt;
             }
-            if (sum > 0)
-                for (uint32_t k = 0; k < d->influences; k++)
-                    d->weights[(size_t)v * d->influences + k] = (float)(d->weights[(size_t)v * d->influences + k] / sum);
         }
+        ossa__normalize_weights(d->weights, nv, d->influences);
     }
 
     /* morph targets */
@@ -663,22 +657,7 @@ static ossa_result build_primitive(ossa__ctx *ctx, const ossa__doc *doc, const o
         }
     }
 
-    /* budget for the runtime copy, then build it */
-    {
-        /* the runtime copy stays allocated: its bytes count towards max_allocation for the rest of the load */
-        size_t floats = 3 + (d->normals ? 3u : 0u) + (d->tangents ? 4u : 0u) + (d->uv0 ? 2u : 0u) + (d->uv1 ? 2u : 0u) +
-                        (d->colors ? 4u : 0u);
-        for (uint32_t k = 0; k < d->target_count; k++)
-            floats += (b.targets[k].positions ? 3u : 0u) + (b.targets[k].normals ? 3u : 0u) + (b.targets[k].tangents ? 3u : 0u);
-        size_t bytes = (size_t)nv * floats * sizeof(float) + (size_t)d->index_count * 4 + (size_t)nv * d->influences * 6 +
-                       (size_t)d->target_count * (sizeof(ossa_morph_target) + 4) + 256;
-        if (!ossa__ctx_reserve(ctx, bytes)) {
-            r = ctx->failed;
-            goto done;
-        }
-        ossa_result cr = ossa_mesh_create(d, allocator, out);
-        if (cr) r = ossa__fail(ctx, cr, path, "cannot build the mesh (%s)", ossa_result_string(cr));
-    }
+    r = ossa__builder_add_mesh(ctx, asset, d, path); /* budget for the runtime copy, then build it */
 done:
     prim_free(ctx, &b);
     return r;
@@ -686,27 +665,20 @@ done:
 
 /* ---------------------------------------------------------------- asset assembly */
 
-static uint32_t name_hash(const char *s) {
-    uint32_t h = 2166136261u; /* FNV-1a */
-    for (; *s; s++) h = (h ^ (uint8_t)*s) * 16777619u;
-    return h;
-}
-
+/* The glTF document, fully parsed, goes through the format-neutral builder. */
 static ossa_result load(ossa__ctx *ctx, const ossa_load_options *options, const ossa_skeleton *bind_to,
                         ossa_asset **out) {
     ossa__doc doc;
     memset(&doc, 0, sizeof doc);
     ossa_asset *asset = NULL;
-    ossa_skeleton_desc sd;
-    memset(&sd, 0, sizeof sd);
-    int32_t *parents = NULL, *joint_of_node = NULL;
-    ossa_transform *rest = NULL;
-    const char **names = NULL;
+    int32_t *joint_of_node = NULL;
     ossa_skin_desc *skins = NULL;
+    ossa_mesh_info *infos = NULL;
     ossa_result r;
     const ossa_allocator *al = options ? options->allocator : NULL;
     float rate = options ? options->table_rate : 0.0f;
 
+    OSSA__STAGE(ctx, NULL, 0); /* the JSON tokens */
     if ((r = ossa__json_parse(ctx))) goto fail;
     if ((r = check_asset_and_extensions(ctx))) goto fail;
     if ((r = ossa__buffers_load(ctx))) goto fail;
@@ -718,34 +690,16 @@ static ossa_result load(ossa__ctx *ctx, const ossa_load_options *options, const 
     if (!bind_to) {
         if ((r = parse_skins(ctx, &doc))) goto fail;
     }
-
-    if (!ossa__ctx_reserve(ctx, sizeof *asset)) {
-        r = ctx->failed;
-        goto fail;
-    }
-    asset = ossa__alloc_array(al, 1, sizeof *asset);
-    if (!asset) {
-        r = ossa__fail(ctx, OSSA_ERROR_OUT_OF_MEMORY, "", "out of memory");
-        goto fail;
-    }
-    asset->allocator = ossa__allocator_resolve(al);
-    asset->scene = doc.scene;
+    OSSA__STAGE(ctx, "/nodes", 0);
+    if ((r = ossa__builder_begin(ctx, al, doc.scene, &asset))) goto fail;
     uint32_t n = doc.node_count;
     uint32_t joint_count = 0;
 
     if (!bind_to && n) {
-        parents = ossa__ctx_alloc(ctx, n, sizeof *parents);
-        rest = ossa__ctx_alloc(ctx, n, sizeof *rest);
-        names = ossa__ctx_alloc(ctx, n, sizeof *names);
         skins = ossa__ctx_alloc(ctx, doc.skin_count ? doc.skin_count : 1, sizeof *skins);
-        if (!parents || !rest || !names || !skins) {
+        if (!skins) {
             r = ctx->failed;
             goto fail;
-        }
-        for (uint32_t i = 0; i < n; i++) {
-            parents[i] = doc.nodes[i].parent;
-            rest[i] = doc.nodes[i].trs;
-            names[i] = doc.nodes[i].name ? doc.nodes[i].name : "";
         }
         for (uint32_t s = 0; s < doc.skin_count; s++) {
             skins[s].name = doc.skins[s].name;
@@ -754,142 +708,37 @@ static ossa_result load(ossa__ctx *ctx, const ossa_load_options *options, const 
             skins[s].inverse_bind = (const ossa_mat4 *)doc.skins[s].ibm;
             skins[s].root = doc.skins[s].root;
         }
-        sd.joint_count = n;
-        sd.parents = parents;
-        sd.rest = rest;
-        sd.names = names;
-        sd.skin_count = doc.skin_count;
-        sd.skins = skins;
-        size_t bytes = (size_t)n * 256 + (size_t)doc.skin_count * 64;
-        for (uint32_t s = 0; s < doc.skin_count; s++) bytes += (size_t)doc.skins[s].joint_count * 72;
-        if (!ossa__ctx_reserve(ctx, bytes)) {
-            r = ctx->failed;
+        if ((r = ossa__builder_skeleton(ctx, asset, n, doc.nodes, doc.skin_count, skins, "/nodes", &joint_of_node)))
             goto fail;
-        }
-        ossa_result cr = ossa_skeleton_create(&sd, al, &asset->skeleton);
-        if (cr) {
-            r = ossa__fail(ctx, cr, "/nodes", "cannot build the skeleton (%s)", ossa_result_string(cr));
-            goto fail;
-        }
         joint_count = n;
-        /* node infos (names point into the skeleton) */
-        if (!ossa__ctx_reserve(ctx, (size_t)n * sizeof *asset->nodes)) {
-            r = ctx->failed;
-            goto fail;
-        }
-        asset->nodes = ossa__alloc_array(al, n, sizeof *asset->nodes);
-        if (!asset->nodes) {
-            r = ossa__fail(ctx, OSSA_ERROR_OUT_OF_MEMORY, "", "out of memory");
-            goto fail;
-        }
-        asset->node_count = n;
-        for (uint32_t i = 0; i < n; i++) {
-            ossa_node_info *ni = &asset->nodes[i];
-            uint32_t jnt = asset->skeleton->joint_of_source[i];
-            ni->name = asset->skeleton->names[jnt];
-            ni->parent = doc.nodes[i].parent;
-            ni->mesh = doc.nodes[i].mesh;
-            ni->skin = doc.nodes[i].skin;
-            ni->joint = jnt;
-            ni->had_matrix = doc.nodes[i].had_matrix;
-            ni->matrix_not_trs = doc.nodes[i].matrix_not_trs;
-            ni->matrix = doc.nodes[i].matrix;
-        }
-        joint_of_node = ossa__ctx_alloc(ctx, n, sizeof *joint_of_node);
-        if (!joint_of_node) {
-            r = ctx->failed;
-            goto fail;
-        }
-        for (uint32_t i = 0; i < n; i++) joint_of_node[i] = (int32_t)asset->skeleton->joint_of_source[i];
     } else if (bind_to && n) {
         joint_count = bind_to->joint_count;
-        joint_of_node = ossa__ctx_alloc(ctx, n, sizeof *joint_of_node);
-        if (!joint_of_node) {
-            r = ctx->failed;
-            goto fail;
-        }
-        /* name → first joint with that name, through a hash table (linear, not nodes x joints) */
-        uint32_t cap = 16;
-        while (cap < 2u * joint_count && cap < (1u << 30)) cap *= 2;
-        int32_t *table = ossa__ctx_alloc(ctx, cap, sizeof *table);
-        if (!table) {
-            r = ctx->failed;
-            goto fail;
-        }
-        for (uint32_t k = 0; k < cap; k++) table[k] = -1;
-        for (uint32_t jnt = 0; jnt < joint_count; jnt++) {
-            uint32_t h = name_hash(bind_to->names[jnt]) & (cap - 1);
-            bool dup = false;
-            while (table[h] >= 0 && !dup) {
-                dup = !strcmp(bind_to->names[table[h]], bind_to->names[jnt]);
-                if (!dup) h = (h + 1) & (cap - 1);
-            }
-            if (!dup) table[h] = (int32_t)jnt;
-        }
-        for (uint32_t i = 0; i < n; i++) {
-            joint_of_node[i] = -1;
-            if (!doc.nodes[i].name || !doc.nodes[i].name[0]) continue;
-            for (uint32_t h = name_hash(doc.nodes[i].name) & (cap - 1); table[h] >= 0; h = (h + 1) & (cap - 1))
-                if (!strcmp(bind_to->names[table[h]], doc.nodes[i].name)) {
-                    joint_of_node[i] = table[h];
-                    break;
-                }
-        }
-        ossa__ctx_free(ctx, table);
+        if ((r = ossa__builder_bind_names(ctx, bind_to, n, doc.nodes, &joint_of_node))) goto fail;
     }
 
     if (!bind_to && (r = ossa__materials_load(ctx, al, asset))) goto fail;
 
     /* mesh infos: one block, names stored after the array */
+    /* mesh infos: one block, names stored after the array */
     if (!bind_to && doc.mesh_count) {
-        ossa__layout L = {0, false};
-        size_t o_info = ossa__layout_add(&L, doc.mesh_count, sizeof(ossa_mesh_info));
-        size_t o_names = L.size;
-        for (uint32_t m = 0; m < doc.mesh_count; m++)
-            L.size += strlen(doc.meshes[m].name ? doc.meshes[m].name : "") + 1;
-        if (!ossa__ctx_reserve(ctx, L.size)) {
+        infos = ossa__ctx_alloc(ctx, doc.mesh_count, sizeof *infos);
+        if (!infos) {
             r = ctx->failed;
             goto fail;
         }
-        uint8_t *blk = ossa__alloc(al, L.size);
-        if (!blk) {
-            r = ossa__fail(ctx, OSSA_ERROR_OUT_OF_MEMORY, "", "out of memory");
-            goto fail;
-        }
-        asset->mesh_infos = (ossa_mesh_info *)(void *)(blk + o_info);
-        asset->mesh_info_count = doc.mesh_count;
-        char *p = (char *)blk + o_names;
         for (uint32_t m = 0; m < doc.mesh_count; m++) {
-            const char *nm = doc.meshes[m].name ? doc.meshes[m].name : "";
-            size_t l = strlen(nm) + 1;
-            memcpy(p, nm, l);
-            asset->mesh_infos[m].name = p;
-            asset->mesh_infos[m].primitive_count = doc.meshes[m].primitive_count;
-            asset->mesh_infos[m].target_count = doc.meshes[m].target_count;
-            p += l;
+            infos[m].name = doc.meshes[m].name;
+            infos[m].primitive_count = doc.meshes[m].primitive_count;
+            infos[m].target_count = doc.meshes[m].target_count;
         }
+        if ((r = ossa__builder_mesh_infos(ctx, asset, doc.mesh_count, infos))) goto fail;
         /* meshes: one per (node with mesh, triangle primitive), glTF node order. The sum is
          * 64-bit: 65536 nodes instancing a mesh of 65537 primitives wrapped a 32-bit total
          * to 65536 and the array was overrun. */
         uint64_t total = 0;
         for (uint32_t i = 0; i < n; i++)
             if (doc.nodes[i].mesh >= 0) total += doc.meshes[doc.nodes[i].mesh].primitive_count;
-        if (total > UINT32_MAX) {
-            r = ossa__fail(ctx, OSSA_ERROR_LIMIT, "/nodes", "%llu mesh primitive instances (more than 2^32 - 1)",
-                           (unsigned long long)total);
-            goto fail;
-        }
-        if (total) {
-            if (!ossa__ctx_reserve(ctx, (size_t)total * sizeof *asset->meshes)) {
-                r = ctx->failed;
-                goto fail;
-            }
-            asset->meshes = ossa__alloc_array(al, (size_t)total, sizeof *asset->meshes);
-            if (!asset->meshes) {
-                r = ossa__fail(ctx, OSSA_ERROR_OUT_OF_MEMORY, "", "out of memory");
-                goto fail;
-            }
-        }
+        if ((r = ossa__builder_reserve_meshes(ctx, asset, total, "/nodes"))) goto fail;
         for (uint32_t i = 0; i < n && !r; i++) {
             int32_t m = doc.nodes[i].mesh;
             if (m < 0) continue;
@@ -897,9 +746,7 @@ static ossa_result load(ossa__ctx *ctx, const ossa_load_options *options, const 
                 uint64_t mode = 4;
                 ossa__json_get_uint(ctx, doc.meshes[m].primitives[pi], "", "mode", false, 6, &mode, NULL);
                 if (mode != 4) continue;
-                ossa_mesh *mesh = NULL;
-                if ((r = build_primitive(ctx, &doc, asset->skeleton, i, (uint32_t)m, pi, asset->material_count, al, &mesh))) break;
-                if (mesh) asset->meshes[asset->mesh_count++] = mesh;
+                if ((r = build_primitive(ctx, &doc, asset, i, (uint32_t)m, pi))) break;
             }
         }
         if (r) goto fail;
@@ -907,51 +754,15 @@ static ossa_result load(ossa__ctx *ctx, const ossa_load_options *options, const 
 
     if ((r = ossa__animations_load(ctx, &doc, joint_of_node, joint_count, rate, al, &asset->clip_count, &asset->clips)))
         goto fail;
-
-    if (ctx->warnings_truncated) {
-        ctx->warnings_truncated = false;
-        ctx->warning_count--;
-        ctx->allocator.free(ctx->warnings[ctx->warning_count], ctx->allocator.user);
-        ctx->warnings[ctx->warning_count] = NULL;
-        ossa__warn(ctx, "", "further warnings suppressed (more than %d)", OSSA__MAX_WARNINGS - 1);
-    }
-    if (ctx->failed) { /* e.g. a warning could not be recorded */
-        r = ctx->failed;
-        goto fail;
-    }
-    asset->warning_count = ctx->warning_count;
-    asset->warnings = ctx->warnings;
-    ctx->warnings = NULL;
-    ctx->warning_count = 0;
-    *out = asset;
-    asset = NULL;
+    r = ossa__builder_finish(ctx, &asset, out);
 fail:
-    ossa__ctx_free(ctx, parents);
-    ossa__ctx_free(ctx, rest);
-    ossa__ctx_free(ctx, names);
     ossa__ctx_free(ctx, skins);
+    ossa__ctx_free(ctx, infos);
     ossa__ctx_free(ctx, joint_of_node);
     doc_free(ctx, &doc);
     ossa_asset_destroy(asset);
     if (!r && ctx->failed) r = ctx->failed;
     return r;
-}
-
-static void ctx_init(ossa__ctx *ctx, const ossa_load_options *options, ossa_diagnostic *diag) {
-    memset(ctx, 0, sizeof *ctx);
-    ctx->allocator = ossa__allocator_resolve(options ? options->allocator : NULL);
-    ctx->limit = options && options->max_allocation ? options->max_allocation : DEFAULT_LIMIT;
-    ctx->diag = diag;
-    ctx->base_dir = options ? options->base_dir : NULL;
-    if (diag) memset(diag, 0, sizeof *diag);
-}
-
-static void ctx_done(ossa__ctx *ctx) {
-    ossa__ctx_release(ctx);
-    for (uint32_t i = 0; i < ctx->warning_count; i++) ctx->allocator.free(ctx->warnings[i], ctx->allocator.user);
-    if (ctx->warnings) ctx->allocator.free(ctx->warnings, ctx->allocator.user);
-    ctx->warnings = NULL;
-    ctx->warning_count = 0;
 }
 
 static ossa_result load_memory(ossa__ctx *ctx, const void *data, size_t size, const ossa_load_options *options,
@@ -964,7 +775,7 @@ static ossa_result load_memory(ossa__ctx *ctx, const void *data, size_t size, co
 static ossa_result load_path(const char *path, const ossa_load_options *options, const ossa_skeleton *bind_to,
                              ossa_asset **out, ossa_diagnostic *diag) {
     ossa__ctx ctx;
-    ctx_init(&ctx, options, diag);
+    ossa__ctx_init(&ctx, options, diag);
     /* base dir = the file's directory (options->base_dir is for memory loads) */
     char dir[1024];
     const char *slash = strrchr(path, '/');
@@ -980,10 +791,11 @@ static ossa_result load_path(const char *path, const ossa_load_options *options,
     ctx.base_dir = dir;
     uint8_t *bytes = NULL;
     size_t size = 0;
-    ossa_result r = ossa__read_file(&ctx, path, "", &bytes, &size);
+    bool mapped = false;
+    ossa_result r = ossa__read_file(&ctx, path, "", &bytes, &size, &mapped);
     if (!r) r = load_memory(&ctx, bytes, size, options, bind_to, out);
-    ossa__ctx_free(&ctx, bytes);
-    ctx_done(&ctx);
+    ossa__release_file(&ctx, bytes, size, mapped);
+    ossa__ctx_done(&ctx);
     return r;
 }
 
@@ -1003,9 +815,9 @@ ossa_result ossa_gltf_load_memory(const void *data, size_t size, const ossa_load
     *out = NULL;
     if (!data || !size) return OSSA_ERROR_INVALID_ARGUMENT;
     ossa__ctx ctx;
-    ctx_init(&ctx, options, diag);
+    ossa__ctx_init(&ctx, options, diag);
     ossa_result r = load_memory(&ctx, data, size, options, NULL, out);
-    ctx_done(&ctx);
+    ossa__ctx_done(&ctx);
     return r;
 }
 

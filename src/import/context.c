@@ -13,6 +13,19 @@
 
 static void *ctx_alloc(ossa__ctx *ctx, size_t count, size_t size, bool zero);
 
+static const char *stage_path(const ossa__ctx *ctx, char *buf, size_t size) {
+    if (!ctx->stage) return "";
+#if defined(__GNUC__)
+#pragma GCC diagnostic push
+#pragma GCC diagnostic ignored "-Wformat-nonliteral"
+#endif
+    snprintf(buf, size, ctx->stage, ctx->stage_index);
+#if defined(__GNUC__)
+#pragma GCC diagnostic pop
+#endif
+    return buf;
+}
+
 void *ossa__ctx_alloc(ossa__ctx *ctx, size_t count, size_t size) { return ctx_alloc(ctx, count, size, true); }
 
 void *ossa__ctx_alloc_raw(ossa__ctx *ctx, size_t count, size_t size) { return ctx_alloc(ctx, count, size, false); }
@@ -21,8 +34,11 @@ static void *ctx_alloc(ossa__ctx *ctx, size_t count, size_t size, bool zero) {
     size_t bytes;
     if (ctx->failed) return NULL;
     if (!ossa__size_mul_add(count, size, HDR, &bytes) || bytes > ctx->limit - ctx->used) {
-        ossa__fail(ctx, OSSA_ERROR_LIMIT, "", "allocation of %zu x %zu bytes exceeds max_allocation (%zu bytes)",
-                   count, size, ctx->limit);
+        char stage[64];
+        ossa__fail(ctx, OSSA_ERROR_LIMIT, stage_path(ctx, stage, sizeof stage),
+                   "allocation of %zu x %zu bytes exceeds max_allocation (%zu bytes): the load already holds %zu bytes "
+                   "(raise max_allocation; ossa --max-memory)",
+                   count, size, ctx->limit, ctx->used);
         return NULL;
     }
     uint8_t *p = ctx->allocator.alloc(bytes, ctx->allocator.user);
@@ -38,6 +54,10 @@ static void *ctx_alloc(ossa__ctx *ctx, size_t count, size_t size, bool zero) {
 
 void ossa__ctx_free(ossa__ctx *ctx, void *ptr) {
     if (!ptr) return;
+    for (uint32_t i = 0; i < ctx->buffer_count && !ctx->releasing; i++) { /* accessor data used in place */
+        const ossa__buffer *b = &ctx->buffers[i];
+        if (b->data && (const uint8_t *)ptr >= b->data && (const uint8_t *)ptr < b->data + b->size) return;
+    }
     uint8_t *p = (uint8_t *)ptr - HDR;
     size_t bytes;
     memcpy(&bytes, p, sizeof bytes);
@@ -48,7 +68,11 @@ void ossa__ctx_free(ossa__ctx *ctx, void *ptr) {
 bool ossa__ctx_reserve(ossa__ctx *ctx, size_t bytes) {
     if (ctx->failed) return false;
     if (bytes > ctx->limit - ctx->used) {
-        ossa__fail(ctx, OSSA_ERROR_LIMIT, "", "%zu bytes exceed max_allocation (%zu bytes)", bytes, ctx->limit);
+        char stage[64];
+        ossa__fail(ctx, OSSA_ERROR_LIMIT, stage_path(ctx, stage, sizeof stage),
+                   "%zu more bytes exceed max_allocation (%zu bytes): the load already holds %zu bytes "
+                   "(raise max_allocation; ossa --max-memory)",
+                   bytes, ctx->limit, ctx->used);
         return false;
     }
     ctx->used += bytes;
@@ -133,9 +157,29 @@ void ossa__warn(ossa__ctx *ctx, const char *path, const char *fmt, ...) {
     ctx->warnings[ctx->warning_count++] = w;
 }
 
+ossa_result ossa__fail_again(ossa__ctx *ctx, ossa_result result, const ossa_diagnostic *diag) {
+    if (ctx->failed) return ctx->failed;
+    ctx->failed = result;
+    if (ctx->diag && diag) *ctx->diag = *diag;
+    return result;
+}
+
+ossa_result ossa__buffer_usable(ossa__ctx *ctx, uint32_t b) {
+    const ossa__buffer *buf = &ctx->buffers[b];
+    return buf->deferred ? ossa__fail_again(ctx, buf->deferred, buf->deferred_diag) : OSSA_OK;
+}
+
 void ossa__ctx_release(ossa__ctx *ctx) {
-    for (uint32_t i = 0; i < ctx->buffer_count; i++) ossa__ctx_free(ctx, ctx->buffers[i].owned);
-    ossa__ctx_free(ctx, ctx->buffers);
+    ctx->releasing = true; /* the buffers themselves now */
+    for (uint32_t i = 0; i < ctx->buffer_count; i++) {
+        ossa__ctx_free(ctx, ctx->buffers[i].owned);
+        ossa__release_file(ctx, ctx->buffers[i].mapped, ctx->buffers[i].mapped_size, true);
+        ossa__ctx_free(ctx, ctx->buffers[i].deferred_diag);
+    }
+    ossa__buffer *buffers = ctx->buffers;
+    ctx->buffers = NULL;
+    ctx->buffer_count = 0;
+    ossa__ctx_free(ctx, buffers);
     ossa__ctx_free(ctx, ctx->views);
     ossa__ctx_free(ctx, ctx->accessors);
     ossa__ctx_free(ctx, ctx->tok);
@@ -144,18 +188,18 @@ void ossa__ctx_release(ossa__ctx *ctx) {
     ctx->accessors = NULL;
     ctx->tok = NULL;
     ctx->buffer_count = ctx->view_count = ctx->accessor_count = ctx->tok_count = 0;
+    ctx->releasing = false;
 }
 
 double ossa__quat_normalize4(float q[4]) {
-    double m = 0;
-    for (int i = 0; i < 4; i++) m = fmax(m, fabs((double)q[i]));
-    if (!(m > 0) || !isfinite(m)) {
+    /* finite floats squared cannot overflow or underflow a double, so no scaling is needed */
+    double l2 = 0;
+    for (int i = 0; i < 4; i++) l2 += (double)q[i] * q[i];
+    if (!(l2 > 0) || !isfinite(l2)) {
         q[0] = q[1] = q[2] = 0, q[3] = 1;
         return 0;
     }
-    double v[4], l = 0;
-    for (int i = 0; i < 4; i++) v[i] = q[i] / m, l += v[i] * v[i];
-    l = sqrt(l);
-    for (int i = 0; i < 4; i++) q[i] = (float)(v[i] / l);
-    return l * m;
+    double l = sqrt(l2);
+    for (int i = 0; i < 4; i++) q[i] = (float)(q[i] / l);
+    return l;
 }

@@ -3,17 +3,7 @@
 #ifndef OSSA_IMPORT_DOCUMENT_H
 #define OSSA_IMPORT_DOCUMENT_H
 
-#include "import/gltf_internal.h"
-
-typedef struct ossa__node {
-    char *name;              /* NULL = unnamed */
-    int32_t parent, mesh, skin;
-    bool had_matrix, matrix_not_trs;
-    ossa_mat4 matrix;
-    ossa_transform trs;
-    uint32_t weight_count;   /* node.weights (overrides mesh.weights) */
-    float *weights;
-} ossa__node;
+#include "import/asset_builder.h"
 
 typedef struct ossa__mesh_doc {
     char *name;

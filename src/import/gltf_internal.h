@@ -36,6 +36,11 @@ typedef struct ossa__buffer {
     size_t size;       /* bytes available (>= declared byteLength once resolved) */
     size_t declared;   /* byteLength */
     void *owned;       /* freed at the end of the load */
+    bool writable;     /* data is this load's own scratch copy (decoded data: URI): accessors may point into it */
+    void *mapped;      /* external file mapped read-only (unmapped at the end of the load), or NULL */
+    size_t mapped_size;
+    ossa_result deferred;       /* != OK: not loaded (why below); an error only if an accessor read uses it */
+    ossa_diagnostic *deferred_diag;
 } ossa__buffer;
 
 typedef struct ossa__view {
@@ -52,7 +57,7 @@ typedef struct ossa__accessor {
     uint32_t count;
     uint32_t components;  /* 1, 2, 3, 4, 4 (MAT2), 9, 16 */
     uint32_t columns;     /* 1 for vectors, 2/3/4 for matrices */
-    const char *type_name;
+    const char *type_name; /* "unknown" when the file's type is not a glTF type (an error only if read) */
     int32_t sparse_tok;   /* token of the sparse object, or -1 */
 } ossa__accessor;
 
@@ -82,13 +87,21 @@ typedef struct ossa__ctx {
     uint32_t warning_count;
     char **warnings;
     bool warnings_truncated;
+
+    /* what is being loaded, for LIMIT diagnostics: a JSON pointer format with one %u
+     * ("/accessors/%u") and its index; NULL = the document itself. Formatted only on failure. */
+    const char *stage;
+    uint32_t stage_index;
+    bool releasing; /* ossa__ctx_release: buffers are being freed themselves */
 } ossa__ctx;
+
+#define OSSA__STAGE(ctx, fmt, index) ((ctx)->stage = (fmt), (ctx)->stage_index = (uint32_t)(index))
 
 /* ---- context: budgeted allocation, errors, warnings ---- */
 void *ossa__ctx_alloc(ossa__ctx *ctx, size_t count, size_t size); /* zeroed; sets LIMIT/OOM error */
 /* Same without zeroing (large byte buffers that are filled right away). */
 void *ossa__ctx_alloc_raw(ossa__ctx *ctx, size_t count, size_t size);
-void ossa__ctx_free(ossa__ctx *ctx, void *ptr);
+void ossa__ctx_free(ossa__ctx *ctx, void *ptr); /* NULL and pointers into buffers (accessor views): no-op */
 /* Reserves bytes from the budget without allocating (runtime objects built elsewhere). */
 bool ossa__ctx_reserve(ossa__ctx *ctx, size_t bytes);
 /* Records the first error: path is a JSON pointer ("/accessors/3"); the message is
@@ -106,6 +119,10 @@ void ossa__warn(ossa__ctx *ctx, const char *path, const char *fmt, ...)
 /* "/a/3/b" → "a[3].b" into out. */
 void ossa__path_to_place(const char *path, char *out, size_t size);
 void ossa__ctx_release(ossa__ctx *ctx); /* frees buffers, tokens, tables (not warnings) */
+/* Fails with a diagnostic recorded earlier (a deferred error, now that it matters). */
+ossa_result ossa__fail_again(ossa__ctx *ctx, ossa_result result, const ossa_diagnostic *diag);
+/* The error of buffer b when it was not loaded (see ossa__buffer.deferred), else OK. */
+ossa_result ossa__buffer_usable(ossa__ctx *ctx, uint32_t b);
 
 /* Normalises q in place in double precision after scaling by its largest component
  * (huge and tiny keys stay exact); zero or non-finite gives identity. Returns the
@@ -151,8 +168,12 @@ size_t ossa__base64_decoded_bound(size_t len);
 bool ossa__base64_decode(const char *in, size_t len, uint8_t *out, size_t *out_len);
 /* Percent-decodes a URI reference (%XX); false on a malformed escape or an embedded NUL. */
 bool ossa__uri_decode(const char *in, char *out, size_t out_size);
-/* Reads a whole file with the budget; IO error naming `path_json` on failure. */
-ossa_result ossa__read_file(ossa__ctx *ctx, const char *file, const char *path_json, uint8_t **out, size_t *size);
+/* A whole file, memory-mapped read-only (*mapped true; not counted against max_allocation,
+ * as it is not allocated) or, where mapping fails, read into a budgeted allocation; IO
+ * error naming `path_json` on failure. Release with ossa__release_file. */
+ossa_result ossa__read_file(ossa__ctx *ctx, const char *file, const char *path_json, uint8_t **out, size_t *size,
+                           bool *mapped);
+void ossa__release_file(ossa__ctx *ctx, uint8_t *data, size_t size, bool mapped);
 /* Splits a .glb container (or sets json to the whole input for .gltf text). */
 ossa_result ossa__container_open(ossa__ctx *ctx, const uint8_t *data, size_t size);
 /* Resolves every buffer (GLB BIN, data: URIs, external files). */
@@ -164,6 +185,10 @@ ossa_result ossa__accessors_parse(ossa__ctx *ctx);
 /* Decodes accessor `index` into count * components floats (normalized per spec,
  * sparse applied, non-finite values rejected). `out` from the budget. */
 ossa_result ossa__accessor_read_floats(ossa__ctx *ctx, uint32_t index, float **out);
+/* The floats of read_floats may point into a (read-only) buffer: callers must not modify
+ * them. This variant returns floats the caller may modify in place. Free both with
+ * ossa__ctx_free. */
+ossa_result ossa__accessor_read_floats_mutable(ossa__ctx *ctx, uint32_t index, float **out);
 /* Same for unsigned integer accessors (indices, joints): non-normalized
  * UNSIGNED_BYTE/SHORT/INT only. */
 ossa_result ossa__accessor_read_uints(ossa__ctx *ctx, uint32_t index, uint32_t **out);

@@ -187,10 +187,36 @@ ossa_result ossa__json_number(ossa__ctx *ctx, int32_t tok, const char *path, dou
     return OSSA_OK;
 }
 
+/* ossa__json_number without the diagnostic: false where it would fail. */
+static bool number_quiet(const ossa__ctx *ctx, int32_t tok, double *out) {
+    const ossa__jtok *t = &ctx->tok[tok];
+    char buf[64];
+    size_t n = t->end - t->start;
+    const char *s = ctx->json + t->start;
+    if (t->type == OSSA__J_PRIMITIVE && n > 0 && n <= 15 && (s[0] != '0' || n == 1)) {
+        /* plain non-negative integers (indices, counts): exact without strtod */
+        uint64_t v = 0;
+        size_t k = 0;
+        while (k < n && s[k] >= '0' && s[k] <= '9') v = v * 10 + (uint64_t)(s[k++] - '0');
+        if (k == n) {
+            *out = (double)v;
+            return true;
+        }
+    }
+    if (t->type != OSSA__J_PRIMITIVE || n == 0 || n >= sizeof buf || !(s[0] == '-' || (s[0] >= '0' && s[0] <= '9')))
+        return false;
+    memcpy(buf, s, n);
+    buf[n] = 0;
+    char *end = NULL;
+    double v = strtod(buf, &end);
+    if (end != buf + n || !isfinite(v)) return false;
+    *out = v;
+    return true;
+}
+
 ossa_result ossa__json_get_uint(ossa__ctx *ctx, int32_t obj, const char *path, const char *key, bool required,
                                 uint64_t max, uint64_t *out, bool *present) {
     char p[160];
-    sub(p, sizeof p, path, key);
     if (present) *present = false;
     int32_t v = ossa__json_find(ctx, obj, key);
     if (v < 0) {
@@ -198,10 +224,12 @@ ossa_result ossa__json_get_uint(ossa__ctx *ctx, int32_t obj, const char *path, c
         return OSSA_OK;
     }
     double d;
-    ossa_result r = ossa__json_number(ctx, v, p, &d);
-    if (r) return r;
+    if (!number_quiet(ctx, v, &d)) { /* the path is formatted only for the diagnostic */
+        sub(p, sizeof p, path, key);
+        return ossa__json_number(ctx, v, p, &d);
+    }
     if (d < 0 || d != floor(d) || d > (double)max)
-        return ossa__fail(ctx, OSSA_ERROR_INVALID_DATA, p, "%.17g is not an integer in [0, %llu]", d,
+        return sub(p, sizeof p, path, key), ossa__fail(ctx, OSSA_ERROR_INVALID_DATA, p, "%.17g is not an integer in [0, %llu]", d,
                           (unsigned long long)max);
     *out = (uint64_t)d;
     if (present) *present = true;
@@ -249,13 +277,14 @@ ossa_result ossa__json_get_floats(ossa__ctx *ctx, int32_t obj, const char *path,
         return ossa__fail(ctx, OSSA_ERROR_INVALID_DATA, p, "expected an array of %u numbers", n);
     int32_t e = ossa__json_first(ctx, v);
     for (uint32_t i = 0; i < n; i++, e = ossa__json_next(ctx, e)) {
-        char pe[176];
-        snprintf(pe, sizeof pe, "%s/%u", p, i);
         double d;
-        ossa_result r = ossa__json_number(ctx, e, pe, &d);
-        if (r) return r;
-        if (!(fabs(d) <= 3.4028234663852886e38))
+        bool ok = number_quiet(ctx, e, &d);
+        if (!ok || !(fabs(d) <= 3.4028234663852886e38)) {
+            char pe[176];
+            snprintf(pe, sizeof pe, "%s/%u", p, i);
+            if (!ok) return ossa__json_number(ctx, e, pe, &d);
             return ossa__fail(ctx, OSSA_ERROR_INVALID_DATA, pe, "%g is out of float range", d);
+        }
         out[i] = (float)d;
     }
     *present = true;

@@ -340,7 +340,7 @@ struct gr {
     size_t *sizes;
 };
 
-static uint8_t *read_all(const char *path, size_t *size) {
+uint8_t *gw_read_all(const char *path, size_t *size) {
     FILE *f = fopen(path, "rb");
     if (!f) return NULL;
     fseek(f, 0, SEEK_END);
@@ -361,7 +361,7 @@ static int b64v(char c) {
 
 gr *gr_open(const char *path) {
     size_t size;
-    uint8_t *text = read_all(path, &size);
+    uint8_t *text = gw_read_all(path, &size);
     if (!text) return NULL;
     gr *r = calloc(1, sizeof *r);
     if (!r) abort();
@@ -411,7 +411,7 @@ gr *gr_open(const char *path) {
         } else {
             char full[2048];
             snprintf(full, sizeof full, "%s%s", dir, uri);
-            r->buffers[b] = read_all(full, &r->sizes[b]);
+            r->buffers[b] = gw_read_all(full, &r->sizes[b]);
         }
     }
     return r;

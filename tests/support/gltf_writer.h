@@ -78,4 +78,7 @@ void gr_close(gr *r);
 const gj *gr_json(const gr *r);
 float *gr_accessor(gr *r, int index, uint32_t *count, uint32_t *components);
 
+/* A whole file, malloc'd and NUL-terminated (caller frees); NULL when it cannot be opened. */
+uint8_t *gw_read_all(const char *path, size_t *size);
+
 #endif

@@ -1,6 +1,7 @@
 // Compiles every public header as C++ (extern "C" guards) and links one call.
 #include <ossa/ossa.h>
 #include <ossa/gl.h>
+#include <ossa/assimp.h> /* declarations only: compiles without libassimp */
 #include <cstdio>
 
 int main() {

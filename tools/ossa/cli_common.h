@@ -1,5 +1,5 @@
-/* Shared by `ossa info` and `ossa sample`: loading a glTF file with its
- * diagnostics, and JSON scalars on stdout. */
+/* Shared by the ossa commands: loading a model of any format with its diagnostics
+ * (the load options every command takes), and JSON scalars on stdout. */
 #ifndef OSSA_TOOL_CLI_COMMON_H
 #define OSSA_TOOL_CLI_COMMON_H
 
@@ -17,6 +17,36 @@ ossa_asset *cli_load_asset(const char *cmd, const char *file);
  * `print`, one line per clip on stdout: raw and built bytes, ratio, measured max error
  * and the joint and time where it occurs. Returns 0, or 1 after printing an error. */
 int cli_build_clips(ossa_asset *asset, const ossa_clip_build_options *options, const char *cmd, bool print);
+
+/* Load options every command accepts (main.c takes them out of argv first):
+ *   --importer gltf|assimp|auto   which importer (auto: by the detected format)
+ *   --max-memory SIZE             the load's max_allocation (bytes, suffix K/M/G)
+ *   --anim FILE                   clips from a separate file, bound by joint name */
+typedef enum cli_importer { CLI_IMPORTER_AUTO = 0, CLI_IMPORTER_GLTF, CLI_IMPORTER_ASSIMP } cli_importer;
+typedef struct cli_load_options {
+    cli_importer importer;
+    size_t max_memory; /* 0 = the library default (1 GiB) */
+    const char *anim;
+} cli_load_options;
+extern cli_load_options cli_load;
+
+/* Removes the load options from argv (in place) into cli_load; returns the new argc,
+ * or -1 after printing an error for a bad value. */
+int cli_take_load_options(int argc, char **argv);
+
+/* True when the tool was built with ossa_assimp. */
+bool cli_have_assimp(void);
+/* Prints how to read a non-glTF file without Assimp. */
+void cli_explain_no_assimp(const char *cmd, const char *file, ossa_file_format format);
+
+/* Loads any model file (glTF natively, everything else through Assimp when built
+ * with it), then the --anim clips; on failure prints "ossa CMD: FILE: message
+ * (result)" (naming the detected format and the way out when this build cannot
+ * read it) on stderr and returns NULL. */
+ossa_asset *cli_load_asset(const char *cmd, const char *file);
+
+/* Appends the clips of `file` (any format), bound to asset's skeleton by joint name. */
+bool cli_add_clips(const char *cmd, ossa_asset *asset, const char *file);
 
 /* Built clip by name, or by index when NAME is all digits; -1 if absent. */
 int32_t cli_find_built_clip(const ossa_asset *asset, const char *name);

@@ -4,6 +4,7 @@
 
 #include <ossa/common.h>
 
+#include "cli_common.h"
 #include "commands.h"
 
 typedef struct command {
@@ -33,6 +34,10 @@ static const command COMMANDS[] = {
 static void usage(FILE *f) {
     fprintf(f, "ossa %s: skeletal animation tool (glTF 2.0)\n\nusage: ossa <command> [options]\n\n", ossa_version());
     for (size_t i = 0; i < COMMAND_COUNT; i++) fprintf(f, "  ossa %s\n", COMMANDS[i].usage);
+    fprintf(f, "\n  every command that loads FILE also takes: --importer gltf|assimp (default: by detected format),\n"
+               "  --max-memory SIZE (load cap, e.g. 4G; default 1G), --anim FILE (clips from a separate file)\n");
+    fprintf(f, "  formats: glTF 2.0 (.gltf/.glb)%s\n", cli_have_assimp() ? "; FBX, COLLADA, OBJ and the rest via Assimp"
+                                                                     : "; built without Assimp (no FBX/COLLADA/OBJ)");
     fprintf(f, "\n  ossa --help | --version\n");
 }
 
@@ -50,7 +55,10 @@ int main(int argc, char **argv) {
         return 0;
     }
     for (size_t i = 0; i < COMMAND_COUNT; i++)
-        if (!strcmp(argv[1], COMMANDS[i].name)) return COMMANDS[i].run(argc - 1, argv + 1);
+        if (!strcmp(argv[1], COMMANDS[i].name)) {
+            int n = cli_take_load_options(argc - 1, argv + 1); /* --importer, --max-memory, --anim */
+            return n < 0 ? 2 : COMMANDS[i].run(n, argv + 1);
+        }
     fprintf(stderr, "ossa: unknown command '%s'\n\n", argv[1]);
     usage(stderr);
     return 2;

@@ -63,15 +63,8 @@ bool scene_load(scene *s, const char *path, const char *cmd) {
             return false;
         }
     } else {
-        ossa_diagnostic diag;
-        memset(&diag, 0, sizeof diag);
-        ossa_result r = cli_is_packed(path) ? ossa_pack_load_file(path, NULL, &s->asset, &diag)
-                                            : ossa_gltf_load_file(path, NULL, &s->asset, &diag);
-        if (r != OSSA_OK) {
-            fprintf(stderr, "ossa %s: %s: %s%s%s\n", cmd, path, ossa_result_string(r), diag.message[0] ? ": " : "",
-                    diag.message);
-            return false;
-        }
+        s->asset = cli_load_asset(cmd, path);
+        if (!s->asset) return false;
         s->label = path;
     }
     const ossa_asset *a = s->asset;

@@ -1,0 +1,84 @@
+/* ossa/assimp.h: every format Assimp reads (FBX, COLLADA, OBJ, glTF, ...) → ossa_asset.
+ *
+ * Library ossa_assimp (CMake target ossa::ossa_assimp), built when pkg-config finds
+ * `assimp` (Debian libassimp-dev). It calls Assimp's C API (aiImportFile...) and
+ * treats the returned aiScene as untrusted input: counts, indices, pointers, names,
+ * NaN/Inf, non-increasing key times are checked, and a bad scene is an error naming
+ * the place ("meshes[2].bones[5].weights[17]: vertex 9000 >= vertex count 812"),
+ * never a crash in ossa's code. The asset is assembled by the same builder as glTF:
+ *   - every aiNode becomes a joint (parents first, source order = depth-first
+ *     pre-order of the aiNode tree, root first);
+ *   - each aiMesh with bones becomes one skin: its bones' nodes (by name) with the
+ *     aiBone offset matrices as inverse bind matrices;
+ *   - bone weights become up to 8 influences per vertex (the largest kept),
+ *     renormalised; a warning says how many vertices lost influences;
+ *   - each (node, aiMesh) becomes an ossa_mesh (triangles only; aiAnimMesh
+ *     targets become morph-target deltas);
+ *   - each aiAnimation becomes a clip in seconds (key ticks / mTicksPerSecond, 0
+ *     meaning 25 as Assimp documents); each channel keeps its own key times;
+ *     rotation keys are slerped (LINEAR); translation/scale keys LINEAR;
+ *     pre/post states: DEFAULT and CONSTANT hold the end keys, LINEAR
+ *     extrapolates translation/scale to the clip's range, REPEAT repeats the keys
+ *     to the clip's range; a clip lasts at least its mDuration;
+ *   - morph mesh channels (aiMeshMorphAnim) become weight tracks.
+ * FBX pivots: AI_CONFIG_IMPORT_FBX_PRESERVE_PIVOTS is set to false, so Assimp folds
+ * pivot/offset chains into one node transform instead of "$AssimpFbx$" helper
+ * nodes; helpers Assimp still creates become ordinary joints (their animation is
+ * kept). docs/decisions.md has the reasons.
+ * max_allocation caps what ossa allocates; Assimp's own memory is not counted.
+ * Thread-safety: Assimp's C API keeps its last error string in a global, so loads
+ * from several threads at once may report each other's messages (results stay
+ * correct). */
+#ifndef OSSA_ASSIMP_H
+#define OSSA_ASSIMP_H
+
+#include "asset.h"
+#include "format.h"
+
+#ifdef __cplusplus
+extern "C" {
+#endif
+
+/* Loads any file Assimp reads. Results as for ossa_gltf_load_file, plus:
+ *   UNSUPPORTED  Assimp does not know the format (diag names the detected format)
+ *   PARSE        Assimp refused the file (diag has Assimp's message)
+ *   INVALID_DATA the scene Assimp returned breaks an ossa rule (diag names the place) */
+ossa_result ossa_assimp_load_file(const char *path, const ossa_load_options *options, ossa_asset **out,
+                                  ossa_diagnostic *diag);
+
+/* Same from memory; `hint` is the file extension without the dot ("fbx", "dae", may
+ * be NULL or "" to let Assimp guess). Files the model references (.bin, textures)
+ * are not found from memory. */
+ossa_result ossa_assimp_load_memory(const void *data, size_t size, const char *hint, const ossa_load_options *options,
+                                    ossa_asset **out, ossa_diagnostic *diag);
+
+/* Loads only the animations of a file Assimp reads and binds their channels to
+ * `skeleton` by joint NAME; unmatched channels are dropped with a warning naming
+ * them. The returned asset has clips and warnings only (skeleton NULL). */
+ossa_result ossa_assimp_load_clips(const char *path, const ossa_skeleton *skeleton, const ossa_load_options *options,
+                                   ossa_asset **out, ossa_diagnostic *diag);
+
+/* Version of the Assimp library linked in, e.g. "5.2.4" (valid for the calling thread's lifetime). */
+const char *ossa_assimp_version(void);
+
+/* ---- any format: picks the importer ---- */
+typedef enum ossa_importer {
+    OSSA_IMPORTER_AUTO = 0, /* glTF/GLB → the glTF importer, everything else → Assimp */
+    OSSA_IMPORTER_GLTF,
+    OSSA_IMPORTER_ASSIMP
+} ossa_importer;
+
+/* Loads a model with `importer` (AUTO: by ossa_format_detect_file). An unknown
+ * format with AUTO is tried with Assimp. */
+ossa_result ossa_import_file(const char *path, ossa_importer importer, const ossa_load_options *options,
+                             ossa_asset **out, ossa_diagnostic *diag);
+
+/* Loads the clips of a separately stored animation of any format onto `skeleton`
+ * (by joint name; ossa_gltf_load_clips or ossa_assimp_load_clips). */
+ossa_result ossa_import_clips(const char *path, ossa_importer importer, const ossa_skeleton *skeleton,
+                              const ossa_load_options *options, ossa_asset **out, ossa_diagnostic *diag);
+
+#ifdef __cplusplus
+}
+#endif
+#endif
