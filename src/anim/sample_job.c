@@ -187,10 +187,23 @@ static uint32_t grid_find(const ossa_built_clip *clip, float t) {
     return lo - 1;
 }
 
-/* Refills packed channel i's segment cache for time t: O(1) for forward steps of up to four
- * keys from the cached one; else the grid position (one binary search per frame, shared by
- * every channel, *u < 0 = not yet found) and the key mask around it. */
-static void seek(ossa_sampling_context *c, const ossa_built_clip *clip, uint32_t i, float t, int64_t *u) {
+/* Stale packed channels are refilled in batches of SEEK_BATCH: first each one's keys are
+ * located (locate: integer work on the key mask), then every key of the batch is decoded and
+ * its segment written (refill): loops over independent channels the CPU overlaps, instead of
+ * one long chain (find, decode a, decode b, dot, fit) per channel. */
+#define SEEK_BATCH 64u
+typedef struct seek_batch {
+    uint32_t n;
+    uint32_t ch[SEEK_BATCH];
+    uint32_t rank[SEEK_BATCH]; /* value index of key a */
+    uint8_t reuse[SEEK_BATCH]; /* key a = the cached key b (c->nb) */
+    uint8_t hold[SEEK_BATCH];  /* a is the last key */
+} seek_batch;
+
+/* Finds packed channel i's segment for time t: O(1) for forward steps of up to four keys from
+ * the cached one; else the grid position (one binary search per frame, shared by every
+ * channel, *u < 0 = not yet found) and the key mask around it. Queues the channel for refill. */
+static void locate(ossa_sampling_context *c, const ossa_built_clip *clip, uint32_t i, float t, int64_t *u, seek_batch *sb) {
     const ossa__bc_packed *p = &clip->packed[i];
     const unsigned char *mask = clip->base + p->data_off;
     const float *grid = clip->grid;
@@ -215,29 +228,79 @@ static void seek(ossa_sampling_context *c, const ossa_built_clip *clip, uint32_t
     c->cursor[i] = a;
     c->rank[i] = rank;
     c->next[i] = n;
-    float va[4], vb[4];
-    if (found && reuse) memcpy(va, c->nb + (size_t)i * 4, sizeof va);
-    else ossa__packed_decode(clip->base, p, G, rank, va);
     c->lo[i] = a == 0 ? -INFINITY : grid[a];
     c->t0[i] = grid[a];
-    if (n >= G) { /* the last key: hold it */
-        memcpy(vb, va, sizeof va);
-        c->hi[i] = INFINITY;
-        c->inv[i] = 0.0f;
+    bool hold = n >= G;
+    c->hi[i] = hold ? INFINITY : grid[n];
+    uint32_t k = sb->n++;
+    sb->ch[k] = i;
+    sb->rank[k] = rank;
+    sb->reuse[k] = (uint8_t)(found && reuse);
+    sb->hold[k] = (uint8_t)hold;
+}
+
+/* The three quantised components of value key k of packed channel p. */
+static inline void packed_fields(const unsigned char *block, const ossa__bc_packed *p, uint32_t grid_count, uint32_t k,
+                                 uint32_t q[3]) {
+    const unsigned char *d = block + p->data_off;
+    uint32_t b0 = p->bits[0], b1 = p->bits[1], b2 = p->bits[2];
+    uint64_t pos = (uint64_t)grid_count + (uint64_t)k * (b0 + b1 + b2);
+    uint64_t w;
+    memcpy(&w, d + (pos >> 3), 8); /* one window holds all three unless they pass bit 57 */
+    uint32_t sh = (uint32_t)(pos & 7u);
+    if (sh + b0 + b1 + b2 <= 64u) {
+        w >>= sh;
+        q[0] = (uint32_t)(w & ((1ull << b0) - 1u));
+        w >>= b0;
+        q[1] = (uint32_t)(w & ((1ull << b1) - 1u));
+        w >>= b1;
+        q[2] = (uint32_t)(w & ((1ull << b2) - 1u));
     } else {
-        ossa__packed_decode(clip->base, p, G, rank + 1, vb);
-        memcpy(c->nb + (size_t)i * 4, vb, sizeof vb);
-        c->hi[i] = grid[n];
-        c->inv[i] = p->interp == OSSA_INTERP_STEP ? 0.0f : 1.0f / (grid[n] - grid[a]);
-        if (p->kind == OSSA__CH_R && va[0] * vb[0] + va[1] * vb[1] + va[2] * vb[2] + va[3] * vb[3] < 0.0f)
-            for (int j = 0; j < 4; j++) vb[j] = -vb[j]; /* the shorter arc */
+        q[0] = ossa__bits_read(d, pos, b0);
+        q[1] = ossa__bits_read(d, pos + b0, b1);
+        q[2] = ossa__bits_read(d, pos + b0 + b1, b2);
     }
-    if (p->kind == OSSA__CH_R)
-        ossa__slerp_fit(va[0] * vb[0] + va[1] * vb[1] + va[2] * vb[2] + va[3] * vb[3], &c->ka[i], &c->kb[i]);
-    for (int j = 0; j < 4; j++) {
-        c->a[j][i] = va[j];
-        c->b[j][i] = vb[j];
+}
+
+/* Decodes the batch's keys and writes each channel's segment (values as ossa__packed_value
+ * gives them, operation for operation). */
+static void refill(ossa_sampling_context *c, const ossa_built_clip *clip, seek_batch *sb) {
+    uint32_t G = clip->h->grid_count, n = sb->n;
+    uint32_t qa[SEEK_BATCH][3], qb[SEEK_BATCH][3];
+    for (uint32_t k = 0; k < n; k++) { /* integer pass: the bit fields */
+        const ossa__bc_packed *p = &clip->packed[sb->ch[k]];
+        if (!sb->reuse[k]) packed_fields(clip->base, p, G, sb->rank[k], qa[k]);
+        if (!sb->hold[k]) packed_fields(clip->base, p, G, sb->rank[k] + 1, qb[k]);
     }
+    for (uint32_t k = 0; k < n; k++) { /* float pass */
+        uint32_t i = sb->ch[k];
+        const ossa__bc_packed *p = &clip->packed[i];
+        float va[4], vb[4];
+        float *nb = c->nb + (size_t)i * 4;
+        if (sb->reuse[k]) memcpy(va, nb, sizeof va);
+        else ossa__packed_value(p, qa[k], va);
+        if (sb->hold[k]) { /* the last key: hold it */
+            memcpy(vb, va, sizeof va);
+            c->inv[i] = 0.0f;
+        } else {
+            ossa__packed_value(p, qb[k], vb);
+            memcpy(nb, vb, sizeof vb);
+            c->inv[i] = p->interp == OSSA_INTERP_STEP ? 0.0f : 1.0f / (c->hi[i] - c->t0[i]);
+        }
+        if (p->kind == OSSA__CH_R) {
+            float dot = va[0] * vb[0] + va[1] * vb[1] + va[2] * vb[2] + va[3] * vb[3];
+            if (dot < 0.0f) { /* the shorter arc */
+                for (int j = 0; j < 4; j++) vb[j] = -vb[j];
+                dot = va[0] * vb[0] + va[1] * vb[1] + va[2] * vb[2] + va[3] * vb[3];
+            }
+            ossa__slerp_fit(dot, &c->ka[i], &c->kb[i]);
+        }
+        for (int j = 0; j < 4; j++) {
+            c->a[j][i] = va[j];
+            c->b[j][i] = vb[j];
+        }
+    }
+    sb->n = 0;
 }
 
 /* Decodes one key's lanes of a packed raw channel starting at bit pos: one 64-bit window
@@ -345,8 +408,14 @@ ossa_result ossa_sample_job_run(ossa_sample_job *job) {
     uint32_t P = h->packed_count, R = h->rot_count;
     if (P) {
         int64_t u = -1;
-        for (uint32_t i = 0; i < P; i++)
-            if (!(t >= c->lo[i] && t < c->hi[i])) seek(c, clip, i, t, &u);
+        seek_batch sb;
+        sb.n = 0;
+        for (uint32_t i = 0; i < P; i++) {
+            if (t >= c->lo[i] && t < c->hi[i]) continue;
+            locate(c, clip, i, t, &u, &sb);
+            if (sb.n == SEEK_BATCH) refill(c, clip, &sb);
+        }
+        if (sb.n) refill(c, clip, &sb);
         ossa__lerp_soa soa = {c->t0, c->inv, c->ka, c->kb, {c->a[0], c->a[1], c->a[2], c->a[3]},
                               {c->b[0], c->b[1], c->b[2], c->b[3]}, {c->o[0], c->o[1], c->o[2], c->o[3]}};
         ossa__lerp_kernel kern = choose_kernel();
