@@ -10,6 +10,8 @@
 #include "anim/track_internal.h"
 #include "core/alloc.h"
 
+#define RAW_CACHE 8u /* floats per raw channel's decoded-key cache: keys k, k + 1 of T/R/S LINEAR or STEP */
+
 struct ossa_sampling_context {
     ossa_allocator allocator;
     size_t size;
@@ -22,10 +24,10 @@ struct ossa_sampling_context {
     float *lo, *hi;       /* the cached segment is valid for lo <= t < hi */
     float *t0, *inv, *ka, *kb;
     float *a[4], *b[4], *o[4];
-    float *nb;            /* per packed channel: key b as decoded (before the shorter-arc flip), 4 floats */
+    uint8_t *flip;        /* per packed channel: 1 = b holds key b negated (the shorter arc) */
     uint32_t raw_cap;     /* raw channels with a decoded-key cache: 3 * max_joints */
     uint32_t *rk;         /* per raw channel: the key k whose keys k, k + 1 are in rv (UINT32_MAX = none) */
-    float *rv;            /* per raw channel: 24 floats */
+    float *rv;            /* per raw channel: RAW_CACHE floats (two keys of up to 4 lanes; CUBIC: none) */
 };
 
 /* ---------------------------------------------------------------- kernels */
@@ -112,10 +114,10 @@ ossa_result ossa_sampling_context_create(uint32_t max_joints, uint32_t max_weigh
     /* the floats are zeroed once so the kernels' spare lanes compute on finite values */
     size_t o_f[18];
     for (int i = 0; i < 18; i++) o_f[i] = ossa__layout_add(&L, P, sizeof(float));
-    size_t o_nb = ossa__layout_add(&L, P * 4, sizeof(float));
     size_t raw_cap = (size_t)max_joints * 3u;
     size_t o_rk = ossa__layout_add(&L, raw_cap, sizeof(uint32_t));
-    size_t o_rv = ossa__layout_add(&L, raw_cap * 24, sizeof(float));
+    size_t o_rv = ossa__layout_add(&L, raw_cap * RAW_CACHE, sizeof(float));
+    size_t o_flip = ossa__layout_add(&L, P, 1);
     (void)o_ctx;
     if (L.overflow) return OSSA_ERROR_OUT_OF_MEMORY;
     unsigned char *mem = ossa__alloc(allocator, L.size);
@@ -138,7 +140,7 @@ ossa_result ossa_sampling_context_create(uint32_t max_joints, uint32_t max_weigh
     c->inv = f[3];
     c->ka = f[16];
     c->kb = f[17];
-    c->nb = (float *)(mem + o_nb);
+    c->flip = mem + o_flip;
     c->raw_cap = (uint32_t)raw_cap;
     c->rk = (uint32_t *)(mem + o_rk);
     c->rv = (float *)(mem + o_rv);
@@ -196,7 +198,7 @@ typedef struct seek_batch {
     uint32_t n;
     uint32_t ch[SEEK_BATCH];
     uint32_t rank[SEEK_BATCH]; /* value index of key a */
-    uint8_t reuse[SEEK_BATCH]; /* key a = the cached key b (c->nb) */
+    uint8_t reuse[SEEK_BATCH]; /* key a = the cached key b */
     uint8_t hold[SEEK_BATCH];  /* a is the last key */
 } seek_batch;
 
@@ -276,21 +278,25 @@ static void refill(ossa_sampling_context *c, const ossa_built_clip *clip, seek_b
         uint32_t i = sb->ch[k];
         const ossa__bc_packed *p = &clip->packed[i];
         float va[4], vb[4];
-        float *nb = c->nb + (size_t)i * 4;
-        if (sb->reuse[k]) memcpy(va, nb, sizeof va);
-        else ossa__packed_value(p, qa[k], va);
+        if (sb->reuse[k]) { /* key b as decoded: undo the flip (exact) */
+            float sign = c->flip[i] ? -1.0f : 1.0f;
+            for (int j = 0; j < 4; j++) va[j] = c->b[j][i] * sign;
+        } else {
+            ossa__packed_value(p, qa[k], va);
+        }
+        c->flip[i] = 0;
         if (sb->hold[k]) { /* the last key: hold it */
             memcpy(vb, va, sizeof va);
             c->inv[i] = 0.0f;
         } else {
             ossa__packed_value(p, qb[k], vb);
-            memcpy(nb, vb, sizeof vb);
             c->inv[i] = p->interp == OSSA_INTERP_STEP ? 0.0f : 1.0f / (c->hi[i] - c->t0[i]);
         }
         if (p->kind == OSSA__CH_R) {
             float dot = va[0] * vb[0] + va[1] * vb[1] + va[2] * vb[2] + va[3] * vb[3];
             if (dot < 0.0f) { /* the shorter arc */
                 for (int j = 0; j < 4; j++) vb[j] = -vb[j];
+                c->flip[i] = 1;
                 dot = va[0] * vb[0] + va[1] * vb[1] + va[2] * vb[2] + va[3] * vb[3];
             }
             ossa__slerp_fit(dot, &c->ka[i], &c->kb[i]);
@@ -373,8 +379,8 @@ ossa_result ossa_sample_job_run(ossa_sample_job *job) {
         float kv[24]; /* keys k and k + 1 of a packed T/R/S channel: the editable floats, bit for bit */
         if (r->lanes_off) {
             uint32_t lanes = r->components * (r->interp == OSSA_INTERP_CUBIC ? 3u : 1u), n = v.key_count < 2 ? 1 : 2;
-            bool cached = i < c->raw_cap;
-            float *keys = cached ? c->rv + (size_t)i * 24 : kv;
+            bool cached = i < c->raw_cap && lanes <= RAW_CACHE / 2;
+            float *keys = cached ? c->rv + (size_t)i * RAW_CACHE : kv;
             if (!cached || c->rk[i] != k) {
                 uint32_t first = 0;
                 if (cached && n == 2 && c->rk[i] != UINT32_MAX && c->rk[i] + 1 == k) { /* one key forward: shift, decode one */
