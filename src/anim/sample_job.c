@@ -212,14 +212,23 @@ static void locate(ossa_sampling_context *c, const ossa_built_clip *clip, uint32
     uint32_t G = clip->h->grid_count, a = c->cursor[i], rank = c->rank[i], n = c->next[i];
     bool found = false, reuse = false;
     if (a != UINT32_MAX && n < G && t >= grid[n]) {
-        reuse = true; /* one step forward: the new key a is the old key b, already decoded */
-        for (int steps = 0; steps < 4 && n < G && t >= grid[n]; steps++) {
-            a = n;
-            rank++;
-            n = ossa__mask_next(mask, a + 1, G);
-            reuse = steps == 0;
+        /* one step forward: the new key a is the old key b, already decoded */
+        a = n;
+        rank++;
+        n = ossa__mask_next(mask, a + 1, G);
+        found = reuse = n >= G || t < grid[n];
+        if (!found) { /* further ahead: the grid position, and the keys up to it counted in one window */
+            if (*u < 0) *u = grid_find(clip, t);
+            uint32_t U = (uint32_t)*u;
+            if (U >= n && U - n < 32u) {
+                uint32_t w = ossa__bits_read(mask, n, U - n + 1); /* bit 0 (= key n) is set */
+                uint32_t last = 31u - (uint32_t)__builtin_clz(w);
+                rank += ossa__popcount32(w);
+                a = n + last;
+                n = ossa__mask_next(mask, a + 1, G);
+                found = true;
+            }
         }
-        found = n >= G || t < grid[n];
     }
     if (!found) {
         if (*u < 0) *u = grid_find(clip, t);
