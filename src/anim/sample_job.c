@@ -202,9 +202,10 @@ typedef struct seek_batch {
     uint8_t hold[SEEK_BATCH];  /* a is the last key */
 } seek_batch;
 
-/* Finds packed channel i's segment for time t: O(1) for forward steps of up to four keys from
- * the cached one; else the grid position (one binary search per frame, shared by every
- * channel, *u < 0 = not yet found) and the key mask around it. Queues the channel for refill. */
+/* Finds packed channel i's segment for time t: O(1) for one key forward (the decoded key b
+ * becomes key a); further ahead within 32 grid steps, the grid position (one binary search per
+ * frame, shared by every channel, *u < 0 = not yet found) and the keys up to it counted in one
+ * mask window; else the key mask around the grid position. Queues the channel for refill. */
 static void locate(ossa_sampling_context *c, const ossa_built_clip *clip, uint32_t i, float t, int64_t *u, seek_batch *sb) {
     const ossa__bc_packed *p = &clip->packed[i];
     const unsigned char *mask = clip->base + p->data_off;
@@ -250,29 +251,6 @@ static void locate(ossa_sampling_context *c, const ossa_built_clip *clip, uint32
     sb->hold[k] = (uint8_t)hold;
 }
 
-/* The three quantised components of value key k of packed channel p. */
-static inline void packed_fields(const unsigned char *block, const ossa__bc_packed *p, uint32_t grid_count, uint32_t k,
-                                 uint32_t q[3]) {
-    const unsigned char *d = block + p->data_off;
-    uint32_t b0 = p->bits[0], b1 = p->bits[1], b2 = p->bits[2];
-    uint64_t pos = (uint64_t)grid_count + (uint64_t)k * (b0 + b1 + b2);
-    uint64_t w;
-    memcpy(&w, d + (pos >> 3), 8); /* one window holds all three unless they pass bit 57 */
-    uint32_t sh = (uint32_t)(pos & 7u);
-    if (sh + b0 + b1 + b2 <= 64u) {
-        w >>= sh;
-        q[0] = (uint32_t)(w & ((1ull << b0) - 1u));
-        w >>= b0;
-        q[1] = (uint32_t)(w & ((1ull << b1) - 1u));
-        w >>= b1;
-        q[2] = (uint32_t)(w & ((1ull << b2) - 1u));
-    } else {
-        q[0] = ossa__bits_read(d, pos, b0);
-        q[1] = ossa__bits_read(d, pos + b0, b1);
-        q[2] = ossa__bits_read(d, pos + b0 + b1, b2);
-    }
-}
-
 /* Decodes the batch's keys and writes each channel's segment (values as ossa__packed_value
  * gives them, operation for operation). */
 static void refill(ossa_sampling_context *c, const ossa_built_clip *clip, seek_batch *sb) {
@@ -280,8 +258,8 @@ static void refill(ossa_sampling_context *c, const ossa_built_clip *clip, seek_b
     uint32_t qa[SEEK_BATCH][3], qb[SEEK_BATCH][3];
     for (uint32_t k = 0; k < n; k++) { /* integer pass: the bit fields */
         const ossa__bc_packed *p = &clip->packed[sb->ch[k]];
-        if (!sb->reuse[k]) packed_fields(clip->base, p, G, sb->rank[k], qa[k]);
-        if (!sb->hold[k]) packed_fields(clip->base, p, G, sb->rank[k] + 1, qb[k]);
+        if (!sb->reuse[k]) ossa__packed_fields(clip->base, p, G, sb->rank[k], qa[k]);
+        if (!sb->hold[k]) ossa__packed_fields(clip->base, p, G, sb->rank[k] + 1, qb[k]);
     }
     for (uint32_t k = 0; k < n; k++) { /* float pass */
         uint32_t i = sb->ch[k];
