@@ -1,6 +1,5 @@
-/* SIMD bodies of the pose kernels, included by pose.c (SSE2 baseline) and pose_avx2.c
- * (-mavx2: every _mm_set1_ps of a memory float becomes a vbroadcastss load, no shuffle).
- * The rotation-scale terms are computed splatted (all four lanes equal), so the local
+/* SSE2 bodies of the pose kernels (the x86-64 baseline), included by pose.c; the AVX2
+ * ones are in pose_avx2.c. The rotation-scale terms are computed splatted (all four lanes equal), so the local
  * matrix never goes through memory and needs no shuffles, then multiply the parent's
  * columns: out_c = (a0 * b0c + a1 * b1c) + a2 * b2c (+ a3 for the translation), exactly
  * the scalar operations of ossa__trs_to_mat4 + ossa__mat4_mul_affine_scalar. Define
@@ -49,6 +48,7 @@ static void POSE_SIMD_NAME(to_model)(const ossa_transform *locals, const int32_t
         POSE_SIMD_NAME(joint)(&locals[i], pm->m, out[i].m);
     }
 }
+
 
 /* out = a * b, the general 4x4 product in ossa__mat4_mul's order. */
 static inline void POSE_SIMD_NAME(mul4)(const float *A, const float *B, float *o) {
