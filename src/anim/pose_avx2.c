@@ -32,49 +32,81 @@ void ossa__palette_avx2(const ossa_mat4 *model, const uint32_t *joints, const os
     }
 }
 
-/* Local matrix columns of t in registers (the scalar ossa__trs_to_mat4's operations, lane
- * by lane), then parent * local two columns per step. No memory round trip for the local
- * matrix: a 256-bit reload of scalar stores would stall on store forwarding. */
-static inline void joint_x2(const ossa_transform *t, const float *A, float *o) {
-    const __m128 one = _mm_set1_ps(1.0f), xyz = _mm_castsi128_ps(_mm_set_epi32(0, -1, -1, -1));
-    __m128 q = _mm_loadu_ps(&t->rotation.x), q2 = _mm_add_ps(q, q); /* x y z w, 2x 2y 2z 2w */
-    /* diagonal: 1 - (yy + zz), 1 - (xx + zz), 1 - (xx + yy) */
-    __m128 u = _mm_mul_ps(_mm_shuffle_ps(q, q, _MM_SHUFFLE(3, 0, 0, 1)), _mm_shuffle_ps(q2, q2, _MM_SHUFFLE(3, 0, 0, 1)));
-    __m128 v = _mm_mul_ps(_mm_shuffle_ps(q, q, _MM_SHUFFLE(3, 1, 2, 2)), _mm_shuffle_ps(q2, q2, _MM_SHUFFLE(3, 1, 2, 2)));
-    __m128 d = _mm_sub_ps(one, _mm_add_ps(u, v));
-    /* xy xz yz and wz wy wx */
-    __m128 pr = _mm_mul_ps(_mm_shuffle_ps(q, q, _MM_SHUFFLE(3, 1, 0, 0)), _mm_shuffle_ps(q2, q2, _MM_SHUFFLE(3, 2, 2, 1)));
-    __m128 qr = _mm_mul_ps(_mm_shuffle_ps(q, q, _MM_SHUFFLE(3, 3, 3, 3)), _mm_shuffle_ps(q2, q2, _MM_SHUFFLE(3, 0, 1, 2)));
-    __m128 pl = _mm_add_ps(pr, qr), mi = _mm_sub_ps(pr, qr); /* xy+wz xz+wy yz+wx, xy-wz xz-wy yz-wx */
-    __m128 c0 = _mm_shuffle_ps(_mm_unpacklo_ps(d, pl), mi, _MM_SHUFFLE(1, 1, 1, 0));     /* d0 p0 m1 */
-    __m128 c1 = _mm_shuffle_ps(_mm_shuffle_ps(mi, d, _MM_SHUFFLE(1, 1, 0, 0)), pl, _MM_SHUFFLE(2, 2, 2, 0)); /* m0 d1 p2 */
-    __m128 c2 = _mm_shuffle_ps(_mm_shuffle_ps(pl, mi, _MM_SHUFFLE(2, 2, 1, 1)), d, _MM_SHUFFLE(2, 2, 2, 0)); /* p1 m2 d2 */
-    __m256 s01 = _mm256_set_m128(_mm_set1_ps(t->scale.y), _mm_set1_ps(t->scale.x));
-    __m256 l01 = _mm256_and_ps(_mm256_mul_ps(_mm256_set_m128(c1, c0), s01), _mm256_set_m128(xyz, xyz));
-    __m128 c2s = _mm_and_ps(_mm_mul_ps(c2, _mm_set1_ps(t->scale.z)), xyz);
-    __m128 c3 = _mm_blend_ps(_mm_loadu_ps(&t->translation.x), one, 8); /* tx ty tz 1 */
-    __m256 l23 = _mm256_set_m128(c3, c2s);
-    /* the parent's columns in both halves (loads, no shuffle) */
-    __m256 a0 = _mm256_broadcast_ps((const __m128 *)A), a1 = _mm256_broadcast_ps((const __m128 *)(A + 4)),
-           a2 = _mm256_broadcast_ps((const __m128 *)(A + 8)), a3 = _mm256_broadcast_ps((const __m128 *)(A + 12));
-    __m256 b[2] = {l01, l23};
-    for (int h = 0; h < 2; h++) {
-        __m256 rr = _mm256_add_ps(_mm256_add_ps(_mm256_add_ps(_mm256_mul_ps(a0, _mm256_permute_ps(b[h], 0x00)),
-                                                             _mm256_mul_ps(a1, _mm256_permute_ps(b[h], 0x55))),
-                                               _mm256_mul_ps(a2, _mm256_permute_ps(b[h], 0xAA))),
-                                 _mm256_mul_ps(a3, _mm256_permute_ps(b[h], 0xFF)));
-        _mm256_storeu_ps(o + 8 * h, rr);
+/* Measured on Woman (43 joints): building each local matrix in registers (AoS shuffles) and
+ * multiplying two columns per 256-bit step took 214 ns; gathering the SoA fields 280 ns;
+ * this (transposes + SoA terms + broadcast loads) ~200 ns. Carrying a child's parent in
+ * registers instead of reloading it was slower: the pass is throughput-bound. */
+/* ozz-style: the local matrices' terms of 8 joints at once in SoA form (the scalar path's
+ * operations, one joint per lane), parked in a small stack block, then each joint's
+ * parent * local with the terms broadcast from it (loads, no shuffles). */
+enum { BLOCK = 8, TERMS = 12 }; /* b00 b10 b20 b01 b11 b21 b02 b12 b22 tx ty tz */
+
+static inline void soa_terms(const ossa_transform *t, uint32_t count, float b[TERMS][BLOCK]) {
+    /* AoS -> SoA: three 4x4 transposes of 4-float windows (lanes past count repeat the last
+     * joint, so nothing past the range is read): (tx ty tz qx), (qx qy qz qw), (qw sx sy sz) */
+    __m256 r[3][4];
+    for (int g = 0; g < 4; g++) {
+        const ossa_transform *lo = &t[g < (int)count ? g : (int)count - 1];
+        const ossa_transform *hi = &t[g + 4 < (int)count ? g + 4 : (int)count - 1];
+        r[0][g] = _mm256_set_m128(_mm_loadu_ps(&hi->translation.x), _mm_loadu_ps(&lo->translation.x));
+        r[1][g] = _mm256_set_m128(_mm_loadu_ps(&hi->rotation.x), _mm_loadu_ps(&lo->rotation.x));
+        r[2][g] = _mm256_set_m128(_mm_loadu_ps(&hi->rotation.w), _mm_loadu_ps(&lo->rotation.w));
     }
+    __m256 f[3][4];
+    for (int m = 0; m < 3; m++) {
+        __m256 t0 = _mm256_unpacklo_ps(r[m][0], r[m][1]), t1 = _mm256_unpacklo_ps(r[m][2], r[m][3]);
+        __m256 t2 = _mm256_unpackhi_ps(r[m][0], r[m][1]), t3 = _mm256_unpackhi_ps(r[m][2], r[m][3]);
+        f[m][0] = _mm256_shuffle_ps(t0, t1, _MM_SHUFFLE(1, 0, 1, 0));
+        f[m][1] = _mm256_shuffle_ps(t0, t1, _MM_SHUFFLE(3, 2, 3, 2));
+        f[m][2] = _mm256_shuffle_ps(t2, t3, _MM_SHUFFLE(1, 0, 1, 0));
+        f[m][3] = _mm256_shuffle_ps(t2, t3, _MM_SHUFFLE(3, 2, 3, 2));
+    }
+    __m256 x = f[1][0], y = f[1][1], z = f[1][2], w = f[1][3];
+    __m256 sx = f[2][1], sy = f[2][2], sz = f[2][3];
+    _mm256_storeu_ps(b[9], f[0][0]);
+    _mm256_storeu_ps(b[10], f[0][1]);
+    _mm256_storeu_ps(b[11], f[0][2]);
+    const __m256 one = _mm256_set1_ps(1.0f);
+    __m256 x2 = _mm256_add_ps(x, x), y2 = _mm256_add_ps(y, y), z2 = _mm256_add_ps(z, z);
+    __m256 xx = _mm256_mul_ps(x, x2), yy = _mm256_mul_ps(y, y2), zz = _mm256_mul_ps(z, z2);
+    __m256 xy = _mm256_mul_ps(x, y2), xz = _mm256_mul_ps(x, z2), yz = _mm256_mul_ps(y, z2);
+    __m256 wx = _mm256_mul_ps(w, x2), wy = _mm256_mul_ps(w, y2), wz = _mm256_mul_ps(w, z2);
+    _mm256_storeu_ps(b[0], _mm256_mul_ps(_mm256_sub_ps(one, _mm256_add_ps(yy, zz)), sx));
+    _mm256_storeu_ps(b[1], _mm256_mul_ps(_mm256_add_ps(xy, wz), sx));
+    _mm256_storeu_ps(b[2], _mm256_mul_ps(_mm256_sub_ps(xz, wy), sx));
+    _mm256_storeu_ps(b[3], _mm256_mul_ps(_mm256_sub_ps(xy, wz), sy));
+    _mm256_storeu_ps(b[4], _mm256_mul_ps(_mm256_sub_ps(one, _mm256_add_ps(xx, zz)), sy));
+    _mm256_storeu_ps(b[5], _mm256_mul_ps(_mm256_add_ps(yz, wx), sy));
+    _mm256_storeu_ps(b[6], _mm256_mul_ps(_mm256_add_ps(xz, wy), sz));
+    _mm256_storeu_ps(b[7], _mm256_mul_ps(_mm256_sub_ps(yz, wx), sz));
+    _mm256_storeu_ps(b[8], _mm256_mul_ps(_mm256_sub_ps(one, _mm256_add_ps(xx, yy)), sz));
 }
 
-/* Carrying a child's parent in registers instead of reloading it (36 of Woman's 43 joints
- * follow their parent) was measured slower: the pass is throughput-bound, not latency-bound. */
 void ossa__to_model_avx2(const ossa_transform *locals, const int32_t *parents, uint32_t begin, uint32_t end,
                          ossa_mat4 *out) {
     static const ossa_mat4 identity = {{1, 0, 0, 0, 0, 1, 0, 0, 0, 0, 1, 0, 0, 0, 0, 1}};
-    for (uint32_t i = begin; i < end; i++) {
-        int32_t p = parents[i];
-        const ossa_mat4 *pm = p < 0 ? &identity : &out[p]; /* a select, not a branch */
-        joint_x2(&locals[i], pm->m, out[i].m);
+    const __m128 xyz = _mm_castsi128_ps(_mm_set_epi32(0, -1, -1, -1));
+    float b[TERMS][BLOCK];
+    for (uint32_t i0 = begin; i0 < end; i0 += BLOCK) {
+        uint32_t count = end - i0 < BLOCK ? end - i0 : BLOCK;
+        soa_terms(&locals[i0], count, b);
+        for (uint32_t k = 0; k < count; k++) {
+            uint32_t i = i0 + k;
+            int32_t p = parents[i];
+            const float *A = (p < 0 ? &identity : &out[p])->m; /* a select, not a branch */
+            __m128 a0 = _mm_loadu_ps(A), a1 = _mm_loadu_ps(A + 4), a2 = _mm_loadu_ps(A + 8), a3 = _mm_loadu_ps(A + 12);
+            float *o = out[i].m;
+            for (int c = 0; c < 3; c++) {
+                __m128 r = _mm_add_ps(_mm_add_ps(_mm_mul_ps(a0, _mm_broadcast_ss(&b[3 * c][k])),
+                                                 _mm_mul_ps(a1, _mm_broadcast_ss(&b[3 * c + 1][k]))),
+                                      _mm_mul_ps(a2, _mm_broadcast_ss(&b[3 * c + 2][k])));
+                _mm_storeu_ps(o + 4 * c, _mm_and_ps(r, xyz)); /* w lane: +-0 for an affine parent, made +0 */
+            }
+            __m128 t = _mm_add_ps(_mm_add_ps(_mm_add_ps(_mm_mul_ps(a0, _mm_broadcast_ss(&b[9][k])),
+                                                        _mm_mul_ps(a1, _mm_broadcast_ss(&b[10][k]))),
+                                             _mm_mul_ps(a2, _mm_broadcast_ss(&b[11][k]))),
+                                  a3);
+            _mm_storeu_ps(o + 12, t);
+        }
     }
 }
