@@ -8,6 +8,8 @@
  *   - the skeleton is parents-first, its maps are inverse permutations, names non-NULL;
  *   - skin joints < joint count; node infos agree with the skeleton;
  *   - mesh indices < vertex_count, joint indices < joint count, weights finite >= 0;
+ *   - mesh materials -1 or < material count, colours finite, material images -1 or
+ *     < image count, image bytes present when their size is not 0;
  *   - every built clip has the skeleton's joint count and samples at clamped and
  *     looping times inside and outside its range;
  *   - packing the loaded asset again and loading that gives the same bytes again.
@@ -66,6 +68,21 @@ static void check_asset(const ossa_asset *a) {
                 CHECK(isfinite(mesh->weights[i]) && mesh->weights[i] >= 0.0f);
             }
         }
+    }
+    for (uint32_t m = 0; m < a->mesh_count; m++) {
+        const ossa_mesh *mesh = a->meshes[m];
+        CHECK(mesh->material >= -1 && mesh->material < (int32_t)a->material_count);
+        for (size_t i = 0; mesh->colors && i < (size_t)mesh->vertex_count * 4; i++) CHECK(isfinite(mesh->colors[i]));
+    }
+    for (uint32_t i = 0; i < a->material_count; i++) {
+        const ossa_material *mat = &a->materials[i];
+        CHECK(mat->name != NULL && isfinite(mat->base_color[3]) && isfinite(mat->alpha_cutoff));
+        CHECK(mat->base_color_texture.image >= -1 && mat->base_color_texture.image < (int32_t)a->image_count);
+    }
+    for (uint32_t i = 0; i < a->image_count; i++) {
+        const ossa_image *im = &a->images[i];
+        CHECK(im->name && im->uri && im->mime_type);
+        CHECK(im->data || im->size == 0);
     }
     for (uint32_t w = 0; w < a->warning_count; w++) CHECK(a->warnings[w] != NULL);
     /* built clips: made for this skeleton, and they sample (clamped and looping) */

@@ -153,8 +153,24 @@ static ossa_asset *rich_asset(void) {
         desc.node = m == 2 ? -1 : (int32_t)s->joint_of_source[m == 0 ? 5 : 4];
         desc.source_mesh = m == 1 ? 1 : 0;
         desc.source_primitive = m == 2 ? 1 : 0;
+        float col[NV * 4];
+        for (int i = 0; i < NV * 4; i++) col[i] = frand(&rng, 0, 1);
+        desc.material = m == 2 ? -1 : (int32_t)m;
+        desc.colors = m == 1 ? NULL : col;
         assert_int_equal(ossa_mesh_create(&desc, NULL, &a->meshes[m]), OSSA_OK);
     }
+    /* two images (encoded bytes of an odd length; one that could not be read) and two materials */
+    static const uint8_t PNG_BYTES[] = {0x89, 'P', 'N', 'G', '\r', '\n', 0x1a, '\n', 1, 2, 3, 4, 5};
+    a->image_count = 2;
+    a->images = calloc(2, sizeof *a->images);
+    a->images[0] = (ossa_image){"albedo", "", "image/png", PNG_BYTES, sizeof PNG_BYTES};
+    a->images[1] = (ossa_image){"", "missing.jpg", "", NULL, 0};
+    a->material_count = 2;
+    a->materials = calloc(2, sizeof *a->materials);
+    a->materials[0] = (ossa_material){"skin", {0.5f, 0.25f, 1, 0.75f},
+                                      {0, 1, OSSA_WRAP_CLAMP_TO_EDGE, OSSA_WRAP_MIRRORED_REPEAT, OSSA_FILTER_NEAREST, 9987},
+                                      OSSA_ALPHA_MODE_MASK, 0.3f, true};
+    a->materials[1] = (ossa_material){"", {1, 1, 1, 1}, {-1, 0, 0, 0, 0, 0}, OSSA_ALPHA_MODE_BLEND, 0.5f, false};
     add_clips(a);
     a->warning_count = 2;
     a->warnings = calloc(2, sizeof *a->warnings);
@@ -208,6 +224,8 @@ static void assert_mesh_equal(const ossa_mesh *x, const ossa_mesh *y) {
     eq_bytes(x->weights, y->weights, nv * x->influences * 4, "weights");
     eq_bytes(x->indices, y->indices, (size_t)x->index_count * 4, "indices");
     eq_bytes(x->default_weights, y->default_weights, (size_t)x->target_count * 4, "default weights");
+    assert_int_equal(x->material, y->material);
+    eq_bytes(x->colors, y->colors, nv * 16, "colors");
     for (uint32_t t = 0; t < x->target_count; t++) {
         eq_bytes(x->targets[t].positions, y->targets[t].positions, nv * 12, "target positions");
         eq_bytes(x->targets[t].normals, y->targets[t].normals, nv * 12, "target normals");
@@ -261,6 +279,31 @@ static void assert_asset_equal(const ossa_asset *x, const ossa_asset *y, bool wa
     }
     assert_int_equal(x->mesh_count, y->mesh_count);
     for (uint32_t m = 0; m < x->mesh_count; m++) assert_mesh_equal(x->meshes[m], y->meshes[m]);
+    assert_int_equal(x->material_count, y->material_count);
+    for (uint32_t m = 0; m < x->material_count; m++) {
+        const ossa_material *a = &x->materials[m], *b = &y->materials[m];
+        const ossa_texture_ref *ta = &a->base_color_texture, *tb = &b->base_color_texture;
+        assert_string_equal(a->name, b->name);
+        eq_bytes(a->base_color, b->base_color, 16, "base colour");
+        assert_int_equal(ta->image, tb->image);
+        assert_int_equal(ta->texcoord, tb->texcoord);
+        assert_int_equal(ta->wrap_s, tb->wrap_s);
+        assert_int_equal(ta->wrap_t, tb->wrap_t);
+        assert_int_equal(ta->mag_filter, tb->mag_filter);
+        assert_int_equal(ta->min_filter, tb->min_filter);
+        assert_int_equal(a->alpha_mode, b->alpha_mode);
+        eq_bytes(&a->alpha_cutoff, &b->alpha_cutoff, 4, "alpha cutoff");
+        assert_int_equal(a->double_sided, b->double_sided);
+    }
+    assert_int_equal(x->image_count, y->image_count);
+    for (uint32_t i = 0; i < x->image_count; i++) {
+        const ossa_image *a = &x->images[i], *b = &y->images[i];
+        assert_string_equal(a->name, b->name);
+        assert_string_equal(a->uri, b->uri);
+        assert_string_equal(a->mime_type, b->mime_type);
+        assert_int_equal(a->size, b->size);
+        eq_bytes(a->data, b->data, a->size, "image bytes");
+    }
     assert_int_equal(y->clip_count, 0);
     assert_int_equal(x->built_clip_count, y->built_clip_count);
     for (uint32_t c = 0; c < x->built_clip_count; c++) {
@@ -759,6 +802,49 @@ static void e_clip_block_corrupt(uint8_t *b, size_t s) {
     memset(b + off, 0xEE, 16); /* the block's own header */
 }
 
+static uint8_t *material_rec(uint8_t *b, uint32_t m) {
+    return b + section_of(b, PK_MATERIALS, NULL) + (size_t)m * PK_MATERIAL_RECORD;
+}
+static uint8_t *image_rec(uint8_t *b, uint32_t i) { return b + section_of(b, PK_IMAGES, NULL) + (size_t)i * PK_IMAGE_RECORD; }
+static uint8_t *surface_rec(uint8_t *b, uint32_t m) {
+    return b + section_of(b, PK_SURFACES, NULL) + (size_t)m * PK_SURFACE_RECORD;
+}
+static void e_material_image(uint8_t *b, size_t s) { (void)s; put32(material_rec(b, 1) + PKMA_IMAGE, 2); }
+static void e_material_texcoord(uint8_t *b, size_t s) { (void)s; put32(material_rec(b, 0) + PKMA_TEXCOORD, 2); }
+static void e_material_sampler(uint8_t *b, size_t s) { (void)s; put32(material_rec(b, 0) + PKMA_MIN_FILTER, 70000); }
+static void e_material_alpha(uint8_t *b, size_t s) { (void)s; put32(material_rec(b, 1) + PKMA_ALPHA_MODE, 3); }
+static void e_material_color(uint8_t *b, size_t s) { (void)s; put32(material_rec(b, 0) + PKMA_BASE_COLOR + 8, 0x7f800000u); }
+static void e_material_name(uint8_t *b, size_t s) { (void)s; put32(material_rec(b, 1) + PKMA_NAME, 0x7fffffffu); }
+static void e_material_size(uint8_t *b, size_t s) {
+    (void)s;
+    uint32_t k = 0;
+    section_of(b, PK_MATERIALS, &k);
+    put32(b + OSSA_PACK_HEADER_SIZE + (size_t)k * PK_SECTION_ENTRY + PKS_COUNT, 3);
+}
+static void e_image_past(uint8_t *b, size_t s) { (void)s; put64(image_rec(b, 0) + PKI_SIZE, 1u << 30); }
+static void e_image_flags(uint8_t *b, size_t s) { (void)s; put32(image_rec(b, 1) + PKI_FLAGS, 6); }
+static void e_image_no_flag(uint8_t *b, size_t s) { (void)s; put32(image_rec(b, 0) + PKI_FLAGS, 0); }
+static void e_image_shared(uint8_t *b, size_t s) {
+    (void)s; /* image 1 claims image 0's bytes */
+    put32(image_rec(b, 1) + PKI_FLAGS, PK_IMAGE_HAS_DATA);
+    put64(image_rec(b, 1) + PKI_OFFSET, pk_rd_u64(image_rec(b, 0) + PKI_OFFSET));
+    put64(image_rec(b, 1) + PKI_SIZE, pk_rd_u64(image_rec(b, 0) + PKI_SIZE));
+}
+static void e_image_mime(uint8_t *b, size_t s) { (void)s; put32(image_rec(b, 0) + PKI_MIME, 0xfffffff0u); }
+static void e_surface_material(uint8_t *b, size_t s) { (void)s; put32(surface_rec(b, 2) + PKSU_MATERIAL, 9); }
+static void e_surface_colors_nan(uint8_t *b, size_t s) {
+    (void)s;
+    uint8_t *sec = b + section_of(b, PK_SURFACES, NULL);
+    put32(sec + pk_rd_u64(surface_rec(b, 0) + PKSU_COLORS) + 4 * 13, 0xffc00000u);
+}
+static void e_surface_colors_past(uint8_t *b, size_t s) { (void)s; put64(surface_rec(b, 2) + PKSU_COLORS, 1u << 20); }
+static void e_surface_count(uint8_t *b, size_t s) {
+    (void)s;
+    uint32_t k = 0;
+    section_of(b, PK_SURFACES, &k);
+    put32(b + OSSA_PACK_HEADER_SIZE + (size_t)k * PK_SECTION_ENTRY + PKS_COUNT, 2);
+}
+
 static void hostile_fields(void **state) {
     (void)state;
     expect_edit(e_magic, false, OSSA_ERROR_PARSE, "not a packed .ossa file");
@@ -794,6 +880,22 @@ static void hostile_fields(void **state) {
     expect_edit(e_clip_block_shared, true, OSSA_ERROR_PARSE, "clip 1: blocks overlap");
     expect_edit(e_clip_block_corrupt, true, 0, "section 6 (clips) / clip 0: ");
     expect_edit(e_warning, true, OSSA_ERROR_INVALID_DATA, "section 7 (warnings) / warning 1: name offset");
+    expect_edit(e_material_image, true, OSSA_ERROR_INVALID_DATA, "section 8 (materials) / material 1: image 2 >= 2 images");
+    expect_edit(e_material_texcoord, true, OSSA_ERROR_INVALID_DATA, "material 0: texture coordinate set 2");
+    expect_edit(e_material_sampler, true, OSSA_ERROR_INVALID_DATA, "material 0: sampler value 70000");
+    expect_edit(e_material_alpha, true, OSSA_ERROR_INVALID_DATA, "material 1: alpha mode 3");
+    expect_edit(e_material_color, true, OSSA_ERROR_INVALID_DATA, "material 0: non-finite base colour");
+    expect_edit(e_material_name, true, OSSA_ERROR_INVALID_DATA, "material 1: name offset");
+    expect_edit(e_material_size, true, OSSA_ERROR_PARSE, "section 8 (materials): ");
+    expect_edit(e_image_past, true, OSSA_ERROR_PARSE, "section 9 (images) / image 0: bytes: ");
+    expect_edit(e_image_flags, true, OSSA_ERROR_INVALID_DATA, "image 1: unknown flags 0x6");
+    expect_edit(e_image_no_flag, true, OSSA_ERROR_INVALID_DATA, "image 0: 13 bytes");
+    expect_edit(e_image_shared, true, OSSA_ERROR_PARSE, "image 1: bytes: offset 64 overlaps");
+    expect_edit(e_image_mime, true, OSSA_ERROR_INVALID_DATA, "image 0: name offset");
+    expect_edit(e_surface_material, true, OSSA_ERROR_INVALID_DATA, "section 10 (mesh surfaces) / mesh 2: material 9 >= 2");
+    expect_edit(e_surface_colors_nan, true, OSSA_ERROR_INVALID_DATA, "mesh 0: colors: float 13 is not finite");
+    expect_edit(e_surface_colors_past, true, OSSA_ERROR_PARSE, "section 10 (mesh surfaces) / mesh 2: colors: ");
+    expect_edit(e_surface_count, true, OSSA_ERROR_INVALID_DATA, "2 records for 3 meshes");
 }
 
 static void unknown_sections_are_skipped(void **state) {
@@ -808,6 +910,35 @@ static void unknown_sections_are_skipped(void **state) {
     fix_checksum(b, size);
     ossa_asset *l = load_ok(b, size);
     assert_asset_equal(a, l, false);
+    ossa_asset_destroy(l);
+    ossa_asset_destroy(a);
+    free(b);
+}
+
+/* A file written before materials, images and mesh surfaces existed (the same version:
+ * they are sections an older reader skips) loads with default materials and no colours;
+ * this reader likewise skips them when they are tagged as unknown. */
+static void files_without_surfaces(void **state) {
+    (void)state;
+    ossa_asset *a = rich_asset();
+    size_t size;
+    uint8_t *b = pack(a, NULL, &size);
+    static const uint32_t NEW_TYPES[] = {PK_MATERIALS, PK_IMAGES, PK_SURFACES};
+    for (size_t t = 0; t < 3; t++) {
+        uint32_t k = 0;
+        section_of(b, NEW_TYPES[t], &k);
+        put32(b + OSSA_PACK_HEADER_SIZE + (size_t)k * PK_SECTION_ENTRY, 1000 + (uint32_t)t);
+    }
+    fix_checksum(b, size);
+    ossa_asset *l = load_ok(b, size);
+    assert_int_equal(l->material_count, 0);
+    assert_int_equal(l->image_count, 0);
+    assert_int_equal(l->mesh_count, 3);
+    for (uint32_t m = 0; m < 3; m++) {
+        assert_int_equal(l->meshes[m]->material, -1);
+        assert_null(l->meshes[m]->colors);
+        eq_bytes(a->meshes[m]->positions, l->meshes[m]->positions, 7 * 12, "positions");
+    }
     ossa_asset_destroy(l);
     ossa_asset_destroy(a);
     free(b);
@@ -902,6 +1033,7 @@ int main(void) {
         cmocka_unit_test(flipped_bytes_never_crash),
         cmocka_unit_test(hostile_fields),
         cmocka_unit_test(unknown_sections_are_skipped),
+        cmocka_unit_test(files_without_surfaces),
         cmocka_unit_test(load_file_errors),
         cmocka_unit_test(max_allocation_limit),
         cmocka_unit_test(allocation_failure_every_point),

@@ -1,5 +1,6 @@
 /* `ossa sample` layer flags (tools/ossa/layers_cli.c, docs/layers.md) on a generated glTF:
- * weights, --sync, --mask, --additive and --root-motion against hand-worked values. */
+ * weights, --sync, --mask, --additive and --root-motion against hand-worked values; the same
+ * override layers on the file packed (built clips only) against the glTF. */
 #include "test_support.h"
 
 #include <math.h>
@@ -42,18 +43,34 @@ static const char *write_file(void) {
     return path;
 }
 
-static gj *sample(const char *args, int expect) {
+/* `ossa sample FILE ARGS`: its JSON when it exits 0 as expected; else NULL, and *output
+ * (when given) gets what it printed. */
+static gj *sample_file(const char *file, const char *args, int expect, char **output) {
     const char *tool = ot_tool();
     if (!tool) return NULL;
     char cmd[2048];
-    snprintf(cmd, sizeof cmd, "\"%s\" sample \"%s\" %s --vertices 0 2>&1", tool, write_file(), args);
+    snprintf(cmd, sizeof cmd, "\"%s\" sample \"%s\" %s --vertices 0 2>&1", tool, file, args);
     char *out = NULL;
     int st = ot_run(cmd, &out);
     if (st != expect) fail_msg("'%s' exited %d (expected %d): %s", cmd, st, expect, out ? out : "");
     gj *j = expect == 0 ? gj_parse(out, strlen(out)) : NULL;
     if (expect == 0 && !j) fail_msg("not JSON: %s", out);
-    free(out);
+    if (output) *output = out;
+    else free(out);
     return j;
+}
+
+static gj *sample(const char *args, int expect) { return sample_file(write_file(), args, expect, NULL); }
+
+/* The file packed (lossless, so its built clips reproduce the editable ones to float rounding). */
+static const char *write_packed(void) {
+    static char path[1024];
+    snprintf(path, sizeof path, "%s", ot_tmp("layers.ossa"));
+    char cmd[3072], *out = NULL;
+    snprintf(cmd, sizeof cmd, "\"%s\" pack \"%s\" \"%s\" --lossless 2>&1", ot_tool(), write_file(), path);
+    if (ot_run(cmd, &out) != 0) fail_msg("pack failed: %s", out ? out : "");
+    free(out);
+    return path;
 }
 
 static double num(const gj *j, const char *fmt, int a, int b) {
@@ -154,6 +171,55 @@ static void root_motion_moves_the_root(void **state) {
     gj_free(j);
 }
 
+/* A packed file (built clips only): override layers with weights, masks and --sync give the
+ * glTF's poses and the hand-worked values above; --additive and --root-motion, which derive
+ * new clips from editable ones, are refused with a message saying why. */
+static void packed_file_layers(void **state) {
+    (void)state;
+    if (!ot_tool()) skip();
+    const char *packed = write_packed();
+    static const char *const ARGS[] = {
+        "--clip A --clip B --weights 1,3 --time 0.5 --time 1.5",
+        "--clip A --clip B --sync --loop --time 0.75 --time 2.25",
+        "--clip A --clip A --sync --weights 0.2,0.8 --time 0.5",
+        "--clip A --clip B --mask Spine --time 0.5 --time 1.9",
+    };
+    for (size_t a = 0; a < sizeof ARGS / sizeof ARGS[0]; a++) {
+        gj *g = sample(ARGS[a], 0), *p = sample_file(packed, ARGS[a], 0, NULL);
+        for (int t = 0; t < 2 && gj_find(g, t ? "/samples/1" : "/samples/0") >= 0; t++) {
+            for (int n = 0; n < 3; n++) {
+                for (int k = 0; k < 3; k++) {
+                    char path[128];
+                    snprintf(path, sizeof path, "/samples/%d/nodes/%d/translation/%d", t, n, k);
+                    ot_assert_near(gj_num(p, gj_find(p, path)), gj_num(g, gj_find(g, path)), 1e-5);
+                }
+                ot_assert_near(angle_z(p, t, n), angle_z(g, t, n), 1e-5);
+            }
+            ot_assert_near(num(p, "/samples/%d/layers/%d/time", t, 1), num(g, "/samples/%d/layers/%d/time", t, 1), 1e-6);
+            assert_string_equal(gj_str(p, gj_find(p, "/samples/0/layers/1/clip")),
+                                gj_str(g, gj_find(g, "/samples/0/layers/1/clip")));
+        }
+        gj_free(g);
+        gj_free(p);
+    }
+    /* hand-worked, as in mask_overrides_the_subtree: hips from A (x 1), spine from B (-45°) */
+    gj *j = sample_file(packed, "--clip A --clip B --mask Spine --time 0.5", 0, NULL);
+    ot_assert_near(num(j, "/samples/%d/nodes/%d/translation/0", 0, 0), 1.0, 1e-6);
+    ot_assert_near(angle_z(j, 0, 1), -PI / 4, 1e-5);
+    gj_free(j);
+    char *out = NULL;
+    sample_file(packed, "--clip A --additive B:0.5 --time 0.5", 1, &out);
+    assert_non_null(strstr(out, "--additive needs editable clips"));
+    assert_non_null(strstr(out, "built clips only"));
+    free(out);
+    sample_file(packed, "--clip A --root-motion --time 0.5", 1, &out);
+    assert_non_null(strstr(out, "--root-motion needs editable clips"));
+    free(out);
+    sample_file(packed, "--clip A --clip Nope", 1, &out);
+    assert_non_null(strstr(out, "no clip 'Nope' (2 clips)"));
+    free(out);
+}
+
 static void errors(void **state) {
     (void)state;
     if (!ot_tool()) skip();
@@ -172,6 +238,7 @@ int main(void) {
         cmocka_unit_test(mask_overrides_the_subtree),
         cmocka_unit_test(additive_on_top),
         cmocka_unit_test(root_motion_moves_the_root),
+        cmocka_unit_test(packed_file_layers),
         cmocka_unit_test(errors),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);

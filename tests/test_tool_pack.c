@@ -17,6 +17,7 @@
 #include <unistd.h>
 
 #include "gltf_writer.h"
+#include "image_read.h"
 
 static char *run(const char *fmt, ...) __attribute__((format(printf, 1, 2)));
 static char *run(const char *fmt, ...) {
@@ -243,6 +244,20 @@ static void shared_assets_lossless_pack(void **state) {
     }
 }
 
+/* Byte-for-byte equality of two files. */
+static bool same_file(const char *a, const char *b) {
+    FILE *fa = fopen(a, "rb"), *fb = fopen(b, "rb");
+    bool same = fa && fb;
+    int ca = 0, cb = 0;
+    while (same && ca != EOF) {
+        ca = fgetc(fa), cb = fgetc(fb);
+        same = ca == cb;
+    }
+    if (fa) fclose(fa);
+    if (fb) fclose(fb);
+    return same;
+}
+
 /* render and bench take the .ossa too; render goes through the built clip at the default
  * precision either way, so the packed file's frame is the glTF's, byte for byte. */
 static void render_and_bench_take_packed_files(void **state) {
@@ -259,18 +274,7 @@ static void render_and_bench_take_packed_files(void **state) {
     char *out = run("%s render %s --clip all --from 0.7 --size 64x64 --out %s", tool, ossa, png_b);
     assert_non_null(strstr(out, "clip 'all'"));
     free(out);
-    FILE *fa = fopen(png_a, "rb"), *fb = fopen(png_b, "rb");
-    assert_true(fa && fb);
-    int ca, cb;
-    size_t same = 0, n = 0;
-    do {
-        ca = fgetc(fa), cb = fgetc(fb);
-        same += ca == cb;
-        n++;
-    } while (ca != EOF && cb != EOF);
-    fclose(fa);
-    fclose(fb);
-    assert_true(ca == EOF && cb == EOF && same == n);
+    assert_true(same_file(png_a, png_b));
     out = run("%s bench %s --rounds 1 --threads 1", tool, ossa);
     assert_non_null(strstr(out, "built, forward"));
     assert_non_null(strstr(out, "full frame"));
@@ -285,6 +289,95 @@ static void render_and_bench_take_packed_files(void **state) {
               tool, ossa, ot_tmp("pack_view.png"));
     assert_non_null(strstr(out, ": 1 built clip\n"));
     assert_non_null(strstr(out, "playing clip 1 'all'"));
+    free(out);
+}
+
+/* Layers on a packed file: `ossa render --clip all --clip all --weights --mask --sync` poses
+ * the lossless .ossa's built clips as the glTF's editable ones (same PNG), and the pose
+ * moves with time (a different frame at another time). */
+static void render_layers_on_packed_file(void **state) {
+    (void)state;
+    const char *tool = ot_tool();
+    if (!tool) skip();
+    const char *gltf = make_gltf();
+    char ossa[4096], png[3][4096];
+    snprintf(ossa, sizeof ossa, "%s", ot_tmp("pack_layers.ossa"));
+    static const char *const NAMES[3] = {"layers_gltf.png", "layers_ossa.png", "layers_ossa0.png"};
+    for (int k = 0; k < 3; k++) snprintf(png[k], sizeof png[k], "%s", ot_tmp(NAMES[k]));
+    free(run("%s pack %s %s --lossless", tool, gltf, ossa));
+    const char *layers = "--clip all --clip all --mask mid --weights 1,3 --sync --size 64x64";
+    free(run("%s render %s %s --from 0.7 --out %s", tool, gltf, layers, png[0]));
+    char *out = run("%s render %s %s --from 0.7 --out %s", tool, ossa, layers, png[1]);
+    assert_non_null(strstr(out, "clip 'all'"));
+    free(out);
+    free(run("%s render %s %s --from 0 --out %s", tool, ossa, layers, png[2]));
+    assert_true(same_file(png[0], png[1]));
+    assert_false(same_file(png[1], png[2]));
+}
+
+/* A textured model keeps its materials, image and texture coordinates through a pack:
+ * its .ossa renders to the same PNG as the source (before materials were packed, the
+ * packed box rendered untextured grey). */
+static void textured_model_renders_alike(void **state) {
+    (void)state;
+    const char *tool = ot_tool();
+    if (!tool) skip();
+    const char *asset = ot_asset("BoxTextured-glb/BoxTextured.glb");
+    if (!asset) skip();
+    char src[4096], ossa[4096], png_a[4096], png_b[4096];
+    snprintf(src, sizeof src, "%s", asset);
+    snprintf(ossa, sizeof ossa, "%s", ot_tmp("box_textured.ossa"));
+    snprintf(png_a, sizeof png_a, "%s", ot_tmp("box_textured_glb.png"));
+    snprintf(png_b, sizeof png_b, "%s", ot_tmp("box_textured_ossa.png"));
+    free(run("%s pack %s %s", tool, src, ossa));
+    free(run("%s render %s --size 64x64 --out %s", tool, src, png_a));
+    free(run("%s render %s --size 64x64 --out %s", tool, ossa, png_b));
+    assert_true(same_file(png_a, png_b));
+}
+
+/* Fraction of pixels that differ between two PNGs of the same size. */
+static double png_changed(const char *a, const char *b) {
+    ot_image x, y;
+    ot_read_png(a, &x);
+    ot_read_png(b, &y);
+    assert_true(x.width == y.width && x.height == y.height);
+    size_t n = (size_t)x.width * x.height, diff = 0;
+    for (size_t i = 0; i < n; i++) diff += memcmp(x.rgba + 4 * i, y.rgba + 4 * i, 4) != 0;
+    ot_image_free(&x);
+    ot_image_free(&y);
+    return (double)diff / (double)n;
+}
+
+/* `ossa plot` on a packed file samples its built clip densely: the lossless .ossa's curves
+ * are the glTF's (the plots differ only by the glTF's key markers, key-time grid lines and
+ * legend text), the legend and the message say there are no keys, and another node draws
+ * another plot. */
+static void plot_packed_file(void **state) {
+    (void)state;
+    const char *tool = ot_tool();
+    if (!tool) skip();
+    const char *gltf = make_gltf();
+    char ossa[4096], png[3][4096];
+    snprintf(ossa, sizeof ossa, "%s", ot_tmp("pack_plot.ossa"));
+    static const char *const NAMES[3] = {"plot_gltf.png", "plot_ossa.png", "plot_ossa_leaf.png"};
+    for (int k = 0; k < 3; k++) snprintf(png[k], sizeof png[k], "%s", ot_tmp(NAMES[k]));
+    free(run("%s pack %s %s --lossless", tool, gltf, ossa));
+    free(run("%s plot %s --node mid --size 600x480 --out %s", tool, gltf, png[0]));
+    char *out = run("%s plot %s --node mid --size 600x480 --out %s", tool, ossa, png[1]);
+    assert_non_null(strstr(out, "built clip 'all' node 'mid' (sampled densely, no key markers"));
+    free(out);
+    out = run("%s plot %s --clip all --size 600x480 --out %s", tool, ossa, png[2]);
+    assert_non_null(strstr(out, "node 'root'")); /* the first joint the clip moves */
+    free(out);
+    free(run("%s plot %s --node leaf --size 600x480 --out %s", tool, ossa, png[2]));
+    double same_curves = png_changed(png[0], png[1]), other_node = png_changed(png[1], png[2]);
+    printf("plot: glTF vs .ossa %.4f of pixels differ, mid vs leaf %.4f\n", same_curves, other_node);
+    assert_true(same_curves > 0 && same_curves < 0.02);
+    assert_true(other_node > 2 * same_curves);
+    char cmd[8192];
+    snprintf(cmd, sizeof cmd, "%s plot %s --node nope --out x.png 2>&1", tool, ossa);
+    assert_int_equal(ot_run(cmd, &out), 1);
+    assert_non_null(strstr(out, "no node 'nope'"));
     free(out);
 }
 
@@ -328,6 +421,9 @@ int main(void) {
         cmocka_unit_test(sample_precision_within_bound),
         cmocka_unit_test(shared_assets_lossless_pack),
         cmocka_unit_test(render_and_bench_take_packed_files),
+        cmocka_unit_test(render_layers_on_packed_file),
+        cmocka_unit_test(textured_model_renders_alike),
+        cmocka_unit_test(plot_packed_file),
         cmocka_unit_test(corrupt_file_is_refused),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);

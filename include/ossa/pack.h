@@ -3,8 +3,9 @@
  * A packed file holds what a runtime needs from an asset, ready to use: the skeleton
  * (names, parents-first order, rest and bind poses, the map to the source's node
  * order), every skin with its inverse bind matrices, every mesh with all its streams,
- * morph targets, default weights and skin/node/source indices, the node and mesh
- * infos, the built clips (built_clip.h) as their relocatable blocks, and optionally
+ * morph targets, default weights, skin/node/source indices, material index and
+ * vertex colours, the materials and their images (encoded bytes and MIME type, as
+ * material.h keeps them), the node and mesh infos, the built clips (built_clip.h) as their relocatable blocks, and optionally
  * the importer's warnings. Editable clips are not stored: a loaded packed asset has
  * built clips only (clip_count == 0).
  *
@@ -43,7 +44,9 @@ typedef struct ossa_pack_options {
  * Deterministic: the same asset gives the same bytes (padding is zero).
  * The asset must be consistent as a loader makes it: node_count 0 or the skeleton's
  * joint count with nodes[i].joint == joint_of_source[i]; mesh joints below the joint
- * count; every built clip made for this skeleton (same joint count).
+ * count; every built clip made for this skeleton (same joint count); material images
+ * below the image count, texture sets 0/1, sampler values <= 65535, finite colours and
+ * cutoffs. A mesh material out of range is written as -1 (the same default material).
  * INVALID_ARGUMENT (NULL asset/size, an inconsistent asset), BUFFER_TOO_SMALL
  * (capacity < *size; nothing useful is written), LIMIT (a count beyond 2^32 - 1 or a
  * file beyond the address space), UNSUPPORTED (big-endian host). */

@@ -39,12 +39,16 @@ typedef enum pk_type {
     PK_CLIPS = 7,       /* count = built clips: {u64 offset, u64 size} each, then the blocks */
     PK_WARNINGS = 8,    /* count = warnings: u32 string offsets */
     PK_STRINGS = 9,     /* count 0: NUL-terminated UTF-8 strings; names are offsets into it */
+    PK_MATERIALS = 10,  /* count = materials: PK_MATERIAL_RECORD bytes each */
+    PK_IMAGES = 11,     /* count = images: PK_IMAGE_RECORD bytes each, then the encoded bytes */
+    PK_SURFACES = 12,   /* count = 0 or meshes: PK_SURFACE_RECORD bytes each, then the colour streams */
     PK_TYPE_COUNT
 } pk_type;
 
 static inline const char *pk_type_name(uint32_t type) {
     static const char *const names[PK_TYPE_COUNT] = {"unknown", "meta", "skeleton", "skins", "nodes",
-                                                     "mesh infos", "meshes", "clips", "warnings", "strings"};
+                                                     "mesh infos", "meshes", "clips", "warnings", "strings",
+                                                     "materials", "images", "mesh surfaces"};
     return type < PK_TYPE_COUNT ? names[type] : "unknown";
 }
 
@@ -57,6 +61,25 @@ static inline const char *pk_type_name(uint32_t type) {
 #define PK_MESH_INFO_RECORD 16u          /* u32 name, u32 primitive_count, u32 target_count, u32 reserved */
 #define PK_CLIP_RECORD 16u               /* u64 offset, u64 size (relative to the section) */
 #define PK_TARGET_RECORD 24u             /* u64 offsets of position, normal, tangent deltas */
+
+/* Material record (64 bytes). */
+enum {
+    PKMA_NAME = 0, PKMA_BASE_COLOR = 4 /* f32[4] */, PKMA_IMAGE = 20 /* i32 */, PKMA_TEXCOORD = 24, PKMA_WRAP_S = 28,
+    PKMA_WRAP_T = 32, PKMA_MAG_FILTER = 36, PKMA_MIN_FILTER = 40, PKMA_ALPHA_MODE = 44, PKMA_ALPHA_CUTOFF = 48 /* f32 */,
+    PKMA_FLAGS = 52 /* 56..63 reserved */
+};
+#define PK_MATERIAL_RECORD 64u
+#define PK_MATERIAL_DOUBLE_SIDED 1u
+#define PK_SAMPLER_MAX 65535u            /* wrap and filter values: GL enums, as the glTF importer bounds them */
+/* Image record (32 bytes): u32 name, u32 uri, u32 mime type, u32 flags, u64 offset, u64 size
+ * (offset relative to the section, 0 with size 0 when there are no bytes). */
+enum { PKI_NAME = 0, PKI_URI = 4, PKI_MIME = 8, PKI_FLAGS = 12, PKI_OFFSET = 16, PKI_SIZE = 24 };
+#define PK_IMAGE_RECORD 32u
+#define PK_IMAGE_HAS_DATA 1u             /* the image has bytes (ossa_image.data non-NULL, maybe 0 of them) */
+/* Mesh surface record (16 bytes): i32 material (-1 = default), u32 reserved, u64 colours
+ * offset (relative to the section, 0 = none; f32[V][4] linear RGBA). */
+enum { PKSU_MATERIAL = 0, PKSU_COLORS = 8 };
+#define PK_SURFACE_RECORD 16u
 
 /* Mesh record (128 bytes): 12 u32/i32 fields, then 10 u64 stream offsets relative to the
  * section (0 = absent; data lies after the record table, 16-byte aligned). */

@@ -35,11 +35,14 @@ typedef struct pl {
     pk_section sec[PK_TYPE_COUNT];
     const char *strings;
     uint64_t strings_size;
-    uint32_t joints, skins, mesh_infos;
+    uint32_t joints, skins, mesh_infos, materials;
+    const uint8_t *surfaces; /* PK_SURFACES records (one per mesh), or NULL */
+    uint64_t surface_total;  /* colour-stream bytes referenced so far */
 } pl;
 
-static const char *const PATH_KEY[PK_TYPE_COUNT] = {"",           "meta",   "skeleton", "skins",    "nodes",
-                                                    "mesh_infos", "meshes", "clips",    "warnings", "strings"};
+static const char *const PATH_KEY[PK_TYPE_COUNT] = {"",          "meta",   "skeleton", "skins",    "nodes",
+                                                    "mesh_infos", "meshes", "clips",    "warnings", "strings",
+                                                    "materials", "images", "mesh_surfaces"};
 
 /* Fails with a diagnostic "section K (name) / ITEM I: message" (type 0: no section;
  * item NULL: no item) and path "/name/I". Returns r. */
@@ -392,24 +395,33 @@ static ossa_result read_nodes(pl *L, ossa_asset *a) {
 static const char *const STREAM_NAME[PKST_COUNT] = {"positions", "normals", "tangents", "uv0", "uv1", "joints",
                                                     "weights", "indices", "default weights", "targets"};
 
-/* Resolves one stream: offset 0 = absent (*out NULL). Present streams lie after the
- * record table, 16-byte aligned, inside the section. */
-static ossa_result stream_at(pl *L, uint32_t mesh, const char *what, uint64_t offset, uint64_t bytes, uint64_t *total,
-                             const uint8_t **out) {
-    const pk_section *s = &L->sec[PK_MESHES];
+/* Resolves a range of `bytes` at `offset` inside section t (item `item` `index`, array
+ * `what`): offset 0 = absent (*out NULL). Present ranges lie after the section's record
+ * table (`table` bytes), 16-byte aligned, inside the section, and all ranges of a section
+ * together (*total) fit in it, so none is read twice and a small file cannot make the
+ * loader allocate much more than its size. */
+static ossa_result range_at(pl *L, pk_type t, const char *item, uint64_t index, uint64_t table, const char *what,
+                            uint64_t offset, uint64_t bytes, uint64_t *total, const uint8_t **out) {
+    const pk_section *s = &L->sec[t];
     *out = NULL;
     if (offset == 0) return OSSA_OK;
-    uint64_t table = (uint64_t)s->count * PK_MESH_RECORD;
     if (offset % 16 || offset < table || offset > s->size || bytes > s->size - offset)
-        return fail(L, OSSA_ERROR_PARSE, PK_MESHES, "mesh", mesh,
+        return fail(L, OSSA_ERROR_PARSE, t, item, index,
                     "%s: %llu bytes at offset %llu are not a 16-byte aligned range after the records, inside the %llu-byte section",
                     what, (unsigned long long)bytes, (unsigned long long)offset, (unsigned long long)s->size);
     *total += bytes;
-    if (*total > s->size) /* bounds what a small file can make the loader allocate */
-        return fail(L, OSSA_ERROR_PARSE, PK_MESHES, "mesh", mesh, "%s: streams overlap (%llu bytes of streams in %llu)",
-                    what, (unsigned long long)*total, (unsigned long long)s->size);
+    if (*total > s->size)
+        return fail(L, OSSA_ERROR_PARSE, t, item, index, "%s: streams overlap (%llu bytes of streams in %llu)", what,
+                    (unsigned long long)*total, (unsigned long long)s->size);
     *out = L->d + s->offset + offset;
     return OSSA_OK;
+}
+
+/* One stream of a mesh (see range_at). */
+static ossa_result stream_at(pl *L, uint32_t mesh, const char *what, uint64_t offset, uint64_t bytes, uint64_t *total,
+                             const uint8_t **out) {
+    return range_at(L, PK_MESHES, "mesh", mesh, (uint64_t)L->sec[PK_MESHES].count * PK_MESH_RECORD, what, offset, bytes,
+                    total, out);
 }
 
 static ossa_result check_floats(pl *L, uint32_t mesh, const char *what, const uint8_t *p, uint64_t n) {
@@ -539,11 +551,180 @@ static ossa_result read_mesh(pl *L, uint32_t i, const uint8_t *rec, uint64_t *to
     STREAM_PTR(default_weights, PKST_DEFAULT_WEIGHTS);
 #undef STREAM_PTR
     desc.targets = targets;
+    desc.material = -1;
+    if (L->surfaces) { /* the mesh surfaces section: material and COLOR_0 */
+        const uint8_t *su = L->surfaces + (uint64_t)i * PK_SURFACE_RECORD, *col = NULL;
+        int32_t mat = pk_rd_i32(su + PKSU_MATERIAL);
+        if (mat < -1 || (mat >= 0 && (uint32_t)mat >= L->materials))
+            r = fail(L, OSSA_ERROR_INVALID_DATA, PK_SURFACES, "mesh", i, "material %d >= %u materials", mat, L->materials);
+        if (!r)
+            r = range_at(L, PK_SURFACES, "mesh", i, (uint64_t)L->sec[PK_SURFACES].count * PK_SURFACE_RECORD, "colors",
+                         pk_rd_u64(su + PKSU_COLORS), nv * 16, &L->surface_total, &col);
+        uint64_t bad = col ? first_non_finite(col, nv * 4) : 0;
+        if (!r && col && bad < nv * 4)
+            r = fail(L, OSSA_ERROR_INVALID_DATA, PK_SURFACES, "mesh", i, "colors: float %llu is not finite",
+                     (unsigned long long)bad);
+        if (r) {
+            ossa__free(&L->al, targets);
+            return r;
+        }
+        desc.material = mat;
+        memcpy(&desc.colors, &col, sizeof col);
+    }
     if (!inf) desc.influences = 0;
     r = ossa_mesh_create(&desc, &L->al, out);
     ossa__free(&L->al, targets);
     if (r == OSSA_ERROR_OUT_OF_MEMORY) return fail(L, r, PK_MESHES, "mesh", i, "out of memory");
     if (r) return fail(L, OSSA_ERROR_INVALID_DATA, PK_MESHES, "mesh", i, "refused by ossa_mesh_create (%s)", ossa_result_string(r));
+    return OSSA_OK;
+}
+
+/* ---- images, materials, mesh surfaces (read before the meshes that use them) ---- */
+
+static ossa_result read_images(pl *L, ossa_asset *a) {
+    const pk_section *s = &L->sec[PK_IMAGES];
+    if (!s->present || s->count == 0) return OSSA_OK;
+    uint32_t n = s->count;
+    uint64_t table = (uint64_t)n * PK_IMAGE_RECORD, total = 0, prev_end = table;
+    if (table > s->size)
+        return fail(L, OSSA_ERROR_PARSE, PK_IMAGES, NULL, 0, "%u image records need %llu bytes, the section has %llu", n,
+                    (unsigned long long)table, (unsigned long long)s->size);
+    const uint8_t *p = sec_data(L, PK_IMAGES);
+    /* everything checked first, then one block: the array, the bytes, the strings */
+    ossa__layout lay = {0, false};
+    size_t o_arr = ossa__layout_add(&lay, n, sizeof(ossa_image)), strings = 0;
+    ossa_result r;
+    for (uint32_t i = 0; i < n; i++) {
+        const uint8_t *rec = p + (uint64_t)i * PK_IMAGE_RECORD, *bytes;
+        uint32_t flags = pk_rd_u32(rec + PKI_FLAGS);
+        uint64_t size = pk_rd_u64(rec + PKI_SIZE), off = pk_rd_u64(rec + PKI_OFFSET);
+        if (flags & ~PK_IMAGE_HAS_DATA)
+            return fail(L, OSSA_ERROR_INVALID_DATA, PK_IMAGES, "image", i, "unknown flags 0x%x", flags);
+        if ((off == 0) != (size == 0) || (size && !(flags & PK_IMAGE_HAS_DATA)))
+            return fail(L, OSSA_ERROR_INVALID_DATA, PK_IMAGES, "image", i,
+                        "%llu bytes at offset %llu (flags 0x%x): bytes need both, and the has-data flag",
+                        (unsigned long long)size, (unsigned long long)off, flags);
+        if ((r = range_at(L, PK_IMAGES, "image", i, table, "bytes", off, size, &total, &bytes))) return r;
+        if (size && off < prev_end) /* the images' bytes follow each other */
+            return fail(L, OSSA_ERROR_PARSE, PK_IMAGES, "image", i, "bytes: offset %llu overlaps what precedes it (ends at %llu)",
+                        (unsigned long long)off, (unsigned long long)prev_end);
+        if (size) prev_end = off + size;
+        ossa__layout_add(&lay, (size_t)size, 1);
+        static const uint32_t FIELD[3] = {PKI_NAME, PKI_URI, PKI_MIME};
+        for (int k = 0; k < 3; k++) {
+            const char *str;
+            if ((r = name_at(L, pk_rd_u32(rec + FIELD[k]), PK_IMAGES, "image", i, &str))) return r;
+            strings += strlen(str) + 1;
+        }
+    }
+    size_t o_strings = lay.size;
+    lay.size += strings;
+    if (lay.overflow) return fail(L, OSSA_ERROR_LIMIT, PK_IMAGES, NULL, 0, "too large");
+    uint8_t *blk = ossa__alloc(&L->al, lay.size);
+    if (!blk) return fail(L, OSSA_ERROR_OUT_OF_MEMORY, PK_IMAGES, NULL, 0, "out of memory (%zu bytes)", lay.size);
+    a->images = (ossa_image *)(void *)(blk + o_arr);
+    a->image_count = n;
+    ossa__layout again = {0, false}; /* the same layout again, for the byte offsets */
+    ossa__layout_add(&again, n, sizeof(ossa_image));
+    for (uint32_t i = 0; i < n; i++) {
+        const uint8_t *rec = p + (uint64_t)i * PK_IMAGE_RECORD;
+        uint64_t size = pk_rd_u64(rec + PKI_SIZE);
+        size_t o_data = ossa__layout_add(&again, (size_t)size, 1);
+        ossa_image *im = &a->images[i];
+        im->size = (size_t)size;
+        im->data = (pk_rd_u32(rec + PKI_FLAGS) & PK_IMAGE_HAS_DATA) ? blk + o_data : NULL;
+        if (size) memcpy(blk + o_data, p + pk_rd_u64(rec + PKI_OFFSET), (size_t)size);
+    }
+    char *q = (char *)blk + o_strings;
+    for (uint32_t i = 0; i < n; i++) {
+        const uint8_t *rec = p + (uint64_t)i * PK_IMAGE_RECORD;
+        const char **dst[3] = {&a->images[i].name, &a->images[i].uri, &a->images[i].mime_type};
+        static const uint32_t FIELD[3] = {PKI_NAME, PKI_URI, PKI_MIME};
+        for (int k = 0; k < 3; k++) {
+            const char *src = L->strings + pk_rd_u32(rec + FIELD[k]);
+            size_t len = strlen(src) + 1;
+            memcpy(q, src, len);
+            *dst[k] = q;
+            q += len;
+        }
+    }
+    return OSSA_OK;
+}
+
+static ossa_result read_materials(pl *L, ossa_asset *a) {
+    uint32_t n;
+    const uint8_t *p;
+    ossa_result r = records(L, PK_MATERIALS, PK_MATERIAL_RECORD, &n, &p);
+    if (r || n == 0) return r;
+    ossa__layout lay = {0, false};
+    ossa__layout_add(&lay, n, sizeof(ossa_material));
+    size_t o_names = lay.size;
+    for (uint32_t i = 0; i < n; i++) {
+        const uint8_t *rec = p + (uint64_t)i * PK_MATERIAL_RECORD;
+        const char *nm;
+        if ((r = name_at(L, pk_rd_u32(rec + PKMA_NAME), PK_MATERIALS, "material", i, &nm))) return r;
+        lay.size += strlen(nm) + 1;
+        int32_t image = pk_rd_i32(rec + PKMA_IMAGE);
+        uint32_t texcoord = pk_rd_u32(rec + PKMA_TEXCOORD), mode = pk_rd_u32(rec + PKMA_ALPHA_MODE);
+        uint32_t flags = pk_rd_u32(rec + PKMA_FLAGS);
+        if (image < -1 || (image >= 0 && (uint32_t)image >= a->image_count))
+            return fail(L, OSSA_ERROR_INVALID_DATA, PK_MATERIALS, "material", i, "image %d >= %u images", image,
+                        a->image_count);
+        if (texcoord > 1)
+            return fail(L, OSSA_ERROR_INVALID_DATA, PK_MATERIALS, "material", i, "texture coordinate set %u (0 or 1)",
+                        texcoord);
+        for (uint32_t k = PKMA_WRAP_S; k <= PKMA_MIN_FILTER; k += 4)
+            if (pk_rd_u32(rec + k) > PK_SAMPLER_MAX)
+                return fail(L, OSSA_ERROR_INVALID_DATA, PK_MATERIALS, "material", i, "sampler value %u > %u",
+                            pk_rd_u32(rec + k), PK_SAMPLER_MAX);
+        if (mode > OSSA_ALPHA_MODE_BLEND)
+            return fail(L, OSSA_ERROR_INVALID_DATA, PK_MATERIALS, "material", i, "alpha mode %u", mode);
+        if (flags & ~PK_MATERIAL_DOUBLE_SIDED)
+            return fail(L, OSSA_ERROR_INVALID_DATA, PK_MATERIALS, "material", i, "unknown flags 0x%x", flags);
+        if (first_non_finite(rec + PKMA_BASE_COLOR, 4) < 4 || first_non_finite(rec + PKMA_ALPHA_CUTOFF, 1) < 1)
+            return fail(L, OSSA_ERROR_INVALID_DATA, PK_MATERIALS, "material", i, "non-finite base colour or alpha cutoff");
+    }
+    uint8_t *blk = ossa__alloc(&L->al, lay.size);
+    if (!blk) return fail(L, OSSA_ERROR_OUT_OF_MEMORY, PK_MATERIALS, NULL, 0, "out of memory");
+    a->materials = (ossa_material *)(void *)blk;
+    a->material_count = n;
+    char *q = (char *)blk + o_names;
+    for (uint32_t i = 0; i < n; i++) {
+        const uint8_t *rec = p + (uint64_t)i * PK_MATERIAL_RECORD;
+        ossa_material *m = &a->materials[i];
+        ossa_texture_ref *t = &m->base_color_texture;
+        memset(m, 0, sizeof *m);
+        const char *nm = L->strings + pk_rd_u32(rec + PKMA_NAME);
+        size_t len = strlen(nm) + 1;
+        memcpy(q, nm, len);
+        m->name = q;
+        q += len;
+        memcpy(m->base_color, rec + PKMA_BASE_COLOR, 16);
+        t->image = pk_rd_i32(rec + PKMA_IMAGE);
+        t->texcoord = pk_rd_u32(rec + PKMA_TEXCOORD);
+        t->wrap_s = pk_rd_u32(rec + PKMA_WRAP_S);
+        t->wrap_t = pk_rd_u32(rec + PKMA_WRAP_T);
+        t->mag_filter = pk_rd_u32(rec + PKMA_MAG_FILTER);
+        t->min_filter = pk_rd_u32(rec + PKMA_MIN_FILTER);
+        m->alpha_mode = (ossa_alpha_mode)pk_rd_u32(rec + PKMA_ALPHA_MODE);
+        memcpy(&m->alpha_cutoff, rec + PKMA_ALPHA_CUTOFF, 4);
+        m->double_sided = (pk_rd_u32(rec + PKMA_FLAGS) & PK_MATERIAL_DOUBLE_SIDED) != 0;
+    }
+    L->materials = n;
+    return OSSA_OK;
+}
+
+/* The mesh surfaces section: its records are used per mesh by read_mesh. */
+static ossa_result read_surfaces_table(pl *L) {
+    const pk_section *s = &L->sec[PK_SURFACES];
+    if (!s->present || s->count == 0) return OSSA_OK;
+    uint32_t meshes = L->sec[PK_MESHES].present ? L->sec[PK_MESHES].count : 0;
+    if (s->count != meshes)
+        return fail(L, OSSA_ERROR_INVALID_DATA, PK_SURFACES, NULL, 0, "%u records for %u meshes", s->count, meshes);
+    if ((uint64_t)s->count * PK_SURFACE_RECORD > s->size)
+        return fail(L, OSSA_ERROR_PARSE, PK_SURFACES, NULL, 0, "%u records need %llu bytes, the section has %llu", s->count,
+                    (unsigned long long)s->count * PK_SURFACE_RECORD, (unsigned long long)s->size);
+    L->surfaces = sec_data(L, PK_SURFACES);
     return OSSA_OK;
 }
 
@@ -656,7 +837,8 @@ static ossa_result load_aligned(const uint8_t *data, size_t size, const ossa_loa
     memset(a, 0, sizeof *a);
     a->allocator = L.al;
     if (!(r = read_meta(&L, a)) && !(r = read_skeleton(&L, a)) && !(r = read_mesh_infos(&L, a)) &&
-        !(r = read_nodes(&L, a)) && !(r = read_meshes(&L, a)) && !(r = read_clips(&L, a)))
+        !(r = read_nodes(&L, a)) && !(r = read_images(&L, a)) && !(r = read_materials(&L, a)) &&
+        !(r = read_surfaces_table(&L)) && !(r = read_meshes(&L, a)) && !(r = read_clips(&L, a)))
         r = read_warnings(&L, a);
     if (r) {
         ossa_asset_destroy(a);

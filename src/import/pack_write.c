@@ -3,6 +3,7 @@
  * Two passes over the same code: the first only measures (section offsets, string
  * table size, file size), the second writes into the caller's zeroed buffer. Strings
  * go last so names can be appended while the sections that name them are written. */
+#include <math.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -14,8 +15,8 @@
 #include <ossa/built_clip.h>
 
 /* Section order in the table (and the file). */
-static const pk_type ORDER[] = {PK_META,   PK_SKELETON, PK_SKINS,    PK_NODES, PK_MESH_INFOS,
-                                PK_MESHES, PK_CLIPS,    PK_WARNINGS, PK_STRINGS};
+static const pk_type ORDER[] = {PK_META,  PK_SKELETON, PK_SKINS,     PK_NODES,  PK_MESH_INFOS, PK_MESHES,
+                                PK_CLIPS, PK_WARNINGS, PK_MATERIALS, PK_IMAGES, PK_SURFACES,   PK_STRINGS};
 #define SECTION_COUNT (sizeof ORDER / sizeof ORDER[0])
 
 typedef struct pw {
@@ -184,6 +185,52 @@ static void write_warnings(pw *w, const ossa_asset *a, uint32_t count) {
     for (uint32_t i = 0; i < count; i++) put_u32(w, base + 4 * i, str(w, a->warnings[i]));
 }
 
+static void write_materials(pw *w, const ossa_asset *a) {
+    uint64_t base = take(w, (uint64_t)a->material_count * PK_MATERIAL_RECORD);
+    for (uint32_t i = 0; i < a->material_count; i++) {
+        const ossa_material *m = &a->materials[i];
+        const ossa_texture_ref *t = &m->base_color_texture;
+        uint64_t r = base + (uint64_t)i * PK_MATERIAL_RECORD;
+        put_u32(w, r + PKMA_NAME, str(w, m->name));
+        put(w, r + PKMA_BASE_COLOR, m->base_color, 16);
+        put_i32(w, r + PKMA_IMAGE, t->image);
+        put_u32(w, r + PKMA_TEXCOORD, t->texcoord);
+        put_u32(w, r + PKMA_WRAP_S, t->wrap_s);
+        put_u32(w, r + PKMA_WRAP_T, t->wrap_t);
+        put_u32(w, r + PKMA_MAG_FILTER, t->mag_filter);
+        put_u32(w, r + PKMA_MIN_FILTER, t->min_filter);
+        put_u32(w, r + PKMA_ALPHA_MODE, (uint32_t)m->alpha_mode);
+        put(w, r + PKMA_ALPHA_CUTOFF, &m->alpha_cutoff, 4);
+        put_u32(w, r + PKMA_FLAGS, m->double_sided ? PK_MATERIAL_DOUBLE_SIDED : 0u);
+    }
+}
+
+static void write_images(pw *w, const ossa_asset *a) {
+    uint64_t base = take(w, (uint64_t)a->image_count * PK_IMAGE_RECORD);
+    for (uint32_t i = 0; i < a->image_count; i++) {
+        const ossa_image *im = &a->images[i];
+        uint64_t r = base + (uint64_t)i * PK_IMAGE_RECORD;
+        put_u32(w, r + PKI_NAME, str(w, im->name));
+        put_u32(w, r + PKI_URI, str(w, im->uri));
+        put_u32(w, r + PKI_MIME, str(w, im->mime_type));
+        put_u32(w, r + PKI_FLAGS, im->data ? PK_IMAGE_HAS_DATA : 0u);
+        put_u64(w, r + PKI_OFFSET, stream(w, im->data, im->data ? im->size : 0));
+        put_u64(w, r + PKI_SIZE, im->data ? im->size : 0);
+    }
+}
+
+/* Per mesh: its material (out of range written as -1, the same default material) and COLOR_0. */
+static void write_surfaces(pw *w, const ossa_asset *a) {
+    uint64_t base = take(w, (uint64_t)a->mesh_count * PK_SURFACE_RECORD);
+    for (uint32_t i = 0; i < a->mesh_count; i++) {
+        const ossa_mesh *m = a->meshes[i];
+        uint64_t r = base + (uint64_t)i * PK_SURFACE_RECORD;
+        bool valid = m->material >= 0 && (uint32_t)m->material < a->material_count;
+        put_i32(w, r + PKSU_MATERIAL, valid ? m->material : -1);
+        put_u64(w, r + PKSU_COLORS, stream(w, m->colors, (uint64_t)m->vertex_count * 16));
+    }
+}
+
 static void emit(pw *w, const ossa_asset *a, uint32_t warning_count) {
     const ossa_skeleton *s = a->skeleton;
     w->pos = OSSA_PACK_HEADER_SIZE + SECTION_COUNT * PK_SECTION_ENTRY;
@@ -205,6 +252,9 @@ static void emit(pw *w, const ossa_asset *a, uint32_t warning_count) {
         case PK_MESHES: write_meshes(w, a); count = a->mesh_count; break;
         case PK_CLIPS: write_clips(w, a); count = a->built_clip_count; break;
         case PK_WARNINGS: write_warnings(w, a, warning_count); count = warning_count; break;
+        case PK_MATERIALS: write_materials(w, a); count = a->material_count; break;
+        case PK_IMAGES: write_images(w, a); count = a->image_count; break;
+        case PK_SURFACES: write_surfaces(w, a); count = a->mesh_count; break;
         case PK_STRINGS:
             /* the table was filled while the sections before it were written */
             if (!w->buf) w->strings_base = w->pos; /* measuring: this is where it goes */
@@ -227,8 +277,20 @@ static ossa_result check_asset(const ossa_asset *a) {
     for (uint32_t i = 0; i < a->node_count; i++)
         if (s->joint_of_source[i] != a->nodes[i].joint) return OSSA_ERROR_INVALID_ARGUMENT;
     if ((a->mesh_count && !a->meshes) || (a->mesh_info_count && !a->mesh_infos) ||
-        (a->warning_count && !a->warnings) || (a->built_clip_count && !a->built_clips))
+        (a->warning_count && !a->warnings) || (a->built_clip_count && !a->built_clips) ||
+        (a->material_count && !a->materials) || (a->image_count && !a->images))
         return OSSA_ERROR_INVALID_ARGUMENT;
+    for (uint32_t i = 0; i < a->material_count; i++) {
+        const ossa_material *m = &a->materials[i];
+        const ossa_texture_ref *t = &m->base_color_texture;
+        if (t->image < -1 || (t->image >= 0 && (uint32_t)t->image >= a->image_count) || t->texcoord > 1 ||
+            t->wrap_s > PK_SAMPLER_MAX || t->wrap_t > PK_SAMPLER_MAX || t->mag_filter > PK_SAMPLER_MAX ||
+            t->min_filter > PK_SAMPLER_MAX || (uint32_t)m->alpha_mode > OSSA_ALPHA_MODE_BLEND ||
+            !isfinite(m->alpha_cutoff) || !isfinite(m->base_color[0]) || !isfinite(m->base_color[1]) ||
+            !isfinite(m->base_color[2]) || !isfinite(m->base_color[3]))
+            return OSSA_ERROR_INVALID_ARGUMENT;
+    }
+
     for (uint32_t i = 0; i < a->mesh_count; i++) {
         const ossa_mesh *m = a->meshes[i];
         if (!m) return OSSA_ERROR_INVALID_ARGUMENT;

@@ -1,6 +1,9 @@
 /* ossa plot [FILE|demo] [--clip NAME|INDEX] [--node NAME|INDEX] [--out curves.png] [--size WxH]
  * One node's translation, rotation and scale curves over a clip: three panels,
  * one line per component, densely sampled with ossa_track_sample, keys marked.
+ * A packed .ossa file has built clips only (no keys): its clip is sampled densely with
+ * the sampling job (the whole pose at each time, the node's channel drawn) and the
+ * legend says so; no key markers.
  * Drawn by a small anti-aliased rasteriser (lines, dots, 5x7 text) into RGBA
  * and written as PNG. No FILE (or "demo") = the built-in demo character. */
 #include <ctype.h>
@@ -129,10 +132,23 @@ typedef struct panel {
     const ossa_track *track;  /* NULL or key_count 0 = not animated: the rest value is drawn */
     uint32_t components;
     float rest[4];
+    cli_built_sampler *built; /* a built clip (sampled densely, no keys), or NULL */
+    ossa_transform *pose;     /* built: the sampled pose (joint_count) */
+    uint32_t joint, channel;  /* built: the node's joint; 0 translation, 1 rotation, 2 scale */
 } panel;
 
+/* A transform's channel as up to 4 floats (0 translation, 1 rotation xyzw, 2 scale). */
+static void channel_of(const ossa_transform *x, uint32_t channel, float out[4]) {
+    const ossa_vec3 *v = channel == 0 ? &x->translation : &x->scale;
+    if (channel == 1) out[0] = x->rotation.x, out[1] = x->rotation.y, out[2] = x->rotation.z, out[3] = x->rotation.w;
+    else out[0] = v->x, out[1] = v->y, out[2] = v->z, out[3] = 0;
+}
+
 static void value_at(const panel *p, float t, float out[4]) {
-    if (p->track && p->track->key_count)
+    if (p->built) {
+        if (cli_built_sampler_run(p->built, t, false, p->pose) == 0) channel_of(&p->pose[p->joint], p->channel, out);
+        else memcpy(out, p->rest, sizeof(float) * 4);
+    } else if (p->track && p->track->key_count)
         ossa_track_sample(p->track, t, false, OSSA_LOOKUP_BINARY, NULL, out);
     else
         memcpy(out, p->rest, sizeof(float) * 4);
@@ -207,11 +223,13 @@ static void draw_panel(canvas *c, const panel *p, int x0, int y0, int x1, int y1
 #undef PX
 #undef PY
     /* title and legend */
-    const char *interp = !animated ? "not animated: rest value"
+    const char *interp = p->built  ? "built clip sampled, no keys"
+                         : !animated ? "not animated: rest value"
                          : p->track->interp == OSSA_INTERP_STEP  ? "STEP"
                          : p->track->interp == OSSA_INTERP_CUBIC ? "CUBICSPLINE"
                                                                  : "LINEAR";
-    snprintf(label, sizeof label, "%s (%s, %u keys)", p->title, interp, animated ? p->track->key_count : 0);
+    if (p->built) snprintf(label, sizeof label, "%s (%s)", p->title, interp);
+    else snprintf(label, sizeof label, "%s (%s, %u keys)", p->title, interp, animated ? p->track->key_count : 0);
     int x = x0 + text(c, x0, y0 - 11, label, ink) + 16;
     for (uint32_t k = 0; k < p->components; k++) {
         line(c, (float)x, (float)y0 - 7.5f, (float)x + 12, (float)y0 - 7.5f, 2, COMPONENT_COLORS[k]);
@@ -219,11 +237,128 @@ static void draw_panel(canvas *c, const panel *p, int x0, int y0, int x1, int y1
     }
 }
 
+/* Translation, rotation and scale panels with the joint's rest values (nothing to sample yet). */
+static void panels_init(panel panels[3], const ossa_transform *rest) {
+    static const char *const TITLES[3] = {"translation", "rotation (quaternion)", "scale"};
+    for (uint32_t c = 0; c < 3; c++) {
+        memset(&panels[c], 0, sizeof panels[c]);
+        panels[c].title = TITLES[c];
+        panels[c].components = c == 1 ? 4 : 3;
+        channel_of(rest, c, panels[c].rest);
+    }
+}
+
+/* Draws the three panels over [start, end] under a title and writes the PNG. */
+static bool draw_plot(const char *file_label, const char *clip_name, const char *node_name, const panel panels[3],
+                      float start, float end, uint32_t width, uint32_t height, const char *out) {
+    uint8_t *px = malloc((size_t)width * height * 4);
+    if (!px) {
+        fprintf(stderr, "ossa plot: out of memory\n");
+        return false;
+    }
+    memset(px, 255, (size_t)width * height * 4);
+    canvas c = {width, height, px};
+    const rgb ink = {0.1f, 0.1f, 0.12f};
+    char title[512];
+    const char *base = strrchr(file_label, '/') ? strrchr(file_label, '/') + 1 : file_label;
+    snprintf(title, sizeof title, "%s - clip '%s' - node '%s'", base, clip_name, node_name);
+    text(&c, 12, 8, title, ink);
+    int left = 80, right = (int)width - 20, top = 44, bottom = (int)height - 34, gap = 34;
+    int ph = (bottom - top - 2 * gap) / 3;
+    float t0 = start, t1 = end > start ? end : start + 1;
+    for (int i = 0; i < 3; i++) {
+        int y0 = top + i * (ph + gap);
+        draw_panel(&c, &panels[i], left, y0, right, y0 + ph, t0, t1);
+    }
+    /* time axis labels under the last panel */
+    double step = tick_step((double)(t1 - t0));
+    for (double t = ceil(t0 / step) * step; t <= t1 + 1e-6; t += step) {
+        char label[32];
+        snprintf(label, sizeof label, "%.3g", fabs(t) < 1e-9 ? 0.0 : t);
+        float x = (float)left + (float)((t - t0) / (t1 - t0)) * (float)(right - left);
+        line(&c, x, (float)(top + 3 * ph + 2 * gap), x, (float)(top + 3 * ph + 2 * gap + 4), 1, ink);
+        text(&c, (int)x - text_width(label) / 2, top + 3 * ph + 2 * gap + 7, label, ink);
+    }
+    text(&c, right - text_width("time (s)"), (int)height - 12, "time (s)", ink);
+    char err[512];
+    bool ok = make_parent_dirs(out) && image_write_png(out, px, width, height, err, sizeof err);
+    if (!ok) fprintf(stderr, "ossa plot: %s\n", err);
+    free(px);
+    return ok;
+}
+
+/* --node: a joint name, or a glTF node index; -1 (printed) when absent. */
+static int32_t find_node(const scene *s, const char *node_arg) {
+    int32_t j = ossa_skeleton_find_joint(s->asset->skeleton, node_arg);
+    if (j < 0 && s->asset->nodes) { /* a glTF node index */
+        char *end = NULL;
+        long n = strtol(node_arg, &end, 10);
+        if (*node_arg && !*end && n >= 0 && (uint32_t)n < s->asset->node_count) j = (int32_t)s->asset->nodes[n].joint;
+    }
+    if (j < 0) fprintf(stderr, "ossa plot: %s has no node '%s'\n", s->label, node_arg);
+    return j;
+}
+
+/* A packed file's built clip: no keys to show, so the node's channels are sampled densely
+ * through the sampling job. Without --node, the first joint whose pose leaves the rest pose
+ * at one of 64 times over the clip. Returns the exit code. */
+static int plot_built(scene *s, const char *clip_arg, const char *node_arg, uint32_t width, uint32_t height,
+                      const char *out) {
+    const ossa_asset *a = s->asset;
+    const ossa_skeleton *sk = a->skeleton;
+    int ci = clip_arg ? scene_find_clip(s, clip_arg, "plot") : 0;
+    if (ci < 0) return 1;
+    const ossa_built_clip *clip = a->built_clips[ci];
+    uint32_t n = sk ? sk->joint_count : 0;
+    if (!n) {
+        fprintf(stderr, "ossa plot: %s has no skeleton\n", s->label);
+        return 1;
+    }
+    int rc = 1;
+    cli_built_sampler bs;
+    ossa_transform *pose = calloc(n, sizeof *pose);
+    if (!pose || cli_built_sampler_init(&bs, clip, n)) {
+        free(pose);
+        return 1;
+    }
+    int32_t joint = -1;
+    float start = ossa_built_clip_start(clip), end = ossa_built_clip_end(clip);
+    if (node_arg) {
+        joint = find_node(s, node_arg);
+    } else {
+        for (int k = 0; k <= 64 && joint < 0; k++) {
+            if (cli_built_sampler_run(&bs, start + (end - start) * (float)k / 64.0f, false, pose)) break;
+            for (uint32_t j = 0; j < n && joint < 0; j++)
+                if (memcmp(&pose[j], &sk->rest[j], sizeof *pose)) joint = (int32_t)j;
+        }
+        if (joint < 0) fprintf(stderr, "ossa plot: built clip '%s' leaves every joint at rest\n", ossa_built_clip_name(clip));
+    }
+    if (joint >= 0) {
+        panel panels[3];
+        panels_init(panels, &sk->rest[joint]);
+        for (uint32_t c = 0; c < 3; c++) {
+            panels[c].built = &bs;
+            panels[c].pose = pose;
+            panels[c].joint = (uint32_t)joint;
+            panels[c].channel = c;
+        }
+        if (draw_plot(s->label, ossa_built_clip_name(clip), sk->names[joint], panels, start, end, width, height, out)) {
+            printf("ossa plot: built clip '%s' node '%s' (sampled densely, no key markers: a packed file has no keys) -> %s\n",
+                   ossa_built_clip_name(clip), sk->names[joint], out);
+            rc = 0;
+        }
+    }
+    cli_built_sampler_free(&bs);
+    free(pose);
+    return rc;
+}
+
 static int usage(FILE *f) {
     fprintf(f, "usage: ossa plot [FILE|demo] [--clip NAME|INDEX] [--node NAME|INDEX] [--out curves.png] [--size WxH]\n"
                "  the node's translation, rotation and scale curves over the clip (keys marked)\n"
-               "  FILE     .gltf/.glb, or \"demo\"/omitted for the built-in character\n"
+               "  FILE     .gltf/.glb, a packed .ossa, or \"demo\"/omitted for the built-in character\n"
                "  --clip   default: the first clip; --node default: the first node the clip animates\n"
+               "  a packed .ossa's clips are built (no keys): sampled densely, no key markers\n"
                "  --out    default curves.png; --size default 900x720\n");
     return f == stdout ? 0 : 2;
 }
@@ -258,28 +393,20 @@ int cmd_plot(int argc, char **argv) {
     scene s;
     if (!scene_load(&s, file, "plot")) return 1;
     int rc = 1;
-    uint8_t *px = NULL;
     const ossa_skeleton *sk = s.asset->skeleton;
     if (!s.asset->clip_count) {
-        fprintf(stderr, "ossa plot: %s has no %s\n", s.label,
-                s.asset->built_clip_count ? "editable clips (a packed file's clips are built: no keys to plot)" : "clips");
-        goto done;
+        if (s.asset->built_clip_count) rc = plot_built(&s, clip_arg, node_arg, width, height, out);
+        else fprintf(stderr, "ossa plot: %s has no clips\n", s.label);
+        scene_free(&s);
+        return rc;
     }
     int ci = clip_arg ? scene_find_clip(&s, clip_arg, "plot") : 0;
     if (ci < 0) goto done;
     const ossa_clip *clip = s.asset->clips[ci];
     const ossa_transform_track *tt = NULL;
     if (node_arg) {
-        int32_t j = ossa_skeleton_find_joint(sk, node_arg);
-        if (j < 0 && s.asset->nodes) { /* a glTF node index */
-            char *end = NULL;
-            long n = strtol(node_arg, &end, 10);
-            if (*node_arg && !*end && n >= 0 && (uint32_t)n < s.asset->node_count) j = (int32_t)s.asset->nodes[n].joint;
-        }
-        if (j < 0) {
-            fprintf(stderr, "ossa plot: %s has no node '%s'\n", s.label, node_arg);
-            goto done;
-        }
+        int32_t j = find_node(&s, node_arg);
+        if (j < 0) goto done;
         for (uint32_t i = 0; i < clip->track_count; i++)
             if (clip->tracks[i].joint == (uint32_t)j) tt = &clip->tracks[i];
         if (!tt) {
@@ -299,53 +426,17 @@ int cmd_plot(int argc, char **argv) {
         fprintf(stderr, "ossa plot: track joint %u out of range\n", tt->joint);
         goto done;
     }
-    const ossa_transform *rest = &sk->rest[tt->joint];
-    panel panels[3] = {
-        {"translation", &tt->translation, 3, {rest->translation.x, rest->translation.y, rest->translation.z, 0}},
-        {"rotation (quaternion)", &tt->rotation, 4,
-         {rest->rotation.x, rest->rotation.y, rest->rotation.z, rest->rotation.w}},
-        {"scale", &tt->scale, 3, {rest->scale.x, rest->scale.y, rest->scale.z, 0}},
-    };
-    px = malloc((size_t)width * height * 4);
-    if (!px) {
-        fprintf(stderr, "ossa plot: out of memory\n");
+    panel panels[3];
+    panels_init(panels, &sk->rest[tt->joint]);
+    panels[0].track = &tt->translation;
+    panels[1].track = &tt->rotation;
+    panels[2].track = &tt->scale;
+    if (!draw_plot(s.label, clip->name, sk->names[tt->joint], panels, clip->start, clip->end, width, height, out))
         goto done;
-    }
-    memset(px, 255, (size_t)width * height * 4);
-    canvas c = {width, height, px};
-    const rgb ink = {0.1f, 0.1f, 0.12f};
-    char title[512];
-    const char *base = strrchr(s.label, '/') ? strrchr(s.label, '/') + 1 : s.label;
-    snprintf(title, sizeof title, "%s - clip '%s' - node '%s'", base, clip->name,
-             sk->names[tt->joint]);
-    text(&c, 12, 8, title, ink);
-    int left = 80, right = (int)width - 20, top = 44, bottom = (int)height - 34, gap = 34;
-    int ph = (bottom - top - 2 * gap) / 3;
-    float t0 = clip->start, t1 = clip->end > clip->start ? clip->end : clip->start + 1;
-    for (int i = 0; i < 3; i++) {
-        int y0 = top + i * (ph + gap);
-        draw_panel(&c, &panels[i], left, y0, right, y0 + ph, t0, t1);
-    }
-    /* time axis labels under the last panel */
-    double step = tick_step((double)(t1 - t0));
-    for (double t = ceil(t0 / step) * step; t <= t1 + 1e-6; t += step) {
-        char label[32];
-        snprintf(label, sizeof label, "%.3g", fabs(t) < 1e-9 ? 0.0 : t);
-        float x = (float)left + (float)((t - t0) / (t1 - t0)) * (float)(right - left);
-        line(&c, x, (float)(top + 3 * ph + 2 * gap), x, (float)(top + 3 * ph + 2 * gap + 4), 1, ink);
-        text(&c, (int)x - text_width(label) / 2, top + 3 * ph + 2 * gap + 7, label, ink);
-    }
-    text(&c, right - text_width("time (s)"), (int)height - 12, "time (s)", ink);
-    char err[512];
-    if (!make_parent_dirs(out) || !image_write_png(out, px, width, height, err, sizeof err)) {
-        fprintf(stderr, "ossa plot: %s\n", err);
-        goto done;
-    }
     printf("ossa plot: clip '%s' node '%s' (%u/%u/%u keys) -> %s\n", clip->name, sk->names[tt->joint],
            tt->translation.key_count, tt->rotation.key_count, tt->scale.key_count, out);
     rc = 0;
 done:
-    free(px);
     scene_free(&s);
     return rc;
 }

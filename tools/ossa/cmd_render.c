@@ -89,7 +89,8 @@ static void pose_layers(void *user, scene *s, float t, bool loop) {
     cli_layers *L = user;
     cli_layers_pose(L, s->asset->skeleton, t, loop, s->locals);
     scene_set_pose(s, s->locals);
-    scene_set_weights(s, L->items[0].clip, t, loop);
+    if (L->items[0].built) scene_set_built_weights(s, &L->items[0].sampler);
+    else scene_set_weights(s, L->items[0].clip, t, loop);
 }
 
 int cmd_render(int argc, char **argv) {

@@ -245,13 +245,12 @@ static int sample_main(int argc, char **argv, cli_layers *layers) {
         if (jn) {
             ossa_clip_sample_job sj = {.clip = clip, .time = t, .loop = loop, .reference = sk->rest,
                                        .reference_count = jn, .output = pose, .output_count = jn};
+            if (bclip && cli_built_sampler_run(&bs, t, loop, pose)) rc = 1; /* also its time and weights with layers */
             if (cli_layers_active(layers)) cli_layers_pose(layers, sk, t, loop, pose);
-            else if (bclip) {
-                if (cli_built_sampler_run(&bs, t, loop, pose)) rc = 1;
-                if (!clip) /* a packed file: joints whose pose differs from rest count as animated */
-                    for (uint32_t j = 0; j < jn; j++) animated[j] = memcmp(&pose[j], &sk->rest[j], sizeof *pose) != 0;
-            } else if (clip) ossa_clip_sample_job_run(&sj);
-            else memcpy(pose, sk->rest, jn * sizeof *pose);
+            else if (!bclip && clip) ossa_clip_sample_job_run(&sj);
+            else if (!bclip) memcpy(pose, sk->rest, jn * sizeof *pose);
+            if (bclip && !clip) /* a packed file: joints whose pose differs from rest count as animated */
+                for (uint32_t j = 0; j < jn; j++) animated[j] = memcmp(&pose[j], &sk->rest[j], sizeof *pose) != 0;
             compute_world(asset, pose, animated, world);
         }
         printf("%s{\"time\": ", ti ? ",\n  " : "");

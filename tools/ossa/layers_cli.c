@@ -87,6 +87,12 @@ static int32_t find_clip(const ossa_asset *a, const char *arg) {
     return -1;
 }
 
+/* A layer's clip range: its editable clip's, or its built clip's. */
+static float layer_start(const cli_layer *l) { return l->built ? ossa_built_clip_start(l->built) : l->clip->start; }
+static float layer_duration(const cli_layer *l) {
+    return l->built ? ossa_built_clip_duration(l->built) : ossa_clip_duration(l->clip);
+}
+
 bool cli_layers_resolve(cli_layers *L, const ossa_asset *asset, const char *cmd) {
     const ossa_skeleton *sk = asset->skeleton;
     uint32_t n = sk ? sk->joint_count : 0;
@@ -100,6 +106,17 @@ bool cli_layers_resolve(cli_layers *L, const ossa_asset *asset, const char *cmd)
         fprintf(stderr, "ossa %s: layer flags need at least one --clip\n", cmd);
         return false;
     }
+    /* a packed file: built clips only, sampled as stored; nothing can be derived from them */
+    bool built = !asset->clip_count && asset->built_clip_count;
+    for (int i = 0; built && i < L->count; i++)
+        if (L->items[i].additive || L->root_motion) {
+            fprintf(stderr,
+                    "ossa %s: %s needs editable clips to derive %s from, and this file has built clips only "
+                    "(a packed .ossa): use the source glTF, or plain --clip layers (--weights, --mask, --sync)\n",
+                    cmd, L->items[i].additive ? "--additive" : "--root-motion",
+                    L->items[i].additive ? "the additive delta" : "the root motion");
+            return false;
+        }
     L->over = calloc((size_t)L->count, sizeof *L->over);
     L->add = calloc((size_t)L->count, sizeof *L->add);
     if (!L->over || !L->add) return false;
@@ -127,15 +144,18 @@ bool cli_layers_resolve(cli_layers *L, const ossa_asset *asset, const char *cmd)
         cli_layer *l = &L->items[i];
         char name[256];
         snprintf(name, sizeof name, "%.*s", (int)(l->name_length ? l->name_length : strlen(l->clip_arg)), l->clip_arg);
-        l->index = find_clip(asset, name);
+        l->index = built ? cli_find_built_clip(asset, name) : find_clip(asset, name);
         if (l->index < 0) {
-            fprintf(stderr, "ossa %s: no clip '%s' (%u clips)\n", cmd, name, asset->clip_count);
+            fprintf(stderr, "ossa %s: no clip '%s' (%u clips)\n", cmd, name,
+                    built ? asset->built_clip_count : asset->clip_count);
             return false;
         }
-        l->clip = asset->clips[l->index];
+        if (built) l->built = asset->built_clips[l->index];
+        else l->clip = asset->clips[l->index];
         l->pose = calloc(n ? n : 1, sizeof *l->pose);
         l->joint_weights = calloc(n ? n : 1, sizeof *l->joint_weights);
         if (!l->pose || !l->joint_weights) return false;
+        if (built && cli_built_sampler_init(&l->sampler, l->built, n)) return false;
         ossa_result r = OSSA_OK;
         if (l->additive) {
             r = ossa_clip_make_additive(l->clip, sk, NULL, NULL, &l->owned);
@@ -177,12 +197,12 @@ void cli_layers_pose(cli_layers *L, const ossa_skeleton *sk, float t, bool loop,
         const cli_layer *l = &L->items[i];
         if (l->additive) continue;
         if (!first) first = l;
-        dsum += (double)l->weight * ossa_clip_duration(l->clip);
+        dsum += (double)l->weight * layer_duration(l);
         wsum += l->weight;
     }
     double cycle = wsum > 0 ? dsum / wsum : 0;
     if (L->sync && first && cycle > 0) {
-        unwrapped = (t - first->clip->start) / cycle;
+        unwrapped = (t - layer_start(first)) / cycle;
         phase = loop ? unwrapped - floor(unwrapped) : fmin(fmax(unwrapped, 0.0), 1.0);
         if (!loop) unwrapped = phase;
     }
@@ -192,16 +212,21 @@ void cli_layers_pose(cli_layers *L, const ossa_skeleton *sk, float t, bool loop,
     float rw = 0;
     for (int i = 0; i < L->count; i++) {
         cli_layer *l = &L->items[i];
-        float d = ossa_clip_duration(l->clip), advance = t - l->clip->start;
+        float d = layer_duration(l), advance = t - layer_start(l);
         float ti = t;
         if (L->sync && !l->additive && cycle > 0) {
-            ti = l->clip->start + (float)(phase * d);
+            ti = layer_start(l) + (float)(phase * d);
             advance = (float)(unwrapped * d);
         }
-        ossa_clip_sample_job sj = {.clip = l->clip, .time = ti, .loop = loop, .reference = sk->rest,
-                                   .reference_count = n, .output = l->pose, .output_count = n};
-        ossa_clip_sample_job_run(&sj);
-        l->time = sj.sampled_time;
+        if (l->built) { /* a packed file's built clip (override layers only) */
+            if (cli_built_sampler_run(&l->sampler, ti, loop, l->pose)) memcpy(l->pose, sk->rest, sizeof *l->pose * n);
+            l->time = l->sampler.sampled_time;
+        } else {
+            ossa_clip_sample_job sj = {.clip = l->clip, .time = ti, .loop = loop, .reference = sk->rest,
+                                       .reference_count = n, .output = l->pose, .output_count = n};
+            ossa_clip_sample_job_run(&sj);
+            l->time = sj.sampled_time;
+        }
         ossa_blend_layer b = {l->pose, n, 1.0f, l->joint_weights, n};
         if (l->additive) L->add[add++] = b;
         else L->over[over++] = b;
@@ -239,7 +264,7 @@ void cli_layers_print_json(const cli_layers *L) {
     for (int i = 0; i < L->count; i++) {
         const cli_layer *l = &L->items[i];
         printf("%s{\"clip\": ", i ? ", " : "");
-        json_put_str(l->clip ? l->clip->name : "");
+        json_put_str(l->built ? ossa_built_clip_name(l->built) : l->clip ? l->clip->name : "");
         printf(", \"index\": %d, \"mode\": \"%s\", \"weight\": ", l->index, l->additive ? "additive" : "override");
         json_put_num(l->weight);
         printf(", \"mask\": ");
@@ -266,6 +291,7 @@ void cli_layers_free(cli_layers *L) {
         cli_layer *l = &L->items[i];
         ossa_clip_destroy(l->owned);
         ossa_root_motion_destroy(l->motion);
+        cli_built_sampler_free(&l->sampler);
         free(l->joint_weights);
         free(l->pose);
     }

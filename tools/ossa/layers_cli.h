@@ -6,11 +6,16 @@
  *   --root-motion                                    extract each override clip's root motion
  * Inside a masked override layer's subtree, the override layers given before it are replaced
  * (their joint weights are zeroed there), so `--clip Walk --clip Wave --mask Spine` is a walk
- * with a waving upper body. The pose comes from the blend job (ossa/blend.h). */
+ * with a waving upper body. The pose comes from the blend job (ossa/blend.h).
+ * A packed .ossa file has built clips only: override layers (weights, masks, --sync) sample
+ * them; --additive and --root-motion derive new clips from editable ones and are refused
+ * there with a message saying so. */
 #ifndef OSSA_TOOL_LAYERS_CLI_H
 #define OSSA_TOOL_LAYERS_CLI_H
 
 #include <ossa/ossa.h>
+
+#include "cli_common.h"
 
 typedef struct cli_layer {
     const char *clip_arg;      /* as given */
@@ -20,6 +25,8 @@ typedef struct cli_layer {
     float weight;
     const char *mask;          /* joint name or NULL */
     const ossa_clip *clip;     /* what is sampled: the asset's clip, or an owned derived one */
+    const ossa_built_clip *built; /* or, for a packed file (built clips only), its built clip */
+    cli_built_sampler sampler; /* samples `built` */
     ossa_clip *owned;          /* additive delta or root-motion-stripped clip */
     ossa_root_motion *motion;  /* with --root-motion (override layers) */
     float *joint_weights;      /* joint_count: weight x mask, with later masks' overrides applied */
@@ -44,7 +51,8 @@ int cli_layers_arg(cli_layers *L, const char *cmd, int argc, char **argv, int *i
 const char *cli_layers_first_clip(const cli_layers *L);
 /* True when more than one clip or any other layer flag was given. */
 bool cli_layers_active(const cli_layers *L);
-/* Finds the clips, makes additive / stripped clips, masks and weights. false (printed) on error. */
+/* Finds the clips (editable ones, or the built ones of a file that has no editable clips),
+ * makes additive / stripped clips, masks and weights. false (printed) on error. */
 bool cli_layers_resolve(cli_layers *L, const ossa_asset *asset, const char *cmd);
 /* The blended local pose at time t (root joints carry the root-motion transform when
  * --root-motion is on); sets each layer's resolved time and L->root. */

@@ -193,6 +193,11 @@ float scene_pose_built(scene *s, const ossa_built_clip *clip, float t, bool loop
     }
     if (cli_built_sampler_run(&s->sampler, t, loop, s->locals)) return t;
     scene_set_pose(s, s->locals);
+    scene_set_built_weights(s, &s->sampler);
+    return s->sampler.sampled_time;
+}
+
+void scene_set_built_weights(scene *s, const cli_built_sampler *sampler) {
     const ossa_asset *a = s->asset;
     for (uint32_t i = 0; i < a->mesh_count; i++) {
         const ossa_mesh *m = a->meshes[i];
@@ -200,9 +205,8 @@ float scene_pose_built(scene *s, const ossa_built_clip *clip, float t, bool loop
         if (!w) continue;
         if (m->default_weights) memcpy(w, m->default_weights, sizeof(float) * m->target_count);
         else memset(w, 0, sizeof(float) * m->target_count);
-        if (m->node >= 0) cli_built_sampler_weights(&s->sampler, (uint32_t)m->node, m->target_count, w);
+        if (m->node >= 0) cli_built_sampler_weights(sampler, (uint32_t)m->node, m->target_count, w);
     }
-    return s->sampler.sampled_time;
 }
 
 bool scene_clip_span(scene *s, int index, clip_span *span, const char *cmd) {
@@ -225,6 +229,10 @@ bool scene_clip_span(scene *s, int index, clip_span *span, const char *cmd) {
 
 /* Poses one span at t: its built clip when it has one, else the editable path. */
 static float span_pose(scene *s, const clip_span *sp, float t) {
+    if (s->pose_fn && !sp->clip) { /* layers over a packed file's built clips */
+        s->pose_fn(s->pose_user, s, t, sp->loop);
+        return t;
+    }
     if (sp->built) return scene_pose_built(s, sp->built, t, sp->loop);
     return scene_pose(s, sp->clip, t, sp->loop);
 }

@@ -86,6 +86,8 @@ const ossa_built_clip *scene_built_clip(scene *s, int index, const char *cmd);
 /* Poses the scene from a built clip (as scene_pose does from an editable one); returns the
  * sampled time. */
 float scene_pose_built(scene *s, const ossa_built_clip *clip, float t, bool loop);
+/* Morph weights from the last run of a built-clip sampler (mesh defaults where it has none). */
+void scene_set_built_weights(scene *s, const cli_built_sampler *sampler);
 /* A span from clip `index` of the scene over its whole range, sampled through its built
  * clip (unless layers pose the scene: then the editable clip). False after an error. */
 bool scene_clip_span(scene *s, int index, clip_span *span, const char *cmd);
