@@ -5,7 +5,9 @@
 
 #include "anim/pose_internal.h"
 
-/* out = a * b (4x4, ossa__mat4_mul's order), two columns per 256-bit step: a's columns
+/* (A 512-bit form, one whole product per step, measured slower here: 86 vs 62 ns for
+ * Woman's 41 entries, so the AVX-512 hosts run these AVX2 kernels too.)
+ * out = a * b (4x4, ossa__mat4_mul's order), two columns per 256-bit step: a's columns
  * repeated in both halves, b's elements splat within each half (one in-lane shuffle). */
 static inline void mul4_x2(const float *A, const float *B, float *o) {
     __m256 a0 = _mm256_broadcast_ps((const __m128 *)A), a1 = _mm256_broadcast_ps((const __m128 *)(A + 4)),
