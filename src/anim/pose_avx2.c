@@ -34,16 +34,36 @@ void ossa__palette_avx2(const ossa_mat4 *model, const uint32_t *joints, const os
     }
 }
 
-/* Measured on Woman (43 joints): building each local matrix in registers (AoS shuffles) and
- * multiplying two columns per 256-bit step took 214 ns; gathering the SoA fields 280 ns;
- * this (transposes + SoA terms + broadcast loads) ~200 ns. Carrying a child's parent in
- * registers instead of reloading it was slower: the pass is throughput-bound. */
-/* ozz-style: the local matrices' terms of 8 joints at once in SoA form (the scalar path's
- * operations, one joint per lane), parked in a small stack block, then each joint's
- * parent * local with the terms broadcast from it (loads, no shuffles). */
-enum { BLOCK = 8, TERMS = 12 }; /* b00 b10 b20 b01 b11 b21 b02 b12 b22 tx ty tz */
+/* 8x8 transpose: r[m] holds element m of 8 joints (lane = joint); writes joint j's 8
+ * elements to dst + 16 * j. */
+static inline void transpose8_store(const __m256 r[8], float *dst) {
+    __m256 t[8], u[8];
+    for (int k = 0; k < 4; k++) {
+        t[2 * k] = _mm256_unpacklo_ps(r[2 * k], r[2 * k + 1]);
+        t[2 * k + 1] = _mm256_unpackhi_ps(r[2 * k], r[2 * k + 1]);
+    }
+    for (int k = 0; k < 2; k++) {
+        u[4 * k + 0] = _mm256_shuffle_ps(t[4 * k], t[4 * k + 2], _MM_SHUFFLE(1, 0, 1, 0));
+        u[4 * k + 1] = _mm256_shuffle_ps(t[4 * k], t[4 * k + 2], _MM_SHUFFLE(3, 2, 3, 2));
+        u[4 * k + 2] = _mm256_shuffle_ps(t[4 * k + 1], t[4 * k + 3], _MM_SHUFFLE(1, 0, 1, 0));
+        u[4 * k + 3] = _mm256_shuffle_ps(t[4 * k + 1], t[4 * k + 3], _MM_SHUFFLE(3, 2, 3, 2));
+    }
+    for (int j = 0; j < 4; j++) {
+        _mm256_storeu_ps(dst + 16 * j, _mm256_permute2f128_ps(u[j], u[j + 4], 0x20));
+        _mm256_storeu_ps(dst + 16 * (j + 4), _mm256_permute2f128_ps(u[j], u[j + 4], 0x31));
+    }
+}
 
-static inline void soa_terms(const ossa_transform *t, uint32_t count, float b[TERMS][BLOCK]) {
+/* Measured on Woman (43 joints): building each local matrix in registers (AoS shuffles) and
+ * multiplying two columns per 256-bit step took 214 ns; gathering SoA fields 280 ns; SoA
+ * terms + 128-bit products with broadcast loads ~200 ns; this (SoA terms, transposed back to
+ * 8 local matrices, then the palette's 256-bit product) less. Carrying a child's parent in
+ * registers instead of reloading it was slower: the pass is throughput-bound. */
+enum { BLOCK = 8 };
+
+/* The local matrices of up to 8 joints (the scalar ossa__trs_to_mat4's operations, one joint
+ * per lane) into L[joint][16], column-major with last row 0 0 0 1. */
+static inline void local_block(const ossa_transform *t, uint32_t count, float L[BLOCK][16]) {
     /* AoS -> SoA: three 4x4 transposes of 4-float windows (lanes past count repeat the last
      * joint, so nothing past the range is read): (tx ty tz qx), (qx qy qz qw), (qw sx sy sz) */
     __m256 r[3][4];
@@ -65,50 +85,36 @@ static inline void soa_terms(const ossa_transform *t, uint32_t count, float b[TE
     }
     __m256 x = f[1][0], y = f[1][1], z = f[1][2], w = f[1][3];
     __m256 sx = f[2][1], sy = f[2][2], sz = f[2][3];
-    _mm256_storeu_ps(b[9], f[0][0]);
-    _mm256_storeu_ps(b[10], f[0][1]);
-    _mm256_storeu_ps(b[11], f[0][2]);
-    const __m256 one = _mm256_set1_ps(1.0f);
+    const __m256 one = _mm256_set1_ps(1.0f), zero = _mm256_setzero_ps();
     __m256 x2 = _mm256_add_ps(x, x), y2 = _mm256_add_ps(y, y), z2 = _mm256_add_ps(z, z);
     __m256 xx = _mm256_mul_ps(x, x2), yy = _mm256_mul_ps(y, y2), zz = _mm256_mul_ps(z, z2);
     __m256 xy = _mm256_mul_ps(x, y2), xz = _mm256_mul_ps(x, z2), yz = _mm256_mul_ps(y, z2);
     __m256 wx = _mm256_mul_ps(w, x2), wy = _mm256_mul_ps(w, y2), wz = _mm256_mul_ps(w, z2);
-    _mm256_storeu_ps(b[0], _mm256_mul_ps(_mm256_sub_ps(one, _mm256_add_ps(yy, zz)), sx));
-    _mm256_storeu_ps(b[1], _mm256_mul_ps(_mm256_add_ps(xy, wz), sx));
-    _mm256_storeu_ps(b[2], _mm256_mul_ps(_mm256_sub_ps(xz, wy), sx));
-    _mm256_storeu_ps(b[3], _mm256_mul_ps(_mm256_sub_ps(xy, wz), sy));
-    _mm256_storeu_ps(b[4], _mm256_mul_ps(_mm256_sub_ps(one, _mm256_add_ps(xx, zz)), sy));
-    _mm256_storeu_ps(b[5], _mm256_mul_ps(_mm256_add_ps(yz, wx), sy));
-    _mm256_storeu_ps(b[6], _mm256_mul_ps(_mm256_add_ps(xz, wy), sz));
-    _mm256_storeu_ps(b[7], _mm256_mul_ps(_mm256_sub_ps(yz, wx), sz));
-    _mm256_storeu_ps(b[8], _mm256_mul_ps(_mm256_sub_ps(one, _mm256_add_ps(xx, yy)), sz));
+    const __m256 c01[8] = {
+        _mm256_mul_ps(_mm256_sub_ps(one, _mm256_add_ps(yy, zz)), sx), _mm256_mul_ps(_mm256_add_ps(xy, wz), sx),
+        _mm256_mul_ps(_mm256_sub_ps(xz, wy), sx), zero,
+        _mm256_mul_ps(_mm256_sub_ps(xy, wz), sy), _mm256_mul_ps(_mm256_sub_ps(one, _mm256_add_ps(xx, zz)), sy),
+        _mm256_mul_ps(_mm256_add_ps(yz, wx), sy), zero};
+    const __m256 c23[8] = {
+        _mm256_mul_ps(_mm256_add_ps(xz, wy), sz), _mm256_mul_ps(_mm256_sub_ps(yz, wx), sz),
+        _mm256_mul_ps(_mm256_sub_ps(one, _mm256_add_ps(xx, yy)), sz), zero,
+        f[0][0], f[0][1], f[0][2], one};
+    transpose8_store(c01, &L[0][0]);
+    transpose8_store(c23, &L[0][8]);
 }
 
 void ossa__to_model_avx2(const ossa_transform *locals, const int32_t *parents, uint32_t begin, uint32_t end,
                          ossa_mat4 *out) {
     static const ossa_mat4 identity = {{1, 0, 0, 0, 0, 1, 0, 0, 0, 0, 1, 0, 0, 0, 0, 1}};
-    const __m128 xyz = _mm_castsi128_ps(_mm_set_epi32(0, -1, -1, -1));
-    float b[TERMS][BLOCK];
+    float L[BLOCK][16];
     for (uint32_t i0 = begin; i0 < end; i0 += BLOCK) {
         uint32_t count = end - i0 < BLOCK ? end - i0 : BLOCK;
-        soa_terms(&locals[i0], count, b);
+        local_block(&locals[i0], count, L);
         for (uint32_t k = 0; k < count; k++) {
-            uint32_t i = i0 + k;
-            int32_t p = parents[i];
-            const float *A = (p < 0 ? &identity : &out[p])->m; /* a select, not a branch */
-            __m128 a0 = _mm_loadu_ps(A), a1 = _mm_loadu_ps(A + 4), a2 = _mm_loadu_ps(A + 8), a3 = _mm_loadu_ps(A + 12);
-            float *o = out[i].m;
-            for (int c = 0; c < 3; c++) {
-                __m128 r = _mm_add_ps(_mm_add_ps(_mm_mul_ps(a0, _mm_broadcast_ss(&b[3 * c][k])),
-                                                 _mm_mul_ps(a1, _mm_broadcast_ss(&b[3 * c + 1][k]))),
-                                      _mm_mul_ps(a2, _mm_broadcast_ss(&b[3 * c + 2][k])));
-                _mm_storeu_ps(o + 4 * c, _mm_and_ps(r, xyz)); /* w lane: +-0 for an affine parent, made +0 */
-            }
-            __m128 t = _mm_add_ps(_mm_add_ps(_mm_add_ps(_mm_mul_ps(a0, _mm_broadcast_ss(&b[9][k])),
-                                                        _mm_mul_ps(a1, _mm_broadcast_ss(&b[10][k]))),
-                                             _mm_mul_ps(a2, _mm_broadcast_ss(&b[11][k]))),
-                                  a3);
-            _mm_storeu_ps(o + 12, t);
+            int32_t p = parents[i0 + k];
+            const ossa_mat4 *pm = p < 0 ? &identity : &out[p]; /* a select, not a branch */
+            /* the 4x4 product: for an affine parent its w-row terms are exact (+0, 1) */
+            mul4_x2(pm->m, L[k], out[i0 + k].m);
         }
     }
 }
