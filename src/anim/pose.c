@@ -16,7 +16,8 @@
 
 /* ---- kernel choice (like the skinning kernels': best the CPU has, capped by the env) ---- */
 
-static _Atomic int pose_cap = -1; /* -1 = not read yet */
+static _Atomic int pose_cap = -1;    /* -1 = read OSSA_POSE_KERNEL */
+static _Atomic int pose_active = -1; /* the resolved kernel, -1 = not chosen yet */
 
 static int read_pose_cap(void) {
     const char *e = getenv("OSSA_POSE_KERNEL");
@@ -27,6 +28,7 @@ static int read_pose_cap(void) {
 
 void ossa__pose_set_kernel_cap(int cap) {
     atomic_store(&pose_cap, cap < 0 ? -1 : cap);
+    atomic_store(&pose_active, -1);
 }
 
 static bool pose_cpu_has(int kernel) {
@@ -43,14 +45,14 @@ static bool pose_cpu_has(int kernel) {
 }
 
 ossa__pose_kernel ossa__pose_kernel_active(void) {
+    int k = atomic_load_explicit(&pose_active, memory_order_relaxed);
+    if (k >= 0) return (ossa__pose_kernel)k; /* chosen once: one load per job */
     int cap = atomic_load(&pose_cap);
-    if (cap < 0) {
-        cap = read_pose_cap();
-        atomic_store(&pose_cap, cap);
+    if (cap < 0) cap = read_pose_cap();
+    for (k = cap; k > OSSA__POSE_KERNEL_SCALAR && !pose_cpu_has(k); k--) {
     }
-    for (int k = cap; k > OSSA__POSE_KERNEL_SCALAR; k--)
-        if (pose_cpu_has(k)) return (ossa__pose_kernel)k;
-    return OSSA__POSE_KERNEL_SCALAR;
+    atomic_store(&pose_active, k);
+    return (ossa__pose_kernel)k;
 }
 
 const char *ossa__pose_kernel_name(ossa__pose_kernel kernel) {
