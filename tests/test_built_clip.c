@@ -500,6 +500,39 @@ static void test_compressed_bound_generated(void **state) {
     }
 }
 
+/* Deep chains (30-40 joints) with noisy tracks (CUBICSPLINE, STEP) at precision 1e-5: two of
+ * the reviewer's cases (the generator replayed up to them) where the tightening loop gave up
+ * far above the bound (0.077 for i = 51) and still returned OSSA_OK; the bound must now hold
+ * at random times too. */
+static void test_compressed_bound_deep_chains(void **state) {
+    (void)state;
+    uint64_t s = 12345;
+    int checked = 0, cubic = 0;
+    for (int i = 0; i <= 105; i++) {
+        ot_gen_options o = {0};
+        o.joints = 4 + (uint32_t)(s % 40);
+        o.chain = i % 2;
+        o.wild_scales = i % 3 != 0;
+        o.interp = i % 4;
+        o.max_keys = 2 + (uint32_t)(i % 40);
+        o.noisy = i % 5 < 2;
+        ossa_skeleton *sk = ot_gen_skeleton(&s, &o);
+        ossa_clip *c = ot_gen_clip(&s, sk, &o);
+        if (i == 51 || i == 105) { /* the smallest grids of the four (75 and 111 take 2-3x longer) */
+            assert_true(o.chain && o.joints >= 30 && o.joints <= 40 && o.noisy);
+            cubic += o.interp == OSSA_INTERP_CUBIC;
+            float worst = check_bound(c, sk, 1e-5f, 0.0f, 200, (uint64_t)i, NULL);
+            printf("deep chain %3d: %2u joints, precision 1e-5: worst random-time error %.3g\n", i, o.joints,
+                   (double)worst);
+            checked++;
+        }
+        ossa_clip_destroy(c);
+        ossa_skeleton_destroy(sk);
+    }
+    assert_int_equal(checked, 2);
+    assert_int_equal(cubic, 1);
+}
+
 static void test_compressed_bound_woman(void **state) {
     (void)state;
     ossa_asset *a = ot_load_asset("Woman/Woman.gltf");
@@ -577,6 +610,7 @@ int main(void) {
         cmocka_unit_test(test_load_flipped_bytes),
         cmocka_unit_test(test_build_misuse),
         cmocka_unit_test(test_compressed_bound_generated),
+        cmocka_unit_test(test_compressed_bound_deep_chains),
         cmocka_unit_test(test_compressed_bound_woman),
         cmocka_unit_test(test_edge_clips),
     };

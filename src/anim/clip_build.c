@@ -25,6 +25,7 @@
 enum { MODE_FOLD, MODE_RAW, MODE_PACKED };
 #define MAX_LEVEL 12
 #define MAX_ITERATIONS 40
+#define MAX_STALLED 3 /* iterations without a lower max error before the exact fallback */
 #define MAX_SEGMENT 32 /* key-grid steps a segment may span */
 #define TARGET_MARGIN 0.92f
 #define LEVEL0_SHARE 1.0f
@@ -836,10 +837,15 @@ ossa_result ossa_clip_build(const ossa_clip *clip, const ossa_skeleton *skeleton
     if ((r = ossa_sampling_context_create(J, W, allocator, &ctx)) != OSSA_OK) goto done;
     float target = B.opt.precision * TARGET_MARGIN;
     ossa_clip_error e;
-    for (int it = 0;; it++) {
+    float best = INFINITY;
+    for (int it = 0, stalled = 0;; it++) {
         if ((r = write_clip(&B, &bc)) != OSSA_OK) goto done;
         if ((r = measure(&B, bc, ctx, jerr, jworst, &e)) != OSSA_OK) goto done;
         if (B.opt.lossless || e.max_error <= target || it == MAX_ITERATIONS) break;
+        /* halving tolerances that do not lower the worst error: leave it to the exact fallback */
+        stalled = e.max_error < best ? 0 : stalled + 1;
+        if (e.max_error < best) best = e.max_error;
+        if (stalled == MAX_STALLED) break;
         memset(touched, 0, B.nch);
         for (uint32_t j = 0; j < J; j++)
             if (!(jerr[j] <= target) && (r = attribute(&B, bc, ctx, j, jworst[j], chan_of, touched)) != OSSA_OK) goto done;
@@ -854,6 +860,45 @@ ossa_result ossa_clip_build(const ossa_clip *clip, const ossa_skeleton *skeleton
         if (!changed) break;
         ossa_built_clip_destroy(bc);
         bc = NULL;
+    }
+    /* The bound is a guarantee: whatever the tightening left above the target goes exact,
+     * first the channels of each failing joint and its ancestors, as a last resort all of
+     * them; re-measured after each step. */
+    while (!B.opt.lossless && !(e.max_error <= target)) {
+        bool changed = false;
+        for (uint32_t j = 0; j < J; j++) {
+            if (jerr[j] <= target) continue;
+            for (int32_t a = (int32_t)j; a >= 0; a = skeleton->parents[a])
+                for (int k = 0; k < 3; k++) {
+                    int32_t ci = chan_of[(size_t)a * 3 + k];
+                    if (ci >= 0 && B.ch[ci].mode != MODE_RAW) {
+                        B.ch[ci].mode = MODE_RAW;
+                        changed = true;
+                    }
+                }
+        }
+        for (uint32_t i = 0; !changed && i < B.nch; i++)
+            if (B.ch[i].mode != MODE_RAW) {
+                for (uint32_t k = i; k < B.nch; k++) B.ch[k].mode = MODE_RAW;
+                changed = true;
+            }
+        if (!changed) break;
+        ossa_built_clip_destroy(bc);
+        bc = NULL;
+        if ((r = write_clip(&B, &bc)) != OSSA_OK) goto done;
+        if ((r = measure(&B, bc, ctx, jerr, jworst, &e)) != OSSA_OK) goto done;
+    }
+    if (!B.opt.lossless && !(e.max_error <= B.opt.precision)) {
+        /* even the exact keys miss it: float rounding of the model-space values is larger
+         * than the precision asked for; say so instead of returning a clip that misses it */
+        if (stats) {
+            stats->max_error = e.max_error;
+            stats->worst_joint = e.worst_joint;
+            stats->worst_time = e.worst_time;
+            stats->max_weight_error = e.max_weight_error;
+        }
+        r = OSSA_ERROR_LIMIT;
+        goto done;
     }
     /* record what was measured in the block itself */
     ossa__bc_header *h = (ossa__bc_header *)ossa__built_clip_block(bc);
