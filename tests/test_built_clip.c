@@ -10,6 +10,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "anim/built_clip_internal.h"
 #include "clip_gen.h"
 
 /* The editable path through its public jobs (binary-search lookups). */
@@ -372,6 +373,83 @@ static void test_load_flipped_bytes(void **state) {
     }
 }
 
+static void expect_rejected(const unsigned char *buf, size_t size, const char *path) {
+    ossa_built_clip *lc = NULL;
+    ossa_diagnostic d;
+    ossa_result r = ossa_built_clip_load(buf, size, NULL, &lc, &d);
+    if (r == OSSA_OK) fail_msg("a block with a hostile %s loaded", path);
+    assert_null(lc);
+    assert_int_equal(r, OSSA_ERROR_INVALID_DATA);
+    if (!strstr(d.path, path)) fail_msg("diagnostic names %s, expected %s (%s)", d.path, path, d.message);
+}
+
+/* Blocks whose values would put NaN or infinity into a pose: a non-finite or non-unit base
+ * pose, a non-finite raw or weight value, a packed raw lane decoding to an Inf / NaN bit
+ * pattern, a packed range whose top (min + max_q * step) overflows. */
+static void test_load_non_finite(void **state) {
+    (void)state;
+    const float nanv = NAN, three = 3.0f, big = 3e38f;
+    int cases = 0;
+    for (int lossless = 0; lossless < 2; lossless++) {
+        ossa_skeleton *sk = NULL;
+        ossa_built_clip *bc = sample_block_clip(lossless, &sk);
+        size_t size;
+        const unsigned char *data = ossa_built_clip_data(bc, &size);
+        const ossa__bc_header *h = (const ossa__bc_header *)data;
+        unsigned char *buf = malloc(size);
+        for (uint32_t j = 0; j < h->joint_count; j++) {
+            for (int c = 0; c < 10; c++) {
+                memcpy(buf, data, size);
+                memcpy(buf + h->base_off + ((size_t)j * 10 + c) * 4, &nanv, 4);
+                expect_rejected(buf, size, "base_pose");
+                cases++;
+            }
+            memcpy(buf, data, size);
+            memcpy(buf + h->base_off + ((size_t)j * 10 + 6) * 4, &three, 4); /* rotation w */
+            expect_rejected(buf, size, "base_pose");
+        }
+        for (uint32_t i = 0; i < h->raw_count; i++) {
+            memcpy(buf, data, size);
+            ossa__bc_raw *r = (ossa__bc_raw *)(buf + h->raw_off) + i;
+            if (r->lanes_off == 0) {
+                memcpy(buf + r->values_off, &nanv, 4);
+            } else {
+                ossa__bc_lane *ln = (ossa__bc_lane *)(buf + r->lanes_off);
+                ln[0].base = ossa__float_ord(INFINITY);
+            }
+            expect_rejected(buf, size, "raw[");
+            cases++;
+            if (r->lanes_off) { /* a base near the top of the order: base + field wraps */
+                memcpy(buf, data, size);
+                ossa__bc_lane *ln = (ossa__bc_lane *)(buf + r->lanes_off);
+                uint32_t l = 0, lanes = r->components * (r->interp == OSSA_INTERP_CUBIC ? 3u : 1u);
+                while (l + 1 < lanes && ln[l].bits == 0) l++;
+                if (ln[l].bits) {
+                    ln[l].base = 0xFFFFFFFFu;
+                    expect_rejected(buf, size, "raw[");
+                    cases++;
+                }
+            }
+        }
+        for (uint32_t i = 0; i < h->packed_count; i++) {
+            memcpy(buf, data, size);
+            ossa__bc_packed *p = (ossa__bc_packed *)(buf + h->packed_off) + i;
+            for (int c = 0; c < 3; c++) {
+                memcpy(&p->min[c], &big, 4);
+                memcpy(&p->step[c], &big, 4);
+            }
+            if (p->kind != OSSA__CH_R && !p->bits[0] && !p->bits[1] && !p->bits[2]) continue; /* always min: finite */
+            expect_rejected(buf, size, "packed[");
+            cases++;
+        }
+        free(buf);
+        ossa_built_clip_destroy(bc);
+        ossa_skeleton_destroy(sk);
+    }
+    printf("%d non-finite blocks rejected\n", cases);
+    assert_true(cases > 20);
+}
+
 static void test_build_misuse(void **state) {
     (void)state;
     ossa_skeleton *sk = NULL;
@@ -608,6 +686,7 @@ int main(void) {
         cmocka_unit_test(test_data_load_roundtrip),
         cmocka_unit_test(test_load_truncations),
         cmocka_unit_test(test_load_flipped_bytes),
+        cmocka_unit_test(test_load_non_finite),
         cmocka_unit_test(test_build_misuse),
         cmocka_unit_test(test_compressed_bound_generated),
         cmocka_unit_test(test_compressed_bound_deep_chains),
