@@ -450,6 +450,78 @@ static void test_load_non_finite(void **state) {
     assert_true(cases > 20);
 }
 
+/* A block whose clocks all point at its one long key-time array (each span inside the block,
+ * together far larger than it): validating it would be clocks x keys; the loader refuses
+ * spans whose bytes sum past the block. */
+static void test_load_shared_spans(void **state) {
+    (void)state;
+    uint64_t s = 11;
+    ot_gen_options o = {0};
+    o.joints = 21;
+    o.max_keys = 2;
+    ossa_skeleton *sk = ot_gen_skeleton(&s, &o);
+    enum { LONG = 3000 };
+    float *times = malloc(sizeof(float) * (LONG + 2 * 21)), *values = malloc(sizeof(float) * 3 * LONG);
+    ossa_transform_track tracks[21];
+    memset(tracks, 0, sizeof tracks);
+    for (uint32_t k = 0; k < LONG; k++) {
+        times[k] = (float)k / 100.0f;
+        for (int c = 0; c < 3; c++) values[k * 3 + c] = sinf((float)k * 0.01f * (float)(c + 1));
+    }
+    for (uint32_t j = 0; j < 21; j++) {
+        ossa_track *t = &tracks[j].translation;
+        tracks[j].joint = j;
+        t->kind = OSSA_TRACK_VECTOR;
+        t->interp = OSSA_INTERP_LINEAR;
+        t->components = 3;
+        t->values = values;
+        if (j == 0) {
+            t->key_count = LONG;
+            t->times = times;
+        } else { /* two keys at times no other track has: a clock each */
+            t->key_count = 2;
+            t->times = times + LONG + 2 * j;
+            times[LONG + 2 * j] = 0.0f;
+            times[LONG + 2 * j + 1] = 0.5f + 0.01f * (float)j;
+        }
+    }
+    ossa_clip_desc d = {0};
+    d.name = "spans";
+    d.tracks = tracks;
+    d.track_count = 21;
+    ossa_clip *c = NULL;
+    assert_int_equal(ossa_clip_create(&d, NULL, &c), OSSA_OK);
+    ossa_clip_build_options opt = {0};
+    opt.lossless = true;
+    ossa_built_clip *bc = NULL;
+    assert_int_equal(ossa_clip_build(c, sk, &opt, NULL, &bc, NULL), OSSA_OK);
+    size_t size;
+    const unsigned char *data = ossa_built_clip_data(bc, &size);
+    unsigned char *buf = malloc(size);
+    memcpy(buf, data, size);
+    const ossa__bc_header *h = (const ossa__bc_header *)buf;
+    ossa__bc_clock *clocks = (ossa__bc_clock *)(buf + h->clock_off);
+    assert_true(h->clock_count >= 21);
+    uint32_t longest = 0;
+    for (uint32_t i = 0; i < h->clock_count; i++)
+        if (clocks[i].key_count > clocks[longest].key_count) longest = i;
+    assert_int_equal(clocks[longest].key_count, LONG);
+    assert_true((uint64_t)h->clock_count * LONG * 4 > size);
+    for (uint32_t i = 0; i < h->clock_count; i++) clocks[i] = clocks[longest];
+    ossa_built_clip *lc = NULL;
+    ossa_diagnostic diag;
+    assert_int_equal(ossa_built_clip_load(buf, size, NULL, &lc, &diag), OSSA_ERROR_INVALID_DATA);
+    assert_null(lc);
+    if (!strstr(diag.path, "clocks[") || !strstr(diag.message, "overlap"))
+        fail_msg("expected an overlap of clocks, got %s", diag.message);
+    free(buf);
+    free(times);
+    free(values);
+    ossa_built_clip_destroy(bc);
+    ossa_clip_destroy(c);
+    ossa_skeleton_destroy(sk);
+}
+
 static void test_build_misuse(void **state) {
     (void)state;
     ossa_skeleton *sk = NULL;
@@ -687,6 +759,7 @@ int main(void) {
         cmocka_unit_test(test_load_truncations),
         cmocka_unit_test(test_load_flipped_bytes),
         cmocka_unit_test(test_load_non_finite),
+        cmocka_unit_test(test_load_shared_spans),
         cmocka_unit_test(test_build_misuse),
         cmocka_unit_test(test_compressed_bound_generated),
         cmocka_unit_test(test_compressed_bound_deep_chains),

@@ -123,6 +123,14 @@ static bool span_ok(const ossa__bc_header *h, uint32_t off, uint64_t count, uint
 #define ORD_LOWEST_FINITE 0x00800000u
 #define ORD_HIGHEST_FINITE 0xFF7FFFFFu
 
+/* Adds a span's bytes to the running total of the variable-size spans (clock times, raw
+ * values, packed streams): the builder never shares them, so the total fits in the block;
+ * many tables pointing at one large span (quadratic validation) do not. */
+static bool charge(const ossa__bc_header *h, uint64_t *used, uint64_t bytes) {
+    *used += bytes;
+    return *used <= h->size;
+}
+
 static bool times_ok(const float *t, uint32_t n) {
     for (uint32_t i = 0; i < n; i++) {
         if (!isfinite(t[i])) return false;
@@ -190,11 +198,14 @@ static ossa_result validate(const unsigned char *b, size_t size, ossa_diagnostic
     if (!times_ok(grid, h->grid_count))
         return fail(diag, OSSA_ERROR_INVALID_DATA, "grid", "grid times not finite and increasing");
     char path[64];
+    uint64_t used = 0;
     const ossa__bc_clock *clocks = (const ossa__bc_clock *)(b + h->clock_off);
     for (uint32_t i = 0; i < h->clock_count; i++) {
         snprintf(path, sizeof path, "clocks[%u]", i);
         if (clocks[i].key_count == 0 || !span_ok(h, clocks[i].times_off, clocks[i].key_count, sizeof(float)))
             return fail(diag, OSSA_ERROR_INVALID_DATA, path, "%u keys outside the block", clocks[i].key_count);
+        if (!charge(h, &used, (uint64_t)clocks[i].key_count * sizeof(float)))
+            return fail(diag, OSSA_ERROR_INVALID_DATA, path, "key times overlap other spans");
         if (!times_ok((const float *)(b + clocks[i].times_off), clocks[i].key_count))
             return fail(diag, OSSA_ERROR_INVALID_DATA, path, "key times not finite and increasing");
     }
@@ -231,6 +242,8 @@ static ossa_result validate(const unsigned char *b, size_t size, ossa_diagnostic
         if (r->lanes_off == 0) {
             if (!span_ok(h, r->values_off, keys * lanes, sizeof(float)))
                 return fail(diag, OSSA_ERROR_INVALID_DATA, path, "values outside the block");
+            if (!charge(h, &used, keys * lanes * sizeof(float)))
+                return fail(diag, OSSA_ERROR_INVALID_DATA, path, "values overlap other spans");
             const float *v = (const float *)(b + r->values_off);
             for (uint64_t k = 0; k < keys * lanes; k++)
                 if (!isfinite(v[k])) return fail(diag, OSSA_ERROR_INVALID_DATA, path, "value %llu is not finite",
@@ -247,16 +260,28 @@ static ossa_result validate(const unsigned char *b, size_t size, ossa_diagnostic
         }
         if (!span_ok(h, r->values_off, (keys * per + 7) / 8, 1))
             return fail(diag, OSSA_ERROR_INVALID_DATA, path, "packed values outside the block");
+        if (!charge(h, &used, lanes * sizeof(ossa__bc_lane) + (keys * per + 7) / 8))
+            return fail(diag, OSSA_ERROR_INVALID_DATA, path, "packed values overlap other spans");
         /* every key of every lane must decode to a finite float: base + field may not pass
-         * the largest finite float's order (nor wrap to the NaN / -Inf patterns) */
-        uint64_t pos = 0;
-        for (uint64_t k = 0; k < keys; k++)
-            for (uint32_t l = 0; l < lanes; l++) {
-                uint64_t o = (uint64_t)ln[l].base + ossa__bits_read(b + r->values_off, pos, ln[l].bits);
-                pos += ln[l].bits;
+         * the largest finite float's order (nor wrap to the NaN / -Inf patterns); a 0-bit
+         * lane is its base at every key, so the work is bounded by the stream's bits */
+        uint32_t varying[12], at[12], nv = 0, off = 0;
+        for (uint32_t l = 0; l < lanes; l++) {
+            if (ln[l].bits) {
+                varying[nv] = l;
+                at[nv++] = off;
+            } else if (ln[l].base < ORD_LOWEST_FINITE || ln[l].base > ORD_HIGHEST_FINITE) {
+                return fail(diag, OSSA_ERROR_INVALID_DATA, path, "lane %u is NaN or infinite", l);
+            }
+            off += ln[l].bits;
+        }
+        for (uint64_t k = 0; nv && k < keys; k++)
+            for (uint32_t v = 0; v < nv; v++) {
+                const ossa__bc_lane *lane = &ln[varying[v]];
+                uint64_t o = (uint64_t)lane->base + ossa__bits_read(b + r->values_off, k * per + at[v], lane->bits);
                 if (o < ORD_LOWEST_FINITE || o > ORD_HIGHEST_FINITE)
                     return fail(diag, OSSA_ERROR_INVALID_DATA, path, "key %llu lane %u decodes to NaN or infinity",
-                                (unsigned long long)k, l);
+                                (unsigned long long)k, varying[v]);
             }
     }
     const ossa__bc_packed *pk = (const ossa__bc_packed *)(b + h->packed_off);
@@ -281,6 +306,8 @@ static ossa_result validate(const unsigned char *b, size_t size, ossa_diagnostic
         uint64_t bits = h->grid_count + (uint64_t)p->key_count * ((uint64_t)p->bits[0] + p->bits[1] + p->bits[2]);
         if (!span_ok(h, p->data_off, (bits + 7) / 8, 1))
             return fail(diag, OSSA_ERROR_INVALID_DATA, path, "bit stream outside the block");
+        if (!charge(h, &used, (bits + 7) / 8))
+            return fail(diag, OSSA_ERROR_INVALID_DATA, path, "bit stream overlaps other spans");
         const unsigned char *mask = b + p->data_off;
         if (!(mask[0] & 1u) || ossa__mask_rank(mask, h->grid_count) != p->key_count)
             return fail(diag, OSSA_ERROR_INVALID_DATA, path, "key mask does not start at the grid or hold %u keys",
