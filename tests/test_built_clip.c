@@ -522,6 +522,68 @@ static void test_load_shared_spans(void **state) {
     ossa_skeleton_destroy(sk);
 }
 
+/* The builder's scratch: the documented formula (built_clip.h) against max_scratch_bytes,
+ * with G from ossa_built_clip_measure's sample count; a long clip on a big skeleton is
+ * refused with LIMIT under the default cap before anything large is allocated. */
+static void test_build_scratch_cap(void **state) {
+    (void)state;
+    uint64_t s = 21;
+    ot_gen_options o = {0};
+    o.joints = 6;
+    o.max_keys = 8;
+    o.weight_tracks = 1;
+    ossa_skeleton *sk = ot_gen_skeleton(&s, &o);
+    ossa_clip *c = ot_gen_clip(&s, sk, &o);
+    size_t channels = (size_t)c->track_count * 3 + c->weight_track_count;
+    for (int lossless = 0; lossless < 2; lossless++) {
+        ossa_clip_build_options opt = {0};
+        opt.lossless = lossless;
+        ossa_built_clip *bc = NULL;
+        assert_int_equal(ossa_clip_build(c, sk, &opt, NULL, &bc, NULL), OSSA_OK);
+        ossa_clip_error e;
+        assert_int_equal(ossa_built_clip_measure(bc, c, sk, 0, NULL, &e), OSSA_OK);
+        ossa_built_clip_destroy(bc);
+        size_t G = e.sample_count, J = sk->joint_count;
+        size_t need = G * (J * 88 + 36) + (lossless ? 0 : G * channels * 16);
+        opt.max_scratch_bytes = need;
+        assert_int_equal(ossa_clip_build(c, sk, &opt, NULL, &bc, NULL), OSSA_OK);
+        ossa_built_clip_destroy(bc);
+        opt.max_scratch_bytes = need - 1;
+        bc = (ossa_built_clip *)c; /* must be reset to NULL */
+        assert_int_equal(ossa_clip_build(c, sk, &opt, NULL, &bc, NULL), OSSA_ERROR_LIMIT);
+        assert_null(bc);
+    }
+    ossa_clip_destroy(c);
+    ossa_skeleton_destroy(sk);
+    /* 100 joints, a key every second for 3000 s: G >= 1.44 M times, ~12 GB of scratch */
+    o.joints = 100;
+    o.weight_tracks = 0;
+    sk = ot_gen_skeleton(&s, &o);
+    enum { KEYS = 3001 };
+    float *times = malloc(sizeof(float) * KEYS), *values = calloc(3 * KEYS, sizeof(float));
+    for (uint32_t k = 0; k < KEYS; k++) times[k] = (float)k;
+    ossa_transform_track tr;
+    memset(&tr, 0, sizeof tr);
+    tr.translation.kind = OSSA_TRACK_VECTOR;
+    tr.translation.interp = OSSA_INTERP_LINEAR;
+    tr.translation.components = 3;
+    tr.translation.key_count = KEYS;
+    tr.translation.times = times;
+    tr.translation.values = values;
+    ossa_clip_desc d = {0};
+    d.name = "long";
+    d.tracks = &tr;
+    d.track_count = 1;
+    assert_int_equal(ossa_clip_create(&d, NULL, &c), OSSA_OK);
+    ossa_built_clip *bc = NULL;
+    assert_int_equal(ossa_clip_build(c, sk, NULL, NULL, &bc, NULL), OSSA_ERROR_LIMIT);
+    assert_null(bc);
+    free(times);
+    free(values);
+    ossa_clip_destroy(c);
+    ossa_skeleton_destroy(sk);
+}
+
 static void test_build_misuse(void **state) {
     (void)state;
     ossa_skeleton *sk = NULL;
@@ -760,6 +822,7 @@ int main(void) {
         cmocka_unit_test(test_load_flipped_bytes),
         cmocka_unit_test(test_load_non_finite),
         cmocka_unit_test(test_load_shared_spans),
+        cmocka_unit_test(test_build_scratch_cap),
         cmocka_unit_test(test_build_misuse),
         cmocka_unit_test(test_compressed_bound_generated),
         cmocka_unit_test(test_compressed_bound_deep_chains),

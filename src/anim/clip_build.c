@@ -714,6 +714,15 @@ static ossa_result base_tolerances(builder *B) {
     return OSSA_OK;
 }
 
+/* Bytes of the builder's grid scratch: B.exact + B.points per grid time and joint, B.X/B.D,
+ * the candidate list and, when compressing, every channel's key and value buffers (the key
+ * grid is at most the measurement grid). */
+double ossa__clip_build_scratch(uint32_t G, uint32_t J, size_t channels, bool lossless) {
+    double per_time = (double)J * (sizeof(ossa_transform) + 12 * sizeof(float)) + 8 * sizeof(float) + sizeof(uint32_t);
+    if (!lossless) per_time += (double)channels * 4 * sizeof(uint32_t);
+    return (double)G * per_time;
+}
+
 static float level_tol(const bchan *c) { return ldexpf(c->base_tol, -c->level); }
 
 static bool bad_option(float v) { return isnan(v) || v < 0.0f || isinf(v); }
@@ -754,6 +763,15 @@ ossa_result ossa_clip_build(const ossa_clip *clip, const ossa_skeleton *skeleton
     ossa_result r = ossa__clip_grid(clip, J, substeps, substeps > 8 ? 8 : 2, allocator, &B.grid, &B.G, &B.candidate);
     if (r) return r;
     uint32_t G = B.G;
+    size_t nmax = (size_t)clip->track_count * 3 + clip->weight_track_count;
+    /* the measurement grid's scratch (exact poses, virtual vertices, per-channel values and
+     * key buffers) grows with duration x 480 Hz x joints: refuse it up front past the cap */
+    double scratch = ossa__clip_build_scratch(G, J, nmax, B.opt.lossless);
+    size_t cap = B.opt.max_scratch_bytes ? B.opt.max_scratch_bytes : OSSA_CLIP_BUILD_SCRATCH_CAP;
+    if (scratch > (double)cap) {
+        ossa__free(allocator, B.grid);
+        return OSSA_ERROR_LIMIT;
+    }
     B.cand = ossa__alloc_array(allocator, (size_t)G + 1, sizeof(uint32_t));
     if (!B.cand) {
         ossa__free(allocator, B.grid);
@@ -761,7 +779,6 @@ ossa_result ossa_clip_build(const ossa_clip *clip, const ossa_skeleton *skeleton
     }
     for (uint32_t g = 0; g < G; g++)
         if (B.candidate[g] || g + 1 == G) B.cand[B.C++] = g;
-    size_t nmax = (size_t)clip->track_count * 3 + clip->weight_track_count;
     B.ch = ossa__alloc_array(allocator, nmax + 1, sizeof(bchan));
     B.exact = ossa__alloc_array(allocator, (size_t)G * J + 1, sizeof(ossa_transform));
     B.points = ossa__alloc_array(allocator, (size_t)G * J * 12 + 1, sizeof(float));
