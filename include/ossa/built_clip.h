@@ -9,14 +9,20 @@
  * Two modes:
  *   lossless   reproduces the editable path (STEP, LINEAR with slerp, CUBICSPLINE with
  *              Δt-scaled tangents; clip clock, clamping and looping) to float rounding.
- *   compressed (default) any representation whose error is GUARANTEED below `precision`:
+ *   compressed (default) any representation whose error, measured at every time of the
+ *              measurement grid, is at most `precision` (ossa_clip_build returns LIMIT
+ *              rather than a clip that misses it there; between grid times the 8 % margin
+ *              below covers the error in every test, but it is not proven):
  *              the error is measured in model space, ACL's way: for every joint, virtual
  *              vertices at `shell_distance` from the joint along its local axes are
  *              transformed through the whole hierarchy (parent scales included) by the
  *              built pose and by the exact (editable) pose; the error is the largest
  *              distance between the two, at every source key time and between keys
  *              (ossa_built_clip_measure's grid). The builder measures what it built and
- *              tightens what fails until every measured time is within 0.92 x precision.
+ *              tightens what fails until every measured time is within 0.92 x precision;
+ *              what the tightening leaves above it is stored exactly (the failing joints'
+ *              chains, then every channel), and only if even that measures above
+ *              `precision` does the build fail.
  *              Morph weight tracks are bounded by `weight_precision` (absolute; they are
  *              stored exactly today). docs/built-clips.md has the format and the method.
  *
@@ -122,7 +128,10 @@ ossa_result ossa_built_clip_measure(const ossa_built_clip *built, const ossa_cli
 /* The clip's relocatable block: *size = ossa_built_clip_byte_size bytes, owned by the clip. */
 const void *ossa_built_clip_data(const ossa_built_clip *clip, size_t *size);
 /* Validates a block from ossa_built_clip_data (untrusted: every offset, count, time and
- * value range is checked) and copies it into a new built clip. INVALID_DATA / PARSE with
+ * value range is checked; the base pose is finite with unit rotations, every stored key
+ * and weight decodes to a finite float, tables may not share spans; validation is linear
+ * in `size`) and copies it into a new built clip. Sampling interpolates those finite keys:
+ * keys near the float limits (|v| ~ 1e38) can still overflow to infinity in a sampled pose. INVALID_DATA / PARSE with
  * a diagnostic naming the field for a corrupt block; UNSUPPORTED for another format version. */
 ossa_result ossa_built_clip_load(const void *data, size_t size, const ossa_allocator *allocator,
                                  ossa_built_clip **out, ossa_diagnostic *diag);
