@@ -2,7 +2,7 @@
  *
  * Whatever loads is sampled at a spread of times, clamped and looping, forward and by
  * jumps, with one context: the loader's checks must keep every offset, count and bit
- * stream inside the block. Failures to load must leave *out NULL and name a place. Seeds:
+ * stream inside the block, and every sampled pose and weight finite. Failures to load must leave *out NULL and name a place. Seeds:
  * fuzz/corpus/fuzz_built_clip (valid compressed and lossless blocks). */
 #include <math.h>
 #include <stdio.h>
@@ -34,6 +34,11 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size) {
             float t = k < 36 ? s + (e - s) * (float)((k * 7) % 36) / 35.0f - 0.1f : extra[k - 36];
             ossa_sample_job job = {clip, ctx, t, (k & 1) != 0, pose, J, W ? w : NULL, W, 0};
             if (ossa_sample_job_run(&job) != OSSA_OK) abort();
+            for (uint32_t j = 0; j < J; j++) /* the loader's checks keep every pose finite */
+                for (int c = 0; c < 10; c++)
+                    if (!isfinite((&pose[j].translation.x)[c])) abort();
+            for (uint32_t c = 0; c < W; c++)
+                if (!isfinite(w[c])) abort();
         }
     }
     ossa_sampling_context_destroy(ctx);

@@ -10,6 +10,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "anim/built_clip_internal.h"
 #include "clip_gen.h"
 
 /* The editable path through its public jobs (binary-search lookups). */
@@ -372,6 +373,217 @@ static void test_load_flipped_bytes(void **state) {
     }
 }
 
+static void expect_rejected(const unsigned char *buf, size_t size, const char *path) {
+    ossa_built_clip *lc = NULL;
+    ossa_diagnostic d;
+    ossa_result r = ossa_built_clip_load(buf, size, NULL, &lc, &d);
+    if (r == OSSA_OK) fail_msg("a block with a hostile %s loaded", path);
+    assert_null(lc);
+    assert_int_equal(r, OSSA_ERROR_INVALID_DATA);
+    if (!strstr(d.path, path)) fail_msg("diagnostic names %s, expected %s (%s)", d.path, path, d.message);
+}
+
+/* Blocks whose values would put NaN or infinity into a pose: a non-finite or non-unit base
+ * pose, a non-finite raw or weight value, a packed raw lane decoding to an Inf / NaN bit
+ * pattern, a packed range whose top (min + max_q * step) overflows. */
+static void test_load_non_finite(void **state) {
+    (void)state;
+    const float nanv = NAN, three = 3.0f, big = 3e38f;
+    int cases = 0;
+    for (int lossless = 0; lossless < 2; lossless++) {
+        ossa_skeleton *sk = NULL;
+        ossa_built_clip *bc = sample_block_clip(lossless, &sk);
+        size_t size;
+        const unsigned char *data = ossa_built_clip_data(bc, &size);
+        const ossa__bc_header *h = (const ossa__bc_header *)data;
+        unsigned char *buf = malloc(size);
+        for (uint32_t j = 0; j < h->joint_count; j++) {
+            for (int c = 0; c < 10; c++) {
+                memcpy(buf, data, size);
+                memcpy(buf + h->base_off + ((size_t)j * 10 + c) * 4, &nanv, 4);
+                expect_rejected(buf, size, "base_pose");
+                cases++;
+            }
+            memcpy(buf, data, size);
+            memcpy(buf + h->base_off + ((size_t)j * 10 + 6) * 4, &three, 4); /* rotation w */
+            expect_rejected(buf, size, "base_pose");
+        }
+        for (uint32_t i = 0; i < h->raw_count; i++) {
+            memcpy(buf, data, size);
+            ossa__bc_raw *r = (ossa__bc_raw *)(buf + h->raw_off) + i;
+            if (r->lanes_off == 0) {
+                memcpy(buf + r->values_off, &nanv, 4);
+            } else {
+                ossa__bc_lane *ln = (ossa__bc_lane *)(buf + r->lanes_off);
+                ln[0].base = ossa__float_ord(INFINITY);
+            }
+            expect_rejected(buf, size, "raw[");
+            cases++;
+            if (r->lanes_off) { /* a base near the top of the order: base + field wraps */
+                memcpy(buf, data, size);
+                ossa__bc_lane *ln = (ossa__bc_lane *)(buf + r->lanes_off);
+                uint32_t l = 0, lanes = r->components * (r->interp == OSSA_INTERP_CUBIC ? 3u : 1u);
+                while (l + 1 < lanes && ln[l].bits == 0) l++;
+                if (ln[l].bits) {
+                    ln[l].base = 0xFFFFFFFFu;
+                    expect_rejected(buf, size, "raw[");
+                    cases++;
+                }
+            }
+        }
+        for (uint32_t i = 0; i < h->packed_count; i++) {
+            memcpy(buf, data, size);
+            ossa__bc_packed *p = (ossa__bc_packed *)(buf + h->packed_off) + i;
+            for (int c = 0; c < 3; c++) {
+                memcpy(&p->min[c], &big, 4);
+                memcpy(&p->step[c], &big, 4);
+            }
+            if (p->kind != OSSA__CH_R && !p->bits[0] && !p->bits[1] && !p->bits[2]) continue; /* always min: finite */
+            expect_rejected(buf, size, "packed[");
+            cases++;
+        }
+        free(buf);
+        ossa_built_clip_destroy(bc);
+        ossa_skeleton_destroy(sk);
+    }
+    printf("%d non-finite blocks rejected\n", cases);
+    assert_true(cases > 20);
+}
+
+/* A block whose clocks all point at its one long key-time array (each span inside the block,
+ * together far larger than it): validating it would be clocks x keys; the loader refuses
+ * spans whose bytes sum past the block. */
+static void test_load_shared_spans(void **state) {
+    (void)state;
+    uint64_t s = 11;
+    ot_gen_options o = {0};
+    o.joints = 21;
+    o.max_keys = 2;
+    ossa_skeleton *sk = ot_gen_skeleton(&s, &o);
+    enum { LONG = 3000 };
+    float *times = malloc(sizeof(float) * (LONG + 2 * 21)), *values = malloc(sizeof(float) * 3 * LONG);
+    ossa_transform_track tracks[21];
+    memset(tracks, 0, sizeof tracks);
+    for (uint32_t k = 0; k < LONG; k++) {
+        times[k] = (float)k / 100.0f;
+        for (int c = 0; c < 3; c++) values[k * 3 + c] = sinf((float)k * 0.01f * (float)(c + 1));
+    }
+    for (uint32_t j = 0; j < 21; j++) {
+        ossa_track *t = &tracks[j].translation;
+        tracks[j].joint = j;
+        t->kind = OSSA_TRACK_VECTOR;
+        t->interp = OSSA_INTERP_LINEAR;
+        t->components = 3;
+        t->values = values;
+        if (j == 0) {
+            t->key_count = LONG;
+            t->times = times;
+        } else { /* two keys at times no other track has: a clock each */
+            t->key_count = 2;
+            t->times = times + LONG + 2 * j;
+            times[LONG + 2 * j] = 0.0f;
+            times[LONG + 2 * j + 1] = 0.5f + 0.01f * (float)j;
+        }
+    }
+    ossa_clip_desc d = {0};
+    d.name = "spans";
+    d.tracks = tracks;
+    d.track_count = 21;
+    ossa_clip *c = NULL;
+    assert_int_equal(ossa_clip_create(&d, NULL, &c), OSSA_OK);
+    ossa_clip_build_options opt = {0};
+    opt.lossless = true;
+    ossa_built_clip *bc = NULL;
+    assert_int_equal(ossa_clip_build(c, sk, &opt, NULL, &bc, NULL), OSSA_OK);
+    size_t size;
+    const unsigned char *data = ossa_built_clip_data(bc, &size);
+    unsigned char *buf = malloc(size);
+    memcpy(buf, data, size);
+    const ossa__bc_header *h = (const ossa__bc_header *)buf;
+    ossa__bc_clock *clocks = (ossa__bc_clock *)(buf + h->clock_off);
+    assert_true(h->clock_count >= 21);
+    uint32_t longest = 0;
+    for (uint32_t i = 0; i < h->clock_count; i++)
+        if (clocks[i].key_count > clocks[longest].key_count) longest = i;
+    assert_int_equal(clocks[longest].key_count, LONG);
+    assert_true((uint64_t)h->clock_count * LONG * 4 > size);
+    for (uint32_t i = 0; i < h->clock_count; i++) clocks[i] = clocks[longest];
+    ossa_built_clip *lc = NULL;
+    ossa_diagnostic diag;
+    assert_int_equal(ossa_built_clip_load(buf, size, NULL, &lc, &diag), OSSA_ERROR_INVALID_DATA);
+    assert_null(lc);
+    if (!strstr(diag.path, "clocks[") || !strstr(diag.message, "overlap"))
+        fail_msg("expected an overlap of clocks, got %s", diag.message);
+    free(buf);
+    free(times);
+    free(values);
+    ossa_built_clip_destroy(bc);
+    ossa_clip_destroy(c);
+    ossa_skeleton_destroy(sk);
+}
+
+/* The builder's scratch: the documented formula (built_clip.h) against max_scratch_bytes,
+ * with G from ossa_built_clip_measure's sample count; a long clip on a big skeleton is
+ * refused with LIMIT under the default cap before anything large is allocated. */
+static void test_build_scratch_cap(void **state) {
+    (void)state;
+    uint64_t s = 21;
+    ot_gen_options o = {0};
+    o.joints = 6;
+    o.max_keys = 8;
+    o.weight_tracks = 1;
+    ossa_skeleton *sk = ot_gen_skeleton(&s, &o);
+    ossa_clip *c = ot_gen_clip(&s, sk, &o);
+    size_t channels = (size_t)c->track_count * 3 + c->weight_track_count;
+    for (int lossless = 0; lossless < 2; lossless++) {
+        ossa_clip_build_options opt = {0};
+        opt.lossless = lossless;
+        ossa_built_clip *bc = NULL;
+        assert_int_equal(ossa_clip_build(c, sk, &opt, NULL, &bc, NULL), OSSA_OK);
+        ossa_clip_error e;
+        assert_int_equal(ossa_built_clip_measure(bc, c, sk, 0, NULL, &e), OSSA_OK);
+        ossa_built_clip_destroy(bc);
+        size_t G = e.sample_count, J = sk->joint_count;
+        size_t need = G * (J * 88 + 36) + (lossless ? 0 : G * channels * 16);
+        opt.max_scratch_bytes = need;
+        assert_int_equal(ossa_clip_build(c, sk, &opt, NULL, &bc, NULL), OSSA_OK);
+        ossa_built_clip_destroy(bc);
+        opt.max_scratch_bytes = need - 1;
+        bc = (ossa_built_clip *)c; /* must be reset to NULL */
+        assert_int_equal(ossa_clip_build(c, sk, &opt, NULL, &bc, NULL), OSSA_ERROR_LIMIT);
+        assert_null(bc);
+    }
+    ossa_clip_destroy(c);
+    ossa_skeleton_destroy(sk);
+    /* 100 joints, a key every second for 3000 s: G >= 1.44 M times, ~12 GB of scratch */
+    o.joints = 100;
+    o.weight_tracks = 0;
+    sk = ot_gen_skeleton(&s, &o);
+    enum { KEYS = 3001 };
+    float *times = malloc(sizeof(float) * KEYS), *values = calloc(3 * KEYS, sizeof(float));
+    for (uint32_t k = 0; k < KEYS; k++) times[k] = (float)k;
+    ossa_transform_track tr;
+    memset(&tr, 0, sizeof tr);
+    tr.translation.kind = OSSA_TRACK_VECTOR;
+    tr.translation.interp = OSSA_INTERP_LINEAR;
+    tr.translation.components = 3;
+    tr.translation.key_count = KEYS;
+    tr.translation.times = times;
+    tr.translation.values = values;
+    ossa_clip_desc d = {0};
+    d.name = "long";
+    d.tracks = &tr;
+    d.track_count = 1;
+    assert_int_equal(ossa_clip_create(&d, NULL, &c), OSSA_OK);
+    ossa_built_clip *bc = NULL;
+    assert_int_equal(ossa_clip_build(c, sk, NULL, NULL, &bc, NULL), OSSA_ERROR_LIMIT);
+    assert_null(bc);
+    free(times);
+    free(values);
+    ossa_clip_destroy(c);
+    ossa_skeleton_destroy(sk);
+}
+
 static void test_build_misuse(void **state) {
     (void)state;
     ossa_skeleton *sk = NULL;
@@ -500,6 +712,39 @@ static void test_compressed_bound_generated(void **state) {
     }
 }
 
+/* Deep chains (30-40 joints) with noisy tracks (CUBICSPLINE, STEP) at precision 1e-5: two of
+ * the reviewer's cases (the generator replayed up to them) where the tightening loop gave up
+ * far above the bound (0.077 for i = 51) and still returned OSSA_OK; the bound must now hold
+ * at random times too. */
+static void test_compressed_bound_deep_chains(void **state) {
+    (void)state;
+    uint64_t s = 12345;
+    int checked = 0, cubic = 0;
+    for (int i = 0; i <= 105; i++) {
+        ot_gen_options o = {0};
+        o.joints = 4 + (uint32_t)(s % 40);
+        o.chain = i % 2;
+        o.wild_scales = i % 3 != 0;
+        o.interp = i % 4;
+        o.max_keys = 2 + (uint32_t)(i % 40);
+        o.noisy = i % 5 < 2;
+        ossa_skeleton *sk = ot_gen_skeleton(&s, &o);
+        ossa_clip *c = ot_gen_clip(&s, sk, &o);
+        if (i == 51 || i == 105) { /* the smallest grids of the four (75 and 111 take 2-3x longer) */
+            assert_true(o.chain && o.joints >= 30 && o.joints <= 40 && o.noisy);
+            cubic += o.interp == OSSA_INTERP_CUBIC;
+            float worst = check_bound(c, sk, 1e-5f, 0.0f, 200, (uint64_t)i, NULL);
+            printf("deep chain %3d: %2u joints, precision 1e-5: worst random-time error %.3g\n", i, o.joints,
+                   (double)worst);
+            checked++;
+        }
+        ossa_clip_destroy(c);
+        ossa_skeleton_destroy(sk);
+    }
+    assert_int_equal(checked, 2);
+    assert_int_equal(cubic, 1);
+}
+
 static void test_compressed_bound_woman(void **state) {
     (void)state;
     ossa_asset *a = ot_load_asset("Woman/Woman.gltf");
@@ -575,8 +820,12 @@ int main(void) {
         cmocka_unit_test(test_data_load_roundtrip),
         cmocka_unit_test(test_load_truncations),
         cmocka_unit_test(test_load_flipped_bytes),
+        cmocka_unit_test(test_load_non_finite),
+        cmocka_unit_test(test_load_shared_spans),
+        cmocka_unit_test(test_build_scratch_cap),
         cmocka_unit_test(test_build_misuse),
         cmocka_unit_test(test_compressed_bound_generated),
+        cmocka_unit_test(test_compressed_bound_deep_chains),
         cmocka_unit_test(test_compressed_bound_woman),
         cmocka_unit_test(test_edge_clips),
     };

@@ -9,14 +9,20 @@
  * Two modes:
  *   lossless   reproduces the editable path (STEP, LINEAR with slerp, CUBICSPLINE with
  *              Δt-scaled tangents; clip clock, clamping and looping) to float rounding.
- *   compressed (default) any representation whose error is GUARANTEED below `precision`:
+ *   compressed (default) any representation whose error, measured at every time of the
+ *              measurement grid, is at most `precision` (ossa_clip_build returns LIMIT
+ *              rather than a clip that misses it there; between grid times the 8 % margin
+ *              below covers the error in every test, but it is not proven):
  *              the error is measured in model space, ACL's way: for every joint, virtual
  *              vertices at `shell_distance` from the joint along its local axes are
  *              transformed through the whole hierarchy (parent scales included) by the
  *              built pose and by the exact (editable) pose; the error is the largest
  *              distance between the two, at every source key time and between keys
  *              (ossa_built_clip_measure's grid). The builder measures what it built and
- *              tightens what fails until every measured time is within 0.92 x precision.
+ *              tightens what fails until every measured time is within 0.92 x precision;
+ *              what the tightening leaves above it is stored exactly (the failing joints'
+ *              chains, then every channel), and only if even that measures above
+ *              `precision` does the build fail.
  *              Morph weight tracks are bounded by `weight_precision` (absolute; they are
  *              stored exactly today). docs/built-clips.md has the format and the method.
  *
@@ -42,7 +48,15 @@ typedef struct ossa_clip_build_options {
     float precision;          /* max object-space error, model units; 0 = 1e-4 (0.1 mm in glTF metres) */
     float shell_distance;     /* virtual-vertex distance from each joint, model units; 0 = 0.03 */
     float weight_precision;   /* max absolute error of morph weights; 0 = 1e-3 */
+    size_t max_scratch_bytes; /* cap on the builder's scratch; 0 = OSSA_CLIP_BUILD_SCRATCH_CAP */
 } ossa_clip_build_options;
+
+/* Default cap on ossa_clip_build's scratch (1 GiB). The scratch is about
+ *   G x (J x 88 + 36) bytes, plus G x channels x 16 bytes when compressing,
+ * with J = skeleton joints, channels = 3 x the clip's transform tracks + its weight tracks,
+ * G = the measurement grid (ossa_built_clip_measure's sample_count: >= 480 times per second
+ * of the clip, more when keys are dense). E.g. 60 joints, 150 channels, 60 s: G ~ 28,800, ~220 MB. */
+#define OSSA_CLIP_BUILD_SCRATCH_CAP ((size_t)1 << 30)
 
 typedef struct ossa_clip_build_stats {
     size_t raw_bytes;         /* key data of the editable clip (times + values, as floats) */
@@ -57,8 +71,11 @@ typedef struct ossa_clip_build_stats {
  * of range are dropped). `options` and `stats` may be NULL. The skeleton need not outlive
  * the result. On failure *out is NULL and nothing is leaked.
  * INVALID_ARGUMENT for NULL clip/skeleton/out or a negative/NaN/infinite option;
- * OUT_OF_MEMORY; LIMIT when the block would pass 4 GiB. Allocates scratch while building
- * (about joints x measured times x 90 bytes); Woman's 10 clips build in ~0.4 s of CPU. */
+ * OUT_OF_MEMORY; LIMIT when the block would pass 4 GiB, when the scratch would pass
+ * options->max_scratch_bytes (checked before allocating it; the formula is above), or when
+ * even the exact keys measure above `precision` (float rounding of large model coordinates vs
+ * a tiny precision; `stats` then holds that measurement). Woman's 10 clips build in ~0.4 s
+ * of CPU. */
 ossa_result ossa_clip_build(const ossa_clip *clip, const ossa_skeleton *skeleton,
                             const ossa_clip_build_options *options, const ossa_allocator *allocator,
                             ossa_built_clip **out, ossa_clip_build_stats *stats);
@@ -111,7 +128,10 @@ ossa_result ossa_built_clip_measure(const ossa_built_clip *built, const ossa_cli
 /* The clip's relocatable block: *size = ossa_built_clip_byte_size bytes, owned by the clip. */
 const void *ossa_built_clip_data(const ossa_built_clip *clip, size_t *size);
 /* Validates a block from ossa_built_clip_data (untrusted: every offset, count, time and
- * value range is checked) and copies it into a new built clip. INVALID_DATA / PARSE with
+ * value range is checked; the base pose is finite with unit rotations, every stored key
+ * and weight decodes to a finite float, tables may not share spans; validation is linear
+ * in `size`) and copies it into a new built clip. Sampling interpolates those finite keys:
+ * keys near the float limits (|v| ~ 1e38) can still overflow to infinity in a sampled pose. INVALID_DATA / PARSE with
  * a diagnostic naming the field for a corrupt block; UNSUPPORTED for another format version. */
 ossa_result ossa_built_clip_load(const void *data, size_t size, const ossa_allocator *allocator,
                                  ossa_built_clip **out, ossa_diagnostic *diag);

@@ -17,7 +17,9 @@
  * Loading is one read (or the caller's memory), the checksum, then validation of
  * every offset, count and index before any object is built (parents first, skin and
  * mesh joint indices below the joint count, index buffers below the vertex count,
- * finite floats in every pose, matrix and vertex stream). A hostile file is an error
+ * finite floats in every stored pose, matrix and vertex stream; built clips: finite base
+ * pose, keys and weights, see ossa_built_clip_load; interpolating keys near the float
+ * limits can still overflow in a sampled pose). A hostile file is an error
  * whose diagnostic names the section and the item ("section 6 (meshes) / mesh 0:
  * joint index 77 >= 43 joints"), never a crash or a leak.
  * Both directions need a little-endian host (UNSUPPORTED otherwise).

@@ -119,6 +119,18 @@ static bool span_ok(const ossa__bc_header *h, uint32_t off, uint64_t count, uint
     return (off & 3u) == 0 && off >= sizeof(ossa__bc_header) && end <= (uint64_t)h->size - OSSA__BC_PAD;
 }
 
+/* ossa__float_ord of -FLT_MAX and FLT_MAX: ords outside are NaN or infinite. */
+#define ORD_LOWEST_FINITE 0x00800000u
+#define ORD_HIGHEST_FINITE 0xFF7FFFFFu
+
+/* Adds a span's bytes to the running total of the variable-size spans (clock times, raw
+ * values, packed streams): the builder never shares them, so the total fits in the block;
+ * many tables pointing at one large span (quadratic validation) do not. */
+static bool charge(const ossa__bc_header *h, uint64_t *used, uint64_t bytes) {
+    *used += bytes;
+    return *used <= h->size;
+}
+
 static bool times_ok(const float *t, uint32_t n) {
     for (uint32_t i = 0; i < n; i++) {
         if (!isfinite(t[i])) return false;
@@ -163,6 +175,15 @@ static ossa_result validate(const unsigned char *b, size_t size, ossa_diagnostic
         return fail(diag, OSSA_ERROR_INVALID_DATA, "header.name", "name outside the block or not terminated");
     if (!span_ok(h, h->base_off, J, sizeof(ossa_transform)))
         return fail(diag, OSSA_ERROR_INVALID_DATA, "header.base_off", "base pose outside the block");
+    const float *pose = (const float *)(b + h->base_off);
+    for (uint32_t j = 0; j < J; j++) {
+        const float *t = pose + (size_t)j * 10, *q = t + 3;
+        for (int c = 0; c < 10; c++)
+            if (!isfinite(t[c])) return fail(diag, OSSA_ERROR_INVALID_DATA, "base_pose", "joint %u is not finite", j);
+        float n = q[0] * q[0] + q[1] * q[1] + q[2] * q[2] + q[3] * q[3];
+        if (!(n >= 0.9f && n <= 1.1f))
+            return fail(diag, OSSA_ERROR_INVALID_DATA, "base_pose", "joint %u rotation is not a unit quaternion", j);
+    }
     if (!span_ok(h, h->clock_off, h->clock_count, sizeof(ossa__bc_clock)))
         return fail(diag, OSSA_ERROR_INVALID_DATA, "header.clock_off", "clock table outside the block");
     if (!span_ok(h, h->raw_off, h->raw_count, sizeof(ossa__bc_raw)))
@@ -177,11 +198,14 @@ static ossa_result validate(const unsigned char *b, size_t size, ossa_diagnostic
     if (!times_ok(grid, h->grid_count))
         return fail(diag, OSSA_ERROR_INVALID_DATA, "grid", "grid times not finite and increasing");
     char path[64];
+    uint64_t used = 0;
     const ossa__bc_clock *clocks = (const ossa__bc_clock *)(b + h->clock_off);
     for (uint32_t i = 0; i < h->clock_count; i++) {
         snprintf(path, sizeof path, "clocks[%u]", i);
         if (clocks[i].key_count == 0 || !span_ok(h, clocks[i].times_off, clocks[i].key_count, sizeof(float)))
             return fail(diag, OSSA_ERROR_INVALID_DATA, path, "%u keys outside the block", clocks[i].key_count);
+        if (!charge(h, &used, (uint64_t)clocks[i].key_count * sizeof(float)))
+            return fail(diag, OSSA_ERROR_INVALID_DATA, path, "key times overlap other spans");
         if (!times_ok((const float *)(b + clocks[i].times_off), clocks[i].key_count))
             return fail(diag, OSSA_ERROR_INVALID_DATA, path, "key times not finite and increasing");
     }
@@ -218,6 +242,12 @@ static ossa_result validate(const unsigned char *b, size_t size, ossa_diagnostic
         if (r->lanes_off == 0) {
             if (!span_ok(h, r->values_off, keys * lanes, sizeof(float)))
                 return fail(diag, OSSA_ERROR_INVALID_DATA, path, "values outside the block");
+            if (!charge(h, &used, keys * lanes * sizeof(float)))
+                return fail(diag, OSSA_ERROR_INVALID_DATA, path, "values overlap other spans");
+            const float *v = (const float *)(b + r->values_off);
+            for (uint64_t k = 0; k < keys * lanes; k++)
+                if (!isfinite(v[k])) return fail(diag, OSSA_ERROR_INVALID_DATA, path, "value %llu is not finite",
+                                                 (unsigned long long)k);
             continue;
         }
         if (r->kind == OSSA__CH_W || !span_ok(h, r->lanes_off, lanes, sizeof(ossa__bc_lane)))
@@ -230,6 +260,29 @@ static ossa_result validate(const unsigned char *b, size_t size, ossa_diagnostic
         }
         if (!span_ok(h, r->values_off, (keys * per + 7) / 8, 1))
             return fail(diag, OSSA_ERROR_INVALID_DATA, path, "packed values outside the block");
+        if (!charge(h, &used, lanes * sizeof(ossa__bc_lane) + (keys * per + 7) / 8))
+            return fail(diag, OSSA_ERROR_INVALID_DATA, path, "packed values overlap other spans");
+        /* every key of every lane must decode to a finite float: base + field may not pass
+         * the largest finite float's order (nor wrap to the NaN / -Inf patterns); a 0-bit
+         * lane is its base at every key, so the work is bounded by the stream's bits */
+        uint32_t varying[12], at[12], nv = 0, off = 0;
+        for (uint32_t l = 0; l < lanes; l++) {
+            if (ln[l].bits) {
+                varying[nv] = l;
+                at[nv++] = off;
+            } else if (ln[l].base < ORD_LOWEST_FINITE || ln[l].base > ORD_HIGHEST_FINITE) {
+                return fail(diag, OSSA_ERROR_INVALID_DATA, path, "lane %u is NaN or infinite", l);
+            }
+            off += ln[l].bits;
+        }
+        for (uint64_t k = 0; nv && k < keys; k++)
+            for (uint32_t v = 0; v < nv; v++) {
+                const ossa__bc_lane *lane = &ln[varying[v]];
+                uint64_t o = (uint64_t)lane->base + ossa__bits_read(b + r->values_off, k * per + at[v], lane->bits);
+                if (o < ORD_LOWEST_FINITE || o > ORD_HIGHEST_FINITE)
+                    return fail(diag, OSSA_ERROR_INVALID_DATA, path, "key %llu lane %u decodes to NaN or infinity",
+                                (unsigned long long)k, varying[v]);
+            }
     }
     const ossa__bc_packed *pk = (const ossa__bc_packed *)(b + h->packed_off);
     for (uint32_t i = 0; i < h->packed_count; i++) {
@@ -242,12 +295,19 @@ static ossa_result validate(const unsigned char *b, size_t size, ossa_diagnostic
             p->key_count == 0 || p->key_count > h->grid_count)
             return fail(diag, OSSA_ERROR_INVALID_DATA, path, "joint %u / kind %u / interp %u / bits / %u keys invalid",
                         p->joint, p->kind, p->interp, p->key_count);
-        for (int c = 0; c < 3; c++)
-            if (!isfinite(p->min[c]) || !isfinite(p->step[c]))
+        for (int c = 0; c < 3; c++) {
+            /* min + q * step is monotonic in q: both ends finite = every value finite;
+             * rotation components stay near [-1, 1] (the sampler normalises their lerp) */
+            float hi = p->min[c] + (float)((1u << p->bits[c]) - 1u) * p->step[c];
+            if (!isfinite(p->min[c]) || !isfinite(p->step[c]) || !isfinite(hi) ||
+                (rot && !(fabsf(p->min[c]) <= 2.0f && fabsf(hi) <= 2.0f)))
                 return fail(diag, OSSA_ERROR_INVALID_DATA, path, "range not finite");
+        }
         uint64_t bits = h->grid_count + (uint64_t)p->key_count * ((uint64_t)p->bits[0] + p->bits[1] + p->bits[2]);
         if (!span_ok(h, p->data_off, (bits + 7) / 8, 1))
             return fail(diag, OSSA_ERROR_INVALID_DATA, path, "bit stream outside the block");
+        if (!charge(h, &used, (bits + 7) / 8))
+            return fail(diag, OSSA_ERROR_INVALID_DATA, path, "bit stream overlaps other spans");
         const unsigned char *mask = b + p->data_off;
         if (!(mask[0] & 1u) || ossa__mask_rank(mask, h->grid_count) != p->key_count)
             return fail(diag, OSSA_ERROR_INVALID_DATA, path, "key mask does not start at the grid or hold %u keys",

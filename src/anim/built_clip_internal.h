@@ -255,6 +255,9 @@ void ossa__lerp_avx512(const ossa__lerp_soa *soa, float t, uint32_t begin, uint3
 #define OSSA__GRID_MAX_STEPS 4096u
 ossa_result ossa__clip_grid(const ossa_clip *clip, uint32_t joint_count, uint32_t substeps, uint32_t key_div,
                             const ossa_allocator *allocator, float **out, uint32_t *count, uint8_t **candidate);
+/* Bytes of scratch ossa_clip_build needs for G measurement times, J joints and `channels`
+ * channels (compared with ossa_clip_build_options.max_scratch_bytes before allocating). */
+double ossa__clip_build_scratch(uint32_t G, uint32_t J, size_t channels, bool lossless);
 /* Substeps of the measurement grid: 8, or 16 when a track of the clip is CUBICSPLINE. */
 uint32_t ossa__clip_grid_substeps(const ossa_clip *clip);
 /* The exact editable path (the clip jobs with binary-search lookups): the local pose from

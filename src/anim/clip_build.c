@@ -25,6 +25,7 @@
 enum { MODE_FOLD, MODE_RAW, MODE_PACKED };
 #define MAX_LEVEL 12
 #define MAX_ITERATIONS 40
+#define MAX_STALLED 3 /* iterations without a lower max error before the exact fallback */
 #define MAX_SEGMENT 32 /* key-grid steps a segment may span */
 #define TARGET_MARGIN 0.92f
 #define LEVEL0_SHARE 1.0f
@@ -713,6 +714,15 @@ static ossa_result base_tolerances(builder *B) {
     return OSSA_OK;
 }
 
+/* Bytes of the builder's grid scratch: B.exact + B.points per grid time and joint, B.X/B.D,
+ * the candidate list and, when compressing, every channel's key and value buffers (the key
+ * grid is at most the measurement grid). */
+double ossa__clip_build_scratch(uint32_t G, uint32_t J, size_t channels, bool lossless) {
+    double per_time = (double)J * (sizeof(ossa_transform) + 12 * sizeof(float)) + 8 * sizeof(float) + sizeof(uint32_t);
+    if (!lossless) per_time += (double)channels * 4 * sizeof(uint32_t);
+    return (double)G * per_time;
+}
+
 static float level_tol(const bchan *c) { return ldexpf(c->base_tol, -c->level); }
 
 static bool bad_option(float v) { return isnan(v) || v < 0.0f || isinf(v); }
@@ -753,6 +763,15 @@ ossa_result ossa_clip_build(const ossa_clip *clip, const ossa_skeleton *skeleton
     ossa_result r = ossa__clip_grid(clip, J, substeps, substeps > 8 ? 8 : 2, allocator, &B.grid, &B.G, &B.candidate);
     if (r) return r;
     uint32_t G = B.G;
+    size_t nmax = (size_t)clip->track_count * 3 + clip->weight_track_count;
+    /* the measurement grid's scratch (exact poses, virtual vertices, per-channel values and
+     * key buffers) grows with duration x 480 Hz x joints: refuse it up front past the cap */
+    double scratch = ossa__clip_build_scratch(G, J, nmax, B.opt.lossless);
+    size_t cap = B.opt.max_scratch_bytes ? B.opt.max_scratch_bytes : OSSA_CLIP_BUILD_SCRATCH_CAP;
+    if (scratch > (double)cap) {
+        ossa__free(allocator, B.grid);
+        return OSSA_ERROR_LIMIT;
+    }
     B.cand = ossa__alloc_array(allocator, (size_t)G + 1, sizeof(uint32_t));
     if (!B.cand) {
         ossa__free(allocator, B.grid);
@@ -760,7 +779,6 @@ ossa_result ossa_clip_build(const ossa_clip *clip, const ossa_skeleton *skeleton
     }
     for (uint32_t g = 0; g < G; g++)
         if (B.candidate[g] || g + 1 == G) B.cand[B.C++] = g;
-    size_t nmax = (size_t)clip->track_count * 3 + clip->weight_track_count;
     B.ch = ossa__alloc_array(allocator, nmax + 1, sizeof(bchan));
     B.exact = ossa__alloc_array(allocator, (size_t)G * J + 1, sizeof(ossa_transform));
     B.points = ossa__alloc_array(allocator, (size_t)G * J * 12 + 1, sizeof(float));
@@ -836,10 +854,15 @@ ossa_result ossa_clip_build(const ossa_clip *clip, const ossa_skeleton *skeleton
     if ((r = ossa_sampling_context_create(J, W, allocator, &ctx)) != OSSA_OK) goto done;
     float target = B.opt.precision * TARGET_MARGIN;
     ossa_clip_error e;
-    for (int it = 0;; it++) {
+    float best = INFINITY;
+    for (int it = 0, stalled = 0;; it++) {
         if ((r = write_clip(&B, &bc)) != OSSA_OK) goto done;
         if ((r = measure(&B, bc, ctx, jerr, jworst, &e)) != OSSA_OK) goto done;
         if (B.opt.lossless || e.max_error <= target || it == MAX_ITERATIONS) break;
+        /* halving tolerances that do not lower the worst error: leave it to the exact fallback */
+        stalled = e.max_error < best ? 0 : stalled + 1;
+        if (e.max_error < best) best = e.max_error;
+        if (stalled == MAX_STALLED) break;
         memset(touched, 0, B.nch);
         for (uint32_t j = 0; j < J; j++)
             if (!(jerr[j] <= target) && (r = attribute(&B, bc, ctx, j, jworst[j], chan_of, touched)) != OSSA_OK) goto done;
@@ -854,6 +877,45 @@ ossa_result ossa_clip_build(const ossa_clip *clip, const ossa_skeleton *skeleton
         if (!changed) break;
         ossa_built_clip_destroy(bc);
         bc = NULL;
+    }
+    /* The bound is a guarantee: whatever the tightening left above the target goes exact,
+     * first the channels of each failing joint and its ancestors, as a last resort all of
+     * them; re-measured after each step. */
+    while (!B.opt.lossless && !(e.max_error <= target)) {
+        bool changed = false;
+        for (uint32_t j = 0; j < J; j++) {
+            if (jerr[j] <= target) continue;
+            for (int32_t a = (int32_t)j; a >= 0; a = skeleton->parents[a])
+                for (int k = 0; k < 3; k++) {
+                    int32_t ci = chan_of[(size_t)a * 3 + k];
+                    if (ci >= 0 && B.ch[ci].mode != MODE_RAW) {
+                        B.ch[ci].mode = MODE_RAW;
+                        changed = true;
+                    }
+                }
+        }
+        for (uint32_t i = 0; !changed && i < B.nch; i++)
+            if (B.ch[i].mode != MODE_RAW) {
+                for (uint32_t k = i; k < B.nch; k++) B.ch[k].mode = MODE_RAW;
+                changed = true;
+            }
+        if (!changed) break;
+        ossa_built_clip_destroy(bc);
+        bc = NULL;
+        if ((r = write_clip(&B, &bc)) != OSSA_OK) goto done;
+        if ((r = measure(&B, bc, ctx, jerr, jworst, &e)) != OSSA_OK) goto done;
+    }
+    if (!B.opt.lossless && !(e.max_error <= B.opt.precision)) {
+        /* even the exact keys miss it: float rounding of the model-space values is larger
+         * than the precision asked for; say so instead of returning a clip that misses it */
+        if (stats) {
+            stats->max_error = e.max_error;
+            stats->worst_joint = e.worst_joint;
+            stats->worst_time = e.worst_time;
+            stats->max_weight_error = e.max_weight_error;
+        }
+        r = OSSA_ERROR_LIMIT;
+        goto done;
     }
     /* record what was measured in the block itself */
     ossa__bc_header *h = (ossa__bc_header *)ossa__built_clip_block(bc);

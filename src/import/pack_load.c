@@ -4,8 +4,10 @@
  * checksum, the section table (bounds, alignment, order, duplicates), then each
  * section in dependency order (strings, meta, skeleton, skins, mesh infos, nodes,
  * meshes, clips, warnings). Every count is bounded by its section's size before
- * anything is allocated, every index is checked against what it indexes, every float
- * that reaches a pose, matrix or vertex stream must be finite. Objects are attached to
+ * anything is allocated, every index is checked against what it indexes, every stored
+ * float that reaches a pose, matrix or vertex stream must be finite (built clips: their
+ * base pose, keys and weights, checked by ossa_built_clip_load; sampling can still overflow
+ * when it interpolates keys near the float limits). Objects are attached to
  * the asset as soon as they exist, so one ossa_asset_destroy cleans up any failure. */
 #include <stdarg.h>
 #include <stdio.h>
