@@ -102,7 +102,7 @@ typedef struct ossa_gl_draw_desc {
     const ossa_gl_texture *base_color_texture; /* NULL = none */
     uint32_t texcoord;               /* 0 = uv0, 1 = uv1 (a mesh without that set samples (0,0)) */
     ossa_alpha_mode alpha_mode;      /* MASK discards below alpha_cutoff; BLEND blends (caller orders draws) */
-    float alpha_cutoff;              /* MASK; 0 = 0.5 */
+    float alpha_cutoff;              /* MASK: alpha < cutoff discarded, used as given (0 keeps all) */
     bool cull_back_faces;            /* a single-sided material (glTF doubleSided false) */
     const float *eye;                /* 3 floats: camera position for the specular highlight; NULL = none */
 } ossa_gl_draw_desc;

@@ -339,7 +339,7 @@ static void set_surface(const program *p, const ossa_gl_mesh *m, const ossa_gl_d
     }
     int mode = d->alpha_mode == OSSA_ALPHA_MODE_MASK ? 1 : d->alpha_mode == OSSA_ALPHA_MODE_BLEND ? 2 : 0;
     glUniform1i(p->alpha_mode, mode);
-    glUniform1f(p->alpha_cutoff, d->alpha_cutoff > 0 ? d->alpha_cutoff : 0.5f);
+    glUniform1f(p->alpha_cutoff, d->alpha_cutoff); /* glTF alphaCutoff as is: 0 discards nothing */
 }
 
 /* Rasterises the bound program over the mesh (instances > 1: instanced) with the
