@@ -386,6 +386,47 @@ static void sync_group_hand_worked(void **state) {
     ossa_clip_destroy(r);
 }
 
+/* Sync group with a non-looping state: B' (1 s, weight 0.75, no loop) on layer 0 and A
+ * (2 s, 0.25, looping) share a 1.25 s cycle. After 0.5 s the phase is 0.4 (B' 0.4 s, A
+ * 0.8 s); after 1.0 s more the group phase is 1.2 -> 0.2 (A 0.4 s) but B' holds at its
+ * end (1 s, advanced 0.6 s), and stays there (advance 0) while A keeps cycling. */
+static void sync_group_non_looping_holds(void **state) {
+    fixture *f = *state;
+    ossa_clip *r = rotation_clip(1.0f, 1.0f);
+    ossa_player *p = NULL;
+    assert_int_equal(ossa_player_create(f->skeleton, NULL, &p), OSSA_OK);
+    uint32_t l1;
+    assert_int_equal(ossa_player_add_layer(p, OSSA_PLAYER_LAYER_OVERRIDE, &l1), OSSA_OK);
+    ossa_player_play(p, r, 1, false);
+    ossa_player_layer_play(p, l1, f->a, 1, true);
+    ossa_player_layer_set_weight(p, 0, 0.75f);
+    ossa_player_layer_set_weight(p, l1, 0.25f);
+    ossa_player_layer_set_sync(p, 0, 1);
+    ossa_player_layer_set_sync(p, l1, 1);
+    ossa_player_update(p, 0.5f);
+    ot_assert_near(ossa_player_layer_time(p, 0), 0.4, 1e-5);
+    ot_assert_near(ossa_player_layer_time(p, l1), 0.8, 1e-5);
+    ossa_player_update(p, 1.0f);
+    float from, advance;
+    ot_assert_near(ossa_player_layer_time(p, 0), 1.0, 1e-6);
+    ossa_player_layer_step(p, 0, &from, &advance);
+    ot_assert_near(from, 0.4, 1e-5);
+    ot_assert_near(advance, 0.6, 1e-5);
+    ot_assert_near(ossa_player_layer_time(p, l1), 0.4, 1e-5);
+    ossa_player_update(p, 0.5f); /* group phase 0.2 + 0.4 = 0.6 */
+    ot_assert_near(ossa_player_layer_time(p, 0), 1.0, 1e-6);
+    ossa_player_layer_step(p, 0, &from, &advance);
+    ot_assert_near(advance, 0.0, 1e-7);
+    ot_assert_near(ossa_player_layer_time(p, l1), 1.2, 1e-5);
+    /* Backwards, the non-looping state holds at its start. */
+    ossa_player_layer_set_speed(p, 0, -1);
+    ossa_player_layer_set_speed(p, l1, -1);
+    ossa_player_update(p, 2.0f);
+    ot_assert_near(ossa_player_layer_time(p, 0), 0.0, 1e-6);
+    ossa_player_destroy(p);
+    ossa_clip_destroy(r);
+}
+
 /* Root motion: clip A moves the root 10 units in x over 2 s. Extracted and bound, the pose
  * stays at x = 0 and the root transform accumulates 5 units per second over loops; a
  * cross-fade to an unbound clip scales the delta by the fade weight. */
@@ -657,6 +698,7 @@ int main(void) {
         cmocka_unit_test_setup_teardown(layer_validity, setup, teardown),
         cmocka_unit_test_setup_teardown(layers_equal_the_jobs, setup, teardown),
         cmocka_unit_test_setup_teardown(sync_group_hand_worked, setup, teardown),
+        cmocka_unit_test_setup_teardown(sync_group_non_looping_holds, setup, teardown),
         cmocka_unit_test_setup_teardown(root_motion_accumulates, setup, teardown),
         cmocka_unit_test_setup_teardown(pose_hook_runs_after_local_to_model, setup, teardown),
         cmocka_unit_test(property_random_layer_stacks),

@@ -10,7 +10,8 @@
  *     clock, speed, cross-fades, weight, mask and sync group;
  *   - sync groups: layers in the same group (> 0) share a normalised phase; the cycle
  *     duration is the weight-averaged duration of their clips (ossa_sync_duration), so a
- *     walk (1.2 s) and a run (0.7 s) stay in step at any weights;
+ *     walk (1.2 s) and a run (0.7 s) stay in step at any weights; looping states wrap the
+ *     shared phase, a non-looping state moves by the same phase step but holds at its ends;
  *   - root motion: bind a clip to its ossa_root_motion (root_motion.h); every update adds the
  *     weighted delta of the playing override clips to the player's root transform;
  *   - a pose hook (the IK pass) runs after local-to-model and may correct the pose.
