@@ -287,7 +287,15 @@ static void layer_validity(void **state) {
     assert_int_equal(ossa_player_layer_set_weight(p, 1, NAN), OSSA_ERROR_INVALID_ARGUMENT);
     assert_int_equal(ossa_player_layer_set_weight(p, 5, 1), OSSA_ERROR_INVALID_ARGUMENT);
     assert_int_equal(ossa_player_layer_set_mask_joint(p, 0, "nope"), OSSA_ERROR_INVALID_ARGUMENT);
-    assert_int_equal(ossa_player_layer_set_mask(p, 3, NULL), OSSA_ERROR_INVALID_ARGUMENT);
+    assert_int_equal(ossa_player_layer_set_mask(p, 3, NULL, 0), OSSA_ERROR_INVALID_ARGUMENT);
+    {
+        const float short_mask[3] = {1, 1, 1}, bad_mask[3] = {1, NAN, 1}, negative[3] = {1, -0.5f, 1};
+        assert_int_equal(ossa_player_layer_set_mask(p, 0, short_mask, 2), OSSA_ERROR_BUFFER_TOO_SMALL);
+        assert_int_equal(ossa_player_layer_set_mask(p, 0, bad_mask, 3), OSSA_ERROR_INVALID_ARGUMENT);
+        assert_int_equal(ossa_player_layer_set_mask(p, 0, negative, 3), OSSA_ERROR_INVALID_ARGUMENT);
+        assert_int_equal(ossa_player_layer_set_mask(p, 0, short_mask, 3), OSSA_OK);
+        assert_int_equal(ossa_player_layer_set_mask(p, 0, NULL, 0), OSSA_OK);
+    }
     assert_int_equal(ossa_player_layer_set_sync(p, 3, 1), OSSA_ERROR_INVALID_ARGUMENT);
     assert_int_equal(ossa_player_layer_set_speed(p, 0, INFINITY), OSSA_ERROR_INVALID_ARGUMENT);
     assert_int_equal(ossa_player_bind_root_motion(p, NULL, NULL), OSSA_ERROR_INVALID_ARGUMENT);
@@ -317,7 +325,7 @@ static void layers_equal_the_jobs(void **state) {
     assert_int_equal(ossa_player_layer_set_weight(p, l1, 0.3f), OSSA_OK);
     assert_int_equal(ossa_player_layer_set_weight(p, l2, 0.6f), OSSA_OK);
     const float mask[3] = {1, 0.5f, 0};
-    assert_int_equal(ossa_player_layer_set_mask(p, l1, mask), OSSA_OK);
+    assert_int_equal(ossa_player_layer_set_mask(p, l1, mask, 3), OSSA_OK);
     int allocs = c.allocs;
     float t0 = 0, t1 = 0, t2 = 0;
     for (int i = 0; i < 50; i++) {
@@ -346,7 +354,7 @@ static void layers_equal_the_jobs(void **state) {
     /* A subtree mask: only joint 1's subtree (joint 1 alone here). */
     float sub[3];
     assert_int_equal(ossa_blend_mask_subtree(f->skeleton, 1, 1, 0, sub, 3), OSSA_OK);
-    assert_int_equal(ossa_player_layer_set_mask(p, l1, sub), OSSA_OK);
+    assert_int_equal(ossa_player_layer_set_mask(p, l1, sub, 3), OSSA_OK);
     ossa_player_update(p, 0.01f);
     ot_assert_near(root_x(p), 0, 1e-6); /* layer 1 no longer reaches the root */
     ossa_player_destroy(p);
@@ -558,7 +566,7 @@ static void property_random_layer_stacks(void **state) {
             for (uint32_t j = 0; j < n; j++) masks[l][j] = ot_rand_float(&s, 0, 1);
             assert_int_equal(ossa_player_layer_play(p, l, clips[l], speed[l], true), OSSA_OK);
             assert_int_equal(ossa_player_layer_set_weight(p, l, weight[l]), OSSA_OK);
-            if (ot_rand_u64(&s) % 2) assert_int_equal(ossa_player_layer_set_mask(p, l, masks[l]), OSSA_OK);
+            if (ot_rand_u64(&s) % 2) assert_int_equal(ossa_player_layer_set_mask(p, l, masks[l], n), OSSA_OK);
             else masks[l][0] = -1; /* no mask */
         }
         for (int step = 0; step < 20; step++) {
@@ -625,7 +633,7 @@ static void built_clips_play_like_editable(void **state) {
         ossa_player *p = k ? pb : pe;
         uint32_t l = k ? lb : le;
         ossa_player_layer_set_weight(p, l, 0.6f);
-        ossa_player_layer_set_mask(p, l, mask);
+        assert_int_equal(ossa_player_layer_set_mask(p, l, mask, 3), OSSA_OK);
         ossa_player_layer_set_sync(p, 0, 1);
         ossa_player_layer_set_sync(p, l, 1);
     }

@@ -539,12 +539,18 @@ ossa_result ossa_player_layer_set_speed(ossa_player *p, uint32_t index, float sp
     return OSSA_OK;
 }
 
-ossa_result ossa_player_layer_set_mask(ossa_player *p, uint32_t index, const float *joint_weights) {
+ossa_result ossa_player_layer_set_mask(ossa_player *p, uint32_t index, const float *joint_weights,
+                                       uint32_t weight_count) {
     layer *l = get_layer(p, index);
     if (!l) return OSSA_ERROR_INVALID_ARGUMENT;
+    const uint32_t n = p->skeleton->joint_count;
+    if (joint_weights) {
+        if (weight_count < n) return OSSA_ERROR_BUFFER_TOO_SMALL;
+        for (uint32_t j = 0; j < n; j++)
+            if (!(joint_weights[j] >= 0.0f) || !isfinite(joint_weights[j])) return OSSA_ERROR_INVALID_ARGUMENT;
+        if (n) memcpy(l->mask, joint_weights, n * sizeof(float));
+    }
     l->has_mask = joint_weights != NULL;
-    if (joint_weights && p->skeleton->joint_count)
-        memcpy(l->mask, joint_weights, p->skeleton->joint_count * sizeof(float));
     return OSSA_OK;
 }
 
