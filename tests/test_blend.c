@@ -97,6 +97,21 @@ static void validity(void **state) {
     a.weight = INFINITY;
     assert_int_equal(ossa_blend_job_validate(&job), OSSA_ERROR_INVALID_ARGUMENT);
     a.weight = 1.0f;
+    /* Joint weights must be finite and >= 0, on normal and additive layers alike (a NaN mask
+     * weight on an additive layer would otherwise make a NaN pose). */
+    float bad[4] = {1, 1, NAN, 1};
+    a.joint_weights = bad;
+    assert_int_equal(ossa_blend_job_validate(&job), OSSA_ERROR_INVALID_ARGUMENT);
+    bad[2] = -0.25f;
+    assert_int_equal(ossa_blend_job_run(&job), OSSA_ERROR_INVALID_ARGUMENT);
+    bad[2] = INFINITY;
+    assert_int_equal(ossa_blend_job_validate(&job), OSSA_ERROR_INVALID_ARGUMENT);
+    a.joint_weights = mask;
+    l.joint_weights = bad;
+    assert_int_equal(ossa_blend_job_validate(&job), OSSA_ERROR_INVALID_ARGUMENT);
+    bad[2] = 0.0f;
+    assert_int_equal(ossa_blend_job_validate(&job), OSSA_OK);
+    l.joint_weights = mask;
     assert_int_equal(ossa_blend_job_run(&job), OSSA_OK);
     /* Identity layer + identity additive: identity out. */
     for (int i = 0; i < 4; i++) assert_transform_near(&out[i], &rest[i], 1e-6f);
