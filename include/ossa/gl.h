@@ -141,7 +141,7 @@ ossa_result ossa_gl_crowd_upload(ossa_gl_renderer *renderer, const ossa_mat4 *pa
  * skinning, palette, model, inverse_bind, dual_quats and morph_weights are ignored;
  * joint_count must equal the uploaded joint_count (> every joint index of the mesh),
  * and instance_count must not exceed the uploaded count (INVALID_ARGUMENT). */
-ossa_result ossa_gl_draw_crowd(ossa_gl_renderer *renderer, const ossa_gl_mesh *mesh, const ossa_gl_draw_desc *desc,
+ossa_result ossa_gl_crowd_draw(ossa_gl_renderer *renderer, const ossa_gl_mesh *mesh, const ossa_gl_draw_desc *desc,
                                uint32_t instance_count);
 /* Instance `instance` of the crowd skinned on the GPU and read back like
  * ossa_gl_skin_readback (vertex_count * 3 floats; out_normals may be NULL). */

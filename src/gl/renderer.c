@@ -501,7 +501,7 @@ static ossa_result bind_crowd(ossa_gl_renderer *r, const ossa_gl_mesh *m, const 
     return OSSA_OK;
 }
 
-ossa_result ossa_gl_draw_crowd(ossa_gl_renderer *r, const ossa_gl_mesh *m, const ossa_gl_draw_desc *d,
+ossa_result ossa_gl_crowd_draw(ossa_gl_renderer *r, const ossa_gl_mesh *m, const ossa_gl_draw_desc *d,
                                uint32_t instance_count) {
     if (!d || !d->view_proj) return OSSA_ERROR_INVALID_ARGUMENT;
     if (instance_count == 0) return OSSA_OK;
