@@ -13,8 +13,7 @@
 
 #include <ossa/gl.h>
 
-/* The demo character is tool code; compiled in here for its data (it needs only libossa). */
-#include "../tools/ossa/demo_character.c"
+#include "demo_character.h" /* support/ */
 
 enum { N = 7, SLOTS = 3 };
 
