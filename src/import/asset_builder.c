@@ -15,7 +15,6 @@ void ossa__ctx_init(ossa__ctx *ctx, const ossa_load_options *options, ossa_diagn
     ctx->allocator = ossa__allocator_resolve(options ? options->allocator : NULL);
     ctx->limit = options && options->max_allocation ? options->max_allocation : DEFAULT_LIMIT;
     ctx->diag = diag;
-    ctx->base_dir = options ? options->base_dir : NULL;
     if (diag) memset(diag, 0, sizeof *diag);
 }
 

@@ -11,7 +11,7 @@
  *   - warnings moved onto the asset (truncated at OSSA__MAX_WARNINGS, "further
  *     warnings suppressed" last).
  * Every byte the asset keeps is reserved against options->max_allocation through
- * the load context (ossa__ctx, context.c): the running total includes temporaries.
+ * the load context (ossa__ctx, context.h): the running total includes temporaries.
  *
  * Material hook: an importer that parses materials fills them on the asset after
  * ossa__builder_begin and before ossa__builder_finish (the builder frees what
@@ -19,7 +19,7 @@
 #ifndef OSSA_IMPORT_ASSET_BUILDER_H
 #define OSSA_IMPORT_ASSET_BUILDER_H
 
-#include "import/gltf_internal.h"
+#include "import/context.h"
 
 /* One source node (glTF node, aiNode, ...). The importer owns the strings. */
 typedef struct ossa__node {
