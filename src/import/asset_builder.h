@@ -32,11 +32,6 @@ typedef struct ossa__node {
     float *weights;
 } ossa__node;
 
-/* Load context life cycle shared by importers: allocator, max_allocation (0 = 1 GiB),
- * diagnostic (cleared). ossa__ctx_done frees what the context still holds. */
-void ossa__ctx_init(ossa__ctx *ctx, const ossa_load_options *options, ossa_diagnostic *diag);
-void ossa__ctx_done(ossa__ctx *ctx);
-
 /* Allocates the (empty) asset from the budget. */
 ossa_result ossa__builder_begin(ossa__ctx *ctx, const ossa_allocator *allocator, int32_t scene, ossa_asset **asset);
 

@@ -10,8 +10,25 @@
 
 /* Every allocation carries a 16-byte header with its size so frees return budget. */
 #define HDR 16u
+#define DEFAULT_LIMIT ((size_t)1 << 30)
 
 static void *ctx_alloc(ossa__ctx *ctx, size_t count, size_t size, bool zero);
+
+void ossa__ctx_init(ossa__ctx *ctx, const ossa_load_options *options, ossa_diagnostic *diag) {
+    memset(ctx, 0, sizeof *ctx);
+    ctx->allocator = ossa__allocator_resolve(options ? options->allocator : NULL);
+    ctx->limit = options && options->max_allocation ? options->max_allocation : DEFAULT_LIMIT;
+    ctx->diag = diag;
+    if (diag) memset(diag, 0, sizeof *diag);
+}
+
+void ossa__ctx_done(ossa__ctx *ctx) {
+    ossa__ctx_release(ctx);
+    for (uint32_t i = 0; i < ctx->warning_count; i++) ctx->allocator.free(ctx->warnings[i], ctx->allocator.user);
+    if (ctx->warnings) ctx->allocator.free(ctx->warnings, ctx->allocator.user);
+    ctx->warnings = NULL;
+    ctx->warning_count = 0;
+}
 
 static const char *stage_path(const ossa__ctx *ctx, char *buf, size_t size) {
     if (!ctx->stage) return "";

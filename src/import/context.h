@@ -39,11 +39,16 @@ typedef struct ossa__ctx {
 
 #define OSSA__STAGE(ctx, fmt, index) ((ctx)->stage = (fmt), (ctx)->stage_index = (uint32_t)(index))
 
+/* Load context life cycle shared by importers: allocator, max_allocation (0 = 1 GiB),
+ * diagnostic (cleared). ossa__ctx_done frees what the context still holds. */
+void ossa__ctx_init(ossa__ctx *ctx, const ossa_load_options *options, ossa_diagnostic *diag);
+void ossa__ctx_done(ossa__ctx *ctx);
+
 /* ---- context: budgeted allocation, errors, warnings ---- */
 void *ossa__ctx_alloc(ossa__ctx *ctx, size_t count, size_t size); /* zeroed; sets LIMIT/OOM error */
 /* Same without zeroing (large byte buffers that are filled right away). */
 void *ossa__ctx_alloc_raw(ossa__ctx *ctx, size_t count, size_t size);
-void ossa__ctx_free(ossa__ctx *ctx, void *ptr); /* NULL and pointers into buffers (accessor views): no-op */
+void ossa__ctx_free(ossa__ctx *ctx, void *ptr); /* NULL and ctx->borrowed memory (accessor views): no-op */
 /* Reserves bytes from the budget without allocating (runtime objects built elsewhere). */
 bool ossa__ctx_reserve(ossa__ctx *ctx, size_t bytes);
 /* Records the first error: path is a JSON pointer ("/accessors/3"); the message is
