@@ -134,10 +134,16 @@ static void test_context_paths_agree(void **state) {
     for (int m = 0; m < 2; m++) {
         const ossa_built_clip *clips[2] = {f.built[m], g.built[m]};
         float lo = ossa_built_clip_start(clips[0]) - 0.3f, hi = ossa_built_clip_end(clips[0]) + 0.3f;
-        for (int k = 0; k < 900; k++) {
-            int phase = k / 300; /* forward 60 Hz, backward, random with clip switches */
+        float prev = lo;
+        for (int k = 0; k < 1200; k++) {
+            int phase = k / 300; /* forward 60 Hz, backward, random with clip switches, random jumps on one clip */
             const ossa_built_clip *bc = phase == 2 && (ot_rand_u64(&s) & 1) ? clips[1] : clips[0];
-            float t = phase == 0 ? lo + (float)k / 60.0f : phase == 1 ? hi - (float)(k - 300) / 97.0f : ot_rand_float(&s, lo, hi);
+            float t = phase == 0   ? lo + (float)k / 60.0f
+                      : phase == 1 ? hi - (float)(k - 300) / 97.0f
+                      : phase == 2 ? ot_rand_float(&s, lo, hi)
+                                   : prev + ot_rand_float(&s, -0.05f, 0.6f); /* mostly a few keys ahead */
+            if (phase == 3 && t > hi) t = lo + ot_rand_float(&s, 0.0f, 0.2f);
+            prev = t;
             bool loop = phase == 2 && (k & 1);
             uint32_t Wc = ossa_built_clip_weight_count(bc);
             ossa_sample_job job = {bc, ctx, t, loop, a, J, wa, Wc, 0};

@@ -159,28 +159,28 @@ static inline void ossa__packed_value(const ossa__bc_packed *p, const uint32_t q
     }
 }
 
-/* Decodes value key k (the k-th set bit of the mask) of a packed channel into v[4]. */
-static inline void ossa__packed_decode(const unsigned char *block, const ossa__bc_packed *p, uint32_t grid_count,
-                                       uint32_t k, float v[4]) {
+/* The three quantised components q[3] of value key k (the k-th set bit of the mask) of a
+ * packed channel; ossa__packed_value turns them into the key. */
+static inline void ossa__packed_fields(const unsigned char *block, const ossa__bc_packed *p, uint32_t grid_count,
+                                       uint32_t k, uint32_t q[3]) {
     const unsigned char *d = block + p->data_off;
-    uint64_t pos = (uint64_t)grid_count + (uint64_t)k * ((uint32_t)p->bits[0] + p->bits[1] + p->bits[2]);
-    uint32_t q[3];
+    uint32_t b0 = p->bits[0], b1 = p->bits[1], b2 = p->bits[2];
+    uint64_t pos = (uint64_t)grid_count + (uint64_t)k * (b0 + b1 + b2);
     uint64_t w;
     memcpy(&w, d + (pos >> 3), 8); /* one window holds all three unless they pass bit 57 */
     uint32_t sh = (uint32_t)(pos & 7u);
-    if (sh + p->bits[0] + p->bits[1] + p->bits[2] <= 64u) {
+    if (sh + b0 + b1 + b2 <= 64u) {
         w >>= sh;
-        for (int c = 0; c < 3; c++) {
-            q[c] = (uint32_t)(w & ((1ull << p->bits[c]) - 1u));
-            w >>= p->bits[c];
-        }
+        q[0] = (uint32_t)(w & ((1ull << b0) - 1u));
+        w >>= b0;
+        q[1] = (uint32_t)(w & ((1ull << b1) - 1u));
+        w >>= b1;
+        q[2] = (uint32_t)(w & ((1ull << b2) - 1u));
     } else {
-        for (int c = 0; c < 3; c++) {
-            q[c] = ossa__bits_read(d, pos, p->bits[c]);
-            pos += p->bits[c];
-        }
+        q[0] = ossa__bits_read(d, pos, b0);
+        q[1] = ossa__bits_read(d, pos + b0, b1);
+        q[2] = ossa__bits_read(d, pos + b0 + b1, b2);
     }
-    ossa__packed_value(p, q, v);
 }
 
 /* Key mask helpers (bit g of mask = a key at grid[g]; n = grid_count). */

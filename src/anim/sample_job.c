@@ -10,6 +10,8 @@
 #include "anim/track_internal.h"
 #include "core/alloc.h"
 
+#define RAW_CACHE 8u /* floats per raw channel's decoded-key cache: keys k, k + 1 of T/R/S LINEAR or STEP */
+
 struct ossa_sampling_context {
     ossa_allocator allocator;
     size_t size;
@@ -22,10 +24,10 @@ struct ossa_sampling_context {
     float *lo, *hi;       /* the cached segment is valid for lo <= t < hi */
     float *t0, *inv, *ka, *kb;
     float *a[4], *b[4], *o[4];
-    float *nb;            /* per packed channel: key b as decoded (before the shorter-arc flip), 4 floats */
+    uint8_t *flip;        /* per packed channel: 1 = b holds key b negated (the shorter arc) */
     uint32_t raw_cap;     /* raw channels with a decoded-key cache: 3 * max_joints */
     uint32_t *rk;         /* per raw channel: the key k whose keys k, k + 1 are in rv (UINT32_MAX = none) */
-    float *rv;            /* per raw channel: 24 floats */
+    float *rv;            /* per raw channel: RAW_CACHE floats (two keys of up to 4 lanes; CUBIC: none) */
 };
 
 /* ---------------------------------------------------------------- kernels */
@@ -112,10 +114,10 @@ ossa_result ossa_sampling_context_create(uint32_t max_joints, uint32_t max_weigh
     /* the floats are zeroed once so the kernels' spare lanes compute on finite values */
     size_t o_f[18];
     for (int i = 0; i < 18; i++) o_f[i] = ossa__layout_add(&L, P, sizeof(float));
-    size_t o_nb = ossa__layout_add(&L, P * 4, sizeof(float));
     size_t raw_cap = (size_t)max_joints * 3u;
     size_t o_rk = ossa__layout_add(&L, raw_cap, sizeof(uint32_t));
-    size_t o_rv = ossa__layout_add(&L, raw_cap * 24, sizeof(float));
+    size_t o_rv = ossa__layout_add(&L, raw_cap * RAW_CACHE, sizeof(float));
+    size_t o_flip = ossa__layout_add(&L, P, 1);
     (void)o_ctx;
     if (L.overflow) return OSSA_ERROR_OUT_OF_MEMORY;
     unsigned char *mem = ossa__alloc(allocator, L.size);
@@ -138,7 +140,7 @@ ossa_result ossa_sampling_context_create(uint32_t max_joints, uint32_t max_weigh
     c->inv = f[3];
     c->ka = f[16];
     c->kb = f[17];
-    c->nb = (float *)(mem + o_nb);
+    c->flip = mem + o_flip;
     c->raw_cap = (uint32_t)raw_cap;
     c->rk = (uint32_t *)(mem + o_rk);
     c->rv = (float *)(mem + o_rv);
@@ -187,24 +189,47 @@ static uint32_t grid_find(const ossa_built_clip *clip, float t) {
     return lo - 1;
 }
 
-/* Refills packed channel i's segment cache for time t: O(1) for forward steps of up to four
- * keys from the cached one; else the grid position (one binary search per frame, shared by
- * every channel, *u < 0 = not yet found) and the key mask around it. */
-static void seek(ossa_sampling_context *c, const ossa_built_clip *clip, uint32_t i, float t, int64_t *u) {
+/* Stale packed channels are refilled in batches of SEEK_BATCH: first each one's keys are
+ * located (locate: integer work on the key mask), then every key of the batch is decoded and
+ * its segment written (refill): loops over independent channels the CPU overlaps, instead of
+ * one long chain (find, decode a, decode b, dot, fit) per channel. */
+#define SEEK_BATCH 64u
+typedef struct seek_batch {
+    uint32_t n;
+    uint32_t ch[SEEK_BATCH];
+    uint32_t rank[SEEK_BATCH]; /* value index of key a */
+    uint8_t reuse[SEEK_BATCH]; /* key a = the cached key b */
+    uint8_t hold[SEEK_BATCH];  /* a is the last key */
+} seek_batch;
+
+/* Finds packed channel i's segment for time t: O(1) for one key forward (the decoded key b
+ * becomes key a); further ahead within 32 grid steps, the grid position (one binary search per
+ * frame, shared by every channel, *u < 0 = not yet found) and the keys up to it counted in one
+ * mask window; else the key mask around the grid position. Queues the channel for refill. */
+static void locate(ossa_sampling_context *c, const ossa_built_clip *clip, uint32_t i, float t, int64_t *u, seek_batch *sb) {
     const ossa__bc_packed *p = &clip->packed[i];
     const unsigned char *mask = clip->base + p->data_off;
     const float *grid = clip->grid;
     uint32_t G = clip->h->grid_count, a = c->cursor[i], rank = c->rank[i], n = c->next[i];
     bool found = false, reuse = false;
     if (a != UINT32_MAX && n < G && t >= grid[n]) {
-        reuse = true; /* one step forward: the new key a is the old key b, already decoded */
-        for (int steps = 0; steps < 4 && n < G && t >= grid[n]; steps++) {
-            a = n;
-            rank++;
-            n = ossa__mask_next(mask, a + 1, G);
-            reuse = steps == 0;
+        /* one step forward: the new key a is the old key b, already decoded */
+        a = n;
+        rank++;
+        n = ossa__mask_next(mask, a + 1, G);
+        found = reuse = n >= G || t < grid[n];
+        if (!found) { /* further ahead: the grid position, and the keys up to it counted in one window */
+            if (*u < 0) *u = grid_find(clip, t);
+            uint32_t U = (uint32_t)*u;
+            if (U >= n && U - n < 32u) {
+                uint32_t w = ossa__bits_read(mask, n, U - n + 1); /* bit 0 (= key n) is set */
+                uint32_t last = 31u - (uint32_t)__builtin_clz(w);
+                rank += ossa__popcount32(w);
+                a = n + last;
+                n = ossa__mask_next(mask, a + 1, G);
+                found = true;
+            }
         }
-        found = n >= G || t < grid[n];
     }
     if (!found) {
         if (*u < 0) *u = grid_find(clip, t);
@@ -215,29 +240,60 @@ static void seek(ossa_sampling_context *c, const ossa_built_clip *clip, uint32_t
     c->cursor[i] = a;
     c->rank[i] = rank;
     c->next[i] = n;
-    float va[4], vb[4];
-    if (found && reuse) memcpy(va, c->nb + (size_t)i * 4, sizeof va);
-    else ossa__packed_decode(clip->base, p, G, rank, va);
     c->lo[i] = a == 0 ? -INFINITY : grid[a];
     c->t0[i] = grid[a];
-    if (n >= G) { /* the last key: hold it */
-        memcpy(vb, va, sizeof va);
-        c->hi[i] = INFINITY;
-        c->inv[i] = 0.0f;
-    } else {
-        ossa__packed_decode(clip->base, p, G, rank + 1, vb);
-        memcpy(c->nb + (size_t)i * 4, vb, sizeof vb);
-        c->hi[i] = grid[n];
-        c->inv[i] = p->interp == OSSA_INTERP_STEP ? 0.0f : 1.0f / (grid[n] - grid[a]);
-        if (p->kind == OSSA__CH_R && va[0] * vb[0] + va[1] * vb[1] + va[2] * vb[2] + va[3] * vb[3] < 0.0f)
-            for (int j = 0; j < 4; j++) vb[j] = -vb[j]; /* the shorter arc */
+    bool hold = n >= G;
+    c->hi[i] = hold ? INFINITY : grid[n];
+    uint32_t k = sb->n++;
+    sb->ch[k] = i;
+    sb->rank[k] = rank;
+    sb->reuse[k] = (uint8_t)(found && reuse);
+    sb->hold[k] = (uint8_t)hold;
+}
+
+/* Decodes the batch's keys and writes each channel's segment (values as ossa__packed_value
+ * gives them, operation for operation). */
+static void refill(ossa_sampling_context *c, const ossa_built_clip *clip, seek_batch *sb) {
+    uint32_t G = clip->h->grid_count, n = sb->n;
+    uint32_t qa[SEEK_BATCH][3], qb[SEEK_BATCH][3];
+    for (uint32_t k = 0; k < n; k++) { /* integer pass: the bit fields */
+        const ossa__bc_packed *p = &clip->packed[sb->ch[k]];
+        if (!sb->reuse[k]) ossa__packed_fields(clip->base, p, G, sb->rank[k], qa[k]);
+        if (!sb->hold[k]) ossa__packed_fields(clip->base, p, G, sb->rank[k] + 1, qb[k]);
     }
-    if (p->kind == OSSA__CH_R)
-        ossa__slerp_fit(va[0] * vb[0] + va[1] * vb[1] + va[2] * vb[2] + va[3] * vb[3], &c->ka[i], &c->kb[i]);
-    for (int j = 0; j < 4; j++) {
-        c->a[j][i] = va[j];
-        c->b[j][i] = vb[j];
+    for (uint32_t k = 0; k < n; k++) { /* float pass */
+        uint32_t i = sb->ch[k];
+        const ossa__bc_packed *p = &clip->packed[i];
+        float va[4], vb[4];
+        if (sb->reuse[k]) { /* key b as decoded: undo the flip (exact) */
+            float sign = c->flip[i] ? -1.0f : 1.0f;
+            for (int j = 0; j < 4; j++) va[j] = c->b[j][i] * sign;
+        } else {
+            ossa__packed_value(p, qa[k], va);
+        }
+        c->flip[i] = 0;
+        if (sb->hold[k]) { /* the last key: hold it */
+            memcpy(vb, va, sizeof va);
+            c->inv[i] = 0.0f;
+        } else {
+            ossa__packed_value(p, qb[k], vb);
+            c->inv[i] = p->interp == OSSA_INTERP_STEP ? 0.0f : 1.0f / (c->hi[i] - c->t0[i]);
+        }
+        if (p->kind == OSSA__CH_R) {
+            float dot = va[0] * vb[0] + va[1] * vb[1] + va[2] * vb[2] + va[3] * vb[3];
+            if (dot < 0.0f) { /* the shorter arc */
+                for (int j = 0; j < 4; j++) vb[j] = -vb[j];
+                c->flip[i] = 1;
+                dot = va[0] * vb[0] + va[1] * vb[1] + va[2] * vb[2] + va[3] * vb[3];
+            }
+            ossa__slerp_fit(dot, &c->ka[i], &c->kb[i]);
+        }
+        for (int j = 0; j < 4; j++) {
+            c->a[j][i] = va[j];
+            c->b[j][i] = vb[j];
+        }
     }
+    sb->n = 0;
 }
 
 /* Decodes one key's lanes of a packed raw channel starting at bit pos: one 64-bit window
@@ -310,8 +366,8 @@ ossa_result ossa_sample_job_run(ossa_sample_job *job) {
         float kv[24]; /* keys k and k + 1 of a packed T/R/S channel: the editable floats, bit for bit */
         if (r->lanes_off) {
             uint32_t lanes = r->components * (r->interp == OSSA_INTERP_CUBIC ? 3u : 1u), n = v.key_count < 2 ? 1 : 2;
-            bool cached = i < c->raw_cap;
-            float *keys = cached ? c->rv + (size_t)i * 24 : kv;
+            bool cached = i < c->raw_cap && lanes <= RAW_CACHE / 2;
+            float *keys = cached ? c->rv + (size_t)i * RAW_CACHE : kv;
             if (!cached || c->rk[i] != k) {
                 uint32_t first = 0;
                 if (cached && n == 2 && c->rk[i] != UINT32_MAX && c->rk[i] + 1 == k) { /* one key forward: shift, decode one */
@@ -345,8 +401,14 @@ ossa_result ossa_sample_job_run(ossa_sample_job *job) {
     uint32_t P = h->packed_count, R = h->rot_count;
     if (P) {
         int64_t u = -1;
-        for (uint32_t i = 0; i < P; i++)
-            if (!(t >= c->lo[i] && t < c->hi[i])) seek(c, clip, i, t, &u);
+        seek_batch sb;
+        sb.n = 0;
+        for (uint32_t i = 0; i < P; i++) {
+            if (t >= c->lo[i] && t < c->hi[i]) continue;
+            locate(c, clip, i, t, &u, &sb);
+            if (sb.n == SEEK_BATCH) refill(c, clip, &sb);
+        }
+        if (sb.n) refill(c, clip, &sb);
         ossa__lerp_soa soa = {c->t0, c->inv, c->ka, c->kb, {c->a[0], c->a[1], c->a[2], c->a[3]},
                               {c->b[0], c->b[1], c->b[2], c->b[3]}, {c->o[0], c->o[1], c->o[2], c->o[3]}};
         ossa__lerp_kernel kern = choose_kernel();
