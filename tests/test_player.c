@@ -364,21 +364,29 @@ static void layers_equal_the_jobs(void **state) {
     ossa_clip_destroy(r2);
 }
 
+/* A player with clip c0 on layer 0 and c1 on a second override layer (index *l1), both in
+ * sync group 1, with the given loop flags and weights. */
+static ossa_player *two_synced(const fixture *f, const ossa_clip *c0, bool loop0, float w0, const ossa_clip *c1,
+                               bool loop1, float w1, uint32_t *l1) {
+    ossa_player *p = NULL;
+    assert_int_equal(ossa_player_create(f->skeleton, NULL, &p), OSSA_OK);
+    assert_int_equal(ossa_player_add_layer(p, OSSA_PLAYER_LAYER_OVERRIDE, l1), OSSA_OK);
+    assert_int_equal(ossa_player_play(p, c0, 1, loop0), OSSA_OK);
+    assert_int_equal(ossa_player_layer_play(p, *l1, c1, 1, loop1), OSSA_OK);
+    assert_int_equal(ossa_player_layer_set_weight(p, 0, w0), OSSA_OK);
+    assert_int_equal(ossa_player_layer_set_weight(p, *l1, w1), OSSA_OK);
+    assert_int_equal(ossa_player_layer_set_sync(p, 0, 1), OSSA_OK);
+    assert_int_equal(ossa_player_layer_set_sync(p, *l1, 1), OSSA_OK);
+    return p;
+}
+
 /* Sync group: A (2 s) at weight 0.25 and B' (1 s) at 0.75 share the phase; the cycle lasts
  * 0.25 * 2 + 0.75 * 1 = 1.25 s, so after 0.5 s the phase is 0.4: A at 0.8 s, B' at 0.4 s. */
 static void sync_group_hand_worked(void **state) {
     fixture *f = *state;
     ossa_clip *r = rotation_clip(1.0f, 1.0f);
-    ossa_player *p = NULL;
-    assert_int_equal(ossa_player_create(f->skeleton, NULL, &p), OSSA_OK);
     uint32_t l1;
-    assert_int_equal(ossa_player_add_layer(p, OSSA_PLAYER_LAYER_OVERRIDE, &l1), OSSA_OK);
-    ossa_player_play(p, f->a, 1, true);
-    ossa_player_layer_play(p, l1, r, 1, true);
-    ossa_player_layer_set_weight(p, 0, 0.25f);
-    ossa_player_layer_set_weight(p, l1, 0.75f);
-    ossa_player_layer_set_sync(p, 0, 1);
-    ossa_player_layer_set_sync(p, l1, 1);
+    ossa_player *p = two_synced(f, f->a, true, 0.25f, r, true, 0.75f, &l1);
     ossa_player_update(p, 0.5f);
     ot_assert_near(ossa_player_layer_time(p, 0), 0.8, 1e-5);
     ot_assert_near(ossa_player_layer_time(p, l1), 0.4, 1e-5);
@@ -401,16 +409,8 @@ static void sync_group_hand_worked(void **state) {
 static void sync_group_non_looping_holds(void **state) {
     fixture *f = *state;
     ossa_clip *r = rotation_clip(1.0f, 1.0f);
-    ossa_player *p = NULL;
-    assert_int_equal(ossa_player_create(f->skeleton, NULL, &p), OSSA_OK);
     uint32_t l1;
-    assert_int_equal(ossa_player_add_layer(p, OSSA_PLAYER_LAYER_OVERRIDE, &l1), OSSA_OK);
-    ossa_player_play(p, r, 1, false);
-    ossa_player_layer_play(p, l1, f->a, 1, true);
-    ossa_player_layer_set_weight(p, 0, 0.75f);
-    ossa_player_layer_set_weight(p, l1, 0.25f);
-    ossa_player_layer_set_sync(p, 0, 1);
-    ossa_player_layer_set_sync(p, l1, 1);
+    ossa_player *p = two_synced(f, r, false, 0.75f, f->a, true, 0.25f, &l1);
     ossa_player_update(p, 0.5f);
     ot_assert_near(ossa_player_layer_time(p, 0), 0.4, 1e-5);
     ot_assert_near(ossa_player_layer_time(p, l1), 0.8, 1e-5);
