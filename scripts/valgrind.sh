@@ -63,8 +63,7 @@ cat >"$SUPP" <<'SUPPRESSIONS'
    obj:*libassimp.so*
 }
 {
-   mesa-llvmpipe-internal-cond (Mesa's driver compares and compresses partly uninitialised shader keys and
-   cache entries it allocated itself; no ossa frame is involved)
+   mesa-llvmpipe-internal-cond (the driver compares partly uninitialised shader keys it allocated itself)
    Memcheck:Cond
    ...
    obj:*swrast_dri.so*

@@ -6,7 +6,8 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "math/fast.h" /* internal: the scalar reference of the affine product */
+#include "anim/pose_internal.h" /* internal: the pose kernels' cap, to compare them */
+#include "math/fast.h"          /* internal: the scalar reference of the affine product */
 
 static ossa_transform trs(float tx, float ty, float tz, ossa_quat r, float s) {
     ossa_transform t = {{tx, ty, tz}, r, {s, s, s}};
@@ -392,12 +393,90 @@ static void blend(void **state) {
     ot_assert_near(a[0].rotation.z, 0.70710678f, 1e-6);
 }
 
+/* Floats equal as values (so -0 == +0: a SIMD root is identity * local, not a copy). */
+static void assert_mats_equal(const ossa_mat4 *a, const ossa_mat4 *b, uint32_t count) {
+    for (uint32_t i = 0; i < count; i++)
+        for (int e = 0; e < 16; e++) {
+            if (a[i].m[e] != b[i].m[e]) fail_msg("matrix %u element %d: %.9g vs %.9g", i, e, a[i].m[e], b[i].m[e]);
+        }
+}
+
+/* Every kernel the CPU has (under the OSSA_POSE_KERNEL cap of this run) computes the
+ * scalar kernel's values, for both jobs, whole and ranged, random hierarchies and skins. */
+static void kernels_match_scalar(void **state) {
+    (void)state;
+    ossa__pose_set_kernel_cap(-1);
+    ossa__pose_kernel best = ossa__pose_kernel_active();
+    print_message("pose kernel under test: %s\n", ossa__pose_kernel_name(best));
+    uint64_t s = 4242;
+    enum { MAXJ = 70 };
+    ossa_transform locals[MAXJ];
+    int32_t parents[MAXJ];
+    ossa_mat4 ref[MAXJ], fast[MAXJ], pal_ref[2][MAXJ], pal_fast[2][MAXJ];
+    for (int iter = 0; iter < 300; iter++) {
+        uint32_t n = 1 + (uint32_t)(ot_rand_u64(&s) % MAXJ);
+        for (uint32_t i = 0; i < n; i++) {
+            locals[i] = random_transform(&s);
+            parents[i] = (i == 0 || ot_rand_u64(&s) % 8 == 0) ? -1 : (int32_t)(ot_rand_u64(&s) % i);
+        }
+        /* a skin over a random subset, in random order, with random (sometimes projective) inverse binds */
+        uint32_t skin_joints[MAXJ], count = 0;
+        ossa_mat4 ib[MAXJ];
+        for (uint32_t i = 0; i < n; i++)
+            if (ot_rand_u64(&s) % 4) skin_joints[count++] = i;
+        for (uint32_t i = count; i > 1; i--) {
+            uint32_t k = (uint32_t)(ot_rand_u64(&s) % i), t = skin_joints[i - 1];
+            skin_joints[i - 1] = skin_joints[k], skin_joints[k] = t;
+        }
+        for (uint32_t i = 0; i < count; i++) {
+            ib[i] = ossa_transform_to_mat4(random_transform(&s));
+            if (iter % 5 == 0 && i % 3 == 0) ib[i].m[3] = 0.25f; /* not affine: the 4x4 product */
+        }
+        ossa_skin_desc skin = {.joint_count = count, .joints = skin_joints, .inverse_bind = ib, .root = -1};
+        ossa_skeleton_desc sd = {.joint_count = n, .parents = parents, .skin_count = count ? 1 : 0, .skins = &skin};
+        ossa_skeleton *sk = NULL;
+        assert_int_equal(ossa_skeleton_create(&sd, NULL, &sk), OSSA_OK);
+        /* the skeleton may reorder joints: run on its own hierarchy */
+        for (int k = OSSA__POSE_KERNEL_SCALAR; k <= (int)best; k++) {
+            ossa__pose_set_kernel_cap(k);
+            ossa_mat4 *out = k == OSSA__POSE_KERNEL_SCALAR ? ref : fast;
+            uint32_t split = (uint32_t)(ot_rand_u64(&s) % (n + 1));
+            ossa_local_to_model_job job = {.skeleton = sk, .input = locals, .input_count = n, .output = out,
+                                           .output_count = n, .begin = 0, .end = split};
+            if ((iter + k) % 2 && split) assert_int_equal(ossa_local_to_model_job_run(&job), OSSA_OK);
+            job.begin = (iter + k) % 2 ? split : 0, job.end = (iter + k) % 2 ? n : 0;
+            assert_int_equal(ossa_local_to_model_job_run(&job), OSSA_OK);
+            if (k != OSSA__POSE_KERNEL_SCALAR) assert_mats_equal(fast, ref, n);
+            if (!count) continue;
+            for (int layout = 0; layout < 2; layout++) {
+                ossa_mat4 *pal = k == OSSA__POSE_KERNEL_SCALAR ? pal_ref[layout] : pal_fast[layout];
+                ossa_palette_job pj = {.skeleton = sk, .layout = (ossa_palette_layout)layout, .model = out,
+                                       .model_count = n, .output = pal, .output_count = n};
+                assert_int_equal(ossa_palette_job_run(&pj), OSSA_OK);
+                if (k != OSSA__POSE_KERNEL_SCALAR) {
+                    assert_mats_equal(pal_fast[layout], pal_ref[layout], layout ? count : n);
+                } else {
+                    /* and the scalar palette is the 4x4 product */
+                    for (uint32_t i = 0; i < count; i++) {
+                        uint32_t j = sk->skins[0].joints[i];
+                        ossa_mat4 full = ossa_mat4_mul(&out[j], &sk->skins[0].inverse_bind[i]);
+                        ot_assert_floats_near(pal[layout ? i : j].m, full.m, 16, 1e-6f);
+                    }
+                }
+            }
+        }
+        ossa__pose_set_kernel_cap(-1);
+        ossa_skeleton_destroy(sk);
+    }
+}
+
 int main(void) {
     const struct CMUnitTest tests[] = {
         cmocka_unit_test(hand_worked_chain),
         cmocka_unit_test(rejects_bad_parents),
         cmocka_unit_test(forward_pass_matches_reference),
         cmocka_unit_test(affine_product_matches_scalar),
+        cmocka_unit_test(kernels_match_scalar),
         cmocka_unit_test(local_to_model_job_validation),
         cmocka_unit_test(palette_job_validation),
         cmocka_unit_test(palette_matches_hand_written),

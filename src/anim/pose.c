@@ -1,7 +1,68 @@
 /* Local pose -> model-space matrices -> skin palette; pose blending (see ossa/pose.h). */
 #include <ossa/pose.h>
 
+#include <stdatomic.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "anim/pose_internal.h"
 #include "math/fast.h"
+
+#if defined(__SSE2__)
+#define OSSA__POSE_HAVE_SSE 1
+#define POSE_SIMD_NAME(x) sse_##x
+#include "anim/pose_simd.h"
+#endif
+
+/* ---- kernel choice (like the skinning kernels': best the CPU has, capped by the env) ---- */
+
+static _Atomic int pose_cap = -1;    /* -1 = read OSSA_POSE_KERNEL */
+static _Atomic int pose_active = -1; /* the resolved kernel, -1 = not chosen yet */
+
+static int read_pose_cap(void) {
+    const char *e = getenv("OSSA_POSE_KERNEL");
+    if (e && !strcmp(e, "scalar")) return OSSA__POSE_KERNEL_SCALAR;
+    if (e && !strcmp(e, "sse")) return OSSA__POSE_KERNEL_SSE;
+    return OSSA__POSE_KERNEL_AVX2;
+}
+
+void ossa__pose_set_kernel_cap(int cap) {
+    atomic_store(&pose_cap, cap < 0 ? -1 : cap);
+    atomic_store(&pose_active, -1);
+}
+
+static bool pose_cpu_has(int kernel) {
+    switch (kernel) {
+    case OSSA__POSE_KERNEL_SCALAR: return true;
+#if defined(OSSA__POSE_HAVE_SSE)
+    case OSSA__POSE_KERNEL_SSE: return true;
+#endif
+#if defined(__x86_64__) || defined(__i386__)
+    case OSSA__POSE_KERNEL_AVX2: return __builtin_cpu_supports("avx2") && __builtin_cpu_supports("fma");
+#endif
+    default: return false;
+    }
+}
+
+ossa__pose_kernel ossa__pose_kernel_active(void) {
+    int k = atomic_load_explicit(&pose_active, memory_order_relaxed);
+    if (k >= 0) return (ossa__pose_kernel)k; /* chosen once: one load per job */
+    int cap = atomic_load(&pose_cap);
+    if (cap < 0) cap = read_pose_cap();
+    for (k = cap; k > OSSA__POSE_KERNEL_SCALAR && !pose_cpu_has(k); k--) {
+    }
+    atomic_store(&pose_active, k);
+    return (ossa__pose_kernel)k;
+}
+
+const char *ossa__pose_kernel_name(ossa__pose_kernel kernel) {
+    switch (kernel) {
+    case OSSA__POSE_KERNEL_SCALAR: return "scalar";
+    case OSSA__POSE_KERNEL_SSE: return "sse2";
+    case OSSA__POSE_KERNEL_AVX2: return "avx2";
+    default: return "unknown";
+    }
+}
 
 bool ossa_pose_parents_first(const int32_t *parents, uint32_t joint_count) {
     if (!parents) return joint_count == 0;
@@ -39,9 +100,10 @@ ossa_transform ossa_pose_joint_to_model_transform(const ossa_transform *locals, 
     return t;
 }
 
-/* Forward pass over joints [begin, end); parents of the range are already in out. */
-static void to_model_forward(const ossa_transform *locals, const int32_t *parents, uint32_t begin, uint32_t end,
-                             ossa_mat4 *out) {
+/* Forward pass over joints [begin, end); parents of the range are already in out. The
+ * scalar reference kernel (always built; OSSA_POSE_KERNEL=scalar selects it). */
+static void to_model_scalar(const ossa_transform *locals, const int32_t *parents, uint32_t begin, uint32_t end,
+                            ossa_mat4 *out) {
     ossa_mat4 local;
     for (uint32_t i = begin; i < end; i++) {
         int32_t p = parents[i];
@@ -49,9 +111,21 @@ static void to_model_forward(const ossa_transform *locals, const int32_t *parent
             ossa__trs_to_mat4(&locals[i], &out[i]);
         } else {
             ossa__trs_to_mat4(&locals[i], &local);
-            ossa__mat4_mul_affine(&out[p], &local, &out[i]);
+            ossa__mat4_mul_affine_scalar(&out[p], &local, &out[i]);
         }
     }
+}
+
+static void to_model_forward(const ossa_transform *locals, const int32_t *parents, uint32_t begin, uint32_t end,
+                             ossa_mat4 *out) {
+    static const ossa__to_model_fn table[] = {
+        [OSSA__POSE_KERNEL_SCALAR] = to_model_scalar,
+#if defined(OSSA__POSE_HAVE_SSE)
+        [OSSA__POSE_KERNEL_SSE] = sse_to_model,
+        [OSSA__POSE_KERNEL_AVX2] = ossa__to_model_avx2,
+#endif
+    };
+    table[ossa__pose_kernel_active()](locals, parents, begin, end, out);
 }
 
 /* Joint count and parents of a job (skeleton first). */
@@ -99,13 +173,21 @@ ossa_result ossa_local_to_model_job_run(const ossa_local_to_model_job *job) {
     return OSSA_OK;
 }
 
-/* out = m * b: the affine 3x4 product when both are affine (the glTF case), else 4x4. */
+/* The scalar palette kernel: out = m * b, the affine 3x4 product when both are affine (the
+ * glTF case), else 4x4. The SIMD kernels always do the 4x4 product: for affine matrices
+ * its extra terms are exact zeros, so the values are the same without the per-entry test. */
 static inline void palette_entry(const ossa_mat4 *m, const ossa_mat4 *b, ossa_mat4 *out) {
     if (b->m[3] == 0.0f && b->m[7] == 0.0f && b->m[11] == 0.0f && b->m[15] == 1.0f && m->m[3] == 0.0f &&
         m->m[7] == 0.0f && m->m[11] == 0.0f && m->m[15] == 1.0f)
-        ossa__mat4_mul_affine(m, b, out);
+        ossa__mat4_mul_affine_scalar(m, b, out);
     else
         ossa__mat4_mul(m, b, out);
+}
+
+static void palette_scalar(const ossa_mat4 *model, const uint32_t *joints, const ossa_mat4 *inverse_bind,
+                           uint32_t count, bool skin_layout, ossa_mat4 *out) {
+    for (uint32_t i = 0; i < count; i++)
+        palette_entry(&model[joints[i]], &inverse_bind[i], &out[skin_layout ? i : joints[i]]);
 }
 
 ossa_result ossa_palette_job_validate(const ossa_palette_job *job) {
@@ -126,18 +208,21 @@ ossa_result ossa_palette_job_run(const ossa_palette_job *job) {
     const ossa_skin *sk = &s->skins[job->skin];
     const ossa_mat4 *model = job->model;
     ossa_mat4 *out = job->output;
-    if (job->layout == OSSA_PALETTE_LAYOUT_SKIN) {
-        /* skin joints are < joint_count (ossa_skeleton_create checks them) */
-        for (uint32_t i = 0; i < sk->joint_count; i++) palette_entry(&model[sk->joints[i]], &sk->inverse_bind[i], &out[i]);
-    } else {
+    bool skin_layout = job->layout == OSSA_PALETTE_LAYOUT_SKIN;
+    if (!skin_layout) {
         /* identity only where the skin lists no joint (the list ossa_skeleton_create made) */
-        const ossa_mat4 identity = ossa_mat4_identity();
+        static const ossa_mat4 identity = {{1, 0, 0, 0, 0, 1, 0, 0, 0, 0, 1, 0, 0, 0, 0, 1}};
         for (uint32_t u = 0; u < sk->unused_count; u++) out[sk->unused[u]] = identity;
-        for (uint32_t i = 0; i < sk->joint_count; i++) {
-            uint32_t j = sk->joints[i];
-            palette_entry(&model[j], &sk->inverse_bind[i], &out[j]);
-        }
     }
+    /* skin joints are < joint_count (ossa_skeleton_create checks them) */
+    static const ossa__palette_fn table[] = {
+        [OSSA__POSE_KERNEL_SCALAR] = palette_scalar,
+#if defined(OSSA__POSE_HAVE_SSE)
+        [OSSA__POSE_KERNEL_SSE] = sse_palette,
+        [OSSA__POSE_KERNEL_AVX2] = ossa__palette_avx2,
+#endif
+    };
+    table[ossa__pose_kernel_active()](model, sk->joints, sk->inverse_bind, sk->joint_count, skin_layout, out);
     return OSSA_OK;
 }
 

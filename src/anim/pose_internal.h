@@ -1,0 +1,37 @@
+/* Private kernels of the local-to-model and palette jobs (see ossa/pose.h).
+ *
+ * Every kernel computes the same values as the scalar reference (ossa__trs_to_mat4 then
+ * ossa__mat4_mul_affine_scalar, and ossa__mat4_mul for the palette): same operations in
+ * the same order, no FMA contraction, so the results are equal as floats (a root joint is
+ * multiplied by the identity instead of copied, which can only turn a -0 into +0). */
+#ifndef OSSA_POSE_INTERNAL_H
+#define OSSA_POSE_INTERNAL_H
+
+#include <ossa/pose.h>
+
+/* Which kernel a pose job runs (OSSA_POSE_KERNEL=scalar|sse|avx2 caps it). */
+typedef enum ossa__pose_kernel {
+    OSSA__POSE_KERNEL_SCALAR = 0,
+    OSSA__POSE_KERNEL_SSE,  /* SSE2: the x86-64 baseline, compiled into pose.c */
+    OSSA__POSE_KERNEL_AVX2, /* the same code built with -mavx2 (broadcasts are loads) */
+} ossa__pose_kernel;
+
+/* Forward pass over joints [begin, end) (parents[i] < i; parents of the range already in out). */
+typedef void (*ossa__to_model_fn)(const ossa_transform *locals, const int32_t *parents, uint32_t begin,
+                                  uint32_t end, ossa_mat4 *out);
+/* out[skin_layout ? i : joints[i]] = model[joints[i]] * inverse_bind[i] for i < count (4x4 product). */
+typedef void (*ossa__palette_fn)(const ossa_mat4 *model, const uint32_t *joints, const ossa_mat4 *inverse_bind,
+                                 uint32_t count, bool skin_layout, ossa_mat4 *out);
+
+/* The kernel the jobs use now: the best the CPU has, under the OSSA_POSE_KERNEL cap. */
+ossa__pose_kernel ossa__pose_kernel_active(void);
+/* Caps the kernel (tests); a negative value re-reads OSSA_POSE_KERNEL. */
+void ossa__pose_set_kernel_cap(int cap);
+const char *ossa__pose_kernel_name(ossa__pose_kernel kernel);
+
+void ossa__to_model_avx2(const ossa_transform *locals, const int32_t *parents, uint32_t begin, uint32_t end,
+                         ossa_mat4 *out);
+void ossa__palette_avx2(const ossa_mat4 *model, const uint32_t *joints, const ossa_mat4 *inverse_bind, uint32_t count,
+                        bool skin_layout, ossa_mat4 *out);
+
+#endif

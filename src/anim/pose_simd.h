@@ -1,0 +1,75 @@
+/* SSE2 bodies of the pose kernels (the x86-64 baseline), included by pose.c; the AVX2
+ * ones are in pose_avx2.c. The rotation-scale terms are computed splatted (all four lanes equal), so the local
+ * matrix never goes through memory and needs no shuffles, then multiply the parent's
+ * columns: out_c = (a0 * b0c + a1 * b1c) + a2 * b2c (+ a3 for the translation), exactly
+ * the scalar operations of ossa__trs_to_mat4 + ossa__mat4_mul_affine_scalar. Define
+ * POSE_SIMD_NAME(x) before including. No per-joint branch: a root's parent is the identity. */
+#include <immintrin.h>
+
+#include "anim/pose_internal.h"
+
+static inline void POSE_SIMD_NAME(joint)(const ossa_transform *t, const float *pa, float *o) {
+    const __m128 one = _mm_set1_ps(1.0f);
+    __m128 x = _mm_set1_ps(t->rotation.x), y = _mm_set1_ps(t->rotation.y), z = _mm_set1_ps(t->rotation.z),
+           w = _mm_set1_ps(t->rotation.w);
+    __m128 x2 = _mm_add_ps(x, x), y2 = _mm_add_ps(y, y), z2 = _mm_add_ps(z, z);
+    __m128 xx = _mm_mul_ps(x, x2), yy = _mm_mul_ps(y, y2), zz = _mm_mul_ps(z, z2);
+    __m128 xy = _mm_mul_ps(x, y2), xz = _mm_mul_ps(x, z2), yz = _mm_mul_ps(y, z2);
+    __m128 wx = _mm_mul_ps(w, x2), wy = _mm_mul_ps(w, y2), wz = _mm_mul_ps(w, z2);
+    __m128 sx = _mm_set1_ps(t->scale.x), sy = _mm_set1_ps(t->scale.y), sz = _mm_set1_ps(t->scale.z);
+    /* b[k][c]: row k of local column c */
+    __m128 b00 = _mm_mul_ps(_mm_sub_ps(one, _mm_add_ps(yy, zz)), sx), b10 = _mm_mul_ps(_mm_add_ps(xy, wz), sx),
+           b20 = _mm_mul_ps(_mm_sub_ps(xz, wy), sx);
+    __m128 b01 = _mm_mul_ps(_mm_sub_ps(xy, wz), sy), b11 = _mm_mul_ps(_mm_sub_ps(one, _mm_add_ps(xx, zz)), sy),
+           b21 = _mm_mul_ps(_mm_add_ps(yz, wx), sy);
+    __m128 b02 = _mm_mul_ps(_mm_add_ps(xz, wy), sz), b12 = _mm_mul_ps(_mm_sub_ps(yz, wx), sz),
+           b22 = _mm_mul_ps(_mm_sub_ps(one, _mm_add_ps(xx, yy)), sz);
+    __m128 a0 = _mm_loadu_ps(pa), a1 = _mm_loadu_ps(pa + 4), a2 = _mm_loadu_ps(pa + 8), a3 = _mm_loadu_ps(pa + 12);
+    /* the w lanes: 0 0 0 1 for an affine parent, so the translation keeps 1 exactly and the
+     * columns +-0, made +0 (the scalar path's) by clearing the lane */
+    const __m128 xyz = _mm_castsi128_ps(_mm_set_epi32(0, -1, -1, -1));
+    __m128 c0 = _mm_add_ps(_mm_add_ps(_mm_mul_ps(a0, b00), _mm_mul_ps(a1, b10)), _mm_mul_ps(a2, b20));
+    __m128 c1 = _mm_add_ps(_mm_add_ps(_mm_mul_ps(a0, b01), _mm_mul_ps(a1, b11)), _mm_mul_ps(a2, b21));
+    __m128 c2 = _mm_add_ps(_mm_add_ps(_mm_mul_ps(a0, b02), _mm_mul_ps(a1, b12)), _mm_mul_ps(a2, b22));
+    _mm_storeu_ps(o, _mm_and_ps(c0, xyz));
+    _mm_storeu_ps(o + 4, _mm_and_ps(c1, xyz));
+    _mm_storeu_ps(o + 8, _mm_and_ps(c2, xyz));
+    __m128 tr = _mm_add_ps(_mm_add_ps(_mm_mul_ps(a0, _mm_set1_ps(t->translation.x)), _mm_mul_ps(a1, _mm_set1_ps(t->translation.y))),
+                           _mm_mul_ps(a2, _mm_set1_ps(t->translation.z)));
+    _mm_storeu_ps(o + 12, _mm_add_ps(tr, a3));
+}
+
+static void POSE_SIMD_NAME(to_model)(const ossa_transform *locals, const int32_t *parents, uint32_t begin,
+                                     uint32_t end, ossa_mat4 *out) {
+    static const ossa_mat4 identity = {{1, 0, 0, 0, 0, 1, 0, 0, 0, 0, 1, 0, 0, 0, 0, 1}};
+    for (uint32_t i = begin; i < end; i++) {
+        int32_t p = parents[i];
+        const ossa_mat4 *pm = p < 0 ? &identity : &out[p]; /* a select, not a branch */
+        POSE_SIMD_NAME(joint)(&locals[i], pm->m, out[i].m);
+    }
+}
+
+
+/* out = a * b, the general 4x4 product in ossa__mat4_mul's order. */
+static inline void POSE_SIMD_NAME(mul4)(const float *A, const float *B, float *o) {
+    __m128 a0 = _mm_loadu_ps(A), a1 = _mm_loadu_ps(A + 4), a2 = _mm_loadu_ps(A + 8), a3 = _mm_loadu_ps(A + 12);
+    for (int c = 0; c < 4; c++) {
+        __m128 r = _mm_add_ps(_mm_add_ps(_mm_add_ps(_mm_mul_ps(a0, _mm_set1_ps(B[c * 4 + 0])),
+                                                    _mm_mul_ps(a1, _mm_set1_ps(B[c * 4 + 1]))),
+                                         _mm_mul_ps(a2, _mm_set1_ps(B[c * 4 + 2]))),
+                              _mm_mul_ps(a3, _mm_set1_ps(B[c * 4 + 3])));
+        _mm_storeu_ps(o + c * 4, r);
+    }
+}
+
+static void POSE_SIMD_NAME(palette)(const ossa_mat4 *model, const uint32_t *joints, const ossa_mat4 *inverse_bind,
+                                    uint32_t count, bool skin_layout, ossa_mat4 *out) {
+    if (skin_layout) {
+        for (uint32_t i = 0; i < count; i++) POSE_SIMD_NAME(mul4)(model[joints[i]].m, inverse_bind[i].m, out[i].m);
+    } else {
+        for (uint32_t i = 0; i < count; i++) {
+            uint32_t j = joints[i];
+            POSE_SIMD_NAME(mul4)(model[j].m, inverse_bind[i].m, out[j].m);
+        }
+    }
+}
