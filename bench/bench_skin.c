@@ -10,7 +10,7 @@
 #include <stdatomic.h>
 #include <time.h>
 
-#include "../tools/ossa/thread_pool.h"
+#include "thread_pool.h" /* support/ */
 #include "bench_util.h"
 
 static double now_ns(void) { return bench_clock_ns(CLOCK_MONOTONIC); }

@@ -33,9 +33,9 @@ int main(int argc, char **argv) {
     uint32_t top;
     ossa_player_add_layer(player, OSSA_PLAYER_LAYER_OVERRIDE, &top);
     ossa_player_play(player, asset->clips[walk], 1.0f, true);
-    ossa_player_layer_set_mask(player, 0, lower);
+    ossa_player_layer_set_mask(player, 0, lower, n);
     ossa_player_layer_play(player, top, asset->clips[punch], 1.0f, true);
-    ossa_player_layer_set_mask(player, top, upper);
+    ossa_player_layer_set_mask(player, top, upper, n);
     ossa_mat4 *model = malloc(sizeof *model * n);
     for (int tick = 0; tick <= 30; tick += 1) {
         ossa_player_update(player, 1.0f / 30.0f);

@@ -72,7 +72,7 @@ cmake --build "$BUILD" -j1 --target "${TARGETS[@]}"
 
 export ASAN_OPTIONS=${ASAN_OPTIONS:-detect_leaks=1:allocator_may_return_null=1}
 export UBSAN_OPTIONS=${UBSAN_OPTIONS:-print_stacktrace=1:halt_on_error=1}
-# Assimp 5.2 leaks on some malformed files; those leaks are not ossa's (tests/lsan.supp, docs/hostile-input.md)
+# Assimp 5.2 leaks on some malformed files; those leaks are not ossa's (fuzz/lsan.supp, docs/hostile-input.md)
 export LSAN_OPTIONS=${LSAN_OPTIONS:-suppressions=$PWD/fuzz/lsan.supp:print_suppressions=0}
 status=0
 for t in "${TARGETS[@]}"; do

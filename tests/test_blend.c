@@ -97,6 +97,21 @@ static void validity(void **state) {
     a.weight = INFINITY;
     assert_int_equal(ossa_blend_job_validate(&job), OSSA_ERROR_INVALID_ARGUMENT);
     a.weight = 1.0f;
+    /* Joint weights must be finite and >= 0, on normal and additive layers alike (a NaN mask
+     * weight on an additive layer would otherwise make a NaN pose). */
+    float bad[4] = {1, 1, NAN, 1};
+    a.joint_weights = bad;
+    assert_int_equal(ossa_blend_job_validate(&job), OSSA_ERROR_INVALID_ARGUMENT);
+    bad[2] = -0.25f;
+    assert_int_equal(ossa_blend_job_run(&job), OSSA_ERROR_INVALID_ARGUMENT);
+    bad[2] = INFINITY;
+    assert_int_equal(ossa_blend_job_validate(&job), OSSA_ERROR_INVALID_ARGUMENT);
+    a.joint_weights = mask;
+    l.joint_weights = bad;
+    assert_int_equal(ossa_blend_job_validate(&job), OSSA_ERROR_INVALID_ARGUMENT);
+    bad[2] = 0.0f;
+    assert_int_equal(ossa_blend_job_validate(&job), OSSA_OK);
+    l.joint_weights = mask;
     assert_int_equal(ossa_blend_job_run(&job), OSSA_OK);
     /* Identity layer + identity additive: identity out. */
     for (int i = 0; i < 4; i++) assert_transform_near(&out[i], &rest[i], 1e-6f);
@@ -466,6 +481,62 @@ static void blend_space_and_sync(void **state) {
     assert_true(p >= 0.0f && p < 1.0f);
 }
 
+/* A copy of `clip` with every key time multiplied by k (cubic tangents, per second, divided
+ * by k so the curve keeps its shape): sampled at k * t it equals the clip at t. The key
+ * storage is malloc'd into *store (freed by the caller after the copy is made). */
+static ossa_clip *time_scaled(const ossa_clip *clip, float k, float **store) {
+    size_t total = 0;
+    for (uint32_t i = 0; i < clip->track_count; i++) {
+        const ossa_track *tr[3] = {&clip->tracks[i].translation, &clip->tracks[i].rotation, &clip->tracks[i].scale};
+        for (int c = 0; c < 3; c++) {
+            uint32_t per = tr[c]->components * (tr[c]->interp == OSSA_INTERP_CUBIC ? 3u : 1u);
+            total += (size_t)tr[c]->key_count * (1u + per);
+        }
+    }
+    float *mem = malloc(sizeof(float) * (total + 1));
+    ossa_transform_track tracks[MAXJ];
+    assert_non_null(mem);
+    assert_true(clip->track_count <= MAXJ);
+    float *at = mem;
+    for (uint32_t i = 0; i < clip->track_count; i++) {
+        tracks[i] = clip->tracks[i];
+        ossa_track *tr[3] = {&tracks[i].translation, &tracks[i].rotation, &tracks[i].scale};
+        for (int c = 0; c < 3; c++) {
+            ossa_track *t = tr[c];
+            bool cubic = t->interp == OSSA_INTERP_CUBIC;
+            uint32_t comps = t->components, per = comps * (cubic ? 3u : 1u);
+            memset(&t->table, 0, sizeof t->table);
+            if (!t->key_count) continue;
+            float *times = at, *vals = at + t->key_count;
+            at += (size_t)t->key_count * (1u + per);
+            for (uint32_t e = 0; e < t->key_count; e++) times[e] = t->times[e] * k;
+            memcpy(vals, t->values, sizeof(float) * t->key_count * per);
+            if (cubic) /* [in-tangent, value, out-tangent] per key */
+                for (uint32_t e = 0; e < t->key_count; e++)
+                    for (uint32_t v = 0; v < comps; v++) {
+                        vals[e * per + v] /= k;
+                        vals[e * per + 2 * comps + v] /= k;
+                    }
+            t->times = times;
+            t->values = vals;
+        }
+    }
+    ossa_clip_desc d;
+    memset(&d, 0, sizeof d);
+    d.name = "scaled";
+    d.looping = true;
+    d.track_count = clip->track_count;
+    d.tracks = tracks;
+    ossa_clip *out = NULL;
+    assert_int_equal(ossa_clip_create(&d, NULL, &out), OSSA_OK);
+    *store = mem;
+    return out;
+}
+
+/* Issue #11: a synced blend of a clip with itself at any weight equals the clip. Two
+ * time-scaled copies of one clip (1.0 s and 1.6 s) are driven by the 1-D blend space and a
+ * shared phase (cycle = ossa_sync_duration of the two); sampled at that phase and blended,
+ * they equal the original clip sampled at the same phase, for weights across [0, 1]. */
 static void synced_blend_of_clip_with_itself_is_the_clip(void **state) {
     (void)state;
     uint64_t s = 99;
@@ -473,21 +544,31 @@ static void synced_blend_of_clip_with_itself_is_the_clip(void **state) {
     ossa_skeleton *sk = random_skeleton(&s, n);
     ossa_clip *clip = random_clip(&s, n, true);
     float d = ossa_clip_duration(clip);
+    float *store_a = NULL, *store_b = NULL;
+    ossa_clip *ca = time_scaled(clip, 1.0f / d, &store_a), *cb = time_scaled(clip, 1.6f / d, &store_b);
+    free(store_a), free(store_b);
+    ot_assert_near(ossa_clip_duration(ca), 1.0, 1e-6);
+    ot_assert_near(ossa_clip_duration(cb), 1.6, 1e-6);
+    const float positions[2] = {1.0f, 2.5f}; /* e.g. walk and run speeds */
+    const float durs[2] = {ossa_clip_duration(ca), ossa_clip_duration(cb)};
     ossa_transform a[MAXJ], b[MAXJ], want[MAXJ], out[MAXJ];
-    for (int iter = 0; iter < 40; iter++) {
-        float wa = ot_rand_float(&s, 0, 1), phase = ot_rand_float(&s, 0, 1);
-        const float durs[2] = {d, d}, ws[2] = {wa, 1 - wa};
-        float cycle = ossa_sync_duration(durs, ws, 2);
-        ot_assert_near(cycle, d, 1e-6);
+    float phase = 0.0f;
+    for (int iter = 0; iter < 45; iter++) {
+        float x = iter < 5 ? 1.0f + 0.375f * (float)iter : ot_rand_float(&s, 0.5f, 3.0f); /* 0, .25 .. 1, then random */
+        float w[2];
+        assert_int_equal(ossa_blend_space_1d(positions, 2, x, w), OSSA_OK);
+        float cycle = ossa_sync_duration(durs, w, 2);
+        ot_assert_near(cycle, w[0] * 1.0 + w[1] * 1.6, 1e-5);
         phase = ossa_sync_advance(phase, ot_rand_float(&s, -2, 2), cycle);
-        float t = clip->start + phase * d;
-        ot_clip_sample(clip, t, true, OSSA_LOOKUP_BINARY, NULL, sk->rest, a, n);
-        ot_clip_sample(clip, t, true, OSSA_LOOKUP_BINARY, NULL, sk->rest, b, n);
-        ot_clip_sample(clip, t, true, OSSA_LOOKUP_DEFAULT, NULL, sk->rest, want, n);
-        ossa_blend_layer l[2] = {layer(a, n, wa, NULL), layer(b, n, 1 - wa, NULL)};
+        ot_clip_sample(ca, ca->start + phase * durs[0], true, OSSA_LOOKUP_BINARY, NULL, sk->rest, a, n);
+        ot_clip_sample(cb, cb->start + phase * durs[1], true, OSSA_LOOKUP_BINARY, NULL, sk->rest, b, n);
+        ot_clip_sample(clip, clip->start + phase * d, true, OSSA_LOOKUP_BINARY, NULL, sk->rest, want, n);
+        ossa_blend_layer l[2] = {layer(a, n, w[0], NULL), layer(b, n, w[1], NULL)};
         assert_int_equal(run_blend(l, 2, NULL, 0, sk->rest, n, out), OSSA_OK);
-        for (uint32_t j = 0; j < n; j++) assert_transform_near(&out[j], &want[j], 2e-6f);
+        for (uint32_t j = 0; j < n; j++) assert_transform_near(&out[j], &want[j], 2e-5f);
     }
+    ossa_clip_destroy(ca);
+    ossa_clip_destroy(cb);
     ossa_clip_destroy(clip);
     ossa_skeleton_destroy(sk);
 }

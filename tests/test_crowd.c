@@ -13,8 +13,7 @@
 
 #include <ossa/gl.h>
 
-/* The demo character is tool code; compiled in here for its data (it needs only libossa). */
-#include "../tools/ossa/demo_character.c"
+#include "demo_character.h" /* support/ */
 
 enum { N = 7, SLOTS = 3 };
 
@@ -169,16 +168,16 @@ static void gpu_crowd_matches_cpu_skinning(void **state) {
     float identity[16] = {1, 0, 0, 0, 0, 1, 0, 0, 0, 0, 1, 0, 0, 0, 0, 1};
     ossa_gl_draw_desc dd = {.view_proj = identity, .joint_count = jc};
     /* before any upload, and with bad arguments: errors, not draws */
-    assert_int_equal(ossa_gl_draw_crowd(r, gm, &dd, N), OSSA_ERROR_INVALID_ARGUMENT);
+    assert_int_equal(ossa_gl_crowd_draw(r, gm, &dd, N), OSSA_ERROR_INVALID_ARGUMENT);
     assert_int_equal(ossa_gl_crowd_upload(r, NULL, N, jc), OSSA_ERROR_INVALID_ARGUMENT);
     assert_int_equal(ossa_gl_crowd_upload(r, c.palettes, 0, jc), OSSA_ERROR_INVALID_ARGUMENT);
     assert_int_equal(ossa_gl_crowd_upload(r, c.palettes, N, jc), OSSA_OK);
-    assert_int_equal(ossa_gl_draw_crowd(r, gm, &dd, N + 1), OSSA_ERROR_INVALID_ARGUMENT);
+    assert_int_equal(ossa_gl_crowd_draw(r, gm, &dd, N + 1), OSSA_ERROR_INVALID_ARGUMENT);
     ossa_gl_draw_desc wrong = dd;
     wrong.joint_count = jc + 1;
-    assert_int_equal(ossa_gl_draw_crowd(r, gm, &wrong, N), OSSA_ERROR_INVALID_ARGUMENT);
-    assert_int_equal(ossa_gl_draw_crowd(r, gm, &dd, 0), OSSA_OK);
-    assert_int_equal(ossa_gl_draw_crowd(r, gm, &dd, N), OSSA_OK);
+    assert_int_equal(ossa_gl_crowd_draw(r, gm, &wrong, N), OSSA_ERROR_INVALID_ARGUMENT);
+    assert_int_equal(ossa_gl_crowd_draw(r, gm, &dd, 0), OSSA_OK);
+    assert_int_equal(ossa_gl_crowd_draw(r, gm, &dd, N), OSSA_OK);
     float *gpu = malloc(sizeof(float) * 3 * nv), *gpu_n = malloc(sizeof(float) * 3 * nv);
     float *cpu = malloc(sizeof(float) * 3 * nv), *cpu_n = malloc(sizeof(float) * 3 * nv);
     double worst = 0, worst_n = 0;

@@ -701,6 +701,42 @@ static void draw_puts_pixels_where_expected(void **state) {
     assert_int_equal(glGetError(), GL_NO_ERROR);
 }
 
+/* MASK discards alpha < alpha_cutoff, and an explicit cutoff of 0 (glTF alphaCutoff 0)
+ * discards nothing: a quad of alpha 0.25 covers the whole upper-left quarter at cutoff 0
+ * and 0.25, and nothing at 0.3 or 0.5. */
+static void alpha_mask_cutoff_passes_through(void **state) {
+    (void)state;
+    NEED_GL();
+    float pos[12] = {-1, 0, 0, 0, 0, 0, 0, 1, 0, -1, 1, 0}; /* upper-left quarter */
+    float nrm[12] = {0, 0, 1, 0, 0, 1, 0, 0, 1, 0, 0, 1};
+    uint32_t idx[6] = {0, 1, 2, 0, 2, 3};
+    ossa_mesh m = {.vertex_count = 4, .positions = pos, .normals = nrm, .index_count = 6, .indices = idx,
+                   .skin = -1, .node = -1};
+    ossa_gl_mesh *gm = NULL;
+    assert_int_equal(ossa_gl_mesh_create(&m, &gm), OSSA_OK);
+    uint8_t *img = malloc(W * H * 4);
+    assert_non_null(img);
+    const float cutoffs[] = {0.0f, 0.25f, 0.3f, 0.5f};
+    const int expect[] = {W * H / 4, W * H / 4, 0, 0};
+    for (size_t i = 0; i < 4; i++) {
+        ossa_gl_draw_desc d = {.skinning = OSSA_GL_SKIN_NONE, .view_proj = identity,
+                               .color = {1.0f, 0.5f, 0.25f, 0.25f}, .alpha_mode = OSSA_ALPHA_MODE_MASK,
+                               .alpha_cutoff = cutoffs[i]};
+        glClearColor(0, 0, 0, 0);
+        glClear(GL_COLOR_BUFFER_BIT | GL_DEPTH_BUFFER_BIT);
+        assert_int_equal(ossa_gl_draw(g_renderer, gm, &d), OSSA_OK);
+        assert_int_equal(ossa_gl_headless_read(g_ctx, img), OSSA_OK);
+        int in = 0, out = 0;
+        count_pixels(img, 0, W / 2, 0, H / 2, &in, &out);
+        printf("[   INFO   ] alpha 0.25, cutoff %.2f: %d pixels lit\n", (double)cutoffs[i], in);
+        assert_int_equal(in, expect[i]);
+        assert_int_equal(out, 0);
+    }
+    free(img);
+    ossa_gl_mesh_destroy(gm);
+    assert_int_equal(glGetError(), GL_NO_ERROR);
+}
+
 /* A horizontal segment through pixel row 40 (top-down), columns 8..55. */
 static void draw_lines_puts_pixels_where_expected(void **state) {
     (void)state;
@@ -814,6 +850,7 @@ int main(void) {
         cmocka_unit_test(woman_asset_all_variants),
         cmocka_unit_test(draw_puts_pixels_where_expected),
         cmocka_unit_test(draw_lines_puts_pixels_where_expected),
+        cmocka_unit_test(alpha_mask_cutoff_passes_through),
         cmocka_unit_test(application_state_is_respected),
         cmocka_unit_test(headless_platforms),
     };

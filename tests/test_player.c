@@ -287,7 +287,15 @@ static void layer_validity(void **state) {
     assert_int_equal(ossa_player_layer_set_weight(p, 1, NAN), OSSA_ERROR_INVALID_ARGUMENT);
     assert_int_equal(ossa_player_layer_set_weight(p, 5, 1), OSSA_ERROR_INVALID_ARGUMENT);
     assert_int_equal(ossa_player_layer_set_mask_joint(p, 0, "nope"), OSSA_ERROR_INVALID_ARGUMENT);
-    assert_int_equal(ossa_player_layer_set_mask(p, 3, NULL), OSSA_ERROR_INVALID_ARGUMENT);
+    assert_int_equal(ossa_player_layer_set_mask(p, 3, NULL, 0), OSSA_ERROR_INVALID_ARGUMENT);
+    {
+        const float short_mask[3] = {1, 1, 1}, bad_mask[3] = {1, NAN, 1}, negative[3] = {1, -0.5f, 1};
+        assert_int_equal(ossa_player_layer_set_mask(p, 0, short_mask, 2), OSSA_ERROR_BUFFER_TOO_SMALL);
+        assert_int_equal(ossa_player_layer_set_mask(p, 0, bad_mask, 3), OSSA_ERROR_INVALID_ARGUMENT);
+        assert_int_equal(ossa_player_layer_set_mask(p, 0, negative, 3), OSSA_ERROR_INVALID_ARGUMENT);
+        assert_int_equal(ossa_player_layer_set_mask(p, 0, short_mask, 3), OSSA_OK);
+        assert_int_equal(ossa_player_layer_set_mask(p, 0, NULL, 0), OSSA_OK);
+    }
     assert_int_equal(ossa_player_layer_set_sync(p, 3, 1), OSSA_ERROR_INVALID_ARGUMENT);
     assert_int_equal(ossa_player_layer_set_speed(p, 0, INFINITY), OSSA_ERROR_INVALID_ARGUMENT);
     assert_int_equal(ossa_player_bind_root_motion(p, NULL, NULL), OSSA_ERROR_INVALID_ARGUMENT);
@@ -317,7 +325,7 @@ static void layers_equal_the_jobs(void **state) {
     assert_int_equal(ossa_player_layer_set_weight(p, l1, 0.3f), OSSA_OK);
     assert_int_equal(ossa_player_layer_set_weight(p, l2, 0.6f), OSSA_OK);
     const float mask[3] = {1, 0.5f, 0};
-    assert_int_equal(ossa_player_layer_set_mask(p, l1, mask), OSSA_OK);
+    assert_int_equal(ossa_player_layer_set_mask(p, l1, mask, 3), OSSA_OK);
     int allocs = c.allocs;
     float t0 = 0, t1 = 0, t2 = 0;
     for (int i = 0; i < 50; i++) {
@@ -346,7 +354,7 @@ static void layers_equal_the_jobs(void **state) {
     /* A subtree mask: only joint 1's subtree (joint 1 alone here). */
     float sub[3];
     assert_int_equal(ossa_blend_mask_subtree(f->skeleton, 1, 1, 0, sub, 3), OSSA_OK);
-    assert_int_equal(ossa_player_layer_set_mask(p, l1, sub), OSSA_OK);
+    assert_int_equal(ossa_player_layer_set_mask(p, l1, sub, 3), OSSA_OK);
     ossa_player_update(p, 0.01f);
     ot_assert_near(root_x(p), 0, 1e-6); /* layer 1 no longer reaches the root */
     ossa_player_destroy(p);
@@ -356,21 +364,29 @@ static void layers_equal_the_jobs(void **state) {
     ossa_clip_destroy(r2);
 }
 
+/* A player with clip c0 on layer 0 and c1 on a second override layer (index *l1), both in
+ * sync group 1, with the given loop flags and weights. */
+static ossa_player *two_synced(const fixture *f, const ossa_clip *c0, bool loop0, float w0, const ossa_clip *c1,
+                               bool loop1, float w1, uint32_t *l1) {
+    ossa_player *p = NULL;
+    assert_int_equal(ossa_player_create(f->skeleton, NULL, &p), OSSA_OK);
+    assert_int_equal(ossa_player_add_layer(p, OSSA_PLAYER_LAYER_OVERRIDE, l1), OSSA_OK);
+    assert_int_equal(ossa_player_play(p, c0, 1, loop0), OSSA_OK);
+    assert_int_equal(ossa_player_layer_play(p, *l1, c1, 1, loop1), OSSA_OK);
+    assert_int_equal(ossa_player_layer_set_weight(p, 0, w0), OSSA_OK);
+    assert_int_equal(ossa_player_layer_set_weight(p, *l1, w1), OSSA_OK);
+    assert_int_equal(ossa_player_layer_set_sync(p, 0, 1), OSSA_OK);
+    assert_int_equal(ossa_player_layer_set_sync(p, *l1, 1), OSSA_OK);
+    return p;
+}
+
 /* Sync group: A (2 s) at weight 0.25 and B' (1 s) at 0.75 share the phase; the cycle lasts
  * 0.25 * 2 + 0.75 * 1 = 1.25 s, so after 0.5 s the phase is 0.4: A at 0.8 s, B' at 0.4 s. */
 static void sync_group_hand_worked(void **state) {
     fixture *f = *state;
     ossa_clip *r = rotation_clip(1.0f, 1.0f);
-    ossa_player *p = NULL;
-    assert_int_equal(ossa_player_create(f->skeleton, NULL, &p), OSSA_OK);
     uint32_t l1;
-    assert_int_equal(ossa_player_add_layer(p, OSSA_PLAYER_LAYER_OVERRIDE, &l1), OSSA_OK);
-    ossa_player_play(p, f->a, 1, true);
-    ossa_player_layer_play(p, l1, r, 1, true);
-    ossa_player_layer_set_weight(p, 0, 0.25f);
-    ossa_player_layer_set_weight(p, l1, 0.75f);
-    ossa_player_layer_set_sync(p, 0, 1);
-    ossa_player_layer_set_sync(p, l1, 1);
+    ossa_player *p = two_synced(f, f->a, true, 0.25f, r, true, 0.75f, &l1);
     ossa_player_update(p, 0.5f);
     ot_assert_near(ossa_player_layer_time(p, 0), 0.8, 1e-5);
     ot_assert_near(ossa_player_layer_time(p, l1), 0.4, 1e-5);
@@ -382,6 +398,39 @@ static void sync_group_hand_worked(void **state) {
     ossa_player_update(p, 0.1f);
     ot_assert_near(ossa_player_layer_time(p, 0), 0.5, 1e-5);
     ot_assert_near(ossa_player_layer_time(p, l1), 0.3, 1e-5);
+    ossa_player_destroy(p);
+    ossa_clip_destroy(r);
+}
+
+/* Sync group with a non-looping state: B' (1 s, weight 0.75, no loop) on layer 0 and A
+ * (2 s, 0.25, looping) share a 1.25 s cycle. After 0.5 s the phase is 0.4 (B' 0.4 s, A
+ * 0.8 s); after 1.0 s more the group phase is 1.2 -> 0.2 (A 0.4 s) but B' holds at its
+ * end (1 s, advanced 0.6 s), and stays there (advance 0) while A keeps cycling. */
+static void sync_group_non_looping_holds(void **state) {
+    fixture *f = *state;
+    ossa_clip *r = rotation_clip(1.0f, 1.0f);
+    uint32_t l1;
+    ossa_player *p = two_synced(f, r, false, 0.75f, f->a, true, 0.25f, &l1);
+    ossa_player_update(p, 0.5f);
+    ot_assert_near(ossa_player_layer_time(p, 0), 0.4, 1e-5);
+    ot_assert_near(ossa_player_layer_time(p, l1), 0.8, 1e-5);
+    ossa_player_update(p, 1.0f);
+    float from, advance;
+    ot_assert_near(ossa_player_layer_time(p, 0), 1.0, 1e-6);
+    ossa_player_layer_step(p, 0, &from, &advance);
+    ot_assert_near(from, 0.4, 1e-5);
+    ot_assert_near(advance, 0.6, 1e-5);
+    ot_assert_near(ossa_player_layer_time(p, l1), 0.4, 1e-5);
+    ossa_player_update(p, 0.5f); /* group phase 0.2 + 0.4 = 0.6 */
+    ot_assert_near(ossa_player_layer_time(p, 0), 1.0, 1e-6);
+    ossa_player_layer_step(p, 0, &from, &advance);
+    ot_assert_near(advance, 0.0, 1e-7);
+    ot_assert_near(ossa_player_layer_time(p, l1), 1.2, 1e-5);
+    /* Backwards, the non-looping state holds at its start. */
+    ossa_player_layer_set_speed(p, 0, -1);
+    ossa_player_layer_set_speed(p, l1, -1);
+    ossa_player_update(p, 2.0f);
+    ot_assert_near(ossa_player_layer_time(p, 0), 0.0, 1e-6);
     ossa_player_destroy(p);
     ossa_clip_destroy(r);
 }
@@ -517,7 +566,7 @@ static void property_random_layer_stacks(void **state) {
             for (uint32_t j = 0; j < n; j++) masks[l][j] = ot_rand_float(&s, 0, 1);
             assert_int_equal(ossa_player_layer_play(p, l, clips[l], speed[l], true), OSSA_OK);
             assert_int_equal(ossa_player_layer_set_weight(p, l, weight[l]), OSSA_OK);
-            if (ot_rand_u64(&s) % 2) assert_int_equal(ossa_player_layer_set_mask(p, l, masks[l]), OSSA_OK);
+            if (ot_rand_u64(&s) % 2) assert_int_equal(ossa_player_layer_set_mask(p, l, masks[l], n), OSSA_OK);
             else masks[l][0] = -1; /* no mask */
         }
         for (int step = 0; step < 20; step++) {
@@ -584,7 +633,7 @@ static void built_clips_play_like_editable(void **state) {
         ossa_player *p = k ? pb : pe;
         uint32_t l = k ? lb : le;
         ossa_player_layer_set_weight(p, l, 0.6f);
-        ossa_player_layer_set_mask(p, l, mask);
+        assert_int_equal(ossa_player_layer_set_mask(p, l, mask, 3), OSSA_OK);
         ossa_player_layer_set_sync(p, 0, 1);
         ossa_player_layer_set_sync(p, l, 1);
     }
@@ -657,6 +706,7 @@ int main(void) {
         cmocka_unit_test_setup_teardown(layer_validity, setup, teardown),
         cmocka_unit_test_setup_teardown(layers_equal_the_jobs, setup, teardown),
         cmocka_unit_test_setup_teardown(sync_group_hand_worked, setup, teardown),
+        cmocka_unit_test_setup_teardown(sync_group_non_looping_holds, setup, teardown),
         cmocka_unit_test_setup_teardown(root_motion_accumulates, setup, teardown),
         cmocka_unit_test_setup_teardown(pose_hook_runs_after_local_to_model, setup, teardown),
         cmocka_unit_test(property_random_layer_stacks),

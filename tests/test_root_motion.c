@@ -323,6 +323,50 @@ static void property_deltas_compose(void **state) {
     }
 }
 
+/* An animated ancestor moves the motion joint between the joint's own keys: Armature
+ * slides out to x = 2 and back (keys 0, 0.5, 1) while Hips has keys only at 0 and 1. The
+ * motion gets a key at 0.5 where it equals Hips' model-space position, and the extracted
+ * clip keeps Hips at the origin (x, z) there. */
+static void ancestor_keys_are_motion_keys(void **state) {
+    (void)state;
+    ossa_skeleton *sk = make_skeleton();
+    static const float ta[3] = {0, 0.5f, 1.0f}, tb[2] = {0, 1.0f};
+    static const float va[9] = {0.5f, 0, -0.25f, 2.5f, 0, -0.25f, 0.5f, 0, -0.25f};
+    static const float vb[6] = {0, 0, 0, 1, 0, 0};
+    ossa_transform_track tr[2];
+    memset(tr, 0, sizeof tr);
+    tr[0].joint = 0;
+    tr[0].translation = (ossa_track){OSSA_TRACK_VECTOR, OSSA_INTERP_LINEAR, 3, 3, ta, va, {0, 0, 0, NULL}};
+    tr[1].joint = 1;
+    tr[1].translation = (ossa_track){OSSA_TRACK_VECTOR, OSSA_INTERP_LINEAR, 3, 2, tb, vb, {0, 0, 0, NULL}};
+    ossa_clip_desc d;
+    memset(&d, 0, sizeof d);
+    d.name = "slide";
+    d.track_count = 2;
+    d.tracks = tr;
+    ossa_clip *clip = NULL, *out = NULL;
+    assert_int_equal(ossa_clip_create(&d, NULL, &clip), OSSA_OK);
+    ossa_root_motion_options o;
+    memset(&o, 0, sizeof o);
+    o.joint_name = "Hips";
+    o.no_yaw = true;
+    ossa_root_motion *m = NULL;
+    assert_int_equal(ossa_root_motion_extract(clip, sk, &o, NULL, &out, &m), OSSA_OK);
+    assert_int_equal(m->key_count, 3);
+    ot_assert_near(m->times[1], 0.5, 0);
+    ossa_mat4 w = world_of(sk, clip, 0.5f, 1);
+    ossa_transform at = ossa_root_motion_sample(m, 0.5f);
+    ot_assert_near(at.translation.x, w.m[12], 1e-5);
+    ot_assert_near(at.translation.z, w.m[14], 1e-5);
+    ossa_mat4 stripped = world_of(sk, out, 0.5f, 1);
+    ot_assert_near(stripped.m[12], 0, 1e-5);
+    ot_assert_near(stripped.m[14], 0, 1e-5);
+    ossa_root_motion_destroy(m);
+    ossa_clip_destroy(out);
+    ossa_clip_destroy(clip);
+    ossa_skeleton_destroy(sk);
+}
+
 int main(void) {
     const struct CMUnitTest tests[] = {
         cmocka_unit_test(validity),
@@ -330,6 +374,7 @@ int main(void) {
         cmocka_unit_test(square_in_four_loops),
         cmocka_unit_test(property_reapply_at_keys),
         cmocka_unit_test(property_deltas_compose),
+        cmocka_unit_test(ancestor_keys_are_motion_keys),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
 }

@@ -7,7 +7,9 @@
 #include <string.h>
 
 #include "skin/skin_internal.h"
-#include "../tools/ossa/thread_pool.c" /* the tool's pool, tested here with the kernels it splits */
+#include <stdatomic.h>
+
+#include "thread_pool.h" /* support/: the tools' pool, tested here with the kernels it splits */
 
 #define SENTINEL 1234.5f
 

@@ -26,7 +26,7 @@
  *   ossa_clip_make_additive (dt = t - t_ref, dq = conjugate(q_ref) * q, ds = s / s_ref), so
  *   applying it at weight 1 over the reference pose gives the original pose back.
  * Normal-layer weights must be >= 0 and finite, joint weights finite and >= 0 (usually in
- * [0, 1]); additive weights any finite value (negative subtracts). */
+ * [0, 1]; validate checks every one), additive weights any finite value (negative subtracts). */
 #ifndef OSSA_BLEND_H
 #define OSSA_BLEND_H
 

@@ -102,7 +102,7 @@ typedef struct ossa_gl_draw_desc {
     const ossa_gl_texture *base_color_texture; /* NULL = none */
     uint32_t texcoord;               /* 0 = uv0, 1 = uv1 (a mesh without that set samples (0,0)) */
     ossa_alpha_mode alpha_mode;      /* MASK discards below alpha_cutoff; BLEND blends (caller orders draws) */
-    float alpha_cutoff;              /* MASK; 0 = 0.5 */
+    float alpha_cutoff;              /* MASK: alpha < cutoff discarded, used as given (0 keeps all) */
     bool cull_back_faces;            /* a single-sided material (glTF doubleSided false) */
     const float *eye;                /* 3 floats: camera position for the specular highlight; NULL = none */
 } ossa_gl_draw_desc;
@@ -141,7 +141,7 @@ ossa_result ossa_gl_crowd_upload(ossa_gl_renderer *renderer, const ossa_mat4 *pa
  * skinning, palette, model, inverse_bind, dual_quats and morph_weights are ignored;
  * joint_count must equal the uploaded joint_count (> every joint index of the mesh),
  * and instance_count must not exceed the uploaded count (INVALID_ARGUMENT). */
-ossa_result ossa_gl_draw_crowd(ossa_gl_renderer *renderer, const ossa_gl_mesh *mesh, const ossa_gl_draw_desc *desc,
+ossa_result ossa_gl_crowd_draw(ossa_gl_renderer *renderer, const ossa_gl_mesh *mesh, const ossa_gl_draw_desc *desc,
                                uint32_t instance_count);
 /* Instance `instance` of the crowd skinned on the GPU and read back like
  * ossa_gl_skin_readback (vertex_count * 3 floats; out_normals may be NULL). */

@@ -10,7 +10,8 @@
  *     clock, speed, cross-fades, weight, mask and sync group;
  *   - sync groups: layers in the same group (> 0) share a normalised phase; the cycle
  *     duration is the weight-averaged duration of their clips (ossa_sync_duration), so a
- *     walk (1.2 s) and a run (0.7 s) stay in step at any weights;
+ *     walk (1.2 s) and a run (0.7 s) stay in step at any weights; looping states wrap the
+ *     shared phase, a non-looping state moves by the same phase step but holds at its ends;
  *   - root motion: bind a clip to its ossa_root_motion (root_motion.h); every update adds the
  *     weighted delta of the playing override clips to the player's root transform;
  *   - a pose hook (the IK pass) runs after local-to-model and may correct the pose.
@@ -128,8 +129,11 @@ ossa_result ossa_player_layer_crossfade_built(ossa_player *player, uint32_t laye
 ossa_result ossa_player_layer_set_weight(ossa_player *player, uint32_t layer, float weight);
 float ossa_player_layer_weight(const ossa_player *player, uint32_t layer);
 ossa_result ossa_player_layer_set_speed(ossa_player *player, uint32_t layer, float speed);
-/* Per-joint weights (skeleton->joint_count floats, copied), or NULL to clear the mask. */
-ossa_result ossa_player_layer_set_mask(ossa_player *player, uint32_t layer, const float *joint_weights);
+/* Per-joint weights (weight_count floats, the first skeleton->joint_count used and copied;
+ * each finite and >= 0), or NULL to clear the mask (weight_count ignored). BUFFER_TOO_SMALL
+ * when weight_count < joint_count; INVALID_ARGUMENT for a bad layer or weight (mask unchanged). */
+ossa_result ossa_player_layer_set_mask(ossa_player *player, uint32_t layer, const float *joint_weights,
+                                       uint32_t weight_count);
 /* The mask of a subtree by joint name (1 inside, 0 outside); NULL clears it.
  * INVALID_ARGUMENT for an unknown name. */
 ossa_result ossa_player_layer_set_mask_joint(ossa_player *player, uint32_t layer, const char *joint_name);

@@ -14,11 +14,14 @@
  * sampled transforms (TRS products, exact for uniform scale). The
  * extracted clip's motion joint has local L' with parent ∘ L' = M(t)⁻¹ ∘ parent ∘ L, so the
  * pose stays at the origin and heading 0 and the character transform carries the motion.
- * The motion is stored at the union of the joint's translation and rotation key times (at
- * least the clip's start and end), interpolated linearly (position, and yaw unwrapped); the
- * motion joint's translation and rotation tracks of the extracted clip are rewritten as
- * LINEAR keys at those times (exact at the keys; between keys of a turning or CUBIC root,
- * within the linear interpolation error). Thread-safety: immutable after extraction. */
+ * The motion is stored at the union of the key times of the joint's translation and rotation
+ * and of its animated ancestors' tracks (at least the clip's start and end), interpolated
+ * linearly (position, and yaw unwrapped); the motion joint's translation and rotation tracks
+ * of the extracted clip are rewritten as LINEAR keys at those times (exact at the keys;
+ * between keys of a turning or CUBIC root, within the linear interpolation error).
+ * Limitation: a STEP root comes out LINEAR too (it slides between its keys instead of
+ * jumping); resample such a clip before extracting if the steps matter.
+ * Thread-safety: immutable after extraction. */
 #ifndef OSSA_ROOT_MOTION_H
 #define OSSA_ROOT_MOTION_H
 

@@ -15,6 +15,9 @@ static ossa_result check_layers(const ossa_blend_layer *layers, uint32_t count, 
         if (additive ? !isfinite(l->weight) : !finite_nonneg(l->weight)) return OSSA_ERROR_INVALID_ARGUMENT;
         if (l->transform_count < n) return OSSA_ERROR_BUFFER_TOO_SMALL;
         if (l->joint_weights && l->joint_weight_count < n) return OSSA_ERROR_BUFFER_TOO_SMALL;
+        if (l->joint_weights)
+            for (uint32_t j = 0; j < n; j++)
+                if (!finite_nonneg(l->joint_weights[j])) return OSSA_ERROR_INVALID_ARGUMENT;
     }
     return OSSA_OK;
 }

@@ -384,10 +384,14 @@ static void step_state(state *s, float advance) {
     s->time = ossa__adjust_time(s->start, s->end, s->time + advance, s->loop);
 }
 
-/* Advances the sync group of layer `first` (the lowest-index layer of its group) by dt. */
+/* Advances the sync group of layer `first` (the lowest-index layer of its group) by dt.
+ * Looping states take the group phase (that of the first looping state, wrapped); a
+ * non-looping state moves its own phase by the same step and holds at its ends. */
 static void advance_group(ossa_player *p, uint32_t first, float dt) {
     uint32_t g = p->layers[first].sync;
     double dsum = 0.0, ssum = 0.0, wsum = 0.0;
+    const state *lead = &p->layers[first].current;
+    bool lead_loops = false;
     for (uint32_t i = first; i < p->layer_count; i++) {
         const layer *l = &p->layers[i];
         if (l->sync != g || !l->current.key) continue;
@@ -395,21 +399,29 @@ static void advance_group(ossa_player *p, uint32_t first, float dt) {
         dsum += w * (l->current.end - l->current.start);
         ssum += w * l->current.speed;
         wsum += w;
+        if (l->current.loop && !lead_loops) lead = &l->current, lead_loops = true;
     }
-    const state *lead = &p->layers[first].current;
     float d0 = lead->end - lead->start;
     float phase = d0 > 0.0f ? (lead->time - lead->start) / d0 : 0.0f;
     float cycle = wsum > 0.0 ? (float)(dsum / wsum) : d0;
     float speed = wsum > 0.0 ? (float)(ssum / wsum) : lead->speed;
-    float step = cycle > 0.0f ? dt * speed / cycle : 0.0f; /* phase units */
+    float step = cycle > 0.0f && isfinite(dt * speed / cycle) ? dt * speed / cycle : 0.0f; /* phase units */
     float next = ossa_sync_advance(phase, dt * speed, cycle);
     for (uint32_t i = first; i < p->layer_count; i++) {
         state *s = &p->layers[i].current;
         if (p->layers[i].sync != g || !s->key) continue;
         float d = s->end - s->start;
         s->from = s->time;
-        s->advance = step * d;
-        s->time = s->start + next * d;
+        if (s->loop) {
+            s->advance = step * d;
+            s->time = s->start + next * d;
+        } else { /* hold at the ends: the advance is what was actually moved */
+            float own = d > 0.0f ? (s->time - s->start) / d : 0.0f;
+            float to = own + step;
+            to = to < 0.0f ? 0.0f : to > 1.0f ? 1.0f : to;
+            s->time = s->start + to * d;
+            s->advance = s->time - s->from;
+        }
     }
 }
 
@@ -527,12 +539,18 @@ ossa_result ossa_player_layer_set_speed(ossa_player *p, uint32_t index, float sp
     return OSSA_OK;
 }
 
-ossa_result ossa_player_layer_set_mask(ossa_player *p, uint32_t index, const float *joint_weights) {
+ossa_result ossa_player_layer_set_mask(ossa_player *p, uint32_t index, const float *joint_weights,
+                                       uint32_t weight_count) {
     layer *l = get_layer(p, index);
     if (!l) return OSSA_ERROR_INVALID_ARGUMENT;
+    const uint32_t n = p->skeleton->joint_count;
+    if (joint_weights) {
+        if (weight_count < n) return OSSA_ERROR_BUFFER_TOO_SMALL;
+        for (uint32_t j = 0; j < n; j++)
+            if (!(joint_weights[j] >= 0.0f) || !isfinite(joint_weights[j])) return OSSA_ERROR_INVALID_ARGUMENT;
+        if (n) memcpy(l->mask, joint_weights, n * sizeof(float));
+    }
     l->has_mask = joint_weights != NULL;
-    if (joint_weights && p->skeleton->joint_count)
-        memcpy(l->mask, joint_weights, p->skeleton->joint_count * sizeof(float));
     return OSSA_OK;
 }
 

@@ -41,6 +41,19 @@ static uint32_t default_joint(const ossa_clip *clip, const ossa_skeleton *s) {
     return 0;
 }
 
+/* Whether a track of joint `j` moves `joint` in model space: the joint itself or an ancestor. */
+static bool affects(const ossa_skeleton *s, uint32_t j, uint32_t joint) {
+    for (int32_t a = (int32_t)joint; a >= 0; a = s->parents[a])
+        if ((uint32_t)a == j) return true;
+    return false;
+}
+
+/* The key times a track contributes: translation and rotation (and scale for an ancestor,
+ * counted for all to keep the bound simple). */
+static size_t track_keys(const ossa_transform_track *t) {
+    return (size_t)t->translation.key_count + t->rotation.key_count + t->scale.key_count;
+}
+
 void ossa_root_motion_destroy(ossa_root_motion *motion) {
     if (!motion) return;
     ossa_allocator a = motion->allocator;
@@ -71,8 +84,12 @@ ossa_result ossa_root_motion_extract(const ossa_clip *clip, const ossa_skeleton 
     for (uint32_t i = 0; i < clip->track_count; i++)
         if (clip->tracks[i].joint == joint) src = &clip->tracks[i], src_index = i;
 
-    /* Key times: the joint's translation and rotation keys plus the clip's start and end. */
-    uint32_t cap = 2 + (src ? src->translation.key_count + src->rotation.key_count : 0);
+    /* Key times: the joint's translation and rotation keys, its animated ancestors' keys
+     * (they move the joint in model space too) and the clip's start and end. */
+    size_t cap = 2;
+    for (uint32_t i = 0; i < clip->track_count; i++)
+        if (affects(skeleton, clip->tracks[i].joint, joint)) cap += track_keys(&clip->tracks[i]);
+    if (cap > UINT32_MAX) return OSSA_ERROR_OUT_OF_MEMORY;
     ossa__layout L = {0, false};
     size_t o_motion = ossa__layout_add(&L, 1, sizeof(ossa_root_motion));
     size_t o_times = ossa__layout_add(&L, cap, sizeof(float));
@@ -104,9 +121,12 @@ ossa_result ossa_root_motion_extract(const ossa_clip *clip, const ossa_skeleton 
     uint32_t count = 0;
     times[count++] = clip->start;
     times[count++] = clip->end;
-    if (src) {
-        for (uint32_t k = 0; k < src->translation.key_count; k++) times[count++] = src->translation.times[k];
-        for (uint32_t k = 0; k < src->rotation.key_count; k++) times[count++] = src->rotation.times[k];
+    for (uint32_t i = 0; i < clip->track_count; i++) {
+        const ossa_transform_track *tk = &clip->tracks[i];
+        if (!affects(skeleton, tk->joint, joint)) continue;
+        const ossa_track *ch[3] = {&tk->translation, &tk->rotation, &tk->scale};
+        for (int c = 0; c < (tk->joint == joint ? 2 : 3); c++)
+            for (uint32_t k = 0; k < ch[c]->key_count; k++) times[count++] = ch[c]->times[k];
     }
     qsort(times, count, sizeof(float), compare_floats);
     uint32_t unique = 0;

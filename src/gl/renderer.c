@@ -339,7 +339,7 @@ static void set_surface(const program *p, const ossa_gl_mesh *m, const ossa_gl_d
     }
     int mode = d->alpha_mode == OSSA_ALPHA_MODE_MASK ? 1 : d->alpha_mode == OSSA_ALPHA_MODE_BLEND ? 2 : 0;
     glUniform1i(p->alpha_mode, mode);
-    glUniform1f(p->alpha_cutoff, d->alpha_cutoff > 0 ? d->alpha_cutoff : 0.5f);
+    glUniform1f(p->alpha_cutoff, d->alpha_cutoff); /* glTF alphaCutoff as is: 0 discards nothing */
 }
 
 /* Rasterises the bound program over the mesh (instances > 1: instanced) with the
@@ -501,7 +501,7 @@ static ossa_result bind_crowd(ossa_gl_renderer *r, const ossa_gl_mesh *m, const 
     return OSSA_OK;
 }
 
-ossa_result ossa_gl_draw_crowd(ossa_gl_renderer *r, const ossa_gl_mesh *m, const ossa_gl_draw_desc *d,
+ossa_result ossa_gl_crowd_draw(ossa_gl_renderer *r, const ossa_gl_mesh *m, const ossa_gl_draw_desc *d,
                                uint32_t instance_count) {
     if (!d || !d->view_proj) return OSSA_ERROR_INVALID_ARGUMENT;
     if (instance_count == 0) return OSSA_OK;

@@ -21,20 +21,20 @@ ossa_result ossa__views_parse(ossa__ctx *ctx) {
     int32_t *items;
     ossa_result r = ossa__json_object_array(ctx, 0, "", "bufferViews", &count, &items);
     if (r || !count) return r;
-    ctx->views = ossa__ctx_alloc(ctx, count, sizeof *ctx->views);
-    if (!ctx->views) {
+    ctx->gltf->views = ossa__ctx_alloc(ctx, count, sizeof *ctx->gltf->views);
+    if (!ctx->gltf->views) {
         ossa__ctx_free(ctx, items);
         return ctx->failed;
     }
-    ctx->view_count = count;
+    ctx->gltf->view_count = count;
     for (uint32_t i = 0; i < count && !r; i++) {
         char path[64];
         snprintf(path, sizeof path, "/bufferViews/%u", i);
-        ossa__view *v = &ctx->views[i];
+        ossa__view *v = &ctx->gltf->views[i];
         int32_t buffer;
         uint64_t off = 0, len = 0, stride = 0;
         bool has_stride = false;
-        if ((r = ossa__json_get_index(ctx, items[i], path, "buffer", true, ctx->buffer_count, "buffers", &buffer))) break;
+        if ((r = ossa__json_get_index(ctx, items[i], path, "buffer", true, ctx->gltf->buffer_count, "buffers", &buffer))) break;
         if ((r = ossa__json_get_uint(ctx, items[i], path, "byteOffset", false, SIZE_MAX / 4, &off, NULL))) break;
         if ((r = ossa__json_get_uint(ctx, items[i], path, "byteLength", true, SIZE_MAX / 4, &len, NULL))) break;
         if ((r = ossa__json_get_uint(ctx, items[i], path, "byteStride", false, 252, &stride, &has_stride))) break;
@@ -48,7 +48,7 @@ ossa_result ossa__views_parse(ossa__ctx *ctx) {
             break;
         }
         /* a buffer that was not loaded is checked against its byteLength (its data is an error only when read) */
-        size_t bsize = ctx->buffers[buffer].deferred ? ctx->buffers[buffer].declared : ctx->buffers[buffer].size;
+        size_t bsize = ctx->gltf->buffers[buffer].deferred ? ctx->gltf->buffers[buffer].declared : ctx->gltf->buffers[buffer].size;
         if (off > bsize || len > bsize - off) {
             if (ossa__buffer_usable(ctx, (uint32_t)buffer)) { /* a broken buffer: its own error first, as before */
                 r = ctx->failed;
@@ -98,18 +98,18 @@ ossa_result ossa__accessors_parse(ossa__ctx *ctx) {
     int32_t *items;
     ossa_result r = ossa__json_object_array(ctx, 0, "", "accessors", &count, &items);
     if (r || !count) return r;
-    ctx->accessors = ossa__ctx_alloc(ctx, count, sizeof *ctx->accessors);
-    if (!ctx->accessors) {
+    ctx->gltf->accessors = ossa__ctx_alloc(ctx, count, sizeof *ctx->gltf->accessors);
+    if (!ctx->gltf->accessors) {
         ossa__ctx_free(ctx, items);
         return ctx->failed;
     }
-    ctx->accessor_count = count;
+    ctx->gltf->accessor_count = count;
     for (uint32_t i = 0; i < count && !r; i++) {
         char path[64];
         snprintf(path, sizeof path, "/accessors/%u", i);
-        ossa__accessor *a = &ctx->accessors[i];
+        ossa__accessor *a = &ctx->gltf->accessors[i];
         uint64_t off = 0, ct = 0, n = 0;
-        if ((r = ossa__json_get_index(ctx, items[i], path, "bufferView", false, ctx->view_count, "bufferViews", &a->view)))
+        if ((r = ossa__json_get_index(ctx, items[i], path, "bufferView", false, ctx->gltf->view_count, "bufferViews", &a->view)))
             break;
         if ((r = ossa__json_get_uint(ctx, items[i], path, "byteOffset", false, SIZE_MAX / 4, &off, NULL))) break;
         if ((r = ossa__json_get_uint(ctx, items[i], path, "componentType", true, UINT32_MAX, &ct, NULL))) break;
@@ -133,7 +133,7 @@ ossa_result ossa__accessors_parse(ossa__ctx *ctx) {
             break;
         }
         int32_t tt = ossa__json_find(ctx, items[i], "type");
-        if (tt < 0 || ctx->tok[tt].type != OSSA__J_STRING) {
+        if (tt < 0 || ctx->gltf->tok[tt].type != OSSA__J_STRING) {
             r = ossa__fail(ctx, OSSA_ERROR_INVALID_DATA, path, "missing or unknown accessor type");
             break;
         }
@@ -143,7 +143,7 @@ ossa_result ossa__accessors_parse(ossa__ctx *ctx) {
             a->components = a->columns = 0;
             a->sparse_tok = -1;
             ossa__warn(ctx, path, "unknown accessor type '%.*s'; the accessor cannot be read",
-                       (int)(ctx->tok[tt].end - ctx->tok[tt].start), ctx->json + ctx->tok[tt].start);
+                       (int)(ctx->gltf->tok[tt].end - ctx->gltf->tok[tt].start), ctx->gltf->json + ctx->gltf->tok[tt].start);
             continue;
         }
         if ((r = ossa__json_get_object(ctx, items[i], path, "sparse", &a->sparse_tok))) break;
@@ -151,7 +151,7 @@ ossa_result ossa__accessors_parse(ossa__ctx *ctx) {
         if (a->offset % cs)
             ossa__warn(ctx, path, "byteOffset %zu is not a multiple of the component size %u", a->offset, cs);
         if (a->view >= 0) {
-            const ossa__view *v = &ctx->views[a->view];
+            const ossa__view *v = &ctx->gltf->views[a->view];
             size_t esize = element_size(a, NULL);
             size_t stride = v->stride ? v->stride : esize;
             if (v->stride && v->stride < esize) {
@@ -225,15 +225,15 @@ static ossa_result apply_sparse(ossa__ctx *ctx, uint32_t index, const ossa__acce
     if ((r = ossa__json_get_object(ctx, a->sparse_tok, path, "indices", &it))) return r;
     if ((r = ossa__json_get_object(ctx, a->sparse_tok, path, "values", &vt))) return r;
     if (it < 0 || vt < 0) return ossa__fail(ctx, OSSA_ERROR_INVALID_DATA, path, "missing indices or values");
-    if ((r = ossa__json_get_index(ctx, it, ip, "bufferView", true, ctx->view_count, "bufferViews", &iview))) return r;
+    if ((r = ossa__json_get_index(ctx, it, ip, "bufferView", true, ctx->gltf->view_count, "bufferViews", &iview))) return r;
     if ((r = ossa__json_get_uint(ctx, it, ip, "byteOffset", false, SIZE_MAX / 4, &ioff, NULL))) return r;
     if ((r = ossa__json_get_uint(ctx, it, ip, "componentType", true, UINT32_MAX, &ict, NULL))) return r;
     if (ict != 5121 && ict != 5123 && ict != 5125)
         return ossa__fail(ctx, OSSA_ERROR_INVALID_DATA, ip, "componentType %llu is not an unsigned integer type",
                           (unsigned long long)ict);
-    if ((r = ossa__json_get_index(ctx, vt, vp, "bufferView", true, ctx->view_count, "bufferViews", &vview))) return r;
+    if ((r = ossa__json_get_index(ctx, vt, vp, "bufferView", true, ctx->gltf->view_count, "bufferViews", &vview))) return r;
     if ((r = ossa__json_get_uint(ctx, vt, vp, "byteOffset", false, SIZE_MAX / 4, &voff, NULL))) return r;
-    const ossa__view *iv = &ctx->views[iview], *vv = &ctx->views[vview];
+    const ossa__view *iv = &ctx->gltf->views[iview], *vv = &ctx->gltf->views[vview];
     if (ossa__buffer_usable(ctx, iv->buffer) || ossa__buffer_usable(ctx, vv->buffer)) return ctx->failed;
     size_t isz = component_size((uint32_t)ict);
     size_t col;
@@ -242,8 +242,8 @@ static ossa_result apply_sparse(ossa__ctx *ctx, uint32_t index, const ossa__acce
         return ossa__fail(ctx, OSSA_ERROR_INVALID_DATA, ip, "%llu indices exceed bufferView %d", (unsigned long long)n, iview);
     if (voff > vv->length || n * esz > vv->length - voff)
         return ossa__fail(ctx, OSSA_ERROR_INVALID_DATA, vp, "%llu values exceed bufferView %d", (unsigned long long)n, vview);
-    const uint8_t *ib = ctx->buffers[iv->buffer].data + iv->offset + ioff;
-    const uint8_t *vb = ctx->buffers[vv->buffer].data + vv->offset + voff;
+    const uint8_t *ib = ctx->gltf->buffers[iv->buffer].data + iv->offset + ioff;
+    const uint8_t *vb = ctx->gltf->buffers[vv->buffer].data + vv->offset + voff;
     uint32_t prev = 0;
     for (uint64_t k = 0; k < n; k++) {
         uint32_t e = read_index(ib + k * isz, (uint32_t)ict);
@@ -276,13 +276,13 @@ static ossa_result decode_at(ossa__ctx *ctx, uint32_t index, float **fout, uint3
     char path[64];
     path[0] = 0; /* formatted only on an error */
 #define ACC_PATH() (snprintf(path, sizeof path, "/accessors/%u", index), path)
-    if (index >= ctx->accessor_count)
+    if (index >= ctx->gltf->accessor_count)
         return ossa__fail(ctx, OSSA_ERROR_INVALID_DATA, ACC_PATH(), "accessor does not exist (%u accessors)",
-                          ctx->accessor_count);
-    const ossa__accessor *a = &ctx->accessors[index];
+                          ctx->gltf->accessor_count);
+    const ossa__accessor *a = &ctx->gltf->accessors[index];
     if (!a->columns)
         return ossa__fail(ctx, OSSA_ERROR_INVALID_DATA, ACC_PATH(), "missing or unknown accessor type");
-    if (a->view >= 0 && ossa__buffer_usable(ctx, ctx->views[a->view].buffer)) return ctx->failed;
+    if (a->view >= 0 && ossa__buffer_usable(ctx, ctx->gltf->views[a->view].buffer)) return ctx->failed;
     size_t total = (size_t)a->count * a->components;
     float *f = NULL;
     uint32_t *u = NULL;
@@ -291,8 +291,8 @@ static ossa_result decode_at(ossa__ctx *ctx, uint32_t index, float **fout, uint3
         /* tightly packed FLOAT: used in place, no copy (ossa__ctx_free ignores pointers into
          * buffers). Values the caller modifies are borrowed only from this load's own scratch
          * buffers (a decoded data: URI), never from a mapped file or the caller's memory. */
-        const ossa__view *v = &ctx->views[a->view];
-        const ossa__buffer *buf = &ctx->buffers[v->buffer];
+        const ossa__view *v = &ctx->gltf->views[a->view];
+        const ossa__buffer *buf = &ctx->gltf->buffers[v->buffer];
         size_t esz = element_size(a, NULL);
         const uint8_t *base = buf->data + v->offset + a->offset;
         if ((!v->stride || v->stride == esz) && esz == (size_t)a->components * 4 && (!modify || buf->writable) &&
@@ -310,11 +310,11 @@ static ossa_result decode_at(ossa__ctx *ctx, uint32_t index, float **fout, uint3
     }
     if (!f && !u) return ctx->failed;
     if (a->view >= 0 && !borrowed) {
-        const ossa__view *v = &ctx->views[a->view];
+        const ossa__view *v = &ctx->gltf->views[a->view];
         size_t col;
         size_t esz = element_size(a, &col);
         size_t stride = v->stride ? v->stride : esz;
-        const uint8_t *base = ctx->buffers[v->buffer].data + v->offset + a->offset;
+        const uint8_t *base = ctx->gltf->buffers[v->buffer].data + v->offset + a->offset;
         if (f && a->component_type == 5126 && col * a->columns == esz && esz == (size_t)a->components * 4) {
             /* FLOAT without column padding: the bytes are the floats (same values as decode_element) */
             if (stride == esz) memcpy(f, base, total * sizeof *f);
@@ -375,9 +375,9 @@ ossa_result ossa__accessor_read_uints(ossa__ctx *ctx, uint32_t index, uint32_t *
     *out = NULL;
     char path[64];
     snprintf(path, sizeof path, "/accessors/%u", index);
-    if (index >= ctx->accessor_count)
-        return ossa__fail(ctx, OSSA_ERROR_INVALID_DATA, path, "accessor does not exist (%u accessors)", ctx->accessor_count);
-    const ossa__accessor *a = &ctx->accessors[index];
+    if (index >= ctx->gltf->accessor_count)
+        return ossa__fail(ctx, OSSA_ERROR_INVALID_DATA, path, "accessor does not exist (%u accessors)", ctx->gltf->accessor_count);
+    const ossa__accessor *a = &ctx->gltf->accessors[index];
     uint32_t ct = a->component_type;
     if ((ct != 5121 && ct != 5123 && ct != 5125) || a->normalized)
         return ossa__fail(ctx, OSSA_ERROR_INVALID_DATA, path, "componentType %u%s is not an unsigned integer type", ct,

@@ -44,8 +44,8 @@ static ossa_result parse_samplers(ossa__ctx *ctx, int32_t anim, const char *path
         char sp[96];
         snprintf(sp, sizeof sp, "%s/samplers/%u", path, s);
         sampler_doc *d = &b->samplers[s];
-        if ((r = ossa__json_get_index(ctx, items[s], sp, "input", true, ctx->accessor_count, "accessors", &d->input))) break;
-        if ((r = ossa__json_get_index(ctx, items[s], sp, "output", true, ctx->accessor_count, "accessors", &d->output)))
+        if ((r = ossa__json_get_index(ctx, items[s], sp, "input", true, ctx->gltf->accessor_count, "accessors", &d->input))) break;
+        if ((r = ossa__json_get_index(ctx, items[s], sp, "output", true, ctx->gltf->accessor_count, "accessors", &d->output)))
             break;
         d->interp = OSSA_INTERP_LINEAR;
         int32_t it = ossa__json_find(ctx, items[s], "interpolation");
@@ -69,7 +69,7 @@ static ossa_result read_sampler(ossa__ctx *ctx, const char *spath, const sampler
                                 uint32_t elems_per_key, bool rotation, const char *what, uint32_t *key_count,
                                 float **times, float **values) {
     *times = *values = NULL;
-    const ossa__accessor *in = &ctx->accessors[s->input], *out = &ctx->accessors[s->output];
+    const ossa__accessor *in = &ctx->gltf->accessors[s->input], *out = &ctx->gltf->accessors[s->output];
     char ip[128];
     snprintf(ip, sizeof ip, "%s/input", spath);
     if (in->components != 1 || in->component_type != 5126)
@@ -178,13 +178,13 @@ static ossa_result load_one(ossa__ctx *ctx, const ossa__doc *doc, const int32_t 
                    : ossa__json_eq(ctx, pt, "scale")     ? 2
                    : ossa__json_eq(ctx, pt, "weights")   ? 3
                                                          : -1;
-        if (pt < 0 || ctx->tok[pt].type != OSSA__J_STRING) {
+        if (pt < 0 || ctx->gltf->tok[pt].type != OSSA__J_STRING) {
             r = ossa__fail(ctx, OSSA_ERROR_INVALID_DATA, tp, "missing or non-string 'path'");
             break;
         }
         if (kind < 0) {
-            ossa__warn(ctx, tp, "unknown path '%.*s'; channel ignored", (int)(ctx->tok[pt].end - ctx->tok[pt].start),
-                       ctx->json + ctx->tok[pt].start);
+            ossa__warn(ctx, tp, "unknown path '%.*s'; channel ignored", (int)(ctx->gltf->tok[pt].end - ctx->gltf->tok[pt].start),
+                       ctx->gltf->json + ctx->gltf->tok[pt].start);
             continue;
         }
         if (node < 0) {
@@ -200,7 +200,7 @@ static ossa_result load_one(ossa__ctx *ctx, const ossa__doc *doc, const int32_t 
         const sampler_doc *s = &b.samplers[si];
         char sp[96];
         snprintf(sp, sizeof sp, "%s/samplers/%d", path, si);
-        const ossa__accessor *ia = &ctx->accessors[s->input];
+        const ossa__accessor *ia = &ctx->gltf->accessors[s->input];
         if (ia->view < 0 && ia->sparse_tok < 0 && ia->count > 1) {
             /* all-zero times carry no animation; the validator accepts such files */
             ossa__warn(ctx, sp, "input accessor %d has no data (all times 0); channel ignored", s->input);

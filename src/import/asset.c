@@ -32,8 +32,8 @@ static ossa_result get_float_list(ossa__ctx *ctx, int32_t obj, const char *path,
     *out = NULL;
     int32_t arr;
     ossa_result r = ossa__json_get_array(ctx, obj, path, key, &arr);
-    if (r || arr < 0 || ctx->tok[arr].size == 0) return r;
-    uint32_t n = ctx->tok[arr].size;
+    if (r || arr < 0 || ctx->gltf->tok[arr].size == 0) return r;
+    uint32_t n = ctx->gltf->tok[arr].size;
     float *f = ossa__ctx_alloc(ctx, n, sizeof *f);
     if (!f) return ctx->failed;
     int32_t e = ossa__json_first(ctx, arr);
@@ -110,7 +110,7 @@ static ossa_result check_asset_and_extensions(ossa__ctx *ctx) {
         if ((r = ossa__json_get_array(ctx, 0, "", lists[l], &arr))) return r;
         if (arr < 0) continue;
         int32_t e = ossa__json_first(ctx, arr);
-        for (uint32_t i = 0; i < ctx->tok[arr].size; i++, e = ossa__json_next(ctx, e)) {
+        for (uint32_t i = 0; i < ctx->gltf->tok[arr].size; i++, e = ossa__json_next(ctx, e)) {
             char p[64];
             snprintf(p, sizeof p, "%s/%u", path, i);
             char *name = NULL;
@@ -145,8 +145,8 @@ static ossa_result parse_nodes(ossa__ctx *ctx, ossa__doc *doc) {
     for (uint32_t i = 0; i < count; i++) doc->nodes[i].parent = -1;
     uint32_t mesh_count = 0, skin_count = 0;
     int32_t arr;
-    if (!(r = ossa__json_get_array(ctx, 0, "", "meshes", &arr)) && arr >= 0) mesh_count = ctx->tok[arr].size;
-    if (!r && !(r = ossa__json_get_array(ctx, 0, "", "skins", &arr)) && arr >= 0) skin_count = ctx->tok[arr].size;
+    if (!(r = ossa__json_get_array(ctx, 0, "", "meshes", &arr)) && arr >= 0) mesh_count = ctx->gltf->tok[arr].size;
+    if (!r && !(r = ossa__json_get_array(ctx, 0, "", "skins", &arr)) && arr >= 0) skin_count = ctx->gltf->tok[arr].size;
 
     for (uint32_t i = 0; i < count && !r; i++) {
         char path[64];
@@ -191,7 +191,7 @@ static ossa_result parse_nodes(ossa__ctx *ctx, ossa__doc *doc) {
         int32_t ch;
         if ((r = ossa__json_get_array(ctx, items[i], path, "children", &ch)) || ch < 0) continue;
         int32_t e = ossa__json_first(ctx, ch);
-        for (uint32_t k = 0; k < ctx->tok[ch].size && !r; k++, e = ossa__json_next(ctx, e)) {
+        for (uint32_t k = 0; k < ctx->gltf->tok[ch].size && !r; k++, e = ossa__json_next(ctx, e)) {
             char p[96];
             snprintf(p, sizeof p, "%s/children/%u", path, k);
             uint32_t c = 0;
@@ -247,7 +247,7 @@ static ossa_result parse_scenes(ossa__ctx *ctx, ossa__doc *doc) {
         int32_t arr;
         if ((r = ossa__json_get_array(ctx, items[i], path, "nodes", &arr)) || arr < 0) continue;
         int32_t e = ossa__json_first(ctx, arr);
-        for (uint32_t k = 0; k < ctx->tok[arr].size && !r; k++, e = ossa__json_next(ctx, e)) {
+        for (uint32_t k = 0; k < ctx->gltf->tok[arr].size && !r; k++, e = ossa__json_next(ctx, e)) {
             char p[96];
             snprintf(p, sizeof p, "%s/nodes/%u", path, k);
             uint32_t n = 0;
@@ -297,7 +297,7 @@ static ossa_result parse_meshes(ossa__ctx *ctx, ossa__doc *doc) {
                 break;
             }
             if ((r = ossa__json_get_array(ctx, m->primitives[p], pp, "targets", &targets))) break;
-            uint32_t tc = targets < 0 ? 0 : ctx->tok[targets].size;
+            uint32_t tc = targets < 0 ? 0 : ctx->gltf->tok[targets].size;
             if (p == 0) m->target_count = tc;
             else if (tc != m->target_count)
                 r = ossa__fail(ctx, OSSA_ERROR_INVALID_DATA, pp, "%u morph targets, primitive 0 has %u", tc, m->target_count);
@@ -341,11 +341,11 @@ static ossa_result parse_skins(ossa__ctx *ctx, ossa__doc *doc) {
         if ((r = ossa__json_get_index(ctx, items[i], path, "skeleton", false, doc->node_count, "nodes", &s->root))) break;
         int32_t arr;
         if ((r = ossa__json_get_array(ctx, items[i], path, "joints", &arr))) break;
-        if (arr < 0 || ctx->tok[arr].size == 0) {
+        if (arr < 0 || ctx->gltf->tok[arr].size == 0) {
             r = ossa__fail(ctx, OSSA_ERROR_INVALID_DATA, path, "skin has no joints");
             break;
         }
-        s->joint_count = ctx->tok[arr].size;
+        s->joint_count = ctx->gltf->tok[arr].size;
         s->joints = ossa__ctx_alloc(ctx, s->joint_count, sizeof *s->joints);
         if (!s->joints) {
             r = ctx->failed;
@@ -367,11 +367,11 @@ static ossa_result parse_skins(ossa__ctx *ctx, ossa__doc *doc) {
             if (s->joints[k] < doc->node_count) seen[s->joints[k]] = 0;
         if (r) break;
         int32_t ibm;
-        if ((r = ossa__json_get_index(ctx, items[i], path, "inverseBindMatrices", false, ctx->accessor_count, "accessors",
+        if ((r = ossa__json_get_index(ctx, items[i], path, "inverseBindMatrices", false, ctx->gltf->accessor_count, "accessors",
                                       &ibm)))
             break;
         if (ibm >= 0) {
-            const ossa__accessor *a = &ctx->accessors[ibm];
+            const ossa__accessor *a = &ctx->gltf->accessors[ibm];
             char ap[96];
             snprintf(ap, sizeof ap, "%s/inverseBindMatrices", path);
             if (a->components != 16 || a->columns != 4 || a->component_type != 5126) {
@@ -432,9 +432,9 @@ static ossa_result read_attr(ossa__ctx *ctx, int32_t attrs, const char *path, co
     *out = NULL;
     if (acc) *acc = -1;
     int32_t idx;
-    ossa_result r = ossa__json_get_index(ctx, attrs, path, name, false, ctx->accessor_count, "accessors", &idx);
+    ossa_result r = ossa__json_get_index(ctx, attrs, path, name, false, ctx->gltf->accessor_count, "accessors", &idx);
     if (r || idx < 0) return r;
-    const ossa__accessor *a = &ctx->accessors[idx];
+    const ossa__accessor *a = &ctx->gltf->accessors[idx];
     char p[160];
     snprintf(p, sizeof p, "%s/%s", path, name);
     if (a->components != comps || a->columns != 1)
@@ -475,7 +475,7 @@ static ossa_result build_primitive(ossa__ctx *ctx, const ossa__doc *doc, ossa_as
         goto done;
     }
     b.f[b.nf++] = d->positions;
-    uint32_t nv = ctx->accessors[pos_acc].count;
+    uint32_t nv = ctx->gltf->accessors[pos_acc].count;
     d->vertex_count = nv;
     if ((r = read_attr(ctx, attrs, apath, "NORMAL", 3, nv, NULL, &d->normals))) goto done;
     if (d->normals) {
@@ -503,9 +503,9 @@ static ossa_result build_primitive(ossa__ctx *ctx, const ossa__doc *doc, ossa_as
 
     /* indices */
     int32_t ia;
-    if ((r = ossa__json_get_index(ctx, ptok, path, "indices", false, ctx->accessor_count, "accessors", &ia))) goto done;
+    if ((r = ossa__json_get_index(ctx, ptok, path, "indices", false, ctx->gltf->accessor_count, "accessors", &ia))) goto done;
     if (ia >= 0) {
-        const ossa__accessor *a = &ctx->accessors[ia];
+        const ossa__accessor *a = &ctx->gltf->accessors[ia];
         char ip[128];
         snprintf(ip, sizeof ip, "%s/indices", path);
         if (a->components != 1) {
@@ -542,8 +542,8 @@ static ossa_result build_primitive(ossa__ctx *ctx, const ossa__doc *doc, ossa_as
         snprintf(jn, sizeof jn, "JOINTS_%u", s);
         snprintf(wn, sizeof wn, "WEIGHTS_%u", s);
         int32_t ja, wa;
-        if ((r = ossa__json_get_index(ctx, attrs, apath, jn, false, ctx->accessor_count, "accessors", &ja))) goto done;
-        if ((r = ossa__json_get_index(ctx, attrs, apath, wn, false, ctx->accessor_count, "accessors", &wa))) goto done;
+        if ((r = ossa__json_get_index(ctx, attrs, apath, jn, false, ctx->gltf->accessor_count, "accessors", &ja))) goto done;
+        if ((r = ossa__json_get_index(ctx, attrs, apath, wn, false, ctx->gltf->accessor_count, "accessors", &wa))) goto done;
         if (ja < 0 && wa < 0) break;
         if (ja < 0 || wa < 0) {
             ossa__warn(ctx, apath, "%s without %s; influence set %u ignored", ja < 0 ? wn : jn, ja < 0 ? jn : wn, s);
@@ -552,7 +552,7 @@ static ossa_result build_primitive(ossa__ctx *ctx, const ossa__doc *doc, ossa_as
         char jp[160], wp[160];
         snprintf(jp, sizeof jp, "%s/%s", apath, jn);
         snprintf(wp, sizeof wp, "%s/%s", apath, wn);
-        const ossa__accessor *A = &ctx->accessors[ja], *W = &ctx->accessors[wa];
+        const ossa__accessor *A = &ctx->gltf->accessors[ja], *W = &ctx->gltf->accessors[wa];
         if (A->components != 4 || A->columns != 1 || (A->component_type != 5121 && A->component_type != 5123)) {
             r = ossa__fail(ctx, OSSA_ERROR_INVALID_DATA, jp, "accessor %d must be VEC4 of UNSIGNED_BYTE or UNSIGNED_SHORT", ja);
             goto done;
@@ -647,7 +647,7 @@ static ossa_result build_primitive(ossa__ctx *ctx, const ossa__doc *doc, ossa_as
         for (uint32_t k = 0; k < md->target_count; k++, t = ossa__json_next(ctx, t)) {
             char tp[128];
             snprintf(tp, sizeof tp, "%s/targets/%u", path, k);
-            if (ctx->tok[t].type != OSSA__J_OBJECT) {
+            if (ctx->gltf->tok[t].type != OSSA__J_OBJECT) {
                 r = ossa__fail(ctx, OSSA_ERROR_INVALID_DATA, tp, "expected an object");
                 goto done;
             }
@@ -775,7 +775,9 @@ static ossa_result load_memory(ossa__ctx *ctx, const void *data, size_t size, co
 static ossa_result load_path(const char *path, const ossa_load_options *options, const ossa_skeleton *bind_to,
                              ossa_asset **out, ossa_diagnostic *diag) {
     ossa__ctx ctx;
+    ossa__gltf_doc doc;
     ossa__ctx_init(&ctx, options, diag);
+    ossa__gltf_attach(&ctx, &doc, options);
     /* base dir = the file's directory (options->base_dir is for memory loads) */
     char dir[1024];
     const char *slash = strrchr(path, '/');
@@ -788,7 +790,7 @@ static ossa_result load_path(const char *path, const ossa_load_options *options,
     } else {
         strcpy(dir, ".");
     }
-    ctx.base_dir = dir;
+    ctx.gltf->base_dir = dir;
     uint8_t *bytes = NULL;
     size_t size = 0;
     bool mapped = false;
@@ -815,7 +817,9 @@ ossa_result ossa_gltf_load_memory(const void *data, size_t size, const ossa_load
     *out = NULL;
     if (!data || !size) return OSSA_ERROR_INVALID_ARGUMENT;
     ossa__ctx ctx;
+    ossa__gltf_doc doc;
     ossa__ctx_init(&ctx, options, diag);
+    ossa__gltf_attach(&ctx, &doc, options);
     ossa_result r = load_memory(&ctx, data, size, options, NULL, out);
     ossa__ctx_done(&ctx);
     return r;

@@ -7,25 +7,7 @@
 
 #include "core/alloc.h"
 
-#define DEFAULT_LIMIT ((size_t)1 << 30)
 #define TABLE_CAP ((size_t)256 << 20) /* frame-index tables beyond this fall back to binary search */
-
-void ossa__ctx_init(ossa__ctx *ctx, const ossa_load_options *options, ossa_diagnostic *diag) {
-    memset(ctx, 0, sizeof *ctx);
-    ctx->allocator = ossa__allocator_resolve(options ? options->allocator : NULL);
-    ctx->limit = options && options->max_allocation ? options->max_allocation : DEFAULT_LIMIT;
-    ctx->diag = diag;
-    ctx->base_dir = options ? options->base_dir : NULL;
-    if (diag) memset(diag, 0, sizeof *diag);
-}
-
-void ossa__ctx_done(ossa__ctx *ctx) {
-    ossa__ctx_release(ctx);
-    for (uint32_t i = 0; i < ctx->warning_count; i++) ctx->allocator.free(ctx->warnings[i], ctx->allocator.user);
-    if (ctx->warnings) ctx->allocator.free(ctx->warnings, ctx->allocator.user);
-    ctx->warnings = NULL;
-    ctx->warning_count = 0;
-}
 
 static ossa_result oom(ossa__ctx *ctx) { return ossa__fail(ctx, OSSA_ERROR_OUT_OF_MEMORY, "", "out of memory"); }
 

@@ -11,7 +11,7 @@
  *   - warnings moved onto the asset (truncated at OSSA__MAX_WARNINGS, "further
  *     warnings suppressed" last).
  * Every byte the asset keeps is reserved against options->max_allocation through
- * the load context (ossa__ctx, context.c): the running total includes temporaries.
+ * the load context (ossa__ctx, context.h): the running total includes temporaries.
  *
  * Material hook: an importer that parses materials fills them on the asset after
  * ossa__builder_begin and before ossa__builder_finish (the builder frees what
@@ -19,7 +19,7 @@
 #ifndef OSSA_IMPORT_ASSET_BUILDER_H
 #define OSSA_IMPORT_ASSET_BUILDER_H
 
-#include "import/gltf_internal.h"
+#include "import/context.h"
 
 /* One source node (glTF node, aiNode, ...). The importer owns the strings. */
 typedef struct ossa__node {
@@ -31,11 +31,6 @@ typedef struct ossa__node {
     uint32_t weight_count;   /* node morph weights (override mesh weights), glTF only */
     float *weights;
 } ossa__node;
-
-/* Load context life cycle shared by importers: allocator, max_allocation (0 = 1 GiB),
- * diagnostic (cleared). ossa__ctx_done frees what the context still holds. */
-void ossa__ctx_init(ossa__ctx *ctx, const ossa_load_options *options, ossa_diagnostic *diag);
-void ossa__ctx_done(ossa__ctx *ctx);
 
 /* Allocates the (empty) asset from the budget. */
 ossa_result ossa__builder_begin(ossa__ctx *ctx, const ossa_allocator *allocator, int32_t scene, ossa_asset **asset);

@@ -223,7 +223,7 @@ static uint32_t rd32(const uint8_t *p) {
 
 ossa_result ossa__container_open(ossa__ctx *ctx, const uint8_t *data, size_t size) {
     if (size >= 4 && !memcmp(data, "glTF", 4)) {
-        ctx->is_glb = true;
+        ctx->gltf->is_glb = true;
         if (size < 20) return ossa__fail(ctx, OSSA_ERROR_PARSE, "", "GLB: %zu bytes is shorter than a header and a chunk", size);
         uint32_t version = rd32(data + 4), length = rd32(data + 8);
         if (version != 2) return ossa__fail(ctx, OSSA_ERROR_UNSUPPORTED, "", "GLB: container version %u (expected 2)", version);
@@ -247,12 +247,12 @@ ossa_result ossa__container_open(ossa__ctx *ctx, const uint8_t *data, size_t siz
                 return ossa__fail(ctx, OSSA_ERROR_PARSE, "", "GLB: first chunk is not JSON (type 0x%08X)", ctype);
             if (clen % 4) ossa__warn(ctx, "", "GLB: chunk %u length %u is not a multiple of 4", chunk, clen);
             if (chunk == 0) {
-                ctx->json = (const char *)data + pos;
-                ctx->json_size = clen;
+                ctx->gltf->json = (const char *)data + pos;
+                ctx->gltf->json_size = clen;
             } else if (ctype == 0x004E4942u) {
                 if (chunk != 1) return ossa__fail(ctx, OSSA_ERROR_PARSE, "", "GLB: BIN chunk must be the second chunk");
-                ctx->glb_bin = data + pos;
-                ctx->glb_bin_size = clen;
+                ctx->gltf->glb_bin = data + pos;
+                ctx->gltf->glb_bin_size = clen;
             } else if (ctype == 0x4E4F534Au) {
                 return ossa__fail(ctx, OSSA_ERROR_PARSE, "", "GLB: more than one JSON chunk");
             }
@@ -261,12 +261,12 @@ ossa_result ossa__container_open(ossa__ctx *ctx, const uint8_t *data, size_t siz
         }
         return OSSA_OK;
     }
-    ctx->json = (const char *)data;
-    ctx->json_size = size;
+    ctx->gltf->json = (const char *)data;
+    ctx->gltf->json_size = size;
     if (size >= 3 && !memcmp(data, "\xEF\xBB\xBF", 3)) {
         ossa__warn(ctx, "", "JSON starts with a UTF-8 byte order mark; ignored");
-        ctx->json += 3;
-        ctx->json_size -= 3;
+        ctx->gltf->json += 3;
+        ctx->gltf->json_size -= 3;
     }
     return OSSA_OK;
 }
@@ -306,11 +306,11 @@ static ossa_result load_external(ossa__ctx *ctx, ossa__buffer *b, const char *ur
     char rel[1024];
     if (!ossa__uri_decode(uri, rel, sizeof rel))
         return ossa__fail(ctx, OSSA_ERROR_INVALID_DATA, path, "malformed URI '%s'", uri);
-    if (!ctx->base_dir)
+    if (!ctx->gltf->base_dir)
         return ossa__fail(ctx, OSSA_ERROR_IO, path, "external buffer '%s' needs options->base_dir when loading from memory", rel);
     char full[2048];
-    int n = snprintf(full, sizeof full, "%s%s%s", ctx->base_dir,
-                     (ctx->base_dir[0] && ctx->base_dir[strlen(ctx->base_dir) - 1] != '/') ? "/" : "", rel);
+    int n = snprintf(full, sizeof full, "%s%s%s", ctx->gltf->base_dir,
+                     (ctx->gltf->base_dir[0] && ctx->gltf->base_dir[strlen(ctx->gltf->base_dir) - 1] != '/') ? "/" : "", rel);
     if (n < 0 || (size_t)n >= sizeof full) return ossa__fail(ctx, OSSA_ERROR_IO, path, "buffer path too long");
     uint8_t *d = NULL;
     size_t size = 0;
@@ -333,17 +333,17 @@ ossa_result ossa__buffers_load(ossa__ctx *ctx) {
     ossa_result r = ossa__json_object_array(ctx, 0, "", "buffers", &count, &items);
     if (r) return r;
     if (!count) return OSSA_OK;
-    ctx->buffers = ossa__ctx_alloc(ctx, count, sizeof *ctx->buffers);
-    if (!ctx->buffers) {
+    ctx->gltf->buffers = ossa__ctx_alloc(ctx, count, sizeof *ctx->gltf->buffers);
+    if (!ctx->gltf->buffers) {
         ossa__ctx_free(ctx, items);
         return ctx->failed;
     }
-    ctx->buffer_count = count;
+    ctx->gltf->buffer_count = count;
     ossa_diagnostic *real_diag = ctx->diag;
     for (uint32_t i = 0; i < count && !r; i++) {
         char path[64];
         snprintf(path, sizeof path, "/buffers/%u", i);
-        ossa__buffer *b = &ctx->buffers[i];
+        ossa__buffer *b = &ctx->gltf->buffers[i];
         OSSA__STAGE(ctx, "/buffers/%u", i);
         /* A buffer ossa cannot load (no uri outside a GLB, a data: URI that is not base64,
          * a URI scheme) is an error only when an accessor ossa reads uses it: the glTF
@@ -389,9 +389,9 @@ static ossa_result resolve_buffer(ossa__ctx *ctx, int32_t item, uint32_t i, cons
         int32_t ut = ossa__json_find(ctx, item, "uri");
         const char *raw = NULL;
         size_t raw_len = 0;
-        if (ut >= 0 && ctx->tok[ut].type == OSSA__J_STRING) {
-            raw = ctx->json + ctx->tok[ut].start;
-            raw_len = ctx->tok[ut].end - ctx->tok[ut].start;
+        if (ut >= 0 && ctx->gltf->tok[ut].type == OSSA__J_STRING) {
+            raw = ctx->gltf->json + ctx->gltf->tok[ut].start;
+            raw_len = ctx->gltf->tok[ut].end - ctx->gltf->tok[ut].start;
         }
         if (raw && raw_len >= 5 && !memcmp(raw, "data:", 5) && !memchr(raw, '\\', raw_len)) {
             /* no escapes: decode straight from the JSON text (no copy of a large URI) */
@@ -409,13 +409,13 @@ static ossa_result resolve_buffer(ossa__ctx *ctx, int32_t item, uint32_t i, cons
             if (r) return r;
         }
         if (!uri) {
-            if (!(ctx->is_glb && i == 0))
+            if (!(ctx->gltf->is_glb && i == 0))
                 *deferrable = true, r = ossa__fail(ctx, OSSA_ERROR_INVALID_DATA, path, "buffer has no uri and is not the GLB-stored buffer");
-            else if (!ctx->glb_bin)
+            else if (!ctx->gltf->glb_bin)
                 r = ossa__fail(ctx, OSSA_ERROR_INVALID_DATA, path, "GLB has no BIN chunk for this buffer");
             else {
-                b->data = ctx->glb_bin;
-                b->size = ctx->glb_bin_size;
+                b->data = ctx->gltf->glb_bin;
+                b->size = ctx->gltf->glb_bin_size;
                 if (b->size > b->declared + 3)
                     ossa__warn(ctx, path, "BIN chunk has %zu bytes, byteLength is %zu", b->size, b->declared);
             }
@@ -431,4 +431,50 @@ static ossa_result resolve_buffer(ossa__ctx *ctx, int32_t item, uint32_t i, cons
         if (!r) b->size = b->declared;
     }
     return r;
+}
+
+/* ---- the document in the load context ---- */
+
+ossa_result ossa__buffer_usable(ossa__ctx *ctx, uint32_t b) {
+    const ossa__buffer *buf = &ctx->gltf->buffers[b];
+    return buf->deferred ? ossa__fail_again(ctx, buf->deferred, buf->deferred_diag) : OSSA_OK;
+}
+
+static void gltf_release(ossa__ctx *ctx) {
+    ctx->gltf->releasing = true; /* the buffers themselves now */
+    for (uint32_t i = 0; i < ctx->gltf->buffer_count; i++) {
+        ossa__ctx_free(ctx, ctx->gltf->buffers[i].owned);
+        ossa__release_file(ctx, ctx->gltf->buffers[i].mapped, ctx->gltf->buffers[i].mapped_size, true);
+        ossa__ctx_free(ctx, ctx->gltf->buffers[i].deferred_diag);
+    }
+    ossa__buffer *buffers = ctx->gltf->buffers;
+    ctx->gltf->buffers = NULL;
+    ctx->gltf->buffer_count = 0;
+    ossa__ctx_free(ctx, buffers);
+    ossa__ctx_free(ctx, ctx->gltf->views);
+    ossa__ctx_free(ctx, ctx->gltf->accessors);
+    ossa__ctx_free(ctx, ctx->gltf->tok);
+    ctx->gltf->buffers = NULL;
+    ctx->gltf->views = NULL;
+    ctx->gltf->accessors = NULL;
+    ctx->gltf->tok = NULL;
+    ctx->gltf->buffer_count = ctx->gltf->view_count = ctx->gltf->accessor_count = ctx->gltf->tok_count = 0;
+    ctx->gltf->releasing = false;
+}
+
+/* Accessor data read in place points into a buffer: not freed on its own. */
+static bool gltf_borrowed(const ossa__ctx *ctx, const void *ptr) {
+    for (uint32_t i = 0; i < ctx->gltf->buffer_count && !ctx->gltf->releasing; i++) {
+        const ossa__buffer *b = &ctx->gltf->buffers[i];
+        if (b->data && (const uint8_t *)ptr >= b->data && (const uint8_t *)ptr < b->data + b->size) return true;
+    }
+    return false;
+}
+
+void ossa__gltf_attach(ossa__ctx *ctx, ossa__gltf_doc *doc, const ossa_load_options *options) {
+    memset(doc, 0, sizeof *doc);
+    doc->base_dir = options ? options->base_dir : NULL;
+    ctx->gltf = doc;
+    ctx->borrowed = gltf_borrowed;
+    ctx->release = gltf_release;
 }

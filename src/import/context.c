@@ -1,6 +1,6 @@
-/* Load context of the glTF importer: budgeted allocation (options->max_allocation),
- * the first error with its JSON place, and warnings. */
-#include "import/gltf_internal.h"
+/* The load context shared by the importers (context.h): budgeted allocation
+ * (options->max_allocation), the first error with its place, and warnings. */
+#include "import/context.h"
 
 #include <math.h>
 #include <stdio.h>
@@ -10,8 +10,25 @@
 
 /* Every allocation carries a 16-byte header with its size so frees return budget. */
 #define HDR 16u
+#define DEFAULT_LIMIT ((size_t)1 << 30)
 
 static void *ctx_alloc(ossa__ctx *ctx, size_t count, size_t size, bool zero);
+
+void ossa__ctx_init(ossa__ctx *ctx, const ossa_load_options *options, ossa_diagnostic *diag) {
+    memset(ctx, 0, sizeof *ctx);
+    ctx->allocator = ossa__allocator_resolve(options ? options->allocator : NULL);
+    ctx->limit = options && options->max_allocation ? options->max_allocation : DEFAULT_LIMIT;
+    ctx->diag = diag;
+    if (diag) memset(diag, 0, sizeof *diag);
+}
+
+void ossa__ctx_done(ossa__ctx *ctx) {
+    ossa__ctx_release(ctx);
+    for (uint32_t i = 0; i < ctx->warning_count; i++) ctx->allocator.free(ctx->warnings[i], ctx->allocator.user);
+    if (ctx->warnings) ctx->allocator.free(ctx->warnings, ctx->allocator.user);
+    ctx->warnings = NULL;
+    ctx->warning_count = 0;
+}
 
 static const char *stage_path(const ossa__ctx *ctx, char *buf, size_t size) {
     if (!ctx->stage) return "";
@@ -54,10 +71,7 @@ static void *ctx_alloc(ossa__ctx *ctx, size_t count, size_t size, bool zero) {
 
 void ossa__ctx_free(ossa__ctx *ctx, void *ptr) {
     if (!ptr) return;
-    for (uint32_t i = 0; i < ctx->buffer_count && !ctx->releasing; i++) { /* accessor data used in place */
-        const ossa__buffer *b = &ctx->buffers[i];
-        if (b->data && (const uint8_t *)ptr >= b->data && (const uint8_t *)ptr < b->data + b->size) return;
-    }
+    if (ctx->borrowed && ctx->borrowed(ctx, ptr)) return; /* e.g. accessor data used in place */
     uint8_t *p = (uint8_t *)ptr - HDR;
     size_t bytes;
     memcpy(&bytes, p, sizeof bytes);
@@ -164,31 +178,8 @@ ossa_result ossa__fail_again(ossa__ctx *ctx, ossa_result result, const ossa_diag
     return result;
 }
 
-ossa_result ossa__buffer_usable(ossa__ctx *ctx, uint32_t b) {
-    const ossa__buffer *buf = &ctx->buffers[b];
-    return buf->deferred ? ossa__fail_again(ctx, buf->deferred, buf->deferred_diag) : OSSA_OK;
-}
-
 void ossa__ctx_release(ossa__ctx *ctx) {
-    ctx->releasing = true; /* the buffers themselves now */
-    for (uint32_t i = 0; i < ctx->buffer_count; i++) {
-        ossa__ctx_free(ctx, ctx->buffers[i].owned);
-        ossa__release_file(ctx, ctx->buffers[i].mapped, ctx->buffers[i].mapped_size, true);
-        ossa__ctx_free(ctx, ctx->buffers[i].deferred_diag);
-    }
-    ossa__buffer *buffers = ctx->buffers;
-    ctx->buffers = NULL;
-    ctx->buffer_count = 0;
-    ossa__ctx_free(ctx, buffers);
-    ossa__ctx_free(ctx, ctx->views);
-    ossa__ctx_free(ctx, ctx->accessors);
-    ossa__ctx_free(ctx, ctx->tok);
-    ctx->buffers = NULL;
-    ctx->views = NULL;
-    ctx->accessors = NULL;
-    ctx->tok = NULL;
-    ctx->buffer_count = ctx->view_count = ctx->accessor_count = ctx->tok_count = 0;
-    ctx->releasing = false;
+    if (ctx->release) ctx->release(ctx);
 }
 
 double ossa__quat_normalize4(float q[4]) {

@@ -4,6 +4,7 @@
 #define OSSA_IMPORT_DOCUMENT_H
 
 #include "import/asset_builder.h"
+#include "import/gltf_internal.h"
 
 typedef struct ossa__mesh_doc {
     char *name;

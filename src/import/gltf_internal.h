@@ -3,17 +3,17 @@
  * Layers: json.c (jsmn tokens, subtree ends, typed getters that name the JSON
  * place on error), buffers.c (files, data: URIs, base64, percent-decoding, GLB
  * container), accessor.c (bufferViews and accessors, sparse, every read
- * bounds-checked), asset.c (document → skeleton, skins, meshes, clips). Every
- * temporary allocation goes through ossa__ctx_alloc, which enforces
- * options->max_allocation. Nothing here recurses over file data. */
+ * bounds-checked), asset.c (document → skeleton, skins, meshes, clips). The
+ * document state (ossa__gltf_doc) hangs off the shared load context (context.h:
+ * ossa__gltf_attach); every temporary allocation goes through ossa__ctx_alloc, which
+ * enforces options->max_allocation. Nothing here recurses over file data. */
 #ifndef OSSA_IMPORT_GLTF_INTERNAL_H
 #define OSSA_IMPORT_GLTF_INTERNAL_H
 
 #include <ossa/gltf.h>
 
-#include <stdarg.h>
+#include "import/context.h"
 
-#define OSSA__MAX_WARNINGS 256
 #define OSSA__JSON_MAX_DEPTH 128 /* glTF needs < 16; deeper JSON (even in extras) is a PARSE error */
 
 typedef enum ossa__jtype {
@@ -61,12 +61,7 @@ typedef struct ossa__accessor {
     int32_t sparse_tok;   /* token of the sparse object, or -1 */
 } ossa__accessor;
 
-typedef struct ossa__ctx {
-    ossa_allocator allocator; /* resolved */
-    size_t limit, used;
-    ossa_diagnostic *diag;
-    ossa_result failed;       /* first error (OK while none) */
-
+typedef struct ossa__gltf_doc {
     const char *json;
     size_t json_size;
     ossa__jtok *tok;
@@ -83,51 +78,14 @@ typedef struct ossa__ctx {
     ossa__view *views;
     uint32_t accessor_count;
     ossa__accessor *accessors;
+    bool releasing; /* ossa__gltf_release: buffers are being freed themselves */
+} ossa__gltf_doc;
 
-    uint32_t warning_count;
-    char **warnings;
-    bool warnings_truncated;
-
-    /* what is being loaded, for LIMIT diagnostics: a JSON pointer format with one %u
-     * ("/accessors/%u") and its index; NULL = the document itself. Formatted only on failure. */
-    const char *stage;
-    uint32_t stage_index;
-    bool releasing; /* ossa__ctx_release: buffers are being freed themselves */
-} ossa__ctx;
-
-#define OSSA__STAGE(ctx, fmt, index) ((ctx)->stage = (fmt), (ctx)->stage_index = (uint32_t)(index))
-
-/* ---- context: budgeted allocation, errors, warnings ---- */
-void *ossa__ctx_alloc(ossa__ctx *ctx, size_t count, size_t size); /* zeroed; sets LIMIT/OOM error */
-/* Same without zeroing (large byte buffers that are filled right away). */
-void *ossa__ctx_alloc_raw(ossa__ctx *ctx, size_t count, size_t size);
-void ossa__ctx_free(ossa__ctx *ctx, void *ptr); /* NULL and pointers into buffers (accessor views): no-op */
-/* Reserves bytes from the budget without allocating (runtime objects built elsewhere). */
-bool ossa__ctx_reserve(ossa__ctx *ctx, size_t bytes);
-/* Records the first error: path is a JSON pointer ("/accessors/3"); the message is
- * prefixed with the dotted place ("accessors[3]: "). Returns result. */
-ossa_result ossa__fail(ossa__ctx *ctx, ossa_result result, const char *path, const char *fmt, ...)
-#if defined(__GNUC__)
-    __attribute__((format(printf, 4, 5)))
-#endif
-    ;
-void ossa__warn(ossa__ctx *ctx, const char *path, const char *fmt, ...)
-#if defined(__GNUC__)
-    __attribute__((format(printf, 3, 4)))
-#endif
-    ;
-/* "/a/3/b" → "a[3].b" into out. */
-void ossa__path_to_place(const char *path, char *out, size_t size);
-void ossa__ctx_release(ossa__ctx *ctx); /* frees buffers, tokens, tables (not warnings) */
-/* Fails with a diagnostic recorded earlier (a deferred error, now that it matters). */
-ossa_result ossa__fail_again(ossa__ctx *ctx, ossa_result result, const ossa_diagnostic *diag);
+/* ---- the document in the load context (context.h) ---- */
+/* Points ctx at doc (zeroed; base_dir from options) and installs the glTF hooks. */
+void ossa__gltf_attach(ossa__ctx *ctx, ossa__gltf_doc *doc, const ossa_load_options *options);
 /* The error of buffer b when it was not loaded (see ossa__buffer.deferred), else OK. */
 ossa_result ossa__buffer_usable(ossa__ctx *ctx, uint32_t b);
-
-/* Normalises q in place in double precision after scaling by its largest component
- * (huge and tiny keys stay exact); zero or non-finite gives identity. Returns the
- * original length (0 for zero/non-finite). */
-double ossa__quat_normalize4(float q[4]);
 
 /* ---- json.c ---- */
 /* Tokenises ctx->json (must be one top-level object). */

@@ -16,9 +16,9 @@
 #include <jsmn.h>
 
 ossa_result ossa__json_parse(ossa__ctx *ctx) {
-    if (ctx->json_size == 0) return ossa__fail(ctx, OSSA_ERROR_PARSE, "", "JSON: empty document");
-    if (ctx->json_size >= (size_t)INT32_MAX)
-        return ossa__fail(ctx, OSSA_ERROR_LIMIT, "", "JSON: %zu bytes is too large", ctx->json_size);
+    if (ctx->gltf->json_size == 0) return ossa__fail(ctx, OSSA_ERROR_PARSE, "", "JSON: empty document");
+    if (ctx->gltf->json_size >= (size_t)INT32_MAX)
+        return ossa__fail(ctx, OSSA_ERROR_LIMIT, "", "JSON: %zu bytes is too large", ctx->gltf->json_size);
     jsmn_parser p;
     /* Token bound without a counting pass: every token but the first follows one of
      * , : [ { (commas inside strings only over-count). Large embedded base64 strings
@@ -26,16 +26,16 @@ ossa_result ossa__json_parse(ossa__ctx *ctx) {
      * does not fit a quarter of the budget, jsmn counts exactly first. */
     size_t bound = 1;
     uint32_t depth = 0;
-    const char *js = ctx->json;
-    for (size_t i = 0; i < ctx->json_size; i++) {
+    const char *js = ctx->gltf->json;
+    for (size_t i = 0; i < ctx->gltf->json_size; i++) {
         char c = js[i];
         bound += c == ',' || c == ':' || c == '[' || c == '{';
         if (c == '"') {
             /* skip the string: the next quote not preceded by an odd run of backslashes */
             for (;;) {
-                const char *q = memchr(js + i + 1, '"', ctx->json_size - i - 1);
+                const char *q = memchr(js + i + 1, '"', ctx->gltf->json_size - i - 1);
                 if (!q) {
-                    i = ctx->json_size;
+                    i = ctx->gltf->json_size;
                     break;
                 }
                 size_t k = (size_t)(q - js), bs = 0;
@@ -55,7 +55,7 @@ ossa_result ossa__json_parse(ossa__ctx *ctx) {
     int n;
     if (bound > (size_t)INT32_MAX || bound * sizeof(jsmntok_t) > (ctx->limit - ctx->used) / 4) {
         jsmn_init(&p);
-        n = jsmn_parse(&p, ctx->json, ctx->json_size, NULL, 0);
+        n = jsmn_parse(&p, ctx->gltf->json, ctx->gltf->json_size, NULL, 0);
         if (n < 0)
             return ossa__fail(ctx, OSSA_ERROR_PARSE, "", "JSON: %s near byte %u",
                               n == JSMN_ERROR_PART ? "truncated document" : "invalid syntax", p.pos);
@@ -65,7 +65,7 @@ ossa_result ossa__json_parse(ossa__ctx *ctx) {
     jsmntok_t *jt = ossa__ctx_alloc_raw(ctx, bound, sizeof *jt);
     if (!jt) return ctx->failed;
     jsmn_init(&p);
-    n = jsmn_parse(&p, ctx->json, ctx->json_size, jt, (unsigned)bound);
+    n = jsmn_parse(&p, ctx->gltf->json, ctx->gltf->json_size, jt, (unsigned)bound);
     if (n <= 0) {
         ossa__ctx_free(ctx, jt);
         if (n == 0) return ossa__fail(ctx, OSSA_ERROR_PARSE, "", "JSON: no value");
@@ -81,7 +81,7 @@ ossa_result ossa__json_parse(ossa__ctx *ctx) {
     uint32_t count = (uint32_t)n;
     for (uint32_t i = 0; i < count; i++) {
         const jsmntok_t *s = &jt[i];
-        if (s->start < 0 || s->end < s->start || s->size < 0 || (size_t)s->end > ctx->json_size) {
+        if (s->start < 0 || s->end < s->start || s->size < 0 || (size_t)s->end > ctx->gltf->json_size) {
             int at = s->start; /* read before the token array is freed */
             ossa__ctx_free(ctx, jt);
             ossa__ctx_free(ctx, t);
@@ -124,8 +124,8 @@ ossa_result ossa__json_parse(ossa__ctx *ctx) {
             return ossa__fail(ctx, OSSA_ERROR_PARSE, "", "JSON: malformed structure near byte %u", at);
         }
     }
-    ctx->tok = t;
-    ctx->tok_count = count;
+    ctx->gltf->tok = t;
+    ctx->gltf->tok_count = count;
     if (t[0].type != OSSA__J_OBJECT) return ossa__fail(ctx, OSSA_ERROR_PARSE, "", "JSON: top level is not an object");
     if (t[0].next != count) return ossa__fail(ctx, OSSA_ERROR_PARSE, "", "JSON: trailing data after the top-level object");
     return OSSA_OK;
@@ -133,28 +133,28 @@ ossa_result ossa__json_parse(ossa__ctx *ctx) {
 
 bool ossa__json_eq(const ossa__ctx *ctx, int32_t tok, const char *s) {
     if (tok < 0) return false;
-    const ossa__jtok *t = &ctx->tok[tok];
+    const ossa__jtok *t = &ctx->gltf->tok[tok];
     if (t->type != OSSA__J_STRING) return false;
     size_t n = strlen(s);
-    return t->end - t->start == n && memcmp(ctx->json + t->start, s, n) == 0;
+    return t->end - t->start == n && memcmp(ctx->gltf->json + t->start, s, n) == 0;
 }
 
 int32_t ossa__json_find(const ossa__ctx *ctx, int32_t obj, const char *key) {
-    if (obj < 0 || ctx->tok[obj].type != OSSA__J_OBJECT) return -1;
+    if (obj < 0 || ctx->gltf->tok[obj].type != OSSA__J_OBJECT) return -1;
     uint32_t k = (uint32_t)obj + 1;
-    for (uint32_t c = 0; c < ctx->tok[obj].size; c++) {
+    for (uint32_t c = 0; c < ctx->gltf->tok[obj].size; c++) {
         if (ossa__json_eq(ctx, (int32_t)k, key)) return (int32_t)k + 1;
-        k = ctx->tok[k].next;
+        k = ctx->gltf->tok[k].next;
     }
     return -1;
 }
 
 int32_t ossa__json_first(const ossa__ctx *ctx, int32_t container) {
-    if (container < 0 || ctx->tok[container].size == 0) return -1;
+    if (container < 0 || ctx->gltf->tok[container].size == 0) return -1;
     return container + 1;
 }
 
-int32_t ossa__json_next(const ossa__ctx *ctx, int32_t tok) { return (int32_t)ctx->tok[tok].next; }
+int32_t ossa__json_next(const ossa__ctx *ctx, int32_t tok) { return (int32_t)ctx->gltf->tok[tok].next; }
 
 static const char *type_name(ossa__jtype t) {
     switch (t) {
@@ -171,10 +171,10 @@ static void sub(char *out, size_t size, const char *path, const char *key) {
 }
 
 ossa_result ossa__json_number(ossa__ctx *ctx, int32_t tok, const char *path, double *out) {
-    const ossa__jtok *t = &ctx->tok[tok];
+    const ossa__jtok *t = &ctx->gltf->tok[tok];
     char buf[64];
     size_t n = t->end - t->start;
-    const char *s = ctx->json + t->start;
+    const char *s = ctx->gltf->json + t->start;
     if (t->type != OSSA__J_PRIMITIVE || n == 0 || n >= sizeof buf || !(s[0] == '-' || (s[0] >= '0' && s[0] <= '9')))
         return ossa__fail(ctx, OSSA_ERROR_INVALID_DATA, path, "expected a number, found %s",
                           t->type == OSSA__J_PRIMITIVE ? "true/false/null" : type_name(t->type));
@@ -189,10 +189,10 @@ ossa_result ossa__json_number(ossa__ctx *ctx, int32_t tok, const char *path, dou
 
 /* ossa__json_number without the diagnostic: false where it would fail. */
 static bool number_quiet(const ossa__ctx *ctx, int32_t tok, double *out) {
-    const ossa__jtok *t = &ctx->tok[tok];
+    const ossa__jtok *t = &ctx->gltf->tok[tok];
     char buf[64];
     size_t n = t->end - t->start;
-    const char *s = ctx->json + t->start;
+    const char *s = ctx->gltf->json + t->start;
     if (t->type == OSSA__J_PRIMITIVE && n > 0 && n <= 15 && (s[0] != '0' || n == 1)) {
         /* plain non-negative integers (indices, counts): exact without strtod */
         uint64_t v = 0;
@@ -258,10 +258,10 @@ ossa_result ossa__json_get_bool(ossa__ctx *ctx, int32_t obj, const char *path, c
     if (v < 0) return OSSA_OK;
     char p[160];
     sub(p, sizeof p, path, key);
-    const ossa__jtok *t = &ctx->tok[v];
+    const ossa__jtok *t = &ctx->gltf->tok[v];
     size_t n = t->end - t->start;
-    if (t->type == OSSA__J_PRIMITIVE && n == 4 && !memcmp(ctx->json + t->start, "true", 4)) *out = true;
-    else if (t->type == OSSA__J_PRIMITIVE && n == 5 && !memcmp(ctx->json + t->start, "false", 5)) *out = false;
+    if (t->type == OSSA__J_PRIMITIVE && n == 4 && !memcmp(ctx->gltf->json + t->start, "true", 4)) *out = true;
+    else if (t->type == OSSA__J_PRIMITIVE && n == 5 && !memcmp(ctx->gltf->json + t->start, "false", 5)) *out = false;
     else return ossa__fail(ctx, OSSA_ERROR_INVALID_DATA, p, "expected true or false");
     return OSSA_OK;
 }
@@ -273,7 +273,7 @@ ossa_result ossa__json_get_floats(ossa__ctx *ctx, int32_t obj, const char *path,
     if (v < 0) return OSSA_OK;
     char p[160];
     sub(p, sizeof p, path, key);
-    if (ctx->tok[v].type != OSSA__J_ARRAY || ctx->tok[v].size != n)
+    if (ctx->gltf->tok[v].type != OSSA__J_ARRAY || ctx->gltf->tok[v].size != n)
         return ossa__fail(ctx, OSSA_ERROR_INVALID_DATA, p, "expected an array of %u numbers", n);
     int32_t e = ossa__json_first(ctx, v);
     for (uint32_t i = 0; i < n; i++, e = ossa__json_next(ctx, e)) {
@@ -296,11 +296,11 @@ static ossa_result get_typed(ossa__ctx *ctx, int32_t obj, const char *path, cons
     *out = -1;
     int32_t v = ossa__json_find(ctx, obj, key);
     if (v < 0) return OSSA_OK;
-    if (ctx->tok[v].type != type) {
+    if (ctx->gltf->tok[v].type != type) {
         char p[160];
         sub(p, sizeof p, path, key);
         return ossa__fail(ctx, OSSA_ERROR_INVALID_DATA, p, "expected %s, found %s", type_name(type),
-                          type_name(ctx->tok[v].type));
+                          type_name(ctx->gltf->tok[v].type));
     }
     *out = v;
     return OSSA_OK;
@@ -334,10 +334,10 @@ static bool hex4(const char *s, uint32_t *out) {
 
 ossa_result ossa__json_string_dup(ossa__ctx *ctx, int32_t tok, const char *path, char **out) {
     *out = NULL;
-    const ossa__jtok *t = &ctx->tok[tok];
+    const ossa__jtok *t = &ctx->gltf->tok[tok];
     if (t->type != OSSA__J_STRING) return ossa__fail(ctx, OSSA_ERROR_INVALID_DATA, path, "expected a string");
     size_t n = t->end - t->start;
-    const char *s = ctx->json + t->start;
+    const char *s = ctx->gltf->json + t->start;
     char *d = ossa__ctx_alloc_raw(ctx, n + 1, 1);
     if (!d) return ctx->failed;
     size_t o = 0;
@@ -407,8 +407,8 @@ ossa_result ossa__json_get_string(ossa__ctx *ctx, int32_t obj, const char *path,
     if (v < 0) return OSSA_OK;
     char p[160];
     sub(p, sizeof p, path, key);
-    if (ctx->tok[v].type != OSSA__J_STRING) {
-        ossa__warn(ctx, p, "expected a string, found %s; ignored", type_name(ctx->tok[v].type));
+    if (ctx->gltf->tok[v].type != OSSA__J_STRING) {
+        ossa__warn(ctx, p, "expected a string, found %s; ignored", type_name(ctx->gltf->tok[v].type));
         return OSSA_OK;
     }
     return ossa__json_string_dup(ctx, v, p, out);
@@ -421,18 +421,18 @@ ossa_result ossa__json_object_array(ossa__ctx *ctx, int32_t obj, const char *pat
     int32_t arr;
     ossa_result r = ossa__json_get_array(ctx, obj, path, key, &arr);
     if (r || arr < 0) return r;
-    uint32_t n = ctx->tok[arr].size;
+    uint32_t n = ctx->gltf->tok[arr].size;
     if (n == 0) return OSSA_OK;
     int32_t *it = ossa__ctx_alloc(ctx, n, sizeof *it);
     if (!it) return ctx->failed;
     int32_t e = ossa__json_first(ctx, arr);
     for (uint32_t i = 0; i < n; i++, e = ossa__json_next(ctx, e)) {
-        if (ctx->tok[e].type != OSSA__J_OBJECT) {
+        if (ctx->gltf->tok[e].type != OSSA__J_OBJECT) {
             ossa__ctx_free(ctx, it);
             char p[176];
             snprintf(p, sizeof p, "%s/%s/%u", path, key, i);
             return ossa__fail(ctx, OSSA_ERROR_INVALID_DATA, p, "expected an object, found %s",
-                              type_name(ctx->tok[e].type));
+                              type_name(ctx->gltf->tok[e].type));
         }
         it[i] = e;
     }

@@ -22,13 +22,13 @@ static bool soft_uint_as(ossa__ctx *ctx, int32_t obj, const char *path, const ch
                          uint32_t max, uint32_t *out) {
     int32_t t = obj >= 0 ? ossa__json_find(ctx, obj, key) : -1;
     if (t < 0) return false;
-    const ossa__jtok *k = &ctx->tok[t];
+    const ossa__jtok *k = &ctx->gltf->tok[t];
     char buf[32];
     size_t n = k->end - k->start;
     bool ok = k->type == OSSA__J_PRIMITIVE && n > 0 && n < sizeof buf;
     double v = -1;
     if (ok) {
-        memcpy(buf, ctx->json + k->start, n);
+        memcpy(buf, ctx->gltf->json + k->start, n);
         buf[n] = 0;
         char *end = NULL;
         v = strtod(buf, &end);
@@ -48,11 +48,11 @@ static bool soft_uint(ossa__ctx *ctx, int32_t obj, const char *path, const char 
 
 /* Number token → *out; false when it is not a finite number. */
 static bool tok_float(const ossa__ctx *ctx, int32_t t, float *out) {
-    const ossa__jtok *k = &ctx->tok[t];
+    const ossa__jtok *k = &ctx->gltf->tok[t];
     char buf[64];
     size_t n = k->end - k->start;
     if (k->type != OSSA__J_PRIMITIVE || n == 0 || n >= sizeof buf) return false;
-    memcpy(buf, ctx->json + k->start, n);
+    memcpy(buf, ctx->gltf->json + k->start, n);
     buf[n] = 0;
     char *end = NULL;
     double v = strtod(buf, &end);
@@ -79,10 +79,10 @@ static bool soft_float(ossa__ctx *ctx, int32_t obj, const char *path, const char
 static void check_extensions(ossa__ctx *ctx, int32_t info, const char *path, const char *label) {
     int32_t ext = ossa__json_find(ctx, info, "extensions");
     if (ext < 0) return;
-    bool bad = ctx->tok[ext].type != OSSA__J_OBJECT;
-    for (int32_t e = bad ? -1 : ossa__json_first(ctx, ext), c = 0; e >= 0 && (uint32_t)c < ctx->tok[ext].size;
+    bool bad = ctx->gltf->tok[ext].type != OSSA__J_OBJECT;
+    for (int32_t e = bad ? -1 : ossa__json_first(ctx, ext), c = 0; e >= 0 && (uint32_t)c < ctx->gltf->tok[ext].size;
          e = ossa__json_next(ctx, e), c++)
-        if (ctx->tok[e + 1].type != OSSA__J_OBJECT) bad = true;
+        if (ctx->gltf->tok[e + 1].type != OSSA__J_OBJECT) bad = true;
     if (bad) ossa__warn(ctx, path, "%s.extensions has a non-object value; ignored", label);
 }
 
@@ -90,7 +90,7 @@ static void check_extensions(ossa__ctx *ctx, int32_t info, const char *path, con
 static int32_t soft_object(ossa__ctx *ctx, int32_t obj, const char *path, const char *key) {
     int32_t t = obj >= 0 ? ossa__json_find(ctx, obj, key) : -1;
     if (t < 0) return -1;
-    if (ctx->tok[t].type != OSSA__J_OBJECT) {
+    if (ctx->gltf->tok[t].type != OSSA__J_OBJECT) {
         ossa__warn(ctx, path, "%s is not an object; ignored", key);
         return -1;
     }
@@ -102,7 +102,7 @@ static char *soft_string(ossa__ctx *ctx, int32_t obj, const char *path, const ch
     int32_t t = obj >= 0 ? ossa__json_find(ctx, obj, key) : -1;
     if (t < 0) return NULL;
     char *s = NULL;
-    if (ctx->tok[t].type != OSSA__J_STRING) {
+    if (ctx->gltf->tok[t].type != OSSA__J_STRING) {
         ossa__warn(ctx, path, "%s is not a string; ignored", key);
         return NULL;
     }
@@ -117,14 +117,14 @@ static uint32_t top_array(ossa__ctx *ctx, const char *key, int32_t *first) {
     *first = -1;
     int32_t a = ossa__json_find(ctx, 0, key);
     if (a < 0) return 0;
-    if (ctx->tok[a].type != OSSA__J_ARRAY) {
+    if (ctx->gltf->tok[a].type != OSSA__J_ARRAY) {
         char p[48];
         snprintf(p, sizeof p, "/%s", key);
         ossa__warn(ctx, p, "expected an array; ignored");
         return 0;
     }
     *first = ossa__json_first(ctx, a);
-    return ctx->tok[a].size;
+    return ctx->gltf->tok[a].size;
 }
 
 /* i-th element token of a top-level array (O(i); arrays here are short). */
@@ -133,7 +133,7 @@ static int32_t top_item(ossa__ctx *ctx, const char *key, uint32_t i) {
     uint32_t n = top_array(ctx, key, &e);
     if (i >= n) return -1;
     for (uint32_t k = 0; k < i; k++) e = ossa__json_next(ctx, e);
-    return ctx->tok[e].type == OSSA__J_OBJECT ? e : -1;
+    return ctx->gltf->tok[e].type == OSSA__J_OBJECT ? e : -1;
 }
 
 /* One image's bytes while loading: points into a buffer, or owned (ctx budget). */
@@ -182,13 +182,13 @@ static void load_image(ossa__ctx *ctx, int32_t obj, uint32_t i, image_src *im) {
     uint32_t view;
     char *uri = soft_string(ctx, obj, path, "uri");
     if (soft_uint(ctx, obj, path, "bufferView", UINT32_MAX, &view)) {
-        if (view >= ctx->view_count) {
-            ossa__warn(ctx, path, "bufferView %u out of range (%u bufferViews)", view, ctx->view_count);
+        if (view >= ctx->gltf->view_count) {
+            ossa__warn(ctx, path, "bufferView %u out of range (%u bufferViews)", view, ctx->gltf->view_count);
         } else {
-            const ossa__view *v = &ctx->views[view];
-            if (v->buffer < ctx->buffer_count && v->offset <= ctx->buffers[v->buffer].size &&
-                v->length <= ctx->buffers[v->buffer].size - v->offset) {
-                im->data = ctx->buffers[v->buffer].data + v->offset;
+            const ossa__view *v = &ctx->gltf->views[view];
+            if (v->buffer < ctx->gltf->buffer_count && v->offset <= ctx->gltf->buffers[v->buffer].size &&
+                v->length <= ctx->gltf->buffers[v->buffer].size - v->offset) {
+                im->data = ctx->gltf->buffers[v->buffer].data + v->offset;
                 im->size = v->length;
             }
         }
@@ -217,11 +217,11 @@ static void load_image(ossa__ctx *ctx, int32_t obj, uint32_t i, image_src *im) {
         const char *colon = strchr(uri, ':'), *slash = strchr(uri, '/');
         if ((colon && (!slash || colon < slash)) || uri[0] == '/' || !ossa__uri_decode(uri, rel, sizeof rel)) {
             ossa__warn(ctx, path, "unsupported image uri '%s'; image ignored", uri);
-        } else if (!ctx->base_dir) {
+        } else if (!ctx->gltf->base_dir) {
             ossa__warn(ctx, path, "external image '%s' needs options->base_dir when loading from memory", rel);
         } else {
-            int w = snprintf(full, sizeof full, "%s%s%s", ctx->base_dir,
-                             (ctx->base_dir[0] && ctx->base_dir[strlen(ctx->base_dir) - 1] != '/') ? "/" : "", rel);
+            int w = snprintf(full, sizeof full, "%s%s%s", ctx->gltf->base_dir,
+                             (ctx->gltf->base_dir[0] && ctx->gltf->base_dir[strlen(ctx->gltf->base_dir) - 1] != '/') ? "/" : "", rel);
             if (w > 0 && (size_t)w < sizeof full) {
                 im->owned = read_soft(ctx, full, path, &im->size);
                 im->data = im->owned;
@@ -309,7 +309,7 @@ static void load_material(ossa__ctx *ctx, int32_t obj, uint32_t i, uint32_t imag
     if (pbr >= 0) {
         int32_t bc = ossa__json_find(ctx, pbr, "baseColorFactor");
         float f[4];
-        bool ok = bc >= 0 && ctx->tok[bc].type == OSSA__J_ARRAY && ctx->tok[bc].size == 4;
+        bool ok = bc >= 0 && ctx->gltf->tok[bc].type == OSSA__J_ARRAY && ctx->gltf->tok[bc].size == 4;
         for (int32_t k = 0, t = ok ? ossa__json_first(ctx, bc) : -1; ok && k < 4; k++, t = ossa__json_next(ctx, t))
             ok = tok_float(ctx, t, &f[k]);
         if (ok)
@@ -348,9 +348,9 @@ static void load_material(ossa__ctx *ctx, int32_t obj, uint32_t i, uint32_t imag
     if (soft_float(ctx, obj, path, "alphaCutoff", &cut)) m->alpha_cutoff = cut < 0 ? 0 : cut;
     int32_t ds = ossa__json_find(ctx, obj, "doubleSided");
     if (ds >= 0) {
-        const char *s = ctx->json + ctx->tok[ds].start;
-        if (ctx->tok[ds].type == OSSA__J_PRIMITIVE && s[0] == 't') m->double_sided = true;
-        else if (!(ctx->tok[ds].type == OSSA__J_PRIMITIVE && s[0] == 'f'))
+        const char *s = ctx->gltf->json + ctx->gltf->tok[ds].start;
+        if (ctx->gltf->tok[ds].type == OSSA__J_PRIMITIVE && s[0] == 't') m->double_sided = true;
+        else if (!(ctx->gltf->tok[ds].type == OSSA__J_PRIMITIVE && s[0] == 'f'))
             ossa__warn(ctx, path, "doubleSided is not a boolean; false used");
     }
 }
@@ -371,7 +371,7 @@ ossa_result ossa__materials_load(ossa__ctx *ctx, const ossa_allocator *al, ossa_
     image_src *src = image_count ? ossa__ctx_alloc(ctx, image_count, sizeof *src) : NULL;
     if (image_count && !src) return ctx->failed;
     for (uint32_t i = 0; i < image_count && !ctx->failed; i++, e = ossa__json_next(ctx, e)) {
-        if (ctx->tok[e].type == OSSA__J_OBJECT) {
+        if (ctx->gltf->tok[e].type == OSSA__J_OBJECT) {
             load_image(ctx, e, i, &src[i]);
         } else {
             char p[48];
@@ -383,7 +383,7 @@ ossa_result ossa__materials_load(ossa__ctx *ctx, const ossa_allocator *al, ossa_
     ossa_material *mats = mat_count ? ossa__ctx_alloc(ctx, mat_count, sizeof *mats) : NULL;
     char **names = mat_count ? ossa__ctx_alloc(ctx, mat_count, sizeof *names) : NULL;
     for (uint32_t i = 0; i < mat_count && mats && names && !ctx->failed; i++, e = ossa__json_next(ctx, e))
-        load_material(ctx, ctx->tok[e].type == OSSA__J_OBJECT ? e : -1, i, image_count, &mats[i], &names[i]);
+        load_material(ctx, ctx->gltf->tok[e].type == OSSA__J_OBJECT ? e : -1, i, image_count, &mats[i], &names[i]);
 
     /* one block per array: structs, then strings (and image bytes) */
     if (!ctx->failed && mat_count) {
@@ -459,11 +459,11 @@ ossa_result ossa__read_colors(ossa__ctx *ctx, int32_t attrs, const char *apath, 
     char p[160];
     snprintf(p, sizeof p, "%s/COLOR_0", apath);
     if (!soft_uint(ctx, attrs, apath, "COLOR_0", UINT32_MAX, &idx)) return OSSA_OK;
-    if (idx >= ctx->accessor_count) {
+    if (idx >= ctx->gltf->accessor_count) {
         ossa__warn(ctx, p, "accessor %u out of range; vertex colours ignored", idx);
         return OSSA_OK;
     }
-    const ossa__accessor *a = &ctx->accessors[idx];
+    const ossa__accessor *a = &ctx->gltf->accessors[idx];
     bool type_ok = a->columns == 1 && (a->components == 3 || a->components == 4) &&
                    (a->component_type == 5126 || ((a->component_type == 5121 || a->component_type == 5123) && a->normalized));
     if (!type_ok || a->count != vertex_count) {

@@ -96,7 +96,7 @@ static bool crowd_draw(crowd_gl *cg, scene *s, const crowd *c, const float bg[3]
         ossa_gl_draw_desc d = scene_gl_material(&cg->g, s, i);
         d.view_proj = cg->vp;
         d.joint_count = c->joint_count;
-        r = ossa_gl_draw_crowd(cg->g.renderer, cg->g.meshes[i], &d, c->count);
+        r = ossa_gl_crowd_draw(cg->g.renderer, cg->g.meshes[i], &d, c->count);
         if (r != OSSA_OK) {
             fprintf(stderr, "ossa crowd: instanced draw of mesh %u failed: %s\n", i, ossa_result_string(r));
             return false;

@@ -1,8 +1,9 @@
 /* A small pthread pool with a parallel-for over index ranges (vertex ranges for
- * skinning). Tool-side only: the core library starts no threads of its own.
+ * skinning). Shared by the tools, tests and benches (support/); the core library starts
+ * no threads of its own.
  * One thread at a time may call thread_pool_parallel_for on a pool. */
-#ifndef OSSA_TOOL_THREAD_POOL_H
-#define OSSA_TOOL_THREAD_POOL_H
+#ifndef OSSA_SUPPORT_THREAD_POOL_H
+#define OSSA_SUPPORT_THREAD_POOL_H
 
 #include <stdint.h>
 

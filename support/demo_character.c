@@ -302,6 +302,16 @@ static void wave_pose(double t, pose_d *p) {
 
 typedef void (*pose_fn)(double t, pose_d *p);
 
+void demo_character_analytic_pose(int clip, double t, demo_pose *out) {
+    pose_d p;
+    (clip ? wave_pose : walk_pose)(t, &p);
+    for (int j = 0; j < DEMO_JOINT_COUNT; j++) {
+        out->rot[j][0] = p.rot[j].x, out->rot[j][1] = p.rot[j].y;
+        out->rot[j][2] = p.rot[j].z, out->rot[j][3] = p.rot[j].w;
+    }
+    for (int c = 0; c < 3; c++) out->hips[c] = p.hips[c];
+}
+
 static void quat_comp(dquat q, float out[4]) {
     out[0] = (float)q.x, out[1] = (float)q.y, out[2] = (float)q.z, out[3] = (float)q.w;
 }
