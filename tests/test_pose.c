@@ -377,8 +377,11 @@ static void blend(void **state) {
     (void)state;
     ossa_transform a[2] = {trs(0, 0, 0, ID, 1), trs(2, 2, 2, RZ90, 3)};
     ossa_transform b[2] = {trs(4, 0, 0, RZ90, 3), trs(2, 2, 2, (ossa_quat){0, 0, -0.70710678f, -0.70710678f}, 3)};
-    ossa_transform out[2];
-    ossa_pose_blend(a, b, 0.5f, 2, out);
+    ossa_transform rest[2] = {trs(0, 0, 0, ID, 1), trs(0, 0, 0, ID, 1)}, out[2];
+    ossa_blend_layer layers[2] = {{a, 2, 0.5f, NULL, 0}, {b, 2, 0.5f, NULL, 0}};
+    ossa_blend_job job = {.layers = layers, .layer_count = 2, .rest = rest, .rest_count = 2, .output = out,
+                          .output_count = 2};
+    assert_int_equal(ossa_blend_job_run(&job), OSSA_OK);
     ot_assert_near(out[0].translation.x, 2, 1e-6);
     ot_assert_near(out[0].scale.y, 2, 1e-6);
     /* nlerp halfway between identity and 90 degrees is 45 degrees. */
@@ -387,10 +390,12 @@ static void blend(void **state) {
     /* b[1] is -a[1]: shorter arc, no collapse through zero. */
     ot_assert_near(out[1].rotation.z, 0.70710678f, 1e-6);
     ot_assert_near(out[1].rotation.w, 0.70710678f, 1e-6);
-    /* t = 1 gives b (up to the sign chosen for the shorter arc), aliasing allowed. */
-    ossa_pose_blend(a, b, 1.0f, 2, a);
-    ot_assert_near(a[0].translation.x, 4, 0);
-    ot_assert_near(a[0].rotation.z, 0.70710678f, 1e-6);
+    /* all the weight on b gives b */
+    layers[0].weight = 0.0f;
+    layers[1].weight = 1.0f;
+    assert_int_equal(ossa_blend_job_run(&job), OSSA_OK);
+    ot_assert_near(out[0].translation.x, 4, 0);
+    ot_assert_near(out[0].rotation.z, 0.70710678f, 1e-6);
 }
 
 /* Floats equal as values (so -0 == +0: a SIMD root is identity * local, not a copy). */

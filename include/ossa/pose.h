@@ -1,4 +1,4 @@
-/* ossa/pose.h: local pose → model-space matrices → skin palette, and pose blending.
+/* ossa/pose.h: local pose → model-space matrices → skin palette (blending is blend.h).
  *
  * A pose is an array of local transforms plus parent indices (-1 = root), both
  * joint_count long and owned by the caller. When every parent index is lower
@@ -91,11 +91,6 @@ typedef struct ossa_palette_job {
 ossa_result ossa_palette_job_validate(const ossa_palette_job *job);
 /* Validates (nothing is written on failure), then fills output. */
 ossa_result ossa_palette_job_run(const ossa_palette_job *job);
-
-/* out[i] = blend of a[i] and b[i] by t in [0,1]: lerp translation/scale, nlerp rotation
- * along the shorter arc. out may alias a or b. */
-void ossa_pose_blend(const ossa_transform *a, const ossa_transform *b, float t, uint32_t joint_count,
-                     ossa_transform *out);
 
 #ifdef __cplusplus
 }

@@ -225,14 +225,3 @@ ossa_result ossa_palette_job_run(const ossa_palette_job *job) {
     table[ossa__pose_kernel_active()](model, sk->joints, sk->inverse_bind, sk->joint_count, skin_layout, out);
     return OSSA_OK;
 }
-
-void ossa_pose_blend(const ossa_transform *a, const ossa_transform *b, float t, uint32_t joint_count,
-                     ossa_transform *out) {
-    for (uint32_t i = 0; i < joint_count; i++) {
-        ossa_transform r;
-        r.translation = ossa_vec3_lerp(a[i].translation, b[i].translation, t);
-        r.rotation = ossa_quat_nlerp(a[i].rotation, b[i].rotation, t);
-        r.scale = ossa_vec3_lerp(a[i].scale, b[i].scale, t);
-        out[i] = r;
-    }
-}
