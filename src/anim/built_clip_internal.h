@@ -250,7 +250,7 @@ void ossa__lerp_avx512(const ossa__lerp_soa *soa, float t, uint32_t begin, uint3
  * spaced times, n a multiple of `substeps` with at least OSSA__GRID_RATE steps per second
  * (at most OSSA__GRID_MAX_STEPS per interval); {start} for a clip without keys. *out is
  * allocated (caller frees with ossa__free(allocator)); *candidate (optional, same
- * allocation) flags the key times and every (n / key_div)-th substep: where packed keys may sit. */
+ * allocation) flags the key times (2) and every (n / key_div)-th substep (1): where packed keys may sit. */
 #define OSSA__GRID_RATE 480.0
 #define OSSA__GRID_MAX_STEPS 4096u
 ossa_result ossa__clip_grid(const ossa_clip *clip, uint32_t joint_count, uint32_t substeps, uint32_t key_div,

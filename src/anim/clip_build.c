@@ -24,6 +24,8 @@
 
 enum { MODE_FOLD, MODE_RAW, MODE_PACKED };
 #define MAX_LEVEL 12
+#define MIN_LEVEL -2
+ /* the loosening pass may double a base tolerance this often */
 #define MAX_ITERATIONS 40
 #define MAX_STALLED 3 /* iterations without a lower max error before the exact fallback */
 #define MAX_SEGMENT 32 /* key-grid steps a segment may span */
@@ -43,7 +45,8 @@ typedef struct bchan {
     uint32_t key_count;
     uint32_t *keys; /* key grid (candidate) indices, C capacity */
     uint32_t *q;    /* 3 values per key */
-    float min[3], step[3];
+    float min[3], step[3], ext[3]; /* ext: max - min of each stored component over the key grid */
+    uint32_t probe; /* grid time where the channel's last loosening failed: checked first */
 } bchan;
 
 typedef struct builder {
@@ -62,6 +65,13 @@ typedef struct builder {
     ossa_transform *exact; /* G * J */
     float *points;         /* G * J * 12 */
     float *X, *D;          /* G * 4 each */
+    /* the loosening pass (compressed only): the built clip's local pose and model matrices
+     * at every grid time, a candidate channel's values, saved keys */
+    ossa_transform *got;   /* G * J */
+    ossa_mat4 *model;      /* G * J */
+    ossa_mat4 *trial;      /* G * J: a candidate's matrices (of its joint's range) */
+    float *V;              /* G * 4 */
+    uint32_t *save;        /* C * 4 */
 } builder;
 
 /* ---------------------------------------------------------------- helpers */
@@ -230,6 +240,7 @@ static void fit(builder *B, bchan *ch, float tol) {
         }
         p.min[c] = lo;
         p.step[c] = hi - lo; /* the extent until the bits are known */
+        ch->ext[c] = hi - lo;
         if (p.step[c] > maxext) maxext = p.step[c];
     }
     if (!isfinite(maxext) || !(tol > 0.0f)) {
@@ -266,6 +277,9 @@ static void fit(builder *B, bchan *ch, float tol) {
                 ch->mode = MODE_RAW;
                 return;
             }
+            /* a key time rather than a substep just before it: the key grid keeps only the
+             * times some channel uses, and the channels that keep most keys use the key times */
+            if (B->candidate[cand[best]] != 2 && best + 1 < C && best > i + 1 && B->candidate[cand[best - 1]] == 2) best--;
             ch->keys[n++] = best;
             i = best;
         }
@@ -570,6 +584,10 @@ static ossa_result measure(builder *B, const ossa_built_clip *bc, ossa_sampling_
     ossa_result r = OSSA_OK;
     for (uint32_t g = 0; g < B->G; g++) {
         job.time = B->grid[g];
+        if (B->got) { /* keep the pose and its matrices for the loosening pass */
+            got = job.output = B->got + (size_t)g * J;
+            model = B->model + (size_t)g * J;
+        }
         if ((r = ossa_sample_job_run(&job)) != OSSA_OK) break;
         ossa__pose_points(got, B->sk->parents, J, B->opt.shell_distance, model, pts);
         uint32_t wj = 0;
@@ -652,6 +670,231 @@ static ossa_result attribute(builder *B, const ossa_built_clip *bc, ossa_samplin
     return r;
 }
 
+/* ---------------------------------------------------------------- loosen */
+
+static float level_tol(const bchan *c) { return ldexpf(c->base_tol, -c->level); }
+
+
+/* The stored components of a packed channel: the three around the dropped one (rotations). */
+static void stored_comps(const bchan *ch, int comp[3]) {
+    for (int c = 0, k = 0; c < 4 && k < 3; c++)
+        if (ch->kind != OSSA__CH_R || c != ch->drop) comp[k++] = c;
+}
+
+/* The exact values of packed channel ch at every grid time, rotations with the sign that keeps
+ * the dropped component >= 0 (what fit quantised): into X. */
+static void packed_values(const builder *B, const bchan *ch, float *X) {
+    channel_values(B, ch, X);
+    if (ch->kind != OSSA__CH_R) return;
+    for (uint32_t g = 0; g < B->G; g++) {
+        float *x = X + (size_t)g * 4;
+        if (x[ch->drop] < 0.0f)
+            for (int c = 0; c < 4; c++) x[c] = -x[c];
+    }
+}
+
+/* Requantises packed channel ch's keys from X with its bits on its range (min .. min + ext),
+ * the same arithmetic as fit. */
+static void quantise(const builder *B, bchan *ch, const float *X) {
+    int comp[3];
+    stored_comps(ch, comp);
+    for (int c = 0; c < 3; c++) ch->step[c] = ch->bits[c] ? ch->ext[c] / (float)((1u << ch->bits[c]) - 1u) : 0.0f;
+    for (uint32_t k = 0; k < ch->key_count; k++) {
+        const float *x = X + (size_t)B->cand[ch->keys[k]] * 4;
+        for (int c = 0; c < 3; c++) {
+            float maxq = (float)((1u << ch->bits[c]) - 1u);
+            float f = ch->step[c] > 0.0f ? (x[comp[c]] - ch->min[c]) / ch->step[c] : 0.0f;
+            f = f < 0.0f ? 0.0f : (f > maxq ? maxq : f);
+            ch->q[(size_t)k * 3 + c] = (uint32_t)lrintf(f);
+        }
+    }
+}
+
+/* Channel ch (FOLD or PACKED) at every grid time as the sampling job gives it: into V. */
+static void decode_channel(builder *B, const bchan *ch, float *V) {
+    uint32_t G = B->G;
+    if (ch->mode == MODE_FOLD) {
+        for (uint32_t g = 0; g < G; g++) memcpy(V + (size_t)g * 4, ch->fold, sizeof ch->fold);
+        return;
+    }
+    ossa__bc_packed p;
+    memset(&p, 0, sizeof p);
+    p.kind = ch->kind;
+    p.drop = ch->drop;
+    memcpy(p.min, ch->min, sizeof p.min);
+    memcpy(p.step, ch->step, sizeof p.step);
+    float *D = B->D;
+    for (uint32_t k = 0; k < ch->key_count; k++) ossa__packed_value(&p, ch->q + (size_t)k * 3, D + (size_t)k * 4);
+    const uint32_t *cand = B->cand;
+    uint32_t k = 0;
+    for (uint32_t g = 0; g < G; g++) {
+        while (k + 1 < ch->key_count && cand[ch->keys[k + 1]] <= g) k++;
+        bool hold = k + 1 == ch->key_count;
+        float t0 = B->grid[cand[ch->keys[k]]];
+        const float *a = D + (size_t)k * 4, *b = hold ? a : a + 4;
+        float inv = hold || ch->interp == OSSA_INTERP_STEP ? 0.0f : 1.0f / (B->grid[cand[ch->keys[k + 1]]] - t0);
+        float s = (B->grid[g] - t0) * inv;
+        s = s > 0.0f ? s : 0.0f;
+        s = s < 1.0f ? s : 1.0f;
+        lerp_keys(ch->kind, a, b, s, V + (size_t)g * 4);
+    }
+}
+
+/* Whether the model-space error at every grid time stays within limit over joint j = ch->target
+ * and the joints after it up to its last descendant when ch takes the values V and every other
+ * channel its current built values (B->got, B->model); the grid is scanned from ch->probe on,
+ * and a failure moves it there. If so, the new local pose and matrices are stored. */
+static bool eval_subtree(builder *B, bchan *ch, const float *V, float limit) {
+    uint32_t J = B->J, j = ch->target, e = j + 1, nout = 0;
+    const int32_t *par = B->sk->parents;
+    for (uint32_t i = j + 1; i < J; i++) {
+        int32_t a = par[i];
+        while (a > (int32_t)j) a = par[a];
+        if (a == (int32_t)j) e = i + 1;
+    }
+    uint32_t *outside = B->save + (size_t)B->C * 4; /* parents before j of the joints in [j, e) */
+    for (uint32_t i = j; i < e; i++) {
+        int32_t a = par[i];
+        if (a < 0 || (uint32_t)a >= j) continue;
+        uint32_t k = 0;
+        while (k < nout && outside[k] != (uint32_t)a) k++;
+        if (k == nout) outside[nout++] = (uint32_t)a;
+    }
+    size_t n = (ch->kind == OSSA__CH_R ? 4 : 3) * sizeof(float);
+    float shell = B->opt.shell_distance;
+    double lim2 = (double)limit * limit;
+    ossa_local_to_model_job job = {0};
+    job.skeleton = B->sk;
+    job.input_count = J;
+    job.output_count = J;
+    job.begin = j;
+    job.end = e;
+    uint32_t G = B->G, g = ch->probe < G ? ch->probe : 0;
+    for (uint32_t step = 0; step < G; step++, g = g + 1 < G ? g + 1 : 0) {
+        ossa_transform *gp = B->got + (size_t)g * J, keep = gp[j];
+        ossa_mat4 *gm = B->model + (size_t)g * J, *tm = B->trial + (size_t)g * J;
+        for (uint32_t k = 0; k < nout; k++) tm[outside[k]] = gm[outside[k]];
+        memcpy(field(&gp[j], ch->kind), V + (size_t)g * 4, n); /* the candidate, in place for the job */
+        job.input = gp;
+        job.output = tm;
+        ossa_local_to_model_job_run(&job);
+        gp[j] = keep;
+        bool over = false;
+        for (uint32_t i = j; i < e && !over; i++) {
+            const float *m = tm[i].m, *x = B->points + ((size_t)g * J + i) * 12;
+            for (int p = 0; p < 4; p++) {
+                double d2 = 0.0;
+                for (int r = 0; r < 3; r++) {
+                    float v = m[12 + r] + (p ? m[(p - 1) * 4 + r] * shell : 0.0f);
+                    double d = (double)v - x[p * 3 + r];
+                    d2 += d * d;
+                }
+                if (!(d2 <= lim2)) over = true;
+            }
+        }
+        if (over) {
+            ch->probe = g;
+            return false;
+        }
+    }
+    for (g = 0; g < G; g++) {
+        memcpy(B->model + (size_t)g * J + j, B->trial + (size_t)g * J + j, (e - j) * sizeof(ossa_mat4));
+        memcpy(field(&B->got[(size_t)g * J + j], ch->kind), V + (size_t)g * 4, n);
+    }
+    return true;
+}
+
+/* Bytes a channel adds to the clip, roughly (the comparison of two choices for it). */
+static double chan_bytes(const builder *B, const bchan *c) {
+    if (c->mode == MODE_FOLD) return 0.0;
+    if (c->mode == MODE_PACKED)
+        return sizeof(ossa__bc_packed) + (B->C + (double)c->key_count * ((uint32_t)c->bits[0] + c->bits[1] + c->bits[2])) / 8.0;
+    ossa__bc_lane lanes[12];
+    uint32_t per = 0;
+    return sizeof(ossa__bc_raw) + (double)raw_lanes(c, lanes, &per);
+}
+
+static void save_chan(builder *B, const bchan *c, bchan *saved) {
+    *saved = *c;
+    memcpy(B->save, c->keys, c->key_count * sizeof(uint32_t));
+    memcpy(B->save + B->C, c->q, (size_t)c->key_count * 3 * sizeof(uint32_t));
+}
+
+static void restore_chan(builder *B, bchan *c, const bchan *saved) {
+    uint32_t probe = c->probe;
+    *c = *saved;
+    c->probe = probe;
+    memcpy(c->keys, B->save, c->key_count * sizeof(uint32_t));
+    memcpy(c->q, B->save + B->C, (size_t)c->key_count * 3 * sizeof(uint32_t));
+}
+
+/* Keeps channel c's new form if the model-space error stays within target at every grid time
+ * (then stores its values in B->got / B->model). */
+static bool try_chan(builder *B, bchan *c, float target) {
+    decode_channel(B, c, B->V);
+    if (!eval_subtree(B, c, B->V, target)) return false;
+    return true;
+}
+
+/* Wins back what the halving of whole tolerances over-spent, once the bound is met: per channel,
+ * a coarser tolerance (fewer keys and bits; a raw channel packed again), then each component
+ * one bit less while it lasts, each kept only if the model-space error at every grid time stays
+ * within target. */
+static void loosen(builder *B, float target) {
+    bchan saved;
+    for (uint32_t i = 0; i < B->nch; i++) {
+        bchan *c = &B->ch[i];
+        if (c->kind == OSSA__CH_W || c->mode == MODE_FOLD) continue;
+        for (int level = c->level; level > MIN_LEVEL;) {
+            double before = chan_bytes(B, c);
+            save_chan(B, c, &saved);
+            c->level = --level;
+            fit(B, c, level_tol(c));
+            if (c->mode == MODE_RAW) { /* still too tight for the key grid: a raw one tries coarser */
+                restore_chan(B, c, &saved);
+                if (saved.mode == MODE_RAW) continue;
+                break;
+            }
+            if (chan_bytes(B, c) < before && try_chan(B, c, target)) continue;
+            restore_chan(B, c, &saved);
+            break;
+        }
+        if (c->mode != MODE_PACKED) continue;
+        packed_values(B, c, B->X);
+        for (int k = 0; k < 3; k++)
+            while (c->bits[k] > 0) {
+                save_chan(B, c, &saved);
+                c->bits[k]--;
+                quantise(B, c, B->X);
+                if (try_chan(B, c, target)) continue;
+                restore_chan(B, c, &saved);
+                break;
+            }
+    }
+}
+
+/* Drops the key-grid times no packed channel keeps (they cost a float and a mask bit per
+ * channel each): the channels' keys, values and so their samples stay the same. Returns
+ * whether the grid shrank. */
+static bool compact_key_grid(builder *B) {
+    uint32_t *map = B->save, n = 0; /* map[k]: new index of key-grid time k, UINT32_MAX = unused */
+    for (uint32_t k = 0; k < B->C; k++) map[k] = UINT32_MAX;
+    for (uint32_t i = 0; i < B->nch; i++)
+        if (B->ch[i].mode == MODE_PACKED)
+            for (uint32_t k = 0; k < B->ch[i].key_count; k++) map[B->ch[i].keys[k]] = 0;
+    for (uint32_t k = 0; k < B->C; k++)
+        if (map[k] == 0 || k == 0) {
+            map[k] = n;
+            B->cand[n++] = B->cand[k];
+        }
+    if (n == B->C) return false;
+    for (uint32_t i = 0; i < B->nch; i++)
+        if (B->ch[i].mode == MODE_PACKED)
+            for (uint32_t k = 0; k < B->ch[i].key_count; k++) B->ch[i].keys[k] = map[B->ch[i].keys[k]];
+    B->C = n;
+    return true;
+}
+
 /* ---------------------------------------------------------------- build */
 
 /* Local tolerances at level 0 from the exact poses: rotation (radians) = precision / reach of
@@ -716,14 +959,16 @@ static ossa_result base_tolerances(builder *B) {
 
 /* Bytes of the builder's grid scratch: B.exact + B.points per grid time and joint, B.X/B.D,
  * the candidate list and, when compressing, every channel's key and value buffers (the key
- * grid is at most the measurement grid). */
+ * grid is at most the measurement grid) and the loosening pass's B.got, B.model, B.trial,
+ * B.V and B.save. */
 double ossa__clip_build_scratch(uint32_t G, uint32_t J, size_t channels, bool lossless) {
     double per_time = (double)J * (sizeof(ossa_transform) + 12 * sizeof(float)) + 8 * sizeof(float) + sizeof(uint32_t);
-    if (!lossless) per_time += (double)channels * 4 * sizeof(uint32_t);
+    /* the loosening pass: the built pose, its model matrices and a candidate's, a channel's
+     * values and saved keys */
+    if (!lossless)
+        per_time += (double)channels * 4 * sizeof(uint32_t) + (double)J * (sizeof(ossa_transform) + 2 * sizeof(ossa_mat4)) + 8 * sizeof(float);
     return (double)G * per_time;
 }
-
-static float level_tol(const bchan *c) { return ldexpf(c->base_tol, -c->level); }
 
 static bool bad_option(float v) { return isnan(v) || v < 0.0f || isinf(v); }
 
@@ -783,6 +1028,13 @@ ossa_result ossa_clip_build(const ossa_clip *clip, const ossa_skeleton *skeleton
     B.exact = ossa__alloc_array(allocator, (size_t)G * J + 1, sizeof(ossa_transform));
     B.points = ossa__alloc_array(allocator, (size_t)G * J * 12 + 1, sizeof(float));
     B.X = ossa__alloc_array(allocator, (size_t)G * 8, sizeof(float));
+    if (!B.opt.lossless) {
+        B.got = ossa__alloc_array(allocator, (size_t)G * J + 1, sizeof(ossa_transform));
+        B.model = ossa__alloc_array(allocator, (size_t)G * J + 1, sizeof(ossa_mat4));
+        B.V = ossa__alloc_array(allocator, (size_t)G * 4 + 1, sizeof(float));
+        B.save = ossa__alloc_array(allocator, (size_t)B.C * 4 + J + 1, sizeof(uint32_t));
+        B.trial = ossa__alloc_array(allocator, (size_t)G * J + 1, sizeof(ossa_mat4));
+    }
     float *jerr = ossa__alloc_array(allocator, (size_t)J * 5 + nmax + 1, sizeof(float));
     uint32_t *jworst = jerr ? (uint32_t *)(jerr + J) : NULL;
     int32_t *chan_of = jerr ? (int32_t *)(jworst + J) : NULL;
@@ -791,7 +1043,8 @@ ossa_result ossa_clip_build(const ossa_clip *clip, const ossa_skeleton *skeleton
     uint32_t *keybuf = NULL;
     ossa_sampling_context *ctx = NULL;
     ossa_built_clip *bc = NULL;
-    if (!B.ch || !B.exact || !B.points || !B.X || !jerr || !model) {
+    if (!B.ch || !B.exact || !B.points || !B.X || !jerr || !model ||
+        (!B.opt.lossless && (!B.got || !B.model || !B.trial || !B.V || !B.save))) {
         r = OSSA_ERROR_OUT_OF_MEMORY;
         goto done;
     }
@@ -917,6 +1170,30 @@ ossa_result ossa_clip_build(const ossa_clip *clip, const ossa_skeleton *skeleton
         r = OSSA_ERROR_LIMIT;
         goto done;
     }
+    if (!B.opt.lossless && e.max_error <= target) {
+        /* the bound is met: win back what the tightening over-spent, keep the result if the
+         * real measurement agrees (else the clip before it) */
+        loosen(&B, target);
+        ossa_built_clip *tight = bc;
+        ossa_clip_error et = e;
+        bc = NULL;
+        r = write_clip(&B, &bc);
+        if (r == OSSA_OK) r = measure(&B, bc, ctx, jerr, jworst, &e);
+        if (r != OSSA_OK || !(e.max_error <= target)) {
+            ossa_built_clip_destroy(bc);
+            bc = tight;
+            e = et;
+            if (r != OSSA_OK) goto done;
+        } else {
+            ossa_built_clip_destroy(tight);
+        }
+    }
+    if (!B.opt.lossless && e.max_error <= target && compact_key_grid(&B)) {
+        ossa_built_clip_destroy(bc);
+        bc = NULL;
+        if ((r = write_clip(&B, &bc)) != OSSA_OK) goto done;
+        if ((r = measure(&B, bc, ctx, jerr, jworst, &e)) != OSSA_OK) goto done;
+    }
     /* record what was measured in the block itself */
     ossa__bc_header *h = (ossa__bc_header *)ossa__built_clip_block(bc);
     h->raw_bytes_lo = (uint32_t)((uint64_t)raw_bytes & 0xffffffffu);
@@ -935,6 +1212,11 @@ done:
     ossa__free(allocator, model);
     ossa__free(allocator, jerr);
     ossa__free(allocator, B.X);
+    ossa__free(allocator, B.got);
+    ossa__free(allocator, B.model);
+    ossa__free(allocator, B.trial);
+    ossa__free(allocator, B.V);
+    ossa__free(allocator, B.save);
     ossa__free(allocator, B.points);
     ossa__free(allocator, B.exact);
     ossa__free(allocator, B.ch);

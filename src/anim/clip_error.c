@@ -79,7 +79,7 @@ ossa_result ossa__clip_grid(const ossa_clip *clip, uint32_t joint_count, uint32_
     }
     size_t k = 0;
     for (size_t i = 0; i < uniq; i++) {
-        cand[k] = 1;
+        cand[k] = 2; /* a key time (2) rather than a substep (1) */
         g[k++] = u[i];
         if (i + 1 == uniq) break;
         double a = u[i], b = u[i + 1];
