@@ -544,7 +544,7 @@ static void test_build_scratch_cap(void **state) {
         assert_int_equal(ossa_built_clip_measure(bc, c, sk, 0, NULL, &e), OSSA_OK);
         ossa_built_clip_destroy(bc);
         size_t G = e.sample_count, J = sk->joint_count;
-        size_t need = G * (J * 88 + 36) + (lossless ? 0 : G * (channels * 16 + J * 168 + 32));
+        size_t need = G * (J * 88 + 36) + (lossless ? 0 : G * (channels * 16 + J * 48 + 32));
         opt.max_scratch_bytes = need;
         assert_int_equal(ossa_clip_build(c, sk, &opt, NULL, &bc, NULL), OSSA_OK);
         ossa_built_clip_destroy(bc);

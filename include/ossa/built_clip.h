@@ -52,10 +52,10 @@ typedef struct ossa_clip_build_options {
 } ossa_clip_build_options;
 
 /* Default cap on ossa_clip_build's scratch (1 GiB). The scratch is about
- *   G x (J x 88 + 36) bytes, plus G x (channels x 16 + J x 168 + 32) bytes when compressing,
+ *   G x (J x 88 + 36) bytes, plus G x (channels x 16 + J x 48 + 32) bytes when compressing,
  * with J = skeleton joints, channels = 3 x the clip's transform tracks + its weight tracks,
  * G = the measurement grid (ossa_built_clip_measure's sample_count: >= 480 times per second
- * of the clip, more when keys are dense). E.g. 60 joints, 150 channels, 60 s: G ~ 28,800, ~510 MB. */
+ * of the clip, more when keys are dense). E.g. 60 joints, 150 channels, 60 s: G ~ 28,800, ~305 MB. */
 #define OSSA_CLIP_BUILD_SCRATCH_CAP ((size_t)1 << 30)
 
 typedef struct ossa_clip_build_stats {

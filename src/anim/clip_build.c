@@ -28,7 +28,12 @@ enum { MODE_FOLD, MODE_RAW, MODE_PACKED };
  /* the loosening pass may double a base tolerance this often */
 #define MAX_ITERATIONS 40
 #define MAX_STALLED 3 /* iterations without a lower max error before the exact fallback */
+#ifndef MAX_SEGMENT
 #define MAX_SEGMENT 32 /* key-grid steps a segment may span */
+#endif
+#ifndef KEY_DIV
+#define KEY_DIV 4
+#endif
 #define TARGET_MARGIN 0.92f
 #define LEVEL0_SHARE 1.0f
 #define KEY_SHARE 0.85f /* of a channel's tolerance for key reduction on exact values */
@@ -47,6 +52,7 @@ typedef struct bchan {
     uint32_t *q;    /* 3 values per key */
     float min[3], step[3], ext[3]; /* ext: max - min of each stored component over the key grid */
     uint32_t probe; /* grid time where the channel's last loosening failed: checked first */
+    uint8_t done;   /* loosening: bit 0 no coarser tolerance, bit 1 + c no fewer bits of component c */
 } bchan;
 
 typedef struct builder {
@@ -61,6 +67,7 @@ typedef struct builder {
     uint32_t G;
     uint8_t *candidate;    /* per grid time: may a packed key sit there */
     uint32_t *cand;        /* the key grid: grid indices where packed keys may sit */
+    uint8_t *rank;         /* per key-grid time: 2 = a key time, 1 = a midpoint between two, 0 = other */
     uint32_t C;
     ossa_transform *exact; /* G * J */
     float *points;         /* G * J * 12 */
@@ -68,8 +75,11 @@ typedef struct builder {
     /* the loosening pass (compressed only): the built clip's local pose and model matrices
      * at every grid time, a candidate channel's values, saved keys */
     ossa_transform *got;   /* G * J */
-    ossa_mat4 *model;      /* G * J */
-    ossa_mat4 *trial;      /* G * J: a candidate's matrices (of its joint's range) */
+    float *err, *terr;     /* G * J: each joint's error (or a bound above it), a candidate's */
+    ossa_mat4 *mod;        /* J */
+    float *reach;          /* J: how far each joint's subtree reaches (exact poses) */
+    float *bound_r, *bound_t; /* J: the loosening's bounds (loosen_bounds), INFINITY = none */
+    float *kap;            /* 2 * J: loosen_bounds' scratch */
     float *V;              /* G * 4 */
     uint32_t *save;        /* C * 4 */
 } builder;
@@ -97,6 +107,21 @@ static bool track_constant(const ossa_track *t) {
 
 static float *field(ossa_transform *t, int kind) {
     return kind == OSSA__CH_T ? &t->translation.x : kind == OSSA__CH_R ? &t->rotation.x : &t->scale.x;
+}
+
+/* chan_err squared (no square root: the comparisons of the fit) */
+static float chan_err2(int kind, const float *a, const float *b) {
+    if (kind == OSSA__CH_R) {
+        float d = 0.0f, e = 0.0f;
+        for (int i = 0; i < 4; i++) {
+            d += (a[i] - b[i]) * (a[i] - b[i]);
+            e += (a[i] + b[i]) * (a[i] + b[i]);
+        }
+        return 4.0f * (d < e ? d : e);
+    }
+    float d = 0.0f;
+    for (int i = 0; i < 3; i++) d += (a[i] - b[i]) * (a[i] - b[i]);
+    return d;
 }
 
 static float chan_err(int kind, const float *a, const float *b) {
@@ -128,15 +153,29 @@ static void channel_values(const builder *B, const bchan *ch, float *X) {
     }
 }
 
-/* Interpolation of decoded keys a and b at s exactly as the sampling kernels do it. */
-static void lerp_keys(int kind, const float *a, const float *b, float s, float *out) {
-    float bb[4] = {b[0], b[1], b[2], b[3]};
-    if (kind == OSSA__CH_R) {
-        if (a[0] * b[0] + a[1] * b[1] + a[2] * b[2] + a[3] * b[3] < 0.0f)
-            for (int i = 0; i < 4; i++) bb[i] = -bb[i];
-        float A, Bc;
-        ossa__slerp_fit(a[0] * bb[0] + a[1] * bb[1] + a[2] * bb[2] + a[3] * bb[3], &A, &Bc);
-        s = ossa__slerp_time(s, A, Bc);
+/* A segment between decoded keys a and b as the sampling kernels set it up: b on the shorter
+ * arc, the slerp-fit coefficients of its dot product (rotations). */
+typedef struct segment {
+    int kind;
+    float a[4], b[4], A, Bc;
+} segment;
+
+static void segment_set(segment *sg, int kind, const float *a, const float *b) {
+    sg->kind = kind;
+    memcpy(sg->a, a, sizeof sg->a);
+    memcpy(sg->b, b, sizeof sg->b);
+    if (kind != OSSA__CH_R) return;
+    if (a[0] * b[0] + a[1] * b[1] + a[2] * b[2] + a[3] * b[3] < 0.0f)
+        for (int i = 0; i < 4; i++) sg->b[i] = -sg->b[i];
+    const float *bb = sg->b;
+    ossa__slerp_fit(a[0] * bb[0] + a[1] * bb[1] + a[2] * bb[2] + a[3] * bb[3], &sg->A, &sg->Bc);
+}
+
+/* The segment at s exactly as the sampling kernels interpolate it. */
+static void segment_at(const segment *sg, float s, float *out) {
+    const float *a = sg->a, *bb = sg->b;
+    if (sg->kind == OSSA__CH_R) {
+        s = ossa__slerp_time(s, sg->A, sg->Bc);
         for (int i = 0; i < 4; i++) out[i] = a[i] + (bb[i] - a[i]) * s;
         float n = 1.0f / sqrtf(((out[0] * out[0] + out[1] * out[1]) + out[2] * out[2]) + out[3] * out[3]);
         for (int i = 0; i < 4; i++) out[i] *= n;
@@ -150,11 +189,14 @@ static void lerp_keys(int kind, const float *a, const float *b, float s, float *
  * exact values at every measurement time between them. */
 static bool segment_ok(const builder *B, int kind, const float *a, const float *b, uint32_t gi, uint32_t gj, float tol) {
     float ti = B->grid[gi], inv = 1.0f / (B->grid[gj] - ti);
+    segment sg;
+    segment_set(&sg, kind, a, b);
+    float tol2 = tol * tol;
     for (uint32_t m = gi + 1; m < gj; m++) {
         float s = (B->grid[m] - ti) * inv, v[4];
         s = s > 0.0f ? (s < 1.0f ? s : 1.0f) : 0.0f;
-        lerp_keys(kind, a, b, s, v);
-        if (!(chan_err(kind, v, B->X + (size_t)m * 4) <= tol)) return false;
+        segment_at(&sg, s, v);
+        if (!(chan_err2(kind, v, B->X + (size_t)m * 4) <= tol2)) return false;
     }
     return true;
 }
@@ -279,7 +321,15 @@ static void fit(builder *B, bchan *ch, float tol) {
             }
             /* a key time rather than a substep just before it: the key grid keeps only the
              * times some channel uses, and the channels that keep most keys use the key times */
-            if (B->candidate[cand[best]] != 2 && best + 1 < C && best > i + 1 && B->candidate[cand[best - 1]] == 2) best--;
+            if (best + 1 < C)
+                for (uint8_t want = 2; want > B->rank[best]; want--) {
+                    uint32_t k = best - 1;
+                    while (k > i && B->rank[k] < want) k--;
+                    if (k > i) {
+                        best = k;
+                        break;
+                    }
+                }
             ch->keys[n++] = best;
             i = best;
         }
@@ -584,15 +634,13 @@ static ossa_result measure(builder *B, const ossa_built_clip *bc, ossa_sampling_
     ossa_result r = OSSA_OK;
     for (uint32_t g = 0; g < B->G; g++) {
         job.time = B->grid[g];
-        if (B->got) { /* keep the pose and its matrices for the loosening pass */
-            got = job.output = B->got + (size_t)g * J;
-            model = B->model + (size_t)g * J;
-        }
+        if (B->got) got = job.output = B->got + (size_t)g * J; /* kept for the loosening pass */
         if ((r = ossa_sample_job_run(&job)) != OSSA_OK) break;
         ossa__pose_points(got, B->sk->parents, J, B->opt.shell_distance, model, pts);
         uint32_t wj = 0;
         memset(now, 0, J * sizeof(float));
         float err = ossa__points_error(pts, B->points + (size_t)g * J * 12, J, &wj, now);
+        if (B->err) memcpy(B->err + (size_t)g * J, now, J * sizeof(float));
         for (uint32_t j = 0; j < J; j++)
             if (!(now[j] <= jerr[j])) {
                 jerr[j] = now[j];
@@ -726,71 +774,102 @@ static void decode_channel(builder *B, const bchan *ch, float *V) {
     float *D = B->D;
     for (uint32_t k = 0; k < ch->key_count; k++) ossa__packed_value(&p, ch->q + (size_t)k * 3, D + (size_t)k * 4);
     const uint32_t *cand = B->cand;
-    uint32_t k = 0;
+    uint32_t k = 0, next = 0; /* next: the grid time where the segment ends */
+    segment sg;
+    float t0 = 0.0f, inv = 0.0f;
     for (uint32_t g = 0; g < G; g++) {
-        while (k + 1 < ch->key_count && cand[ch->keys[k + 1]] <= g) k++;
-        bool hold = k + 1 == ch->key_count;
-        float t0 = B->grid[cand[ch->keys[k]]];
-        const float *a = D + (size_t)k * 4, *b = hold ? a : a + 4;
-        float inv = hold || ch->interp == OSSA_INTERP_STEP ? 0.0f : 1.0f / (B->grid[cand[ch->keys[k + 1]]] - t0);
+        if (g == 0 || g == next) {
+            while (k + 1 < ch->key_count && cand[ch->keys[k + 1]] <= g) k++;
+            bool hold = k + 1 == ch->key_count;
+            t0 = B->grid[cand[ch->keys[k]]];
+            const float *a = D + (size_t)k * 4;
+            segment_set(&sg, ch->kind, a, hold ? a : a + 4);
+            inv = hold || ch->interp == OSSA_INTERP_STEP ? 0.0f : 1.0f / (B->grid[cand[ch->keys[k + 1]]] - t0);
+            next = hold ? G : cand[ch->keys[k + 1]];
+        }
         float s = (B->grid[g] - t0) * inv;
         s = s > 0.0f ? s : 0.0f;
         s = s < 1.0f ? s : 1.0f;
-        lerp_keys(ch->kind, a, b, s, V + (size_t)g * 4);
+        segment_at(&sg, s, V + (size_t)g * 4);
     }
 }
 
-/* Whether the model-space error at every grid time stays within limit over joint j = ch->target
- * and the joints after it up to its last descendant when ch takes the values V and every other
- * channel its current built values (B->got, B->model); the grid is scanned from ch->probe on,
- * and a failure moves it there. If so, the new local pose and matrices are stored. */
+/* Whether the model-space error at every grid time stays within limit over the subtree of joint
+ * j = ch->target when ch takes the values V and every other channel its current built values
+ * (B->got). B->err holds, per grid time and joint, the current error or a bound above it: where
+ * that error plus how far the change can move the subtree's vertices (the channel's change x
+ * the subtree's reach, x the parent scale for translations) stays within the limit, the time
+ * needs no evaluation; elsewhere the subtree's matrices are computed (its ancestors first, one
+ * joint at a time, with the same kernel as the measurement). The grid is scanned from ch->probe
+ * on, a failure moves it there. If it holds, the pose and the errors (or bounds) are stored. */
 static bool eval_subtree(builder *B, bchan *ch, const float *V, float limit) {
-    uint32_t J = B->J, j = ch->target, e = j + 1, nout = 0;
+    uint32_t J = B->J, j = ch->target, e = j + 1, nanc = 0;
     const int32_t *par = B->sk->parents;
+    bool contiguous = true;
     for (uint32_t i = j + 1; i < J; i++) {
         int32_t a = par[i];
         while (a > (int32_t)j) a = par[a];
-        if (a == (int32_t)j) e = i + 1;
+        if (a == (int32_t)j) {
+            if (e != i) contiguous = false;
+            e = i + 1;
+        }
     }
-    uint32_t *outside = B->save + (size_t)B->C * 4; /* parents before j of the joints in [j, e) */
-    for (uint32_t i = j; i < e; i++) {
-        int32_t a = par[i];
-        if (a < 0 || (uint32_t)a >= j) continue;
-        uint32_t k = 0;
-        while (k < nout && outside[k] != (uint32_t)a) k++;
-        if (k == nout) outside[nout++] = (uint32_t)a;
+    uint32_t begin = contiguous ? j : 0, *anc = B->save + (size_t)B->C * 4; /* j's ancestors, root first */
+    if (contiguous) {
+        for (int32_t a = par[j]; a >= 0; a = par[a]) nanc++;
+        uint32_t k = nanc;
+        for (int32_t a = par[j]; a >= 0; a = par[a]) anc[--k] = (uint32_t)a;
     }
     size_t n = (ch->kind == OSSA__CH_R ? 4 : 3) * sizeof(float);
-    float shell = B->opt.shell_distance;
+    /* how far a change of d (channel units) can move a vertex of the subtree (B->bound_*) */
+    float R = ch->kind == OSSA__CH_R ? B->bound_r[j] : ch->kind == OSSA__CH_T ? B->bound_t[j] : INFINITY;
+    float shell = B->opt.shell_distance, skip = limit * 0.99f;
     double lim2 = (double)limit * limit;
     ossa_local_to_model_job job = {0};
     job.skeleton = B->sk;
     job.input_count = J;
+    job.output = B->mod;
     job.output_count = J;
-    job.begin = j;
-    job.end = e;
     uint32_t G = B->G, g = ch->probe < G ? ch->probe : 0;
     for (uint32_t step = 0; step < G; step++, g = g + 1 < G ? g + 1 : 0) {
         ossa_transform *gp = B->got + (size_t)g * J, keep = gp[j];
-        ossa_mat4 *gm = B->model + (size_t)g * J, *tm = B->trial + (size_t)g * J;
-        for (uint32_t k = 0; k < nout; k++) tm[outside[k]] = gm[outside[k]];
+        const float *err = B->err + (size_t)g * J;
+        float *terr = B->terr + (size_t)g * J;
+        float d = chan_err(ch->kind, field(&gp[j], ch->kind), V + (size_t)g * 4), worst = 0.0f;
+        for (uint32_t i = j; i < e; i++) worst = fmaxf(worst, err[i]);
+        if (worst + d * R <= skip) {
+            for (uint32_t i = j; i < e; i++) terr[i] = err[i] + d * R;
+            continue;
+        }
         memcpy(field(&gp[j], ch->kind), V + (size_t)g * 4, n); /* the candidate, in place for the job */
         job.input = gp;
-        job.output = tm;
+        for (uint32_t k = 0; k < nanc; k++) {
+            job.begin = anc[k];
+            job.end = anc[k] + 1;
+            ossa_local_to_model_job_run(&job);
+        }
+        job.begin = begin;
+        job.end = e;
         ossa_local_to_model_job_run(&job);
         gp[j] = keep;
         bool over = false;
-        for (uint32_t i = j; i < e && !over; i++) {
-            const float *m = tm[i].m, *x = B->points + ((size_t)g * J + i) * 12;
+        for (uint32_t i = j; i < e; i++) {
+            const float *m = B->mod[i].m, *x = B->points + ((size_t)g * J + i) * 12;
+            double w2 = 0.0;
             for (int p = 0; p < 4; p++) {
                 double d2 = 0.0;
                 for (int r = 0; r < 3; r++) {
                     float v = m[12 + r] + (p ? m[(p - 1) * 4 + r] * shell : 0.0f);
-                    double d = (double)v - x[p * 3 + r];
-                    d2 += d * d;
+                    double dd = (double)v - x[p * 3 + r];
+                    d2 += dd * dd;
                 }
-                if (!(d2 <= lim2)) over = true;
+                w2 = d2 > w2 ? d2 : w2;
             }
+            if (!(w2 <= lim2)) {
+                over = true;
+                break;
+            }
+            terr[i] = (float)sqrt(w2);
         }
         if (over) {
             ch->probe = g;
@@ -798,7 +877,7 @@ static bool eval_subtree(builder *B, bchan *ch, const float *V, float limit) {
         }
     }
     for (g = 0; g < G; g++) {
-        memcpy(B->model + (size_t)g * J + j, B->trial + (size_t)g * J + j, (e - j) * sizeof(ossa_mat4));
+        memcpy(B->err + (size_t)g * J + j, B->terr + (size_t)g * J + j, (e - j) * sizeof(float));
         memcpy(field(&B->got[(size_t)g * J + j], ch->kind), V + (size_t)g * 4, n);
     }
     return true;
@@ -828,11 +907,48 @@ static void restore_chan(builder *B, bchan *c, const bchan *saved) {
     memcpy(c->q, B->save + B->C, (size_t)c->key_count * 3 * sizeof(uint32_t));
 }
 
+/* How far a change of d (channel units) of joint j's rotation or translation can move a vertex
+ * of its subtree, from the built pose (B->got): the parent's model frame is the product of the
+ * ancestors' rotations and scales, so it stretches a vector by at most sigma = the product of
+ * their largest |scale| and by at least the product of their smallest; a rotation change of d
+ * moves a vertex by at most d x its distance from the joint x kappa (that ratio, 1 for uniform
+ * scales): bound_r = kappa x (the subtree's reach + 2 precision: the built pose is within the
+ * precision of the exact one); a translation change by at most d x sigma = bound_t. */
+static void loosen_bounds(builder *B) {
+    uint32_t J = B->J;
+    const int32_t *par = B->sk->parents;
+    float *kap = B->kap, *sig = B->kap + J; /* per joint at one time */
+    for (uint32_t j = 0; j < J; j++) B->bound_r[j] = B->bound_t[j] = 0.0f;
+    for (uint32_t g = 0; g < B->G; g++) {
+        const ossa_transform *gp = B->got + (size_t)g * J;
+        for (uint32_t j = 0; j < J; j++) {
+            int32_t a = par[j];
+            kap[j] = sig[j] = 1.0f;
+            if (a >= 0) {
+                const float *s = &gp[a].scale.x;
+                float lo = fminf(fabsf(s[0]), fminf(fabsf(s[1]), fabsf(s[2])));
+                float hi = fmaxf(fabsf(s[0]), fmaxf(fabsf(s[1]), fabsf(s[2])));
+                kap[j] = kap[a] * (lo > 0.0f ? hi / lo : INFINITY);
+                sig[j] = sig[a] * hi;
+            }
+            B->bound_r[j] = fmaxf(B->bound_r[j], kap[j]);
+            B->bound_t[j] = fmaxf(B->bound_t[j], sig[j]);
+        }
+    }
+    for (uint32_t j = 0; j < J; j++) {
+        B->bound_r[j] *= (B->reach[j] + 2.0f * B->opt.precision) * 1.0001f;
+        B->bound_t[j] *= 1.0001f;
+        if (!isfinite(B->bound_r[j])) B->bound_r[j] = INFINITY;
+        if (!isfinite(B->bound_t[j])) B->bound_t[j] = INFINITY;
+    }
+}
+
 /* Keeps channel c's new form if the model-space error stays within target at every grid time
  * (then stores its values in B->got / B->model). */
 static bool try_chan(builder *B, bchan *c, float target) {
     decode_channel(B, c, B->V);
     if (!eval_subtree(B, c, B->V, target)) return false;
+    if (c->kind == OSSA__CH_S) loosen_bounds(B); /* the scales changed */
     return true;
 }
 
@@ -842,41 +958,57 @@ static bool try_chan(builder *B, bchan *c, float target) {
  * within target. */
 static void loosen(builder *B, float target) {
     bchan saved;
-    for (uint32_t i = 0; i < B->nch; i++) {
-        bchan *c = &B->ch[i];
-        if (c->kind == OSSA__CH_W || c->mode == MODE_FOLD) continue;
-        for (int level = c->level; level > MIN_LEVEL;) {
-            double before = chan_bytes(B, c);
-            save_chan(B, c, &saved);
-            c->level = --level;
-            fit(B, c, level_tol(c));
-            if (c->mode == MODE_RAW) { /* still too tight for the key grid: a raw one tries coarser */
-                restore_chan(B, c, &saved);
-                if (saved.mode == MODE_RAW) continue;
-                break;
+    loosen_bounds(B);
+    for (uint32_t i = 0; i < B->nch; i++) B->ch[i].done = 0;
+    for (bool changed = true; changed;) {
+        changed = false;
+        for (uint32_t i = 0; i < B->nch; i++) {
+            bchan *c = &B->ch[i];
+            if (c->kind == OSSA__CH_W || c->mode == MODE_FOLD) continue;
+            if (!(c->done & 1)) { /* one coarser tolerance (a raw channel: the first that packs) */
+                bool kept = false;
+                for (int level = c->level; level > MIN_LEVEL;) {
+                    double before = chan_bytes(B, c);
+                    save_chan(B, c, &saved);
+                    c->level = --level;
+                    fit(B, c, level_tol(c));
+                    if (c->mode == MODE_RAW) {
+                        restore_chan(B, c, &saved);
+                        if (saved.mode == MODE_RAW) continue;
+                        break;
+                    }
+                    if (chan_bytes(B, c) < before && try_chan(B, c, target)) kept = true;
+                    else restore_chan(B, c, &saved);
+                    break;
+                }
+                if (kept) {
+                    c->done = 0;
+                    changed = true;
+                } else {
+                    c->done |= 1;
+                }
             }
-            if (chan_bytes(B, c) < before && try_chan(B, c, target)) continue;
-            restore_chan(B, c, &saved);
-            break;
-        }
-        if (c->mode != MODE_PACKED) continue;
-        packed_values(B, c, B->X);
-        for (int k = 0; k < 3; k++)
-            while (c->bits[k] > 0) {
+            if (c->mode != MODE_PACKED) continue;
+            for (int k = 0; k < 3; k++) { /* one bit less per component */
+                if ((c->done & (2u << k)) || c->bits[k] == 0) continue;
+                packed_values(B, c, B->X);
                 save_chan(B, c, &saved);
                 c->bits[k]--;
                 quantise(B, c, B->X);
-                if (try_chan(B, c, target)) continue;
-                restore_chan(B, c, &saved);
-                break;
+                if (try_chan(B, c, target)) {
+                    changed = true;
+                } else {
+                    restore_chan(B, c, &saved);
+                    c->done |= (uint8_t)(2u << k);
+                }
             }
+        }
     }
 }
 
 /* Drops the key-grid times no packed channel keeps (they cost a float and a mask bit per
- * channel each): the channels' keys, values and so their samples stay the same. Returns
- * whether the grid shrank. */
-static bool compact_key_grid(builder *B) {
+ * channel each): the channels' keys, values and so their samples stay the same. */
+static void compact_key_grid(builder *B) {
     uint32_t *map = B->save, n = 0; /* map[k]: new index of key-grid time k, UINT32_MAX = unused */
     for (uint32_t k = 0; k < B->C; k++) map[k] = UINT32_MAX;
     for (uint32_t i = 0; i < B->nch; i++)
@@ -885,14 +1017,13 @@ static bool compact_key_grid(builder *B) {
     for (uint32_t k = 0; k < B->C; k++)
         if (map[k] == 0 || k == 0) {
             map[k] = n;
+            B->rank[n] = B->rank[k];
             B->cand[n++] = B->cand[k];
         }
-    if (n == B->C) return false;
     for (uint32_t i = 0; i < B->nch; i++)
         if (B->ch[i].mode == MODE_PACKED)
             for (uint32_t k = 0; k < B->ch[i].key_count; k++) B->ch[i].keys[k] = map[B->ch[i].keys[k]];
     B->C = n;
-    return true;
 }
 
 /* ---------------------------------------------------------------- build */
@@ -923,6 +1054,7 @@ static ossa_result base_tolerances(builder *B) {
                 }
             }
             int32_t pa = par[d];
+
             for (int k = 0; k < 3; k++) {
                 float n = 1.0f;
                 if (pa >= 0 && shell > 0.0f) {
@@ -953,20 +1085,21 @@ static ossa_result base_tolerances(builder *B) {
         if (!(tol > 0.0f) || !isfinite(tol)) tol = c->kind == OSSA__CH_R ? 1.0f : 1e30f;
         c->base_tol = tol;
     }
+    if (B->reach) memcpy(B->reach, reach, J * sizeof(float)); /* for the loosening pass */
     ossa__free(B->alloc, reach);
     return OSSA_OK;
 }
 
 /* Bytes of the builder's grid scratch: B.exact + B.points per grid time and joint, B.X/B.D,
  * the candidate list and, when compressing, every channel's key and value buffers (the key
- * grid is at most the measurement grid) and the loosening pass's B.got, B.model, B.trial,
- * B.V and B.save. */
+ * grid is at most the measurement grid) and the loosening pass's B.got, B.err, B.terr, B.V
+ * and B.save (plus O(J)). */
 double ossa__clip_build_scratch(uint32_t G, uint32_t J, size_t channels, bool lossless) {
     double per_time = (double)J * (sizeof(ossa_transform) + 12 * sizeof(float)) + 8 * sizeof(float) + sizeof(uint32_t);
-    /* the loosening pass: the built pose, its model matrices and a candidate's, a channel's
-     * values and saved keys */
+    /* the loosening pass: the built pose, its errors and a candidate's, a channel's values and
+     * saved keys */
     if (!lossless)
-        per_time += (double)channels * 4 * sizeof(uint32_t) + (double)J * (sizeof(ossa_transform) + 2 * sizeof(ossa_mat4)) + 8 * sizeof(float);
+        per_time += (double)channels * 4 * sizeof(uint32_t) + (double)J * (sizeof(ossa_transform) + 2 * sizeof(float)) + 8 * sizeof(float);
     return (double)G * per_time;
 }
 
@@ -1005,7 +1138,7 @@ ossa_result ossa_clip_build(const ossa_clip *clip, const ossa_skeleton *skeleton
     /* the key grid: the key times and the midpoints between them (8 per interval for
      * CUBICSPLINE clips), so a fast rotation can take an extra key instead of going raw */
     uint32_t substeps = ossa__clip_grid_substeps(clip);
-    ossa_result r = ossa__clip_grid(clip, J, substeps, substeps > 8 ? 8 : 2, allocator, &B.grid, &B.G, &B.candidate);
+    ossa_result r = ossa__clip_grid(clip, J, substeps, substeps > 8 ? 8 : KEY_DIV, allocator, &B.grid, &B.G, &B.candidate);
     if (r) return r;
     uint32_t G = B.G;
     size_t nmax = (size_t)clip->track_count * 3 + clip->weight_track_count;
@@ -1024,16 +1157,36 @@ ossa_result ossa_clip_build(const ossa_clip *clip, const ossa_skeleton *skeleton
     }
     for (uint32_t g = 0; g < G; g++)
         if (B.candidate[g] || g + 1 == G) B.cand[B.C++] = g;
+    B.rank = ossa__alloc_array(allocator, (size_t)B.C + 1, 1);
+    if (!B.rank) {
+        ossa__free(allocator, B.cand);
+        ossa__free(allocator, B.grid);
+        return OSSA_ERROR_OUT_OF_MEMORY;
+    }
+    for (uint32_t k = 0, prev = 0; k < B.C; k++) {
+        B.rank[k] = B.candidate[B.cand[k]] == 2 || k + 1 == B.C ? 2 : 0;
+        if (B.rank[k] == 2) {
+            if (k > prev + 1 && (k - prev) % 2 == 0) B.rank[prev + (k - prev) / 2] = 1;
+            prev = k;
+        }
+    }
     B.ch = ossa__alloc_array(allocator, nmax + 1, sizeof(bchan));
     B.exact = ossa__alloc_array(allocator, (size_t)G * J + 1, sizeof(ossa_transform));
     B.points = ossa__alloc_array(allocator, (size_t)G * J * 12 + 1, sizeof(float));
     B.X = ossa__alloc_array(allocator, (size_t)G * 8, sizeof(float));
     if (!B.opt.lossless) {
         B.got = ossa__alloc_array(allocator, (size_t)G * J + 1, sizeof(ossa_transform));
-        B.model = ossa__alloc_array(allocator, (size_t)G * J + 1, sizeof(ossa_mat4));
         B.V = ossa__alloc_array(allocator, (size_t)G * 4 + 1, sizeof(float));
         B.save = ossa__alloc_array(allocator, (size_t)B.C * 4 + J + 1, sizeof(uint32_t));
-        B.trial = ossa__alloc_array(allocator, (size_t)G * J + 1, sizeof(ossa_mat4));
+        B.err = ossa__alloc_array(allocator, (size_t)G * J * 2 + (size_t)J * 22 + 1, sizeof(float));
+        if (B.err) {
+            B.terr = B.err + (size_t)G * J;
+            B.reach = B.terr + (size_t)G * J;
+            B.bound_r = B.reach + J;
+            B.bound_t = B.bound_r + J;
+            B.kap = B.bound_t + J;
+            B.mod = (ossa_mat4 *)(B.kap + 2 * J);
+        }
     }
     float *jerr = ossa__alloc_array(allocator, (size_t)J * 5 + nmax + 1, sizeof(float));
     uint32_t *jworst = jerr ? (uint32_t *)(jerr + J) : NULL;
@@ -1044,7 +1197,7 @@ ossa_result ossa_clip_build(const ossa_clip *clip, const ossa_skeleton *skeleton
     ossa_sampling_context *ctx = NULL;
     ossa_built_clip *bc = NULL;
     if (!B.ch || !B.exact || !B.points || !B.X || !jerr || !model ||
-        (!B.opt.lossless && (!B.got || !B.model || !B.trial || !B.V || !B.save))) {
+        (!B.opt.lossless && (!B.got || !B.err || !B.V || !B.save))) {
         r = OSSA_ERROR_OUT_OF_MEMORY;
         goto done;
     }
@@ -1099,6 +1252,7 @@ ossa_result ossa_clip_build(const ossa_clip *clip, const ossa_skeleton *skeleton
             bchan *c = &B.ch[i];
             c->keys = keybuf + (size_t)i * B.C * 4;
             c->q = c->keys + B.C;
+            c->level = 1; /* errors add up along chains: start at half the budget (the loosening gives back what is left) */
             if (c->kind != OSSA__CH_W) fit(&B, c, level_tol(c));
         }
     }
@@ -1171,9 +1325,11 @@ ossa_result ossa_clip_build(const ossa_clip *clip, const ossa_skeleton *skeleton
         goto done;
     }
     if (!B.opt.lossless && e.max_error <= target) {
-        /* the bound is met: win back what the tightening over-spent, keep the result if the
-         * real measurement agrees (else the clip before it) */
+        /* the bound is met: win back what the tightening over-spent, drop the key-grid times
+         * no channel keeps; keep the result if the real measurement agrees (else the clip
+         * before it) */
         loosen(&B, target);
+        compact_key_grid(&B);
         ossa_built_clip *tight = bc;
         ossa_clip_error et = e;
         bc = NULL;
@@ -1187,12 +1343,6 @@ ossa_result ossa_clip_build(const ossa_clip *clip, const ossa_skeleton *skeleton
         } else {
             ossa_built_clip_destroy(tight);
         }
-    }
-    if (!B.opt.lossless && e.max_error <= target && compact_key_grid(&B)) {
-        ossa_built_clip_destroy(bc);
-        bc = NULL;
-        if ((r = write_clip(&B, &bc)) != OSSA_OK) goto done;
-        if ((r = measure(&B, bc, ctx, jerr, jworst, &e)) != OSSA_OK) goto done;
     }
     /* record what was measured in the block itself */
     ossa__bc_header *h = (ossa__bc_header *)ossa__built_clip_block(bc);
@@ -1213,13 +1363,13 @@ done:
     ossa__free(allocator, jerr);
     ossa__free(allocator, B.X);
     ossa__free(allocator, B.got);
-    ossa__free(allocator, B.model);
-    ossa__free(allocator, B.trial);
+    ossa__free(allocator, B.err);
     ossa__free(allocator, B.V);
     ossa__free(allocator, B.save);
     ossa__free(allocator, B.points);
     ossa__free(allocator, B.exact);
     ossa__free(allocator, B.ch);
+    ossa__free(allocator, B.rank);
     ossa__free(allocator, B.cand);
     ossa__free(allocator, B.grid);
     return r;
