@@ -24,19 +24,16 @@
 
 enum { MODE_FOLD, MODE_RAW, MODE_PACKED };
 #define MAX_LEVEL 12
-#define MIN_LEVEL -2
- /* the loosening pass may double a base tolerance this often */
+#define MIN_LEVEL -2 /* the loosening pass may double a base tolerance this often */
+#define START_LEVEL 1 /* errors add up along chains: the fit starts at half the budget */
 #define MAX_ITERATIONS 40
 #define MAX_STALLED 3 /* iterations without a lower max error before the exact fallback */
-#ifndef MAX_SEGMENT
 #define MAX_SEGMENT 32 /* key-grid steps a segment may span */
-#endif
-#ifndef KEY_DIV
-#define KEY_DIV 4
-#endif
+#define KEY_DIV 4 /* key-grid steps per key interval (LINEAR/STEP clips) */
 #define TARGET_MARGIN 0.92f
 #define LEVEL0_SHARE 1.0f
 #define KEY_SHARE 0.85f /* of a channel's tolerance for key reduction on exact values */
+#define FOLD_TRY_BITS 1024 /* the loosening tries to fold packed channels of at most this many value bits */
 
 typedef struct bchan {
     uint32_t target; /* joint (T/R/S) or weight track index (W) */
@@ -52,7 +49,8 @@ typedef struct bchan {
     uint32_t *q;    /* 3 values per key */
     float min[3], step[3], ext[3]; /* ext: max - min of each stored component over the key grid */
     uint32_t probe; /* grid time where the channel's last loosening failed: checked first */
-    uint8_t done;   /* loosening: bit 0 no coarser tolerance, bit 1 + c no fewer bits of component c */
+    uint8_t done;   /* loosening: bit 0 no coarser tolerance, bit 1 + c no fewer bits of component c,
+                     * bit 4 fold tried */
 } bchan;
 
 typedef struct builder {
@@ -943,6 +941,23 @@ static void loosen_bounds(builder *B) {
     }
 }
 
+/* Folds channel c into the base pose with its mean exact value over the grid (rotations:
+ * normalised, on the hemisphere of the first). */
+static void fold_mean(builder *B, bchan *c) {
+    float *X = B->X;
+    channel_values(B, c, X);
+    double m[4] = {0, 0, 0, 0};
+    for (uint32_t g = 0; g < B->G; g++) {
+        const float *x = X + (size_t)g * 4;
+        double sg = c->kind == OSSA__CH_R && x[0] * X[0] + x[1] * X[1] + x[2] * X[2] + x[3] * X[3] < 0.0f ? -1.0 : 1.0;
+        for (int i = 0; i < 4; i++) m[i] += sg * x[i];
+    }
+    for (int i = 0; i < 4; i++) c->fold[i] = (float)(m[i] / B->G);
+    if (c->kind == OSSA__CH_R) ossa__quat_normalize4(c->fold);
+    else c->fold[3] = 0.0f;
+    c->mode = MODE_FOLD;
+}
+
 /* Keeps channel c's new form if the model-space error stays within target at every grid time
  * (then stores its values in B->got / B->model). */
 static bool try_chan(builder *B, bchan *c, float target) {
@@ -965,6 +980,18 @@ static void loosen(builder *B, float target) {
         for (uint32_t i = 0; i < B->nch; i++) {
             bchan *c = &B->ch[i];
             if (c->kind == OSSA__CH_W || c->mode == MODE_FOLD) continue;
+            if (!(c->done & 16) && c->mode == MODE_PACKED &&
+                c->key_count * ((uint32_t)c->bits[0] + c->bits[1] + c->bits[2]) <= FOLD_TRY_BITS) {
+                /* a small channel folded into the base pose (its mean value) saves its record */
+                c->done |= 16;
+                save_chan(B, c, &saved);
+                fold_mean(B, c);
+                if (try_chan(B, c, target)) {
+                    changed = true;
+                    continue;
+                }
+                restore_chan(B, c, &saved);
+            }
             if (!(c->done & 1)) { /* one coarser tolerance (a raw channel: the first that packs) */
                 bool kept = false;
                 for (int level = c->level; level > MIN_LEVEL;) {
@@ -982,7 +1009,7 @@ static void loosen(builder *B, float target) {
                     break;
                 }
                 if (kept) {
-                    c->done = 0;
+                    c->done &= 16;
                     changed = true;
                 } else {
                     c->done |= 1;
@@ -1252,7 +1279,7 @@ ossa_result ossa_clip_build(const ossa_clip *clip, const ossa_skeleton *skeleton
             bchan *c = &B.ch[i];
             c->keys = keybuf + (size_t)i * B.C * 4;
             c->q = c->keys + B.C;
-            c->level = 1; /* errors add up along chains: start at half the budget (the loosening gives back what is left) */
+            c->level = START_LEVEL;
             if (c->kind != OSSA__CH_W) fit(&B, c, level_tol(c));
         }
     }
