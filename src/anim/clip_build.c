@@ -11,7 +11,11 @@
  * (range-reduced; rotations drop their steadiest component) that keep every grid time within
  * it. Then the clip is measured in model space at every grid time; the channels that cause a
  * joint's miss (attribution: each alone in the exact pose) get half the tolerance, until all
- * points are within TARGET_MARGIN x precision; a channel that cannot meet it goes raw (exact). */
+ * points are within TARGET_MARGIN x precision; a channel that cannot meet it goes raw (exact).
+ * Then a loosening pass gives back what the halving over-spent: per channel, round-robin, a
+ * fold, a coarser tolerance or one bit less, each kept only if the model-space error of the
+ * channel's subtree stays within the target at every grid time (bounded where it cannot pass
+ * the target, evaluated elsewhere); the real measurement has the last word. */
 #include <math.h>
 #include <stdlib.h>
 #include <string.h>
@@ -834,7 +838,7 @@ static bool eval_subtree(builder *B, bchan *ch, const float *V, float limit) {
         const float *err = B->err + (size_t)g * J;
         float *terr = B->terr + (size_t)g * J;
         float d = chan_err(ch->kind, field(&gp[j], ch->kind), V + (size_t)g * 4), worst = 0.0f;
-        for (uint32_t i = j; i < e; i++) worst = fmaxf(worst, err[i]);
+        for (uint32_t i = j; i < e; i++) worst = err[i] > worst ? err[i] : worst;
         if (worst + d * R <= skip) {
             for (uint32_t i = j; i < e; i++) terr[i] = err[i] + d * R;
             continue;
@@ -1016,9 +1020,11 @@ static void loosen(builder *B, float target) {
                 }
             }
             if (c->mode != MODE_PACKED) continue;
+            bool values = false;
             for (int k = 0; k < 3; k++) { /* one bit less per component */
                 if ((c->done & (2u << k)) || c->bits[k] == 0) continue;
-                packed_values(B, c, B->X);
+                if (!values) packed_values(B, c, B->X);
+                values = true;
                 save_chan(B, c, &saved);
                 c->bits[k]--;
                 quantise(B, c, B->X);
