@@ -629,9 +629,25 @@ static void test_build_misuse(void **state) {
     ossa_skeleton_destroy(sk);
 }
 
+/* The key grid of a compressed clip holds only times some packed channel keeps (the builder
+ * drops the others): every grid time has a bit in at least one channel's key mask, bit 0 (the
+ * clip start) in all of them, and the times increase. */
+static void check_key_grid(const ossa_built_clip *bc) {
+    const ossa__bc_header *h = bc->h;
+    if (!h->packed_count) return;
+    assert_true(h->grid_count >= 1);
+    for (uint32_t g = 0; g < h->grid_count; g++) {
+        uint32_t used = 0;
+        for (uint32_t c = 0; c < h->packed_count; c++)
+            used += ossa__bits_read(bc->base + bc->packed[c].data_off, g, 1);
+        if (g == 0) assert_int_equal(used, h->packed_count);
+        else assert_true(used >= 1 && bc->grid[g] > bc->grid[g - 1]);
+    }
+}
+
 /* Compressed clips: the test's own model-space error (ossa_pose_joint_to_model of both poses)
  * at thousands of random times, clamped and looping, stays within the precision; the builder's
- * stats and ossa_built_clip_measure agree with each other. */
+ * stats and ossa_built_clip_measure agree with each other; the key grid holds only used times. */
 static float check_bound(const ossa_clip *clip, const ossa_skeleton *sk, float precision, float shell, int times,
                          uint64_t seed, size_t *bytes) {
     ossa_clip_build_options opt = {0};
@@ -646,6 +662,7 @@ static float check_bound(const ossa_clip *clip, const ossa_skeleton *sk, float p
     ossa_clip_error e;
     assert_int_equal(ossa_built_clip_measure(bc, clip, sk, S, NULL, &e), OSSA_OK);
     assert_true(e.max_error == st.max_error && e.worst_joint == st.worst_joint && e.worst_time == st.worst_time);
+    check_key_grid(bc);
     uint32_t J = sk->joint_count, W = ossa_built_clip_weight_count(bc);
     ossa_sampling_context *ctx = NULL;
     assert_int_equal(ossa_sampling_context_create(J, W, NULL, &ctx), OSSA_OK);

@@ -1345,22 +1345,17 @@ ossa_result ossa_clip_build(const ossa_clip *clip, const ossa_skeleton *skeleton
         if ((r = write_clip(&B, &bc)) != OSSA_OK) goto done;
         if ((r = measure(&B, bc, ctx, jerr, jworst, &e)) != OSSA_OK) goto done;
     }
-    if (!B.opt.lossless && !(e.max_error <= B.opt.precision)) {
-        /* even the exact keys miss it: float rounding of the model-space values is larger
-         * than the precision asked for; say so instead of returning a clip that misses it */
-        if (stats) {
-            stats->max_error = e.max_error;
-            stats->worst_joint = e.worst_joint;
-            stats->worst_time = e.worst_time;
-            stats->max_weight_error = e.max_weight_error;
-        }
-        r = OSSA_ERROR_LIMIT;
-        goto done;
+    if (!B.opt.lossless && e.max_error <= target) {
+        /* the bound is met: drop the key-grid times no channel keeps (the samples stay the
+         * same), win back what the tightening over-spent, drop the unused times again; keep
+         * the result if the real measurement agrees (else the clip before the loosening) */
+        compact_key_grid(&B);
+        ossa_built_clip_destroy(bc);
+        bc = NULL;
+        if ((r = write_clip(&B, &bc)) != OSSA_OK) goto done;
+        if ((r = measure(&B, bc, ctx, jerr, jworst, &e)) != OSSA_OK) goto done;
     }
     if (!B.opt.lossless && e.max_error <= target) {
-        /* the bound is met: win back what the tightening over-spent, drop the key-grid times
-         * no channel keeps; keep the result if the real measurement agrees (else the clip
-         * before it) */
         loosen(&B, target);
         compact_key_grid(&B);
         ossa_built_clip *tight = bc;
@@ -1376,6 +1371,18 @@ ossa_result ossa_clip_build(const ossa_clip *clip, const ossa_skeleton *skeleton
         } else {
             ossa_built_clip_destroy(tight);
         }
+    }
+    if (!B.opt.lossless && !(e.max_error <= B.opt.precision)) {
+        /* even the exact keys miss it: float rounding of the model-space values is larger
+         * than the precision asked for; say so instead of returning a clip that misses it */
+        if (stats) {
+            stats->max_error = e.max_error;
+            stats->worst_joint = e.worst_joint;
+            stats->worst_time = e.worst_time;
+            stats->max_weight_error = e.max_weight_error;
+        }
+        r = OSSA_ERROR_LIMIT;
+        goto done;
     }
     /* record what was measured in the block itself */
     ossa__bc_header *h = (ossa__bc_header *)ossa__built_clip_block(bc);
