@@ -975,14 +975,33 @@ static bool try_chan(builder *B, bchan *c, float target) {
  * a coarser tolerance (fewer keys and bits; a raw channel packed again), then each component
  * one bit less while it lasts, each kept only if the model-space error at every grid time stays
  * within target. */
+/* The loosening's order: bits saved per step (keys) over the error a step adds (the largest
+ * quantisation step x how far the channel moves its subtree); raw channels first. */
+static double loosen_priority(const builder *B, const bchan *c) {
+    if (c->mode != MODE_PACKED) return INFINITY;
+    double R = c->kind == OSSA__CH_R ? B->bound_r[c->target] : c->kind == OSSA__CH_T ? B->bound_t[c->target] : 1.0;
+    double st = fmax(fmax(c->step[0], c->step[1]), fmax(c->step[2], 1e-12));
+    return c->key_count / (st * R);
+}
+
 static void loosen(builder *B, float target) {
     bchan saved;
     loosen_bounds(B);
     for (uint32_t i = 0; i < B->nch; i++) B->ch[i].done = 0;
+    uint32_t *order = B->save + (size_t)B->C * 4 + B->J; /* the channels by loosen_priority, per round */
     for (bool changed = true; changed;) {
         changed = false;
-        for (uint32_t i = 0; i < B->nch; i++) {
-            bchan *c = &B->ch[i];
+        for (uint32_t i = 0, n = 0; i < B->nch; i++) { /* insertion sort: few channels */
+            uint32_t k = n++;
+            double ci = loosen_priority(B, &B->ch[i]);
+            while (k > 0 && loosen_priority(B, &B->ch[order[k - 1]]) < ci) {
+                order[k] = order[k - 1];
+                k--;
+            }
+            order[k] = i;
+        }
+        for (uint32_t oi = 0; oi < B->nch; oi++) {
+            bchan *c = &B->ch[order[oi]];
             if (c->kind == OSSA__CH_W || c->mode == MODE_FOLD) continue;
             if (!(c->done & 16) && c->mode == MODE_PACKED &&
                 c->key_count * ((uint32_t)c->bits[0] + c->bits[1] + c->bits[2]) <= FOLD_TRY_BITS) {
@@ -1210,7 +1229,7 @@ ossa_result ossa_clip_build(const ossa_clip *clip, const ossa_skeleton *skeleton
     if (!B.opt.lossless) {
         B.got = ossa__alloc_array(allocator, (size_t)G * J + 1, sizeof(ossa_transform));
         B.V = ossa__alloc_array(allocator, (size_t)G * 4 + 1, sizeof(float));
-        B.save = ossa__alloc_array(allocator, (size_t)B.C * 4 + J + 1, sizeof(uint32_t));
+        B.save = ossa__alloc_array(allocator, (size_t)B.C * 4 + J + nmax + 1, sizeof(uint32_t));
         B.err = ossa__alloc_array(allocator, (size_t)G * J * 2 + (size_t)J * 22 + 1, sizeof(float));
         if (B.err) {
             B.terr = B.err + (size_t)G * J;
