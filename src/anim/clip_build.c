@@ -1072,9 +1072,10 @@ static void compact_key_grid(builder *B) {
             B->rank[n] = B->rank[k];
             B->cand[n++] = B->cand[k];
         }
-    for (uint32_t i = 0; i < B->nch; i++)
-        if (B->ch[i].mode == MODE_PACKED)
-            for (uint32_t k = 0; k < B->ch[i].key_count; k++) B->ch[i].keys[k] = map[B->ch[i].keys[k]];
+    for (uint32_t i = 0; i < B->nch; i++) {
+        if (B->ch[i].mode != MODE_PACKED) B->ch[i].key_count = 0; /* stale keys of the larger grid */
+        for (uint32_t k = 0; k < B->ch[i].key_count; k++) B->ch[i].keys[k] = map[B->ch[i].keys[k]];
+    }
     B->C = n;
 }
 
