@@ -223,6 +223,95 @@ static void base64_round_trips(void **state) {
     }
 }
 
+/* The tokeniser skips jsmn's character loop over long strings (embedded base64) by
+ * resuming jsmn around them: on random documents with long strings as values, keys,
+ * array elements and after the top-level object, mutated near the quotes and anywhere
+ * (quotes, backslashes, NULs, brackets, primitives running into a quote), it gives the
+ * same result, position and tokens as one jsmn_parse call over the whole text, with
+ * enough tokens and with too few. */
+#define JSMN_STATIC
+#define JSMN_STRICT
+#define JSMN_PARENT_LINKS
+#include <jsmn.h>
+
+static size_t put(char *d, size_t o, const char *s) {
+    size_t n = strlen(s);
+    memcpy(d + o, s, n);
+    return o + n;
+}
+
+static size_t put_long(char *d, size_t o, uint64_t *rng, size_t *opens, uint32_t *nopen) {
+    static const char A[] = "ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789+/";
+    size_t n = 4090 + (size_t)(ot_rand_u64(rng) % 3000); /* around the 4096 threshold */
+    opens[(*nopen)++] = o;
+    d[o++] = '"';
+    for (size_t i = 0; i < n; i++) d[o++] = A[ot_rand_u64(rng) % 64];
+    if (ot_rand_u64(rng) % 8 == 0) d[o - 1 - ot_rand_u64(rng) % n] = ot_rand_u64(rng) % 2 ? '\\' : '\0';
+    d[o++] = '"';
+    return o;
+}
+
+static void tokenize_equals_one_jsmn_call(void **state) {
+    (void)state;
+    uint64_t rng = 12;
+    size_t cap = 64 * 1024;
+    char *d = malloc(cap);
+    jsmntok_t *a = malloc(4096 * sizeof *a), *b = malloc(4096 * sizeof *b);
+    assert_non_null(d);
+    assert_non_null(a);
+    assert_non_null(b);
+    unsigned skipped = 0, ok = 0, errors = 0;
+    for (int iter = 0; iter < 3000; iter++) {
+        size_t opens[16], o = 0;
+        uint32_t nopen = 0;
+        o = put(d, o, "{\"a\":[1,2,{\"k\":");
+        o = put_long(d, o, &rng, opens, &nopen);
+        o = put(d, o, "}],");
+        if (ot_rand_u64(&rng) % 2) o = put_long(d, o, &rng, opens, &nopen);
+        else o = put(d, o, "\"key\"");
+        o = put(d, o, " : ");
+        o = put_long(d, o, &rng, opens, &nopen);
+        o = put(d, o, ",\"arr\":[");
+        o = put_long(d, o, &rng, opens, &nopen);
+        o = put(d, o, ", true, null, -1.5e3],\"s\":\"short\\\"esc\\u0041\"}");
+        if (ot_rand_u64(&rng) % 4 == 0) o = put_long(d, o, &rng, opens, &nopen); /* trailing data */
+        int mutations = (int)(ot_rand_u64(&rng) % 4);
+        for (int m = 0; m < mutations; m++) {
+            static const char C[] = "\"\\{}[],:1x -tn";
+            size_t at = ot_rand_u64(&rng) % 2 ? opens[ot_rand_u64(&rng) % nopen] + ot_rand_u64(&rng) % 7 - 3
+                                               : (size_t)(ot_rand_u64(&rng) % o);
+            if (at < o) d[at] = ot_rand_u64(&rng) % 16 ? C[ot_rand_u64(&rng) % (sizeof C - 1)] : '\0';
+        }
+        size_t bound;
+        ossa__json_skip skips[OSSA__JSON_MAX_SKIPS];
+        uint32_t nskip;
+        assert_int_equal(ossa__json_scan(d, o, &bound, skips, &nskip), SIZE_MAX);
+        assert_true(bound <= 4096);
+        skipped += nskip;
+        for (int small = 0; small < 2; small++) {
+            unsigned tokens = small ? (unsigned)(ot_rand_u64(&rng) % (bound + 1)) : (unsigned)bound;
+            jsmn_parser p;
+            jsmn_init(&p);
+            memset(a, 0x5A, 4096 * sizeof *a);
+            memset(b, 0x5A, 4096 * sizeof *b);
+            int n1 = jsmn_parse(&p, d, o, a, tokens);
+            unsigned pos = 0;
+            int n2 = ossa__json_tokenize(d, o, skips, nskip, b, tokens, &pos);
+            assert_int_equal(n1, n2);
+            assert_int_equal(p.pos, pos);
+            /* every token jsmn wrote (on errors too) */
+            assert_memory_equal(a, b, (size_t)p.toknext * sizeof *a);
+            if (n1 > 0) ok++;
+            else errors++;
+        }
+    }
+    assert_true(skipped > 3000); /* the fast path ran */
+    assert_true(ok > 500 && errors > 500);
+    free(d);
+    free(a);
+    free(b);
+}
+
 int main(void) {
     const struct CMUnitTest tests[] = {
         cmocka_unit_test(unused_buffers_load),
@@ -230,6 +319,7 @@ int main(void) {
         cmocka_unit_test(unknown_type_on_unused_accessor),
         cmocka_unit_test(glb_with_bytes_after_its_length),
         cmocka_unit_test(base64_round_trips),
+        cmocka_unit_test(tokenize_equals_one_jsmn_call),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
 }

@@ -90,6 +90,20 @@ ossa_result ossa__buffer_usable(ossa__ctx *ctx, uint32_t b);
 /* ---- json.c ---- */
 /* Tokenises ctx->json (must be one top-level object). */
 ossa_result ossa__json_parse(ossa__ctx *ctx);
+/* The tokeniser's parts, exposed for the test that checks them against one jsmn_parse call. */
+#define OSSA__JSON_MAX_SKIPS 16
+typedef struct ossa__json_skip {
+    size_t open, close; /* byte offsets of the quotes of a long string without escapes or NULs */
+} ossa__json_skip;
+/* One pass over js: *bound = token count bound, up to OSSA__JSON_MAX_SKIPS long strings
+ * (ossa__json_tokenize skips them). Returns the byte offset where nesting exceeds
+ * OSSA__JSON_MAX_DEPTH, or SIZE_MAX. */
+size_t ossa__json_scan(const char *js, size_t len, size_t *bound, ossa__json_skip *skips, uint32_t *skip_count);
+/* jsmn (strict, parent links) over js into `tokens` (jsmntok_t[capacity]) with the skips
+ * tokenised without jsmn's character loop: the same return value, tokens and *pos (the
+ * parser's position) as one jsmn_parse call over the whole text. */
+int ossa__json_tokenize(const char *js, size_t len, const ossa__json_skip *skips, uint32_t skip_count, void *tokens,
+                        unsigned capacity, unsigned *pos);
 /* Value token of `key` in object token obj, or -1. */
 int32_t ossa__json_find(const ossa__ctx *ctx, int32_t obj, const char *key);
 bool ossa__json_eq(const ossa__ctx *ctx, int32_t tok, const char *s);
