@@ -312,6 +312,71 @@ static void tokenize_equals_one_jsmn_call(void **state) {
     free(b);
 }
 
+/* The SIMD decoder equals the scalar one (verdict and bytes) on random text of many
+ * lengths, with every invalid, padding and base64url character at every position and each
+ * padding form; ossa__base64_check gives the decoder's verdict and size without decoding;
+ * ranges decoded on demand equal the same slice of the whole decode, for every offset and
+ * length, and write nothing outside their range. */
+static void base64_simd_check_and_ranges(void **state) {
+    (void)state;
+    uint64_t rng = 7;
+    enum { MAXB = 1200 };
+    static uint8_t data[MAXB], a[MAXB + 64], b[MAXB + 64], r[MAXB + 64];
+    static char text[MAXB * 2];
+    static const size_t lens[] = {0, 1, 2, 3, 4, 5, 35, 36, 37, 47, 48, 49, 96, 200, 301, 1000, MAXB};
+    for (size_t li = 0; li < sizeof lens / sizeof lens[0]; li++) {
+        size_t n = lens[li];
+        for (size_t i = 0; i < n; i++) data[i] = (uint8_t)ot_rand_u64(&rng);
+        size_t len = encode(data, n, text, false);
+        /* padding forms: as encoded, stripped, one '=' more or less */
+        for (int form = 0; form < 3; form++) {
+            size_t tl = len;
+            if (form == 1)
+                while (tl && text[tl - 1] == '=') tl--;
+            if (form == 2) text[tl++] = '=';
+            size_t ga = 0, gb = 0, text_len = 0, size = 0;
+            bool va = ossa__base64_decode(text, tl, a, &ga), vb = ossa__base64_decode_scalar(text, tl, b, &gb);
+            assert_int_equal(va, vb);
+            assert_int_equal(ossa__base64_check(text, tl, &text_len, &size), va);
+            if (va) {
+                assert_int_equal(ga, gb);
+                assert_int_equal(size, ga);
+                assert_memory_equal(a, b, ga);
+            }
+            if (form == 2) tl--;
+        }
+        /* one character replaced at every position (a sample for long texts) */
+        static const char C[] = "!*.=\x80 \n\"-_A+/";
+        for (size_t at = 0; at < len; at += len > 120 ? 1 + ot_rand_u64(&rng) % 13 : 1) {
+            char keep = text[at];
+            text[at] = C[ot_rand_u64(&rng) % (sizeof C - 1)];
+            size_t ga = 0, gb = 0, text_len = 0, size = 0;
+            bool va = ossa__base64_decode(text, len, a, &ga), vb = ossa__base64_decode_scalar(text, len, b, &gb);
+            assert_int_equal(va, vb);
+            assert_int_equal(ossa__base64_check(text, len, &text_len, &size), va);
+            if (va) {
+                assert_int_equal(ga, gb);
+                assert_int_equal(size, ga);
+                assert_memory_equal(a, b, ga);
+            }
+            text[at] = keep;
+        }
+        /* ranges of the valid text */
+        size_t text_len = 0, size = 0, ga = 0;
+        assert_true(ossa__base64_check(text, len, &text_len, &size));
+        assert_int_equal(size, n);
+        assert_true(ossa__base64_decode(text, len, a, &ga));
+        size_t step = n > 100 ? 1 + n / 40 : 1;
+        for (size_t off = 0; off <= n; off += step)
+            for (size_t cnt = 0; off + cnt <= n; cnt += (cnt < 8 ? 1 : step)) {
+                memset(r, 0xA5, cnt + 64);
+                ossa__base64_decode_range(text, text_len, off, cnt, r + 32);
+                assert_memory_equal(r + 32, a + off, cnt);
+                for (size_t g = 0; g < 32; g++) assert_true(r[g] == 0xA5 && r[32 + cnt + g] == 0xA5);
+            }
+    }
+}
+
 int main(void) {
     const struct CMUnitTest tests[] = {
         cmocka_unit_test(unused_buffers_load),
@@ -319,6 +384,7 @@ int main(void) {
         cmocka_unit_test(unknown_type_on_unused_accessor),
         cmocka_unit_test(glb_with_bytes_after_its_length),
         cmocka_unit_test(base64_round_trips),
+        cmocka_unit_test(base64_simd_check_and_ranges),
         cmocka_unit_test(tokenize_equals_one_jsmn_call),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
