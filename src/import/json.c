@@ -41,6 +41,18 @@ static size_t special(const char *s, size_t n) {
     return n;
 }
 
+#if defined(__SSE2__)
+/* Bit mask of the bytes among s[0, 16) the pre-pass looks at: , : " [ { ] } */
+static unsigned structural16(const char *s) {
+    __m128i v = _mm_loadu_si128((const __m128i *)(const void *)s);
+    __m128i w = _mm_or_si128(v, _mm_set1_epi8(0x20)); /* [ ] become { } */
+    __m128i m = _mm_or_si128(_mm_cmpeq_epi8(v, _mm_set1_epi8(',')), _mm_cmpeq_epi8(v, _mm_set1_epi8(':')));
+    m = _mm_or_si128(m, _mm_cmpeq_epi8(v, _mm_set1_epi8('"')));
+    m = _mm_or_si128(m, _mm_or_si128(_mm_cmpeq_epi8(w, _mm_set1_epi8('{')), _mm_cmpeq_epi8(w, _mm_set1_epi8('}'))));
+    return (unsigned)_mm_movemask_epi8(m);
+}
+#endif
+
 size_t ossa__json_scan(const char *js, size_t len, size_t *bound, ossa__json_skip *skips, uint32_t *skip_count) {
     /* Token bound without a counting pass: every token but the first follows one of
      * , : [ { (commas inside strings only over-count). Large embedded base64 strings
@@ -50,6 +62,16 @@ size_t ossa__json_scan(const char *js, size_t len, size_t *bound, ossa__json_ski
     size_t b = 1;
     uint32_t depth = 0, nskip = 0;
     for (size_t i = 0; i < len; i++) {
+#if defined(__SSE2__)
+        if (len - i >= 16) { /* whitespace, numbers and literals 16 bytes at a time */
+            unsigned m = structural16(js + i);
+            if (!m) {
+                i += 15;
+                continue;
+            }
+            i += (size_t)__builtin_ctz(m);
+        }
+#endif
         uint8_t k = CLS[(unsigned char)js[i]];
         if (!k) continue;
         b += k <= 2;
