@@ -395,6 +395,26 @@ static void base64_simd_check_and_ranges(void **state) {
     }
 }
 
+/* ossa__path_join formats what snprintf "%s%s%lld" does (no number for -1), truncation included. */
+static void path_join_equals_snprintf(void **state) {
+    (void)state;
+    uint64_t rng = 3;
+    static const char *const bases[] = {"", "/animations/7", "/animations/12/channels/1023"};
+    static const char *const segs[] = {"/samplers/", "/target", "/accessors/", ""};
+    static const int64_t idx[] = {-1, 0, 9, 10, 1019, 4294967295LL};
+    for (size_t b = 0; b < 3; b++)
+        for (size_t s = 0; s < 4; s++)
+            for (size_t i = 0; i < 6; i++)
+                for (size_t size = 1; size < 64; size += 1 + ot_rand_u64(&rng) % 3) {
+                    char got[64], want[64];
+                    memset(got, 'x', sizeof got);
+                    ossa__path_join(got, size, bases[b], segs[s], idx[i]);
+                    if (idx[i] < 0) snprintf(want, size, "%s%s", bases[b], segs[s]);
+                    else snprintf(want, size, "%s%s%lld", bases[b], segs[s], (long long)idx[i]);
+                    assert_string_equal(got, want);
+                }
+}
+
 int main(void) {
     const struct CMUnitTest tests[] = {
         cmocka_unit_test(unused_buffers_load),
@@ -404,6 +424,7 @@ int main(void) {
         cmocka_unit_test(base64_round_trips),
         cmocka_unit_test(base64_simd_check_and_ranges),
         cmocka_unit_test(tokenize_equals_one_jsmn_call),
+        cmocka_unit_test(path_join_equals_snprintf),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
 }

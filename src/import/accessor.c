@@ -29,7 +29,7 @@ ossa_result ossa__views_parse(ossa__ctx *ctx) {
     ctx->gltf->view_count = count;
     for (uint32_t i = 0; i < count && !r; i++) {
         char path[64];
-        snprintf(path, sizeof path, "/bufferViews/%u", i);
+        ossa__path_join(path, sizeof path, "", "/bufferViews/", i);
         ossa__view *v = &ctx->gltf->views[i];
         int32_t buffer;
         uint64_t off = 0, len = 0, stride = 0;
@@ -106,7 +106,7 @@ ossa_result ossa__accessors_parse(ossa__ctx *ctx) {
     ctx->gltf->accessor_count = count;
     for (uint32_t i = 0; i < count && !r; i++) {
         char path[64];
-        snprintf(path, sizeof path, "/accessors/%u", i);
+        ossa__path_join(path, sizeof path, "", "/accessors/", i);
         ossa__accessor *a = &ctx->gltf->accessors[i];
         uint64_t off = 0, ct = 0, n = 0;
         if ((r = ossa__json_get_index(ctx, items[i], path, "bufferView", false, ctx->gltf->view_count, "bufferViews", &a->view)))

@@ -42,7 +42,7 @@ static ossa_result parse_samplers(ossa__ctx *ctx, int32_t anim, const char *path
     }
     for (uint32_t s = 0; s < b->sampler_count && !r; s++) {
         char sp[96];
-        snprintf(sp, sizeof sp, "%s/samplers/%u", path, s);
+        ossa__path_join(sp, sizeof sp, path, "/samplers/", s);
         sampler_doc *d = &b->samplers[s];
         if ((r = ossa__json_get_index(ctx, items[s], sp, "input", true, ctx->gltf->accessor_count, "accessors", &d->input))) break;
         if ((r = ossa__json_get_index(ctx, items[s], sp, "output", true, ctx->gltf->accessor_count, "accessors", &d->output)))
@@ -73,7 +73,7 @@ static ossa_result read_sampler(ossa__ctx *ctx, const char *spath, const sampler
     *times = *values = NULL;
     const ossa__accessor *in = &ctx->gltf->accessors[s->input], *out = &ctx->gltf->accessors[s->output];
     char ip[128];
-    snprintf(ip, sizeof ip, "%s/input", spath);
+    ossa__path_join(ip, sizeof ip, spath, "/input", -1);
     if (in->components != 1 || in->component_type != 5126)
         return ossa__fail(ctx, OSSA_ERROR_INVALID_DATA, ip, "accessor %d must be SCALAR FLOAT (found %s of %u)", s->input,
                           in->type_name, in->component_type);
@@ -167,8 +167,8 @@ static ossa_result load_one(ossa__ctx *ctx, const ossa__doc *doc, const int32_t 
     float *known_times = NULL;
     for (uint32_t c = 0; c < channel_count && !r; c++) {
         char cp[96], tp[112];
-        snprintf(cp, sizeof cp, "%s/channels/%u", path, c);
-        snprintf(tp, sizeof tp, "%s/target", cp);
+        ossa__path_join(cp, sizeof cp, path, "/channels/", c);
+        ossa__path_join(tp, sizeof tp, cp, "/target", -1);
         int32_t si, target, node;
         if ((r = ossa__json_get_index(ctx, channels[c], cp, "sampler", true, b.sampler_count, "samplers", &si))) break;
         if ((r = ossa__json_get_object(ctx, channels[c], cp, "target", &target))) break;
@@ -204,7 +204,7 @@ static ossa_result load_one(ossa__ctx *ctx, const ossa__doc *doc, const int32_t 
         }
         const sampler_doc *s = &b.samplers[si];
         char sp[96];
-        snprintf(sp, sizeof sp, "%s/samplers/%d", path, si);
+        ossa__path_join(sp, sizeof sp, path, "/samplers/", si);
         const ossa__accessor *ia = &ctx->gltf->accessors[s->input];
         if (ia->view < 0 && ia->sparse_tok < 0 && ia->count > 1) {
             /* all-zero times carry no animation; the validator accepts such files */
