@@ -29,6 +29,15 @@ static size_t special(const char *s, size_t n) {
     size_t i = 0;
 #if defined(__SSE2__)
     const __m128i q = _mm_set1_epi8('"'), b = _mm_set1_epi8('\\'), z = _mm_setzero_si128();
+    for (; i + 64 <= n; i += 64) { /* long strings: 64 bytes per test */
+        __m128i hit = z;
+        for (int k = 0; k < 4; k++) {
+            __m128i v = _mm_loadu_si128((const __m128i *)(const void *)(s + i + 16 * k));
+            hit = _mm_or_si128(hit, _mm_or_si128(_mm_or_si128(_mm_cmpeq_epi8(v, q), _mm_cmpeq_epi8(v, b)),
+                                                 _mm_cmpeq_epi8(v, z)));
+        }
+        if (_mm_movemask_epi8(hit)) break;
+    }
     for (; i + 16 <= n; i += 16) {
         __m128i v = _mm_loadu_si128((const __m128i *)(const void *)(s + i));
         __m128i hit = _mm_or_si128(_mm_or_si128(_mm_cmpeq_epi8(v, q), _mm_cmpeq_epi8(v, b)), _mm_cmpeq_epi8(v, z));
@@ -59,61 +68,66 @@ size_t ossa__json_scan(const char *js, size_t len, size_t *bound, ossa__json_ski
      * contain none, so this halves the parse time of typical files. */
     /* 0: nothing to do; 1: , :  2: [ {  3: ] }  4: " */
     static const uint8_t CLS[256] = {[','] = 1, [':'] = 1, ['['] = 2, ['{'] = 2, [']'] = 3, ['}'] = 3, ['"'] = 4};
-    size_t b = 1;
+    size_t b = 1, i = 0;
     uint32_t depth = 0, nskip = 0;
-    for (size_t i = 0; i < len; i++) {
+    while (i < len) {
+        /* m: the bytes at base + bit that matter (whitespace, numbers and literals are
+         * passed 16 bytes at a time) */
+        unsigned m;
+        size_t base = i;
 #if defined(__SSE2__)
-        if (len - i >= 16) { /* whitespace, numbers and literals 16 bytes at a time */
-            unsigned m = structural16(js + i);
-            if (!m) {
-                i += 15;
-                continue;
-            }
-            i += (size_t)__builtin_ctz(m);
-        }
+        if (len - i >= 16) {
+            m = structural16(js + i);
+            i += 16;
+        } else
 #endif
-        uint8_t k = CLS[(unsigned char)js[i]];
-        if (!k) continue;
-        b += k <= 2;
-        if (k == 4) {
-            /* skip the string: the next quote not escaped by a backslash */
-            size_t open = i, j = i + 1, lim = len - i > 33 ? i + 33 : len;
-            while (j < lim && js[j] != '"' && js[j] != '\\' && js[j]) j++; /* short plain strings (keys) */
-            if (j < lim && js[j] == '"') {
-                i = j;
-                continue;
+        {
+            m = CLS[(unsigned char)js[i]] ? 1u : 0u;
+            i += 1;
+        }
+        while (m) {
+            size_t at = base + (size_t)__builtin_ctz(m);
+            m &= m - 1;
+            uint8_t k = CLS[(unsigned char)js[at]];
+            b += k <= 2;
+            if (k == 2) {
+                /* jsmn closes a bracket by walking up the closed tokens: bounded depth keeps it linear */
+                if (++depth > OSSA__JSON_MAX_DEPTH) {
+                    *bound = b;
+                    *skip_count = nskip;
+                    return at;
+                }
+            } else if (k == 3) {
+                if (depth) depth--;
+            } else if (k == 4) {
+                /* skip the string: the next quote not escaped by a backslash */
+                size_t j = at + 1, lim = len - at > 33 ? at + 33 : len;
+                while (j < lim && js[j] != '"' && js[j] != '\\' && js[j]) j++; /* short plain strings (keys) */
+                bool plain = true; /* no escape, no NUL */
+                while (j < len && js[j] != '"') {
+                    j += special(js + j, len - j);
+                    if (j >= len || js[j] == '"') break;
+                    plain = false;
+                    j += js[j] == '\\' ? 2 : 1; /* the escaped character cannot close the string */
+                }
+                if (j >= len) { /* unterminated: jsmn reports it */
+                    *bound = b;
+                    *skip_count = nskip;
+                    return SIZE_MAX;
+                }
+                /* A long string without escapes or NULs is tokenised here instead of by jsmn's
+                 * character loop (ossa__json_tokenize). Each skip costs jsmn one walk back over
+                 * the tokens since the innermost open container, so only strings longer than
+                 * the tokens so far are skipped: the walks stay linear in the text. */
+                size_t n = j - at - 1;
+                if (plain && nskip < OSSA__JSON_MAX_SKIPS && n >= LONG_STRING && n >= b) {
+                    skips[nskip].open = at;
+                    skips[nskip].close = j;
+                    nskip++;
+                }
+                i = j + 1; /* go on after the closing quote */
+                m = 0;
             }
-            bool plain = true; /* no escape, no NUL */
-            while (j < len) {
-                j += special(js + j, len - j);
-                if (j >= len || js[j] == '"') break;
-                plain = false;
-                j += js[j] == '\\' ? 2 : 1; /* the escaped character cannot close the string */
-            }
-            if (j >= len) {
-                i = len;
-                break;
-            }
-            i = j;
-            /* A long string without escapes or NULs is tokenised here instead of by jsmn's
-             * character loop (ossa__json_tokenize). Each skip costs jsmn one walk back over
-             * the tokens since the innermost open container, so only strings longer than
-             * the tokens so far are skipped: the walks stay linear in the text. */
-            size_t n = i - open - 1;
-            if (plain && nskip < OSSA__JSON_MAX_SKIPS && n >= LONG_STRING && n >= b) {
-                skips[nskip].open = open;
-                skips[nskip].close = i;
-                nskip++;
-            }
-        } else if (k == 2) {
-            /* jsmn closes a bracket by walking up the closed tokens: bounded depth keeps it linear */
-            if (++depth > OSSA__JSON_MAX_DEPTH) {
-                *bound = b;
-                *skip_count = nskip;
-                return i;
-            }
-        } else if (k == 3 && depth) {
-            depth--;
         }
     }
     *bound = b;
