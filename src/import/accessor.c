@@ -323,7 +323,9 @@ static ossa_result decode_at(ossa__ctx *ctx, uint32_t index, float **fout, uint3
         size_t col;
         size_t esz = element_size(a, &col);
         size_t stride = v->stride ? v->stride : esz;
-        size_t at = v->offset + a->offset, span = a->count ? (size_t)(a->count - 1) * stride + esz : 0;
+        /* the bytes the elements occupy: the last column of the last matrix may lack its padding */
+        size_t pad = a->columns > 1 ? col - (size_t)(a->components / a->columns) * component_size(a->component_type) : 0;
+        size_t at = v->offset + a->offset, span = a->count ? (size_t)(a->count - 1) * stride + esz - pad : 0;
         bool packed_floats = f && a->component_type == 5126 && col * a->columns == esz && esz == (size_t)a->components * 4;
         void *scratch = NULL;
         const uint8_t *base = NULL;

@@ -375,6 +375,11 @@ static ossa_result load_data_uri(ossa__ctx *ctx, ossa__buffer *b, const char *ur
 const uint8_t *ossa__buffer_bytes(ossa__ctx *ctx, uint32_t b, size_t offset, size_t length, void **scratch) {
     const ossa__buffer *buf = &ctx->gltf->buffers[b];
     *scratch = NULL;
+    if (offset > buf->size || length > buf->size - offset) { /* callers check their ranges first */
+        ossa__fail(ctx, OSSA_ERROR_INVALID_DATA, "", "read of %zu bytes at %zu past buffer %u (%zu bytes)", length, offset,
+                   b, buf->size);
+        return NULL;
+    }
     if (!buf->base64) return buf->data + offset;
     uint8_t *d = ossa__ctx_alloc_raw(ctx, length ? length : 1, 1);
     if (!d) return NULL;
