@@ -335,6 +335,19 @@ static void tokenize_equals_one_jsmn_call(void **state) {
  * padding form; ossa__base64_check gives the decoder's verdict and size without decoding;
  * ranges decoded on demand equal the same slice of the whole decode, for every offset and
  * length, and write nothing outside their range. */
+/* SIMD and scalar decoders give the same verdict and bytes; the check gives that verdict and size. */
+static void decoders_agree(const char *text, size_t len, uint8_t *a, uint8_t *b) {
+    size_t ga = 0, gb = 0, text_len = 0, size = 0;
+    bool va = ossa__base64_decode(text, len, a, &ga), vb = ossa__base64_decode_scalar(text, len, b, &gb);
+    assert_int_equal(va, vb);
+    assert_int_equal(ossa__base64_check(text, len, &text_len, &size), va);
+    if (va) {
+        assert_int_equal(ga, gb);
+        assert_int_equal(size, ga);
+        assert_memory_equal(a, b, ga);
+    }
+}
+
 static void base64_simd_check_and_ranges(void **state) {
     (void)state;
     uint64_t rng = 7;
@@ -352,31 +365,14 @@ static void base64_simd_check_and_ranges(void **state) {
             if (form == 1)
                 while (tl && text[tl - 1] == '=') tl--;
             if (form == 2) text[tl++] = '=';
-            size_t ga = 0, gb = 0, text_len = 0, size = 0;
-            bool va = ossa__base64_decode(text, tl, a, &ga), vb = ossa__base64_decode_scalar(text, tl, b, &gb);
-            assert_int_equal(va, vb);
-            assert_int_equal(ossa__base64_check(text, tl, &text_len, &size), va);
-            if (va) {
-                assert_int_equal(ga, gb);
-                assert_int_equal(size, ga);
-                assert_memory_equal(a, b, ga);
-            }
-            if (form == 2) tl--;
+            decoders_agree(text, tl, a, b);
         }
         /* one character replaced at every position (a sample for long texts) */
         static const char C[] = "!*.=\x80 \n\"-_A+/";
         for (size_t at = 0; at < len; at += len > 120 ? 1 + ot_rand_u64(&rng) % 13 : 1) {
             char keep = text[at];
             text[at] = C[ot_rand_u64(&rng) % (sizeof C - 1)];
-            size_t ga = 0, gb = 0, text_len = 0, size = 0;
-            bool va = ossa__base64_decode(text, len, a, &ga), vb = ossa__base64_decode_scalar(text, len, b, &gb);
-            assert_int_equal(va, vb);
-            assert_int_equal(ossa__base64_check(text, len, &text_len, &size), va);
-            if (va) {
-                assert_int_equal(ga, gb);
-                assert_int_equal(size, ga);
-                assert_memory_equal(a, b, ga);
-            }
+            decoders_agree(text, len, a, b);
             text[at] = keep;
         }
         /* ranges of the valid text */
