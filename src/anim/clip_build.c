@@ -53,6 +53,7 @@ typedef struct bchan {
     uint32_t *q;    /* 3 values per key */
     float min[3], step[3], ext[3]; /* ext: max - min of each stored component over the key grid */
     uint32_t probe; /* grid time where the channel's last loosening failed: checked first */
+    uint8_t half;   /* the loosening's half levels: the tolerance x sqrt 2 */
     uint8_t done;   /* loosening: bit 0 no coarser tolerance, bit 1 + c no fewer bits of component c,
                      * bit 4 fold tried */
 } bchan;
@@ -722,7 +723,7 @@ static ossa_result attribute(builder *B, const ossa_built_clip *bc, ossa_samplin
 
 /* ---------------------------------------------------------------- loosen */
 
-static float level_tol(const bchan *c) { return ldexpf(c->base_tol, -c->level); }
+static float level_tol(const bchan *c) { return ldexpf(c->base_tol, -c->level) * (c->half ? 1.41421356f : 1.0f); }
 
 
 /* The stored components of a packed channel: the three around the dropped one (rotations). */
@@ -1020,7 +1021,11 @@ static void loosen(builder *B, float target) {
                 for (int level = c->level; level > MIN_LEVEL;) {
                     double before = chan_bytes(B, c);
                     save_chan(B, c, &saved);
-                    c->level = --level;
+                    if (saved.mode != MODE_RAW && !c->half) c->half = 1; /* x sqrt 2 */
+                    else {
+                        c->half = 0;
+                        c->level = --level;
+                    }
                     fit(B, c, level_tol(c));
                     if (c->mode == MODE_RAW) {
                         restore_chan(B, c, &saved);
