@@ -204,6 +204,21 @@ static bool segment_ok(const builder *B, int kind, const float *a, const float *
     return true;
 }
 
+/* Quantises exact value x (4 floats, comp: the stored components) with pq's ranges, bits and
+ * steps into q[3] (each component to its nearest level) and the decoded key v[4]. (Choosing,
+ * for rotations, the combination of the levels below and above closest to x after the dropped
+ * component is rebuilt made Woman 0.2 % larger: not done.) */
+static void quantise_key(const ossa__bc_packed *pq, const float *x, const int *comp, uint32_t *q, float *v) {
+    float f[3];
+    for (int c = 0; c < 3; c++) {
+        float maxq = (float)((1u << pq->bits[c]) - 1u);
+        f[c] = pq->step[c] > 0.0f ? (x[comp[c]] - pq->min[c]) / pq->step[c] : 0.0f;
+        f[c] = f[c] < 0.0f ? 0.0f : (f[c] > maxq ? maxq : f[c]);
+        q[c] = (uint32_t)lrintf(f[c]);
+    }
+    ossa__packed_value(pq, q, v);
+}
+
 /* Quantises ch's keys with p's ranges and bits into ch->q (decoded into B->D) and checks
  * every measurement time against the exact values: within tol? */
 static bool quantised_ok(builder *B, bchan *ch, const ossa__bc_packed *p, const int *comp, float tol) {
@@ -213,15 +228,8 @@ static bool quantised_ok(builder *B, bchan *ch, const ossa__bc_packed *p, const 
     ossa__bc_packed pq = *p;
     for (int c = 0; c < 3; c++) pq.step[c] = pq.bits[c] ? pq.step[c] / (float)((1u << pq.bits[c]) - 1u) : 0.0f;
     for (uint32_t k = 0; k < ch->key_count; k++) {
-        uint32_t *q = ch->q + (size_t)k * 3;
         const float *x = X + (size_t)cand[ch->keys[k]] * 4;
-        for (int c = 0; c < 3; c++) {
-            float maxq = (float)((1u << p->bits[c]) - 1u);
-            float f = pq.step[c] > 0.0f ? (x[comp[c]] - p->min[c]) / pq.step[c] : 0.0f;
-            f = f < 0.0f ? 0.0f : (f > maxq ? maxq : f);
-            q[c] = (uint32_t)lrintf(f);
-        }
-        ossa__packed_value(&pq, q, D + (size_t)k * 4);
+        quantise_key(&pq, x, comp, ch->q + (size_t)k * 3, D + (size_t)k * 4);
         if (!(chan_err(ch->kind, D + (size_t)k * 4, x) <= tol)) return false;
     }
     for (uint32_t k = 0; k < ch->key_count; k++) {
@@ -749,15 +757,18 @@ static void packed_values(const builder *B, const bchan *ch, float *X) {
 static void quantise(const builder *B, bchan *ch, const float *X) {
     int comp[3];
     stored_comps(ch, comp);
-    for (int c = 0; c < 3; c++) ch->step[c] = ch->bits[c] ? ch->ext[c] / (float)((1u << ch->bits[c]) - 1u) : 0.0f;
+    ossa__bc_packed pq;
+    memset(&pq, 0, sizeof pq);
+    pq.kind = ch->kind;
+    pq.drop = ch->drop;
+    for (int c = 0; c < 3; c++) {
+        pq.bits[c] = ch->bits[c];
+        pq.min[c] = ch->min[c];
+        pq.step[c] = ch->step[c] = ch->bits[c] ? ch->ext[c] / (float)((1u << ch->bits[c]) - 1u) : 0.0f;
+    }
     for (uint32_t k = 0; k < ch->key_count; k++) {
-        const float *x = X + (size_t)B->cand[ch->keys[k]] * 4;
-        for (int c = 0; c < 3; c++) {
-            float maxq = (float)((1u << ch->bits[c]) - 1u);
-            float f = ch->step[c] > 0.0f ? (x[comp[c]] - ch->min[c]) / ch->step[c] : 0.0f;
-            f = f < 0.0f ? 0.0f : (f > maxq ? maxq : f);
-            ch->q[(size_t)k * 3 + c] = (uint32_t)lrintf(f);
-        }
+        float v[4];
+        quantise_key(&pq, X + (size_t)B->cand[ch->keys[k]] * 4, comp, ch->q + (size_t)k * 3, v);
     }
 }
 
