@@ -112,7 +112,8 @@ static float *field(ossa_transform *t, int kind) {
     return kind == OSSA__CH_T ? &t->translation.x : kind == OSSA__CH_R ? &t->rotation.x : &t->scale.x;
 }
 
-/* chan_err squared (no square root: the comparisons of the fit) */
+/* The squared error of a channel value a against b: rotations 4 x |a -+ b|^2 (the nearer of q
+ * and -q; 2 |a - b| is about the angle between them in radians), vectors |a - b|^2. */
 static float chan_err2(int kind, const float *a, const float *b) {
     if (kind == OSSA__CH_R) {
         float d = 0.0f, e = 0.0f;
@@ -127,19 +128,8 @@ static float chan_err2(int kind, const float *a, const float *b) {
     return d;
 }
 
-static float chan_err(int kind, const float *a, const float *b) {
-    if (kind == OSSA__CH_R) {
-        float d = 0.0f, e = 0.0f;
-        for (int i = 0; i < 4; i++) {
-            d += (a[i] - b[i]) * (a[i] - b[i]);
-            e += (a[i] + b[i]) * (a[i] + b[i]);
-        }
-        return 2.0f * sqrtf(d < e ? d : e);
-    }
-    float d = 0.0f;
-    for (int i = 0; i < 3; i++) d += (a[i] - b[i]) * (a[i] - b[i]);
-    return sqrtf(d);
-}
+/* The error itself (sqrt(4 x) = 2 sqrt(x) exactly in floats). */
+static float chan_err(int kind, const float *a, const float *b) { return sqrtf(chan_err2(kind, a, b)); }
 
 /* Exact values of channel ch at every grid time (rotations normalised, w >= 0). */
 static void channel_values(const builder *B, const bchan *ch, float *X) {
