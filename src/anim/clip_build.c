@@ -12,7 +12,7 @@
  * it. Then the clip is measured in model space at every grid time; the channels that cause a
  * joint's miss (attribution: each alone in the exact pose) get half the tolerance, until all
  * points are within TARGET_MARGIN x precision; a channel that cannot meet it goes raw (exact).
- * Then a loosening pass gives back what the halving over-spent: per channel, round-robin, a
+ * Then a loosening pass gives back what the halving over-spent: per channel, in rounds, a
  * fold, a coarser tolerance or one bit less, each kept only if the model-space error of the
  * channel's subtree stays within the target at every grid time (bounded where it cannot pass
  * the target, evaluated elsewhere); the real measurement has the last word. */
@@ -75,8 +75,8 @@ typedef struct builder {
     ossa_transform *exact; /* G * J */
     float *points;         /* G * J * 12 */
     float *X, *D;          /* G * 4 each */
-    /* the loosening pass (compressed only): the built clip's local pose and model matrices
-     * at every grid time, a candidate channel's values, saved keys */
+    /* the loosening pass (compressed only): the built clip's local pose and each joint's error
+     * at every grid time, the subtree bounds, a candidate channel's values, saved keys */
     ossa_transform *got;   /* G * J */
     float *err, *terr;     /* G * J: each joint's error (or a bound above it), a candidate's */
     ossa_mat4 *mod;        /* J */
@@ -84,7 +84,7 @@ typedef struct builder {
     float *bound_r, *bound_t; /* J: the loosening's bounds (loosen_bounds), INFINITY = none */
     float *kap;            /* 2 * J: loosen_bounds' scratch */
     float *V;              /* G * 4 */
-    uint32_t *save;        /* C * 4 */
+    uint32_t *save;        /* C * 4 (a channel's keys and values), J (ancestors), channels (order) */
 } builder;
 
 /* ---------------------------------------------------------------- helpers */
@@ -723,7 +723,6 @@ static ossa_result attribute(builder *B, const ossa_built_clip *bc, ossa_samplin
 
 static float level_tol(const bchan *c) { return ldexpf(c->base_tol, -c->level) * (c->half ? 1.41421356f : 1.0f); }
 
-
 /* The stored components of a packed channel: the three around the dropped one (rotations). */
 static void stored_comps(const bchan *ch, int comp[3]) {
     for (int c = 0, k = 0; c < 4 && k < 3; c++)
@@ -965,7 +964,7 @@ static void fold_mean(builder *B, bchan *c) {
 }
 
 /* Keeps channel c's new form if the model-space error stays within target at every grid time
- * (then stores its values in B->got / B->model). */
+ * (then its values are in B->got and the errors in B->err). */
 static bool try_chan(builder *B, bchan *c, float target) {
     decode_channel(B, c, B->V);
     if (!eval_subtree(B, c, B->V, target)) return false;
@@ -973,10 +972,6 @@ static bool try_chan(builder *B, bchan *c, float target) {
     return true;
 }
 
-/* Wins back what the halving of whole tolerances over-spent, once the bound is met: per channel,
- * a coarser tolerance (fewer keys and bits; a raw channel packed again), then each component
- * one bit less while it lasts, each kept only if the model-space error at every grid time stays
- * within target. */
 /* The loosening's order: bits saved per step (keys) over the error a step adds (the largest
  * quantisation step x how far the channel moves its subtree); raw channels first. */
 static double loosen_priority(const builder *B, const bchan *c) {
@@ -986,6 +981,12 @@ static double loosen_priority(const builder *B, const bchan *c) {
     return c->key_count / (st * R);
 }
 
+/* Wins back what the halving of whole tolerances over-spent, once the bound is met: in rounds,
+ * each channel (by loosen_priority) takes one step of each kind: folded (a small one), a
+ * tolerance x sqrt 2 (fewer keys and bits; a raw channel packed again at the first doubling that
+ * packs it), one bit less per component; each kept only if the model-space error at every grid
+ * time stays within target, a kind that fails is not tried again for that channel (but a new
+ * tolerance opens the bit steps again); until a round changes nothing. */
 static void loosen(builder *B, float target) {
     bchan saved;
     loosen_bounds(B);
@@ -1113,7 +1114,6 @@ static ossa_result base_tolerances(builder *B) {
                 }
             }
             int32_t pa = par[d];
-
             for (int k = 0; k < 3; k++) {
                 float n = 1.0f;
                 if (pa >= 0 && shell > 0.0f) {
@@ -1194,8 +1194,9 @@ ossa_result ossa_clip_build(const ossa_clip *clip, const ossa_skeleton *skeleton
         raw_bytes += (w->key_count + track_floats(w)) * sizeof(float);
     }
 
-    /* the key grid: the key times and the midpoints between them (8 per interval for
-     * CUBICSPLINE clips), so a fast rotation can take an extra key instead of going raw */
+    /* the key grid: the key times and KEY_DIV - 1 steps between them (8 per interval for
+     * CUBICSPLINE clips), so a fast rotation can take an extra key instead of going raw; the
+     * fit prefers key times, then midpoints (rank) */
     uint32_t substeps = ossa__clip_grid_substeps(clip);
     ossa_result r = ossa__clip_grid(clip, J, substeps, substeps > 8 ? 8 : KEY_DIV, allocator, &B.grid, &B.G, &B.candidate);
     if (r) return r;
