@@ -1338,7 +1338,13 @@ ossa_result ossa_clip_build(const ossa_clip *clip, const ossa_skeleton *skeleton
             bchan *c = &B.ch[i];
             if (c->kind == OSSA__CH_W || c->mode == MODE_RAW || !touched[i]) continue;
             changed = true;
-            if (++c->level > MAX_LEVEL) c->mode = MODE_RAW;
+            if (c->half) { /* the tolerance / sqrt 2 */
+                c->half = 0;
+            } else {
+                c->level++;
+                c->half = 1;
+            }
+            if (c->level > MAX_LEVEL) c->mode = MODE_RAW;
             else fit(&B, c, level_tol(c));
         }
         if (!changed) break;
