@@ -309,9 +309,21 @@ static void fit(builder *B, bchan *ch, float tol) {
         uint32_t i = 0;
         while (i + 1 < C) {
             uint32_t best = i + 1;
-            for (uint32_t j = i + 2; j < C && j - i <= MAX_SEGMENT; j++) {
-                if (!segment_ok(B, ch->kind, X + (size_t)cand[i] * 4, X + (size_t)cand[j] * 4, cand[i], cand[j], tk)) break;
+            /* the farthest end within MAX_SEGMENT whose segment passes: doubling steps, then
+             * bisection between the last that passed and the first that failed */
+            uint32_t lim = C - 1 < i + MAX_SEGMENT ? C - 1 : i + MAX_SEGMENT, fail = lim + 1;
+            for (uint32_t stp = 1; best + stp <= lim; stp *= 2) {
+                uint32_t j = best + stp;
+                if (!segment_ok(B, ch->kind, X + (size_t)cand[i] * 4, X + (size_t)cand[j] * 4, cand[i], cand[j], tk)) {
+                    fail = j;
+                    break;
+                }
                 best = j;
+            }
+            while (best + 1 < fail) {
+                uint32_t j = best + (fail - best) / 2;
+                if (segment_ok(B, ch->kind, X + (size_t)cand[i] * 4, X + (size_t)cand[j] * 4, cand[i], cand[j], tk)) best = j;
+                else fail = j;
             }
             /* Two neighbouring keys that cannot follow the curve (a fast CUBICSPLINE, a huge
              * slerp) cannot be helped by bits: keep the channel exact. */
