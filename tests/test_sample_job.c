@@ -159,24 +159,29 @@ static void test_context_paths_agree(void **state) {
     free_fixture(&g);
 }
 
-/* Every SIMD lerp kernel the CPU has gives the scalar kernel's bits (same operations, no FMA). */
+/* Every SIMD decode + lerp kernel the CPU has gives the scalar kernel's bits (same
+ * operations, no FMA), on keys of random bit widths and ranges (rotations: stored components
+ * within +-1, so the rebuilt one goes through 0 and the shorter-arc flip both ways), held keys
+ * and STEP segments (inv 0). */
 static void test_kernels_agree(void **state) {
     (void)state;
     enum { N = 45, M = N + OSSA__LERP_SLACK };
-    float t0[M] = {0}, inv[M] = {0}, ka[M] = {0}, kb[M] = {0}, a[4][M] = {{0}}, b[4][M] = {{0}}, o[4][M], r[4][M];
+    float t0[M] = {0}, inv[M] = {0}, qa[3][M] = {{0}}, qb[3][M] = {{0}}, mn[3][M] = {{0}}, st[3][M] = {{0}};
+    float o[4][M], r[4][M];
     uint64_t s = 11;
     for (int i = 0; i < N; i++) {
         t0[i] = ot_rand_float(&s, 0, 1);
         inv[i] = i % 7 == 0 ? 0.0f : ot_rand_float(&s, 0.5f, 30);
-        ossa__slerp_fit(ot_rand_float(&s, 0, 1), &ka[i], &kb[i]);
-        ossa_quat qa = ot_rand_quat(&s), qb = ot_rand_quat(&s);
-        float fa[4] = {qa.x, qa.y, qa.z, qa.w}, fb[4] = {qb.x, qb.y, qb.z, qb.w};
-        for (int c = 0; c < 4; c++) {
-            a[c][i] = fa[c];
-            b[c][i] = fb[c];
+        for (int c = 0; c < 3; c++) {
+            uint32_t bits = 1 + (uint32_t)(ot_rand_u64(&s) % OSSA__BC_MAX_BITS), top = (1u << bits) - 1u;
+            mn[c][i] = ot_rand_float(&s, -1.0f, 0.0f);
+            st[c][i] = ot_rand_float(&s, 0.0f, 1.0f) / (float)top;
+            qa[c][i] = (float)(uint32_t)(ot_rand_u64(&s) % (top + 1u));
+            qb[c][i] = i % 5 == 0 ? qa[c][i] : (float)(uint32_t)(ot_rand_u64(&s) % (top + 1u));
         }
     }
-    ossa__lerp_soa ref = {t0, inv, ka, kb, {a[0], a[1], a[2], a[3]}, {b[0], b[1], b[2], b[3]}, {r[0], r[1], r[2], r[3]}};
+    ossa__lerp_soa ref = {t0, inv, {qa[0], qa[1], qa[2]}, {qb[0], qb[1], qb[2]}, {mn[0], mn[1], mn[2]},
+                          {st[0], st[1], st[2]}, {r[0], r[1], r[2], r[3]}};
     ossa__lerp_soa got = ref;
     for (int c = 0; c < 4; c++) got.o[c] = o[c];
     struct {

@@ -226,16 +226,23 @@ static inline float ossa__slerp_time(float s, float A, float B) {
     return s + ((s * h) * (s - 1.0f)) * k;
 }
 
-/* Lerp kernels over the sampling context's SoA channel caches (sample_*.c). For i in
- * [begin, end): s = clamp((t - t0[i]) * inv[i], 0, 1), o = a + (b - a) * s; for `rotation`
- * (4 components, else 3) s is first corrected with ossa__slerp_time(s, ka[i], kb[i]) and o is
- * normalised. All kernels give bit-identical results (same operations, no FMA) for [begin,
- * end); the SIMD ones run whole vectors, reading and writing up to OSSA__LERP_SLACK - 1
- * entries past `end` (every array has that many spare entries). */
+/* Decode + lerp kernels over the sampling context's SoA channel caches (sample_*.c): the
+ * context keeps per packed channel only the quantised fields of its two keys (as floats, exact
+ * below 2^24) and the segment's t0 and 1/dt; every frame the kernel decodes all channels at
+ * once. For i in [begin, end): a_c = mn[c] + qa[c] * st[c], b_c likewise (c < 3), then
+ * s = clamp((t - t0[i]) * inv[i], 0, 1) and o = a + (b - a) * s. For `rotation` the keys are
+ * in stored order (the three stored components, then the rebuilt one: sqrt(max(1 - ((x^2 +
+ * y^2) + z^2), 0)), exactly ossa__packed_value's value), b is negated when the 4-component
+ * dot (((a0 b0 + a1 b1) + a2 b2) + a3 b3) is negative (the shorter arc; the dot negated too),
+ * s is corrected with ossa__slerp_fit / ossa__slerp_time of that dot, and o (4 components, in
+ * stored order: the caller puts component 3 at `drop`) is normalised. All kernels give
+ * bit-identical results (same operations, no FMA) for [begin, end); the SIMD ones run whole
+ * vectors, reading and writing up to OSSA__LERP_SLACK - 1 entries past `end` (every array has
+ * that many spare entries holding finite values). */
 #define OSSA__LERP_SLACK 16u
 typedef struct ossa__lerp_soa {
-    const float *t0, *inv, *ka, *kb;
-    const float *a[4], *b[4];
+    const float *t0, *inv;
+    const float *qa[3], *qb[3], *mn[3], *st[3];
     float *o[4];
 } ossa__lerp_soa;
 typedef void (*ossa__lerp_kernel)(const ossa__lerp_soa *soa, float t, uint32_t begin, uint32_t end, bool rotation);

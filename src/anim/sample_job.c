@@ -22,9 +22,10 @@ struct ossa_sampling_context {
     uint32_t *rank;       /* its value index */
     uint32_t *next;       /* grid index of the key after it (grid_count = none) */
     float *lo, *hi;       /* the cached segment is valid for lo <= t < hi */
-    float *t0, *inv, *ka, *kb;
-    float *a[4], *b[4], *o[4];
-    uint8_t *flip;        /* per packed channel: 1 = b holds key b negated (the shorter arc) */
+    float *t0, *inv;      /* its start and 1 / its length (0: STEP or the last key) */
+    float *qa[3], *qb[3]; /* the quantised fields of its keys a and b, as floats */
+    float *mn[3], *st[3]; /* the channel's range (copied from the clip at a switch) */
+    float *o[4];          /* the kernels' output (rotations in stored order) */
     uint32_t raw_cap;     /* raw channels with a decoded-key cache: 3 * max_joints */
     uint32_t *rk;         /* per raw channel: the key k whose keys k, k + 1 are in rv (UINT32_MAX = none) */
     float *rv;            /* per raw channel: RAW_CACHE floats (two keys of up to 4 lanes; CUBIC: none) */
@@ -32,31 +33,42 @@ struct ossa_sampling_context {
 
 /* ---------------------------------------------------------------- kernels */
 
+/* The dropped component of a rotation key, as ossa__packed_value rebuilds it. */
+static inline float rebuild(const float v[3]) {
+    float r2 = 1.0f - ((v[0] * v[0] + v[1] * v[1]) + v[2] * v[2]);
+    r2 = r2 > 0.0f ? r2 : 0.0f;
+    return sqrtf(r2);
+}
+
 void ossa__lerp_scalar(const ossa__lerp_soa *soa, float t, uint32_t begin, uint32_t end, bool rotation) {
-    const float *t0 = soa->t0, *inv = soa->inv;
-    if (rotation) {
-        for (uint32_t i = begin; i < end; i++) {
-            float s = (t - t0[i]) * inv[i];
-            s = s > 0.0f ? s : 0.0f;
-            s = s < 1.0f ? s : 1.0f;
-            s = ossa__slerp_time(s, soa->ka[i], soa->kb[i]);
-            float x = soa->a[0][i] + (soa->b[0][i] - soa->a[0][i]) * s;
-            float y = soa->a[1][i] + (soa->b[1][i] - soa->a[1][i]) * s;
-            float z = soa->a[2][i] + (soa->b[2][i] - soa->a[2][i]) * s;
-            float w = soa->a[3][i] + (soa->b[3][i] - soa->a[3][i]) * s;
-            float n = 1.0f / sqrtf(((x * x + y * y) + z * z) + w * w);
-            soa->o[0][i] = x * n;
-            soa->o[1][i] = y * n;
-            soa->o[2][i] = z * n;
-            soa->o[3][i] = w * n;
-        }
-        return;
-    }
+    int comps = rotation ? 4 : 3;
     for (uint32_t i = begin; i < end; i++) {
-        float s = (t - t0[i]) * inv[i];
+        float s = (t - soa->t0[i]) * soa->inv[i];
         s = s > 0.0f ? s : 0.0f;
         s = s < 1.0f ? s : 1.0f;
-        for (int c = 0; c < 3; c++) soa->o[c][i] = soa->a[c][i] + (soa->b[c][i] - soa->a[c][i]) * s;
+        float a[4], b[4], v[4];
+        for (int c = 0; c < 3; c++) {
+            a[c] = soa->mn[c][i] + soa->qa[c][i] * soa->st[c][i];
+            b[c] = soa->mn[c][i] + soa->qb[c][i] * soa->st[c][i];
+        }
+        if (rotation) {
+            a[3] = rebuild(a);
+            b[3] = rebuild(b);
+            float d = ((a[0] * b[0] + a[1] * b[1]) + a[2] * b[2]) + a[3] * b[3];
+            if (d < 0.0f) { /* the shorter arc */
+                for (int c = 0; c < 4; c++) b[c] = -b[c];
+                d = -d;
+            }
+            float A, B;
+            ossa__slerp_fit(d, &A, &B);
+            s = ossa__slerp_time(s, A, B);
+        }
+        for (int c = 0; c < comps; c++) v[c] = a[c] + (b[c] - a[c]) * s;
+        if (rotation) {
+            float n = 1.0f / sqrtf(((v[0] * v[0] + v[1] * v[1]) + v[2] * v[2]) + v[3] * v[3]);
+            for (int c = 0; c < 4; c++) v[c] = v[c] * n;
+        }
+        for (int c = 0; c < comps; c++) soa->o[c][i] = v[c];
     }
 }
 
@@ -112,12 +124,11 @@ ossa_result ossa_sampling_context_create(uint32_t max_joints, uint32_t max_weigh
     size_t o_clock = ossa__layout_add(&L, C, sizeof(uint32_t));
     size_t o_cursor = ossa__layout_add(&L, P * 3, sizeof(uint32_t));
     /* the floats are zeroed once so the kernels' spare lanes compute on finite values */
-    size_t o_f[18];
-    for (int i = 0; i < 18; i++) o_f[i] = ossa__layout_add(&L, P, sizeof(float));
+    size_t o_f[20];
+    for (int i = 0; i < 20; i++) o_f[i] = ossa__layout_add(&L, P, sizeof(float));
     size_t raw_cap = (size_t)max_joints * 3u;
     size_t o_rk = ossa__layout_add(&L, raw_cap, sizeof(uint32_t));
     size_t o_rv = ossa__layout_add(&L, raw_cap * RAW_CACHE, sizeof(float));
-    size_t o_flip = ossa__layout_add(&L, P, 1);
     (void)o_ctx;
     if (L.overflow) return OSSA_ERROR_OUT_OF_MEMORY;
     unsigned char *mem = ossa__alloc(allocator, L.size);
@@ -132,23 +143,22 @@ ossa_result ossa_sampling_context_create(uint32_t max_joints, uint32_t max_weigh
     c->cursor = (uint32_t *)(mem + o_cursor);
     c->rank = c->cursor + P;
     c->next = c->rank + P;
-    float *f[18];
-    for (int i = 0; i < 18; i++) f[i] = (float *)(mem + o_f[i]);
+    float *f[20];
+    for (int i = 0; i < 20; i++) f[i] = (float *)(mem + o_f[i]);
     c->lo = f[0];
     c->hi = f[1];
     c->t0 = f[2];
     c->inv = f[3];
-    c->ka = f[16];
-    c->kb = f[17];
-    c->flip = mem + o_flip;
     c->raw_cap = (uint32_t)raw_cap;
     c->rk = (uint32_t *)(mem + o_rk);
     c->rv = (float *)(mem + o_rv);
-    for (int i = 0; i < 4; i++) {
-        c->a[i] = f[4 + i];
-        c->b[i] = f[8 + i];
-        c->o[i] = f[12 + i];
+    for (int i = 0; i < 3; i++) {
+        c->qa[i] = f[4 + i];
+        c->qb[i] = f[7 + i];
+        c->mn[i] = f[10 + i];
+        c->st[i] = f[13 + i];
     }
+    for (int i = 0; i < 4; i++) c->o[i] = f[16 + i];
     *out = c;
     return OSSA_OK;
 }
@@ -189,31 +199,27 @@ static uint32_t grid_find(const ossa_built_clip *clip, float t) {
     return lo - 1;
 }
 
-/* Stale packed channels are refilled in batches of SEEK_BATCH: first each one's keys are
- * located (locate: integer work on the key mask), then every key of the batch is decoded and
- * its segment written (refill): loops over independent channels the CPU overlaps, instead of
- * one long chain (find, decode a, decode b, dot, fit) per channel. */
-#define SEEK_BATCH 64u
-typedef struct seek_batch {
-    uint32_t n;
-    uint32_t ch[SEEK_BATCH];
-    uint32_t rank[SEEK_BATCH]; /* value index of key a */
-    uint8_t reuse[SEEK_BATCH]; /* key a = the cached key b */
-    uint8_t hold[SEEK_BATCH];  /* a is the last key */
-} seek_batch;
+/* Key k's quantised fields of packed channel i into q[0..2][i], as floats. */
+static inline void load_key(float *const q[3], uint32_t i, const unsigned char *block, const ossa__bc_packed *p, uint32_t G,
+                            uint32_t k) {
+    uint32_t f[3];
+    ossa__packed_fields(block, p, G, k, f);
+    for (int c = 0; c < 3; c++) q[c][i] = (float)f[c];
+}
 
-/* Finds packed channel i's segment for time t: O(1) for one key forward (the decoded key b
- * becomes key a); further ahead within 32 grid steps, the grid position (one binary search per
- * frame, shared by every channel, *u < 0 = not yet found) and the keys up to it counted in one
- * mask window; else the key mask around the grid position. Queues the channel for refill. */
-static void locate(ossa_sampling_context *c, const ossa_built_clip *clip, uint32_t i, float t, int64_t *u, seek_batch *sb) {
+/* Finds packed channel i's segment for time t and loads its keys' fields: O(1) for one key
+ * forward (key b becomes key a: its fields are copied, one key is read); further ahead within
+ * 32 grid steps, the grid position (one binary search per frame, shared by every channel,
+ * *u < 0 = not yet found) and the keys up to it counted in one mask window; else the key mask
+ * around the grid position. The kernels decode the fields every frame. */
+static void locate(ossa_sampling_context *c, const ossa_built_clip *clip, uint32_t i, float t, int64_t *u) {
     const ossa__bc_packed *p = &clip->packed[i];
     const unsigned char *mask = clip->base + p->data_off;
     const float *grid = clip->grid;
     uint32_t G = clip->h->grid_count, a = c->cursor[i], rank = c->rank[i], n = c->next[i];
     bool found = false, reuse = false;
     if (a != UINT32_MAX && n < G && t >= grid[n]) {
-        /* one step forward: the new key a is the old key b, already decoded */
+        /* one step forward: the new key a is the old key b, already loaded */
         a = n;
         rank++;
         n = ossa__mask_next(mask, a + 1, G);
@@ -242,58 +248,19 @@ static void locate(ossa_sampling_context *c, const ossa_built_clip *clip, uint32
     c->next[i] = n;
     c->lo[i] = a == 0 ? -INFINITY : grid[a];
     c->t0[i] = grid[a];
-    bool hold = n >= G;
-    c->hi[i] = hold ? INFINITY : grid[n];
-    uint32_t k = sb->n++;
-    sb->ch[k] = i;
-    sb->rank[k] = rank;
-    sb->reuse[k] = (uint8_t)(found && reuse);
-    sb->hold[k] = (uint8_t)hold;
-}
-
-/* Decodes the batch's keys and writes each channel's segment (values as ossa__packed_value
- * gives them, operation for operation). */
-static void refill(ossa_sampling_context *c, const ossa_built_clip *clip, seek_batch *sb) {
-    uint32_t G = clip->h->grid_count, n = sb->n;
-    uint32_t qa[SEEK_BATCH][3], qb[SEEK_BATCH][3];
-    for (uint32_t k = 0; k < n; k++) { /* integer pass: the bit fields */
-        const ossa__bc_packed *p = &clip->packed[sb->ch[k]];
-        if (!sb->reuse[k]) ossa__packed_fields(clip->base, p, G, sb->rank[k], qa[k]);
-        if (!sb->hold[k]) ossa__packed_fields(clip->base, p, G, sb->rank[k] + 1, qb[k]);
+    if (reuse)
+        for (int k = 0; k < 3; k++) c->qa[k][i] = c->qb[k][i];
+    else
+        load_key(c->qa, i, clip->base, p, G, rank);
+    if (n >= G) { /* the last key: hold it */
+        c->hi[i] = INFINITY;
+        c->inv[i] = 0.0f;
+        for (int k = 0; k < 3; k++) c->qb[k][i] = c->qa[k][i];
+    } else {
+        c->hi[i] = grid[n];
+        c->inv[i] = p->interp == OSSA_INTERP_STEP ? 0.0f : 1.0f / (grid[n] - grid[a]);
+        load_key(c->qb, i, clip->base, p, G, rank + 1);
     }
-    for (uint32_t k = 0; k < n; k++) { /* float pass */
-        uint32_t i = sb->ch[k];
-        const ossa__bc_packed *p = &clip->packed[i];
-        float va[4], vb[4];
-        if (sb->reuse[k]) { /* key b as decoded: undo the flip (exact) */
-            float sign = c->flip[i] ? -1.0f : 1.0f;
-            for (int j = 0; j < 4; j++) va[j] = c->b[j][i] * sign;
-        } else {
-            ossa__packed_value(p, qa[k], va);
-        }
-        c->flip[i] = 0;
-        if (sb->hold[k]) { /* the last key: hold it */
-            memcpy(vb, va, sizeof va);
-            c->inv[i] = 0.0f;
-        } else {
-            ossa__packed_value(p, qb[k], vb);
-            c->inv[i] = p->interp == OSSA_INTERP_STEP ? 0.0f : 1.0f / (c->hi[i] - c->t0[i]);
-        }
-        if (p->kind == OSSA__CH_R) {
-            float dot = va[0] * vb[0] + va[1] * vb[1] + va[2] * vb[2] + va[3] * vb[3];
-            if (dot < 0.0f) { /* the shorter arc */
-                for (int j = 0; j < 4; j++) vb[j] = -vb[j];
-                c->flip[i] = 1;
-                dot = va[0] * vb[0] + va[1] * vb[1] + va[2] * vb[2] + va[3] * vb[3];
-            }
-            ossa__slerp_fit(dot, &c->ka[i], &c->kb[i]);
-        }
-        for (int j = 0; j < 4; j++) {
-            c->a[j][i] = va[j];
-            c->b[j][i] = vb[j];
-        }
-    }
-    sb->n = 0;
 }
 
 /* Decodes one key's lanes of a packed raw channel starting at bit pos: one 64-bit window
@@ -337,9 +304,14 @@ ossa_result ossa_sample_job_run(ossa_sample_job *job) {
     if (c->clip_id != clip->id) {
         memset(c->clock_key, 0, h->clock_count * sizeof(uint32_t));
         for (uint32_t i = 0; i < h->packed_count; i++) {
+            const ossa__bc_packed *p = &clip->packed[i];
             c->cursor[i] = UINT32_MAX;
             c->lo[i] = INFINITY;
             c->hi[i] = -INFINITY;
+            for (int k = 0; k < 3; k++) {
+                c->mn[k][i] = p->min[k];
+                c->st[k][i] = p->step[k];
+            }
         }
         for (uint32_t i = 0; i < h->raw_count && i < c->raw_cap; i++) c->rk[i] = UINT32_MAX;
         c->clip_id = clip->id;
@@ -401,25 +373,21 @@ ossa_result ossa_sample_job_run(ossa_sample_job *job) {
     uint32_t P = h->packed_count, R = h->rot_count;
     if (P) {
         int64_t u = -1;
-        seek_batch sb;
-        sb.n = 0;
-        for (uint32_t i = 0; i < P; i++) {
-            if (t >= c->lo[i] && t < c->hi[i]) continue;
-            locate(c, clip, i, t, &u, &sb);
-            if (sb.n == SEEK_BATCH) refill(c, clip, &sb);
-        }
-        if (sb.n) refill(c, clip, &sb);
-        ossa__lerp_soa soa = {c->t0, c->inv, c->ka, c->kb, {c->a[0], c->a[1], c->a[2], c->a[3]},
-                              {c->b[0], c->b[1], c->b[2], c->b[3]}, {c->o[0], c->o[1], c->o[2], c->o[3]}};
+        for (uint32_t i = 0; i < P; i++)
+            if (!(t >= c->lo[i] && t < c->hi[i])) locate(c, clip, i, t, &u);
+        ossa__lerp_soa soa = {c->t0, c->inv, {c->qa[0], c->qa[1], c->qa[2]}, {c->qb[0], c->qb[1], c->qb[2]},
+                              {c->mn[0], c->mn[1], c->mn[2]}, {c->st[0], c->st[1], c->st[2]},
+                              {c->o[0], c->o[1], c->o[2], c->o[3]}};
         ossa__lerp_kernel kern = choose_kernel();
         if (R) kern(&soa, t, 0, R, true);
         if (P > R) kern(&soa, t, R, P, false);
-        for (uint32_t i = 0; i < R; i++) {
-            ossa_quat *q = &out[clip->packed[i].joint].rotation;
-            q->x = c->o[0][i];
-            q->y = c->o[1][i];
-            q->z = c->o[2][i];
-            q->w = c->o[3][i];
+        for (uint32_t i = 0; i < R; i++) { /* stored order: the rebuilt component goes to `drop` */
+            float *q = &out[clip->packed[i].joint].rotation.x;
+            uint32_t d = clip->packed[i].drop;
+            q[d] = c->o[3][i];
+            q[d == 0] = c->o[0][i];
+            q[1 + (d <= 1)] = c->o[1][i];
+            q[2 + (d <= 2)] = c->o[2][i];
         }
         for (uint32_t i = R; i < P; i++) {
             const ossa__bc_packed *p = &clip->packed[i];
