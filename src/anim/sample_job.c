@@ -373,8 +373,13 @@ ossa_result ossa_sample_job_run(ossa_sample_job *job) {
     uint32_t P = h->packed_count, R = h->rot_count;
     if (P) {
         int64_t u = -1;
-        for (uint32_t i = 0; i < P; i++)
-            if (!(t >= c->lo[i] && t < c->hi[i])) locate(c, clip, i, t, &u);
+        for (uint32_t w = 0; w < P; w += 64) { /* the stale channels as a bit mask: no branch per channel */
+            uint32_t e = P - w < 64 ? P - w : 64;
+            uint64_t stale = 0;
+            for (uint32_t j = 0; j < e; j++)
+                stale |= (uint64_t)((t < c->lo[w + j]) | (t >= c->hi[w + j])) << j;
+            for (; stale; stale &= stale - 1) locate(c, clip, w + (uint32_t)__builtin_ctzll(stale), t, &u);
+        }
         ossa__lerp_soa soa = {c->t0, c->inv, {c->qa[0], c->qa[1], c->qa[2]}, {c->qb[0], c->qb[1], c->qb[2]},
                               {c->mn[0], c->mn[1], c->mn[2]}, {c->st[0], c->st[1], c->st[2]},
                               {c->o[0], c->o[1], c->o[2], c->o[3]}};
