@@ -76,7 +76,7 @@ static void render_ik(void **state) {
 
 static void render_ik_usage_errors(void **state) {
     (void)state;
-    if (!ot_tool()) skip();
+    if (!ot_gl_tool()) skip();
     const char *bad[][2] = {{"--ik nope:1,2,3", "no joint named 'nope'"},
                             {"--ik foot_L:1,2", "expects JOINT"},
                             {"--ik foot_L:1,2,3:0,0,1x", "expects JOINT"},
@@ -92,8 +92,8 @@ static void render_ik_usage_errors(void **state) {
 
 static void view_ik_key(void **state) {
     (void)state;
-    if (!ot_tool() || ot_run("command -v xvfb-run > /dev/null 2>&1", NULL) != 0) {
-        printf("[  SKIP    ] needs the tool and xvfb-run\n");
+    if (!ot_gl_tool() || ot_run("command -v xvfb-run > /dev/null 2>&1", NULL) != 0) {
+        printf("[  SKIP    ] needs the tool with GL and xvfb-run\n");
         skip();
     }
     char cmd[8192], *out = NULL;

@@ -262,7 +262,7 @@ static bool same_file(const char *a, const char *b) {
  * precision either way, so the packed file's frame is the glTF's, byte for byte. */
 static void render_and_bench_take_packed_files(void **state) {
     (void)state;
-    const char *tool = ot_tool();
+    const char *tool = ot_gl_tool();
     if (!tool) skip();
     const char *gltf = make_gltf();
     char ossa[4096], png_a[4096], png_b[4096];
@@ -297,7 +297,7 @@ static void render_and_bench_take_packed_files(void **state) {
  * moves with time (a different frame at another time). */
 static void render_layers_on_packed_file(void **state) {
     (void)state;
-    const char *tool = ot_tool();
+    const char *tool = ot_gl_tool();
     if (!tool) skip();
     const char *gltf = make_gltf();
     char ossa[4096], png[3][4096];
@@ -320,7 +320,7 @@ static void render_layers_on_packed_file(void **state) {
  * packed box rendered untextured grey). */
 static void textured_model_renders_alike(void **state) {
     (void)state;
-    const char *tool = ot_tool();
+    const char *tool = ot_gl_tool();
     if (!tool) skip();
     const char *asset = ot_asset("BoxTextured-glb/BoxTextured.glb");
     if (!asset) skip();

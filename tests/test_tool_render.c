@@ -70,7 +70,7 @@ static int run_tool(const char *args, char **out) {
  * EGL/GL 3.3 the GL cases skip with the tool's reason. */
 static const char *gl_tool_or_skip(void) {
     static int state = -1; /* -1 unknown, 0 no, 1 yes */
-    if (!tool_or_skip()) return NULL;
+    if (!tool_or_skip() || !ot_gl_tool()) return NULL;
     if (state < 0) {
         char args[8192], *out = NULL;
         snprintf(args, sizeof args, "render --rest --size 8x8 --out '%s' 2>&1", ot_tmp("render_probe.png"));
@@ -404,7 +404,7 @@ static void clip_range_and_bones(void **state) {
 
 static void usage_and_errors(void **state) {
     (void)state;
-    if (!tool_or_skip()) skip();
+    if (!tool_or_skip() || !ot_gl_tool()) skip();
     assert_int_equal(run_tool("render --size 0x5 2>/dev/null", NULL), 2);
     assert_int_equal(run_tool("render --fps nope 2>/dev/null", NULL), 2);
     assert_int_equal(run_tool("render --out x.bmp 2>/dev/null", NULL), 2);

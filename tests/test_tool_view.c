@@ -36,6 +36,7 @@ static bool have_xvfb(void) {
         printf("[  SKIP    ] OSSA_TOOL is not set: the ossa tool was not built\n");
         return false;
     }
+    if (!ot_gl_tool()) return false;
     if (ot_run("command -v xvfb-run > /dev/null 2>&1", NULL) != 0) {
         printf("[  SKIP    ] xvfb-run is not installed: cannot open a window for ossa view\n");
         return false;

@@ -48,6 +48,16 @@ const char *ot_tool(void) {
     return (tool && *tool) ? tool : NULL;
 }
 
+const char *ot_gl_tool(void) {
+    static bool said;
+    if (!ot_tool()) return NULL;
+    const char *gl = getenv("OSSA_TOOL_GL");
+    if (gl && !strcmp(gl, "1")) return ot_tool();
+    if (!said) printf("[  SKIP    ] the ossa tool was built without GL: its drawing commands are not tested\n");
+    said = true;
+    return NULL;
+}
+
 int ot_run(const char *command, char **out) {
     FILE *p = popen(command, "r");
     if (!p) return -1;

@@ -22,6 +22,9 @@ ossa_asset *ot_load_asset(const char *relative);
 const char *ot_tmp(const char *name);
 /* Path of the built ossa tool (OSSA_TOOL) or NULL. */
 const char *ot_tool(void);
+/* The tool when it was built with GL (CMake sets OSSA_TOOL_GL=1), else NULL with the reason
+ * printed once: cases that draw (render, view) skip in a -DOSSA_BUILD_GL=OFF build. */
+const char *ot_gl_tool(void);
 /* Runs a shell command, returns its exit status and its stdout (malloc'd, NUL-terminated,
  * caller frees) in *out when out is not NULL. */
 int ot_run(const char *command, char **out);
