@@ -251,6 +251,23 @@ void ossa__lerp_sse(const ossa__lerp_soa *soa, float t, uint32_t begin, uint32_t
 void ossa__lerp_avx2(const ossa__lerp_soa *soa, float t, uint32_t begin, uint32_t end, bool rotation);
 void ossa__lerp_avx512(const ossa__lerp_soa *soa, float t, uint32_t begin, uint32_t end, bool rotation);
 
+/* Exact slerp kernels over the context's SoA caches of raw rotation channels (lossless keys):
+ * for i in [begin, end), o = ossa__slerp4(a, b, s[i]) bit for bit (the editable path: shorter
+ * arc, Eberly's series with 4 / 6 / 8 terms by the dot, normalised), or fallback[i] = 1 where
+ * the series does not apply (dot below 0.7, a non-finite or zero length: the caller runs
+ * ossa__slerp4 there; o is then undefined). The scalar kernel is ossa__slerp4 itself (never
+ * flags). The SIMD ones run whole vectors like the lerp kernels (OSSA__LERP_SLACK). */
+typedef struct ossa__slerp_soa {
+    const float *a[4], *b[4], *s;
+    float *o[4];
+    uint8_t *fallback;
+} ossa__slerp_soa;
+typedef void (*ossa__slerp_kernel)(const ossa__slerp_soa *soa, uint32_t begin, uint32_t end);
+void ossa__slerp_scalar(const ossa__slerp_soa *soa, uint32_t begin, uint32_t end);
+void ossa__slerp_sse(const ossa__slerp_soa *soa, uint32_t begin, uint32_t end);
+void ossa__slerp_avx2(const ossa__slerp_soa *soa, uint32_t begin, uint32_t end);
+void ossa__slerp_avx512(const ossa__slerp_soa *soa, uint32_t begin, uint32_t end);
+
 /* ---- error measurement (clip_error.c) ---- */
 /* The measurement grid of an editable clip: the union of every track's key times (joints
  * < joint_count and weight tracks), and inside each interval of that union n - 1 evenly

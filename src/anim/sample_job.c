@@ -10,7 +10,8 @@
 #include "anim/track_internal.h"
 #include "core/alloc.h"
 
-#define RAW_CACHE 8u /* floats per raw channel's decoded-key cache: keys k, k + 1 of T/R/S LINEAR or STEP */
+/* What a cached raw channel's two-key view gives this frame (ossa__interpolate's cases). */
+enum { RM_NONE, RM_A, RM_B, RM_LERP };
 
 struct ossa_sampling_context {
     ossa_allocator allocator;
@@ -27,8 +28,14 @@ struct ossa_sampling_context {
     float *mn[3], *st[3]; /* the channel's range (copied from the clip at a switch) */
     float *o[4];          /* the kernels' output (rotations in stored order) */
     uint32_t raw_cap;     /* raw channels with a decoded-key cache: 3 * max_joints */
-    uint32_t *rk;         /* per raw channel: the key k whose keys k, k + 1 are in rv (UINT32_MAX = none) */
-    float *rv;            /* per raw channel: RAW_CACHE floats (two keys of up to 4 lanes; CUBIC: none) */
+    uint32_t rot_end;     /* 1 + the last raw rotation channel below raw_cap (the builder puts them first) */
+    uint32_t *rk;         /* per raw channel: the key k whose keys k, k + 1 are in ra, rb (UINT32_MAX = none) */
+    float *ra[4], *rb[4]; /* per raw T/R/S LINEAR / STEP channel (SoA): its decoded keys k and k + 1 */
+    float *rs, *ro[4];    /* this frame: its interpolation parameter, the slerp kernel's output */
+    uint8_t *rflag;       /* the slerp kernel's fallback flags */
+    uint8_t *rmode;       /* RM_*: what the channel gives this frame (RM_NONE: not cached) */
+    float *cs;            /* per clock: this frame's interpolation parameter */
+    uint8_t *cm;          /* per clock: this frame's case (RM_A, RM_B or RM_LERP) */
 };
 
 /* ---------------------------------------------------------------- kernels */
@@ -72,6 +79,19 @@ void ossa__lerp_scalar(const ossa__lerp_soa *soa, float t, uint32_t begin, uint3
     }
 }
 
+void ossa__slerp_scalar(const ossa__slerp_soa *soa, uint32_t begin, uint32_t end) {
+    for (uint32_t i = begin; i < end; i++) {
+        float a[4], b[4], o[4];
+        for (int c = 0; c < 4; c++) {
+            a[c] = soa->a[c][i];
+            b[c] = soa->b[c][i];
+        }
+        ossa__slerp4(a, b, soa->s[i], o);
+        for (int c = 0; c < 4; c++) soa->o[c][i] = o[c];
+        soa->fallback[i] = 0;
+    }
+}
+
 enum { K_SCALAR, K_SSE, K_AVX2, K_AVX512 };
 
 static bool cpu_has(int k) {
@@ -87,28 +107,36 @@ static bool cpu_has(int k) {
 #endif
 }
 
-static _Atomic(ossa__lerp_kernel) chosen; /* NULL (static storage); clang refuses "= NULL" for an atomic function pointer */
+static atomic_int chosen; /* the kernel level + 1; 0 = not chosen yet */
 
-static ossa__lerp_kernel choose_kernel(void) {
-    ossa__lerp_kernel k = atomic_load(&chosen);
-    if (k) return k;
+static int choose_level(void) {
+    int k = atomic_load(&chosen);
+    if (k) return k - 1;
     int cap = K_AVX512;
     const char *e = getenv("OSSA_SAMPLE_KERNEL");
     if (e && !strcmp(e, "scalar")) cap = K_SCALAR;
     else if (e && !strcmp(e, "sse")) cap = K_SSE;
     else if (e && !strcmp(e, "avx2")) cap = K_AVX2;
-    static const ossa__lerp_kernel table[] = {ossa__lerp_scalar, ossa__lerp_sse, ossa__lerp_avx2, ossa__lerp_avx512};
     int best = K_SCALAR;
     for (int i = K_SSE; i <= cap; i++)
         if (cpu_has(i)) best = i;
-    k = table[best];
-    atomic_store(&chosen, k);
-    return k;
+    atomic_store(&chosen, best + 1);
+    return best;
+}
+
+static ossa__lerp_kernel choose_kernel(void) {
+    static const ossa__lerp_kernel table[] = {ossa__lerp_scalar, ossa__lerp_sse, ossa__lerp_avx2, ossa__lerp_avx512};
+    return table[choose_level()];
+}
+
+static ossa__slerp_kernel choose_slerp(void) {
+    static const ossa__slerp_kernel table[] = {ossa__slerp_scalar, ossa__slerp_sse, ossa__slerp_avx2, ossa__slerp_avx512};
+    return table[choose_level()];
 }
 
 const char *ossa__sample_kernel_name(void) {
-    ossa__lerp_kernel k = choose_kernel();
-    return k == ossa__lerp_avx512 ? "avx512" : k == ossa__lerp_avx2 ? "avx2" : k == ossa__lerp_sse ? "sse4.1" : "scalar";
+    static const char *names[] = {"scalar", "sse4.1", "avx2", "avx512"};
+    return names[choose_level()];
 }
 
 /* ---------------------------------------------------------------- context */
@@ -128,7 +156,10 @@ ossa_result ossa_sampling_context_create(uint32_t max_joints, uint32_t max_weigh
     for (int i = 0; i < 20; i++) o_f[i] = ossa__layout_add(&L, P, sizeof(float));
     size_t raw_cap = (size_t)max_joints * 3u;
     size_t o_rk = ossa__layout_add(&L, raw_cap, sizeof(uint32_t));
-    size_t o_rv = ossa__layout_add(&L, raw_cap * RAW_CACHE, sizeof(float));
+    size_t RS = raw_cap + OSSA__LERP_SLACK, o_r[13];
+    for (int i = 0; i < 13; i++) o_r[i] = ossa__layout_add(&L, RS, sizeof(float));
+    size_t o_cs = ossa__layout_add(&L, C, sizeof(float));
+    size_t o_rflag = ossa__layout_add(&L, RS, 1), o_rmode = ossa__layout_add(&L, raw_cap, 1), o_cm = ossa__layout_add(&L, C, 1);
     (void)o_ctx;
     if (L.overflow) return OSSA_ERROR_OUT_OF_MEMORY;
     unsigned char *mem = ossa__alloc(allocator, L.size);
@@ -151,7 +182,16 @@ ossa_result ossa_sampling_context_create(uint32_t max_joints, uint32_t max_weigh
     c->inv = f[3];
     c->raw_cap = (uint32_t)raw_cap;
     c->rk = (uint32_t *)(mem + o_rk);
-    c->rv = (float *)(mem + o_rv);
+    for (int i = 0; i < 4; i++) {
+        c->ra[i] = (float *)(mem + o_r[i]);
+        c->rb[i] = (float *)(mem + o_r[4 + i]);
+        c->ro[i] = (float *)(mem + o_r[8 + i]);
+    }
+    c->rs = (float *)(mem + o_r[12]);
+    c->cs = (float *)(mem + o_cs);
+    c->rflag = mem + o_rflag;
+    c->rmode = mem + o_rmode;
+    c->cm = mem + o_cm;
     for (int i = 0; i < 3; i++) {
         c->qa[i] = f[4 + i];
         c->qb[i] = f[7 + i];
@@ -313,52 +353,90 @@ ossa_result ossa_sample_job_run(ossa_sample_job *job) {
                 c->st[k][i] = p->step[k];
             }
         }
-        for (uint32_t i = 0; i < h->raw_count && i < c->raw_cap; i++) c->rk[i] = UINT32_MAX;
+        c->rot_end = 0;
+        for (uint32_t i = 0; i < h->raw_count && i < c->raw_cap; i++) {
+            c->rk[i] = UINT32_MAX;
+            if (clip->raw[i].kind == OSSA__CH_R) c->rot_end = i + 1;
+        }
         c->clip_id = clip->id;
     }
     float t = ossa__adjust_time(h->start, h->end, job->time, job->loop);
     ossa_transform *out = job->output;
     memcpy(out, clip->pose, (size_t)h->joint_count * sizeof(ossa_transform));
 
-    /* raw channels: one key lookup per shared clock, then the editable interpolation */
+    /* raw channels: one key lookup per shared clock, and what the two-key view at that key
+     * gives (ossa__interpolate's cases: key k, key k + 1, or the parameter s between them) */
     for (uint32_t i = 0; i < h->clock_count; i++) {
         const ossa__bc_clock *ck = &clip->clocks[i];
-        if (ck->key_count < 2) continue;
-        ossa_track v;
-        memset(&v, 0, sizeof v);
-        v.key_count = ck->key_count;
-        v.times = (const float *)(clip->base + ck->times_off);
-        ossa__find_key_cursor(&v, t, &c->clock_key[i]);
+        const float *times = (const float *)(clip->base + ck->times_off);
+        uint32_t k = 0;
+        if (ck->key_count >= 2) {
+            ossa_track v;
+            memset(&v, 0, sizeof v);
+            v.key_count = ck->key_count;
+            v.times = times;
+            k = ossa__find_key_cursor(&v, t, &c->clock_key[i]);
+        }
+        float s = 0.0f;
+        uint8_t m = RM_A;
+        if (ck->key_count >= 2 && t > times[k]) {
+            if (t >= times[k + 1]) {
+                m = RM_B;
+            } else {
+                float t0 = times[k], td = times[k + 1] - t0;
+                s = (t - t0) / td;
+                if (s > 1.0f) s = 1.0f;
+                m = RM_LERP;
+            }
+        }
+        c->cm[i] = m;
+        c->cs[i] = s;
     }
     if (job->weights) memset(job->weights, 0, (size_t)h->weight_count * sizeof(float));
+    uint32_t RC = h->raw_count < c->raw_cap ? h->raw_count : c->raw_cap; /* channels that may be cached */
+    bool slerps = false;
     for (uint32_t i = 0; i < h->raw_count; i++) {
         const ossa__bc_raw *r = &clip->raw[i];
-        ossa_track v = raw_view(clip, r);
-        uint32_t k = v.key_count < 2 ? 0 : c->clock_key[r->clock];
-        float kv[24]; /* keys k and k + 1 of a packed T/R/S channel: the editable floats, bit for bit */
-        if (r->lanes_off) {
-            uint32_t lanes = r->components * (r->interp == OSSA_INTERP_CUBIC ? 3u : 1u), n = v.key_count < 2 ? 1 : 2;
-            bool cached = i < c->raw_cap && lanes <= RAW_CACHE / 2;
-            float *keys = cached ? c->rv + (size_t)i * RAW_CACHE : kv;
-            if (!cached || c->rk[i] != k) {
-                uint32_t first = 0;
-                if (cached && n == 2 && c->rk[i] != UINT32_MAX && c->rk[i] + 1 == k) { /* one key forward: shift, decode one */
-                    memcpy(keys, keys + lanes, lanes * sizeof(float));
+        uint32_t n = clip->clocks[r->clock].key_count < 2 ? 1 : 2, k = n < 2 ? 0 : c->clock_key[r->clock];
+        const ossa__bc_lane *ln = (const ossa__bc_lane *)(clip->base + r->lanes_off);
+        if (i < RC && r->lanes_off && r->interp != OSSA_INTERP_CUBIC && r->components <= 4) {
+            /* cached (LINEAR / STEP): decoded once per key, interpolated below */
+            uint32_t lanes = r->components;
+            if (c->rk[i] != k) {
+                float key[4];
+                uint32_t first = 0, per = 0;
+                for (uint32_t l = 0; l < lanes; l++) per += ln[l].bits;
+                if (n == 2 && c->rk[i] != UINT32_MAX && c->rk[i] + 1 == k) { /* one key forward: b becomes a */
+                    for (uint32_t l = 0; l < lanes; l++) c->ra[l][i] = c->rb[l][i];
                     first = 1;
                 }
-                const ossa__bc_lane *ln = (const ossa__bc_lane *)(clip->base + r->lanes_off);
-                uint32_t per = 0;
-                for (uint32_t l = 0; l < lanes; l++) per += ln[l].bits;
-                for (uint32_t j = first; j < n; j++)
-                    decode_lanes(clip->base + r->values_off, (uint64_t)(k + j) * per, ln, lanes, keys + j * lanes);
-                if (cached) c->rk[i] = k;
+                for (uint32_t j = first; j < n; j++) {
+                    decode_lanes(clip->base + r->values_off, (uint64_t)(k + j) * per, ln, lanes, key);
+                    for (uint32_t l = 0; l < lanes; l++) (j ? c->rb : c->ra)[l][i] = key[l];
+                }
+                c->rk[i] = k;
             }
+            uint8_t m = c->cm[r->clock];
+            if (m == RM_LERP && r->interp == OSSA_INTERP_STEP) m = RM_A;
+            c->rmode[i] = m;
+            c->rs[i] = c->cs[r->clock];
+            slerps |= m == RM_LERP && r->kind == OSSA__CH_R;
+            continue;
+        }
+        ossa_track v = raw_view(clip, r);
+        float kv[24]; /* keys k and k + 1 of a packed T/R/S CUBIC channel: the editable floats, bit for bit */
+        if (r->lanes_off) {
+            uint32_t lanes = r->components * (r->interp == OSSA_INTERP_CUBIC ? 3u : 1u), per = 0;
+            for (uint32_t l = 0; l < lanes; l++) per += ln[l].bits;
+            for (uint32_t j = 0; j < n; j++)
+                decode_lanes(clip->base + r->values_off, (uint64_t)(k + j) * per, ln, lanes, kv + j * lanes);
             /* a view of keys k and k + 1 interpolates exactly as the whole track does */
             v.times += k;
             v.key_count = n;
-            v.values = keys;
+            v.values = kv;
             k = 0;
         }
+        if (i < RC) c->rmode[i] = RM_NONE;
         switch (r->kind) {
         case OSSA__CH_T: ossa__interpolate(&v, k, t, &out[r->target].translation.x, 3); break;
         case OSSA__CH_R: ossa__interpolate(&v, k, t, &out[r->target].rotation.x, 4); break;
@@ -366,6 +444,36 @@ ossa_result ossa_sample_job_run(ossa_sample_job *job) {
         default:
             if (job->weights) ossa__interpolate(&v, k, t, job->weights + clip->wtracks[r->target].offset, r->components);
             break;
+        }
+    }
+    if (slerps) {
+        ossa__slerp_soa soa = {{c->ra[0], c->ra[1], c->ra[2], c->ra[3]}, {c->rb[0], c->rb[1], c->rb[2], c->rb[3]}, c->rs,
+                               {c->ro[0], c->ro[1], c->ro[2], c->ro[3]}, c->rflag};
+        choose_slerp()(&soa, 0, c->rot_end);
+    }
+    for (uint32_t i = 0; i < RC; i++) { /* the cached channels' values */
+        const ossa__bc_raw *r = &clip->raw[i];
+        uint8_t m = c->rmode[i];
+        if (m == RM_NONE) continue;
+        uint32_t lanes = r->components;
+        float *dst = r->kind == OSSA__CH_T ? &out[r->target].translation.x
+                     : r->kind == OSSA__CH_R ? &out[r->target].rotation.x
+                                             : &out[r->target].scale.x;
+        if (m != RM_LERP) {
+            float *const *src = m == RM_A ? c->ra : c->rb;
+            for (uint32_t l = 0; l < lanes; l++) dst[l] = src[l][i];
+        } else if (r->kind != OSSA__CH_R) {
+            float s = c->rs[i];
+            for (uint32_t l = 0; l < lanes; l++) dst[l] = c->ra[l][i] + (c->rb[l][i] - c->ra[l][i]) * s;
+        } else if (c->rflag[i]) { /* outside the series' range: the scalar slerp */
+            float a[4], b[4];
+            for (int l = 0; l < 4; l++) {
+                a[l] = c->ra[l][i];
+                b[l] = c->rb[l][i];
+            }
+            ossa__slerp4(a, b, c->rs[i], dst);
+        } else {
+            for (int l = 0; l < 4; l++) dst[l] = c->ro[l][i];
         }
     }
 

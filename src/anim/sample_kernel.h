@@ -48,3 +48,48 @@ void OSSA__K_NAME(const ossa__lerp_soa *soa, float t, uint32_t begin, uint32_t e
         for (int c = 0; c < comps; c++) V_ST(soa->o[c] + i, v[c]);
     }
 }
+
+/* ossa__slerp4 (math/fast.h) over whole vectors: the same operations lane by lane; the series'
+ * term count (4 / 6 / 8 by the dot) becomes a mask on the Horner steps it skips. */
+void OSSA__K_SLERP_NAME(const ossa__slerp_soa *soa, uint32_t begin, uint32_t end) {
+    const V zero = V_SET1(0.0f), one = V_SET1(1.0f), inf = V_SET1(INFINITY);
+    const V c70 = V_SET1(0.7f), c85 = V_SET1(0.85f), c95 = V_SET1(0.95f);
+    static const float u[8] = {1.0f / 3, 1.0f / 10, 1.0f / 21, 1.0f / 36, 1.0f / 55, 1.0f / 78, 1.0f / 105, 1.0f / 136};
+    static const float v[8] = {1.0f / 3, 2.0f / 5, 3.0f / 7, 4.0f / 9, 5.0f / 11, 6.0f / 13, 7.0f / 15, 8.0f / 17};
+    for (uint32_t i = begin; i < end; i += OSSA__K_W) {
+        V a[4], b[4], t = V_LD(soa->s + i);
+        for (int c = 0; c < 4; c++) {
+            a[c] = V_LD(soa->a[c] + i);
+            b[c] = V_LD(soa->b[c] + i);
+        }
+        V d = V_ADD(V_ADD(V_ADD(V_MUL(a[0], b[0]), V_MUL(a[1], b[1])), V_MUL(a[2], b[2])), V_MUL(a[3], b[3]));
+        V neg = V_NEGSIGN(d);
+        d = V_XOR(d, neg);
+        M series = V_GE(d, c70), six = V_GE(d, c85), four = V_GE(d, c95);
+        V xm1 = V_SUB(d, one), s = V_SUB(one, t), tt = V_MUL(t, t), ss = V_MUL(s, s), at = one, as = one;
+        for (int k = 7; k >= 0; k--) {
+            V uk = V_SET1(u[k]), vk = V_SET1(v[k]);
+            V nt = V_ADD(one, V_MUL(V_MUL(V_SUB(V_MUL(uk, tt), vk), xm1), at));
+            V ns = V_ADD(one, V_MUL(V_MUL(V_SUB(V_MUL(uk, ss), vk), xm1), as));
+            if (k >= 6) { /* only with 8 terms */
+                at = V_BLEND(six, nt, at);
+                as = V_BLEND(six, ns, as);
+            } else if (k >= 4) { /* with 6 or 8 */
+                at = V_BLEND(four, nt, at);
+                as = V_BLEND(four, ns, as);
+            } else {
+                at = nt;
+                as = ns;
+            }
+        }
+        V wa = V_MUL(s, as), wb = V_XOR(V_MUL(t, at), neg);
+        V r[4];
+        for (int c = 0; c < 4; c++) r[c] = V_ADD(V_MUL(a[c], wa), V_MUL(b[c], wb));
+        V len = V_SQRT(V_ADD(V_ADD(V_ADD(V_MUL(r[0], r[0]), V_MUL(r[1], r[1])), V_MUL(r[2], r[2])), V_MUL(r[3], r[3])));
+        M ok = V_MAND(series, V_MAND(V_GT(len, zero), V_LTM(len, inf)));
+        V inv = V_DIV(one, len);
+        for (int c = 0; c < 4; c++) V_ST(soa->o[c] + i, V_MUL(r[c], inv));
+        unsigned bad = ~(unsigned)V_MOVEMASK(ok);
+        for (uint32_t j = 0; j < OSSA__K_W; j++) soa->fallback[i + j] = (uint8_t)((bad >> j) & 1u);
+    }
+}

@@ -1,4 +1,4 @@
-/* SSE4.1 decode + lerp / nlerp kernel of the sampling job: 4 channels per step (built with -msse4.1). */
+/* SSE4.1 decode + lerp / nlerp kernels of the sampling job, and its exact slerp kernel: 4 channels per step (built with -msse4.1). */
 #include <immintrin.h>
 
 #define OSSA__K_NAME ossa__lerp_sse
@@ -16,4 +16,12 @@
 #define V_MAX _mm_max_ps
 #define V_XOR _mm_xor_ps
 #define V_NEGSIGN(x) _mm_and_ps(_mm_cmplt_ps((x), zero), _mm_set1_ps(-0.0f))
+#define OSSA__K_SLERP_NAME ossa__slerp_sse
+#define M __m128
+#define V_GE(x, y) _mm_cmpge_ps((x), (y))
+#define V_GT(x, y) _mm_cmpgt_ps((x), (y))
+#define V_LTM(x, y) _mm_cmplt_ps((x), (y))
+#define V_MAND _mm_and_ps
+#define V_BLEND(m, x, y) _mm_blendv_ps((x), (y), (m)) /* y where m, else x */
+#define V_MOVEMASK _mm_movemask_ps
 #include "anim/sample_kernel.h"
