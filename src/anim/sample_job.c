@@ -12,6 +12,8 @@
 
 /* What a cached raw channel's two-key view gives this frame (ossa__interpolate's cases). */
 enum { RM_NONE, RM_A, RM_B, RM_LERP };
+#define RI_STEP 0x80u
+_Static_assert(sizeof(ossa_transform) == 10 * sizeof(float), "the cached raw channels address the pose as floats");
 
 struct ossa_sampling_context {
     ossa_allocator allocator;
@@ -28,12 +30,16 @@ struct ossa_sampling_context {
     float *mn[3], *st[3]; /* the channel's range (copied from the clip at a switch) */
     float *o[4];          /* the kernels' output (rotations in stored order) */
     uint32_t raw_cap;     /* raw channels with a decoded-key cache: 3 * max_joints */
-    uint32_t rot_end;     /* 1 + the last raw rotation channel below raw_cap (the builder puts them first) */
+    uint32_t rot_end;     /* 1 + the last cached raw rotation channel (the builder puts them first) */
+    uint32_t uncached;    /* raw channels of the clip without a cache (CUBIC, weights, beyond raw_cap) */
+    bool redecode;        /* the caches must be checked although no clock changed key (clip switch) */
+    uint32_t *rclock;     /* per raw channel: its clock */
+    uint32_t *rdst;       /* per cached raw channel: its float offset in the output pose */
+    uint8_t *rinfo;       /* per raw channel: 0 = no cache, else components | RI_STEP */
     uint32_t *rk;         /* per raw channel: the key k whose keys k, k + 1 are in ra, rb (UINT32_MAX = none) */
     float *ra[4], *rb[4]; /* per raw T/R/S LINEAR / STEP channel (SoA): its decoded keys k and k + 1 */
     float *rs, *ro[4];    /* this frame: its interpolation parameter, the slerp kernel's output */
     uint8_t *rflag;       /* the slerp kernel's fallback flags */
-    uint8_t *rmode;       /* RM_*: what the channel gives this frame (RM_NONE: not cached) */
     float *cs;            /* per clock: this frame's interpolation parameter */
     uint8_t *cm;          /* per clock: this frame's case (RM_A, RM_B or RM_LERP) */
 };
@@ -155,11 +161,11 @@ ossa_result ossa_sampling_context_create(uint32_t max_joints, uint32_t max_weigh
     size_t o_f[20];
     for (int i = 0; i < 20; i++) o_f[i] = ossa__layout_add(&L, P, sizeof(float));
     size_t raw_cap = (size_t)max_joints * 3u;
-    size_t o_rk = ossa__layout_add(&L, raw_cap, sizeof(uint32_t));
+    size_t o_rk = ossa__layout_add(&L, raw_cap * 3, sizeof(uint32_t));
     size_t RS = raw_cap + OSSA__LERP_SLACK, o_r[13];
     for (int i = 0; i < 13; i++) o_r[i] = ossa__layout_add(&L, RS, sizeof(float));
     size_t o_cs = ossa__layout_add(&L, C, sizeof(float));
-    size_t o_rflag = ossa__layout_add(&L, RS, 1), o_rmode = ossa__layout_add(&L, raw_cap, 1), o_cm = ossa__layout_add(&L, C, 1);
+    size_t o_rflag = ossa__layout_add(&L, RS, 1), o_rinfo = ossa__layout_add(&L, raw_cap, 1), o_cm = ossa__layout_add(&L, C, 1);
     (void)o_ctx;
     if (L.overflow) return OSSA_ERROR_OUT_OF_MEMORY;
     unsigned char *mem = ossa__alloc(allocator, L.size);
@@ -182,6 +188,8 @@ ossa_result ossa_sampling_context_create(uint32_t max_joints, uint32_t max_weigh
     c->inv = f[3];
     c->raw_cap = (uint32_t)raw_cap;
     c->rk = (uint32_t *)(mem + o_rk);
+    c->rclock = c->rk + raw_cap;
+    c->rdst = c->rclock + raw_cap;
     for (int i = 0; i < 4; i++) {
         c->ra[i] = (float *)(mem + o_r[i]);
         c->rb[i] = (float *)(mem + o_r[4 + i]);
@@ -190,7 +198,7 @@ ossa_result ossa_sampling_context_create(uint32_t max_joints, uint32_t max_weigh
     c->rs = (float *)(mem + o_r[12]);
     c->cs = (float *)(mem + o_cs);
     c->rflag = mem + o_rflag;
-    c->rmode = mem + o_rmode;
+    c->rinfo = mem + o_rinfo;
     c->cm = mem + o_cm;
     for (int i = 0; i < 3; i++) {
         c->qa[i] = f[4 + i];
@@ -354,9 +362,19 @@ ossa_result ossa_sample_job_run(ossa_sample_job *job) {
             }
         }
         c->rot_end = 0;
+        c->uncached = h->raw_count;
+        c->redecode = true;
         for (uint32_t i = 0; i < h->raw_count && i < c->raw_cap; i++) {
+            const ossa__bc_raw *r = &clip->raw[i];
+            static const uint32_t field[3] = {0, 3, 7}; /* T, R, S floats in an ossa_transform */
             c->rk[i] = UINT32_MAX;
-            if (clip->raw[i].kind == OSSA__CH_R) c->rot_end = i + 1;
+            c->rclock[i] = r->clock;
+            c->rinfo[i] = 0;
+            if (!r->lanes_off || r->interp == OSSA_INTERP_CUBIC || r->kind > OSSA__CH_S || r->components > 4) continue;
+            c->rinfo[i] = (uint8_t)(r->components | (r->interp == OSSA_INTERP_STEP ? RI_STEP : 0u));
+            c->rdst[i] = r->target * 10u + field[r->kind];
+            c->uncached--;
+            if (r->kind == OSSA__CH_R) c->rot_end = i + 1;
         }
         c->clip_id = clip->id;
     }
@@ -366,6 +384,8 @@ ossa_result ossa_sample_job_run(ossa_sample_job *job) {
 
     /* raw channels: one key lookup per shared clock, and what the two-key view at that key
      * gives (ossa__interpolate's cases: key k, key k + 1, or the parameter s between them) */
+    bool moved = c->redecode, slerps = false;
+    c->redecode = false;
     for (uint32_t i = 0; i < h->clock_count; i++) {
         const ossa__bc_clock *ck = &clip->clocks[i];
         const float *times = (const float *)(clip->base + ck->times_off);
@@ -375,7 +395,9 @@ ossa_result ossa_sample_job_run(ossa_sample_job *job) {
             memset(&v, 0, sizeof v);
             v.key_count = ck->key_count;
             v.times = times;
+            uint32_t was = c->clock_key[i];
             k = ossa__find_key_cursor(&v, t, &c->clock_key[i]);
+            moved |= k != was;
         }
         float s = 0.0f;
         uint8_t m = RM_A;
@@ -391,41 +413,39 @@ ossa_result ossa_sample_job_run(ossa_sample_job *job) {
         }
         c->cm[i] = m;
         c->cs[i] = s;
+        slerps |= m == RM_LERP;
     }
     if (job->weights) memset(job->weights, 0, (size_t)h->weight_count * sizeof(float));
     uint32_t RC = h->raw_count < c->raw_cap ? h->raw_count : c->raw_cap; /* channels that may be cached */
-    bool slerps = false;
-    for (uint32_t i = 0; i < h->raw_count; i++) {
-        const ossa__bc_raw *r = &clip->raw[i];
-        uint32_t n = clip->clocks[r->clock].key_count < 2 ? 1 : 2, k = n < 2 ? 0 : c->clock_key[r->clock];
-        const ossa__bc_lane *ln = (const ossa__bc_lane *)(clip->base + r->lanes_off);
-        if (i < RC && r->lanes_off && r->interp != OSSA_INTERP_CUBIC && r->components <= 4) {
-            /* cached (LINEAR / STEP): decoded once per key, interpolated below */
-            uint32_t lanes = r->components;
-            if (c->rk[i] != k) {
-                float key[4];
-                uint32_t first = 0, per = 0;
-                for (uint32_t l = 0; l < lanes; l++) per += ln[l].bits;
-                if (n == 2 && c->rk[i] != UINT32_MAX && c->rk[i] + 1 == k) { /* one key forward: b becomes a */
-                    for (uint32_t l = 0; l < lanes; l++) c->ra[l][i] = c->rb[l][i];
-                    first = 1;
-                }
-                for (uint32_t j = first; j < n; j++) {
-                    decode_lanes(clip->base + r->values_off, (uint64_t)(k + j) * per, ln, lanes, key);
-                    for (uint32_t l = 0; l < lanes; l++) (j ? c->rb : c->ra)[l][i] = key[l];
-                }
-                c->rk[i] = k;
+    if (moved) /* a clock changed key: the cached channels on it decode (one key when it moved one forward) */
+        for (uint32_t i = 0; i < RC; i++) {
+            uint32_t lanes = c->rinfo[i] & 7u, clock = c->rclock[i];
+            if (!lanes) continue;
+            uint32_t n = clip->clocks[clock].key_count < 2 ? 1 : 2, k = n < 2 ? 0 : c->clock_key[clock];
+            if (c->rk[i] == k) continue;
+            const ossa__bc_raw *r = &clip->raw[i];
+            const ossa__bc_lane *ln = (const ossa__bc_lane *)(clip->base + r->lanes_off);
+            float key[4];
+            uint32_t first = 0, per = 0;
+            for (uint32_t l = 0; l < lanes; l++) per += ln[l].bits;
+            if (n == 2 && c->rk[i] != UINT32_MAX && c->rk[i] + 1 == k) { /* one key forward: b becomes a */
+                for (uint32_t l = 0; l < lanes; l++) c->ra[l][i] = c->rb[l][i];
+                first = 1;
             }
-            uint8_t m = c->cm[r->clock];
-            if (m == RM_LERP && r->interp == OSSA_INTERP_STEP) m = RM_A;
-            c->rmode[i] = m;
-            c->rs[i] = c->cs[r->clock];
-            slerps |= m == RM_LERP && r->kind == OSSA__CH_R;
-            continue;
+            for (uint32_t j = first; j < n; j++) {
+                decode_lanes(clip->base + r->values_off, (uint64_t)(k + j) * per, ln, lanes, key);
+                for (uint32_t l = 0; l < lanes; l++) (j ? c->rb : c->ra)[l][i] = key[l];
+            }
+            c->rk[i] = k;
         }
+    for (uint32_t i = 0; c->uncached && i < h->raw_count; i++) { /* the others: the editable path on a view */
+        if (i < RC && c->rinfo[i]) continue;
+        const ossa__bc_raw *r = &clip->raw[i];
         ossa_track v = raw_view(clip, r);
-        float kv[24]; /* keys k and k + 1 of a packed T/R/S CUBIC channel: the editable floats, bit for bit */
+        uint32_t n = v.key_count < 2 ? 1 : 2, k = n < 2 ? 0 : c->clock_key[r->clock];
+        float kv[24]; /* keys k and k + 1 of a packed T/R/S channel: the editable floats, bit for bit */
         if (r->lanes_off) {
+            const ossa__bc_lane *ln = (const ossa__bc_lane *)(clip->base + r->lanes_off);
             uint32_t lanes = r->components * (r->interp == OSSA_INTERP_CUBIC ? 3u : 1u), per = 0;
             for (uint32_t l = 0; l < lanes; l++) per += ln[l].bits;
             for (uint32_t j = 0; j < n; j++)
@@ -436,7 +456,6 @@ ossa_result ossa_sample_job_run(ossa_sample_job *job) {
             v.values = kv;
             k = 0;
         }
-        if (i < RC) c->rmode[i] = RM_NONE;
         switch (r->kind) {
         case OSSA__CH_T: ossa__interpolate(&v, k, t, &out[r->target].translation.x, 3); break;
         case OSSA__CH_R: ossa__interpolate(&v, k, t, &out[r->target].rotation.x, 4); break;
@@ -446,32 +465,32 @@ ossa_result ossa_sample_job_run(ossa_sample_job *job) {
             break;
         }
     }
-    if (slerps) {
+    if (slerps && c->rot_end) {
+        for (uint32_t i = 0; i < c->rot_end; i++) c->rs[i] = c->cs[c->rclock[i]];
         ossa__slerp_soa soa = {{c->ra[0], c->ra[1], c->ra[2], c->ra[3]}, {c->rb[0], c->rb[1], c->rb[2], c->rb[3]}, c->rs,
                                {c->ro[0], c->ro[1], c->ro[2], c->ro[3]}, c->rflag};
         choose_slerp()(&soa, 0, c->rot_end);
     }
+    float *pose = (float *)(void *)out; /* ossa_transform is 10 floats: T xyz, R xyzw, S xyz */
     for (uint32_t i = 0; i < RC; i++) { /* the cached channels' values */
-        const ossa__bc_raw *r = &clip->raw[i];
-        uint8_t m = c->rmode[i];
-        if (m == RM_NONE) continue;
-        uint32_t lanes = r->components;
-        float *dst = r->kind == OSSA__CH_T ? &out[r->target].translation.x
-                     : r->kind == OSSA__CH_R ? &out[r->target].rotation.x
-                                             : &out[r->target].scale.x;
+        uint32_t info = c->rinfo[i], lanes = info & 7u, clock = c->rclock[i];
+        if (!lanes) continue;
+        uint32_t m = c->cm[clock];
+        if (m == RM_LERP && (info & RI_STEP)) m = RM_A;
+        float *dst = pose + c->rdst[i];
         if (m != RM_LERP) {
             float *const *src = m == RM_A ? c->ra : c->rb;
             for (uint32_t l = 0; l < lanes; l++) dst[l] = src[l][i];
-        } else if (r->kind != OSSA__CH_R) {
-            float s = c->rs[i];
-            for (uint32_t l = 0; l < lanes; l++) dst[l] = c->ra[l][i] + (c->rb[l][i] - c->ra[l][i]) * s;
+        } else if (lanes == 3) {
+            float s = c->cs[clock];
+            for (uint32_t l = 0; l < 3; l++) dst[l] = c->ra[l][i] + (c->rb[l][i] - c->ra[l][i]) * s;
         } else if (c->rflag[i]) { /* outside the series' range: the scalar slerp */
             float a[4], b[4];
             for (int l = 0; l < 4; l++) {
                 a[l] = c->ra[l][i];
                 b[l] = c->rb[l][i];
             }
-            ossa__slerp4(a, b, c->rs[i], dst);
+            ossa__slerp4(a, b, c->cs[clock], dst);
         } else {
             for (int l = 0; l < 4; l++) dst[l] = c->ro[l][i];
         }
