@@ -84,7 +84,7 @@ static inline uint32_t ossa__float_ord(float f) {
     return (u & 0x80000000u) ? ~u : (u | 0x80000000u);
 }
 static inline float ossa__ord_float(uint32_t o) {
-    uint32_t u = (o & 0x80000000u) ? (o & 0x7FFFFFFFu) : ~o;
+    uint32_t u = o ^ ((0u - (~o >> 31)) | 0x80000000u); /* top bit set: clear it; else: all bits flipped */
     float f;
     memcpy(&f, &u, 4);
     return f;
@@ -230,7 +230,7 @@ static inline float ossa__slerp_time(float s, float A, float B) {
  * context keeps per packed channel only the quantised fields of its two keys (as floats, exact
  * below 2^24) and the segment's t0 and 1/dt; every frame the kernel decodes all channels at
  * once. For i in [begin, end): a_c = mn[c] + qa[c] * st[c], b_c likewise (c < 3), then
- * s = clamp((t - t0[i]) * inv[i], 0, 1) and o = a + (b - a) * s. For `rotation` the keys are
+ * s = clamp((t - t0[i]) / dt[i], 0, 1) (dt +Inf: s = 0) and o = a + (b - a) * s. For `rotation` the keys are
  * in stored order (the three stored components, then the rebuilt one: sqrt(max(1 - ((x^2 +
  * y^2) + z^2), 0)), exactly ossa__packed_value's value), b is negated when the 4-component
  * dot (((a0 b0 + a1 b1) + a2 b2) + a3 b3) is negative (the shorter arc; the dot negated too),
@@ -241,7 +241,7 @@ static inline float ossa__slerp_time(float s, float A, float B) {
  * that many spare entries holding finite values). */
 #define OSSA__LERP_SLACK 16u
 typedef struct ossa__lerp_soa {
-    const float *t0, *inv;
+    const float *t0, *dt;
     const float *qa[3], *qb[3], *mn[3], *st[3];
     float *o[4];
 } ossa__lerp_soa;

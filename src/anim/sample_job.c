@@ -25,7 +25,7 @@ struct ossa_sampling_context {
     uint32_t *rank;       /* its value index */
     uint32_t *next;       /* grid index of the key after it (grid_count = none) */
     float *lo, *hi;       /* the cached segment is valid for lo <= t < hi */
-    float *t0, *inv;      /* its start and 1 / its length (0: STEP or the last key) */
+    float *t0, *dt;       /* its start and length (+Inf: STEP or the last key, s = 0) */
     float *qa[3], *qb[3]; /* the quantised fields of its keys a and b, as floats */
     float *mn[3], *st[3]; /* the channel's range (copied from the clip at a switch) */
     float *o[4];          /* the kernels' output (rotations in stored order) */
@@ -56,7 +56,7 @@ static inline float rebuild(const float v[3]) {
 void ossa__lerp_scalar(const ossa__lerp_soa *soa, float t, uint32_t begin, uint32_t end, bool rotation) {
     int comps = rotation ? 4 : 3;
     for (uint32_t i = begin; i < end; i++) {
-        float s = (t - soa->t0[i]) * soa->inv[i];
+        float s = (t - soa->t0[i]) / soa->dt[i];
         s = s > 0.0f ? s : 0.0f;
         s = s < 1.0f ? s : 1.0f;
         float a[4], b[4], v[4];
@@ -185,7 +185,7 @@ ossa_result ossa_sampling_context_create(uint32_t max_joints, uint32_t max_weigh
     c->lo = f[0];
     c->hi = f[1];
     c->t0 = f[2];
-    c->inv = f[3];
+    c->dt = f[3];
     c->raw_cap = (uint32_t)raw_cap;
     c->rk = (uint32_t *)(mem + o_rk);
     c->rclock = c->rk + raw_cap;
@@ -302,11 +302,11 @@ static void locate(ossa_sampling_context *c, const ossa_built_clip *clip, uint32
         load_key(c->qa, i, clip->base, p, G, rank);
     if (n >= G) { /* the last key: hold it */
         c->hi[i] = INFINITY;
-        c->inv[i] = 0.0f;
+        c->dt[i] = INFINITY;
         for (int k = 0; k < 3; k++) c->qb[k][i] = c->qa[k][i];
     } else {
         c->hi[i] = grid[n];
-        c->inv[i] = p->interp == OSSA_INTERP_STEP ? 0.0f : 1.0f / (grid[n] - grid[a]);
+        c->dt[i] = p->interp == OSSA_INTERP_STEP ? INFINITY : grid[n] - grid[a];
         load_key(c->qb, i, clip->base, p, G, rank + 1);
     }
 }
@@ -507,7 +507,7 @@ ossa_result ossa_sample_job_run(ossa_sample_job *job) {
                 stale |= (uint64_t)((t < c->lo[w + j]) | (t >= c->hi[w + j])) << j;
             for (; stale; stale &= stale - 1) locate(c, clip, w + (uint32_t)__builtin_ctzll(stale), t, &u);
         }
-        ossa__lerp_soa soa = {c->t0, c->inv, {c->qa[0], c->qa[1], c->qa[2]}, {c->qb[0], c->qb[1], c->qb[2]},
+        ossa__lerp_soa soa = {c->t0, c->dt, {c->qa[0], c->qa[1], c->qa[2]}, {c->qb[0], c->qb[1], c->qb[2]},
                               {c->mn[0], c->mn[1], c->mn[2]}, {c->st[0], c->st[1], c->st[2]},
                               {c->o[0], c->o[1], c->o[2], c->o[3]}};
         ossa__lerp_kernel kern = choose_kernel();

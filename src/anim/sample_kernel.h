@@ -18,7 +18,7 @@ void OSSA__K_NAME(const ossa__lerp_soa *soa, float t, uint32_t begin, uint32_t e
     const V b0 = V_SET1(0.848013f), b1 = V_SET1(-1.06021f), b2 = V_SET1(0.215638f);
     int comps = rotation ? 4 : 3;
     for (uint32_t i = begin; i < end; i += OSSA__K_W) { /* whole vectors: the arrays have OSSA__LERP_SLACK spare entries */
-        V s = V_MUL(V_SUB(vt, V_LD(soa->t0 + i)), V_LD(soa->inv + i));
+        V s = V_DIV(V_SUB(vt, V_LD(soa->t0 + i)), V_LD(soa->dt + i));
         s = V_MIN(V_MAX(s, zero), one);
         V a[4], b[4];
         for (int c = 0; c < 3; c++) {
@@ -66,8 +66,12 @@ void OSSA__K_SLERP_NAME(const ossa__slerp_soa *soa, uint32_t begin, uint32_t end
         V neg = V_NEGSIGN(d);
         d = V_XOR(d, neg);
         M series = V_GE(d, c70), six = V_GE(d, c85), four = V_GE(d, c95);
+        /* the steps no lane in [i, end) on the series needs are skipped (they would keep 1) */
+        unsigned live = (end - i >= OSSA__K_W ? ~0u : (1u << (end - i)) - 1u) & (unsigned)V_MOVEMASK(series);
+        bool eight = (live & ~(unsigned)V_MOVEMASK(six)) != 0, sixp = (live & ~(unsigned)V_MOVEMASK(four)) != 0;
         V xm1 = V_SUB(d, one), s = V_SUB(one, t), tt = V_MUL(t, t), ss = V_MUL(s, s), at = one, as = one;
         for (int k = 7; k >= 0; k--) {
+            if ((k >= 6 && !eight) || (k >= 4 && !sixp)) continue;
             V uk = V_SET1(u[k]), vk = V_SET1(v[k]);
             V nt = V_ADD(one, V_MUL(V_MUL(V_SUB(V_MUL(uk, tt), vk), xm1), at));
             V ns = V_ADD(one, V_MUL(V_MUL(V_SUB(V_MUL(uk, ss), vk), xm1), as));
