@@ -260,7 +260,8 @@ static inline void load_key(float *const q[3], uint32_t i, const unsigned char *
  * 32 grid steps, the grid position (one binary search per frame, shared by every channel,
  * *u < 0 = not yet found) and the keys up to it counted in one mask window; else the key mask
  * around the grid position. The kernels decode the fields every frame. */
-static void locate(ossa_sampling_context *c, const ossa_built_clip *clip, uint32_t i, float t, int64_t *u) {
+static __attribute__((noinline)) void locate(ossa_sampling_context *c, const ossa_built_clip *clip, uint32_t i, float t,
+                                             int64_t *u) {
     const ossa__bc_packed *p = &clip->packed[i];
     const unsigned char *mask = clip->base + p->data_off;
     const float *grid = clip->grid;
@@ -469,7 +470,8 @@ ossa_result ossa_sample_job_run(ossa_sample_job *job) {
         for (uint32_t i = 0; i < c->rot_end; i++) c->rs[i] = c->cs[c->rclock[i]];
         ossa__slerp_soa soa = {{c->ra[0], c->ra[1], c->ra[2], c->ra[3]}, {c->rb[0], c->rb[1], c->rb[2], c->rb[3]}, c->rs,
                                {c->ro[0], c->ro[1], c->ro[2], c->ro[3]}, c->rflag};
-        choose_slerp()(&soa, 0, c->rot_end);
+        /* a few channels: the scalar kernel (same bits) beats one long vector pass */
+        (c->rot_end < 4 ? ossa__slerp_scalar : choose_slerp())(&soa, 0, c->rot_end);
     }
     float *pose = (float *)(void *)out; /* ossa_transform is 10 floats: T xyz, R xyzw, S xyz */
     for (uint32_t i = 0; i < RC; i++) { /* the cached channels' values */
@@ -500,12 +502,37 @@ ossa_result ossa_sample_job_run(ossa_sample_job *job) {
     uint32_t P = h->packed_count, R = h->rot_count;
     if (P) {
         int64_t u = -1;
+        const float *grid = clip->grid;
+        uint32_t G = h->grid_count;
         for (uint32_t w = 0; w < P; w += 64) { /* the stale channels as a bit mask: no branch per channel */
             uint32_t e = P - w < 64 ? P - w : 64;
             uint64_t stale = 0;
             for (uint32_t j = 0; j < e; j++)
                 stale |= (uint64_t)((t < c->lo[w + j]) | (t >= c->hi[w + j])) << j;
-            for (; stale; stale &= stale - 1) locate(c, clip, w + (uint32_t)__builtin_ctzll(stale), t, &u);
+            for (; stale; stale &= stale - 1) {
+                uint32_t i = w + (uint32_t)__builtin_ctzll(stale), a = c->cursor[i], n = c->next[i];
+                if (a != UINT32_MAX && n < G && t >= grid[n]) { /* the common case inline: one key forward */
+                    const ossa__bc_packed *p = &clip->packed[i];
+                    uint32_t n2 = ossa__mask_next(clip->base + p->data_off, n + 1, G), rank = c->rank[i] + 1;
+                    if (n2 >= G || t < grid[n2]) {
+                        c->cursor[i] = n;
+                        c->rank[i] = rank;
+                        c->next[i] = n2;
+                        c->lo[i] = c->t0[i] = grid[n];
+                        for (int k = 0; k < 3; k++) c->qa[k][i] = c->qb[k][i];
+                        if (n2 < G) {
+                            c->hi[i] = grid[n2];
+                            c->dt[i] = p->interp == OSSA_INTERP_STEP ? INFINITY : grid[n2] - grid[n];
+                            load_key(c->qb, i, clip->base, p, G, rank + 1);
+                        } else { /* the last key: hold it */
+                            c->hi[i] = INFINITY;
+                            c->dt[i] = INFINITY;
+                        }
+                        continue;
+                    }
+                }
+                locate(c, clip, i, t, &u);
+            }
         }
         ossa__lerp_soa soa = {c->t0, c->dt, {c->qa[0], c->qa[1], c->qa[2]}, {c->qb[0], c->qb[1], c->qb[2]},
                               {c->mn[0], c->mn[1], c->mn[2]}, {c->st[0], c->st[1], c->st[2]},
