@@ -315,18 +315,11 @@ static __attribute__((noinline)) void locate(ossa_sampling_context *c, const oss
 /* Decodes one key's lanes of a packed raw channel starting at bit pos: one 64-bit window
  * serves several lanes (the stream is followed by >= 8 readable bytes). */
 static inline void decode_lanes(const unsigned char *p, uint64_t pos, const ossa__bc_lane *ln, uint32_t lanes, float *out) {
-    uint64_t w = 0;
-    uint32_t avail = 0;
-    for (uint32_t l = 0; l < lanes; l++) {
+    for (uint32_t l = 0; l < lanes; l++) { /* one window per lane: 7 + 32 bits fit, no branch */
+        uint64_t w;
         uint32_t b = ln[l].bits;
-        if (b > avail) {
-            memcpy(&w, p + (pos >> 3), 8);
-            w >>= (pos & 7u);
-            avail = 64u - (uint32_t)(pos & 7u);
-        }
-        out[l] = ossa__ord_float(ln[l].base + (uint32_t)(w & ((1ull << b) - 1u)));
-        w = b < 64 ? w >> b : 0;
-        avail -= b;
+        memcpy(&w, p + (pos >> 3), 8);
+        out[l] = ossa__ord_float(ln[l].base + (uint32_t)((w >> (pos & 7u)) & ((1ull << b) - 1u)));
         pos += b;
     }
 }
@@ -474,27 +467,38 @@ ossa_result ossa_sample_job_run(ossa_sample_job *job) {
         (c->rot_end < 4 ? ossa__slerp_scalar : choose_slerp())(&soa, 0, c->rot_end);
     }
     float *pose = (float *)(void *)out; /* ossa_transform is 10 floats: T xyz, R xyzw, S xyz */
+    const float *ra[4] = {c->ra[0], c->ra[1], c->ra[2], c->ra[3]}, *rb[4] = {c->rb[0], c->rb[1], c->rb[2], c->rb[3]};
+    const float *ro[4] = {c->ro[0], c->ro[1], c->ro[2], c->ro[3]}, *cs = c->cs;
+    const uint32_t *rclock = c->rclock, *rdst = c->rdst;
+    const uint8_t *rinfo = c->rinfo, *cm = c->cm, *rflag = c->rflag;
     for (uint32_t i = 0; i < RC; i++) { /* the cached channels' values */
-        uint32_t info = c->rinfo[i], lanes = info & 7u, clock = c->rclock[i];
+        uint32_t info = rinfo[i], lanes = info & 7u, clock = rclock[i];
         if (!lanes) continue;
-        uint32_t m = c->cm[clock];
+        uint32_t m = cm[clock];
         if (m == RM_LERP && (info & RI_STEP)) m = RM_A;
-        float *dst = pose + c->rdst[i];
+        float *dst = pose + rdst[i];
         if (m != RM_LERP) {
-            float *const *src = m == RM_A ? c->ra : c->rb;
+            const float *const *src = m == RM_A ? ra : rb;
             for (uint32_t l = 0; l < lanes; l++) dst[l] = src[l][i];
         } else if (lanes == 3) {
-            float s = c->cs[clock];
-            for (uint32_t l = 0; l < 3; l++) dst[l] = c->ra[l][i] + (c->rb[l][i] - c->ra[l][i]) * s;
-        } else if (c->rflag[i]) { /* outside the series' range: the scalar slerp */
+            float s = cs[clock], x = ra[0][i] + (rb[0][i] - ra[0][i]) * s, y = ra[1][i] + (rb[1][i] - ra[1][i]) * s;
+            float z = ra[2][i] + (rb[2][i] - ra[2][i]) * s;
+            dst[0] = x;
+            dst[1] = y;
+            dst[2] = z;
+        } else if (rflag[i]) { /* outside the series' range: the scalar slerp */
             float a[4], b[4];
             for (int l = 0; l < 4; l++) {
-                a[l] = c->ra[l][i];
-                b[l] = c->rb[l][i];
+                a[l] = ra[l][i];
+                b[l] = rb[l][i];
             }
-            ossa__slerp4(a, b, c->cs[clock], dst);
+            ossa__slerp4(a, b, cs[clock], dst);
         } else {
-            for (int l = 0; l < 4; l++) dst[l] = c->ro[l][i];
+            float x = ro[0][i], y = ro[1][i], z = ro[2][i], w = ro[3][i];
+            dst[0] = x;
+            dst[1] = y;
+            dst[2] = z;
+            dst[3] = w;
         }
     }
 
