@@ -273,12 +273,39 @@ static void test_slerp_kernels_agree(void **state) {
     printf("slerp kernels: %d lanes bit-identical, %d scalar fallbacks\n", same, fallback);
 }
 
+/* The POPCNT key rank counts what the portable one counts, at every end of random masks. */
+static void test_mask_rank_agree(void **state) {
+    (void)state;
+    if (!__builtin_cpu_supports("popcnt")) {
+        printf("SKIP: the CPU has no POPCNT\n");
+        return;
+    }
+    unsigned char mask[64 + 8];
+    uint64_t seed = 3;
+    int checked = 0;
+    for (int round = 0; round < 20; round++) {
+        uint32_t density = (uint32_t)(ot_rand_u64(&seed) % 100);
+        memset(mask, 0, sizeof mask);
+        for (uint32_t b = 0; b < 64 * 8; b++)
+            if (ot_rand_u64(&seed) % 100 < density) mask[b / 8] |= (unsigned char)(1u << (b % 8));
+        for (uint32_t end = 0; end <= 64 * 8; end++) {
+            uint32_t slow = 0;
+            for (uint32_t b = 0; b < end; b++) slow += (mask[b / 8] >> (b % 8)) & 1u;
+            assert_int_equal(ossa__mask_rank(mask, end), slow);
+            assert_int_equal(ossa__mask_rank_popcnt(mask, end), slow);
+            checked++;
+        }
+    }
+    printf("%d mask ranks\n", checked);
+}
+
 int main(void) {
     const struct CMUnitTest tests[] = {
         cmocka_unit_test(test_validate_fields),
         cmocka_unit_test(test_context_paths_agree),
         cmocka_unit_test(test_kernels_agree),
         cmocka_unit_test(test_slerp_kernels_agree),
+        cmocka_unit_test(test_mask_rank_agree),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
 }

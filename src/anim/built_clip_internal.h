@@ -214,6 +214,9 @@ static inline uint32_t ossa__mask_rank(const unsigned char *mask, uint32_t end) 
     return r;
 }
 
+/* ossa__mask_rank with the POPCNT instruction (sample_job.c; only where the CPU has it). */
+uint32_t ossa__mask_rank_popcnt(const unsigned char *mask, uint32_t end);
+
 /* Coefficients of the slerp-like time correction of nlerp for keys with dot product d >= 0
  * (Zeux, "Approximating slerp"): s' = s + s (s - 1/2) (s - 1) (A (s - 1/2)^2 + B). */
 static inline void ossa__slerp_fit(float d, float *A, float *B) {
