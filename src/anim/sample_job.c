@@ -12,7 +12,8 @@
 
 /* What a cached raw channel's two-key view gives this frame (ossa__interpolate's cases). */
 enum { RM_NONE, RM_A, RM_B, RM_LERP };
-#define RI_STEP 0x80u
+#define RI_STEP 0x80u   /* STEP interpolation */
+#define RI_SINGLE 0x40u /* its clock has one key: only key 0 (in ra) */
 _Static_assert(sizeof(ossa_transform) == 10 * sizeof(float), "the cached raw channels address the pose as floats");
 
 struct ossa_sampling_context {
@@ -35,6 +36,7 @@ struct ossa_sampling_context {
     bool redecode;        /* the caches must be checked although no clock changed key (clip switch) */
     uint32_t *rclock;     /* per raw channel: its clock */
     uint32_t *rdst;       /* per cached raw channel: its float offset in the output pose */
+    uint32_t *rper;       /* per cached raw channel: the bits of one key (its lanes' sum) */
     uint8_t *rinfo;       /* per raw channel: 0 = no cache, else components | RI_STEP */
     uint32_t *rk;         /* per raw channel: the key k whose keys k, k + 1 are in ra, rb (UINT32_MAX = none) */
     float *ra[4], *rb[4]; /* per raw T/R/S LINEAR / STEP channel (SoA): its decoded keys k and k + 1 */
@@ -190,7 +192,7 @@ ossa_result ossa_sampling_context_create(uint32_t max_joints, uint32_t max_weigh
     size_t o_f[20];
     for (int i = 0; i < 20; i++) o_f[i] = ossa__layout_add(&L, P, sizeof(float));
     size_t raw_cap = (size_t)max_joints * 3u;
-    size_t o_rk = ossa__layout_add(&L, raw_cap * 3, sizeof(uint32_t));
+    size_t o_rk = ossa__layout_add(&L, raw_cap * 4, sizeof(uint32_t));
     size_t RS = raw_cap + OSSA__LERP_SLACK, o_r[13];
     for (int i = 0; i < 13; i++) o_r[i] = ossa__layout_add(&L, RS, sizeof(float));
     size_t o_cs = ossa__layout_add(&L, C, sizeof(float));
@@ -219,6 +221,7 @@ ossa_result ossa_sampling_context_create(uint32_t max_joints, uint32_t max_weigh
     c->rk = (uint32_t *)(mem + o_rk);
     c->rclock = c->rk + raw_cap;
     c->rdst = c->rclock + raw_cap;
+    c->rper = c->rdst + raw_cap;
     for (int i = 0; i < 4; i++) {
         c->ra[i] = (float *)(mem + o_r[i]);
         c->rb[i] = (float *)(mem + o_r[4 + i]);
@@ -394,7 +397,11 @@ ossa_result ossa_sample_job_run(ossa_sample_job *job) {
             c->rclock[i] = r->clock;
             c->rinfo[i] = 0;
             if (!r->lanes_off || r->interp == OSSA_INTERP_CUBIC || r->kind > OSSA__CH_S || r->components > 4) continue;
-            c->rinfo[i] = (uint8_t)(r->components | (r->interp == OSSA_INTERP_STEP ? RI_STEP : 0u));
+            const ossa__bc_lane *ln = (const ossa__bc_lane *)(clip->base + r->lanes_off);
+            c->rper[i] = 0;
+            for (uint32_t l = 0; l < r->components; l++) c->rper[i] += ln[l].bits;
+            c->rinfo[i] = (uint8_t)(r->components | (r->interp == OSSA_INTERP_STEP ? RI_STEP : 0u) |
+                                    (clip->clocks[r->clock].key_count < 2 ? RI_SINGLE : 0u));
             c->rdst[i] = r->target * 10u + field[r->kind];
             c->uncached--;
             if (r->kind == OSSA__CH_R) c->rot_end = i + 1;
@@ -440,27 +447,34 @@ ossa_result ossa_sample_job_run(ossa_sample_job *job) {
     }
     if (job->weights) memset(job->weights, 0, (size_t)h->weight_count * sizeof(float));
     uint32_t RC = h->raw_count < c->raw_cap ? h->raw_count : c->raw_cap; /* channels that may be cached */
-    if (moved) /* a clock changed key: the cached channels on it decode (one key when it moved one forward) */
+    if (moved) { /* a clock changed key: the cached channels on it decode (one key when it moved one forward) */
+        float *ra[4] = {c->ra[0], c->ra[1], c->ra[2], c->ra[3]}, *rb[4] = {c->rb[0], c->rb[1], c->rb[2], c->rb[3]};
+        const uint32_t *ck = c->clock_key; /* stays 0 on a clock of one key */
+        uint32_t *rk = c->rk;
         for (uint32_t i = 0; i < RC; i++) {
-            uint32_t lanes = c->rinfo[i] & 7u, clock = c->rclock[i];
-            if (!lanes) continue;
-            uint32_t n = clip->clocks[clock].key_count < 2 ? 1 : 2, k = n < 2 ? 0 : c->clock_key[clock];
-            if (c->rk[i] == k) continue;
+            uint32_t info = c->rinfo[i], lanes = info & 7u, k = ck[c->rclock[i]], was = rk[i];
+            if (!lanes || was == k) continue;
             const ossa__bc_raw *r = &clip->raw[i];
             const ossa__bc_lane *ln = (const ossa__bc_lane *)(clip->base + r->lanes_off);
+            const unsigned char *values = clip->base + r->values_off;
+            uint64_t per = c->rper[i];
             float key[4];
-            uint32_t first = 0, per = 0;
-            for (uint32_t l = 0; l < lanes; l++) per += ln[l].bits;
-            if (n == 2 && c->rk[i] != UINT32_MAX && c->rk[i] + 1 == k) { /* one key forward: b becomes a */
-                for (uint32_t l = 0; l < lanes; l++) c->ra[l][i] = c->rb[l][i];
-                first = 1;
+            rk[i] = k;
+            if (was != UINT32_MAX && was + 1 == k && !(info & RI_SINGLE)) { /* one key forward: b becomes a, key k + 1 decoded */
+                decode_lanes(values, (uint64_t)(k + 1) * per, ln, lanes, key);
+                for (uint32_t l = 0; l < lanes; l++) {
+                    ra[l][i] = rb[l][i];
+                    rb[l][i] = key[l];
+                }
+                continue;
             }
-            for (uint32_t j = first; j < n; j++) {
-                decode_lanes(clip->base + r->values_off, (uint64_t)(k + j) * per, ln, lanes, key);
-                for (uint32_t l = 0; l < lanes; l++) (j ? c->rb : c->ra)[l][i] = key[l];
-            }
-            c->rk[i] = k;
+            decode_lanes(values, (uint64_t)k * per, ln, lanes, key);
+            for (uint32_t l = 0; l < lanes; l++) ra[l][i] = key[l];
+            if (info & RI_SINGLE) continue;
+            decode_lanes(values, (uint64_t)(k + 1) * per, ln, lanes, key);
+            for (uint32_t l = 0; l < lanes; l++) rb[l][i] = key[l];
         }
+    }
     for (uint32_t i = 0; c->uncached && i < h->raw_count; i++) { /* the others: the editable path on a view */
         if (i < RC && c->rinfo[i]) continue;
         const ossa__bc_raw *r = &clip->raw[i];
