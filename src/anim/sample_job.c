@@ -6,6 +6,10 @@
 #include <stdlib.h>
 #include <string.h>
 
+#if defined(__SSE2__)
+#include <emmintrin.h> /* x86-64 baseline: the stale-channel compare, 4 at a time */
+#endif
+
 #include "anim/built_clip_internal.h"
 #include "anim/track_internal.h"
 #include "core/alloc.h"
@@ -25,6 +29,8 @@ struct ossa_sampling_context {
     uint32_t *cursor;     /* per packed channel: grid index of the cached key a, UINT32_MAX = none */
     uint32_t *rank;       /* its value index */
     uint32_t *next;       /* grid index of the key after it (grid_count = none) */
+    uint32_t *pdst;       /* its float offset in the output pose (copied from the clip at a switch) */
+    uint8_t *pdrop;       /* rotations: the component rebuilt (copied likewise) */
     float *lo, *hi;       /* the cached segment is valid for lo <= t < hi */
     float *t0, *dt;       /* its start and length (+Inf: STEP or the last key, s = 0) */
     float *qa[3], *qb[3]; /* the quantised fields of its keys a and b, as floats */
@@ -187,7 +193,7 @@ ossa_result ossa_sampling_context_create(uint32_t max_joints, uint32_t max_weigh
     ossa__layout L = {0, false};
     size_t o_ctx = ossa__layout_add(&L, 1, sizeof(ossa_sampling_context));
     size_t o_clock = ossa__layout_add(&L, C, sizeof(uint32_t));
-    size_t o_cursor = ossa__layout_add(&L, P * 3, sizeof(uint32_t));
+    size_t o_cursor = ossa__layout_add(&L, P * 4, sizeof(uint32_t)), o_pdrop = ossa__layout_add(&L, P, 1);
     /* the floats are zeroed once so the kernels' spare lanes compute on finite values */
     size_t o_f[20];
     for (int i = 0; i < 20; i++) o_f[i] = ossa__layout_add(&L, P, sizeof(float));
@@ -211,6 +217,8 @@ ossa_result ossa_sampling_context_create(uint32_t max_joints, uint32_t max_weigh
     c->cursor = (uint32_t *)(mem + o_cursor);
     c->rank = c->cursor + P;
     c->next = c->rank + P;
+    c->pdst = c->next + P;
+    c->pdrop = mem + o_pdrop;
     float *f[20];
     for (int i = 0; i < 20; i++) f[i] = (float *)(mem + o_f[i]);
     c->lo = f[0];
@@ -382,6 +390,8 @@ ossa_result ossa_sample_job_run(ossa_sample_job *job) {
             c->cursor[i] = UINT32_MAX;
             c->lo[i] = INFINITY;
             c->hi[i] = -INFINITY;
+            c->pdst[i] = p->joint * 10u + (p->kind == OSSA__CH_T ? 0u : p->kind == OSSA__CH_R ? 3u : 7u);
+            c->pdrop[i] = p->drop;
             for (int k = 0; k < 3; k++) {
                 c->mn[k][i] = p->min[k];
                 c->st[k][i] = p->step[k];
@@ -554,8 +564,17 @@ ossa_result ossa_sample_job_run(ossa_sample_job *job) {
         for (uint32_t w = 0; w < P; w += 64) { /* the stale channels as a bit mask: no branch per channel */
             uint32_t e = P - w < 64 ? P - w : 64;
             uint64_t stale = 0;
+#if defined(__SSE2__) /* whole vectors: lo and hi have OSSA__LERP_SLACK spare entries, masked off below */
+            __m128 vt = _mm_set1_ps(t);
+            for (uint32_t j = 0; j < e; j += 4) {
+                __m128 m = _mm_or_ps(_mm_cmplt_ps(vt, _mm_loadu_ps(c->lo + w + j)), _mm_cmpge_ps(vt, _mm_loadu_ps(c->hi + w + j)));
+                stale |= (uint64_t)_mm_movemask_ps(m) << j;
+            }
+            if (e < 64) stale &= (1ull << e) - 1u;
+#else
             for (uint32_t j = 0; j < e; j++)
                 stale |= (uint64_t)((t < c->lo[w + j]) | (t >= c->hi[w + j])) << j;
+#endif
             for (; stale; stale &= stale - 1) {
                 uint32_t i = w + (uint32_t)__builtin_ctzll(stale), a = c->cursor[i], n = c->next[i];
                 if (a != UINT32_MAX && n < G && t >= grid[n]) { /* the common case inline: one key forward */
@@ -587,20 +606,21 @@ ossa_result ossa_sample_job_run(ossa_sample_job *job) {
         ossa__lerp_kernel kern = choose_kernel();
         if (R) kern(&soa, t, 0, R, true);
         if (P > R) kern(&soa, t, R, P, false);
+        float *pose = (float *)(void *)out; /* ossa_transform is 10 floats: T xyz, R xyzw, S xyz */
+        const float *o0 = c->o[0], *o1 = c->o[1], *o2 = c->o[2], *o3 = c->o[3];
         for (uint32_t i = 0; i < R; i++) { /* stored order: the rebuilt component goes to `drop` */
-            float *q = &out[clip->packed[i].joint].rotation.x;
-            uint32_t d = clip->packed[i].drop;
-            q[d] = c->o[3][i];
-            q[d == 0] = c->o[0][i];
-            q[1 + (d <= 1)] = c->o[1][i];
-            q[2 + (d <= 2)] = c->o[2][i];
+            float *q = pose + c->pdst[i], x = o0[i], y = o1[i], z = o2[i], w = o3[i];
+            uint32_t d = c->pdrop[i];
+            q[d] = w;
+            q[d == 0] = x;
+            q[1 + (d <= 1)] = y;
+            q[2 + (d <= 2)] = z;
         }
         for (uint32_t i = R; i < P; i++) {
-            const ossa__bc_packed *p = &clip->packed[i];
-            ossa_vec3 *v = p->kind == OSSA__CH_T ? &out[p->joint].translation : &out[p->joint].scale;
-            v->x = c->o[0][i];
-            v->y = c->o[1][i];
-            v->z = c->o[2][i];
+            float *v = pose + c->pdst[i], x = o0[i], y = o1[i], z = o2[i];
+            v[0] = x;
+            v[1] = y;
+            v[2] = z;
         }
     }
     job->sampled_time = t;
