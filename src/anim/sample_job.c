@@ -295,52 +295,34 @@ static inline void load_key(float *const q[3], uint32_t i, const unsigned char *
     for (int c = 0; c < 3; c++) q[c][i] = (float)f[c];
 }
 
-/* Finds packed channel i's segment for time t and loads its keys' fields: O(1) for one key
- * forward (key b becomes key a: its fields are copied, one key is read); further ahead within
- * 32 grid steps, the grid position (one binary search per frame, shared by every channel,
- * *u < 0 = not yet found) and the keys up to it counted in one mask window; else the key mask
- * around the grid position. The kernels decode the fields every frame. */
+/* Seeks packed channel i's segment for time t and loads its keys' fields, when it is not one
+ * key forward (the caller's inline path): within 32 grid steps ahead, the keys up to the grid
+ * position (one binary search per frame, shared by every channel, *u < 0 = not yet found)
+ * counted in one mask window; else the key mask around the grid position, its rank a popcount.
+ * The kernels decode the fields every frame. */
 static __attribute__((noinline)) void locate(ossa_sampling_context *c, const ossa_built_clip *clip, uint32_t i, float t,
-                                             int64_t *u) {
+                                             int64_t *u, bool popcnt) {
     const ossa__bc_packed *p = &clip->packed[i];
     const unsigned char *mask = clip->base + p->data_off;
     const float *grid = clip->grid;
     uint32_t G = clip->h->grid_count, a = c->cursor[i], rank = c->rank[i], n = c->next[i];
-    bool found = false, reuse = false;
-    if (a != UINT32_MAX && n < G && t >= grid[n]) {
-        /* one step forward: the new key a is the old key b, already loaded */
-        a = n;
-        rank++;
-        n = ossa__mask_next(mask, a + 1, G);
-        found = reuse = n >= G || t < grid[n];
-        if (!found) { /* further ahead: the grid position, and the keys up to it counted in one window */
-            if (*u < 0) *u = grid_find(clip, t);
-            uint32_t U = (uint32_t)*u;
-            if (U >= n && U - n < 32u) {
-                uint32_t w = ossa__bits_read(mask, n, U - n + 1); /* bit 0 (= key n) is set */
-                uint32_t last = 31u - (uint32_t)__builtin_clz(w);
-                rank += ossa__popcount32(w);
-                a = n + last;
-                n = ossa__mask_next(mask, a + 1, G);
-                found = true;
-            }
-        }
+    if (*u < 0) *u = grid_find(clip, t);
+    uint32_t U = (uint32_t)*u;
+    if (a != UINT32_MAX && n < G && U >= n && U - n < 32u) { /* ahead: bit 0 of the window (= key n) is set */
+        uint32_t w = ossa__bits_read(mask, n, U - n + 1);
+        rank += ossa__popcount32(w);
+        a = n + 31u - (uint32_t)__builtin_clz(w);
+    } else {
+        a = ossa__mask_prev(mask, U);
+        rank = popcnt ? ossa__mask_rank_popcnt(mask, a) : ossa__mask_rank(mask, a);
     }
-    if (!found) {
-        if (*u < 0) *u = grid_find(clip, t);
-        a = ossa__mask_prev(mask, (uint32_t)*u);
-        rank = use_popcnt() ? ossa__mask_rank_popcnt(mask, a) : ossa__mask_rank(mask, a);
-        n = ossa__mask_next(mask, a + 1, G);
-    }
+    n = ossa__mask_next(mask, a + 1, G);
     c->cursor[i] = a;
     c->rank[i] = rank;
     c->next[i] = n;
     c->lo[i] = a == 0 ? -INFINITY : grid[a];
     c->t0[i] = grid[a];
-    if (reuse)
-        for (int k = 0; k < 3; k++) c->qa[k][i] = c->qb[k][i];
-    else
-        load_key(c->qa, i, clip->base, p, G, rank);
+    load_key(c->qa, i, clip->base, p, G, rank);
     if (n >= G) { /* the last key: hold it */
         c->hi[i] = INFINITY;
         c->dt[i] = INFINITY;
@@ -352,8 +334,8 @@ static __attribute__((noinline)) void locate(ossa_sampling_context *c, const oss
     }
 }
 
-/* Decodes one key's lanes of a packed raw channel starting at bit pos: one 64-bit window
- * serves several lanes (the stream is followed by >= 8 readable bytes). */
+/* Decodes one key's lanes of a packed raw channel starting at bit pos: one 64-bit window per
+ * lane (the stream is followed by >= 8 readable bytes). */
 static inline void decode_lanes(const unsigned char *p, uint64_t pos, const ossa__bc_lane *ln, uint32_t lanes, float *out) {
     for (uint32_t l = 0; l < lanes; l++) { /* one window per lane: 7 + 32 bits fit, no branch */
         uint64_t w;
@@ -561,6 +543,7 @@ ossa_result ossa_sample_job_run(ossa_sample_job *job) {
         int64_t u = -1;
         const float *grid = clip->grid;
         uint32_t G = h->grid_count;
+        bool popcnt = use_popcnt();
         for (uint32_t w = 0; w < P; w += 64) { /* the stale channels as a bit mask: no branch per channel */
             uint32_t e = P - w < 64 ? P - w : 64;
             uint64_t stale = 0;
@@ -597,7 +580,7 @@ ossa_result ossa_sample_job_run(ossa_sample_job *job) {
                         continue;
                     }
                 }
-                locate(c, clip, i, t, &u);
+                locate(c, clip, i, t, &u, popcnt);
             }
         }
         ossa__lerp_soa soa = {c->t0, c->dt, {c->qa[0], c->qa[1], c->qa[2]}, {c->qb[0], c->qb[1], c->qb[2]},
