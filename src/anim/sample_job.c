@@ -20,36 +20,44 @@ enum { RM_NONE, RM_A, RM_B, RM_LERP };
 #define RI_SINGLE 0x40u /* its clock has one key: only key 0 (in ra) */
 _Static_assert(sizeof(ossa_transform) == 10 * sizeof(float), "the cached raw channels address the pose as floats");
 
+/* The per-channel caches share one pool of slots, 3 * max_joints + 2 * OSSA__LERP_SLACK per
+ * array: a clip's packed channels use slots [0, P) (then OSSA__LERP_SLACK spare slots for the
+ * kernels), its cached raw channels the slots after them (raw pointers set at a clip switch):
+ * a channel is either packed or raw, so one clip never needs more than 3 * joints of them. */
 struct ossa_sampling_context {
     ossa_allocator allocator;
     size_t size;
     uint32_t max_joints, max_weights;
+    uint32_t slots;       /* entries per pool array */
     uint64_t clip_id; /* clip the caches belong to; 0 = none */
     uint32_t *clock_key;  /* per clock: key cursor */
-    uint32_t *cursor;     /* per packed channel: grid index of the cached key a, UINT32_MAX = none */
+    float *cs;            /* per clock: this frame's interpolation parameter */
+    uint8_t *cm;          /* per clock: this frame's case (RM_A, RM_B or RM_LERP) */
+    /* packed channels */
+    uint32_t *cursor;     /* grid index of the cached key a, UINT32_MAX = none */
     uint32_t *rank;       /* its value index */
     uint32_t *next;       /* grid index of the key after it (grid_count = none) */
     uint32_t *pdst;       /* its float offset in the output pose (copied from the clip at a switch) */
     uint8_t *pdrop;       /* rotations: the component rebuilt (copied likewise) */
-    float *lo, *hi;       /* the cached segment is valid for lo <= t < hi */
-    float *t0, *dt;       /* its start and length (+Inf: STEP or the last key, s = 0) */
+    float *t0, *hi;       /* the segment starts at t0 and is valid for t0 <= t < hi (t >= the clip start) */
+    float *dt;            /* its length (+Inf: STEP or the last key, s = 0) */
     float *qa[3], *qb[3]; /* the quantised fields of its keys a and b, as floats */
     float *mn[3], *st[3]; /* the channel's range (copied from the clip at a switch) */
     float *o[4];          /* the kernels' output (rotations in stored order) */
-    uint32_t raw_cap;     /* raw channels with a decoded-key cache: 3 * max_joints */
+    uint8_t *pool_b;      /* one more byte array of the pool (the raw channels' rinfo) */
+    /* raw channels: slots after the packed ones (same arrays) */
+    uint32_t rc;          /* raw channels that may be cached: the first rc of the clip */
     uint32_t rot_end;     /* 1 + the last cached raw rotation channel (the builder puts them first) */
-    uint32_t uncached;    /* raw channels of the clip without a cache (CUBIC, weights, beyond raw_cap) */
+    uint32_t uncached;    /* raw channels of the clip without a cache (CUBIC, weights, beyond rc) */
     bool redecode;        /* the caches must be checked although no clock changed key (clip switch) */
-    uint32_t *rclock;     /* per raw channel: its clock */
-    uint32_t *rdst;       /* per cached raw channel: its float offset in the output pose */
-    uint32_t *rper;       /* per cached raw channel: the bits of one key (its lanes' sum) */
-    uint8_t *rinfo;       /* per raw channel: 0 = no cache, else components | RI_STEP */
-    uint32_t *rk;         /* per raw channel: the key k whose keys k, k + 1 are in ra, rb (UINT32_MAX = none) */
-    float *ra[4], *rb[4]; /* per raw T/R/S LINEAR / STEP channel (SoA): its decoded keys k and k + 1 */
-    float *rs, *ro[4];    /* this frame: its interpolation parameter, the slerp kernel's output */
+    uint32_t *rk;         /* the key k whose keys k, k + 1 are in ra, rb (UINT32_MAX = none) */
+    uint32_t *rclock;     /* its clock */
+    uint32_t *rdst;       /* its float offset in the output pose */
+    uint32_t *rper;       /* the bits of one key (its lanes' sum) */
+    uint8_t *rinfo;       /* 0 = no cache, else components | RI_STEP | RI_SINGLE */
     uint8_t *rflag;       /* the slerp kernel's fallback flags */
-    float *cs;            /* per clock: this frame's interpolation parameter */
-    uint8_t *cm;          /* per clock: this frame's case (RM_A, RM_B or RM_LERP) */
+    float *ra[4], *rb[4]; /* (LINEAR / STEP T/R/S) its decoded keys k and k + 1 */
+    float *rs, *ro[4];    /* this frame: its interpolation parameter, the slerp kernel's output */
 };
 
 /* ---------------------------------------------------------------- kernels */
@@ -189,20 +197,14 @@ ossa_result ossa_sampling_context_create(uint32_t max_joints, uint32_t max_weigh
     if (!out) return OSSA_ERROR_INVALID_ARGUMENT;
     *out = NULL;
     if (max_joints > (1u << 24) || max_weights > (1u << 24)) return OSSA_ERROR_INVALID_ARGUMENT;
-    size_t P = (size_t)max_joints * 3u + OSSA__LERP_SLACK, C = (size_t)max_joints * 3u + max_weights;
+    size_t N = (size_t)max_joints * 3u + 2u * OSSA__LERP_SLACK, C = (size_t)max_joints * 3u + max_weights;
     ossa__layout L = {0, false};
     size_t o_ctx = ossa__layout_add(&L, 1, sizeof(ossa_sampling_context));
-    size_t o_clock = ossa__layout_add(&L, C, sizeof(uint32_t));
-    size_t o_cursor = ossa__layout_add(&L, P * 4, sizeof(uint32_t)), o_pdrop = ossa__layout_add(&L, P, 1);
+    size_t o_clock = ossa__layout_add(&L, C, sizeof(uint32_t)), o_cs = ossa__layout_add(&L, C, sizeof(float));
+    size_t o_u = ossa__layout_add(&L, N * 4, sizeof(uint32_t));
     /* the floats are zeroed once so the kernels' spare lanes compute on finite values */
-    size_t o_f[20];
-    for (int i = 0; i < 20; i++) o_f[i] = ossa__layout_add(&L, P, sizeof(float));
-    size_t raw_cap = (size_t)max_joints * 3u;
-    size_t o_rk = ossa__layout_add(&L, raw_cap * 4, sizeof(uint32_t));
-    size_t RS = raw_cap + OSSA__LERP_SLACK, o_r[13];
-    for (int i = 0; i < 13; i++) o_r[i] = ossa__layout_add(&L, RS, sizeof(float));
-    size_t o_cs = ossa__layout_add(&L, C, sizeof(float));
-    size_t o_rflag = ossa__layout_add(&L, RS, 1), o_rinfo = ossa__layout_add(&L, raw_cap, 1), o_cm = ossa__layout_add(&L, C, 1);
+    size_t o_f = ossa__layout_add(&L, N * 19, sizeof(float));
+    size_t o_b = ossa__layout_add(&L, N * 2, 1), o_cm = ossa__layout_add(&L, C, 1);
     (void)o_ctx;
     if (L.overflow) return OSSA_ERROR_OUT_OF_MEMORY;
     unsigned char *mem = ossa__alloc(allocator, L.size);
@@ -213,40 +215,28 @@ ossa_result ossa_sampling_context_create(uint32_t max_joints, uint32_t max_weigh
     c->size = L.size;
     c->max_joints = max_joints;
     c->max_weights = max_weights;
+    c->slots = (uint32_t)N;
     c->clock_key = (uint32_t *)(mem + o_clock);
-    c->cursor = (uint32_t *)(mem + o_cursor);
-    c->rank = c->cursor + P;
-    c->next = c->rank + P;
-    c->pdst = c->next + P;
-    c->pdrop = mem + o_pdrop;
-    float *f[20];
-    for (int i = 0; i < 20; i++) f[i] = (float *)(mem + o_f[i]);
-    c->lo = f[0];
-    c->hi = f[1];
-    c->t0 = f[2];
-    c->dt = f[3];
-    c->raw_cap = (uint32_t)raw_cap;
-    c->rk = (uint32_t *)(mem + o_rk);
-    c->rclock = c->rk + raw_cap;
-    c->rdst = c->rclock + raw_cap;
-    c->rper = c->rdst + raw_cap;
-    for (int i = 0; i < 4; i++) {
-        c->ra[i] = (float *)(mem + o_r[i]);
-        c->rb[i] = (float *)(mem + o_r[4 + i]);
-        c->ro[i] = (float *)(mem + o_r[8 + i]);
-    }
-    c->rs = (float *)(mem + o_r[12]);
     c->cs = (float *)(mem + o_cs);
-    c->rflag = mem + o_rflag;
-    c->rinfo = mem + o_rinfo;
     c->cm = mem + o_cm;
-    for (int i = 0; i < 3; i++) {
-        c->qa[i] = f[4 + i];
-        c->qb[i] = f[7 + i];
-        c->mn[i] = f[10 + i];
-        c->st[i] = f[13 + i];
+    uint32_t *u = (uint32_t *)(mem + o_u);
+    c->cursor = u;
+    c->rank = u + N;
+    c->next = u + 2 * N;
+    c->pdst = u + 3 * N;
+    c->pdrop = mem + o_b;
+    c->pool_b = mem + o_b + N;
+    float *f = (float *)(mem + o_f);
+    c->t0 = f;
+    c->hi = f + N;
+    c->dt = f + 2 * N;
+    for (size_t i = 0; i < 3; i++) {
+        c->qa[i] = f + (3 + i) * N;
+        c->qb[i] = f + (6 + i) * N;
+        c->mn[i] = f + (9 + i) * N;
+        c->st[i] = f + (12 + i) * N;
     }
-    for (int i = 0; i < 4; i++) c->o[i] = f[16 + i];
+    for (size_t i = 0; i < 4; i++) c->o[i] = f + (15 + i) * N;
     *out = c;
     return OSSA_OK;
 }
@@ -320,7 +310,6 @@ static __attribute__((noinline)) void locate(ossa_sampling_context *c, const oss
     c->cursor[i] = a;
     c->rank[i] = rank;
     c->next[i] = n;
-    c->lo[i] = a == 0 ? -INFINITY : grid[a];
     c->t0[i] = grid[a];
     load_key(c->qa, i, clip->base, p, G, rank);
     if (n >= G) { /* the last key: hold it */
@@ -367,10 +356,11 @@ ossa_result ossa_sample_job_run(ossa_sample_job *job) {
     ossa_sampling_context *c = job->context;
     if (c->clip_id != clip->id) {
         memset(c->clock_key, 0, h->clock_count * sizeof(uint32_t));
-        for (uint32_t i = 0; i < h->packed_count; i++) {
+        uint32_t P0 = h->packed_count, off = P0 + OSSA__LERP_SLACK; /* validate: P0 <= 3 * max_joints */
+        for (uint32_t i = 0; i < P0; i++) {
             const ossa__bc_packed *p = &clip->packed[i];
             c->cursor[i] = UINT32_MAX;
-            c->lo[i] = INFINITY;
+            c->t0[i] = INFINITY;
             c->hi[i] = -INFINITY;
             c->pdst[i] = p->joint * 10u + (p->kind == OSSA__CH_T ? 0u : p->kind == OSSA__CH_R ? 3u : 7u);
             c->pdrop[i] = p->drop;
@@ -379,10 +369,27 @@ ossa_result ossa_sample_job_run(ossa_sample_job *job) {
                 c->st[k][i] = p->step[k];
             }
         }
+        /* the raw channels' caches: the pool slots after the packed channels' */
+        c->rk = c->cursor + off;
+        c->rclock = c->rank + off;
+        c->rdst = c->next + off;
+        c->rper = c->pdst + off;
+        c->rflag = c->pdrop + off;
+        c->rinfo = c->pool_b + off;
+        for (int l = 0; l < 3; l++) {
+            c->ra[l] = c->qa[l] + off;
+            c->rb[l] = c->qb[l] + off;
+        }
+        c->ra[3] = c->mn[0] + off;
+        c->rb[3] = c->mn[1] + off;
+        c->rs = c->mn[2] + off;
+        for (int l = 0; l < 4; l++) c->ro[l] = c->o[l] + off;
+        c->rc = c->slots - off - OSSA__LERP_SLACK; /* the 3 * max_joints - P0 slots left */
+        if (c->rc > h->raw_count) c->rc = h->raw_count;
         c->rot_end = 0;
         c->uncached = h->raw_count;
         c->redecode = true;
-        for (uint32_t i = 0; i < h->raw_count && i < c->raw_cap; i++) {
+        for (uint32_t i = 0; i < c->rc; i++) {
             const ossa__bc_raw *r = &clip->raw[i];
             static const uint32_t field[3] = {0, 3, 7}; /* T, R, S floats in an ossa_transform */
             c->rk[i] = UINT32_MAX;
@@ -438,7 +445,7 @@ ossa_result ossa_sample_job_run(ossa_sample_job *job) {
         slerps |= m == RM_LERP;
     }
     if (job->weights) memset(job->weights, 0, (size_t)h->weight_count * sizeof(float));
-    uint32_t RC = h->raw_count < c->raw_cap ? h->raw_count : c->raw_cap; /* channels that may be cached */
+    uint32_t RC = c->rc; /* channels that may be cached */
     if (moved) { /* a clock changed key: the cached channels on it decode (one key when it moved one forward) */
         float *ra[4] = {c->ra[0], c->ra[1], c->ra[2], c->ra[3]}, *rb[4] = {c->rb[0], c->rb[1], c->rb[2], c->rb[3]};
         const uint32_t *ck = c->clock_key; /* stays 0 on a clock of one key */
@@ -550,13 +557,13 @@ ossa_result ossa_sample_job_run(ossa_sample_job *job) {
 #if defined(__SSE2__) /* whole vectors: lo and hi have OSSA__LERP_SLACK spare entries, masked off below */
             __m128 vt = _mm_set1_ps(t);
             for (uint32_t j = 0; j < e; j += 4) {
-                __m128 m = _mm_or_ps(_mm_cmplt_ps(vt, _mm_loadu_ps(c->lo + w + j)), _mm_cmpge_ps(vt, _mm_loadu_ps(c->hi + w + j)));
+                __m128 m = _mm_or_ps(_mm_cmplt_ps(vt, _mm_loadu_ps(c->t0 + w + j)), _mm_cmpge_ps(vt, _mm_loadu_ps(c->hi + w + j)));
                 stale |= (uint64_t)_mm_movemask_ps(m) << j;
             }
             if (e < 64) stale &= (1ull << e) - 1u;
 #else
             for (uint32_t j = 0; j < e; j++)
-                stale |= (uint64_t)((t < c->lo[w + j]) | (t >= c->hi[w + j])) << j;
+                stale |= (uint64_t)((t < c->t0[w + j]) | (t >= c->hi[w + j])) << j;
 #endif
             for (; stale; stale &= stale - 1) {
                 uint32_t i = w + (uint32_t)__builtin_ctzll(stale), a = c->cursor[i], n = c->next[i];
@@ -567,7 +574,7 @@ ossa_result ossa_sample_job_run(ossa_sample_job *job) {
                         c->cursor[i] = n;
                         c->rank[i] = rank;
                         c->next[i] = n2;
-                        c->lo[i] = c->t0[i] = grid[n];
+                        c->t0[i] = grid[n];
                         for (int k = 0; k < 3; k++) c->qa[k][i] = c->qb[k][i];
                         if (n2 < G) {
                             c->hi[i] = grid[n2];
