@@ -565,6 +565,123 @@ static void one_allocation(void **state) {
     assert_int_equal(k.frees, 1);
 }
 
+/* Tracks with equal key times share one copy of the times and of the frame-index table
+ * (glTF samplers of one animation share their input): times shared by pointer, equal by
+ * content, and one float apart; each clip track keeps its own times' values, its table
+ * equals one built for it alone, every lookup agrees with the linear reference, and the
+ * clip is smaller than without sharing by the copies it saved. */
+static size_t last_size;
+static void *size_alloc(size_t n, void *u) { (void)u; last_size = n; return malloc(n); }
+static void size_free(void *p, void *u) { (void)u; free(p); }
+
+static void equal_times_are_shared(void **state) {
+    (void)state;
+    enum { J = 24, K = 40 };
+    static float times[4][K], values[J][3][K * 4];
+    uint64_t s = 5;
+    for (int iter = 0; iter < 50; iter++) {
+        uint32_t n = 2 + (uint32_t)(ot_rand_u64(&s) % (K - 2));
+        float t = ot_rand_float(&s, -2, 2);
+        for (uint32_t k = 0; k < n; k++) times[0][k] = t, t += ot_rand_float(&s, 0.01f, 0.3f);
+        memcpy(times[1], times[0], sizeof times[0]);             /* equal content, another pointer */
+        memcpy(times[2], times[0], sizeof times[0]);
+        times[2][n - 1] = nextafterf(times[2][n - 1], INFINITY); /* one float apart */
+        for (uint32_t k = 0; k < n; k++) times[3][k] = (float)k;  /* unrelated */
+        ossa_transform_track tracks[J];
+        memset(tracks, 0, sizeof tracks);
+        for (uint32_t j = 0; j < J; j++) {
+            tracks[j].joint = J - 1 - j;
+            for (int c = 0; c < 3; c++) {
+                if (ot_rand_u64(&s) % 5 == 0) continue; /* absent */
+                uint32_t comps = c == 1 ? 4 : 3;
+                for (uint32_t v = 0; v < n * comps; v++) values[j][c][v] = ot_rand_float(&s, -1, 1);
+                ossa_track tr = vec_track(comps, n, times[ot_rand_u64(&s) % 4], values[j][c]);
+                if (c == 1) tr.kind = OSSA_TRACK_ROTATION;
+                if (c == 0) tracks[j].translation = tr;
+                else if (c == 1) tracks[j].rotation = tr;
+                else tracks[j].scale = tr;
+            }
+        }
+        ossa_allocator al = {size_alloc, size_free, NULL};
+        ossa_clip_desc d = {0};
+        d.track_count = J;
+        d.tracks = tracks;
+        d.table_rate = ot_rand_float(&s, 5, 90);
+        ossa_clip *clip = NULL;
+        assert_int_equal(ossa_clip_create(&d, &al, &clip), OSSA_OK);
+        size_t shared_size = last_size;
+        /* the same clip with every track's times made distinct by content (no sharing possible) */
+        static float own[J][3][K];
+        ossa_transform_track distinct[J];
+        memcpy(distinct, tracks, sizeof tracks);
+        size_t saved = 0, distinct_times[4] = {0};
+        for (uint32_t j = 0; j < J; j++) {
+            ossa_track *parts[3] = {&distinct[j].translation, &distinct[j].rotation, &distinct[j].scale};
+            for (int c = 0; c < 3; c++) {
+                if (!parts[c]->key_count) continue;
+                for (int w = 0; w < 4; w++)
+                    if (parts[c]->times == times[w]) distinct_times[w]++;
+                memcpy(own[j][c], parts[c]->times, n * sizeof(float));
+                own[j][c][0] -= (float)(j * 3 + (uint32_t)c + 1); /* still increasing */
+                parts[c]->times = own[j][c];
+            }
+        }
+        d.tracks = distinct;
+        ossa_clip *big = NULL;
+        assert_int_equal(ossa_clip_create(&d, &al, &big), OSSA_OK);
+        size_t distinct_size = last_size;
+        /* times[0] and [1] share one copy; [2] and [3] one each */
+        for (int w = 0; w < 4; w++) {
+            size_t users = distinct_times[w] + (w == 0 ? distinct_times[1] : 0);
+            if (w == 1 || users == 0) continue;
+            saved += (users - 1) * n * sizeof(float); /* at least the times (tables: rate dependent) */
+        }
+        assert_true(distinct_size >= shared_size + saved);
+        ossa_clip_destroy(big);
+        for (uint32_t i = 0; i < clip->track_count; i++) {
+            const ossa_transform_track *tt = &clip->tracks[i];
+            const ossa_transform_track *src = &tracks[J - 1 - tt->joint];
+            const ossa_track *got[3] = {&tt->translation, &tt->rotation, &tt->scale};
+            const ossa_track *want[3] = {&src->translation, &src->rotation, &src->scale};
+            for (int c = 0; c < 3; c++) {
+                assert_int_equal(got[c]->key_count, want[c]->key_count);
+                if (!want[c]->key_count) continue;
+                assert_memory_equal(got[c]->times, want[c]->times, n * sizeof(float));
+                assert_memory_equal(got[c]->values, want[c]->values, n * want[c]->components * sizeof(float));
+                /* the table is the one this track would get alone */
+                ossa_transform_track alone;
+                memset(&alone, 0, sizeof alone);
+                if (c == 1) alone.rotation = *want[c];
+                else alone.translation = *want[c];
+                ossa_clip_desc ad = {0};
+                ad.track_count = 1;
+                ad.tracks = &alone;
+                ad.table_rate = d.table_rate;
+                ossa_clip *one = NULL;
+                assert_int_equal(ossa_clip_create(&ad, NULL, &one), OSSA_OK);
+                const ossa_key_table *a = &got[c]->table, *b = c == 1 ? &one->tracks[0].rotation.table : &one->tracks[0].translation.table;
+                assert_true(a->start == b->start && a->rate == b->rate && a->count == b->count);
+                assert_memory_equal(a->keys, b->keys, a->count * sizeof(uint32_t));
+                ossa_clip_destroy(one);
+                for (int p = 0; p < 50; p++) {
+                    float x = ot_rand_float(&s, got[c]->times[0] - 1, got[c]->times[n - 1] + 1);
+                    assert_int_equal(ossa_track_find_key_table(got[c], x), ossa_track_find_key_linear(got[c], x));
+                }
+            }
+            /* shared storage exactly for equal times */
+            for (uint32_t i2 = 0; i2 < i; i2++) {
+                const ossa_transform_track *o = &clip->tracks[i2];
+                const ossa_track *og[3] = {&o->translation, &o->rotation, &o->scale};
+                for (int c = 0; c < 3; c++)
+                    for (int c2 = 0; c2 < 3; c2++)
+                        if (got[c]->key_count && og[c2]->key_count && got[c]->times == og[c2]->times)
+                            assert_memory_equal(got[c]->times, og[c2]->times, n * sizeof(float));
+            }
+        }
+        ossa_clip_destroy(clip);
+    }
+}
+
 int main(void) {
     const struct CMUnitTest tests[] = {
         cmocka_unit_test(create_copies_and_sorts),
@@ -577,6 +694,7 @@ int main(void) {
         cmocka_unit_test(remap_drops_and_resorts),
         cmocka_unit_test(garbage_descs),
         cmocka_unit_test(one_allocation),
+        cmocka_unit_test(equal_times_are_shared),
         cmocka_unit_test(asset_woman),
         cmocka_unit_test(asset_interpolation_test),
         cmocka_unit_test(asset_box_animated),

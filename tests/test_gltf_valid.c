@@ -223,6 +223,194 @@ static void base64_round_trips(void **state) {
     }
 }
 
+/* The tokeniser skips jsmn's character loop over long strings (embedded base64) by
+ * resuming jsmn around them: on random documents with long strings as values, keys,
+ * array elements and after the top-level object, mutated near the quotes and anywhere
+ * (quotes, backslashes, NULs, brackets, primitives running into a quote), it gives the
+ * same result, position and tokens as one jsmn_parse call over the whole text, with
+ * enough tokens and with too few. */
+#define JSMN_STATIC
+#define JSMN_STRICT
+#define JSMN_PARENT_LINKS
+#include <jsmn.h>
+
+static size_t put(char *d, size_t o, const char *s) {
+    size_t n = strlen(s);
+    memcpy(d + o, s, n);
+    return o + n;
+}
+
+/* 0 to 40 bytes of JSON whitespace (pretty-printed files are mostly indentation) */
+static size_t put_ws(char *d, size_t o, uint64_t *rng) {
+    size_t n = ot_rand_u64(rng) % 3 ? 0 : (size_t)(ot_rand_u64(rng) % 41);
+    for (size_t i = 0; i < n; i++) d[o++] = " \n\t\r"[ot_rand_u64(rng) % 4];
+    return o;
+}
+
+static size_t put_long(char *d, size_t o, uint64_t *rng, size_t *opens, uint32_t *nopen) {
+    static const char A[] = "ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789+/";
+    size_t n = 4090 + (size_t)(ot_rand_u64(rng) % 3000); /* around the 4096 threshold */
+    opens[(*nopen)++] = o;
+    d[o++] = '"';
+    for (size_t i = 0; i < n; i++) d[o++] = A[ot_rand_u64(rng) % 64];
+    if (ot_rand_u64(rng) % 8 == 0) d[o - 1 - ot_rand_u64(rng) % n] = ot_rand_u64(rng) % 2 ? '\\' : '\0';
+    d[o++] = '"';
+    return o;
+}
+
+static void tokenize_equals_one_jsmn_call(void **state) {
+    (void)state;
+    uint64_t rng = 12;
+    size_t cap = 64 * 1024;
+    char *d = malloc(cap);
+    jsmntok_t *a = malloc(4096 * sizeof *a), *b = malloc(4096 * sizeof *b);
+    assert_non_null(d);
+    assert_non_null(a);
+    assert_non_null(b);
+    unsigned skipped = 0, ok = 0, errors = 0;
+    for (int iter = 0; iter < 3000; iter++) {
+        size_t opens[16], o = 0;
+        uint32_t nopen = 0;
+        o = put_ws(d, o, &rng);
+        o = put(d, o, "{\"a\":[1,2,{\"k\":");
+        o = put_long(d, o, &rng, opens, &nopen);
+        o = put_ws(d, o, &rng);
+        o = put(d, o, "}],");
+        o = put_ws(d, o, &rng);
+        if (ot_rand_u64(&rng) % 2) o = put_long(d, o, &rng, opens, &nopen);
+        else o = put(d, o, "\"key\"");
+        o = put(d, o, " : ");
+        o = put_long(d, o, &rng, opens, &nopen);
+        o = put(d, o, ",\"arr\":[");
+        o = put_ws(d, o, &rng);
+        o = put_long(d, o, &rng, opens, &nopen);
+        o = put(d, o, ", true, null, -1.5e3],");
+        o = put_ws(d, o, &rng);
+        o = put(d, o, "\"nested\":[[{\"x\":[0.25, {\"y\" :\"a,b:[{\"}]}],[ ]],");
+        o = put_ws(d, o, &rng);
+        o = put(d, o, "\"s\":\"short\\\"esc\\u0041\"}");
+        if (ot_rand_u64(&rng) % 4 == 0) o = put_long(d, o, &rng, opens, &nopen); /* trailing data */
+        int mutations = (int)(ot_rand_u64(&rng) % 4);
+        for (int m = 0; m < mutations; m++) {
+            static const char C[] = "\"\\{}[],:1x -tn";
+            size_t at = ot_rand_u64(&rng) % 2 ? opens[ot_rand_u64(&rng) % nopen] + ot_rand_u64(&rng) % 7 - 3
+                                               : (size_t)(ot_rand_u64(&rng) % o);
+            if (at < o) d[at] = ot_rand_u64(&rng) % 16 ? C[ot_rand_u64(&rng) % (sizeof C - 1)] : '\0';
+        }
+        size_t bound;
+        ossa__json_skip skips[OSSA__JSON_MAX_SKIPS];
+        uint32_t nskip;
+        assert_int_equal(ossa__json_scan(d, o, &bound, skips, &nskip), SIZE_MAX);
+        assert_true(bound <= 4096);
+        skipped += nskip;
+        for (int small = 0; small < 2; small++) {
+            unsigned tokens = small ? (unsigned)(ot_rand_u64(&rng) % (bound + 1)) : (unsigned)bound;
+            jsmn_parser p;
+            jsmn_init(&p);
+            memset(a, 0x5A, 4096 * sizeof *a);
+            memset(b, 0x5A, 4096 * sizeof *b);
+            int n1 = jsmn_parse(&p, d, o, a, tokens);
+            /* the bound holds where the pre-pass and jsmn agree on the strings (in strict mode a
+             * jsmn primitive may swallow a quote of a malformed document: both then fail alike) */
+            if (!small && !mutations) assert_int_not_equal(n1, JSMN_ERROR_NOMEM);
+            unsigned pos = 0;
+            int n2 = ossa__json_tokenize(d, o, skips, nskip, b, tokens, &pos);
+            assert_int_equal(n1, n2);
+            assert_int_equal(p.pos, pos);
+            /* every token jsmn wrote (on errors too) */
+            assert_memory_equal(a, b, (size_t)p.toknext * sizeof *a);
+            if (n1 > 0) ok++;
+            else errors++;
+        }
+    }
+    assert_true(skipped > 3000); /* the fast path ran */
+    assert_true(ok > 500 && errors > 500);
+    free(d);
+    free(a);
+    free(b);
+}
+
+/* The SIMD decoder equals the scalar one (verdict and bytes) on random text of many
+ * lengths, with every invalid, padding and base64url character at every position and each
+ * padding form; ossa__base64_check gives the decoder's verdict and size without decoding;
+ * ranges decoded on demand equal the same slice of the whole decode, for every offset and
+ * length, and write nothing outside their range. */
+/* SIMD and scalar decoders give the same verdict and bytes; the check gives that verdict and size. */
+static void decoders_agree(const char *text, size_t len, uint8_t *a, uint8_t *b) {
+    size_t ga = 0, gb = 0, text_len = 0, size = 0;
+    bool va = ossa__base64_decode(text, len, a, &ga), vb = ossa__base64_decode_scalar(text, len, b, &gb);
+    assert_int_equal(va, vb);
+    assert_int_equal(ossa__base64_check(text, len, &text_len, &size), va);
+    if (va) {
+        assert_int_equal(ga, gb);
+        assert_int_equal(size, ga);
+        assert_memory_equal(a, b, ga);
+    }
+}
+
+static void base64_simd_check_and_ranges(void **state) {
+    (void)state;
+    uint64_t rng = 7;
+    enum { MAXB = 1200 };
+    static uint8_t data[MAXB], a[MAXB + 64], b[MAXB + 64], r[MAXB + 64];
+    static char text[MAXB * 2];
+    static const size_t lens[] = {0, 1, 2, 3, 4, 5, 35, 36, 37, 47, 48, 49, 96, 200, 301, 1000, MAXB};
+    for (size_t li = 0; li < sizeof lens / sizeof lens[0]; li++) {
+        size_t n = lens[li];
+        for (size_t i = 0; i < n; i++) data[i] = (uint8_t)ot_rand_u64(&rng);
+        size_t len = encode(data, n, text, false);
+        /* padding forms: as encoded, stripped, one '=' more or less */
+        for (int form = 0; form < 3; form++) {
+            size_t tl = len;
+            if (form == 1)
+                while (tl && text[tl - 1] == '=') tl--;
+            if (form == 2) text[tl++] = '=';
+            decoders_agree(text, tl, a, b);
+        }
+        /* one character replaced at every position (a sample for long texts) */
+        static const char C[] = "!*.=\x80 \n\"-_A+/";
+        for (size_t at = 0; at < len; at += len > 120 ? 1 + ot_rand_u64(&rng) % 13 : 1) {
+            char keep = text[at];
+            text[at] = C[ot_rand_u64(&rng) % (sizeof C - 1)];
+            decoders_agree(text, len, a, b);
+            text[at] = keep;
+        }
+        /* ranges of the valid text */
+        size_t text_len = 0, size = 0, ga = 0;
+        assert_true(ossa__base64_check(text, len, &text_len, &size));
+        assert_int_equal(size, n);
+        assert_true(ossa__base64_decode(text, len, a, &ga));
+        size_t step = n > 100 ? 1 + n / 40 : 1;
+        for (size_t off = 0; off <= n; off += step)
+            for (size_t cnt = 0; off + cnt <= n; cnt += (cnt < 8 ? 1 : step)) {
+                memset(r, 0xA5, cnt + 64);
+                ossa__base64_decode_range(text, text_len, off, cnt, r + 32);
+                assert_memory_equal(r + 32, a + off, cnt);
+                for (size_t g = 0; g < 32; g++) assert_true(r[g] == 0xA5 && r[32 + cnt + g] == 0xA5);
+            }
+    }
+}
+
+/* ossa__path_join formats what snprintf "%s%s%lld" does (no number for -1), truncation included. */
+static void path_join_equals_snprintf(void **state) {
+    (void)state;
+    uint64_t rng = 3;
+    static const char *const bases[] = {"", "/animations/7", "/animations/12/channels/1023"};
+    static const char *const segs[] = {"/samplers/", "/target", "/accessors/", ""};
+    static const int64_t idx[] = {-1, 0, 9, 10, 1019, 4294967295LL};
+    for (size_t b = 0; b < 3; b++)
+        for (size_t s = 0; s < 4; s++)
+            for (size_t i = 0; i < 6; i++)
+                for (size_t size = 1; size < 64; size += 1 + ot_rand_u64(&rng) % 3) {
+                    char got[64], want[64];
+                    memset(got, 'x', sizeof got);
+                    ossa__path_join(got, size, bases[b], segs[s], idx[i]);
+                    if (idx[i] < 0) snprintf(want, size, "%s%s", bases[b], segs[s]);
+                    else snprintf(want, size, "%s%s%lld", bases[b], segs[s], (long long)idx[i]);
+                    assert_string_equal(got, want);
+                }
+}
+
 int main(void) {
     const struct CMUnitTest tests[] = {
         cmocka_unit_test(unused_buffers_load),
@@ -230,6 +418,9 @@ int main(void) {
         cmocka_unit_test(unknown_type_on_unused_accessor),
         cmocka_unit_test(glb_with_bytes_after_its_length),
         cmocka_unit_test(base64_round_trips),
+        cmocka_unit_test(base64_simd_check_and_ranges),
+        cmocka_unit_test(tokenize_equals_one_jsmn_call),
+        cmocka_unit_test(path_join_equals_snprintf),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
 }

@@ -40,16 +40,44 @@ static ossa_result check_track(const ossa_track *t, ossa_track_kind kind, uint32
     return OSSA_OK;
 }
 
-static void layout_track(ossa__layout *L, const ossa_track *t, float rate) {
+/* Tracks with the same key times share one copy of the times and of the table (glTF
+ * samplers of one animation usually share their input accessor): a track shares with one of
+ * the last SHARE_WAYS distinct time arrays when its times are equal bit for bit (same
+ * pointer, or same bytes). The layout pass and the copy pass make the same choices. */
+#define SHARE_WAYS 4
+
+typedef struct share_set {
+    const ossa_track *src[SHARE_WAYS]; /* distinct time arrays seen last */
+    ossa_track *dst[SHARE_WAYS];       /* their copies (copy pass) */
+    uint32_t next;
+} share_set;
+
+/* The way holding times equal to t's, or -1 (then t's times take way S->next). */
+static int share_find(const share_set *S, const ossa_track *t) {
+    for (int w = 0; w < SHARE_WAYS; w++) {
+        const ossa_track *o = S->src[w];
+        if (o && o->key_count == t->key_count &&
+            (o->times == t->times || !memcmp(o->times, t->times, (size_t)t->key_count * sizeof(float))))
+            return w;
+    }
+    return -1;
+}
+
+static void layout_track(ossa__layout *L, share_set *S, const ossa_track *t, float rate) {
     if (t->key_count == 0) return;
-    ossa__layout_add(L, t->key_count, sizeof(float));
+    int w = share_find(S, t);
+    if (w < 0) {
+        ossa__layout_add(L, t->key_count, sizeof(float));
+        S->src[S->next] = t;
+        S->next = (S->next + 1) % SHARE_WAYS;
+    }
     ossa__layout_add(L, value_floats(t), sizeof(float));
     float r = effective_rate(t, rate);
-    ossa__layout_add(L, r > 0.0f ? ossa_track_table_bound(t, r) : 0, sizeof(uint32_t));
+    if (w < 0) ossa__layout_add(L, r > 0.0f ? ossa_track_table_bound(t, r) : 0, sizeof(uint32_t));
 }
 
 /* Copies src into storage following the same layout sequence as layout_track. */
-static void copy_track(ossa__layout *L, unsigned char *base, const ossa_track *src, ossa_track *dst,
+static void copy_track(ossa__layout *L, share_set *S, unsigned char *base, const ossa_track *src, ossa_track *dst,
                        ossa_track_kind kind, uint32_t components, float rate) {
     memset(dst, 0, sizeof *dst);
     dst->kind = kind;
@@ -57,17 +85,27 @@ static void copy_track(ossa__layout *L, unsigned char *base, const ossa_track *s
     dst->interp = src->interp == OSSA_INTERP_DEFAULT ? OSSA_INTERP_LINEAR : src->interp;
     if (src->key_count == 0) return;
     dst->key_count = src->key_count;
-    size_t ot = ossa__layout_add(L, src->key_count, sizeof(float));
+    int w = share_find(S, src);
+    size_t ot = w < 0 ? ossa__layout_add(L, src->key_count, sizeof(float)) : 0;
     size_t ov = ossa__layout_add(L, value_floats(src), sizeof(float));
+    float *values = (float *)(base + ov);
+    memcpy(values, src->values, value_floats(src) * sizeof(float));
+    dst->values = values;
+    if (w >= 0) { /* the same times: the same copy and the same table */
+        dst->times = S->dst[w]->times;
+        dst->table = S->dst[w]->table;
+        return;
+    }
     float r = effective_rate(src, rate);
     uint32_t count = r > 0.0f ? ossa_track_table_bound(src, r) : 0;
     size_t ok = ossa__layout_add(L, count, sizeof(uint32_t));
-    float *times = (float *)(base + ot), *values = (float *)(base + ov);
+    float *times = (float *)(base + ot);
     memcpy(times, src->times, src->key_count * sizeof(float));
-    memcpy(values, src->values, value_floats(src) * sizeof(float));
     dst->times = times;
-    dst->values = values;
     if (count) ossa_track_build_table(dst, r, (uint32_t *)(base + ok), count);
+    S->src[S->next] = src;
+    S->dst[S->next] = dst;
+    S->next = (S->next + 1) % SHARE_WAYS;
 }
 
 static int compare_tracks(const void *a, const void *b) {
@@ -126,16 +164,17 @@ ossa_result ossa_clip_create(const ossa_clip_desc *desc, const ossa_allocator *a
     size_t o_tracks = ossa__layout_add(&L, desc->track_count, sizeof(ossa_transform_track));
     size_t o_wtracks = ossa__layout_add(&L, desc->weight_track_count, sizeof(ossa_weight_track));
     size_t o_data = L.size;
+    share_set S = {{NULL}, {NULL}, 0};
     for (uint32_t i = 0; i < desc->track_count; i++) {
-        layout_track(&L, &desc->tracks[i].translation, rate);
-        layout_track(&L, &desc->tracks[i].rotation, rate);
-        layout_track(&L, &desc->tracks[i].scale, rate);
+        layout_track(&L, &S, &desc->tracks[i].translation, rate);
+        layout_track(&L, &S, &desc->tracks[i].rotation, rate);
+        layout_track(&L, &S, &desc->tracks[i].scale, rate);
     }
-    for (uint32_t i = 0; i < desc->weight_track_count; i++) layout_track(&L, &desc->weight_tracks[i].weights, rate);
+    for (uint32_t i = 0; i < desc->weight_track_count; i++) layout_track(&L, &S, &desc->weight_tracks[i].weights, rate);
     if (L.overflow) return OSSA_ERROR_OUT_OF_MEMORY;
     unsigned char *base = ossa__alloc(allocator, L.size);
     if (!base) return OSSA_ERROR_OUT_OF_MEMORY;
-    memset(base, 0, L.size);
+    memset(base, 0, o_data); /* the key data after it is all written below */
 
     ossa_clip *clip = (ossa_clip *)(base + o_clip);
     clip->allocator = ossa__allocator_resolve(allocator);
@@ -147,19 +186,20 @@ ossa_result ossa_clip_create(const ossa_clip_desc *desc, const ossa_allocator *a
     clip->weight_track_count = desc->weight_track_count;
     clip->weight_tracks = desc->weight_track_count ? (ossa_weight_track *)(base + o_wtracks) : NULL;
     ossa__layout D = {o_data, false};
+    share_set C = {{NULL}, {NULL}, 0};
     for (uint32_t i = 0; i < desc->track_count; i++) {
         const ossa_transform_track *s = &desc->tracks[i];
         ossa_transform_track *d = &clip->tracks[i];
         d->joint = s->joint;
-        copy_track(&D, base, &s->translation, &d->translation, OSSA_TRACK_VECTOR, 3, rate);
-        copy_track(&D, base, &s->rotation, &d->rotation, OSSA_TRACK_ROTATION, 4, rate);
-        copy_track(&D, base, &s->scale, &d->scale, OSSA_TRACK_VECTOR, 3, rate);
+        copy_track(&D, &C, base, &s->translation, &d->translation, OSSA_TRACK_VECTOR, 3, rate);
+        copy_track(&D, &C, base, &s->rotation, &d->rotation, OSSA_TRACK_ROTATION, 4, rate);
+        copy_track(&D, &C, base, &s->scale, &d->scale, OSSA_TRACK_VECTOR, 3, rate);
     }
     for (uint32_t i = 0; i < desc->weight_track_count; i++) {
         const ossa_weight_track *s = &desc->weight_tracks[i];
         ossa_weight_track *d = &clip->weight_tracks[i];
         d->joint = s->joint;
-        copy_track(&D, base, &s->weights, &d->weights, OSSA_TRACK_VECTOR, 0, rate);
+        copy_track(&D, &C, base, &s->weights, &d->weights, OSSA_TRACK_VECTOR, 0, rate);
     }
     if (clip->track_count > 1) {
         qsort(clip->tracks, clip->track_count, sizeof(ossa_transform_track), compare_tracks);

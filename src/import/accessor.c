@@ -29,7 +29,7 @@ ossa_result ossa__views_parse(ossa__ctx *ctx) {
     ctx->gltf->view_count = count;
     for (uint32_t i = 0; i < count && !r; i++) {
         char path[64];
-        snprintf(path, sizeof path, "/bufferViews/%u", i);
+        ossa__path_join(path, sizeof path, "", "/bufferViews/", i);
         ossa__view *v = &ctx->gltf->views[i];
         int32_t buffer;
         uint64_t off = 0, len = 0, stride = 0;
@@ -106,7 +106,7 @@ ossa_result ossa__accessors_parse(ossa__ctx *ctx) {
     ctx->gltf->accessor_count = count;
     for (uint32_t i = 0; i < count && !r; i++) {
         char path[64];
-        snprintf(path, sizeof path, "/accessors/%u", i);
+        ossa__path_join(path, sizeof path, "", "/accessors/", i);
         ossa__accessor *a = &ctx->gltf->accessors[i];
         uint64_t off = 0, ct = 0, n = 0;
         if ((r = ossa__json_get_index(ctx, items[i], path, "bufferView", false, ctx->gltf->view_count, "bufferViews", &a->view)))
@@ -242,22 +242,31 @@ static ossa_result apply_sparse(ossa__ctx *ctx, uint32_t index, const ossa__acce
         return ossa__fail(ctx, OSSA_ERROR_INVALID_DATA, ip, "%llu indices exceed bufferView %d", (unsigned long long)n, iview);
     if (voff > vv->length || n * esz > vv->length - voff)
         return ossa__fail(ctx, OSSA_ERROR_INVALID_DATA, vp, "%llu values exceed bufferView %d", (unsigned long long)n, vview);
-    const uint8_t *ib = ctx->gltf->buffers[iv->buffer].data + iv->offset + ioff;
-    const uint8_t *vb = ctx->gltf->buffers[vv->buffer].data + vv->offset + voff;
+    r = OSSA_OK;
+    void *iscratch = NULL, *vscratch = NULL;
+    const uint8_t *ib = ossa__buffer_bytes(ctx, iv->buffer, iv->offset + ioff, n * isz, &iscratch);
+    const uint8_t *vb = ib ? ossa__buffer_bytes(ctx, vv->buffer, vv->offset + voff, n * esz, &vscratch) : NULL;
     uint32_t prev = 0;
-    for (uint64_t k = 0; k < n; k++) {
+    for (uint64_t k = 0; vb && k < n; k++) {
         uint32_t e = read_index(ib + k * isz, (uint32_t)ict);
-        if (e >= a->count)
-            return ossa__fail(ctx, OSSA_ERROR_INVALID_DATA, ip, "index %u at %llu >= accessor count %u", e,
-                              (unsigned long long)k, a->count);
-        if (k > 0 && e <= prev)
-            return ossa__fail(ctx, OSSA_ERROR_INVALID_DATA, ip, "indices are not strictly increasing at %llu",
-                              (unsigned long long)k);
+        if (e >= a->count) {
+            r = ossa__fail(ctx, OSSA_ERROR_INVALID_DATA, ip, "index %u at %llu >= accessor count %u", e,
+                           (unsigned long long)k, a->count);
+            break;
+        }
+        if (k > 0 && e <= prev) {
+            r = ossa__fail(ctx, OSSA_ERROR_INVALID_DATA, ip, "indices are not strictly increasing at %llu",
+                           (unsigned long long)k);
+            break;
+        }
         prev = e;
         decode_element(a, vb + k * esz, col, f ? f + (size_t)e * a->components : NULL,
                        u ? u + (size_t)e * a->components : NULL);
     }
-    return OSSA_OK;
+    if (!vb) r = ctx->failed;
+    ossa__ctx_free(ctx, iscratch);
+    ossa__ctx_free(ctx, vscratch);
+    return r;
 }
 
 static ossa_result decode_at(ossa__ctx *ctx, uint32_t index, float **fout, uint32_t **uout, bool modify);
@@ -294,8 +303,8 @@ static ossa_result decode_at(ossa__ctx *ctx, uint32_t index, float **fout, uint3
         const ossa__view *v = &ctx->gltf->views[a->view];
         const ossa__buffer *buf = &ctx->gltf->buffers[v->buffer];
         size_t esz = element_size(a, NULL);
-        const uint8_t *base = buf->data + v->offset + a->offset;
-        if ((!v->stride || v->stride == esz) && esz == (size_t)a->components * 4 && (!modify || buf->writable) &&
+        const uint8_t *base = buf->data ? buf->data + v->offset + a->offset : NULL;
+        if (base && (!v->stride || v->stride == esz) && esz == (size_t)a->components * 4 && (!modify || buf->writable) &&
             ((uintptr_t)base & 3u) == 0) {
             f = (float *)(void *)(uintptr_t)base;
             borrowed = true;
@@ -314,12 +323,24 @@ static ossa_result decode_at(ossa__ctx *ctx, uint32_t index, float **fout, uint3
         size_t col;
         size_t esz = element_size(a, &col);
         size_t stride = v->stride ? v->stride : esz;
-        const uint8_t *base = ctx->gltf->buffers[v->buffer].data + v->offset + a->offset;
-        if (f && a->component_type == 5126 && col * a->columns == esz && esz == (size_t)a->components * 4) {
-            /* FLOAT without column padding: the bytes are the floats (same values as decode_element) */
-            if (stride == esz) memcpy(f, base, total * sizeof *f);
-            else
-                for (uint32_t i = 0; i < a->count; i++) memcpy(f + (size_t)i * a->components, base + (size_t)i * stride, esz);
+        /* the bytes the elements occupy: the last column of the last matrix may lack its padding */
+        size_t pad = a->columns > 1 ? col - (size_t)(a->components / a->columns) * component_size(a->component_type) : 0;
+        size_t at = v->offset + a->offset, span = a->count ? (size_t)(a->count - 1) * stride + esz - pad : 0;
+        bool packed_floats = f && a->component_type == 5126 && col * a->columns == esz && esz == (size_t)a->components * 4;
+        void *scratch = NULL;
+        const uint8_t *base = NULL;
+        if (packed_floats && stride == esz) {
+            /* FLOAT without column padding: the bytes are the floats (same values as decode_element),
+             * copied or decoded from base64 straight into f */
+            ossa__buffer_copy(ctx, v->buffer, at, total * sizeof *f, (uint8_t *)f);
+        } else if (!(base = ossa__buffer_bytes(ctx, v->buffer, at, span, &scratch))) {
+            ossa__ctx_free(ctx, f);
+            ossa__ctx_free(ctx, u);
+            return ctx->failed;
+        }
+        if (!base) {
+        } else if (packed_floats) {
+            for (uint32_t i = 0; i < a->count; i++) memcpy(f + (size_t)i * a->components, base + (size_t)i * stride, esz);
         } else if (u && a->columns == 1 && (a->component_type == 5121 || a->component_type == 5123)) {
             uint32_t cs = a->component_type == 5121 ? 1 : 2, nc = a->components;
             for (uint32_t i = 0; i < a->count; i++) {
@@ -339,6 +360,7 @@ static ossa_result decode_at(ossa__ctx *ctx, uint32_t index, float **fout, uint3
                 decode_element(a, base + (size_t)i * stride, col, f ? f + (size_t)i * a->components : NULL,
                                u ? u + (size_t)i * a->components : NULL);
         }
+        ossa__ctx_free(ctx, scratch);
     }
     ossa_result r = OSSA_OK;
     if (a->sparse_tok >= 0) r = apply_sparse(ctx, index, a, f, u);

@@ -42,7 +42,7 @@ static ossa_result parse_samplers(ossa__ctx *ctx, int32_t anim, const char *path
     }
     for (uint32_t s = 0; s < b->sampler_count && !r; s++) {
         char sp[96];
-        snprintf(sp, sizeof sp, "%s/samplers/%u", path, s);
+        ossa__path_join(sp, sizeof sp, path, "/samplers/", s);
         sampler_doc *d = &b->samplers[s];
         if ((r = ossa__json_get_index(ctx, items[s], sp, "input", true, ctx->gltf->accessor_count, "accessors", &d->input))) break;
         if ((r = ossa__json_get_index(ctx, items[s], sp, "output", true, ctx->gltf->accessor_count, "accessors", &d->output)))
@@ -65,13 +65,15 @@ static ossa_result parse_samplers(ossa__ctx *ctx, int32_t anim, const char *path
 }
 
 /* Reads a sampler for one channel path: times and values checked and converted. */
+/* `known`: the times of s->input, already read and checked for an earlier sampler of this
+ * animation (samplers usually share their input), or NULL. */
 static ossa_result read_sampler(ossa__ctx *ctx, const char *spath, const sampler_doc *s, uint32_t comps,
                                 uint32_t elems_per_key, bool rotation, const char *what, uint32_t *key_count,
-                                float **times, float **values) {
+                                float *known, float **times, float **values) {
     *times = *values = NULL;
     const ossa__accessor *in = &ctx->gltf->accessors[s->input], *out = &ctx->gltf->accessors[s->output];
     char ip[128];
-    snprintf(ip, sizeof ip, "%s/input", spath);
+    ossa__path_join(ip, sizeof ip, spath, "/input", -1);
     if (in->components != 1 || in->component_type != 5126)
         return ossa__fail(ctx, OSSA_ERROR_INVALID_DATA, ip, "accessor %d must be SCALAR FLOAT (found %s of %u)", s->input,
                           in->type_name, in->component_type);
@@ -94,9 +96,10 @@ static ossa_result read_sampler(ossa__ctx *ctx, const char *spath, const sampler
         return ossa__fail(ctx, OSSA_ERROR_INVALID_DATA, op, "accessor %d: %s output must be FLOAT or normalized", s->output,
                           what);
     }
-    ossa_result r = ossa__accessor_read_floats(ctx, (uint32_t)s->input, times);
-    if (r) return r;
-    for (uint32_t k = 0; k < in->count; k++) {
+    ossa_result r = OSSA_OK;
+    if (known) *times = known;
+    else if ((r = ossa__accessor_read_floats(ctx, (uint32_t)s->input, times))) return r;
+    for (uint32_t k = 0; k < in->count && !known; k++) {
         if (k > 0 && !((*times)[k] > (*times)[k - 1])) {
             r = ossa__fail(ctx, OSSA_ERROR_INVALID_DATA, ip, "accessor %d: times not strictly increasing at key %u (%g after %g)",
                            s->input, k, (*times)[k], (*times)[k - 1]);
@@ -112,7 +115,7 @@ static ossa_result read_sampler(ossa__ctx *ctx, const char *spath, const sampler
         }
     }
     if (r) {
-        ossa__ctx_free(ctx, *times);
+        if (!known) ossa__ctx_free(ctx, *times);
         ossa__ctx_free(ctx, *values);
         *times = *values = NULL;
         return r;
@@ -160,10 +163,12 @@ static ossa_result load_one(ossa__ctx *ctx, const ossa__doc *doc, const int32_t 
         }
         for (uint32_t j = 0; j < joint_count; j++) b.slot[j] = -1;
     }
+    int32_t known_input = -1; /* the last input read, shared by the samplers that follow */
+    float *known_times = NULL;
     for (uint32_t c = 0; c < channel_count && !r; c++) {
         char cp[96], tp[112];
-        snprintf(cp, sizeof cp, "%s/channels/%u", path, c);
-        snprintf(tp, sizeof tp, "%s/target", cp);
+        ossa__path_join(cp, sizeof cp, path, "/channels/", c);
+        ossa__path_join(tp, sizeof tp, cp, "/target", -1);
         int32_t si, target, node;
         if ((r = ossa__json_get_index(ctx, channels[c], cp, "sampler", true, b.sampler_count, "samplers", &si))) break;
         if ((r = ossa__json_get_object(ctx, channels[c], cp, "target", &target))) break;
@@ -199,7 +204,7 @@ static ossa_result load_one(ossa__ctx *ctx, const ossa__doc *doc, const int32_t 
         }
         const sampler_doc *s = &b.samplers[si];
         char sp[96];
-        snprintf(sp, sizeof sp, "%s/samplers/%d", path, si);
+        ossa__path_join(sp, sizeof sp, path, "/samplers/", si);
         const ossa__accessor *ia = &ctx->gltf->accessors[s->input];
         if (ia->view < 0 && ia->sparse_tok < 0 && ia->count > 1) {
             /* all-zero times carry no animation; the validator accepts such files */
@@ -219,8 +224,9 @@ static ossa_result load_one(ossa__ctx *ctx, const ossa__doc *doc, const int32_t 
                 ossa__warn(ctx, cp, "second weights channel for node %d; the first wins", node);
                 continue;
             }
-            if ((r = read_sampler(ctx, sp, s, targets, targets, false, "weights", &keys, &times, &values))) break;
-            b.temps[b.temp_count++] = times;
+            float *known = s->input == known_input ? known_times : NULL;
+            if ((r = read_sampler(ctx, sp, s, targets, targets, false, "weights", &keys, known, &times, &values))) break;
+            if (!known) b.temps[b.temp_count++] = times, known_input = s->input, known_times = times;
             b.temps[b.temp_count++] = values;
             b.wseen[joint] = 1;
             ossa_weight_track *wt = &b.weights[b.weight_count++];
@@ -240,10 +246,11 @@ static ossa_result load_one(ossa__ctx *ctx, const ossa__doc *doc, const int32_t 
             continue;
         }
         uint32_t comps = kind == 1 ? 4 : 3;
+        float *known = s->input == known_input ? known_times : NULL;
         if ((r = read_sampler(ctx, sp, s, comps, 1, kind == 1, kind == 0 ? "translation" : kind == 1 ? "rotation" : "scale",
-                              &keys, &times, &values)))
+                              &keys, known, &times, &values)))
             break;
-        b.temps[b.temp_count++] = times;
+        if (!known) b.temps[b.temp_count++] = times, known_input = s->input, known_times = times;
         b.temps[b.temp_count++] = values;
         if (slot < 0) {
             slot = (int32_t)b.track_count++;

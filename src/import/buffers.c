@@ -78,23 +78,22 @@ __attribute__((target("avx2"))) static size_t b64_decode_avx2(const uint8_t *src
 }
 #endif
 
-bool ossa__base64_decode(const char *in, size_t len, uint8_t *out, size_t *out_len) {
+/* Decodes len characters of unpadded base64 ('=' is an invalid character here): false on
+ * an invalid character or len % 4 == 1; else *out_len bytes (len / 4 * 3 + (len % 4 ? len % 4 - 1 : 0))
+ * are written to out. Used whole (ossa__base64_decode) and on ranges of a data: URI. */
+static bool b64_core_with(const unsigned char *s, size_t len, uint8_t *out, size_t *out_len, bool simd) {
     const uint8_t *T = B64;
-    size_t padded = len;
-    while (len > 0 && in[len - 1] == '=') len--;
     if (len % 4 == 1) return false;
-    /* with '=' padding the text must be whole quanta: a stray character otherwise
-     * shifts every byte silently */
-    if (padded != len && (padded - len > 2 || padded % 4 != 0)) return false;
-    const unsigned char *s = (const unsigned char *)in;
     size_t o = 0, i = 0;
 #ifdef OSSA_B64_AVX2
-    if (len >= 48 && __builtin_cpu_supports("avx2")) i = b64_decode_avx2(s, len, out, &o);
+    if (simd && len >= 48 && __builtin_cpu_supports("avx2")) i = b64_decode_avx2(s, len, out, &o);
+#else
+    (void)simd;
 #endif
-    /* 4 tables of pre-shifted values (an invalid character sets bit 31): one OR per quantum;
-     * 8 characters → 6 bytes per step */
-    uint32_t D[4][256]; /* built per call (1024 entries): no shared state */
-    {
+    if (len - i >= 4096) {
+        /* 4 tables of pre-shifted values (an invalid character sets bit 31): one OR per quantum;
+         * 8 characters → 6 bytes per step */
+        uint32_t D[4][256]; /* built per call (1024 entries, so only for long inputs): no shared state */
         for (int c = 0; c < 256; c++) {
             uint32_t v = B64[c];
             uint32_t bad = v & 0x80u ? 0x80000000u : 0;
@@ -103,14 +102,14 @@ bool ossa__base64_decode(const char *in, size_t len, uint8_t *out, size_t *out_l
             D[2][c] = bad | (v & 63u) << 6;
             D[3][c] = bad | (v & 63u);
         }
-    }
-    for (; i + 8 <= len; i += 8) {
-        uint32_t v = D[0][s[i]] | D[1][s[i + 1]] | D[2][s[i + 2]] | D[3][s[i + 3]];
-        uint32_t w = D[0][s[i + 4]] | D[1][s[i + 5]] | D[2][s[i + 6]] | D[3][s[i + 7]];
-        if ((v | w) & 0x80000000u) return false;
-        out[o] = (uint8_t)(v >> 16), out[o + 1] = (uint8_t)(v >> 8), out[o + 2] = (uint8_t)v;
-        out[o + 3] = (uint8_t)(w >> 16), out[o + 4] = (uint8_t)(w >> 8), out[o + 5] = (uint8_t)w;
-        o += 6;
+        for (; i + 8 <= len; i += 8) {
+            uint32_t v = D[0][s[i]] | D[1][s[i + 1]] | D[2][s[i + 2]] | D[3][s[i + 3]];
+            uint32_t w = D[0][s[i + 4]] | D[1][s[i + 5]] | D[2][s[i + 6]] | D[3][s[i + 7]];
+            if ((v | w) & 0x80000000u) return false;
+            out[o] = (uint8_t)(v >> 16), out[o + 1] = (uint8_t)(v >> 8), out[o + 2] = (uint8_t)v;
+            out[o + 3] = (uint8_t)(w >> 16), out[o + 4] = (uint8_t)(w >> 8), out[o + 5] = (uint8_t)w;
+            o += 6;
+        }
     }
     for (; i + 4 <= len; i += 4) {
         uint32_t a = T[s[i]], b = T[s[i + 1]], c = T[s[i + 2]], d = T[s[i + 3]];
@@ -134,6 +133,68 @@ bool ossa__base64_decode(const char *in, size_t len, uint8_t *out, size_t *out_l
     }
     *out_len = o;
     return true;
+}
+
+static bool b64_core(const unsigned char *s, size_t len, uint8_t *out, size_t *out_len) {
+    return b64_core_with(s, len, out, out_len, true);
+}
+
+/* Strips '=' padding: false when the padding is malformed, else *len = unpadded characters. */
+static bool b64_unpad(const char *in, size_t *len) {
+    size_t padded = *len, n = padded;
+    while (n > 0 && in[n - 1] == '=') n--;
+    /* with '=' padding the text must be whole quanta: a stray character otherwise
+     * shifts every byte silently */
+    if (padded != n && (padded - n > 2 || padded % 4 != 0)) return false;
+    *len = n;
+    return true;
+}
+
+bool ossa__base64_decode(const char *in, size_t len, uint8_t *out, size_t *out_len) {
+    return b64_unpad(in, &len) && b64_core((const unsigned char *)in, len, out, out_len);
+}
+
+bool ossa__base64_decode_scalar(const char *in, size_t len, uint8_t *out, size_t *out_len) {
+    return b64_unpad(in, &len) && b64_core_with((const unsigned char *)in, len, out, out_len, false);
+}
+
+bool ossa__base64_check(const char *in, size_t len, size_t *text_len, size_t *out_len) {
+    if (!b64_unpad(in, &len) || len % 4 == 1) return false;
+    /* the decoder itself over blocks into a small stack buffer: exactly the characters
+     * ossa__base64_decode accepts, no allocation */
+    uint8_t block[3072 + 8];
+    for (size_t i = 0; i < len; i += 4096) {
+        size_t got;
+        if (!b64_core((const unsigned char *)in + i, len - i < 4096 ? len - i : 4096, block, &got)) return false;
+    }
+    *text_len = len;
+    *out_len = len / 4 * 3 + (len % 4 ? len % 4 - 1 : 0);
+    return true;
+}
+
+void ossa__base64_decode_range(const char *in, size_t text_len, size_t offset, size_t length, uint8_t *out) {
+    const unsigned char *s = (const unsigned char *)in;
+    size_t got, end = offset + length;
+    uint8_t q[3];
+    size_t first = (offset + 2) / 3, last = end / 3; /* whole quanta inside the range: [first, last) */
+    if (first >= last) { /* within one or two quanta: decode them and pick the bytes */
+        for (size_t k = offset / 3; k * 3 < end; k++) {
+            b64_core(s + 4 * k, text_len - 4 * k < 4 ? text_len - 4 * k : 4, q, &got);
+            for (size_t j = 0; j < 3; j++)
+                if (k * 3 + j >= offset && k * 3 + j < end) out[k * 3 + j - offset] = q[j];
+        }
+        return;
+    }
+    if (offset % 3) { /* head: the end of quantum first - 1 */
+        b64_core(s + 4 * (first - 1), 4, q, &got);
+        memcpy(out, q + offset % 3, 3 - offset % 3);
+    }
+    b64_core(s + 4 * first, 4 * (last - first), out + (3 * first - offset), &got);
+    if (end % 3) { /* tail: the start of quantum last (maybe the text's partial last quantum) */
+        size_t chars = end % 3 + 1;
+        b64_core(s + 4 * last, chars, q, &got);
+        memcpy(out + (3 * last - offset), q, end % 3);
+    }
 }
 
 bool ossa__uri_decode(const char *in, char *out, size_t out_size) {
@@ -271,7 +332,11 @@ ossa_result ossa__container_open(ossa__ctx *ctx, const uint8_t *data, size_t siz
     return OSSA_OK;
 }
 
-static ossa_result load_data_uri(ossa__ctx *ctx, ossa__buffer *b, const char *uri, size_t uri_len, const char *path) {
+/* A data: URI. `lazy`: uri lies in the JSON text, which outlives the load's reads: it is
+ * only checked here (the same verdict as decoding it) and ranges are decoded where accessors
+ * read them, straight into their output; else it is decoded now into a scratch copy. */
+static ossa_result load_data_uri(ossa__ctx *ctx, ossa__buffer *b, const char *uri, size_t uri_len, const char *path,
+                                 bool lazy) {
     const char *comma = memchr(uri, ',', uri_len);
     if (!comma) return ossa__fail(ctx, OSSA_ERROR_INVALID_DATA, path, "malformed data: URI (no comma)");
     size_t hl = (size_t)(comma - uri);
@@ -283,6 +348,16 @@ static ossa_result load_data_uri(ossa__ctx *ctx, ossa__buffer *b, const char *ur
     if (bound < b->declared) /* checked before allocating */
         return ossa__fail(ctx, OSSA_ERROR_INVALID_DATA, path, "data: URI holds at most %zu bytes, byteLength is %zu",
                           bound, b->declared);
+    if (lazy) {
+        size_t text_len = 0, got = 0;
+        if (!ossa__base64_check(s, n, &text_len, &got))
+            return ossa__fail(ctx, OSSA_ERROR_INVALID_DATA, path, "invalid base64 in data: URI");
+        b->base64 = s;
+        b->base64_len = text_len;
+        b->data = NULL;
+        b->size = got;
+        return OSSA_OK;
+    }
     uint8_t *d = ossa__ctx_alloc_raw(ctx, bound, 1);
     if (!d) return ctx->failed;
     size_t got = 0;
@@ -295,6 +370,29 @@ static ossa_result load_data_uri(ossa__ctx *ctx, ossa__buffer *b, const char *ur
     b->writable = true;
     b->size = got;
     return OSSA_OK;
+}
+
+const uint8_t *ossa__buffer_bytes(ossa__ctx *ctx, uint32_t b, size_t offset, size_t length, void **scratch) {
+    const ossa__buffer *buf = &ctx->gltf->buffers[b];
+    *scratch = NULL;
+    if (offset > buf->size || length > buf->size - offset) { /* callers check their ranges first */
+        ossa__fail(ctx, OSSA_ERROR_INVALID_DATA, "", "read of %zu bytes at %zu past buffer %u (%zu bytes)", length, offset,
+                   b, buf->size);
+        return NULL;
+    }
+    if (!buf->base64) return buf->data + offset;
+    uint8_t *d = ossa__ctx_alloc_raw(ctx, length ? length : 1, 1);
+    if (!d) return NULL;
+    ossa__base64_decode_range(buf->base64, buf->base64_len, offset, length, d);
+    *scratch = d;
+    return d;
+}
+
+void ossa__buffer_copy(const ossa__ctx *ctx, uint32_t b, size_t offset, size_t length, uint8_t *dst) {
+    const ossa__buffer *buf = &ctx->gltf->buffers[b];
+    if (!length) return;
+    if (buf->base64) ossa__base64_decode_range(buf->base64, buf->base64_len, offset, length, dst);
+    else memcpy(dst, buf->data + offset, length);
 }
 
 static ossa_result load_external(ossa__ctx *ctx, ossa__buffer *b, const char *uri, const char *path) {
@@ -365,6 +463,7 @@ ossa_result ossa__buffers_load(ossa__ctx *ctx) {
             *b->deferred_diag = here;
             b->deferred = r;
             b->data = NULL;
+            b->base64 = NULL;
             b->size = 0;
             r = OSSA_OK;
             ossa__warn(ctx, path, "not loaded (%s); only an error if a used accessor reads it", here.message);
@@ -395,7 +494,7 @@ static ossa_result resolve_buffer(ossa__ctx *ctx, int32_t item, uint32_t i, cons
         }
         if (raw && raw_len >= 5 && !memcmp(raw, "data:", 5) && !memchr(raw, '\\', raw_len)) {
             /* no escapes: decode straight from the JSON text (no copy of a large URI) */
-            r = load_data_uri(ctx, b, raw, raw_len, path);
+            r = load_data_uri(ctx, b, raw, raw_len, path, true);
             if (!r && b->size < b->declared)
                 r = ossa__fail(ctx, OSSA_ERROR_INVALID_DATA, path, "only %zu bytes available, byteLength is %zu",
                                b->size, b->declared);
@@ -420,7 +519,7 @@ static ossa_result resolve_buffer(ossa__ctx *ctx, int32_t item, uint32_t i, cons
                     ossa__warn(ctx, path, "BIN chunk has %zu bytes, byteLength is %zu", b->size, b->declared);
             }
         } else if (!strncmp(uri, "data:", 5)) {
-            r = load_data_uri(ctx, b, uri, strlen(uri), path);
+            r = load_data_uri(ctx, b, uri, strlen(uri), path, false);
         } else {
             r = load_external(ctx, b, uri, path);
         }

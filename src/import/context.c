@@ -93,6 +93,27 @@ bool ossa__ctx_reserve(ossa__ctx *ctx, size_t bytes) {
     return true;
 }
 
+void ossa__path_join(char *out, size_t size, const char *base, const char *seg, int64_t index) {
+    if (!size) return;
+    char num[24];
+    size_t nl = 0;
+    if (index >= 0) {
+        char rev[24];
+        uint64_t v = (uint64_t)index;
+        do rev[nl++] = (char)('0' + v % 10), v /= 10;
+        while (v);
+        for (size_t i = 0; i < nl; i++) num[i] = rev[nl - 1 - i];
+    }
+    const char *parts[3] = {base, seg, num};
+    size_t lens[3] = {strlen(base), strlen(seg), nl}, o = 0;
+    for (int p = 0; p < 3; p++) {
+        size_t n = lens[p] < size - 1 - o ? lens[p] : size - 1 - o;
+        memcpy(out + o, parts[p], n);
+        o += n;
+    }
+    out[o] = 0;
+}
+
 void ossa__path_to_place(const char *path, char *out, size_t size) {
     size_t o = 0;
     if (!size) return;

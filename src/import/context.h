@@ -63,6 +63,9 @@ void ossa__warn(ossa__ctx *ctx, const char *path, const char *fmt, ...)
     __attribute__((format(printf, 3, 4)))
 #endif
     ;
+/* snprintf(out, size, "%s%s%lld", base, seg, index) without printf (index < 0: no number),
+ * for the JSON pointers formatted per item of a load. */
+void ossa__path_join(char *out, size_t size, const char *base, const char *seg, int64_t index);
 /* "/a/3/b" → "a[3].b" into out. */
 void ossa__path_to_place(const char *path, char *out, size_t size);
 void ossa__ctx_release(ossa__ctx *ctx); /* the importer's release hook (not warnings) */

@@ -37,6 +37,8 @@ typedef struct ossa__buffer {
     size_t declared;   /* byteLength */
     void *owned;       /* freed at the end of the load */
     bool writable;     /* data is this load's own scratch copy (decoded data: URI): accessors may point into it */
+    const char *base64; /* data: URI in the JSON text, checked, decoded on demand (data NULL): */
+    size_t base64_len;  /* its characters without padding (ossa__buffer_bytes / ossa__buffer_copy) */
     void *mapped;      /* external file mapped read-only (unmapped at the end of the load), or NULL */
     size_t mapped_size;
     ossa_result deferred;       /* != OK: not loaded (why below); an error only if an accessor read uses it */
@@ -90,6 +92,20 @@ ossa_result ossa__buffer_usable(ossa__ctx *ctx, uint32_t b);
 /* ---- json.c ---- */
 /* Tokenises ctx->json (must be one top-level object). */
 ossa_result ossa__json_parse(ossa__ctx *ctx);
+/* The tokeniser's parts, exposed for the test that checks them against one jsmn_parse call. */
+#define OSSA__JSON_MAX_SKIPS 16
+typedef struct ossa__json_skip {
+    size_t open, close; /* byte offsets of the quotes of a long string without escapes or NULs */
+} ossa__json_skip;
+/* One pass over js: *bound = token count bound, up to OSSA__JSON_MAX_SKIPS long strings
+ * (ossa__json_tokenize skips them). Returns the byte offset where nesting exceeds
+ * OSSA__JSON_MAX_DEPTH, or SIZE_MAX. */
+size_t ossa__json_scan(const char *js, size_t len, size_t *bound, ossa__json_skip *skips, uint32_t *skip_count);
+/* jsmn (strict, parent links) over js into `tokens` (jsmntok_t[capacity]) with the skips
+ * tokenised without jsmn's character loop: the same return value, tokens and *pos (the
+ * parser's position) as one jsmn_parse call over the whole text. */
+int ossa__json_tokenize(const char *js, size_t len, const ossa__json_skip *skips, uint32_t skip_count, void *tokens,
+                        unsigned capacity, unsigned *pos);
 /* Value token of `key` in object token obj, or -1. */
 int32_t ossa__json_find(const ossa__ctx *ctx, int32_t obj, const char *key);
 bool ossa__json_eq(const ossa__ctx *ctx, int32_t tok, const char *s);
@@ -124,6 +140,15 @@ ossa_result ossa__json_object_array(ossa__ctx *ctx, int32_t obj, const char *pat
 size_t ossa__base64_decoded_bound(size_t len);
 /* Returns false on an invalid character or length. *out_len receives decoded bytes. */
 bool ossa__base64_decode(const char *in, size_t len, uint8_t *out, size_t *out_len);
+/* The same without the SIMD (AVX2) path: the reference the tests hold it to. */
+bool ossa__base64_decode_scalar(const char *in, size_t len, uint8_t *out, size_t *out_len);
+/* Whether ossa__base64_decode would accept in[0, len), without decoding it anywhere:
+ * *text_len = the characters without padding, *out_len = the decoded size. */
+bool ossa__base64_check(const char *in, size_t len, size_t *text_len, size_t *out_len);
+/* Decoded bytes [offset, offset + length) of checked base64 text (text_len characters,
+ * no padding) into out: the same bytes as ossa__base64_decode of the whole text, with
+ * no other byte of out written. */
+void ossa__base64_decode_range(const char *in, size_t text_len, size_t offset, size_t length, uint8_t *out);
 /* Percent-decodes a URI reference (%XX); false on a malformed escape or an embedded NUL. */
 bool ossa__uri_decode(const char *in, char *out, size_t out_size);
 /* A whole file, memory-mapped read-only (*mapped true; not counted against max_allocation,
@@ -136,6 +161,12 @@ void ossa__release_file(ossa__ctx *ctx, uint8_t *data, size_t size, bool mapped)
 ossa_result ossa__container_open(ossa__ctx *ctx, const uint8_t *data, size_t size);
 /* Resolves every buffer (GLB BIN, data: URIs, external files). */
 ossa_result ossa__buffers_load(ossa__ctx *ctx);
+/* Bytes [offset, offset + length) of resolved buffer b (the range checked by the caller):
+ * a pointer into the buffer, or for a data: URI decoded on demand, into *scratch (a budget
+ * allocation the caller frees with ossa__ctx_free; NULL when none was needed). NULL on failure. */
+const uint8_t *ossa__buffer_bytes(ossa__ctx *ctx, uint32_t b, size_t offset, size_t length, void **scratch);
+/* The same bytes copied (or decoded) straight into dst. */
+void ossa__buffer_copy(const ossa__ctx *ctx, uint32_t b, size_t offset, size_t length, uint8_t *dst);
 
 /* ---- accessor.c ---- */
 ossa_result ossa__views_parse(ossa__ctx *ctx);

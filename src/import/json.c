@@ -5,6 +5,9 @@
 
 #include <math.h>
 #include <stdio.h>
+#if defined(__SSE2__)
+#include <emmintrin.h>
+#endif
 #include <stdlib.h>
 #include <string.h>
 
@@ -15,88 +18,209 @@
 #define JSMN_PARENT_LINKS
 #include <jsmn.h>
 
+_Static_assert(sizeof(ossa__jtok) == sizeof(jsmntok_t), "tokens are converted in place");
+
+/* A string is "long" when jsmn's character loop over it is worth skipping: at least this
+ * many characters (embedded base64 data: URIs are megabytes). */
+#define LONG_STRING 4096
+
+/* Offset of the first '"', backslash or NUL in s[0, n), or n. */
+static size_t special(const char *s, size_t n) {
+    size_t i = 0;
+#if defined(__SSE2__)
+    const __m128i q = _mm_set1_epi8('"'), b = _mm_set1_epi8('\\'), z = _mm_setzero_si128();
+    for (; i + 64 <= n; i += 64) { /* long strings: 64 bytes per test */
+        __m128i hit = z;
+        for (int k = 0; k < 4; k++) {
+            __m128i v = _mm_loadu_si128((const __m128i *)(const void *)(s + i + 16 * k));
+            hit = _mm_or_si128(hit, _mm_or_si128(_mm_or_si128(_mm_cmpeq_epi8(v, q), _mm_cmpeq_epi8(v, b)),
+                                                 _mm_cmpeq_epi8(v, z)));
+        }
+        if (_mm_movemask_epi8(hit)) break;
+    }
+    for (; i + 16 <= n; i += 16) {
+        __m128i v = _mm_loadu_si128((const __m128i *)(const void *)(s + i));
+        __m128i hit = _mm_or_si128(_mm_or_si128(_mm_cmpeq_epi8(v, q), _mm_cmpeq_epi8(v, b)), _mm_cmpeq_epi8(v, z));
+        unsigned m = (unsigned)_mm_movemask_epi8(hit);
+        if (m) return i + (size_t)__builtin_ctz(m);
+    }
+#endif
+    for (; i < n; i++)
+        if (s[i] == '"' || s[i] == '\\' || s[i] == 0) return i;
+    return n;
+}
+
+#if defined(__SSE2__)
+/* Bit mask of the bytes among s[0, 16) the pre-pass looks at: , : " [ { ] } */
+static unsigned structural16(const char *s) {
+    __m128i v = _mm_loadu_si128((const __m128i *)(const void *)s);
+    __m128i w = _mm_or_si128(v, _mm_set1_epi8(0x20)); /* [ ] become { } */
+    __m128i m = _mm_or_si128(_mm_cmpeq_epi8(v, _mm_set1_epi8(',')), _mm_cmpeq_epi8(v, _mm_set1_epi8(':')));
+    m = _mm_or_si128(m, _mm_cmpeq_epi8(v, _mm_set1_epi8('"')));
+    m = _mm_or_si128(m, _mm_or_si128(_mm_cmpeq_epi8(w, _mm_set1_epi8('{')), _mm_cmpeq_epi8(w, _mm_set1_epi8('}'))));
+    return (unsigned)_mm_movemask_epi8(m);
+}
+#endif
+
+size_t ossa__json_scan(const char *js, size_t len, size_t *bound, ossa__json_skip *skips, uint32_t *skip_count) {
+    /* Token bound without a counting pass: every token but the first follows one of
+     * , : [ { (commas inside strings only over-count). Large embedded base64 strings
+     * contain none, so this halves the parse time of typical files. */
+    /* 0: nothing to do; 1: , :  2: [ {  3: ] }  4: " */
+    static const uint8_t CLS[256] = {[','] = 1, [':'] = 1, ['['] = 2, ['{'] = 2, [']'] = 3, ['}'] = 3, ['"'] = 4};
+    size_t b = 1, i = 0;
+    uint32_t depth = 0, nskip = 0;
+    while (i < len) {
+        /* m: the bytes at base + bit that matter (whitespace, numbers and literals are
+         * passed 16 bytes at a time) */
+        unsigned m;
+        size_t base = i;
+#if defined(__SSE2__)
+        if (len - i >= 16) {
+            m = structural16(js + i);
+            i += 16;
+        } else
+#endif
+        {
+            m = CLS[(unsigned char)js[i]] ? 1u : 0u;
+            i += 1;
+        }
+        while (m) {
+            size_t at = base + (size_t)__builtin_ctz(m);
+            m &= m - 1;
+            uint8_t k = CLS[(unsigned char)js[at]];
+            b += k <= 2;
+            if (k == 2) {
+                /* jsmn closes a bracket by walking up the closed tokens: bounded depth keeps it linear */
+                if (++depth > OSSA__JSON_MAX_DEPTH) {
+                    *bound = b;
+                    *skip_count = nskip;
+                    return at;
+                }
+            } else if (k == 3) {
+                if (depth) depth--;
+            } else if (k == 4) {
+                /* skip the string: the next quote not escaped by a backslash */
+                size_t j = at + 1, lim = len - at > 33 ? at + 33 : len;
+                while (j < lim && js[j] != '"' && js[j] != '\\' && js[j]) j++; /* short plain strings (keys) */
+                bool plain = true; /* no escape, no NUL */
+                while (j < len && js[j] != '"') {
+                    j += special(js + j, len - j);
+                    if (j >= len || js[j] == '"') break;
+                    plain = false;
+                    j += js[j] == '\\' ? 2 : 1; /* the escaped character cannot close the string */
+                }
+                if (j >= len) { /* unterminated: jsmn reports it */
+                    *bound = b;
+                    *skip_count = nskip;
+                    return SIZE_MAX;
+                }
+                /* A long string without escapes or NULs is tokenised here instead of by jsmn's
+                 * character loop (ossa__json_tokenize). Each skip costs jsmn one walk back over
+                 * the tokens since the innermost open container, so only strings longer than
+                 * the tokens so far are skipped: the walks stay linear in the text. */
+                size_t n = j - at - 1;
+                if (plain && nskip < OSSA__JSON_MAX_SKIPS && n >= LONG_STRING && n >= b) {
+                    skips[nskip].open = at;
+                    skips[nskip].close = j;
+                    nskip++;
+                }
+                i = j + 1; /* go on after the closing quote */
+                m = 0;
+            }
+        }
+    }
+    *bound = b;
+    *skip_count = nskip;
+    return SIZE_MAX;
+}
+
+int ossa__json_tokenize(const char *js, size_t len, const ossa__json_skip *skips, uint32_t skip_count, void *tokens,
+                        unsigned capacity, unsigned *pos) {
+    jsmntok_t *jt = tokens;
+    jsmn_parser p;
+    jsmn_init(&p);
+    int n = 0;
+    for (uint32_t s = 0; s < skip_count && (n >= 0 || n == JSMN_ERROR_PART); s++) {
+        size_t open = skips[s].open, close = skips[s].close;
+        if (open < p.pos) continue; /* inside what jsmn already read */
+        n = jsmn_parse(&p, js, open, jt, capacity);
+        /* jsmn resumes after JSMN_ERROR_PART (open containers). Unless it stopped before the
+         * quote (a NUL, or a primitive running into the quote) or has no token left, it is now
+         * between values at the quote: do exactly what its '"' case does for a string
+         * without escapes, then go on after the closing quote. */
+        if (!(n >= 0 || n == JSMN_ERROR_PART) || p.pos != open || p.toknext >= capacity) continue;
+        jsmntok_t *t = &jt[p.toknext++];
+        t->type = JSMN_STRING;
+        t->start = (int)open + 1;
+        t->end = (int)close;
+        t->size = 0;
+        t->parent = p.toksuper;
+        if (p.toksuper != -1) jt[p.toksuper].size++;
+        p.pos = (unsigned)close + 1;
+    }
+    if (n >= 0 || n == JSMN_ERROR_PART) n = jsmn_parse(&p, js, len, jt, capacity);
+    *pos = p.pos;
+    return n;
+}
+
 ossa_result ossa__json_parse(ossa__ctx *ctx) {
     if (ctx->gltf->json_size == 0) return ossa__fail(ctx, OSSA_ERROR_PARSE, "", "JSON: empty document");
     if (ctx->gltf->json_size >= (size_t)INT32_MAX)
         return ossa__fail(ctx, OSSA_ERROR_LIMIT, "", "JSON: %zu bytes is too large", ctx->gltf->json_size);
-    jsmn_parser p;
-    /* Token bound without a counting pass: every token but the first follows one of
-     * , : [ { (commas inside strings only over-count). Large embedded base64 strings
-     * contain none, so this halves the parse time of typical files. When the bound
-     * does not fit a quarter of the budget, jsmn counts exactly first. */
-    size_t bound = 1;
-    uint32_t depth = 0;
     const char *js = ctx->gltf->json;
-    for (size_t i = 0; i < ctx->gltf->json_size; i++) {
-        char c = js[i];
-        bound += c == ',' || c == ':' || c == '[' || c == '{';
-        if (c == '"') {
-            /* skip the string: the next quote not preceded by an odd run of backslashes */
-            for (;;) {
-                const char *q = memchr(js + i + 1, '"', ctx->gltf->json_size - i - 1);
-                if (!q) {
-                    i = ctx->gltf->json_size;
-                    break;
-                }
-                size_t k = (size_t)(q - js), bs = 0;
-                while (bs < k - i - 1 && js[k - 1 - bs] == '\\') bs++;
-                i = k;
-                if (bs % 2 == 0) break;
-            }
-        } else if (c == '[' || c == '{') {
-            /* jsmn closes a bracket by walking up the closed tokens: bounded depth keeps it linear */
-            if (++depth > OSSA__JSON_MAX_DEPTH)
-                return ossa__fail(ctx, OSSA_ERROR_PARSE, "", "JSON: nesting deeper than %d levels at byte %zu",
-                                  OSSA__JSON_MAX_DEPTH, i);
-        } else if ((c == ']' || c == '}') && depth) {
-            depth--;
-        }
-    }
+    size_t len = ctx->gltf->json_size, bound;
+    ossa__json_skip skips[OSSA__JSON_MAX_SKIPS];
+    uint32_t skip_count;
+    size_t deep = ossa__json_scan(js, len, &bound, skips, &skip_count);
+    if (deep != SIZE_MAX)
+        return ossa__fail(ctx, OSSA_ERROR_PARSE, "", "JSON: nesting deeper than %d levels at byte %zu",
+                          OSSA__JSON_MAX_DEPTH, deep);
     int n;
+    unsigned pos;
+    /* When the bound does not fit a quarter of the budget, jsmn counts exactly first. */
     if (bound > (size_t)INT32_MAX || bound * sizeof(jsmntok_t) > (ctx->limit - ctx->used) / 4) {
+        jsmn_parser p;
         jsmn_init(&p);
-        n = jsmn_parse(&p, ctx->gltf->json, ctx->gltf->json_size, NULL, 0);
+        n = jsmn_parse(&p, js, len, NULL, 0);
         if (n < 0)
             return ossa__fail(ctx, OSSA_ERROR_PARSE, "", "JSON: %s near byte %u",
                               n == JSMN_ERROR_PART ? "truncated document" : "invalid syntax", p.pos);
         bound = (size_t)n;
     }
     if (bound == 0) return ossa__fail(ctx, OSSA_ERROR_PARSE, "", "JSON: no value");
-    jsmntok_t *jt = ossa__ctx_alloc_raw(ctx, bound, sizeof *jt);
-    if (!jt) return ctx->failed;
-    jsmn_init(&p);
-    n = jsmn_parse(&p, ctx->gltf->json, ctx->gltf->json_size, jt, (unsigned)bound);
+    /* one array: jsmn's tokens, then converted in place to ossa__jtok (same size) */
+    void *mem = ossa__ctx_alloc_raw(ctx, bound, sizeof(jsmntok_t));
+    if (!mem) return ctx->failed;
+    n = ossa__json_tokenize(js, len, skips, skip_count, mem, (unsigned)bound, &pos);
     if (n <= 0) {
-        ossa__ctx_free(ctx, jt);
+        ossa__ctx_free(ctx, mem);
         if (n == 0) return ossa__fail(ctx, OSSA_ERROR_PARSE, "", "JSON: no value");
         return ossa__fail(ctx, OSSA_ERROR_PARSE, "", "JSON: %s near byte %u",
                           n == JSMN_ERROR_PART ? "truncated document"
-                          : n == JSMN_ERROR_NOMEM ? "too many tokens" : "invalid syntax", p.pos);
+                          : n == JSMN_ERROR_NOMEM ? "too many tokens" : "invalid syntax", pos);
     }
-    ossa__jtok *t = ossa__ctx_alloc_raw(ctx, (size_t)n, sizeof *t); /* every field is written below */
-    if (!t) {
-        ossa__ctx_free(ctx, jt);
-        return ctx->failed;
-    }
+    ossa__jtok *t = mem;
     uint32_t count = (uint32_t)n;
     for (uint32_t i = 0; i < count; i++) {
-        const jsmntok_t *s = &jt[i];
-        if (s->start < 0 || s->end < s->start || s->size < 0 || (size_t)s->end > ctx->gltf->json_size) {
-            int at = s->start; /* read before the token array is freed */
-            ossa__ctx_free(ctx, jt);
-            ossa__ctx_free(ctx, t);
-            return ossa__fail(ctx, OSSA_ERROR_PARSE, "", "JSON: unterminated value near byte %d", at);
+        jsmntok_t s; /* memcpy in and out: the same bytes change type */
+        memcpy(&s, (const char *)mem + (size_t)i * sizeof s, sizeof s);
+        if (s.start < 0 || s.end < s.start || s.size < 0 || (size_t)s.end > len) {
+            ossa__ctx_free(ctx, mem);
+            return ossa__fail(ctx, OSSA_ERROR_PARSE, "", "JSON: unterminated value near byte %d", s.start);
         }
-        t[i].type = s->type == JSMN_OBJECT   ? OSSA__J_OBJECT
-                    : s->type == JSMN_ARRAY  ? OSSA__J_ARRAY
-                    : s->type == JSMN_STRING ? OSSA__J_STRING
-                    : s->type == JSMN_PRIMITIVE ? OSSA__J_PRIMITIVE
-                                                : OSSA__J_NONE;
-        t[i].start = (uint32_t)s->start;
-        t[i].end = (uint32_t)s->end;
-        t[i].size = (uint32_t)s->size;
+        ossa__jtok d;
+        d.type = s.type == JSMN_OBJECT      ? OSSA__J_OBJECT
+                 : s.type == JSMN_ARRAY     ? OSSA__J_ARRAY
+                 : s.type == JSMN_STRING    ? OSSA__J_STRING
+                 : s.type == JSMN_PRIMITIVE ? OSSA__J_PRIMITIVE
+                                            : OSSA__J_NONE;
+        d.start = (uint32_t)s.start;
+        d.end = (uint32_t)s.end;
+        d.size = (uint32_t)s.size;
+        d.next = 0;
+        memcpy((char *)mem + (size_t)i * sizeof d, &d, sizeof d);
     }
-    ossa__ctx_free(ctx, jt);
     /* Subtree ends, computed backwards: children of i start at i + 1. */
     for (uint32_t i = count; i-- > 0;) {
         uint32_t j = i + 1;

@@ -188,8 +188,14 @@ static void load_image(ossa__ctx *ctx, int32_t obj, uint32_t i, image_src *im) {
             const ossa__view *v = &ctx->gltf->views[view];
             if (v->buffer < ctx->gltf->buffer_count && v->offset <= ctx->gltf->buffers[v->buffer].size &&
                 v->length <= ctx->gltf->buffers[v->buffer].size - v->offset) {
-                im->data = ctx->gltf->buffers[v->buffer].data + v->offset;
-                im->size = v->length;
+                if (ctx->gltf->buffers[v->buffer].base64) { /* a data: URI decoded on demand: the image's own copy */
+                    im->owned = ossa__ctx_alloc_raw(ctx, v->length ? v->length : 1, 1);
+                    if (im->owned) ossa__buffer_copy(ctx, v->buffer, v->offset, v->length, im->owned);
+                    im->data = im->owned;
+                } else {
+                    im->data = ctx->gltf->buffers[v->buffer].data + v->offset;
+                }
+                im->size = im->data ? v->length : 0;
             }
         }
     } else if (uri && !strncmp(uri, "data:", 5)) {
