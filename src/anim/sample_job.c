@@ -411,6 +411,55 @@ ossa_result ossa_sample_job_run(ossa_sample_job *job) {
     ossa_transform *out = job->output;
     memcpy(out, clip->pose, (size_t)h->joint_count * sizeof(ossa_transform));
 
+    /* packed channels: refresh the stale segments (the raw channels run before their decode
+     * kernel, so its wide loads find the refill's narrow stores retired) */
+    uint32_t P = h->packed_count, R = h->rot_count;
+    if (P) {
+        int64_t u = -1;
+        const float *grid = clip->grid;
+        uint32_t G = h->grid_count;
+        bool popcnt = use_popcnt();
+        for (uint32_t w = 0; w < P; w += 64) { /* the stale channels as a bit mask: no branch per channel */
+            uint32_t e = P - w < 64 ? P - w : 64;
+            uint64_t stale = 0;
+#if defined(__SSE2__) /* whole vectors: t0 and hi have OSSA__LERP_SLACK spare entries, masked off below */
+            __m128 vt = _mm_set1_ps(t);
+            for (uint32_t j = 0; j < e; j += 4) {
+                __m128 m = _mm_or_ps(_mm_cmplt_ps(vt, _mm_loadu_ps(c->t0 + w + j)), _mm_cmpge_ps(vt, _mm_loadu_ps(c->hi + w + j)));
+                stale |= (uint64_t)_mm_movemask_ps(m) << j;
+            }
+            if (e < 64) stale &= (1ull << e) - 1u;
+#else
+            for (uint32_t j = 0; j < e; j++)
+                stale |= (uint64_t)((t < c->t0[w + j]) | (t >= c->hi[w + j])) << j;
+#endif
+            for (; stale; stale &= stale - 1) {
+                uint32_t i = w + (uint32_t)__builtin_ctzll(stale), a = c->cursor[i], n = c->next[i];
+                if (a != UINT32_MAX && n < G && t >= grid[n]) { /* the common case inline: one key forward */
+                    const ossa__bc_packed *p = &clip->packed[i];
+                    uint32_t n2 = ossa__mask_next(clip->base + p->data_off, n + 1, G), rank = c->rank[i] + 1;
+                    if (n2 >= G || t < grid[n2]) {
+                        c->cursor[i] = n;
+                        c->rank[i] = rank;
+                        c->next[i] = n2;
+                        c->t0[i] = grid[n];
+                        for (int k = 0; k < 3; k++) c->qa[k][i] = c->qb[k][i];
+                        if (n2 < G) {
+                            c->hi[i] = grid[n2];
+                            c->dt[i] = p->interp == OSSA_INTERP_STEP ? INFINITY : grid[n2] - grid[n];
+                            load_key(c->qb, i, clip->base, p, G, rank + 1);
+                        } else { /* the last key: hold it */
+                            c->hi[i] = INFINITY;
+                            c->dt[i] = INFINITY;
+                        }
+                        continue;
+                    }
+                }
+                locate(c, clip, i, t, &u, popcnt);
+            }
+        }
+    }
+
     /* raw channels: one key lookup per shared clock, and what the two-key view at that key
      * gives (ossa__interpolate's cases: key k, key k + 1, or the parameter s between them) */
     bool moved = c->redecode, slerps = false;
@@ -544,52 +593,7 @@ ossa_result ossa_sample_job_run(ossa_sample_job *job) {
         }
     }
 
-    /* packed channels: refresh stale segments, then lerp / nlerp all at once */
-    uint32_t P = h->packed_count, R = h->rot_count;
     if (P) {
-        int64_t u = -1;
-        const float *grid = clip->grid;
-        uint32_t G = h->grid_count;
-        bool popcnt = use_popcnt();
-        for (uint32_t w = 0; w < P; w += 64) { /* the stale channels as a bit mask: no branch per channel */
-            uint32_t e = P - w < 64 ? P - w : 64;
-            uint64_t stale = 0;
-#if defined(__SSE2__) /* whole vectors: lo and hi have OSSA__LERP_SLACK spare entries, masked off below */
-            __m128 vt = _mm_set1_ps(t);
-            for (uint32_t j = 0; j < e; j += 4) {
-                __m128 m = _mm_or_ps(_mm_cmplt_ps(vt, _mm_loadu_ps(c->t0 + w + j)), _mm_cmpge_ps(vt, _mm_loadu_ps(c->hi + w + j)));
-                stale |= (uint64_t)_mm_movemask_ps(m) << j;
-            }
-            if (e < 64) stale &= (1ull << e) - 1u;
-#else
-            for (uint32_t j = 0; j < e; j++)
-                stale |= (uint64_t)((t < c->t0[w + j]) | (t >= c->hi[w + j])) << j;
-#endif
-            for (; stale; stale &= stale - 1) {
-                uint32_t i = w + (uint32_t)__builtin_ctzll(stale), a = c->cursor[i], n = c->next[i];
-                if (a != UINT32_MAX && n < G && t >= grid[n]) { /* the common case inline: one key forward */
-                    const ossa__bc_packed *p = &clip->packed[i];
-                    uint32_t n2 = ossa__mask_next(clip->base + p->data_off, n + 1, G), rank = c->rank[i] + 1;
-                    if (n2 >= G || t < grid[n2]) {
-                        c->cursor[i] = n;
-                        c->rank[i] = rank;
-                        c->next[i] = n2;
-                        c->t0[i] = grid[n];
-                        for (int k = 0; k < 3; k++) c->qa[k][i] = c->qb[k][i];
-                        if (n2 < G) {
-                            c->hi[i] = grid[n2];
-                            c->dt[i] = p->interp == OSSA_INTERP_STEP ? INFINITY : grid[n2] - grid[n];
-                            load_key(c->qb, i, clip->base, p, G, rank + 1);
-                        } else { /* the last key: hold it */
-                            c->hi[i] = INFINITY;
-                            c->dt[i] = INFINITY;
-                        }
-                        continue;
-                    }
-                }
-                locate(c, clip, i, t, &u, popcnt);
-            }
-        }
         ossa__lerp_soa soa = {c->t0, c->dt, {c->qa[0], c->qa[1], c->qa[2]}, {c->qb[0], c->qb[1], c->qb[2]},
                               {c->mn[0], c->mn[1], c->mn[2]}, {c->st[0], c->st[1], c->st[2]},
                               {c->o[0], c->o[1], c->o[2], c->o[3]}};
