@@ -157,7 +157,10 @@ static ossa__slerp_kernel choose_slerp(void) {
 }
 
 /* ossa__mask_rank with the POPCNT instruction, 64 bits at a time (same count). */
-__attribute__((target("popcnt"))) uint32_t ossa__mask_rank_popcnt(const unsigned char *mask, uint32_t end) {
+#if defined(__x86_64__) || defined(__i386__)
+__attribute__((target("popcnt")))
+#endif
+uint32_t ossa__mask_rank_popcnt(const unsigned char *mask, uint32_t end) {
     uint32_t r = 0, pos = 0;
     uint64_t w;
     for (; pos + 64 <= end; pos += 64) {
