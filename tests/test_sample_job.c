@@ -121,24 +121,25 @@ static void sample_fresh(const ossa_built_clip *bc, float t, bool loop, ossa_tra
     ossa_sampling_context_destroy(ctx);
 }
 
-/* Forward, backward, random order and switching between two clips on one context all give
- * what a fresh context gives, bit for bit. */
+/* Forward, backward, random order and switching between four clips (two compressed, two
+ * lossless: the context's slots change hands between packed and raw channels) on one context,
+ * larger than the clips need, all give what a fresh context gives, bit for bit. */
 static void test_context_paths_agree(void **state) {
     (void)state;
     fixture f = make_fixture(2, 9, 2), g = make_fixture(3, 9, 2);
     uint32_t J = 9, W = 64;
     ossa_sampling_context *ctx = NULL;
-    assert_int_equal(ossa_sampling_context_create(J, W, NULL, &ctx), OSSA_OK);
+    assert_int_equal(ossa_sampling_context_create(J + 4, W, NULL, &ctx), OSSA_OK);
     ossa_transform a[9], b[9];
     float wa[64], wb[64];
     uint64_t s = 5;
     for (int m = 0; m < 2; m++) {
-        const ossa_built_clip *clips[2] = {f.built[m], g.built[m]};
+        const ossa_built_clip *clips[4] = {f.built[m], g.built[m], f.built[1 - m], g.built[1 - m]};
         float lo = ossa_built_clip_start(clips[0]) - 0.3f, hi = ossa_built_clip_end(clips[0]) + 0.3f;
         float prev = lo;
         for (int k = 0; k < 1200; k++) {
             int phase = k / 300; /* forward 60 Hz, backward, random with clip switches, random jumps on one clip */
-            const ossa_built_clip *bc = phase == 2 && (ot_rand_u64(&s) & 1) ? clips[1] : clips[0];
+            const ossa_built_clip *bc = phase == 2 ? clips[ot_rand_u64(&s) % 4] : clips[0];
             float t = phase == 0   ? lo + (float)k / 60.0f
                       : phase == 1 ? hi - (float)(k - 300) / 97.0f
                       : phase == 2 ? ot_rand_float(&s, lo, hi)
