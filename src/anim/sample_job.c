@@ -63,41 +63,47 @@ struct ossa_sampling_context {
 /* ---------------------------------------------------------------- kernels */
 
 /* The dropped component of a rotation key, as ossa__packed_value rebuilds it. */
-static inline float rebuild(const float v[3]) {
-    float r2 = 1.0f - ((v[0] * v[0] + v[1] * v[1]) + v[2] * v[2]);
+static inline float rebuild(float x, float y, float z) {
+    float r2 = 1.0f - ((x * x + y * y) + z * z);
     r2 = r2 > 0.0f ? r2 : 0.0f;
     return sqrtf(r2);
 }
 
+/* Named scalars, no small arrays: GCC would pack array lanes into SSE registers through the
+ * stack and stall on every store it reloads wider. */
 void ossa__lerp_scalar(const ossa__lerp_soa *soa, float t, uint32_t begin, uint32_t end, bool rotation) {
-    int comps = rotation ? 4 : 3;
     for (uint32_t i = begin; i < end; i++) {
         float s = (t - soa->t0[i]) / soa->dt[i];
         s = s > 0.0f ? s : 0.0f;
         s = s < 1.0f ? s : 1.0f;
-        float a[4], b[4], v[4];
-        for (int c = 0; c < 3; c++) {
-            a[c] = soa->mn[c][i] + soa->qa[c][i] * soa->st[c][i];
-            b[c] = soa->mn[c][i] + soa->qb[c][i] * soa->st[c][i];
+        float m0 = soa->mn[0][i], m1 = soa->mn[1][i], m2 = soa->mn[2][i];
+        float s0 = soa->st[0][i], s1 = soa->st[1][i], s2 = soa->st[2][i];
+        float ax = m0 + soa->qa[0][i] * s0, ay = m1 + soa->qa[1][i] * s1, az = m2 + soa->qa[2][i] * s2;
+        float bx = m0 + soa->qb[0][i] * s0, by = m1 + soa->qb[1][i] * s1, bz = m2 + soa->qb[2][i] * s2;
+        if (!rotation) {
+            soa->o[0][i] = ax + (bx - ax) * s;
+            soa->o[1][i] = ay + (by - ay) * s;
+            soa->o[2][i] = az + (bz - az) * s;
+            continue;
         }
-        if (rotation) {
-            a[3] = rebuild(a);
-            b[3] = rebuild(b);
-            float d = ((a[0] * b[0] + a[1] * b[1]) + a[2] * b[2]) + a[3] * b[3];
-            if (d < 0.0f) { /* the shorter arc */
-                for (int c = 0; c < 4; c++) b[c] = -b[c];
-                d = -d;
-            }
-            float A, B;
-            ossa__slerp_fit(d, &A, &B);
-            s = ossa__slerp_time(s, A, B);
+        float aw = rebuild(ax, ay, az), bw = rebuild(bx, by, bz);
+        float d = ((ax * bx + ay * by) + az * bz) + aw * bw;
+        if (d < 0.0f) { /* the shorter arc */
+            bx = -bx;
+            by = -by;
+            bz = -bz;
+            bw = -bw;
+            d = -d;
         }
-        for (int c = 0; c < comps; c++) v[c] = a[c] + (b[c] - a[c]) * s;
-        if (rotation) {
-            float n = 1.0f / sqrtf(((v[0] * v[0] + v[1] * v[1]) + v[2] * v[2]) + v[3] * v[3]);
-            for (int c = 0; c < 4; c++) v[c] = v[c] * n;
-        }
-        for (int c = 0; c < comps; c++) soa->o[c][i] = v[c];
+        float A, B;
+        ossa__slerp_fit(d, &A, &B);
+        s = ossa__slerp_time(s, A, B);
+        float x = ax + (bx - ax) * s, y = ay + (by - ay) * s, z = az + (bz - az) * s, w = aw + (bw - aw) * s;
+        float n = 1.0f / sqrtf(((x * x + y * y) + z * z) + w * w);
+        soa->o[0][i] = x * n;
+        soa->o[1][i] = y * n;
+        soa->o[2][i] = z * n;
+        soa->o[3][i] = w * n;
     }
 }
 
