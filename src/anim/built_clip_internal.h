@@ -231,10 +231,10 @@ static inline float ossa__slerp_time(float s, float A, float B) {
 
 /* Decode + lerp kernels over the sampling context's SoA channel caches (sample_*.c): the
  * context keeps per packed channel only the quantised fields of its two keys (as floats, exact
- * below 2^24) and the segment's t0 and 1/dt; every frame the kernel decodes all channels at
- * once. For i in [begin, end): a_c = mn[c] + qa[c] * st[c], b_c likewise (c < 3), then
- * s = clamp((t - t0[i]) / dt[i], 0, 1) (dt +Inf: s = 0) and o = a + (b - a) * s. For `rotation` the keys are
- * in stored order (the three stored components, then the rebuilt one: sqrt(max(1 - ((x^2 +
+ * below 2^24) and the segment's start t0 and length dt; every frame the kernel decodes all
+ * channels at once. For i in [begin, end): a_c = mn[c] + qa[c] * st[c], b_c likewise (c < 3),
+ * s = clamp((t - t0[i]) / dt[i], 0, 1) (dt +Inf: s = 0) and o = a + (b - a) * s. For `rotation`
+ * the keys are in stored order (the three stored components, then the rebuilt one: sqrt(max(1 - ((x^2 +
  * y^2) + z^2), 0)), exactly ossa__packed_value's value), b is negated when the 4-component
  * dot (((a0 b0 + a1 b1) + a2 b2) + a3 b3) is negative (the shorter arc; the dot negated too),
  * s is corrected with ossa__slerp_fit / ossa__slerp_time of that dot, and o (4 components, in
