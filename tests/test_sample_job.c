@@ -10,6 +10,7 @@
 #include <string.h>
 
 #include "anim/built_clip_internal.h"
+#include "math/fast.h"
 #include "clip_gen.h"
 
 typedef struct fixture {
@@ -120,24 +121,25 @@ static void sample_fresh(const ossa_built_clip *bc, float t, bool loop, ossa_tra
     ossa_sampling_context_destroy(ctx);
 }
 
-/* Forward, backward, random order and switching between two clips on one context all give
- * what a fresh context gives, bit for bit. */
+/* Forward, backward, random order and switching between four clips (two compressed, two
+ * lossless: the context's slots change hands between packed and raw channels) on one context,
+ * larger than the clips need, all give what a fresh context gives, bit for bit. */
 static void test_context_paths_agree(void **state) {
     (void)state;
     fixture f = make_fixture(2, 9, 2), g = make_fixture(3, 9, 2);
     uint32_t J = 9, W = 64;
     ossa_sampling_context *ctx = NULL;
-    assert_int_equal(ossa_sampling_context_create(J, W, NULL, &ctx), OSSA_OK);
+    assert_int_equal(ossa_sampling_context_create(J + 4, W, NULL, &ctx), OSSA_OK);
     ossa_transform a[9], b[9];
     float wa[64], wb[64];
     uint64_t s = 5;
     for (int m = 0; m < 2; m++) {
-        const ossa_built_clip *clips[2] = {f.built[m], g.built[m]};
+        const ossa_built_clip *clips[4] = {f.built[m], g.built[m], f.built[1 - m], g.built[1 - m]};
         float lo = ossa_built_clip_start(clips[0]) - 0.3f, hi = ossa_built_clip_end(clips[0]) + 0.3f;
         float prev = lo;
         for (int k = 0; k < 1200; k++) {
             int phase = k / 300; /* forward 60 Hz, backward, random with clip switches, random jumps on one clip */
-            const ossa_built_clip *bc = phase == 2 && (ot_rand_u64(&s) & 1) ? clips[1] : clips[0];
+            const ossa_built_clip *bc = phase == 2 ? clips[ot_rand_u64(&s) % 4] : clips[0];
             float t = phase == 0   ? lo + (float)k / 60.0f
                       : phase == 1 ? hi - (float)(k - 300) / 97.0f
                       : phase == 2 ? ot_rand_float(&s, lo, hi)
@@ -159,24 +161,29 @@ static void test_context_paths_agree(void **state) {
     free_fixture(&g);
 }
 
-/* Every SIMD lerp kernel the CPU has gives the scalar kernel's bits (same operations, no FMA). */
+/* Every SIMD decode + lerp kernel the CPU has gives the scalar kernel's bits (same
+ * operations, no FMA), on keys of random bit widths and ranges (rotations: stored components
+ * within +-1, so the rebuilt one goes through 0 and the shorter-arc flip both ways), held keys
+ * and STEP segments (dt +Inf). */
 static void test_kernels_agree(void **state) {
     (void)state;
     enum { N = 45, M = N + OSSA__LERP_SLACK };
-    float t0[M] = {0}, inv[M] = {0}, ka[M] = {0}, kb[M] = {0}, a[4][M] = {{0}}, b[4][M] = {{0}}, o[4][M], r[4][M];
+    float t0[M] = {0}, dt[M] = {0}, qa[3][M] = {{0}}, qb[3][M] = {{0}}, mn[3][M] = {{0}}, st[3][M] = {{0}};
+    float o[4][M], r[4][M];
     uint64_t s = 11;
     for (int i = 0; i < N; i++) {
         t0[i] = ot_rand_float(&s, 0, 1);
-        inv[i] = i % 7 == 0 ? 0.0f : ot_rand_float(&s, 0.5f, 30);
-        ossa__slerp_fit(ot_rand_float(&s, 0, 1), &ka[i], &kb[i]);
-        ossa_quat qa = ot_rand_quat(&s), qb = ot_rand_quat(&s);
-        float fa[4] = {qa.x, qa.y, qa.z, qa.w}, fb[4] = {qb.x, qb.y, qb.z, qb.w};
-        for (int c = 0; c < 4; c++) {
-            a[c][i] = fa[c];
-            b[c][i] = fb[c];
+        dt[i] = i % 7 == 0 ? INFINITY : ot_rand_float(&s, 1.0f / 30, 2);
+        for (int c = 0; c < 3; c++) {
+            uint32_t bits = 1 + (uint32_t)(ot_rand_u64(&s) % OSSA__BC_MAX_BITS), top = (1u << bits) - 1u;
+            mn[c][i] = ot_rand_float(&s, -1.0f, 0.0f);
+            st[c][i] = ot_rand_float(&s, 0.0f, 1.0f) / (float)top;
+            qa[c][i] = (float)(uint32_t)(ot_rand_u64(&s) % (top + 1u));
+            qb[c][i] = i % 5 == 0 ? qa[c][i] : (float)(uint32_t)(ot_rand_u64(&s) % (top + 1u));
         }
     }
-    ossa__lerp_soa ref = {t0, inv, ka, kb, {a[0], a[1], a[2], a[3]}, {b[0], b[1], b[2], b[3]}, {r[0], r[1], r[2], r[3]}};
+    ossa__lerp_soa ref = {t0, dt, {qa[0], qa[1], qa[2]}, {qb[0], qb[1], qb[2]}, {mn[0], mn[1], mn[2]},
+                          {st[0], st[1], st[2]}, {r[0], r[1], r[2], r[3]}};
     ossa__lerp_soa got = ref;
     for (int c = 0; c < 4; c++) got.o[c] = o[c];
     struct {
@@ -205,11 +212,101 @@ static void test_kernels_agree(void **state) {
     printf("%d kernel comparisons\n", ran);
 }
 
+/* Every SIMD slerp kernel the CPU has gives ossa__slerp4's bits (the editable path) wherever it
+ * does not ask for the scalar fallback, and asks for it only outside the series' range: key
+ * pairs from nearly equal (4 series terms) to far apart (acos path), both signs of the dot. */
+static void test_slerp_kernels_agree(void **state) {
+    (void)state;
+    enum { N = 77, M = N + OSSA__LERP_SLACK };
+    float a[4][M] = {{0}}, b[4][M] = {{0}}, s[M] = {0}, o[4][M], r[4][M];
+    uint8_t fb[M], fr[M];
+    uint64_t seed = 5;
+    for (int i = 0; i < N; i++) {
+        ossa_quat qa = ot_rand_quat(&seed), qd = ot_rand_quat(&seed);
+        float fa[4] = {qa.x, qa.y, qa.z, qa.w}, f[4] = {qd.x, qd.y, qd.z, qd.w};
+        float spread = i % 4 == 0 ? 1.0f : i % 4 == 1 ? 0.3f : i % 4 == 2 ? 0.05f : 0.002f, n = 0.0f;
+        for (int c = 0; c < 4; c++) { /* b = a nudged towards a random direction, renormalised */
+            f[c] = fa[c] + spread * f[c];
+            n += f[c] * f[c];
+        }
+        for (int c = 0; c < 4; c++) {
+            a[c][i] = fa[c];
+            b[c][i] = (i % 3 == 0 ? -1.0f : 1.0f) * f[c] / sqrtf(n);
+        }
+        s[i] = i % 11 == 0 ? 0.0f : i % 13 == 0 ? 1.0f : ot_rand_float(&seed, 0, 1);
+    }
+    ossa__slerp_soa ref = {{a[0], a[1], a[2], a[3]}, {b[0], b[1], b[2], b[3]}, s, {r[0], r[1], r[2], r[3]}, fr};
+    ossa__slerp_soa got = {{a[0], a[1], a[2], a[3]}, {b[0], b[1], b[2], b[3]}, s, {o[0], o[1], o[2], o[3]}, fb};
+    ossa__slerp_scalar(&ref, 0, N);
+    for (int i = 0; i < N; i++) { /* the scalar kernel is ossa__slerp4 itself */
+        float qa[4] = {a[0][i], a[1][i], a[2][i], a[3][i]}, qb[4] = {b[0][i], b[1][i], b[2][i], b[3][i]}, q[4];
+        ossa__slerp4(qa, qb, s[i], q);
+        for (int c = 0; c < 4; c++) assert_memory_equal(&q[c], &r[c][i], sizeof(float));
+        assert_int_equal(fr[i], 0);
+    }
+    struct {
+        ossa__slerp_kernel fn;
+        bool ok;
+    } kernels[] = {
+        {ossa__slerp_sse, __builtin_cpu_supports("sse4.1")},
+        {ossa__slerp_avx2, __builtin_cpu_supports("avx2")},
+        {ossa__slerp_avx512, __builtin_cpu_supports("avx512f")},
+    };
+    int same = 0, fallback = 0;
+    for (int k = 0; k < 3; k++) {
+        if (!kernels[k].ok) continue;
+        for (uint32_t begin = 0; begin < 3; begin++) {
+            uint32_t end = N - begin * 2;
+            memset(fb, 0, sizeof fb);
+            kernels[k].fn(&got, begin, end);
+            for (uint32_t i = begin; i < end; i++) {
+                float d = fabsf(a[0][i] * b[0][i] + a[1][i] * b[1][i] + a[2][i] * b[2][i] + a[3][i] * b[3][i]);
+                if (fb[i]) {
+                    assert_true(d < 0.7f);
+                    fallback++;
+                    continue;
+                }
+                for (int c = 0; c < 4; c++) assert_memory_equal(&o[c][i], &r[c][i], sizeof(float));
+                same++;
+            }
+        }
+    }
+    printf("slerp kernels: %d lanes bit-identical, %d scalar fallbacks\n", same, fallback);
+}
+
+/* The POPCNT key rank counts what the portable one counts, at every end of random masks. */
+static void test_mask_rank_agree(void **state) {
+    (void)state;
+    if (!__builtin_cpu_supports("popcnt")) {
+        printf("SKIP: the CPU has no POPCNT\n");
+        return;
+    }
+    unsigned char mask[64 + 8];
+    uint64_t seed = 3;
+    int checked = 0;
+    for (int round = 0; round < 20; round++) {
+        uint32_t density = (uint32_t)(ot_rand_u64(&seed) % 100);
+        memset(mask, 0, sizeof mask);
+        for (uint32_t b = 0; b < 64 * 8; b++)
+            if (ot_rand_u64(&seed) % 100 < density) mask[b / 8] |= (unsigned char)(1u << (b % 8));
+        for (uint32_t end = 0; end <= 64 * 8; end++) {
+            uint32_t slow = 0;
+            for (uint32_t b = 0; b < end; b++) slow += (mask[b / 8] >> (b % 8)) & 1u;
+            assert_int_equal(ossa__mask_rank(mask, end), slow);
+            assert_int_equal(ossa__mask_rank_popcnt(mask, end), slow);
+            checked++;
+        }
+    }
+    printf("%d mask ranks\n", checked);
+}
+
 int main(void) {
     const struct CMUnitTest tests[] = {
         cmocka_unit_test(test_validate_fields),
         cmocka_unit_test(test_context_paths_agree),
         cmocka_unit_test(test_kernels_agree),
+        cmocka_unit_test(test_slerp_kernels_agree),
+        cmocka_unit_test(test_mask_rank_agree),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
 }

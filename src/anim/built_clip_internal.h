@@ -84,7 +84,7 @@ static inline uint32_t ossa__float_ord(float f) {
     return (u & 0x80000000u) ? ~u : (u | 0x80000000u);
 }
 static inline float ossa__ord_float(uint32_t o) {
-    uint32_t u = (o & 0x80000000u) ? (o & 0x7FFFFFFFu) : ~o;
+    uint32_t u = o ^ ((0u - (~o >> 31)) | 0x80000000u); /* top bit set: clear it; else: all bits flipped */
     float f;
     memcpy(&f, &u, 4);
     return f;
@@ -214,6 +214,9 @@ static inline uint32_t ossa__mask_rank(const unsigned char *mask, uint32_t end) 
     return r;
 }
 
+/* ossa__mask_rank with the POPCNT instruction (sample_job.c; only where the CPU has it). */
+uint32_t ossa__mask_rank_popcnt(const unsigned char *mask, uint32_t end);
+
 /* Coefficients of the slerp-like time correction of nlerp for keys with dot product d >= 0
  * (Zeux, "Approximating slerp"): s' = s + s (s - 1/2) (s - 1) (A (s - 1/2)^2 + B). */
 static inline void ossa__slerp_fit(float d, float *A, float *B) {
@@ -226,16 +229,23 @@ static inline float ossa__slerp_time(float s, float A, float B) {
     return s + ((s * h) * (s - 1.0f)) * k;
 }
 
-/* Lerp kernels over the sampling context's SoA channel caches (sample_*.c). For i in
- * [begin, end): s = clamp((t - t0[i]) * inv[i], 0, 1), o = a + (b - a) * s; for `rotation`
- * (4 components, else 3) s is first corrected with ossa__slerp_time(s, ka[i], kb[i]) and o is
- * normalised. All kernels give bit-identical results (same operations, no FMA) for [begin,
- * end); the SIMD ones run whole vectors, reading and writing up to OSSA__LERP_SLACK - 1
- * entries past `end` (every array has that many spare entries). */
+/* Decode + lerp kernels over the sampling context's SoA channel caches (sample_*.c): the
+ * context keeps per packed channel only the quantised fields of its two keys (as floats, exact
+ * below 2^24) and the segment's start t0 and length dt; every frame the kernel decodes all
+ * channels at once. For i in [begin, end): a_c = mn[c] + qa[c] * st[c], b_c likewise (c < 3),
+ * s = clamp((t - t0[i]) / dt[i], 0, 1) (dt +Inf: s = 0) and o = a + (b - a) * s. For `rotation`
+ * the keys are in stored order (the three stored components, then the rebuilt one: sqrt(max(1 - ((x^2 +
+ * y^2) + z^2), 0)), exactly ossa__packed_value's value), b is negated when the 4-component
+ * dot (((a0 b0 + a1 b1) + a2 b2) + a3 b3) is negative (the shorter arc; the dot negated too),
+ * s is corrected with ossa__slerp_fit / ossa__slerp_time of that dot, and o (4 components, in
+ * stored order: the caller puts component 3 at `drop`) is normalised. All kernels give
+ * bit-identical results (same operations, no FMA) for [begin, end); the SIMD ones run whole
+ * vectors, reading and writing up to OSSA__LERP_SLACK - 1 entries past `end` (every array has
+ * that many spare entries holding finite values). */
 #define OSSA__LERP_SLACK 16u
 typedef struct ossa__lerp_soa {
-    const float *t0, *inv, *ka, *kb;
-    const float *a[4], *b[4];
+    const float *t0, *dt;
+    const float *qa[3], *qb[3], *mn[3], *st[3];
     float *o[4];
 } ossa__lerp_soa;
 typedef void (*ossa__lerp_kernel)(const ossa__lerp_soa *soa, float t, uint32_t begin, uint32_t end, bool rotation);
@@ -243,6 +253,23 @@ void ossa__lerp_scalar(const ossa__lerp_soa *soa, float t, uint32_t begin, uint3
 void ossa__lerp_sse(const ossa__lerp_soa *soa, float t, uint32_t begin, uint32_t end, bool rotation);
 void ossa__lerp_avx2(const ossa__lerp_soa *soa, float t, uint32_t begin, uint32_t end, bool rotation);
 void ossa__lerp_avx512(const ossa__lerp_soa *soa, float t, uint32_t begin, uint32_t end, bool rotation);
+
+/* Exact slerp kernels over the context's SoA caches of raw rotation channels (lossless keys):
+ * for i in [begin, end), o = ossa__slerp4(a, b, s[i]) bit for bit (the editable path: shorter
+ * arc, Eberly's series with 4 / 6 / 8 terms by the dot, normalised), or fallback[i] = 1 where
+ * the series does not apply (dot below 0.7, a non-finite or zero length: the caller runs
+ * ossa__slerp4 there; o is then undefined). The scalar kernel is ossa__slerp4 itself (never
+ * flags). The SIMD ones run whole vectors like the lerp kernels (OSSA__LERP_SLACK). */
+typedef struct ossa__slerp_soa {
+    const float *a[4], *b[4], *s;
+    float *o[4];
+    uint8_t *fallback;
+} ossa__slerp_soa;
+typedef void (*ossa__slerp_kernel)(const ossa__slerp_soa *soa, uint32_t begin, uint32_t end);
+void ossa__slerp_scalar(const ossa__slerp_soa *soa, uint32_t begin, uint32_t end);
+void ossa__slerp_sse(const ossa__slerp_soa *soa, uint32_t begin, uint32_t end);
+void ossa__slerp_avx2(const ossa__slerp_soa *soa, uint32_t begin, uint32_t end);
+void ossa__slerp_avx512(const ossa__slerp_soa *soa, uint32_t begin, uint32_t end);
 
 /* ---- error measurement (clip_error.c) ---- */
 /* The measurement grid of an editable clip: the union of every track's key times (joints

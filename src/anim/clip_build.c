@@ -451,9 +451,11 @@ static ossa_result write_clip(builder *B, ossa_built_clip **out) {
         ossa__free(B->alloc, order);
         return OSSA_ERROR_OUT_OF_MEMORY;
     }
-    for (uint32_t i = 0; i < B->nch; i++) {
+    /* rotations first: the sampler's slerp kernel runs over the leading rotation channels */
+    for (uint32_t j = 0; j < 2 * B->nch; j++) {
+        uint32_t i = j % B->nch;
         const ossa_track *t = B->ch[i].src;
-        if (B->ch[i].mode != MODE_RAW) continue;
+        if (B->ch[i].mode != MODE_RAW || (B->ch[i].kind == OSSA__CH_R) != (j < B->nch)) continue;
         uint32_t k = 0;
         while (k < nclock && !(clock_src[k]->key_count == t->key_count &&
                                !memcmp(clock_src[k]->times, t->times, t->key_count * sizeof(float))))

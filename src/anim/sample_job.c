@@ -6,57 +6,117 @@
 #include <stdlib.h>
 #include <string.h>
 
+#if defined(__SSE2__)
+#include <emmintrin.h> /* x86-64 baseline: the stale-channel compare, 4 at a time */
+#endif
+
 #include "anim/built_clip_internal.h"
 #include "anim/track_internal.h"
 #include "core/alloc.h"
 
-#define RAW_CACHE 8u /* floats per raw channel's decoded-key cache: keys k, k + 1 of T/R/S LINEAR or STEP */
+/* What a cached raw channel's two-key view gives this frame (ossa__interpolate's cases). */
+enum { RM_NONE, RM_A, RM_B, RM_LERP };
+#define RI_STEP 0x80u   /* STEP interpolation */
+#define RI_SINGLE 0x40u /* its clock has one key: only key 0 (in ra) */
+_Static_assert(sizeof(ossa_transform) == 10 * sizeof(float), "the cached raw channels address the pose as floats");
 
+/* The per-channel caches share one pool of slots, 3 * max_joints + 2 * OSSA__LERP_SLACK per
+ * array: a clip's packed channels use slots [0, P) (then OSSA__LERP_SLACK spare slots for the
+ * kernels), its cached raw channels the slots after them (raw pointers set at a clip switch):
+ * a channel is either packed or raw, so one clip never needs more than 3 * joints of them. */
 struct ossa_sampling_context {
     ossa_allocator allocator;
     size_t size;
     uint32_t max_joints, max_weights;
+    uint32_t slots;       /* entries per pool array */
     uint64_t clip_id; /* clip the caches belong to; 0 = none */
     uint32_t *clock_key;  /* per clock: key cursor */
-    uint32_t *cursor;     /* per packed channel: grid index of the cached key a, UINT32_MAX = none */
+    float *cs;            /* per clock: this frame's interpolation parameter */
+    uint8_t *cm;          /* per clock: this frame's case (RM_A, RM_B or RM_LERP) */
+    /* packed channels */
+    uint32_t *cursor;     /* grid index of the cached key a, UINT32_MAX = none */
     uint32_t *rank;       /* its value index */
     uint32_t *next;       /* grid index of the key after it (grid_count = none) */
-    float *lo, *hi;       /* the cached segment is valid for lo <= t < hi */
-    float *t0, *inv, *ka, *kb;
-    float *a[4], *b[4], *o[4];
-    uint8_t *flip;        /* per packed channel: 1 = b holds key b negated (the shorter arc) */
-    uint32_t raw_cap;     /* raw channels with a decoded-key cache: 3 * max_joints */
-    uint32_t *rk;         /* per raw channel: the key k whose keys k, k + 1 are in rv (UINT32_MAX = none) */
-    float *rv;            /* per raw channel: RAW_CACHE floats (two keys of up to 4 lanes; CUBIC: none) */
+    uint32_t *pdst;       /* its float offset in the output pose (copied from the clip at a switch) */
+    uint8_t *pdrop;       /* rotations: the component rebuilt (copied likewise) */
+    float *t0, *hi;       /* the segment starts at t0 and is valid for t0 <= t < hi (t >= the clip start) */
+    float *dt;            /* its length (+Inf: STEP or the last key, s = 0) */
+    float *qa[3], *qb[3]; /* the quantised fields of its keys a and b, as floats */
+    float *mn[3], *st[3]; /* the channel's range (copied from the clip at a switch) */
+    float *o[4];          /* the kernels' output (rotations in stored order) */
+    uint8_t *pool_b;      /* one more byte array of the pool (the raw channels' rinfo) */
+    /* raw channels: slots after the packed ones (same arrays) */
+    uint32_t rc;          /* raw channels that may be cached: the first rc of the clip */
+    uint32_t rot_end;     /* 1 + the last cached raw rotation channel (the builder puts them first) */
+    uint32_t uncached;    /* raw channels of the clip without a cache (CUBIC, weights, beyond rc) */
+    bool redecode;        /* the caches must be checked although no clock changed key (clip switch) */
+    uint32_t *rk;         /* the key k whose keys k, k + 1 are in ra, rb (UINT32_MAX = none) */
+    uint32_t *rclock;     /* its clock */
+    uint32_t *rdst;       /* its float offset in the output pose */
+    uint32_t *rper;       /* the bits of one key (its lanes' sum) */
+    uint8_t *rinfo;       /* 0 = no cache, else components | RI_STEP | RI_SINGLE */
+    uint8_t *rflag;       /* the slerp kernel's fallback flags */
+    float *ra[4], *rb[4]; /* (LINEAR / STEP T/R/S) its decoded keys k and k + 1 */
+    float *rs, *ro[4];    /* this frame: its interpolation parameter, the slerp kernel's output */
 };
 
 /* ---------------------------------------------------------------- kernels */
 
+/* The dropped component of a rotation key, as ossa__packed_value rebuilds it. */
+static inline float rebuild(float x, float y, float z) {
+    float r2 = 1.0f - ((x * x + y * y) + z * z);
+    r2 = r2 > 0.0f ? r2 : 0.0f;
+    return sqrtf(r2);
+}
+
+/* Named scalars, no small arrays: GCC would pack array lanes into SSE registers through the
+ * stack and stall on every store it reloads wider. */
 void ossa__lerp_scalar(const ossa__lerp_soa *soa, float t, uint32_t begin, uint32_t end, bool rotation) {
-    const float *t0 = soa->t0, *inv = soa->inv;
-    if (rotation) {
-        for (uint32_t i = begin; i < end; i++) {
-            float s = (t - t0[i]) * inv[i];
-            s = s > 0.0f ? s : 0.0f;
-            s = s < 1.0f ? s : 1.0f;
-            s = ossa__slerp_time(s, soa->ka[i], soa->kb[i]);
-            float x = soa->a[0][i] + (soa->b[0][i] - soa->a[0][i]) * s;
-            float y = soa->a[1][i] + (soa->b[1][i] - soa->a[1][i]) * s;
-            float z = soa->a[2][i] + (soa->b[2][i] - soa->a[2][i]) * s;
-            float w = soa->a[3][i] + (soa->b[3][i] - soa->a[3][i]) * s;
-            float n = 1.0f / sqrtf(((x * x + y * y) + z * z) + w * w);
-            soa->o[0][i] = x * n;
-            soa->o[1][i] = y * n;
-            soa->o[2][i] = z * n;
-            soa->o[3][i] = w * n;
-        }
-        return;
-    }
     for (uint32_t i = begin; i < end; i++) {
-        float s = (t - t0[i]) * inv[i];
+        float s = (t - soa->t0[i]) / soa->dt[i];
         s = s > 0.0f ? s : 0.0f;
         s = s < 1.0f ? s : 1.0f;
-        for (int c = 0; c < 3; c++) soa->o[c][i] = soa->a[c][i] + (soa->b[c][i] - soa->a[c][i]) * s;
+        float m0 = soa->mn[0][i], m1 = soa->mn[1][i], m2 = soa->mn[2][i];
+        float s0 = soa->st[0][i], s1 = soa->st[1][i], s2 = soa->st[2][i];
+        float ax = m0 + soa->qa[0][i] * s0, ay = m1 + soa->qa[1][i] * s1, az = m2 + soa->qa[2][i] * s2;
+        float bx = m0 + soa->qb[0][i] * s0, by = m1 + soa->qb[1][i] * s1, bz = m2 + soa->qb[2][i] * s2;
+        if (!rotation) {
+            soa->o[0][i] = ax + (bx - ax) * s;
+            soa->o[1][i] = ay + (by - ay) * s;
+            soa->o[2][i] = az + (bz - az) * s;
+            continue;
+        }
+        float aw = rebuild(ax, ay, az), bw = rebuild(bx, by, bz);
+        float d = ((ax * bx + ay * by) + az * bz) + aw * bw;
+        if (d < 0.0f) { /* the shorter arc */
+            bx = -bx;
+            by = -by;
+            bz = -bz;
+            bw = -bw;
+            d = -d;
+        }
+        float A, B;
+        ossa__slerp_fit(d, &A, &B);
+        s = ossa__slerp_time(s, A, B);
+        float x = ax + (bx - ax) * s, y = ay + (by - ay) * s, z = az + (bz - az) * s, w = aw + (bw - aw) * s;
+        float n = 1.0f / sqrtf(((x * x + y * y) + z * z) + w * w);
+        soa->o[0][i] = x * n;
+        soa->o[1][i] = y * n;
+        soa->o[2][i] = z * n;
+        soa->o[3][i] = w * n;
+    }
+}
+
+void ossa__slerp_scalar(const ossa__slerp_soa *soa, uint32_t begin, uint32_t end) {
+    for (uint32_t i = begin; i < end; i++) {
+        float a[4], b[4], o[4];
+        for (int c = 0; c < 4; c++) {
+            a[c] = soa->a[c][i];
+            b[c] = soa->b[c][i];
+        }
+        ossa__slerp4(a, b, soa->s[i], o);
+        for (int c = 0; c < 4; c++) soa->o[c][i] = o[c];
+        soa->fallback[i] = 0;
     }
 }
 
@@ -75,28 +135,68 @@ static bool cpu_has(int k) {
 #endif
 }
 
-static _Atomic(ossa__lerp_kernel) chosen; /* NULL (static storage); clang refuses "= NULL" for an atomic function pointer */
+static atomic_int chosen; /* the kernel level + 1; 0 = not chosen yet */
 
-static ossa__lerp_kernel choose_kernel(void) {
-    ossa__lerp_kernel k = atomic_load(&chosen);
-    if (k) return k;
+static int choose_level(void) {
+    int k = atomic_load(&chosen);
+    if (k) return k - 1;
     int cap = K_AVX512;
     const char *e = getenv("OSSA_SAMPLE_KERNEL");
     if (e && !strcmp(e, "scalar")) cap = K_SCALAR;
     else if (e && !strcmp(e, "sse")) cap = K_SSE;
     else if (e && !strcmp(e, "avx2")) cap = K_AVX2;
-    static const ossa__lerp_kernel table[] = {ossa__lerp_scalar, ossa__lerp_sse, ossa__lerp_avx2, ossa__lerp_avx512};
     int best = K_SCALAR;
     for (int i = K_SSE; i <= cap; i++)
         if (cpu_has(i)) best = i;
-    k = table[best];
-    atomic_store(&chosen, k);
-    return k;
+    atomic_store(&chosen, best + 1);
+    return best;
+}
+
+static ossa__lerp_kernel choose_kernel(void) {
+    static const ossa__lerp_kernel table[] = {ossa__lerp_scalar, ossa__lerp_sse, ossa__lerp_avx2, ossa__lerp_avx512};
+    return table[choose_level()];
+}
+
+static ossa__slerp_kernel choose_slerp(void) {
+    static const ossa__slerp_kernel table[] = {ossa__slerp_scalar, ossa__slerp_sse, ossa__slerp_avx2, ossa__slerp_avx512};
+    return table[choose_level()];
+}
+
+/* ossa__mask_rank with the POPCNT instruction, 64 bits at a time (same count). */
+#if defined(__x86_64__) || defined(__i386__)
+__attribute__((target("popcnt")))
+#endif
+uint32_t ossa__mask_rank_popcnt(const unsigned char *mask, uint32_t end) {
+    uint32_t r = 0, pos = 0;
+    uint64_t w;
+    for (; pos + 64 <= end; pos += 64) {
+        memcpy(&w, mask + pos / 8, 8);
+        r += (uint32_t)__builtin_popcountll(w);
+    }
+    if (pos < end) {
+        memcpy(&w, mask + pos / 8, 8);
+        r += (uint32_t)__builtin_popcountll(w & ((1ull << (end - pos)) - 1u));
+    }
+    return r;
+}
+
+static bool use_popcnt(void) {
+#if defined(__x86_64__) || defined(__i386__)
+    static atomic_int known; /* 0 = not yet, 1 = no, 2 = yes */
+    int k = atomic_load(&known);
+    if (!k) {
+        k = choose_level() > K_SCALAR && __builtin_cpu_supports("popcnt") ? 2 : 1;
+        atomic_store(&known, k);
+    }
+    return k == 2;
+#else
+    return false;
+#endif
 }
 
 const char *ossa__sample_kernel_name(void) {
-    ossa__lerp_kernel k = choose_kernel();
-    return k == ossa__lerp_avx512 ? "avx512" : k == ossa__lerp_avx2 ? "avx2" : k == ossa__lerp_sse ? "sse4.1" : "scalar";
+    static const char *names[] = {"scalar", "sse4.1", "avx2", "avx512"};
+    return names[choose_level()];
 }
 
 /* ---------------------------------------------------------------- context */
@@ -106,18 +206,14 @@ ossa_result ossa_sampling_context_create(uint32_t max_joints, uint32_t max_weigh
     if (!out) return OSSA_ERROR_INVALID_ARGUMENT;
     *out = NULL;
     if (max_joints > (1u << 24) || max_weights > (1u << 24)) return OSSA_ERROR_INVALID_ARGUMENT;
-    size_t P = (size_t)max_joints * 3u + OSSA__LERP_SLACK, C = (size_t)max_joints * 3u + max_weights;
+    size_t N = (size_t)max_joints * 3u + 2u * OSSA__LERP_SLACK, C = (size_t)max_joints * 3u + max_weights;
     ossa__layout L = {0, false};
     size_t o_ctx = ossa__layout_add(&L, 1, sizeof(ossa_sampling_context));
-    size_t o_clock = ossa__layout_add(&L, C, sizeof(uint32_t));
-    size_t o_cursor = ossa__layout_add(&L, P * 3, sizeof(uint32_t));
+    size_t o_clock = ossa__layout_add(&L, C, sizeof(uint32_t)), o_cs = ossa__layout_add(&L, C, sizeof(float));
+    size_t o_u = ossa__layout_add(&L, N * 4, sizeof(uint32_t));
     /* the floats are zeroed once so the kernels' spare lanes compute on finite values */
-    size_t o_f[18];
-    for (int i = 0; i < 18; i++) o_f[i] = ossa__layout_add(&L, P, sizeof(float));
-    size_t raw_cap = (size_t)max_joints * 3u;
-    size_t o_rk = ossa__layout_add(&L, raw_cap, sizeof(uint32_t));
-    size_t o_rv = ossa__layout_add(&L, raw_cap * RAW_CACHE, sizeof(float));
-    size_t o_flip = ossa__layout_add(&L, P, 1);
+    size_t o_f = ossa__layout_add(&L, N * 19, sizeof(float));
+    size_t o_b = ossa__layout_add(&L, N * 2, 1), o_cm = ossa__layout_add(&L, C, 1);
     (void)o_ctx;
     if (L.overflow) return OSSA_ERROR_OUT_OF_MEMORY;
     unsigned char *mem = ossa__alloc(allocator, L.size);
@@ -128,27 +224,28 @@ ossa_result ossa_sampling_context_create(uint32_t max_joints, uint32_t max_weigh
     c->size = L.size;
     c->max_joints = max_joints;
     c->max_weights = max_weights;
+    c->slots = (uint32_t)N;
     c->clock_key = (uint32_t *)(mem + o_clock);
-    c->cursor = (uint32_t *)(mem + o_cursor);
-    c->rank = c->cursor + P;
-    c->next = c->rank + P;
-    float *f[18];
-    for (int i = 0; i < 18; i++) f[i] = (float *)(mem + o_f[i]);
-    c->lo = f[0];
-    c->hi = f[1];
-    c->t0 = f[2];
-    c->inv = f[3];
-    c->ka = f[16];
-    c->kb = f[17];
-    c->flip = mem + o_flip;
-    c->raw_cap = (uint32_t)raw_cap;
-    c->rk = (uint32_t *)(mem + o_rk);
-    c->rv = (float *)(mem + o_rv);
-    for (int i = 0; i < 4; i++) {
-        c->a[i] = f[4 + i];
-        c->b[i] = f[8 + i];
-        c->o[i] = f[12 + i];
+    c->cs = (float *)(mem + o_cs);
+    c->cm = mem + o_cm;
+    uint32_t *u = (uint32_t *)(mem + o_u);
+    c->cursor = u;
+    c->rank = u + N;
+    c->next = u + 2 * N;
+    c->pdst = u + 3 * N;
+    c->pdrop = mem + o_b;
+    c->pool_b = mem + o_b + N;
+    float *f = (float *)(mem + o_f);
+    c->t0 = f;
+    c->hi = f + N;
+    c->dt = f + 2 * N;
+    for (size_t i = 0; i < 3; i++) {
+        c->qa[i] = f + (3 + i) * N;
+        c->qb[i] = f + (6 + i) * N;
+        c->mn[i] = f + (9 + i) * N;
+        c->st[i] = f + (12 + i) * N;
     }
+    for (size_t i = 0; i < 4; i++) c->o[i] = f + (15 + i) * N;
     *out = c;
     return OSSA_OK;
 }
@@ -189,128 +286,60 @@ static uint32_t grid_find(const ossa_built_clip *clip, float t) {
     return lo - 1;
 }
 
-/* Stale packed channels are refilled in batches of SEEK_BATCH: first each one's keys are
- * located (locate: integer work on the key mask), then every key of the batch is decoded and
- * its segment written (refill): loops over independent channels the CPU overlaps, instead of
- * one long chain (find, decode a, decode b, dot, fit) per channel. */
-#define SEEK_BATCH 64u
-typedef struct seek_batch {
-    uint32_t n;
-    uint32_t ch[SEEK_BATCH];
-    uint32_t rank[SEEK_BATCH]; /* value index of key a */
-    uint8_t reuse[SEEK_BATCH]; /* key a = the cached key b */
-    uint8_t hold[SEEK_BATCH];  /* a is the last key */
-} seek_batch;
+/* Key k's quantised fields of packed channel i into q[0..2][i], as floats. */
+static inline void load_key(float *const q[3], uint32_t i, const unsigned char *block, const ossa__bc_packed *p, uint32_t G,
+                            uint32_t k) {
+    uint32_t f[3];
+    ossa__packed_fields(block, p, G, k, f);
+    for (int c = 0; c < 3; c++) q[c][i] = (float)f[c];
+}
 
-/* Finds packed channel i's segment for time t: O(1) for one key forward (the decoded key b
- * becomes key a); further ahead within 32 grid steps, the grid position (one binary search per
- * frame, shared by every channel, *u < 0 = not yet found) and the keys up to it counted in one
- * mask window; else the key mask around the grid position. Queues the channel for refill. */
-static void locate(ossa_sampling_context *c, const ossa_built_clip *clip, uint32_t i, float t, int64_t *u, seek_batch *sb) {
+/* Seeks packed channel i's segment for time t and loads its keys' fields, when it is not one
+ * key forward (the caller's inline path): within 32 grid steps ahead, the keys up to the grid
+ * position (one binary search per frame, shared by every channel, *u < 0 = not yet found)
+ * counted in one mask window; else the key mask around the grid position, its rank a popcount.
+ * The kernels decode the fields every frame. */
+static __attribute__((noinline)) void locate(ossa_sampling_context *c, const ossa_built_clip *clip, uint32_t i, float t,
+                                             int64_t *u, bool popcnt) {
     const ossa__bc_packed *p = &clip->packed[i];
     const unsigned char *mask = clip->base + p->data_off;
     const float *grid = clip->grid;
     uint32_t G = clip->h->grid_count, a = c->cursor[i], rank = c->rank[i], n = c->next[i];
-    bool found = false, reuse = false;
-    if (a != UINT32_MAX && n < G && t >= grid[n]) {
-        /* one step forward: the new key a is the old key b, already decoded */
-        a = n;
-        rank++;
-        n = ossa__mask_next(mask, a + 1, G);
-        found = reuse = n >= G || t < grid[n];
-        if (!found) { /* further ahead: the grid position, and the keys up to it counted in one window */
-            if (*u < 0) *u = grid_find(clip, t);
-            uint32_t U = (uint32_t)*u;
-            if (U >= n && U - n < 32u) {
-                uint32_t w = ossa__bits_read(mask, n, U - n + 1); /* bit 0 (= key n) is set */
-                uint32_t last = 31u - (uint32_t)__builtin_clz(w);
-                rank += ossa__popcount32(w);
-                a = n + last;
-                n = ossa__mask_next(mask, a + 1, G);
-                found = true;
-            }
-        }
+    if (*u < 0) *u = grid_find(clip, t);
+    uint32_t U = (uint32_t)*u;
+    if (a != UINT32_MAX && n < G && U >= n && U - n < 32u) { /* ahead: bit 0 of the window (= key n) is set */
+        uint32_t w = ossa__bits_read(mask, n, U - n + 1);
+        rank += ossa__popcount32(w);
+        a = n + 31u - (uint32_t)__builtin_clz(w);
+    } else {
+        a = ossa__mask_prev(mask, U);
+        rank = popcnt ? ossa__mask_rank_popcnt(mask, a) : ossa__mask_rank(mask, a);
     }
-    if (!found) {
-        if (*u < 0) *u = grid_find(clip, t);
-        a = ossa__mask_prev(mask, (uint32_t)*u);
-        rank = ossa__mask_rank(mask, a);
-        n = ossa__mask_next(mask, a + 1, G);
-    }
+    n = ossa__mask_next(mask, a + 1, G);
     c->cursor[i] = a;
     c->rank[i] = rank;
     c->next[i] = n;
-    c->lo[i] = a == 0 ? -INFINITY : grid[a];
     c->t0[i] = grid[a];
-    bool hold = n >= G;
-    c->hi[i] = hold ? INFINITY : grid[n];
-    uint32_t k = sb->n++;
-    sb->ch[k] = i;
-    sb->rank[k] = rank;
-    sb->reuse[k] = (uint8_t)(found && reuse);
-    sb->hold[k] = (uint8_t)hold;
+    load_key(c->qa, i, clip->base, p, G, rank);
+    if (n >= G) { /* the last key: hold it */
+        c->hi[i] = INFINITY;
+        c->dt[i] = INFINITY;
+        for (int k = 0; k < 3; k++) c->qb[k][i] = c->qa[k][i];
+    } else {
+        c->hi[i] = grid[n];
+        c->dt[i] = p->interp == OSSA_INTERP_STEP ? INFINITY : grid[n] - grid[a];
+        load_key(c->qb, i, clip->base, p, G, rank + 1);
+    }
 }
 
-/* Decodes the batch's keys and writes each channel's segment (values as ossa__packed_value
- * gives them, operation for operation). */
-static void refill(ossa_sampling_context *c, const ossa_built_clip *clip, seek_batch *sb) {
-    uint32_t G = clip->h->grid_count, n = sb->n;
-    uint32_t qa[SEEK_BATCH][3], qb[SEEK_BATCH][3];
-    for (uint32_t k = 0; k < n; k++) { /* integer pass: the bit fields */
-        const ossa__bc_packed *p = &clip->packed[sb->ch[k]];
-        if (!sb->reuse[k]) ossa__packed_fields(clip->base, p, G, sb->rank[k], qa[k]);
-        if (!sb->hold[k]) ossa__packed_fields(clip->base, p, G, sb->rank[k] + 1, qb[k]);
-    }
-    for (uint32_t k = 0; k < n; k++) { /* float pass */
-        uint32_t i = sb->ch[k];
-        const ossa__bc_packed *p = &clip->packed[i];
-        float va[4], vb[4];
-        if (sb->reuse[k]) { /* key b as decoded: undo the flip (exact) */
-            float sign = c->flip[i] ? -1.0f : 1.0f;
-            for (int j = 0; j < 4; j++) va[j] = c->b[j][i] * sign;
-        } else {
-            ossa__packed_value(p, qa[k], va);
-        }
-        c->flip[i] = 0;
-        if (sb->hold[k]) { /* the last key: hold it */
-            memcpy(vb, va, sizeof va);
-            c->inv[i] = 0.0f;
-        } else {
-            ossa__packed_value(p, qb[k], vb);
-            c->inv[i] = p->interp == OSSA_INTERP_STEP ? 0.0f : 1.0f / (c->hi[i] - c->t0[i]);
-        }
-        if (p->kind == OSSA__CH_R) {
-            float dot = va[0] * vb[0] + va[1] * vb[1] + va[2] * vb[2] + va[3] * vb[3];
-            if (dot < 0.0f) { /* the shorter arc */
-                for (int j = 0; j < 4; j++) vb[j] = -vb[j];
-                c->flip[i] = 1;
-                dot = va[0] * vb[0] + va[1] * vb[1] + va[2] * vb[2] + va[3] * vb[3];
-            }
-            ossa__slerp_fit(dot, &c->ka[i], &c->kb[i]);
-        }
-        for (int j = 0; j < 4; j++) {
-            c->a[j][i] = va[j];
-            c->b[j][i] = vb[j];
-        }
-    }
-    sb->n = 0;
-}
-
-/* Decodes one key's lanes of a packed raw channel starting at bit pos: one 64-bit window
- * serves several lanes (the stream is followed by >= 8 readable bytes). */
+/* Decodes one key's lanes of a packed raw channel starting at bit pos: one 64-bit window per
+ * lane (the stream is followed by >= 8 readable bytes). */
 static inline void decode_lanes(const unsigned char *p, uint64_t pos, const ossa__bc_lane *ln, uint32_t lanes, float *out) {
-    uint64_t w = 0;
-    uint32_t avail = 0;
-    for (uint32_t l = 0; l < lanes; l++) {
+    for (uint32_t l = 0; l < lanes; l++) { /* one window per lane: 7 + 32 bits fit, no branch */
+        uint64_t w;
         uint32_t b = ln[l].bits;
-        if (b > avail) {
-            memcpy(&w, p + (pos >> 3), 8);
-            w >>= (pos & 7u);
-            avail = 64u - (uint32_t)(pos & 7u);
-        }
-        out[l] = ossa__ord_float(ln[l].base + (uint32_t)(w & ((1ull << b) - 1u)));
-        w = b < 64 ? w >> b : 0;
-        avail -= b;
+        memcpy(&w, p + (pos >> 3), 8);
+        out[l] = ossa__ord_float(ln[l].base + (uint32_t)((w >> (pos & 7u)) & ((1ull << b) - 1u)));
         pos += b;
     }
 }
@@ -336,55 +365,189 @@ ossa_result ossa_sample_job_run(ossa_sample_job *job) {
     ossa_sampling_context *c = job->context;
     if (c->clip_id != clip->id) {
         memset(c->clock_key, 0, h->clock_count * sizeof(uint32_t));
-        for (uint32_t i = 0; i < h->packed_count; i++) {
+        uint32_t P0 = h->packed_count, off = P0 + OSSA__LERP_SLACK; /* validate: P0 <= 3 * max_joints */
+        for (uint32_t i = 0; i < P0; i++) {
+            const ossa__bc_packed *p = &clip->packed[i];
             c->cursor[i] = UINT32_MAX;
-            c->lo[i] = INFINITY;
+            c->t0[i] = INFINITY;
             c->hi[i] = -INFINITY;
+            c->pdst[i] = p->joint * 10u + (p->kind == OSSA__CH_T ? 0u : p->kind == OSSA__CH_R ? 3u : 7u);
+            c->pdrop[i] = p->drop;
+            for (int k = 0; k < 3; k++) {
+                c->mn[k][i] = p->min[k];
+                c->st[k][i] = p->step[k];
+            }
         }
-        for (uint32_t i = 0; i < h->raw_count && i < c->raw_cap; i++) c->rk[i] = UINT32_MAX;
+        /* the raw channels' caches: the pool slots after the packed channels' */
+        c->rk = c->cursor + off;
+        c->rclock = c->rank + off;
+        c->rdst = c->next + off;
+        c->rper = c->pdst + off;
+        c->rflag = c->pdrop + off;
+        c->rinfo = c->pool_b + off;
+        for (int l = 0; l < 3; l++) {
+            c->ra[l] = c->qa[l] + off;
+            c->rb[l] = c->qb[l] + off;
+        }
+        c->ra[3] = c->mn[0] + off;
+        c->rb[3] = c->mn[1] + off;
+        c->rs = c->mn[2] + off;
+        for (int l = 0; l < 4; l++) c->ro[l] = c->o[l] + off;
+        c->rc = c->slots - off - OSSA__LERP_SLACK; /* the 3 * max_joints - P0 slots left */
+        if (c->rc > h->raw_count) c->rc = h->raw_count;
+        c->rot_end = 0;
+        c->uncached = h->raw_count;
+        c->redecode = true;
+        for (uint32_t i = 0; i < c->rc; i++) {
+            const ossa__bc_raw *r = &clip->raw[i];
+            static const uint32_t field[3] = {0, 3, 7}; /* T, R, S floats in an ossa_transform */
+            c->rk[i] = UINT32_MAX;
+            c->rclock[i] = r->clock;
+            c->rinfo[i] = 0;
+            if (!r->lanes_off || r->interp == OSSA_INTERP_CUBIC || r->kind > OSSA__CH_S || r->components > 4) continue;
+            const ossa__bc_lane *ln = (const ossa__bc_lane *)(clip->base + r->lanes_off);
+            c->rper[i] = 0;
+            for (uint32_t l = 0; l < r->components; l++) c->rper[i] += ln[l].bits;
+            c->rinfo[i] = (uint8_t)(r->components | (r->interp == OSSA_INTERP_STEP ? RI_STEP : 0u) |
+                                    (clip->clocks[r->clock].key_count < 2 ? RI_SINGLE : 0u));
+            c->rdst[i] = r->target * 10u + field[r->kind];
+            c->uncached--;
+            if (r->kind == OSSA__CH_R) c->rot_end = i + 1;
+        }
         c->clip_id = clip->id;
     }
     float t = ossa__adjust_time(h->start, h->end, job->time, job->loop);
     ossa_transform *out = job->output;
     memcpy(out, clip->pose, (size_t)h->joint_count * sizeof(ossa_transform));
 
-    /* raw channels: one key lookup per shared clock, then the editable interpolation */
+    /* packed channels: refresh the stale segments (the raw channels run before their decode
+     * kernel, so its wide loads find the refill's narrow stores retired) */
+    uint32_t P = h->packed_count, R = h->rot_count;
+    if (P) {
+        int64_t u = -1;
+        const float *grid = clip->grid;
+        uint32_t G = h->grid_count;
+        bool popcnt = use_popcnt();
+        for (uint32_t w = 0; w < P; w += 64) { /* the stale channels as a bit mask: no branch per channel */
+            uint32_t e = P - w < 64 ? P - w : 64;
+            uint64_t stale = 0;
+#if defined(__SSE2__) /* whole vectors: t0 and hi have OSSA__LERP_SLACK spare entries, masked off below */
+            __m128 vt = _mm_set1_ps(t);
+            for (uint32_t j = 0; j < e; j += 4) {
+                __m128 m = _mm_or_ps(_mm_cmplt_ps(vt, _mm_loadu_ps(c->t0 + w + j)), _mm_cmpge_ps(vt, _mm_loadu_ps(c->hi + w + j)));
+                stale |= (uint64_t)_mm_movemask_ps(m) << j;
+            }
+            if (e < 64) stale &= (1ull << e) - 1u;
+#else
+            for (uint32_t j = 0; j < e; j++)
+                stale |= (uint64_t)((t < c->t0[w + j]) | (t >= c->hi[w + j])) << j;
+#endif
+            for (; stale; stale &= stale - 1) {
+                uint32_t i = w + (uint32_t)__builtin_ctzll(stale), a = c->cursor[i], n = c->next[i];
+                if (a != UINT32_MAX && n < G && t >= grid[n]) { /* the common case inline: one key forward */
+                    const ossa__bc_packed *p = &clip->packed[i];
+                    uint32_t n2 = ossa__mask_next(clip->base + p->data_off, n + 1, G), rank = c->rank[i] + 1;
+                    if (n2 >= G || t < grid[n2]) {
+                        c->cursor[i] = n;
+                        c->rank[i] = rank;
+                        c->next[i] = n2;
+                        c->t0[i] = grid[n];
+                        for (int k = 0; k < 3; k++) c->qa[k][i] = c->qb[k][i];
+                        if (n2 < G) {
+                            c->hi[i] = grid[n2];
+                            c->dt[i] = p->interp == OSSA_INTERP_STEP ? INFINITY : grid[n2] - grid[n];
+                            load_key(c->qb, i, clip->base, p, G, rank + 1);
+                        } else { /* the last key: hold it */
+                            c->hi[i] = INFINITY;
+                            c->dt[i] = INFINITY;
+                        }
+                        continue;
+                    }
+                }
+                locate(c, clip, i, t, &u, popcnt);
+            }
+        }
+    }
+
+    /* raw channels: one key lookup per shared clock, and what the two-key view at that key
+     * gives (ossa__interpolate's cases: key k, key k + 1, or the parameter s between them) */
+    bool moved = c->redecode, slerps = false;
+    c->redecode = false;
     for (uint32_t i = 0; i < h->clock_count; i++) {
         const ossa__bc_clock *ck = &clip->clocks[i];
-        if (ck->key_count < 2) continue;
-        ossa_track v;
-        memset(&v, 0, sizeof v);
-        v.key_count = ck->key_count;
-        v.times = (const float *)(clip->base + ck->times_off);
-        ossa__find_key_cursor(&v, t, &c->clock_key[i]);
+        const float *times = (const float *)(clip->base + ck->times_off);
+        uint32_t k = 0;
+        if (ck->key_count >= 2) {
+            ossa_track v;
+            memset(&v, 0, sizeof v);
+            v.key_count = ck->key_count;
+            v.times = times;
+            uint32_t was = c->clock_key[i];
+            k = ossa__find_key_cursor(&v, t, &c->clock_key[i]);
+            moved |= k != was;
+        }
+        float s = 0.0f;
+        uint8_t m = RM_A;
+        if (ck->key_count >= 2 && t > times[k]) {
+            if (t >= times[k + 1]) {
+                m = RM_B;
+            } else {
+                float t0 = times[k], td = times[k + 1] - t0;
+                s = (t - t0) / td;
+                if (s > 1.0f) s = 1.0f;
+                m = RM_LERP;
+            }
+        }
+        c->cm[i] = m;
+        c->cs[i] = s;
+        slerps |= m == RM_LERP;
     }
     if (job->weights) memset(job->weights, 0, (size_t)h->weight_count * sizeof(float));
-    for (uint32_t i = 0; i < h->raw_count; i++) {
+    uint32_t RC = c->rc; /* channels that may be cached */
+    if (moved) { /* a clock changed key: the cached channels on it decode (one key when it moved one forward) */
+        float *ra[4] = {c->ra[0], c->ra[1], c->ra[2], c->ra[3]}, *rb[4] = {c->rb[0], c->rb[1], c->rb[2], c->rb[3]};
+        const uint32_t *ck = c->clock_key; /* stays 0 on a clock of one key */
+        uint32_t *rk = c->rk;
+        for (uint32_t i = 0; i < RC; i++) {
+            uint32_t info = c->rinfo[i], lanes = info & 7u, k = ck[c->rclock[i]], was = rk[i];
+            if (!lanes || was == k) continue;
+            const ossa__bc_raw *r = &clip->raw[i];
+            const ossa__bc_lane *ln = (const ossa__bc_lane *)(clip->base + r->lanes_off);
+            const unsigned char *values = clip->base + r->values_off;
+            uint64_t per = c->rper[i];
+            float key[4];
+            rk[i] = k;
+            if (was != UINT32_MAX && was + 1 == k && !(info & RI_SINGLE)) { /* one key forward: b becomes a, key k + 1 decoded */
+                decode_lanes(values, (uint64_t)(k + 1) * per, ln, lanes, key);
+                for (uint32_t l = 0; l < lanes; l++) {
+                    ra[l][i] = rb[l][i];
+                    rb[l][i] = key[l];
+                }
+                continue;
+            }
+            decode_lanes(values, (uint64_t)k * per, ln, lanes, key);
+            for (uint32_t l = 0; l < lanes; l++) ra[l][i] = key[l];
+            if (info & RI_SINGLE) continue;
+            decode_lanes(values, (uint64_t)(k + 1) * per, ln, lanes, key);
+            for (uint32_t l = 0; l < lanes; l++) rb[l][i] = key[l];
+        }
+    }
+    for (uint32_t i = 0; c->uncached && i < h->raw_count; i++) { /* the others: the editable path on a view */
+        if (i < RC && c->rinfo[i]) continue;
         const ossa__bc_raw *r = &clip->raw[i];
         ossa_track v = raw_view(clip, r);
-        uint32_t k = v.key_count < 2 ? 0 : c->clock_key[r->clock];
+        uint32_t n = v.key_count < 2 ? 1 : 2, k = n < 2 ? 0 : c->clock_key[r->clock];
         float kv[24]; /* keys k and k + 1 of a packed T/R/S channel: the editable floats, bit for bit */
         if (r->lanes_off) {
-            uint32_t lanes = r->components * (r->interp == OSSA_INTERP_CUBIC ? 3u : 1u), n = v.key_count < 2 ? 1 : 2;
-            bool cached = i < c->raw_cap && lanes <= RAW_CACHE / 2;
-            float *keys = cached ? c->rv + (size_t)i * RAW_CACHE : kv;
-            if (!cached || c->rk[i] != k) {
-                uint32_t first = 0;
-                if (cached && n == 2 && c->rk[i] != UINT32_MAX && c->rk[i] + 1 == k) { /* one key forward: shift, decode one */
-                    memcpy(keys, keys + lanes, lanes * sizeof(float));
-                    first = 1;
-                }
-                const ossa__bc_lane *ln = (const ossa__bc_lane *)(clip->base + r->lanes_off);
-                uint32_t per = 0;
-                for (uint32_t l = 0; l < lanes; l++) per += ln[l].bits;
-                for (uint32_t j = first; j < n; j++)
-                    decode_lanes(clip->base + r->values_off, (uint64_t)(k + j) * per, ln, lanes, keys + j * lanes);
-                if (cached) c->rk[i] = k;
-            }
+            const ossa__bc_lane *ln = (const ossa__bc_lane *)(clip->base + r->lanes_off);
+            uint32_t lanes = r->components * (r->interp == OSSA_INTERP_CUBIC ? 3u : 1u), per = 0;
+            for (uint32_t l = 0; l < lanes; l++) per += ln[l].bits;
+            for (uint32_t j = 0; j < n; j++)
+                decode_lanes(clip->base + r->values_off, (uint64_t)(k + j) * per, ln, lanes, kv + j * lanes);
             /* a view of keys k and k + 1 interpolates exactly as the whole track does */
             v.times += k;
             v.key_count = n;
-            v.values = keys;
+            v.values = kv;
             k = 0;
         }
         switch (r->kind) {
@@ -396,37 +559,71 @@ ossa_result ossa_sample_job_run(ossa_sample_job *job) {
             break;
         }
     }
-
-    /* packed channels: refresh stale segments, then lerp / nlerp all at once */
-    uint32_t P = h->packed_count, R = h->rot_count;
-    if (P) {
-        int64_t u = -1;
-        seek_batch sb;
-        sb.n = 0;
-        for (uint32_t i = 0; i < P; i++) {
-            if (t >= c->lo[i] && t < c->hi[i]) continue;
-            locate(c, clip, i, t, &u, &sb);
-            if (sb.n == SEEK_BATCH) refill(c, clip, &sb);
+    if (slerps && c->rot_end) {
+        for (uint32_t i = 0; i < c->rot_end; i++) c->rs[i] = c->cs[c->rclock[i]];
+        ossa__slerp_soa soa = {{c->ra[0], c->ra[1], c->ra[2], c->ra[3]}, {c->rb[0], c->rb[1], c->rb[2], c->rb[3]}, c->rs,
+                               {c->ro[0], c->ro[1], c->ro[2], c->ro[3]}, c->rflag};
+        /* a few channels: the scalar kernel (same bits) beats one long vector pass */
+        (c->rot_end < 4 ? ossa__slerp_scalar : choose_slerp())(&soa, 0, c->rot_end);
+    }
+    float *pose = (float *)(void *)out; /* ossa_transform is 10 floats: T xyz, R xyzw, S xyz */
+    const float *ra[4] = {c->ra[0], c->ra[1], c->ra[2], c->ra[3]}, *rb[4] = {c->rb[0], c->rb[1], c->rb[2], c->rb[3]};
+    const float *ro[4] = {c->ro[0], c->ro[1], c->ro[2], c->ro[3]}, *cs = c->cs;
+    const uint32_t *rclock = c->rclock, *rdst = c->rdst;
+    const uint8_t *rinfo = c->rinfo, *cm = c->cm, *rflag = c->rflag;
+    for (uint32_t i = 0; i < RC; i++) { /* the cached channels' values */
+        uint32_t info = rinfo[i], lanes = info & 7u, clock = rclock[i];
+        if (!lanes) continue;
+        uint32_t m = cm[clock];
+        if (m == RM_LERP && (info & RI_STEP)) m = RM_A;
+        float *dst = pose + rdst[i];
+        if (m != RM_LERP) {
+            const float *const *src = m == RM_A ? ra : rb;
+            for (uint32_t l = 0; l < lanes; l++) dst[l] = src[l][i];
+        } else if (lanes == 3) {
+            float s = cs[clock], x = ra[0][i] + (rb[0][i] - ra[0][i]) * s, y = ra[1][i] + (rb[1][i] - ra[1][i]) * s;
+            float z = ra[2][i] + (rb[2][i] - ra[2][i]) * s;
+            dst[0] = x;
+            dst[1] = y;
+            dst[2] = z;
+        } else if (rflag[i]) { /* outside the series' range: the scalar slerp */
+            float a[4], b[4];
+            for (int l = 0; l < 4; l++) {
+                a[l] = ra[l][i];
+                b[l] = rb[l][i];
+            }
+            ossa__slerp4(a, b, cs[clock], dst);
+        } else {
+            float x = ro[0][i], y = ro[1][i], z = ro[2][i], w = ro[3][i];
+            dst[0] = x;
+            dst[1] = y;
+            dst[2] = z;
+            dst[3] = w;
         }
-        if (sb.n) refill(c, clip, &sb);
-        ossa__lerp_soa soa = {c->t0, c->inv, c->ka, c->kb, {c->a[0], c->a[1], c->a[2], c->a[3]},
-                              {c->b[0], c->b[1], c->b[2], c->b[3]}, {c->o[0], c->o[1], c->o[2], c->o[3]}};
+    }
+
+    if (P) {
+        ossa__lerp_soa soa = {c->t0, c->dt, {c->qa[0], c->qa[1], c->qa[2]}, {c->qb[0], c->qb[1], c->qb[2]},
+                              {c->mn[0], c->mn[1], c->mn[2]}, {c->st[0], c->st[1], c->st[2]},
+                              {c->o[0], c->o[1], c->o[2], c->o[3]}};
         ossa__lerp_kernel kern = choose_kernel();
         if (R) kern(&soa, t, 0, R, true);
         if (P > R) kern(&soa, t, R, P, false);
-        for (uint32_t i = 0; i < R; i++) {
-            ossa_quat *q = &out[clip->packed[i].joint].rotation;
-            q->x = c->o[0][i];
-            q->y = c->o[1][i];
-            q->z = c->o[2][i];
-            q->w = c->o[3][i];
+        float *pose = (float *)(void *)out; /* ossa_transform is 10 floats: T xyz, R xyzw, S xyz */
+        const float *o0 = c->o[0], *o1 = c->o[1], *o2 = c->o[2], *o3 = c->o[3];
+        for (uint32_t i = 0; i < R; i++) { /* stored order: the rebuilt component goes to `drop` */
+            float *q = pose + c->pdst[i], x = o0[i], y = o1[i], z = o2[i], w = o3[i];
+            uint32_t d = c->pdrop[i];
+            q[d] = w;
+            q[d == 0] = x;
+            q[1 + (d <= 1)] = y;
+            q[2 + (d <= 2)] = z;
         }
         for (uint32_t i = R; i < P; i++) {
-            const ossa__bc_packed *p = &clip->packed[i];
-            ossa_vec3 *v = p->kind == OSSA__CH_T ? &out[p->joint].translation : &out[p->joint].scale;
-            v->x = c->o[0][i];
-            v->y = c->o[1][i];
-            v->z = c->o[2][i];
+            float *v = pose + c->pdst[i], x = o0[i], y = o1[i], z = o2[i];
+            v[0] = x;
+            v[1] = y;
+            v[2] = z;
         }
     }
     job->sampled_time = t;

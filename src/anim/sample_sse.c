@@ -1,32 +1,27 @@
-/* SSE4.1 lerp / nlerp kernel of the sampling job: 4 channels per step (built with -msse4.1). */
+/* SSE4.1 decode + lerp / nlerp kernels of the sampling job, and its exact slerp kernel: 4 channels per step (built with -msse4.1). */
 #include <immintrin.h>
 
-#include "anim/built_clip_internal.h"
-
-void ossa__lerp_sse(const ossa__lerp_soa *soa, float t, uint32_t begin, uint32_t end, bool rotation) {
-    const __m128 vt = _mm_set1_ps(t), zero = _mm_setzero_ps(), one = _mm_set1_ps(1.0f), half = _mm_set1_ps(0.5f);
-    uint32_t i = begin;
-    int comps = rotation ? 4 : 3;
-    for (; i < end; i += 4) { /* whole vectors: the arrays have OSSA__LERP_SLACK spare entries */
-        __m128 s = _mm_mul_ps(_mm_sub_ps(vt, _mm_loadu_ps(soa->t0 + i)), _mm_loadu_ps(soa->inv + i));
-        s = _mm_min_ps(_mm_max_ps(s, zero), one);
-        if (rotation) {
-            __m128 h = _mm_sub_ps(s, half);
-            __m128 k = _mm_add_ps(_mm_mul_ps(_mm_loadu_ps(soa->ka + i), _mm_mul_ps(h, h)), _mm_loadu_ps(soa->kb + i));
-            s = _mm_add_ps(s, _mm_mul_ps(_mm_mul_ps(_mm_mul_ps(s, h), _mm_sub_ps(s, one)), k));
-        }
-        __m128 v[4];
-        for (int c = 0; c < comps; c++) {
-            __m128 a = _mm_loadu_ps(soa->a[c] + i), b = _mm_loadu_ps(soa->b[c] + i);
-            v[c] = _mm_add_ps(a, _mm_mul_ps(_mm_sub_ps(b, a), s));
-        }
-        if (rotation) {
-            __m128 n2 = _mm_add_ps(_mm_add_ps(_mm_add_ps(_mm_mul_ps(v[0], v[0]), _mm_mul_ps(v[1], v[1])),
-                                              _mm_mul_ps(v[2], v[2])),
-                                   _mm_mul_ps(v[3], v[3]));
-            __m128 n = _mm_div_ps(one, _mm_sqrt_ps(n2));
-            for (int c = 0; c < 4; c++) v[c] = _mm_mul_ps(v[c], n);
-        }
-        for (int c = 0; c < comps; c++) _mm_storeu_ps(soa->o[c] + i, v[c]);
-    }
-}
+#define OSSA__K_NAME ossa__lerp_sse
+#define OSSA__K_W 4u
+#define V __m128
+#define V_LD _mm_loadu_ps
+#define V_ST _mm_storeu_ps
+#define V_SET1 _mm_set1_ps
+#define V_ADD _mm_add_ps
+#define V_SUB _mm_sub_ps
+#define V_MUL _mm_mul_ps
+#define V_DIV _mm_div_ps
+#define V_SQRT _mm_sqrt_ps
+#define V_MIN _mm_min_ps
+#define V_MAX _mm_max_ps
+#define V_XOR _mm_xor_ps
+#define V_NEGSIGN(x) _mm_and_ps(_mm_cmplt_ps((x), zero), _mm_set1_ps(-0.0f))
+#define OSSA__K_SLERP_NAME ossa__slerp_sse
+#define M __m128
+#define V_GE(x, y) _mm_cmpge_ps((x), (y))
+#define V_GT(x, y) _mm_cmpgt_ps((x), (y))
+#define V_LTM(x, y) _mm_cmplt_ps((x), (y))
+#define V_MAND _mm_and_ps
+#define V_BLEND(m, x, y) _mm_blendv_ps((x), (y), (m)) /* y where m, else x */
+#define V_MOVEMASK _mm_movemask_ps
+#include "anim/sample_kernel.h"

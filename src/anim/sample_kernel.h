@@ -1,0 +1,99 @@
+/* The body of the SIMD decode + lerp kernels (ossa__lerp_soa in built_clip_internal.h),
+ * written once over a vector abstraction. Included by sample_sse.c / _avx2.c / _avx512.c
+ * after defining: OSSA__K_NAME (function name), OSSA__K_W (lanes), V (vector type), V_LD,
+ * V_ST (unaligned load / store), V_SET1, V_ADD, V_SUB, V_MUL, V_DIV, V_SQRT, V_MIN, V_MAX (as
+ * minps / maxps: the second operand unless the first is smaller / larger), V_XOR and
+ * V_NEGSIGN(x) (the sign bit in every lane where x < 0, else 0). Same operations in the same
+ * order as ossa__lerp_scalar (sample_job.c), so every kernel gives its bits. */
+#include "anim/built_clip_internal.h"
+
+/* The dropped component of a rotation key from the stored three. */
+#define OSSA__K_REBUILD(v)                                                                              \
+    V_SQRT(V_MAX(V_SUB(one, V_ADD(V_ADD(V_MUL(v[0], v[0]), V_MUL(v[1], v[1])), V_MUL(v[2], v[2]))), zero))
+
+void OSSA__K_NAME(const ossa__lerp_soa *soa, float t, uint32_t begin, uint32_t end, bool rotation) {
+    const V vt = V_SET1(t), zero = V_SET1(0.0f), one = V_SET1(1.0f), half = V_SET1(0.5f);
+    /* ossa__slerp_fit's constants */
+    const V a0 = V_SET1(1.0904f), a1 = V_SET1(-3.2452f), a2 = V_SET1(3.55645f), a3 = V_SET1(1.43519f);
+    const V b0 = V_SET1(0.848013f), b1 = V_SET1(-1.06021f), b2 = V_SET1(0.215638f);
+    int comps = rotation ? 4 : 3;
+    for (uint32_t i = begin; i < end; i += OSSA__K_W) { /* whole vectors: the arrays have OSSA__LERP_SLACK spare entries */
+        V s = V_DIV(V_SUB(vt, V_LD(soa->t0 + i)), V_LD(soa->dt + i));
+        s = V_MIN(V_MAX(s, zero), one);
+        V a[4], b[4];
+        for (int c = 0; c < 3; c++) {
+            V mn = V_LD(soa->mn[c] + i), st = V_LD(soa->st[c] + i);
+            a[c] = V_ADD(mn, V_MUL(V_LD(soa->qa[c] + i), st));
+            b[c] = V_ADD(mn, V_MUL(V_LD(soa->qb[c] + i), st));
+        }
+        if (rotation) {
+            a[3] = OSSA__K_REBUILD(a);
+            b[3] = OSSA__K_REBUILD(b);
+            V d = V_ADD(V_ADD(V_ADD(V_MUL(a[0], b[0]), V_MUL(a[1], b[1])), V_MUL(a[2], b[2])), V_MUL(a[3], b[3]));
+            V neg = V_NEGSIGN(d); /* the shorter arc */
+            for (int c = 0; c < 4; c++) b[c] = V_XOR(b[c], neg);
+            d = V_XOR(d, neg);
+            V A = V_ADD(a0, V_MUL(d, V_ADD(a1, V_MUL(d, V_SUB(a2, V_MUL(d, a3))))));
+            V B = V_ADD(b0, V_MUL(d, V_ADD(b1, V_MUL(d, b2))));
+            V h = V_SUB(s, half), k = V_ADD(V_MUL(A, V_MUL(h, h)), B);
+            s = V_ADD(s, V_MUL(V_MUL(V_MUL(s, h), V_SUB(s, one)), k));
+        }
+        V v[4];
+        for (int c = 0; c < comps; c++) v[c] = V_ADD(a[c], V_MUL(V_SUB(b[c], a[c]), s));
+        if (rotation) {
+            V n2 = V_ADD(V_ADD(V_ADD(V_MUL(v[0], v[0]), V_MUL(v[1], v[1])), V_MUL(v[2], v[2])), V_MUL(v[3], v[3]));
+            V n = V_DIV(one, V_SQRT(n2));
+            for (int c = 0; c < 4; c++) v[c] = V_MUL(v[c], n);
+        }
+        for (int c = 0; c < comps; c++) V_ST(soa->o[c] + i, v[c]);
+    }
+}
+
+/* ossa__slerp4 (math/fast.h) over whole vectors: the same operations lane by lane; the series'
+ * term count (4 / 6 / 8 by the dot) becomes a mask on the Horner steps it skips. */
+void OSSA__K_SLERP_NAME(const ossa__slerp_soa *soa, uint32_t begin, uint32_t end) {
+    const V zero = V_SET1(0.0f), one = V_SET1(1.0f), inf = V_SET1(INFINITY);
+    const V c70 = V_SET1(0.7f), c85 = V_SET1(0.85f), c95 = V_SET1(0.95f);
+    static const float u[8] = {1.0f / 3, 1.0f / 10, 1.0f / 21, 1.0f / 36, 1.0f / 55, 1.0f / 78, 1.0f / 105, 1.0f / 136};
+    static const float v[8] = {1.0f / 3, 2.0f / 5, 3.0f / 7, 4.0f / 9, 5.0f / 11, 6.0f / 13, 7.0f / 15, 8.0f / 17};
+    for (uint32_t i = begin; i < end; i += OSSA__K_W) {
+        V a[4], b[4], t = V_LD(soa->s + i);
+        for (int c = 0; c < 4; c++) {
+            a[c] = V_LD(soa->a[c] + i);
+            b[c] = V_LD(soa->b[c] + i);
+        }
+        V d = V_ADD(V_ADD(V_ADD(V_MUL(a[0], b[0]), V_MUL(a[1], b[1])), V_MUL(a[2], b[2])), V_MUL(a[3], b[3]));
+        V neg = V_NEGSIGN(d);
+        d = V_XOR(d, neg);
+        M series = V_GE(d, c70), six = V_GE(d, c85), four = V_GE(d, c95);
+        /* the steps no lane in [i, end) on the series needs are skipped (they would keep 1) */
+        unsigned live = (end - i >= OSSA__K_W ? ~0u : (1u << (end - i)) - 1u) & (unsigned)V_MOVEMASK(series);
+        bool eight = (live & ~(unsigned)V_MOVEMASK(six)) != 0, sixp = (live & ~(unsigned)V_MOVEMASK(four)) != 0;
+        V xm1 = V_SUB(d, one), s = V_SUB(one, t), tt = V_MUL(t, t), ss = V_MUL(s, s), at = one, as = one;
+        for (int k = 7; k >= 0; k--) {
+            if ((k >= 6 && !eight) || (k >= 4 && !sixp)) continue;
+            V uk = V_SET1(u[k]), vk = V_SET1(v[k]);
+            V nt = V_ADD(one, V_MUL(V_MUL(V_SUB(V_MUL(uk, tt), vk), xm1), at));
+            V ns = V_ADD(one, V_MUL(V_MUL(V_SUB(V_MUL(uk, ss), vk), xm1), as));
+            if (k >= 6) { /* only with 8 terms */
+                at = V_BLEND(six, nt, at);
+                as = V_BLEND(six, ns, as);
+            } else if (k >= 4) { /* with 6 or 8 */
+                at = V_BLEND(four, nt, at);
+                as = V_BLEND(four, ns, as);
+            } else {
+                at = nt;
+                as = ns;
+            }
+        }
+        V wa = V_MUL(s, as), wb = V_XOR(V_MUL(t, at), neg);
+        V r[4];
+        for (int c = 0; c < 4; c++) r[c] = V_ADD(V_MUL(a[c], wa), V_MUL(b[c], wb));
+        V len = V_SQRT(V_ADD(V_ADD(V_ADD(V_MUL(r[0], r[0]), V_MUL(r[1], r[1])), V_MUL(r[2], r[2])), V_MUL(r[3], r[3])));
+        M ok = V_MAND(series, V_MAND(V_GT(len, zero), V_LTM(len, inf)));
+        V inv = V_DIV(one, len);
+        for (int c = 0; c < 4; c++) V_ST(soa->o[c] + i, V_MUL(r[c], inv));
+        unsigned bad = ~(unsigned)V_MOVEMASK(ok);
+        for (uint32_t j = 0; j < OSSA__K_W; j++) soa->fallback[i + j] = (uint8_t)((bad >> j) & 1u);
+    }
+}
