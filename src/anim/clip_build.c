@@ -83,6 +83,7 @@ typedef struct builder {
     float *reach;          /* J: how far each joint's subtree reaches (exact poses) */
     float *bound_r, *bound_t; /* J: the loosening's bounds (loosen_bounds), INFINITY = none */
     float *kap;            /* 2 * J: loosen_bounds' scratch */
+    float *round2;         /* J: twice the float rounding of a computed vertex of each subtree */
     float *V;              /* G * 4 */
     uint32_t *save;        /* C * 4 (a channel's keys and values), J (ancestors), channels (order) */
 } builder;
@@ -775,39 +776,59 @@ static void quantise(const builder *B, bchan *ch, const float *X) {
     }
 }
 
-/* Channel ch (FOLD or PACKED) at every grid time as the sampling job gives it: into V. */
+/* Channel ch (FOLD or PACKED) at every grid time as the sampling job gives it: into V. Packed
+ * channels run the sampler's own scalar lerp kernel (the SIMD ones give its bits) on the keys
+ * and segments the job sets up: t0 / dt of the segment (dt = INFINITY after the last key and
+ * for STEP), the rebuilt component scattered to `drop`; t - t0 is formed as the job forms it. */
 static void decode_channel(builder *B, const bchan *ch, float *V) {
     uint32_t G = B->G;
     if (ch->mode == MODE_FOLD) {
         for (uint32_t g = 0; g < G; g++) memcpy(V + (size_t)g * 4, ch->fold, sizeof ch->fold);
         return;
     }
-    ossa__bc_packed p;
-    memset(&p, 0, sizeof p);
-    p.kind = ch->kind;
-    p.drop = ch->drop;
-    memcpy(p.min, ch->min, sizeof p.min);
-    memcpy(p.step, ch->step, sizeof p.step);
-    float *D = B->D;
-    for (uint32_t k = 0; k < ch->key_count; k++) ossa__packed_value(&p, ch->q + (size_t)k * 3, D + (size_t)k * 4);
+    enum { N = 64 };
+    float t0[N + OSSA__LERP_SLACK], dt[N + OSSA__LERP_SLACK], qa[3][N + OSSA__LERP_SLACK], qb[3][N + OSSA__LERP_SLACK];
+    float mn[3][N + OSSA__LERP_SLACK], st[3][N + OSSA__LERP_SLACK], o[4][N + OSSA__LERP_SLACK];
+    ossa__lerp_soa soa = {t0, dt, {qa[0], qa[1], qa[2]}, {qb[0], qb[1], qb[2]}, {mn[0], mn[1], mn[2]},
+                          {st[0], st[1], st[2]}, {o[0], o[1], o[2], o[3]}};
+    for (int c = 0; c < 3; c++)
+        for (uint32_t i = 0; i < N; i++) {
+            mn[c][i] = ch->min[c];
+            st[c][i] = ch->step[c];
+        }
     const uint32_t *cand = B->cand;
-    uint32_t k = 0, next = 0; /* next: the grid time where the segment ends */
-    segment sg;
-    float t0 = 0.0f, inv = 0.0f;
-    for (uint32_t g = 0; g < G; g++) {
-        if (g == 0 || g == next) {
+    bool rot = ch->kind == OSSA__CH_R;
+    uint32_t k = 0, d = ch->drop;
+    for (uint32_t g0 = 0; g0 < G; g0 += N) {
+        uint32_t n = G - g0 < N ? G - g0 : N;
+        for (uint32_t i = 0; i < n; i++) {
+            uint32_t g = g0 + i;
             while (k + 1 < ch->key_count && cand[ch->keys[k + 1]] <= g) k++;
             bool hold = k + 1 == ch->key_count;
-            t0 = B->grid[cand[ch->keys[k]]];
-            const float *a = D + (size_t)k * 4;
-            segment_set(&sg, ch->kind, a, hold ? a : a + 4);
-            inv = hold || ch->interp == OSSA_INTERP_STEP ? 0.0f : 1.0f / (B->grid[cand[ch->keys[k + 1]]] - t0);
-            next = hold ? G : cand[ch->keys[k + 1]];
+            float ta = B->grid[cand[ch->keys[k]]];
+            t0[i] = -(B->grid[g] - ta); /* the kernel's (0 - t0) is the job's (t - t0) */
+            dt[i] = hold || ch->interp == OSSA_INTERP_STEP ? INFINITY : B->grid[cand[ch->keys[k + 1]]] - ta;
+            const uint32_t *a = ch->q + (size_t)k * 3, *b = hold ? a : a + 3;
+            for (int c = 0; c < 3; c++) {
+                qa[c][i] = (float)a[c];
+                qb[c][i] = (float)b[c];
+            }
         }
-        float s = (B->grid[g] - t0) * inv;
-        s = s > 0.0f ? s : 0.0f;
-        s = s < 1.0f ? s : 1.0f;
-        segment_at(&sg, s, V + (size_t)g * 4);
+        ossa__lerp_scalar(&soa, 0.0f, 0, n, rot);
+        for (uint32_t i = 0; i < n; i++) {
+            float *v = V + (size_t)(g0 + i) * 4;
+            if (rot) {
+                v[d] = o[3][i];
+                v[d == 0] = o[0][i];
+                v[1 + (d <= 1)] = o[1][i];
+                v[2 + (d <= 2)] = o[2][i];
+            } else {
+                v[0] = o[0][i];
+                v[1] = o[1][i];
+                v[2] = o[2][i];
+                v[3] = 0.0f;
+            }
+        }
     }
 }
 
@@ -854,8 +875,8 @@ static bool eval_subtree(builder *B, bchan *ch, const float *V, float limit) {
         float *terr = B->terr + (size_t)g * J;
         float d = chan_err(ch->kind, field(&gp[j], ch->kind), V + (size_t)g * 4), worst = 0.0f;
         for (uint32_t i = j; i < e; i++) worst = err[i] > worst ? err[i] : worst;
-        if (worst + d * R <= skip) {
-            for (uint32_t i = j; i < e; i++) terr[i] = err[i] + d * R;
+        if (worst + d * R + B->round2[j] <= skip) {
+            for (uint32_t i = j; i < e; i++) terr[i] = err[i] + d * R + B->round2[j];
             continue;
         }
         memcpy(field(&gp[j], ch->kind), V + (size_t)g * 4, n); /* the candidate, in place for the job */
@@ -1158,7 +1179,21 @@ static ossa_result base_tolerances(builder *B) {
         if (!(tol > 0.0f) || !isfinite(tol)) tol = c->kind == OSSA__CH_R ? 1.0f : 1e30f;
         c->base_tol = tol;
     }
-    if (B->reach) memcpy(B->reach, reach, J * sizeof(float)); /* for the loosening pass */
+    if (B->reach) { /* for the loosening pass */
+        memcpy(B->reach, reach, J * sizeof(float));
+        /* The loosening's bounds hold for ideal values; a computed vertex of joint j's subtree
+         * is rounded anew on each level below j when j changes: up to about an ulp of the
+         * largest coordinate per level (2 more for the matrix product), and an error computed
+         * before and after may move by that twice. */
+        float big = 0.0f;
+        for (size_t i = 0; i < (size_t)G * J * 12; i++) big = fmaxf(big, fabsf(B->points[i]));
+        for (uint32_t j = 0; j < J; j++) B->round2[j] = 0.0f;
+        for (uint32_t i = J; i-- > 0;) { /* children after parents: levels below each joint */
+            float below = B->round2[i] + 1.0f;
+            if (par[i] >= 0 && below > B->round2[par[i]]) B->round2[par[i]] = below;
+        }
+        for (uint32_t j = 0; j < J; j++) B->round2[j] = 2.0f * (B->round2[j] + 3.0f) * ldexpf(big, -23);
+    }
     ossa__free(B->alloc, reach);
     return OSSA_OK;
 }
@@ -1259,7 +1294,8 @@ ossa_result ossa_clip_build(const ossa_clip *clip, const ossa_skeleton *skeleton
             B.bound_r = B.reach + J;
             B.bound_t = B.bound_r + J;
             B.kap = B.bound_t + J;
-            B.mod = (ossa_mat4 *)(B.kap + 2 * J);
+            B.round2 = B.kap + 2 * J;
+            B.mod = (ossa_mat4 *)(B.round2 + J);
         }
     }
     float *jerr = ossa__alloc_array(allocator, (size_t)J * 5 + nmax + 1, sizeof(float));
