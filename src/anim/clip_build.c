@@ -964,13 +964,13 @@ static void loosen_bounds(builder *B) {
             kap[j] = sig[j] = 1.0f;
             if (a >= 0) {
                 const float *s = &gp[a].scale.x;
-                float lo = fminf(fabsf(s[0]), fminf(fabsf(s[1]), fabsf(s[2])));
-                float hi = fmaxf(fabsf(s[0]), fmaxf(fabsf(s[1]), fabsf(s[2])));
+                float x = fabsf(s[0]), y = fabsf(s[1]), z = fabsf(s[2]); /* ternaries: fminf is a call here */
+                float lo = x < y ? (x < z ? x : z) : (y < z ? y : z), hi = x > y ? (x > z ? x : z) : (y > z ? y : z);
                 kap[j] = kap[a] * (lo > 0.0f ? hi / lo : INFINITY);
                 sig[j] = sig[a] * hi;
             }
-            B->bound_r[j] = fmaxf(B->bound_r[j], kap[j]);
-            B->bound_t[j] = fmaxf(B->bound_t[j], sig[j]);
+            if (!(kap[j] <= B->bound_r[j])) B->bound_r[j] = kap[j];
+            if (!(sig[j] <= B->bound_t[j])) B->bound_t[j] = sig[j];
         }
     }
     for (uint32_t j = 0; j < J; j++) {
@@ -1186,7 +1186,10 @@ static ossa_result base_tolerances(builder *B) {
          * largest coordinate per level (2 more for the matrix product), and an error computed
          * before and after may move by that twice. */
         float big = 0.0f;
-        for (size_t i = 0; i < (size_t)G * J * 12; i++) big = fmaxf(big, fabsf(B->points[i]));
+        for (size_t i = 0; i < (size_t)G * J * 12; i++) {
+            float v = fabsf(B->points[i]);
+            big = v > big ? v : big;
+        }
         for (uint32_t j = 0; j < J; j++) B->round2[j] = 0.0f;
         for (uint32_t i = J; i-- > 0;) { /* children after parents: levels below each joint */
             float below = B->round2[i] + 1.0f;
