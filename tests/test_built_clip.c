@@ -450,6 +450,83 @@ static void test_load_non_finite(void **state) {
     assert_true(cases > 20);
 }
 
+/* Blocks whose values are finite but would overflow when interpolated (the loader's
+ * magnitude rule, OSSA__BC_VALUE_MAX = 2^50): a base-pose value, a weight key, a CUBICSPLINE
+ * tangent times a clock stretched to 1e30 s (fuzz_built_clip found this one sampling to -inf);
+ * and the builder refuses such an editable clip instead of writing a block that would not load. */
+static void test_load_overflowing_values(void **state) {
+    (void)state;
+    const float huge = 1e20f, far = -1e30f;
+    int cases = 0, cubic = 0;
+    for (int lossless = 0; lossless < 2; lossless++) {
+        ossa_skeleton *sk = NULL;
+        ossa_built_clip *bc = sample_block_clip(lossless, &sk);
+        size_t size;
+        const unsigned char *data = ossa_built_clip_data(bc, &size);
+        const ossa__bc_header *h = (const ossa__bc_header *)data;
+        unsigned char *buf = malloc(size);
+        memcpy(buf, data, size);
+        memcpy(buf + h->base_off, &huge, 4); /* joint 0 translation x */
+        expect_rejected(buf, size, "base_pose");
+        cases++;
+        for (uint32_t i = 0; i < h->raw_count; i++) {
+            memcpy(buf, data, size);
+            const ossa__bc_raw *r = (const ossa__bc_raw *)(buf + h->raw_off) + i;
+            if (r->lanes_off == 0) { /* plain floats: weights */
+                memcpy(buf + r->values_off, &huge, 4);
+                expect_rejected(buf, size, "raw[");
+                cases++;
+            }
+            const ossa__bc_clock *ck = (const ossa__bc_clock *)(buf + h->clock_off) + r->clock;
+            if (r->interp != OSSA_INTERP_CUBIC || ck->key_count < 2) continue;
+            memcpy(buf, data, size);
+            memcpy(buf + ck->times_off, &far, 4); /* still increasing: the first key moves to -1e30 s */
+            ossa_built_clip *lc = NULL;
+            ossa_diagnostic d;
+            if (ossa_built_clip_load(buf, size, NULL, &lc, &d) == OSSA_OK) { /* all tangents 0: it must sample finite */
+                sample_some(lc);
+                ossa_built_clip_destroy(lc);
+                continue;
+            }
+            expect_rejected(buf, size, "raw[");
+            cubic++;
+        }
+        free(buf);
+        ossa_built_clip_destroy(bc);
+        ossa_skeleton_destroy(sk);
+    }
+    printf("%d overflowing blocks rejected, %d of them CUBIC tangents\n", cases + cubic, cubic);
+    assert_true(cases >= 4 && cubic > 0);
+    /* the builder: a key past 2^50 */
+    ossa_skeleton *sk = NULL;
+    ossa_built_clip *bc = sample_block_clip(true, &sk);
+    ossa_built_clip_destroy(bc);
+    const float times[2] = {0.0f, 1.0f}, values[6] = {0, 0, 0, huge, 0, 0};
+    ossa_transform_track tt;
+    memset(&tt, 0, sizeof tt);
+    tt.joint = 0;
+    tt.translation.kind = OSSA_TRACK_VECTOR;
+    tt.translation.interp = OSSA_INTERP_LINEAR;
+    tt.translation.components = 3;
+    tt.translation.key_count = 2;
+    tt.translation.times = times;
+    tt.translation.values = values;
+    ossa_clip_desc cd = {0};
+    cd.track_count = 1;
+    cd.tracks = &tt;
+    ossa_clip *c = NULL;
+    assert_int_equal(ossa_clip_create(&cd, NULL, &c), OSSA_OK);
+    for (int lossless = 0; lossless < 2; lossless++) {
+        ossa_clip_build_options opt = {0};
+        opt.lossless = lossless;
+        ossa_built_clip *out = NULL;
+        assert_int_equal(ossa_clip_build(c, sk, &opt, NULL, &out, NULL), OSSA_ERROR_LIMIT);
+        assert_null(out);
+    }
+    ossa_clip_destroy(c);
+    ossa_skeleton_destroy(sk);
+}
+
 /* A block whose clocks all point at its one long key-time array (each span inside the block,
  * together far larger than it): validating it would be clocks x keys; the loader refuses
  * spans whose bytes sum past the block. */
@@ -838,6 +915,7 @@ int main(void) {
         cmocka_unit_test(test_load_truncations),
         cmocka_unit_test(test_load_flipped_bytes),
         cmocka_unit_test(test_load_non_finite),
+        cmocka_unit_test(test_load_overflowing_values),
         cmocka_unit_test(test_load_shared_spans),
         cmocka_unit_test(test_build_scratch_cap),
         cmocka_unit_test(test_build_misuse),

@@ -193,7 +193,7 @@ static void test_kernels_agree(void **state) {
     } kernels[] = {
         {ossa__lerp_sse, "sse", __builtin_cpu_supports("sse4.1")},
         {ossa__lerp_avx2, "avx2", __builtin_cpu_supports("avx2")},
-        {ossa__lerp_avx512, "avx512", __builtin_cpu_supports("avx512f")},
+        {ossa__lerp_avx512, "avx512", ossa__cpu_avx512()},
     };
     int ran = 0;
     for (int rot = 0; rot < 2; rot++)
@@ -250,7 +250,7 @@ static void test_slerp_kernels_agree(void **state) {
     } kernels[] = {
         {ossa__slerp_sse, __builtin_cpu_supports("sse4.1")},
         {ossa__slerp_avx2, __builtin_cpu_supports("avx2")},
-        {ossa__slerp_avx512, __builtin_cpu_supports("avx512f")},
+        {ossa__slerp_avx512, ossa__cpu_avx512()},
     };
     int same = 0, fallback = 0;
     for (int k = 0; k < 3; k++) {

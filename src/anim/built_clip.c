@@ -178,8 +178,8 @@ static ossa_result validate(const unsigned char *b, size_t size, ossa_diagnostic
     const float *pose = (const float *)(b + h->base_off);
     for (uint32_t j = 0; j < J; j++) {
         const float *t = pose + (size_t)j * 10, *q = t + 3;
-        for (int c = 0; c < 10; c++)
-            if (!isfinite(t[c])) return fail(diag, OSSA_ERROR_INVALID_DATA, "base_pose", "joint %u is not finite", j);
+        if (!ossa__values_bounded(t, 1, 10, false, 0.0))
+            return fail(diag, OSSA_ERROR_INVALID_DATA, "base_pose", "joint %u is not finite or past 2^50", j);
         float n = q[0] * q[0] + q[1] * q[1] + q[2] * q[2] + q[3] * q[3];
         if (!(n >= 0.9f && n <= 1.1f))
             return fail(diag, OSSA_ERROR_INVALID_DATA, "base_pose", "joint %u rotation is not a unit quaternion", j);
@@ -237,17 +237,19 @@ static ossa_result validate(const unsigned char *b, size_t size, ossa_diagnostic
             ok = r->target < J && r->components == (r->kind == OSSA__CH_R ? 4 : 3);
         if (!ok) return fail(diag, OSSA_ERROR_INVALID_DATA, path, "target %u / components %u do not match", r->target,
                              r->components);
-        uint32_t lanes = r->components * (r->interp == OSSA_INTERP_CUBIC ? 3u : 1u);
+        bool cubic = r->interp == OSSA_INTERP_CUBIC;
+        uint32_t lanes = r->components * (cubic ? 3u : 1u);
         uint64_t keys = clocks[r->clock].key_count;
+        const float *ct = (const float *)(b + clocks[r->clock].times_off);
+        double span = (double)ct[keys - 1] - (double)ct[0]; /* >= every key interval */
         if (r->lanes_off == 0) {
             if (!span_ok(h, r->values_off, keys * lanes, sizeof(float)))
                 return fail(diag, OSSA_ERROR_INVALID_DATA, path, "values outside the block");
             if (!charge(h, &used, keys * lanes * sizeof(float)))
                 return fail(diag, OSSA_ERROR_INVALID_DATA, path, "values overlap other spans");
-            const float *v = (const float *)(b + r->values_off);
-            for (uint64_t k = 0; k < keys * lanes; k++)
-                if (!isfinite(v[k])) return fail(diag, OSSA_ERROR_INVALID_DATA, path, "value %llu is not finite",
-                                                 (unsigned long long)k);
+            if (!ossa__values_bounded((const float *)(b + r->values_off), (uint32_t)keys, r->components, cubic, span))
+                return fail(diag, OSSA_ERROR_INVALID_DATA, path,
+                            "a value is not finite or past 2^50 (CUBIC: a tangent times the key span)");
             continue;
         }
         if (r->kind == OSSA__CH_W || !span_ok(h, r->lanes_off, lanes, sizeof(ossa__bc_lane)))
@@ -265,6 +267,8 @@ static ossa_result validate(const unsigned char *b, size_t size, ossa_diagnostic
         /* every key of every lane must decode to a finite float: base + field may not pass
          * the largest finite float's order (nor wrap to the NaN / -Inf patterns); a 0-bit
          * lane is its base at every key, so the work is bounded by the stream's bits */
+        /* and within the magnitude rule (lane l is component l % components of the key's
+         * in-tangent, value, out-tangent for CUBIC: ossa__values_bounded's layout) */
         uint32_t varying[12], at[12], nv = 0, off = 0;
         for (uint32_t l = 0; l < lanes; l++) {
             if (ln[l].bits) {
@@ -272,6 +276,9 @@ static ossa_result validate(const unsigned char *b, size_t size, ossa_diagnostic
                 at[nv++] = off;
             } else if (ln[l].base < ORD_LOWEST_FINITE || ln[l].base > ORD_HIGHEST_FINITE) {
                 return fail(diag, OSSA_ERROR_INVALID_DATA, path, "lane %u is NaN or infinite", l);
+            } else {
+                if (!ossa__value_bounded(ossa__ord_float(ln[l].base), cubic && l / r->components != 1u, span))
+                    return fail(diag, OSSA_ERROR_INVALID_DATA, path, "lane %u is past 2^50", l);
             }
             off += ln[l].bits;
         }
@@ -281,6 +288,9 @@ static ossa_result validate(const unsigned char *b, size_t size, ossa_diagnostic
                 uint64_t o = (uint64_t)lane->base + ossa__bits_read(b + r->values_off, k * per + at[v], lane->bits);
                 if (o < ORD_LOWEST_FINITE || o > ORD_HIGHEST_FINITE)
                     return fail(diag, OSSA_ERROR_INVALID_DATA, path, "key %llu lane %u decodes to NaN or infinity",
+                                (unsigned long long)k, varying[v]);
+                if (!ossa__value_bounded(ossa__ord_float((uint32_t)o), cubic && varying[v] / r->components != 1u, span))
+                    return fail(diag, OSSA_ERROR_INVALID_DATA, path, "key %llu lane %u is past 2^50",
                                 (unsigned long long)k, varying[v]);
             }
     }
@@ -299,7 +309,8 @@ static ossa_result validate(const unsigned char *b, size_t size, ossa_diagnostic
             /* min + q * step is monotonic in q: both ends finite = every value finite;
              * rotation components stay near [-1, 1] (the sampler normalises their lerp) */
             float hi = p->min[c] + (float)((1u << p->bits[c]) - 1u) * p->step[c];
-            if (!isfinite(p->min[c]) || !isfinite(p->step[c]) || !isfinite(hi) ||
+            if (!isfinite(p->step[c]) || !(fabs((double)p->min[c]) <= OSSA__BC_VALUE_MAX) ||
+                !(fabs((double)hi) <= OSSA__BC_VALUE_MAX) ||
                 (rot && !(fabsf(p->min[c]) <= 2.0f && fabsf(hi) <= 2.0f)))
                 return fail(diag, OSSA_ERROR_INVALID_DATA, path, "range not finite");
         }

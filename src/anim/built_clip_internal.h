@@ -36,6 +36,27 @@
 #define OSSA__BC_PAD 8u
 #define OSSA__BC_MAX_BITS 20u
 
+/* Largest magnitude of a stored value (base pose, keys, tangents x the clock's span, packed
+ * ranges): interpolating values within it (lerp, Hermite, the norm of a lerped quaternion)
+ * stays finite, so a loaded clip always samples to finite poses. The builder refuses clips
+ * past it (OSSA_ERROR_LIMIT); 2^50 ~ 1.1e15 model units. */
+#define OSSA__BC_VALUE_MAX 0x1p50
+
+/* The magnitude rule for one value (a tangent: also times the span), and for one track's keys (times, values as ossa_track lays them out:
+ * CUBIC = in-tangent, value, out-tangent per key): every value within OSSA__BC_VALUE_MAX and,
+ * for CUBIC, every tangent times the track's time span too. */
+static inline bool ossa__value_bounded(float value, bool tangent, double span) {
+    double v = fabs((double)value);
+    return v <= OSSA__BC_VALUE_MAX && (!tangent || v * span <= OSSA__BC_VALUE_MAX);
+}
+static inline bool ossa__values_bounded(const float *values, uint32_t keys, uint32_t components, bool cubic,
+                                        double span) {
+    uint64_t n = (uint64_t)keys * components * (cubic ? 3u : 1u);
+    for (uint64_t i = 0; i < n; i++)
+        if (!ossa__value_bounded(values[i], cubic && (i / components) % 3u != 1u, span)) return false;
+    return true;
+}
+
 enum { OSSA__CH_T = 0, OSSA__CH_R = 1, OSSA__CH_S = 2, OSSA__CH_W = 3 };
 
 typedef struct ossa__bc_header {
@@ -216,6 +237,18 @@ static inline uint32_t ossa__mask_rank(const unsigned char *mask, uint32_t end) 
 
 /* ossa__mask_rank with the POPCNT instruction (sample_job.c; only where the CPU has it). */
 uint32_t ossa__mask_rank_popcnt(const unsigned char *mask, uint32_t end);
+
+/* The CPU runs the sample_avx512.c kernels: that file is built with -mavx512f/vl/bw/dq (and
+ * avx2, fma), so the compiler may use any of them (e.g. vxorps zmm is AVX512DQ). */
+static inline bool ossa__cpu_avx512(void) {
+#if defined(__x86_64__) || defined(__i386__)
+    return __builtin_cpu_supports("avx512f") && __builtin_cpu_supports("avx512vl") &&
+           __builtin_cpu_supports("avx512bw") && __builtin_cpu_supports("avx512dq") &&
+           __builtin_cpu_supports("avx2") && __builtin_cpu_supports("fma");
+#else
+    return false;
+#endif
+}
 
 /* Coefficients of the slerp-like time correction of nlerp for keys with dot product d >= 0
  * (Zeux, "Approximating slerp"): s' = s + s (s - 1/2) (s - 1) (A (s - 1/2)^2 + B). */

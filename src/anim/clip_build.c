@@ -1230,6 +1230,25 @@ ossa_result ossa_clip_build(const ossa_clip *clip, const ossa_skeleton *skeleton
     if (B.opt.precision == 0.0f) B.opt.precision = 1e-4f;
     if (B.opt.shell_distance == 0.0f) B.opt.shell_distance = 0.03f;
     if (B.opt.weight_precision == 0.0f) B.opt.weight_precision = 1e-3f;
+    /* the loader's magnitude rule (OSSA__BC_VALUE_MAX): a clip past it would not load back */
+    _Static_assert(sizeof(ossa_transform) == 10 * sizeof(float), "a transform is 10 floats");
+    for (uint32_t i = 0; i < skeleton->joint_count; i++) {
+        float rest[10];
+        memcpy(rest, &skeleton->rest[i], sizeof rest);
+        if (!ossa__values_bounded(rest, 1, 10, false, 0.0)) return OSSA_ERROR_LIMIT;
+    }
+    for (uint32_t i = 0; i < clip->track_count + clip->weight_track_count; i++) {
+        const ossa_transform_track *t = i < clip->track_count ? &clip->tracks[i] : NULL;
+        const ossa_track *tr[3] = {t ? &t->translation : &clip->weight_tracks[i - clip->track_count].weights,
+                                   t ? &t->rotation : NULL, t ? &t->scale : NULL};
+        for (int c = 0; c < 3; c++) {
+            if (!tr[c] || !tr[c]->key_count) continue;
+            double span = (double)tr[c]->times[tr[c]->key_count - 1] - (double)tr[c]->times[0];
+            if (!ossa__values_bounded(tr[c]->values, tr[c]->key_count, tr[c]->components,
+                                      tr[c]->interp == OSSA_INTERP_CUBIC, span))
+                return OSSA_ERROR_LIMIT;
+        }
+    }
     B.clip = clip;
     B.sk = skeleton;
     B.alloc = allocator;

@@ -127,7 +127,7 @@ static bool cpu_has(int k) {
     switch (k) {
     case K_SSE: return __builtin_cpu_supports("sse4.1");
     case K_AVX2: return __builtin_cpu_supports("avx2");
-    case K_AVX512: return __builtin_cpu_supports("avx512f");
+    case K_AVX512: return ossa__cpu_avx512();
     default: return true;
     }
 #else

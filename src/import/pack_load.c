@@ -6,8 +6,8 @@
  * meshes, clips, warnings). Every count is bounded by its section's size before
  * anything is allocated, every index is checked against what it indexes, every stored
  * float that reaches a pose, matrix or vertex stream must be finite (built clips: their
- * base pose, keys and weights, checked by ossa_built_clip_load; sampling can still overflow
- * when it interpolates keys near the float limits). Objects are attached to
+ * base pose, keys and weights, checked by ossa_built_clip_load, which also bounds their
+ * magnitude so that sampling stays finite). Objects are attached to
  * the asset as soon as they exist, so one ossa_asset_destroy cleans up any failure. */
 #include <stdarg.h>
 #include <stdio.h>
