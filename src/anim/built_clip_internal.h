@@ -204,20 +204,28 @@ static inline void ossa__packed_fields(const unsigned char *block, const ossa__b
     }
 }
 
-/* Key mask helpers (bit g of mask = a key at grid[g]; n = grid_count). */
+/* Key mask helpers (bit g of mask = a key at grid[g]; n = grid_count): 57-bit windows (one
+ * unaligned 8-byte load; the stream is followed by >= 8 readable bytes), so a seek or a step
+ * usually reads one window. */
 static inline uint32_t ossa__mask_next(const unsigned char *mask, uint32_t from, uint32_t n) {
     while (from < n) {
-        uint32_t w = n - from < 32 ? n - from : 32, bits = ossa__bits_read(mask, from, w);
-        if (bits) return from + (uint32_t)__builtin_ctz(bits);
-        from += w;
+        uint64_t w;
+        uint32_t len = n - from < 57u ? n - from : 57u;
+        memcpy(&w, mask + (from >> 3), 8);
+        w = (w >> (from & 7u)) & ((1ull << len) - 1u);
+        if (w) return from + (uint32_t)__builtin_ctzll(w);
+        from += len;
     }
     return n;
 }
 /* Last set bit <= at (bit 0 is always set). */
 static inline uint32_t ossa__mask_prev(const unsigned char *mask, uint32_t at) {
     for (;;) {
-        uint32_t lo = at >= 31 ? at - 31 : 0, bits = ossa__bits_read(mask, lo, at - lo + 1);
-        if (bits) return lo + 31u - (uint32_t)__builtin_clz(bits);
+        uint32_t lo = at >= 56u ? at - 56u : 0u; /* the window [lo, at]: at most 57 bits */
+        uint64_t w;
+        memcpy(&w, mask + (lo >> 3), 8);
+        w = (w >> (lo & 7u)) & ((2ull << (at - lo)) - 1u);
+        if (w) return lo + 63u - (uint32_t)__builtin_clzll(w);
         if (lo == 0) return 0;
         at = lo - 1;
     }

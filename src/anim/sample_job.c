@@ -275,15 +275,17 @@ ossa_result ossa_sample_job_validate(const ossa_sample_job *job) {
     return OSSA_OK;
 }
 
-/* Largest grid index with grid[u] <= t (0 when t is before the grid). */
+/* Largest grid index with grid[u] <= t (0 when t is before the grid): a branch-free binary
+ * search (conditional moves; a random time would mispredict every step of a branchy one). */
 static uint32_t grid_find(const ossa_built_clip *clip, float t) {
-    uint32_t lo = 1, hi = clip->h->grid_count;
-    while (lo < hi) {
-        uint32_t mid = lo + (hi - lo) / 2;
-        if (clip->grid[mid] <= t) lo = mid + 1;
-        else hi = mid;
+    const float *g = clip->grid;
+    uint32_t base = 0, n = clip->h->grid_count;
+    while (n > 1) {
+        uint32_t half = n / 2;
+        base = g[base + half] <= t ? base + half : base;
+        n -= half;
     }
-    return lo - 1;
+    return base;
 }
 
 /* Key k's quantised fields of packed channel i into q[0..2][i], as floats. */
