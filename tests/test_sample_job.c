@@ -300,6 +300,68 @@ static void test_mask_rank_agree(void **state) {
     printf("%d mask ranks\n", checked);
 }
 
+/* The 57-bit-window mask steps find what a bit-by-bit scan finds: the next set bit at or after
+ * every position (n = none) and the last one at or before it, over random masks of every
+ * density (bit 0 set, as in a built clip) and every length. */
+static void test_mask_steps_agree(void **state) {
+    (void)state;
+    unsigned char mask[64 + 8];
+    uint64_t seed = 5;
+    int checked = 0;
+    for (int round = 0; round < 40; round++) {
+        uint32_t density = (uint32_t)(ot_rand_u64(&seed) % 100), n = 1 + (uint32_t)(ot_rand_u64(&seed) % (64 * 8));
+        memset(mask, 0, sizeof mask);
+        for (uint32_t b = 0; b < 64 * 8; b++) /* bits past n set too: the key fields follow the mask */
+            if (b == 0 || ot_rand_u64(&seed) % 100 < density) mask[b / 8] |= (unsigned char)(1u << (b % 8));
+        for (uint32_t at = 0; at < n; at++) {
+            uint32_t next = at, prev = at;
+            while (next < n && !((mask[next / 8] >> (next % 8)) & 1u)) next++;
+            while (!((mask[prev / 8] >> (prev % 8)) & 1u)) prev--;
+            assert_int_equal(ossa__mask_next(mask, at, n), next);
+            assert_int_equal(ossa__mask_prev(mask, at), prev);
+            checked++;
+        }
+        assert_int_equal(ossa__mask_next(mask, n, n), n);
+    }
+    printf("%d mask steps\n", checked);
+}
+
+/* The job's looping clock (ossa__sample_time: fmod's remainder without the libm call where it
+ * is provably the same) gives ossa__adjust_time's bits: random and round clip ranges, times just
+ * around multiples of the duration, huge (the fmod path), negative and non-finite times. */
+static void test_sample_time_agree(void **state) {
+    (void)state;
+    uint64_t seed = 9;
+    int checked = 0;
+    for (int round = 0; round < 4000; round++) {
+        float start = round % 3 == 0 ? 0.0f : ot_rand_float(&seed, -5.0f, 5.0f);
+        float end = round % 5 == 0 ? start + 0.7f : round % 7 == 0 ? start : start + ot_rand_float(&seed, 1e-3f, 10.0f);
+        if (round % 11 == 0) end = start + 1e-6f;
+        for (int k = 0; k < 40; k++) {
+            float t;
+            switch (k % 8) {
+            case 0: t = ot_rand_float(&seed, start - 100.0f, start + 100.0f); break;
+            case 1: t = start + (end - start) * (float)(ot_rand_u64(&seed) % 5000); break; /* about a seam */
+            case 2: t = nextafterf(start + (end - start) * (float)(ot_rand_u64(&seed) % 5000), INFINITY); break;
+            case 3: t = nextafterf(start + (end - start) * (float)(ot_rand_u64(&seed) % 5000), -INFINITY); break;
+            case 4: t = ot_rand_float(&seed, 1e6f, 1e9f); break;
+            case 5: t = (float)k / 60.0f + (float)(ot_rand_u64(&seed) % 100000) / 60.0f; break;
+            case 6: t = k & 8 ? INFINITY : k & 16 ? -INFINITY : NAN; break;
+            default: t = end; break;
+            }
+            for (int loop = 0; loop < 2; loop++) {
+                float a = ossa__sample_time(start, end, t, loop), b = ossa__adjust_time(start, end, t, loop);
+                uint32_t ua, ub;
+                memcpy(&ua, &a, 4);
+                memcpy(&ub, &b, 4);
+                if (ua != ub) fail_msg("start %.9g end %.9g t %.9g loop %d: %.9g vs %.9g", (double)start, (double)end, (double)t, loop, (double)a, (double)b);
+                checked++;
+            }
+        }
+    }
+    printf("%d clock times\n", checked);
+}
+
 int main(void) {
     const struct CMUnitTest tests[] = {
         cmocka_unit_test(test_validate_fields),
@@ -307,6 +369,8 @@ int main(void) {
         cmocka_unit_test(test_kernels_agree),
         cmocka_unit_test(test_slerp_kernels_agree),
         cmocka_unit_test(test_mask_rank_agree),
+        cmocka_unit_test(test_mask_steps_agree),
+        cmocka_unit_test(test_sample_time_agree),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
 }

@@ -243,6 +243,27 @@ static inline uint32_t ossa__mask_rank(const unsigned char *mask, uint32_t end) 
     return r;
 }
 
+/* ossa__adjust_time (track.c) bit for bit, without its libm fmod call on a looping clock past
+ * the end when the remainder is provably the same value: dur = end - start a float (24
+ * significant bits) and n = trunc(x / dur) < 2^29 make n * dur exact (<= 53 bits); when n is
+ * the true quotient, x - n * dur is fmod's exact (representable) remainder, so the subtraction
+ * is exact too; a quotient rounded across an integer puts r outside [0, dur) and takes the
+ * fmod path. */
+float ossa__adjust_time(float start, float end, float t, bool loop);
+static inline float ossa__sample_time(float start, float end, float t, bool loop) {
+    if (loop && t >= end && t < INFINITY) {
+        double dur = (double)end - (double)start, x = (double)t - (double)start, q = x / dur;
+        if (dur > 0.0 && dur == (double)(float)dur && q < 0x1p29) {
+            double n = (double)(int64_t)q, r = x - n * dur;
+            if (r >= 0.0 && r < dur) {
+                float out = (float)((double)start + r);
+                return out >= end || out < start ? start : out; /* rounding at the seam: [start, end) */
+            }
+        }
+    }
+    return ossa__adjust_time(start, end, t, loop);
+}
+
 /* ossa__mask_rank with the POPCNT instruction (sample_job.c; only where the CPU has it). */
 uint32_t ossa__mask_rank_popcnt(const unsigned char *mask, uint32_t end);
 

@@ -418,7 +418,7 @@ ossa_result ossa_sample_job_run(ossa_sample_job *job) {
         }
         c->clip_id = clip->id;
     }
-    float t = ossa__adjust_time(h->start, h->end, job->time, job->loop);
+    float t = ossa__sample_time(h->start, h->end, job->time, job->loop);
     ossa_transform *out = job->output;
     memcpy(out, clip->pose, (size_t)h->joint_count * sizeof(ossa_transform));
 
