@@ -152,9 +152,19 @@ static int choose_level(void) {
     return best;
 }
 
-static ossa__lerp_kernel choose_kernel(void) {
+/* Decodes channels [begin, end): whole vectors of the chosen kernel, then the remainder with the
+ * narrowest kernel (allowed by the cap) whose vector covers it, so 4 channels left after two
+ * 16-lane passes cost one 4-lane pass, not a third 16-lane one. Every kernel gives the same bits. */
+static void decode(const ossa__lerp_soa *soa, float t, uint32_t begin, uint32_t end, bool rotation) {
     static const ossa__lerp_kernel table[] = {ossa__lerp_scalar, ossa__lerp_sse, ossa__lerp_avx2, ossa__lerp_avx512};
-    return table[choose_level()];
+    static const uint32_t width[] = {1, 4, 8, 16};
+    int level = choose_level();
+    uint32_t n = end - begin, whole = n - n % width[level];
+    if (whole) table[level](soa, t, begin, begin + whole, rotation);
+    if (whole == n) return;
+    int k = K_SSE;
+    while (k < level && width[k] < n - whole) k++;
+    table[k](soa, t, begin + whole, end, rotation);
 }
 
 static ossa__slerp_kernel choose_slerp(void) {
@@ -608,9 +618,8 @@ ossa_result ossa_sample_job_run(ossa_sample_job *job) {
         ossa__lerp_soa soa = {c->t0, c->dt, {c->qa[0], c->qa[1], c->qa[2]}, {c->qb[0], c->qb[1], c->qb[2]},
                               {c->mn[0], c->mn[1], c->mn[2]}, {c->st[0], c->st[1], c->st[2]},
                               {c->o[0], c->o[1], c->o[2], c->o[3]}};
-        ossa__lerp_kernel kern = choose_kernel();
-        if (R) kern(&soa, t, 0, R, true);
-        if (P > R) kern(&soa, t, R, P, false);
+        if (R) decode(&soa, t, 0, R, true);
+        if (P > R) decode(&soa, t, R, P, false);
         float *pose = (float *)(void *)out; /* ossa_transform is 10 floats: T xyz, R xyzw, S xyz */
         const float *o0 = c->o[0], *o1 = c->o[1], *o2 = c->o[2], *o3 = c->o[3];
         for (uint32_t i = 0; i < R; i++) { /* stored order: the rebuilt component goes to `drop` */
