@@ -300,8 +300,8 @@ static void test_mask_rank_agree(void **state) {
     printf("%d mask ranks\n", checked);
 }
 
-/* The 57-bit-window mask steps find what a bit-by-bit scan finds: the next set bit at or after
- * every position (n = none) and the last one at or before it, over random masks of every
+/* The 57-bit-window mask steps and the one-pass seek find what a bit-by-bit scan finds: the
+ * next set bit at or after every position (n = none), the last one at or before it and its rank, over random masks of every
  * density (bit 0 set, as in a built clip) and every length. */
 static void test_mask_steps_agree(void **state) {
     (void)state;
@@ -319,6 +319,17 @@ static void test_mask_steps_agree(void **state) {
             while (!((mask[prev / 8] >> (prev % 8)) & 1u)) prev--;
             assert_int_equal(ossa__mask_next(mask, at, n), next);
             assert_int_equal(ossa__mask_prev(mask, at), prev);
+            uint32_t rank = 0, after = at + 1, k[3], kp[3];
+            for (uint32_t b = 0; b < prev; b++) rank += (mask[b / 8] >> (b % 8)) & 1u;
+            while (after < n && !((mask[after / 8] >> (after % 8)) & 1u)) after++;
+            ossa__mask_seek(mask, n, at, k); /* the jump's one-pass seek */
+            assert_int_equal(k[0], prev);
+            assert_int_equal(k[1], rank);
+            assert_int_equal(k[2], after);
+            if (__builtin_cpu_supports("popcnt")) {
+                ossa__mask_seek_popcnt(mask, n, at, kp);
+                assert_memory_equal(k, kp, sizeof k);
+            }
             checked++;
         }
         assert_int_equal(ossa__mask_next(mask, n, n), n);

@@ -50,6 +50,8 @@ struct ossa_sampling_context {
     uint32_t rot_end;     /* 1 + the last cached raw rotation channel (the builder puts them first) */
     uint32_t uncached;    /* raw channels of the clip without a cache (CUBIC, weights, beyond rc) */
     bool redecode;        /* the caches must be checked although no clock changed key (clip switch) */
+    float last_t;         /* the previous frame's clip time (-Inf after a clip switch) */
+    float jump_dt;        /* a step past it further than this (4 mean grid steps), or back: a jump */
     uint32_t *rk;         /* the key k whose keys k, k + 1 are in ra, rb (UINT32_MAX = none) */
     uint32_t *rclock;     /* its clock */
     uint32_t *rdst;       /* its float offset in the output pose */
@@ -190,6 +192,38 @@ uint32_t ossa__mask_rank_popcnt(const unsigned char *mask, uint32_t end) {
     return r;
 }
 
+static inline uint32_t popcount64_swar(uint64_t v) {
+    return ossa__popcount32((uint32_t)v) + ossa__popcount32((uint32_t)(v >> 32));
+}
+#define MASK_SEEK_BODY(POPC)                                                                                  \
+    uint32_t words = (n + 63u) / 64u, cut = at + 1u, r = 0, la = 0, na = UINT32_MAX;                        \
+    uint64_t lw = 1, nw = 0;                                                                                  \
+    for (uint32_t k = 0; k < words; k++) {                                                                    \
+        uint32_t b = 64u * k;                                                                                 \
+        uint64_t w;                                                                                           \
+        memcpy(&w, mask + 8u * k, 8);                                                                         \
+        if (n - b < 64u) w &= (1ull << (n - b)) - 1u; /* the last word: the key fields follow the mask */     \
+        uint64_t below = cut >= b + 64u ? ~0ull : cut <= b ? 0ull : (1ull << (cut - b)) - 1u;                 \
+        uint64_t lo = w & below, hi = w & ~below;                                                             \
+        r += POPC(lo);                                                                                        \
+        la = lo ? b : la;                                                                                     \
+        lw = lo ? lo : lw;                                                                                    \
+        bool first = hi != 0 && na == UINT32_MAX;                                                             \
+        na = first ? b : na;                                                                                  \
+        nw = first ? hi : nw;                                                                                 \
+    }                                                                                                         \
+    out[0] = la + 63u - (uint32_t)__builtin_clzll(lw);                                                        \
+    out[1] = r - 1u;                                                                                          \
+    out[2] = na == UINT32_MAX ? n : na + (uint32_t)__builtin_ctzll(nw);
+
+void ossa__mask_seek(const unsigned char *mask, uint32_t n, uint32_t at, uint32_t out[3]) { MASK_SEEK_BODY(popcount64_swar) }
+#if defined(__x86_64__) || defined(__i386__)
+__attribute__((target("popcnt")))
+#endif
+void ossa__mask_seek_popcnt(const unsigned char *mask, uint32_t n, uint32_t at, uint32_t out[3]) {
+    MASK_SEEK_BODY(__builtin_popcountll)
+}
+
 static bool use_popcnt(void) {
 #if defined(__x86_64__) || defined(__i386__)
     static atomic_int known; /* 0 = not yet, 1 = no, 2 = yes */
@@ -306,28 +340,12 @@ static inline void load_key(float *const q[3], uint32_t i, const unsigned char *
     for (int c = 0; c < 3; c++) q[c][i] = (float)f[c];
 }
 
-/* Seeks packed channel i's segment for time t and loads its keys' fields, when it is not one
- * key forward (the caller's inline path): within 32 grid steps ahead, the keys up to the grid
- * position (one binary search per frame, shared by every channel, *u < 0 = not yet found)
- * counted in one mask window; else the key mask around the grid position, its rank a popcount.
- * The kernels decode the fields every frame. */
-static __attribute__((noinline)) void locate(ossa_sampling_context *c, const ossa_built_clip *clip, uint32_t i, float t,
-                                             int64_t *u, bool popcnt) {
-    const ossa__bc_packed *p = &clip->packed[i];
-    const unsigned char *mask = clip->base + p->data_off;
+/* Packed channel i's segment from key a (grid index, value index rank) to the next key n
+ * (grid_count = none: a is held): cursor, times and both keys' fields. */
+static inline void set_segment(ossa_sampling_context *c, const ossa_built_clip *clip, const ossa__bc_packed *p, uint32_t i,
+                               uint32_t a, uint32_t rank, uint32_t n) {
     const float *grid = clip->grid;
-    uint32_t G = clip->h->grid_count, a = c->cursor[i], rank = c->rank[i], n = c->next[i];
-    if (*u < 0) *u = grid_find(clip, t);
-    uint32_t U = (uint32_t)*u;
-    if (a != UINT32_MAX && n < G && U >= n && U - n < 32u) { /* ahead: bit 0 of the window (= key n) is set */
-        uint32_t w = ossa__bits_read(mask, n, U - n + 1);
-        rank += ossa__popcount32(w);
-        a = n + 31u - (uint32_t)__builtin_clz(w);
-    } else {
-        a = ossa__mask_prev(mask, U);
-        rank = popcnt ? ossa__mask_rank_popcnt(mask, a) : ossa__mask_rank(mask, a);
-    }
-    n = ossa__mask_next(mask, a + 1, G);
+    uint32_t G = clip->h->grid_count;
     c->cursor[i] = a;
     c->rank[i] = rank;
     c->next[i] = n;
@@ -342,6 +360,58 @@ static __attribute__((noinline)) void locate(ossa_sampling_context *c, const oss
         c->dt[i] = p->interp == OSSA_INTERP_STEP ? INFINITY : grid[n] - grid[a];
         load_key(c->qb, i, clip->base, p, G, rank + 1);
     }
+}
+
+/* Seeks packed channel i's segment for time t and loads its keys' fields, when it is not one
+ * key forward (the caller's inline path): within 32 grid steps ahead, the keys up to the grid
+ * position (one binary search per frame, shared by every channel, *u < 0 = not yet found)
+ * counted in one mask window; else the key mask around the grid position, its rank a popcount.
+ * The kernels decode the fields every frame. */
+static __attribute__((noinline)) void locate(ossa_sampling_context *c, const ossa_built_clip *clip, uint32_t i, float t,
+                                             int64_t *u, bool popcnt) {
+    const ossa__bc_packed *p = &clip->packed[i];
+    const unsigned char *mask = clip->base + p->data_off;
+    uint32_t G = clip->h->grid_count, a = c->cursor[i], rank = c->rank[i], n = c->next[i];
+    if (*u < 0) *u = grid_find(clip, t);
+    uint32_t U = (uint32_t)*u;
+    if (a != UINT32_MAX && n < G && U >= n && U - n < 32u) { /* ahead: bit 0 of the window (= key n) is set */
+        uint32_t w = ossa__bits_read(mask, n, U - n + 1);
+        rank += ossa__popcount32(w);
+        a = n + 31u - (uint32_t)__builtin_clz(w);
+    } else {
+        a = ossa__mask_prev(mask, U);
+        rank = popcnt ? ossa__mask_rank_popcnt(mask, a) : ossa__mask_rank(mask, a);
+    }
+    n = ossa__mask_next(mask, a + 1, G);
+    set_segment(c, clip, p, i, a, rank, n);
+}
+
+/* Packed channel i's segment after a jump (the caller found the grid position U once): no
+ * forward attempt, no branch on where the channel was, so random times mispredict little. */
+static inline void seek(ossa_sampling_context *c, const ossa_built_clip *clip, uint32_t i, uint32_t U, bool popcnt) {
+    const ossa__bc_packed *p = &clip->packed[i];
+    const unsigned char *mask = clip->base + p->data_off;
+    uint32_t G = clip->h->grid_count, a, rank, n;
+    if (G <= 57u) { /* the whole mask in one window: key, rank and next from one load */
+        uint64_t w, upto = (2ull << U) - 1u; /* U < G <= 57 */
+        memcpy(&w, mask, 8);
+        w &= (1ull << G) - 1u;
+        uint64_t lo = w & upto, hi = w & ~upto;
+        a = 63u - (uint32_t)__builtin_clzll(lo); /* bit 0 is set */
+        rank = popcount64_swar(lo) - 1u;
+        n = hi ? (uint32_t)__builtin_ctzll(hi) : G;
+    } else if (G <= 64u * OSSA__MASK_SEEK_WORDS) {
+        uint32_t k[3];
+        (popcnt ? ossa__mask_seek_popcnt : ossa__mask_seek)(mask, G, U, k);
+        a = k[0];
+        rank = k[1];
+        n = k[2];
+    } else {
+        a = ossa__mask_prev(mask, U);
+        rank = popcnt ? ossa__mask_rank_popcnt(mask, a) : ossa__mask_rank(mask, a);
+        n = ossa__mask_next(mask, a + 1, G);
+    }
+    set_segment(c, clip, p, i, a, rank, n);
 }
 
 /* Decodes one key's lanes of a packed raw channel starting at bit pos: one 64-bit window per
@@ -410,6 +480,8 @@ ossa_result ossa_sample_job_run(ossa_sample_job *job) {
         c->rot_end = 0;
         c->uncached = h->raw_count;
         c->redecode = true;
+        c->last_t = -INFINITY;
+        c->jump_dt = 4.0f * (h->end - h->start) / (float)(h->grid_count ? h->grid_count : 1u);
         for (uint32_t i = 0; i < c->rc; i++) {
             const ossa__bc_raw *r = &clip->raw[i];
             static const uint32_t field[3] = {0, 3, 7}; /* T, R, S floats in an ossa_transform */
@@ -440,6 +512,7 @@ ossa_result ossa_sample_job_run(ossa_sample_job *job) {
         const float *grid = clip->grid;
         uint32_t G = h->grid_count;
         bool popcnt = use_popcnt();
+        bool jump = !(t >= c->last_t && t - c->last_t <= c->jump_dt); /* back, or far ahead */
         for (uint32_t w = 0; w < P; w += 64) { /* the stale channels as a bit mask: no branch per channel */
             uint32_t e = P - w < 64 ? P - w : 64;
             uint64_t stale = 0;
@@ -454,6 +527,10 @@ ossa_result ossa_sample_job_run(ossa_sample_job *job) {
             for (uint32_t j = 0; j < e; j++)
                 stale |= (uint64_t)((t < c->t0[w + j]) | (t >= c->hi[w + j])) << j;
 #endif
+            if (jump && stale) { /* every stale channel seeks: the grid position once */
+                if (u < 0) u = grid_find(clip, t);
+                for (; stale; stale &= stale - 1) seek(c, clip, w + (uint32_t)__builtin_ctzll(stale), (uint32_t)u, popcnt);
+            }
             for (; stale; stale &= stale - 1) {
                 uint32_t i = w + (uint32_t)__builtin_ctzll(stale), a = c->cursor[i], n = c->next[i];
                 if (a != UINT32_MAX && n < G && t >= grid[n]) { /* the common case inline: one key forward */
@@ -564,7 +641,7 @@ ossa_result ossa_sample_job_run(ossa_sample_job *job) {
         }
         switch (r->kind) {
         case OSSA__CH_T: ossa__interpolate(&v, k, t, &out[r->target].translation.x, 3); break;
-        case OSSA__CH_R: ossa__interpolate(&v, k, t, &out[r->target].rotation.x, 4); break;
+        case OSSA__CH_R: ossa__interpolate(&v, k, t, (float *)(void *)&out[r->target].rotation, 4); break; /* the whole quaternion: GCC sizes &rotation.x as one float */
         case OSSA__CH_S: ossa__interpolate(&v, k, t, &out[r->target].scale.x, 3); break;
         default:
             if (job->weights) ossa__interpolate(&v, k, t, job->weights + clip->wtracks[r->target].offset, r->components);
@@ -637,6 +714,7 @@ ossa_result ossa_sample_job_run(ossa_sample_job *job) {
             v[2] = z;
         }
     }
+    c->last_t = t;
     job->sampled_time = t;
     return OSSA_OK;
 }
