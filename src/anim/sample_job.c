@@ -195,34 +195,41 @@ uint32_t ossa__mask_rank_popcnt(const unsigned char *mask, uint32_t end) {
 static inline uint32_t popcount64_swar(uint64_t v) {
     return ossa__popcount32((uint32_t)v) + ossa__popcount32((uint32_t)(v >> 32));
 }
-#define MASK_SEEK_BODY(POPC)                                                                                  \
-    uint32_t words = (n + 63u) / 64u, cut = at + 1u, r = 0, la = 0, na = UINT32_MAX;                        \
-    uint64_t lw = 1, nw = 0;                                                                                  \
-    for (uint32_t k = 0; k < words; k++) {                                                                    \
-        uint32_t b = 64u * k;                                                                                 \
-        uint64_t w;                                                                                           \
-        memcpy(&w, mask + 8u * k, 8);                                                                         \
-        if (n - b < 64u) w &= (1ull << (n - b)) - 1u; /* the last word: the key fields follow the mask */     \
-        uint64_t below = cut >= b + 64u ? ~0ull : cut <= b ? 0ull : (1ull << (cut - b)) - 1u;                 \
-        uint64_t lo = w & below, hi = w & ~below;                                                             \
-        r += POPC(lo);                                                                                        \
-        la = lo ? b : la;                                                                                     \
-        lw = lo ? lo : lw;                                                                                    \
-        bool first = hi != 0 && na == UINT32_MAX;                                                             \
-        na = first ? b : na;                                                                                  \
-        nw = first ? hi : nw;                                                                                 \
-    }                                                                                                         \
-    out[0] = la + 63u - (uint32_t)__builtin_clzll(lw);                                                        \
-    out[1] = r - 1u;                                                                                          \
+/* ossa__mask_seek's body; hw: the POPCNT instruction (only inside target("popcnt") callers). */
+static inline __attribute__((always_inline)) void mask_seek(const unsigned char *mask, uint32_t n, uint32_t at,
+                                                            uint32_t out[3], bool hw) {
+    uint32_t words = (n + 63u) / 64u, cut = at + 1u, r = 0, la = 0, na = UINT32_MAX;
+    uint64_t lw = 1, nw = 0;
+    for (uint32_t k = 0; k < words; k++) {
+        uint32_t b = 64u * k;
+        uint64_t w;
+        memcpy(&w, mask + 8u * k, 8);
+        if (n - b < 64u) w &= (1ull << (n - b)) - 1u; /* the last word: the key fields follow the mask */
+        uint64_t below = cut >= b + 64u ? ~0ull : cut <= b ? 0ull : (1ull << (cut - b)) - 1u;
+        uint64_t lo = w & below, hi = w & ~below;
+        r += hw ? (uint32_t)__builtin_popcountll(lo) : popcount64_swar(lo);
+        la = lo ? b : la;
+        lw = lo ? lo : lw;
+        bool first = hi != 0 && na == UINT32_MAX;
+        na = first ? b : na;
+        nw = first ? hi : nw;
+    }
+    out[0] = la + 63u - (uint32_t)__builtin_clzll(lw);
+    out[1] = r - 1u;
     out[2] = na == UINT32_MAX ? n : na + (uint32_t)__builtin_ctzll(nw);
+}
 
-void ossa__mask_seek(const unsigned char *mask, uint32_t n, uint32_t at, uint32_t out[3]) { MASK_SEEK_BODY(popcount64_swar) }
+void ossa__mask_seek(const unsigned char *mask, uint32_t n, uint32_t at, uint32_t out[3]) { mask_seek(mask, n, at, out, false); }
 #if defined(__x86_64__) || defined(__i386__)
 __attribute__((target("popcnt")))
-#endif
 void ossa__mask_seek_popcnt(const unsigned char *mask, uint32_t n, uint32_t at, uint32_t out[3]) {
-    MASK_SEEK_BODY(__builtin_popcountll)
+    mask_seek(mask, n, at, out, true);
 }
+#else
+void ossa__mask_seek_popcnt(const unsigned char *mask, uint32_t n, uint32_t at, uint32_t out[3]) {
+    mask_seek(mask, n, at, out, false);
+}
+#endif
 
 static bool use_popcnt(void) {
 #if defined(__x86_64__) || defined(__i386__)
@@ -388,7 +395,8 @@ static __attribute__((noinline)) void locate(ossa_sampling_context *c, const oss
 
 /* Packed channel i's segment after a jump (the caller found the grid position U once): no
  * forward attempt, no branch on where the channel was, so random times mispredict little. */
-static inline void seek(ossa_sampling_context *c, const ossa_built_clip *clip, uint32_t i, uint32_t U, bool popcnt) {
+static inline __attribute__((always_inline)) void seek(ossa_sampling_context *c, const ossa_built_clip *clip, uint32_t i,
+                                                       uint32_t U, bool hw) {
     const ossa__bc_packed *p = &clip->packed[i];
     const unsigned char *mask = clip->base + p->data_off;
     uint32_t G = clip->h->grid_count, a, rank, n;
@@ -398,21 +406,36 @@ static inline void seek(ossa_sampling_context *c, const ossa_built_clip *clip, u
         w &= (1ull << G) - 1u;
         uint64_t lo = w & upto, hi = w & ~upto;
         a = 63u - (uint32_t)__builtin_clzll(lo); /* bit 0 is set */
-        rank = popcount64_swar(lo) - 1u;
+        rank = (hw ? (uint32_t)__builtin_popcountll(lo) : popcount64_swar(lo)) - 1u;
         n = hi ? (uint32_t)__builtin_ctzll(hi) : G;
     } else if (G <= 64u * OSSA__MASK_SEEK_WORDS) {
         uint32_t k[3];
-        (popcnt ? ossa__mask_seek_popcnt : ossa__mask_seek)(mask, G, U, k);
+        mask_seek(mask, G, U, k, hw);
         a = k[0];
         rank = k[1];
         n = k[2];
     } else {
         a = ossa__mask_prev(mask, U);
-        rank = popcnt ? ossa__mask_rank_popcnt(mask, a) : ossa__mask_rank(mask, a);
+        rank = hw ? ossa__mask_rank_popcnt(mask, a) : ossa__mask_rank(mask, a);
         n = ossa__mask_next(mask, a + 1, G);
     }
     set_segment(c, clip, p, i, a, rank, n);
 }
+
+/* Every channel of `stale` (bit j = channel w + j) seeks grid position U: a portable loop and
+ * one compiled for POPCNT (the mask seeks inlined in both). */
+static __attribute__((noinline)) void seek_all(ossa_sampling_context *c, const ossa_built_clip *clip, uint32_t w,
+                                               uint64_t stale, uint32_t U) {
+    for (; stale; stale &= stale - 1) seek(c, clip, w + (uint32_t)__builtin_ctzll(stale), U, false);
+}
+#if defined(__x86_64__) || defined(__i386__)
+__attribute__((target("popcnt"), noinline)) static void seek_all_popcnt(ossa_sampling_context *c, const ossa_built_clip *clip,
+                                                                       uint32_t w, uint64_t stale, uint32_t U) {
+    for (; stale; stale &= stale - 1) seek(c, clip, w + (uint32_t)__builtin_ctzll(stale), U, true);
+}
+#else
+#define seek_all_popcnt seek_all
+#endif
 
 /* Decodes one key's lanes of a packed raw channel starting at bit pos: one 64-bit window per
  * lane (the stream is followed by >= 8 readable bytes). */
@@ -529,7 +552,8 @@ ossa_result ossa_sample_job_run(ossa_sample_job *job) {
 #endif
             if (jump && stale) { /* every stale channel seeks: the grid position once */
                 if (u < 0) u = grid_find(clip, t);
-                for (; stale; stale &= stale - 1) seek(c, clip, w + (uint32_t)__builtin_ctzll(stale), (uint32_t)u, popcnt);
+                (popcnt ? seek_all_popcnt : seek_all)(c, clip, w, stale, (uint32_t)u);
+                stale = 0;
             }
             for (; stale; stale &= stale - 1) {
                 uint32_t i = w + (uint32_t)__builtin_ctzll(stale), a = c->cursor[i], n = c->next[i];
