@@ -19,12 +19,12 @@ typedef struct fixture {
     ossa_built_clip *built[2]; /* compressed, lossless */
 } fixture;
 
-static fixture make_fixture(uint64_t seed, uint32_t joints, uint32_t weight_tracks) {
+static fixture make_fixture_keys(uint64_t seed, uint32_t joints, uint32_t weight_tracks, uint32_t max_keys) {
     fixture f;
     uint64_t s = seed;
     ot_gen_options o = {0};
     o.joints = joints;
-    o.max_keys = 12;
+    o.max_keys = max_keys;
     o.weight_tracks = weight_tracks;
     f.sk = ot_gen_skeleton(&s, &o);
     f.clip = ot_gen_clip(&s, f.sk, &o);
@@ -35,6 +35,10 @@ static fixture make_fixture(uint64_t seed, uint32_t joints, uint32_t weight_trac
         assert_int_equal(ossa_clip_build(f.clip, f.sk, &opt, NULL, &f.built[m], NULL), OSSA_OK);
     }
     return f;
+}
+
+static fixture make_fixture(uint64_t seed, uint32_t joints, uint32_t weight_tracks) {
+    return make_fixture_keys(seed, joints, weight_tracks, 12);
 }
 
 static void free_fixture(fixture *f) {
@@ -159,6 +163,40 @@ static void test_context_paths_agree(void **state) {
     ossa_sampling_context_destroy(ctx);
     free_fixture(&f);
     free_fixture(&g);
+}
+
+/* The jump seeks on masks of one window (<= 57 grid times), of a few words and past
+ * OSSA__MASK_SEEK_WORDS words give what forward steps and fresh contexts give: compressed clips
+ * of many keys, forward at 60 Hz (steps, wrap-around seeks) then random times (every frame a
+ * jump), each frame against a fresh context, bit for bit. */
+static void test_jump_seeks_agree(void **state) {
+    (void)state;
+    static const uint32_t keys[] = {6, 60, 200, 3000};
+    uint32_t J = 6, grids[4];
+    for (int v = 0; v < 4; v++) {
+        fixture f = make_fixture_keys(30 + (uint64_t)v, J, 0, keys[v]);
+        const ossa_built_clip *bc = f.built[0];
+        grids[v] = bc->h->grid_count;
+        ossa_sampling_context *ctx = NULL;
+        assert_int_equal(ossa_sampling_context_create(J, 0, NULL, &ctx), OSSA_OK);
+        ossa_transform a[6], b[6];
+        float lo = ossa_built_clip_start(bc), span = ossa_built_clip_end(bc) - lo;
+        uint64_t s = 11;
+        for (int k = 0; k < 1500; k++) {
+            float t = k < 900 ? lo + (float)k * span / 250.0f : lo + ot_rand_float(&s, -0.1f, 1.1f) * span;
+            bool loop = k < 900 || (k & 1);
+            ossa_sample_job job = {bc, ctx, t, loop, a, J, NULL, 0, 0};
+            assert_int_equal(ossa_sample_job_run(&job), OSSA_OK);
+            sample_fresh(bc, t, loop, b, NULL);
+            assert_memory_equal(a, b, sizeof a);
+        }
+        ossa_sampling_context_destroy(ctx);
+        free_fixture(&f);
+    }
+    printf("grid times %u %u %u %u\n", grids[0], grids[1], grids[2], grids[3]);
+    assert_true(grids[0] <= 57u);
+    assert_true(grids[1] > 57u && grids[1] <= 64u * OSSA__MASK_SEEK_WORDS);
+    assert_true(grids[3] > 64u * OSSA__MASK_SEEK_WORDS);
 }
 
 /* Every SIMD decode + lerp kernel the CPU has gives the scalar kernel's bits (same
@@ -377,6 +415,7 @@ int main(void) {
     const struct CMUnitTest tests[] = {
         cmocka_unit_test(test_validate_fields),
         cmocka_unit_test(test_context_paths_agree),
+        cmocka_unit_test(test_jump_seeks_agree),
         cmocka_unit_test(test_kernels_agree),
         cmocka_unit_test(test_slerp_kernels_agree),
         cmocka_unit_test(test_mask_rank_agree),
