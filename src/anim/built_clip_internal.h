@@ -264,8 +264,8 @@ static inline float ossa__sample_time(float start, float end, float t, bool loop
     return ossa__adjust_time(start, end, t, loop);
 }
 
-/* A seek in one pass over the mask's ceil(n / 64) 64-bit words (a fixed count per clip, the
- * picks by conditional moves: a random seek mispredicts nothing): out[0] = the last set bit
+/* A seek in one pass over the mask's 64-bit words up to at's (the picks by conditional moves,
+ * the trip count shared by every channel of a jump: little to mispredict): out[0] = the last set bit
  * <= at (bit 0 is always set), out[1] = its rank (set bits before it), out[2] = the first set
  * bit > at (n = none); at < n. Portable (SWAR) and POPCNT versions (sample_job.c), same results. */
 #define OSSA__MASK_SEEK_WORDS 16u /* longer masks (n > 1024 grid times) take the window helpers */

@@ -195,28 +195,29 @@ uint32_t ossa__mask_rank_popcnt(const unsigned char *mask, uint32_t end) {
 static inline uint32_t popcount64_swar(uint64_t v) {
     return ossa__popcount32((uint32_t)v) + ossa__popcount32((uint32_t)(v >> 32));
 }
-/* ossa__mask_seek's body; hw: the POPCNT instruction (only inside target("popcnt") callers). */
+/* ossa__mask_seek's body; hw: the POPCNT instruction (only inside target("popcnt") callers).
+ * The words before at's are counted whole (a trip count every channel of a jump shares, so the
+ * loop's exit is predicted), at's word splits at it; the next key is in it, or found by the
+ * window steps after it (rare). */
 static inline __attribute__((always_inline)) void mask_seek(const unsigned char *mask, uint32_t n, uint32_t at,
                                                             uint32_t out[3], bool hw) {
-    uint32_t words = (n + 63u) / 64u, cut = at + 1u, r = 0, la = 0, na = UINT32_MAX;
-    uint64_t lw = 1, nw = 0;
-    for (uint32_t k = 0; k < words; k++) {
-        uint32_t b = 64u * k;
-        uint64_t w;
+    uint32_t kat = at / 64u, r = 0, la = 0, b = 64u * kat, cut = at + 1u - b; /* cut in [1, 64] */
+    uint64_t lw = 1, w;
+    for (uint32_t k = 0; k < kat; k++) { /* whole words (never the last, partial one) */
         memcpy(&w, mask + 8u * k, 8);
-        if (n - b < 64u) w &= (1ull << (n - b)) - 1u; /* the last word: the key fields follow the mask */
-        uint64_t below = cut >= b + 64u ? ~0ull : cut <= b ? 0ull : (1ull << (cut - b)) - 1u;
-        uint64_t lo = w & below, hi = w & ~below;
-        r += hw ? (uint32_t)__builtin_popcountll(lo) : popcount64_swar(lo);
-        la = lo ? b : la;
-        lw = lo ? lo : lw;
-        bool first = hi != 0 && na == UINT32_MAX;
-        na = first ? b : na;
-        nw = first ? hi : nw;
+        r += hw ? (uint32_t)__builtin_popcountll(w) : popcount64_swar(w);
+        la = w ? 64u * k : la;
+        lw = w ? w : lw;
     }
+    memcpy(&w, mask + 8u * kat, 8);
+    if (n - b < 64u) w &= (1ull << (n - b)) - 1u; /* the last word: the key fields follow the mask */
+    uint64_t below = cut >= 64u ? ~0ull : (1ull << cut) - 1u, lo = w & below, hi = w & ~below;
+    r += hw ? (uint32_t)__builtin_popcountll(lo) : popcount64_swar(lo);
+    la = lo ? b : la;
+    lw = lo ? lo : lw;
     out[0] = la + 63u - (uint32_t)__builtin_clzll(lw);
     out[1] = r - 1u;
-    out[2] = na == UINT32_MAX ? n : na + (uint32_t)__builtin_ctzll(nw);
+    out[2] = hi ? b + (uint32_t)__builtin_ctzll(hi) : ossa__mask_next(mask, b + 64u, n);
 }
 
 void ossa__mask_seek(const unsigned char *mask, uint32_t n, uint32_t at, uint32_t out[3]) { mask_seek(mask, n, at, out, false); }
