@@ -1,0 +1,83 @@
+/* AVX-512 pose kernels (F+VL+BW+DQ; built with -mavx512f...): one whole 4x4 product per
+ * 512-bit step. Lane 4c + r of a product is column c, row r: out = sum_k A_k * B_k with
+ * A_k = column k of the left matrix in all four 128-bit lanes (a broadcast load) and B_k
+ * = row k of the right matrix, element c splat over 128-bit lane c (one permute). No FMA
+ * (the ISO C mode keeps -ffp-contract=off), the scalar path's operations in its order, so
+ * the values are equal (see anim/pose_internal.h). Half the shuffles of the AVX2 form,
+ * which needs two permutes per row. */
+#include <immintrin.h>
+
+#include "anim/pose_block.h"
+
+/* Row k of a matrix held in lo (elements 0..7) and hi (8..15), element c over lanes 4c..4c+3. */
+static inline __m512 row_splat(__m256 lo, __m256 hi, int k) {
+    /* permutex2var indices: 0..15 pick from the first source, 16..31 from the second */
+    const __m512i idx = _mm512_setr_epi32(k, k, k, k, 4 + k, 4 + k, 4 + k, 4 + k, 16 + k, 16 + k, 16 + k, 16 + k,
+                                          20 + k, 20 + k, 20 + k, 20 + k);
+    return _mm512_permutex2var_ps(_mm512_castps256_ps512(lo), idx, _mm512_castps256_ps512(hi));
+}
+
+static inline __m512 column4(const float *A, int k) {
+    return _mm512_broadcast_f32x4(_mm_loadu_ps(A + 4 * k));
+}
+
+/* out = a * b, the general 4x4 product in ossa__mat4_mul's order. */
+static inline void mul4_x4(const float *A, const float *B, float *o) {
+    __m256 lo = _mm256_loadu_ps(B), hi = _mm256_loadu_ps(B + 8);
+    __m512 r = _mm512_add_ps(_mm512_mul_ps(column4(A, 0), row_splat(lo, hi, 0)),
+                             _mm512_mul_ps(column4(A, 1), row_splat(lo, hi, 1)));
+    r = _mm512_add_ps(r, _mm512_mul_ps(column4(A, 2), row_splat(lo, hi, 2)));
+    r = _mm512_add_ps(r, _mm512_mul_ps(column4(A, 3), row_splat(lo, hi, 3)));
+    _mm512_storeu_ps(o, r);
+}
+
+/* a * b for an affine b (its last row 0 0 0 1 is not read) in ossa__mat4_mul_affine_scalar's
+ * operations: three terms per entry, a's translation added to the translation column, last
+ * row 0 0 0 1 (a's last row is not read either). a0..a3 are a's columns in every lane. */
+static inline __m512 mul_affine_x4(__m512 a0, __m512 a1, __m512 a2, __m512 a3, __m256 lo, __m256 hi) {
+    /* a's translation in lanes 12..14 and 1 in lane 15, off the products' dependency chain */
+    __m512 t = _mm512_mask_blend_ps(0x8000, a3, _mm512_set1_ps(1.0f));
+    __m512 r = _mm512_add_ps(_mm512_mul_ps(a0, row_splat(lo, hi, 0)), _mm512_mul_ps(a1, row_splat(lo, hi, 1)));
+    r = _mm512_maskz_add_ps(0x7777, r, _mm512_mul_ps(a2, row_splat(lo, hi, 2))); /* last row 0 */
+    return _mm512_mask_add_ps(r, 0xF000, r, t);                                 /* 0 + 1 = 1 */
+}
+
+void ossa__palette_avx512(const ossa_mat4 *model, const uint32_t *joints, const ossa_mat4 *inverse_bind,
+                          uint32_t count, bool skin_layout, ossa_mat4 *out) {
+    if (skin_layout) {
+        for (uint32_t i = 0; i < count; i++) mul4_x4(model[joints[i]].m, inverse_bind[i].m, out[i].m);
+    } else {
+        for (uint32_t i = 0; i < count; i++) {
+            uint32_t j = joints[i];
+            mul4_x4(model[j].m, inverse_bind[i].m, out[j].m);
+        }
+    }
+}
+
+/* The pass is bound by the parent chains' latency (a child waits for its parent's product):
+ * when the parent is the joint just computed, its columns come from the register (one
+ * in-register broadcast) instead of a store-to-load forward. */
+void ossa__to_model_avx512(const ossa_transform *locals, const int32_t *parents, uint32_t begin, uint32_t end,
+                           ossa_mat4 *out) {
+    static const ossa_mat4 identity = {{1, 0, 0, 0, 0, 1, 0, 0, 0, 0, 1, 0, 0, 0, 0, 1}};
+    float L[BLOCK][16];
+    __m512 prev = _mm512_setzero_ps();
+    for (uint32_t i0 = begin; i0 < end; i0 += BLOCK) {
+        uint32_t count = end - i0 < BLOCK ? end - i0 : BLOCK;
+        local_block(&locals[i0], count, L);
+        for (uint32_t k = 0; k < count; k++) {
+            uint32_t i = i0 + k;
+            int32_t p = parents[i];
+            __m512 a0, a1, a2, a3;
+            if (p >= 0 && (uint32_t)p + 1 == i && i > begin) {
+                a0 = _mm512_shuffle_f32x4(prev, prev, 0x00), a1 = _mm512_shuffle_f32x4(prev, prev, 0x55);
+                a2 = _mm512_shuffle_f32x4(prev, prev, 0xAA), a3 = _mm512_shuffle_f32x4(prev, prev, 0xFF);
+            } else {
+                const float *A = p < 0 ? identity.m : out[p].m;
+                a0 = column4(A, 0), a1 = column4(A, 1), a2 = column4(A, 2), a3 = column4(A, 3);
+            }
+            prev = mul_affine_x4(a0, a1, a2, a3, _mm256_loadu_ps(L[k]), _mm256_loadu_ps(L[k] + 8));
+            _mm512_storeu_ps(out[i].m, prev);
+        }
+    }
+}
