@@ -31,17 +31,6 @@ static inline void mul4_x4(const float *A, const float *B, float *o) {
     _mm512_storeu_ps(o, r);
 }
 
-/* a * b for an affine b (its last row 0 0 0 1 is not read) in ossa__mat4_mul_affine_scalar's
- * operations: three terms per entry, a's translation added to the translation column, last
- * row 0 0 0 1 (a's last row is not read either). a0..a3 are a's columns in every lane. */
-static inline __m512 mul_affine_x4(__m512 a0, __m512 a1, __m512 a2, __m512 a3, __m256 lo, __m256 hi) {
-    /* a's translation in lanes 12..14 and 1 in lane 15, off the products' dependency chain */
-    __m512 t = _mm512_mask_blend_ps(0x8000, a3, _mm512_set1_ps(1.0f));
-    __m512 r = _mm512_add_ps(_mm512_mul_ps(a0, row_splat(lo, hi, 0)), _mm512_mul_ps(a1, row_splat(lo, hi, 1)));
-    r = _mm512_maskz_add_ps(0x7777, r, _mm512_mul_ps(a2, row_splat(lo, hi, 2))); /* last row 0 */
-    return _mm512_mask_add_ps(r, 0xF000, r, t);                                 /* 0 + 1 = 1 */
-}
-
 void ossa__palette_avx512(const ossa_mat4 *model, const uint32_t *joints, const ossa_mat4 *inverse_bind,
                           uint32_t count, bool skin_layout, ossa_mat4 *out) {
     if (skin_layout) {
@@ -56,16 +45,27 @@ void ossa__palette_avx512(const ossa_mat4 *model, const uint32_t *joints, const 
 
 /* The pass is bound by the parent chains' latency (a child waits for its parent's product):
  * when the parent is the joint just computed, its columns come from the register (one
- * in-register broadcast) instead of a store-to-load forward. */
+ * in-register broadcast) instead of a store-to-load forward. The local matrices stay SoA
+ * (8 joints a block): row k of joint j is one two-source permute of the block's row-k
+ * registers, so they are never transposed back or stored. */
 void ossa__to_model_avx512(const ossa_transform *locals, const int32_t *parents, uint32_t begin, uint32_t end,
                            ossa_mat4 *out) {
     static const ossa_mat4 identity = {{1, 0, 0, 0, 0, 1, 0, 0, 0, 0, 1, 0, 0, 0, 0, 1}};
-    float L[BLOCK][16];
+    /* lane group c of row k picks column c's register: 0..7 and 8..15 (columns 0, 1) from
+     * the first source, 16..23 and 24..31 (columns 2, 3) from the second; + j for joint j */
+    const __m512i base = _mm512_setr_epi32(0, 0, 0, 0, 8, 8, 8, 8, 16, 16, 16, 16, 24, 24, 24, 24);
     __m512 prev = _mm512_setzero_ps();
     for (uint32_t i0 = begin; i0 < end; i0 += BLOCK) {
         uint32_t count = end - i0 < BLOCK ? end - i0 : BLOCK;
-        local_block(&locals[i0], count, L);
-        for (uint32_t k = 0; k < count; k++) {
+        __m256 c01[8], c23[8];
+        local_soa(&locals[i0], count, c01, c23);
+        __m512 ra[3], rb[3]; /* row k: (column 0 | column 1), (column 2 | column 3), 8 joints each */
+        for (int k = 0; k < 3; k++) {
+            ra[k] = _mm512_insertf32x8(_mm512_castps256_ps512(c01[k]), c01[4 + k], 1);
+            rb[k] = _mm512_insertf32x8(_mm512_castps256_ps512(c23[k]), c23[4 + k], 1);
+        }
+        __m512i idx = base;
+        for (uint32_t k = 0; k < count; k++, idx = _mm512_add_epi32(idx, _mm512_set1_epi32(1))) {
             uint32_t i = i0 + k;
             int32_t p = parents[i];
             __m512 a0, a1, a2, a3;
@@ -76,7 +76,12 @@ void ossa__to_model_avx512(const ossa_transform *locals, const int32_t *parents,
                 const float *A = p < 0 ? identity.m : out[p].m;
                 a0 = column4(A, 0), a1 = column4(A, 1), a2 = column4(A, 2), a3 = column4(A, 3);
             }
-            prev = mul_affine_x4(a0, a1, a2, a3, _mm256_loadu_ps(L[k]), _mm256_loadu_ps(L[k] + 8));
+            /* a's translation in lanes 12..14 and 1 in lane 15, off the products' dependency chain */
+            __m512 t = _mm512_mask_blend_ps(0x8000, a3, _mm512_set1_ps(1.0f));
+            __m512 r = _mm512_add_ps(_mm512_mul_ps(a0, _mm512_permutex2var_ps(ra[0], idx, rb[0])),
+                                     _mm512_mul_ps(a1, _mm512_permutex2var_ps(ra[1], idx, rb[1])));
+            r = _mm512_maskz_add_ps(0x7777, r, _mm512_mul_ps(a2, _mm512_permutex2var_ps(ra[2], idx, rb[2]))); /* last row 0 */
+            prev = _mm512_mask_add_ps(r, 0xF000, r, t); /* + a's translation; 0 + 1 = 1 */
             _mm512_storeu_ps(out[i].m, prev);
         }
     }

@@ -35,9 +35,9 @@ static inline void transpose8_store(const __m256 r[8], float *dst) {
  * registers instead of reloading it was slower: the pass is throughput-bound. */
 enum { BLOCK = 8 };
 
-/* The local matrices of up to 8 joints (the scalar ossa__trs_to_mat4's operations, one joint
- * per lane) into L[joint][16], column-major with last row 0 0 0 1. */
-static inline void local_block(const ossa_transform *t, uint32_t count, float L[BLOCK][16]) {
+/* The local matrices of up to 8 joints, SoA (the scalar ossa__trs_to_mat4's operations, one
+ * joint per lane): c01 = rows 0..3 of columns 0 and 1, c23 = of columns 2 and 3. */
+static inline void local_soa(const ossa_transform *t, uint32_t count, __m256 c01[8], __m256 c23[8]) {
     /* AoS -> SoA: three 4x4 transposes of 4-float windows (lanes past count repeat the last
      * joint, so nothing past the range is read): (tx ty tz qx), (qx qy qz qw), (qw sx sy sz) */
     __m256 r[3][4];
@@ -64,15 +64,25 @@ static inline void local_block(const ossa_transform *t, uint32_t count, float L[
     __m256 xx = _mm256_mul_ps(x, x2), yy = _mm256_mul_ps(y, y2), zz = _mm256_mul_ps(z, z2);
     __m256 xy = _mm256_mul_ps(x, y2), xz = _mm256_mul_ps(x, z2), yz = _mm256_mul_ps(y, z2);
     __m256 wx = _mm256_mul_ps(w, x2), wy = _mm256_mul_ps(w, y2), wz = _mm256_mul_ps(w, z2);
-    const __m256 c01[8] = {
-        _mm256_mul_ps(_mm256_sub_ps(one, _mm256_add_ps(yy, zz)), sx), _mm256_mul_ps(_mm256_add_ps(xy, wz), sx),
-        _mm256_mul_ps(_mm256_sub_ps(xz, wy), sx), zero,
-        _mm256_mul_ps(_mm256_sub_ps(xy, wz), sy), _mm256_mul_ps(_mm256_sub_ps(one, _mm256_add_ps(xx, zz)), sy),
-        _mm256_mul_ps(_mm256_add_ps(yz, wx), sy), zero};
-    const __m256 c23[8] = {
-        _mm256_mul_ps(_mm256_add_ps(xz, wy), sz), _mm256_mul_ps(_mm256_sub_ps(yz, wx), sz),
-        _mm256_mul_ps(_mm256_sub_ps(one, _mm256_add_ps(xx, yy)), sz), zero,
-        f[0][0], f[0][1], f[0][2], one};
+    c01[0] = _mm256_mul_ps(_mm256_sub_ps(one, _mm256_add_ps(yy, zz)), sx);
+    c01[1] = _mm256_mul_ps(_mm256_add_ps(xy, wz), sx);
+    c01[2] = _mm256_mul_ps(_mm256_sub_ps(xz, wy), sx);
+    c01[3] = zero;
+    c01[4] = _mm256_mul_ps(_mm256_sub_ps(xy, wz), sy);
+    c01[5] = _mm256_mul_ps(_mm256_sub_ps(one, _mm256_add_ps(xx, zz)), sy);
+    c01[6] = _mm256_mul_ps(_mm256_add_ps(yz, wx), sy);
+    c01[7] = zero;
+    c23[0] = _mm256_mul_ps(_mm256_add_ps(xz, wy), sz);
+    c23[1] = _mm256_mul_ps(_mm256_sub_ps(yz, wx), sz);
+    c23[2] = _mm256_mul_ps(_mm256_sub_ps(one, _mm256_add_ps(xx, yy)), sz);
+    c23[3] = zero;
+    c23[4] = f[0][0], c23[5] = f[0][1], c23[6] = f[0][2], c23[7] = one;
+}
+
+/* The same into L[joint][16], column-major with last row 0 0 0 1 (two 8x8 transposes). */
+static inline void local_block(const ossa_transform *t, uint32_t count, float L[BLOCK][16]) {
+    __m256 c01[8], c23[8];
+    local_soa(t, count, c01, c23);
     transpose8_store(c01, &L[0][0]);
     transpose8_store(c23, &L[0][8]);
 }
