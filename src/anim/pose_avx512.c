@@ -9,12 +9,11 @@
 
 #include "anim/pose_block.h"
 
-/* Row k of a matrix held in lo (elements 0..7) and hi (8..15), element c over lanes 4c..4c+3. */
-static inline __m512 row_splat(__m256 lo, __m256 hi, int k) {
-    /* permutex2var indices: 0..15 pick from the first source, 16..31 from the second */
-    const __m512i idx = _mm512_setr_epi32(k, k, k, k, 4 + k, 4 + k, 4 + k, 4 + k, 16 + k, 16 + k, 16 + k, 16 + k,
-                                          20 + k, 20 + k, 20 + k, 20 + k);
-    return _mm512_permutex2var_ps(_mm512_castps256_ps512(lo), idx, _mm512_castps256_ps512(hi));
+/* Row k of matrix m, element c over lanes 4c..4c+3 (one permute). */
+static inline __m512 row_splat(__m512 m, int k) {
+    const __m512i idx = _mm512_setr_epi32(k, k, k, k, 4 + k, 4 + k, 4 + k, 4 + k, 8 + k, 8 + k, 8 + k, 8 + k, 12 + k,
+                                          12 + k, 12 + k, 12 + k);
+    return _mm512_permutexvar_ps(idx, m);
 }
 
 static inline __m512 column4(const float *A, int k) {
@@ -23,11 +22,10 @@ static inline __m512 column4(const float *A, int k) {
 
 /* out = a * b, the general 4x4 product in ossa__mat4_mul's order. */
 static inline void mul4_x4(const float *A, const float *B, float *o) {
-    __m256 lo = _mm256_loadu_ps(B), hi = _mm256_loadu_ps(B + 8);
-    __m512 r = _mm512_add_ps(_mm512_mul_ps(column4(A, 0), row_splat(lo, hi, 0)),
-                             _mm512_mul_ps(column4(A, 1), row_splat(lo, hi, 1)));
-    r = _mm512_add_ps(r, _mm512_mul_ps(column4(A, 2), row_splat(lo, hi, 2)));
-    r = _mm512_add_ps(r, _mm512_mul_ps(column4(A, 3), row_splat(lo, hi, 3)));
+    __m512 b = _mm512_loadu_ps(B);
+    __m512 r = _mm512_add_ps(_mm512_mul_ps(column4(A, 0), row_splat(b, 0)), _mm512_mul_ps(column4(A, 1), row_splat(b, 1)));
+    r = _mm512_add_ps(r, _mm512_mul_ps(column4(A, 2), row_splat(b, 2)));
+    r = _mm512_add_ps(r, _mm512_mul_ps(column4(A, 3), row_splat(b, 3)));
     _mm512_storeu_ps(o, r);
 }
 
