@@ -52,7 +52,9 @@ void ossa__to_model_avx512(const ossa_transform *locals, const int32_t *parents,
     /* lane group c of row k picks column c's register: 0..7 and 8..15 (columns 0, 1) from
      * the first source, 16..23 and 24..31 (columns 2, 3) from the second; + j for joint j */
     const __m512i base = _mm512_setr_epi32(0, 0, 0, 0, 8, 8, 8, 8, 16, 16, 16, 16, 24, 24, 24, 24);
-    __m512 prev = _mm512_setzero_ps();
+    /* the joint just computed: its upper-left 3x3 and last row (final one step before the
+     * translation), and the whole matrix */
+    __m512 prev3 = _mm512_setzero_ps(), prev = _mm512_setzero_ps();
     for (uint32_t i0 = begin; i0 < end; i0 += BLOCK) {
         uint32_t count = end - i0 < BLOCK ? end - i0 : BLOCK;
         __m256 c01[8], c23[8];
@@ -66,20 +68,19 @@ void ossa__to_model_avx512(const ossa_transform *locals, const int32_t *parents,
         for (uint32_t k = 0; k < count; k++, idx = _mm512_add_epi32(idx, _mm512_set1_epi32(1))) {
             uint32_t i = i0 + k;
             int32_t p = parents[i];
-            __m512 a0, a1, a2, a3;
+            __m512 a0, a1, a2, t; /* t: the parent's translation in lanes 12..14, 1 in lane 15 */
             if (p >= 0 && (uint32_t)p + 1 == i && i > begin) {
-                a0 = _mm512_shuffle_f32x4(prev, prev, 0x00), a1 = _mm512_shuffle_f32x4(prev, prev, 0x55);
-                a2 = _mm512_shuffle_f32x4(prev, prev, 0xAA), a3 = _mm512_shuffle_f32x4(prev, prev, 0xFF);
+                a0 = _mm512_shuffle_f32x4(prev3, prev3, 0x00), a1 = _mm512_shuffle_f32x4(prev3, prev3, 0x55);
+                a2 = _mm512_shuffle_f32x4(prev3, prev3, 0xAA), t = prev; /* its lane 15 is 1 */
             } else {
                 const float *A = p < 0 ? identity.m : out[p].m;
-                a0 = column4(A, 0), a1 = column4(A, 1), a2 = column4(A, 2), a3 = column4(A, 3);
+                a0 = column4(A, 0), a1 = column4(A, 1), a2 = column4(A, 2);
+                t = _mm512_mask_blend_ps(0x8000, _mm512_loadu_ps(A), _mm512_set1_ps(1.0f));
             }
-            /* a's translation in lanes 12..14 and 1 in lane 15, off the products' dependency chain */
-            __m512 t = _mm512_mask_blend_ps(0x8000, a3, _mm512_set1_ps(1.0f));
             __m512 r = _mm512_add_ps(_mm512_mul_ps(a0, _mm512_permutex2var_ps(ra[0], idx, rb[0])),
                                      _mm512_mul_ps(a1, _mm512_permutex2var_ps(ra[1], idx, rb[1])));
-            r = _mm512_maskz_add_ps(0x7777, r, _mm512_mul_ps(a2, _mm512_permutex2var_ps(ra[2], idx, rb[2]))); /* last row 0 */
-            prev = _mm512_mask_add_ps(r, 0xF000, r, t); /* + a's translation; 0 + 1 = 1 */
+            prev3 = _mm512_maskz_add_ps(0x7777, r, _mm512_mul_ps(a2, _mm512_permutex2var_ps(ra[2], idx, rb[2]))); /* last row 0 */
+            prev = _mm512_mask_add_ps(prev3, 0xF000, prev3, t); /* + a's translation; 0 + 1 = 1 */
             _mm512_storeu_ps(out[i].m, prev);
         }
     }
