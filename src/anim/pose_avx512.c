@@ -9,23 +9,17 @@
 
 #include "anim/pose_block.h"
 
-/* Row k of matrix m, element c over lanes 4c..4c+3 (one permute). */
-static inline __m512 row_splat(__m512 m, int k) {
-    const __m512i idx = _mm512_setr_epi32(k, k, k, k, 4 + k, 4 + k, 4 + k, 4 + k, 8 + k, 8 + k, 8 + k, 8 + k, 12 + k,
-                                          12 + k, 12 + k, 12 + k);
-    return _mm512_permutexvar_ps(idx, m);
-}
-
 static inline __m512 column4(const float *A, int k) {
     return _mm512_broadcast_f32x4(_mm_loadu_ps(A + 4 * k));
 }
 
-/* out = a * b, the general 4x4 product in ossa__mat4_mul's order. */
+/* out = a * b, the general 4x4 product in ossa__mat4_mul's order: b's column c is in 128-bit
+ * lane c, so its row k is an in-lane splat. */
 static inline void mul4_x4(const float *A, const float *B, float *o) {
     __m512 b = _mm512_loadu_ps(B);
-    __m512 r = _mm512_add_ps(_mm512_mul_ps(column4(A, 0), row_splat(b, 0)), _mm512_mul_ps(column4(A, 1), row_splat(b, 1)));
-    r = _mm512_add_ps(r, _mm512_mul_ps(column4(A, 2), row_splat(b, 2)));
-    r = _mm512_add_ps(r, _mm512_mul_ps(column4(A, 3), row_splat(b, 3)));
+    __m512 r = _mm512_add_ps(_mm512_mul_ps(column4(A, 0), _mm512_permute_ps(b, 0x00)), _mm512_mul_ps(column4(A, 1), _mm512_permute_ps(b, 0x55)));
+    r = _mm512_add_ps(r, _mm512_mul_ps(column4(A, 2), _mm512_permute_ps(b, 0xAA)));
+    r = _mm512_add_ps(r, _mm512_mul_ps(column4(A, 3), _mm512_permute_ps(b, 0xFF)));
     _mm512_storeu_ps(o, r);
 }
 
