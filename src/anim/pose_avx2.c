@@ -5,8 +5,7 @@
 
 #include "anim/pose_block.h"
 
-/* (A 512-bit form, one whole product per step, measured slower here: 86 vs 62 ns for
- * Woman's 41 entries, so the AVX-512 hosts run these AVX2 kernels too.)
+/* (AVX-512 hosts run pose_avx512.c's kernels: one whole product per step.)
  * out = a * b (4x4, ossa__mat4_mul's order), two columns per 256-bit step: a's columns
  * repeated in both halves, b's elements splat within each half (one in-lane shuffle). */
 static inline void mul4_x2(const float *A, const float *B, float *o) {
