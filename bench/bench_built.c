@@ -94,6 +94,44 @@ static double run(character *c, int mode, const ossa_clip *clip, const ossa_buil
     return median(v, REPS);
 }
 
+/* Local-to-model and palette alone on 64 poses of forward Running (compressed), each stage
+ * timed over all of them: median ns per character-frame of each (the pose kernel is the best
+ * the CPU has under OSSA_POSE_KERNEL). */
+static void pose_stages(character *c, const ossa_built_clip *built) {
+    enum { POSES = 64, LOOPS = 40 };
+    const ossa_skeleton *sk = c->asset->skeleton;
+    uint32_t J = sk->joint_count;
+    ossa_transform *locals = malloc((size_t)POSES * J * sizeof *locals);
+    ossa_mat4 *model = malloc((size_t)POSES * J * sizeof *model);
+    if (!locals || !model) abort();
+    ossa_sampling_context_reset(c->ctx);
+    for (int p = 0; p < POSES; p++) {
+        sample(c, COMPRESSED, NULL, built, (float)p / 60.0f, true);
+        memcpy(locals + (size_t)p * J, c->locals, J * sizeof *locals);
+    }
+    double v[2][REPS];
+    for (int r = 0; r < REPS; r++) {
+        double t0 = bench_clock_ns(CLOCK_THREAD_CPUTIME_ID);
+        for (int i = 0; i < LOOPS * POSES; i++) {
+            ossa_local_to_model_job l2m = {.skeleton = sk, .input = locals + (size_t)(i % POSES) * J, .input_count = J,
+                                           .output = model + (size_t)(i % POSES) * J, .output_count = J};
+            if (ossa_local_to_model_job_run(&l2m) != OSSA_OK) abort();
+        }
+        double t1 = bench_clock_ns(CLOCK_THREAD_CPUTIME_ID);
+        for (int i = 0; i < LOOPS * POSES; i++) {
+            ossa_palette_job pal = {.skeleton = sk, .model = model + (size_t)(i % POSES) * J, .model_count = J,
+                                    .output = c->palette, .output_count = J};
+            if (ossa_palette_job_run(&pal) != OSSA_OK) abort();
+        }
+        v[0][r] = (t1 - t0) / (LOOPS * POSES);
+        v[1][r] = (bench_clock_ns(CLOCK_THREAD_CPUTIME_ID) - t1) / (LOOPS * POSES);
+    }
+    printf("local-to-model alone %.0f ns, palette alone %.0f ns (%u joints; OSSA_POSE_KERNEL=%s; goal: both <= ~150)\n",
+           median(v[0], REPS), median(v[1], REPS), J, getenv("OSSA_POSE_KERNEL") ? getenv("OSSA_POSE_KERNEL") : "(best)");
+    free(locals);
+    free(model);
+}
+
 int main(int argc, char **argv) {
     int only = argc > 1 ? atoi(argv[1]) : -1; /* profile one mode: 0 editable, 1 lossless, 2 compressed */
     const char *root = getenv("OSSA_ASSETS");
@@ -195,6 +233,7 @@ int main(int argc, char **argv) {
         }
         printf("%-36s %10.0f %10.0f %10.0f   %s\n", rows[k].label, ns[0], ns[1], ns[2], rows[k].ref);
     }
+    pose_stages(&c, built[COMPRESSED][running]);
     for (int m = LOSSLESS; m < MODES; m++) {
         for (uint32_t i = 0; i < n; i++) ossa_built_clip_destroy(built[m][i]);
         free(built[m]);

@@ -422,7 +422,13 @@ static void kernels_match_scalar(void **state) {
         uint32_t n = 1 + (uint32_t)(ot_rand_u64(&s) % MAXJ);
         for (uint32_t i = 0; i < n; i++) {
             locals[i] = random_transform(&s);
+            if (iter % 3 == 0) { /* strongly non-uniform scales, some negative (mirrors) */
+                float *sc = &locals[i].scale.x;
+                for (int a = 0; a < 3; a++)
+                    sc[a] = ot_rand_float(&s, 0.05f, 20.0f) * (ot_rand_u64(&s) % 4 ? 1.0f : -1.0f);
+            }
             parents[i] = (i == 0 || ot_rand_u64(&s) % 8 == 0) ? -1 : (int32_t)(ot_rand_u64(&s) % i);
+            if (i && ot_rand_u64(&s) % 2) parents[i] = (int32_t)i - 1; /* chains: the AVX-512 register path */
         }
         /* a skin over a random subset, in random order, with random (sometimes projective) inverse binds */
         uint32_t skin_joints[MAXJ], count = 0;

@@ -5,6 +5,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "anim/built_clip_internal.h" /* ossa__cpu_avx512 */
 #include "anim/pose_internal.h"
 #include "math/fast.h"
 
@@ -23,7 +24,8 @@ static int read_pose_cap(void) {
     const char *e = getenv("OSSA_POSE_KERNEL");
     if (e && !strcmp(e, "scalar")) return OSSA__POSE_KERNEL_SCALAR;
     if (e && !strcmp(e, "sse")) return OSSA__POSE_KERNEL_SSE;
-    return OSSA__POSE_KERNEL_AVX2;
+    if (e && !strcmp(e, "avx2")) return OSSA__POSE_KERNEL_AVX2;
+    return OSSA__POSE_KERNEL_AVX512;
 }
 
 void ossa__pose_set_kernel_cap(int cap) {
@@ -39,6 +41,7 @@ static bool pose_cpu_has(int kernel) {
 #endif
 #if defined(__x86_64__) || defined(__i386__)
     case OSSA__POSE_KERNEL_AVX2: return __builtin_cpu_supports("avx2") && __builtin_cpu_supports("fma");
+    case OSSA__POSE_KERNEL_AVX512: return ossa__cpu_avx512();
 #endif
     default: return false;
     }
@@ -60,6 +63,7 @@ const char *ossa__pose_kernel_name(ossa__pose_kernel kernel) {
     case OSSA__POSE_KERNEL_SCALAR: return "scalar";
     case OSSA__POSE_KERNEL_SSE: return "sse2";
     case OSSA__POSE_KERNEL_AVX2: return "avx2";
+    case OSSA__POSE_KERNEL_AVX512: return "avx512";
     default: return "unknown";
     }
 }
@@ -123,6 +127,7 @@ static void to_model_forward(const ossa_transform *locals, const int32_t *parent
 #if defined(OSSA__POSE_HAVE_SSE)
         [OSSA__POSE_KERNEL_SSE] = sse_to_model,
         [OSSA__POSE_KERNEL_AVX2] = ossa__to_model_avx2,
+        [OSSA__POSE_KERNEL_AVX512] = ossa__to_model_avx512,
 #endif
     };
     table[ossa__pose_kernel_active()](locals, parents, begin, end, out);
@@ -220,6 +225,7 @@ ossa_result ossa_palette_job_run(const ossa_palette_job *job) {
 #if defined(OSSA__POSE_HAVE_SSE)
         [OSSA__POSE_KERNEL_SSE] = sse_palette,
         [OSSA__POSE_KERNEL_AVX2] = ossa__palette_avx2,
+        [OSSA__POSE_KERNEL_AVX512] = ossa__palette_avx512,
 #endif
     };
     table[ossa__pose_kernel_active()](model, sk->joints, sk->inverse_bind, sk->joint_count, skin_layout, out);
