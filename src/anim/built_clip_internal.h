@@ -29,6 +29,8 @@
 #include <ossa/built_clip.h>
 #include <ossa/sample.h>
 
+#include "core/cpu.h"
+
 #define OSSA__BC_MAGIC 0x4342534Fu /* "OSBC" */
 #define OSSA__BC_VERSION 1u
 #define OSSA__BC_FLAG_LOSSLESS 1u
@@ -274,18 +276,6 @@ void ossa__mask_seek_popcnt(const unsigned char *mask, uint32_t n, uint32_t at, 
 
 /* ossa__mask_rank with the POPCNT instruction (sample_job.c; only where the CPU has it). */
 uint32_t ossa__mask_rank_popcnt(const unsigned char *mask, uint32_t end);
-
-/* The CPU runs the sample_avx512.c kernels: that file is built with -mavx512f/vl/bw/dq (and
- * avx2, fma), so the compiler may use any of them (e.g. vxorps zmm is AVX512DQ). */
-static inline bool ossa__cpu_avx512(void) {
-#if defined(__x86_64__) || defined(__i386__)
-    return __builtin_cpu_supports("avx512f") && __builtin_cpu_supports("avx512vl") &&
-           __builtin_cpu_supports("avx512bw") && __builtin_cpu_supports("avx512dq") &&
-           __builtin_cpu_supports("avx2") && __builtin_cpu_supports("fma");
-#else
-    return false;
-#endif
-}
 
 /* Coefficients of the slerp-like time correction of nlerp for keys with dot product d >= 0
  * (Zeux, "Approximating slerp"): s' = s + s (s - 1/2) (s - 1) (A (s - 1/2)^2 + B). */

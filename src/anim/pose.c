@@ -5,7 +5,7 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "anim/built_clip_internal.h" /* ossa__cpu_avx512 */
+#include "core/cpu.h"
 #include "anim/pose_internal.h"
 #include "math/fast.h"
 

@@ -5,6 +5,8 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "core/cpu.h"
+
 /* -1 = not read yet; else the highest kernel allowed (OSSA_SKIN_KERNEL_AUTO = no cap). */
 static _Atomic int kernel_cap = -1;
 
@@ -29,9 +31,7 @@ static bool cpu_has(ossa_skin_kernel kernel) {
     case OSSA_SKIN_KERNEL_SSE: return __builtin_cpu_supports("sse4.1");
     case OSSA_SKIN_KERNEL_AVX2: return __builtin_cpu_supports("avx2") && __builtin_cpu_supports("fma");
     case OSSA_SKIN_KERNEL_AVX512:
-        return __builtin_cpu_supports("avx512f") && __builtin_cpu_supports("avx512vl") &&
-               __builtin_cpu_supports("avx512bw") && __builtin_cpu_supports("avx512dq") &&
-               __builtin_cpu_supports("avx2") && __builtin_cpu_supports("fma");
+        return ossa__cpu_avx512();
     default: return false;
     }
 #else
