@@ -502,20 +502,7 @@ static void test_load_overflowing_values(void **state) {
     ossa_built_clip *bc = sample_block_clip(true, &sk);
     ossa_built_clip_destroy(bc);
     const float times[2] = {0.0f, 1.0f}, values[6] = {0, 0, 0, huge, 0, 0};
-    ossa_transform_track tt;
-    memset(&tt, 0, sizeof tt);
-    tt.joint = 0;
-    tt.translation.kind = OSSA_TRACK_VECTOR;
-    tt.translation.interp = OSSA_INTERP_LINEAR;
-    tt.translation.components = 3;
-    tt.translation.key_count = 2;
-    tt.translation.times = times;
-    tt.translation.values = values;
-    ossa_clip_desc cd = {0};
-    cd.track_count = 1;
-    cd.tracks = &tt;
-    ossa_clip *c = NULL;
-    assert_int_equal(ossa_clip_create(&cd, NULL, &c), OSSA_OK);
+    ossa_clip *c = ot_translation_clip(0, times, values);
     for (int lossless = 0; lossless < 2; lossless++) {
         ossa_clip_build_options opt = {0};
         opt.lossless = lossless;

@@ -7,6 +7,8 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "clip_gen.h"
+
 typedef struct counter { int allocs, frees; } counter;
 static void *count_alloc(size_t n, void *u) { ((counter *)u)->allocs++; return malloc(n); }
 static void count_free(void *p, void *u) { ((counter *)u)->frees++; free(p); }
@@ -20,24 +22,6 @@ typedef struct fixture {
     ossa_skeleton *skeleton;
     ossa_clip *a, *b;
 } fixture;
-
-static ossa_clip *translation_clip(uint32_t joint, const float *times, const float *values) {
-    ossa_transform_track t;
-    memset(&t, 0, sizeof t);
-    t.joint = joint;
-    t.translation.kind = OSSA_TRACK_VECTOR;
-    t.translation.interp = OSSA_INTERP_LINEAR;
-    t.translation.components = 3;
-    t.translation.key_count = 2;
-    t.translation.times = times;
-    t.translation.values = values;
-    ossa_clip_desc d = {0};
-    d.track_count = 1;
-    d.tracks = &t;
-    ossa_clip *c = NULL;
-    assert_int_equal(ossa_clip_create(&d, NULL, &c), OSSA_OK);
-    return c;
-}
 
 static int setup(void **state) {
     fixture *f = calloc(1, sizeof *f);
@@ -56,8 +40,8 @@ static int setup(void **state) {
     ossa_skin_desc skin = {"s", 2, joints, ibm_sw, -1};
     ossa_skeleton_desc d = {3, parents, rest, NULL, 1, &skin};
     assert_int_equal(ossa_skeleton_create(&d, NULL, &f->skeleton), OSSA_OK);
-    f->a = translation_clip(0, A_TIMES, A_VALUES);
-    f->b = translation_clip(0, B_TIMES, B_VALUES);
+    f->a = ot_translation_clip(0, A_TIMES, A_VALUES);
+    f->b = ot_translation_clip(0, B_TIMES, B_VALUES);
     *state = f;
     return 0;
 }

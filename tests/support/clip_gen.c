@@ -158,3 +158,21 @@ float ot_pose_error(const ossa_transform *a, const ossa_transform *b, const ossa
     if (magnitude) *magnitude = mag;
     return worst;
 }
+
+ossa_clip *ot_translation_clip(uint32_t joint, const float *times, const float *values) {
+    ossa_transform_track t;
+    memset(&t, 0, sizeof t);
+    t.joint = joint;
+    t.translation.kind = OSSA_TRACK_VECTOR;
+    t.translation.interp = OSSA_INTERP_LINEAR;
+    t.translation.components = 3;
+    t.translation.key_count = 2;
+    t.translation.times = times;
+    t.translation.values = values;
+    ossa_clip_desc d = {0};
+    d.track_count = 1;
+    d.tracks = &t;
+    ossa_clip *c = NULL;
+    assert_int_equal(ossa_clip_create(&d, NULL, &c), OSSA_OK);
+    return c;
+}

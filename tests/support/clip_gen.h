@@ -21,6 +21,9 @@ ossa_skeleton *ot_gen_skeleton(uint64_t *state, const ot_gen_options *opt);
 /* A random clip on that skeleton: every joint gets a track with a random subset of T/R/S,
  * per-track key times (own ranges), one-key tracks, constant and near-constant tracks. */
 ossa_clip *ot_gen_clip(uint64_t *state, const ossa_skeleton *skeleton, const ot_gen_options *opt);
+/* A clip of one LINEAR translation track on `joint` with two keys: times[2], values[6]
+ * (copied by ossa_clip_create); fails the test unless it is created. */
+ossa_clip *ot_translation_clip(uint32_t joint, const float *times, const float *values);
 
 /* Test-side reference of the model-space error (independent of the builder's measure):
  * for each joint, ossa_pose_joint_to_model of both poses, origin and the points at `shell`
