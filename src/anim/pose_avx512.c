@@ -25,14 +25,8 @@ static inline void mul4_x4(const float *A, const float *B, float *o) {
 
 void ossa__palette_avx512(const ossa_mat4 *model, const uint32_t *joints, const ossa_mat4 *inverse_bind,
                           uint32_t count, bool skin_layout, ossa_mat4 *out) {
-    if (skin_layout) {
-        for (uint32_t i = 0; i < count; i++) mul4_x4(model[joints[i]].m, inverse_bind[i].m, out[i].m);
-    } else {
-        for (uint32_t i = 0; i < count; i++) {
-            uint32_t j = joints[i];
-            mul4_x4(model[j].m, inverse_bind[i].m, out[j].m);
-        }
-    }
+    for (uint32_t i = 0; i < count; i++)
+        mul4_x4(model[joints[i]].m, inverse_bind[i].m, out[skin_layout ? i : joints[i]].m);
 }
 
 /* out[i] = out[parent] * local[i] in ossa__mat4_mul_affine_scalar's operations: three terms

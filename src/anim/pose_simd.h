@@ -64,12 +64,6 @@ static inline void POSE_SIMD_NAME(mul4)(const float *A, const float *B, float *o
 
 static void POSE_SIMD_NAME(palette)(const ossa_mat4 *model, const uint32_t *joints, const ossa_mat4 *inverse_bind,
                                     uint32_t count, bool skin_layout, ossa_mat4 *out) {
-    if (skin_layout) {
-        for (uint32_t i = 0; i < count; i++) POSE_SIMD_NAME(mul4)(model[joints[i]].m, inverse_bind[i].m, out[i].m);
-    } else {
-        for (uint32_t i = 0; i < count; i++) {
-            uint32_t j = joints[i];
-            POSE_SIMD_NAME(mul4)(model[j].m, inverse_bind[i].m, out[j].m);
-        }
-    }
+    for (uint32_t i = 0; i < count; i++)
+        POSE_SIMD_NAME(mul4)(model[joints[i]].m, inverse_bind[i].m, out[skin_layout ? i : joints[i]].m);
 }
