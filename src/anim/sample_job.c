@@ -53,7 +53,7 @@ struct ossa_sampling_context {
     uint32_t *rslot, *rlane, *rnr, *rnv; /* per clock (rlane UINT32_MAX: none cached) */
     uint32_t *rkey;       /* per clock: the key k whose keys k, k + 1 are in ka, kb (UINT32_MAX = none) */
     uint32_t *lfill;      /* per clock: scratch of the clip switch */
-    uint32_t *l_off, *l_bit, *l_per, *l_mask, *l_base; /* per lane: the unpack table */
+    uint32_t *l_off, *l_pos, *l_base; /* per lane: the unpack table */
     float *ka, *kb;       /* per lane: keys k and k + 1, decoded */
     uint32_t *sdst;       /* per slot: float offset in the output pose */
     uint8_t *sstep;       /* per slot: STEP interpolation */
@@ -128,9 +128,11 @@ void ossa__slerp_scalar(const ossa__slerp_soa *soa, uint32_t begin, uint32_t end
 void ossa__unpack_scalar(const ossa__unpack_table *tab, const unsigned char *block, uint32_t k, uint32_t begin, uint32_t end,
                          float *out) {
     for (uint32_t j = begin; j < end; j++) {
-        uint64_t bit = (uint64_t)k * tab->per[j] + tab->bit[j], w;
+        uint32_t pos = tab->pos[j], nb = pos >> 16;
+        uint64_t bit = (uint64_t)k * ((pos >> 8) & 0xFFu) + (pos & 0xFFu), w;
         memcpy(&w, block + tab->off[j] + (bit >> 3), 8);
-        out[j] = ossa__ord_float(tab->base[j] + ((uint32_t)(w >> (bit & 7u)) & tab->mask[j]));
+        uint32_t field = (uint32_t)(w >> (bit & 7u)) & (nb >= 32u ? UINT32_MAX : (1u << nb) - 1u);
+        out[j] = ossa__ord_float(tab->base[j] + field);
     }
 }
 
@@ -281,7 +283,7 @@ ossa_result ossa_sampling_context_create(uint32_t max_joints, uint32_t max_weigh
     size_t o_f = ossa__layout_add(&L, N * 19, sizeof(float));
     size_t o_b = ossa__layout_add(&L, N, 1);
     size_t o_rc = ossa__layout_add(&L, C * 7, sizeof(uint32_t)), o_rb = ossa__layout_add(&L, C, 1);
-    size_t o_lu = ossa__layout_add(&L, LN * 5, sizeof(uint32_t)), o_lf = ossa__layout_add(&L, LN * 2, sizeof(float));
+    size_t o_lu = ossa__layout_add(&L, LN * 3, sizeof(uint32_t)), o_lf = ossa__layout_add(&L, LN * 2, sizeof(float));
     size_t o_su = ossa__layout_add(&L, S, sizeof(uint32_t)), o_sf = ossa__layout_add(&L, S * 5, sizeof(float));
     size_t o_sb = ossa__layout_add(&L, S * 2, 1);
     (void)o_ctx;
@@ -315,10 +317,8 @@ ossa_result ossa_sampling_context_create(uint32_t max_joints, uint32_t max_weigh
     c->rcached = mem + o_rb;
     uint32_t *lu = (uint32_t *)(mem + o_lu);
     c->l_off = lu;
-    c->l_bit = lu + LN;
-    c->l_per = lu + 2 * LN;
-    c->l_mask = lu + 3 * LN;
-    c->l_base = lu + 4 * LN;
+    c->l_pos = lu + LN;
+    c->l_base = lu + 2 * LN;
     c->ka = (float *)(mem + o_lf);
     c->kb = c->ka + LN;
     c->sdst = (uint32_t *)(mem + o_su);
@@ -553,9 +553,7 @@ static void raw_setup(ossa_sampling_context *c, const ossa_built_clip *clip) {
         for (uint32_t q = 0; q < r->components; q++) {
             uint32_t l = first + q * stride, b = ln[q].bits;
             c->l_off[l] = r->values_off;
-            c->l_bit[l] = bit;
-            c->l_per[l] = per;
-            c->l_mask[l] = b >= 32u ? UINT32_MAX : (1u << b) - 1u;
+            c->l_pos[l] = OSSA__UNPACK_POS(bit, per, b);
             c->l_base[l] = ln[q].base;
             bit += b;
         }
@@ -579,7 +577,7 @@ static void raw_clock(ossa_sampling_context *c, const ossa_built_clip *clip, uin
                       uint32_t m, float s, float *pose, ossa__unpack_kernel unpack) {
     uint32_t lo = c->rlane[k], nr = c->rnr[k], nv = c->rnv[k], nl = 4u * nr + 3u * nv, sl = c->rslot[k];
     float *A = c->ka + lo, *B = c->kb + lo;
-    ossa__unpack_table tab = {c->l_off + lo, c->l_bit + lo, c->l_per + lo, c->l_mask + lo, c->l_base + lo};
+    ossa__unpack_table tab = {c->l_off + lo, c->l_pos + lo, c->l_base + lo};
     uint32_t was = c->rkey[k];
     if (was != key) {
         c->rkey[k] = key;
