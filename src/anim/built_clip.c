@@ -8,6 +8,7 @@
 
 #include "anim/built_clip_internal.h"
 #include "core/alloc.h"
+#include "core/hash.h"
 
 _Static_assert(sizeof(ossa__bc_header) == 140, "header layout (docs/built-clips.md)");
 _Static_assert(sizeof(ossa__bc_packed) == 44, "packed channel layout (docs/built-clips.md)");
@@ -69,6 +70,17 @@ uint32_t ossa_built_clip_weight_track_components(const ossa_built_clip *c, uint3
 uint32_t ossa_built_clip_weight_count(const ossa_built_clip *c) { return c ? c->h->weight_count : 0; }
 bool ossa_built_clip_lossless(const ossa_built_clip *c) { return c && (c->h->flags & OSSA__BC_FLAG_LOSSLESS); }
 size_t ossa_built_clip_byte_size(const ossa_built_clip *c) { return c ? c->h->size : 0; }
+
+uint64_t ossa__reference_hash(const ossa_transform *reference, uint32_t joint_count) {
+    static const unsigned char none = 0; /* no joints: the hash of no bytes */
+    const void *p = joint_count ? (const void *)reference : (const void *)&none;
+    return ossa__xxh64(p, (size_t)joint_count * sizeof(ossa_transform), 0x6F737361u /* "ossa" */);
+}
+
+bool ossa_built_clip_matches(const ossa_built_clip *c, const ossa_transform *reference, uint32_t reference_count) {
+    if (!c || (!reference && c->h->joint_count) || reference_count < c->h->joint_count) return false;
+    return ossa__reference_hash(reference, c->h->joint_count) == ossa__bc_ref_hash(c->h);
+}
 
 ossa_clip_build_options ossa_built_clip_options(const ossa_built_clip *c) {
     ossa_clip_build_options o = {0};

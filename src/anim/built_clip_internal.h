@@ -32,7 +32,7 @@
 #include "core/cpu.h"
 
 #define OSSA__BC_MAGIC 0x4342534Fu /* "OSBC" */
-#define OSSA__BC_VERSION 1u
+#define OSSA__BC_VERSION 2u
 #define OSSA__BC_FLAG_LOSSLESS 1u
 #define OSSA__BC_FLAG_LOOPING 2u
 #define OSSA__BC_PAD 8u
@@ -73,7 +73,8 @@ typedef struct ossa__bc_header {
     float max_error;
     uint32_t worst_joint;
     float worst_time, max_weight_error;
-    uint32_t reserved[3];
+    uint32_t ref_hash_lo, ref_hash_hi; /* ossa__reference_hash of the rest pose it was built with */
+    uint32_t reserved;
 } ossa__bc_header;
 
 typedef struct ossa__bc_clock {
@@ -142,6 +143,13 @@ struct ossa_built_clip {
     const ossa__bc_wtrack *wtracks;
     const float *grid;
 };
+
+/* XXH64 of `joint_count` reference transforms (the bytes of the rest pose): a built clip
+ * records the one it was built with, the sampling context checks the job's reference. */
+uint64_t ossa__reference_hash(const ossa_transform *reference, uint32_t joint_count);
+static inline uint64_t ossa__bc_ref_hash(const ossa__bc_header *h) {
+    return ((uint64_t)h->ref_hash_hi << 32) | h->ref_hash_lo;
+}
 
 /* Wraps a block already copied to `block` (16-byte aligned, inside the same allocation as
  * `clip`): sets the cached pointers and a fresh id. The block must be valid. */

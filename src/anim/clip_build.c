@@ -538,6 +538,9 @@ static ossa_result write_clip(builder *B, ossa_built_clip **out) {
     h->precision = B->opt.precision;
     h->shell_distance = B->opt.shell_distance;
     h->weight_precision = B->opt.weight_precision;
+    uint64_t ref_hash = ossa__reference_hash(B->sk->rest, J);
+    h->ref_hash_lo = (uint32_t)ref_hash;
+    h->ref_hash_hi = (uint32_t)(ref_hash >> 32);
     memcpy(b + o_name, name, name_len);
     ossa_transform *base = (ossa_transform *)(b + o_base);
     memcpy(base, B->sk->rest, (size_t)J * sizeof(ossa_transform));
@@ -647,6 +650,8 @@ static ossa_result measure(builder *B, const ossa_built_clip *bc, ossa_sampling_
     job.output_count = J;
     job.weights = W ? wb : NULL;
     job.weights_count = W;
+    job.reference = B->sk->rest;
+    job.reference_count = J;
     ossa_result r = OSSA_OK;
     for (uint32_t g = 0; g < B->G; g++) {
         job.time = B->grid[g];
@@ -701,6 +706,8 @@ static ossa_result attribute(builder *B, const ossa_built_clip *bc, ossa_samplin
     job.time = B->grid[g];
     job.output = got;
     job.output_count = J;
+    job.reference = B->sk->rest;
+    job.reference_count = J;
     ossa_result r = ossa_sample_job_run(&job);
     if (r == OSSA_OK) {
         memcpy(tmp, B->exact + (size_t)g * J, J * sizeof *tmp);
