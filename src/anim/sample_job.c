@@ -537,7 +537,26 @@ ossa_result ossa_sample_job_run(ossa_sample_job *job) {
     }
     float t = ossa__sample_time(h->start, h->end, job->time, job->loop);
     ossa_transform *out = job->output;
-    memcpy(out, clip->pose, (size_t)h->joint_count * sizeof(ossa_transform));
+    memcpy(out, job->reference, (size_t)h->joint_count * sizeof(ossa_transform));
+    { /* the sparse base pose: the folded constants that differ from the reference */
+        float *pose = (float *)(void *)out;
+        const uint32_t *code = clip->base_codes;
+        const float *v = clip->base_values;
+        uint32_t nb = h->base_count, nr = h->base_rot_count, i = 0;
+        for (; i < nr; i++, v += 4) {
+            float *d = pose + (code[i] >> 2) * 10u + 3u, x = v[0], y = v[1], z = v[2], w = v[3];
+            d[0] = x;
+            d[1] = y;
+            d[2] = z;
+            d[3] = w;
+        }
+        for (; i < nb; i++, v += 3) {
+            float *d = pose + (code[i] >> 2) * 10u + ((code[i] & 3u) == OSSA__CH_T ? 0u : 7u), x = v[0], y = v[1], z = v[2];
+            d[0] = x;
+            d[1] = y;
+            d[2] = z;
+        }
+    }
 
     /* packed channels: refresh the stale segments (the raw channels run before their decode
      * kernel, so its wide loads find the refill's narrow stores retired) */
