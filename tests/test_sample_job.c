@@ -65,8 +65,14 @@ static void test_validate_fields(void **state) {
     job.context = ctx;
     assert_int_equal(ossa_sample_job_validate(&job), OSSA_ERROR_INVALID_ARGUMENT);
     job.output = out;
+    assert_int_equal(ossa_sample_job_validate(&job), OSSA_ERROR_INVALID_ARGUMENT); /* no reference */
+    job.reference = f.sk->rest;
     assert_int_equal(ossa_sample_job_validate(&job), OSSA_ERROR_BUFFER_TOO_SMALL);
     job.output_count = J;
+    assert_int_equal(ossa_sample_job_validate(&job), OSSA_ERROR_BUFFER_TOO_SMALL); /* reference_count */
+    job.reference_count = J - 1;
+    assert_int_equal(ossa_sample_job_validate(&job), OSSA_ERROR_BUFFER_TOO_SMALL);
+    job.reference_count = J;
     assert_int_equal(ossa_sample_job_validate(&job), OSSA_OK); /* weights are optional */
     job.weights = w;
     assert_int_equal(ossa_sample_job_validate(&job), OSSA_ERROR_BUFFER_TOO_SMALL);
@@ -87,6 +93,11 @@ static void test_validate_fields(void **state) {
     assert_int_equal(ossa_sample_job_run(&job), OSSA_ERROR_BUFFER_TOO_SMALL);
     for (size_t i = 0; i < sizeof out; i++) assert_int_equal(((unsigned char *)out)[i], 0xAB);
     job.output_count = J;
+    memset(out, 0xAB, sizeof out);
+    job.reference_count = J - 1;
+    assert_int_equal(ossa_sample_job_run(&job), OSSA_ERROR_BUFFER_TOO_SMALL);
+    for (size_t i = 0; i < sizeof out; i++) assert_int_equal(((unsigned char *)out)[i], 0xAB);
+    job.reference_count = J;
     if (W) {
         memset(w, 0xCD, sizeof w);
         job.weights_count = W - 1;
@@ -116,11 +127,12 @@ static void test_validate_fields(void **state) {
 }
 
 /* Samples `bc` at t with a fresh context (the reference for every cached path). */
-static void sample_fresh(const ossa_built_clip *bc, float t, bool loop, ossa_transform *out, float *w) {
+static void sample_fresh(const ossa_built_clip *bc, const ossa_transform *ref, float t, bool loop, ossa_transform *out,
+                         float *w) {
     uint32_t J = ossa_built_clip_joint_count(bc), W = ossa_built_clip_weight_count(bc);
     ossa_sampling_context *ctx = NULL;
     assert_int_equal(ossa_sampling_context_create(J, W, NULL, &ctx), OSSA_OK);
-    ossa_sample_job job = {bc, ctx, t, loop, out, J, W ? w : NULL, W, 0};
+    ossa_sample_job job = {bc, ctx, t, loop, out, J, W ? w : NULL, W, ref, J, 0};
     assert_int_equal(ossa_sample_job_run(&job), OSSA_OK);
     ossa_sampling_context_destroy(ctx);
 }
@@ -152,9 +164,10 @@ static void test_context_paths_agree(void **state) {
             prev = t;
             bool loop = phase == 2 && (k & 1);
             uint32_t Wc = ossa_built_clip_weight_count(bc);
-            ossa_sample_job job = {bc, ctx, t, loop, a, J, wa, Wc, 0};
+            const ossa_transform *ref = bc == f.built[0] || bc == f.built[1] ? f.sk->rest : g.sk->rest;
+            ossa_sample_job job = {bc, ctx, t, loop, a, J, wa, Wc, ref, J, 0};
             assert_int_equal(ossa_sample_job_run(&job), OSSA_OK);
-            sample_fresh(bc, t, loop, b, wb);
+            sample_fresh(bc, ref, t, loop, b, wb);
             assert_memory_equal(a, b, sizeof a);
             if (Wc) assert_memory_equal(wa, wb, Wc * sizeof(float));
             if (k == 450) ossa_sampling_context_reset(ctx);
@@ -185,9 +198,9 @@ static void test_jump_seeks_agree(void **state) {
         for (int k = 0; k < 1500; k++) {
             float t = k < 900 ? lo + (float)k * span / 250.0f : lo + ot_rand_float(&s, -0.1f, 1.1f) * span;
             bool loop = k < 900 || (k & 1);
-            ossa_sample_job job = {bc, ctx, t, loop, a, J, NULL, 0, 0};
+            ossa_sample_job job = {bc, ctx, t, loop, a, J, NULL, 0, f.sk->rest, J, 0};
             assert_int_equal(ossa_sample_job_run(&job), OSSA_OK);
-            sample_fresh(bc, t, loop, b, NULL);
+            sample_fresh(bc, f.sk->rest, t, loop, b, NULL);
             assert_memory_equal(a, b, sizeof a);
         }
         ossa_sampling_context_destroy(ctx);
@@ -490,9 +503,56 @@ static void test_sample_time_agree(void **state) {
     printf("%d clock times\n", checked);
 }
 
+/* The reference must be the rest pose the clip was built with: another pose (one float
+ * changed, or another skeleton's rest) is INVALID_ARGUMENT and writes nothing; a copy of the
+ * right one at another address passes (hashed again); switching back and forth between two
+ * clips and their references on one context passes, and ossa_built_clip_matches agrees. */
+static void test_reference_hash(void **state) {
+    (void)state;
+    fixture f = make_fixture(4, 7, 0), g = make_fixture(5, 7, 0);
+    uint32_t J = 7;
+    ossa_sampling_context *ctx = NULL;
+    assert_int_equal(ossa_sampling_context_create(J, 0, NULL, &ctx), OSSA_OK);
+    ossa_transform out[7], ref[7];
+    memcpy(ref, f.sk->rest, sizeof ref);
+    for (int m = 0; m < 2; m++) {
+        const ossa_built_clip *bc = f.built[m];
+        assert_true(ossa_built_clip_matches(bc, f.sk->rest, J));
+        assert_false(ossa_built_clip_matches(bc, f.sk->rest, J - 1));
+        assert_false(ossa_built_clip_matches(bc, NULL, J));
+        assert_false(ossa_built_clip_matches(NULL, f.sk->rest, J));
+        assert_false(ossa_built_clip_matches(bc, g.sk->rest, J));
+        ossa_sample_job job = {bc, ctx, 0.1f, false, out, J, NULL, 0, f.sk->rest, J, 0};
+        assert_int_equal(ossa_sample_job_run(&job), OSSA_OK);
+        job.reference = g.sk->rest; /* the same counts, another rest pose */
+        memset(out, 0xAB, sizeof out);
+        assert_int_equal(ossa_sample_job_validate(&job), OSSA_OK); /* validate is cheap: no hash */
+        assert_int_equal(ossa_sample_job_run(&job), OSSA_ERROR_INVALID_ARGUMENT);
+        for (size_t i = 0; i < sizeof out; i++) assert_int_equal(((unsigned char *)out)[i], 0xAB);
+        ref[J - 1].translation.y = nextafterf(ref[J - 1].translation.y, INFINITY); /* one ulp of the last joint */
+        job.reference = ref;
+        assert_false(ossa_built_clip_matches(bc, ref, J));
+        assert_int_equal(ossa_sample_job_run(&job), OSSA_ERROR_INVALID_ARGUMENT);
+        memcpy(ref, f.sk->rest, sizeof ref); /* an equal copy at another address */
+        assert_int_equal(ossa_sample_job_run(&job), OSSA_OK);
+        for (int k = 0; k < 6; k++) { /* clip and reference switches on one context */
+            bool other = k & 1;
+            ossa_sample_job j2 = {other ? g.built[m] : bc, ctx, 0.05f * (float)k, true, out, J, NULL, 0,
+                                  other ? g.sk->rest : f.sk->rest, J, 0};
+            assert_int_equal(ossa_sample_job_run(&j2), OSSA_OK);
+            j2.reference = other ? f.sk->rest : g.sk->rest;
+            assert_int_equal(ossa_sample_job_run(&j2), OSSA_ERROR_INVALID_ARGUMENT);
+        }
+    }
+    ossa_sampling_context_destroy(ctx);
+    free_fixture(&f);
+    free_fixture(&g);
+}
+
 int main(void) {
     const struct CMUnitTest tests[] = {
         cmocka_unit_test(test_validate_fields),
+        cmocka_unit_test(test_reference_hash),
         cmocka_unit_test(test_context_paths_agree),
         cmocka_unit_test(test_jump_seeks_agree),
         cmocka_unit_test(test_kernels_agree),

@@ -7,8 +7,12 @@
  *   header | name | base pose | clocks | raw channels | packed channels | weight tracks |
  *   grid times | clock times | raw values | packed bit streams | 8 zero bytes
  *
- * base pose: joint_count transforms (10 floats each) = the skeleton's rest pose with every
- *            constant channel folded in; sampling starts from a copy of it.
+ * base pose: sparse: sampling starts from a copy of the reference (the skeleton's rest pose,
+ *            checked by its hash) and writes base_count entries over it: the folded constant
+ *            channels that differ from the reference bit for bit (never one a channel
+ *            overwrites): base_count codes (joint << 2 | OSSA__CH_R / T / S, the
+ *            base_rot_count rotations first, each group strictly increasing), then their values
+ *            (4 floats per rotation, then 3 per translation / scale).
  * raw:       exact channels (every channel of a lossless clip, weight tracks, and channels
  *            the compressor could not bound otherwise): the editable keys on one of the shared
  *            clocks (distinct key-time arrays), sampled with the editable rules; T/R/S values
@@ -32,7 +36,7 @@
 #include "core/cpu.h"
 
 #define OSSA__BC_MAGIC 0x4342534Fu /* "OSBC" */
-#define OSSA__BC_VERSION 1u
+#define OSSA__BC_VERSION 3u
 #define OSSA__BC_FLAG_LOSSLESS 1u
 #define OSSA__BC_FLAG_LOOPING 2u
 #define OSSA__BC_PAD 8u
@@ -73,7 +77,8 @@ typedef struct ossa__bc_header {
     float max_error;
     uint32_t worst_joint;
     float worst_time, max_weight_error;
-    uint32_t reserved[3];
+    uint32_t ref_hash_lo, ref_hash_hi; /* ossa__reference_hash of the rest pose it was built with */
+    uint32_t base_count, base_rot_count; /* sparse base pose entries (rotations first) */
 } ossa__bc_header;
 
 typedef struct ossa__bc_clock {
@@ -135,13 +140,24 @@ struct ossa_built_clip {
     const ossa__bc_header *h;
     const unsigned char *base;   /* the block, 16-byte aligned */
     const char *name;
-    const ossa_transform *pose;
+    const uint32_t *base_codes;  /* base_count sparse base entries, then ... */
+    const float *base_values;    /* ... their values */
     const ossa__bc_clock *clocks;
     const ossa__bc_raw *raw;
     const ossa__bc_packed *packed;
     const ossa__bc_wtrack *wtracks;
     const float *grid;
 };
+
+/* XXH64 of `joint_count` reference transforms (the bytes of the rest pose): a built clip
+ * records the one it was built with, the sampling context checks the job's reference. */
+uint64_t ossa__reference_hash(const ossa_transform *reference, uint32_t joint_count);
+static inline uint64_t ossa__bc_ref_hash(const ossa__bc_header *h) {
+    return ((uint64_t)h->ref_hash_hi << 32) | h->ref_hash_lo;
+}
+
+/* The float offset of a channel kind's field in an ossa_transform (T 0, R 3, S 7). */
+static inline uint32_t ossa__field_offset(uint32_t kind) { return kind == OSSA__CH_T ? 0u : kind == OSSA__CH_R ? 3u : 7u; }
 
 /* Wraps a block already copied to `block` (16-byte aligned, inside the same allocation as
  * `clip`): sets the cached pointers and a fresh id. The block must be valid. */

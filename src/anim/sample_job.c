@@ -28,6 +28,8 @@ struct ossa_sampling_context {
     uint32_t max_joints, max_weights;
     uint32_t slots;       /* entries per pool array */
     uint64_t clip_id; /* clip the caches belong to; 0 = none */
+    uint64_t ref_clip;    /* clip whose rest-pose hash ref_ptr was checked against; 0 = none */
+    const ossa_transform *ref_ptr; /* the reference that matched it */
     uint32_t *clock_key;  /* per clock: key cursor */
     /* packed channels */
     uint32_t *cursor;     /* grid index of the cached key a, UINT32_MAX = none */
@@ -352,15 +354,16 @@ void ossa_sampling_context_destroy(ossa_sampling_context *context) {
 size_t ossa_sampling_context_size(const ossa_sampling_context *context) { return context ? context->size : 0; }
 
 void ossa_sampling_context_reset(ossa_sampling_context *context) {
-    if (context) context->clip_id = 0;
+    if (context) context->clip_id = context->ref_clip = 0;
 }
 
 /* ---------------------------------------------------------------- job */
 
 ossa_result ossa_sample_job_validate(const ossa_sample_job *job) {
-    if (!job || !job->clip || !job->context || !job->output || isnan(job->time)) return OSSA_ERROR_INVALID_ARGUMENT;
+    if (!job || !job->clip || !job->context || !job->output || !job->reference || isnan(job->time))
+        return OSSA_ERROR_INVALID_ARGUMENT;
     const ossa__bc_header *h = job->clip->h;
-    if (job->output_count < h->joint_count) return OSSA_ERROR_BUFFER_TOO_SMALL;
+    if (job->output_count < h->joint_count || job->reference_count < h->joint_count) return OSSA_ERROR_BUFFER_TOO_SMALL;
     if (h->joint_count > job->context->max_joints || h->weight_count > job->context->max_weights)
         return OSSA_ERROR_BUFFER_TOO_SMALL;
     if (job->weights ? job->weights_count < h->weight_count : job->weights_count != 0)
@@ -675,6 +678,14 @@ ossa_result ossa_sample_job_run(ossa_sample_job *job) {
     const ossa_built_clip *clip = job->clip;
     const ossa__bc_header *h = clip->h;
     ossa_sampling_context *c = job->context;
+    if (c->ref_clip != clip->id || c->ref_ptr != job->reference) { /* hashed once per clip and reference */
+        if (ossa__reference_hash(job->reference, h->joint_count) != ossa__bc_ref_hash(h)) {
+            c->ref_clip = 0;
+            return OSSA_ERROR_INVALID_ARGUMENT;
+        }
+        c->ref_clip = clip->id;
+        c->ref_ptr = job->reference;
+    }
     if (c->clip_id != clip->id) {
         memset(c->clock_key, 0, h->clock_count * sizeof(uint32_t));
         uint32_t P0 = h->packed_count; /* validate: P0 <= 3 * max_joints */
@@ -697,7 +708,26 @@ ossa_result ossa_sample_job_run(ossa_sample_job *job) {
     }
     float t = ossa__sample_time(h->start, h->end, job->time, job->loop);
     ossa_transform *out = job->output;
-    memcpy(out, clip->pose, (size_t)h->joint_count * sizeof(ossa_transform));
+    memcpy(out, job->reference, (size_t)h->joint_count * sizeof(ossa_transform));
+    { /* the sparse base pose: the folded constants that differ from the reference */
+        float *pose = (float *)(void *)out;
+        const uint32_t *code = clip->base_codes;
+        const float *v = clip->base_values;
+        uint32_t nb = h->base_count, nr = h->base_rot_count, i = 0;
+        for (; i < nr; i++, v += 4) {
+            float *d = pose + (code[i] >> 2) * 10u + 3u, x = v[0], y = v[1], z = v[2], w = v[3];
+            d[0] = x;
+            d[1] = y;
+            d[2] = z;
+            d[3] = w;
+        }
+        for (; i < nb; i++, v += 3) {
+            float *d = pose + (code[i] >> 2) * 10u + ((code[i] & 3u) == OSSA__CH_T ? 0u : 7u), x = v[0], y = v[1], z = v[2];
+            d[0] = x;
+            d[1] = y;
+            d[2] = z;
+        }
+    }
 
     /* packed channels: refresh the stale segments (the raw channels run before their decode
      * kernel, so its wide loads find the refill's narrow stores retired) */
