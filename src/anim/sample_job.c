@@ -1,6 +1,7 @@
 /* The sampling job (see ossa/sample.h): base pose copy, raw channels on shared clocks with
- * the editable rules, packed channels through per-instance segment caches and an SoA
- * lerp/nlerp kernel chosen at run time (OSSA_SAMPLE_KERNEL=scalar|sse|avx2|avx512 caps it). */
+ * the editable rules (decoded keys cached per clock: an unpack kernel, the slerp kernel),
+ * packed channels through per-instance segment caches and an SoA lerp/nlerp kernel, the
+ * kernels chosen at run time (OSSA_SAMPLE_KERNEL=scalar|sse|avx2|avx512 caps them). */
 #include <math.h>
 #include <stdatomic.h>
 #include <stdlib.h>
