@@ -133,10 +133,10 @@ void ossa__slerp_scalar(const ossa__slerp_soa *soa, uint32_t begin, uint32_t end
 void ossa__unpack_scalar(const ossa__unpack_table *tab, const unsigned char *block, uint32_t k, uint32_t begin, uint32_t end,
                          float *out) {
     for (uint32_t j = begin; j < end; j++) {
-        uint32_t pos = tab->pos[j], nb = pos >> 16;
+        uint32_t pos = tab->pos[j];
         uint64_t bit = (uint64_t)k * ((pos >> 8) & 0xFFu) + (pos & 0xFFu), w;
         memcpy(&w, block + tab->off[j] + (bit >> 3), 8);
-        uint32_t field = (uint32_t)(w >> (bit & 7u)) & (nb >= 32u ? UINT32_MAX : (1u << nb) - 1u);
+        uint32_t field = (uint32_t)((w >> (bit & 7u)) & ((1ull << (pos >> 16)) - 1u)); /* <= 32 bits */
         out[j] = ossa__ord_float(tab->base[j] + field);
     }
 }
