@@ -325,6 +325,85 @@ static void test_slerp_kernels_agree(void **state) {
     printf("slerp kernels: %d lanes bit-identical, %d scalar fallbacks\n", same, fallback);
 }
 
+/* The unpack kernels: the scalar one decodes what ossa__bits_read + ossa__float_ord give lane
+ * by lane (an independent reading), and every SIMD one the CPU has gives its bits for every
+ * [begin, end) without writing outside it: random channels of 3 or 4 lanes of 0..32 bits on
+ * random streams, every key. The table arrays are exactly sized (ASan sees an over-read). */
+static void test_unpack_kernels_agree(void **state) {
+    (void)state;
+    enum { LANES = 61, KEYS = 9, BYTES = 4096 };
+    unsigned char *block = malloc(BYTES + 8);
+    uint32_t *off = malloc(LANES * 4), *pos = malloc(LANES * 4), *base = malloc(LANES * 4);
+    uint32_t bit[LANES], per[LANES], nbits[LANES]; /* what pos packs, for the reference reading */
+    assert_non_null(block);
+    assert_non_null(off);
+    assert_non_null(pos);
+    assert_non_null(base);
+    uint64_t seed = 17;
+    for (int i = 0; i < BYTES + 8; i++) block[i] = (unsigned char)(uint32_t)ot_rand_u64(&seed);
+    for (uint32_t j = 0; j < LANES;) { /* one channel: its lanes consecutive in the table */
+        uint32_t lanes = j + 4 <= LANES && (uint32_t)ot_rand_u64(&seed) % 2 ? 4u : 3u, b[4], sum = 0, o;
+        if (j + lanes > LANES) lanes = LANES - j;
+        for (uint32_t q = 0; q < lanes; q++) {
+            uint32_t r = (uint32_t)ot_rand_u64(&seed) % 10u;
+            b[q] = r == 0 ? 0u : r == 1 ? 32u : (uint32_t)ot_rand_u64(&seed) % 33u;
+            sum += b[q];
+        }
+        o = (uint32_t)ot_rand_u64(&seed) % (BYTES - (KEYS * 128u) / 8u - 1u); /* KEYS keys of <= 128 bits fit */
+        for (uint32_t q = 0, at = 0; q < lanes; q++, j++) {
+            off[j] = o;
+            bit[j] = at;
+            per[j] = sum;
+            nbits[j] = b[q];
+            pos[j] = OSSA__UNPACK_POS(at, sum, b[q]);
+            base[j] = (uint32_t)ot_rand_u64(&seed) % 4u == 0 ? 0x80000000u : (uint32_t)ot_rand_u64(&seed);
+            at += b[q];
+        }
+    }
+    ossa__unpack_table tab = {off, pos, base};
+    struct {
+        ossa__unpack_kernel fn;
+        bool ok;
+    } kernels[] = {
+        {ossa__unpack_avx2, __builtin_cpu_supports("avx2")},
+        {ossa__unpack_avx512, ossa__cpu_avx512()},
+    };
+    int same = 0;
+    for (uint32_t k = 0; k < KEYS; k++) {
+        float ref[LANES], got[LANES + 2];
+        ossa__unpack_scalar(&tab, block, k, 0, LANES, ref);
+        for (uint32_t j = 0; j < LANES; j++) {
+            float want = ossa__ord_float(base[j] + ossa__bits_read(block + off[j], (uint64_t)k * per[j] + bit[j], nbits[j]));
+            assert_memory_equal(&want, &ref[j], sizeof(float));
+        }
+        for (int n = 0; n < 2; n++) {
+            if (!kernels[n].ok) continue;
+            for (uint32_t begin = 0; begin < 10; begin += 3) {
+                for (uint32_t end = begin; end <= LANES; end += end < 20 ? 1 : 7) {
+                    const float sentinel = -1234.5f;
+                    for (uint32_t j = 0; j < LANES + 2; j++) got[j] = sentinel;
+                    kernels[n].fn(&tab, block, k, begin, end, got + 1);
+                    assert_memory_equal(&got[0], &sentinel, sizeof(float));
+                    for (uint32_t j = 0; j < LANES; j++) {
+                        if (j >= begin && j < end) {
+                            assert_memory_equal(&got[1 + j], &ref[j], sizeof(float));
+                            same++;
+                        } else {
+                            assert_memory_equal(&got[1 + j], &sentinel, sizeof(float));
+                        }
+                    }
+                    assert_memory_equal(&got[LANES + 1], &sentinel, sizeof(float));
+                }
+            }
+        }
+    }
+    printf("unpack kernels: %d lanes bit-identical\n", same);
+    free(block);
+    free(off);
+    free(pos);
+    free(base);
+}
+
 /* The POPCNT key rank counts what the portable one counts, at every end of random masks. */
 static void test_mask_rank_agree(void **state) {
     (void)state;
@@ -478,6 +557,7 @@ int main(void) {
         cmocka_unit_test(test_jump_seeks_agree),
         cmocka_unit_test(test_kernels_agree),
         cmocka_unit_test(test_slerp_kernels_agree),
+        cmocka_unit_test(test_unpack_kernels_agree),
         cmocka_unit_test(test_mask_rank_agree),
         cmocka_unit_test(test_mask_steps_agree),
         cmocka_unit_test(test_sample_time_agree),

@@ -347,6 +347,28 @@ void ossa__slerp_sse(const ossa__slerp_soa *soa, uint32_t begin, uint32_t end);
 void ossa__slerp_avx2(const ossa__slerp_soa *soa, uint32_t begin, uint32_t end);
 void ossa__slerp_avx512(const ossa__slerp_soa *soa, uint32_t begin, uint32_t end);
 
+/* Bit-exact unpack kernels of raw channels' packed lanes (sample_*.c): the sampling context
+ * keeps per clock a table of the lanes of its cached channels (one entry per float lane), so
+ * a clock that changes key decodes all of them in one pass. pos[j] packs the lane's bit offset
+ * within a key (bits 0-7), the bits of a key (8-15) and its own bit count (16-21, 0..32):
+ * lane j of key k is the float whose ordered bits (ossa__float_ord) are base[j] + the field of
+ * that many bits at bit k * per + bit of the stream at byte off[j] of the block; out[j] for j in
+ * [begin, end). The scalar kernel computes bit positions in 64 bits; the SIMD ones in 32 (the
+ * caller uses them only when every stream's bit positions fit: a block below 2^29 bytes) and
+ * never read the table or write out past `end` (whole vectors, then a scalar or masked tail). */
+#define OSSA__UNPACK_POS(bit, per, bits) ((uint32_t)(bit) | (uint32_t)(per) << 8 | (uint32_t)(bits) << 16)
+typedef struct ossa__unpack_table {
+    const uint32_t *off, *pos, *base;
+} ossa__unpack_table;
+typedef void (*ossa__unpack_kernel)(const ossa__unpack_table *tab, const unsigned char *block, uint32_t k, uint32_t begin,
+                                    uint32_t end, float *out);
+void ossa__unpack_scalar(const ossa__unpack_table *tab, const unsigned char *block, uint32_t k, uint32_t begin, uint32_t end,
+                         float *out);
+void ossa__unpack_avx2(const ossa__unpack_table *tab, const unsigned char *block, uint32_t k, uint32_t begin, uint32_t end,
+                       float *out);
+void ossa__unpack_avx512(const ossa__unpack_table *tab, const unsigned char *block, uint32_t k, uint32_t begin, uint32_t end,
+                         float *out);
+
 /* ---- error measurement (clip_error.c) ---- */
 /* The measurement grid of an editable clip: the union of every track's key times (joints
  * < joint_count and weight tracks), and inside each interval of that union n - 1 evenly
