@@ -1013,6 +1013,54 @@ static void test_sparse_base_and_snapping(void **state) {
     ossa_skeleton_destroy(sk);
 }
 
+/* The seeds of fuzz_built_clip: a compressed and a lossless block (raw and packed channels,
+ * weights, base entries) built on a skeleton whose rest pose is identity transforms, the
+ * reference the fuzz target samples with. Written to $OSSA_WRITE_FUZZ_SEEDS/{compressed,
+ * lossless}.bin when that names a directory (fuzz/corpus/fuzz_built_clip); checked always. */
+static void test_fuzz_seeds(void **state) {
+    (void)state;
+    uint64_t s = 7;
+    ot_gen_options o = {0};
+    o.joints = 5;
+    o.max_keys = 6;
+    o.weight_tracks = 2;
+    ossa_skeleton *gen = ot_gen_skeleton(&s, &o);
+    ossa_clip *c = ot_gen_clip(&s, gen, &o);
+    ossa_skeleton_desc d = {gen->joint_count, gen->parents, NULL, NULL, 0, NULL}; /* rest NULL = identity */
+    ossa_skeleton *sk = NULL;
+    assert_int_equal(ossa_skeleton_create(&d, NULL, &sk), OSSA_OK);
+    ossa_transform *ident = calloc(sk->joint_count, sizeof *ident);
+    for (uint32_t j = 0; j < sk->joint_count; j++) {
+        ident[j].rotation.w = 1.0f;
+        ident[j].scale.x = ident[j].scale.y = ident[j].scale.z = 1.0f;
+    }
+    const char *dir = getenv("OSSA_WRITE_FUZZ_SEEDS");
+    for (int lossless = 0; lossless < 2; lossless++) {
+        ossa_clip_build_options opt = {0};
+        opt.lossless = lossless;
+        ossa_built_clip *bc = NULL;
+        assert_int_equal(ossa_clip_build(c, sk, &opt, NULL, &bc, NULL), OSSA_OK);
+        assert_true(ossa_built_clip_matches(bc, ident, sk->joint_count));
+        assert_true(bc->h->base_count > 0 && bc->h->raw_count > 0);
+        size_t size;
+        const void *data = ossa_built_clip_data(bc, &size);
+        if (dir && *dir) {
+            char path[1024];
+            snprintf(path, sizeof path, "%s/%s.bin", dir, lossless ? "lossless" : "compressed");
+            FILE *f = fopen(path, "wb");
+            assert_non_null(f);
+            assert_int_equal(fwrite(data, 1, size, f), size);
+            fclose(f);
+            printf("wrote %s (%zu bytes)\n", path, size);
+        }
+        ossa_built_clip_destroy(bc);
+    }
+    free(ident);
+    ossa_clip_destroy(c);
+    ossa_skeleton_destroy(sk);
+    ossa_skeleton_destroy(gen);
+}
+
 int main(void) {
     const struct CMUnitTest tests[] = {
         cmocka_unit_test(test_lossless_assets),
@@ -1030,6 +1078,7 @@ int main(void) {
         cmocka_unit_test(test_compressed_bound_woman),
         cmocka_unit_test(test_edge_clips),
         cmocka_unit_test(test_sparse_base_and_snapping),
+        cmocka_unit_test(test_fuzz_seeds),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
 }
