@@ -274,15 +274,21 @@ static void test_data_load_roundtrip(void **state) {
     }
 }
 
-/* A clip with every section present: raw and packed channels, weights. */
-static ossa_built_clip *sample_block_clip(bool lossless, ossa_skeleton **sk_out) {
+/* The editable clip of sample_block_clip (and the fuzz seeds) and its skeleton. */
+static ossa_clip *block_source(ossa_skeleton **sk_out) {
     uint64_t s = 7;
     ot_gen_options o = {0};
     o.joints = 5;
     o.max_keys = 6;
     o.weight_tracks = 2;
-    ossa_skeleton *sk = ot_gen_skeleton(&s, &o);
-    ossa_clip *c = ot_gen_clip(&s, sk, &o);
+    *sk_out = ot_gen_skeleton(&s, &o);
+    return ot_gen_clip(&s, *sk_out, &o);
+}
+
+/* A clip with every section present: raw and packed channels, weights. */
+static ossa_built_clip *sample_block_clip(bool lossless, ossa_skeleton **sk_out) {
+    ossa_skeleton *sk = NULL;
+    ossa_clip *c = block_source(&sk);
     ossa_clip_build_options opt = {0};
     opt.lossless = lossless;
     ossa_built_clip *bc = NULL;
@@ -1019,13 +1025,8 @@ static void test_sparse_base_and_snapping(void **state) {
  * lossless}.bin when that names a directory (fuzz/corpus/fuzz_built_clip); checked always. */
 static void test_fuzz_seeds(void **state) {
     (void)state;
-    uint64_t s = 7;
-    ot_gen_options o = {0};
-    o.joints = 5;
-    o.max_keys = 6;
-    o.weight_tracks = 2;
-    ossa_skeleton *gen = ot_gen_skeleton(&s, &o);
-    ossa_clip *c = ot_gen_clip(&s, gen, &o);
+    ossa_skeleton *gen = NULL;
+    ossa_clip *c = block_source(&gen);
     ossa_skeleton_desc d = {gen->joint_count, gen->parents, NULL, NULL, 0, NULL}; /* rest NULL = identity */
     ossa_skeleton *sk = NULL;
     assert_int_equal(ossa_skeleton_create(&d, NULL, &sk), OSSA_OK);
