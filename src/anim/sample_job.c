@@ -611,33 +611,44 @@ static void raw_setup(ossa_sampling_context *c, const ossa_built_clip *clip) {
     }
 }
 
-/* Unpacks key `key` of clock k's lanes into keys (ka or kb): one kernel pass when it is the
- * only clock, else its rotations' 4 component runs and its vectors' run, each a kernel pass
- * when it is at least a vector long, else inline (a clock of one or two channels: no calls).
- * Same bits either way. */
+/* Unpacks keys `key` into a and key + 1 into b (either NULL: not wanted) of clock k's lanes:
+ * one kernel pass per key when it is the only clock, else its rotations' 4 component runs and
+ * its vectors' run, each a kernel pass when it is at least a vector long, else inline, both
+ * keys in one walk (a clock of one or two channels: no calls). Same bits either way. */
 static inline void raw_unpack(const ossa_sampling_context *c, const ossa_built_clip *clip, uint32_t k, uint32_t key,
-                              float *keys, ossa__unpack_kernel unpack) {
+                              float *a, float *b, ossa__unpack_kernel unpack) {
     uint32_t t = c->ctab[k], nr = c->cnr[k], nv3 = 3u * c->cnv[k], S = c->nrot;
     ossa__unpack_table tab = {c->l_off + t, c->l_pos + t, c->l_base + t};
+    float *out[2] = {a, b};
     if (nr == S && nv3 == 3u * c->nvec) { /* the only clock: table order = cache order */
-        unpack(&tab, clip->base, key, 0, 4u * nr + nv3, keys);
+        for (uint32_t n = 0; n < 2u; n++)
+            if (out[n]) unpack(&tab, clip->base, key + n, 0, 4u * nr + nv3, out[n]);
         return;
     }
-    float *rk = keys + c->cr0[k], *vk = keys + 4u * S + 3u * c->cv0[k];
+    size_t ro = c->cr0[k], vo = 4u * (size_t)S + 3u * c->cv0[k];
     if (nr >= 8u) {
-        for (uint32_t q = 0; q < 4u; q++) unpack(&tab, clip->base, key, q * nr, (q + 1u) * nr, rk + q * S - q * nr);
+        for (uint32_t n = 0; n < 2u; n++)
+            for (uint32_t q = 0; q < 4u && out[n]; q++)
+                unpack(&tab, clip->base, key + n, q * nr, (q + 1u) * nr, out[n] + ro + q * S - q * nr);
     } else {
         for (uint32_t r = 0; r < nr; r++) { /* lane q of rotation r: entry q * nr + r */
-            uint64_t kbits = (uint64_t)key * ((tab.pos[r] >> 8) & 0xFFu);
-            for (uint32_t q = 0; q < 4u; q++) rk[q * S + r] = unpack1(&tab, clip->base, kbits, q * nr + r);
+            uint64_t per = (tab.pos[r] >> 8) & 0xFFu, kbits = key * per;
+            for (uint32_t q = 0; q < 4u; q++) {
+                if (a) a[ro + q * S + r] = unpack1(&tab, clip->base, kbits, q * nr + r);
+                if (b) b[ro + q * S + r] = unpack1(&tab, clip->base, kbits + per, q * nr + r);
+            }
         }
     }
     if (nv3 >= 8u) {
-        unpack(&tab, clip->base, key, 4u * nr, 4u * nr + nv3, vk - 4u * nr);
+        for (uint32_t n = 0; n < 2u; n++)
+            if (out[n]) unpack(&tab, clip->base, key + n, 4u * nr, 4u * nr + nv3, out[n] + vo - 4u * nr);
     } else {
         for (uint32_t j = 4u * nr; j < 4u * nr + nv3; j += 3u) { /* a vector's three entries */
-            uint64_t kbits = (uint64_t)key * ((tab.pos[j] >> 8) & 0xFFu);
-            for (uint32_t q = 0; q < 3u; q++) vk[j - 4u * nr + q] = unpack1(&tab, clip->base, kbits, j + q);
+            uint64_t per = (tab.pos[j] >> 8) & 0xFFu, kbits = key * per;
+            for (uint32_t q = 0; q < 3u; q++) {
+                if (a) a[vo + j - 4u * nr + q] = unpack1(&tab, clip->base, kbits, j + q);
+                if (b) b[vo + j - 4u * nr + q] = unpack1(&tab, clip->base, kbits + per, j + q);
+            }
         }
     }
 }
@@ -659,10 +670,10 @@ static inline void raw_refill(ossa_sampling_context *c, const ossa_built_clip *c
             size_t at = 4u * (size_t)S + 3u * (size_t)c->cv0[k];
             memcpy(c->ka + at, c->kb + at, 3u * c->cnv[k] * sizeof(float));
         }
+        if (key_count >= 2) raw_unpack(c, clip, k, key, NULL, c->kb, unpack);
     } else {
-        raw_unpack(c, clip, k, key, c->ka, unpack);
+        raw_unpack(c, clip, k, key, c->ka, key_count >= 2 ? c->kb : NULL, unpack);
     }
-    if (key_count >= 2) raw_unpack(c, clip, k, key + 1u, c->kb, unpack);
 }
 
 /* Writes every cached channel into the pose for its clock's case this frame: key a, key b, or
