@@ -287,7 +287,6 @@ ossa_result ossa_sampling_context_create(uint32_t max_joints, uint32_t max_weigh
     *out = NULL;
     if (max_joints > (1u << 24) || max_weights > (1u << 24)) return OSSA_ERROR_INVALID_ARGUMENT;
     size_t N = (size_t)max_joints * 3u + OSSA__LERP_SLACK, C = (size_t)max_joints * 3u + max_weights;
-    /* raw caches: up to 3 channels (10 lanes) per joint, OSSA__LERP_SLACK spare entries for the slerp kernel */
     /* raw caches: one rotation and two vectors per joint, their lanes, spare entries after
      * them for the kernels' wide loads */
     size_t SR = (size_t)max_joints + OSSA__LERP_SLACK, SV = (size_t)max_joints * 2u;
@@ -560,7 +559,7 @@ static void raw_setup(ossa_sampling_context *c, const ossa_built_clip *clip) {
         uint32_t a = c->cnr[k], b = c->cnv[k];
         c->ctab[k] = UINT32_MAX;
         if (!a && !b) continue;
-        /* room: the slots, and the lanes with the spare ones after each rotation component */
+        /* room: the slots and the lanes (a valid clip has at most one rotation and two vectors a joint) */
         if (a > c->max_rot - nr || b > c->max_vec - nv || 4u * (nr + a) + 3u * (nv + b) > c->max_lanes) {
             c->cnr[k] = c->cnv[k] = 0;
             continue;
