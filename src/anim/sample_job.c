@@ -340,12 +340,27 @@ static uint32_t grid_find(const ossa_built_clip *clip, float t) {
     return base;
 }
 
-/* Key k's quantised fields of packed channel i into q[0..2][i], as floats. */
-static inline void load_key(float *const q[3], uint32_t i, const unsigned char *block, const ossa__bc_packed *p, uint32_t G,
+/* Packed channel i one key forward to value key k (k - 1 was key b, so qa, qb hold keys k - 2
+ * and k - 1 unless k - 1 starts a block): key b's fields become key a's and key k's are one
+ * triple of the stream: its fields at a block start, else a residual added to key k - 1 (and
+ * its difference from key k - 2 after the block's second key). Exact: small integers. */
+static inline void step_key(ossa_sampling_context *c, uint32_t i, const unsigned char *block, const ossa__bc_packed *p,
                             uint32_t k) {
-    uint32_t f[3];
-    ossa__packed_fields(block, p, G, k, f);
-    for (int c = 0; c < 3; c++) q[c][i] = (float)f[c];
+    uint32_t w = p->widths, j = k % OSSA__BC_DELTA_K, B = (w & 31u) + ((w >> 5) & 31u) + ((w >> 10) & 31u);
+    uint32_t R = ((w >> 15) & 31u) + ((w >> 20) & 31u) + ((w >> 25) & 31u);
+    uint32_t sw = j ? w >> 15 : w; /* the widths of key k's triple: residuals or fields (no branch) */
+    uint32_t n0 = sw & 31u, n1 = (sw >> 5) & 31u, n2 = (sw >> 10) & 31u, f0, f1, f2;
+    ossa__fields3(block + p->data_off, ossa__packed_key_pos(k, B, R), n0, n1, n2, &f0, &f1, &f2);
+    int32_t h0 = j ? (int32_t)((1u << n0) >> 1) : 0, h1 = j ? (int32_t)((1u << n1) >> 1) : 0;
+    int32_t h2 = j ? (int32_t)((1u << n2) >> 1) : 0;
+    float cb = j ? 1.0f : 0.0f, cd = j >= 2u ? 1.0f : 0.0f; /* + key k - 1, + its difference */
+    float a0 = c->qa[0][i], a1 = c->qa[1][i], a2 = c->qa[2][i], b0 = c->qb[0][i], b1 = c->qb[1][i], b2 = c->qb[2][i];
+    c->qa[0][i] = b0;
+    c->qa[1][i] = b1;
+    c->qa[2][i] = b2;
+    c->qb[0][i] = (b0 * cb + (b0 - a0) * cd) + (float)((int32_t)f0 - h0);
+    c->qb[1][i] = (b1 * cb + (b1 - a1) * cd) + (float)((int32_t)f1 - h1);
+    c->qb[2][i] = (b2 * cb + (b2 - a2) * cd) + (float)((int32_t)f2 - h2);
 }
 
 /* Packed channel i's segment from key a (grid index, value index rank) to the next key n
@@ -358,16 +373,18 @@ static inline void set_segment(ossa_sampling_context *c, const ossa_built_clip *
     c->rank[i] = rank;
     c->next[i] = n;
     c->t0[i] = grid[a];
-    load_key(c->qa, i, clip->base, p, G, rank);
-    if (n >= G) { /* the last key: hold it */
-        c->hi[i] = INFINITY;
-        c->dt[i] = INFINITY;
-        for (int k = 0; k < 3; k++) c->qb[k][i] = c->qa[k][i];
-    } else {
-        c->hi[i] = grid[n];
-        c->dt[i] = p->interp == OSSA_INTERP_STEP ? INFINITY : grid[n] - grid[a];
-        load_key(c->qb, i, clip->base, p, G, rank + 1);
-    }
+    uint32_t qa[3], qb[3];
+    bool last = n >= G;
+    ossa__packed_fields(clip->base, p, rank, qa, last ? NULL : qb);
+    c->hi[i] = last ? INFINITY : grid[n]; /* the last key: hold it */
+    c->dt[i] = last || p->interp == OSSA_INTERP_STEP ? INFINITY : grid[n] - grid[a];
+    uint32_t qb0 = last ? qa[0] : qb[0], qb1 = last ? qa[1] : qb[1], qb2 = last ? qa[2] : qb[2];
+    c->qa[0][i] = (float)qa[0];
+    c->qa[1][i] = (float)qa[1];
+    c->qa[2][i] = (float)qa[2];
+    c->qb[0][i] = (float)qb0;
+    c->qb[1][i] = (float)qb1;
+    c->qb[2][i] = (float)qb2;
 }
 
 /* Seeks packed channel i's segment for time t and loads its keys' fields, when it is not one
@@ -378,7 +395,7 @@ static inline void set_segment(ossa_sampling_context *c, const ossa_built_clip *
 static __attribute__((noinline)) void locate(ossa_sampling_context *c, const ossa_built_clip *clip, uint32_t i, float t,
                                              int64_t *u, bool popcnt) {
     const ossa__bc_packed *p = &clip->packed[i];
-    const unsigned char *mask = clip->base + p->data_off;
+    const unsigned char *mask = ossa__packed_mask(clip, p);
     uint32_t G = clip->h->grid_count, a = c->cursor[i], rank = c->rank[i], n = c->next[i];
     if (*u < 0) *u = grid_find(clip, t);
     uint32_t U = (uint32_t)*u;
@@ -399,7 +416,7 @@ static __attribute__((noinline)) void locate(ossa_sampling_context *c, const oss
 static inline __attribute__((always_inline)) void seek(ossa_sampling_context *c, const ossa_built_clip *clip, uint32_t i,
                                                        uint32_t U, bool hw) {
     const ossa__bc_packed *p = &clip->packed[i];
-    const unsigned char *mask = clip->base + p->data_off;
+    const unsigned char *mask = ossa__packed_mask(clip, p);
     uint32_t G = clip->h->grid_count, a, rank, n;
     if (G <= 57u) { /* the whole mask in one window: key, rank and next from one load */
         uint64_t w, upto = (2ull << U) - 1u; /* U < G <= 57 */
@@ -478,10 +495,10 @@ ossa_result ossa_sample_job_run(ossa_sample_job *job) {
             c->t0[i] = INFINITY;
             c->hi[i] = -INFINITY;
             c->pdst[i] = p->joint * 10u + (p->kind == OSSA__CH_T ? 0u : p->kind == OSSA__CH_R ? 3u : 7u);
-            c->pdrop[i] = p->drop;
+            c->pdrop[i] = (uint8_t)ossa__pk_drop(p);
             for (int k = 0; k < 3; k++) {
                 c->mn[k][i] = p->min[k];
-                c->st[k][i] = p->step[k];
+                c->st[k][i] = ossa__step_float(p->step[k]);
             }
         }
         /* the raw channels' caches: the pool slots after the packed channels' */
@@ -560,18 +577,18 @@ ossa_result ossa_sample_job_run(ossa_sample_job *job) {
                 uint32_t i = w + (uint32_t)__builtin_ctzll(stale), a = c->cursor[i], n = c->next[i];
                 if (a != UINT32_MAX && n < G && t >= grid[n]) { /* the common case inline: one key forward */
                     const ossa__bc_packed *p = &clip->packed[i];
-                    uint32_t n2 = ossa__mask_next(clip->base + p->data_off, n + 1, G), rank = c->rank[i] + 1;
+                    uint32_t n2 = ossa__mask_next(ossa__packed_mask(clip, p), n + 1, G), rank = c->rank[i] + 1;
                     if (n2 >= G || t < grid[n2]) {
                         c->cursor[i] = n;
                         c->rank[i] = rank;
                         c->next[i] = n2;
                         c->t0[i] = grid[n];
-                        for (int k = 0; k < 3; k++) c->qa[k][i] = c->qb[k][i];
                         if (n2 < G) {
                             c->hi[i] = grid[n2];
                             c->dt[i] = p->interp == OSSA_INTERP_STEP ? INFINITY : grid[n2] - grid[n];
-                            load_key(c->qb, i, clip->base, p, G, rank + 1);
+                            step_key(c, i, clip->base, p, rank + 1);
                         } else { /* the last key: hold it */
+                            for (int k = 0; k < 3; k++) c->qa[k][i] = c->qb[k][i];
                             c->hi[i] = INFINITY;
                             c->dt[i] = INFINITY;
                         }
