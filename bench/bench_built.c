@@ -48,6 +48,8 @@ static void sample(character *c, int mode, const ossa_clip *clip, const ossa_bui
         job.loop = true;
         job.output = c->locals;
         job.output_count = sk->joint_count;
+        job.reference = sk->rest;
+        job.reference_count = sk->joint_count;
         if (ossa_sample_job_run(&job) != OSSA_OK) abort();
     }
 }

@@ -97,7 +97,7 @@ static void check_asset(const ossa_asset *a) {
         float start = ossa_built_clip_start(clip), end = ossa_built_clip_end(clip);
         const float times[] = {start - 1, start, 0.5f * (start + end), end, end + 3, 0.3f * start + 0.7f * end};
         for (size_t i = 0; pose && w && i < sizeof times / sizeof times[0]; i++) {
-            ossa_sample_job job = {clip, ctx, times[i], (i & 1) != 0, pose, joints, w, nw, 0};
+            ossa_sample_job job = {clip, ctx, times[i], (i & 1) != 0, pose, joints, w, nw, s ? s->rest : pose, joints, 0};
             CHECK(ossa_sample_job_run(&job) == OSSA_OK);
             for (uint32_t j = 0; j < joints; j++) /* the loader's checks keep every pose finite */
                 for (int k = 0; k < 10; k++) CHECK(isfinite((&pose[j].translation.x)[k]));

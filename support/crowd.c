@@ -66,7 +66,7 @@ void crowd_update_range(crowd *c, uint32_t begin, uint32_t end, uint32_t slot, f
         if (c->built) {
             ossa_sample_job sj = {.clip = c->built[in->clip], .context = c->contexts[slot],
                                   .time = crowd_instance_time(c, i, t), .loop = true, .output = locals,
-                                  .output_count = jc};
+                                  .output_count = jc, .reference = sk->rest, .reference_count = jc};
             ossa_sample_job_run(&sj);
         } else {
             ossa_clip_sample_job sj = {.clip = c->asset->clips[in->clip], .time = crowd_instance_time(c, i, t),

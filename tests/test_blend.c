@@ -404,7 +404,8 @@ static void additive_identity_and_roundtrip(void **state) {
         assert_int_equal(ossa_clip_build(add, sk, &lossless, NULL, &built, NULL), OSSA_OK);
         assert_int_equal(ossa_sampling_context_create(n, 0, NULL, &ctx), OSSA_OK);
         for (float t = 0.0f; t <= 1.5f; t += 0.3f) {
-            ossa_sample_job sj = {.clip = built, .context = ctx, .time = t, .output = out, .output_count = n};
+            ossa_sample_job sj = {.clip = built, .context = ctx, .time = t, .output = out, .output_count = n,
+                                  .reference = sk->rest, .reference_count = n};
             assert_int_equal(ossa_sample_job_run(&sj), OSSA_OK);
             ot_clip_sample(add, t, false, OSSA_LOOKUP_BINARY, NULL, ident, delta, n);
             for (uint32_t j = 0; j < n; j++) assert_transform_near(&out[j], &delta[j], 1e-5f);

@@ -87,6 +87,8 @@ static void check_lossless(const ossa_clip *clip, const ossa_skeleton *sk, uint6
     job.output_count = J;
     job.weights = W ? wgot : NULL;
     job.weights_count = W;
+    job.reference = sk->rest;
+    job.reference_count = J;
     for (int loop = 0; loop < 2; loop++) {
         /* every key time of every track and the midpoints (forward: the context's O(1) path) */
         for (uint32_t i = 0; i < clip->track_count + clip->weight_track_count; i++) {
@@ -197,7 +199,8 @@ static void test_lossless_generated(void **state) {
 }
 
 /* data → load → sample equals the original clip bit for bit; sizes and accessors survive. */
-static void roundtrip(const ossa_built_clip *bc, uint32_t J) {
+static void roundtrip(const ossa_built_clip *bc, const ossa_skeleton *sk) {
+    uint32_t J = sk->joint_count;
     size_t size = 0;
     const void *data = ossa_built_clip_data(bc, &size);
     assert_true(size == ossa_built_clip_byte_size(bc));
@@ -222,8 +225,8 @@ static void roundtrip(const ossa_built_clip *bc, uint32_t J) {
     assert_int_equal(ossa_sampling_context_create(J, W, NULL, &c2), OSSA_OK);
     ossa_transform *p1 = calloc(J, sizeof *p1), *p2 = calloc(J, sizeof *p2);
     float *w1 = calloc(W + 1, 4), *w2 = calloc(W + 1, 4);
-    ossa_sample_job j1 = {bc, c1, 0, true, p1, J, W ? w1 : NULL, W, 0};
-    ossa_sample_job j2 = {lc, c2, 0, true, p2, J, W ? w2 : NULL, W, 0};
+    ossa_sample_job j1 = {bc, c1, 0, true, p1, J, W ? w1 : NULL, W, sk->rest, J, 0};
+    ossa_sample_job j2 = {lc, c2, 0, true, p2, J, W ? w2 : NULL, W, sk->rest, J, 0};
     uint64_t s = 99;
     float lo = ossa_built_clip_start(bc) - 0.2f, hi = ossa_built_clip_end(bc) + 0.2f;
     for (int k = 0; k < 300; k++) {
@@ -260,7 +263,7 @@ static void test_data_load_roundtrip(void **state) {
             opt.precision = 1e-3f;
             ossa_built_clip *bc = NULL;
             assert_int_equal(ossa_clip_build(c, sk, &opt, NULL, &bc, NULL), OSSA_OK);
-            roundtrip(bc, sk->joint_count);
+            roundtrip(bc, sk);
             ossa_clip_build_options got = ossa_built_clip_options(bc);
             assert_int_equal(got.lossless, lossless);
             assert_true(got.precision == 1e-3f && got.shell_distance == 0.03f && got.weight_precision == 1e-3f);
@@ -321,17 +324,22 @@ static void test_load_truncations(void **state) {
     }
 }
 
-static void sample_some(const ossa_built_clip *lc) {
+/* Samples a loaded block at a few times: OK when `ref` is the rest pose it records (a
+ * flipped hash byte: INVALID_ARGUMENT, nothing sampled). */
+static void sample_some(const ossa_built_clip *lc, const ossa_transform *ref, uint32_t ref_count) {
     uint32_t J = ossa_built_clip_joint_count(lc), W = ossa_built_clip_weight_count(lc);
     ossa_sampling_context *ctx = NULL;
     assert_int_equal(ossa_sampling_context_create(J, W, NULL, &ctx), OSSA_OK);
     ossa_transform *p = calloc(J + 1, sizeof *p);
     float *w = calloc(W + 1, 4);
-    ossa_sample_job job = {lc, ctx, 0, false, p, J, W ? w : NULL, W, 0};
+    ossa_sample_job job = {lc, ctx, 0, false, p, J, W ? w : NULL, W, ref, ref_count, 0};
+    ossa_result want = J > ref_count                             ? OSSA_ERROR_BUFFER_TOO_SMALL
+                       : ossa_built_clip_matches(lc, ref, ref_count) ? OSSA_OK
+                                                                     : OSSA_ERROR_INVALID_ARGUMENT;
     const float ts[] = {-1, 0, 0.05f, 0.3f, 0.31f, 0.7f, 2, 0.1f, 100};
     for (size_t k = 0; k < sizeof ts / sizeof ts[0]; k++) {
         job.time = ts[k];
-        assert_int_equal(ossa_sample_job_run(&job), OSSA_OK);
+        assert_int_equal(ossa_sample_job_run(&job), want);
     }
     free(p);
     free(w);
@@ -356,7 +364,7 @@ static void test_load_flipped_bytes(void **state) {
             ossa_built_clip *lc = NULL;
             ossa_diagnostic d;
             if (ossa_built_clip_load(buf, size, NULL, &lc, &d) == OSSA_OK) {
-                sample_some(lc); /* whatever it decodes to, sampling stays inside the block */
+                sample_some(lc, sk->rest, sk->joint_count); /* whatever it decodes to, sampling stays inside the block */
                 ossa_built_clip_destroy(lc);
                 loaded++;
             } else {
@@ -397,16 +405,30 @@ static void test_load_non_finite(void **state) {
         const unsigned char *data = ossa_built_clip_data(bc, &size);
         const ossa__bc_header *h = (const ossa__bc_header *)data;
         unsigned char *buf = malloc(size);
-        for (uint32_t j = 0; j < h->joint_count; j++) {
-            for (int c = 0; c < 10; c++) {
-                memcpy(buf, data, size);
-                memcpy(buf + h->base_off + ((size_t)j * 10 + c) * 4, &nanv, 4);
-                expect_rejected(buf, size, "base_pose");
-                cases++;
-            }
+        /* the sparse base pose: every value NaN, a rotation of norm 3, a code out of range,
+         * of the wrong kind, or out of order */
+        uint32_t nb = h->base_count, nr = h->base_rot_count, nv = 4 * nr + 3 * (nb - nr);
+        printf("%s block: %u base entries, %u rotations\n", lossless ? "lossless" : "compressed", nb, nr);
+        assert_true(nr > 0 && nb > nr);
+        size_t vals = h->base_off + (size_t)nb * 4;
+        for (uint32_t v = 0; v < nv; v++) {
             memcpy(buf, data, size);
-            memcpy(buf + h->base_off + ((size_t)j * 10 + 6) * 4, &three, 4); /* rotation w */
+            memcpy(buf + vals + (size_t)v * 4, &nanv, 4);
             expect_rejected(buf, size, "base_pose");
+            cases++;
+        }
+        memcpy(buf, data, size);
+        memcpy(buf + vals + 3 * 4, &three, 4); /* the first rotation's w */
+        expect_rejected(buf, size, "base_pose");
+        uint32_t bad[4] = {h->joint_count << 2 | OSSA__CH_R, 0u << 2 | OSSA__CH_T, 3, 0};
+        for (int k = 0; k < 4; k++) {
+            memcpy(buf, data, size);
+            uint32_t at = k == 1 ? 0 : k == 2 ? nb - 1 : k == 3 ? nr : 0, code = bad[k];
+            if (k == 3) memcpy(&code, data + h->base_off + (size_t)(nr + 1 < nb ? nr + 1 : nr - 1) * 4, 4); /* a neighbour's code */
+            if (k == 3 && nr + 1 >= nb) continue;
+            memcpy(buf + h->base_off + (size_t)at * 4, &code, 4);
+            expect_rejected(buf, size, "base_pose");
+            cases++;
         }
         for (uint32_t i = 0; i < h->raw_count; i++) {
             memcpy(buf, data, size);
@@ -436,7 +458,7 @@ static void test_load_non_finite(void **state) {
             ossa__bc_packed *p = (ossa__bc_packed *)(buf + h->packed_off) + i;
             for (int c = 0; c < 3; c++) {
                 memcpy(&p->min[c], &big, 4);
-                memcpy(&p->step[c], &big, 4);
+                p->step[c] = ossa__step_bits(big);
             }
             if (p->kind != OSSA__CH_R && !(p->widths & 0x7FFFu)) continue; /* always min: finite */
             expect_rejected(buf, size, "packed[");
@@ -510,7 +532,7 @@ static void test_load_overflowing_values(void **state) {
         const ossa__bc_header *h = (const ossa__bc_header *)data;
         unsigned char *buf = malloc(size);
         memcpy(buf, data, size);
-        memcpy(buf + h->base_off, &huge, 4); /* joint 0 translation x */
+        memcpy(buf + h->base_off + (size_t)h->base_count * 4, &huge, 4); /* the first base entry's x */
         expect_rejected(buf, size, "base_pose");
         cases++;
         for (uint32_t i = 0; i < h->raw_count; i++) {
@@ -528,7 +550,7 @@ static void test_load_overflowing_values(void **state) {
             ossa_built_clip *lc = NULL;
             ossa_diagnostic d;
             if (ossa_built_clip_load(buf, size, NULL, &lc, &d) == OSSA_OK) { /* all tangents 0: it must sample finite */
-                sample_some(lc);
+                sample_some(lc, sk->rest, sk->joint_count);
                 ossa_built_clip_destroy(lc);
                 continue;
             }
@@ -776,7 +798,7 @@ static float check_bound(const ossa_clip *clip, const ossa_skeleton *sk, float p
     assert_int_equal(ossa_sampling_context_create(J, W, NULL, &ctx), OSSA_OK);
     ossa_transform *ex = calloc(J, sizeof *ex), *got = calloc(J, sizeof *got);
     float *wex = calloc(W + 1, 4), *wgot = calloc(W + 1, 4);
-    ossa_sample_job job = {bc, ctx, 0, false, got, J, W ? wgot : NULL, W, 0};
+    ossa_sample_job job = {bc, ctx, 0, false, got, J, W ? wgot : NULL, W, sk->rest, J, 0};
     uint64_t s = seed;
     float worst = 0.0f, wworst = 0.0f;
     for (int k = 0; k < times; k++) {
@@ -929,7 +951,7 @@ static void test_edge_clips(void **state) {
             assert_int_equal(ossa_clip_build(c, sk, &opt, NULL, &bc, &st), OSSA_OK);
             assert_int_equal(ossa_built_clip_track_count(bc), 0);
             assert_true(st.max_error == 0.0f && st.max_weight_error == 0.0f);
-            roundtrip(bc, sk->joint_count);
+            roundtrip(bc, sk);
             ossa_built_clip_destroy(bc);
         }
         check_lossless(c, sk, 5);

@@ -65,8 +65,14 @@ static void test_validate_fields(void **state) {
     job.context = ctx;
     assert_int_equal(ossa_sample_job_validate(&job), OSSA_ERROR_INVALID_ARGUMENT);
     job.output = out;
+    assert_int_equal(ossa_sample_job_validate(&job), OSSA_ERROR_INVALID_ARGUMENT); /* no reference */
+    job.reference = f.sk->rest;
     assert_int_equal(ossa_sample_job_validate(&job), OSSA_ERROR_BUFFER_TOO_SMALL);
     job.output_count = J;
+    assert_int_equal(ossa_sample_job_validate(&job), OSSA_ERROR_BUFFER_TOO_SMALL); /* reference_count */
+    job.reference_count = J - 1;
+    assert_int_equal(ossa_sample_job_validate(&job), OSSA_ERROR_BUFFER_TOO_SMALL);
+    job.reference_count = J;
     assert_int_equal(ossa_sample_job_validate(&job), OSSA_OK); /* weights are optional */
     job.weights = w;
     assert_int_equal(ossa_sample_job_validate(&job), OSSA_ERROR_BUFFER_TOO_SMALL);
@@ -87,6 +93,11 @@ static void test_validate_fields(void **state) {
     assert_int_equal(ossa_sample_job_run(&job), OSSA_ERROR_BUFFER_TOO_SMALL);
     for (size_t i = 0; i < sizeof out; i++) assert_int_equal(((unsigned char *)out)[i], 0xAB);
     job.output_count = J;
+    memset(out, 0xAB, sizeof out);
+    job.reference_count = J - 1;
+    assert_int_equal(ossa_sample_job_run(&job), OSSA_ERROR_BUFFER_TOO_SMALL);
+    for (size_t i = 0; i < sizeof out; i++) assert_int_equal(((unsigned char *)out)[i], 0xAB);
+    job.reference_count = J;
     if (W) {
         memset(w, 0xCD, sizeof w);
         job.weights_count = W - 1;
@@ -116,11 +127,12 @@ static void test_validate_fields(void **state) {
 }
 
 /* Samples `bc` at t with a fresh context (the reference for every cached path). */
-static void sample_fresh(const ossa_built_clip *bc, float t, bool loop, ossa_transform *out, float *w) {
+static void sample_fresh(const ossa_built_clip *bc, const ossa_transform *ref, float t, bool loop, ossa_transform *out,
+                         float *w) {
     uint32_t J = ossa_built_clip_joint_count(bc), W = ossa_built_clip_weight_count(bc);
     ossa_sampling_context *ctx = NULL;
     assert_int_equal(ossa_sampling_context_create(J, W, NULL, &ctx), OSSA_OK);
-    ossa_sample_job job = {bc, ctx, t, loop, out, J, W ? w : NULL, W, 0};
+    ossa_sample_job job = {bc, ctx, t, loop, out, J, W ? w : NULL, W, ref, J, 0};
     assert_int_equal(ossa_sample_job_run(&job), OSSA_OK);
     ossa_sampling_context_destroy(ctx);
 }
@@ -152,9 +164,10 @@ static void test_context_paths_agree(void **state) {
             prev = t;
             bool loop = phase == 2 && (k & 1);
             uint32_t Wc = ossa_built_clip_weight_count(bc);
-            ossa_sample_job job = {bc, ctx, t, loop, a, J, wa, Wc, 0};
+            const ossa_transform *ref = bc == f.built[0] || bc == f.built[1] ? f.sk->rest : g.sk->rest;
+            ossa_sample_job job = {bc, ctx, t, loop, a, J, wa, Wc, ref, J, 0};
             assert_int_equal(ossa_sample_job_run(&job), OSSA_OK);
-            sample_fresh(bc, t, loop, b, wb);
+            sample_fresh(bc, ref, t, loop, b, wb);
             assert_memory_equal(a, b, sizeof a);
             if (Wc) assert_memory_equal(wa, wb, Wc * sizeof(float));
             if (k == 450) ossa_sampling_context_reset(ctx);
@@ -185,9 +198,9 @@ static void test_jump_seeks_agree(void **state) {
         for (int k = 0; k < 1500; k++) {
             float t = k < 900 ? lo + (float)k * span / 250.0f : lo + ot_rand_float(&s, -0.1f, 1.1f) * span;
             bool loop = k < 900 || (k & 1);
-            ossa_sample_job job = {bc, ctx, t, loop, a, J, NULL, 0, 0};
+            ossa_sample_job job = {bc, ctx, t, loop, a, J, NULL, 0, f.sk->rest, J, 0};
             assert_int_equal(ossa_sample_job_run(&job), OSSA_OK);
-            sample_fresh(bc, t, loop, b, NULL);
+            sample_fresh(bc, f.sk->rest, t, loop, b, NULL);
             assert_memory_equal(a, b, sizeof a);
         }
         ossa_sampling_context_destroy(ctx);
@@ -312,6 +325,85 @@ static void test_slerp_kernels_agree(void **state) {
     printf("slerp kernels: %d lanes bit-identical, %d scalar fallbacks\n", same, fallback);
 }
 
+/* The unpack kernels: the scalar one decodes what ossa__bits_read + ossa__float_ord give lane
+ * by lane (an independent reading), and every SIMD one the CPU has gives its bits for every
+ * [begin, end) without writing outside it: random channels of 3 or 4 lanes of 0..32 bits on
+ * random streams, every key. The table arrays are exactly sized (ASan sees an over-read). */
+static void test_unpack_kernels_agree(void **state) {
+    (void)state;
+    enum { LANES = 61, KEYS = 9, BYTES = 4096 };
+    unsigned char *block = malloc(BYTES + 8);
+    uint32_t *off = malloc(LANES * 4), *pos = malloc(LANES * 4), *base = malloc(LANES * 4);
+    uint32_t bit[LANES], per[LANES], nbits[LANES]; /* what pos packs, for the reference reading */
+    assert_non_null(block);
+    assert_non_null(off);
+    assert_non_null(pos);
+    assert_non_null(base);
+    uint64_t seed = 17;
+    for (int i = 0; i < BYTES + 8; i++) block[i] = (unsigned char)(uint32_t)ot_rand_u64(&seed);
+    for (uint32_t j = 0; j < LANES;) { /* one channel: its lanes consecutive in the table */
+        uint32_t lanes = j + 4 <= LANES && (uint32_t)ot_rand_u64(&seed) % 2 ? 4u : 3u, b[4], sum = 0, o;
+        if (j + lanes > LANES) lanes = LANES - j;
+        for (uint32_t q = 0; q < lanes; q++) {
+            uint32_t r = (uint32_t)ot_rand_u64(&seed) % 10u;
+            b[q] = r == 0 ? 0u : r == 1 ? 32u : (uint32_t)ot_rand_u64(&seed) % 33u;
+            sum += b[q];
+        }
+        o = (uint32_t)ot_rand_u64(&seed) % (BYTES - (KEYS * 128u) / 8u - 1u); /* KEYS keys of <= 128 bits fit */
+        for (uint32_t q = 0, at = 0; q < lanes; q++, j++) {
+            off[j] = o;
+            bit[j] = at;
+            per[j] = sum;
+            nbits[j] = b[q];
+            pos[j] = OSSA__UNPACK_POS(at, sum, b[q]);
+            base[j] = (uint32_t)ot_rand_u64(&seed) % 4u == 0 ? 0x80000000u : (uint32_t)ot_rand_u64(&seed);
+            at += b[q];
+        }
+    }
+    ossa__unpack_table tab = {off, pos, base};
+    struct {
+        ossa__unpack_kernel fn;
+        bool ok;
+    } kernels[] = {
+        {ossa__unpack_avx2, __builtin_cpu_supports("avx2")},
+        {ossa__unpack_avx512, ossa__cpu_avx512()},
+    };
+    int same = 0;
+    for (uint32_t k = 0; k < KEYS; k++) {
+        float ref[LANES], got[LANES + 2];
+        ossa__unpack_scalar(&tab, block, k, 0, LANES, ref);
+        for (uint32_t j = 0; j < LANES; j++) {
+            float want = ossa__ord_float(base[j] + ossa__bits_read(block + off[j], (uint64_t)k * per[j] + bit[j], nbits[j]));
+            assert_memory_equal(&want, &ref[j], sizeof(float));
+        }
+        for (int n = 0; n < 2; n++) {
+            if (!kernels[n].ok) continue;
+            for (uint32_t begin = 0; begin < 10; begin += 3) {
+                for (uint32_t end = begin; end <= LANES; end += end < 20 ? 1 : 7) {
+                    const float sentinel = -1234.5f;
+                    for (uint32_t j = 0; j < LANES + 2; j++) got[j] = sentinel;
+                    kernels[n].fn(&tab, block, k, begin, end, got + 1);
+                    assert_memory_equal(&got[0], &sentinel, sizeof(float));
+                    for (uint32_t j = 0; j < LANES; j++) {
+                        if (j >= begin && j < end) {
+                            assert_memory_equal(&got[1 + j], &ref[j], sizeof(float));
+                            same++;
+                        } else {
+                            assert_memory_equal(&got[1 + j], &sentinel, sizeof(float));
+                        }
+                    }
+                    assert_memory_equal(&got[LANES + 1], &sentinel, sizeof(float));
+                }
+            }
+        }
+    }
+    printf("unpack kernels: %d lanes bit-identical\n", same);
+    free(block);
+    free(off);
+    free(pos);
+    free(base);
+}
+
 /* The POPCNT key rank counts what the portable one counts, at every end of random masks. */
 static void test_mask_rank_agree(void **state) {
     (void)state;
@@ -411,13 +503,61 @@ static void test_sample_time_agree(void **state) {
     printf("%d clock times\n", checked);
 }
 
+/* The reference must be the rest pose the clip was built with: another pose (one float
+ * changed, or another skeleton's rest) is INVALID_ARGUMENT and writes nothing; a copy of the
+ * right one at another address passes (hashed again); switching back and forth between two
+ * clips and their references on one context passes, and ossa_built_clip_matches agrees. */
+static void test_reference_hash(void **state) {
+    (void)state;
+    fixture f = make_fixture(4, 7, 0), g = make_fixture(5, 7, 0);
+    uint32_t J = 7;
+    ossa_sampling_context *ctx = NULL;
+    assert_int_equal(ossa_sampling_context_create(J, 0, NULL, &ctx), OSSA_OK);
+    ossa_transform out[7], ref[7];
+    memcpy(ref, f.sk->rest, sizeof ref);
+    for (int m = 0; m < 2; m++) {
+        const ossa_built_clip *bc = f.built[m];
+        assert_true(ossa_built_clip_matches(bc, f.sk->rest, J));
+        assert_false(ossa_built_clip_matches(bc, f.sk->rest, J - 1));
+        assert_false(ossa_built_clip_matches(bc, NULL, J));
+        assert_false(ossa_built_clip_matches(NULL, f.sk->rest, J));
+        assert_false(ossa_built_clip_matches(bc, g.sk->rest, J));
+        ossa_sample_job job = {bc, ctx, 0.1f, false, out, J, NULL, 0, f.sk->rest, J, 0};
+        assert_int_equal(ossa_sample_job_run(&job), OSSA_OK);
+        job.reference = g.sk->rest; /* the same counts, another rest pose */
+        memset(out, 0xAB, sizeof out);
+        assert_int_equal(ossa_sample_job_validate(&job), OSSA_OK); /* validate is cheap: no hash */
+        assert_int_equal(ossa_sample_job_run(&job), OSSA_ERROR_INVALID_ARGUMENT);
+        for (size_t i = 0; i < sizeof out; i++) assert_int_equal(((unsigned char *)out)[i], 0xAB);
+        ref[J - 1].translation.y = nextafterf(ref[J - 1].translation.y, INFINITY); /* one ulp of the last joint */
+        job.reference = ref;
+        assert_false(ossa_built_clip_matches(bc, ref, J));
+        assert_int_equal(ossa_sample_job_run(&job), OSSA_ERROR_INVALID_ARGUMENT);
+        memcpy(ref, f.sk->rest, sizeof ref); /* an equal copy at another address */
+        assert_int_equal(ossa_sample_job_run(&job), OSSA_OK);
+        for (int k = 0; k < 6; k++) { /* clip and reference switches on one context */
+            bool other = k & 1;
+            ossa_sample_job j2 = {other ? g.built[m] : bc, ctx, 0.05f * (float)k, true, out, J, NULL, 0,
+                                  other ? g.sk->rest : f.sk->rest, J, 0};
+            assert_int_equal(ossa_sample_job_run(&j2), OSSA_OK);
+            j2.reference = other ? f.sk->rest : g.sk->rest;
+            assert_int_equal(ossa_sample_job_run(&j2), OSSA_ERROR_INVALID_ARGUMENT);
+        }
+    }
+    ossa_sampling_context_destroy(ctx);
+    free_fixture(&f);
+    free_fixture(&g);
+}
+
 int main(void) {
     const struct CMUnitTest tests[] = {
         cmocka_unit_test(test_validate_fields),
+        cmocka_unit_test(test_reference_hash),
         cmocka_unit_test(test_context_paths_agree),
         cmocka_unit_test(test_jump_seeks_agree),
         cmocka_unit_test(test_kernels_agree),
         cmocka_unit_test(test_slerp_kernels_agree),
+        cmocka_unit_test(test_unpack_kernels_agree),
         cmocka_unit_test(test_mask_rank_agree),
         cmocka_unit_test(test_mask_steps_agree),
         cmocka_unit_test(test_sample_time_agree),

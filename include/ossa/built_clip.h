@@ -100,6 +100,10 @@ uint32_t ossa_built_clip_weight_track_components(const ossa_built_clip *clip, ui
 uint32_t ossa_built_clip_weight_count(const ossa_built_clip *clip);
 bool ossa_built_clip_lossless(const ossa_built_clip *clip);
 size_t ossa_built_clip_byte_size(const ossa_built_clip *clip);        /* the whole block */
+/* Whether `reference` is the rest pose the clip was built with (the skeleton's rest): the
+ * XXH64 hash of its first joint_count transforms equals the one the clip records. The
+ * sampling job (sample.h) requires it. False for NULLs or reference_count < joint_count. */
+bool ossa_built_clip_matches(const ossa_built_clip *clip, const ossa_transform *reference, uint32_t reference_count);
 /* The options it was built with (defaults resolved) and what the builder measured. */
 ossa_clip_build_options ossa_built_clip_options(const ossa_built_clip *clip);
 ossa_clip_build_stats ossa_built_clip_stats(const ossa_built_clip *clip);

@@ -45,14 +45,22 @@ typedef struct ossa_sample_job {
     uint32_t output_count;
     float *weights;                        /* optional morph weights, tracks concatenated in */
     uint32_t weights_count;                /* order: weights_count >= weight_count (or NULL, 0) */
+    const ossa_transform *reference;       /* required: the rest pose the clip was built with */
+    uint32_t reference_count;              /* (skeleton->rest): reference_count >= joint_count */
     float sampled_time;                    /* out: the time actually sampled (clamped / wrapped) */
 } ossa_sample_job;
 
-/* OK, or INVALID_ARGUMENT (missing clip / context / output, NaN time) or
- * BUFFER_TOO_SMALL (output_count, weights_count or the context's capacity too small). */
+/* OK, or INVALID_ARGUMENT (missing clip / context / output / reference, NaN time) or
+ * BUFFER_TOO_SMALL (output_count, reference_count, weights_count or the context's capacity
+ * too small). */
 ossa_result ossa_sample_job_validate(const ossa_sample_job *job);
 /* Validates (nothing is written on failure), then samples into job->output (and weights)
- * and sets job->sampled_time. Never allocates. */
+ * and sets job->sampled_time. Never allocates. The clip stores only what differs from the
+ * reference pose (its joints and components without keys come from it), so the reference
+ * must be the rest pose the clip was built with: the context hashes it (its first
+ * joint_count transforms, XXH64) when the clip or the reference pointer changes and compares
+ * it with the clip's (ossa_built_clip_matches); a mismatch is INVALID_ARGUMENT. The
+ * reference is assumed unchanged while the context keeps using the same pointer. */
 ossa_result ossa_sample_job_run(ossa_sample_job *job);
 
 #ifdef __cplusplus

@@ -8,8 +8,9 @@
 
 #include "anim/built_clip_internal.h"
 #include "core/alloc.h"
+#include "core/hash.h"
 
-_Static_assert(sizeof(ossa__bc_header) == 140, "header layout (docs/built-clips.md)");
+_Static_assert(sizeof(ossa__bc_header) == 152, "header layout (docs/built-clips.md)");
 _Static_assert(sizeof(ossa__bc_packed) == 32, "packed channel layout (docs/built-clips.md)");
 _Static_assert(sizeof(ossa__bc_raw) == 20 && sizeof(ossa__bc_lane) == 8 && sizeof(ossa__bc_clock) == 8 && sizeof(ossa__bc_wtrack) == 16,
                "table layouts (docs/built-clips.md)");
@@ -24,7 +25,8 @@ void ossa__built_clip_bind(ossa_built_clip *clip, const unsigned char *block) {
     clip->h = h;
     clip->base = block;
     clip->name = (const char *)(block + h->name_off);
-    clip->pose = (const ossa_transform *)(block + h->base_off);
+    clip->base_codes = (const uint32_t *)(block + h->base_off);
+    clip->base_values = (const float *)(const void *)(clip->base_codes + h->base_count);
     clip->clocks = (const ossa__bc_clock *)(block + h->clock_off);
     clip->raw = (const ossa__bc_raw *)(block + h->raw_off);
     clip->packed = (const ossa__bc_packed *)(block + h->packed_off);
@@ -72,6 +74,17 @@ uint32_t ossa_built_clip_weight_track_components(const ossa_built_clip *c, uint3
 uint32_t ossa_built_clip_weight_count(const ossa_built_clip *c) { return c ? c->h->weight_count : 0; }
 bool ossa_built_clip_lossless(const ossa_built_clip *c) { return c && (c->h->flags & OSSA__BC_FLAG_LOSSLESS); }
 size_t ossa_built_clip_byte_size(const ossa_built_clip *c) { return c ? c->h->size : 0; }
+
+uint64_t ossa__reference_hash(const ossa_transform *reference, uint32_t joint_count) {
+    static const unsigned char none = 0; /* no joints: the hash of no bytes */
+    const void *p = joint_count ? (const void *)reference : (const void *)&none;
+    return ossa__xxh64(p, (size_t)joint_count * sizeof(ossa_transform), 0x6F737361u /* "ossa" */);
+}
+
+bool ossa_built_clip_matches(const ossa_built_clip *c, const ossa_transform *reference, uint32_t reference_count) {
+    if (!c || (!reference && c->h->joint_count) || reference_count < c->h->joint_count) return false;
+    return ossa__reference_hash(reference, c->h->joint_count) == ossa__bc_ref_hash(c->h);
+}
 
 ossa_clip_build_options ossa_built_clip_options(const ossa_built_clip *c) {
     ossa_clip_build_options o = {0};
@@ -176,16 +189,28 @@ static ossa_result validate(const unsigned char *b, size_t size, ossa_diagnostic
                     h->clock_count);
     if (!span_ok(h, h->name_off, (uint64_t)h->name_len + 1, 1) || b[h->name_off + h->name_len] != 0)
         return fail(diag, OSSA_ERROR_INVALID_DATA, "header.name", "name outside the block or not terminated");
-    if (!span_ok(h, h->base_off, J, sizeof(ossa_transform)))
+    uint32_t nb = h->base_count, nbr = h->base_rot_count;
+    if (nb > 3ull * J || nbr > nb || nbr > J || nb - nbr > 2ull * J)
+        return fail(diag, OSSA_ERROR_INVALID_DATA, "header.base_count", "%u base entries (%u rotations) for %u joints",
+                    nb, nbr, J);
+    if (!span_ok(h, h->base_off, (uint64_t)nb + nbr * 4ull + (nb - nbr) * 3ull, sizeof(float)))
         return fail(diag, OSSA_ERROR_INVALID_DATA, "header.base_off", "base pose outside the block");
-    const float *pose = (const float *)(b + h->base_off);
-    for (uint32_t j = 0; j < J; j++) {
-        const float *t = pose + (size_t)j * 10, *q = t + 3;
-        if (!ossa__values_bounded(t, 1, 10, false, 0.0))
-            return fail(diag, OSSA_ERROR_INVALID_DATA, "base_pose", "joint %u is not finite or past 2^50", j);
-        float n = q[0] * q[0] + q[1] * q[1] + q[2] * q[2] + q[3] * q[3];
-        if (!(n >= 0.9f && n <= 1.1f))
-            return fail(diag, OSSA_ERROR_INVALID_DATA, "base_pose", "joint %u rotation is not a unit quaternion", j);
+    const uint32_t *codes = (const uint32_t *)(b + h->base_off);
+    const float *bv = (const float *)(codes + nb);
+    for (uint32_t i = 0; i < nb; i++) {
+        uint32_t code = codes[i], kind = code & 3u, j = code >> 2;
+        bool rot = i < nbr;
+        if (j >= J || (rot ? kind != OSSA__CH_R : (kind != OSSA__CH_T && kind != OSSA__CH_S)) ||
+            (i && i != nbr && code <= codes[i - 1]))
+            return fail(diag, OSSA_ERROR_INVALID_DATA, "base_pose",
+                        "entry %u: joint %u / kind %u out of range or out of order", i, j, kind);
+        uint32_t n = rot ? 4u : 3u;
+        if (!ossa__values_bounded(bv, 1, n, false, 0.0))
+            return fail(diag, OSSA_ERROR_INVALID_DATA, "base_pose", "entry %u (joint %u) is not finite or past 2^50", i, j);
+        float q2 = rot ? bv[0] * bv[0] + bv[1] * bv[1] + bv[2] * bv[2] + bv[3] * bv[3] : 1.0f;
+        if (!(q2 >= 0.9f && q2 <= 1.1f))
+            return fail(diag, OSSA_ERROR_INVALID_DATA, "base_pose", "entry %u (joint %u) rotation is not a unit quaternion", i, j);
+        bv += n;
     }
     if (!span_ok(h, h->clock_off, h->clock_count, sizeof(ossa__bc_clock)))
         return fail(diag, OSSA_ERROR_INVALID_DATA, "header.clock_off", "clock table outside the block");

@@ -7,8 +7,12 @@
  *   header | name | base pose | clocks | raw channels | packed channels | weight tracks |
  *   grid times | clock times | raw values | key masks | packed value streams | 8 zero bytes
  *
- * base pose: joint_count transforms (10 floats each) = the skeleton's rest pose with every
- *            constant channel folded in; sampling starts from a copy of it.
+ * base pose: sparse: sampling starts from a copy of the reference (the skeleton's rest pose,
+ *            checked by its hash) and writes base_count entries over it: the folded constant
+ *            channels that differ from the reference bit for bit (never one a channel
+ *            overwrites): base_count codes (joint << 2 | OSSA__CH_R / T / S, the
+ *            base_rot_count rotations first, each group strictly increasing), then their values
+ *            (4 floats per rotation, then 3 per translation / scale).
  * raw:       exact channels (every channel of a lossless clip, weight tracks, and channels
  *            the compressor could not bound otherwise): the editable keys on one of the shared
  *            clocks (distinct key-time arrays), sampled with the editable rules; T/R/S values
@@ -34,7 +38,7 @@
 #include "core/cpu.h"
 
 #define OSSA__BC_MAGIC 0x4342534Fu /* "OSBC" */
-#define OSSA__BC_VERSION 2u
+#define OSSA__BC_VERSION 4u
 #define OSSA__BC_FLAG_LOSSLESS 1u
 #define OSSA__BC_FLAG_LOOPING 2u
 #define OSSA__BC_PAD 8u
@@ -75,8 +79,9 @@ typedef struct ossa__bc_header {
     float max_error;
     uint32_t worst_joint;
     float worst_time, max_weight_error;
+    uint32_t ref_hash_lo, ref_hash_hi; /* ossa__reference_hash of the rest pose it was built with */
+    uint32_t base_count, base_rot_count; /* sparse base pose entries (rotations first) */
     uint32_t mask_count, mask_off; /* the key masks: mask_count key counts (u32), then the masks, (grid_count + 7) / 8 bytes each */
-    uint32_t reserved;
 } ossa__bc_header;
 
 typedef struct ossa__bc_clock {
@@ -179,7 +184,8 @@ struct ossa_built_clip {
     const ossa__bc_header *h;
     const unsigned char *base;   /* the block, 16-byte aligned */
     const char *name;
-    const ossa_transform *pose;
+    const uint32_t *base_codes;  /* base_count sparse base entries, then ... */
+    const float *base_values;    /* ... their values */
     const ossa__bc_clock *clocks;
     const ossa__bc_raw *raw;
     const ossa__bc_packed *packed;
@@ -194,6 +200,16 @@ struct ossa_built_clip {
 static inline const unsigned char *ossa__packed_mask(const ossa_built_clip *clip, const ossa__bc_packed *p) {
     return clip->masks + (size_t)p->mask * clip->mask_bytes;
 }
+
+/* XXH64 of `joint_count` reference transforms (the bytes of the rest pose): a built clip
+ * records the one it was built with, the sampling context checks the job's reference. */
+uint64_t ossa__reference_hash(const ossa_transform *reference, uint32_t joint_count);
+static inline uint64_t ossa__bc_ref_hash(const ossa__bc_header *h) {
+    return ((uint64_t)h->ref_hash_hi << 32) | h->ref_hash_lo;
+}
+
+/* The float offset of a channel kind's field in an ossa_transform (T 0, R 3, S 7). */
+static inline uint32_t ossa__field_offset(uint32_t kind) { return kind == OSSA__CH_T ? 0u : kind == OSSA__CH_R ? 3u : 7u; }
 
 /* Wraps a block already copied to `block` (16-byte aligned, inside the same allocation as
  * `clip`): sets the cached pointers and a fresh id. The block must be valid. */
@@ -427,6 +443,28 @@ void ossa__slerp_scalar(const ossa__slerp_soa *soa, uint32_t begin, uint32_t end
 void ossa__slerp_sse(const ossa__slerp_soa *soa, uint32_t begin, uint32_t end);
 void ossa__slerp_avx2(const ossa__slerp_soa *soa, uint32_t begin, uint32_t end);
 void ossa__slerp_avx512(const ossa__slerp_soa *soa, uint32_t begin, uint32_t end);
+
+/* Bit-exact unpack kernels of raw channels' packed lanes (sample_*.c): the sampling context
+ * keeps per clock a table of the lanes of its cached channels (one entry per float lane), so
+ * a clock that changes key decodes all of them in one pass. pos[j] packs the lane's bit offset
+ * within a key (bits 0-7), the bits of a key (8-15) and its own bit count (16-21, 0..32):
+ * lane j of key k is the float whose ordered bits (ossa__float_ord) are base[j] + the field of
+ * that many bits at bit k * per + bit of the stream at byte off[j] of the block; out[j] for j in
+ * [begin, end). The scalar kernel computes bit positions in 64 bits; the SIMD ones in 32 (the
+ * caller uses them only when every stream's bit positions fit: a block below 2^29 bytes) and
+ * never read the table or write out past `end` (whole vectors, then a scalar or masked tail). */
+#define OSSA__UNPACK_POS(bit, per, bits) ((uint32_t)(bit) | (uint32_t)(per) << 8 | (uint32_t)(bits) << 16)
+typedef struct ossa__unpack_table {
+    const uint32_t *off, *pos, *base;
+} ossa__unpack_table;
+typedef void (*ossa__unpack_kernel)(const ossa__unpack_table *tab, const unsigned char *block, uint32_t k, uint32_t begin,
+                                    uint32_t end, float *out);
+void ossa__unpack_scalar(const ossa__unpack_table *tab, const unsigned char *block, uint32_t k, uint32_t begin, uint32_t end,
+                         float *out);
+void ossa__unpack_avx2(const ossa__unpack_table *tab, const unsigned char *block, uint32_t k, uint32_t begin, uint32_t end,
+                       float *out);
+void ossa__unpack_avx512(const ossa__unpack_table *tab, const unsigned char *block, uint32_t k, uint32_t begin, uint32_t end,
+                         float *out);
 
 /* ---- error measurement (clip_error.c) ---- */
 /* The measurement grid of an editable clip: the union of every track's key times (joints

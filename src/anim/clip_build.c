@@ -564,8 +564,19 @@ static ossa_result write_clip(builder *B, ossa_built_clip **out) {
     size_t off = sizeof(ossa__bc_header);
     size_t o_name = off;
     off = up4(off + name_len + 1);
+    /* the sparse base pose: folded channels that differ from the rest pose bit for bit
+     * (channels come by joint, T R S: each group's codes increase) */
+    uint32_t nbase = 0, nbrot = 0;
+    for (uint32_t i = 0; i < B->nch; i++) {
+        const bchan *c = &B->ch[i];
+        if (c->mode != MODE_FOLD || c->kind == OSSA__CH_W) continue;
+        ossa_transform rest = B->sk->rest[c->target];
+        if (!memcmp(field(&rest, c->kind), c->fold, (c->kind == OSSA__CH_R ? 4 : 3) * sizeof(float))) continue;
+        nbase++;
+        nbrot += c->kind == OSSA__CH_R;
+    }
     size_t o_base = off;
-    off += (size_t)J * sizeof(ossa_transform);
+    off += ((size_t)nbase + 4u * nbrot + 3u * (nbase - nbrot)) * sizeof(float);
     size_t o_clock = off;
     off += (size_t)nclock * sizeof(ossa__bc_clock);
     size_t o_raw = off;
@@ -627,13 +638,25 @@ static ossa_result write_clip(builder *B, ossa_built_clip **out) {
     h->precision = B->opt.precision;
     h->shell_distance = B->opt.shell_distance;
     h->weight_precision = B->opt.weight_precision;
+    uint64_t ref_hash = ossa__reference_hash(B->sk->rest, J);
+    h->ref_hash_lo = (uint32_t)ref_hash;
+    h->ref_hash_hi = (uint32_t)(ref_hash >> 32);
     memcpy(b + o_name, name, name_len);
-    ossa_transform *base = (ossa_transform *)(b + o_base);
-    memcpy(base, B->sk->rest, (size_t)J * sizeof(ossa_transform));
-    for (uint32_t i = 0; i < B->nch; i++) {
-        const bchan *c = &B->ch[i];
-        if (c->mode == MODE_FOLD) memcpy(field(&base[c->target], c->kind), c->fold, (c->kind == OSSA__CH_R ? 4 : 3) * sizeof(float));
-    }
+    h->base_count = nbase;
+    h->base_rot_count = nbrot;
+    uint32_t *codes = (uint32_t *)(b + o_base);
+    float *bval = (float *)(codes + nbase);
+    for (int pass = 0, k = 0; pass < 2; pass++) /* rotations, then translations and scales */
+        for (uint32_t i = 0; i < B->nch; i++) {
+            const bchan *c = &B->ch[i];
+            if (c->mode != MODE_FOLD || c->kind == OSSA__CH_W || (c->kind == OSSA__CH_R) != (pass == 0)) continue;
+            ossa_transform rest = B->sk->rest[c->target];
+            uint32_t n = c->kind == OSSA__CH_R ? 4 : 3;
+            if (!memcmp(field(&rest, c->kind), c->fold, n * sizeof(float))) continue;
+            codes[k++] = c->target << 2 | c->kind;
+            memcpy(bval, c->fold, n * sizeof(float));
+            bval += n;
+        }
     ossa__bc_clock *clocks = (ossa__bc_clock *)(b + o_clock);
     size_t cur = o_times;
     for (uint32_t k = 0; k < nclock; k++) {
@@ -736,6 +759,8 @@ static ossa_result measure(builder *B, const ossa_built_clip *bc, ossa_sampling_
     job.output_count = J;
     job.weights = W ? wb : NULL;
     job.weights_count = W;
+    job.reference = B->sk->rest;
+    job.reference_count = J;
     ossa_result r = OSSA_OK;
     for (uint32_t g = 0; g < B->G; g++) {
         job.time = B->grid[g];
@@ -790,6 +815,8 @@ static ossa_result attribute(builder *B, const ossa_built_clip *bc, ossa_samplin
     job.time = B->grid[g];
     job.output = got;
     job.output_count = J;
+    job.reference = B->sk->rest;
+    job.reference_count = J;
     ossa_result r = ossa_sample_job_run(&job);
     if (r == OSSA_OK) {
         memcpy(tmp, B->exact + (size_t)g * J, J * sizeof *tmp);

@@ -198,6 +198,8 @@ ossa_result ossa_built_clip_measure(const ossa_built_clip *built, const ossa_cli
         job.output_count = J;
         job.weights = W ? wb : NULL;
         job.weights_count = W;
+        job.reference = skeleton->rest;
+        job.reference_count = J;
         for (uint32_t g = 0; g < G && r == OSSA_OK; g++) {
             ossa__clip_sample_exact(reference, grid[g], false, skeleton->rest, exact, J);
             job.time = grid[g];

@@ -215,7 +215,8 @@ static void sample_state(const ossa_player *p, state *s, ossa_transform *out) {
         uint32_t bn = ossa_built_clip_joint_count(s->built);
         if (bn < n) memcpy(out + bn, p->skeleton->rest + bn, (n - bn) * sizeof(ossa_transform));
         ossa_sample_job job = {.clip = s->built, .context = s->context, .time = s->time, .loop = s->loop,
-                               .output = out, .output_count = n};
+                               .output = out, .output_count = n, .reference = p->skeleton->rest,
+                               .reference_count = n};
         if (ossa_sample_job_run(&job) != OSSA_OK) memcpy(out, p->skeleton->rest, n * sizeof(ossa_transform));
         return;
     }

@@ -25,3 +25,33 @@
 #define V_BLEND(m, x, y) _mm256_blendv_ps((x), (y), (m))
 #define V_MOVEMASK _mm256_movemask_ps
 #include "anim/sample_kernel.h"
+
+/* ossa__unpack_scalar 8 lanes at a time: 32-bit bit positions, two 4-qword gathers (the
+ * stream is followed by >= 8 readable bytes), shifted per lane; the tail is scalar. */
+void ossa__unpack_avx2(const ossa__unpack_table *tab, const unsigned char *block, uint32_t k, uint32_t begin, uint32_t end,
+                       float *out) {
+    const __m256i vk = _mm256_set1_epi32((int)k), seven = _mm256_set1_epi32(7), sign = _mm256_set1_epi32(INT32_MIN);
+    const __m256i byte8 = _mm256_set1_epi32(0xFF), one = _mm256_set1_epi32(1);
+    const long long *b = (const long long *)(const void *)block;
+    uint32_t i = begin;
+    for (; i + 8u <= end; i += 8u) {
+        __m256i pos = _mm256_loadu_si256((const __m256i *)(const void *)(tab->pos + i));
+        __m256i per = _mm256_and_si256(_mm256_srli_epi32(pos, 8), byte8);
+        __m256i bit = _mm256_add_epi32(_mm256_mullo_epi32(per, vk), _mm256_and_si256(pos, byte8));
+        __m256i mask = _mm256_sub_epi32(_mm256_sllv_epi32(one, _mm256_srli_epi32(pos, 16)), one); /* 32 bits: 0 - 1 */
+        __m256i byte = _mm256_add_epi32(_mm256_loadu_si256((const __m256i *)(const void *)(tab->off + i)), _mm256_srli_epi32(bit, 3));
+        __m256i sh = _mm256_and_si256(bit, seven);
+        __m256i lo = _mm256_i32gather_epi64(b, _mm256_castsi256_si128(byte), 1);
+        __m256i hi = _mm256_i32gather_epi64(b, _mm256_extracti128_si256(byte, 1), 1);
+        lo = _mm256_srlv_epi64(lo, _mm256_cvtepu32_epi64(_mm256_castsi256_si128(sh)));
+        hi = _mm256_srlv_epi64(hi, _mm256_cvtepu32_epi64(_mm256_extracti128_si256(sh, 1)));
+        /* the low dwords of the 8 qwords, in order */
+        __m256i f = _mm256_castps_si256(_mm256_shuffle_ps(_mm256_castsi256_ps(lo), _mm256_castsi256_ps(hi), _MM_SHUFFLE(2, 0, 2, 0)));
+        f = _mm256_permute4x64_epi64(f, _MM_SHUFFLE(3, 1, 2, 0));
+        f = _mm256_add_epi32(_mm256_and_si256(f, mask), _mm256_loadu_si256((const __m256i *)(const void *)(tab->base + i)));
+        /* ossa__ord_float: top bit set: clear it; else flip every bit */
+        __m256i x = _mm256_or_si256(_mm256_xor_si256(_mm256_srai_epi32(f, 31), _mm256_set1_epi32(-1)), sign);
+        _mm256_storeu_ps(out + i, _mm256_castsi256_ps(_mm256_xor_si256(f, x)));
+    }
+    if (i < end) ossa__unpack_scalar(tab, block, k, i, end, out);
+}

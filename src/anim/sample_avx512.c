@@ -25,3 +25,26 @@
 #define V_BLEND(m, x, y) _mm512_mask_blend_ps((m), (x), (y))
 #define V_MOVEMASK(m) ((int)(m))
 #include "anim/sample_kernel.h"
+
+/* ossa__unpack_scalar 8 lanes at a time: 32-bit bit positions, one 8-qword gather (the stream
+ * is followed by >= 8 readable bytes), shifted per lane; the tail masked. */
+void ossa__unpack_avx512(const ossa__unpack_table *tab, const unsigned char *block, uint32_t k, uint32_t begin, uint32_t end,
+                         float *out) {
+    const __m256i vk = _mm256_set1_epi32((int)k), seven = _mm256_set1_epi32(7), sign = _mm256_set1_epi32(INT32_MIN);
+    const __m256i byte8 = _mm256_set1_epi32(0xFF), one = _mm256_set1_epi32(1);
+    for (uint32_t i = begin; i < end; i += 8u) {
+        __mmask8 live = (__mmask8)(end - i >= 8u ? 0xFFu : (1u << (end - i)) - 1u);
+        __m256i pos = _mm256_maskz_loadu_epi32(live, tab->pos + i);
+        __m256i per = _mm256_and_si256(_mm256_srli_epi32(pos, 8), byte8);
+        __m256i bit = _mm256_add_epi32(_mm256_mullo_epi32(per, vk), _mm256_and_si256(pos, byte8));
+        __m256i mask = _mm256_sub_epi32(_mm256_sllv_epi32(one, _mm256_srli_epi32(pos, 16)), one); /* 32 bits: 0 - 1 */
+        __m256i byte = _mm256_add_epi32(_mm256_maskz_loadu_epi32(live, tab->off + i), _mm256_srli_epi32(bit, 3));
+        __m512i w = _mm512_mask_i32gather_epi64(_mm512_setzero_si512(), live, byte, block, 1);
+        w = _mm512_srlv_epi64(w, _mm512_cvtepu32_epi64(_mm256_and_si256(bit, seven)));
+        __m256i f = _mm512_cvtepi64_epi32(w); /* the low dwords */
+        f = _mm256_add_epi32(_mm256_and_si256(f, mask), _mm256_maskz_loadu_epi32(live, tab->base + i));
+        /* ossa__ord_float: top bit set: clear it; else flip every bit */
+        __m256i x = _mm256_or_si256(_mm256_xor_si256(_mm256_srai_epi32(f, 31), _mm256_set1_epi32(-1)), sign);
+        _mm256_mask_storeu_ps(out + i, live, _mm256_castsi256_ps(_mm256_xor_si256(f, x)));
+    }
+}

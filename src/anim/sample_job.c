@@ -14,25 +14,23 @@
 #include "anim/track_internal.h"
 #include "core/alloc.h"
 
-/* What a cached raw channel's two-key view gives this frame (ossa__interpolate's cases). */
+/* What a clock's two-key view gives this frame (ossa__interpolate's cases). */
 enum { RM_NONE, RM_A, RM_B, RM_LERP };
-#define RI_STEP 0x80u   /* STEP interpolation */
-#define RI_SINGLE 0x40u /* its clock has one key: only key 0 (in ra) */
 _Static_assert(sizeof(ossa_transform) == 10 * sizeof(float), "the cached raw channels address the pose as floats");
 
-/* The per-channel caches share one pool of slots, 3 * max_joints + 2 * OSSA__LERP_SLACK per
- * array: a clip's packed channels use slots [0, P) (then OSSA__LERP_SLACK spare slots for the
- * kernels), its cached raw channels the slots after them (raw pointers set at a clip switch):
- * a channel is either packed or raw, so one clip never needs more than 3 * joints of them. */
+/* The packed channels' caches: one pool of slots, 3 * max_joints + OSSA__LERP_SLACK per array
+ * (a clip's packed channels use slots [0, P), then OSSA__LERP_SLACK spare slots for the
+ * kernels). The raw channels' caches are their own arrays, laid out per clock at a clip switch
+ * (see `rlane`). */
 struct ossa_sampling_context {
     ossa_allocator allocator;
     size_t size;
     uint32_t max_joints, max_weights;
     uint32_t slots;       /* entries per pool array */
     uint64_t clip_id; /* clip the caches belong to; 0 = none */
+    uint64_t ref_clip;    /* clip whose rest-pose hash ref_ptr was checked against; 0 = none */
+    const ossa_transform *ref_ptr; /* the reference that matched it */
     uint32_t *clock_key;  /* per clock: key cursor */
-    float *cs;            /* per clock: this frame's interpolation parameter */
-    uint8_t *cm;          /* per clock: this frame's case (RM_A, RM_B or RM_LERP) */
     /* packed channels */
     uint32_t *cursor;     /* grid index of the cached key a, UINT32_MAX = none */
     uint32_t *rank;       /* its value index */
@@ -44,22 +42,27 @@ struct ossa_sampling_context {
     float *qa[3], *qb[3]; /* the quantised fields of its keys a and b, as floats */
     float *mn[3], *st[3]; /* the channel's range (copied from the clip at a switch) */
     float *o[4];          /* the kernels' output (rotations in stored order) */
-    uint8_t *pool_b;      /* one more byte array of the pool (the raw channels' rinfo) */
-    /* raw channels: slots after the packed ones (same arrays) */
-    uint32_t rc;          /* raw channels that may be cached: the first rc of the clip */
-    uint32_t rot_end;     /* 1 + the last cached raw rotation channel (the builder puts them first) */
-    uint32_t uncached;    /* raw channels of the clip without a cache (CUBIC, weights, beyond rc) */
-    bool redecode;        /* the caches must be checked although no clock changed key (clip switch) */
+    /* raw channels: the LINEAR / STEP T/R/S ones with packed lanes are cached per clock; clock
+     * c's channels take the slots [rslot[c], + rnr[c] + rnv[c]) (its rnr rotations first, then
+     * its rnv translations and scales, in clip order) and the lanes [rlane[c], + 4 rnr + 3 rnv)
+     * of the key caches, component-major: component q of its r-th rotation at lane
+     * rlane + q * rnr + r, of its v-th vector at rlane + 4 rnr + q * rnv + v. A clock that
+     * changes key unpacks all its lanes in one kernel pass (ossa__unpack_*). */
+    uint32_t max_slots, max_lanes, max_raw;
+    uint32_t uncached;    /* raw channels of the clip without a cache (CUBIC, weights, no lanes, no room) */
+    bool unpack_wide;     /* the clip's bit positions fit in 32 bits: the SIMD unpack kernels may run */
+    uint8_t *rcached;     /* per raw channel (< max_raw): 1 = cached */
+    uint32_t *rslot, *rlane, *rnr, *rnv; /* per clock (rlane UINT32_MAX: none cached) */
+    uint32_t *rkey;       /* per clock: the key k whose keys k, k + 1 are in ka, kb (UINT32_MAX = none) */
+    uint32_t *lfill;      /* per clock: scratch of the clip switch */
+    uint32_t *l_off, *l_pos, *l_base; /* per lane: the unpack table */
+    float *ka, *kb;       /* per lane: keys k and k + 1, decoded */
+    uint32_t *sdst;       /* per slot: float offset in the output pose */
+    uint8_t *sstep;       /* per slot: STEP interpolation */
+    uint8_t *sflag;       /* per slot: the slerp kernel's fallback flags */
+    float *ss, *so[4];    /* per slot: the slerp kernel's parameter and output */
     float last_t;         /* the previous frame's clip time (-Inf after a clip switch) */
     float jump_dt;        /* a step past it further than this (4 mean grid steps), or back: a jump */
-    uint32_t *rk;         /* the key k whose keys k, k + 1 are in ra, rb (UINT32_MAX = none) */
-    uint32_t *rclock;     /* its clock */
-    uint32_t *rdst;       /* its float offset in the output pose */
-    uint32_t *rper;       /* the bits of one key (its lanes' sum) */
-    uint8_t *rinfo;       /* 0 = no cache, else components | RI_STEP | RI_SINGLE */
-    uint8_t *rflag;       /* the slerp kernel's fallback flags */
-    float *ra[4], *rb[4]; /* (LINEAR / STEP T/R/S) its decoded keys k and k + 1 */
-    float *rs, *ro[4];    /* this frame: its interpolation parameter, the slerp kernel's output */
 };
 
 /* ---------------------------------------------------------------- kernels */
@@ -119,6 +122,19 @@ void ossa__slerp_scalar(const ossa__slerp_soa *soa, uint32_t begin, uint32_t end
         ossa__slerp4(a, b, soa->s[i], o);
         for (int c = 0; c < 4; c++) soa->o[c][i] = o[c];
         soa->fallback[i] = 0;
+    }
+}
+
+/* The reference unpack: 64-bit bit positions, one 8-byte window per lane (the stream is
+ * followed by >= 8 readable bytes; 7 + 32 bits fit). */
+void ossa__unpack_scalar(const ossa__unpack_table *tab, const unsigned char *block, uint32_t k, uint32_t begin, uint32_t end,
+                         float *out) {
+    for (uint32_t j = begin; j < end; j++) {
+        uint32_t pos = tab->pos[j], nb = pos >> 16;
+        uint64_t bit = (uint64_t)k * ((pos >> 8) & 0xFFu) + (pos & 0xFFu), w;
+        memcpy(&w, block + tab->off[j] + (bit >> 3), 8);
+        uint32_t field = (uint32_t)(w >> (bit & 7u)) & (nb >= 32u ? UINT32_MAX : (1u << nb) - 1u);
+        out[j] = ossa__ord_float(tab->base[j] + field);
     }
 }
 
@@ -258,14 +274,20 @@ ossa_result ossa_sampling_context_create(uint32_t max_joints, uint32_t max_weigh
     if (!out) return OSSA_ERROR_INVALID_ARGUMENT;
     *out = NULL;
     if (max_joints > (1u << 24) || max_weights > (1u << 24)) return OSSA_ERROR_INVALID_ARGUMENT;
-    size_t N = (size_t)max_joints * 3u + 2u * OSSA__LERP_SLACK, C = (size_t)max_joints * 3u + max_weights;
+    size_t N = (size_t)max_joints * 3u + OSSA__LERP_SLACK, C = (size_t)max_joints * 3u + max_weights;
+    /* raw caches: up to 3 channels (10 lanes) per joint, OSSA__LERP_SLACK spare entries for the slerp kernel */
+    size_t S = (size_t)max_joints * 3u + OSSA__LERP_SLACK, LN = (size_t)max_joints * 10u + OSSA__LERP_SLACK;
     ossa__layout L = {0, false};
     size_t o_ctx = ossa__layout_add(&L, 1, sizeof(ossa_sampling_context));
-    size_t o_clock = ossa__layout_add(&L, C, sizeof(uint32_t)), o_cs = ossa__layout_add(&L, C, sizeof(float));
+    size_t o_clock = ossa__layout_add(&L, C, sizeof(uint32_t));
     size_t o_u = ossa__layout_add(&L, N * 4, sizeof(uint32_t));
     /* the floats are zeroed once so the kernels' spare lanes compute on finite values */
     size_t o_f = ossa__layout_add(&L, N * 19, sizeof(float));
-    size_t o_b = ossa__layout_add(&L, N * 2, 1), o_cm = ossa__layout_add(&L, C, 1);
+    size_t o_b = ossa__layout_add(&L, N, 1);
+    size_t o_rc = ossa__layout_add(&L, C * 7, sizeof(uint32_t)), o_rb = ossa__layout_add(&L, C, 1);
+    size_t o_lu = ossa__layout_add(&L, LN * 3, sizeof(uint32_t)), o_lf = ossa__layout_add(&L, LN * 2, sizeof(float));
+    size_t o_su = ossa__layout_add(&L, S, sizeof(uint32_t)), o_sf = ossa__layout_add(&L, S * 5, sizeof(float));
+    size_t o_sb = ossa__layout_add(&L, S * 2, 1);
     (void)o_ctx;
     if (L.overflow) return OSSA_ERROR_OUT_OF_MEMORY;
     unsigned char *mem = ossa__alloc(allocator, L.size);
@@ -278,15 +300,34 @@ ossa_result ossa_sampling_context_create(uint32_t max_joints, uint32_t max_weigh
     c->max_weights = max_weights;
     c->slots = (uint32_t)N;
     c->clock_key = (uint32_t *)(mem + o_clock);
-    c->cs = (float *)(mem + o_cs);
-    c->cm = mem + o_cm;
     uint32_t *u = (uint32_t *)(mem + o_u);
     c->cursor = u;
     c->rank = u + N;
     c->next = u + 2 * N;
     c->pdst = u + 3 * N;
     c->pdrop = mem + o_b;
-    c->pool_b = mem + o_b + N;
+    c->max_slots = (uint32_t)(S - OSSA__LERP_SLACK);
+    c->max_lanes = (uint32_t)(LN - OSSA__LERP_SLACK);
+    c->max_raw = (uint32_t)C;
+    uint32_t *rc = (uint32_t *)(mem + o_rc);
+    c->rslot = rc;
+    c->rlane = rc + C;
+    c->rnr = rc + 2 * C;
+    c->rnv = rc + 3 * C;
+    c->rkey = rc + 4 * C;
+    c->lfill = rc + 5 * C; /* 2 C */
+    c->rcached = mem + o_rb;
+    uint32_t *lu = (uint32_t *)(mem + o_lu);
+    c->l_off = lu;
+    c->l_pos = lu + LN;
+    c->l_base = lu + 2 * LN;
+    c->ka = (float *)(mem + o_lf);
+    c->kb = c->ka + LN;
+    c->sdst = (uint32_t *)(mem + o_su);
+    c->ss = (float *)(mem + o_sf);
+    for (size_t i = 0; i < 4; i++) c->so[i] = c->ss + (1 + i) * S;
+    c->sstep = mem + o_sb;
+    c->sflag = mem + o_sb + S;
     float *f = (float *)(mem + o_f);
     c->t0 = f;
     c->hi = f + N;
@@ -311,15 +352,16 @@ void ossa_sampling_context_destroy(ossa_sampling_context *context) {
 size_t ossa_sampling_context_size(const ossa_sampling_context *context) { return context ? context->size : 0; }
 
 void ossa_sampling_context_reset(ossa_sampling_context *context) {
-    if (context) context->clip_id = 0;
+    if (context) context->clip_id = context->ref_clip = 0;
 }
 
 /* ---------------------------------------------------------------- job */
 
 ossa_result ossa_sample_job_validate(const ossa_sample_job *job) {
-    if (!job || !job->clip || !job->context || !job->output || isnan(job->time)) return OSSA_ERROR_INVALID_ARGUMENT;
+    if (!job || !job->clip || !job->context || !job->output || !job->reference || isnan(job->time))
+        return OSSA_ERROR_INVALID_ARGUMENT;
     const ossa__bc_header *h = job->clip->h;
-    if (job->output_count < h->joint_count) return OSSA_ERROR_BUFFER_TOO_SMALL;
+    if (job->output_count < h->joint_count || job->reference_count < h->joint_count) return OSSA_ERROR_BUFFER_TOO_SMALL;
     if (h->joint_count > job->context->max_joints || h->weight_count > job->context->max_weights)
         return OSSA_ERROR_BUFFER_TOO_SMALL;
     if (job->weights ? job->weights_count < h->weight_count : job->weights_count != 0)
@@ -480,15 +522,173 @@ static inline ossa_track raw_view(const ossa_built_clip *clip, const ossa__bc_ra
     return v;
 }
 
+/* The raw channels' caches of a clip (at a clip switch): the cacheable channels counted per
+ * clock, each clock given its slots and lanes if they fit (else its channels stay on the
+ * editable path), then each channel placed and its lanes' unpack table entries written. */
+static void raw_setup(ossa_sampling_context *c, const ossa_built_clip *clip) {
+    static const uint32_t field[3] = {0, 3, 7}; /* T, R, S floats in an ossa_transform */
+    const ossa__bc_header *h = clip->h;
+    uint32_t C = h->clock_count, n = h->raw_count < c->max_raw ? h->raw_count : c->max_raw;
+    uint32_t *vfill = c->lfill + c->max_raw;
+    c->uncached = h->raw_count;
+    c->unpack_wide = h->size < (1u << 29); /* bit positions < 8 * size fit in 32 bits */
+    for (uint32_t k = 0; k < C; k++) {
+        c->rnr[k] = c->rnv[k] = c->lfill[k] = vfill[k] = 0;
+        c->rkey[k] = UINT32_MAX;
+    }
+    for (uint32_t i = 0; i < n; i++) {
+        const ossa__bc_raw *r = &clip->raw[i];
+        c->rcached[i] = r->lanes_off && (r->interp == OSSA_INTERP_LINEAR || r->interp == OSSA_INTERP_STEP) &&
+                        r->kind <= OSSA__CH_S && r->components == (r->kind == OSSA__CH_R ? 4u : 3u);
+        if (c->rcached[i]) (r->kind == OSSA__CH_R ? c->rnr : c->rnv)[r->clock]++;
+    }
+    uint32_t slot = 0, lane = 0;
+    for (uint32_t k = 0; k < C; k++) {
+        uint32_t ns = c->rnr[k] + c->rnv[k], nl = 4u * c->rnr[k] + 3u * c->rnv[k];
+        c->rlane[k] = UINT32_MAX;
+        if (!ns) continue;
+        if (ns > c->max_slots - slot || nl > c->max_lanes - lane) { /* no room: the editable path */
+            c->rnr[k] = c->rnv[k] = 0;
+            continue;
+        }
+        c->rslot[k] = slot;
+        c->rlane[k] = lane;
+        slot += ns;
+        lane += nl;
+    }
+    for (uint32_t i = 0; i < n; i++) {
+        const ossa__bc_raw *r = &clip->raw[i];
+        uint32_t k = r->clock;
+        if (!c->rcached[i] || c->rlane[k] == UINT32_MAX) {
+            c->rcached[i] = 0;
+            continue;
+        }
+        bool rot = r->kind == OSSA__CH_R;
+        uint32_t nr = c->rnr[k], nv = c->rnv[k], idx = rot ? c->lfill[k]++ : vfill[k]++;
+        uint32_t s = c->rslot[k] + (rot ? idx : nr + idx), first = c->rlane[k] + (rot ? idx : 4u * nr + idx);
+        uint32_t stride = rot ? nr : nv; /* lanes between a channel's components */
+        const ossa__bc_lane *ln = (const ossa__bc_lane *)(clip->base + r->lanes_off);
+        uint32_t per = 0, bit = 0;
+        for (uint32_t q = 0; q < r->components; q++) per += ln[q].bits;
+        for (uint32_t q = 0; q < r->components; q++) {
+            uint32_t l = first + q * stride, b = ln[q].bits;
+            c->l_off[l] = r->values_off;
+            c->l_pos[l] = OSSA__UNPACK_POS(bit, per, b);
+            c->l_base[l] = ln[q].base;
+            bit += b;
+        }
+        c->sdst[s] = r->target * 10u + field[r->kind];
+        c->sstep[s] = r->interp == OSSA_INTERP_STEP;
+        c->uncached--;
+    }
+}
+
+static ossa__unpack_kernel choose_unpack(bool wide) {
+    int level = wide ? choose_level() : K_SCALAR;
+    return level == K_AVX512 ? ossa__unpack_avx512 : level == K_AVX2 ? ossa__unpack_avx2 : ossa__unpack_scalar;
+}
+
+/* Clock k's cached raw channels at this frame's key key (of the clock's key_count): unpacks
+ * keys key and key + 1 when the clock changed key (key + 1 only, the old b becoming a, when it
+ * moved one forward), then writes what the clock's case m gives (s: its parameter) into the
+ * pose: key a, key b, or between them (rotations: the slerp kernel, ossa__slerp4 where it
+ * flags; STEP channels: key a). */
+static void raw_clock(ossa_sampling_context *c, const ossa_built_clip *clip, uint32_t k, uint32_t key, uint32_t key_count,
+                      uint32_t m, float s, float *pose, ossa__unpack_kernel unpack) {
+    uint32_t lo = c->rlane[k], nr = c->rnr[k], nv = c->rnv[k], nl = 4u * nr + 3u * nv, sl = c->rslot[k];
+    float *A = c->ka + lo, *B = c->kb + lo;
+    ossa__unpack_table tab = {c->l_off + lo, c->l_pos + lo, c->l_base + lo};
+    uint32_t was = c->rkey[k];
+    if (was != key) {
+        c->rkey[k] = key;
+        if (was != UINT32_MAX && was + 1u == key) {
+            memcpy(A, B, nl * sizeof(float));
+        } else {
+            unpack(&tab, clip->base, key, 0, nl, A);
+            if (key_count < 2) memcpy(B, A, nl * sizeof(float)); /* one key: b = a (never read) */
+        }
+        if (key_count >= 2) unpack(&tab, clip->base, key + 1u, 0, nl, B);
+    }
+    const uint32_t *dst = c->sdst + sl;
+    const uint8_t *step = c->sstep + sl;
+    if (m != RM_LERP) {
+        const float *src = m == RM_A ? A : B;
+        for (uint32_t r = 0; r < nr; r++) {
+            float *d = pose + dst[r], x = src[r], y = src[nr + r], z = src[2 * nr + r], w = src[3 * nr + r];
+            d[0] = x;
+            d[1] = y;
+            d[2] = z;
+            d[3] = w;
+        }
+        src += 4u * nr;
+        for (uint32_t v = 0; v < nv; v++) {
+            float *d = pose + dst[nr + v], x = src[v], y = src[nv + v], z = src[2 * nv + v];
+            d[0] = x;
+            d[1] = y;
+            d[2] = z;
+        }
+        return;
+    }
+    if (nr) {
+        float *ss = c->ss + sl;
+        for (uint32_t r = 0; r < nr; r++) ss[r] = s;
+        ossa__slerp_soa soa = {{A, A + nr, A + 2 * nr, A + 3 * nr}, {B, B + nr, B + 2 * nr, B + 3 * nr}, ss,
+                               {c->so[0] + sl, c->so[1] + sl, c->so[2] + sl, c->so[3] + sl}, c->sflag + sl};
+        /* a few channels: the scalar kernel (same bits) beats one long vector pass */
+        (nr < 4 ? ossa__slerp_scalar : choose_slerp())(&soa, 0, nr);
+        const float *o0 = soa.o[0], *o1 = soa.o[1], *o2 = soa.o[2], *o3 = soa.o[3];
+        const uint8_t *flag = soa.fallback;
+        for (uint32_t r = 0; r < nr; r++) {
+            float *d = pose + dst[r];
+            if (step[r]) {
+                d[0] = A[r];
+                d[1] = A[nr + r];
+                d[2] = A[2 * nr + r];
+                d[3] = A[3 * nr + r];
+            } else if (flag[r]) { /* outside the series' range: the scalar slerp */
+                float a[4] = {A[r], A[nr + r], A[2 * nr + r], A[3 * nr + r]};
+                float b[4] = {B[r], B[nr + r], B[2 * nr + r], B[3 * nr + r]};
+                ossa__slerp4(a, b, s, d);
+            } else {
+                float x = o0[r], y = o1[r], z = o2[r], w = o3[r];
+                d[0] = x;
+                d[1] = y;
+                d[2] = z;
+                d[3] = w;
+            }
+        }
+    }
+    const float *a = A + 4u * nr, *b = B + 4u * nr;
+    for (uint32_t v = 0; v < nv; v++) {
+        float *d = pose + dst[nr + v], x = a[v], y = a[nv + v], z = a[2 * nv + v];
+        if (!step[nr + v]) {
+            x = x + (b[v] - x) * s;
+            y = y + (b[nv + v] - y) * s;
+            z = z + (b[2 * nv + v] - z) * s;
+        }
+        d[0] = x;
+        d[1] = y;
+        d[2] = z;
+    }
+}
+
 ossa_result ossa_sample_job_run(ossa_sample_job *job) {
     ossa_result res = ossa_sample_job_validate(job);
     if (res != OSSA_OK) return res;
     const ossa_built_clip *clip = job->clip;
     const ossa__bc_header *h = clip->h;
     ossa_sampling_context *c = job->context;
+    if (c->ref_clip != clip->id || c->ref_ptr != job->reference) { /* hashed once per clip and reference */
+        if (ossa__reference_hash(job->reference, h->joint_count) != ossa__bc_ref_hash(h)) {
+            c->ref_clip = 0;
+            return OSSA_ERROR_INVALID_ARGUMENT;
+        }
+        c->ref_clip = clip->id;
+        c->ref_ptr = job->reference;
+    }
     if (c->clip_id != clip->id) {
         memset(c->clock_key, 0, h->clock_count * sizeof(uint32_t));
-        uint32_t P0 = h->packed_count, off = P0 + OSSA__LERP_SLACK; /* validate: P0 <= 3 * max_joints */
+        uint32_t P0 = h->packed_count; /* validate: P0 <= 3 * max_joints */
         for (uint32_t i = 0; i < P0; i++) {
             const ossa__bc_packed *p = &clip->packed[i];
             c->cursor[i] = UINT32_MAX;
@@ -501,49 +701,33 @@ ossa_result ossa_sample_job_run(ossa_sample_job *job) {
                 c->st[k][i] = ossa__step_float(p->step[k]);
             }
         }
-        /* the raw channels' caches: the pool slots after the packed channels' */
-        c->rk = c->cursor + off;
-        c->rclock = c->rank + off;
-        c->rdst = c->next + off;
-        c->rper = c->pdst + off;
-        c->rflag = c->pdrop + off;
-        c->rinfo = c->pool_b + off;
-        for (int l = 0; l < 3; l++) {
-            c->ra[l] = c->qa[l] + off;
-            c->rb[l] = c->qb[l] + off;
-        }
-        c->ra[3] = c->mn[0] + off;
-        c->rb[3] = c->mn[1] + off;
-        c->rs = c->mn[2] + off;
-        for (int l = 0; l < 4; l++) c->ro[l] = c->o[l] + off;
-        c->rc = c->slots - off - OSSA__LERP_SLACK; /* the 3 * max_joints - P0 slots left */
-        if (c->rc > h->raw_count) c->rc = h->raw_count;
-        c->rot_end = 0;
-        c->uncached = h->raw_count;
-        c->redecode = true;
+        raw_setup(c, clip);
         c->last_t = -INFINITY;
         c->jump_dt = 4.0f * (h->end - h->start) / (float)(h->grid_count ? h->grid_count : 1u);
-        for (uint32_t i = 0; i < c->rc; i++) {
-            const ossa__bc_raw *r = &clip->raw[i];
-            static const uint32_t field[3] = {0, 3, 7}; /* T, R, S floats in an ossa_transform */
-            c->rk[i] = UINT32_MAX;
-            c->rclock[i] = r->clock;
-            c->rinfo[i] = 0;
-            if (!r->lanes_off || r->interp == OSSA_INTERP_CUBIC || r->kind > OSSA__CH_S || r->components > 4) continue;
-            const ossa__bc_lane *ln = (const ossa__bc_lane *)(clip->base + r->lanes_off);
-            c->rper[i] = 0;
-            for (uint32_t l = 0; l < r->components; l++) c->rper[i] += ln[l].bits;
-            c->rinfo[i] = (uint8_t)(r->components | (r->interp == OSSA_INTERP_STEP ? RI_STEP : 0u) |
-                                    (clip->clocks[r->clock].key_count < 2 ? RI_SINGLE : 0u));
-            c->rdst[i] = r->target * 10u + field[r->kind];
-            c->uncached--;
-            if (r->kind == OSSA__CH_R) c->rot_end = i + 1;
-        }
         c->clip_id = clip->id;
     }
     float t = ossa__sample_time(h->start, h->end, job->time, job->loop);
     ossa_transform *out = job->output;
-    memcpy(out, clip->pose, (size_t)h->joint_count * sizeof(ossa_transform));
+    memcpy(out, job->reference, (size_t)h->joint_count * sizeof(ossa_transform));
+    { /* the sparse base pose: the folded constants that differ from the reference */
+        float *pose = (float *)(void *)out;
+        const uint32_t *code = clip->base_codes;
+        const float *v = clip->base_values;
+        uint32_t nb = h->base_count, nr = h->base_rot_count, i = 0;
+        for (; i < nr; i++, v += 4) {
+            float *d = pose + (code[i] >> 2) * 10u + 3u, x = v[0], y = v[1], z = v[2], w = v[3];
+            d[0] = x;
+            d[1] = y;
+            d[2] = z;
+            d[3] = w;
+        }
+        for (; i < nb; i++, v += 3) {
+            float *d = pose + (code[i] >> 2) * 10u + ((code[i] & 3u) == OSSA__CH_T ? 0u : 7u), x = v[0], y = v[1], z = v[2];
+            d[0] = x;
+            d[1] = y;
+            d[2] = z;
+        }
+    }
 
     /* packed channels: refresh the stale segments (the raw channels run before their decode
      * kernel, so its wide loads find the refill's narrow stores retired) */
@@ -600,10 +784,11 @@ ossa_result ossa_sample_job_run(ossa_sample_job *job) {
         }
     }
 
-    /* raw channels: one key lookup per shared clock, and what the two-key view at that key
-     * gives (ossa__interpolate's cases: key k, key k + 1, or the parameter s between them) */
-    bool moved = c->redecode, slerps = false;
-    c->redecode = false;
+    /* raw channels: one key lookup per shared clock, what the two-key view at that key gives
+     * (ossa__interpolate's cases: key k, key k + 1, or the parameter s between them), and the
+     * clock's cached channels (raw_clock) */
+    float *pose = (float *)(void *)out; /* ossa_transform is 10 floats: T xyz, R xyzw, S xyz */
+    ossa__unpack_kernel unpack = choose_unpack(c->unpack_wide);
     for (uint32_t i = 0; i < h->clock_count; i++) {
         const ossa__bc_clock *ck = &clip->clocks[i];
         const float *times = (const float *)(clip->base + ck->times_off);
@@ -613,12 +798,10 @@ ossa_result ossa_sample_job_run(ossa_sample_job *job) {
             memset(&v, 0, sizeof v);
             v.key_count = ck->key_count;
             v.times = times;
-            uint32_t was = c->clock_key[i];
             k = ossa__find_key_cursor(&v, t, &c->clock_key[i]);
-            moved |= k != was;
         }
         float s = 0.0f;
-        uint8_t m = RM_A;
+        uint32_t m = RM_A;
         if (ck->key_count >= 2 && t > times[k]) {
             if (t >= times[k + 1]) {
                 m = RM_B;
@@ -629,42 +812,11 @@ ossa_result ossa_sample_job_run(ossa_sample_job *job) {
                 m = RM_LERP;
             }
         }
-        c->cm[i] = m;
-        c->cs[i] = s;
-        slerps |= m == RM_LERP;
+        if (c->rlane[i] != UINT32_MAX) raw_clock(c, clip, i, k, ck->key_count, m, s, pose, unpack);
     }
     if (job->weights) memset(job->weights, 0, (size_t)h->weight_count * sizeof(float));
-    uint32_t RC = c->rc; /* channels that may be cached */
-    if (moved) { /* a clock changed key: the cached channels on it decode (one key when it moved one forward) */
-        float *ra[4] = {c->ra[0], c->ra[1], c->ra[2], c->ra[3]}, *rb[4] = {c->rb[0], c->rb[1], c->rb[2], c->rb[3]};
-        const uint32_t *ck = c->clock_key; /* stays 0 on a clock of one key */
-        uint32_t *rk = c->rk;
-        for (uint32_t i = 0; i < RC; i++) {
-            uint32_t info = c->rinfo[i], lanes = info & 7u, k = ck[c->rclock[i]], was = rk[i];
-            if (!lanes || was == k) continue;
-            const ossa__bc_raw *r = &clip->raw[i];
-            const ossa__bc_lane *ln = (const ossa__bc_lane *)(clip->base + r->lanes_off);
-            const unsigned char *values = clip->base + r->values_off;
-            uint64_t per = c->rper[i];
-            float key[4];
-            rk[i] = k;
-            if (was != UINT32_MAX && was + 1 == k && !(info & RI_SINGLE)) { /* one key forward: b becomes a, key k + 1 decoded */
-                decode_lanes(values, (uint64_t)(k + 1) * per, ln, lanes, key);
-                for (uint32_t l = 0; l < lanes; l++) {
-                    ra[l][i] = rb[l][i];
-                    rb[l][i] = key[l];
-                }
-                continue;
-            }
-            decode_lanes(values, (uint64_t)k * per, ln, lanes, key);
-            for (uint32_t l = 0; l < lanes; l++) ra[l][i] = key[l];
-            if (info & RI_SINGLE) continue;
-            decode_lanes(values, (uint64_t)(k + 1) * per, ln, lanes, key);
-            for (uint32_t l = 0; l < lanes; l++) rb[l][i] = key[l];
-        }
-    }
     for (uint32_t i = 0; c->uncached && i < h->raw_count; i++) { /* the others: the editable path on a view */
-        if (i < RC && c->rinfo[i]) continue;
+        if (i < c->max_raw && c->rcached[i]) continue;
         const ossa__bc_raw *r = &clip->raw[i];
         ossa_track v = raw_view(clip, r);
         uint32_t n = v.key_count < 2 ? 1 : 2, k = n < 2 ? 0 : c->clock_key[r->clock];
@@ -688,48 +840,6 @@ ossa_result ossa_sample_job_run(ossa_sample_job *job) {
         default:
             if (job->weights) ossa__interpolate(&v, k, t, job->weights + clip->wtracks[r->target].offset, r->components);
             break;
-        }
-    }
-    if (slerps && c->rot_end) {
-        for (uint32_t i = 0; i < c->rot_end; i++) c->rs[i] = c->cs[c->rclock[i]];
-        ossa__slerp_soa soa = {{c->ra[0], c->ra[1], c->ra[2], c->ra[3]}, {c->rb[0], c->rb[1], c->rb[2], c->rb[3]}, c->rs,
-                               {c->ro[0], c->ro[1], c->ro[2], c->ro[3]}, c->rflag};
-        /* a few channels: the scalar kernel (same bits) beats one long vector pass */
-        (c->rot_end < 4 ? ossa__slerp_scalar : choose_slerp())(&soa, 0, c->rot_end);
-    }
-    float *pose = (float *)(void *)out; /* ossa_transform is 10 floats: T xyz, R xyzw, S xyz */
-    const float *ra[4] = {c->ra[0], c->ra[1], c->ra[2], c->ra[3]}, *rb[4] = {c->rb[0], c->rb[1], c->rb[2], c->rb[3]};
-    const float *ro[4] = {c->ro[0], c->ro[1], c->ro[2], c->ro[3]}, *cs = c->cs;
-    const uint32_t *rclock = c->rclock, *rdst = c->rdst;
-    const uint8_t *rinfo = c->rinfo, *cm = c->cm, *rflag = c->rflag;
-    for (uint32_t i = 0; i < RC; i++) { /* the cached channels' values */
-        uint32_t info = rinfo[i], lanes = info & 7u, clock = rclock[i];
-        if (!lanes) continue;
-        uint32_t m = cm[clock];
-        if (m == RM_LERP && (info & RI_STEP)) m = RM_A;
-        float *dst = pose + rdst[i];
-        if (m != RM_LERP) {
-            const float *const *src = m == RM_A ? ra : rb;
-            for (uint32_t l = 0; l < lanes; l++) dst[l] = src[l][i];
-        } else if (lanes == 3) {
-            float s = cs[clock], x = ra[0][i] + (rb[0][i] - ra[0][i]) * s, y = ra[1][i] + (rb[1][i] - ra[1][i]) * s;
-            float z = ra[2][i] + (rb[2][i] - ra[2][i]) * s;
-            dst[0] = x;
-            dst[1] = y;
-            dst[2] = z;
-        } else if (rflag[i]) { /* outside the series' range: the scalar slerp */
-            float a[4], b[4];
-            for (int l = 0; l < 4; l++) {
-                a[l] = ra[l][i];
-                b[l] = rb[l][i];
-            }
-            ossa__slerp4(a, b, cs[clock], dst);
-        } else {
-            float x = ro[0][i], y = ro[1][i], z = ro[2][i], w = ro[3][i];
-            dst[0] = x;
-            dst[1] = y;
-            dst[2] = z;
-            dst[3] = w;
         }
     }
 

@@ -789,6 +789,10 @@ static ossa_result read_clips(pl *L, ossa_asset *a) {
         if (ossa_built_clip_joint_count(clip) != L->joints)
             return fail(L, OSSA_ERROR_INVALID_DATA, PK_CLIPS, "clip", c, "built for %u joints, the skeleton has %u",
                         ossa_built_clip_joint_count(clip), L->joints);
+        if (!ossa_built_clip_matches(clip, a->skeleton ? a->skeleton->rest : NULL, L->joints))
+            return fail(L, OSSA_ERROR_INVALID_DATA, PK_CLIPS, "clip", c,
+                        "'%s' was built with another rest pose than the file's skeleton (reference hash)",
+                        ossa_built_clip_name(clip));
         for (uint32_t k = 0; k < ossa_built_clip_weight_track_count(clip); k++)
             if (ossa_built_clip_weight_track_joint(clip, k) >= L->joints)
                 return fail(L, OSSA_ERROR_INVALID_DATA, PK_CLIPS, "clip", c, "weight track %u drives joint %u >= %u joints",

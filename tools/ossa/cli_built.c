@@ -67,11 +67,12 @@ int32_t cli_find_built_clip(const ossa_asset *asset, const char *arg) {
     return -1;
 }
 
-int cli_built_sampler_init(cli_built_sampler *s, const ossa_built_clip *clip, uint32_t joint_count) {
+int cli_built_sampler_init(cli_built_sampler *s, const ossa_built_clip *clip, const ossa_skeleton *skeleton) {
     memset(s, 0, sizeof *s);
     if (!clip) return 0;
     s->clip = clip;
-    s->joint_count = joint_count;
+    s->joint_count = skeleton ? skeleton->joint_count : 0;
+    s->reference = skeleton ? skeleton->rest : NULL;
     s->weight_count = ossa_built_clip_weight_count(clip);
     s->weights = calloc((size_t)s->weight_count + 1, sizeof *s->weights);
     ossa_result r = s->weights ? ossa_sampling_context_create(ossa_built_clip_joint_count(clip), s->weight_count, NULL,
@@ -92,6 +93,8 @@ int cli_built_sampler_run(cli_built_sampler *s, float t, bool loop, ossa_transfo
     job.output_count = s->joint_count;
     job.weights = s->weight_count ? s->weights : NULL;
     job.weights_count = s->weight_count;
+    job.reference = s->reference;
+    job.reference_count = s->joint_count;
     ossa_result r = ossa_sample_job_run(&job);
     if (r) fprintf(stderr, "ossa: sampling clip '%s' failed (%s)\n", ossa_built_clip_name(s->clip), ossa_result_string(r));
     s->sampled_time = job.sampled_time;

@@ -58,9 +58,10 @@ typedef struct cli_built_sampler {
     ossa_sampling_context *context;
     float *weights;               /* weight_count: tracks concatenated (built_clip.h) */
     uint32_t weight_count, joint_count;
+    const ossa_transform *reference; /* the skeleton's rest pose (the sampling job's reference) */
     float sampled_time;           /* of the last run */
 } cli_built_sampler;
-int cli_built_sampler_init(cli_built_sampler *s, const ossa_built_clip *clip, uint32_t joint_count);
+int cli_built_sampler_init(cli_built_sampler *s, const ossa_built_clip *clip, const ossa_skeleton *skeleton);
 /* Samples at t into pose (joint_count transforms); 0, or 1 after printing an error. */
 int cli_built_sampler_run(cli_built_sampler *s, float t, bool loop, ossa_transform *pose);
 /* Overrides w (count weights) with the last run's weight track for `joint` when the clip

@@ -64,7 +64,8 @@ static void sample_one(bench *b, instance *in, bool forward) {
     if (b->built) {
         ossa_sample_job job = {.clip = b->built, .context = in->context, .time = t, .loop = true,
                                .output = in->locals, .output_count = b->jc,
-                               .weights = b->weight_count ? b->weights : NULL, .weights_count = b->weight_count};
+                               .weights = b->weight_count ? b->weights : NULL, .weights_count = b->weight_count,
+                               .reference = b->s.asset->skeleton->rest, .reference_count = b->jc};
         ossa_sample_job_run(&job);
         return;
     }

@@ -317,7 +317,7 @@ static int plot_built(scene *s, const char *clip_arg, const char *node_arg, uint
     int rc = 1;
     cli_built_sampler bs;
     ossa_transform *pose = calloc(n, sizeof *pose);
-    if (!pose || cli_built_sampler_init(&bs, clip, n)) {
+    if (!pose || cli_built_sampler_init(&bs, clip, sk)) {
         free(pose);
         return 1;
     }

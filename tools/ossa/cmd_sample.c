@@ -220,7 +220,7 @@ static int sample_main(int argc, char **argv, cli_layers *layers) {
     if (!pose || !world || !palette || !animated) rc = 1;
     cli_built_sampler bs;
     memset(&bs, 0, sizeof bs);
-    if (!rc && cli_built_sampler_init(&bs, bclip, jn)) rc = 1;
+    if (!rc && cli_built_sampler_init(&bs, bclip, sk)) rc = 1;
     if (clip)
         for (uint32_t t = 0; t < clip->track_count; t++)
             if (clip->tracks[t].joint < jn) animated[clip->tracks[t].joint] = true;

@@ -155,7 +155,7 @@ bool cli_layers_resolve(cli_layers *L, const ossa_asset *asset, const char *cmd)
         l->pose = calloc(n ? n : 1, sizeof *l->pose);
         l->joint_weights = calloc(n ? n : 1, sizeof *l->joint_weights);
         if (!l->pose || !l->joint_weights) return false;
-        if (built && cli_built_sampler_init(&l->sampler, l->built, n)) return false;
+        if (built && cli_built_sampler_init(&l->sampler, l->built, sk)) return false;
         ossa_result r = OSSA_OK;
         if (l->additive) {
             r = ossa_clip_make_additive(l->clip, sk, NULL, NULL, &l->owned);

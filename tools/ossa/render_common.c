@@ -189,7 +189,7 @@ float scene_pose_built(scene *s, const ossa_built_clip *clip, float t, bool loop
     if (!s->joint_count) return t;
     if (s->sampler.clip != clip) {
         cli_built_sampler_free(&s->sampler);
-        if (cli_built_sampler_init(&s->sampler, clip, s->joint_count)) return t;
+        if (cli_built_sampler_init(&s->sampler, clip, s->asset->skeleton)) return t;
     }
     if (cli_built_sampler_run(&s->sampler, t, loop, s->locals)) return t;
     scene_set_pose(s, s->locals);
