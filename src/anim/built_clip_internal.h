@@ -129,7 +129,12 @@ static inline float ossa__ord_float(uint32_t o) {
  * forward step is one residual triple plus two adds, and a seek walks at most K - 1 residuals
  * from its block's first key. The key mask is the clip's mask table entry `mask` (channels
  * with equal masks share one). */
-#define OSSA__BC_DELTA_K 1u /* 1: no residuals; 2 saves 6.7 KB on Woman but costs ~150 ns per random frame (docs) */
+#ifndef OSSA__BC_DELTA_K /* keys per block; 1 = every key absolute (no residuals). Measured on Woman
+                          * (docs/built-clips.md): 2 saves 6.8 KB, 4 saves 10.7 KB, but cost ~45 / 60 ns
+                          * per forward frame and ~170 / 340 ns per random frame: over the sampling
+                          * targets, so off. The suite passes with 2, 4 and 8. */
+#define OSSA__BC_DELTA_K 1u
+#endif
 typedef struct ossa__bc_packed {
     uint16_t joint;      /* < joint_count (the builder refuses packed joints past 65535: LIMIT) */
     uint8_t kind;        /* OSSA__CH_T / R / S */
@@ -310,13 +315,12 @@ static inline void ossa__packed_fields(const unsigned char *block, const ossa__b
     q[1] = (uint32_t)v1;
     q[2] = (uint32_t)v2;
     if (!qn) return;
-    if (j + 1u == OSSA__BC_DELTA_K) { /* key k + 1 starts the next block */
-        ossa__fields3(s, pos0 + B + (uint64_t)(OSSA__BC_DELTA_K - 1u) * R, b0, b1, b2, &qn[0], &qn[1], &qn[2]);
-        return;
-    }
-    qn[0] = (uint32_t)n0;
-    qn[1] = (uint32_t)n1;
-    qn[2] = (uint32_t)n2;
+    bool next = j + 1u == OSSA__BC_DELTA_K; /* key k + 1 starts the next block: its fields (no branch) */
+    uint32_t g0, g1, g2;
+    ossa__fields3(s, next ? pos0 + B + (uint64_t)(OSSA__BC_DELTA_K - 1u) * R : pos0, b0, b1, b2, &g0, &g1, &g2);
+    qn[0] = next ? g0 : (uint32_t)n0;
+    qn[1] = next ? g1 : (uint32_t)n1;
+    qn[2] = next ? g2 : (uint32_t)n2;
 }
 
 /* Key mask helpers (bit g of mask = a key at grid[g]; n = grid_count): 57-bit windows (one
