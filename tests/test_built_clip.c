@@ -274,15 +274,21 @@ static void test_data_load_roundtrip(void **state) {
     }
 }
 
-/* A clip with every section present: raw and packed channels, weights. */
-static ossa_built_clip *sample_block_clip(bool lossless, ossa_skeleton **sk_out) {
+/* The editable clip of sample_block_clip (and the fuzz seeds) and its skeleton. */
+static ossa_clip *block_source(ossa_skeleton **sk_out) {
     uint64_t s = 7;
     ot_gen_options o = {0};
     o.joints = 5;
     o.max_keys = 6;
     o.weight_tracks = 2;
-    ossa_skeleton *sk = ot_gen_skeleton(&s, &o);
-    ossa_clip *c = ot_gen_clip(&s, sk, &o);
+    *sk_out = ot_gen_skeleton(&s, &o);
+    return ot_gen_clip(&s, *sk_out, &o);
+}
+
+/* A clip with every section present: raw and packed channels, weights. */
+static ossa_built_clip *sample_block_clip(bool lossless, ossa_skeleton **sk_out) {
+    ossa_skeleton *sk = NULL;
+    ossa_clip *c = block_source(&sk);
     ossa_clip_build_options opt = {0};
     opt.lossless = lossless;
     ossa_built_clip *bc = NULL;
@@ -328,11 +334,14 @@ static void test_load_truncations(void **state) {
  * flipped hash byte: INVALID_ARGUMENT, nothing sampled). */
 static void sample_some(const ossa_built_clip *lc, const ossa_transform *ref, uint32_t ref_count) {
     uint32_t J = ossa_built_clip_joint_count(lc), W = ossa_built_clip_weight_count(lc);
+    /* a flipped joint count past the reference (up to 2^24) is BUFFER_TOO_SMALL whatever the
+     * buffers: the context and output then hold ref_count joints, not gigabytes */
+    uint32_t n = J > ref_count ? ref_count : J;
     ossa_sampling_context *ctx = NULL;
-    assert_int_equal(ossa_sampling_context_create(J, W, NULL, &ctx), OSSA_OK);
-    ossa_transform *p = calloc(J + 1, sizeof *p);
+    assert_int_equal(ossa_sampling_context_create(n, W, NULL, &ctx), OSSA_OK);
+    ossa_transform *p = calloc(n + 1, sizeof *p);
     float *w = calloc(W + 1, 4);
-    ossa_sample_job job = {lc, ctx, 0, false, p, J, W ? w : NULL, W, ref, ref_count, 0};
+    ossa_sample_job job = {lc, ctx, 0, false, p, n, W ? w : NULL, W, ref, ref_count, 0};
     ossa_result want = J > ref_count                             ? OSSA_ERROR_BUFFER_TOO_SMALL
                        : ossa_built_clip_matches(lc, ref, ref_count) ? OSSA_OK
                                                                      : OSSA_ERROR_INVALID_ARGUMENT;
@@ -960,6 +969,146 @@ static void test_edge_clips(void **state) {
     ossa_skeleton_destroy(sk);
 }
 
+/* The sparse base pose and the snapping of constants, on a hand-made 3-joint chain:
+ * joint 0: a constant translation equal to the rest pose bit for bit (never stored) and an
+ *   animated rotation (a channel: never stored);
+ * joint 1: a constant rotation far from the rest (stored in both modes) and a noisy constant
+ *   scale within 1e-6 of the rest's 1 (lossless: a raw channel; compressed: snapped to the
+ *   reference, not stored, sampled as the rest's bits);
+ * joint 2: a one-key translation off the rest (stored), rotation and scale not animated.
+ * The base entries are exactly the expected codes and values, the sampled pose has the rest
+ * pose's bits wherever the clip keeps it, and the compressed clip's measured error (builder
+ * and ossa_built_clip_measure) stays within the precision. */
+static void test_sparse_base_and_snapping(void **state) {
+    (void)state;
+    const int32_t parents[3] = {-1, 0, 1};
+    const float h = 0.70710678f;
+    ossa_transform rest[3] = {
+        {{0, 1, 0}, {0, 0, 0, 1}, {1, 1, 1}},
+        {{0, 0.5f, 0}, {0, 0, h, h}, {1, 1, 1}},
+        {{0.1f, 0.2f, 0.3f}, {0, 0, 0, 1}, {2, 2, 2}},
+    };
+    ossa_skeleton_desc sd = {3, parents, rest, NULL, 0, NULL};
+    ossa_skeleton *sk = NULL;
+    assert_int_equal(ossa_skeleton_create(&sd, NULL, &sk), OSSA_OK);
+    const float times[3] = {0.0f, 0.5f, 1.0f};
+    const float t0[9] = {0, 1, 0, 0, 1, 0, 0, 1, 0};                        /* = rest, bit for bit */
+    const float r0[12] = {0, 0, 0, 1, 0, 0.38268343f, 0, 0.92387953f, 0, 0.70710678f, 0, 0.70710678f};
+    const float r1[8] = {h, 0, 0, h, h, 0, 0, h};                           /* constant, off the rest */
+    const float s1[9] = {1.000001f, 0.999999f, 1, 0.9999995f, 1.0000008f, 1, 1, 1, 1.000001f}; /* noisy 1 */
+    const float t2[3] = {0.1f, 0.2f, 0.4f};                                 /* one key, off the rest */
+    ossa_transform_track tt[3];
+    memset(tt, 0, sizeof tt);
+    ossa_track lin = {.kind = OSSA_TRACK_VECTOR, .interp = OSSA_INTERP_LINEAR, .components = 3, .key_count = 3, .times = times};
+    tt[0].joint = 0;
+    tt[0].translation = lin;
+    tt[0].translation.values = t0;
+    tt[0].rotation = lin;
+    tt[0].rotation.kind = OSSA_TRACK_ROTATION;
+    tt[0].rotation.components = 4;
+    tt[0].rotation.values = r0;
+    tt[1].joint = 1;
+    tt[1].rotation = tt[0].rotation;
+    tt[1].rotation.key_count = 2;
+    tt[1].rotation.values = r1;
+    tt[1].scale = lin;
+    tt[1].scale.values = s1;
+    tt[2].joint = 2;
+    tt[2].translation = lin;
+    tt[2].translation.key_count = 1;
+    tt[2].translation.values = t2;
+    ossa_clip_desc cd = {"sparse", false, 3, tt, 0, NULL, 0};
+    ossa_clip *clip = NULL;
+    assert_int_equal(ossa_clip_create(&cd, NULL, &clip), OSSA_OK);
+    for (int lossless = 0; lossless < 2; lossless++) {
+        ossa_clip_build_options opt = {0};
+        opt.lossless = lossless;
+        ossa_built_clip *bc = NULL;
+        ossa_clip_build_stats st;
+        assert_int_equal(ossa_clip_build(clip, sk, &opt, NULL, &bc, &st), OSSA_OK);
+        const ossa__bc_header *hd = bc->h;
+        assert_int_equal(hd->base_count, 2); /* joint 1's rotation, joint 2's translation */
+        assert_int_equal(hd->base_rot_count, 1);
+        assert_int_equal(bc->base_codes[0], 1u << 2 | OSSA__CH_R);
+        assert_int_equal(bc->base_codes[1], 2u << 2 | OSSA__CH_T);
+        const float *r1c = clip->tracks[1].rotation.values; /* the clip's keys (normalised on creation) */
+        for (int c = 0; c < 4; c++) assert_true(fabsf(bc->base_values[c] - r1c[c]) <= 1e-6f);
+        if (lossless) assert_memory_equal(bc->base_values, r1c, 4 * sizeof(float)); /* the key's bits */
+        assert_memory_equal(bc->base_values + 4, t2, 3 * sizeof(float));
+        ossa_sampling_context *ctx = NULL;
+        assert_int_equal(ossa_sampling_context_create(3, 0, NULL, &ctx), OSSA_OK);
+        ossa_transform out[3];
+        ossa_sample_job job = {bc, ctx, 0, false, out, 3, NULL, 0, sk->rest, 3, 0};
+        for (float t = -0.25f; t <= 1.25f; t += 0.125f) {
+            job.time = t;
+            assert_int_equal(ossa_sample_job_run(&job), OSSA_OK);
+            assert_memory_equal(&out[0].translation, &rest[0].translation, sizeof out[0].translation);
+            assert_memory_equal(&out[0].scale, &rest[0].scale, sizeof out[0].scale);
+            assert_memory_equal(&out[1].translation, &rest[1].translation, sizeof out[1].translation);
+            assert_memory_equal(&out[1].rotation, bc->base_values, sizeof out[1].rotation);
+            assert_memory_equal(&out[2].translation, t2, sizeof out[2].translation);
+            assert_memory_equal(&out[2].rotation, &rest[2].rotation, sizeof out[2].rotation);
+            assert_memory_equal(&out[2].scale, &rest[2].scale, sizeof out[2].scale);
+            if (!lossless) assert_memory_equal(&out[1].scale, &rest[1].scale, sizeof out[1].scale); /* snapped */
+            else assert_true(fabsf(out[1].scale.x - 1.0f) <= 2e-6f && fabsf(out[1].scale.y - 1.0f) <= 2e-6f);
+        }
+        ossa_clip_error e;
+        assert_int_equal(ossa_built_clip_measure(bc, clip, sk, 0, NULL, &e), OSSA_OK);
+        printf("%s: %zu bytes, measured %.3g (builder %.3g)\n", lossless ? "lossless" : "compressed", st.bytes,
+               (double)e.max_error, (double)st.max_error);
+        assert_true(e.max_error == st.max_error);
+        assert_true(e.max_error <= (lossless ? 1e-6f : 1e-4f));
+        assert_true(e.max_error > 0.0f || lossless); /* the snapped scale moved the leaf a little */
+        ossa_sampling_context_destroy(ctx);
+        ossa_built_clip_destroy(bc);
+    }
+    ossa_clip_destroy(clip);
+    ossa_skeleton_destroy(sk);
+}
+
+/* The seeds of fuzz_built_clip: a compressed and a lossless block (raw and packed channels,
+ * weights, base entries) built on a skeleton whose rest pose is identity transforms, the
+ * reference the fuzz target samples with. Written to $OSSA_WRITE_FUZZ_SEEDS/{compressed,
+ * lossless}.bin when that names a directory (fuzz/corpus/fuzz_built_clip); checked always. */
+static void test_fuzz_seeds(void **state) {
+    (void)state;
+    ossa_skeleton *gen = NULL;
+    ossa_clip *c = block_source(&gen);
+    ossa_skeleton_desc d = {gen->joint_count, gen->parents, NULL, NULL, 0, NULL}; /* rest NULL = identity */
+    ossa_skeleton *sk = NULL;
+    assert_int_equal(ossa_skeleton_create(&d, NULL, &sk), OSSA_OK);
+    ossa_transform *ident = calloc(sk->joint_count, sizeof *ident);
+    for (uint32_t j = 0; j < sk->joint_count; j++) {
+        ident[j].rotation.w = 1.0f;
+        ident[j].scale.x = ident[j].scale.y = ident[j].scale.z = 1.0f;
+    }
+    const char *dir = getenv("OSSA_WRITE_FUZZ_SEEDS");
+    for (int lossless = 0; lossless < 2; lossless++) {
+        ossa_clip_build_options opt = {0};
+        opt.lossless = lossless;
+        ossa_built_clip *bc = NULL;
+        assert_int_equal(ossa_clip_build(c, sk, &opt, NULL, &bc, NULL), OSSA_OK);
+        assert_true(ossa_built_clip_matches(bc, ident, sk->joint_count));
+        assert_true(bc->h->base_count > 0 && bc->h->raw_count > 0);
+        size_t size;
+        const void *data = ossa_built_clip_data(bc, &size);
+        if (dir && *dir) {
+            char path[1024];
+            snprintf(path, sizeof path, "%s/%s.bin", dir, lossless ? "lossless" : "compressed");
+            FILE *f = fopen(path, "wb");
+            assert_non_null(f);
+            assert_int_equal(fwrite(data, 1, size, f), size);
+            fclose(f);
+            printf("wrote %s (%zu bytes)\n", path, size);
+        }
+        ossa_built_clip_destroy(bc);
+    }
+    free(ident);
+    ossa_clip_destroy(c);
+    ossa_skeleton_destroy(sk);
+    ossa_skeleton_destroy(gen);
+}
+
 int main(void) {
     const struct CMUnitTest tests[] = {
         cmocka_unit_test(test_lossless_assets),
@@ -977,6 +1126,8 @@ int main(void) {
         cmocka_unit_test(test_compressed_bound_deep_chains),
         cmocka_unit_test(test_compressed_bound_woman),
         cmocka_unit_test(test_edge_clips),
+        cmocka_unit_test(test_sparse_base_and_snapping),
+        cmocka_unit_test(test_fuzz_seeds),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
 }

@@ -55,7 +55,7 @@ typedef struct bchan {
     uint32_t probe; /* grid time where the channel's last loosening failed: checked first */
     uint8_t half;   /* the loosening's half levels: the tolerance x sqrt 2 */
     uint8_t done;   /* loosening: bit 0 no coarser tolerance, bit 1 + c no fewer bits of component c,
-                     * bit 4 fold tried */
+                     * bit 4 fold tried, bit 5 fold to the reference tried */
 } bchan;
 
 typedef struct builder {
@@ -131,6 +131,20 @@ static float chan_err2(int kind, const float *a, const float *b) {
 
 /* The error itself (sqrt(4 x) = 2 sqrt(x) exactly in floats). */
 static float chan_err(int kind, const float *a, const float *b) { return sqrtf(chan_err2(kind, a, b)); }
+
+/* The reference (rest pose) value of channel ch, bit for bit (vectors: v[3] = 0). */
+static void rest_value(const builder *B, const bchan *ch, float v[4]) {
+    ossa_transform rest = B->sk->rest[ch->target];
+    v[3] = 0.0f;
+    memcpy(v, field(&rest, ch->kind), (ch->kind == OSSA__CH_R ? 4 : 3) * sizeof(float));
+}
+
+/* Whether a folded channel's value is the reference's, bit for bit (then it is not stored). */
+static bool fold_is_rest(const builder *B, const bchan *ch) {
+    float r[4];
+    rest_value(B, ch, r);
+    return !memcmp(r, ch->fold, (ch->kind == OSSA__CH_R ? 4 : 3) * sizeof(float));
+}
 
 /* Exact values of channel ch at every grid time (rotations normalised, w >= 0). */
 static void channel_values(const builder *B, const bchan *ch, float *X) {
@@ -254,10 +268,17 @@ static void fit(builder *B, bchan *ch, float tol) {
     const uint32_t *cand = B->cand;
     float *X = B->X;
     channel_values(B, ch, X);
-    float dev = 0.0f;
-    for (uint32_t g = 1; g < G; g++) {
-        float e = chan_err(ch->kind, X, X + (size_t)g * 4);
+    float dev = 0.0f, rdev = 0.0f, rest[4];
+    rest_value(B, ch, rest);
+    for (uint32_t g = 0; g < G; g++) {
+        float e = chan_err(ch->kind, X, X + (size_t)g * 4), r = chan_err(ch->kind, rest, X + (size_t)g * 4);
         if (!(e <= dev)) dev = e;
+        if (!(r <= rdev)) rdev = r;
+    }
+    if (rdev <= tol) { /* constant within tol of the reference: folds to it exactly (not stored) */
+        ch->mode = MODE_FOLD;
+        memcpy(ch->fold, rest, sizeof ch->fold);
+        return;
     }
     if (dev <= tol) {
         ch->mode = MODE_FOLD;
@@ -1156,12 +1177,29 @@ static void loosen(builder *B, float target) {
         }
         for (uint32_t oi = 0; oi < B->nch; oi++) {
             bchan *c = &B->ch[order[oi]];
-            if (c->kind == OSSA__CH_W || c->mode == MODE_FOLD) continue;
+            if (c->kind == OSSA__CH_W) continue;
+            if (c->mode == MODE_FOLD) { /* folded to another value: the reference's saves its base entry */
+                if (!(c->done & 32) && !fold_is_rest(B, c)) {
+                    c->done |= 32;
+                    save_chan(B, c, &saved);
+                    rest_value(B, c, c->fold);
+                    if (try_chan(B, c, target)) changed = true;
+                    else restore_chan(B, c, &saved);
+                }
+                continue;
+            }
             if (!(c->done & 16) && c->mode == MODE_PACKED &&
                 c->key_count * ((uint32_t)c->bits[0] + c->bits[1] + c->bits[2]) <= FOLD_TRY_BITS) {
-                /* a small channel folded into the base pose (its mean value) saves its record */
-                c->done |= 16;
+                /* a small channel folded into the base pose (the reference's value, else its
+                 * mean) saves its record */
+                c->done |= 16 | 32;
                 save_chan(B, c, &saved);
+                c->mode = MODE_FOLD;
+                rest_value(B, c, c->fold);
+                if (try_chan(B, c, target)) {
+                    changed = true;
+                    continue;
+                }
                 fold_mean(B, c);
                 if (try_chan(B, c, target)) {
                     changed = true;

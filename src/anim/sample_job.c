@@ -46,9 +46,11 @@ struct ossa_sampling_context {
     /* raw channels: the LINEAR / STEP T/R/S ones with packed lanes are cached per clock; clock
      * c's channels take the slots [rslot[c], + rnr[c] + rnv[c]) (its rnr rotations first, then
      * its rnv translations and scales, in clip order) and the lanes [rlane[c], + 4 rnr + 3 rnv)
-     * of the key caches, component-major: component q of its r-th rotation at lane
-     * rlane + q * rnr + r, of its v-th vector at rlane + 4 rnr + q * rnv + v. A clock that
-     * changes key unpacks all its lanes in one kernel pass (ossa__unpack_*). */
+     * of the key caches: the rotations component-major (component q of the r-th at lane
+     * rlane + q * rnr + r: SoA for the slerp kernel), the vectors' components together (the
+     * v-th at rlane + 4 rnr + 3 v: one SSE lerp each; the spare lanes after the caches keep the
+     * last one's 4-float load in bounds). A clock that changes key unpacks all its lanes in one
+     * kernel pass (ossa__unpack_*). */
     uint32_t max_slots, max_lanes, max_raw;
     uint32_t uncached;    /* raw channels of the clip without a cache (CUBIC, weights, no lanes, no room) */
     bool unpack_wide;     /* the clip's bit positions fit in 32 bits: the SIMD unpack kernels may run */
@@ -582,9 +584,9 @@ static void raw_setup(ossa_sampling_context *c, const ossa_built_clip *clip) {
             continue;
         }
         bool rot = r->kind == OSSA__CH_R;
-        uint32_t nr = c->rnr[k], nv = c->rnv[k], idx = rot ? c->lfill[k]++ : vfill[k]++;
-        uint32_t s = c->rslot[k] + (rot ? idx : nr + idx), first = c->rlane[k] + (rot ? idx : 4u * nr + idx);
-        uint32_t stride = rot ? nr : nv; /* lanes between a channel's components */
+        uint32_t nr = c->rnr[k], idx = rot ? c->lfill[k]++ : vfill[k]++;
+        uint32_t s = c->rslot[k] + (rot ? idx : nr + idx), first = c->rlane[k] + (rot ? idx : 4u * nr + 3u * idx);
+        uint32_t stride = rot ? nr : 1u; /* lanes between a channel's components */
         const ossa__bc_lane *ln = (const ossa__bc_lane *)(clip->base + r->lanes_off);
         uint32_t per = 0, bit = 0;
         for (uint32_t q = 0; q < r->components; q++) per += ln[q].bits;
@@ -599,6 +601,14 @@ static void raw_setup(ossa_sampling_context *c, const ossa_built_clip *clip) {
         c->sstep[s] = r->interp == OSSA_INTERP_STEP;
         c->uncached--;
     }
+}
+
+/* Three floats from src to d. */
+static inline void store3(float *d, const float *src) {
+    float x = src[0], y = src[1], z = src[2];
+    d[0] = x;
+    d[1] = y;
+    d[2] = z;
 }
 
 static ossa__unpack_kernel choose_unpack(bool wide) {
@@ -639,12 +649,7 @@ static void raw_clock(ossa_sampling_context *c, const ossa_built_clip *clip, uin
             d[3] = w;
         }
         src += 4u * nr;
-        for (uint32_t v = 0; v < nv; v++) {
-            float *d = pose + dst[nr + v], x = src[v], y = src[nv + v], z = src[2 * nv + v];
-            d[0] = x;
-            d[1] = y;
-            d[2] = z;
-        }
+        for (uint32_t v = 0; v < nv; v++) store3(pose + dst[nr + v], src + 3u * v);
         return;
     }
     if (nr) {
@@ -677,17 +682,29 @@ static void raw_clock(ossa_sampling_context *c, const ossa_built_clip *clip, uin
         }
     }
     const float *a = A + 4u * nr, *b = B + 4u * nr;
+#if defined(__SSE2__) /* one vector a channel (its 4th lane: the next channel's x, or spare lanes; unused) */
+    __m128 vs = _mm_set1_ps(s);
     for (uint32_t v = 0; v < nv; v++) {
-        float *d = pose + dst[nr + v], x = a[v], y = a[nv + v], z = a[2 * nv + v];
+        float *d = pose + dst[nr + v];
+        __m128 x = _mm_loadu_ps(a + 3u * v);
+        if (!step[nr + v]) x = _mm_add_ps(x, _mm_mul_ps(_mm_sub_ps(_mm_loadu_ps(b + 3u * v), x), vs));
+        _mm_storel_pi((__m64 *)(void *)d, x);
+        _mm_store_ss(d + 2, _mm_movehl_ps(x, x));
+    }
+#else
+    for (uint32_t v = 0; v < nv; v++) {
+        const float *av = a + 3u * v, *bv = b + 3u * v;
+        float *d = pose + dst[nr + v], x = av[0], y = av[1], z = av[2];
         if (!step[nr + v]) {
-            x = x + (b[v] - x) * s;
-            y = y + (b[nv + v] - y) * s;
-            z = z + (b[2 * nv + v] - z) * s;
+            x = x + (bv[0] - x) * s;
+            y = y + (bv[1] - y) * s;
+            z = z + (bv[2] - z) * s;
         }
         d[0] = x;
         d[1] = y;
         d[2] = z;
     }
+#endif
 }
 
 ossa_result ossa_sample_job_run(ossa_sample_job *job) {
