@@ -399,17 +399,20 @@ static inline void step_key(ossa_sampling_context *c, uint32_t i, const unsigned
     ossa__fields3(block + p->data_off, ossa__packed_key_pos(k, B, R), n0, n1, n2, &f0, &f1, &f2);
     int32_t h0 = j ? (int32_t)((1u << n0) >> 1) : 0, h1 = j ? (int32_t)((1u << n1) >> 1) : 0;
     int32_t h2 = j ? (int32_t)((1u << n2) >> 1) : 0;
-    float a0 = c->qa[0][i], a1 = c->qa[1][i], a2 = c->qa[2][i], b0 = c->qb[0][i], b1 = c->qb[1][i], b2 = c->qb[2][i];
+    float b0 = c->qb[0][i], b1 = c->qb[1][i], b2 = c->qb[2][i];
     float r0 = (float)((int32_t)f0 - h0), r1 = (float)((int32_t)f1 - h1), r2 = (float)((int32_t)f2 - h2);
-    if (OSSA__BC_DELTA_K > 1u) { /* + key k - 1 (and its difference from key k - 2 when K > 2) */
-        float cb = j ? 1.0f : 0.0f, cd = OSSA__BC_DELTA_K > 2u && j >= 2u ? 1.0f : 0.0f;
-        r0 += OSSA__BC_DELTA_K > 2u ? b0 * cb + (b0 - a0) * cd : b0 * cb;
-        r1 += OSSA__BC_DELTA_K > 2u ? b1 * cb + (b1 - a1) * cd : b1 * cb;
-        r2 += OSSA__BC_DELTA_K > 2u ? b2 * cb + (b2 - a2) * cd : b2 * cb;
+    if (OSSA__BC_DELTA_K > 1u) { /* + key k - 1 */
+        float cb = j ? 1.0f : 0.0f;
+        r0 += b0 * cb;
+        r1 += b1 * cb;
+        r2 += b2 * cb;
     }
-    (void)a0;
-    (void)a1;
-    (void)a2;
+    if (OSSA__BC_DELTA_K > 2u) { /* + its difference from key k - 2 */
+        float cd = j >= 2u ? 1.0f : 0.0f;
+        r0 += (b0 - c->qa[0][i]) * cd;
+        r1 += (b1 - c->qa[1][i]) * cd;
+        r2 += (b2 - c->qa[2][i]) * cd;
+    }
     c->qa[0][i] = b0;
     c->qa[1][i] = b1;
     c->qa[2][i] = b2;
