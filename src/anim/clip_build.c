@@ -459,16 +459,22 @@ static void put_bits(unsigned char *p, uint64_t pos, uint32_t v, uint32_t n) {
         if ((v >> b) & 1u) p[(pos + b) >> 3] |= (unsigned char)(1u << ((pos + b) & 7u));
 }
 
+/* The residual of key k (not a block start) of packed channel c, component x: the difference
+ * from key k - 1, minus key k - 1's own after the block's second key (ossa__bc_packed). */
+static int64_t delta_residual(const bchan *c, uint32_t k, int x) {
+    int64_t r = (int64_t)c->q[k * 3 + x] - c->q[(k - 1) * 3 + x];
+    if (k % OSSA__BC_DELTA_K >= 2) r -= (int64_t)c->q[(k - 1) * 3 + x] - c->q[(k - 2) * 3 + x];
+    return r;
+}
+
 /* Residual widths of packed channel c's keys (ossa__bc_packed's delta coding): per component
  * the smallest w with every residual in [-2^(w-1), 2^(w-1) - 1] (0: every residual is 0). */
 static void delta_rbits(const bchan *c, uint8_t rbits[3]) {
     for (int x = 0; x < 3; x++) {
         int64_t lo = 0, hi = 0;
         for (uint32_t k = 1; k < c->key_count; k++) {
-            uint32_t j = k % OSSA__BC_DELTA_K;
-            if (!j) continue;
-            int64_t r = (int64_t)c->q[k * 3 + x] - c->q[(k - 1) * 3 + x];
-            if (j >= 2) r -= (int64_t)c->q[(k - 1) * 3 + x] - c->q[(k - 2) * 3 + x];
+            if (k % OSSA__BC_DELTA_K == 0) continue;
+            int64_t r = delta_residual(c, k, x);
             lo = r < lo ? r : lo;
             hi = r > hi ? r : hi;
         }
@@ -498,9 +504,7 @@ static void put_stream(unsigned char *s, const bchan *c, const uint8_t rbits[3])
                 pos += c->bits[x];
                 continue;
             }
-            int64_t r = (int64_t)c->q[k * 3 + x] - c->q[(k - 1) * 3 + x];
-            if (j >= 2) r -= (int64_t)c->q[(k - 1) * 3 + x] - c->q[(k - 2) * 3 + x];
-            put_bits(s, pos, (uint32_t)(r + (((int64_t)1 << rbits[x]) >> 1)), rbits[x]);
+            put_bits(s, pos, (uint32_t)(delta_residual(c, k, x) + (((int64_t)1 << rbits[x]) >> 1)), rbits[x]);
             pos += rbits[x];
         }
     }
