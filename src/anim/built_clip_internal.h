@@ -132,7 +132,7 @@ static inline float ossa__ord_float(uint32_t o) {
 #ifndef OSSA__BC_DELTA_K /* keys per block; 1 = every key absolute (no residuals). Measured on Woman
                           * (docs/built-clips.md): 2 saves 6.8 KB, 4 saves 10.7 KB, but cost ~45 / 60 ns
                           * per forward frame and ~170 / 340 ns per random frame: over the sampling
-                          * targets, so off. The built-clip and sampling tests pass with 4. */
+                          * targets, so off. The built-clip and sampling tests pass with 2 and 4. */
 #define OSSA__BC_DELTA_K 1u
 #endif
 typedef struct ossa__bc_packed {
