@@ -467,9 +467,9 @@ static void test_load_non_finite(void **state) {
             ossa__bc_packed *p = (ossa__bc_packed *)(buf + h->packed_off) + i;
             for (int c = 0; c < 3; c++) {
                 memcpy(&p->min[c], &big, 4);
-                memcpy(&p->step[c], &big, 4);
+                p->step[c] = ossa__step_bits(big);
             }
-            if (p->kind != OSSA__CH_R && !p->bits[0] && !p->bits[1] && !p->bits[2]) continue; /* always min: finite */
+            if (p->kind != OSSA__CH_R && !(p->widths & 0x7FFFu)) continue; /* always min: finite */
             expect_rejected(buf, size, "packed[");
             cases++;
         }
@@ -479,6 +479,50 @@ static void test_load_non_finite(void **state) {
     }
     printf("%d non-finite blocks rejected\n", cases);
     assert_true(cases > 20);
+}
+
+/* The packed channels' compact fields (ossa__bc_packed, the mask table): a mask index past the
+ * table, residual widths past bits + 2, a key count that does not match its mask, and (with
+ * delta coding, OSSA__BC_DELTA_K > 1) a residual that walks a key's field out of 0..2^bits - 1
+ * are refused, naming the field. */
+static void test_load_crafted_packed(void **state) {
+    (void)state;
+    ossa_skeleton *sk = NULL;
+    ossa_built_clip *bc = sample_block_clip(0, &sk);
+    size_t size;
+    const unsigned char *data = ossa_built_clip_data(bc, &size);
+    const ossa__bc_header *h = (const ossa__bc_header *)data;
+    assert_true(h->packed_count > 0 && h->mask_count > 0 && h->mask_count <= h->packed_count);
+    unsigned char *buf = malloc(size);
+    int cases = 0;
+    for (uint32_t i = 0; i < h->packed_count; i++) {
+        memcpy(buf, data, size);
+        ossa__bc_packed *p = (ossa__bc_packed *)(buf + h->packed_off) + i;
+        p->mask = (uint16_t)h->mask_count;
+        expect_rejected(buf, size, "packed[");
+        memcpy(buf, data, size);
+        p->widths = (p->widths & ~(31u << 15)) | ((ossa__pk_bits(p, 0) + 3u) << 15);
+        expect_rejected(buf, size, "packed[");
+        cases += 2;
+        memcpy(buf, data, size);
+        uint32_t b0 = ossa__pk_bits(p, 0), r0 = ossa__pk_rbits(p, 0), n = ((const uint32_t *)(data + h->mask_off))[p->mask];
+        if (OSSA__BC_DELTA_K > 1 && n >= 2 && b0 && r0 >= 2) { /* key 0 at its top, key 1 a positive residual */
+            unsigned char *st = buf + p->data_off;
+            for (uint32_t b = 0; b < b0; b++) st[b >> 3] |= (unsigned char)(1u << (b & 7u));
+            uint32_t B = b0 + ossa__pk_bits(p, 1) + ossa__pk_bits(p, 2);
+            for (uint32_t b = 0; b < r0; b++) /* all ones: r = 2^(r0 - 1) - 1 >= 1 */
+                st[(B + b) >> 3] |= (unsigned char)(1u << ((B + b) & 7u));
+            expect_rejected(buf, size, "packed[");
+            cases++;
+        }
+    }
+    memcpy(buf, data, size);
+    ((uint32_t *)(buf + h->mask_off))[0]++;
+    expect_rejected(buf, size, "masks[0]");
+    printf("%d crafted packed channels rejected\n", cases);
+    free(buf);
+    ossa_built_clip_destroy(bc);
+    ossa_skeleton_destroy(sk);
 }
 
 /* Blocks whose values are finite but would overflow when interpolated (the loader's
@@ -734,7 +778,7 @@ static void check_key_grid(const ossa_built_clip *bc) {
     for (uint32_t g = 0; g < h->grid_count; g++) {
         uint32_t used = 0;
         for (uint32_t c = 0; c < h->packed_count; c++)
-            used += ossa__bits_read(bc->base + bc->packed[c].data_off, g, 1);
+            used += ossa__bits_read(ossa__packed_mask(bc, &bc->packed[c]), g, 1);
         if (g == 0) assert_int_equal(used, h->packed_count);
         else assert_true(used >= 1 && bc->grid[g] > bc->grid[g - 1]);
     }
@@ -1074,6 +1118,7 @@ int main(void) {
         cmocka_unit_test(test_load_flipped_bytes),
         cmocka_unit_test(test_load_non_finite),
         cmocka_unit_test(test_load_overflowing_values),
+        cmocka_unit_test(test_load_crafted_packed),
         cmocka_unit_test(test_load_shared_spans),
         cmocka_unit_test(test_build_scratch_cap),
         cmocka_unit_test(test_build_misuse),

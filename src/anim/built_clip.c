@@ -10,8 +10,8 @@
 #include "core/alloc.h"
 #include "core/hash.h"
 
-_Static_assert(sizeof(ossa__bc_header) == 144, "header layout (docs/built-clips.md)");
-_Static_assert(sizeof(ossa__bc_packed) == 44, "packed channel layout (docs/built-clips.md)");
+_Static_assert(sizeof(ossa__bc_header) == 152, "header layout (docs/built-clips.md)");
+_Static_assert(sizeof(ossa__bc_packed) == 32, "packed channel layout (docs/built-clips.md)");
 _Static_assert(sizeof(ossa__bc_raw) == 20 && sizeof(ossa__bc_lane) == 8 && sizeof(ossa__bc_clock) == 8 && sizeof(ossa__bc_wtrack) == 16,
                "table layouts (docs/built-clips.md)");
 
@@ -30,6 +30,9 @@ void ossa__built_clip_bind(ossa_built_clip *clip, const unsigned char *block) {
     clip->clocks = (const ossa__bc_clock *)(block + h->clock_off);
     clip->raw = (const ossa__bc_raw *)(block + h->raw_off);
     clip->packed = (const ossa__bc_packed *)(block + h->packed_off);
+    clip->mask_keys = (const uint32_t *)(block + h->mask_off);
+    clip->masks = block + h->mask_off + (size_t)h->mask_count * sizeof(uint32_t);
+    clip->mask_bytes = (h->grid_count + 7u) / 8u;
     clip->wtracks = (const ossa__bc_wtrack *)(block + h->wtrack_off);
     clip->grid = (const float *)(block + h->grid_off);
 }
@@ -130,6 +133,10 @@ static bool span_ok(const ossa__bc_header *h, uint32_t off, uint64_t count, uint
     uint64_t end = (uint64_t)off + count * elem;
     if (count && elem && count > UINT64_MAX / 2 / elem) return false;
     return (off & 3u) == 0 && off >= sizeof(ossa__bc_header) && end <= (uint64_t)h->size - OSSA__BC_PAD;
+}
+/* The same for a span of bytes at any offset (the packed value streams). */
+static bool bytes_ok(const ossa__bc_header *h, uint32_t off, uint64_t bytes) {
+    return off >= sizeof(ossa__bc_header) && (uint64_t)off + bytes <= (uint64_t)h->size - OSSA__BC_PAD;
 }
 
 /* ossa__float_ord of -FLT_MAX and FLT_MAX: ords outside are NaN or infinite. */
@@ -319,35 +326,88 @@ static ossa_result validate(const unsigned char *b, size_t size, ossa_diagnostic
                                 (unsigned long long)k, varying[v]);
             }
     }
+    /* the key masks: each validated once (bit 0, its key count), shared by any channels */
+    uint64_t mask_bytes = ((uint64_t)h->grid_count + 7u) / 8u;
+    if (h->mask_count > h->packed_count || (h->packed_count && !h->mask_count) ||
+        !span_ok(h, h->mask_off, h->mask_count, sizeof(uint32_t) + mask_bytes))
+        return fail(diag, OSSA_ERROR_INVALID_DATA, "header.mask_off", "%u key masks for %u packed channels / outside the block",
+                    h->mask_count, h->packed_count);
+    if (!charge(h, &used, (uint64_t)h->mask_count * (sizeof(uint32_t) + mask_bytes)))
+        return fail(diag, OSSA_ERROR_INVALID_DATA, "header.mask_off", "key masks overlap other spans");
+    const uint32_t *mask_keys = (const uint32_t *)(b + h->mask_off);
+    const unsigned char *masks = b + h->mask_off + (size_t)h->mask_count * sizeof(uint32_t);
+    for (uint32_t m = 0; m < h->mask_count; m++) {
+        const unsigned char *mask = masks + m * mask_bytes;
+        if (mask_keys[m] == 0 || !(mask[0] & 1u) || ossa__mask_rank(mask, h->grid_count) != mask_keys[m]) {
+            snprintf(path, sizeof path, "masks[%u]", m);
+            return fail(diag, OSSA_ERROR_INVALID_DATA, path, "key mask does not start at the grid or hold %u keys",
+                        mask_keys[m]);
+        }
+    }
     const ossa__bc_packed *pk = (const ossa__bc_packed *)(b + h->packed_off);
     for (uint32_t i = 0; i < h->packed_count; i++) {
         const ossa__bc_packed *p = &pk[i];
         snprintf(path, sizeof path, "packed[%u]", i);
         bool rot = i < h->rot_count;
-        if (p->joint >= J || (rot ? p->kind != OSSA__CH_R : (p->kind != OSSA__CH_T && p->kind != OSSA__CH_S)) ||
-            (p->interp != OSSA_INTERP_STEP && p->interp != OSSA_INTERP_LINEAR) || p->bits[0] > OSSA__BC_MAX_BITS ||
-            p->bits[1] > OSSA__BC_MAX_BITS || p->bits[2] > OSSA__BC_MAX_BITS || p->drop > (rot ? 3 : 0) ||
-            p->key_count == 0 || p->key_count > h->grid_count)
-            return fail(diag, OSSA_ERROR_INVALID_DATA, path, "joint %u / kind %u / interp %u / bits / %u keys invalid",
-                        p->joint, p->kind, p->interp, p->key_count);
+        uint32_t bits[3], rbits[3];
         for (int c = 0; c < 3; c++) {
+            bits[c] = ossa__pk_bits(p, c);
+            rbits[c] = ossa__pk_rbits(p, c);
+        }
+        if (p->joint >= J || (rot ? p->kind != OSSA__CH_R : (p->kind != OSSA__CH_T && p->kind != OSSA__CH_S)) ||
+            (p->interp != OSSA_INTERP_STEP && p->interp != OSSA_INTERP_LINEAR) || ossa__pk_drop(p) > (rot ? 3u : 0u))
+            return fail(diag, OSSA_ERROR_INVALID_DATA, path, "joint %u / kind %u / interp %u / drop %u invalid", p->joint,
+                        p->kind, p->interp, ossa__pk_drop(p));
+        if (p->mask >= h->mask_count)
+            return fail(diag, OSSA_ERROR_INVALID_DATA, path, "key mask %u of %u", p->mask, h->mask_count);
+        for (int c = 0; c < 3; c++) {
+            if (bits[c] > OSSA__BC_MAX_BITS || rbits[c] > bits[c] + 2u)
+                return fail(diag, OSSA_ERROR_INVALID_DATA, path, "component %d: %u bits, %u residual bits", c, bits[c],
+                            rbits[c]);
             /* min + q * step is monotonic in q: both ends finite = every value finite;
              * rotation components stay near [-1, 1] (the sampler normalises their lerp) */
-            float hi = p->min[c] + (float)((1u << p->bits[c]) - 1u) * p->step[c];
-            if (!isfinite(p->step[c]) || !(fabs((double)p->min[c]) <= OSSA__BC_VALUE_MAX) ||
+            float step = ossa__step_float(p->step[c]);
+            float hi = p->min[c] + (float)((1u << bits[c]) - 1u) * step;
+            if (!isfinite(step) || !(fabs((double)p->min[c]) <= OSSA__BC_VALUE_MAX) ||
                 !(fabs((double)hi) <= OSSA__BC_VALUE_MAX) ||
                 (rot && !(fabsf(p->min[c]) <= 2.0f && fabsf(hi) <= 2.0f)))
                 return fail(diag, OSSA_ERROR_INVALID_DATA, path, "range not finite");
         }
-        uint64_t bits = h->grid_count + (uint64_t)p->key_count * ((uint64_t)p->bits[0] + p->bits[1] + p->bits[2]);
-        if (!span_ok(h, p->data_off, (bits + 7) / 8, 1))
-            return fail(diag, OSSA_ERROR_INVALID_DATA, path, "bit stream outside the block");
-        if (!charge(h, &used, (bits + 7) / 8))
-            return fail(diag, OSSA_ERROR_INVALID_DATA, path, "bit stream overlaps other spans");
-        const unsigned char *mask = b + p->data_off;
-        if (!(mask[0] & 1u) || ossa__mask_rank(mask, h->grid_count) != p->key_count)
-            return fail(diag, OSSA_ERROR_INVALID_DATA, path, "key mask does not start at the grid or hold %u keys",
-                        p->key_count);
+        uint32_t n = mask_keys[p->mask], B = bits[0] + bits[1] + bits[2], R = rbits[0] + rbits[1] + rbits[2];
+        uint64_t nbits = ossa__packed_stream_bits(n, B, R);
+        if (!bytes_ok(h, p->data_off, (nbits + 7) / 8))
+            return fail(diag, OSSA_ERROR_INVALID_DATA, path, "value stream outside the block");
+        if (!charge(h, &used, (nbits + 7) / 8))
+            return fail(diag, OSSA_ERROR_INVALID_DATA, path, "value stream overlaps other spans");
+        /* every reconstructed key within 0 .. 2^bits - 1 (so the sampler's sums stay exact
+         * small integers); a stream of zero widths is all zeros. Linear: a key costs at least
+         * one bit of the stream every OSSA__BC_DELTA_K keys. */
+        if (!B && !R) continue;
+        const unsigned char *st = b + p->data_off;
+        int64_t v[3] = {0, 0, 0}, d[3] = {0, 0, 0};
+        uint64_t pos = 0;
+        for (uint32_t k = 0; k < n; k++) {
+            uint32_t f[3];
+            if (k % OSSA__BC_DELTA_K == 0) {
+                ossa__fields3(st, pos, bits[0], bits[1], bits[2], &f[0], &f[1], &f[2]);
+                pos += B;
+                for (int c = 0; c < 3; c++) {
+                    v[c] = f[c];
+                    d[c] = 0;
+                }
+            } else {
+                ossa__fields3(st, pos, rbits[0], rbits[1], rbits[2], &f[0], &f[1], &f[2]);
+                pos += R;
+                for (int c = 0; c < 3; c++) {
+                    d[c] += (int64_t)f[c] - (int64_t)((1u << rbits[c]) >> 1);
+                    v[c] += d[c];
+                }
+            }
+            for (int c = 0; c < 3; c++)
+                if (v[c] < 0 || v[c] > (int64_t)((1u << bits[c]) - 1u))
+                    return fail(diag, OSSA_ERROR_INVALID_DATA, path, "key %u component %d decodes to %lld, outside 0..%u", k,
+                                c, (long long)v[c], (1u << bits[c]) - 1u);
+        }
     }
     if (h->packed_count && (h->grid_count == 0 || grid[0] != h->start))
         return fail(diag, OSSA_ERROR_INVALID_DATA, "grid", "the key grid does not start at the clip start");

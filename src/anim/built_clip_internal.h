@@ -1,11 +1,12 @@
 /* Built clips: the block layout shared by the builder, the loader and the sampler (not installed).
  *
  * A built clip is one little-endian block (docs/built-clips.md), every offset relative to
- * its start and a multiple of 4, 8 bytes of zero padding at its end so the bit reader may
+ * its start and a multiple of 4 (packed value streams: any byte, back to back), 8 bytes of
+ * zero padding at its end so the bit reader may
  * load 64 bits anywhere inside a packed stream:
  *
  *   header | name | base pose | clocks | raw channels | packed channels | weight tracks |
- *   grid times | clock times | raw values | packed bit streams | 8 zero bytes
+ *   grid times | clock times | raw values | key masks | packed value streams | 8 zero bytes
  *
  * base pose: sparse: sampling starts from a copy of the reference (the skeleton's rest pose,
  *            checked by its hash) and writes base_count entries over it: the folded constant
@@ -20,10 +21,12 @@
  *            many bits as the lane's range needs), weights as plain floats.
  * packed:    compressed T/R/S channels (rotations first, then translations and scales) on
  *            the clip's key grid (grid_count increasing times, first = clip start): a mask of
- *            grid_count bits (bit g set = a key at grid[g]; bit 0 always set), then per key the
- *            3 stored components of bits[0..2] bits (range-reduced: min + q * step; rotations drop component
- *            `drop`, rebuilt as sqrt(1 - the others' squares), the stored sign keeping it >= 0),
- *            STEP or LINEAR (lerp; nlerp for rotations). */
+ *            grid_count bits (bit g set = a key at grid[g]; bit 0 always set; equal masks stored
+ *            once, in the mask table), and a value stream: per key the 3 stored components
+ *            (range-reduced: min + q * step; rotations drop component `drop`, rebuilt as
+ *            sqrt(1 - the others' squares), the stored sign keeping it >= 0) delta-coded in
+ *            blocks of OSSA__BC_DELTA_K keys (ossa__bc_packed), STEP or LINEAR (lerp; nlerp for
+ *            rotations). */
 #ifndef OSSA_ANIM_BUILT_CLIP_INTERNAL_H
 #define OSSA_ANIM_BUILT_CLIP_INTERNAL_H
 
@@ -36,7 +39,7 @@
 #include "core/cpu.h"
 
 #define OSSA__BC_MAGIC 0x4342534Fu /* "OSBC" */
-#define OSSA__BC_VERSION 3u
+#define OSSA__BC_VERSION 4u
 #define OSSA__BC_FLAG_LOSSLESS 1u
 #define OSSA__BC_FLAG_LOOPING 2u
 #define OSSA__BC_PAD 8u
@@ -79,6 +82,7 @@ typedef struct ossa__bc_header {
     float worst_time, max_weight_error;
     uint32_t ref_hash_lo, ref_hash_hi; /* ossa__reference_hash of the rest pose it was built with */
     uint32_t base_count, base_rot_count; /* sparse base pose entries (rotations first) */
+    uint32_t mask_count, mask_off; /* the key masks: mask_count key counts (u32), then the masks, (grid_count + 7) / 8 bytes each */
 } ossa__bc_header;
 
 typedef struct ossa__bc_clock {
@@ -118,17 +122,63 @@ static inline float ossa__ord_float(uint32_t o) {
     return f;
 }
 
+/* A packed channel (32 B). Its values are delta-coded in blocks of OSSA__BC_DELTA_K keys: key
+ * k with k % K == 0 stores its three quantised fields q (bits[c] bits each), every other key
+ * three residuals (rbits[c] bits each, stored biased: field = r + 2^(rbits - 1), 0 bits = 0):
+ * the second key of a block r = q_k - q_{k-1}, the later ones the second difference
+ * r = q_k - 2 q_{k-1} + q_{k-2}. So key k's bit position is O(1) (ossa__packed_key_pos), a
+ * forward step is one residual triple plus two adds, and a seek walks at most K - 1 residuals
+ * from its block's first key. The key mask is the clip's mask table entry `mask` (channels
+ * with equal masks share one). */
+#ifndef OSSA__BC_DELTA_K /* keys per block; 1 = every key absolute (no residuals). Measured on Woman
+                          * (docs/built-clips.md): 2 saves 6.8 KB, 4 saves 10.7 KB, but cost ~45 / 60 ns
+                          * per forward frame and ~170 / 340 ns per random frame: over the sampling
+                          * targets, so off. The built-clip and sampling tests pass with 2 and 4. */
+#define OSSA__BC_DELTA_K 1u
+#endif
 typedef struct ossa__bc_packed {
-    uint32_t joint;
+    uint16_t joint;      /* < joint_count (the builder refuses packed joints past 65535: LIMIT) */
     uint8_t kind;        /* OSSA__CH_T / R / S */
     uint8_t interp;      /* OSSA_INTERP_STEP or LINEAR */
-    uint8_t drop;        /* rotations: the component not stored (0..3 = x y z w); else 0 */
-    uint8_t bits[3];     /* 0..OSSA__BC_MAX_BITS per stored component (0 = always min) */
-    uint16_t reserved;
-    uint32_t key_count;  /* >= 1 */
-    uint32_t data_off;   /* bit stream, byte offset */
-    float min[3], step[3]; /* value = min + q * step (bits 0: min) */
+    uint32_t widths;     /* bits[c] (0..OSSA__BC_MAX_BITS) at 5c, rbits[c] (0..bits[c] + 2) at 15 + 5c,
+                          * rotations: the dropped component (0..3 = x y z w) at 30 */
+    uint32_t data_off;   /* the value stream, byte offset */
+    uint16_t mask;       /* index in the mask table */
+    uint16_t step[3];    /* the steps' float bits >> 16 (ossa__step_float; 0 when bits is 0) */
+    float min[3];        /* value = min + q * step (bits 0: min) */
 } ossa__bc_packed;
+
+static inline uint32_t ossa__pk_bits(const ossa__bc_packed *p, int c) { return (p->widths >> (5 * c)) & 31u; }
+static inline uint32_t ossa__pk_rbits(const ossa__bc_packed *p, int c) { return (p->widths >> (15 + 5 * c)) & 31u; }
+static inline uint32_t ossa__pk_drop(const ossa__bc_packed *p) { return p->widths >> 30; }
+static inline uint32_t ossa__pk_widths(const uint8_t bits[3], const uint8_t rbits[3], uint32_t drop) {
+    uint32_t w = drop << 30;
+    for (int c = 0; c < 3; c++) w |= (uint32_t)bits[c] << (5 * c) | (uint32_t)rbits[c] << (15 + 5 * c);
+    return w;
+}
+/* Packed steps keep the top 16 bits of their float (bfloat16, rounded up so the range still
+ * covers the channel): the builder quantises with the stored value. */
+static inline uint16_t ossa__step_bits(float s) {
+    uint32_t u;
+    memcpy(&u, &s, 4);
+    return (uint16_t)(((uint64_t)u + 0xFFFFu) >> 16);
+}
+static inline float ossa__step_float(uint16_t b) {
+    uint32_t u = (uint32_t)b << 16;
+    float f;
+    memcpy(&f, &u, 4);
+    return f;
+}
+/* Bit position of key k in a packed value stream (B, R: the bits of a key's fields and of its
+ * residuals), and the stream's length in bits for n keys. */
+static inline uint64_t ossa__packed_key_pos(uint32_t k, uint32_t B, uint32_t R) {
+    uint32_t j = k % OSSA__BC_DELTA_K;
+    return (uint64_t)(k / OSSA__BC_DELTA_K) * (B + (OSSA__BC_DELTA_K - 1u) * R) + (j ? B + (uint64_t)(j - 1u) * R : 0u);
+}
+static inline uint64_t ossa__packed_stream_bits(uint32_t n, uint32_t B, uint32_t R) {
+    uint64_t abs = (n + OSSA__BC_DELTA_K - 1u) / OSSA__BC_DELTA_K;
+    return abs * B + (n - abs) * R;
+}
 
 typedef struct ossa__bc_wtrack {
     uint32_t joint, components, offset, raw; /* raw = UINT32_MAX: no keys, weights are 0 */
@@ -145,9 +195,17 @@ struct ossa_built_clip {
     const ossa__bc_clock *clocks;
     const ossa__bc_raw *raw;
     const ossa__bc_packed *packed;
+    const uint32_t *mask_keys;   /* per mask: its key count */
+    const unsigned char *masks;  /* mask m at masks + m * mask_bytes */
+    uint32_t mask_bytes;
     const ossa__bc_wtrack *wtracks;
     const float *grid;
 };
+
+/* The key mask of packed channel p (bit g = a key at grid[g]). */
+static inline const unsigned char *ossa__packed_mask(const ossa_built_clip *clip, const ossa__bc_packed *p) {
+    return clip->masks + (size_t)p->mask * clip->mask_bytes;
+}
 
 /* XXH64 of `joint_count` reference transforms (the bytes of the rest pose): a built clip
  * records the one it was built with, the sampling context checks the job's reference. */
@@ -175,16 +233,17 @@ static inline uint32_t ossa__bits_read(const unsigned char *p, uint64_t pos, uin
     return n >= 32 ? (uint32_t)w : (uint32_t)(w & ((1ull << n) - 1u));
 }
 
-/* Dequantises one key's three values q[3] into v[4] (rotations: the dropped component is
- * rebuilt >= 0; vectors: v[3] = 0). */
-static inline void ossa__packed_value(const ossa__bc_packed *p, const uint32_t q[3], float v[4]) {
+/* Dequantises one key's three values q[3] into v[4] (rotations, kind OSSA__CH_R: the dropped
+ * component is rebuilt >= 0; vectors: v[3] = 0). */
+static inline void ossa__packed_value(int kind, uint32_t drop, const float min[3], const float step[3], const uint32_t q[3],
+                                      float v[4]) {
     float f[3];
     for (int c = 0; c < 3; c++)
-        f[c] = p->min[c] + (float)q[c] * p->step[c];
-    if (p->kind == OSSA__CH_R) {
+        f[c] = min[c] + (float)q[c] * step[c];
+    if (kind == OSSA__CH_R) {
         float r2 = 1.0f - (f[0] * f[0] + f[1] * f[1] + f[2] * f[2]);
         float d = r2 > 0.0f ? sqrtf(r2) : 0.0f;
-        switch (p->drop) { /* the stored components keep their order around the dropped one */
+        switch (drop) { /* the stored components keep their order around the dropped one */
         case 0: v[0] = d; v[1] = f[0]; v[2] = f[1]; v[3] = f[2]; break;
         case 1: v[0] = f[0]; v[1] = d; v[2] = f[1]; v[3] = f[2]; break;
         case 2: v[0] = f[0]; v[1] = f[1]; v[2] = d; v[3] = f[2]; break;
@@ -198,28 +257,71 @@ static inline void ossa__packed_value(const ossa__bc_packed *p, const uint32_t q
     }
 }
 
-/* The three quantised components q[3] of value key k (the k-th set bit of the mask) of a
- * packed channel; ossa__packed_value turns them into the key. */
-static inline void ossa__packed_fields(const unsigned char *block, const ossa__bc_packed *p, uint32_t grid_count,
-                                       uint32_t k, uint32_t q[3]) {
-    const unsigned char *d = block + p->data_off;
-    uint32_t b0 = p->bits[0], b1 = p->bits[1], b2 = p->bits[2];
-    uint64_t pos = (uint64_t)grid_count + (uint64_t)k * (b0 + b1 + b2);
+/* Reads three consecutive fields of n0, n1, n2 bits (each <= 24) at bit pos of d: one 8-byte
+ * window holds all three unless they pass bit 57. Named scalars, no small arrays: GCC packs
+ * array lanes into vector registers through the stack and stalls reloading them. */
+static inline void ossa__fields3(const unsigned char *d, uint64_t pos, uint32_t n0, uint32_t n1, uint32_t n2,
+                                 uint32_t *f0, uint32_t *f1, uint32_t *f2) {
     uint64_t w;
-    memcpy(&w, d + (pos >> 3), 8); /* one window holds all three unless they pass bit 57 */
+    memcpy(&w, d + (pos >> 3), 8);
     uint32_t sh = (uint32_t)(pos & 7u);
-    if (sh + b0 + b1 + b2 <= 64u) {
+    if (sh + n0 + n1 + n2 <= 64u) {
         w >>= sh;
-        q[0] = (uint32_t)(w & ((1ull << b0) - 1u));
-        w >>= b0;
-        q[1] = (uint32_t)(w & ((1ull << b1) - 1u));
-        w >>= b1;
-        q[2] = (uint32_t)(w & ((1ull << b2) - 1u));
+        *f0 = (uint32_t)(w & ((1ull << n0) - 1u));
+        w >>= n0;
+        *f1 = (uint32_t)(w & ((1ull << n1) - 1u));
+        w >>= n1;
+        *f2 = (uint32_t)(w & ((1ull << n2) - 1u));
     } else {
-        q[0] = ossa__bits_read(d, pos, b0);
-        q[1] = ossa__bits_read(d, pos + b0, b1);
-        q[2] = ossa__bits_read(d, pos + b0 + b1, b2);
+        *f0 = ossa__bits_read(d, pos, n0);
+        *f1 = ossa__bits_read(d, pos + n0, n1);
+        *f2 = ossa__bits_read(d, pos + n0 + n1, n2);
     }
+}
+
+/* A residual field of w bits, unbiased (ossa__bc_packed). */
+static inline int32_t ossa__residual(uint32_t field, uint32_t w) { return (int32_t)field - (int32_t)((1u << w) >> 1); }
+
+/* The quantised fields q[3] of value key k (the k-th set bit of the mask) of a packed channel,
+ * and (when qn is not NULL, only if key k + 1 exists) those of key k + 1. With j = k % K and
+ * r_m the block's residuals, q_j = q_0 + sum over m of max(j - m + 1, 0) r_m: the block's
+ * K - 1 residual triples are read at once (those past what is needed at the block start
+ * instead, times 0), so a seek has no loop or branch on j. ossa__packed_value turns the
+ * fields into keys. */
+static inline void ossa__packed_fields(const unsigned char *block, const ossa__bc_packed *p, uint32_t k, uint32_t q[3],
+                                       uint32_t qn[3]) {
+    const unsigned char *s = block + p->data_off;
+    uint32_t w = p->widths, b0 = w & 31u, b1 = (w >> 5) & 31u, b2 = (w >> 10) & 31u;
+    uint32_t r0 = (w >> 15) & 31u, r1 = (w >> 20) & 31u, r2 = (w >> 25) & 31u;
+    uint32_t B = b0 + b1 + b2, R = r0 + r1 + r2, j = k % OSSA__BC_DELTA_K, lim = j + (qn != NULL);
+    uint64_t pos0 = ossa__packed_key_pos(k - j, B, R);
+    uint32_t f0, f1, f2;
+    ossa__fields3(s, pos0, b0, b1, b2, &f0, &f1, &f2);
+    int32_t v0 = (int32_t)f0, v1 = (int32_t)f1, v2 = (int32_t)f2, n0 = v0, n1 = v1, n2 = v2;
+    for (uint32_t m = 1; m < OSSA__BC_DELTA_K; m++) {
+        int32_t cq = (int32_t)j - (int32_t)m + 1, cn = cq + 1;
+        uint32_t x0, x1, x2;
+        ossa__fields3(s, m <= lim ? pos0 + B + (uint64_t)(m - 1u) * R : pos0, r0, r1, r2, &x0, &x1, &x2);
+        int32_t e0 = ossa__residual(x0, r0), e1 = ossa__residual(x1, r1), e2 = ossa__residual(x2, r2);
+        cq = cq > 0 ? cq : 0;
+        cn = cn > 0 ? cn : 0;
+        v0 += cq * e0;
+        v1 += cq * e1;
+        v2 += cq * e2;
+        n0 += cn * e0;
+        n1 += cn * e1;
+        n2 += cn * e2;
+    }
+    q[0] = (uint32_t)v0;
+    q[1] = (uint32_t)v1;
+    q[2] = (uint32_t)v2;
+    if (!qn) return;
+    bool next = j + 1u == OSSA__BC_DELTA_K; /* key k + 1 starts the next block: its fields (no branch) */
+    uint32_t g0, g1, g2;
+    ossa__fields3(s, next ? pos0 + B + (uint64_t)(OSSA__BC_DELTA_K - 1u) * R : pos0, b0, b1, b2, &g0, &g1, &g2);
+    qn[0] = next ? g0 : (uint32_t)n0;
+    qn[1] = next ? g1 : (uint32_t)n1;
+    qn[2] = next ? g2 : (uint32_t)n2;
 }
 
 /* Key mask helpers (bit g of mask = a key at grid[g]; n = grid_count): 57-bit windows (one

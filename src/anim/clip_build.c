@@ -209,11 +209,23 @@ static bool segment_ok(const builder *B, int kind, const float *a, const float *
     return true;
 }
 
+/* A packed channel's quantisation while it is fitted: ranges, bits, steps (the extents until
+ * the bits are known), the dropped rotation component. */
+typedef struct qrange {
+    uint8_t kind, drop, bits[3];
+    float min[3], step[3];
+} qrange;
+
+/* The step of `bits` bits over extent ext as the block stores it (bfloat16, rounded up). */
+static float qstep(float ext, uint32_t bits) {
+    return bits ? ossa__step_float(ossa__step_bits(ext / (float)((1u << bits) - 1u))) : 0.0f;
+}
+
 /* Quantises exact value x (4 floats, comp: the stored components) with pq's ranges, bits and
  * steps into q[3] (each component to its nearest level) and the decoded key v[4]. (Choosing,
  * for rotations, the combination of the levels below and above closest to x after the dropped
  * component is rebuilt made Woman 0.2 % larger: not done.) */
-static void quantise_key(const ossa__bc_packed *pq, const float *x, const int *comp, uint32_t *q, float *v) {
+static void quantise_key(const qrange *pq, const float *x, const int *comp, uint32_t *q, float *v) {
     float f[3];
     for (int c = 0; c < 3; c++) {
         float maxq = (float)((1u << pq->bits[c]) - 1u);
@@ -221,17 +233,17 @@ static void quantise_key(const ossa__bc_packed *pq, const float *x, const int *c
         f[c] = f[c] < 0.0f ? 0.0f : (f[c] > maxq ? maxq : f[c]);
         q[c] = (uint32_t)lrintf(f[c]);
     }
-    ossa__packed_value(pq, q, v);
+    ossa__packed_value(pq->kind, pq->drop, pq->min, pq->step, q, v);
 }
 
 /* Quantises ch's keys with p's ranges and bits into ch->q (decoded into B->D) and checks
  * every measurement time against the exact values: within tol? */
-static bool quantised_ok(builder *B, bchan *ch, const ossa__bc_packed *p, const int *comp, float tol) {
+static bool quantised_ok(builder *B, bchan *ch, const qrange *p, const int *comp, float tol) {
     const uint32_t *cand = B->cand;
     float *D = B->D;
     const float *X = B->X;
-    ossa__bc_packed pq = *p;
-    for (int c = 0; c < 3; c++) pq.step[c] = pq.bits[c] ? pq.step[c] / (float)((1u << pq.bits[c]) - 1u) : 0.0f;
+    qrange pq = *p;
+    for (int c = 0; c < 3; c++) pq.step[c] = qstep(pq.step[c], pq.bits[c]);
     for (uint32_t k = 0; k < ch->key_count; k++) {
         const float *x = X + (size_t)cand[ch->keys[k]] * 4;
         quantise_key(&pq, x, comp, ch->q + (size_t)k * 3, D + (size_t)k * 4);
@@ -273,7 +285,7 @@ static void fit(builder *B, bchan *ch, float tol) {
         memcpy(ch->fold, X, sizeof ch->fold);
         return;
     }
-    ossa__bc_packed p;
+    qrange p;
     memset(&p, 0, sizeof p);
     p.kind = ch->kind;
     int comp[3] = {0, 1, 2};
@@ -406,7 +418,12 @@ static void fit(builder *B, bchan *ch, float tol) {
     memcpy(ch->bits, p.bits, sizeof p.bits);
     ch->drop = p.drop;
     memcpy(ch->min, p.min, sizeof p.min);
-    for (int c = 0; c < 3; c++) ch->step[c] = p.bits[c] ? p.step[c] / (float)((1u << p.bits[c]) - 1u) : 0.0f;
+    for (int c = 0; c < 3; c++) {
+        ch->step[c] = qstep(p.step[c], p.bits[c]);
+        /* the rounded-up step may carry the range's top past the loader's magnitude rule */
+        if (!(fabs((double)p.min[c] + (double)((1u << p.bits[c]) - 1u) * ch->step[c]) <= OSSA__BC_VALUE_MAX * 0.5))
+            ch->mode = MODE_RAW;
+    }
 }
 
 /* ---------------------------------------------------------------- writer */
@@ -442,6 +459,57 @@ static void put_bits(unsigned char *p, uint64_t pos, uint32_t v, uint32_t n) {
         if ((v >> b) & 1u) p[(pos + b) >> 3] |= (unsigned char)(1u << ((pos + b) & 7u));
 }
 
+/* The residual of key k (not a block start) of packed channel c, component x: the difference
+ * from key k - 1, minus key k - 1's own after the block's second key (ossa__bc_packed). */
+static int64_t delta_residual(const bchan *c, uint32_t k, int x) {
+    int64_t r = (int64_t)c->q[k * 3 + x] - c->q[(k - 1) * 3 + x];
+    if (k % OSSA__BC_DELTA_K >= 2) r -= (int64_t)c->q[(k - 1) * 3 + x] - c->q[(k - 2) * 3 + x];
+    return r;
+}
+
+/* Residual widths of packed channel c's keys (ossa__bc_packed's delta coding): per component
+ * the smallest w with every residual in [-2^(w-1), 2^(w-1) - 1] (0: every residual is 0). */
+static void delta_rbits(const bchan *c, uint8_t rbits[3]) {
+    for (int x = 0; x < 3; x++) {
+        int64_t lo = 0, hi = 0;
+        for (uint32_t k = 1; k < c->key_count; k++) {
+            if (k % OSSA__BC_DELTA_K == 0) continue;
+            int64_t r = delta_residual(c, k, x);
+            lo = r < lo ? r : lo;
+            hi = r > hi ? r : hi;
+        }
+        uint32_t w = 0;
+        while (!(lo >= -(((int64_t)1 << w) >> 1) && hi <= ((int64_t)1 << w) - 1 - (((int64_t)1 << w) >> 1))) w++;
+        rbits[x] = (uint8_t)w;
+    }
+}
+
+/* Bits of packed channel c's value stream. */
+static uint64_t delta_stream_bits(const bchan *c) {
+    uint8_t rb[3];
+    delta_rbits(c, rb);
+    return ossa__packed_stream_bits(c->key_count, (uint32_t)c->bits[0] + c->bits[1] + c->bits[2],
+                                    (uint32_t)rb[0] + rb[1] + rb[2]);
+}
+
+/* Writes packed channel c's value stream at s (zeroed): per block of OSSA__BC_DELTA_K keys the
+ * first key's fields, then the residuals, biased. */
+static void put_stream(unsigned char *s, const bchan *c, const uint8_t rbits[3]) {
+    uint64_t pos = 0;
+    for (uint32_t k = 0; k < c->key_count; k++) {
+        uint32_t j = k % OSSA__BC_DELTA_K;
+        for (int x = 0; x < 3; x++) {
+            if (!j) {
+                put_bits(s, pos, c->q[k * 3 + x], c->bits[x]);
+                pos += c->bits[x];
+                continue;
+            }
+            put_bits(s, pos, (uint32_t)(delta_residual(c, k, x) + (((int64_t)1 << rbits[x]) >> 1)), rbits[x]);
+            pos += rbits[x];
+        }
+    }
+}
+
 static int cmp_packed_order(const bchan *a, const bchan *b) {
     int ra = a->kind == OSSA__CH_R ? 0 : 1, rb = b->kind == OSSA__CH_R ? 0 : 1;
     if (ra != rb) return ra - rb;
@@ -453,9 +521,10 @@ static int cmp_packed_order(const bchan *a, const bchan *b) {
 static ossa_result write_clip(builder *B, ossa_built_clip **out) {
     const ossa_clip *clip = B->clip;
     uint32_t J = B->J, nraw = 0, npk = 0, nrot = 0, nclock = 0;
-    uint32_t *order = ossa__alloc_array(B->alloc, (size_t)B->nch * 3 + 1, sizeof(uint32_t));
+    uint32_t *order = ossa__alloc_array(B->alloc, (size_t)B->nch * 4 + 1, sizeof(uint32_t));
     if (!order) return OSSA_ERROR_OUT_OF_MEMORY;
     uint32_t *raw_idx = order + B->nch, *clock_of = raw_idx + B->nch; /* clock_of: per raw channel */
+    uint32_t *mask_of = clock_of + B->nch, nmask = 0; /* per packed channel: its mask's index */
     /* packed channels: rotations first, then T/S, each by joint (insertion sort: few channels) */
     for (uint32_t i = 0; i < B->nch; i++) {
         if (B->ch[i].mode != MODE_PACKED) continue;
@@ -466,10 +535,38 @@ static ossa_result write_clip(builder *B, ossa_built_clip **out) {
         }
         order[k] = i;
         if (B->ch[i].kind == OSSA__CH_R) nrot++;
+        if (B->ch[i].target > 0xFFFFu) { /* ossa__bc_packed.joint is 16 bits */
+            ossa__free(B->alloc, order);
+            return OSSA_ERROR_LIMIT;
+        }
+    }
+    /* the key masks, equal ones stored once */
+    uint32_t G = npk ? B->C : 0, mb = (G + 7) / 8;
+    unsigned char *masks = ossa__alloc_array(B->alloc, (size_t)npk * mb + 8, 1); /* + 8: the rank reads 8-byte windows */
+    if (!masks) {
+        ossa__free(B->alloc, order);
+        return OSSA_ERROR_OUT_OF_MEMORY;
+    }
+    memset(masks, 0, (size_t)npk * mb + 8);
+    for (uint32_t k = 0; k < npk; k++) {
+        const bchan *c = &B->ch[order[k]];
+        unsigned char *m = masks + (size_t)nmask * mb;
+        for (uint32_t i = 0; i < c->key_count; i++) put_bits(m, c->keys[i], 1u, 1);
+        uint32_t e = 0;
+        while (e < nmask && memcmp(masks + (size_t)e * mb, m, mb)) e++;
+        if (e == nmask) nmask++;
+        else memset(m, 0, mb);
+        mask_of[k] = e;
+    }
+    if (nmask > 0xFFFFu) { /* ossa__bc_packed.mask is 16 bits */
+        ossa__free(B->alloc, masks);
+        ossa__free(B->alloc, order);
+        return OSSA_ERROR_LIMIT;
     }
     /* raw channels and their clocks (identical key-time arrays are stored once) */
     const ossa_track **clock_src = ossa__alloc_array(B->alloc, (size_t)B->nch + 1, sizeof(*clock_src));
     if (!clock_src) {
+        ossa__free(B->alloc, masks);
         ossa__free(B->alloc, order);
         return OSSA_ERROR_OUT_OF_MEMORY;
     }
@@ -513,7 +610,6 @@ static ossa_result write_clip(builder *B, ossa_built_clip **out) {
     off += (size_t)npk * sizeof(ossa__bc_packed);
     size_t o_wt = off;
     off += (size_t)clip->weight_track_count * sizeof(ossa__bc_wtrack);
-    uint32_t G = npk ? B->C : 0;
     size_t o_grid = off;
     off += (size_t)G * sizeof(float);
     size_t o_times = off;
@@ -525,22 +621,17 @@ static ossa_result write_clip(builder *B, ossa_built_clip **out) {
         size_t packed = raw_lanes(&B->ch[raw_idx[k]], lanes, &per);
         off += packed ? packed : track_floats(B->ch[raw_idx[k]].src) * sizeof(float);
     }
+    size_t o_mask = off;
+    off = up4(off + (size_t)nmask * (sizeof(uint32_t) + mb));
     size_t o_bits = off;
-    for (uint32_t k = 0; k < npk; k++) {
-        const bchan *c = &B->ch[order[k]];
-        off = up4(off + (G + (uint64_t)c->key_count * ((uint32_t)c->bits[0] + c->bits[1] + c->bits[2]) + 7) / 8);
-    }
-    off += OSSA__BC_PAD;
-    if (off > UINT32_MAX) {
-        ossa__free(B->alloc, clock_src);
-        ossa__free(B->alloc, order);
-        return OSSA_ERROR_LIMIT;
-    }
-    ossa_built_clip *bc = ossa__built_clip_alloc(B->alloc, NULL, off);
+    for (uint32_t k = 0; k < npk; k++) off += (delta_stream_bits(&B->ch[order[k]]) + 7) / 8; /* byte-aligned */
+    off = up4(off) + OSSA__BC_PAD;
+    ossa_built_clip *bc = off > UINT32_MAX ? NULL : ossa__built_clip_alloc(B->alloc, NULL, off);
     if (!bc) {
+        ossa__free(B->alloc, masks);
         ossa__free(B->alloc, clock_src);
         ossa__free(B->alloc, order);
-        return OSSA_ERROR_OUT_OF_MEMORY;
+        return off > UINT32_MAX ? OSSA_ERROR_LIMIT : OSSA_ERROR_OUT_OF_MEMORY;
     }
     unsigned char *b = ossa__built_clip_block(bc);
     ossa__bc_header *h = (ossa__bc_header *)b;
@@ -567,6 +658,8 @@ static ossa_result write_clip(builder *B, ossa_built_clip **out) {
     h->packed_off = (uint32_t)o_pk;
     h->wtrack_off = (uint32_t)o_wt;
     h->grid_off = (uint32_t)o_grid;
+    h->mask_count = nmask;
+    h->mask_off = (uint32_t)o_mask;
     h->precision = B->opt.precision;
     h->shell_distance = B->opt.shell_distance;
     h->weight_precision = B->opt.weight_precision;
@@ -644,24 +737,24 @@ static ossa_result write_clip(builder *B, ossa_built_clip **out) {
     for (uint32_t k = 0; k < npk; k++) {
         const bchan *c = &B->ch[order[k]];
         ossa__bc_packed *p = &pk[k];
-        p->joint = c->target;
+        uint8_t rbits[3];
+        delta_rbits(c, rbits);
+        p->joint = (uint16_t)c->target;
         p->kind = c->kind;
         p->interp = c->interp;
-        memcpy(p->bits, c->bits, sizeof p->bits);
-        p->drop = c->drop;
-        p->key_count = c->key_count;
+        p->widths = ossa__pk_widths(c->bits, rbits, c->drop);
+        p->mask = (uint16_t)mask_of[k];
         p->data_off = (uint32_t)cur;
         memcpy(p->min, c->min, sizeof p->min);
-        memcpy(p->step, c->step, sizeof p->step);
-        for (uint32_t i = 0; i < c->key_count; i++) put_bits(b + cur, c->keys[i], 1u, 1);
-        uint64_t pos = G;
-        for (uint32_t i = 0; i < c->key_count * 3; i++) {
-            put_bits(b + cur, pos, c->q[i], c->bits[i % 3]);
-            pos += c->bits[i % 3];
-        }
-        cur = up4(cur + (pos + 7) / 8);
+        for (int x = 0; x < 3; x++) p->step[x] = ossa__step_bits(c->step[x]); /* exact: qstep's value */
+        put_stream(b + cur, c, rbits);
+        cur += (delta_stream_bits(c) + 7) / 8;
     }
+    uint32_t *mkeys = (uint32_t *)(b + o_mask);
+    memcpy(b + o_mask + (size_t)nmask * sizeof(uint32_t), masks, (size_t)nmask * mb);
+    for (uint32_t m = 0; m < nmask; m++) mkeys[m] = ossa__mask_rank(masks + (size_t)m * mb, G);
     for (uint32_t k = 0; k < G; k++) ((float *)(b + o_grid))[k] = B->grid[B->cand[k]];
+    ossa__free(B->alloc, masks);
     ossa__free(B->alloc, clock_src);
     ossa__free(B->alloc, order);
     ossa__built_clip_bind(bc, b);
@@ -809,14 +902,14 @@ static void packed_values(const builder *B, const bchan *ch, float *X) {
 static void quantise(const builder *B, bchan *ch, const float *X) {
     int comp[3];
     stored_comps(ch, comp);
-    ossa__bc_packed pq;
+    qrange pq;
     memset(&pq, 0, sizeof pq);
     pq.kind = ch->kind;
     pq.drop = ch->drop;
     for (int c = 0; c < 3; c++) {
         pq.bits[c] = ch->bits[c];
         pq.min[c] = ch->min[c];
-        pq.step[c] = ch->step[c] = ch->bits[c] ? ch->ext[c] / (float)((1u << ch->bits[c]) - 1u) : 0.0f;
+        pq.step[c] = ch->step[c] = qstep(ch->ext[c], ch->bits[c]);
     }
     for (uint32_t k = 0; k < ch->key_count; k++) {
         float v[4];

@@ -37,6 +37,7 @@ struct ossa_sampling_context {
     uint32_t *rank;       /* its value index */
     uint32_t *next;       /* grid index of the key after it (grid_count = none) */
     uint32_t *pdst;       /* its float offset in the output pose (copied from the clip at a switch) */
+    uint32_t *pmask;      /* its key mask's byte offset in the block (likewise) */
     uint8_t *pdrop;       /* rotations: the component rebuilt (copied likewise) */
     float *t0, *hi;       /* the segment starts at t0 and is valid for t0 <= t < hi (t >= the clip start) */
     float *dt;            /* its length (+Inf: STEP or the last key, s = 0) */
@@ -294,7 +295,7 @@ ossa_result ossa_sampling_context_create(uint32_t max_joints, uint32_t max_weigh
     ossa__layout L = {0, false};
     size_t o_ctx = ossa__layout_add(&L, 1, sizeof(ossa_sampling_context));
     size_t o_clock = ossa__layout_add(&L, C, sizeof(uint32_t));
-    size_t o_u = ossa__layout_add(&L, N * 4, sizeof(uint32_t));
+    size_t o_u = ossa__layout_add(&L, N * 5, sizeof(uint32_t));
     /* the floats are zeroed once so the kernels' spare lanes compute on finite values */
     size_t o_f = ossa__layout_add(&L, N * 19, sizeof(float));
     size_t o_b = ossa__layout_add(&L, N, 1);
@@ -319,6 +320,7 @@ ossa_result ossa_sampling_context_create(uint32_t max_joints, uint32_t max_weigh
     c->rank = u + N;
     c->next = u + 2 * N;
     c->pdst = u + 3 * N;
+    c->pmask = u + 4 * N;
     c->pdrop = mem + o_b;
     c->max_rot = (uint32_t)(SR - OSSA__LERP_SLACK);
     c->max_vec = (uint32_t)SV;
@@ -401,12 +403,39 @@ static uint32_t grid_find(const ossa_built_clip *clip, float t) {
     return base;
 }
 
-/* Key k's quantised fields of packed channel i into q[0..2][i], as floats. */
-static inline void load_key(float *const q[3], uint32_t i, const unsigned char *block, const ossa__bc_packed *p, uint32_t G,
+/* Packed channel i one key forward to value key k (k - 1 was key b, so qa, qb hold keys k - 2
+ * and k - 1 unless k - 1 starts a block): key b's fields become key a's and key k's are one
+ * triple of the stream: its fields at a block start, else a residual added to key k - 1 (and
+ * its difference from key k - 2 after the block's second key). Exact: small integers. */
+static inline void step_key(ossa_sampling_context *c, uint32_t i, const unsigned char *block, const ossa__bc_packed *p,
                             uint32_t k) {
-    uint32_t f[3];
-    ossa__packed_fields(block, p, G, k, f);
-    for (int c = 0; c < 3; c++) q[c][i] = (float)f[c];
+    uint32_t w = p->widths, j = k % OSSA__BC_DELTA_K, B = (w & 31u) + ((w >> 5) & 31u) + ((w >> 10) & 31u);
+    uint32_t R = ((w >> 15) & 31u) + ((w >> 20) & 31u) + ((w >> 25) & 31u);
+    uint32_t sw = j ? w >> 15 : w; /* the widths of key k's triple: residuals or fields (no branch) */
+    uint32_t n0 = sw & 31u, n1 = (sw >> 5) & 31u, n2 = (sw >> 10) & 31u, f0, f1, f2;
+    ossa__fields3(block + p->data_off, ossa__packed_key_pos(k, B, R), n0, n1, n2, &f0, &f1, &f2);
+    int32_t h0 = j ? (int32_t)((1u << n0) >> 1) : 0, h1 = j ? (int32_t)((1u << n1) >> 1) : 0;
+    int32_t h2 = j ? (int32_t)((1u << n2) >> 1) : 0;
+    float b0 = c->qb[0][i], b1 = c->qb[1][i], b2 = c->qb[2][i];
+    float r0 = (float)((int32_t)f0 - h0), r1 = (float)((int32_t)f1 - h1), r2 = (float)((int32_t)f2 - h2);
+    if (OSSA__BC_DELTA_K > 1u) { /* + key k - 1 */
+        float cb = j ? 1.0f : 0.0f;
+        r0 += b0 * cb;
+        r1 += b1 * cb;
+        r2 += b2 * cb;
+    }
+    if (OSSA__BC_DELTA_K > 2u) { /* + its difference from key k - 2 */
+        float cd = j >= 2u ? 1.0f : 0.0f;
+        r0 += (b0 - c->qa[0][i]) * cd;
+        r1 += (b1 - c->qa[1][i]) * cd;
+        r2 += (b2 - c->qa[2][i]) * cd;
+    }
+    c->qa[0][i] = b0;
+    c->qa[1][i] = b1;
+    c->qa[2][i] = b2;
+    c->qb[0][i] = r0;
+    c->qb[1][i] = r1;
+    c->qb[2][i] = r2;
 }
 
 /* Packed channel i's segment from key a (grid index, value index rank) to the next key n
@@ -419,16 +448,25 @@ static inline void set_segment(ossa_sampling_context *c, const ossa_built_clip *
     c->rank[i] = rank;
     c->next[i] = n;
     c->t0[i] = grid[a];
-    load_key(c->qa, i, clip->base, p, G, rank);
+    uint32_t qa[3], qb[3];
     if (n >= G) { /* the last key: hold it */
+        ossa__packed_fields(clip->base, p, rank, qa, NULL);
         c->hi[i] = INFINITY;
         c->dt[i] = INFINITY;
-        for (int k = 0; k < 3; k++) c->qb[k][i] = c->qa[k][i];
+        qb[0] = qa[0];
+        qb[1] = qa[1];
+        qb[2] = qa[2];
     } else {
+        ossa__packed_fields(clip->base, p, rank, qa, qb);
         c->hi[i] = grid[n];
         c->dt[i] = p->interp == OSSA_INTERP_STEP ? INFINITY : grid[n] - grid[a];
-        load_key(c->qb, i, clip->base, p, G, rank + 1);
     }
+    c->qa[0][i] = (float)qa[0];
+    c->qa[1][i] = (float)qa[1];
+    c->qa[2][i] = (float)qa[2];
+    c->qb[0][i] = (float)qb[0];
+    c->qb[1][i] = (float)qb[1];
+    c->qb[2][i] = (float)qb[2];
 }
 
 /* Seeks packed channel i's segment for time t and loads its keys' fields, when it is not one
@@ -439,7 +477,7 @@ static inline void set_segment(ossa_sampling_context *c, const ossa_built_clip *
 static __attribute__((noinline)) void locate(ossa_sampling_context *c, const ossa_built_clip *clip, uint32_t i, float t,
                                              int64_t *u, bool popcnt) {
     const ossa__bc_packed *p = &clip->packed[i];
-    const unsigned char *mask = clip->base + p->data_off;
+    const unsigned char *mask = clip->base + c->pmask[i];
     uint32_t G = clip->h->grid_count, a = c->cursor[i], rank = c->rank[i], n = c->next[i];
     if (*u < 0) *u = grid_find(clip, t);
     uint32_t U = (uint32_t)*u;
@@ -460,7 +498,7 @@ static __attribute__((noinline)) void locate(ossa_sampling_context *c, const oss
 static inline __attribute__((always_inline)) void seek(ossa_sampling_context *c, const ossa_built_clip *clip, uint32_t i,
                                                        uint32_t U, bool hw) {
     const ossa__bc_packed *p = &clip->packed[i];
-    const unsigned char *mask = clip->base + p->data_off;
+    const unsigned char *mask = clip->base + c->pmask[i];
     uint32_t G = clip->h->grid_count, a, rank, n;
     if (G <= 57u) { /* the whole mask in one window: key, rank and next from one load */
         uint64_t w, upto = (2ull << U) - 1u; /* U < G <= 57 */
@@ -770,10 +808,11 @@ ossa_result ossa_sample_job_run(ossa_sample_job *job) {
             c->t0[i] = INFINITY;
             c->hi[i] = -INFINITY;
             c->pdst[i] = p->joint * 10u + (p->kind == OSSA__CH_T ? 0u : p->kind == OSSA__CH_R ? 3u : 7u);
-            c->pdrop[i] = p->drop;
+            c->pdrop[i] = (uint8_t)ossa__pk_drop(p);
+            c->pmask[i] = (uint32_t)(ossa__packed_mask(clip, p) - clip->base);
             for (int k = 0; k < 3; k++) {
                 c->mn[k][i] = p->min[k];
-                c->st[k][i] = p->step[k];
+                c->st[k][i] = ossa__step_float(p->step[k]);
             }
         }
         raw_setup(c, clip);
@@ -836,18 +875,18 @@ ossa_result ossa_sample_job_run(ossa_sample_job *job) {
                 uint32_t i = w + (uint32_t)__builtin_ctzll(stale), a = c->cursor[i], n = c->next[i];
                 if (a != UINT32_MAX && n < G && t >= grid[n]) { /* the common case inline: one key forward */
                     const ossa__bc_packed *p = &clip->packed[i];
-                    uint32_t n2 = ossa__mask_next(clip->base + p->data_off, n + 1, G), rank = c->rank[i] + 1;
+                    uint32_t n2 = ossa__mask_next(clip->base + c->pmask[i], n + 1, G), rank = c->rank[i] + 1;
                     if (n2 >= G || t < grid[n2]) {
                         c->cursor[i] = n;
                         c->rank[i] = rank;
                         c->next[i] = n2;
                         c->t0[i] = grid[n];
-                        for (int k = 0; k < 3; k++) c->qa[k][i] = c->qb[k][i];
                         if (n2 < G) {
                             c->hi[i] = grid[n2];
                             c->dt[i] = p->interp == OSSA_INTERP_STEP ? INFINITY : grid[n2] - grid[n];
-                            load_key(c->qb, i, clip->base, p, G, rank + 1);
+                            step_key(c, i, clip->base, p, rank + 1);
                         } else { /* the last key: hold it */
+                            for (int k = 0; k < 3; k++) c->qa[k][i] = c->qb[k][i];
                             c->hi[i] = INFINITY;
                             c->dt[i] = INFINITY;
                         }
