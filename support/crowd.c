@@ -67,14 +67,14 @@ void crowd_update_range(crowd *c, uint32_t begin, uint32_t end, uint32_t slot, f
             ossa_sample_job sj = {.clip = c->built[in->clip], .context = c->contexts[slot],
                                   .time = crowd_instance_time(c, i, t), .loop = true, .output = locals,
                                   .output_count = jc, .reference = sk->rest, .reference_count = jc};
-            ossa_sample_job_run(&sj);
+            if (ossa_sample_job_run(&sj) != OSSA_OK) memcpy(locals, sk->rest, jc * sizeof *locals); /* never stale */
         } else {
             ossa_clip_sample_job sj = {.clip = c->asset->clips[in->clip], .time = crowd_instance_time(c, i, t),
                                        .loop = true, .lookup = OSSA_LOOKUP_CURSOR,
                                        .cursors = c->cursors + (size_t)i * c->cursor_stride,
                                        .cursor_count = c->cursor_stride, .reference = sk->rest,
                                        .reference_count = jc, .output = locals, .output_count = jc};
-            ossa_clip_sample_job_run(&sj);
+            if (ossa_clip_sample_job_run(&sj) != OSSA_OK) memcpy(locals, sk->rest, jc * sizeof *locals);
         }
         for (uint32_t j = 0; j < jc; j++)
             if (sk->parents[j] < 0) locals[j] = ossa_transform_combine(in->place, locals[j]);

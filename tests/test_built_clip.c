@@ -516,6 +516,14 @@ static void test_load_crafted_packed(void **state) {
             cases++;
         }
     }
+    if (OSSA__BC_DELTA_K == 1) { /* no delta coding: residual bits are refused (a 0-bit stream with
+                                  * residual bits once made the check walk every key of every channel) */
+        memcpy(buf, data, size);
+        ossa__bc_packed *p = (ossa__bc_packed *)(buf + h->packed_off);
+        p->widths |= 1u << 15;
+        expect_rejected(buf, size, "packed[0]");
+        cases++;
+    }
     memcpy(buf, data, size);
     ((uint32_t *)(buf + h->mask_off))[0]++;
     expect_rejected(buf, size, "masks[0]");
@@ -523,6 +531,74 @@ static void test_load_crafted_packed(void **state) {
     free(buf);
     ossa_built_clip_destroy(bc);
     ossa_skeleton_destroy(sk);
+}
+
+/* A packed rotation the loader accepts (components within +-2) whose keys' dot is ~10: the
+ * slerp-fit correction, fitted for dots in [0, 1], extrapolated the time to where the lerp of
+ * the two collinear keys is exactly 0, and the normalisation gave NaN (found by review). The
+ * corrected time is clamped to [0, 1] now: every time samples to a unit rotation. */
+static void test_load_hostile_rotation_range(void **state) {
+    (void)state;
+    enum { NAME = sizeof(ossa__bc_header), PK = NAME + 4, GRID = PK + sizeof(ossa__bc_packed), MASK = GRID + 8,
+           STREAM = MASK + 5 };
+    size_t size = ((STREAM + 1 + 3) & ~3u) + OSSA__BC_PAD;
+    unsigned char *b = calloc(1, size);
+    ossa__bc_header *h = (ossa__bc_header *)b;
+    h->magic = OSSA__BC_MAGIC;
+    h->version = OSSA__BC_VERSION;
+    h->size = (uint32_t)size;
+    h->end = 1.0f;
+    h->joint_count = h->track_count = h->packed_count = h->rot_count = h->mask_count = 1;
+    h->grid_count = 2;
+    h->name_off = NAME;
+    h->base_off = h->clock_off = h->raw_off = h->wtrack_off = h->packed_off = PK;
+    h->grid_off = GRID;
+    h->mask_off = MASK;
+    ossa_transform rest = {{0, 0, 0}, {0, 0, 0, 1}, {1, 1, 1}};
+    uint64_t hash = ossa__reference_hash(&rest, 1);
+    h->ref_hash_lo = (uint32_t)hash;
+    h->ref_hash_hi = (uint32_t)(hash >> 32);
+    ossa__bc_packed *p = (ossa__bc_packed *)(b + PK);
+    p->kind = OSSA__CH_R;
+    p->interp = OSSA_INTERP_LINEAR;
+    p->widths = 1u | 1u << 5 | 1u << 10 | 3u << 30; /* 1 bit per component, w dropped */
+    p->data_off = STREAM;
+    for (int c = 0; c < 3; c++) {
+        p->step[c] = 0x3e83; /* ~0.256: keys (2.0, 2.0, 2.0) and (1.744, 1.744, 1.744), w rebuilt 0 */
+        p->min[c] = 1.74406242f;
+    }
+    const float grid[2] = {0.0f, 1.0f};
+    const uint32_t keys = 2;
+    memcpy(b + GRID, grid, sizeof grid);
+    memcpy(b + MASK, &keys, 4);
+    b[MASK + 4] = 3;  /* keys at grid times 0 and 1 */
+    b[STREAM] = 0x07; /* key 0: q = (1, 1, 1); key 1: q = (0, 0, 0) */
+    ossa_built_clip *clip = NULL;
+    ossa_diagnostic d;
+    assert_int_equal(ossa_built_clip_load(b, size, NULL, &clip, &d), OSSA_OK);
+    ossa_sampling_context *ctx = NULL;
+    assert_int_equal(ossa_sampling_context_create(1, 0, NULL, &ctx), OSSA_OK);
+    int checked = 0;
+    for (int i = 0; i <= 4000; i++) {
+        ossa_transform out;
+        ossa_sample_job job = {0};
+        job.clip = clip;
+        job.context = ctx;
+        job.time = i == 4000 ? 0.881281137f : (float)i / 4000.0f; /* the review's NaN time */
+        job.output = &out;
+        job.output_count = 1;
+        job.reference = &rest;
+        job.reference_count = 1;
+        assert_int_equal(ossa_sample_job_run(&job), OSSA_OK);
+        const float *q = &out.rotation.x;
+        float n2 = q[0] * q[0] + q[1] * q[1] + q[2] * q[2] + q[3] * q[3];
+        assert_true(isfinite(n2) && fabsf(n2 - 1.0f) < 1e-4f);
+        checked++;
+    }
+    printf("%d times of a hostile rotation range sampled to unit rotations\n", checked);
+    ossa_sampling_context_destroy(ctx);
+    ossa_built_clip_destroy(clip);
+    free(b);
 }
 
 /* Blocks whose values are finite but would overflow when interpolated (the loader's
@@ -1119,6 +1195,7 @@ int main(void) {
         cmocka_unit_test(test_load_non_finite),
         cmocka_unit_test(test_load_overflowing_values),
         cmocka_unit_test(test_load_crafted_packed),
+        cmocka_unit_test(test_load_hostile_rotation_range),
         cmocka_unit_test(test_load_shared_spans),
         cmocka_unit_test(test_build_scratch_cap),
         cmocka_unit_test(test_build_misuse),

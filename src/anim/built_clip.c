@@ -361,7 +361,7 @@ static ossa_result validate(const unsigned char *b, size_t size, ossa_diagnostic
         if (p->mask >= h->mask_count)
             return fail(diag, OSSA_ERROR_INVALID_DATA, path, "key mask %u of %u", p->mask, h->mask_count);
         for (int c = 0; c < 3; c++) {
-            if (bits[c] > OSSA__BC_MAX_BITS || rbits[c] > bits[c] + 2u)
+            if (bits[c] > OSSA__BC_MAX_BITS || rbits[c] > bits[c] + 2u || (OSSA__BC_DELTA_K == 1u && rbits[c]))
                 return fail(diag, OSSA_ERROR_INVALID_DATA, path, "component %d: %u bits, %u residual bits", c, bits[c],
                             rbits[c]);
             /* min + q * step is monotonic in q: both ends finite = every value finite;
@@ -371,7 +371,8 @@ static ossa_result validate(const unsigned char *b, size_t size, ossa_diagnostic
             if (!isfinite(step) || !(fabs((double)p->min[c]) <= OSSA__BC_VALUE_MAX) ||
                 !(fabs((double)hi) <= OSSA__BC_VALUE_MAX) ||
                 (rot && !(fabsf(p->min[c]) <= 2.0f && fabsf(hi) <= 2.0f)))
-                return fail(diag, OSSA_ERROR_INVALID_DATA, path, "range not finite");
+                return fail(diag, OSSA_ERROR_INVALID_DATA, path, "component %d: range [%g, %g] (step %g) not finite%s", c,
+                            (double)p->min[c], (double)hi, (double)step, rot ? " or past +-2" : "");
         }
         uint32_t n = mask_keys[p->mask], B = bits[0] + bits[1] + bits[2], R = rbits[0] + rbits[1] + rbits[2];
         uint64_t nbits = ossa__packed_stream_bits(n, B, R);
@@ -382,7 +383,7 @@ static ossa_result validate(const unsigned char *b, size_t size, ossa_diagnostic
         /* every reconstructed key within 0 .. 2^bits - 1 (so the sampler's sums stay exact
          * small integers); a stream of zero widths is all zeros. Linear: a key costs at least
          * one bit of the stream every OSSA__BC_DELTA_K keys. */
-        if (!B && !R) continue;
+        if (!B && (!R || OSSA__BC_DELTA_K == 1u)) continue; /* K = 1: no residuals (refused above) */
         const unsigned char *st = b + p->data_off;
         int64_t v[3] = {0, 0, 0}, d[3] = {0, 0, 0};
         uint64_t pos = 0;

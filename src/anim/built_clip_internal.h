@@ -404,7 +404,13 @@ static inline void ossa__slerp_fit(float d, float *A, float *B) {
 /* The corrected parameter, in the exact operation order every kernel uses. */
 static inline float ossa__slerp_time(float s, float A, float B) {
     float h = s - 0.5f, k = A * (h * h) + B;
-    return s + ((s * h) * (s - 1.0f)) * k;
+    s = s + ((s * h) * (s - 1.0f)) * k;
+    /* within [0, 1] for every dot in [0, 2] (valid keys); a hostile block's ranges allow dots up
+     * to ~12, where the fit extrapolates (dot 12: [-10.8, 11.8]) and two keys could lerp to
+     * (0, 0, 0, 0), a NaN after the normalisation. Clamped, the lerp of two keys of norm >= 1
+     * with a dot >= 0 keeps a squared norm >= 0.5. */
+    s = s > 0.0f ? s : 0.0f;
+    return s < 1.0f ? s : 1.0f;
 }
 
 /* Decode + lerp kernels over the sampling context's SoA channel caches (sample_*.c): the

@@ -37,6 +37,7 @@ void OSSA__K_NAME(const ossa__lerp_soa *soa, float t, uint32_t begin, uint32_t e
             V B = V_ADD(b0, V_MUL(d, V_ADD(b1, V_MUL(d, b2))));
             V h = V_SUB(s, half), k = V_ADD(V_MUL(A, V_MUL(h, h)), B);
             s = V_ADD(s, V_MUL(V_MUL(V_MUL(s, h), V_SUB(s, one)), k));
+            s = V_MIN(V_MAX(s, zero), one); /* as ossa__slerp_time: a no-op for valid keys */
         }
         V v[4];
         for (int c = 0; c < comps; c++) v[c] = V_ADD(a[c], V_MUL(V_SUB(b[c], a[c]), s));
