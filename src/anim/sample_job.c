@@ -187,7 +187,7 @@ static void decode(const ossa__lerp_soa *soa, float t, uint32_t begin, uint32_t 
     static const ossa__lerp_kernel table[] = {ossa__lerp_scalar, ossa__lerp_sse, ossa__lerp_avx2, ossa__lerp_avx512};
     static const uint32_t width[] = {1, 4, 8, 16};
     int level = choose_level();
-    uint32_t n = end - begin, whole = n - n % width[level];
+    uint32_t n = end - begin, whole = n & ~(width[level] - 1u); /* widths are powers of two: no division */
     if (whole) table[level](soa, t, begin, begin + whole, rotation);
     if (whole == n) return;
     int k = K_SSE;
@@ -430,6 +430,41 @@ static inline void step_key(ossa_sampling_context *c, uint32_t i, const unsigned
     c->qb[0][i] = r0;
     c->qb[1][i] = r1;
     c->qb[2][i] = r2;
+}
+
+/* Key mask m one key forward, to key n (value index rank; n2 the key after it, grid_count =
+ * none): its segment, then per channel t0 and dt and one key's fields (step_key; the last key:
+ * key b held). Out of line: inlined, its registers cost the whole job more than the call. */
+static __attribute__((noinline)) void step_mask(ossa_sampling_context *c, const ossa_built_clip *clip, uint32_t m, uint32_t n,
+                                                uint32_t n2, uint32_t rank) {
+    const float *grid = clip->grid;
+    uint32_t G = clip->h->grid_count;
+    float t0 = grid[n];
+    c->cursor[m] = n;
+    c->rank[m] = rank;
+    c->next[m] = n2;
+    c->mt0[m] = t0;
+    const uint32_t *ch = c->mch + c->mfirst[m], nc = c->mfirst[m + 1] - c->mfirst[m];
+    if (n2 < G) {
+        float dt = grid[n2] - t0;
+        c->hi[m] = grid[n2];
+        c->mdt[m] = dt;
+        for (uint32_t j = 0; j < nc; j++) {
+            uint32_t i = ch[j];
+            c->t0[i] = t0;
+            c->dt[i] = c->pstep[i] ? INFINITY : dt;
+            step_key(c, i, clip->base, &clip->packed[i], rank + 1);
+        }
+    } else { /* the last key: hold it */
+        c->hi[m] = INFINITY;
+        c->mdt[m] = INFINITY;
+        for (uint32_t j = 0; j < nc; j++) {
+            uint32_t i = ch[j];
+            for (int k = 0; k < 3; k++) c->qa[k][i] = c->qb[k][i];
+            c->t0[i] = t0;
+            c->dt[i] = INFINITY;
+        }
+    }
 }
 
 /* Key mask m's segment from key a (grid index, value index rank) to the next key n
@@ -826,32 +861,7 @@ ossa_result ossa_sample_job_run(ossa_sample_job *job) {
                 if (a != UINT32_MAX && n < G && t >= grid[n]) { /* the common case inline: one key forward */
                     uint32_t n2 = ossa__mask_next(mask_at(clip, m), n + 1, G), rank = c->rank[m] + 1;
                     if (n2 >= G || t < grid[n2]) {
-                        float t0 = grid[n];
-                        c->cursor[m] = n;
-                        c->rank[m] = rank;
-                        c->next[m] = n2;
-                        c->mt0[m] = t0;
-                        const uint32_t *ch = c->mch + c->mfirst[m], nc = c->mfirst[m + 1] - c->mfirst[m];
-                        if (n2 < G) {
-                            float dt = grid[n2] - t0;
-                            c->hi[m] = grid[n2];
-                            c->mdt[m] = dt;
-                            for (uint32_t j = 0; j < nc; j++) {
-                                uint32_t i = ch[j];
-                                c->t0[i] = t0;
-                                c->dt[i] = c->pstep[i] ? INFINITY : dt;
-                                step_key(c, i, clip->base, &clip->packed[i], rank + 1);
-                            }
-                        } else { /* the last key: hold it */
-                            c->hi[m] = INFINITY;
-                            c->mdt[m] = INFINITY;
-                            for (uint32_t j = 0; j < nc; j++) {
-                                uint32_t i = ch[j];
-                                for (int k = 0; k < 3; k++) c->qa[k][i] = c->qb[k][i];
-                                c->t0[i] = t0;
-                                c->dt[i] = INFINITY;
-                            }
-                        }
+                        step_mask(c, clip, m, n, n2, rank);
                         continue;
                     }
                 }
