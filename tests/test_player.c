@@ -601,6 +601,23 @@ static void built_clips_play_like_editable(void **state) {
     ossa_player *pe = NULL, *pb = NULL;
     assert_int_equal(ossa_player_create(f->skeleton, NULL, &pe), OSSA_OK);
     assert_int_equal(ossa_player_create(f->skeleton, &a, &pb), OSSA_OK);
+    { /* a clip built with another rest pose (same joints) is refused: its reference hash */
+        uint32_t n = f->skeleton->joint_count;
+        ossa_transform *rest = malloc(n * sizeof *rest);
+        memcpy(rest, f->skeleton->rest, n * sizeof *rest);
+        rest[n - 1].translation.x += 0.25f;
+        ossa_skeleton_desc d = {n, f->skeleton->parents, rest, NULL, 0, NULL};
+        ossa_skeleton *other = NULL;
+        ossa_built_clip *bo = NULL;
+        assert_int_equal(ossa_skeleton_create(&d, NULL, &other), OSSA_OK);
+        assert_int_equal(ossa_clip_build(f->b, other, &lossless, NULL, &bo, NULL), OSSA_OK);
+        assert_int_equal(ossa_player_play_built(pe, bo, 1, true), OSSA_ERROR_INVALID_ARGUMENT);
+        assert_int_equal(ossa_player_crossfade_built(pe, bo, 0.2f, 1, true), OSSA_ERROR_INVALID_ARGUMENT);
+        assert_null(ossa_player_layer_built_clip(pe, 0));
+        ossa_built_clip_destroy(bo);
+        ossa_skeleton_destroy(other);
+        free(rest);
+    }
     uint32_t le, lb;
     assert_int_equal(ossa_player_add_layer(pe, OSSA_PLAYER_LAYER_OVERRIDE, &le), OSSA_OK);
     assert_int_equal(ossa_player_add_layer(pb, OSSA_PLAYER_LAYER_OVERRIDE, &lb), OSSA_OK);

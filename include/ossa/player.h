@@ -19,7 +19,8 @@
  * Clips: every play / crossfade call has a _built twin that plays a built clip (built_clip.h,
  * sampled by the sampling job of sample.h with a context per playing clip) instead of an
  * editable one; layers mix both freely. A built clip must be built for this skeleton (or one
- * whose first joints match: joints past its joint count keep the rest pose).
+ * whose first joints match: joints past its joint count keep the rest pose): the _built calls
+ * return INVALID_ARGUMENT for a clip built with another rest pose (ossa_built_clip_matches).
  *
  * Ownership and allocation: a player owns its pose buffers, layers and cursors. create,
  * add_layer, play, crossfade and bind_root_motion may allocate; update, the setters and

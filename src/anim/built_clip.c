@@ -134,6 +134,10 @@ static bool span_ok(const ossa__bc_header *h, uint32_t off, uint64_t count, uint
     if (count && elem && count > UINT64_MAX / 2 / elem) return false;
     return (off & 3u) == 0 && off >= sizeof(ossa__bc_header) && end <= (uint64_t)h->size - OSSA__BC_PAD;
 }
+/* The same for a span of bytes at any offset (the packed value streams). */
+static bool bytes_ok(const ossa__bc_header *h, uint32_t off, uint64_t bytes) {
+    return off >= sizeof(ossa__bc_header) && (uint64_t)off + bytes <= (uint64_t)h->size - OSSA__BC_PAD;
+}
 
 /* ossa__float_ord of -FLT_MAX and FLT_MAX: ords outside are NaN or infinite. */
 #define ORD_LOWEST_FINITE 0x00800000u
@@ -371,7 +375,7 @@ static ossa_result validate(const unsigned char *b, size_t size, ossa_diagnostic
         }
         uint32_t n = mask_keys[p->mask], B = bits[0] + bits[1] + bits[2], R = rbits[0] + rbits[1] + rbits[2];
         uint64_t nbits = ossa__packed_stream_bits(n, B, R);
-        if (!span_ok(h, p->data_off, (nbits + 7) / 8, 1))
+        if (!bytes_ok(h, p->data_off, (nbits + 7) / 8))
             return fail(diag, OSSA_ERROR_INVALID_DATA, path, "value stream outside the block");
         if (!charge(h, &used, (nbits + 7) / 8))
             return fail(diag, OSSA_ERROR_INVALID_DATA, path, "value stream overlaps other spans");

@@ -1,7 +1,8 @@
 /* Built clips: the block layout shared by the builder, the loader and the sampler (not installed).
  *
  * A built clip is one little-endian block (docs/built-clips.md), every offset relative to
- * its start and a multiple of 4, 8 bytes of zero padding at its end so the bit reader may
+ * its start and a multiple of 4 (packed value streams: any byte, back to back), 8 bytes of
+ * zero padding at its end so the bit reader may
  * load 64 bits anywhere inside a packed stream:
  *
  *   header | name | base pose | clocks | raw channels | packed channels | weight tracks |

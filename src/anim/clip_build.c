@@ -624,8 +624,8 @@ static ossa_result write_clip(builder *B, ossa_built_clip **out) {
     size_t o_mask = off;
     off = up4(off + (size_t)nmask * (sizeof(uint32_t) + mb));
     size_t o_bits = off;
-    for (uint32_t k = 0; k < npk; k++) off = up4(off + (delta_stream_bits(&B->ch[order[k]]) + 7) / 8);
-    off += OSSA__BC_PAD;
+    for (uint32_t k = 0; k < npk; k++) off += (delta_stream_bits(&B->ch[order[k]]) + 7) / 8; /* byte-aligned */
+    off = up4(off) + OSSA__BC_PAD;
     ossa_built_clip *bc = off > UINT32_MAX ? NULL : ossa__built_clip_alloc(B->alloc, NULL, off);
     if (!bc) {
         ossa__free(B->alloc, masks);
@@ -748,7 +748,7 @@ static ossa_result write_clip(builder *B, ossa_built_clip **out) {
         memcpy(p->min, c->min, sizeof p->min);
         for (int x = 0; x < 3; x++) p->step[x] = ossa__step_bits(c->step[x]); /* exact: qstep's value */
         put_stream(b + cur, c, rbits);
-        cur = up4(cur + (delta_stream_bits(c) + 7) / 8);
+        cur += (delta_stream_bits(c) + 7) / 8;
     }
     uint32_t *mkeys = (uint32_t *)(b + o_mask);
     memcpy(b + o_mask + (size_t)nmask * sizeof(uint32_t), masks, (size_t)nmask * mb);

@@ -172,9 +172,11 @@ ossa_result ossa_player_add_layer(ossa_player *p, ossa_player_layer_mode mode, u
 
 uint32_t ossa_player_layer_count(const ossa_player *p) { return p ? p->layer_count : 0; }
 
-/* Makes sure s has a sampling context for `built` (allocates only when growing) and resets it. */
+/* Makes sure s has a sampling context for `built` (allocates only when growing) and resets it.
+ * A clip built for another rest pose (its reference hash) is INVALID_ARGUMENT. */
 static ossa_result reserve_context(ossa_player *p, state *s, const ossa_built_clip *built) {
     uint32_t joints = ossa_built_clip_joint_count(built), weights = ossa_built_clip_weight_count(built);
+    if (!ossa_built_clip_matches(built, p->skeleton->rest, p->skeleton->joint_count)) return OSSA_ERROR_INVALID_ARGUMENT;
     if (!s->context || joints > s->context_joints || weights > s->context_weights) {
         ossa_sampling_context *c = NULL;
         ossa_result r = ossa_sampling_context_create(joints, weights, &p->allocator, &c);
