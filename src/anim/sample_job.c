@@ -39,13 +39,11 @@ struct ossa_sampling_context {
     uint32_t *rank;       /* its value index */
     uint32_t *next;       /* grid index of the key after it (grid_count = none) */
     float *mt0, *hi;      /* the segment starts at mt0 and is valid for mt0 <= t < hi (t >= the clip start) */
-    float *mdt;           /* its length (+Inf: the last key) */
     uint32_t *mfirst;     /* mask m's channels are mch[mfirst[m], mfirst[m + 1]) (set at a switch) */
     uint32_t *mch;        /* the channels grouped by mask, in clip order within one */
     /* packed channels: per channel */
     uint32_t *pdst;       /* its float offset in the output pose (copied from the clip at a switch) */
     uint8_t *pdrop;       /* rotations: the component rebuilt (copied likewise) */
-    uint8_t *pstep;       /* STEP interpolation (likewise) */
     float *t0, *dt;       /* its mask's segment start, and length (+Inf: STEP or the last key, s = 0) */
     float *qa[3], *qb[3]; /* the quantised fields of its keys a and b, as floats */
     float *mn[3], *st[3]; /* the channel's range (copied from the clip at a switch) */
@@ -292,8 +290,8 @@ ossa_result ossa_sampling_context_create(uint32_t max_joints, uint32_t max_weigh
     size_t o_clock = ossa__layout_add(&L, C, sizeof(uint32_t));
     size_t o_u = ossa__layout_add(&L, N * 6, sizeof(uint32_t));
     /* the floats are zeroed once so the kernels' spare lanes compute on finite values */
-    size_t o_f = ossa__layout_add(&L, N * 21, sizeof(float));
-    size_t o_b = ossa__layout_add(&L, N * 2, 1);
+    size_t o_f = ossa__layout_add(&L, N * 20, sizeof(float));
+    size_t o_b = ossa__layout_add(&L, N, 1);
     size_t o_rc = ossa__layout_add(&L, C * 7, sizeof(uint32_t)), o_rb = ossa__layout_add(&L, C, 1);
     size_t o_lu = ossa__layout_add(&L, LN * 3, sizeof(uint32_t)), o_lf = ossa__layout_add(&L, LN * 2, sizeof(float));
     size_t o_su = ossa__layout_add(&L, S, sizeof(uint32_t)), o_sf = ossa__layout_add(&L, S * 5, sizeof(float));
@@ -318,7 +316,6 @@ ossa_result ossa_sampling_context_create(uint32_t max_joints, uint32_t max_weigh
     c->mfirst = u + 4 * N; /* mask_count + 1 <= P + 1 <= N entries */
     c->mch = u + 5 * N;
     c->pdrop = mem + o_b;
-    c->pstep = mem + o_b + N;
     c->max_slots = (uint32_t)(S - OSSA__LERP_SLACK);
     c->max_lanes = (uint32_t)(LN - OSSA__LERP_SLACK);
     c->max_raw = (uint32_t)C;
@@ -353,7 +350,6 @@ ossa_result ossa_sampling_context_create(uint32_t max_joints, uint32_t max_weigh
     }
     for (size_t i = 0; i < 4; i++) c->o[i] = f + (15 + i) * N;
     c->mt0 = f + 19 * N;
-    c->mdt = f + 20 * N;
     *out = c;
     return OSSA_OK;
 }
@@ -448,16 +444,15 @@ static __attribute__((noinline)) void step_mask(ossa_sampling_context *c, const 
     if (n2 < G) {
         float dt = grid[n2] - t0;
         c->hi[m] = grid[n2];
-        c->mdt[m] = dt;
         for (uint32_t j = 0; j < nc; j++) {
             uint32_t i = ch[j];
+            const ossa__bc_packed *p = &clip->packed[i];
             c->t0[i] = t0;
-            c->dt[i] = c->pstep[i] ? INFINITY : dt;
-            step_key(c, i, clip->base, &clip->packed[i], rank + 1);
+            c->dt[i] = p->interp == OSSA_INTERP_STEP ? INFINITY : dt;
+            step_key(c, i, clip->base, p, rank + 1);
         }
     } else { /* the last key: hold it */
         c->hi[m] = INFINITY;
-        c->mdt[m] = INFINITY;
         for (uint32_t j = 0; j < nc; j++) {
             uint32_t i = ch[j];
             for (int k = 0; k < 3; k++) c->qa[k][i] = c->qb[k][i];
@@ -481,17 +476,17 @@ static inline void set_segment(ossa_sampling_context *c, const ossa_built_clip *
     c->next[m] = n;
     c->mt0[m] = t0;
     c->hi[m] = held ? INFINITY : grid[n];
-    c->mdt[m] = dt;
     for (uint32_t j = c->mfirst[m], e = c->mfirst[m + 1]; j < e; j++) {
         uint32_t i = c->mch[j], qa[3], qb[3];
-        ossa__packed_fields(clip->base, &clip->packed[i], rank, qa, held ? NULL : qb);
+        const ossa__bc_packed *p = &clip->packed[i];
+        ossa__packed_fields(clip->base, p, rank, qa, held ? NULL : qb);
         if (held) {
             qb[0] = qa[0];
             qb[1] = qa[1];
             qb[2] = qa[2];
         }
         c->t0[i] = t0;
-        c->dt[i] = c->pstep[i] ? INFINITY : dt;
+        c->dt[i] = p->interp == OSSA_INTERP_STEP ? INFINITY : dt;
         c->qa[0][i] = (float)qa[0];
         c->qa[1][i] = (float)qa[1];
         c->qa[2][i] = (float)qa[2];
@@ -792,7 +787,6 @@ ossa_result ossa_sample_job_run(ossa_sample_job *job) {
             c->mch[c->mfirst[p->mask]++] = i;
             c->pdst[i] = p->joint * 10u + (p->kind == OSSA__CH_T ? 0u : p->kind == OSSA__CH_R ? 3u : 7u);
             c->pdrop[i] = (uint8_t)ossa__pk_drop(p);
-            c->pstep[i] = p->interp == OSSA_INTERP_STEP;
             for (int k = 0; k < 3; k++) {
                 c->mn[k][i] = p->min[k];
                 c->st[k][i] = ossa__step_float(p->step[k]);
