@@ -178,6 +178,78 @@ static void test_context_paths_agree(void **state) {
     free_fixture(&g);
 }
 
+/* A lossless clip of several shared clocks (two of 12 channels each: the kernel runs of a
+ * clock among others; one of 3 channels: the inline runs; STEP and LINEAR mixed) samples to the editable path's bits, forward, backward and at random times, and
+ * agrees with a fresh context. */
+static void test_lossless_clocks_agree(void **state) {
+    (void)state;
+    enum { J = 26, NA = 9, NB = 6 };
+    uint64_t s = 41;
+    ot_gen_options o = {0};
+    o.joints = J;
+    ossa_skeleton *sk = ot_gen_skeleton(&s, &o);
+    float ta[NA], tb[NB], tc[2] = {0.3f, 0.45f}, va[J][NA * 4], vb[J][NB * 4], vc[J][8];
+    for (int k = 0; k < NA; k++) ta[k] = 0.1f * (float)k;
+    for (int k = 0; k < NB; k++) tb[k] = 0.05f + 0.17f * (float)k;
+    ossa_transform_track tr[J];
+    memset(tr, 0, sizeof tr);
+    for (uint32_t j = 0; j < J; j++) {
+        tr[j].joint = j;
+        int group = j < 12 ? 0 : j < 24 ? 1 : 2; /* clocks A (9 keys), B (6 keys), C (2 keys, 3 channels) */
+        uint32_t n = group == 0 ? NA : group == 1 ? NB : 2;
+        float *v = group == 0 ? va[j] : group == 1 ? vb[j] : vc[j];
+        for (uint32_t k = 0; k < n; k++) {
+            ossa_quat q = ot_rand_quat(&s);
+            float f[4] = {q.x, q.y, q.z, q.w};
+            memcpy(v + 4 * k, f, sizeof f);
+        }
+        ossa_track *rt = &tr[j].rotation, *vt = j % 2 ? &tr[j].translation : &tr[j].scale;
+        rt->kind = OSSA_TRACK_ROTATION;
+        rt->components = 4;
+        rt->key_count = n;
+        rt->times = group == 0 ? ta : group == 1 ? tb : tc;
+        rt->values = v;
+        rt->interp = j % 5 == 3 ? OSSA_INTERP_STEP : OSSA_INTERP_LINEAR;
+        *vt = *rt; /* a vector track on the same keys: the first 3 n of the rotation's floats */
+        vt->kind = OSSA_TRACK_VECTOR;
+        vt->components = 3;
+        vt->interp = j % 7 == 2 ? OSSA_INTERP_STEP : OSSA_INTERP_LINEAR;
+        if (j == 25) vt->key_count = 0; /* clock C: 2 rotations + 1 vector */
+    }
+    ossa_clip_desc d = {0};
+    d.track_count = J;
+    d.tracks = tr;
+    ossa_clip *clip = NULL;
+    assert_int_equal(ossa_clip_create(&d, NULL, &clip), OSSA_OK);
+    ossa_clip_build_options opt = {0};
+    opt.lossless = true;
+    ossa_built_clip *bc = NULL;
+    assert_int_equal(ossa_clip_build(clip, sk, &opt, NULL, &bc, NULL), OSSA_OK);
+    assert_int_equal(bc->h->clock_count, 3);
+    assert_int_equal(bc->h->raw_count, 2 * 24 + 3);
+    ossa_sampling_context *ctx = NULL;
+    assert_int_equal(ossa_sampling_context_create(J, 0, NULL, &ctx), OSSA_OK);
+    ossa_transform a[J], b[J], ex[J];
+    float lo = ossa_built_clip_start(bc) - 0.2f, hi = ossa_built_clip_end(bc) + 0.2f;
+    int same = 0;
+    for (int k = 0; k < 600; k++) {
+        int phase = k / 200; /* forward 60 Hz, backward, random */
+        float t = phase == 0 ? lo + (float)k / 60.0f : phase == 1 ? hi - (float)(k - 200) / 97.0f : ot_rand_float(&s, lo, hi);
+        ossa_sample_job job = {bc, ctx, t, false, a, J, NULL, 0, sk->rest, J, 0};
+        assert_int_equal(ossa_sample_job_run(&job), OSSA_OK);
+        sample_fresh(bc, sk->rest, t, false, b, NULL);
+        assert_memory_equal(a, b, sizeof a);
+        ossa__clip_sample_exact(clip, t, false, sk->rest, ex, J);
+        assert_memory_equal(a, ex, sizeof a);
+        same++;
+    }
+    printf("lossless, 3 clocks: %d poses bit-identical to the editable path\n", same);
+    ossa_sampling_context_destroy(ctx);
+    ossa_built_clip_destroy(bc);
+    ossa_clip_destroy(clip);
+    ossa_skeleton_destroy(sk);
+}
+
 /* The jump seeks on masks of one window (<= 57 grid times), of a few words and past
  * OSSA__MASK_SEEK_WORDS words give what forward steps and fresh contexts give: compressed clips
  * of many keys, forward at 60 Hz (steps, wrap-around seeks) then random times (every frame a
@@ -691,6 +763,7 @@ int main(void) {
         cmocka_unit_test(test_kernels_agree),
         cmocka_unit_test(test_slerp_kernels_agree),
         cmocka_unit_test(test_unpack_kernels_agree),
+        cmocka_unit_test(test_lossless_clocks_agree),
         cmocka_unit_test(test_mask_rank_agree),
         cmocka_unit_test(test_mask_steps_agree),
         cmocka_unit_test(test_sample_time_agree),

@@ -1,4 +1,5 @@
-/* AVX2 decode + lerp / nlerp kernels of the sampling job, and its exact slerp kernel: 8 channels per step (built with -mavx2). */
+/* AVX2 decode + lerp / nlerp kernels of the sampling job, its exact slerp kernel (8 channels per
+ * step) and its raw-lane unpack kernel (8 lanes per step, gathers) (built with -mavx2). */
 #include <immintrin.h>
 
 #define OSSA__K_NAME ossa__lerp_avx2

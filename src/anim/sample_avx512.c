@@ -1,4 +1,5 @@
-/* AVX-512 decode + lerp / nlerp kernels of the sampling job, and its exact slerp kernel: 16 channels per step (built with -mavx512f). */
+/* AVX-512 decode + lerp / nlerp kernels of the sampling job, its exact slerp kernel (16 channels
+ * per step) and its raw-lane unpack kernel (8 lanes per gather, masked tail) (built with -mavx512f). */
 #include <immintrin.h>
 
 #define OSSA__K_NAME ossa__lerp_avx512

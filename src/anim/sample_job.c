@@ -1,6 +1,7 @@
 /* The sampling job (see ossa/sample.h): base pose copy, raw channels on shared clocks with
- * the editable rules, packed channels through per-instance segment caches and an SoA
- * lerp/nlerp kernel chosen at run time (OSSA_SAMPLE_KERNEL=scalar|sse|avx2|avx512 caps it). */
+ * the editable rules (decoded keys cached per clock: an unpack kernel, the slerp kernel),
+ * packed channels through per-instance segment caches and an SoA lerp/nlerp kernel, the
+ * kernels chosen at run time (OSSA_SAMPLE_KERNEL=scalar|sse|avx2|avx512 caps them). */
 #include <math.h>
 #include <stdatomic.h>
 #include <stdlib.h>
@@ -48,27 +49,32 @@ struct ossa_sampling_context {
     float *qa[3], *qb[3]; /* the quantised fields of its keys a and b, as floats */
     float *mn[3], *st[3]; /* the channel's range (copied from the clip at a switch) */
     float *o[4];          /* the kernels' output (rotations in stored order) */
-    /* raw channels: the LINEAR / STEP T/R/S ones with packed lanes are cached per clock; clock
-     * c's channels take the slots [rslot[c], + rnr[c] + rnv[c]) (its rnr rotations first, then
-     * its rnv translations and scales, in clip order) and the lanes [rlane[c], + 4 rnr + 3 rnv)
-     * of the key caches: the rotations component-major (component q of the r-th at lane
-     * rlane + q * rnr + r: SoA for the slerp kernel), the vectors' components together (the
-     * v-th at rlane + 4 rnr + 3 v: one SSE lerp each; the spare lanes after the caches keep the
-     * last one's 4-float load in bounds). A clock that changes key unpacks all its lanes in one
-     * kernel pass (ossa__unpack_*). */
-    uint32_t max_slots, max_lanes, max_raw;
+    /* raw channels: the LINEAR / STEP T/R/S ones with packed lanes are cached, laid out at a
+     * clip switch clock by clock: clock c's rotations are the rotation slots [cr0[c], + cnr[c]),
+     * its translations and scales the vector slots [cv0[c], + cnv[c]), its lanes' unpack table
+     * entries [ctab[c], + 4 cnr + 3 cnv) (rotation component 0 of each rotation, then 1, 2, 3,
+     * then each vector's three components). The decoded keys ka, kb: component q of rotation
+     * slot r at lane q * nrot + r (SoA over every clock's rotations: one slerp kernel pass for
+     * all), vector slot v's components at lanes 4 * nrot + 3 v (one SSE lerp each); spare lanes
+     * after them keep the kernels' wide loads in bounds. A clock that changes key unpacks its
+     * 5 runs of lanes (ossa__unpack_*), or one when it is the only clock (the table's order is
+     * then the caches'). */
+    uint32_t max_rot, max_vec, max_lanes, max_raw; /* capacities */
+    uint32_t nrot, nvec;  /* the clip's cached rotations (the slerp kernel's range) and vectors */
     uint32_t uncached;    /* raw channels of the clip without a cache (CUBIC, weights, no lanes, no room) */
     bool unpack_wide;     /* the clip's bit positions fit in 32 bits: the SIMD unpack kernels may run */
     uint8_t *rcached;     /* per raw channel (< max_raw): 1 = cached */
-    uint32_t *rslot, *rlane, *rnr, *rnv; /* per clock (rlane UINT32_MAX: none cached) */
-    uint32_t *rkey;       /* per clock: the key k whose keys k, k + 1 are in ka, kb (UINT32_MAX = none) */
-    uint32_t *lfill;      /* per clock: scratch of the clip switch */
+    uint32_t *cr0, *cv0, *cnr, *cnv; /* per clock: its slots (above) */
+    uint32_t *ctab;       /* per clock: its first unpack table entry (UINT32_MAX: nothing cached) */
+    uint32_t *ckey;       /* per clock: the key k whose keys k, k + 1 are decoded (UINT32_MAX = none) */
+    float *cs;            /* per clock: this frame's parameter */
+    uint8_t *cm;          /* per clock: this frame's case (RM_A, RM_B, RM_LERP) */
     uint32_t *l_off, *l_pos, *l_base; /* per lane: the unpack table */
     float *ka, *kb;       /* per lane: keys k and k + 1, decoded */
-    uint32_t *sdst;       /* per slot: float offset in the output pose */
-    uint8_t *sstep;       /* per slot: STEP interpolation */
-    uint8_t *sflag;       /* per slot: the slerp kernel's fallback flags */
-    float *ss, *so[4];    /* per slot: the slerp kernel's parameter and output */
+    uint32_t *rdst, *vdst; /* per rotation / vector slot: float offset in the output pose */
+    uint8_t *rstep, *vstep; /* per rotation / vector slot: STEP interpolation */
+    uint8_t *sflag;       /* per rotation slot: the slerp kernel's fallback flags */
+    float *ss, *so[4];    /* per rotation slot: the slerp kernel's parameter and output */
     float last_t;         /* the previous frame's clip time (-Inf after a clip switch) */
     float jump_dt;        /* a step past it further than this (4 mean grid steps), or back: a jump */
 };
@@ -133,17 +139,21 @@ void ossa__slerp_scalar(const ossa__slerp_soa *soa, uint32_t begin, uint32_t end
     }
 }
 
+/* Lane j of key k of an unpack table, kbits = k times its key's bits (the sampler inlines it
+ * for short runs, the product once per channel). */
+static inline float unpack1(const ossa__unpack_table *tab, const unsigned char *block, uint64_t kbits, uint32_t j) {
+    uint32_t pos = tab->pos[j];
+    uint64_t bit = kbits + (pos & 0xFFu), w;
+    memcpy(&w, block + tab->off[j] + (bit >> 3), 8);
+    uint32_t field = (uint32_t)((w >> (bit & 7u)) & ((1ull << (pos >> 16)) - 1u)); /* <= 32 bits */
+    return ossa__ord_float(tab->base[j] + field);
+}
+
 /* The reference unpack: 64-bit bit positions, one 8-byte window per lane (the stream is
  * followed by >= 8 readable bytes; 7 + 32 bits fit). */
 void ossa__unpack_scalar(const ossa__unpack_table *tab, const unsigned char *block, uint32_t k, uint32_t begin, uint32_t end,
                          float *out) {
-    for (uint32_t j = begin; j < end; j++) {
-        uint32_t pos = tab->pos[j], nb = pos >> 16;
-        uint64_t bit = (uint64_t)k * ((pos >> 8) & 0xFFu) + (pos & 0xFFu), w;
-        memcpy(&w, block + tab->off[j] + (bit >> 3), 8);
-        uint32_t field = (uint32_t)(w >> (bit & 7u)) & (nb >= 32u ? UINT32_MAX : (1u << nb) - 1u);
-        out[j] = ossa__ord_float(tab->base[j] + field);
-    }
+    for (uint32_t j = begin; j < end; j++) out[j] = unpack1(tab, block, (uint64_t)k * ((tab->pos[j] >> 8) & 0xFFu), j);
 }
 
 enum { K_SCALAR, K_SSE, K_AVX2, K_AVX512 };
@@ -283,8 +293,10 @@ ossa_result ossa_sampling_context_create(uint32_t max_joints, uint32_t max_weigh
     *out = NULL;
     if (max_joints > (1u << 24) || max_weights > (1u << 24)) return OSSA_ERROR_INVALID_ARGUMENT;
     size_t N = (size_t)max_joints * 3u + OSSA__LERP_SLACK, C = (size_t)max_joints * 3u + max_weights;
-    /* raw caches: up to 3 channels (10 lanes) per joint, OSSA__LERP_SLACK spare entries for the slerp kernel */
-    size_t S = (size_t)max_joints * 3u + OSSA__LERP_SLACK, LN = (size_t)max_joints * 10u + OSSA__LERP_SLACK;
+    /* raw caches: one rotation and two vectors per joint, their lanes, spare entries after
+     * them for the kernels' wide loads */
+    size_t SR = (size_t)max_joints + OSSA__LERP_SLACK, SV = (size_t)max_joints * 2u;
+    size_t LN = (size_t)max_joints * 10u + OSSA__LERP_SLACK;
     ossa__layout L = {0, false};
     size_t o_ctx = ossa__layout_add(&L, 1, sizeof(ossa_sampling_context));
     size_t o_clock = ossa__layout_add(&L, C, sizeof(uint32_t));
@@ -292,10 +304,10 @@ ossa_result ossa_sampling_context_create(uint32_t max_joints, uint32_t max_weigh
     /* the floats are zeroed once so the kernels' spare lanes compute on finite values */
     size_t o_f = ossa__layout_add(&L, N * 20, sizeof(float));
     size_t o_b = ossa__layout_add(&L, N, 1);
-    size_t o_rc = ossa__layout_add(&L, C * 7, sizeof(uint32_t)), o_rb = ossa__layout_add(&L, C, 1);
+    size_t o_rc = ossa__layout_add(&L, C * 7, sizeof(uint32_t)), o_rb = ossa__layout_add(&L, C * 2, 1);
     size_t o_lu = ossa__layout_add(&L, LN * 3, sizeof(uint32_t)), o_lf = ossa__layout_add(&L, LN * 2, sizeof(float));
-    size_t o_su = ossa__layout_add(&L, S, sizeof(uint32_t)), o_sf = ossa__layout_add(&L, S * 5, sizeof(float));
-    size_t o_sb = ossa__layout_add(&L, S * 2, 1);
+    size_t o_su = ossa__layout_add(&L, SR + SV, sizeof(uint32_t)), o_sf = ossa__layout_add(&L, SR * 5, sizeof(float));
+    size_t o_sb = ossa__layout_add(&L, SR * 2 + SV, 1);
     (void)o_ctx;
     if (L.overflow) return OSSA_ERROR_OUT_OF_MEMORY;
     unsigned char *mem = ossa__alloc(allocator, L.size);
@@ -316,28 +328,33 @@ ossa_result ossa_sampling_context_create(uint32_t max_joints, uint32_t max_weigh
     c->mfirst = u + 4 * N; /* mask_count + 1 <= P + 1 <= N entries */
     c->mch = u + 5 * N;
     c->pdrop = mem + o_b;
-    c->max_slots = (uint32_t)(S - OSSA__LERP_SLACK);
+    c->max_rot = (uint32_t)(SR - OSSA__LERP_SLACK);
+    c->max_vec = (uint32_t)SV;
     c->max_lanes = (uint32_t)(LN - OSSA__LERP_SLACK);
     c->max_raw = (uint32_t)C;
     uint32_t *rc = (uint32_t *)(mem + o_rc);
-    c->rslot = rc;
-    c->rlane = rc + C;
-    c->rnr = rc + 2 * C;
-    c->rnv = rc + 3 * C;
-    c->rkey = rc + 4 * C;
-    c->lfill = rc + 5 * C; /* 2 C */
+    c->cr0 = rc;
+    c->cv0 = rc + C;
+    c->cnr = rc + 2 * C;
+    c->cnv = rc + 3 * C;
+    c->ctab = rc + 4 * C;
+    c->ckey = rc + 5 * C;
+    c->cs = (float *)(rc + 6 * C);
     c->rcached = mem + o_rb;
+    c->cm = mem + o_rb + C;
     uint32_t *lu = (uint32_t *)(mem + o_lu);
     c->l_off = lu;
     c->l_pos = lu + LN;
     c->l_base = lu + 2 * LN;
     c->ka = (float *)(mem + o_lf);
     c->kb = c->ka + LN;
-    c->sdst = (uint32_t *)(mem + o_su);
+    c->rdst = (uint32_t *)(mem + o_su);
+    c->vdst = c->rdst + SR;
     c->ss = (float *)(mem + o_sf);
-    for (size_t i = 0; i < 4; i++) c->so[i] = c->ss + (1 + i) * S;
-    c->sstep = mem + o_sb;
-    c->sflag = mem + o_sb + S;
+    for (size_t i = 0; i < 4; i++) c->so[i] = c->ss + (1 + i) * SR;
+    c->rstep = mem + o_sb;
+    c->sflag = mem + o_sb + SR;
+    c->vstep = mem + o_sb + 2 * SR;
     float *f = (float *)(mem + o_f);
     c->t0 = f;
     c->hi = f + N;
@@ -592,67 +609,6 @@ static inline ossa_track raw_view(const ossa_built_clip *clip, const ossa__bc_ra
     return v;
 }
 
-/* The raw channels' caches of a clip (at a clip switch): the cacheable channels counted per
- * clock, each clock given its slots and lanes if they fit (else its channels stay on the
- * editable path), then each channel placed and its lanes' unpack table entries written. */
-static void raw_setup(ossa_sampling_context *c, const ossa_built_clip *clip) {
-    static const uint32_t field[3] = {0, 3, 7}; /* T, R, S floats in an ossa_transform */
-    const ossa__bc_header *h = clip->h;
-    uint32_t C = h->clock_count, n = h->raw_count < c->max_raw ? h->raw_count : c->max_raw;
-    uint32_t *vfill = c->lfill + c->max_raw;
-    c->uncached = h->raw_count;
-    c->unpack_wide = h->size < (1u << 29); /* bit positions < 8 * size fit in 32 bits */
-    for (uint32_t k = 0; k < C; k++) {
-        c->rnr[k] = c->rnv[k] = c->lfill[k] = vfill[k] = 0;
-        c->rkey[k] = UINT32_MAX;
-    }
-    for (uint32_t i = 0; i < n; i++) {
-        const ossa__bc_raw *r = &clip->raw[i];
-        c->rcached[i] = r->lanes_off && (r->interp == OSSA_INTERP_LINEAR || r->interp == OSSA_INTERP_STEP) &&
-                        r->kind <= OSSA__CH_S && r->components == (r->kind == OSSA__CH_R ? 4u : 3u);
-        if (c->rcached[i]) (r->kind == OSSA__CH_R ? c->rnr : c->rnv)[r->clock]++;
-    }
-    uint32_t slot = 0, lane = 0;
-    for (uint32_t k = 0; k < C; k++) {
-        uint32_t ns = c->rnr[k] + c->rnv[k], nl = 4u * c->rnr[k] + 3u * c->rnv[k];
-        c->rlane[k] = UINT32_MAX;
-        if (!ns) continue;
-        if (ns > c->max_slots - slot || nl > c->max_lanes - lane) { /* no room: the editable path */
-            c->rnr[k] = c->rnv[k] = 0;
-            continue;
-        }
-        c->rslot[k] = slot;
-        c->rlane[k] = lane;
-        slot += ns;
-        lane += nl;
-    }
-    for (uint32_t i = 0; i < n; i++) {
-        const ossa__bc_raw *r = &clip->raw[i];
-        uint32_t k = r->clock;
-        if (!c->rcached[i] || c->rlane[k] == UINT32_MAX) {
-            c->rcached[i] = 0;
-            continue;
-        }
-        bool rot = r->kind == OSSA__CH_R;
-        uint32_t nr = c->rnr[k], idx = rot ? c->lfill[k]++ : vfill[k]++;
-        uint32_t s = c->rslot[k] + (rot ? idx : nr + idx), first = c->rlane[k] + (rot ? idx : 4u * nr + 3u * idx);
-        uint32_t stride = rot ? nr : 1u; /* lanes between a channel's components */
-        const ossa__bc_lane *ln = (const ossa__bc_lane *)(clip->base + r->lanes_off);
-        uint32_t per = 0, bit = 0;
-        for (uint32_t q = 0; q < r->components; q++) per += ln[q].bits;
-        for (uint32_t q = 0; q < r->components; q++) {
-            uint32_t l = first + q * stride, b = ln[q].bits;
-            c->l_off[l] = r->values_off;
-            c->l_pos[l] = OSSA__UNPACK_POS(bit, per, b);
-            c->l_base[l] = ln[q].base;
-            bit += b;
-        }
-        c->sdst[s] = r->target * 10u + field[r->kind];
-        c->sstep[s] = r->interp == OSSA_INTERP_STEP;
-        c->uncached--;
-    }
-}
-
 /* Three floats from src to d. */
 static inline void store3(float *d, const float *src) {
     float x = src[0], y = src[1], z = src[2];
@@ -666,62 +622,182 @@ static ossa__unpack_kernel choose_unpack(bool wide) {
     return level == K_AVX512 ? ossa__unpack_avx512 : level == K_AVX2 ? ossa__unpack_avx2 : ossa__unpack_scalar;
 }
 
-/* Clock k's cached raw channels at this frame's key key (of the clock's key_count): unpacks
- * keys key and key + 1 when the clock changed key (key + 1 only, the old b becoming a, when it
- * moved one forward), then writes what the clock's case m gives (s: its parameter) into the
- * pose: key a, key b, or between them (rotations: the slerp kernel, ossa__slerp4 where it
- * flags; STEP channels: key a). */
-static void raw_clock(ossa_sampling_context *c, const ossa_built_clip *clip, uint32_t k, uint32_t key, uint32_t key_count,
-                      uint32_t m, float s, float *pose, ossa__unpack_kernel unpack) {
-    uint32_t lo = c->rlane[k], nr = c->rnr[k], nv = c->rnv[k], nl = 4u * nr + 3u * nv, sl = c->rslot[k];
-    float *A = c->ka + lo, *B = c->kb + lo;
-    ossa__unpack_table tab = {c->l_off + lo, c->l_pos + lo, c->l_base + lo};
-    uint32_t was = c->rkey[k];
-    if (was != key) {
-        c->rkey[k] = key;
-        if (was != UINT32_MAX && was + 1u == key) {
-            memcpy(A, B, nl * sizeof(float));
-        } else {
-            unpack(&tab, clip->base, key, 0, nl, A);
-            if (key_count < 2) memcpy(B, A, nl * sizeof(float)); /* one key: b = a (never read) */
-        }
-        if (key_count >= 2) unpack(&tab, clip->base, key + 1u, 0, nl, B);
+/* The raw channels' caches of a clip (at a clip switch): the cacheable channels counted per
+ * clock, each clock given its slots and table entries while they fit (else its channels stay on
+ * the editable path), then each channel placed and its lanes' unpack table entries written.
+ * clock_key (all 0 at a switch) counts each clock's vectors placed, ckey its rotations. */
+static void raw_setup(ossa_sampling_context *c, const ossa_built_clip *clip) {
+    static const uint32_t field[3] = {0, 3, 7}; /* T, R, S floats in an ossa_transform */
+    const ossa__bc_header *h = clip->h;
+    uint32_t C = h->clock_count, n = h->raw_count; /* <= max_raw: the loader bounds raw_count by 3 J + weight tracks */
+    c->uncached = h->raw_count;
+    c->unpack_wide = h->size < (1u << 29); /* bit positions < 8 * size fit in 32 bits */
+    for (uint32_t k = 0; k < C; k++) c->cnr[k] = c->cnv[k] = c->ckey[k] = 0;
+    for (uint32_t i = 0; i < n; i++) {
+        const ossa__bc_raw *r = &clip->raw[i];
+        c->rcached[i] = r->lanes_off && (r->interp == OSSA_INTERP_LINEAR || r->interp == OSSA_INTERP_STEP) &&
+                        r->kind <= OSSA__CH_S; /* components: 4 (R) or 3 (T, S), checked by the loader */
+        if (c->rcached[i]) (r->kind == OSSA__CH_R ? c->cnr : c->cnv)[r->clock]++;
     }
-    const uint32_t *dst = c->sdst + sl;
-    const uint8_t *step = c->sstep + sl;
-    if (m != RM_LERP) {
-        const float *src = m == RM_A ? A : B;
-        for (uint32_t r = 0; r < nr; r++) {
-            float *d = pose + dst[r], x = src[r], y = src[nr + r], z = src[2 * nr + r], w = src[3 * nr + r];
-            d[0] = x;
-            d[1] = y;
-            d[2] = z;
-            d[3] = w;
+    uint32_t nr = 0, nv = 0, lanes = 0;
+    for (uint32_t k = 0; k < C; k++) {
+        uint32_t a = c->cnr[k], b = c->cnv[k];
+        c->ctab[k] = UINT32_MAX;
+        if (!a && !b) continue;
+        /* room: the slots and the lanes (a valid clip has at most one rotation and two vectors a joint) */
+        if (a > c->max_rot - nr || b > c->max_vec - nv || 4u * (nr + a) + 3u * (nv + b) > c->max_lanes) {
+            c->cnr[k] = c->cnv[k] = 0;
+            continue;
         }
-        src += 4u * nr;
-        for (uint32_t v = 0; v < nv; v++) store3(pose + dst[nr + v], src + 3u * v);
+        c->cr0[k] = nr;
+        c->cv0[k] = nv;
+        c->ctab[k] = lanes;
+        nr += a;
+        nv += b;
+        lanes += 4u * a + 3u * b;
+    }
+    c->nrot = nr;
+    c->nvec = nv;
+    for (uint32_t i = 0; i < n; i++) {
+        const ossa__bc_raw *r = &clip->raw[i];
+        uint32_t k = r->clock;
+        if (!c->rcached[i] || c->ctab[k] == UINT32_MAX) {
+            c->rcached[i] = 0;
+            continue;
+        }
+        bool rot = r->kind == OSSA__CH_R;
+        uint32_t idx = rot ? c->ckey[k]++ : c->clock_key[k]++, a = c->cnr[k];
+        uint32_t first = c->ctab[k] + (rot ? idx : 4u * a + 3u * idx), stride = rot ? a : 1u; /* its lane 0, between lanes */
+        const ossa__bc_lane *ln = (const ossa__bc_lane *)(clip->base + r->lanes_off);
+        uint32_t per = 0, bit = 0;
+        for (uint32_t q = 0; q < r->components; q++) per += ln[q].bits;
+        for (uint32_t q = 0; q < r->components; q++) {
+            uint32_t l = first + q * stride, b = ln[q].bits;
+            c->l_off[l] = r->values_off;
+            c->l_pos[l] = OSSA__UNPACK_POS(bit, per, b);
+            c->l_base[l] = ln[q].base;
+            bit += b;
+        }
+        uint32_t dst = r->target * 10u + field[r->kind];
+        bool step = r->interp == OSSA_INTERP_STEP;
+        if (rot) {
+            c->rdst[c->cr0[k] + idx] = dst;
+            c->rstep[c->cr0[k] + idx] = step;
+        } else {
+            c->vdst[c->cv0[k] + idx] = dst;
+            c->vstep[c->cv0[k] + idx] = step;
+        }
+        c->uncached--;
+    }
+    for (uint32_t k = 0; k < C; k++) {
+        c->ckey[k] = UINT32_MAX;
+        c->clock_key[k] = 0;
+    }
+}
+
+/* Unpacks keys `key` into a and key + 1 into b (either NULL: not wanted) of clock k's lanes:
+ * one kernel pass per key when it is the only clock, else its rotations' 4 component runs and
+ * its vectors' run, each a kernel pass when it is at least a vector long, else inline, both
+ * keys in one walk (a clock of one or two channels: no calls). Same bits either way. */
+static inline void raw_unpack(const ossa_sampling_context *c, const ossa_built_clip *clip, uint32_t k, uint32_t key,
+                              float *a, float *b, ossa__unpack_kernel unpack) {
+    uint32_t t = c->ctab[k], nr = c->cnr[k], nv3 = 3u * c->cnv[k], S = c->nrot;
+    ossa__unpack_table tab = {c->l_off + t, c->l_pos + t, c->l_base + t};
+    float *out[2] = {a, b};
+    if (nr == S && nv3 == 3u * c->nvec) { /* the only clock: table order = cache order */
+        for (uint32_t n = 0; n < 2u; n++)
+            if (out[n]) unpack(&tab, clip->base, key + n, 0, 4u * nr + nv3, out[n]);
         return;
     }
-    if (nr) {
-        float *ss = c->ss + sl;
-        for (uint32_t r = 0; r < nr; r++) ss[r] = s;
-        ossa__slerp_soa soa = {{A, A + nr, A + 2 * nr, A + 3 * nr}, {B, B + nr, B + 2 * nr, B + 3 * nr}, ss,
-                               {c->so[0] + sl, c->so[1] + sl, c->so[2] + sl, c->so[3] + sl}, c->sflag + sl};
-        /* a few channels: the scalar kernel (same bits) beats one long vector pass */
-        (nr < 4 ? ossa__slerp_scalar : choose_slerp())(&soa, 0, nr);
-        const float *o0 = soa.o[0], *o1 = soa.o[1], *o2 = soa.o[2], *o3 = soa.o[3];
-        const uint8_t *flag = soa.fallback;
-        for (uint32_t r = 0; r < nr; r++) {
-            float *d = pose + dst[r];
-            if (step[r]) {
-                d[0] = A[r];
-                d[1] = A[nr + r];
-                d[2] = A[2 * nr + r];
-                d[3] = A[3 * nr + r];
+    size_t ro = c->cr0[k], vo = 4u * (size_t)S + 3u * c->cv0[k];
+    if (nr >= 8u) {
+        for (uint32_t n = 0; n < 2u; n++)
+            for (uint32_t q = 0; q < 4u && out[n]; q++)
+                unpack(&tab, clip->base, key + n, q * nr, (q + 1u) * nr, out[n] + ro + q * S - q * nr);
+    } else {
+        for (uint32_t r = 0; r < nr; r++) { /* lane q of rotation r: entry q * nr + r */
+            uint64_t per = (tab.pos[r] >> 8) & 0xFFu, kbits = key * per;
+            for (uint32_t q = 0; q < 4u; q++) {
+                if (a) a[ro + q * S + r] = unpack1(&tab, clip->base, kbits, q * nr + r);
+                if (b) b[ro + q * S + r] = unpack1(&tab, clip->base, kbits + per, q * nr + r);
+            }
+        }
+    }
+    if (nv3 >= 8u) {
+        for (uint32_t n = 0; n < 2u; n++)
+            if (out[n]) unpack(&tab, clip->base, key + n, 4u * nr, 4u * nr + nv3, out[n] + vo - 4u * nr);
+    } else {
+        for (uint32_t j = 4u * nr; j < 4u * nr + nv3; j += 3u) { /* a vector's three entries */
+            uint64_t per = (tab.pos[j] >> 8) & 0xFFu, kbits = key * per;
+            for (uint32_t q = 0; q < 3u; q++) {
+                if (a) a[vo + j - 4u * nr + q] = unpack1(&tab, clip->base, kbits, j + q);
+                if (b) b[vo + j - 4u * nr + q] = unpack1(&tab, clip->base, kbits + per, j + q);
+            }
+        }
+    }
+}
+
+/* Clock k's cached keys for this frame's key `key` (of its key_count): keys key and key + 1
+ * unpacked when the clock changed key (key + 1 only, key b's lanes becoming key a's, when it
+ * moved one forward). */
+static inline void raw_refill(ossa_sampling_context *c, const ossa_built_clip *clip, uint32_t k, uint32_t key, uint32_t key_count,
+                       ossa__unpack_kernel unpack) {
+    uint32_t was = c->ckey[k];
+    if (was == key) return;
+    c->ckey[k] = key;
+    if (was != UINT32_MAX && was + 1u == key) {
+        uint32_t nr = c->cnr[k], r0 = c->cr0[k], S = c->nrot;
+        if (nr == S && c->cnv[k] == c->nvec) { /* the only clock */
+            memcpy(c->ka, c->kb, (4u * S + 3u * c->nvec) * sizeof(float));
+        } else {
+            for (uint32_t q = 0; q < 4u && nr; q++) memcpy(c->ka + q * S + r0, c->kb + q * S + r0, nr * sizeof(float));
+            size_t at = 4u * (size_t)S + 3u * (size_t)c->cv0[k];
+            memcpy(c->ka + at, c->kb + at, 3u * c->cnv[k] * sizeof(float));
+        }
+        if (key_count >= 2) raw_unpack(c, clip, k, key, NULL, c->kb, unpack);
+    } else {
+        raw_unpack(c, clip, k, key, c->ka, key_count >= 2 ? c->kb : NULL, unpack);
+    }
+}
+
+/* Writes every cached channel into the pose for its clock's case this frame: key a, key b, or
+ * between them (rotations: the slerp kernel's output, ossa__slerp4 where it flagged; the
+ * vectors: one SSE lerp each); STEP channels take key a. Clock by clock (the case hoisted out
+ * of its channels' loops), the slots walked in order (they are laid out clock by clock). */
+static void raw_write(const ossa_sampling_context *c, uint32_t clocks, float *pose) {
+    uint32_t S = c->nrot, r = 0, v = 0;
+    const float *ka = c->ka, *kb = c->kb, *a = ka + 4u * S, *b = kb + 4u * S;
+    const float *o0 = c->so[0], *o1 = c->so[1], *o2 = c->so[2], *o3 = c->so[3];
+    const uint32_t *rdst = c->rdst, *vdst = c->vdst;
+    const uint8_t *rstep = c->rstep, *flag = c->sflag, *vstep = c->vstep;
+    for (uint32_t k = 0; k < clocks; k++) {
+        if (c->ctab[k] == UINT32_MAX) continue;
+        uint32_t re = r + c->cnr[k], ve = v + c->cnv[k], m = c->cm[k];
+        if (m != RM_LERP) {
+            const float *src = m == RM_A ? ka : kb;
+            for (; r < re; r++) {
+                float *d = pose + rdst[r], x = src[r], y = src[S + r], z = src[2 * S + r], w = src[3 * S + r];
+                d[0] = x;
+                d[1] = y;
+                d[2] = z;
+                d[3] = w;
+            }
+            src = m == RM_A ? a : b;
+            for (; v < ve; v++) store3(pose + vdst[v], src + 3u * v);
+            continue;
+        }
+        float s = c->cs[k];
+        for (; r < re; r++) {
+            float *d = pose + rdst[r];
+            if (rstep[r]) {
+                d[0] = ka[r];
+                d[1] = ka[S + r];
+                d[2] = ka[2 * S + r];
+                d[3] = ka[3 * S + r];
             } else if (flag[r]) { /* outside the series' range: the scalar slerp */
-                float a[4] = {A[r], A[nr + r], A[2 * nr + r], A[3 * nr + r]};
-                float b[4] = {B[r], B[nr + r], B[2 * nr + r], B[3 * nr + r]};
-                ossa__slerp4(a, b, s, d);
+                float qa[4] = {ka[r], ka[S + r], ka[2 * S + r], ka[3 * S + r]};
+                float qb[4] = {kb[r], kb[S + r], kb[2 * S + r], kb[3 * S + r]};
+                ossa__slerp4(qa, qb, s, d);
             } else {
                 float x = o0[r], y = o1[r], z = o2[r], w = o3[r];
                 d[0] = x;
@@ -730,31 +806,30 @@ static void raw_clock(ossa_sampling_context *c, const ossa_built_clip *clip, uin
                 d[3] = w;
             }
         }
-    }
-    const float *a = A + 4u * nr, *b = B + 4u * nr;
 #if defined(__SSE2__) /* one vector a channel (its 4th lane: the next channel's x, or spare lanes; unused) */
-    __m128 vs = _mm_set1_ps(s);
-    for (uint32_t v = 0; v < nv; v++) {
-        float *d = pose + dst[nr + v];
-        __m128 x = _mm_loadu_ps(a + 3u * v);
-        if (!step[nr + v]) x = _mm_add_ps(x, _mm_mul_ps(_mm_sub_ps(_mm_loadu_ps(b + 3u * v), x), vs));
-        _mm_storel_pi((__m64 *)(void *)d, x);
-        _mm_store_ss(d + 2, _mm_movehl_ps(x, x));
-    }
-#else
-    for (uint32_t v = 0; v < nv; v++) {
-        const float *av = a + 3u * v, *bv = b + 3u * v;
-        float *d = pose + dst[nr + v], x = av[0], y = av[1], z = av[2];
-        if (!step[nr + v]) {
-            x = x + (bv[0] - x) * s;
-            y = y + (bv[1] - y) * s;
-            z = z + (bv[2] - z) * s;
+        __m128 vs = _mm_set1_ps(s);
+        for (; v < ve; v++) {
+            float *d = pose + vdst[v];
+            __m128 x = _mm_loadu_ps(a + 3u * v);
+            if (!vstep[v]) x = _mm_add_ps(x, _mm_mul_ps(_mm_sub_ps(_mm_loadu_ps(b + 3u * v), x), vs));
+            _mm_storel_pi((__m64 *)(void *)d, x);
+            _mm_store_ss(d + 2, _mm_movehl_ps(x, x));
         }
-        d[0] = x;
-        d[1] = y;
-        d[2] = z;
-    }
+#else
+        for (; v < ve; v++) {
+            const float *av = a + 3u * v, *bv = b + 3u * v;
+            float *d = pose + vdst[v], x = av[0], y = av[1], z = av[2];
+            if (!vstep[v]) {
+                x = x + (bv[0] - x) * s;
+                y = y + (bv[1] - y) * s;
+                z = z + (bv[2] - z) * s;
+            }
+            d[0] = x;
+            d[1] = y;
+            d[2] = z;
+        }
 #endif
+    }
 }
 
 ossa_result ossa_sample_job_run(ossa_sample_job *job) {
@@ -865,10 +940,12 @@ ossa_result ossa_sample_job_run(ossa_sample_job *job) {
     }
 
     /* raw channels: one key lookup per shared clock, what the two-key view at that key gives
-     * (ossa__interpolate's cases: key k, key k + 1, or the parameter s between them), and the
-     * clock's cached channels (raw_clock) */
+     * (ossa__interpolate's cases: key k, key k + 1, or the parameter s between them); the
+     * cached channels' keys refilled per clock, one slerp kernel pass over every cached rotation
+     * when a clock lerps, then each clock's case written (raw_write) */
     float *pose = (float *)(void *)out; /* ossa_transform is 10 floats: T xyz, R xyzw, S xyz */
     ossa__unpack_kernel unpack = choose_unpack(c->unpack_wide);
+    bool slerps = false;
     for (uint32_t i = 0; i < h->clock_count; i++) {
         const ossa__bc_clock *ck = &clip->clocks[i];
         const float *times = (const float *)(clip->base + ck->times_off);
@@ -892,8 +969,23 @@ ossa_result ossa_sample_job_run(ossa_sample_job *job) {
                 m = RM_LERP;
             }
         }
-        if (c->rlane[i] != UINT32_MAX) raw_clock(c, clip, i, k, ck->key_count, m, s, pose, unpack);
+        if (c->ctab[i] == UINT32_MAX) continue;
+        raw_refill(c, clip, i, k, ck->key_count, unpack);
+        c->cm[i] = (uint8_t)m;
+        c->cs[i] = s;
+        if (m == RM_LERP && c->cnr[i]) {
+            for (uint32_t r = c->cr0[i], e = r + c->cnr[i]; r < e; r++) c->ss[r] = s;
+            slerps = true;
+        }
     }
+    if (slerps) {
+        uint32_t S = c->nrot;
+        ossa__slerp_soa soa = {{c->ka, c->ka + S, c->ka + 2 * S, c->ka + 3 * S}, {c->kb, c->kb + S, c->kb + 2 * S, c->kb + 3 * S},
+                               c->ss, {c->so[0], c->so[1], c->so[2], c->so[3]}, c->sflag};
+        /* a few channels: the scalar kernel (same bits) beats one long vector pass */
+        (c->nrot < 4 ? ossa__slerp_scalar : choose_slerp())(&soa, 0, c->nrot);
+    }
+    raw_write(c, h->clock_count, pose);
     if (job->weights) memset(job->weights, 0, (size_t)h->weight_count * sizeof(float));
     for (uint32_t i = 0; c->uncached && i < h->raw_count; i++) { /* the others: the editable path on a view */
         if (i < c->max_raw && c->rcached[i]) continue;
