@@ -24,8 +24,8 @@ _Static_assert(sizeof(ossa_transform) == 10 * sizeof(float), "the cached raw cha
  * kernels; its key masks, mask_count <= P, the slots [0, mask_count) of the per-mask arrays).
  * Channels with one key mask have the same keys at the same grid times, so the segment (cursor,
  * rank, next key, times) is kept, checked and stepped once per mask (the shared key clock);
- * per channel only its keys' fields and the kernel's copies of t0 and dt. The raw channels' caches are their own arrays, laid out per clock at a clip switch
- * (see `rlane`). */
+ * per channel only its keys' fields and the kernel's copies of t0 and dt. The raw channels'
+ * caches are their own arrays, laid out per clock at a clip switch (see `rlane`). */
 struct ossa_sampling_context {
     ossa_allocator allocator;
     size_t size;
