@@ -539,6 +539,138 @@ static void test_mask_steps_agree(void **state) {
     printf("%d mask steps\n", checked);
 }
 
+/* A clip whose tracks share two key-time arrays (noisy values, so the builder keeps every key
+ * and channels share key masks), STEP and LINEAR tracks mixed on each. */
+static ossa_clip *shared_clock_clip(uint64_t *s, uint32_t J) {
+    static float ta[24], tb[9];
+    for (int k = 0; k < 24; k++) ta[k] = 0.25f + (float)k * 0.0625f + (k % 3 ? 0.0f : 0.01f);
+    for (int k = 0; k < 9; k++) tb[k] = ta[k < 8 ? 3 * k : 23]; /* every third key, and the last */
+    ossa_transform_track tr[8];
+    float *vals = malloc(sizeof(float) * 8 * 3 * 24 * 4);
+    assert_non_null(vals);
+    memset(tr, 0, sizeof tr);
+    float *v = vals;
+    for (uint32_t j = 0; j < J && j < 8; j++) {
+        tr[j].joint = j;
+        ossa_track *ch[3] = {&tr[j].translation, &tr[j].rotation, &tr[j].scale};
+        for (int c = 0; c < 3; c++) {
+            bool b = (j + (uint32_t)c) % 3 == 0;
+            uint32_t n = b ? 9 : 24, comps = c == 1 ? 4 : 3;
+            ch[c]->kind = c == 1 ? OSSA_TRACK_ROTATION : OSSA_TRACK_VECTOR;
+            ch[c]->interp = (j + (uint32_t)c) % 4 == 1 ? OSSA_INTERP_STEP : OSSA_INTERP_LINEAR;
+            ch[c]->components = comps;
+            ch[c]->key_count = n;
+            ch[c]->times = b ? tb : ta;
+            ch[c]->values = v;
+            for (uint32_t k = 0; k < n; k++, v += comps) {
+                if (c == 1) { /* a random unit quaternion, w >= 0.3 */
+                    float x = ot_rand_float(s, -0.6f, 0.6f), y = ot_rand_float(s, -0.6f, 0.6f), z = ot_rand_float(s, -0.6f, 0.6f);
+                    float w = 0.3f + ot_rand_float(s, 0.0f, 0.7f), n2 = sqrtf(x * x + y * y + z * z + w * w);
+                    v[0] = x / n2;
+                    v[1] = y / n2;
+                    v[2] = z / n2;
+                    v[3] = w / n2;
+                } else {
+                    for (uint32_t q = 0; q < 3; q++) v[q] = c == 2 ? ot_rand_float(s, 0.5f, 1.5f) : ot_rand_float(s, -1.0f, 1.0f);
+                }
+            }
+        }
+    }
+    ossa_clip_desc d = {0};
+    d.track_count = J < 8 ? J : 8;
+    d.tracks = tr;
+    ossa_clip *clip = NULL;
+    assert_int_equal(ossa_clip_create(&d, NULL, &clip), OSSA_OK);
+    free(vals);
+    return clip;
+}
+
+/* Packed channel p of `bc` at clip time t, the slow way: its own key search (a bit-by-bit scan
+ * of its mask), the fields of its two keys, the scalar kernel on one entry; into pose floats. */
+static void packed_reference(const ossa_built_clip *bc, const ossa__bc_packed *p, float t, float *pose) {
+    const unsigned char *mask = ossa__packed_mask(bc, p);
+    uint32_t G = bc->h->grid_count, a = 0, rank = 0, n = G;
+    for (uint32_t g = 1; g < G; g++) {
+        if (!((mask[g / 8] >> (g % 8)) & 1u)) continue;
+        if (bc->grid[g] <= t) {
+            a = g;
+            rank++;
+        } else {
+            n = g;
+            break;
+        }
+    }
+    uint32_t qa[3], qb[3];
+    ossa__packed_fields(bc->base, p, rank, qa, n < G ? qb : NULL);
+    if (n >= G) memcpy(qb, qa, sizeof qb);
+    float t0 = bc->grid[a], dt = n >= G || p->interp == OSSA_INTERP_STEP ? INFINITY : bc->grid[n] - bc->grid[a];
+    float fa[3], fb[3], mn[3], st[3], o[4];
+    for (int c = 0; c < 3; c++) {
+        fa[c] = (float)qa[c];
+        fb[c] = (float)qb[c];
+        mn[c] = p->min[c];
+        st[c] = ossa__step_float(p->step[c]);
+    }
+    ossa__lerp_soa soa = {&t0, &dt, {fa, fa + 1, fa + 2}, {fb, fb + 1, fb + 2}, {mn, mn + 1, mn + 2}, {st, st + 1, st + 2},
+                          {o, o + 1, o + 2, o + 3}};
+    ossa__lerp_scalar(&soa, t, 0, 1, p->kind == OSSA__CH_R);
+    float *d = pose + p->joint * 10u + ossa__field_offset(p->kind);
+    if (p->kind != OSSA__CH_R) {
+        memcpy(d, o, 3 * sizeof(float));
+        return;
+    }
+    uint32_t drop = ossa__pk_drop(p), c = 0;
+    for (uint32_t q = 0; q < 4; q++) d[q] = q == drop ? o[3] : o[c++];
+}
+
+/* The shared key clock (the context keeps one segment per key mask; sample_job.c) gives every
+ * packed channel what its own key search gives: a clip whose channels share masks (STEP and
+ * LINEAR on one mask), forward at 60 and 240 Hz, backward, random, every frame each channel
+ * against packed_reference bit for bit (the other fields: the fresh-context tests). */
+static void test_shared_key_clock(void **state) {
+    (void)state;
+    uint64_t s = 21;
+    ot_gen_options o = {0};
+    o.joints = 8;
+    ossa_skeleton *sk = ot_gen_skeleton(&s, &o);
+    ossa_clip *clip = shared_clock_clip(&s, 8);
+    ossa_clip_build_options opt = {0};
+    opt.precision = 1e-3f;
+    ossa_built_clip *bc = NULL;
+    assert_int_equal(ossa_clip_build(clip, sk, &opt, NULL, &bc, NULL), OSSA_OK);
+    const ossa__bc_header *h = bc->h;
+    uint32_t mixed = 0; /* masks shared by a STEP and a LINEAR channel */
+    for (uint32_t m = 0; m < h->mask_count; m++) {
+        uint32_t kinds = 0;
+        for (uint32_t i = 0; i < h->packed_count; i++)
+            if (bc->packed[i].mask == m) kinds |= bc->packed[i].interp == OSSA_INTERP_STEP ? 1u : 2u;
+        mixed += kinds == 3u;
+    }
+    printf("%u packed channels, %u key masks (%u with STEP and LINEAR), %u grid times\n", h->packed_count, h->mask_count,
+           mixed, h->grid_count);
+    assert_true(h->packed_count >= 16 && h->mask_count * 3u <= h->packed_count && mixed > 0);
+    ossa_sampling_context *ctx = NULL;
+    assert_int_equal(ossa_sampling_context_create(8, 0, NULL, &ctx), OSSA_OK);
+    ossa_transform got[8], want[8];
+    float lo = ossa_built_clip_start(bc), hi = ossa_built_clip_end(bc);
+    for (int k = 0; k < 2000; k++) {
+        float t = k < 200    ? lo + (float)k / 60.0f
+                  : k < 800  ? lo + (float)(k - 200) / 240.0f
+                  : k < 1100 ? hi - (float)(k - 800) / 120.0f
+                             : ot_rand_float(&s, lo - 0.1f, hi + 0.1f);
+        bool loop = k < 800 || (k & 1);
+        ossa_sample_job job = {bc, ctx, t, loop, got, 8, NULL, 0, sk->rest, 8, 0};
+        assert_int_equal(ossa_sample_job_run(&job), OSSA_OK);
+        memcpy(want, got, sizeof want);
+        for (uint32_t i = 0; i < h->packed_count; i++) packed_reference(bc, &bc->packed[i], job.sampled_time, (float *)(void *)want);
+        assert_memory_equal(got, want, sizeof got);
+    }
+    ossa_sampling_context_destroy(ctx);
+    ossa_built_clip_destroy(bc);
+    ossa_clip_destroy(clip);
+    ossa_skeleton_destroy(sk);
+}
+
 /* The job's looping clock (ossa__sample_time: fmod's remainder without the libm call where it
  * is provably the same) gives ossa__adjust_time's bits: random and round clip ranges, times just
  * around multiples of the duration, huge (the fmod path), negative and non-finite times. */
@@ -627,6 +759,7 @@ int main(void) {
         cmocka_unit_test(test_reference_hash),
         cmocka_unit_test(test_context_paths_agree),
         cmocka_unit_test(test_jump_seeks_agree),
+        cmocka_unit_test(test_shared_key_clock),
         cmocka_unit_test(test_kernels_agree),
         cmocka_unit_test(test_slerp_kernels_agree),
         cmocka_unit_test(test_unpack_kernels_agree),

@@ -21,8 +21,11 @@ _Static_assert(sizeof(ossa_transform) == 10 * sizeof(float), "the cached raw cha
 
 /* The packed channels' caches: one pool of slots, 3 * max_joints + OSSA__LERP_SLACK per array
  * (a clip's packed channels use slots [0, P), then OSSA__LERP_SLACK spare slots for the
- * kernels). The raw channels' caches are their own arrays, laid out per clock at a clip switch
- * (see `rlane`). */
+ * kernels; its key masks, mask_count <= P, the slots [0, mask_count) of the per-mask arrays).
+ * Channels with one key mask have the same keys at the same grid times, so the segment (cursor,
+ * rank, next key, times) is kept, checked and stepped once per mask (the shared key clock);
+ * per channel only its keys' fields and the kernel's copies of t0 and dt. The raw channels'
+ * caches are their own arrays, laid out per clock at a clip switch (see `rlane`). */
 struct ossa_sampling_context {
     ossa_allocator allocator;
     size_t size;
@@ -32,15 +35,17 @@ struct ossa_sampling_context {
     uint64_t ref_clip;    /* clip whose rest-pose hash ref_ptr was checked against; 0 = none */
     const ossa_transform *ref_ptr; /* the reference that matched it */
     uint32_t *clock_key;  /* per clock: key cursor */
-    /* packed channels */
+    /* packed channels: per key mask m (the shared segment) */
     uint32_t *cursor;     /* grid index of the cached key a, UINT32_MAX = none */
     uint32_t *rank;       /* its value index */
     uint32_t *next;       /* grid index of the key after it (grid_count = none) */
+    float *mt0, *hi;      /* the segment starts at mt0 and is valid for mt0 <= t < hi (t >= the clip start) */
+    uint32_t *mfirst;     /* mask m's channels are mch[mfirst[m], mfirst[m + 1]) (set at a switch) */
+    uint32_t *mch;        /* the channels grouped by mask, in clip order within one */
+    /* packed channels: per channel */
     uint32_t *pdst;       /* its float offset in the output pose (copied from the clip at a switch) */
-    uint32_t *pmask;      /* its key mask's byte offset in the block (likewise) */
     uint8_t *pdrop;       /* rotations: the component rebuilt (copied likewise) */
-    float *t0, *hi;       /* the segment starts at t0 and is valid for t0 <= t < hi (t >= the clip start) */
-    float *dt;            /* its length (+Inf: STEP or the last key, s = 0) */
+    float *t0, *dt;       /* its mask's segment start, and length (+Inf: STEP or the last key, s = 0) */
     float *qa[3], *qb[3]; /* the quantised fields of its keys a and b, as floats */
     float *mn[3], *st[3]; /* the channel's range (copied from the clip at a switch) */
     float *o[4];          /* the kernels' output (rotations in stored order) */
@@ -190,7 +195,7 @@ static void decode(const ossa__lerp_soa *soa, float t, uint32_t begin, uint32_t 
     static const ossa__lerp_kernel table[] = {ossa__lerp_scalar, ossa__lerp_sse, ossa__lerp_avx2, ossa__lerp_avx512};
     static const uint32_t width[] = {1, 4, 8, 16};
     int level = choose_level();
-    uint32_t n = end - begin, whole = n - n % width[level];
+    uint32_t n = end - begin, whole = n & ~(width[level] - 1u); /* widths are powers of two: no division */
     if (whole) table[level](soa, t, begin, begin + whole, rotation);
     if (whole == n) return;
     int k = K_SSE;
@@ -295,9 +300,9 @@ ossa_result ossa_sampling_context_create(uint32_t max_joints, uint32_t max_weigh
     ossa__layout L = {0, false};
     size_t o_ctx = ossa__layout_add(&L, 1, sizeof(ossa_sampling_context));
     size_t o_clock = ossa__layout_add(&L, C, sizeof(uint32_t));
-    size_t o_u = ossa__layout_add(&L, N * 5, sizeof(uint32_t));
+    size_t o_u = ossa__layout_add(&L, N * 6, sizeof(uint32_t));
     /* the floats are zeroed once so the kernels' spare lanes compute on finite values */
-    size_t o_f = ossa__layout_add(&L, N * 19, sizeof(float));
+    size_t o_f = ossa__layout_add(&L, N * 20, sizeof(float));
     size_t o_b = ossa__layout_add(&L, N, 1);
     size_t o_rc = ossa__layout_add(&L, C * 7, sizeof(uint32_t)), o_rb = ossa__layout_add(&L, C * 2, 1);
     size_t o_lu = ossa__layout_add(&L, LN * 3, sizeof(uint32_t)), o_lf = ossa__layout_add(&L, LN * 2, sizeof(float));
@@ -320,7 +325,8 @@ ossa_result ossa_sampling_context_create(uint32_t max_joints, uint32_t max_weigh
     c->rank = u + N;
     c->next = u + 2 * N;
     c->pdst = u + 3 * N;
-    c->pmask = u + 4 * N;
+    c->mfirst = u + 4 * N; /* mask_count + 1 <= P + 1 <= N entries */
+    c->mch = u + 5 * N;
     c->pdrop = mem + o_b;
     c->max_rot = (uint32_t)(SR - OSSA__LERP_SLACK);
     c->max_vec = (uint32_t)SV;
@@ -360,6 +366,7 @@ ossa_result ossa_sampling_context_create(uint32_t max_joints, uint32_t max_weigh
         c->st[i] = f + (12 + i) * N;
     }
     for (size_t i = 0; i < 4; i++) c->o[i] = f + (15 + i) * N;
+    c->mt0 = f + 19 * N;
     *out = c;
     return OSSA_OK;
 }
@@ -438,47 +445,88 @@ static inline void step_key(ossa_sampling_context *c, uint32_t i, const unsigned
     c->qb[2][i] = r2;
 }
 
-/* Packed channel i's segment from key a (grid index, value index rank) to the next key n
- * (grid_count = none: a is held): cursor, times and both keys' fields. */
-static inline void set_segment(ossa_sampling_context *c, const ossa_built_clip *clip, const ossa__bc_packed *p, uint32_t i,
-                               uint32_t a, uint32_t rank, uint32_t n) {
+/* Key mask m one key forward, to key n (value index rank; n2 the key after it, grid_count =
+ * none): its segment, then per channel t0 and dt and one key's fields (step_key; the last key:
+ * key b held). Out of line: inlined, its registers cost the whole job more than the call. */
+static __attribute__((noinline)) void step_mask(ossa_sampling_context *c, const ossa_built_clip *clip, uint32_t m, uint32_t n,
+                                                uint32_t n2, uint32_t rank) {
     const float *grid = clip->grid;
     uint32_t G = clip->h->grid_count;
-    c->cursor[i] = a;
-    c->rank[i] = rank;
-    c->next[i] = n;
-    c->t0[i] = grid[a];
-    uint32_t qa[3], qb[3];
-    if (n >= G) { /* the last key: hold it */
-        ossa__packed_fields(clip->base, p, rank, qa, NULL);
-        c->hi[i] = INFINITY;
-        c->dt[i] = INFINITY;
-        qb[0] = qa[0];
-        qb[1] = qa[1];
-        qb[2] = qa[2];
-    } else {
-        ossa__packed_fields(clip->base, p, rank, qa, qb);
-        c->hi[i] = grid[n];
-        c->dt[i] = p->interp == OSSA_INTERP_STEP ? INFINITY : grid[n] - grid[a];
+    float t0 = grid[n];
+    c->cursor[m] = n;
+    c->rank[m] = rank;
+    c->next[m] = n2;
+    c->mt0[m] = t0;
+    const uint32_t *ch = c->mch + c->mfirst[m], nc = c->mfirst[m + 1] - c->mfirst[m];
+    if (n2 < G) {
+        float dt = grid[n2] - t0;
+        c->hi[m] = grid[n2];
+        for (uint32_t j = 0; j < nc; j++) {
+            uint32_t i = ch[j];
+            const ossa__bc_packed *p = &clip->packed[i];
+            c->t0[i] = t0;
+            c->dt[i] = p->interp == OSSA_INTERP_STEP ? INFINITY : dt;
+            step_key(c, i, clip->base, p, rank + 1);
+        }
+    } else { /* the last key: hold it */
+        c->hi[m] = INFINITY;
+        for (uint32_t j = 0; j < nc; j++) {
+            uint32_t i = ch[j];
+            for (int k = 0; k < 3; k++) c->qa[k][i] = c->qb[k][i];
+            c->t0[i] = t0;
+            c->dt[i] = INFINITY;
+        }
     }
-    c->qa[0][i] = (float)qa[0];
-    c->qa[1][i] = (float)qa[1];
-    c->qa[2][i] = (float)qa[2];
-    c->qb[0][i] = (float)qb[0];
-    c->qb[1][i] = (float)qb[1];
-    c->qb[2][i] = (float)qb[2];
 }
 
-/* Seeks packed channel i's segment for time t and loads its keys' fields, when it is not one
- * key forward (the caller's inline path): within 32 grid steps ahead, the keys up to the grid
- * position (one binary search per frame, shared by every channel, *u < 0 = not yet found)
+/* Key mask m's segment from key a (grid index, value index rank) to the next key n
+ * (grid_count = none: a is held): the mask's cursor and times, then each of its channels'
+ * keys' fields and the kernel's t0 and dt. */
+static inline void set_segment(ossa_sampling_context *c, const ossa_built_clip *clip, uint32_t m, uint32_t a, uint32_t rank,
+                               uint32_t n) {
+    const float *grid = clip->grid;
+    uint32_t G = clip->h->grid_count;
+    bool held = n >= G; /* the last key: hold it */
+    float t0 = grid[a], dt = held ? INFINITY : grid[n] - t0;
+    c->cursor[m] = a;
+    c->rank[m] = rank;
+    c->next[m] = n;
+    c->mt0[m] = t0;
+    c->hi[m] = held ? INFINITY : grid[n];
+    for (uint32_t j = c->mfirst[m], e = c->mfirst[m + 1]; j < e; j++) {
+        uint32_t i = c->mch[j], qa[3], qb[3];
+        const ossa__bc_packed *p = &clip->packed[i];
+        ossa__packed_fields(clip->base, p, rank, qa, held ? NULL : qb);
+        if (held) {
+            qb[0] = qa[0];
+            qb[1] = qa[1];
+            qb[2] = qa[2];
+        }
+        c->t0[i] = t0;
+        c->dt[i] = p->interp == OSSA_INTERP_STEP ? INFINITY : dt;
+        c->qa[0][i] = (float)qa[0];
+        c->qa[1][i] = (float)qa[1];
+        c->qa[2][i] = (float)qa[2];
+        c->qb[0][i] = (float)qb[0];
+        c->qb[1][i] = (float)qb[1];
+        c->qb[2][i] = (float)qb[2];
+    }
+}
+
+/* The key mask m of the clip. */
+static inline const unsigned char *mask_at(const ossa_built_clip *clip, uint32_t m) {
+    return clip->masks + (size_t)m * clip->mask_bytes;
+}
+
+/* Seeks key mask m's segment for time t and loads its channels' fields, when it is not one key
+ * forward (the caller's inline path): within 32 grid steps ahead, the keys up to the grid
+ * position (one binary search per frame, shared by every mask, *u < 0 = not yet found)
  * counted in one mask window; else the key mask around the grid position, its rank a popcount.
  * The kernels decode the fields every frame. */
-static __attribute__((noinline)) void locate(ossa_sampling_context *c, const ossa_built_clip *clip, uint32_t i, float t,
+static __attribute__((noinline)) void locate(ossa_sampling_context *c, const ossa_built_clip *clip, uint32_t m, float t,
                                              int64_t *u, bool popcnt) {
-    const ossa__bc_packed *p = &clip->packed[i];
-    const unsigned char *mask = clip->base + c->pmask[i];
-    uint32_t G = clip->h->grid_count, a = c->cursor[i], rank = c->rank[i], n = c->next[i];
+    const unsigned char *mask = mask_at(clip, m);
+    uint32_t G = clip->h->grid_count, a = c->cursor[m], rank = c->rank[m], n = c->next[m];
     if (*u < 0) *u = grid_find(clip, t);
     uint32_t U = (uint32_t)*u;
     if (a != UINT32_MAX && n < G && U >= n && U - n < 32u) { /* ahead: bit 0 of the window (= key n) is set */
@@ -490,15 +538,14 @@ static __attribute__((noinline)) void locate(ossa_sampling_context *c, const oss
         rank = popcnt ? ossa__mask_rank_popcnt(mask, a) : ossa__mask_rank(mask, a);
     }
     n = ossa__mask_next(mask, a + 1, G);
-    set_segment(c, clip, p, i, a, rank, n);
+    set_segment(c, clip, m, a, rank, n);
 }
 
-/* Packed channel i's segment after a jump (the caller found the grid position U once): no
- * forward attempt, no branch on where the channel was, so random times mispredict little. */
-static inline __attribute__((always_inline)) void seek(ossa_sampling_context *c, const ossa_built_clip *clip, uint32_t i,
+/* Key mask m's segment after a jump (the caller found the grid position U once): no forward
+ * attempt, no branch on where the mask was, so random times mispredict little. */
+static inline __attribute__((always_inline)) void seek(ossa_sampling_context *c, const ossa_built_clip *clip, uint32_t m,
                                                        uint32_t U, bool hw) {
-    const ossa__bc_packed *p = &clip->packed[i];
-    const unsigned char *mask = clip->base + c->pmask[i];
+    const unsigned char *mask = mask_at(clip, m);
     uint32_t G = clip->h->grid_count, a, rank, n;
     if (G <= 57u) { /* the whole mask in one window: key, rank and next from one load */
         uint64_t w, upto = (2ull << U) - 1u; /* U < G <= 57 */
@@ -519,10 +566,10 @@ static inline __attribute__((always_inline)) void seek(ossa_sampling_context *c,
         rank = hw ? ossa__mask_rank_popcnt(mask, a) : ossa__mask_rank(mask, a);
         n = ossa__mask_next(mask, a + 1, G);
     }
-    set_segment(c, clip, p, i, a, rank, n);
+    set_segment(c, clip, m, a, rank, n);
 }
 
-/* Every channel of `stale` (bit j = channel w + j) seeks grid position U: a portable loop and
+/* Every key mask of `stale` (bit j = mask w + j) seeks grid position U: a portable loop and
  * one compiled for POPCNT (the mask seeks inlined in both). */
 static __attribute__((noinline)) void seek_all(ossa_sampling_context *c, const ossa_built_clip *clip, uint32_t w,
                                                uint64_t stale, uint32_t U) {
@@ -801,20 +848,27 @@ ossa_result ossa_sample_job_run(ossa_sample_job *job) {
     }
     if (c->clip_id != clip->id) {
         memset(c->clock_key, 0, h->clock_count * sizeof(uint32_t));
-        uint32_t P0 = h->packed_count; /* validate: P0 <= 3 * max_joints */
-        for (uint32_t i = 0; i < P0; i++) {
+        uint32_t P0 = h->packed_count, M0 = h->mask_count; /* validate: M0 <= P0 <= 3 * max_joints */
+        for (uint32_t m = 0; m <= M0; m++) c->mfirst[m] = 0;
+        for (uint32_t m = 0; m < M0; m++) {
+            c->cursor[m] = UINT32_MAX;
+            c->mt0[m] = INFINITY;
+            c->hi[m] = -INFINITY;
+        }
+        for (uint32_t i = 0; i < P0; i++) c->mfirst[clip->packed[i].mask + 1u]++; /* mask < M0 (validated) */
+        for (uint32_t m = 0; m < M0; m++) c->mfirst[m + 1] += c->mfirst[m];
+        for (uint32_t i = 0; i < P0; i++) { /* counting sort by mask: mfirst[m] is mask m's fill point ... */
             const ossa__bc_packed *p = &clip->packed[i];
-            c->cursor[i] = UINT32_MAX;
-            c->t0[i] = INFINITY;
-            c->hi[i] = -INFINITY;
+            c->mch[c->mfirst[p->mask]++] = i;
             c->pdst[i] = p->joint * 10u + (p->kind == OSSA__CH_T ? 0u : p->kind == OSSA__CH_R ? 3u : 7u);
             c->pdrop[i] = (uint8_t)ossa__pk_drop(p);
-            c->pmask[i] = (uint32_t)(ossa__packed_mask(clip, p) - clip->base);
             for (int k = 0; k < 3; k++) {
                 c->mn[k][i] = p->min[k];
                 c->st[k][i] = ossa__step_float(p->step[k]);
             }
         }
+        for (uint32_t m = M0; m > 0; m--) c->mfirst[m] = c->mfirst[m - 1]; /* ... ending at its end: shifted back one */
+        c->mfirst[0] = 0;
         raw_setup(c, clip);
         c->last_t = -INFINITY;
         c->jump_dt = 4.0f * (h->end - h->start) / (float)(h->grid_count ? h->grid_count : 1u);
@@ -849,51 +903,38 @@ ossa_result ossa_sample_job_run(ossa_sample_job *job) {
     if (P) {
         int64_t u = -1;
         const float *grid = clip->grid;
-        uint32_t G = h->grid_count;
+        uint32_t G = h->grid_count, M = h->mask_count;
         bool popcnt = use_popcnt();
         bool jump = !(t >= c->last_t && t - c->last_t <= c->jump_dt); /* back, or far ahead */
-        for (uint32_t w = 0; w < P; w += 64) { /* the stale channels as a bit mask: no branch per channel */
-            uint32_t e = P - w < 64 ? P - w : 64;
+        for (uint32_t w = 0; w < M; w += 64) { /* the stale masks as a bit mask: no branch per mask */
+            uint32_t e = M - w < 64 ? M - w : 64;
             uint64_t stale = 0;
-#if defined(__SSE2__) /* whole vectors: t0 and hi have OSSA__LERP_SLACK spare entries, masked off below */
+#if defined(__SSE2__) /* whole vectors: mt0 and hi have OSSA__LERP_SLACK spare entries, masked off below */
             __m128 vt = _mm_set1_ps(t);
             for (uint32_t j = 0; j < e; j += 4) {
-                __m128 m = _mm_or_ps(_mm_cmplt_ps(vt, _mm_loadu_ps(c->t0 + w + j)), _mm_cmpge_ps(vt, _mm_loadu_ps(c->hi + w + j)));
+                __m128 m = _mm_or_ps(_mm_cmplt_ps(vt, _mm_loadu_ps(c->mt0 + w + j)), _mm_cmpge_ps(vt, _mm_loadu_ps(c->hi + w + j)));
                 stale |= (uint64_t)_mm_movemask_ps(m) << j;
             }
             if (e < 64) stale &= (1ull << e) - 1u;
 #else
             for (uint32_t j = 0; j < e; j++)
-                stale |= (uint64_t)((t < c->t0[w + j]) | (t >= c->hi[w + j])) << j;
+                stale |= (uint64_t)((t < c->mt0[w + j]) | (t >= c->hi[w + j])) << j;
 #endif
-            if (jump && stale) { /* every stale channel seeks: the grid position once */
+            if (jump && stale) { /* every stale mask seeks: the grid position once */
                 if (u < 0) u = grid_find(clip, t);
                 (popcnt ? seek_all_popcnt : seek_all)(c, clip, w, stale, (uint32_t)u);
                 stale = 0;
             }
             for (; stale; stale &= stale - 1) {
-                uint32_t i = w + (uint32_t)__builtin_ctzll(stale), a = c->cursor[i], n = c->next[i];
+                uint32_t m = w + (uint32_t)__builtin_ctzll(stale), a = c->cursor[m], n = c->next[m];
                 if (a != UINT32_MAX && n < G && t >= grid[n]) { /* the common case inline: one key forward */
-                    const ossa__bc_packed *p = &clip->packed[i];
-                    uint32_t n2 = ossa__mask_next(clip->base + c->pmask[i], n + 1, G), rank = c->rank[i] + 1;
+                    uint32_t n2 = ossa__mask_next(mask_at(clip, m), n + 1, G), rank = c->rank[m] + 1;
                     if (n2 >= G || t < grid[n2]) {
-                        c->cursor[i] = n;
-                        c->rank[i] = rank;
-                        c->next[i] = n2;
-                        c->t0[i] = grid[n];
-                        if (n2 < G) {
-                            c->hi[i] = grid[n2];
-                            c->dt[i] = p->interp == OSSA_INTERP_STEP ? INFINITY : grid[n2] - grid[n];
-                            step_key(c, i, clip->base, p, rank + 1);
-                        } else { /* the last key: hold it */
-                            for (int k = 0; k < 3; k++) c->qa[k][i] = c->qb[k][i];
-                            c->hi[i] = INFINITY;
-                            c->dt[i] = INFINITY;
-                        }
+                        step_mask(c, clip, m, n, n2, rank);
                         continue;
                     }
                 }
-                locate(c, clip, i, t, &u, popcnt);
+                locate(c, clip, m, t, &u, popcnt);
             }
         }
     }
