@@ -349,21 +349,19 @@ static ossa_result validate(const unsigned char *b, size_t size, ossa_diagnostic
         const ossa__bc_packed *p = &pk[i];
         snprintf(path, sizeof path, "packed[%u]", i);
         bool rot = i < h->rot_count;
-        uint32_t bits[3], rbits[3];
-        for (int c = 0; c < 3; c++) {
-            bits[c] = ossa__pk_bits(p, c);
-            rbits[c] = ossa__pk_rbits(p, c);
-        }
+        uint32_t bits[3];
+        for (int c = 0; c < 3; c++) bits[c] = ossa__pk_bits(p, c);
         if (p->joint >= J || (rot ? p->kind != OSSA__CH_R : (p->kind != OSSA__CH_T && p->kind != OSSA__CH_S)) ||
             (p->interp != OSSA_INTERP_STEP && p->interp != OSSA_INTERP_LINEAR) || ossa__pk_drop(p) > (rot ? 3u : 0u))
             return fail(diag, OSSA_ERROR_INVALID_DATA, path, "joint %u / kind %u / interp %u / drop %u invalid", p->joint,
                         p->kind, p->interp, ossa__pk_drop(p));
         if (p->mask >= h->mask_count)
             return fail(diag, OSSA_ERROR_INVALID_DATA, path, "key mask %u of %u", p->mask, h->mask_count);
+        if (ossa__pk_reserved(p)) /* bits 15..29: reserved, 0 (ossa__bc_packed) */
+            return fail(diag, OSSA_ERROR_INVALID_DATA, path, "reserved width bits 0x%x not zero", ossa__pk_reserved(p));
         for (int c = 0; c < 3; c++) {
-            if (bits[c] > OSSA__BC_MAX_BITS || rbits[c] > bits[c] + 2u || (OSSA__BC_DELTA_K == 1u && rbits[c]))
-                return fail(diag, OSSA_ERROR_INVALID_DATA, path, "component %d: %u bits, %u residual bits", c, bits[c],
-                            rbits[c]);
+            if (bits[c] > OSSA__BC_MAX_BITS)
+                return fail(diag, OSSA_ERROR_INVALID_DATA, path, "component %d: %u bits", c, bits[c]);
             /* min + q * step is monotonic in q: both ends finite = every value finite;
              * rotation components stay near [-1, 1] (the sampler normalises their lerp) */
             float step = ossa__step_float(p->step[c]);
@@ -374,41 +372,12 @@ static ossa_result validate(const unsigned char *b, size_t size, ossa_diagnostic
                 return fail(diag, OSSA_ERROR_INVALID_DATA, path, "component %d: range [%g, %g] (step %g) not finite%s", c,
                             (double)p->min[c], (double)hi, (double)step, rot ? " or past +-2" : "");
         }
-        uint32_t n = mask_keys[p->mask], B = bits[0] + bits[1] + bits[2], R = rbits[0] + rbits[1] + rbits[2];
-        uint64_t nbits = ossa__packed_stream_bits(n, B, R);
+        /* every key's fields are within 0 .. 2^bits - 1 by their width */
+        uint64_t nbits = (uint64_t)mask_keys[p->mask] * (bits[0] + bits[1] + bits[2]);
         if (!bytes_ok(h, p->data_off, (nbits + 7) / 8))
             return fail(diag, OSSA_ERROR_INVALID_DATA, path, "value stream outside the block");
         if (!charge(h, &used, (nbits + 7) / 8))
             return fail(diag, OSSA_ERROR_INVALID_DATA, path, "value stream overlaps other spans");
-        /* every reconstructed key within 0 .. 2^bits - 1 (so the sampler's sums stay exact
-         * small integers); a stream of zero widths is all zeros. Linear: a key costs at least
-         * one bit of the stream every OSSA__BC_DELTA_K keys. */
-        if (!B && (!R || OSSA__BC_DELTA_K == 1u)) continue; /* K = 1: no residuals (refused above) */
-        const unsigned char *st = b + p->data_off;
-        int64_t v[3] = {0, 0, 0}, d[3] = {0, 0, 0};
-        uint64_t pos = 0;
-        for (uint32_t k = 0; k < n; k++) {
-            uint32_t f[3];
-            if (k % OSSA__BC_DELTA_K == 0) {
-                ossa__fields3(st, pos, bits[0], bits[1], bits[2], &f[0], &f[1], &f[2]);
-                pos += B;
-                for (int c = 0; c < 3; c++) {
-                    v[c] = f[c];
-                    d[c] = 0;
-                }
-            } else {
-                ossa__fields3(st, pos, rbits[0], rbits[1], rbits[2], &f[0], &f[1], &f[2]);
-                pos += R;
-                for (int c = 0; c < 3; c++) {
-                    d[c] += (int64_t)f[c] - (int64_t)((1u << rbits[c]) >> 1);
-                    v[c] += d[c];
-                }
-            }
-            for (int c = 0; c < 3; c++)
-                if (v[c] < 0 || v[c] > (int64_t)((1u << bits[c]) - 1u))
-                    return fail(diag, OSSA_ERROR_INVALID_DATA, path, "key %u component %d decodes to %lld, outside 0..%u", k,
-                                c, (long long)v[c], (1u << bits[c]) - 1u);
-        }
     }
     if (h->packed_count && (h->grid_count == 0 || grid[0] != h->start))
         return fail(diag, OSSA_ERROR_INVALID_DATA, "grid", "the key grid does not start at the clip start");

@@ -24,9 +24,8 @@
  *            grid_count bits (bit g set = a key at grid[g]; bit 0 always set; equal masks stored
  *            once, in the mask table), and a value stream: per key the 3 stored components
  *            (range-reduced: min + q * step; rotations drop component `drop`, rebuilt as
- *            sqrt(1 - the others' squares), the stored sign keeping it >= 0) delta-coded in
- *            blocks of OSSA__BC_DELTA_K keys (ossa__bc_packed), STEP or LINEAR (lerp; nlerp for
- *            rotations). */
+ *            sqrt(1 - the others' squares), the stored sign keeping it >= 0), each key's fields
+ *            absolute (ossa__bc_packed), STEP or LINEAR (lerp; nlerp for rotations). */
 #ifndef OSSA_ANIM_BUILT_CLIP_INTERNAL_H
 #define OSSA_ANIM_BUILT_CLIP_INTERNAL_H
 
@@ -122,26 +121,16 @@ static inline float ossa__ord_float(uint32_t o) {
     return f;
 }
 
-/* A packed channel (32 B). Its values are delta-coded in blocks of OSSA__BC_DELTA_K keys: key
- * k with k % K == 0 stores its three quantised fields q (bits[c] bits each), every other key
- * three residuals (rbits[c] bits each, stored biased: field = r + 2^(rbits - 1), 0 bits = 0):
- * the second key of a block r = q_k - q_{k-1}, the later ones the second difference
- * r = q_k - 2 q_{k-1} + q_{k-2}. So key k's bit position is O(1) (ossa__packed_key_pos), a
- * forward step is one residual triple plus two adds, and a seek walks at most K - 1 residuals
- * from its block's first key. The key mask is the clip's mask table entry `mask` (channels
- * with equal masks share one). */
-#ifndef OSSA__BC_DELTA_K /* keys per block; 1 = every key absolute (no residuals). Measured on Woman
-                          * (docs/built-clips.md): 2 saves 6.8 KB, 4 saves 10.7 KB, but cost ~45 / 60 ns
-                          * per forward frame and ~170 / 340 ns per random frame: over the sampling
-                          * targets, so off. The built-clip and sampling tests pass with 2 and 4. */
-#define OSSA__BC_DELTA_K 1u
-#endif
+/* A packed channel (32 B). Each key stores its three quantised fields q (bits[c] bits each),
+ * so key k of a stream of B = bits[0] + bits[1] + bits[2] bits per key is at bit k * B. The
+ * key mask is the clip's mask table entry `mask` (channels with equal masks share one). */
 typedef struct ossa__bc_packed {
     uint16_t joint;      /* < joint_count (the builder refuses packed joints past 65535: LIMIT) */
     uint8_t kind;        /* OSSA__CH_T / R / S */
     uint8_t interp;      /* OSSA_INTERP_STEP or LINEAR */
-    uint32_t widths;     /* bits[c] (0..OSSA__BC_MAX_BITS) at 5c, rbits[c] (0..bits[c] + 2) at 15 + 5c,
-                          * rotations: the dropped component (0..3 = x y z w) at 30 */
+    uint32_t widths;     /* bits[c] (0..OSSA__BC_MAX_BITS) at 5c, bits 15..29 reserved (0; a rejected
+                          * delta coding's residual widths), rotations: the dropped component
+                          * (0..3 = x y z w) at 30 */
     uint32_t data_off;   /* the value stream, byte offset */
     uint16_t mask;       /* index in the mask table */
     uint16_t step[3];    /* the steps' float bits >> 16 (ossa__step_float; 0 when bits is 0) */
@@ -149,11 +138,11 @@ typedef struct ossa__bc_packed {
 } ossa__bc_packed;
 
 static inline uint32_t ossa__pk_bits(const ossa__bc_packed *p, int c) { return (p->widths >> (5 * c)) & 31u; }
-static inline uint32_t ossa__pk_rbits(const ossa__bc_packed *p, int c) { return (p->widths >> (15 + 5 * c)) & 31u; }
+static inline uint32_t ossa__pk_reserved(const ossa__bc_packed *p) { return (p->widths >> 15) & 0x7FFFu; }
 static inline uint32_t ossa__pk_drop(const ossa__bc_packed *p) { return p->widths >> 30; }
-static inline uint32_t ossa__pk_widths(const uint8_t bits[3], const uint8_t rbits[3], uint32_t drop) {
+static inline uint32_t ossa__pk_widths(const uint8_t bits[3], uint32_t drop) {
     uint32_t w = drop << 30;
-    for (int c = 0; c < 3; c++) w |= (uint32_t)bits[c] << (5 * c) | (uint32_t)rbits[c] << (15 + 5 * c);
+    for (int c = 0; c < 3; c++) w |= (uint32_t)bits[c] << (5 * c);
     return w;
 }
 /* Packed steps keep the top 16 bits of their float (bfloat16, rounded up so the range still
@@ -168,16 +157,6 @@ static inline float ossa__step_float(uint16_t b) {
     float f;
     memcpy(&f, &u, 4);
     return f;
-}
-/* Bit position of key k in a packed value stream (B, R: the bits of a key's fields and of its
- * residuals), and the stream's length in bits for n keys. */
-static inline uint64_t ossa__packed_key_pos(uint32_t k, uint32_t B, uint32_t R) {
-    uint32_t j = k % OSSA__BC_DELTA_K;
-    return (uint64_t)(k / OSSA__BC_DELTA_K) * (B + (OSSA__BC_DELTA_K - 1u) * R) + (j ? B + (uint64_t)(j - 1u) * R : 0u);
-}
-static inline uint64_t ossa__packed_stream_bits(uint32_t n, uint32_t B, uint32_t R) {
-    uint64_t abs = (n + OSSA__BC_DELTA_K - 1u) / OSSA__BC_DELTA_K;
-    return abs * B + (n - abs) * R;
 }
 
 typedef struct ossa__bc_wtrack {
@@ -279,49 +258,24 @@ static inline void ossa__fields3(const unsigned char *d, uint64_t pos, uint32_t 
     }
 }
 
-/* A residual field of w bits, unbiased (ossa__bc_packed). */
-static inline int32_t ossa__residual(uint32_t field, uint32_t w) { return (int32_t)field - (int32_t)((1u << w) >> 1); }
-
 /* The quantised fields q[3] of value key k (the k-th set bit of the mask) of a packed channel,
- * and (when qn is not NULL, only if key k + 1 exists) those of key k + 1. With j = k % K and
- * r_m the block's residuals, q_j = q_0 + sum over m of max(j - m + 1, 0) r_m: the block's
- * K - 1 residual triples are read at once (those past what is needed at the block start
- * instead, times 0), so a seek has no loop or branch on j. ossa__packed_value turns the
- * fields into keys. */
+ * and (when qn is not NULL, only if key k + 1 exists) those of key k + 1. ossa__packed_value
+ * turns the fields into keys. */
 static inline void ossa__packed_fields(const unsigned char *block, const ossa__bc_packed *p, uint32_t k, uint32_t q[3],
                                        uint32_t qn[3]) {
     const unsigned char *s = block + p->data_off;
-    uint32_t w = p->widths, b0 = w & 31u, b1 = (w >> 5) & 31u, b2 = (w >> 10) & 31u;
-    uint32_t r0 = (w >> 15) & 31u, r1 = (w >> 20) & 31u, r2 = (w >> 25) & 31u;
-    uint32_t B = b0 + b1 + b2, R = r0 + r1 + r2, j = k % OSSA__BC_DELTA_K, lim = j + (qn != NULL);
-    uint64_t pos0 = ossa__packed_key_pos(k - j, B, R);
+    uint32_t w = p->widths, b0 = w & 31u, b1 = (w >> 5) & 31u, b2 = (w >> 10) & 31u, B = b0 + b1 + b2;
+    uint64_t pos = (uint64_t)k * B;
     uint32_t f0, f1, f2;
-    ossa__fields3(s, pos0, b0, b1, b2, &f0, &f1, &f2);
-    int32_t v0 = (int32_t)f0, v1 = (int32_t)f1, v2 = (int32_t)f2, n0 = v0, n1 = v1, n2 = v2;
-    for (uint32_t m = 1; m < OSSA__BC_DELTA_K; m++) {
-        int32_t cq = (int32_t)j - (int32_t)m + 1, cn = cq + 1;
-        uint32_t x0, x1, x2;
-        ossa__fields3(s, m <= lim ? pos0 + B + (uint64_t)(m - 1u) * R : pos0, r0, r1, r2, &x0, &x1, &x2);
-        int32_t e0 = ossa__residual(x0, r0), e1 = ossa__residual(x1, r1), e2 = ossa__residual(x2, r2);
-        cq = cq > 0 ? cq : 0;
-        cn = cn > 0 ? cn : 0;
-        v0 += cq * e0;
-        v1 += cq * e1;
-        v2 += cq * e2;
-        n0 += cn * e0;
-        n1 += cn * e1;
-        n2 += cn * e2;
-    }
-    q[0] = (uint32_t)v0;
-    q[1] = (uint32_t)v1;
-    q[2] = (uint32_t)v2;
+    ossa__fields3(s, pos, b0, b1, b2, &f0, &f1, &f2);
+    q[0] = f0;
+    q[1] = f1;
+    q[2] = f2;
     if (!qn) return;
-    bool next = j + 1u == OSSA__BC_DELTA_K; /* key k + 1 starts the next block: its fields (no branch) */
-    uint32_t g0, g1, g2;
-    ossa__fields3(s, next ? pos0 + B + (uint64_t)(OSSA__BC_DELTA_K - 1u) * R : pos0, b0, b1, b2, &g0, &g1, &g2);
-    qn[0] = next ? g0 : (uint32_t)n0;
-    qn[1] = next ? g1 : (uint32_t)n1;
-    qn[2] = next ? g2 : (uint32_t)n2;
+    ossa__fields3(s, pos + B, b0, b1, b2, &f0, &f1, &f2);
+    qn[0] = f0;
+    qn[1] = f1;
+    qn[2] = f2;
 }
 
 /* Key mask helpers (bit g of mask = a key at grid[g]; n = grid_count): 57-bit windows (one

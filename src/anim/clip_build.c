@@ -459,55 +459,19 @@ static void put_bits(unsigned char *p, uint64_t pos, uint32_t v, uint32_t n) {
         if ((v >> b) & 1u) p[(pos + b) >> 3] |= (unsigned char)(1u << ((pos + b) & 7u));
 }
 
-/* The residual of key k (not a block start) of packed channel c, component x: the difference
- * from key k - 1, minus key k - 1's own after the block's second key (ossa__bc_packed). */
-static int64_t delta_residual(const bchan *c, uint32_t k, int x) {
-    int64_t r = (int64_t)c->q[k * 3 + x] - c->q[(k - 1) * 3 + x];
-    if (k % OSSA__BC_DELTA_K >= 2) r -= (int64_t)c->q[(k - 1) * 3 + x] - c->q[(k - 2) * 3 + x];
-    return r;
+/* Bits of packed channel c's value stream: per key its fields (ossa__bc_packed). */
+static uint64_t stream_bits(const bchan *c) {
+    return (uint64_t)c->key_count * ((uint32_t)c->bits[0] + c->bits[1] + c->bits[2]);
 }
 
-/* Residual widths of packed channel c's keys (ossa__bc_packed's delta coding): per component
- * the smallest w with every residual in [-2^(w-1), 2^(w-1) - 1] (0: every residual is 0). */
-static void delta_rbits(const bchan *c, uint8_t rbits[3]) {
-    for (int x = 0; x < 3; x++) {
-        int64_t lo = 0, hi = 0;
-        for (uint32_t k = 1; k < c->key_count; k++) {
-            if (k % OSSA__BC_DELTA_K == 0) continue;
-            int64_t r = delta_residual(c, k, x);
-            lo = r < lo ? r : lo;
-            hi = r > hi ? r : hi;
-        }
-        uint32_t w = 0;
-        while (!(lo >= -(((int64_t)1 << w) >> 1) && hi <= ((int64_t)1 << w) - 1 - (((int64_t)1 << w) >> 1))) w++;
-        rbits[x] = (uint8_t)w;
-    }
-}
-
-/* Bits of packed channel c's value stream. */
-static uint64_t delta_stream_bits(const bchan *c) {
-    uint8_t rb[3];
-    delta_rbits(c, rb);
-    return ossa__packed_stream_bits(c->key_count, (uint32_t)c->bits[0] + c->bits[1] + c->bits[2],
-                                    (uint32_t)rb[0] + rb[1] + rb[2]);
-}
-
-/* Writes packed channel c's value stream at s (zeroed): per block of OSSA__BC_DELTA_K keys the
- * first key's fields, then the residuals, biased. */
-static void put_stream(unsigned char *s, const bchan *c, const uint8_t rbits[3]) {
+/* Writes packed channel c's value stream at s (zeroed): per key its three fields. */
+static void put_stream(unsigned char *s, const bchan *c) {
     uint64_t pos = 0;
-    for (uint32_t k = 0; k < c->key_count; k++) {
-        uint32_t j = k % OSSA__BC_DELTA_K;
+    for (uint32_t k = 0; k < c->key_count; k++)
         for (int x = 0; x < 3; x++) {
-            if (!j) {
-                put_bits(s, pos, c->q[k * 3 + x], c->bits[x]);
-                pos += c->bits[x];
-                continue;
-            }
-            put_bits(s, pos, (uint32_t)(delta_residual(c, k, x) + (((int64_t)1 << rbits[x]) >> 1)), rbits[x]);
-            pos += rbits[x];
+            put_bits(s, pos, c->q[k * 3 + x], c->bits[x]);
+            pos += c->bits[x];
         }
-    }
 }
 
 static int cmp_packed_order(const bchan *a, const bchan *b) {
@@ -624,7 +588,7 @@ static ossa_result write_clip(builder *B, ossa_built_clip **out) {
     size_t o_mask = off;
     off = up4(off + (size_t)nmask * (sizeof(uint32_t) + mb));
     size_t o_bits = off;
-    for (uint32_t k = 0; k < npk; k++) off += (delta_stream_bits(&B->ch[order[k]]) + 7) / 8; /* byte-aligned */
+    for (uint32_t k = 0; k < npk; k++) off += (stream_bits(&B->ch[order[k]]) + 7) / 8; /* byte-aligned */
     off = up4(off) + OSSA__BC_PAD;
     ossa_built_clip *bc = off > UINT32_MAX ? NULL : ossa__built_clip_alloc(B->alloc, NULL, off);
     if (!bc) {
@@ -737,18 +701,16 @@ static ossa_result write_clip(builder *B, ossa_built_clip **out) {
     for (uint32_t k = 0; k < npk; k++) {
         const bchan *c = &B->ch[order[k]];
         ossa__bc_packed *p = &pk[k];
-        uint8_t rbits[3];
-        delta_rbits(c, rbits);
         p->joint = (uint16_t)c->target;
         p->kind = c->kind;
         p->interp = c->interp;
-        p->widths = ossa__pk_widths(c->bits, rbits, c->drop);
+        p->widths = ossa__pk_widths(c->bits, c->drop);
         p->mask = (uint16_t)mask_of[k];
         p->data_off = (uint32_t)cur;
         memcpy(p->min, c->min, sizeof p->min);
         for (int x = 0; x < 3; x++) p->step[x] = ossa__step_bits(c->step[x]); /* exact: qstep's value */
-        put_stream(b + cur, c, rbits);
-        cur += (delta_stream_bits(c) + 7) / 8;
+        put_stream(b + cur, c);
+        cur += (stream_bits(c) + 7) / 8;
     }
     uint32_t *mkeys = (uint32_t *)(b + o_mask);
     memcpy(b + o_mask + (size_t)nmask * sizeof(uint32_t), masks, (size_t)nmask * mb);

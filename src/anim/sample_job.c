@@ -410,39 +410,18 @@ static uint32_t grid_find(const ossa_built_clip *clip, float t) {
     return base;
 }
 
-/* Packed channel i one key forward to value key k (k - 1 was key b, so qa, qb hold keys k - 2
- * and k - 1 unless k - 1 starts a block): key b's fields become key a's and key k's are one
- * triple of the stream: its fields at a block start, else a residual added to key k - 1 (and
- * its difference from key k - 2 after the block's second key). Exact: small integers. */
+/* Packed channel i one key forward to value key k: key k - 1's fields (qb) become key a's
+ * (qa) and key k's are read from the stream. Exact: small integers. */
 static inline void step_key(ossa_sampling_context *c, uint32_t i, const unsigned char *block, const ossa__bc_packed *p,
                             uint32_t k) {
-    uint32_t w = p->widths, j = k % OSSA__BC_DELTA_K, B = (w & 31u) + ((w >> 5) & 31u) + ((w >> 10) & 31u);
-    uint32_t R = ((w >> 15) & 31u) + ((w >> 20) & 31u) + ((w >> 25) & 31u);
-    uint32_t sw = j ? w >> 15 : w; /* the widths of key k's triple: residuals or fields (no branch) */
-    uint32_t n0 = sw & 31u, n1 = (sw >> 5) & 31u, n2 = (sw >> 10) & 31u, f0, f1, f2;
-    ossa__fields3(block + p->data_off, ossa__packed_key_pos(k, B, R), n0, n1, n2, &f0, &f1, &f2);
-    int32_t h0 = j ? (int32_t)((1u << n0) >> 1) : 0, h1 = j ? (int32_t)((1u << n1) >> 1) : 0;
-    int32_t h2 = j ? (int32_t)((1u << n2) >> 1) : 0;
-    float b0 = c->qb[0][i], b1 = c->qb[1][i], b2 = c->qb[2][i];
-    float r0 = (float)((int32_t)f0 - h0), r1 = (float)((int32_t)f1 - h1), r2 = (float)((int32_t)f2 - h2);
-    if (OSSA__BC_DELTA_K > 1u) { /* + key k - 1 */
-        float cb = j ? 1.0f : 0.0f;
-        r0 += b0 * cb;
-        r1 += b1 * cb;
-        r2 += b2 * cb;
-    }
-    if (OSSA__BC_DELTA_K > 2u) { /* + its difference from key k - 2 */
-        float cd = j >= 2u ? 1.0f : 0.0f;
-        r0 += (b0 - c->qa[0][i]) * cd;
-        r1 += (b1 - c->qa[1][i]) * cd;
-        r2 += (b2 - c->qa[2][i]) * cd;
-    }
-    c->qa[0][i] = b0;
-    c->qa[1][i] = b1;
-    c->qa[2][i] = b2;
-    c->qb[0][i] = r0;
-    c->qb[1][i] = r1;
-    c->qb[2][i] = r2;
+    uint32_t w = p->widths, n0 = w & 31u, n1 = (w >> 5) & 31u, n2 = (w >> 10) & 31u, f0, f1, f2;
+    ossa__fields3(block + p->data_off, (uint64_t)k * (n0 + n1 + n2), n0, n1, n2, &f0, &f1, &f2);
+    c->qa[0][i] = c->qb[0][i];
+    c->qa[1][i] = c->qb[1][i];
+    c->qa[2][i] = c->qb[2][i];
+    c->qb[0][i] = (float)f0;
+    c->qb[1][i] = (float)f1;
+    c->qb[2][i] = (float)f2;
 }
 
 /* Key mask m one key forward, to key n (value index rank; n2 the key after it, grid_count =
