@@ -606,7 +606,6 @@ static ossa__unpack_kernel choose_unpack(bool wide) {
  * the editable path), then each channel placed and its lanes' unpack table entries written.
  * clock_key (all 0 at a switch) counts each clock's vectors placed, ckey its rotations. */
 static void raw_setup(ossa_sampling_context *c, const ossa_built_clip *clip) {
-    static const uint32_t field[3] = {0, 3, 7}; /* T, R, S floats in an ossa_transform */
     const ossa__bc_header *h = clip->h;
     uint32_t C = h->clock_count, n = h->raw_count; /* <= max_raw: the loader bounds raw_count by 3 J + weight tracks */
     c->uncached = h->raw_count;
@@ -657,7 +656,7 @@ static void raw_setup(ossa_sampling_context *c, const ossa_built_clip *clip) {
             c->l_base[l] = ln[q].base;
             bit += b;
         }
-        uint32_t dst = r->target * 10u + field[r->kind];
+        uint32_t dst = r->target * 10u + ossa__field_offset(r->kind);
         bool step = r->interp == OSSA_INTERP_STEP;
         if (rot) {
             c->rdst[c->cr0[k] + idx] = dst;
@@ -839,7 +838,7 @@ ossa_result ossa_sample_job_run(ossa_sample_job *job) {
         for (uint32_t i = 0; i < P0; i++) { /* counting sort by mask: mfirst[m] is mask m's fill point ... */
             const ossa__bc_packed *p = &clip->packed[i];
             c->mch[c->mfirst[p->mask]++] = i;
-            c->pdst[i] = p->joint * 10u + (p->kind == OSSA__CH_T ? 0u : p->kind == OSSA__CH_R ? 3u : 7u);
+            c->pdst[i] = p->joint * 10u + ossa__field_offset(p->kind);
             c->pdrop[i] = (uint8_t)ossa__pk_drop(p);
             for (int k = 0; k < 3; k++) {
                 c->mn[k][i] = p->min[k];
@@ -869,7 +868,7 @@ ossa_result ossa_sample_job_run(ossa_sample_job *job) {
             d[3] = w;
         }
         for (; i < nb; i++, v += 3) {
-            float *d = pose + (code[i] >> 2) * 10u + ((code[i] & 3u) == OSSA__CH_T ? 0u : 7u), x = v[0], y = v[1], z = v[2];
+            float *d = pose + (code[i] >> 2) * 10u + ossa__field_offset(code[i] & 3u), x = v[0], y = v[1], z = v[2];
             d[0] = x;
             d[1] = y;
             d[2] = z;
