@@ -817,7 +817,7 @@ ossa_result ossa_sample_job_run(ossa_sample_job *job) {
     const ossa__bc_header *h = clip->h;
     ossa_sampling_context *c = job->context;
     if (c->ref_clip != clip->id || c->ref_ptr != job->reference) { /* hashed once per clip and reference */
-        if (ossa__reference_hash(job->reference, h->joint_count) != ossa__bc_ref_hash(h)) {
+        if (!ossa_built_clip_matches(clip, job->reference, job->reference_count)) {
             c->ref_clip = 0;
             return OSSA_ERROR_INVALID_ARGUMENT;
         }
