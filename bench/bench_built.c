@@ -191,7 +191,7 @@ int main(int argc, char **argv) {
                 const ossa__bc_packed *p = &b->packed[k];
                 uint32_t kc = b->mask_keys[p->mask];
                 keys += kc;
-                values += ((uint64_t)kc * (ossa__pk_bits(p, 0) + ossa__pk_bits(p, 1) + ossa__pk_bits(p, 2)) + 7) / 8;
+                values += (ossa__lift_stream_bits(p, kc) + 7) / 8;
             }
         }
         printf("  compressed: packed values %zu B (%zu keys), records %zu B (%zu x %zu), key masks %zu B, key grid %zu B, "

@@ -544,6 +544,7 @@ static void test_load_hostile_rotation_range(void **state) {
     h->base_off = h->clock_off = h->raw_off = h->wtrack_off = h->packed_off = PK;
     h->grid_off = GRID;
     h->mask_off = MASK;
+    h->stream_off = STREAM;
     ossa_transform rest = {{0, 0, 0}, {0, 0, 0, 1}, {1, 1, 1}};
     uint64_t hash = ossa__reference_hash(&rest, 1);
     h->ref_hash_lo = (uint32_t)hash;
@@ -551,8 +552,7 @@ static void test_load_hostile_rotation_range(void **state) {
     ossa__bc_packed *p = (ossa__bc_packed *)(b + PK);
     p->kind = OSSA__CH_R;
     p->interp = OSSA_INTERP_LINEAR;
-    p->widths = 1u | 1u << 5 | 1u << 10 | 3u << 30; /* 1 bit per component, w dropped */
-    p->data_off = STREAM;
+    p->widths = 1u | 1u << 5 | 1u << 10 | 3u << 30; /* 1 bit per component, w dropped; residuals 0 bits */
     for (int c = 0; c < 3; c++) {
         p->step[c] = 0x3e83; /* ~0.256: keys (2.0, 2.0, 2.0) and (1.744, 1.744, 1.744), w rebuilt 0 */
         p->min[c] = 1.74406242f;
@@ -562,7 +562,7 @@ static void test_load_hostile_rotation_range(void **state) {
     memcpy(b + GRID, grid, sizeof grid);
     memcpy(b + MASK, &keys, 4);
     b[MASK + 4] = 3;  /* keys at grid times 0 and 1 */
-    b[STREAM] = 0x07; /* key 0: q = (1, 1, 1); key 1: q = (0, 0, 0) */
+    b[STREAM] = 0x07; /* anchors (1, 1, 1) and (0, 0, 0): key 0 q = (1, 1, 1); key 1 (the parabola, 0 residual bits) (0, 0, 0) */
     ossa_built_clip *clip = NULL;
     ossa_diagnostic d;
     assert_int_equal(ossa_built_clip_load(b, size, NULL, &clip, &d), OSSA_OK);

@@ -587,6 +587,13 @@ static ossa_clip *shared_clock_clip(uint64_t *s, uint32_t J) {
 
 /* Packed channel p of `bc` at clip time t, the slow way: its own key search (a bit-by-bit scan
  * of its mask), the fields of its two keys, the scalar kernel on one entry; into pose floats. */
+/* Byte offset of packed channel p's value stream: the streams are back to back from stream_off. */
+static uint32_t stream_offset(const ossa_built_clip *bc, const ossa__bc_packed *p) {
+    uint64_t off = bc->h->stream_off;
+    for (const ossa__bc_packed *q = bc->packed; q < p; q++) off += (ossa__lift_stream_bits(q, bc->mask_keys[q->mask]) + 7) / 8;
+    return (uint32_t)off;
+}
+
 static void packed_reference(const ossa_built_clip *bc, const ossa__bc_packed *p, float t, float *pose) {
     const unsigned char *mask = ossa__packed_mask(bc, p);
     uint32_t G = bc->h->grid_count, a = 0, rank = 0, n = G;
@@ -601,7 +608,7 @@ static void packed_reference(const ossa_built_clip *bc, const ossa__bc_packed *p
         }
     }
     uint32_t qa[3], qb[3];
-    ossa__packed_fields(bc->base, p, rank, qa, n < G ? qb : NULL);
+    ossa__packed_fields(bc->base + stream_offset(bc, p), p, bc->mask_keys[p->mask], rank, qa, n < G ? qb : NULL);
     if (n >= G) memcpy(qb, qa, sizeof qb);
     float t0 = bc->grid[a], dt = n >= G || p->interp == OSSA_INTERP_STEP ? INFINITY : bc->grid[n] - bc->grid[a];
     float fa[3], fb[3], mn[3], st[3], o[4];

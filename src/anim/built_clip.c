@@ -10,7 +10,7 @@
 #include "core/alloc.h"
 #include "core/hash.h"
 
-_Static_assert(sizeof(ossa__bc_header) == 152, "header layout (docs/built-clips.md)");
+_Static_assert(sizeof(ossa__bc_header) == 156, "header layout (docs/built-clips.md)");
 _Static_assert(sizeof(ossa__bc_packed) == 32, "packed channel layout (docs/built-clips.md)");
 _Static_assert(sizeof(ossa__bc_raw) == 20 && sizeof(ossa__bc_lane) == 8 && sizeof(ossa__bc_clock) == 8 && sizeof(ossa__bc_wtrack) == 16,
                "table layouts (docs/built-clips.md)");
@@ -345,6 +345,9 @@ static ossa_result validate(const unsigned char *b, size_t size, ossa_diagnostic
         }
     }
     const ossa__bc_packed *pk = (const ossa__bc_packed *)(b + h->packed_off);
+    uint64_t stream = h->stream_off; /* the value streams, back to back */
+    if (h->packed_count && !bytes_ok(h, h->stream_off, 0))
+        return fail(diag, OSSA_ERROR_INVALID_DATA, "header.stream_off", "value streams outside the block");
     for (uint32_t i = 0; i < h->packed_count; i++) {
         const ossa__bc_packed *p = &pk[i];
         snprintf(path, sizeof path, "packed[%u]", i);
@@ -357,11 +360,12 @@ static ossa_result validate(const unsigned char *b, size_t size, ossa_diagnostic
                         p->kind, p->interp, ossa__pk_drop(p));
         if (p->mask >= h->mask_count)
             return fail(diag, OSSA_ERROR_INVALID_DATA, path, "key mask %u of %u", p->mask, h->mask_count);
-        if (ossa__pk_reserved(p)) /* bits 15..29: reserved, 0 (ossa__bc_packed) */
-            return fail(diag, OSSA_ERROR_INVALID_DATA, path, "reserved width bits 0x%x not zero", ossa__pk_reserved(p));
+        if (ossa__pk_reserved(p)) /* widths bits 15..29, resid bits 30..31: reserved, 0 (ossa__bc_packed) */
+            return fail(diag, OSSA_ERROR_INVALID_DATA, path, "reserved bits not zero");
         for (int c = 0; c < 3; c++) {
-            if (bits[c] > OSSA__BC_MAX_BITS)
-                return fail(diag, OSSA_ERROR_INVALID_DATA, path, "component %d: %u bits", c, bits[c]);
+            if (bits[c] > OSSA__BC_MAX_BITS || ossa__pk_w1(p, c) > bits[c] || ossa__pk_w2(p, c) > bits[c])
+                return fail(diag, OSSA_ERROR_INVALID_DATA, path, "component %d: %u bits, residuals %u and %u bits", c,
+                            bits[c], ossa__pk_w1(p, c), ossa__pk_w2(p, c));
             /* min + q * step is monotonic in q: both ends finite = every value finite;
              * rotation components stay near [-1, 1] (the sampler normalises their lerp) */
             float step = ossa__step_float(p->step[c]);
@@ -372,12 +376,13 @@ static ossa_result validate(const unsigned char *b, size_t size, ossa_diagnostic
                 return fail(diag, OSSA_ERROR_INVALID_DATA, path, "component %d: range [%g, %g] (step %g) not finite%s", c,
                             (double)p->min[c], (double)hi, (double)step, rot ? " or past +-2" : "");
         }
-        /* every key's fields are within 0 .. 2^bits - 1 by their width */
-        uint64_t nbits = (uint64_t)mask_keys[p->mask] * (bits[0] + bits[1] + bits[2]);
-        if (!bytes_ok(h, p->data_off, (nbits + 7) / 8))
+        /* every key decodes to fields within 0 .. 2^bits - 1 (ossa__lift_block: modulo 2^bits) */
+        uint64_t nbytes = (ossa__lift_stream_bits(p, mask_keys[p->mask]) + 7) / 8;
+        if (!bytes_ok(h, (uint32_t)stream, nbytes) || stream + nbytes > UINT32_MAX)
             return fail(diag, OSSA_ERROR_INVALID_DATA, path, "value stream outside the block");
-        if (!charge(h, &used, (nbits + 7) / 8))
+        if (!charge(h, &used, nbytes))
             return fail(diag, OSSA_ERROR_INVALID_DATA, path, "value stream overlaps other spans");
+        stream += nbytes;
     }
     if (h->packed_count && (h->grid_count == 0 || grid[0] != h->start))
         return fail(diag, OSSA_ERROR_INVALID_DATA, "grid", "the key grid does not start at the clip start");

@@ -38,7 +38,7 @@
 #include "core/cpu.h"
 
 #define OSSA__BC_MAGIC 0x4342534Fu /* "OSBC" */
-#define OSSA__BC_VERSION 4u
+#define OSSA__BC_VERSION 5u
 #define OSSA__BC_FLAG_LOSSLESS 1u
 #define OSSA__BC_FLAG_LOOPING 2u
 #define OSSA__BC_PAD 8u
@@ -82,6 +82,7 @@ typedef struct ossa__bc_header {
     uint32_t ref_hash_lo, ref_hash_hi; /* ossa__reference_hash of the rest pose it was built with */
     uint32_t base_count, base_rot_count; /* sparse base pose entries (rotations first) */
     uint32_t mask_count, mask_off; /* the key masks: mask_count key counts (u32), then the masks, (grid_count + 7) / 8 bytes each */
+    uint32_t stream_off; /* the packed channels' value streams, back to back (ossa__bc_packed) */
 } ossa__bc_header;
 
 typedef struct ossa__bc_clock {
@@ -121,28 +122,40 @@ static inline float ossa__ord_float(uint32_t o) {
     return f;
 }
 
-/* A packed channel (32 B). Each key stores its three quantised fields q (bits[c] bits each),
- * so key k of a stream of B = bits[0] + bits[1] + bits[2] bits per key is at bit k * B. The
- * key mask is the clip's mask table entry `mask` (channels with equal masks share one). */
+/* A packed channel (32 B). Its value stream (ossa__lift_* below) holds the quantised fields q
+ * of its n keys (n = the key count of its mask, the clip's mask table entry `mask`; channels
+ * with equal masks share one) lifted in blocks of 4 keys. The streams are back to back from
+ * the header's stream_off in packed-channel order, each from a byte boundary
+ * (ossa__lift_stream_bits), so a channel's offset is a prefix sum the sampling context takes
+ * once per clip switch. */
 typedef struct ossa__bc_packed {
     uint16_t joint;      /* < joint_count (the builder refuses packed joints past 65535: LIMIT) */
     uint8_t kind;        /* OSSA__CH_T / R / S */
     uint8_t interp;      /* OSSA_INTERP_STEP or LINEAR */
-    uint32_t widths;     /* bits[c] (0..OSSA__BC_MAX_BITS) at 5c, bits 15..29 reserved (0; a rejected
-                          * delta coding's residual widths), rotations: the dropped component
-                          * (0..3 = x y z w) at 30 */
-    uint32_t data_off;   /* the value stream, byte offset */
+    uint32_t widths;     /* anchor bits wa[c] (0..OSSA__BC_MAX_BITS) at 5c, bits 15..29 reserved (0),
+                          * rotations: the dropped component (0..3 = x y z w) at 30 */
+    uint32_t resid;      /* residual bits: w1[c] (keys 4m + 1, 4m + 3) at 5c, w2[c] (keys 4m + 2) at
+                          * 15 + 5c, each <= wa[c]; bits 30..31 reserved (0) */
     uint16_t mask;       /* index in the mask table */
     uint16_t step[3];    /* the steps' float bits >> 16 (ossa__step_float; 0 when bits is 0) */
     float min[3];        /* value = min + q * step (bits 0: min) */
 } ossa__bc_packed;
 
 static inline uint32_t ossa__pk_bits(const ossa__bc_packed *p, int c) { return (p->widths >> (5 * c)) & 31u; }
-static inline uint32_t ossa__pk_reserved(const ossa__bc_packed *p) { return (p->widths >> 15) & 0x7FFFu; }
+static inline uint32_t ossa__pk_reserved(const ossa__bc_packed *p) {
+    return ((p->widths >> 15) & 0x7FFFu) | (p->resid >> 30);
+}
 static inline uint32_t ossa__pk_drop(const ossa__bc_packed *p) { return p->widths >> 30; }
+static inline uint32_t ossa__pk_w1(const ossa__bc_packed *p, int c) { return (p->resid >> (5 * c)) & 31u; }
+static inline uint32_t ossa__pk_w2(const ossa__bc_packed *p, int c) { return (p->resid >> (15 + 5 * c)) & 31u; }
 static inline uint32_t ossa__pk_widths(const uint8_t bits[3], uint32_t drop) {
     uint32_t w = drop << 30;
     for (int c = 0; c < 3; c++) w |= (uint32_t)bits[c] << (5 * c);
+    return w;
+}
+static inline uint32_t ossa__pk_resid(const uint8_t w1[3], const uint8_t w2[3]) {
+    uint32_t w = 0;
+    for (int c = 0; c < 3; c++) w |= (uint32_t)w1[c] << (5 * c) | (uint32_t)w2[c] << (15 + 5 * c);
     return w;
 }
 /* Packed steps keep the top 16 bits of their float (bfloat16, rounded up so the range still
@@ -158,6 +171,37 @@ static inline float ossa__step_float(uint16_t b) {
     memcpy(&f, &u, 4);
     return f;
 }
+
+/* Lifted value streams. A channel of n keys has M = ossa__lift_blocks(n) blocks of 4 keys and
+ * 4M + 1 slots: keys 0 .. n - 1, then (at most 3, n >= 2) virtual keys the builder extrapolates
+ * (never sampled: they only make the last block whole). Block m covers slots 4m .. 4m + 4 and
+ * stores, each as three fields (components 0, 1, 2):
+ *   a0 = q[4m] (wa bits),  r1 (w1 bits),  r2 (w2 bits),  r3 (w1 bits)
+ * at bit m * (A + 2 R1 + R2) (A, R1, R2 = the sums of wa, w1, w2 over the components); the
+ * stream ends with the final anchor q[4M] (wa bits), so block m's a4 is block m + 1's a0.
+ * Per component, with bias(w) = 2^w / 2 (0 for w = 0) and every sum modulo 2^wa:
+ *   q2 = (a0 + a4) / 2 + r2 - bias(w2)                     (the midpoint, floored)
+ *   q1 = floor((3 a0 + 6 q2 - a4) / 8) + r1 - bias(w1)     (the parabola through a0, q2, a4)
+ *   q3 = floor((3 a4 + 6 q2 - a0) / 8) + r3 - bias(w1)
+ * The builder stores the residual q - prediction (modulo 2^wa) in the fewest bits whose signed
+ * range [-bias(w), bias(w) - 1] holds every one (w = wa holds any); any stored bits decode to
+ * fields within 0 .. 2^wa - 1. Mocap keys are smooth at 30 Hz: residuals take ~4 bits less
+ * than the range (Woman: 24,634 keys, 96.9 KB absolute, 78.1 KB lifted). */
+static inline uint32_t ossa__lift_blocks(uint32_t n) { return n <= 1u ? 1u : (n + 2u) / 4u; }
+static inline uint64_t ossa__lift_stream_bits(const ossa__bc_packed *p, uint32_t n) {
+    uint32_t A = 0, R1 = 0, R2 = 0;
+    for (int c = 0; c < 3; c++) {
+        A += ossa__pk_bits(p, c);
+        R1 += ossa__pk_w1(p, c);
+        R2 += ossa__pk_w2(p, c);
+    }
+    return (uint64_t)ossa__lift_blocks(n) * (A + 2u * R1 + R2) + A;
+}
+static inline uint32_t ossa__lift_bias(uint32_t w) { return (1u << w) >> 1; }
+/* The predictions (every input < 2^20: the sums stay below 2^25; 0x800000 keeps the floored
+ * eighth non-negative and adds 2^20, a multiple of 2^wa). */
+static inline uint32_t ossa__lift_p2(uint32_t a0, uint32_t a4) { return (a0 + a4) >> 1; }
+static inline uint32_t ossa__lift_p1(uint32_t a0, uint32_t q2, uint32_t a4) { return (3u * a0 + 6u * q2 + 0x800000u - a4) >> 3; }
 
 typedef struct ossa__bc_wtrack {
     uint32_t joint, components, offset, raw; /* raw = UINT32_MAX: no keys, weights are 0 */
@@ -258,24 +302,52 @@ static inline void ossa__fields3(const unsigned char *d, uint64_t pos, uint32_t 
     }
 }
 
-/* The quantised fields q[3] of value key k (the k-th set bit of the mask) of a packed channel,
- * and (when qn is not NULL, only if key k + 1 exists) those of key k + 1. ossa__packed_value
- * turns the fields into keys. */
-static inline void ossa__packed_fields(const unsigned char *block, const ossa__bc_packed *p, uint32_t k, uint32_t q[3],
+/* One component of a lifted block: q1, q2, q3 from the anchors a0, a4 and the residual fields
+ * (w1, w2 bits; mk = 2^wa - 1). */
+static inline void ossa__lift_component(uint32_t a0, uint32_t r1, uint32_t r2, uint32_t r3, uint32_t a4, uint32_t w1,
+                                        uint32_t w2, uint32_t mk, uint32_t *q1, uint32_t *q2, uint32_t *q3) {
+    uint32_t b1 = ossa__lift_bias(w1), m2 = (ossa__lift_p2(a0, a4) + r2 - ossa__lift_bias(w2)) & mk;
+    *q2 = m2;
+    *q1 = (ossa__lift_p1(a0, m2, a4) + r1 - b1) & mk;
+    *q3 = (ossa__lift_p1(a4, m2, a0) + r3 - b1) & mk;
+}
+
+/* The 5 keys of block m of a lifted stream s (slots 4m .. 4m + 4): q[j * 3 + c]. Named
+ * scalars (see ossa__fields3). */
+static inline void ossa__lift_block(const unsigned char *s, const ossa__bc_packed *p, uint32_t m, uint32_t q[15]) {
+    uint32_t w = p->widths, r = p->resid;
+    uint32_t n0 = w & 31u, n1 = (w >> 5) & 31u, n2 = (w >> 10) & 31u;
+    uint32_t o0 = r & 31u, o1 = (r >> 5) & 31u, o2 = (r >> 10) & 31u;
+    uint32_t e0 = (r >> 15) & 31u, e1 = (r >> 20) & 31u, e2 = (r >> 25) & 31u;
+    uint32_t A = n0 + n1 + n2, R1 = o0 + o1 + o2, R2 = e0 + e1 + e2;
+    uint64_t pos = (uint64_t)m * (A + 2u * R1 + R2);
+    uint32_t a00, a01, a02, r10, r11, r12, r20, r21, r22, r30, r31, r32, a40, a41, a42;
+    ossa__fields3(s, pos, n0, n1, n2, &a00, &a01, &a02);
+    ossa__fields3(s, pos + A, o0, o1, o2, &r10, &r11, &r12);
+    ossa__fields3(s, pos + A + R1, e0, e1, e2, &r20, &r21, &r22);
+    ossa__fields3(s, pos + A + R1 + R2, o0, o1, o2, &r30, &r31, &r32);
+    ossa__fields3(s, pos + A + 2u * R1 + R2, n0, n1, n2, &a40, &a41, &a42);
+    q[0] = a00;
+    q[1] = a01;
+    q[2] = a02;
+    ossa__lift_component(a00, r10, r20, r30, a40, o0, e0, (1u << n0) - 1u, &q[3], &q[6], &q[9]);
+    ossa__lift_component(a01, r11, r21, r31, a41, o1, e1, (1u << n1) - 1u, &q[4], &q[7], &q[10]);
+    ossa__lift_component(a02, r12, r22, r32, a42, o2, e2, (1u << n2) - 1u, &q[5], &q[8], &q[11]);
+    q[12] = a40;
+    q[13] = a41;
+    q[14] = a42;
+}
+
+/* The quantised fields q[3] of value key k (< n, the k-th set bit of the mask) of a packed
+ * channel of n keys whose stream is s, and (when qn is not NULL, only if key k + 1 exists)
+ * those of key k + 1. ossa__packed_value turns the fields into keys. */
+static inline void ossa__packed_fields(const unsigned char *s, const ossa__bc_packed *p, uint32_t n, uint32_t k, uint32_t q[3],
                                        uint32_t qn[3]) {
-    const unsigned char *s = block + p->data_off;
-    uint32_t w = p->widths, b0 = w & 31u, b1 = (w >> 5) & 31u, b2 = (w >> 10) & 31u, B = b0 + b1 + b2;
-    uint64_t pos = (uint64_t)k * B;
-    uint32_t f0, f1, f2;
-    ossa__fields3(s, pos, b0, b1, b2, &f0, &f1, &f2);
-    q[0] = f0;
-    q[1] = f1;
-    q[2] = f2;
-    if (!qn) return;
-    ossa__fields3(s, pos + B, b0, b1, b2, &f0, &f1, &f2);
-    qn[0] = f0;
-    qn[1] = f1;
-    qn[2] = f2;
+    uint32_t M = ossa__lift_blocks(n), m = k >> 2 < M ? k >> 2 : M - 1u, j = k - 4u * m, f[15];
+    ossa__lift_block(s, p, m, f);
+    for (int c = 0; c < 3; c++) q[c] = f[j * 3 + c];
+    if (qn)
+        for (int c = 0; c < 3; c++) qn[c] = f[(j + 1) * 3 + c];
 }
 
 /* Key mask helpers (bit g of mask = a key at grid[g]; n = grid_count): 57-bit windows (one
@@ -430,6 +502,43 @@ void ossa__unpack_avx2(const ossa__unpack_table *tab, const unsigned char *block
                        float *out);
 void ossa__unpack_avx512(const ossa__unpack_table *tab, const unsigned char *block, uint32_t k, uint32_t begin, uint32_t end,
                          float *out);
+
+/* Lifted-block kernels (sample_job.c: scalar; lift_vbmi.c: AVX-512 VBMI): for each channel
+ * i = chan[0 .. count), the 5 keys of block m of its stream (block + poff[i]; ossa__lift_block's
+ * values) as floats into kq + 16 i (key j's component c at 3 j + c; kq[16 i + 15] may be
+ * written). fo + 16 i, fw + 16 i: the channel's field table (ossa__lift_table: the 15 fields'
+ * bit offsets from the block start and widths, lanes a0 0-2, r1 3-5, r2 6-8, r3 9-11, a4 12-14,
+ * lane 15 unused: offset 0, width 0); bk[i] = its block's bits. The streams are inside a block
+ * that ends at `end` (padding included): the VBMI kernel loads at most up to it. */
+typedef struct ossa__lift_soa {
+    const unsigned char *block, *end;
+    const uint32_t *poff, *bk;
+    const uint16_t *fo;
+    const uint8_t *fw;
+    float *kq;
+} ossa__lift_soa;
+typedef void (*ossa__lift_kernel)(const ossa__lift_soa *soa, const uint32_t *chan, uint32_t count, uint32_t m);
+void ossa__lift_scalar(const ossa__lift_soa *soa, const uint32_t *chan, uint32_t count, uint32_t m);
+void ossa__lift_vbmi(const ossa__lift_soa *soa, const uint32_t *chan, uint32_t count, uint32_t m);
+/* Packed channel p's field table and block bits (see ossa__lift_kernel). */
+static inline uint32_t ossa__lift_table(const ossa__bc_packed *p, uint16_t fo[16], uint8_t fw[16]) {
+    uint32_t A = 0, R1 = 0, R2 = 0, wa[3], w1[3], w2[3];
+    for (int c = 0; c < 3; c++) {
+        A += wa[c] = ossa__pk_bits(p, c);
+        R1 += w1[c] = ossa__pk_w1(p, c);
+        R2 += w2[c] = ossa__pk_w2(p, c);
+    }
+    uint32_t bk = A + 2u * R1 + R2, start[5] = {0, A, A + R1, A + R1 + R2, bk};
+    const uint32_t *width[5] = {wa, w1, w2, w1, wa};
+    for (int item = 0; item < 5; item++)
+        for (uint32_t c = 0, o = start[item]; c < 3; o += width[item][c], c++) {
+            fo[item * 3 + c] = (uint16_t)o;
+            fw[item * 3 + c] = (uint8_t)width[item][c];
+        }
+    fo[15] = 0;
+    fw[15] = 0;
+    return bk;
+}
 
 /* ---- error measurement (clip_error.c) ---- */
 /* The measurement grid of an editable clip: the union of every track's key times (joints

@@ -459,19 +459,95 @@ static void put_bits(unsigned char *p, uint64_t pos, uint32_t v, uint32_t n) {
         if ((v >> b) & 1u) p[(pos + b) >> 3] |= (unsigned char)(1u << ((pos + b) & 7u));
 }
 
-/* Bits of packed channel c's value stream: per key its fields (ossa__bc_packed). */
-static uint64_t stream_bits(const bchan *c) {
-    return (uint64_t)c->key_count * ((uint32_t)c->bits[0] + c->bits[1] + c->bits[2]);
+/* Slot values of block m (slots 4m .. 4m + 4) of packed channel c's lifted stream, component
+ * x (ossa__lift_block): its keys, and past the last key the virtual slots: the final anchor
+ * extrapolated from the last two keys (clamped to the field), the others their own prediction
+ * (residual 0, so they never widen the channel's residuals). */
+static void lift_slots(const bchan *c, int x, uint32_t m, uint32_t v[5]) {
+    uint32_t n = c->key_count, top = (1u << c->bits[x]) - 1u, s0 = 4u * m;
+    for (uint32_t j = 0; j < 5; j++)
+        if (s0 + j < n) v[j] = c->q[(size_t)(s0 + j) * 3 + x];
+    if (s0 + 4 < n) return; /* only the last block reaches past the keys */
+    int64_t last = c->q[(size_t)(n - 1) * 3 + x], e = last;
+    if (n >= 2) e += (int64_t)(s0 + 4 - (n - 1)) * (last - (int64_t)c->q[(size_t)(n - 2) * 3 + x]);
+    v[4] = e < 0 ? 0u : e > (int64_t)top ? top : (uint32_t)e;
+    if (s0 + 2 >= n) v[2] = ossa__lift_p2(v[0], v[4]) & top;
+    if (s0 + 1 >= n) v[1] = ossa__lift_p1(v[0], v[2], v[4]) & top;
+    if (s0 + 3 >= n) v[3] = ossa__lift_p1(v[4], v[2], v[0]) & top;
 }
 
-/* Writes packed channel c's value stream at s (zeroed): per key its three fields. */
-static void put_stream(unsigned char *s, const bchan *c) {
+/* The residuals of block slots v (component of wa bits), signed: r[0] slot 1, r[1] slot 2, r[2] slot 3. */
+static void lift_residuals(const uint32_t v[5], uint32_t wa, int32_t r[3]) {
+    uint32_t top = (1u << wa) - 1u, half = (1u << wa) >> 1;
+    uint32_t u[3] = {(v[1] - ossa__lift_p1(v[0], v[2], v[4])) & top, (v[2] - ossa__lift_p2(v[0], v[4])) & top,
+                     (v[3] - ossa__lift_p1(v[4], v[2], v[0])) & top};
+    for (int i = 0; i < 3; i++) r[i] = u[i] >= half && wa ? (int32_t)u[i] - (int32_t)(top + 1u) : (int32_t)u[i];
+}
+
+/* The fewest bits w <= wa whose range [-bias(w), bias(w) - 1] holds every residual in [lo, hi]. */
+static uint8_t lift_width(int32_t lo, int32_t hi, uint32_t wa) {
+    uint32_t w = 0;
+    while (w < wa && !(lo >= -(int32_t)ossa__lift_bias(w) && hi <= (int32_t)ossa__lift_bias(w) - 1 + (w == 0))) w++;
+    return (uint8_t)w;
+}
+
+/* Packed channel c's residual widths (ossa__bc_packed.resid): w1 (slots 1, 3), w2 (slot 2). */
+static void lift_widths(const bchan *c, uint8_t w1[3], uint8_t w2[3]) {
+    uint32_t M = ossa__lift_blocks(c->key_count);
+    for (int x = 0; x < 3; x++) {
+        int32_t lo1 = 0, hi1 = 0, lo2 = 0, hi2 = 0, r[3];
+        for (uint32_t m = 0; m < M && c->bits[x]; m++) {
+            uint32_t v[5];
+            lift_slots(c, x, m, v);
+            lift_residuals(v, c->bits[x], r);
+            for (int i = 0; i < 3; i += 2) {
+                lo1 = r[i] < lo1 ? r[i] : lo1;
+                hi1 = r[i] > hi1 ? r[i] : hi1;
+            }
+            lo2 = r[1] < lo2 ? r[1] : lo2;
+            hi2 = r[1] > hi2 ? r[1] : hi2;
+        }
+        w1[x] = lift_width(lo1, hi1, c->bits[x]);
+        w2[x] = lift_width(lo2, hi2, c->bits[x]);
+    }
+}
+
+/* Bits of packed channel c's value stream (ossa__lift_stream_bits). */
+static uint64_t stream_bits(const bchan *c) {
+    uint8_t w1[3], w2[3];
+    lift_widths(c, w1, w2);
+    ossa__bc_packed p = {0};
+    p.widths = ossa__pk_widths(c->bits, 0);
+    p.resid = ossa__pk_resid(w1, w2);
+    return ossa__lift_stream_bits(&p, c->key_count);
+}
+
+/* Writes packed channel c's lifted value stream at s (zeroed), with the widths of lift_widths. */
+static void put_stream(unsigned char *s, const bchan *c, const uint8_t w1[3], const uint8_t w2[3]) {
+    uint32_t M = ossa__lift_blocks(c->key_count), v[3][5];
     uint64_t pos = 0;
-    for (uint32_t k = 0; k < c->key_count; k++)
+    for (uint32_t m = 0; m <= M; m++) {
+        for (int x = 0; x < 3; x++) lift_slots(c, x, m < M ? m : M - 1u, v[x]);
+        if (m == M) { /* the final anchor */
+            for (int x = 0; x < 3; x++) {
+                put_bits(s, pos, v[x][4], c->bits[x]);
+                pos += c->bits[x];
+            }
+            break;
+        }
+        int32_t r[3][3];
+        for (int x = 0; x < 3; x++) lift_residuals(v[x], c->bits[x], r[x]);
         for (int x = 0; x < 3; x++) {
-            put_bits(s, pos, c->q[k * 3 + x], c->bits[x]);
+            put_bits(s, pos, v[x][0], c->bits[x]);
             pos += c->bits[x];
         }
+        for (int slot = 0; slot < 3; slot++)
+            for (int x = 0; x < 3; x++) {
+                uint32_t w = slot == 1 ? w2[x] : w1[x];
+                put_bits(s, pos, (uint32_t)(r[x][slot] + (int32_t)ossa__lift_bias(w)) & ((1u << c->bits[x]) - 1u), w);
+                pos += w;
+            }
+    }
 }
 
 static int cmp_packed_order(const bchan *a, const bchan *b) {
@@ -624,6 +700,7 @@ static ossa_result write_clip(builder *B, ossa_built_clip **out) {
     h->grid_off = (uint32_t)o_grid;
     h->mask_count = nmask;
     h->mask_off = (uint32_t)o_mask;
+    h->stream_off = (uint32_t)o_bits;
     h->precision = B->opt.precision;
     h->shell_distance = B->opt.shell_distance;
     h->weight_precision = B->opt.weight_precision;
@@ -704,13 +781,15 @@ static ossa_result write_clip(builder *B, ossa_built_clip **out) {
         p->joint = (uint16_t)c->target;
         p->kind = c->kind;
         p->interp = c->interp;
+        uint8_t w1[3], w2[3];
+        lift_widths(c, w1, w2);
         p->widths = ossa__pk_widths(c->bits, c->drop);
+        p->resid = ossa__pk_resid(w1, w2);
         p->mask = (uint16_t)mask_of[k];
-        p->data_off = (uint32_t)cur;
         memcpy(p->min, c->min, sizeof p->min);
         for (int x = 0; x < 3; x++) p->step[x] = ossa__step_bits(c->step[x]); /* exact: qstep's value */
-        put_stream(b + cur, c);
-        cur += (stream_bits(c) + 7) / 8;
+        put_stream(b + cur, c, w1, w2);
+        cur += (ossa__lift_stream_bits(p, c->key_count) + 7) / 8;
     }
     uint32_t *mkeys = (uint32_t *)(b + o_mask);
     memcpy(b + o_mask + (size_t)nmask * sizeof(uint32_t), masks, (size_t)nmask * mb);
@@ -1028,7 +1107,7 @@ static bool eval_subtree(builder *B, bchan *ch, const float *V, float limit) {
 static double chan_bytes(const builder *B, const bchan *c) {
     if (c->mode == MODE_FOLD) return 0.0;
     if (c->mode == MODE_PACKED)
-        return sizeof(ossa__bc_packed) + (B->C + (double)c->key_count * ((uint32_t)c->bits[0] + c->bits[1] + c->bits[2])) / 8.0;
+        return sizeof(ossa__bc_packed) + (B->C + (double)stream_bits(c)) / 8.0;
     ossa__bc_lane lanes[12];
     uint32_t per = 0;
     return sizeof(ossa__bc_raw) + (double)raw_lanes(c, lanes, &per);

@@ -42,11 +42,17 @@ struct ossa_sampling_context {
     float *mt0, *hi;      /* the segment starts at mt0 and is valid for mt0 <= t < hi (t >= the clip start) */
     uint32_t *mfirst;     /* mask m's channels are mch[mfirst[m], mfirst[m + 1]) (set at a switch) */
     uint32_t *mch;        /* the channels grouped by mask, in clip order within one */
+    uint32_t *mblk;       /* the lifted block (ossa__lift_block) whose keys kq holds for its channels, UINT32_MAX = none */
     /* packed channels: per channel */
     uint32_t *pdst;       /* its float offset in the output pose (copied from the clip at a switch) */
+    uint32_t *poff;       /* its value stream's byte offset in the block (summed at a switch) */
     uint8_t *pdrop;       /* rotations: the component rebuilt (copied likewise) */
     float *t0, *dt;       /* its mask's segment start, and length (+Inf: STEP or the last key, s = 0) */
     float *qa[3], *qb[3]; /* the quantised fields of its keys a and b, as floats */
+    float *kq;            /* 16 per channel (one cache line): the 5 keys of its mask's block mblk, 3 fields each, as floats */
+    uint16_t *lfo;        /* 16 per channel: its lifted block's field table (ossa__lift_table, set at a switch) ... */
+    uint8_t *lfw;
+    uint32_t *lbk;        /* ... and block bits */
     float *mn[3], *st[3]; /* the channel's range (copied from the clip at a switch) */
     float *o[4];          /* the kernels' output (rotations in stored order) */
     /* raw channels: the LINEAR / STEP T/R/S ones with packed lanes are cached, laid out at a
@@ -208,6 +214,44 @@ static ossa__slerp_kernel choose_slerp(void) {
     return table[choose_level()];
 }
 
+/* The reference lifted-block kernel: each field read alone (ossa__bits_read: the stream is
+ * followed by >= 8 readable bytes), then ossa__lift_component per component. */
+void ossa__lift_scalar(const ossa__lift_soa *soa, const uint32_t *chan, uint32_t count, uint32_t m) {
+    for (uint32_t j = 0; j < count; j++) {
+        uint32_t i = chan[j], f[15];
+        const unsigned char *s = soa->block + soa->poff[i];
+        const uint16_t *fo = soa->fo + (size_t)i * 16u;
+        const uint8_t *fw = soa->fw + (size_t)i * 16u;
+        float *kq = soa->kq + (size_t)i * 16u;
+        uint64_t pos = (uint64_t)m * soa->bk[i];
+        for (int l = 0; l < 15; l++) f[l] = ossa__bits_read(s, pos + fo[l], fw[l]);
+        for (int c = 0; c < 3; c++) {
+            uint32_t q1, q2, q3;
+            ossa__lift_component(f[c], f[3 + c], f[6 + c], f[9 + c], f[12 + c], fw[3 + c], fw[6 + c], (1u << fw[c]) - 1u, &q1,
+                                 &q2, &q3);
+            kq[c] = (float)f[c];
+            kq[3 + c] = (float)q1;
+            kq[6 + c] = (float)q2;
+            kq[9 + c] = (float)q3;
+            kq[12 + c] = (float)f[12 + c];
+        }
+    }
+}
+
+/* The VBMI kernel with the AVX-512 level (OSSA_SAMPLE_KERNEL caps it), else the scalar one. */
+static ossa__lift_kernel choose_lift(void) {
+    static _Atomic(ossa__lift_kernel) lift;
+    ossa__lift_kernel k = atomic_load_explicit(&lift, memory_order_relaxed);
+    if (k) return k;
+#if defined(__x86_64__) || defined(__i386__)
+    k = choose_level() == K_AVX512 && __builtin_cpu_supports("avx512vbmi") ? ossa__lift_vbmi : ossa__lift_scalar;
+#else
+    k = ossa__lift_scalar;
+#endif
+    atomic_store_explicit(&lift, k, memory_order_relaxed);
+    return k;
+}
+
 /* ossa__mask_rank with the POPCNT instruction, 64 bits at a time (same count). */
 #if defined(__x86_64__) || defined(__i386__)
 __attribute__((target("popcnt")))
@@ -300,9 +344,11 @@ ossa_result ossa_sampling_context_create(uint32_t max_joints, uint32_t max_weigh
     ossa__layout L = {0, false};
     size_t o_ctx = ossa__layout_add(&L, 1, sizeof(ossa_sampling_context));
     size_t o_clock = ossa__layout_add(&L, C, sizeof(uint32_t));
-    size_t o_u = ossa__layout_add(&L, N * 6, sizeof(uint32_t));
+    size_t o_u = ossa__layout_add(&L, N * 9, sizeof(uint32_t));
     /* the floats are zeroed once so the kernels' spare lanes compute on finite values */
     size_t o_f = ossa__layout_add(&L, N * 20, sizeof(float));
+    size_t o_k = ossa__layout_add(&L, N * 16 + 16, sizeof(float)); /* + 16: 64-byte alignment */
+    size_t o_lo = ossa__layout_add(&L, N * 16, sizeof(uint16_t)), o_lw = ossa__layout_add(&L, N * 16, 1);
     size_t o_b = ossa__layout_add(&L, N, 1);
     size_t o_rc = ossa__layout_add(&L, C * 7, sizeof(uint32_t)), o_rb = ossa__layout_add(&L, C * 2, 1);
     size_t o_lu = ossa__layout_add(&L, LN * 3, sizeof(uint32_t)), o_lf = ossa__layout_add(&L, LN * 2, sizeof(float));
@@ -327,6 +373,11 @@ ossa_result ossa_sampling_context_create(uint32_t max_joints, uint32_t max_weigh
     c->pdst = u + 3 * N;
     c->mfirst = u + 4 * N; /* mask_count + 1 <= P + 1 <= N entries */
     c->mch = u + 5 * N;
+    c->poff = u + 6 * N;
+    c->mblk = u + 7 * N;
+    c->lbk = u + 8 * N;
+    c->lfo = (uint16_t *)(mem + o_lo);
+    c->lfw = mem + o_lw;
     c->pdrop = mem + o_b;
     c->max_rot = (uint32_t)(SR - OSSA__LERP_SLACK);
     c->max_vec = (uint32_t)SV;
@@ -367,6 +418,7 @@ ossa_result ossa_sampling_context_create(uint32_t max_joints, uint32_t max_weigh
     }
     for (size_t i = 0; i < 4; i++) c->o[i] = f + (15 + i) * N;
     c->mt0 = f + 19 * N;
+    c->kq = (float *)(((uintptr_t)(mem + o_k) + 63u) & ~(uintptr_t)63u);
     *out = c;
     return OSSA_OK;
 }
@@ -410,18 +462,13 @@ static uint32_t grid_find(const ossa_built_clip *clip, float t) {
     return base;
 }
 
-/* Packed channel i one key forward to value key k: key k - 1's fields (qb) become key a's
- * (qa) and key k's are read from the stream. Exact: small integers. */
-static inline void step_key(ossa_sampling_context *c, uint32_t i, const unsigned char *block, const ossa__bc_packed *p,
-                            uint32_t k) {
-    uint32_t w = p->widths, n0 = w & 31u, n1 = (w >> 5) & 31u, n2 = (w >> 10) & 31u, f0, f1, f2;
-    ossa__fields3(block + p->data_off, (uint64_t)k * (n0 + n1 + n2), n0, n1, n2, &f0, &f1, &f2);
-    c->qa[0][i] = c->qb[0][i];
-    c->qa[1][i] = c->qb[1][i];
-    c->qa[2][i] = c->qb[2][i];
-    c->qb[0][i] = (float)f0;
-    c->qb[1][i] = (float)f1;
-    c->qb[2][i] = (float)f2;
+/* Key mask m's channels' keys of lifted block b into kq, unless there. */
+static inline void load_block(ossa_sampling_context *c, const ossa_built_clip *clip, uint32_t m, uint32_t b,
+                              ossa__lift_kernel lift) {
+    if (c->mblk[m] == b) return;
+    c->mblk[m] = b;
+    ossa__lift_soa soa = {clip->base, clip->base + clip->h->size, c->poff, c->lbk, c->lfo, c->lfw, c->kq};
+    lift(&soa, c->mch + c->mfirst[m], c->mfirst[m + 1] - c->mfirst[m], b);
 }
 
 /* Key mask m one key forward, to key n (value index rank; n2 the key after it, grid_count =
@@ -440,12 +487,20 @@ static __attribute__((noinline)) void step_mask(ossa_sampling_context *c, const 
     if (n2 < G) {
         float dt = grid[n2] - t0;
         c->hi[m] = grid[n2];
+        load_block(c, clip, m, rank >> 2, choose_lift()); /* key rank + 1 exists: rank < 4 * blocks */
+        uint32_t k = (rank & 3u) * 3u;
         for (uint32_t j = 0; j < nc; j++) {
             uint32_t i = ch[j];
             const ossa__bc_packed *p = &clip->packed[i];
+            const float *kq = c->kq + (size_t)i * 16u + k;
             c->t0[i] = t0;
             c->dt[i] = p->interp == OSSA_INTERP_STEP ? INFINITY : dt;
-            step_key(c, i, clip->base, p, rank + 1);
+            c->qa[0][i] = kq[0];
+            c->qa[1][i] = kq[1];
+            c->qa[2][i] = kq[2];
+            c->qb[0][i] = kq[3];
+            c->qb[1][i] = kq[4];
+            c->qb[2][i] = kq[5];
         }
     } else { /* the last key: hold it */
         c->hi[m] = INFINITY;
@@ -472,23 +527,21 @@ static inline void set_segment(ossa_sampling_context *c, const ossa_built_clip *
     c->next[m] = n;
     c->mt0[m] = t0;
     c->hi[m] = held ? INFINITY : grid[n];
+    uint32_t M = ossa__lift_blocks(clip->mask_keys[m]), b = rank >> 2 < M ? rank >> 2 : M - 1u;
+    load_block(c, clip, m, b, choose_lift());
+    uint32_t ka = (rank - 4u * b) * 3u, kb = held ? ka : ka + 3u; /* rank - 4 b = 4 only for the held last key */
     for (uint32_t j = c->mfirst[m], e = c->mfirst[m + 1]; j < e; j++) {
-        uint32_t i = c->mch[j], qa[3], qb[3];
+        uint32_t i = c->mch[j];
         const ossa__bc_packed *p = &clip->packed[i];
-        ossa__packed_fields(clip->base, p, rank, qa, held ? NULL : qb);
-        if (held) {
-            qb[0] = qa[0];
-            qb[1] = qa[1];
-            qb[2] = qa[2];
-        }
+        const float *kq = c->kq + (size_t)i * 16u;
         c->t0[i] = t0;
         c->dt[i] = p->interp == OSSA_INTERP_STEP ? INFINITY : dt;
-        c->qa[0][i] = (float)qa[0];
-        c->qa[1][i] = (float)qa[1];
-        c->qa[2][i] = (float)qa[2];
-        c->qb[0][i] = (float)qb[0];
-        c->qb[1][i] = (float)qb[1];
-        c->qb[2][i] = (float)qb[2];
+        c->qa[0][i] = kq[ka];
+        c->qa[1][i] = kq[ka + 1];
+        c->qa[2][i] = kq[ka + 2];
+        c->qb[0][i] = kq[kb];
+        c->qb[1][i] = kq[kb + 1];
+        c->qb[2][i] = kq[kb + 2];
     }
 }
 
@@ -831,13 +884,18 @@ ossa_result ossa_sample_job_run(ossa_sample_job *job) {
         for (uint32_t m = 0; m < M0; m++) {
             c->cursor[m] = UINT32_MAX;
             c->mt0[m] = INFINITY;
+            c->mblk[m] = UINT32_MAX;
             c->hi[m] = -INFINITY;
         }
         for (uint32_t i = 0; i < P0; i++) c->mfirst[clip->packed[i].mask + 1u]++; /* mask < M0 (validated) */
         for (uint32_t m = 0; m < M0; m++) c->mfirst[m + 1] += c->mfirst[m];
+        uint64_t off = h->stream_off; /* the streams are back to back (validated) */
         for (uint32_t i = 0; i < P0; i++) { /* counting sort by mask: mfirst[m] is mask m's fill point ... */
             const ossa__bc_packed *p = &clip->packed[i];
             c->mch[c->mfirst[p->mask]++] = i;
+            c->poff[i] = (uint32_t)off;
+            c->lbk[i] = ossa__lift_table(p, c->lfo + (size_t)i * 16u, c->lfw + (size_t)i * 16u);
+            off += (ossa__lift_stream_bits(p, clip->mask_keys[p->mask]) + 7u) / 8u;
             c->pdst[i] = p->joint * 10u + ossa__field_offset(p->kind);
             c->pdrop[i] = (uint8_t)ossa__pk_drop(p);
             for (int k = 0; k < 3; k++) {
