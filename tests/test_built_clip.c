@@ -514,6 +514,33 @@ static void test_load_crafted_packed(void **state) {
         expect_rejected(buf, size, "packed[0]");
         cases++;
     }
+    for (uint32_t i = 0; i < h->packed_count; i++) { /* a residual wider than its anchor, reserved resid bits */
+        char name[32];
+        snprintf(name, sizeof name, "packed[%u]", i);
+        ossa__bc_packed *p = (ossa__bc_packed *)(buf + h->packed_off) + i;
+        for (uint32_t f = 0; f < 6; f++) { /* w1 (f < 3) or w2 of component f % 3 */
+            uint32_t at = 15u * (f / 3u) + 5u * (f % 3u);
+            memcpy(buf, data, size);
+            p->resid = (p->resid & ~(31u << at)) | (ossa__pk_bits(p, f % 3u) + 1u) << at;
+            expect_rejected(buf, size, name);
+            cases++;
+        }
+        for (uint32_t bit = 30; bit < 32; bit++) {
+            memcpy(buf, data, size);
+            p->resid |= 1u << bit;
+            expect_rejected(buf, size, name);
+            cases++;
+        }
+    }
+    /* the value streams starting, or ending, outside the block (aliasing other spans is
+     * harmless, bounded by the total, see test_load_shared_spans) */
+    memcpy(buf, data, size);
+    ((ossa__bc_header *)buf)->stream_off = (uint32_t)size;
+    expect_rejected(buf, size, "header.stream_off");
+    memcpy(buf, data, size);
+    ((ossa__bc_header *)buf)->stream_off = (uint32_t)size - OSSA__BC_PAD - 1u;
+    expect_rejected(buf, size, "packed[");
+    cases += 2;
     memcpy(buf, data, size);
     ((uint32_t *)(buf + h->mask_off))[0]++;
     expect_rejected(buf, size, "masks[0]");

@@ -476,6 +476,122 @@ static void test_unpack_kernels_agree(void **state) {
     free(base);
 }
 
+/* The lifted-block kernels: an independent decoder written from the format's spec
+ * (built_clip_internal.h: fields read bit by bit, the predictions with signed floor division,
+ * sums modulo 2^wa) gives ossa__lift_block's keys, the scalar kernel gives them as floats, and
+ * every SIMD kernel the CPU has gives the scalar one's bits without writing another channel's
+ * keys: random channels (0..20 anchor bits, residuals 0..wa bits, 1..23 keys) back to back on
+ * random bytes, the last stream against the end of an exactly sized block, every block. */
+static uint32_t spec_bits(const unsigned char *s, uint64_t pos, uint32_t n) {
+    uint32_t v = 0;
+    for (uint32_t b = 0; b < n; b++) v |= (uint32_t)((s[(pos + b) >> 3] >> ((pos + b) & 7u)) & 1u) << b;
+    return v;
+}
+
+static int64_t floor_div(int64_t a, int64_t b) { return a >= 0 ? a / b : -((-a + b - 1) / b); }
+
+static void spec_block(const unsigned char *s, const uint32_t wa[3], const uint32_t w1[3], const uint32_t w2[3], uint32_t m,
+                       uint32_t q[15]) {
+    uint32_t A = wa[0] + wa[1] + wa[2], R1 = w1[0] + w1[1] + w1[2], R2 = w2[0] + w2[1] + w2[2];
+    uint64_t pos = (uint64_t)m * (A + 2 * R1 + R2);
+    uint64_t at[5] = {pos, pos + A, pos + A + R1, pos + A + R1 + R2, pos + A + 2 * R1 + R2};
+    const uint32_t *width[5] = {wa, w1, w2, w1, wa};
+    uint32_t f[5][3];
+    for (int item = 0; item < 5; item++)
+        for (int c = 0; c < 3; c++) {
+            f[item][c] = spec_bits(s, at[item], width[item][c]);
+            at[item] += width[item][c];
+        }
+    for (int c = 0; c < 3; c++) {
+        int64_t mod = (int64_t)1 << wa[c], a0 = f[0][c], a4 = f[4][c];
+        int64_t b1 = w1[c] ? (int64_t)1 << (w1[c] - 1) : 0, b2 = w2[c] ? (int64_t)1 << (w2[c] - 1) : 0;
+        int64_t q2 = ((floor_div(a0 + a4, 2) + f[2][c] - b2) % mod + mod) % mod;
+        int64_t q1 = ((floor_div(3 * a0 + 6 * q2 - a4, 8) + f[1][c] - b1) % mod + mod) % mod;
+        int64_t q3 = ((floor_div(3 * a4 + 6 * q2 - a0, 8) + f[3][c] - b1) % mod + mod) % mod;
+        uint32_t v[5] = {(uint32_t)a0, (uint32_t)q1, (uint32_t)q2, (uint32_t)q3, (uint32_t)a4};
+        for (int j = 0; j < 5; j++) q[j * 3 + c] = v[j];
+    }
+}
+
+static void test_lift_kernels_agree(void **state) {
+    (void)state;
+    enum { CH = 48 };
+    uint64_t seed = 29;
+    ossa__bc_packed pk[CH];
+    uint32_t keys[CH], wa[CH][3], w1[CH][3], w2[CH][3], poff[CH], bk[CH], chan[CH], maxm = 0;
+    uint16_t fo[CH * 16];
+    uint8_t fw[CH * 16];
+    uint64_t bytes = 0;
+    memset(pk, 0, sizeof pk);
+    for (uint32_t i = 0; i < CH; i++) {
+        for (int c = 0; c < 3; c++) {
+            uint32_t r = (uint32_t)ot_rand_u64(&seed) % 8u;
+            wa[i][c] = r == 0 ? 0u : r == 1 ? OSSA__BC_MAX_BITS : (uint32_t)ot_rand_u64(&seed) % (OSSA__BC_MAX_BITS + 1u);
+            w1[i][c] = (uint32_t)ot_rand_u64(&seed) % (wa[i][c] + 1u);
+            w2[i][c] = i % 5 == 0 ? wa[i][c] : (uint32_t)ot_rand_u64(&seed) % (wa[i][c] + 1u);
+            pk[i].widths |= wa[i][c] << (5 * c);
+            pk[i].resid |= w1[i][c] << (5 * c) | w2[i][c] << (15 + 5 * c);
+        }
+        keys[i] = 1u + (uint32_t)ot_rand_u64(&seed) % 23u;
+        if (ossa__lift_blocks(keys[i]) > maxm) maxm = ossa__lift_blocks(keys[i]);
+        poff[i] = (uint32_t)bytes;
+        bytes += (ossa__lift_stream_bits(&pk[i], keys[i]) + 7) / 8;
+        bk[i] = ossa__lift_table(&pk[i], fo + 16 * i, fw + 16 * i);
+        uint32_t A = wa[i][0] + wa[i][1] + wa[i][2], R1 = w1[i][0] + w1[i][1] + w1[i][2], R2 = w2[i][0] + w2[i][1] + w2[i][2];
+        assert_int_equal(bk[i], A + 2 * R1 + R2);
+    }
+    size_t size = (size_t)bytes + 8; /* the streams are followed by >= 8 readable bytes */
+    unsigned char *block = malloc(size);
+    float *ref = aligned_alloc(64, CH * 16 * sizeof(float)), *got = aligned_alloc(64, CH * 16 * sizeof(float));
+    assert_non_null(block);
+    assert_non_null(ref);
+    assert_non_null(got);
+    for (size_t b = 0; b < size; b++) block[b] = (unsigned char)ot_rand_u64(&seed);
+    struct {
+        ossa__lift_kernel fn;
+        const char *name;
+        bool ok;
+    } kernels[] = {
+        {ossa__lift_avx2, "avx2", __builtin_cpu_supports("avx2")},
+        {ossa__lift_vbmi, "vbmi", ossa__cpu_avx512() && __builtin_cpu_supports("avx512vbmi")},
+    };
+    for (int n = 0; n < 2; n++)
+        if (!kernels[n].ok) printf("lift kernel %s: skipped, the CPU lacks it\n", kernels[n].name);
+    int same = 0;
+    for (uint32_t m = 0; m < maxm; m++) {
+        uint32_t count = 0;
+        for (uint32_t i = 0; i < CH; i++)
+            if (m < ossa__lift_blocks(keys[i]) && (i + m) % 7 != 0) chan[count++] = i; /* some channels left out */
+        const float sentinel = -1234.5f;
+        for (uint32_t l = 0; l < CH * 16; l++) ref[l] = sentinel;
+        ossa__lift_soa soa = {block, block + size, poff, bk, fo, fw, ref};
+        ossa__lift_scalar(&soa, chan, count, m);
+        for (uint32_t j = 0; j < count; j++) {
+            uint32_t i = chan[j], want[15], lib[15];
+            spec_block(block + poff[i], wa[i], w1[i], w2[i], m, want);
+            ossa__lift_block(block + poff[i], &pk[i], m, lib);
+            assert_memory_equal(want, lib, sizeof want);
+            for (int l = 0; l < 15; l++) assert_true(ref[16 * i + l] == (float)want[l]);
+        }
+        for (int n = 0; n < 2; n++) {
+            if (!kernels[n].ok) continue;
+            for (uint32_t l = 0; l < CH * 16; l++) got[l] = sentinel;
+            soa.kq = got;
+            kernels[n].fn(&soa, chan, count, m);
+            for (uint32_t i = 0, j = 0; i < CH; i++) {
+                bool in = j < count && chan[j] == i;
+                for (int l = 0; l < 15; l++) assert_memory_equal(&got[16 * i + l], &ref[16 * i + l], sizeof(float));
+                same += in ? 15 : 0;
+                j += in;
+            }
+        }
+    }
+    printf("lift kernels: %d keys' fields bit-identical to the scalar kernel and the spec\n", same);
+    free(block);
+    free(ref);
+    free(got);
+}
+
 /* The POPCNT key rank counts what the portable one counts, at every end of random masks. */
 static void test_mask_rank_agree(void **state) {
     (void)state;
@@ -770,6 +886,7 @@ int main(void) {
         cmocka_unit_test(test_kernels_agree),
         cmocka_unit_test(test_slerp_kernels_agree),
         cmocka_unit_test(test_unpack_kernels_agree),
+        cmocka_unit_test(test_lift_kernels_agree),
         cmocka_unit_test(test_lossless_clocks_agree),
         cmocka_unit_test(test_mask_rank_agree),
         cmocka_unit_test(test_mask_steps_agree),

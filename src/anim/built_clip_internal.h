@@ -503,7 +503,7 @@ void ossa__unpack_avx2(const ossa__unpack_table *tab, const unsigned char *block
 void ossa__unpack_avx512(const ossa__unpack_table *tab, const unsigned char *block, uint32_t k, uint32_t begin, uint32_t end,
                          float *out);
 
-/* Lifted-block kernels (sample_job.c: scalar; lift_vbmi.c: AVX-512 VBMI): for each channel
+/* Lifted-block kernels (sample_job.c: scalar; lift_avx2.c; lift_vbmi.c: AVX-512 VBMI): for each channel
  * i = chan[0 .. count), the 5 keys of block m of its stream (block + poff[i]; ossa__lift_block's
  * values) as floats into kq + 16 i (key j's component c at 3 j + c; kq[16 i + 15] may be
  * written). fo + 16 i, fw + 16 i: the channel's field table (ossa__lift_table: the 15 fields'
@@ -519,6 +519,7 @@ typedef struct ossa__lift_soa {
 } ossa__lift_soa;
 typedef void (*ossa__lift_kernel)(const ossa__lift_soa *soa, const uint32_t *chan, uint32_t count, uint32_t m);
 void ossa__lift_scalar(const ossa__lift_soa *soa, const uint32_t *chan, uint32_t count, uint32_t m);
+void ossa__lift_avx2(const ossa__lift_soa *soa, const uint32_t *chan, uint32_t count, uint32_t m);
 void ossa__lift_vbmi(const ossa__lift_soa *soa, const uint32_t *chan, uint32_t count, uint32_t m);
 /* Packed channel p's field table and block bits (see ossa__lift_kernel). */
 static inline uint32_t ossa__lift_table(const ossa__bc_packed *p, uint16_t fo[16], uint8_t fw[16]) {

@@ -1,0 +1,61 @@
+/* The lifted-block kernel with AVX2 (built with -mavx2): the 15 fields gathered as 32-bit
+ * words at their first bytes (two 8-lane gathers; a field ends at most 7 + OSSA__BC_MAX_BITS
+ * = 27 bits into its word, and the stream is followed by >= 8 readable bytes), shifted and
+ * masked per lane, regrouped by item with lane permutes, then the predictions on the three
+ * components at once. Bit for bit ossa__lift_scalar (integers below 2^25). */
+#include <immintrin.h>
+
+#include "anim/built_clip_internal.h"
+
+_Static_assert(OSSA__BC_MAX_BITS + 7u <= 32u, "a field and its bit shift fit one gathered word");
+
+/* Lanes l .. l + 2 of the 16 lanes lo (0-7), hi (8-15) into lanes 0-2 of an xmm. */
+static inline __m128i lanes3(__m256i lo, __m256i hi, int l) {
+    __m256i idx = _mm256_add_epi32(_mm256_setr_epi32(0, 1, 2, 3, 4, 5, 6, 7), _mm256_set1_epi32(l & 7));
+    __m256i a = _mm256_permutevar8x32_epi32(l < 8 ? lo : hi, idx);
+    if (l == 6) /* lanes 6, 7 from lo, lane 8 from hi */
+        a = _mm256_blend_epi32(a, _mm256_permutevar8x32_epi32(hi, _mm256_setr_epi32(6, 7, 0, 1, 2, 3, 4, 5)), 0x04);
+    return _mm256_castsi256_si128(a);
+}
+
+void ossa__lift_avx2(const ossa__lift_soa *soa, const uint32_t *chan, uint32_t count, uint32_t m) {
+    const __m256i one = _mm256_set1_epi32(1), seven = _mm256_set1_epi32(7);
+    const __m128i one4 = _mm_set1_epi32(1), k8 = _mm_set1_epi32(0x800000);
+    for (uint32_t j = 0; j < count; j++) {
+        uint32_t i = chan[j];
+        uint64_t pos = (uint64_t)m * soa->bk[i];
+        const int *p = (const int *)(const void *)(soa->block + soa->poff[i] + (pos >> 3));
+        __m256i shift = _mm256_set1_epi32((int)(pos & 7u));
+        const __m128i *fo = (const __m128i *)(const void *)(soa->fo + (size_t)i * 16u);
+        const __m128i *fw = (const __m128i *)(const void *)(soa->fw + (size_t)i * 16u);
+        __m256i off_lo = _mm256_add_epi32(_mm256_cvtepu16_epi32(_mm_loadu_si128(fo)), shift);
+        __m256i off_hi = _mm256_add_epi32(_mm256_cvtepu16_epi32(_mm_loadu_si128(fo + 1)), shift);
+        __m128i w = _mm_loadu_si128(fw);
+        __m256i mk_lo = _mm256_sub_epi32(_mm256_sllv_epi32(one, _mm256_cvtepu8_epi32(w)), one);
+        __m256i mk_hi = _mm256_sub_epi32(_mm256_sllv_epi32(one, _mm256_cvtepu8_epi32(_mm_srli_si128(w, 8))), one);
+        __m256i lo = _mm256_i32gather_epi32(p, _mm256_srli_epi32(off_lo, 3), 1);
+        __m256i hi = _mm256_i32gather_epi32(p, _mm256_srli_epi32(off_hi, 3), 1);
+        lo = _mm256_and_si256(_mm256_srlv_epi32(lo, _mm256_and_si256(off_lo, seven)), mk_lo);
+        hi = _mm256_and_si256(_mm256_srlv_epi32(hi, _mm256_and_si256(off_hi, seven)), mk_hi);
+        /* a0, r1, r2, r3, a4 and their masks in lanes 0-2 (bias = (mask + 1) / 2) */
+        __m128i a0 = _mm256_castsi256_si128(lo), r1 = lanes3(lo, hi, 3), r2 = lanes3(lo, hi, 6);
+        __m128i r3 = lanes3(lo, hi, 9), a4 = lanes3(lo, hi, 12);
+        __m128i ma = _mm256_castsi256_si128(mk_lo);
+        __m128i b1 = _mm_srli_epi32(_mm_add_epi32(lanes3(mk_lo, mk_hi, 3), one4), 1);
+        __m128i b2 = _mm_srli_epi32(_mm_add_epi32(lanes3(mk_lo, mk_hi, 6), one4), 1);
+        __m128i q2 = _mm_and_si128(_mm_sub_epi32(_mm_add_epi32(_mm_srli_epi32(_mm_add_epi32(a0, a4), 1), r2), b2), ma);
+        __m128i q26 = _mm_add_epi32(_mm_slli_epi32(q2, 2), _mm_slli_epi32(q2, 1));
+        __m128i a03 = _mm_add_epi32(_mm_slli_epi32(a0, 1), a0), a43 = _mm_add_epi32(_mm_slli_epi32(a4, 1), a4);
+        __m128i q1 = _mm_srli_epi32(_mm_sub_epi32(_mm_add_epi32(_mm_add_epi32(a03, q26), k8), a4), 3);
+        __m128i q3 = _mm_srli_epi32(_mm_sub_epi32(_mm_add_epi32(_mm_add_epi32(a43, q26), k8), a0), 3);
+        q1 = _mm_and_si128(_mm_sub_epi32(_mm_add_epi32(q1, r1), b1), ma);
+        q3 = _mm_and_si128(_mm_sub_epi32(_mm_add_epi32(q3, r3), b1), ma);
+        /* 4-wide stores in increasing order: each one's fourth lane is the next one's first */
+        float *kq = soa->kq + (size_t)i * 16u;
+        _mm_storeu_ps(kq, _mm_cvtepi32_ps(a0));
+        _mm_storeu_ps(kq + 3, _mm_cvtepi32_ps(q1));
+        _mm_storeu_ps(kq + 6, _mm_cvtepi32_ps(q2));
+        _mm_storeu_ps(kq + 9, _mm_cvtepi32_ps(q3));
+        _mm_storeu_ps(kq + 12, _mm_cvtepi32_ps(a4));
+    }
+}
