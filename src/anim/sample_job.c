@@ -476,8 +476,9 @@ static inline void load_block(ossa_sampling_context *c, const ossa_built_clip *c
 }
 
 /* Key mask m one key forward, to key n (value index rank; n2 the key after it, grid_count =
- * none): its segment, then per channel t0 and dt and one key's fields (step_key; the last key:
- * key b held). Out of line: inlined, its registers cost the whole job more than the call. */
+ * none): its segment, then per channel t0 and dt and its two keys' fields from the decoded
+ * block (a new block every 4 keys: load_block; the last key: key b held). Out of line:
+ * inlined, its registers cost the whole job more than the call. */
 static __attribute__((noinline)) void step_mask(ossa_sampling_context *c, const ossa_built_clip *clip, uint32_t m, uint32_t n,
                                                 uint32_t n2, uint32_t rank) {
     const float *grid = clip->grid;
