@@ -2,10 +2,11 @@
  * words at their first bytes (two 8-lane gathers; a field ends at most 7 + OSSA__BC_MAX_BITS
  * = 27 bits into its word, and the stream is followed by >= 8 readable bytes), shifted and
  * masked per lane, regrouped by item with lane permutes, then the predictions on the three
- * components at once. Bit for bit ossa__lift_scalar (integers below 2^25). */
+ * components at once (ossa__lift_keys_sse). Bit for bit ossa__lift_scalar. */
 #include <immintrin.h>
 
 #include "anim/built_clip_internal.h"
+#include "anim/lift_kernel.h"
 
 _Static_assert(OSSA__BC_MAX_BITS + 7u <= 32u, "a field and its bit shift fit one gathered word");
 
@@ -20,7 +21,7 @@ static inline __m128i lanes3(__m256i lo, __m256i hi, int l) {
 
 void ossa__lift_avx2(const ossa__lift_soa *soa, const uint32_t *chan, uint32_t count, uint32_t m) {
     const __m256i one = _mm256_set1_epi32(1), seven = _mm256_set1_epi32(7);
-    const __m128i one4 = _mm_set1_epi32(1), k8 = _mm_set1_epi32(0x800000);
+    const __m128i one4 = _mm_set1_epi32(1);
     for (uint32_t j = 0; j < count; j++) {
         uint32_t i = chan[j];
         uint64_t pos = (uint64_t)m * soa->bk[i];
@@ -43,19 +44,6 @@ void ossa__lift_avx2(const ossa__lift_soa *soa, const uint32_t *chan, uint32_t c
         __m128i ma = _mm256_castsi256_si128(mk_lo);
         __m128i b1 = _mm_srli_epi32(_mm_add_epi32(lanes3(mk_lo, mk_hi, 3), one4), 1);
         __m128i b2 = _mm_srli_epi32(_mm_add_epi32(lanes3(mk_lo, mk_hi, 6), one4), 1);
-        __m128i q2 = _mm_and_si128(_mm_sub_epi32(_mm_add_epi32(_mm_srli_epi32(_mm_add_epi32(a0, a4), 1), r2), b2), ma);
-        __m128i q26 = _mm_add_epi32(_mm_slli_epi32(q2, 2), _mm_slli_epi32(q2, 1));
-        __m128i a03 = _mm_add_epi32(_mm_slli_epi32(a0, 1), a0), a43 = _mm_add_epi32(_mm_slli_epi32(a4, 1), a4);
-        __m128i q1 = _mm_srli_epi32(_mm_sub_epi32(_mm_add_epi32(_mm_add_epi32(a03, q26), k8), a4), 3);
-        __m128i q3 = _mm_srli_epi32(_mm_sub_epi32(_mm_add_epi32(_mm_add_epi32(a43, q26), k8), a0), 3);
-        q1 = _mm_and_si128(_mm_sub_epi32(_mm_add_epi32(q1, r1), b1), ma);
-        q3 = _mm_and_si128(_mm_sub_epi32(_mm_add_epi32(q3, r3), b1), ma);
-        /* 4-wide stores in increasing order: each one's fourth lane is the next one's first */
-        float *kq = soa->kq + (size_t)i * 16u;
-        _mm_storeu_ps(kq, _mm_cvtepi32_ps(a0));
-        _mm_storeu_ps(kq + 3, _mm_cvtepi32_ps(q1));
-        _mm_storeu_ps(kq + 6, _mm_cvtepi32_ps(q2));
-        _mm_storeu_ps(kq + 9, _mm_cvtepi32_ps(q3));
-        _mm_storeu_ps(kq + 12, _mm_cvtepi32_ps(a4));
+        ossa__lift_keys_sse(a0, r1, r2, r3, a4, ma, b1, b2, soa->kq + (size_t)i * 16u);
     }
 }
