@@ -23,6 +23,8 @@ void crowd_destroy(crowd *c) {
     if (!c) return;
     for (uint32_t i = 0; c->contexts && i < c->scratch_slots; i++) ossa_sampling_context_destroy(c->contexts[i]);
     free(c->order);
+    free(c->order_tmp);
+    free(c->bins);
     for (uint32_t i = 0; c->owns_built && c->built && i < c->clip_count; i++) ossa_built_clip_destroy(c->built[i]);
     if (c->owns_built) free(c->built);
     free(c->contexts);
@@ -53,6 +55,23 @@ float crowd_instance_time(const crowd *c, uint32_t i, float t) {
     double x = fmod((double)in->phase + (double)in->speed * (double)t, (double)d);
     if (x < 0) x += d;
     return start + (float)x;
+}
+
+void crowd_order_by_time(crowd *c, float t) {
+    for (uint32_t g0 = 0, g1; g0 < c->count; g0 = g1) {
+        uint32_t clip = c->instances[c->order[g0]].clip, at[CROWD_TIME_BINS + 1] = {0};
+        float start, d;
+        clip_range(c, clip, &start, &d);
+        for (g1 = g0; g1 < c->count && c->instances[c->order[g1]].clip == clip; g1++) {
+            float x = d > 0 ? (crowd_instance_time(c, c->order[g1], t) - start) / d * CROWD_TIME_BINS : 0;
+            uint32_t b = x > 0 ? (x < CROWD_TIME_BINS - 1 ? (uint32_t)x : CROWD_TIME_BINS - 1u) : 0u;
+            c->bins[g1] = b;
+            at[b + 1]++;
+        }
+        for (uint32_t b = 0; b < CROWD_TIME_BINS; b++) at[b + 1] += at[b];
+        for (uint32_t k = g0; k < g1; k++) c->order_tmp[g0 + at[c->bins[k]]++] = c->order[k];
+        memcpy(c->order + g0, c->order_tmp + g0, (size_t)(g1 - g0) * sizeof *c->order);
+    }
 }
 
 void crowd_update_range(crowd *c, uint32_t begin, uint32_t end, uint32_t slot, float t) {
@@ -155,6 +174,8 @@ bool crowd_create(crowd *c, const crowd_desc *d, char *err, size_t err_size) {
     c->locals = malloc(c->scratch_slots * jc * sizeof *c->locals);
     c->model = malloc(c->scratch_slots * jc * sizeof *c->model);
     c->order = malloc(c->count * sizeof *c->order);
+    c->order_tmp = malloc(c->count * sizeof *c->order_tmp);
+    c->bins = malloc(c->count * sizeof *c->bins);
     if (c->built) {
         c->contexts = calloc(c->scratch_slots, sizeof *c->contexts);
         for (uint32_t i = 0; c->contexts && i < c->scratch_slots; i++)
@@ -164,7 +185,7 @@ bool crowd_create(crowd *c, const crowd_desc *d, char *err, size_t err_size) {
                 break;
             }
     }
-    if (!c->instances || !c->palettes || !c->cursors || !c->locals || !c->model || !c->order || (c->built && !c->contexts)) {
+    if (!c->instances || !c->palettes || !c->cursors || !c->locals || !c->model || !c->order || !c->order_tmp || !c->bins || (c->built && !c->contexts)) {
         crowd_destroy(c);
         snprintf(err, err_size, "out of memory for %u instances", d->count);
         return false;

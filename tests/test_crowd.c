@@ -89,6 +89,43 @@ static int teardown(void **state) {
 /* Every sampling mode against the reference: the editable clips with cursors and clips
  * built lossless within 1e-5 per palette element, clips built compressed within their
  * 0.1 mm model-space bound (plus float rounding of the placed grid). */
+/* crowd_order_by_time: a permutation of the instances that keeps the clip groups where they
+ * were and, within each, the clip times' bins (computed here from crowd_instance_time)
+ * non-decreasing, at times across several wraps of the clips. */
+static void crowd_order_follows_time(void **state) {
+    (void)state;
+    enum { M = 300 };
+    crowd c;
+    char err[256];
+    crowd_desc d = {.asset = g_demo, .count = M, .seed = 5};
+    assert_true(crowd_create(&c, &d, err, sizeof err));
+    uint32_t *group = malloc(M * sizeof *group);
+    for (uint32_t k = 0; k < M; k++) group[k] = c.instances[c.order[k]].clip;
+    int descents = 0;
+    for (float t = 0; t < 9.0f; t += 0.37f) {
+        crowd_order_by_time(&c, t);
+        uint8_t seen[M] = {0};
+        for (uint32_t k = 0; k < M; k++) {
+            uint32_t i = c.order[k];
+            assert_true(i < M && !seen[i]);
+            seen[i] = 1;
+            assert_int_equal(c.instances[i].clip, group[k]);
+            if (k == 0 || group[k - 1] != group[k]) continue;
+            float ta = crowd_instance_time(&c, c.order[k - 1], t), tb = crowd_instance_time(&c, i, t);
+            float start = ossa_built_clip_start(c.built[group[k]]), dur = ossa_built_clip_duration(c.built[group[k]]);
+            int ba = (int)((ta - start) / dur * CROWD_TIME_BINS), bb = (int)((tb - start) / dur * CROWD_TIME_BINS);
+            ba = ba < CROWD_TIME_BINS ? ba : CROWD_TIME_BINS - 1; /* a time rounded onto the end: the last bin */
+            bb = bb < CROWD_TIME_BINS ? bb : CROWD_TIME_BINS - 1;
+            assert_true(ba <= bb);
+            descents += tb < ta; /* within one bin the order is the previous one's (stable) */
+        }
+    }
+    printf("crowd order: %d instances of %u clips ordered by time at 25 times (%d in-bin descents)\n", M, c.clip_count,
+           descents);
+    free(group);
+    crowd_destroy(&c);
+}
+
 static void crowd_palettes_match_the_reference(void **state) {
     (void)state;
     static const crowd_sampling modes[3] = {CROWD_SAMPLING_EDITABLE, CROWD_SAMPLING_LOSSLESS, CROWD_SAMPLING_BUILT};
@@ -106,6 +143,7 @@ static void crowd_palettes_match_the_reference(void **state) {
         bool clips_seen[8] = {false};
         for (int f = 0; f < 180; f += 7) {
             float t = (float)f / 60;
+            if (f % 2) crowd_order_by_time(&c, t); /* the order changes what a context serves next, never a palette */
             crowd_update_range(&c, 0, 3, 0, t);
             crowd_update_range(&c, 3, 5, 1, t);
             crowd_update_range(&c, 5, N, 2, t);
@@ -217,6 +255,7 @@ static void gpu_crowd_matches_cpu_skinning(void **state) {
 
 int main(void) {
     const struct CMUnitTest tests[] = {
+        cmocka_unit_test(crowd_order_follows_time),
         cmocka_unit_test(crowd_palettes_match_the_reference),
         cmocka_unit_test(gpu_crowd_matches_cpu_skinning),
     };

@@ -31,7 +31,8 @@ int crowd_bench(const char *file, uint32_t count, uint32_t threads, uint32_t fra
 #include "render_common.h"
 #include "thread_pool.h"
 
-/* The CPU side of a frame: every instance sampled on the pool, one scratch slot per chunk. */
+/* The CPU side of a frame: the instances ordered by clip time, then sampled on the pool, one
+ * scratch slot per chunk. */
 typedef struct crowd_frame {
     crowd *c;
     float t;
@@ -49,6 +50,7 @@ static void update_slots(uint32_t begin, uint32_t end, void *user) {
 
 static void crowd_update(crowd *c, thread_pool *pool, float t) {
     crowd_frame f = {c, t, c->scratch_slots};
+    crowd_order_by_time(c, t);
     if (pool && c->scratch_slots > 1)
         thread_pool_parallel_for(pool, 0, c->scratch_slots, 1, update_slots, &f);
     else
