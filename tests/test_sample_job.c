@@ -519,8 +519,7 @@ static void test_lift_kernels_agree(void **state) {
     uint64_t seed = 29;
     ossa__bc_packed pk[CH];
     uint32_t keys[CH], wa[CH][3], w1[CH][3], w2[CH][3], poff[CH], bk[CH], chan[CH], maxm = 0;
-    uint16_t fo[CH * 16];
-    uint8_t fw[CH * 16];
+    uint32_t fo[CH * 16], fm[CH * 16];
     uint64_t bytes = 0;
     memset(pk, 0, sizeof pk);
     for (uint32_t i = 0; i < CH; i++) {
@@ -536,7 +535,7 @@ static void test_lift_kernels_agree(void **state) {
         if (ossa__lift_blocks(keys[i]) > maxm) maxm = ossa__lift_blocks(keys[i]);
         poff[i] = (uint32_t)bytes;
         bytes += (ossa__lift_stream_bits(&pk[i], keys[i]) + 7) / 8;
-        bk[i] = ossa__lift_table(&pk[i], fo + 16 * i, fw + 16 * i);
+        bk[i] = ossa__lift_table(&pk[i], fo + 16 * i, fm + 16 * i);
         uint32_t A = wa[i][0] + wa[i][1] + wa[i][2], R1 = w1[i][0] + w1[i][1] + w1[i][2], R2 = w2[i][0] + w2[i][1] + w2[i][2];
         assert_int_equal(bk[i], A + 2 * R1 + R2);
     }
@@ -564,7 +563,7 @@ static void test_lift_kernels_agree(void **state) {
             if (m < ossa__lift_blocks(keys[i]) && (i + m) % 7 != 0) chan[count++] = i; /* some channels left out */
         const float sentinel = -1234.5f;
         for (uint32_t l = 0; l < CH * 16; l++) ref[l] = sentinel;
-        ossa__lift_soa soa = {block, block + size, poff, bk, fo, fw, ref};
+        ossa__lift_soa soa = {block, block + size, poff, bk, fo, fm, ref};
         ossa__lift_scalar(&soa, chan, count, m);
         for (uint32_t j = 0; j < count; j++) {
             uint32_t i = chan[j], want[15], lib[15];

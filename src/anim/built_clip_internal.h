@@ -304,9 +304,9 @@ static inline void ossa__fields3(const unsigned char *d, uint64_t pos, uint32_t 
 
 /* One component of a lifted block: q1, q2, q3 from the anchors a0, a4 and the residual fields
  * (w1, w2 bits; mk = 2^wa - 1). */
-static inline void ossa__lift_component(uint32_t a0, uint32_t r1, uint32_t r2, uint32_t r3, uint32_t a4, uint32_t w1,
-                                        uint32_t w2, uint32_t mk, uint32_t *q1, uint32_t *q2, uint32_t *q3) {
-    uint32_t b1 = ossa__lift_bias(w1), m2 = (ossa__lift_p2(a0, a4) + r2 - ossa__lift_bias(w2)) & mk;
+static inline void ossa__lift_component(uint32_t a0, uint32_t r1, uint32_t r2, uint32_t r3, uint32_t a4, uint32_t b1,
+                                        uint32_t b2, uint32_t mk, uint32_t *q1, uint32_t *q2, uint32_t *q3) {
+    uint32_t m2 = (ossa__lift_p2(a0, a4) + r2 - b2) & mk;
     *q2 = m2;
     *q1 = (ossa__lift_p1(a0, m2, a4) + r1 - b1) & mk;
     *q3 = (ossa__lift_p1(a4, m2, a0) + r3 - b1) & mk;
@@ -330,9 +330,9 @@ static inline void ossa__lift_block(const unsigned char *s, const ossa__bc_packe
     q[0] = a00;
     q[1] = a01;
     q[2] = a02;
-    ossa__lift_component(a00, r10, r20, r30, a40, o0, e0, (1u << n0) - 1u, &q[3], &q[6], &q[9]);
-    ossa__lift_component(a01, r11, r21, r31, a41, o1, e1, (1u << n1) - 1u, &q[4], &q[7], &q[10]);
-    ossa__lift_component(a02, r12, r22, r32, a42, o2, e2, (1u << n2) - 1u, &q[5], &q[8], &q[11]);
+    ossa__lift_component(a00, r10, r20, r30, a40, ossa__lift_bias(o0), ossa__lift_bias(e0), (1u << n0) - 1u, &q[3], &q[6], &q[9]);
+    ossa__lift_component(a01, r11, r21, r31, a41, ossa__lift_bias(o1), ossa__lift_bias(e1), (1u << n1) - 1u, &q[4], &q[7], &q[10]);
+    ossa__lift_component(a02, r12, r22, r32, a42, ossa__lift_bias(o2), ossa__lift_bias(e2), (1u << n2) - 1u, &q[5], &q[8], &q[11]);
     q[12] = a40;
     q[13] = a41;
     q[14] = a42;
@@ -506,15 +506,15 @@ void ossa__unpack_avx512(const ossa__unpack_table *tab, const unsigned char *blo
 /* Lifted-block kernels (sample_job.c: scalar; lift_avx2.c; lift_vbmi.c: AVX-512 VBMI): for each channel
  * i = chan[0 .. count), the 5 keys of block m of its stream (block + poff[i]; ossa__lift_block's
  * values) as floats into kq + 16 i (key j's component c at 3 j + c; kq[16 i + 15] may be
- * written). fo + 16 i, fw + 16 i: the channel's field table (ossa__lift_table: the 15 fields'
- * bit offsets from the block start and widths, lanes a0 0-2, r1 3-5, r2 6-8, r3 9-11, a4 12-14,
- * lane 15 unused: offset 0, width 0); bk[i] = its block's bits. The streams are inside a block
- * that ends at `end` (padding included): the VBMI kernel loads at most up to it. */
+ * written). fo + 16 i, fm + 16 i: the channel's field table (ossa__lift_table: the 15 fields'
+ * bit offsets from the block start and masks 2^width - 1, lanes a0 0-2, r1 3-5, r2 6-8, r3 9-11,
+ * a4 12-14, lane 15 unused: offset 0, mask 0; taken once per clip switch, so a kernel neither
+ * widens nor shifts them); bk[i] = its block's bits. The streams are inside a block that ends at
+ * `end` (padding included): the VBMI kernel loads at most up to it. */
 typedef struct ossa__lift_soa {
     const unsigned char *block, *end;
     const uint32_t *poff, *bk;
-    const uint16_t *fo;
-    const uint8_t *fw;
+    const uint32_t *fo, *fm;
     float *kq;
 } ossa__lift_soa;
 typedef void (*ossa__lift_kernel)(const ossa__lift_soa *soa, const uint32_t *chan, uint32_t count, uint32_t m);
@@ -522,7 +522,7 @@ void ossa__lift_scalar(const ossa__lift_soa *soa, const uint32_t *chan, uint32_t
 void ossa__lift_avx2(const ossa__lift_soa *soa, const uint32_t *chan, uint32_t count, uint32_t m);
 void ossa__lift_vbmi(const ossa__lift_soa *soa, const uint32_t *chan, uint32_t count, uint32_t m);
 /* Packed channel p's field table and block bits (see ossa__lift_kernel). */
-static inline uint32_t ossa__lift_table(const ossa__bc_packed *p, uint16_t fo[16], uint8_t fw[16]) {
+static inline uint32_t ossa__lift_table(const ossa__bc_packed *p, uint32_t fo[16], uint32_t fm[16]) {
     uint32_t A = 0, R1 = 0, R2 = 0, wa[3], w1[3], w2[3];
     for (int c = 0; c < 3; c++) {
         A += wa[c] = ossa__pk_bits(p, c);
@@ -533,11 +533,11 @@ static inline uint32_t ossa__lift_table(const ossa__bc_packed *p, uint16_t fo[16
     const uint32_t *width[5] = {wa, w1, w2, w1, wa};
     for (int item = 0; item < 5; item++)
         for (uint32_t c = 0, o = start[item]; c < 3; o += width[item][c], c++) {
-            fo[item * 3 + c] = (uint16_t)o;
-            fw[item * 3 + c] = (uint8_t)width[item][c];
+            fo[item * 3 + c] = o;
+            fm[item * 3 + c] = (1u << width[item][c]) - 1u;
         }
     fo[15] = 0;
-    fw[15] = 0;
+    fm[15] = 0;
     return bk;
 }
 

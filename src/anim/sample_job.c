@@ -50,8 +50,7 @@ struct ossa_sampling_context {
     float *t0, *dt;       /* its mask's segment start, and length (+Inf: STEP or the last key, s = 0) */
     float *qa[3], *qb[3]; /* the quantised fields of its keys a and b, as floats */
     float *kq;            /* 16 per channel (one cache line): the 5 keys of its mask's block mblk, 3 fields each, as floats */
-    uint16_t *lfo;        /* 16 per channel: its lifted block's field table (ossa__lift_table, set at a switch) ... */
-    uint8_t *lfw;
+    uint32_t *lfo, *lfm;  /* 16 each per channel: its lifted block's field table (ossa__lift_table, set at a switch) ... */
     uint32_t *lbk;        /* ... and block bits */
     float *mn[3], *st[3]; /* the channel's range (copied from the clip at a switch) */
     float *o[4];          /* the kernels' output (rotations in stored order) */
@@ -220,15 +219,14 @@ void ossa__lift_scalar(const ossa__lift_soa *soa, const uint32_t *chan, uint32_t
     for (uint32_t j = 0; j < count; j++) {
         uint32_t i = chan[j], f[15];
         const unsigned char *s = soa->block + soa->poff[i];
-        const uint16_t *fo = soa->fo + (size_t)i * 16u;
-        const uint8_t *fw = soa->fw + (size_t)i * 16u;
+        const uint32_t *fo = soa->fo + (size_t)i * 16u, *fm = soa->fm + (size_t)i * 16u;
         float *kq = soa->kq + (size_t)i * 16u;
         uint64_t pos = (uint64_t)m * soa->bk[i];
-        for (int l = 0; l < 15; l++) f[l] = ossa__bits_read(s, pos + fo[l], fw[l]);
+        for (int l = 0; l < 15; l++) f[l] = ossa__bits_read(s, pos + fo[l], 32) & fm[l];
         for (int c = 0; c < 3; c++) {
             uint32_t q1, q2, q3;
-            ossa__lift_component(f[c], f[3 + c], f[6 + c], f[9 + c], f[12 + c], fw[3 + c], fw[6 + c], (1u << fw[c]) - 1u, &q1,
-                                 &q2, &q3);
+            ossa__lift_component(f[c], f[3 + c], f[6 + c], f[9 + c], f[12 + c], (fm[3 + c] + 1u) >> 1, (fm[6 + c] + 1u) >> 1,
+                                 fm[c], &q1, &q2, &q3);
             kq[c] = (float)f[c];
             kq[3 + c] = (float)q1;
             kq[6 + c] = (float)q2;
@@ -352,7 +350,7 @@ ossa_result ossa_sampling_context_create(uint32_t max_joints, uint32_t max_weigh
     /* the floats are zeroed once so the kernels' spare lanes compute on finite values */
     size_t o_f = ossa__layout_add(&L, N * 20, sizeof(float));
     size_t o_k = ossa__layout_add(&L, N * 16 + 16, sizeof(float)); /* + 16: 64-byte alignment */
-    size_t o_lo = ossa__layout_add(&L, N * 16, sizeof(uint16_t)), o_lw = ossa__layout_add(&L, N * 16, 1);
+    size_t o_lo = ossa__layout_add(&L, N * 32, sizeof(uint32_t));
     size_t o_b = ossa__layout_add(&L, N, 1);
     size_t o_rc = ossa__layout_add(&L, C * 7, sizeof(uint32_t)), o_rb = ossa__layout_add(&L, C * 2, 1);
     size_t o_lu = ossa__layout_add(&L, LN * 3, sizeof(uint32_t)), o_lf = ossa__layout_add(&L, LN * 2, sizeof(float));
@@ -380,8 +378,8 @@ ossa_result ossa_sampling_context_create(uint32_t max_joints, uint32_t max_weigh
     c->poff = u + 6 * N;
     c->mblk = u + 7 * N;
     c->lbk = u + 8 * N;
-    c->lfo = (uint16_t *)(mem + o_lo);
-    c->lfw = mem + o_lw;
+    c->lfo = (uint32_t *)(mem + o_lo);
+    c->lfm = c->lfo + N * 16;
     c->pdrop = mem + o_b;
     c->max_rot = (uint32_t)(SR - OSSA__LERP_SLACK);
     c->max_vec = (uint32_t)SV;
@@ -471,7 +469,7 @@ static inline void load_block(ossa_sampling_context *c, const ossa_built_clip *c
                               ossa__lift_kernel lift) {
     if (c->mblk[m] == b) return;
     c->mblk[m] = b;
-    ossa__lift_soa soa = {clip->base, clip->base + clip->h->size, c->poff, c->lbk, c->lfo, c->lfw, c->kq};
+    ossa__lift_soa soa = {clip->base, clip->base + clip->h->size, c->poff, c->lbk, c->lfo, c->lfm, c->kq};
     lift(&soa, c->mch + c->mfirst[m], c->mfirst[m + 1] - c->mfirst[m], b);
 }
 
@@ -899,7 +897,7 @@ ossa_result ossa_sample_job_run(ossa_sample_job *job) {
             const ossa__bc_packed *p = &clip->packed[i];
             c->mch[c->mfirst[p->mask]++] = i;
             c->poff[i] = (uint32_t)off;
-            c->lbk[i] = ossa__lift_table(p, c->lfo + (size_t)i * 16u, c->lfw + (size_t)i * 16u);
+            c->lbk[i] = ossa__lift_table(p, c->lfo + (size_t)i * 16u, c->lfm + (size_t)i * 16u);
             off += (ossa__lift_stream_bits(p, clip->mask_keys[p->mask]) + 7u) / 8u;
             c->pdst[i] = p->joint * 10u + ossa__field_offset(p->kind);
             c->pdrop[i] = (uint8_t)ossa__pk_drop(p);
