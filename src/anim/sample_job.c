@@ -46,7 +46,8 @@ struct ossa_sampling_context {
     /* packed channels: per channel */
     uint32_t *pdst;       /* its float offset in the output pose (copied from the clip at a switch) */
     uint32_t *poff;       /* its value stream's byte offset in the block (summed at a switch) */
-    uint8_t *pdrop;       /* rotations: the component rebuilt (copied likewise) */
+    uint8_t *pdrop;       /* rotations: where the kernels' outputs x, y, z, w go in the quaternion, 2 bits each
+                           * (ossa__pk_drop: w to the rebuilt component, x, y, z to the others in order) */
     float *t0, *dt;       /* its mask's segment start, and length (+Inf: STEP or the last key, s = 0) */
     float *qa[3], *qb[3]; /* the quantised fields of its keys a and b, as floats */
     float *kq;            /* 16 per channel (one cache line): the 5 keys of its mask's block mblk, 3 fields each, as floats */
@@ -900,7 +901,8 @@ ossa_result ossa_sample_job_run(ossa_sample_job *job) {
             c->lbk[i] = ossa__lift_table(p, c->lfo + (size_t)i * 16u, c->lfm + (size_t)i * 16u);
             off += (ossa__lift_stream_bits(p, clip->mask_keys[p->mask]) + 7u) / 8u;
             c->pdst[i] = p->joint * 10u + ossa__field_offset(p->kind);
-            c->pdrop[i] = (uint8_t)ossa__pk_drop(p);
+            uint32_t d = ossa__pk_drop(p); /* 0 .. 3 */
+            c->pdrop[i] = (uint8_t)((d == 0) | (1u + (d <= 1)) << 2 | (2u + (d <= 2)) << 4 | d << 6);
             for (int k = 0; k < 3; k++) {
                 c->mn[k][i] = p->min[k];
                 c->st[k][i] = ossa__step_float(p->step[k]);
@@ -1064,11 +1066,11 @@ ossa_result ossa_sample_job_run(ossa_sample_job *job) {
         const float *o0 = c->o[0], *o1 = c->o[1], *o2 = c->o[2], *o3 = c->o[3];
         for (uint32_t i = 0; i < R; i++) { /* stored order: the rebuilt component goes to `drop` */
             float *q = pose + c->pdst[i], x = o0[i], y = o1[i], z = o2[i], w = o3[i];
-            uint32_t d = c->pdrop[i];
-            q[d] = w;
-            q[d == 0] = x;
-            q[1 + (d <= 1)] = y;
-            q[2 + (d <= 2)] = z;
+            uint32_t to = c->pdrop[i]; /* four table lookups, no branch: the drops vary channel to channel */
+            q[to & 3u] = x;
+            q[(to >> 2) & 3u] = y;
+            q[(to >> 4) & 3u] = z;
+            q[to >> 6] = w;
         }
         for (uint32_t i = R; i < P; i++) {
             float *v = pose + c->pdst[i], x = o0[i], y = o1[i], z = o2[i];
