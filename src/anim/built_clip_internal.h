@@ -503,14 +503,14 @@ void ossa__unpack_avx2(const ossa__unpack_table *tab, const unsigned char *block
 void ossa__unpack_avx512(const ossa__unpack_table *tab, const unsigned char *block, uint32_t k, uint32_t begin, uint32_t end,
                          float *out);
 
-/* Lifted-block kernels (sample_job.c: scalar; lift_avx2.c; lift_vbmi.c: AVX-512 VBMI): for each channel
+/* Lifted-block kernels (sample_job.c: scalar; lift_avx2.c; lift_avx512.c): for each channel
  * i = chan[0 .. count), the 5 keys of block m of its stream (block + poff[i]; ossa__lift_block's
  * values) as floats into kq + 16 i (key j's component c at 3 j + c; kq[16 i + 15] may be
  * written). fo + 16 i, fm + 16 i: the channel's field table (ossa__lift_table: the 15 fields'
  * bit offsets from the block start and masks 2^width - 1, lanes a0 0-2, r1 3-5, r2 6-8, r3 9-11,
  * a4 12-14, lane 15 unused: offset 0, mask 0; taken once per clip switch, so a kernel neither
  * widens nor shifts them); bk[i] = its block's bits. The streams are inside a block that ends at
- * `end` (padding included): the VBMI kernel loads at most up to it. */
+ * `end` (padding included): the AVX-512 kernel loads at most up to it. */
 typedef struct ossa__lift_soa {
     const unsigned char *block, *end;
     const uint32_t *poff, *bk;
@@ -520,7 +520,7 @@ typedef struct ossa__lift_soa {
 typedef void (*ossa__lift_kernel)(const ossa__lift_soa *soa, const uint32_t *chan, uint32_t count, uint32_t m);
 void ossa__lift_scalar(const ossa__lift_soa *soa, const uint32_t *chan, uint32_t count, uint32_t m);
 void ossa__lift_avx2(const ossa__lift_soa *soa, const uint32_t *chan, uint32_t count, uint32_t m);
-void ossa__lift_vbmi(const ossa__lift_soa *soa, const uint32_t *chan, uint32_t count, uint32_t m);
+void ossa__lift_avx512(const ossa__lift_soa *soa, const uint32_t *chan, uint32_t count, uint32_t m);
 /* Packed channel p's field table and block bits (see ossa__lift_kernel). */
 static inline uint32_t ossa__lift_table(const ossa__bc_packed *p, uint32_t fo[16], uint32_t fm[16]) {
     uint32_t A = 0, R1 = 0, R2 = 0, wa[3], w1[3], w2[3];

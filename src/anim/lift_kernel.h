@@ -1,4 +1,4 @@
-/* The lifted-block kernels' shared step (lift_avx2.c, lift_vbmi.c; SSE2 integer operations, so
+/* The lifted-block kernels' shared step (lift_avx2.c, lift_avx512.c; SSE2 integer operations, so
  * each kernel compiles it with its own ISA): the three components' keys of one block from its
  * fields, lanes 0-2 of each argument (r1, r2, r3: the residuals with their biases already
  * subtracted, modulo 2^32; ma: the anchors' masks 2^wa - 1), written as floats to kq[0 .. 15)

@@ -237,22 +237,10 @@ void ossa__lift_scalar(const ossa__lift_soa *soa, const uint32_t *chan, uint32_t
     }
 }
 
-/* The VBMI kernel with the AVX-512 level and VBMI, else the AVX2 one from the AVX2 level
- * (OSSA_SAMPLE_KERNEL caps it), else the scalar one. */
+/* The lifted-block kernel of the chosen level (SSE: the scalar one). */
 static ossa__lift_kernel choose_lift(void) {
-    static _Atomic(ossa__lift_kernel) lift;
-    ossa__lift_kernel k = atomic_load_explicit(&lift, memory_order_relaxed);
-    if (k) return k;
-#if defined(__x86_64__) || defined(__i386__)
-    int level = choose_level();
-    k = level == K_AVX512 && __builtin_cpu_supports("avx512vbmi") ? ossa__lift_vbmi
-        : level >= K_AVX2                                         ? ossa__lift_avx2
-                                                                  : ossa__lift_scalar;
-#else
-    k = ossa__lift_scalar;
-#endif
-    atomic_store_explicit(&lift, k, memory_order_relaxed);
-    return k;
+    static const ossa__lift_kernel table[] = {ossa__lift_scalar, ossa__lift_scalar, ossa__lift_avx2, ossa__lift_avx512};
+    return table[choose_level()];
 }
 
 /* ossa__mask_rank with the POPCNT instruction, 64 bits at a time (same count). */
