@@ -303,7 +303,7 @@ static inline void ossa__fields3(const unsigned char *d, uint64_t pos, uint32_t 
 }
 
 /* One component of a lifted block: q1, q2, q3 from the anchors a0, a4 and the residual fields
- * (w1, w2 bits; mk = 2^wa - 1). */
+ * (b1, b2: their biases, ossa__lift_bias of their widths; mk = 2^wa - 1). */
 static inline void ossa__lift_component(uint32_t a0, uint32_t r1, uint32_t r2, uint32_t r3, uint32_t a4, uint32_t b1,
                                         uint32_t b2, uint32_t mk, uint32_t *q1, uint32_t *q2, uint32_t *q3) {
     uint32_t m2 = (ossa__lift_p2(a0, a4) + r2 - b2) & mk;

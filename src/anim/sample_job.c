@@ -46,7 +46,7 @@ struct ossa_sampling_context {
     /* packed channels: per channel */
     uint32_t *pdst;       /* its float offset in the output pose (copied from the clip at a switch) */
     uint32_t *poff;       /* its value stream's byte offset in the block (summed at a switch) */
-    uint8_t *pdrop;       /* rotations: where the kernels' outputs x, y, z, w go in the quaternion, 2 bits each
+    uint8_t *pplace;      /* rotations: where the kernels' outputs x, y, z, w go in the quaternion, 2 bits each
                            * (ossa__pk_drop: w to the rebuilt component, x, y, z to the others in order) */
     float *t0, *dt;       /* its mask's segment start, and length (+Inf: STEP or the last key, s = 0) */
     float *qa[3], *qb[3]; /* the quantised fields of its keys a and b, as floats */
@@ -369,7 +369,7 @@ ossa_result ossa_sampling_context_create(uint32_t max_joints, uint32_t max_weigh
     c->lbk = u + 8 * N;
     c->lfo = (uint32_t *)(mem + o_lo);
     c->lfm = c->lfo + N * 16;
-    c->pdrop = mem + o_b;
+    c->pplace = mem + o_b;
     c->max_rot = (uint32_t)(SR - OSSA__LERP_SLACK);
     c->max_vec = (uint32_t)SV;
     c->max_lanes = (uint32_t)(LN - OSSA__LERP_SLACK);
@@ -890,7 +890,7 @@ ossa_result ossa_sample_job_run(ossa_sample_job *job) {
             off += (ossa__lift_stream_bits(p, clip->mask_keys[p->mask]) + 7u) / 8u;
             c->pdst[i] = p->joint * 10u + ossa__field_offset(p->kind);
             uint32_t d = ossa__pk_drop(p); /* 0 .. 3 */
-            c->pdrop[i] = (uint8_t)((d == 0) | (1u + (d <= 1)) << 2 | (2u + (d <= 2)) << 4 | d << 6);
+            c->pplace[i] = (uint8_t)((d == 0) | (1u + (d <= 1)) << 2 | (2u + (d <= 2)) << 4 | d << 6);
             for (int k = 0; k < 3; k++) {
                 c->mn[k][i] = p->min[k];
                 c->st[k][i] = ossa__step_float(p->step[k]);
@@ -1054,7 +1054,7 @@ ossa_result ossa_sample_job_run(ossa_sample_job *job) {
         const float *o0 = c->o[0], *o1 = c->o[1], *o2 = c->o[2], *o3 = c->o[3];
         for (uint32_t i = 0; i < R; i++) { /* stored order: the rebuilt component goes to `drop` */
             float *q = pose + c->pdst[i], x = o0[i], y = o1[i], z = o2[i], w = o3[i];
-            uint32_t to = c->pdrop[i]; /* four table lookups, no branch: the drops vary channel to channel */
+            uint32_t to = c->pplace[i]; /* four table lookups, no branch: the drops vary channel to channel */
             q[to & 3u] = x;
             q[(to >> 2) & 3u] = y;
             q[(to >> 4) & 3u] = z;
