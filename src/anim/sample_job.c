@@ -462,6 +462,20 @@ static inline void load_block(ossa_sampling_context *c, const ossa_built_clip *c
     lift(&soa, c->mch + c->mfirst[m], c->mfirst[m + 1] - c->mfirst[m], b);
 }
 
+/* Channel i's segment for the lerp kernels: start t0, length dt (+Inf for a STEP channel), its
+ * keys' fields a and b (3 floats each, from the decoded block). */
+static inline __attribute__((always_inline)) void set_channel(ossa_sampling_context *c, const ossa_built_clip *clip, uint32_t i,
+                                                              float t0, float dt, const float *a, const float *b) {
+    c->t0[i] = t0;
+    c->dt[i] = clip->packed[i].interp == OSSA_INTERP_STEP ? INFINITY : dt;
+    c->qa[0][i] = a[0];
+    c->qa[1][i] = a[1];
+    c->qa[2][i] = a[2];
+    c->qb[0][i] = b[0];
+    c->qb[1][i] = b[1];
+    c->qb[2][i] = b[2];
+}
+
 /* Key mask m one key forward, to key n (value index rank; n2 the key after it, grid_count =
  * none): its segment, then per channel t0 and dt and its two keys' fields from the decoded
  * block (a new block every 4 keys: load_block; the last key: key b held). Out of line:
@@ -482,17 +496,8 @@ static __attribute__((noinline)) void step_mask(ossa_sampling_context *c, const 
         load_block(c, clip, m, rank >> 2, choose_lift()); /* key rank + 1 exists: rank < 4 * blocks */
         uint32_t k = (rank & 3u) * 3u;
         for (uint32_t j = 0; j < nc; j++) {
-            uint32_t i = ch[j];
-            const ossa__bc_packed *p = &clip->packed[i];
-            const float *kq = c->kq + (size_t)i * 16u + k;
-            c->t0[i] = t0;
-            c->dt[i] = p->interp == OSSA_INTERP_STEP ? INFINITY : dt;
-            c->qa[0][i] = kq[0];
-            c->qa[1][i] = kq[1];
-            c->qa[2][i] = kq[2];
-            c->qb[0][i] = kq[3];
-            c->qb[1][i] = kq[4];
-            c->qb[2][i] = kq[5];
+            const float *kq = c->kq + (size_t)ch[j] * 16u + k;
+            set_channel(c, clip, ch[j], t0, dt, kq, kq + 3);
         }
     } else { /* the last key: hold it */
         c->hi[m] = INFINITY;
@@ -523,17 +528,8 @@ static inline void set_segment(ossa_sampling_context *c, const ossa_built_clip *
     load_block(c, clip, m, b, choose_lift());
     uint32_t ka = (rank - 4u * b) * 3u, kb = held ? ka : ka + 3u; /* rank - 4 b = 4 only for the held last key */
     for (uint32_t j = c->mfirst[m], e = c->mfirst[m + 1]; j < e; j++) {
-        uint32_t i = c->mch[j];
-        const ossa__bc_packed *p = &clip->packed[i];
-        const float *kq = c->kq + (size_t)i * 16u;
-        c->t0[i] = t0;
-        c->dt[i] = p->interp == OSSA_INTERP_STEP ? INFINITY : dt;
-        c->qa[0][i] = kq[ka];
-        c->qa[1][i] = kq[ka + 1];
-        c->qa[2][i] = kq[ka + 2];
-        c->qb[0][i] = kq[kb];
-        c->qb[1][i] = kq[kb + 1];
-        c->qb[2][i] = kq[kb + 2];
+        const float *kq = c->kq + (size_t)c->mch[j] * 16u;
+        set_channel(c, clip, c->mch[j], t0, dt, kq + ka, kq + kb);
     }
 }
 
