@@ -284,10 +284,44 @@ static void test_jump_seeks_agree(void **state) {
     assert_true(grids[3] > 64u * OSSA__MASK_SEEK_WORDS);
 }
 
+/* Rotations written into a pose (ossa__lerp_soa.pose) by the scalar kernel and by `fn`:
+ * channel i's quaternion at a shuffled place, its stored components around the rebuilt one
+ * at drop[i], as `ref`'s SoA output (computed before) puts them by hand; nothing else of the
+ * pose written (channels outside [begin, end), the gaps between them). Returns 2. */
+enum { PLACED_N = 45 + OSSA__LERP_SLACK };
+static int placed_agree(const ossa__lerp_soa *ref, const ossa__lerp_soa *got, ossa__lerp_kernel fn, float t,
+                        uint32_t begin, uint32_t end, uint64_t *seed) {
+    uint32_t dst[PLACED_N];
+    float drop[PLACED_N], want[PLACED_N * 5], pose[PLACED_N * 5];
+    for (uint32_t i = 0; i < PLACED_N; i++) { /* slot i of 5 floats a channel, in a random order */
+        dst[i] = i;
+        drop[i] = (float)(ot_rand_u64(seed) % 4u);
+    }
+    for (uint32_t i = PLACED_N - 1; i > 0; i--) {
+        uint32_t j = (uint32_t)(ot_rand_u64(seed) % (i + 1u)), x = dst[i];
+        dst[i] = dst[j], dst[j] = x;
+    }
+    for (uint32_t i = 0; i < PLACED_N; i++) dst[i] = dst[i] * 5u + (uint32_t)(ot_rand_u64(seed) % 2u);
+    for (uint32_t i = 0; i < PLACED_N * 5; i++) want[i] = -7.0f; /* untouched */
+    for (uint32_t i = begin; i < end; i++) {
+        uint32_t d = (uint32_t)drop[i], c = 0;
+        for (uint32_t k = 0; k < 4; k++) want[dst[i] + k] = k == d ? ref->o[3][i] : ref->o[c++][i];
+    }
+    ossa__lerp_kernel fns[2] = {ossa__lerp_scalar, fn};
+    for (int f = 0; f < 2; f++) {
+        ossa__lerp_soa p = *got;
+        p.pose = pose, p.dst = dst, p.drop = drop;
+        for (uint32_t i = 0; i < PLACED_N * 5; i++) pose[i] = -7.0f;
+        fns[f](&p, t, begin, end, true);
+        assert_memory_equal(pose, want, sizeof pose);
+    }
+    return 2;
+}
+
 /* Every SIMD decode + lerp kernel the CPU has gives the scalar kernel's bits (same
  * operations, no FMA), on keys of random bit widths and ranges (rotations: stored components
  * within +-1, so the rebuilt one goes through 0 and the shorter-arc flip both ways), held keys
- * and STEP segments (dt +Inf). */
+ * and STEP segments (dt +Inf); rotations also placed into a pose (placed_agree). */
 static void test_kernels_agree(void **state) {
     (void)state;
     enum { N = 45, M = N + OSSA__LERP_SLACK };
@@ -306,7 +340,7 @@ static void test_kernels_agree(void **state) {
         }
     }
     ossa__lerp_soa ref = {t0, dt, {qa[0], qa[1], qa[2]}, {qb[0], qb[1], qb[2]}, {mn[0], mn[1], mn[2]},
-                          {st[0], st[1], st[2]}, {r[0], r[1], r[2], r[3]}};
+                          {st[0], st[1], st[2]}, {r[0], r[1], r[2], r[3]}, NULL, NULL, NULL};
     ossa__lerp_soa got = ref;
     for (int c = 0; c < 4; c++) got.o[c] = o[c];
     struct {
@@ -330,6 +364,7 @@ static void test_kernels_agree(void **state) {
                 kernels[k].fn(&got, t, begin, end, rot);
                 for (int c = 0; c < (rot ? 4 : 3); c++) assert_memory_equal(o[c] + begin, r[c] + begin, (end - begin) * sizeof(float));
                 ran++;
+                if (rot) ran += placed_agree(&ref, &got, kernels[k].fn, t, begin, end, &s);
             }
         }
     printf("%d kernel comparisons\n", ran);
@@ -734,7 +769,7 @@ static void packed_reference(const ossa_built_clip *bc, const ossa__bc_packed *p
         st[c] = ossa__step_float(p->step[c]);
     }
     ossa__lerp_soa soa = {&t0, &dt, {fa, fa + 1, fa + 2}, {fb, fb + 1, fb + 2}, {mn, mn + 1, mn + 2}, {st, st + 1, st + 2},
-                          {o, o + 1, o + 2, o + 3}};
+                          {o, o + 1, o + 2, o + 3}, NULL, NULL, NULL};
     ossa__lerp_scalar(&soa, t, 0, 1, p->kind == OSSA__CH_R);
     float *d = pose + p->joint * 10u + ossa__field_offset(p->kind);
     if (p->kind != OSSA__CH_R) {

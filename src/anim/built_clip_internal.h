@@ -448,15 +448,21 @@ static inline float ossa__slerp_time(float s, float A, float B) {
  * y^2) + z^2), 0)), exactly ossa__packed_value's value), b is negated when the 4-component
  * dot (((a0 b0 + a1 b1) + a2 b2) + a3 b3) is negative (the shorter arc; the dot negated too),
  * s is corrected with ossa__slerp_fit / ossa__slerp_time of that dot, and o (4 components, in
- * stored order: the caller puts component 3 at `drop`) is normalised. All kernels give
- * bit-identical results (same operations, no FMA) for [begin, end); the SIMD ones run whole
- * vectors, reading and writing up to OSSA__LERP_SLACK - 1 entries past `end` (every array has
- * that many spare entries holding finite values). */
+ * stored order) is normalised. Rotations go either to o (SoA, stored order) or, when `pose` is
+ * set, straight into the pose: channel i's quaternion x, y, z, w as 4 floats at pose + dst[i],
+ * component 3 at drop[i] (0 .. 3, as a float) and the stored three in order around it; only
+ * channels in [begin, end) are written there. All kernels give bit-identical results (same
+ * operations, no FMA) for [begin, end); the SIMD ones run whole vectors, reading (and, into o,
+ * writing) up to OSSA__LERP_SLACK - 1 entries past `end` (every array has that many spare
+ * entries holding finite values). */
 #define OSSA__LERP_SLACK 16u
 typedef struct ossa__lerp_soa {
     const float *t0, *dt;
     const float *qa[3], *qb[3], *mn[3], *st[3];
     float *o[4];
+    float *pose;                      /* NULL: rotations to o */
+    const uint32_t *dst;              /* with pose: each channel's float offset in it */
+    const float *drop;                /* with pose: each rotation's rebuilt component */
 } ossa__lerp_soa;
 typedef void (*ossa__lerp_kernel)(const ossa__lerp_soa *soa, float t, uint32_t begin, uint32_t end, bool rotation);
 void ossa__lerp_scalar(const ossa__lerp_soa *soa, float t, uint32_t begin, uint32_t end, bool rotation);

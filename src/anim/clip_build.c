@@ -972,7 +972,7 @@ static void decode_channel(builder *B, const bchan *ch, float *V) {
     float t0[N + OSSA__LERP_SLACK], dt[N + OSSA__LERP_SLACK], qa[3][N + OSSA__LERP_SLACK], qb[3][N + OSSA__LERP_SLACK];
     float mn[3][N + OSSA__LERP_SLACK], st[3][N + OSSA__LERP_SLACK], o[4][N + OSSA__LERP_SLACK];
     ossa__lerp_soa soa = {t0, dt, {qa[0], qa[1], qa[2]}, {qb[0], qb[1], qb[2]}, {mn[0], mn[1], mn[2]},
-                          {st[0], st[1], st[2]}, {o[0], o[1], o[2], o[3]}};
+                          {st[0], st[1], st[2]}, {o[0], o[1], o[2], o[3]}, NULL, NULL, NULL};
     for (int c = 0; c < 3; c++)
         for (uint32_t i = 0; i < N; i++) {
             mn[c][i] = ch->min[c];

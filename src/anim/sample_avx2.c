@@ -25,6 +25,11 @@
 #define V_MAND _mm256_and_ps
 #define V_BLEND(m, x, y) _mm256_blendv_ps((x), (y), (m))
 #define V_MOVEMASK _mm256_movemask_ps
+#define V_UNPACKLO _mm256_unpacklo_ps
+#define V_UNPACKHI _mm256_unpackhi_ps
+#define V_LO64(a, b) _mm256_shuffle_ps((a), (b), _MM_SHUFFLE(1, 0, 1, 0))
+#define V_HI64(a, b) _mm256_shuffle_ps((a), (b), _MM_SHUFFLE(3, 2, 3, 2))
+#define V_ST_LANE4(p, v, L) _mm_storeu_ps((p), (L) ? _mm256_extractf128_ps((v), 1) : _mm256_castps256_ps128(v))
 #include "anim/sample_kernel.h"
 
 /* ossa__unpack_scalar 8 lanes at a time: 32-bit bit positions, two 4-qword gathers (the

@@ -25,6 +25,19 @@
 #define V_MAND(x, y) ((__mmask16)((x) & (y)))
 #define V_BLEND(m, x, y) _mm512_mask_blend_ps((m), (x), (y))
 #define V_MOVEMASK(m) ((int)(m))
+#define V_UNPACKLO _mm512_unpacklo_ps
+#define V_UNPACKHI _mm512_unpackhi_ps
+#define V_LO64(a, b) _mm512_shuffle_ps((a), (b), _MM_SHUFFLE(1, 0, 1, 0))
+#define V_HI64(a, b) _mm512_shuffle_ps((a), (b), _MM_SHUFFLE(3, 2, 3, 2))
+#define V_ST_LANE4(p, v, L) _mm_storeu_ps((p), lane4((v), (L)))
+static inline __m128 lane4(__m512 v, unsigned L) { /* L is a constant once the caller's loop unrolls */
+    switch (L) {
+    case 0: return _mm512_castps512_ps128(v);
+    case 1: return _mm512_extractf32x4_ps(v, 1);
+    case 2: return _mm512_extractf32x4_ps(v, 2);
+    default: return _mm512_extractf32x4_ps(v, 3);
+    }
+}
 #include "anim/sample_kernel.h"
 
 /* ossa__unpack_scalar 8 lanes at a time: 32-bit bit positions, one 8-qword gather (the stream

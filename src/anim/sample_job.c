@@ -46,15 +46,14 @@ struct ossa_sampling_context {
     /* packed channels: per channel */
     uint32_t *pdst;       /* its float offset in the output pose (copied from the clip at a switch) */
     uint32_t *poff;       /* its value stream's byte offset in the block (summed at a switch) */
-    uint8_t *pplace;      /* rotations: where the kernels' outputs x, y, z, w go in the quaternion, 2 bits each
-                           * (ossa__pk_drop: w to the rebuilt component, x, y, z to the others in order) */
+    float *pdrop;         /* rotations: the rebuilt component (ossa__pk_drop, 0 .. 3), where the kernel puts it */
     float *t0, *dt;       /* its mask's segment start, and length (+Inf: STEP or the last key, s = 0) */
     float *qa[3], *qb[3]; /* the quantised fields of its keys a and b, as floats */
     float *kq;            /* 16 per channel (one cache line): the 5 keys of its mask's block mblk, 3 fields each, as floats */
     uint32_t *lfo, *lfm;  /* 16 each per channel: its lifted block's field table (ossa__lift_table, set at a switch) ... */
     uint32_t *lbk;        /* ... and block bits */
     float *mn[3], *st[3]; /* the channel's range (copied from the clip at a switch) */
-    float *o[4];          /* the kernels' output (rotations in stored order) */
+    float *o[3];          /* the kernel's output for translations and scales (rotations go to the pose) */
     /* raw channels: the LINEAR / STEP T/R/S ones with packed lanes are cached, laid out at a
      * clip switch clock by clock: clock c's rotations are the rotation slots [cr0[c], + cnr[c]),
      * its translations and scales the vector slots [cv0[c], + cnv[c]), its lanes' unpack table
@@ -125,10 +124,19 @@ void ossa__lerp_scalar(const ossa__lerp_soa *soa, float t, uint32_t begin, uint3
         s = ossa__slerp_time(s, A, B);
         float x = ax + (bx - ax) * s, y = ay + (by - ay) * s, z = az + (bz - az) * s, w = aw + (bw - aw) * s;
         float n = 1.0f / sqrtf(((x * x + y * y) + z * z) + w * w);
-        soa->o[0][i] = x * n;
-        soa->o[1][i] = y * n;
-        soa->o[2][i] = z * n;
-        soa->o[3][i] = w * n;
+        x *= n, y *= n, z *= n, w *= n;
+        if (soa->pose) { /* w to the rebuilt component, x, y, z to the others in order (selects, no branch) */
+            float d = soa->drop[i], *q = soa->pose + soa->dst[i];
+            q[0] = d >= 1.0f ? x : w;
+            q[1] = d >= 1.0f ? (d >= 2.0f ? y : w) : x;
+            q[2] = d >= 2.0f ? (d >= 3.0f ? z : w) : y;
+            q[3] = d >= 3.0f ? w : z;
+            continue;
+        }
+        soa->o[0][i] = x;
+        soa->o[1][i] = y;
+        soa->o[2][i] = z;
+        soa->o[3][i] = w;
     }
 }
 
@@ -340,7 +348,6 @@ ossa_result ossa_sampling_context_create(uint32_t max_joints, uint32_t max_weigh
     size_t o_f = ossa__layout_add(&L, N * 20, sizeof(float));
     size_t o_k = ossa__layout_add(&L, N * 16 + 16, sizeof(float)); /* + 16: 64-byte alignment */
     size_t o_lo = ossa__layout_add(&L, N * 32, sizeof(uint32_t));
-    size_t o_b = ossa__layout_add(&L, N, 1);
     size_t o_rc = ossa__layout_add(&L, C * 7, sizeof(uint32_t)), o_rb = ossa__layout_add(&L, C * 2, 1);
     size_t o_lu = ossa__layout_add(&L, LN * 3, sizeof(uint32_t)), o_lf = ossa__layout_add(&L, LN * 2, sizeof(float));
     size_t o_su = ossa__layout_add(&L, SR + SV, sizeof(uint32_t)), o_sf = ossa__layout_add(&L, SR * 5, sizeof(float));
@@ -369,7 +376,6 @@ ossa_result ossa_sampling_context_create(uint32_t max_joints, uint32_t max_weigh
     c->lbk = u + 8 * N;
     c->lfo = (uint32_t *)(mem + o_lo);
     c->lfm = c->lfo + N * 16;
-    c->pplace = mem + o_b;
     c->max_rot = (uint32_t)(SR - OSSA__LERP_SLACK);
     c->max_vec = (uint32_t)SV;
     c->max_lanes = (uint32_t)(LN - OSSA__LERP_SLACK);
@@ -407,7 +413,8 @@ ossa_result ossa_sampling_context_create(uint32_t max_joints, uint32_t max_weigh
         c->mn[i] = f + (9 + i) * N;
         c->st[i] = f + (12 + i) * N;
     }
-    for (size_t i = 0; i < 4; i++) c->o[i] = f + (15 + i) * N;
+    for (size_t i = 0; i < 3; i++) c->o[i] = f + (15 + i) * N;
+    c->pdrop = f + 18 * N;
     c->mt0 = f + 19 * N;
     c->kq = (float *)(((uintptr_t)(mem + o_k) + 63u) & ~(uintptr_t)63u);
     *out = c;
@@ -885,8 +892,7 @@ ossa_result ossa_sample_job_run(ossa_sample_job *job) {
             c->lbk[i] = ossa__lift_table(p, c->lfo + (size_t)i * 16u, c->lfm + (size_t)i * 16u);
             off += (ossa__lift_stream_bits(p, clip->mask_keys[p->mask]) + 7u) / 8u;
             c->pdst[i] = p->joint * 10u + ossa__field_offset(p->kind);
-            uint32_t d = ossa__pk_drop(p); /* 0 .. 3 */
-            c->pplace[i] = (uint8_t)((d == 0) | (1u + (d <= 1)) << 2 | (2u + (d <= 2)) << 4 | d << 6);
+            c->pdrop[i] = (float)ossa__pk_drop(p);
             for (int k = 0; k < 3; k++) {
                 c->mn[k][i] = p->min[k];
                 c->st[k][i] = ossa__step_float(p->step[k]);
@@ -1041,21 +1047,13 @@ ossa_result ossa_sample_job_run(ossa_sample_job *job) {
     }
 
     if (P) {
+        float *pose = (float *)(void *)out; /* ossa_transform is 10 floats: T xyz, R xyzw, S xyz */
         ossa__lerp_soa soa = {c->t0, c->dt, {c->qa[0], c->qa[1], c->qa[2]}, {c->qb[0], c->qb[1], c->qb[2]},
                               {c->mn[0], c->mn[1], c->mn[2]}, {c->st[0], c->st[1], c->st[2]},
-                              {c->o[0], c->o[1], c->o[2], c->o[3]}};
-        if (R) decode(&soa, t, 0, R, true);
+                              {c->o[0], c->o[1], c->o[2], NULL}, pose, c->pdst, c->pdrop};
+        if (R) decode(&soa, t, 0, R, true); /* the rotations straight into the pose */
         if (P > R) decode(&soa, t, R, P, false);
-        float *pose = (float *)(void *)out; /* ossa_transform is 10 floats: T xyz, R xyzw, S xyz */
-        const float *o0 = c->o[0], *o1 = c->o[1], *o2 = c->o[2], *o3 = c->o[3];
-        for (uint32_t i = 0; i < R; i++) { /* stored order: the rebuilt component goes to `drop` */
-            float *q = pose + c->pdst[i], x = o0[i], y = o1[i], z = o2[i], w = o3[i];
-            uint32_t to = c->pplace[i]; /* four table lookups, no branch: the drops vary channel to channel */
-            q[to & 3u] = x;
-            q[(to >> 2) & 3u] = y;
-            q[(to >> 4) & 3u] = z;
-            q[to >> 6] = w;
-        }
+        const float *o0 = c->o[0], *o1 = c->o[1], *o2 = c->o[2];
         for (uint32_t i = R; i < P; i++) {
             float *v = pose + c->pdst[i], x = o0[i], y = o1[i], z = o2[i];
             v[0] = x;

@@ -2,14 +2,39 @@
  * written once over a vector abstraction. Included by sample_sse.c / _avx2.c / _avx512.c
  * after defining: OSSA__K_NAME (function name), OSSA__K_W (lanes), V (vector type), V_LD,
  * V_ST (unaligned load / store), V_SET1, V_ADD, V_SUB, V_MUL, V_DIV, V_SQRT, V_MIN, V_MAX (as
- * minps / maxps: the second operand unless the first is smaller / larger), V_XOR and
- * V_NEGSIGN(x) (the sign bit in every lane where x < 0, else 0). Same operations in the same
- * order as ossa__lerp_scalar (sample_job.c), so every kernel gives its bits. */
+ * minps / maxps: the second operand unless the first is smaller / larger), V_XOR,
+ * V_NEGSIGN(x) (the sign bit in every lane where x < 0, else 0), the mask type M, V_GE and
+ * V_BLEND(m, x, y) (y where m, else x); within each 128-bit lane V_UNPACKLO / V_UNPACKHI
+ * (unpcklps / unpckhps), V_LO64(a, b) = (a0 a1 b0 b1), V_HI64(a, b) = (a2 a3 b2 b3), and
+ * V_ST_LANE4(p, v, L) (store 128-bit lane L of v at p). Same operations in the same order as
+ * ossa__lerp_scalar (sample_job.c), so every kernel gives its bits. */
 #include "anim/built_clip_internal.h"
 
 /* The dropped component of a rotation key from the stored three. */
 #define OSSA__K_REBUILD(v)                                                                              \
     V_SQRT(V_MAX(V_SUB(one, V_ADD(V_ADD(V_MUL(v[0], v[0]), V_MUL(v[1], v[1])), V_MUL(v[2], v[2]))), zero))
+
+/* Rotations v (stored order, channels i ..) into the pose: each lane's components put in
+ * place (w to drop, by three compares and six blends), then 4 x 4 transposes within each
+ * 128-bit lane, so channel i + 4 L + k is 128-bit lane L of q[k]: one 16-byte store a channel
+ * instead of four scalar ones, the channels past `end` not stored. */
+static inline void place_rotations(const ossa__lerp_soa *soa, const V v[4], uint32_t i, uint32_t end) {
+    V d = V_LD(soa->drop + i);
+    M m1 = V_GE(d, V_SET1(1.0f)), m2 = V_GE(d, V_SET1(2.0f)), m3 = V_GE(d, V_SET1(3.0f));
+    V x = V_BLEND(m1, v[3], v[0]), y = V_BLEND(m1, v[0], V_BLEND(m2, v[3], v[1]));
+    V z = V_BLEND(m2, v[1], V_BLEND(m3, v[3], v[2])), w = V_BLEND(m3, v[2], v[3]);
+    V xy0 = V_UNPACKLO(x, y), xy1 = V_UNPACKHI(x, y), zw0 = V_UNPACKLO(z, w), zw1 = V_UNPACKHI(z, w);
+    V q0 = V_LO64(xy0, zw0), q1 = V_HI64(xy0, zw0), q2 = V_LO64(xy1, zw1), q3 = V_HI64(xy1, zw1);
+    uint32_t live = end - i < OSSA__K_W ? end - i : OSSA__K_W;
+    float *pose = soa->pose;
+    const uint32_t *dst = soa->dst + i;
+    for (uint32_t L = 0; L < OSSA__K_W / 4u; L++) {
+        if (4 * L + 0 < live) V_ST_LANE4(pose + dst[4 * L + 0], q0, L);
+        if (4 * L + 1 < live) V_ST_LANE4(pose + dst[4 * L + 1], q1, L);
+        if (4 * L + 2 < live) V_ST_LANE4(pose + dst[4 * L + 2], q2, L);
+        if (4 * L + 3 < live) V_ST_LANE4(pose + dst[4 * L + 3], q3, L);
+    }
+}
 
 void OSSA__K_NAME(const ossa__lerp_soa *soa, float t, uint32_t begin, uint32_t end, bool rotation) {
     const V vt = V_SET1(t), zero = V_SET1(0.0f), one = V_SET1(1.0f), half = V_SET1(0.5f);
@@ -45,6 +70,10 @@ void OSSA__K_NAME(const ossa__lerp_soa *soa, float t, uint32_t begin, uint32_t e
             V n2 = V_ADD(V_ADD(V_ADD(V_MUL(v[0], v[0]), V_MUL(v[1], v[1])), V_MUL(v[2], v[2])), V_MUL(v[3], v[3]));
             V n = V_DIV(one, V_SQRT(n2));
             for (int c = 0; c < 4; c++) v[c] = V_MUL(v[c], n);
+            if (soa->pose) {
+                place_rotations(soa, v, i, end);
+                continue;
+            }
         }
         for (int c = 0; c < comps; c++) V_ST(soa->o[c] + i, v[c]);
     }

@@ -24,4 +24,9 @@
 #define V_MAND _mm_and_ps
 #define V_BLEND(m, x, y) _mm_blendv_ps((x), (y), (m)) /* y where m, else x */
 #define V_MOVEMASK _mm_movemask_ps
+#define V_UNPACKLO _mm_unpacklo_ps
+#define V_UNPACKHI _mm_unpackhi_ps
+#define V_LO64(a, b) _mm_movelh_ps((a), (b))
+#define V_HI64(a, b) _mm_movehl_ps((b), (a))
+#define V_ST_LANE4(p, v, L) ((void)(L), _mm_storeu_ps((p), (v)))
 #include "anim/sample_kernel.h"
