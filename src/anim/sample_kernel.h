@@ -36,12 +36,15 @@ static inline void place_rotations(const ossa__lerp_soa *soa, const V v[4], uint
     }
 }
 
-void OSSA__K_NAME(const ossa__lerp_soa *soa, float t, uint32_t begin, uint32_t end, bool rotation) {
+/* The loop, compiled once per kind (`rotation` a constant: every loop over components has a
+ * constant bound, so the small arrays stay in registers). */
+static inline __attribute__((always_inline)) void lerp_loop(const ossa__lerp_soa *soa, float t, uint32_t begin, uint32_t end,
+                                                           const bool rotation) {
     const V vt = V_SET1(t), zero = V_SET1(0.0f), one = V_SET1(1.0f), half = V_SET1(0.5f);
     /* ossa__slerp_fit's constants */
     const V a0 = V_SET1(1.0904f), a1 = V_SET1(-3.2452f), a2 = V_SET1(3.55645f), a3 = V_SET1(1.43519f);
     const V b0 = V_SET1(0.848013f), b1 = V_SET1(-1.06021f), b2 = V_SET1(0.215638f);
-    int comps = rotation ? 4 : 3;
+    const int comps = rotation ? 4 : 3;
     for (uint32_t i = begin; i < end; i += OSSA__K_W) { /* whole vectors: the arrays have OSSA__LERP_SLACK spare entries */
         V s = V_DIV(V_SUB(vt, V_LD(soa->t0 + i)), V_LD(soa->dt + i));
         s = V_MIN(V_MAX(s, zero), one);
@@ -77,6 +80,13 @@ void OSSA__K_NAME(const ossa__lerp_soa *soa, float t, uint32_t begin, uint32_t e
         }
         for (int c = 0; c < comps; c++) V_ST(soa->o[c] + i, v[c]);
     }
+}
+
+void OSSA__K_NAME(const ossa__lerp_soa *soa, float t, uint32_t begin, uint32_t end, bool rotation) {
+    if (rotation)
+        lerp_loop(soa, t, begin, end, true);
+    else
+        lerp_loop(soa, t, begin, end, false);
 }
 
 /* ossa__slerp4 (math/fast.h) over whole vectors: the same operations lane by lane; the series'
