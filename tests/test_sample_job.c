@@ -393,8 +393,14 @@ static void test_slerp_kernels_agree(void **state) {
         }
         s[i] = i % 11 == 0 ? 0.0f : i % 13 == 0 ? 1.0f : ot_rand_float(&seed, 0, 1);
     }
-    ossa__slerp_soa ref = {{a[0], a[1], a[2], a[3]}, {b[0], b[1], b[2], b[3]}, s, {r[0], r[1], r[2], r[3]}, fr};
-    ossa__slerp_soa got = {{a[0], a[1], a[2], a[3]}, {b[0], b[1], b[2], b[3]}, s, {o[0], o[1], o[2], o[3]}, fb};
+    ossa__slerp_soa ref = {{a[0], a[1], a[2], a[3]}, {b[0], b[1], b[2], b[3]}, s, {r[0], r[1], r[2], r[3]}, fr, NULL, NULL};
+    ossa__slerp_soa got = {{a[0], a[1], a[2], a[3]}, {b[0], b[1], b[2], b[3]}, s, {o[0], o[1], o[2], o[3]}, fb, NULL, NULL};
+    /* the pose output: channel i at float 5 (N - 1 - i) + (i & 1) of a pose that is otherwise left alone */
+    uint32_t dst[M];
+    float pose[5 * M];
+    for (uint32_t i = 0; i < M; i++) dst[i] = 5u * (M - 1u - i) + (i & 1u);
+    ossa__slerp_soa placed = got;
+    placed.pose = pose, placed.dst = dst;
     ossa__slerp_scalar(&ref, 0, N);
     for (int i = 0; i < N; i++) { /* the scalar kernel is ossa__slerp4 itself */
         float qa[4] = {a[0][i], a[1][i], a[2][i], a[3][i]}, qb[4] = {b[0][i], b[1][i], b[2][i], b[3][i]}, q[4];
@@ -417,15 +423,22 @@ static void test_slerp_kernels_agree(void **state) {
             uint32_t end = N - begin * 2;
             memset(fb, 0, sizeof fb);
             kernels[k].fn(&got, begin, end);
-            for (uint32_t i = begin; i < end; i++) {
+            for (uint32_t i = 0; i < 5 * M; i++) pose[i] = -7.0f;
+            kernels[k].fn(&placed, begin, end);
+            for (uint32_t i = 0; i < M; i++) {
+                bool in = i >= begin && i < end;
+                assert_true(pose[5u * (M - 1u - i) + ((i & 1u) ? 0u : 4u)] == -7.0f); /* the gap in its slot */
                 float d = fabsf(a[0][i] * b[0][i] + a[1][i] * b[1][i] + a[2][i] * b[2][i] + a[3][i] * b[3][i]);
-                if (fb[i]) {
+                if (in && fb[i]) {
                     assert_true(d < 0.7f);
                     fallback++;
                     continue;
                 }
-                for (int c = 0; c < 4; c++) assert_memory_equal(&o[c][i], &r[c][i], sizeof(float));
-                same++;
+                for (int c = 0; c < 4; c++) {
+                    if (in) assert_memory_equal(&o[c][i], &r[c][i], sizeof(float));
+                    assert_memory_equal(&pose[dst[i] + (uint32_t)c], in ? &r[c][i] : &(float){-7.0f}, sizeof(float));
+                }
+                same += in;
             }
         }
     }

@@ -480,6 +480,8 @@ typedef struct ossa__slerp_soa {
     const float *a[4], *b[4], *s;
     float *o[4];
     uint8_t *fallback;
+    float *pose;                      /* set: the outputs go to pose + dst[i] (x, y, z, w) instead of o, */
+    const uint32_t *dst;              /* only for i in [begin, end) */
 } ossa__slerp_soa;
 typedef void (*ossa__slerp_kernel)(const ossa__slerp_soa *soa, uint32_t begin, uint32_t end);
 void ossa__slerp_scalar(const ossa__slerp_soa *soa, uint32_t begin, uint32_t end);

@@ -79,7 +79,7 @@ struct ossa_sampling_context {
     uint32_t *rdst, *vdst; /* per rotation / vector slot: float offset in the output pose */
     uint8_t *rstep, *vstep; /* per rotation / vector slot: STEP interpolation */
     uint8_t *sflag;       /* per rotation slot: the slerp kernel's fallback flags */
-    float *ss, *so[4];    /* per rotation slot: the slerp kernel's parameter and output */
+    float *ss;            /* per rotation slot: the slerp kernel's parameter (it writes into the pose) */
     float last_t;         /* the previous frame's clip time (-Inf after a clip switch) */
     float jump_dt;        /* a step past it further than this (4 mean grid steps), or back: a jump */
 };
@@ -148,7 +148,7 @@ void ossa__slerp_scalar(const ossa__slerp_soa *soa, uint32_t begin, uint32_t end
             b[c] = soa->b[c][i];
         }
         ossa__slerp4(a, b, soa->s[i], o);
-        for (int c = 0; c < 4; c++) soa->o[c][i] = o[c];
+        for (int c = 0; c < 4; c++) *(soa->pose ? soa->pose + soa->dst[i] + c : soa->o[c] + i) = o[c];
         soa->fallback[i] = 0;
     }
 }
@@ -350,7 +350,7 @@ ossa_result ossa_sampling_context_create(uint32_t max_joints, uint32_t max_weigh
     size_t o_lo = ossa__layout_add(&L, N * 32, sizeof(uint32_t));
     size_t o_rc = ossa__layout_add(&L, C * 7, sizeof(uint32_t)), o_rb = ossa__layout_add(&L, C * 2, 1);
     size_t o_lu = ossa__layout_add(&L, LN * 3, sizeof(uint32_t)), o_lf = ossa__layout_add(&L, LN * 2, sizeof(float));
-    size_t o_su = ossa__layout_add(&L, SR + SV, sizeof(uint32_t)), o_sf = ossa__layout_add(&L, SR * 5, sizeof(float));
+    size_t o_su = ossa__layout_add(&L, SR + SV, sizeof(uint32_t)), o_sf = ossa__layout_add(&L, SR, sizeof(float));
     size_t o_sb = ossa__layout_add(&L, SR * 2 + SV, 1);
     (void)o_ctx;
     if (L.overflow) return OSSA_ERROR_OUT_OF_MEMORY;
@@ -399,7 +399,6 @@ ossa_result ossa_sampling_context_create(uint32_t max_joints, uint32_t max_weigh
     c->rdst = (uint32_t *)(mem + o_su);
     c->vdst = c->rdst + SR;
     c->ss = (float *)(mem + o_sf);
-    for (size_t i = 0; i < 4; i++) c->so[i] = c->ss + (1 + i) * SR;
     c->rstep = mem + o_sb;
     c->sflag = mem + o_sb + SR;
     c->vstep = mem + o_sb + 2 * SR;
@@ -787,13 +786,12 @@ static inline void raw_refill(ossa_sampling_context *c, const ossa_built_clip *c
 }
 
 /* Writes every cached channel into the pose for its clock's case this frame: key a, key b, or
- * between them (rotations: the slerp kernel's output, ossa__slerp4 where it flagged; the
+ * between them (rotations: the slerp kernel wrote them, ossa__slerp4 where it flagged; the
  * vectors: one SSE lerp each); STEP channels take key a. Clock by clock (the case hoisted out
  * of its channels' loops), the slots walked in order (they are laid out clock by clock). */
 static void raw_write(const ossa_sampling_context *c, uint32_t clocks, float *pose) {
     uint32_t S = c->nrot, r = 0, v = 0;
     const float *ka = c->ka, *kb = c->kb, *a = ka + 4u * S, *b = kb + 4u * S;
-    const float *o0 = c->so[0], *o1 = c->so[1], *o2 = c->so[2], *o3 = c->so[3];
     const uint32_t *rdst = c->rdst, *vdst = c->vdst;
     const uint8_t *rstep = c->rstep, *flag = c->sflag, *vstep = c->vstep;
     for (uint32_t k = 0; k < clocks; k++) {
@@ -813,7 +811,7 @@ static void raw_write(const ossa_sampling_context *c, uint32_t clocks, float *po
             continue;
         }
         float s = c->cs[k];
-        for (; r < re; r++) {
+        for (; r < re; r++) { /* the slerp kernel wrote the others */
             float *d = pose + rdst[r];
             if (rstep[r]) {
                 d[0] = ka[r];
@@ -824,12 +822,6 @@ static void raw_write(const ossa_sampling_context *c, uint32_t clocks, float *po
                 float qa[4] = {ka[r], ka[S + r], ka[2 * S + r], ka[3 * S + r]};
                 float qb[4] = {kb[r], kb[S + r], kb[2 * S + r], kb[3 * S + r]};
                 ossa__slerp4(qa, qb, s, d);
-            } else {
-                float x = o0[r], y = o1[r], z = o2[r], w = o3[r];
-                d[0] = x;
-                d[1] = y;
-                d[2] = z;
-                d[3] = w;
             }
         }
 #if defined(__SSE2__) /* one vector a channel (its 4th lane: the next channel's x, or spare lanes; unused) */
@@ -1012,7 +1004,7 @@ ossa_result ossa_sample_job_run(ossa_sample_job *job) {
     if (slerps) {
         uint32_t S = c->nrot;
         ossa__slerp_soa soa = {{c->ka, c->ka + S, c->ka + 2 * S, c->ka + 3 * S}, {c->kb, c->kb + S, c->kb + 2 * S, c->kb + 3 * S},
-                               c->ss, {c->so[0], c->so[1], c->so[2], c->so[3]}, c->sflag};
+                               c->ss, {NULL, NULL, NULL, NULL}, c->sflag, pose, c->rdst}; /* every cached rotation into the pose: raw_write mends what is not a slerp */
         /* a few channels: the scalar kernel (same bits) beats one long vector pass */
         (c->nrot < 4 ? ossa__slerp_scalar : choose_slerp())(&soa, 0, c->nrot);
     }

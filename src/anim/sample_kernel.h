@@ -14,26 +14,30 @@
 #define OSSA__K_REBUILD(v)                                                                              \
     V_SQRT(V_MAX(V_SUB(one, V_ADD(V_ADD(V_MUL(v[0], v[0]), V_MUL(v[1], v[1])), V_MUL(v[2], v[2]))), zero))
 
-/* Rotations v (stored order, channels i ..) into the pose: each lane's components put in
- * place (w to drop, by three compares and six blends), then 4 x 4 transposes within each
- * 128-bit lane, so channel i + 4 L + k is 128-bit lane L of q[k]: one 16-byte store a channel
- * instead of four scalar ones, the channels past `end` not stored. */
-static inline void place_rotations(const ossa__lerp_soa *soa, const V v[4], uint32_t i, uint32_t end) {
-    V d = V_LD(soa->drop + i);
-    M m1 = V_GE(d, V_SET1(1.0f)), m2 = V_GE(d, V_SET1(2.0f)), m3 = V_GE(d, V_SET1(3.0f));
-    V x = V_BLEND(m1, v[3], v[0]), y = V_BLEND(m1, v[0], V_BLEND(m2, v[3], v[1]));
-    V z = V_BLEND(m2, v[1], V_BLEND(m3, v[3], v[2])), w = V_BLEND(m3, v[2], v[3]);
+/* Quaternions (x, y, z, w: SoA, channels i ..) into the pose at pose + dst[i ..]: 4 x 4
+ * transposes within each 128-bit lane, so channel i + 4 L + k is 128-bit lane L of q[k]: one
+ * 16-byte store a channel instead of four scalar ones, the channels past `end` not stored. */
+static inline void store_quats(float *pose, const uint32_t *dst, V x, V y, V z, V w, uint32_t i, uint32_t end) {
     V xy0 = V_UNPACKLO(x, y), xy1 = V_UNPACKHI(x, y), zw0 = V_UNPACKLO(z, w), zw1 = V_UNPACKHI(z, w);
     V q0 = V_LO64(xy0, zw0), q1 = V_HI64(xy0, zw0), q2 = V_LO64(xy1, zw1), q3 = V_HI64(xy1, zw1);
     uint32_t live = end - i < OSSA__K_W ? end - i : OSSA__K_W;
-    float *pose = soa->pose;
-    const uint32_t *dst = soa->dst + i;
+    dst += i;
     for (uint32_t L = 0; L < OSSA__K_W / 4u; L++) {
         if (4 * L + 0 < live) V_ST_LANE4(pose + dst[4 * L + 0], q0, L);
         if (4 * L + 1 < live) V_ST_LANE4(pose + dst[4 * L + 1], q1, L);
         if (4 * L + 2 < live) V_ST_LANE4(pose + dst[4 * L + 2], q2, L);
         if (4 * L + 3 < live) V_ST_LANE4(pose + dst[4 * L + 3], q3, L);
     }
+}
+
+/* Rotations v (stored order, channels i ..) into the pose, each lane's components put in place
+ * first (w to drop, by three compares and six blends). */
+static inline void place_rotations(const ossa__lerp_soa *soa, const V v[4], uint32_t i, uint32_t end) {
+    V d = V_LD(soa->drop + i);
+    M m1 = V_GE(d, V_SET1(1.0f)), m2 = V_GE(d, V_SET1(2.0f)), m3 = V_GE(d, V_SET1(3.0f));
+    V x = V_BLEND(m1, v[3], v[0]), y = V_BLEND(m1, v[0], V_BLEND(m2, v[3], v[1]));
+    V z = V_BLEND(m2, v[1], V_BLEND(m3, v[3], v[2])), w = V_BLEND(m3, v[2], v[3]);
+    store_quats(soa->pose, soa->dst, x, y, z, w, i, end);
 }
 
 /* The loop, compiled once per kind (`rotation` a constant: every loop over components has a
@@ -132,7 +136,11 @@ void OSSA__K_SLERP_NAME(const ossa__slerp_soa *soa, uint32_t begin, uint32_t end
         V len = V_SQRT(V_ADD(V_ADD(V_ADD(V_MUL(r[0], r[0]), V_MUL(r[1], r[1])), V_MUL(r[2], r[2])), V_MUL(r[3], r[3])));
         M ok = V_MAND(series, V_MAND(V_GT(len, zero), V_LTM(len, inf)));
         V inv = V_DIV(one, len);
-        for (int c = 0; c < 4; c++) V_ST(soa->o[c] + i, V_MUL(r[c], inv));
+        for (int c = 0; c < 4; c++) r[c] = V_MUL(r[c], inv);
+        if (soa->pose)
+            store_quats(soa->pose, soa->dst, r[0], r[1], r[2], r[3], i, end);
+        else
+            for (int c = 0; c < 4; c++) V_ST(soa->o[c] + i, r[c]);
         unsigned bad = ~(unsigned)V_MOVEMASK(ok);
         for (uint32_t j = 0; j < OSSA__K_W; j++) soa->fallback[i + j] = (uint8_t)((bad >> j) & 1u);
     }
