@@ -32,58 +32,80 @@ static inline void store_quats(float *pose, const uint32_t *dst, V x, V y, V z, 
 
 /* Rotations v (stored order, channels i ..) into the pose, each lane's components put in place
  * first (w to drop, by three compares and six blends). */
-static inline void place_rotations(const ossa__lerp_soa *soa, const V v[4], uint32_t i, uint32_t end) {
+static inline void place_rotations(const ossa__lerp_soa *soa, V v0, V v1, V v2, V v3, uint32_t i, uint32_t end) {
     V d = V_LD(soa->drop + i);
     M m1 = V_GE(d, V_SET1(1.0f)), m2 = V_GE(d, V_SET1(2.0f)), m3 = V_GE(d, V_SET1(3.0f));
-    V x = V_BLEND(m1, v[3], v[0]), y = V_BLEND(m1, v[0], V_BLEND(m2, v[3], v[1]));
-    V z = V_BLEND(m2, v[1], V_BLEND(m3, v[3], v[2])), w = V_BLEND(m3, v[2], v[3]);
+    V x = V_BLEND(m1, v3, v0), y = V_BLEND(m1, v0, V_BLEND(m2, v3, v1));
+    V z = V_BLEND(m2, v1, V_BLEND(m3, v3, v2)), w = V_BLEND(m3, v2, v3);
     store_quats(soa->pose, soa->dst, x, y, z, w, i, end);
 }
 
-/* The loop, compiled once per kind (`rotation` a constant: every loop over components has a
- * constant bound, so the small arrays stay in registers). */
-static inline __attribute__((always_inline)) void lerp_loop(const ossa__lerp_soa *soa, float t, uint32_t begin, uint32_t end,
-                                                           const bool rotation) {
-    const V vt = V_SET1(t), zero = V_SET1(0.0f), one = V_SET1(1.0f), half = V_SET1(0.5f);
+/* U whole vectors from channel i, each step written for all U before the next, so the U
+ * chains of long-latency steps (square roots, divisions) interleave in the scheduler's window;
+ * compiled once per kind and U (`rotation` and U constants: every loop has a constant bound,
+ * so the small arrays stay in registers). */
+static inline __attribute__((always_inline)) void lerp_step(const ossa__lerp_soa *soa, V vt, uint32_t i, uint32_t end,
+                                                           const bool rotation, const int U) {
+    const V zero = V_SET1(0.0f), one = V_SET1(1.0f), half = V_SET1(0.5f);
     /* ossa__slerp_fit's constants */
     const V a0 = V_SET1(1.0904f), a1 = V_SET1(-3.2452f), a2 = V_SET1(3.55645f), a3 = V_SET1(1.43519f);
     const V b0 = V_SET1(0.848013f), b1 = V_SET1(-1.06021f), b2 = V_SET1(0.215638f);
     const int comps = rotation ? 4 : 3;
-    for (uint32_t i = begin; i < end; i += OSSA__K_W) { /* whole vectors: the arrays have OSSA__LERP_SLACK spare entries */
-        V s = V_DIV(V_SUB(vt, V_LD(soa->t0 + i)), V_LD(soa->dt + i));
-        s = V_MIN(V_MAX(s, zero), one);
-        V a[4], b[4];
+    V s[2], a[2][4], b[2][4], v[2][4];
+    for (int u = 0; u < U; u++) {
+        uint32_t x = i + (uint32_t)u * OSSA__K_W;
+        s[u] = V_DIV(V_SUB(vt, V_LD(soa->t0 + x)), V_LD(soa->dt + x));
+        s[u] = V_MIN(V_MAX(s[u], zero), one);
         for (int c = 0; c < 3; c++) {
-            V mn = V_LD(soa->mn[c] + i), st = V_LD(soa->st[c] + i);
-            a[c] = V_ADD(mn, V_MUL(V_LD(soa->qa[c] + i), st));
-            b[c] = V_ADD(mn, V_MUL(V_LD(soa->qb[c] + i), st));
+            V mn = V_LD(soa->mn[c] + x), st = V_LD(soa->st[c] + x);
+            a[u][c] = V_ADD(mn, V_MUL(V_LD(soa->qa[c] + x), st));
+            b[u][c] = V_ADD(mn, V_MUL(V_LD(soa->qb[c] + x), st));
         }
-        if (rotation) {
-            a[3] = OSSA__K_REBUILD(a);
-            b[3] = OSSA__K_REBUILD(b);
-            V d = V_ADD(V_ADD(V_ADD(V_MUL(a[0], b[0]), V_MUL(a[1], b[1])), V_MUL(a[2], b[2])), V_MUL(a[3], b[3]));
+    }
+    if (rotation) {
+        for (int u = 0; u < U; u++) {
+            a[u][3] = OSSA__K_REBUILD(a[u]);
+            b[u][3] = OSSA__K_REBUILD(b[u]);
+        }
+        for (int u = 0; u < U; u++) {
+            V d = V_ADD(V_ADD(V_ADD(V_MUL(a[u][0], b[u][0]), V_MUL(a[u][1], b[u][1])), V_MUL(a[u][2], b[u][2])),
+                        V_MUL(a[u][3], b[u][3]));
             V neg = V_NEGSIGN(d); /* the shorter arc */
-            for (int c = 0; c < 4; c++) b[c] = V_XOR(b[c], neg);
+            for (int c = 0; c < 4; c++) b[u][c] = V_XOR(b[u][c], neg);
             d = V_XOR(d, neg);
             V A = V_ADD(a0, V_MUL(d, V_ADD(a1, V_MUL(d, V_SUB(a2, V_MUL(d, a3))))));
             V B = V_ADD(b0, V_MUL(d, V_ADD(b1, V_MUL(d, b2))));
-            V h = V_SUB(s, half), k = V_ADD(V_MUL(A, V_MUL(h, h)), B);
-            s = V_ADD(s, V_MUL(V_MUL(V_MUL(s, h), V_SUB(s, one)), k));
-            s = V_MIN(V_MAX(s, zero), one); /* as ossa__slerp_time: a no-op for valid keys */
+            V h = V_SUB(s[u], half), k = V_ADD(V_MUL(A, V_MUL(h, h)), B);
+            s[u] = V_ADD(s[u], V_MUL(V_MUL(V_MUL(s[u], h), V_SUB(s[u], one)), k));
+            s[u] = V_MIN(V_MAX(s[u], zero), one); /* as ossa__slerp_time: a no-op for valid keys */
         }
-        V v[4];
-        for (int c = 0; c < comps; c++) v[c] = V_ADD(a[c], V_MUL(V_SUB(b[c], a[c]), s));
-        if (rotation) {
-            V n2 = V_ADD(V_ADD(V_ADD(V_MUL(v[0], v[0]), V_MUL(v[1], v[1])), V_MUL(v[2], v[2])), V_MUL(v[3], v[3]));
-            V n = V_DIV(one, V_SQRT(n2));
-            for (int c = 0; c < 4; c++) v[c] = V_MUL(v[c], n);
-            if (soa->pose) {
-                place_rotations(soa, v, i, end);
-                continue;
-            }
-        }
-        for (int c = 0; c < comps; c++) V_ST(soa->o[c] + i, v[c]);
     }
+    for (int u = 0; u < U; u++)
+        for (int c = 0; c < comps; c++) v[u][c] = V_ADD(a[u][c], V_MUL(V_SUB(b[u][c], a[u][c]), s[u]));
+    if (rotation) {
+        V n[2];
+        for (int u = 0; u < U; u++)
+            n[u] = V_SQRT(V_ADD(V_ADD(V_ADD(V_MUL(v[u][0], v[u][0]), V_MUL(v[u][1], v[u][1])), V_MUL(v[u][2], v[u][2])),
+                                V_MUL(v[u][3], v[u][3])));
+        for (int u = 0; u < U; u++) n[u] = V_DIV(one, n[u]);
+        for (int u = 0; u < U; u++)
+            for (int c = 0; c < 4; c++) v[u][c] = V_MUL(v[u][c], n[u]);
+        if (soa->pose) {
+            for (int u = 0; u < U; u++) place_rotations(soa, v[u][0], v[u][1], v[u][2], v[u][3], i + (uint32_t)u * OSSA__K_W, end);
+            return;
+        }
+    }
+    for (int u = 0; u < U; u++)
+        for (int c = 0; c < comps; c++) V_ST(soa->o[c] + i + (uint32_t)u * OSSA__K_W, v[u][c]);
+}
+
+/* Whole vectors (the arrays have OSSA__LERP_SLACK spare entries), two at a time. */
+static inline __attribute__((always_inline)) void lerp_loop(const ossa__lerp_soa *soa, float t, uint32_t begin, uint32_t end,
+                                                           const bool rotation) {
+    const V vt = V_SET1(t);
+    uint32_t i = begin;
+    for (; i + OSSA__K_W < end; i += 2 * OSSA__K_W) lerp_step(soa, vt, i, end, rotation, 2);
+    if (i < end) lerp_step(soa, vt, i, end, rotation, 1);
 }
 
 void OSSA__K_NAME(const ossa__lerp_soa *soa, float t, uint32_t begin, uint32_t end, bool rotation) {
