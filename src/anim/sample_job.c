@@ -1003,8 +1003,9 @@ ossa_result ossa_sample_job_run(ossa_sample_job *job) {
     }
     if (slerps) {
         uint32_t S = c->nrot;
+        /* every cached rotation into the pose: raw_write mends what is not a slerp */
         ossa__slerp_soa soa = {{c->ka, c->ka + S, c->ka + 2 * S, c->ka + 3 * S}, {c->kb, c->kb + S, c->kb + 2 * S, c->kb + 3 * S},
-                               c->ss, {NULL, NULL, NULL, NULL}, c->sflag, pose, c->rdst}; /* every cached rotation into the pose: raw_write mends what is not a slerp */
+                               c->ss, {NULL, NULL, NULL, NULL}, c->sflag, pose, c->rdst};
         /* a few channels: the scalar kernel (same bits) beats one long vector pass */
         (c->nrot < 4 ? ossa__slerp_scalar : choose_slerp())(&soa, 0, c->nrot);
     }

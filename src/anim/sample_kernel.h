@@ -91,7 +91,8 @@ static inline __attribute__((always_inline)) void lerp_step(const ossa__lerp_soa
         for (int u = 0; u < U; u++)
             for (int c = 0; c < 4; c++) v[u][c] = V_MUL(v[u][c], n[u]);
         if (soa->pose) {
-            for (int u = 0; u < U; u++) place_rotations(soa, v[u][0], v[u][1], v[u][2], v[u][3], i + (uint32_t)u * OSSA__K_W, end);
+            for (int u = 0; u < U; u++)
+                place_rotations(soa, v[u][0], v[u][1], v[u][2], v[u][3], i + (uint32_t)u * OSSA__K_W, end);
             return;
         }
     }
