@@ -325,22 +325,31 @@ static int placed_agree(const ossa__lerp_soa *ref, const ossa__lerp_soa *got, os
 static void test_kernels_agree(void **state) {
     (void)state;
     enum { N = 45, M = N + OSSA__LERP_SLACK };
-    float t0[M] = {0}, dt[M] = {0}, qa[3][M] = {{0}}, qb[3][M] = {{0}}, mn[3][M] = {{0}}, st[3][M] = {{0}};
+    float t0[M] = {0}, dt[M] = {0}, mn[3][M] = {{0}}, st[3][M] = {{0}};
+    float keys[3 * 2 * N + 1] = {0}; /* the keys 3 floats apart, as in the decoded blocks, in a shuffled order */
+    uint32_t ka[M] = {0}, kb[M] = {0}, slot[2 * N];
     float o[4][M], r[4][M];
     uint64_t s = 11;
+    for (uint32_t j = 0; j < 2 * N; j++) slot[j] = j;
+    for (uint32_t j = 2 * N - 1; j > 0; j--) {
+        uint32_t x = (uint32_t)(ot_rand_u64(&s) % (j + 1u)), y = slot[j];
+        slot[j] = slot[x], slot[x] = y;
+    }
     for (int i = 0; i < N; i++) {
         t0[i] = ot_rand_float(&s, 0, 1);
         dt[i] = i % 7 == 0 ? INFINITY : ot_rand_float(&s, 1.0f / 30, 2);
+        ka[i] = 3u * slot[2 * i];
+        kb[i] = i % 5 == 0 ? ka[i] : 3u * slot[2 * i + 1]; /* one key held: both at one place */
         for (int c = 0; c < 3; c++) {
             uint32_t bits = 1 + (uint32_t)(ot_rand_u64(&s) % OSSA__BC_MAX_BITS), top = (1u << bits) - 1u;
             mn[c][i] = ot_rand_float(&s, -1.0f, 0.0f);
             st[c][i] = ot_rand_float(&s, 0.0f, 1.0f) / (float)top;
-            qa[c][i] = (float)(uint32_t)(ot_rand_u64(&s) % (top + 1u));
-            qb[c][i] = i % 5 == 0 ? qa[c][i] : (float)(uint32_t)(ot_rand_u64(&s) % (top + 1u));
+            keys[ka[i] + (uint32_t)c] = (float)(uint32_t)(ot_rand_u64(&s) % (top + 1u));
+            if (kb[i] != ka[i]) keys[kb[i] + (uint32_t)c] = (float)(uint32_t)(ot_rand_u64(&s) % (top + 1u));
         }
     }
-    ossa__lerp_soa ref = {t0, dt, {qa[0], qa[1], qa[2]}, {qb[0], qb[1], qb[2]}, {mn[0], mn[1], mn[2]},
-                          {st[0], st[1], st[2]}, {r[0], r[1], r[2], r[3]}, NULL, NULL, NULL};
+    ossa__lerp_soa ref = {t0, dt, keys, ka, kb, {mn[0], mn[1], mn[2]}, {st[0], st[1], st[2]}, {r[0], r[1], r[2], r[3]},
+                          NULL, NULL, NULL};
     ossa__lerp_soa got = ref;
     for (int c = 0; c < 4; c++) got.o[c] = o[c];
     struct {
@@ -774,15 +783,16 @@ static void packed_reference(const ossa_built_clip *bc, const ossa__bc_packed *p
     ossa__packed_fields(bc->base + stream_offset(bc, p), p, bc->mask_keys[p->mask], rank, qa, n < G ? qb : NULL);
     if (n >= G) memcpy(qb, qa, sizeof qb);
     float t0 = bc->grid[a], dt = n >= G || p->interp == OSSA_INTERP_STEP ? INFINITY : bc->grid[n] - bc->grid[a];
-    float fa[3], fb[3], mn[3], st[3], o[4];
+    float keys[8] = {0}, mn[3], st[3], o[4]; /* key a at 0, key b at 4 */
+    uint32_t ka = 0, kb = 4;
     for (int c = 0; c < 3; c++) {
-        fa[c] = (float)qa[c];
-        fb[c] = (float)qb[c];
+        keys[c] = (float)qa[c];
+        keys[4 + c] = (float)qb[c];
         mn[c] = p->min[c];
         st[c] = ossa__step_float(p->step[c]);
     }
-    ossa__lerp_soa soa = {&t0, &dt, {fa, fa + 1, fa + 2}, {fb, fb + 1, fb + 2}, {mn, mn + 1, mn + 2}, {st, st + 1, st + 2},
-                          {o, o + 1, o + 2, o + 3}, NULL, NULL, NULL};
+    ossa__lerp_soa soa = {&t0, &dt, keys, &ka, &kb, {mn, mn + 1, mn + 2}, {st, st + 1, st + 2}, {o, o + 1, o + 2, o + 3},
+                          NULL, NULL, NULL};
     ossa__lerp_scalar(&soa, t, 0, 1, p->kind == OSSA__CH_R);
     float *d = pose + p->joint * 10u + ossa__field_offset(p->kind);
     if (p->kind != OSSA__CH_R) {

@@ -440,9 +440,12 @@ static inline float ossa__slerp_time(float s, float A, float B) {
 }
 
 /* Decode + lerp kernels over the sampling context's SoA channel caches (sample_*.c): the
- * context keeps per packed channel only the quantised fields of its two keys (as floats, exact
- * below 2^24) and the segment's start t0 and length dt; every frame the kernel decodes all
- * channels at once. For i in [begin, end): a_c = mn[c] + qa[c] * st[c], b_c likewise (c < 3),
+ * context keeps per packed channel the segment's start t0 and length dt and where the quantised
+ * fields of its two keys are (as floats, exact below 2^24: key a's three at keys + ka[i], key
+ * b's at keys + kb[i], the decoded blocks; the float after each is read too, and must be
+ * finite); every frame the kernel decodes all channels at once (the SIMD ones load each key's
+ * 4 floats and transpose them within 128-bit lanes). For i in [begin, end): a_c = mn[c] +
+ * keys[ka[i] + c] * st[c], b_c likewise (c < 3),
  * s = clamp((t - t0[i]) / dt[i], 0, 1) (dt +Inf: s = 0) and o = a + (b - a) * s. For `rotation`
  * the keys are in stored order (the three stored components, then the rebuilt one: sqrt(max(1 - ((x^2 +
  * y^2) + z^2), 0)), exactly ossa__packed_value's value), b is negated when the 4-component
@@ -454,11 +457,13 @@ static inline float ossa__slerp_time(float s, float A, float B) {
  * channels in [begin, end) are written there. All kernels give bit-identical results (same
  * operations, no FMA) for [begin, end); the SIMD ones run whole vectors, reading (and, into o,
  * writing) up to OSSA__LERP_SLACK - 1 entries past `end` (every array has that many spare
- * entries holding finite values). */
+ * entries holding finite values; ka's and kb's point at 4 finite floats of keys). */
 #define OSSA__LERP_SLACK 16u
 typedef struct ossa__lerp_soa {
     const float *t0, *dt;
-    const float *qa[3], *qb[3], *mn[3], *st[3];
+    const float *keys;
+    const uint32_t *ka, *kb;
+    const float *mn[3], *st[3];
     float *o[4];
     float *pose;                      /* NULL: rotations to o */
     const uint32_t *dst;              /* with pose: each channel's float offset in it */

@@ -969,15 +969,18 @@ static void decode_channel(builder *B, const bchan *ch, float *V) {
         return;
     }
     enum { N = 64 };
-    float t0[N + OSSA__LERP_SLACK], dt[N + OSSA__LERP_SLACK], qa[3][N + OSSA__LERP_SLACK], qb[3][N + OSSA__LERP_SLACK];
-    float mn[3][N + OSSA__LERP_SLACK], st[3][N + OSSA__LERP_SLACK], o[4][N + OSSA__LERP_SLACK];
-    ossa__lerp_soa soa = {t0, dt, {qa[0], qa[1], qa[2]}, {qb[0], qb[1], qb[2]}, {mn[0], mn[1], mn[2]},
-                          {st[0], st[1], st[2]}, {o[0], o[1], o[2], o[3]}, NULL, NULL, NULL};
-    for (int c = 0; c < 3; c++)
-        for (uint32_t i = 0; i < N; i++) {
+    float t0[N], dt[N], keys[N][8]; /* channel i's key a at keys[i], key b at keys[i] + 4 */
+    uint32_t ka[N], kb[N];
+    float mn[3][N], st[3][N], o[4][N];
+    ossa__lerp_soa soa = {t0, dt, keys[0], ka, kb, {mn[0], mn[1], mn[2]}, {st[0], st[1], st[2]}, {o[0], o[1], o[2], o[3]},
+                          NULL, NULL, NULL};
+    for (uint32_t i = 0; i < N; i++) {
+        for (int c = 0; c < 3; c++) {
             mn[c][i] = ch->min[c];
             st[c][i] = ch->step[c];
         }
+        ka[i] = 8u * i, kb[i] = 8u * i + 4u;
+    }
     const uint32_t *cand = B->cand;
     bool rot = ch->kind == OSSA__CH_R;
     uint32_t k = 0, d = ch->drop;
@@ -992,8 +995,8 @@ static void decode_channel(builder *B, const bchan *ch, float *V) {
             dt[i] = hold || ch->interp == OSSA_INTERP_STEP ? INFINITY : B->grid[cand[ch->keys[k + 1]]] - ta;
             const uint32_t *a = ch->q + (size_t)k * 3, *b = hold ? a : a + 3;
             for (int c = 0; c < 3; c++) {
-                qa[c][i] = (float)a[c];
-                qb[c][i] = (float)b[c];
+                keys[i][c] = (float)a[c];
+                keys[i][4 + c] = (float)b[c];
             }
         }
         ossa__lerp_scalar(&soa, 0.0f, 0, n, rot);

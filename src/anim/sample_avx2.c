@@ -30,6 +30,7 @@
 #define V_LO64(a, b) _mm256_shuffle_ps((a), (b), _MM_SHUFFLE(1, 0, 1, 0))
 #define V_HI64(a, b) _mm256_shuffle_ps((a), (b), _MM_SHUFFLE(3, 2, 3, 2))
 #define V_ST_LANE4(p, v, L) _mm_storeu_ps((p), (L) ? _mm256_extractf128_ps((v), 1) : _mm256_castps256_ps128(v))
+#define V_LOAD4X(base, off) _mm256_set_m128(_mm_loadu_ps((base) + (off)[4]), _mm_loadu_ps((base) + (off)[0]))
 #include "anim/sample_kernel.h"
 
 /* ossa__unpack_scalar 8 lanes at a time: 32-bit bit positions, two 4-qword gathers (the

@@ -38,6 +38,9 @@ static inline __m128 lane4(__m512 v, unsigned L) { /* L is a constant once the c
     default: return _mm512_extractf32x4_ps(v, 3);
     }
 }
+#define V_LOAD4X(base, off)                                                                                 \
+    _mm512_insertf32x8(_mm512_castps256_ps512(_mm256_set_m128(_mm_loadu_ps((base) + (off)[4]), _mm_loadu_ps((base) + (off)[0]))), \
+                       _mm256_set_m128(_mm_loadu_ps((base) + (off)[12]), _mm_loadu_ps((base) + (off)[8])), 1)
 #include "anim/sample_kernel.h"
 
 /* ossa__unpack_scalar 8 lanes at a time: 32-bit bit positions, one 8-qword gather (the stream

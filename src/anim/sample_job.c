@@ -24,7 +24,8 @@ _Static_assert(sizeof(ossa_transform) == 10 * sizeof(float), "the cached raw cha
  * kernels; its key masks, mask_count <= P, the slots [0, mask_count) of the per-mask arrays).
  * Channels with one key mask have the same keys at the same grid times, so the segment (cursor,
  * rank, next key, times) is kept, checked and stepped once per mask (the shared key clock);
- * per channel only its keys' fields and the kernel's copies of t0 and dt. The raw channels'
+ * per channel only where its two keys are in its decoded block and the kernel's copies of t0
+ * and dt. The raw channels'
  * caches are their own arrays, laid out per clock at a clip switch (see `rlane`). */
 struct ossa_sampling_context {
     ossa_allocator allocator;
@@ -48,7 +49,7 @@ struct ossa_sampling_context {
     uint32_t *poff;       /* its value stream's byte offset in the block (summed at a switch) */
     float *pdrop;         /* rotations: the rebuilt component (ossa__pk_drop, 0 .. 3), where the kernel puts it */
     float *t0, *dt;       /* its mask's segment start, and length (+Inf: STEP or the last key, s = 0) */
-    float *qa[3], *qb[3]; /* the quantised fields of its keys a and b, as floats */
+    uint32_t *pka, *pkb;  /* where the quantised fields of its keys a and b are in kq (the kernels read them there) */
     float *kq;            /* 16 per channel (one cache line): the 5 keys of its mask's block mblk, 3 fields each, as floats */
     uint32_t *lfo, *lfm;  /* 16 each per channel: its lifted block's field table (ossa__lift_table, set at a switch) ... */
     uint32_t *lbk;        /* ... and block bits */
@@ -102,8 +103,9 @@ void ossa__lerp_scalar(const ossa__lerp_soa *soa, float t, uint32_t begin, uint3
         s = s < 1.0f ? s : 1.0f;
         float m0 = soa->mn[0][i], m1 = soa->mn[1][i], m2 = soa->mn[2][i];
         float s0 = soa->st[0][i], s1 = soa->st[1][i], s2 = soa->st[2][i];
-        float ax = m0 + soa->qa[0][i] * s0, ay = m1 + soa->qa[1][i] * s1, az = m2 + soa->qa[2][i] * s2;
-        float bx = m0 + soa->qb[0][i] * s0, by = m1 + soa->qb[1][i] * s1, bz = m2 + soa->qb[2][i] * s2;
+        const float *qa = soa->keys + soa->ka[i], *qb = soa->keys + soa->kb[i];
+        float ax = m0 + qa[0] * s0, ay = m1 + qa[1] * s1, az = m2 + qa[2] * s2;
+        float bx = m0 + qb[0] * s0, by = m1 + qb[1] * s1, bz = m2 + qb[2] * s2;
         if (!rotation) {
             soa->o[0][i] = ax + (bx - ax) * s;
             soa->o[1][i] = ay + (by - ay) * s;
@@ -343,9 +345,9 @@ ossa_result ossa_sampling_context_create(uint32_t max_joints, uint32_t max_weigh
     ossa__layout L = {0, false};
     size_t o_ctx = ossa__layout_add(&L, 1, sizeof(ossa_sampling_context));
     size_t o_clock = ossa__layout_add(&L, C, sizeof(uint32_t));
-    size_t o_u = ossa__layout_add(&L, N * 9, sizeof(uint32_t));
+    size_t o_u = ossa__layout_add(&L, N * 11, sizeof(uint32_t));
     /* the floats are zeroed once so the kernels' spare lanes compute on finite values */
-    size_t o_f = ossa__layout_add(&L, N * 20, sizeof(float));
+    size_t o_f = ossa__layout_add(&L, N * 14, sizeof(float));
     size_t o_k = ossa__layout_add(&L, N * 16 + 16, sizeof(float)); /* + 16: 64-byte alignment */
     size_t o_lo = ossa__layout_add(&L, N * 32, sizeof(uint32_t));
     size_t o_rc = ossa__layout_add(&L, C * 7, sizeof(uint32_t)), o_rb = ossa__layout_add(&L, C * 2, 1);
@@ -374,6 +376,8 @@ ossa_result ossa_sampling_context_create(uint32_t max_joints, uint32_t max_weigh
     c->poff = u + 6 * N;
     c->mblk = u + 7 * N;
     c->lbk = u + 8 * N;
+    c->pka = u + 9 * N; /* 0 (zeroed): the kernels' spare lanes read kq[0 .. 4) */
+    c->pkb = u + 10 * N;
     c->lfo = (uint32_t *)(mem + o_lo);
     c->lfm = c->lfo + N * 16;
     c->max_rot = (uint32_t)(SR - OSSA__LERP_SLACK);
@@ -407,14 +411,12 @@ ossa_result ossa_sampling_context_create(uint32_t max_joints, uint32_t max_weigh
     c->hi = f + N;
     c->dt = f + 2 * N;
     for (size_t i = 0; i < 3; i++) {
-        c->qa[i] = f + (3 + i) * N;
-        c->qb[i] = f + (6 + i) * N;
-        c->mn[i] = f + (9 + i) * N;
-        c->st[i] = f + (12 + i) * N;
+        c->mn[i] = f + (3 + i) * N;
+        c->st[i] = f + (6 + i) * N;
+        c->o[i] = f + (9 + i) * N;
     }
-    for (size_t i = 0; i < 3; i++) c->o[i] = f + (15 + i) * N;
-    c->pdrop = f + 18 * N;
-    c->mt0 = f + 19 * N;
+    c->pdrop = f + 12 * N;
+    c->mt0 = f + 13 * N;
     c->kq = (float *)(((uintptr_t)(mem + o_k) + 63u) & ~(uintptr_t)63u);
     *out = c;
     return OSSA_OK;
@@ -468,22 +470,18 @@ static inline void load_block(ossa_sampling_context *c, const ossa_built_clip *c
     lift(&soa, c->mch + c->mfirst[m], c->mfirst[m + 1] - c->mfirst[m], b);
 }
 
-/* Channel i's segment for the lerp kernels: start t0, length dt (+Inf for a STEP channel), its
- * keys' fields a and b (3 floats each, from the decoded block). */
+/* Channel i's segment for the lerp kernels: start t0, length dt (+Inf for a STEP channel), where
+ * its keys' fields a and b are in kq (its decoded block: the kernels read them there). */
 static inline __attribute__((always_inline)) void set_channel(ossa_sampling_context *c, const ossa_built_clip *clip, uint32_t i,
-                                                              float t0, float dt, const float *a, const float *b) {
+                                                              float t0, float dt, uint32_t a, uint32_t b) {
     c->t0[i] = t0;
     c->dt[i] = clip->packed[i].interp == OSSA_INTERP_STEP ? INFINITY : dt;
-    c->qa[0][i] = a[0];
-    c->qa[1][i] = a[1];
-    c->qa[2][i] = a[2];
-    c->qb[0][i] = b[0];
-    c->qb[1][i] = b[1];
-    c->qb[2][i] = b[2];
+    c->pka[i] = a;
+    c->pkb[i] = b;
 }
 
 /* Key mask m one key forward, to key n (value index rank; n2 the key after it, grid_count =
- * none): its segment, then per channel t0 and dt and its two keys' fields from the decoded
+ * none): its segment, then per channel t0 and dt and where its two keys are in the decoded
  * block (a new block every 4 keys: load_block; the last key: key b held). Out of line:
  * inlined, its registers cost the whole job more than the call. */
 static __attribute__((noinline)) void step_mask(ossa_sampling_context *c, const ossa_built_clip *clip, uint32_t m, uint32_t n,
@@ -501,15 +499,12 @@ static __attribute__((noinline)) void step_mask(ossa_sampling_context *c, const 
         c->hi[m] = grid[n2];
         load_block(c, clip, m, rank >> 2, choose_lift()); /* key rank + 1 exists: rank < 4 * blocks */
         uint32_t k = (rank & 3u) * 3u;
-        for (uint32_t j = 0; j < nc; j++) {
-            const float *kq = c->kq + (size_t)ch[j] * 16u + k;
-            set_channel(c, clip, ch[j], t0, dt, kq, kq + 3);
-        }
+        for (uint32_t j = 0; j < nc; j++) set_channel(c, clip, ch[j], t0, dt, ch[j] * 16u + k, ch[j] * 16u + k + 3u);
     } else { /* the last key: hold it */
         c->hi[m] = INFINITY;
         for (uint32_t j = 0; j < nc; j++) {
             uint32_t i = ch[j];
-            for (int k = 0; k < 3; k++) c->qa[k][i] = c->qb[k][i];
+            c->pka[i] = c->pkb[i];
             c->t0[i] = t0;
             c->dt[i] = INFINITY;
         }
@@ -517,8 +512,8 @@ static __attribute__((noinline)) void step_mask(ossa_sampling_context *c, const 
 }
 
 /* Key mask m's segment from key a (grid index, value index rank) to the next key n
- * (grid_count = none: a is held): the mask's cursor and times, then each of its channels'
- * keys' fields and the kernel's t0 and dt. */
+ * (grid_count = none: a is held): the mask's cursor and times, then for each of its channels
+ * where its keys are in the block and the kernel's t0 and dt. */
 static inline void set_segment(ossa_sampling_context *c, const ossa_built_clip *clip, uint32_t m, uint32_t a, uint32_t rank,
                                uint32_t n) {
     const float *grid = clip->grid;
@@ -534,8 +529,8 @@ static inline void set_segment(ossa_sampling_context *c, const ossa_built_clip *
     load_block(c, clip, m, b, choose_lift());
     uint32_t ka = (rank - 4u * b) * 3u, kb = held ? ka : ka + 3u; /* rank - 4 b = 4 only for the held last key */
     for (uint32_t j = c->mfirst[m], e = c->mfirst[m + 1]; j < e; j++) {
-        const float *kq = c->kq + (size_t)c->mch[j] * 16u;
-        set_channel(c, clip, c->mch[j], t0, dt, kq + ka, kq + kb);
+        uint32_t i = c->mch[j];
+        set_channel(c, clip, i, t0, dt, i * 16u + ka, i * 16u + kb);
     }
 }
 
@@ -1041,8 +1036,7 @@ ossa_result ossa_sample_job_run(ossa_sample_job *job) {
 
     if (P) {
         float *pose = (float *)(void *)out; /* ossa_transform is 10 floats: T xyz, R xyzw, S xyz */
-        ossa__lerp_soa soa = {c->t0, c->dt, {c->qa[0], c->qa[1], c->qa[2]}, {c->qb[0], c->qb[1], c->qb[2]},
-                              {c->mn[0], c->mn[1], c->mn[2]}, {c->st[0], c->st[1], c->st[2]},
+        ossa__lerp_soa soa = {c->t0, c->dt, c->kq, c->pka, c->pkb, {c->mn[0], c->mn[1], c->mn[2]}, {c->st[0], c->st[1], c->st[2]},
                               {c->o[0], c->o[1], c->o[2], NULL}, pose, c->pdst, c->pdrop};
         if (R) decode(&soa, t, 0, R, true); /* the rotations straight into the pose */
         if (P > R) decode(&soa, t, R, P, false);

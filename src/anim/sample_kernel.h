@@ -5,8 +5,9 @@
  * minps / maxps: the second operand unless the first is smaller / larger), V_XOR,
  * V_NEGSIGN(x) (the sign bit in every lane where x < 0, else 0), the mask type M, V_GE and
  * V_BLEND(m, x, y) (y where m, else x); within each 128-bit lane V_UNPACKLO / V_UNPACKHI
- * (unpcklps / unpckhps), V_LO64(a, b) = (a0 a1 b0 b1), V_HI64(a, b) = (a2 a3 b2 b3), and
- * V_ST_LANE4(p, v, L) (store 128-bit lane L of v at p). Same operations in the same order as
+ * (unpcklps / unpckhps), V_LO64(a, b) = (a0 a1 b0 b1), V_HI64(a, b) = (a2 a3 b2 b3),
+ * V_ST_LANE4(p, v, L) (store 128-bit lane L of v at p) and V_LOAD4X(base, off) (128-bit lane L
+ * loaded from base + off[4 L]). Same operations in the same order as
  * ossa__lerp_scalar (sample_job.c), so every kernel gives its bits. */
 #include "anim/built_clip_internal.h"
 
@@ -28,6 +29,14 @@ static inline void store_quats(float *pose, const uint32_t *dst, V x, V y, V z, 
         if (4 * L + 2 < live) V_ST_LANE4(pose + dst[4 * L + 2], q2, L);
         if (4 * L + 3 < live) V_ST_LANE4(pose + dst[4 * L + 3], q3, L);
     }
+}
+
+/* The three fields of the keys at keys + off[0 ..] as SoA: each key's 4 floats loaded (128-bit
+ * lane L of r[k] holds the key of off[4 L + k]), then 4 x 4 transposes within the lanes. */
+static inline void load_keys(const float *keys, const uint32_t *off, V q[3]) {
+    V r0 = V_LOAD4X(keys, off), r1 = V_LOAD4X(keys, off + 1), r2 = V_LOAD4X(keys, off + 2), r3 = V_LOAD4X(keys, off + 3);
+    V xy0 = V_UNPACKLO(r0, r1), xy1 = V_UNPACKHI(r0, r1), zw0 = V_UNPACKLO(r2, r3), zw1 = V_UNPACKHI(r2, r3);
+    q[0] = V_LO64(xy0, zw0), q[1] = V_HI64(xy0, zw0), q[2] = V_LO64(xy1, zw1);
 }
 
 /* Rotations v (stored order, channels i ..) into the pose, each lane's components put in place
@@ -56,10 +65,13 @@ static inline __attribute__((always_inline)) void lerp_step(const ossa__lerp_soa
         uint32_t x = i + (uint32_t)u * OSSA__K_W;
         s[u] = V_DIV(V_SUB(vt, V_LD(soa->t0 + x)), V_LD(soa->dt + x));
         s[u] = V_MIN(V_MAX(s[u], zero), one);
+        V qa[3], qb[3];
+        load_keys(soa->keys, soa->ka + x, qa);
+        load_keys(soa->keys, soa->kb + x, qb);
         for (int c = 0; c < 3; c++) {
             V mn = V_LD(soa->mn[c] + x), st = V_LD(soa->st[c] + x);
-            a[u][c] = V_ADD(mn, V_MUL(V_LD(soa->qa[c] + x), st));
-            b[u][c] = V_ADD(mn, V_MUL(V_LD(soa->qb[c] + x), st));
+            a[u][c] = V_ADD(mn, V_MUL(qa[c], st));
+            b[u][c] = V_ADD(mn, V_MUL(qb[c], st));
         }
     }
     if (rotation) {

@@ -29,4 +29,5 @@
 #define V_LO64(a, b) _mm_movelh_ps((a), (b))
 #define V_HI64(a, b) _mm_movehl_ps((b), (a))
 #define V_ST_LANE4(p, v, L) ((void)(L), _mm_storeu_ps((p), (v)))
+#define V_LOAD4X(base, off) _mm_loadu_ps((base) + (off)[0])
 #include "anim/sample_kernel.h"
