@@ -74,8 +74,8 @@ void crowd_destroy(crowd *c);
 
 /* Samples the instances order[begin..end) at crowd time t (seconds) with scratch slot
  * `slot` (< scratch_slots; one slot per concurrent caller) into their palettes. Editable
- * clips use each instance's cursors; built clips share the slot's sampling context (60 KB
- * for 43 joints: one per instance would be 60 MB for 1000 and miss the cache on every
+ * clips use each instance's cursors; built clips share the slot's sampling context (57 KB
+ * for 43 joints: one per instance would be 57 MB for 1000 and miss the cache on every
  * sample; stepping through a group of one clip in time order is cheaper). No allocation. */
 void crowd_update_range(crowd *c, uint32_t begin, uint32_t end, uint32_t slot, float t);
 
