@@ -39,7 +39,7 @@ void ossa__built_clip_bind(ossa_built_clip *clip, const unsigned char *block) {
 
 ossa_built_clip *ossa__built_clip_alloc(const ossa_allocator *allocator, const void *data, size_t size) {
     size_t total;
-    if (!ossa__size_mul_add(1, size, header_space(), &total)) return NULL;
+    if (!ossa__size_mul_add(1, size, header_space() + OSSA__BC_READ_SLACK, &total)) return NULL;
     unsigned char *mem = ossa__alloc(allocator, total);
     if (!mem) return NULL;
     ossa_built_clip *clip = (ossa_built_clip *)mem;
@@ -47,6 +47,7 @@ ossa_built_clip *ossa__built_clip_alloc(const ossa_allocator *allocator, const v
     clip->allocator = ossa__allocator_resolve(allocator);
     if (data) memcpy(mem + header_space(), data, size);
     else memset(mem + header_space(), 0, size);
+    memset(mem + header_space() + size, 0, OSSA__BC_READ_SLACK);
     return clip;
 }
 

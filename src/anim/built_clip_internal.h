@@ -42,6 +42,9 @@
 #define OSSA__BC_FLAG_LOSSLESS 1u
 #define OSSA__BC_FLAG_LOOPING 2u
 #define OSSA__BC_PAD 8u
+/* Zero bytes ossa__built_clip_alloc puts after a block in memory (not part of the format): the
+ * lift kernels read 64 bytes at a block start anywhere in the streams without a bounds mask. */
+#define OSSA__BC_READ_SLACK 64u
 #define OSSA__BC_MAX_BITS 20u
 
 /* Largest magnitude of a stored value (base pose, keys, tangents x the clock's span, packed
@@ -522,10 +525,11 @@ void ossa__unpack_avx512(const ossa__unpack_table *tab, const unsigned char *blo
  * written). fo + 16 i, fm + 16 i: the channel's field table (ossa__lift_table: the 15 fields'
  * bit offsets from the block start and masks 2^width - 1, lanes a0 0-2, r1 3-5, r2 6-8, r3 9-11,
  * a4 12-14, lane 15 unused: offset 0, mask 0; taken once per clip switch, so a kernel neither
- * widens nor shifts them); bk[i] = its block's bits. The streams are inside a block that ends at
- * `end` (padding included): the AVX-512 kernel loads at most up to it. */
+ * widens nor shifts them); bk[i] = its block's bits. The streams are followed by at least
+ * OSSA__BC_READ_SLACK readable bytes (a built clip's block in memory is: ossa__built_clip_alloc),
+ * so the AVX-512 kernel loads 64 bytes at any block start without a mask. */
 typedef struct ossa__lift_soa {
-    const unsigned char *block, *end;
+    const unsigned char *block;
     const uint32_t *poff, *bk;
     const uint32_t *fo, *fm;
     float *kq;

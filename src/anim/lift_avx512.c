@@ -1,8 +1,9 @@
-/* The lifted-block kernel with AVX-512 (built with -mavx512f/vl/bw/dq): one masked 64-byte load
- * of the block, each of the 15 field lanes given the two dwords its field starts in (two dword
- * permutes) and funnel-shifted to its first bit (a field ends at most 31 + OSSA__BC_MAX_BITS
- * bits into them), masked, the residuals' biases taken off, then the predictions on the three
- * components at once (ossa__lift_keys_sse). Bit for bit ossa__lift_scalar. */
+/* The lifted-block kernel with AVX-512 (built with -mavx512f/vl/bw/dq): one 64-byte load of the
+ * block (the streams are followed by OSSA__BC_READ_SLACK bytes), each of the 15 field lanes given
+ * the two dwords its field starts in (two dword permutes) and funnel-shifted to its first bit (a
+ * field ends at most 31 + OSSA__BC_MAX_BITS bits into them), masked, the residuals' biases taken
+ * off, then the predictions on the three components at once (ossa__lift_keys_sse). Bit for bit
+ * ossa__lift_scalar. */
 #include <immintrin.h>
 
 #include "anim/built_clip_internal.h"
@@ -13,15 +14,16 @@ _Static_assert(OSSA__BC_MAX_BITS + 31u <= 64u, "a field lies inside the two dwor
 void ossa__lift_avx512(const ossa__lift_soa *soa, const uint32_t *chan, uint32_t count, uint32_t m) {
     const __m512i one = _mm512_set1_epi32(1), low5 = _mm512_set1_epi32(31), w32 = _mm512_set1_epi32(32);
     const __mmask16 resid = 0x0FF8; /* lanes 3-11: r1, r2, r3 */
+    const unsigned char *block = soa->block;
+    const uint32_t *bk = soa->bk, *poff = soa->poff, *fo = soa->fo, *fm = soa->fm;
+    float *kq = soa->kq;
     for (uint32_t j = 0; j < count; j++) {
         uint32_t i = chan[j];
-        uint64_t pos = (uint64_t)m * soa->bk[i];
-        const unsigned char *p = soa->block + soa->poff[i] + (pos >> 3);
-        size_t avail = (size_t)(soa->end - p); /* > 0: the block is inside the stream, before the padding */
-        __mmask64 k = avail >= 64 ? ~(__mmask64)0 : (((__mmask64)1 << avail) - 1u);
-        __m512i data = _mm512_maskz_loadu_epi8(k, p); /* a block's 15 fields and the bit shift: < 40 bytes */
-        __m512i off = _mm512_add_epi32(_mm512_loadu_si512(soa->fo + (size_t)i * 16u), _mm512_set1_epi32((int)(pos & 7u)));
-        __m512i mk = _mm512_loadu_si512(soa->fm + (size_t)i * 16u);
+        uint64_t pos = (uint64_t)m * bk[i];
+        const unsigned char *p = block + poff[i] + (pos >> 3);
+        __m512i data = _mm512_loadu_si512(p); /* a block's 15 fields and the bit shift (< 40 bytes); OSSA__BC_READ_SLACK */
+        __m512i off = _mm512_add_epi32(_mm512_loadu_si512(fo + (size_t)i * 16u), _mm512_set1_epi32((int)(pos & 7u)));
+        __m512i mk = _mm512_loadu_si512(fm + (size_t)i * 16u);
         __m512i dw = _mm512_srli_epi32(off, 5), sh = _mm512_and_si512(off, low5);
         __m512i lo = _mm512_permutexvar_epi32(dw, data), hi = _mm512_permutexvar_epi32(_mm512_add_epi32(dw, one), data);
         /* lo >> sh | hi << (32 - sh): a shift by 32 gives 0 */
@@ -34,6 +36,6 @@ void ossa__lift_avx512(const ossa__lift_soa *soa, const uint32_t *chan, uint32_t
         __m128i r2 = _mm512_castsi512_si128(_mm512_alignr_epi32(f, f, 6));
         __m128i r3 = _mm512_castsi512_si128(_mm512_alignr_epi32(f, f, 9));
         __m128i a4 = _mm512_castsi512_si128(_mm512_alignr_epi32(f, f, 12));
-        ossa__lift_keys_sse(a0, r1, r2, r3, a4, _mm512_castsi512_si128(mk), soa->kq + (size_t)i * 16u);
+        ossa__lift_keys_sse(a0, r1, r2, r3, a4, _mm512_castsi512_si128(mk), kq + (size_t)i * 16u);
     }
 }

@@ -466,7 +466,7 @@ static inline void load_block(ossa_sampling_context *c, const ossa_built_clip *c
                               ossa__lift_kernel lift) {
     if (c->mblk[m] == b) return;
     c->mblk[m] = b;
-    ossa__lift_soa soa = {clip->base, clip->base + clip->h->size, c->poff, c->lbk, c->lfo, c->lfm, c->kq};
+    ossa__lift_soa soa = {clip->base, c->poff, c->lbk, c->lfo, c->lfm, c->kq};
     lift(&soa, c->mch + c->mfirst[m], c->mfirst[m + 1] - c->mfirst[m], b);
 }
 
