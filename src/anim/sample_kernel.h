@@ -15,28 +15,34 @@
 #define OSSA__K_REBUILD(v)                                                                              \
     V_SQRT(V_MAX(V_SUB(one, V_ADD(V_ADD(V_MUL(v[0], v[0]), V_MUL(v[1], v[1])), V_MUL(v[2], v[2]))), zero))
 
-/* Quaternions (x, y, z, w: SoA, channels i ..) into the pose at pose + dst[i ..]: 4 x 4
- * transposes within each 128-bit lane, so channel i + 4 L + k is 128-bit lane L of q[k]: one
- * 16-byte store a channel instead of four scalar ones, the channels past `end` not stored. */
+/* 4 x 4 transposes within each 128-bit lane: lane L of (r0, r1, r2, r3) as rows in, as columns
+ * out (out r0 = element 0 of each input, ...). */
+static inline void transpose4(V *r0, V *r1, V *r2, V *r3) {
+    V xy0 = V_UNPACKLO(*r0, *r1), xy1 = V_UNPACKHI(*r0, *r1), zw0 = V_UNPACKLO(*r2, *r3), zw1 = V_UNPACKHI(*r2, *r3);
+    *r0 = V_LO64(xy0, zw0), *r1 = V_HI64(xy0, zw0), *r2 = V_LO64(xy1, zw1), *r3 = V_HI64(xy1, zw1);
+}
+
+/* Quaternions (x, y, z, w: SoA, channels i ..) into the pose at pose + dst[i ..], transposed so
+ * channel i + 4 L + k is 128-bit lane L of the k-th: one 16-byte store a channel instead of four
+ * scalar ones, the channels past `end` not stored. */
 static inline void store_quats(float *pose, const uint32_t *dst, V x, V y, V z, V w, uint32_t i, uint32_t end) {
-    V xy0 = V_UNPACKLO(x, y), xy1 = V_UNPACKHI(x, y), zw0 = V_UNPACKLO(z, w), zw1 = V_UNPACKHI(z, w);
-    V q0 = V_LO64(xy0, zw0), q1 = V_HI64(xy0, zw0), q2 = V_LO64(xy1, zw1), q3 = V_HI64(xy1, zw1);
+    transpose4(&x, &y, &z, &w);
     uint32_t live = end - i < OSSA__K_W ? end - i : OSSA__K_W;
     dst += i;
     for (uint32_t L = 0; L < OSSA__K_W / 4u; L++) {
-        if (4 * L + 0 < live) V_ST_LANE4(pose + dst[4 * L + 0], q0, L);
-        if (4 * L + 1 < live) V_ST_LANE4(pose + dst[4 * L + 1], q1, L);
-        if (4 * L + 2 < live) V_ST_LANE4(pose + dst[4 * L + 2], q2, L);
-        if (4 * L + 3 < live) V_ST_LANE4(pose + dst[4 * L + 3], q3, L);
+        if (4 * L + 0 < live) V_ST_LANE4(pose + dst[4 * L + 0], x, L);
+        if (4 * L + 1 < live) V_ST_LANE4(pose + dst[4 * L + 1], y, L);
+        if (4 * L + 2 < live) V_ST_LANE4(pose + dst[4 * L + 2], z, L);
+        if (4 * L + 3 < live) V_ST_LANE4(pose + dst[4 * L + 3], w, L);
     }
 }
 
 /* The three fields of the keys at keys + off[0 ..] as SoA: each key's 4 floats loaded (128-bit
- * lane L of r[k] holds the key of off[4 L + k]), then 4 x 4 transposes within the lanes. */
+ * lane L of the k-th load holds the key of off[4 L + k]), then transposed. */
 static inline void load_keys(const float *keys, const uint32_t *off, V q[3]) {
     V r0 = V_LOAD4X(keys, off), r1 = V_LOAD4X(keys, off + 1), r2 = V_LOAD4X(keys, off + 2), r3 = V_LOAD4X(keys, off + 3);
-    V xy0 = V_UNPACKLO(r0, r1), xy1 = V_UNPACKHI(r0, r1), zw0 = V_UNPACKLO(r2, r3), zw1 = V_UNPACKHI(r2, r3);
-    q[0] = V_LO64(xy0, zw0), q[1] = V_HI64(xy0, zw0), q[2] = V_LO64(xy1, zw1);
+    transpose4(&r0, &r1, &r2, &r3);
+    q[0] = r0, q[1] = r1, q[2] = r2;
 }
 
 /* Rotations v (stored order, channels i ..) into the pose, each lane's components put in place
@@ -51,8 +57,9 @@ static inline void place_rotations(const ossa__lerp_soa *soa, V v0, V v1, V v2, 
 
 /* U whole vectors from channel i, each step written for all U before the next, so the U
  * chains of long-latency steps (square roots, divisions) interleave in the scheduler's window;
- * compiled once per kind and U (`rotation` and U constants: every loop has a constant bound,
- * so the small arrays stay in registers). */
+ * compiled once per kind and U (`rotation` and U constants: every loop has a constant bound and
+ * is unrolled whole, so the small arrays stay in registers). */
+#define OSSA__K_UNROLL _Pragma("GCC unroll 4")
 static inline __attribute__((always_inline)) void lerp_step(const ossa__lerp_soa *soa, V vt, uint32_t i, uint32_t end,
                                                            const bool rotation, const int U) {
     const V zero = V_SET1(0.0f), one = V_SET1(1.0f), half = V_SET1(0.5f);
@@ -61,6 +68,7 @@ static inline __attribute__((always_inline)) void lerp_step(const ossa__lerp_soa
     const V b0 = V_SET1(0.848013f), b1 = V_SET1(-1.06021f), b2 = V_SET1(0.215638f);
     const int comps = rotation ? 4 : 3;
     V s[2], a[2][4], b[2][4], v[2][4];
+    OSSA__K_UNROLL
     for (int u = 0; u < U; u++) {
         uint32_t x = i + (uint32_t)u * OSSA__K_W;
         s[u] = V_DIV(V_SUB(vt, V_LD(soa->t0 + x)), V_LD(soa->dt + x));
@@ -75,10 +83,12 @@ static inline __attribute__((always_inline)) void lerp_step(const ossa__lerp_soa
         }
     }
     if (rotation) {
+        OSSA__K_UNROLL
         for (int u = 0; u < U; u++) {
             a[u][3] = OSSA__K_REBUILD(a[u]);
             b[u][3] = OSSA__K_REBUILD(b[u]);
         }
+        OSSA__K_UNROLL
         for (int u = 0; u < U; u++) {
             V d = V_ADD(V_ADD(V_ADD(V_MUL(a[u][0], b[u][0]), V_MUL(a[u][1], b[u][1])), V_MUL(a[u][2], b[u][2])),
                         V_MUL(a[u][3], b[u][3]));
@@ -92,22 +102,28 @@ static inline __attribute__((always_inline)) void lerp_step(const ossa__lerp_soa
             s[u] = V_MIN(V_MAX(s[u], zero), one); /* as ossa__slerp_time: a no-op for valid keys */
         }
     }
+    OSSA__K_UNROLL
     for (int u = 0; u < U; u++)
         for (int c = 0; c < comps; c++) v[u][c] = V_ADD(a[u][c], V_MUL(V_SUB(b[u][c], a[u][c]), s[u]));
     if (rotation) {
         V n[2];
+        OSSA__K_UNROLL
         for (int u = 0; u < U; u++)
             n[u] = V_SQRT(V_ADD(V_ADD(V_ADD(V_MUL(v[u][0], v[u][0]), V_MUL(v[u][1], v[u][1])), V_MUL(v[u][2], v[u][2])),
                                 V_MUL(v[u][3], v[u][3])));
+        OSSA__K_UNROLL
         for (int u = 0; u < U; u++) n[u] = V_DIV(one, n[u]);
+        OSSA__K_UNROLL
         for (int u = 0; u < U; u++)
             for (int c = 0; c < 4; c++) v[u][c] = V_MUL(v[u][c], n[u]);
         if (soa->pose) {
+            OSSA__K_UNROLL
             for (int u = 0; u < U; u++)
                 place_rotations(soa, v[u][0], v[u][1], v[u][2], v[u][3], i + (uint32_t)u * OSSA__K_W, end);
             return;
         }
     }
+    OSSA__K_UNROLL
     for (int u = 0; u < U; u++)
         for (int c = 0; c < comps; c++) V_ST(soa->o[c] + i + (uint32_t)u * OSSA__K_W, v[u][c]);
 }
