@@ -961,7 +961,8 @@ static void quantise(const builder *B, bchan *ch, const float *X) {
 /* Channel ch (FOLD or PACKED) at every grid time as the sampling job gives it: into V. Packed
  * channels run the sampler's own scalar lerp kernel (the SIMD ones give its bits) on the keys
  * and segments the job sets up: t0 / dt of the segment (dt = INFINITY after the last key and
- * for STEP), the rebuilt component scattered to `drop`; t - t0 is formed as the job forms it. */
+ * for STEP), rotations placed into V by the kernel as into the job's pose (the rebuilt
+ * component at `drop`); t - t0 is formed as the job forms it. */
 static void decode_channel(builder *B, const bchan *ch, float *V) {
     uint32_t G = B->G;
     if (ch->mode == MODE_FOLD) {
@@ -970,20 +971,22 @@ static void decode_channel(builder *B, const bchan *ch, float *V) {
     }
     enum { N = 64 };
     float t0[N], dt[N], keys[N][8]; /* channel i's key a at keys[i], key b at keys[i] + 4 */
-    uint32_t ka[N], kb[N];
-    float mn[3][N], st[3][N], o[4][N];
-    ossa__lerp_soa soa = {t0, dt, keys[0], ka, kb, {mn[0], mn[1], mn[2]}, {st[0], st[1], st[2]}, {o[0], o[1], o[2], o[3]},
-                          NULL, NULL, NULL};
+    uint32_t ka[N], kb[N], dst[N];
+    float mn[3][N], st[3][N], o[3][N], drop[N];
+    bool rot = ch->kind == OSSA__CH_R;
+    ossa__lerp_soa soa = {t0, dt, keys[0], ka, kb, {mn[0], mn[1], mn[2]}, {st[0], st[1], st[2]}, {o[0], o[1], o[2], NULL},
+                          NULL, dst, drop};
     for (uint32_t i = 0; i < N; i++) {
         for (int c = 0; c < 3; c++) {
             mn[c][i] = ch->min[c];
             st[c][i] = ch->step[c];
         }
         ka[i] = 8u * i, kb[i] = 8u * i + 4u;
+        dst[i] = 4u * i;
+        drop[i] = (float)ch->drop;
     }
     const uint32_t *cand = B->cand;
-    bool rot = ch->kind == OSSA__CH_R;
-    uint32_t k = 0, d = ch->drop;
+    uint32_t k = 0;
     for (uint32_t g0 = 0; g0 < G; g0 += N) {
         uint32_t n = G - g0 < N ? G - g0 : N;
         for (uint32_t i = 0; i < n; i++) {
@@ -999,20 +1002,14 @@ static void decode_channel(builder *B, const bchan *ch, float *V) {
                 keys[i][4 + c] = (float)b[c];
             }
         }
+        soa.pose = rot ? V + (size_t)g0 * 4 : NULL;
         ossa__lerp_scalar(&soa, 0.0f, 0, n, rot);
-        for (uint32_t i = 0; i < n; i++) {
+        for (uint32_t i = 0; !rot && i < n; i++) {
             float *v = V + (size_t)(g0 + i) * 4;
-            if (rot) {
-                v[d] = o[3][i];
-                v[d == 0] = o[0][i];
-                v[1 + (d <= 1)] = o[1][i];
-                v[2 + (d <= 2)] = o[2][i];
-            } else {
-                v[0] = o[0][i];
-                v[1] = o[1][i];
-                v[2] = o[2][i];
-                v[3] = 0.0f;
-            }
+            v[0] = o[0][i];
+            v[1] = o[1][i];
+            v[2] = o[2][i];
+            v[3] = 0.0f;
         }
     }
 }

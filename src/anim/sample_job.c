@@ -502,12 +502,7 @@ static __attribute__((noinline)) void step_mask(ossa_sampling_context *c, const 
         for (uint32_t j = 0; j < nc; j++) set_channel(c, clip, ch[j], t0, dt, ch[j] * 16u + k, ch[j] * 16u + k + 3u);
     } else { /* the last key: hold it */
         c->hi[m] = INFINITY;
-        for (uint32_t j = 0; j < nc; j++) {
-            uint32_t i = ch[j];
-            c->pka[i] = c->pkb[i];
-            c->t0[i] = t0;
-            c->dt[i] = INFINITY;
-        }
+        for (uint32_t j = 0; j < nc; j++) set_channel(c, clip, ch[j], t0, INFINITY, c->pkb[ch[j]], c->pkb[ch[j]]);
     }
 }
 
