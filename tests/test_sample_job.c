@@ -851,14 +851,28 @@ static void test_shared_key_clock(void **state) {
     ossa_skeleton_destroy(sk);
 }
 
+/* One clock time against ossa__adjust_time's bits, with the caller's quotient hint. */
+static void check_sample_time(float start, float end, float t, int loop, double *quotient) {
+    float a = ossa__sample_time(start, end, t, loop, quotient), b = ossa__adjust_time(start, end, t, loop);
+    uint32_t ua, ub;
+    memcpy(&ua, &a, 4);
+    memcpy(&ub, &b, 4);
+    if (ua != ub)
+        fail_msg("start %.9g end %.9g t %.9g loop %d: %.9g vs %.9g", (double)start, (double)end, (double)t, loop, (double)a,
+                 (double)b);
+}
+
 /* The job's looping clock (ossa__sample_time: fmod's remainder without the libm call where it
  * is provably the same) gives ossa__adjust_time's bits: random and round clip ranges, times just
- * around multiples of the duration, huge (the fmod path), negative and non-finite times. */
+ * around multiples of the duration, huge (the fmod path), negative and non-finite times; with a
+ * fresh quotient hint, with the hint the previous (unrelated) time left, and along forward
+ * playback at 60 Hz where the hint is right for whole loops and then one short. */
 static void test_sample_time_agree(void **state) {
     (void)state;
     uint64_t seed = 9;
     int checked = 0;
     for (int round = 0; round < 4000; round++) {
+        double carried = 0.0;
         float start = round % 3 == 0 ? 0.0f : ot_rand_float(&seed, -5.0f, 5.0f);
         float end = round % 5 == 0 ? start + 0.7f : round % 7 == 0 ? start : start + ot_rand_float(&seed, 1e-3f, 10.0f);
         if (round % 11 == 0) end = start + 1e-6f;
@@ -875,13 +889,15 @@ static void test_sample_time_agree(void **state) {
             default: t = end; break;
             }
             for (int loop = 0; loop < 2; loop++) {
-                float a = ossa__sample_time(start, end, t, loop), b = ossa__adjust_time(start, end, t, loop);
-                uint32_t ua, ub;
-                memcpy(&ua, &a, 4);
-                memcpy(&ub, &b, 4);
-                if (ua != ub) fail_msg("start %.9g end %.9g t %.9g loop %d: %.9g vs %.9g", (double)start, (double)end, (double)t, loop, (double)a, (double)b);
-                checked++;
+                double fresh = 0.0;
+                check_sample_time(start, end, t, loop, &fresh);
+                check_sample_time(start, end, t, loop, &carried);
+                checked += 2;
             }
+        }
+        if (round % 8 == 0) { /* forward playback from a random point, the hint carried */
+            float t0 = ot_rand_float(&seed, start, start + 1000.0f);
+            for (int f = 0; f < 600; f++, checked++) check_sample_time(start, end, t0 + (float)f / 60.0f, 1, &carried);
         }
     }
     printf("%d clock times\n", checked);

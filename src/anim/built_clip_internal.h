@@ -394,17 +394,26 @@ static inline uint32_t ossa__mask_rank(const unsigned char *mask, uint32_t end) 
 
 /* ossa__adjust_time (track.c) bit for bit, without its libm fmod call on a looping clock past
  * the end when the remainder is provably the same value: dur = end - start a float (24
- * significant bits) and n = trunc(x / dur) < 2^29 make n * dur exact (<= 53 bits); when n is
- * the true quotient, x - n * dur is fmod's exact (representable) remainder, so the subtraction
- * is exact too; a quotient rounded across an integer puts r outside [0, dur) and takes the
+ * significant bits) and an integer n < 2^29 make n * dur exact (<= 53 bits); when n is the true
+ * quotient, x - n * dur is fmod's exact (representable) remainder, so the subtraction is exact
+ * too; any other n puts the exact difference outside [0, dur), and rounding (monotonic, dur
+ * representable) keeps it there, so an r inside proves n. *quotient (per sampling context, 0 at
+ * first) is tried first: forward playback keeps its quotient for a whole loop, so most frames
+ * need no division; else n = trunc(x / dur), and a quotient rounded across an integer takes the
  * fmod path. */
 float ossa__adjust_time(float start, float end, float t, bool loop);
-static inline float ossa__sample_time(float start, float end, float t, bool loop) {
+static inline float ossa__sample_time(float start, float end, float t, bool loop, double *quotient) {
     if (loop && t >= end && t < INFINITY) {
-        double dur = (double)end - (double)start, x = (double)t - (double)start, q = x / dur;
-        if (dur > 0.0 && dur == (double)(float)dur && q < 0x1p29) {
-            double n = (double)(int64_t)q, r = x - n * dur;
-            if (r >= 0.0 && r < dur) {
+        double dur = (double)end - (double)start, x = (double)t - (double)start;
+        if (dur > 0.0 && dur == (double)(float)dur) {
+            double n = *quotient, r = x - n * dur; /* n < 2^29: set only below */
+            if (!(r >= 0.0 && r < dur)) {
+                double q = x / dur;
+                n = q < 0x1p29 ? (double)(int64_t)q : -1.0;
+                r = x - n * dur;
+            }
+            if (n >= 0.0 && r >= 0.0 && r < dur) {
+                *quotient = n;
                 float out = (float)((double)start + r);
                 return out >= end || out < start ? start : out; /* rounding at the seam: [start, end) */
             }

@@ -82,6 +82,7 @@ struct ossa_sampling_context {
     uint8_t *sflag;       /* per rotation slot: the slerp kernel's fallback flags */
     float *ss;            /* per rotation slot: the slerp kernel's parameter (it writes into the pose) */
     float last_t;         /* the previous frame's clip time (-Inf after a clip switch) */
+    double loops;         /* the looping clock's last quotient (ossa__sample_time; 0 after a clip switch) */
     float jump_dt;        /* a step past it further than this (4 mean grid steps), or back: a jump */
 };
 
@@ -884,10 +885,11 @@ ossa_result ossa_sample_job_run(ossa_sample_job *job) {
         c->mfirst[0] = 0;
         raw_setup(c, clip);
         c->last_t = -INFINITY;
+        c->loops = 0.0;
         c->jump_dt = 4.0f * (h->end - h->start) / (float)(h->grid_count ? h->grid_count : 1u);
         c->clip_id = clip->id;
     }
-    float t = ossa__sample_time(h->start, h->end, job->time, job->loop);
+    float t = ossa__sample_time(h->start, h->end, job->time, job->loop, &c->loops);
     ossa_transform *out = job->output;
     memcpy(out, job->reference, (size_t)h->joint_count * sizeof(ossa_transform));
     { /* the sparse base pose: the folded constants that differ from the reference */
