@@ -528,7 +528,7 @@ void ossa__unpack_avx2(const ossa__unpack_table *tab, const unsigned char *block
 void ossa__unpack_avx512(const ossa__unpack_table *tab, const unsigned char *block, uint32_t k, uint32_t begin, uint32_t end,
                          float *out);
 
-/* Lifted-block kernels (sample_job.c: scalar; lift_avx2.c; lift_avx512.c): for each channel
+/* Lifted-block kernels (sample_kernels.c: scalar; lift_avx2.c; lift_avx512.c): for each channel
  * i = chan[0 .. count), the 5 keys of block m of its stream (block + poff[i]; ossa__lift_block's
  * values) as floats into kq + 16 i (key j's component c at 3 j + c; kq[16 i + 15] may be
  * written). fo + 16 i, fm + 16 i: the channel's field table (ossa__lift_table: the 15 fields'

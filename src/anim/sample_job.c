@@ -1,7 +1,7 @@
-/* The sampling job (see ossa/sample.h): base pose copy, raw channels on shared clocks with
- * the editable rules (decoded keys cached per clock: an unpack kernel, the slerp kernel),
- * packed channels through per-instance segment caches and an SoA lerp/nlerp kernel, the
- * kernels chosen at run time (OSSA_SAMPLE_KERNEL=scalar|sse|avx2|avx512 caps them). */
+/* The sampling job (see ossa/sample.h): the per-instance context, the base pose copy, the
+ * packed channels through per-mask segment caches (the shared key clocks) and the SoA decode +
+ * lerp / nlerp kernels; the raw channels are sample_raw.c's, the scalar kernels and the choice
+ * of the SIMD ones sample_kernels.c's. */
 #include <math.h>
 #include <stdatomic.h>
 #include <stdlib.h>
@@ -11,248 +11,8 @@
 #include <emmintrin.h> /* x86-64 baseline: the stale-channel compare, 4 at a time */
 #endif
 
-#include "anim/built_clip_internal.h"
-#include "anim/track_internal.h"
+#include "anim/sample_internal.h"
 #include "core/alloc.h"
-
-/* What a clock's two-key view gives this frame (ossa__interpolate's cases). */
-enum { RM_NONE, RM_A, RM_B, RM_LERP };
-_Static_assert(sizeof(ossa_transform) == 10 * sizeof(float), "the cached raw channels address the pose as floats");
-
-/* The packed channels' caches: one pool of slots, 3 * max_joints + OSSA__LERP_SLACK per array
- * (a clip's packed channels use slots [0, P), then OSSA__LERP_SLACK spare slots for the
- * kernels; its key masks, mask_count <= P, the slots [0, mask_count) of the per-mask arrays).
- * Channels with one key mask have the same keys at the same grid times, so the segment (cursor,
- * rank, next key, times) is kept, checked and stepped once per mask (the shared key clock);
- * per channel only where its two keys are in its decoded block and the kernel's copies of t0
- * and dt. The raw channels'
- * caches are their own arrays, laid out per clock at a clip switch (see `rlane`). */
-struct ossa_sampling_context {
-    ossa_allocator allocator;
-    size_t size;
-    uint32_t max_joints, max_weights;
-    uint32_t slots;       /* entries per pool array */
-    uint64_t clip_id; /* clip the caches belong to; 0 = none */
-    uint64_t ref_clip;    /* clip whose rest-pose hash ref_ptr was checked against; 0 = none */
-    const ossa_transform *ref_ptr; /* the reference that matched it */
-    uint32_t *clock_key;  /* per clock: key cursor */
-    /* packed channels: per key mask m (the shared segment) */
-    uint32_t *cursor;     /* grid index of the cached key a, UINT32_MAX = none */
-    uint32_t *rank;       /* its value index */
-    uint32_t *next;       /* grid index of the key after it (grid_count = none) */
-    float *mt0, *hi;      /* the segment starts at mt0 and is valid for mt0 <= t < hi (t >= the clip start) */
-    uint32_t *mfirst;     /* mask m's channels are mch[mfirst[m], mfirst[m + 1]) (set at a switch) */
-    uint32_t *mch;        /* the channels grouped by mask, in clip order within one */
-    uint32_t *mblk;       /* the lifted block (ossa__lift_block) whose keys kq holds for its channels, UINT32_MAX = none */
-    /* packed channels: per channel */
-    uint32_t *pdst;       /* its float offset in the output pose (copied from the clip at a switch) */
-    uint32_t *poff;       /* its value stream's byte offset in the block (summed at a switch) */
-    float *pdrop;         /* rotations: the rebuilt component (ossa__pk_drop, 0 .. 3), where the kernel puts it */
-    float *t0, *dt;       /* its mask's segment start, and length (+Inf: STEP or the last key, s = 0) */
-    uint32_t *pka, *pkb;  /* where the quantised fields of its keys a and b are in kq (the kernels read them there) */
-    float *kq;            /* 16 per channel (one cache line): the 5 keys of its mask's block mblk, 3 fields each, as floats */
-    uint32_t *lfo, *lfm;  /* 16 each per channel: its lifted block's field table (ossa__lift_table, set at a switch) ... */
-    uint32_t *lbk;        /* ... and block bits */
-    float *mn[3], *st[3]; /* the channel's range (copied from the clip at a switch) */
-    float *o[3];          /* the kernel's output for translations and scales (rotations go to the pose) */
-    /* raw channels: the LINEAR / STEP T/R/S ones with packed lanes are cached, laid out at a
-     * clip switch clock by clock: clock c's rotations are the rotation slots [cr0[c], + cnr[c]),
-     * its translations and scales the vector slots [cv0[c], + cnv[c]), its lanes' unpack table
-     * entries [ctab[c], + 4 cnr + 3 cnv) (rotation component 0 of each rotation, then 1, 2, 3,
-     * then each vector's three components). The decoded keys ka, kb: component q of rotation
-     * slot r at lane q * nrot + r (SoA over every clock's rotations: one slerp kernel pass for
-     * all), vector slot v's components at lanes 4 * nrot + 3 v (one SSE lerp each); spare lanes
-     * after them keep the kernels' wide loads in bounds. A clock that changes key unpacks its
-     * 5 runs of lanes (ossa__unpack_*), or one when it is the only clock (the table's order is
-     * then the caches'). */
-    uint32_t max_rot, max_vec, max_lanes, max_raw; /* capacities */
-    uint32_t nrot, nvec;  /* the clip's cached rotations (the slerp kernel's range) and vectors */
-    uint32_t uncached;    /* raw channels of the clip without a cache (CUBIC, weights, no lanes, no room) */
-    bool unpack_wide;     /* the clip's bit positions fit in 32 bits: the SIMD unpack kernels may run */
-    uint8_t *rcached;     /* per raw channel (< max_raw): 1 = cached */
-    uint32_t *cr0, *cv0, *cnr, *cnv; /* per clock: its slots (above) */
-    uint32_t *ctab;       /* per clock: its first unpack table entry (UINT32_MAX: nothing cached) */
-    uint32_t *ckey;       /* per clock: the key k whose keys k, k + 1 are decoded (UINT32_MAX = none) */
-    float *cs;            /* per clock: this frame's parameter */
-    uint8_t *cm;          /* per clock: this frame's case (RM_A, RM_B, RM_LERP) */
-    uint32_t *l_off, *l_pos, *l_base; /* per lane: the unpack table */
-    float *ka, *kb;       /* per lane: keys k and k + 1, decoded */
-    uint32_t *rdst, *vdst; /* per rotation / vector slot: float offset in the output pose */
-    uint8_t *rstep, *vstep; /* per rotation / vector slot: STEP interpolation */
-    uint8_t *sflag;       /* per rotation slot: the slerp kernel's fallback flags */
-    float *ss;            /* per rotation slot: the slerp kernel's parameter (it writes into the pose) */
-    float last_t;         /* the previous frame's clip time (-Inf after a clip switch) */
-    double loops;         /* the looping clock's last quotient (ossa__sample_time; 0 after a clip switch) */
-    float jump_dt;        /* a step past it further than this (4 mean grid steps), or back: a jump */
-};
-
-/* ---------------------------------------------------------------- kernels */
-
-/* The dropped component of a rotation key, as ossa__packed_value rebuilds it. */
-static inline float rebuild(float x, float y, float z) {
-    float r2 = 1.0f - ((x * x + y * y) + z * z);
-    r2 = r2 > 0.0f ? r2 : 0.0f;
-    return sqrtf(r2);
-}
-
-/* Named scalars, no small arrays: GCC would pack array lanes into SSE registers through the
- * stack and stall on every store it reloads wider. */
-void ossa__lerp_scalar(const ossa__lerp_soa *soa, float t, uint32_t begin, uint32_t end, bool rotation) {
-    for (uint32_t i = begin; i < end; i++) {
-        float s = (t - soa->t0[i]) / soa->dt[i];
-        s = s > 0.0f ? s : 0.0f;
-        s = s < 1.0f ? s : 1.0f;
-        float m0 = soa->mn[0][i], m1 = soa->mn[1][i], m2 = soa->mn[2][i];
-        float s0 = soa->st[0][i], s1 = soa->st[1][i], s2 = soa->st[2][i];
-        const float *qa = soa->keys + soa->ka[i], *qb = soa->keys + soa->kb[i];
-        float ax = m0 + qa[0] * s0, ay = m1 + qa[1] * s1, az = m2 + qa[2] * s2;
-        float bx = m0 + qb[0] * s0, by = m1 + qb[1] * s1, bz = m2 + qb[2] * s2;
-        if (!rotation) {
-            soa->o[0][i] = ax + (bx - ax) * s;
-            soa->o[1][i] = ay + (by - ay) * s;
-            soa->o[2][i] = az + (bz - az) * s;
-            continue;
-        }
-        float aw = rebuild(ax, ay, az), bw = rebuild(bx, by, bz);
-        float d = ((ax * bx + ay * by) + az * bz) + aw * bw;
-        if (d < 0.0f) { /* the shorter arc */
-            bx = -bx;
-            by = -by;
-            bz = -bz;
-            bw = -bw;
-            d = -d;
-        }
-        float A, B;
-        ossa__slerp_fit(d, &A, &B);
-        s = ossa__slerp_time(s, A, B);
-        float x = ax + (bx - ax) * s, y = ay + (by - ay) * s, z = az + (bz - az) * s, w = aw + (bw - aw) * s;
-        float n = 1.0f / sqrtf(((x * x + y * y) + z * z) + w * w);
-        x *= n, y *= n, z *= n, w *= n;
-        if (soa->pose) { /* w to the rebuilt component, x, y, z to the others in order (selects, no branch) */
-            float d = soa->drop[i], *q = soa->pose + soa->dst[i];
-            q[0] = d >= 1.0f ? x : w;
-            q[1] = d >= 1.0f ? (d >= 2.0f ? y : w) : x;
-            q[2] = d >= 2.0f ? (d >= 3.0f ? z : w) : y;
-            q[3] = d >= 3.0f ? w : z;
-            continue;
-        }
-        soa->o[0][i] = x;
-        soa->o[1][i] = y;
-        soa->o[2][i] = z;
-        soa->o[3][i] = w;
-    }
-}
-
-void ossa__slerp_scalar(const ossa__slerp_soa *soa, uint32_t begin, uint32_t end) {
-    for (uint32_t i = begin; i < end; i++) {
-        float a[4], b[4], o[4];
-        for (int c = 0; c < 4; c++) {
-            a[c] = soa->a[c][i];
-            b[c] = soa->b[c][i];
-        }
-        ossa__slerp4(a, b, soa->s[i], o);
-        for (int c = 0; c < 4; c++) *(soa->pose ? soa->pose + soa->dst[i] + c : soa->o[c] + i) = o[c];
-        soa->fallback[i] = 0;
-    }
-}
-
-/* Lane j of key k of an unpack table, kbits = k times its key's bits (the sampler inlines it
- * for short runs, the product once per channel). */
-static inline float unpack1(const ossa__unpack_table *tab, const unsigned char *block, uint64_t kbits, uint32_t j) {
-    uint32_t pos = tab->pos[j];
-    uint64_t bit = kbits + (pos & 0xFFu), w;
-    memcpy(&w, block + tab->off[j] + (bit >> 3), 8);
-    uint32_t field = (uint32_t)((w >> (bit & 7u)) & ((1ull << (pos >> 16)) - 1u)); /* <= 32 bits */
-    return ossa__ord_float(tab->base[j] + field);
-}
-
-/* The reference unpack: 64-bit bit positions, one 8-byte window per lane (the stream is
- * followed by >= 8 readable bytes; 7 + 32 bits fit). */
-void ossa__unpack_scalar(const ossa__unpack_table *tab, const unsigned char *block, uint32_t k, uint32_t begin, uint32_t end,
-                         float *out) {
-    for (uint32_t j = begin; j < end; j++) out[j] = unpack1(tab, block, (uint64_t)k * ((tab->pos[j] >> 8) & 0xFFu), j);
-}
-
-enum { K_SCALAR, K_SSE, K_AVX2, K_AVX512 };
-
-static bool cpu_has(int k) {
-#if defined(__x86_64__) || defined(__i386__)
-    switch (k) {
-    case K_SSE: return __builtin_cpu_supports("sse4.1");
-    case K_AVX2: return __builtin_cpu_supports("avx2");
-    case K_AVX512: return ossa__cpu_avx512();
-    default: return true;
-    }
-#else
-    return k == K_SCALAR;
-#endif
-}
-
-static atomic_int chosen; /* the kernel level + 1; 0 = not chosen yet */
-
-static int choose_level(void) {
-    int k = atomic_load(&chosen);
-    if (k) return k - 1;
-    int cap = K_AVX512;
-    const char *e = getenv("OSSA_SAMPLE_KERNEL");
-    if (e && !strcmp(e, "scalar")) cap = K_SCALAR;
-    else if (e && !strcmp(e, "sse")) cap = K_SSE;
-    else if (e && !strcmp(e, "avx2")) cap = K_AVX2;
-    int best = K_SCALAR;
-    for (int i = K_SSE; i <= cap; i++)
-        if (cpu_has(i)) best = i;
-    atomic_store(&chosen, best + 1);
-    return best;
-}
-
-/* Decodes channels [begin, end): whole vectors of the chosen kernel, then the remainder with the
- * narrowest kernel (allowed by the cap) whose vector covers it, so 4 channels left after two
- * 16-lane passes cost one 4-lane pass, not a third 16-lane one. Every kernel gives the same bits. */
-static void decode(const ossa__lerp_soa *soa, float t, uint32_t begin, uint32_t end, bool rotation) {
-    static const ossa__lerp_kernel table[] = {ossa__lerp_scalar, ossa__lerp_sse, ossa__lerp_avx2, ossa__lerp_avx512};
-    static const uint32_t width[] = {1, 4, 8, 16};
-    int level = choose_level();
-    uint32_t n = end - begin, whole = n & ~(width[level] - 1u); /* widths are powers of two: no division */
-    if (whole) table[level](soa, t, begin, begin + whole, rotation);
-    if (whole == n) return;
-    int k = K_SSE;
-    while (k < level && width[k] < n - whole) k++;
-    table[k](soa, t, begin + whole, end, rotation);
-}
-
-static ossa__slerp_kernel choose_slerp(void) {
-    static const ossa__slerp_kernel table[] = {ossa__slerp_scalar, ossa__slerp_sse, ossa__slerp_avx2, ossa__slerp_avx512};
-    return table[choose_level()];
-}
-
-/* The reference lifted-block kernel: each field read alone (ossa__bits_read: the stream is
- * followed by >= 8 readable bytes), then ossa__lift_component per component. */
-void ossa__lift_scalar(const ossa__lift_soa *soa, const uint32_t *chan, uint32_t count, uint32_t m) {
-    for (uint32_t j = 0; j < count; j++) {
-        uint32_t i = chan[j], f[15];
-        const unsigned char *s = soa->block + soa->poff[i];
-        const uint32_t *fo = soa->fo + (size_t)i * 16u, *fm = soa->fm + (size_t)i * 16u;
-        float *kq = soa->kq + (size_t)i * 16u;
-        uint64_t pos = (uint64_t)m * soa->bk[i];
-        for (int l = 0; l < 15; l++) f[l] = ossa__bits_read(s, pos + fo[l], 32) & fm[l];
-        for (int c = 0; c < 3; c++) {
-            uint32_t q1, q2, q3;
-            ossa__lift_component(f[c], f[3 + c], f[6 + c], f[9 + c], f[12 + c], (fm[3 + c] + 1u) >> 1, (fm[6 + c] + 1u) >> 1,
-                                 fm[c], &q1, &q2, &q3);
-            kq[c] = (float)f[c];
-            kq[3 + c] = (float)q1;
-            kq[6 + c] = (float)q2;
-            kq[9 + c] = (float)q3;
-            kq[12 + c] = (float)f[12 + c];
-        }
-    }
-}
-
-/* The lifted-block kernel of the chosen level (SSE: the scalar one). */
-static ossa__lift_kernel choose_lift(void) {
-    static const ossa__lift_kernel table[] = {ossa__lift_scalar, ossa__lift_scalar, ossa__lift_avx2, ossa__lift_avx512};
-    return table[choose_level()];
-}
 
 /* ossa__mask_rank with the POPCNT instruction, 64 bits at a time (same count). */
 #if defined(__x86_64__) || defined(__i386__)
@@ -317,18 +77,13 @@ static bool use_popcnt(void) {
     static atomic_int known; /* 0 = not yet, 1 = no, 2 = yes */
     int k = atomic_load(&known);
     if (!k) {
-        k = choose_level() > K_SCALAR && __builtin_cpu_supports("popcnt") ? 2 : 1;
+        k = ossa__sample_level() > OSSA__K_SCALAR && __builtin_cpu_supports("popcnt") ? 2 : 1;
         atomic_store(&known, k);
     }
     return k == 2;
 #else
     return false;
 #endif
-}
-
-const char *ossa__sample_kernel_name(void) {
-    static const char *names[] = {"scalar", "sse4.1", "avx2", "avx512"};
-    return names[choose_level()];
 }
 
 /* ---------------------------------------------------------------- context */
@@ -463,12 +218,11 @@ static uint32_t grid_find(const ossa_built_clip *clip, float t) {
 }
 
 /* Key mask m's channels' keys of lifted block b into kq, unless there. */
-static inline void load_block(ossa_sampling_context *c, const ossa_built_clip *clip, uint32_t m, uint32_t b,
-                              ossa__lift_kernel lift) {
+static inline void load_block(ossa_sampling_context *c, const ossa_built_clip *clip, uint32_t m, uint32_t b) {
     if (c->mblk[m] == b) return;
     c->mblk[m] = b;
     ossa__lift_soa soa = {clip->base, c->poff, c->lbk, c->lfo, c->lfm, c->kq};
-    lift(&soa, c->mch + c->mfirst[m], c->mfirst[m + 1] - c->mfirst[m], b);
+    c->lift(&soa, c->mch + c->mfirst[m], c->mfirst[m + 1] - c->mfirst[m], b);
 }
 
 /* Channel i's segment for the lerp kernels: start t0, length dt (+Inf for a STEP channel), where
@@ -498,7 +252,7 @@ static __attribute__((noinline)) void step_mask(ossa_sampling_context *c, const 
     if (n2 < G) {
         float dt = grid[n2] - t0;
         c->hi[m] = grid[n2];
-        load_block(c, clip, m, rank >> 2, choose_lift()); /* key rank + 1 exists: rank < 4 * blocks */
+        load_block(c, clip, m, rank >> 2); /* key rank + 1 exists: rank < 4 * blocks */
         uint32_t k = (rank & 3u) * 3u;
         for (uint32_t j = 0; j < nc; j++) set_channel(c, clip, ch[j], t0, dt, ch[j] * 16u + k, ch[j] * 16u + k + 3u);
     } else { /* the last key: hold it */
@@ -522,7 +276,7 @@ static inline void set_segment(ossa_sampling_context *c, const ossa_built_clip *
     c->mt0[m] = t0;
     c->hi[m] = held ? INFINITY : grid[n];
     uint32_t M = ossa__lift_blocks(clip->mask_keys[m]), b = rank >> 2 < M ? rank >> 2 : M - 1u;
-    load_block(c, clip, m, b, choose_lift());
+    load_block(c, clip, m, b);
     uint32_t ka = (rank - 4u * b) * 3u, kb = held ? ka : ka + 3u; /* rank - 4 b = 4 only for the held last key */
     for (uint32_t j = c->mfirst[m], e = c->mfirst[m + 1]; j < e; j++) {
         uint32_t i = c->mch[j];
@@ -601,246 +355,6 @@ __attribute__((target("popcnt"), noinline)) static void seek_all_popcnt(ossa_sam
 #define seek_all_popcnt seek_all
 #endif
 
-/* Decodes one key's lanes of a packed raw channel starting at bit pos: one 64-bit window per
- * lane (the stream is followed by >= 8 readable bytes). */
-static inline void decode_lanes(const unsigned char *p, uint64_t pos, const ossa__bc_lane *ln, uint32_t lanes, float *out) {
-    for (uint32_t l = 0; l < lanes; l++) { /* one window per lane: 7 + 32 bits fit, no branch */
-        uint64_t w;
-        uint32_t b = ln[l].bits;
-        memcpy(&w, p + (pos >> 3), 8);
-        out[l] = ossa__ord_float(ln[l].base + (uint32_t)((w >> (pos & 7u)) & ((1ull << b) - 1u)));
-        pos += b;
-    }
-}
-
-/* A track view over a raw channel (no table: clock lookups use the cursor or binary search). */
-static inline ossa_track raw_view(const ossa_built_clip *clip, const ossa__bc_raw *r) {
-    ossa_track v;
-    memset(&v, 0, sizeof v);
-    v.kind = r->kind == OSSA__CH_R ? OSSA_TRACK_ROTATION : OSSA_TRACK_VECTOR;
-    v.interp = (ossa_interp)r->interp;
-    v.components = r->components;
-    v.key_count = clip->clocks[r->clock].key_count;
-    v.times = (const float *)(clip->base + clip->clocks[r->clock].times_off);
-    v.values = (const float *)(clip->base + r->values_off);
-    return v;
-}
-
-/* Three floats from src to d. */
-static inline void store3(float *d, const float *src) {
-    float x = src[0], y = src[1], z = src[2];
-    d[0] = x;
-    d[1] = y;
-    d[2] = z;
-}
-
-static ossa__unpack_kernel choose_unpack(bool wide) {
-    int level = wide ? choose_level() : K_SCALAR;
-    return level == K_AVX512 ? ossa__unpack_avx512 : level == K_AVX2 ? ossa__unpack_avx2 : ossa__unpack_scalar;
-}
-
-/* The raw channels' caches of a clip (at a clip switch): the cacheable channels counted per
- * clock, each clock given its slots and table entries while they fit (else its channels stay on
- * the editable path), then each channel placed and its lanes' unpack table entries written.
- * clock_key (all 0 at a switch) counts each clock's vectors placed, ckey its rotations. */
-static void raw_setup(ossa_sampling_context *c, const ossa_built_clip *clip) {
-    const ossa__bc_header *h = clip->h;
-    uint32_t C = h->clock_count, n = h->raw_count; /* <= max_raw: the loader bounds raw_count by 3 J + weight tracks */
-    c->uncached = h->raw_count;
-    c->unpack_wide = h->size < (1u << 29); /* bit positions < 8 * size fit in 32 bits */
-    for (uint32_t k = 0; k < C; k++) c->cnr[k] = c->cnv[k] = c->ckey[k] = 0;
-    for (uint32_t i = 0; i < n; i++) {
-        const ossa__bc_raw *r = &clip->raw[i];
-        c->rcached[i] = r->lanes_off && (r->interp == OSSA_INTERP_LINEAR || r->interp == OSSA_INTERP_STEP) &&
-                        r->kind <= OSSA__CH_S; /* components: 4 (R) or 3 (T, S), checked by the loader */
-        if (c->rcached[i]) (r->kind == OSSA__CH_R ? c->cnr : c->cnv)[r->clock]++;
-    }
-    uint32_t nr = 0, nv = 0, lanes = 0;
-    for (uint32_t k = 0; k < C; k++) {
-        uint32_t a = c->cnr[k], b = c->cnv[k];
-        c->ctab[k] = UINT32_MAX;
-        if (!a && !b) continue;
-        /* room: the slots and the lanes (a valid clip has at most one rotation and two vectors a joint) */
-        if (a > c->max_rot - nr || b > c->max_vec - nv || 4u * (nr + a) + 3u * (nv + b) > c->max_lanes) {
-            c->cnr[k] = c->cnv[k] = 0;
-            continue;
-        }
-        c->cr0[k] = nr;
-        c->cv0[k] = nv;
-        c->ctab[k] = lanes;
-        nr += a;
-        nv += b;
-        lanes += 4u * a + 3u * b;
-    }
-    c->nrot = nr;
-    c->nvec = nv;
-    for (uint32_t i = 0; i < n; i++) {
-        const ossa__bc_raw *r = &clip->raw[i];
-        uint32_t k = r->clock;
-        if (!c->rcached[i] || c->ctab[k] == UINT32_MAX) {
-            c->rcached[i] = 0;
-            continue;
-        }
-        bool rot = r->kind == OSSA__CH_R;
-        uint32_t idx = rot ? c->ckey[k]++ : c->clock_key[k]++, a = c->cnr[k];
-        uint32_t first = c->ctab[k] + (rot ? idx : 4u * a + 3u * idx), stride = rot ? a : 1u; /* its lane 0, between lanes */
-        const ossa__bc_lane *ln = (const ossa__bc_lane *)(clip->base + r->lanes_off);
-        uint32_t per = 0, bit = 0;
-        for (uint32_t q = 0; q < r->components; q++) per += ln[q].bits;
-        for (uint32_t q = 0; q < r->components; q++) {
-            uint32_t l = first + q * stride, b = ln[q].bits;
-            c->l_off[l] = r->values_off;
-            c->l_pos[l] = OSSA__UNPACK_POS(bit, per, b);
-            c->l_base[l] = ln[q].base;
-            bit += b;
-        }
-        uint32_t dst = r->target * 10u + ossa__field_offset(r->kind);
-        bool step = r->interp == OSSA_INTERP_STEP;
-        if (rot) {
-            c->rdst[c->cr0[k] + idx] = dst;
-            c->rstep[c->cr0[k] + idx] = step;
-        } else {
-            c->vdst[c->cv0[k] + idx] = dst;
-            c->vstep[c->cv0[k] + idx] = step;
-        }
-        c->uncached--;
-    }
-    for (uint32_t k = 0; k < C; k++) {
-        c->ckey[k] = UINT32_MAX;
-        c->clock_key[k] = 0;
-    }
-}
-
-/* Unpacks keys `key` into a and key + 1 into b (either NULL: not wanted) of clock k's lanes:
- * one kernel pass per key when it is the only clock, else its rotations' 4 component runs and
- * its vectors' run, each a kernel pass when it is at least a vector long, else inline, both
- * keys in one walk (a clock of one or two channels: no calls). Same bits either way. */
-static inline void raw_unpack(const ossa_sampling_context *c, const ossa_built_clip *clip, uint32_t k, uint32_t key,
-                              float *a, float *b, ossa__unpack_kernel unpack) {
-    uint32_t t = c->ctab[k], nr = c->cnr[k], nv3 = 3u * c->cnv[k], S = c->nrot;
-    ossa__unpack_table tab = {c->l_off + t, c->l_pos + t, c->l_base + t};
-    float *out[2] = {a, b};
-    if (nr == S && nv3 == 3u * c->nvec) { /* the only clock: table order = cache order */
-        for (uint32_t n = 0; n < 2u; n++)
-            if (out[n]) unpack(&tab, clip->base, key + n, 0, 4u * nr + nv3, out[n]);
-        return;
-    }
-    size_t ro = c->cr0[k], vo = 4u * (size_t)S + 3u * c->cv0[k];
-    if (nr >= 8u) {
-        for (uint32_t n = 0; n < 2u; n++)
-            for (uint32_t q = 0; q < 4u && out[n]; q++)
-                unpack(&tab, clip->base, key + n, q * nr, (q + 1u) * nr, out[n] + ro + q * S - q * nr);
-    } else {
-        for (uint32_t r = 0; r < nr; r++) { /* lane q of rotation r: entry q * nr + r */
-            uint64_t per = (tab.pos[r] >> 8) & 0xFFu, kbits = key * per;
-            for (uint32_t q = 0; q < 4u; q++) {
-                if (a) a[ro + q * S + r] = unpack1(&tab, clip->base, kbits, q * nr + r);
-                if (b) b[ro + q * S + r] = unpack1(&tab, clip->base, kbits + per, q * nr + r);
-            }
-        }
-    }
-    if (nv3 >= 8u) {
-        for (uint32_t n = 0; n < 2u; n++)
-            if (out[n]) unpack(&tab, clip->base, key + n, 4u * nr, 4u * nr + nv3, out[n] + vo - 4u * nr);
-    } else {
-        for (uint32_t j = 4u * nr; j < 4u * nr + nv3; j += 3u) { /* a vector's three entries */
-            uint64_t per = (tab.pos[j] >> 8) & 0xFFu, kbits = key * per;
-            for (uint32_t q = 0; q < 3u; q++) {
-                if (a) a[vo + j - 4u * nr + q] = unpack1(&tab, clip->base, kbits, j + q);
-                if (b) b[vo + j - 4u * nr + q] = unpack1(&tab, clip->base, kbits + per, j + q);
-            }
-        }
-    }
-}
-
-/* Clock k's cached keys for this frame's key `key` (of its key_count): keys key and key + 1
- * unpacked when the clock changed key (key + 1 only, key b's lanes becoming key a's, when it
- * moved one forward). */
-static inline void raw_refill(ossa_sampling_context *c, const ossa_built_clip *clip, uint32_t k, uint32_t key, uint32_t key_count,
-                       ossa__unpack_kernel unpack) {
-    uint32_t was = c->ckey[k];
-    if (was == key) return;
-    c->ckey[k] = key;
-    if (was != UINT32_MAX && was + 1u == key) {
-        uint32_t nr = c->cnr[k], r0 = c->cr0[k], S = c->nrot;
-        if (nr == S && c->cnv[k] == c->nvec) { /* the only clock */
-            memcpy(c->ka, c->kb, (4u * S + 3u * c->nvec) * sizeof(float));
-        } else {
-            for (uint32_t q = 0; q < 4u && nr; q++) memcpy(c->ka + q * S + r0, c->kb + q * S + r0, nr * sizeof(float));
-            size_t at = 4u * (size_t)S + 3u * (size_t)c->cv0[k];
-            memcpy(c->ka + at, c->kb + at, 3u * c->cnv[k] * sizeof(float));
-        }
-        if (key_count >= 2) raw_unpack(c, clip, k, key, NULL, c->kb, unpack);
-    } else {
-        raw_unpack(c, clip, k, key, c->ka, key_count >= 2 ? c->kb : NULL, unpack);
-    }
-}
-
-/* Writes every cached channel into the pose for its clock's case this frame: key a, key b, or
- * between them (rotations: the slerp kernel wrote them, ossa__slerp4 where it flagged; the
- * vectors: one SSE lerp each); STEP channels take key a. Clock by clock (the case hoisted out
- * of its channels' loops), the slots walked in order (they are laid out clock by clock). */
-static void raw_write(const ossa_sampling_context *c, uint32_t clocks, float *pose) {
-    uint32_t S = c->nrot, r = 0, v = 0;
-    const float *ka = c->ka, *kb = c->kb, *a = ka + 4u * S, *b = kb + 4u * S;
-    const uint32_t *rdst = c->rdst, *vdst = c->vdst;
-    const uint8_t *rstep = c->rstep, *flag = c->sflag, *vstep = c->vstep;
-    for (uint32_t k = 0; k < clocks; k++) {
-        if (c->ctab[k] == UINT32_MAX) continue;
-        uint32_t re = r + c->cnr[k], ve = v + c->cnv[k], m = c->cm[k];
-        if (m != RM_LERP) {
-            const float *src = m == RM_A ? ka : kb;
-            for (; r < re; r++) {
-                float *d = pose + rdst[r], x = src[r], y = src[S + r], z = src[2 * S + r], w = src[3 * S + r];
-                d[0] = x;
-                d[1] = y;
-                d[2] = z;
-                d[3] = w;
-            }
-            src = m == RM_A ? a : b;
-            for (; v < ve; v++) store3(pose + vdst[v], src + 3u * v);
-            continue;
-        }
-        float s = c->cs[k];
-        for (; r < re; r++) { /* the slerp kernel wrote the others */
-            float *d = pose + rdst[r];
-            if (rstep[r]) {
-                d[0] = ka[r];
-                d[1] = ka[S + r];
-                d[2] = ka[2 * S + r];
-                d[3] = ka[3 * S + r];
-            } else if (flag[r]) { /* outside the series' range: the scalar slerp */
-                float qa[4] = {ka[r], ka[S + r], ka[2 * S + r], ka[3 * S + r]};
-                float qb[4] = {kb[r], kb[S + r], kb[2 * S + r], kb[3 * S + r]};
-                ossa__slerp4(qa, qb, s, d);
-            }
-        }
-#if defined(__SSE2__) /* one vector a channel (its 4th lane: the next channel's x, or spare lanes; unused) */
-        __m128 vs = _mm_set1_ps(s);
-        for (; v < ve; v++) {
-            float *d = pose + vdst[v];
-            __m128 x = _mm_loadu_ps(a + 3u * v);
-            if (!vstep[v]) x = _mm_add_ps(x, _mm_mul_ps(_mm_sub_ps(_mm_loadu_ps(b + 3u * v), x), vs));
-            _mm_storel_pi((__m64 *)(void *)d, x);
-            _mm_store_ss(d + 2, _mm_movehl_ps(x, x));
-        }
-#else
-        for (; v < ve; v++) {
-            const float *av = a + 3u * v, *bv = b + 3u * v;
-            float *d = pose + vdst[v], x = av[0], y = av[1], z = av[2];
-            if (!vstep[v]) {
-                x = x + (bv[0] - x) * s;
-                y = y + (bv[1] - y) * s;
-                z = z + (bv[2] - z) * s;
-            }
-            d[0] = x;
-            d[1] = y;
-            d[2] = z;
-        }
-#endif
-    }
-}
-
 ossa_result ossa_sample_job_run(ossa_sample_job *job) {
     ossa_result res = ossa_sample_job_validate(job);
     if (res != OSSA_OK) return res;
@@ -883,7 +397,8 @@ ossa_result ossa_sample_job_run(ossa_sample_job *job) {
         }
         for (uint32_t m = M0; m > 0; m--) c->mfirst[m] = c->mfirst[m - 1]; /* ... ending at its end: shifted back one */
         c->mfirst[0] = 0;
-        raw_setup(c, clip);
+        ossa__raw_setup(c, clip);
+        c->lift = ossa__sample_lift();
         c->last_t = -INFINITY;
         c->loops = 0.0;
         c->jump_dt = 4.0f * (h->end - h->start) / (float)(h->grid_count ? h->grid_count : 1u);
@@ -954,89 +469,14 @@ ossa_result ossa_sample_job_run(ossa_sample_job *job) {
         }
     }
 
-    /* raw channels: one key lookup per shared clock, what the two-key view at that key gives
-     * (ossa__interpolate's cases: key k, key k + 1, or the parameter s between them); the
-     * cached channels' keys refilled per clock, one slerp kernel pass over every cached rotation
-     * when a clock lerps, then each clock's case written (raw_write) */
-    float *pose = (float *)(void *)out; /* ossa_transform is 10 floats: T xyz, R xyzw, S xyz */
-    ossa__unpack_kernel unpack = choose_unpack(c->unpack_wide);
-    bool slerps = false;
-    for (uint32_t i = 0; i < h->clock_count; i++) {
-        const ossa__bc_clock *ck = &clip->clocks[i];
-        const float *times = (const float *)(clip->base + ck->times_off);
-        uint32_t k = 0;
-        if (ck->key_count >= 2) {
-            ossa_track v;
-            memset(&v, 0, sizeof v);
-            v.key_count = ck->key_count;
-            v.times = times;
-            k = ossa__find_key_cursor(&v, t, &c->clock_key[i]);
-        }
-        float s = 0.0f;
-        uint32_t m = RM_A;
-        if (ck->key_count >= 2 && t > times[k]) {
-            if (t >= times[k + 1]) {
-                m = RM_B;
-            } else {
-                float t0 = times[k], td = times[k + 1] - t0;
-                s = (t - t0) / td;
-                if (s > 1.0f) s = 1.0f;
-                m = RM_LERP;
-            }
-        }
-        if (c->ctab[i] == UINT32_MAX) continue;
-        raw_refill(c, clip, i, k, ck->key_count, unpack);
-        c->cm[i] = (uint8_t)m;
-        c->cs[i] = s;
-        if (m == RM_LERP && c->cnr[i]) {
-            for (uint32_t r = c->cr0[i], e = r + c->cnr[i]; r < e; r++) c->ss[r] = s;
-            slerps = true;
-        }
-    }
-    if (slerps) {
-        uint32_t S = c->nrot;
-        /* every cached rotation into the pose: raw_write mends what is not a slerp */
-        ossa__slerp_soa soa = {{c->ka, c->ka + S, c->ka + 2 * S, c->ka + 3 * S}, {c->kb, c->kb + S, c->kb + 2 * S, c->kb + 3 * S},
-                               c->ss, {NULL, NULL, NULL, NULL}, c->sflag, pose, c->rdst};
-        /* a few channels: the scalar kernel (same bits) beats one long vector pass */
-        (c->nrot < 4 ? ossa__slerp_scalar : choose_slerp())(&soa, 0, c->nrot);
-    }
-    raw_write(c, h->clock_count, pose);
-    if (job->weights) memset(job->weights, 0, (size_t)h->weight_count * sizeof(float));
-    for (uint32_t i = 0; c->uncached && i < h->raw_count; i++) { /* the others: the editable path on a view */
-        if (i < c->max_raw && c->rcached[i]) continue;
-        const ossa__bc_raw *r = &clip->raw[i];
-        ossa_track v = raw_view(clip, r);
-        uint32_t n = v.key_count < 2 ? 1 : 2, k = n < 2 ? 0 : c->clock_key[r->clock];
-        float kv[24]; /* keys k and k + 1 of a packed T/R/S channel: the editable floats, bit for bit */
-        if (r->lanes_off) {
-            const ossa__bc_lane *ln = (const ossa__bc_lane *)(clip->base + r->lanes_off);
-            uint32_t lanes = r->components * (r->interp == OSSA_INTERP_CUBIC ? 3u : 1u), per = 0;
-            for (uint32_t l = 0; l < lanes; l++) per += ln[l].bits;
-            for (uint32_t j = 0; j < n; j++)
-                decode_lanes(clip->base + r->values_off, (uint64_t)(k + j) * per, ln, lanes, kv + j * lanes);
-            /* a view of keys k and k + 1 interpolates exactly as the whole track does */
-            v.times += k;
-            v.key_count = n;
-            v.values = kv;
-            k = 0;
-        }
-        switch (r->kind) {
-        case OSSA__CH_T: ossa__interpolate(&v, k, t, &out[r->target].translation.x, 3); break;
-        case OSSA__CH_R: ossa__interpolate(&v, k, t, (float *)(void *)&out[r->target].rotation, 4); break; /* the whole quaternion: GCC sizes &rotation.x as one float */
-        case OSSA__CH_S: ossa__interpolate(&v, k, t, &out[r->target].scale.x, 3); break;
-        default:
-            if (job->weights) ossa__interpolate(&v, k, t, job->weights + clip->wtracks[r->target].offset, r->components);
-            break;
-        }
-    }
+    ossa__raw_sample(c, clip, t, out, job->weights);
 
     if (P) {
         float *pose = (float *)(void *)out; /* ossa_transform is 10 floats: T xyz, R xyzw, S xyz */
         ossa__lerp_soa soa = {c->t0, c->dt, c->kq, c->pka, c->pkb, {c->mn[0], c->mn[1], c->mn[2]}, {c->st[0], c->st[1], c->st[2]},
                               {c->o[0], c->o[1], c->o[2], NULL}, pose, c->pdst, c->pdrop};
-        if (R) decode(&soa, t, 0, R, true); /* the rotations straight into the pose */
-        if (P > R) decode(&soa, t, R, P, false);
+        if (R) ossa__sample_decode(&soa, t, 0, R, true); /* the rotations straight into the pose */
+        if (P > R) ossa__sample_decode(&soa, t, R, P, false);
         const float *o0 = c->o[0], *o1 = c->o[1], *o2 = c->o[2];
         for (uint32_t i = R; i < P; i++) {
             float *v = pose + c->pdst[i], x = o0[i], y = o1[i], z = o2[i];

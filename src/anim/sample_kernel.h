@@ -8,7 +8,7 @@
  * (unpcklps / unpckhps), V_LO64(a, b) = (a0 a1 b0 b1), V_HI64(a, b) = (a2 a3 b2 b3),
  * V_ST_LANE4(p, v, L) (store 128-bit lane L of v at p) and V_LOAD4X(base, off) (128-bit lane L
  * loaded from base + off[4 L]). Same operations in the same order as
- * ossa__lerp_scalar (sample_job.c), so every kernel gives its bits. */
+ * ossa__lerp_scalar (sample_kernels.c), so every kernel gives its bits. */
 #include "anim/built_clip_internal.h"
 
 /* The dropped component of a rotation key from the stored three. */

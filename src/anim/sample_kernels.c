@@ -1,0 +1,163 @@
+/* The sampling job's scalar reference kernels (decode + lerp, slerp, lifted blocks; each SIMD
+ * kernel gives their bits) and the choice of the SIMD ones at run time
+ * (OSSA_SAMPLE_KERNEL=scalar|sse|avx2|avx512 caps them). */
+#include <math.h>
+#include <stdatomic.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "anim/sample_internal.h"
+#include "math/fast.h"
+
+/* The dropped component of a rotation key, as ossa__packed_value rebuilds it. */
+static inline float rebuild(float x, float y, float z) {
+    float r2 = 1.0f - ((x * x + y * y) + z * z);
+    r2 = r2 > 0.0f ? r2 : 0.0f;
+    return sqrtf(r2);
+}
+
+/* Named scalars, no small arrays: GCC would pack array lanes into SSE registers through the
+ * stack and stall on every store it reloads wider. */
+void ossa__lerp_scalar(const ossa__lerp_soa *soa, float t, uint32_t begin, uint32_t end, bool rotation) {
+    for (uint32_t i = begin; i < end; i++) {
+        float s = (t - soa->t0[i]) / soa->dt[i];
+        s = s > 0.0f ? s : 0.0f;
+        s = s < 1.0f ? s : 1.0f;
+        float m0 = soa->mn[0][i], m1 = soa->mn[1][i], m2 = soa->mn[2][i];
+        float s0 = soa->st[0][i], s1 = soa->st[1][i], s2 = soa->st[2][i];
+        const float *qa = soa->keys + soa->ka[i], *qb = soa->keys + soa->kb[i];
+        float ax = m0 + qa[0] * s0, ay = m1 + qa[1] * s1, az = m2 + qa[2] * s2;
+        float bx = m0 + qb[0] * s0, by = m1 + qb[1] * s1, bz = m2 + qb[2] * s2;
+        if (!rotation) {
+            soa->o[0][i] = ax + (bx - ax) * s;
+            soa->o[1][i] = ay + (by - ay) * s;
+            soa->o[2][i] = az + (bz - az) * s;
+            continue;
+        }
+        float aw = rebuild(ax, ay, az), bw = rebuild(bx, by, bz);
+        float d = ((ax * bx + ay * by) + az * bz) + aw * bw;
+        if (d < 0.0f) { /* the shorter arc */
+            bx = -bx;
+            by = -by;
+            bz = -bz;
+            bw = -bw;
+            d = -d;
+        }
+        float A, B;
+        ossa__slerp_fit(d, &A, &B);
+        s = ossa__slerp_time(s, A, B);
+        float x = ax + (bx - ax) * s, y = ay + (by - ay) * s, z = az + (bz - az) * s, w = aw + (bw - aw) * s;
+        float n = 1.0f / sqrtf(((x * x + y * y) + z * z) + w * w);
+        x *= n, y *= n, z *= n, w *= n;
+        if (soa->pose) { /* w to the rebuilt component, x, y, z to the others in order (selects, no branch) */
+            float d = soa->drop[i], *q = soa->pose + soa->dst[i];
+            q[0] = d >= 1.0f ? x : w;
+            q[1] = d >= 1.0f ? (d >= 2.0f ? y : w) : x;
+            q[2] = d >= 2.0f ? (d >= 3.0f ? z : w) : y;
+            q[3] = d >= 3.0f ? w : z;
+            continue;
+        }
+        soa->o[0][i] = x;
+        soa->o[1][i] = y;
+        soa->o[2][i] = z;
+        soa->o[3][i] = w;
+    }
+}
+
+void ossa__slerp_scalar(const ossa__slerp_soa *soa, uint32_t begin, uint32_t end) {
+    for (uint32_t i = begin; i < end; i++) {
+        float a[4], b[4], o[4];
+        for (int c = 0; c < 4; c++) {
+            a[c] = soa->a[c][i];
+            b[c] = soa->b[c][i];
+        }
+        ossa__slerp4(a, b, soa->s[i], o);
+        for (int c = 0; c < 4; c++) *(soa->pose ? soa->pose + soa->dst[i] + c : soa->o[c] + i) = o[c];
+        soa->fallback[i] = 0;
+    }
+}
+
+
+static bool cpu_has(int k) {
+#if defined(__x86_64__) || defined(__i386__)
+    switch (k) {
+    case OSSA__K_SSE: return __builtin_cpu_supports("sse4.1");
+    case OSSA__K_AVX2: return __builtin_cpu_supports("avx2");
+    case OSSA__K_AVX512: return ossa__cpu_avx512();
+    default: return true;
+    }
+#else
+    return k == OSSA__K_SCALAR;
+#endif
+}
+
+static atomic_int chosen; /* the kernel level + 1; 0 = not chosen yet */
+
+int ossa__sample_level(void) {
+    int k = atomic_load(&chosen);
+    if (k) return k - 1;
+    int cap = OSSA__K_AVX512;
+    const char *e = getenv("OSSA_SAMPLE_KERNEL");
+    if (e && !strcmp(e, "scalar")) cap = OSSA__K_SCALAR;
+    else if (e && !strcmp(e, "sse")) cap = OSSA__K_SSE;
+    else if (e && !strcmp(e, "avx2")) cap = OSSA__K_AVX2;
+    int best = OSSA__K_SCALAR;
+    for (int i = OSSA__K_SSE; i <= cap; i++)
+        if (cpu_has(i)) best = i;
+    atomic_store(&chosen, best + 1);
+    return best;
+}
+
+/* Decodes channels [begin, end): whole vectors of the chosen kernel, then the remainder with the
+ * narrowest kernel (allowed by the cap) whose vector covers it, so 4 channels left after two
+ * 16-lane passes cost one 4-lane pass, not a third 16-lane one. Every kernel gives the same bits. */
+void ossa__sample_decode(const ossa__lerp_soa *soa, float t, uint32_t begin, uint32_t end, bool rotation) {
+    static const ossa__lerp_kernel table[] = {ossa__lerp_scalar, ossa__lerp_sse, ossa__lerp_avx2, ossa__lerp_avx512};
+    static const uint32_t width[] = {1, 4, 8, 16};
+    int level = ossa__sample_level();
+    uint32_t n = end - begin, whole = n & ~(width[level] - 1u); /* widths are powers of two: no division */
+    if (whole) table[level](soa, t, begin, begin + whole, rotation);
+    if (whole == n) return;
+    int k = OSSA__K_SSE;
+    while (k < level && width[k] < n - whole) k++;
+    table[k](soa, t, begin + whole, end, rotation);
+}
+
+ossa__slerp_kernel ossa__sample_slerp(void) {
+    static const ossa__slerp_kernel table[] = {ossa__slerp_scalar, ossa__slerp_sse, ossa__slerp_avx2, ossa__slerp_avx512};
+    return table[ossa__sample_level()];
+}
+
+/* The reference lifted-block kernel: each field read alone (ossa__bits_read: the stream is
+ * followed by >= 8 readable bytes), then ossa__lift_component per component. */
+void ossa__lift_scalar(const ossa__lift_soa *soa, const uint32_t *chan, uint32_t count, uint32_t m) {
+    for (uint32_t j = 0; j < count; j++) {
+        uint32_t i = chan[j], f[15];
+        const unsigned char *s = soa->block + soa->poff[i];
+        const uint32_t *fo = soa->fo + (size_t)i * 16u, *fm = soa->fm + (size_t)i * 16u;
+        float *kq = soa->kq + (size_t)i * 16u;
+        uint64_t pos = (uint64_t)m * soa->bk[i];
+        for (int l = 0; l < 15; l++) f[l] = ossa__bits_read(s, pos + fo[l], 32) & fm[l];
+        for (int c = 0; c < 3; c++) {
+            uint32_t q1, q2, q3;
+            ossa__lift_component(f[c], f[3 + c], f[6 + c], f[9 + c], f[12 + c], (fm[3 + c] + 1u) >> 1, (fm[6 + c] + 1u) >> 1,
+                                 fm[c], &q1, &q2, &q3);
+            kq[c] = (float)f[c];
+            kq[3 + c] = (float)q1;
+            kq[6 + c] = (float)q2;
+            kq[9 + c] = (float)q3;
+            kq[12 + c] = (float)f[12 + c];
+        }
+    }
+}
+
+/* The lifted-block kernel of the chosen level (SSE: the scalar one). */
+ossa__lift_kernel ossa__sample_lift(void) {
+    static const ossa__lift_kernel table[] = {ossa__lift_scalar, ossa__lift_scalar, ossa__lift_avx2, ossa__lift_avx512};
+    return table[ossa__sample_level()];
+}
+
+const char *ossa__sample_kernel_name(void) {
+    static const char *names[] = {"scalar", "sse4.1", "avx2", "avx512"};
+    return names[ossa__sample_level()];
+}

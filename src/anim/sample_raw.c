@@ -1,0 +1,350 @@
+/* The sampling job's raw channels (lossless keys, see ossa/sample.h): the LINEAR and STEP
+ * T/R/S channels with packed lanes cached per shared clock (keys k and k + 1 decoded when the
+ * clock changes key: an unpack kernel; the rotations through one slerp kernel pass), the others
+ * (CUBIC, weights) on the editable path over a view of their two keys. */
+#include <string.h>
+
+#if defined(__SSE2__)
+#include <emmintrin.h> /* x86-64 baseline: one vector a cached vector channel */
+#endif
+
+#include "anim/sample_internal.h"
+#include "anim/track_internal.h"
+#include "math/fast.h"
+
+/* Lane j of key k of an unpack table, kbits = k times its key's bits (the sampler inlines it
+ * for short runs, the product once per channel). */
+static inline float unpack1(const ossa__unpack_table *tab, const unsigned char *block, uint64_t kbits, uint32_t j) {
+    uint32_t pos = tab->pos[j];
+    uint64_t bit = kbits + (pos & 0xFFu), w;
+    memcpy(&w, block + tab->off[j] + (bit >> 3), 8);
+    uint32_t field = (uint32_t)((w >> (bit & 7u)) & ((1ull << (pos >> 16)) - 1u)); /* <= 32 bits */
+    return ossa__ord_float(tab->base[j] + field);
+}
+
+/* The reference unpack: 64-bit bit positions, one 8-byte window per lane (the stream is
+ * followed by >= 8 readable bytes; 7 + 32 bits fit). */
+void ossa__unpack_scalar(const ossa__unpack_table *tab, const unsigned char *block, uint32_t k, uint32_t begin, uint32_t end,
+                         float *out) {
+    for (uint32_t j = begin; j < end; j++) out[j] = unpack1(tab, block, (uint64_t)k * ((tab->pos[j] >> 8) & 0xFFu), j);
+}
+
+/* Decodes one key's lanes of a packed raw channel starting at bit pos: one 64-bit window per
+ * lane (the stream is followed by >= 8 readable bytes). */
+static inline void decode_lanes(const unsigned char *p, uint64_t pos, const ossa__bc_lane *ln, uint32_t lanes, float *out) {
+    for (uint32_t l = 0; l < lanes; l++) { /* one window per lane: 7 + 32 bits fit, no branch */
+        uint64_t w;
+        uint32_t b = ln[l].bits;
+        memcpy(&w, p + (pos >> 3), 8);
+        out[l] = ossa__ord_float(ln[l].base + (uint32_t)((w >> (pos & 7u)) & ((1ull << b) - 1u)));
+        pos += b;
+    }
+}
+
+/* A track view over a raw channel (no table: clock lookups use the cursor or binary search). */
+static inline ossa_track raw_view(const ossa_built_clip *clip, const ossa__bc_raw *r) {
+    ossa_track v;
+    memset(&v, 0, sizeof v);
+    v.kind = r->kind == OSSA__CH_R ? OSSA_TRACK_ROTATION : OSSA_TRACK_VECTOR;
+    v.interp = (ossa_interp)r->interp;
+    v.components = r->components;
+    v.key_count = clip->clocks[r->clock].key_count;
+    v.times = (const float *)(clip->base + clip->clocks[r->clock].times_off);
+    v.values = (const float *)(clip->base + r->values_off);
+    return v;
+}
+
+/* Three floats from src to d. */
+static inline void store3(float *d, const float *src) {
+    float x = src[0], y = src[1], z = src[2];
+    d[0] = x;
+    d[1] = y;
+    d[2] = z;
+}
+
+static ossa__unpack_kernel choose_unpack(bool wide) {
+    int level = wide ? ossa__sample_level() : OSSA__K_SCALAR;
+    return level == OSSA__K_AVX512 ? ossa__unpack_avx512 : level == OSSA__K_AVX2 ? ossa__unpack_avx2 : ossa__unpack_scalar;
+}
+
+/* The raw channels' caches of a clip (at a clip switch): the cacheable channels counted per
+ * clock, each clock given its slots and table entries while they fit (else its channels stay on
+ * the editable path), then each channel placed and its lanes' unpack table entries written.
+ * clock_key (all 0 at a switch) counts each clock's vectors placed, ckey its rotations. */
+void ossa__raw_setup(ossa_sampling_context *c, const ossa_built_clip *clip) {
+    const ossa__bc_header *h = clip->h;
+    uint32_t C = h->clock_count, n = h->raw_count; /* <= max_raw: the loader bounds raw_count by 3 J + weight tracks */
+    c->uncached = h->raw_count;
+    c->unpack_wide = h->size < (1u << 29); /* bit positions < 8 * size fit in 32 bits */
+    for (uint32_t k = 0; k < C; k++) c->cnr[k] = c->cnv[k] = c->ckey[k] = 0;
+    for (uint32_t i = 0; i < n; i++) {
+        const ossa__bc_raw *r = &clip->raw[i];
+        c->rcached[i] = r->lanes_off && (r->interp == OSSA_INTERP_LINEAR || r->interp == OSSA_INTERP_STEP) &&
+                        r->kind <= OSSA__CH_S; /* components: 4 (R) or 3 (T, S), checked by the loader */
+        if (c->rcached[i]) (r->kind == OSSA__CH_R ? c->cnr : c->cnv)[r->clock]++;
+    }
+    uint32_t nr = 0, nv = 0, lanes = 0;
+    for (uint32_t k = 0; k < C; k++) {
+        uint32_t a = c->cnr[k], b = c->cnv[k];
+        c->ctab[k] = UINT32_MAX;
+        if (!a && !b) continue;
+        /* room: the slots and the lanes (a valid clip has at most one rotation and two vectors a joint) */
+        if (a > c->max_rot - nr || b > c->max_vec - nv || 4u * (nr + a) + 3u * (nv + b) > c->max_lanes) {
+            c->cnr[k] = c->cnv[k] = 0;
+            continue;
+        }
+        c->cr0[k] = nr;
+        c->cv0[k] = nv;
+        c->ctab[k] = lanes;
+        nr += a;
+        nv += b;
+        lanes += 4u * a + 3u * b;
+    }
+    c->nrot = nr;
+    c->nvec = nv;
+    for (uint32_t i = 0; i < n; i++) {
+        const ossa__bc_raw *r = &clip->raw[i];
+        uint32_t k = r->clock;
+        if (!c->rcached[i] || c->ctab[k] == UINT32_MAX) {
+            c->rcached[i] = 0;
+            continue;
+        }
+        bool rot = r->kind == OSSA__CH_R;
+        uint32_t idx = rot ? c->ckey[k]++ : c->clock_key[k]++, a = c->cnr[k];
+        uint32_t first = c->ctab[k] + (rot ? idx : 4u * a + 3u * idx), stride = rot ? a : 1u; /* its lane 0, between lanes */
+        const ossa__bc_lane *ln = (const ossa__bc_lane *)(clip->base + r->lanes_off);
+        uint32_t per = 0, bit = 0;
+        for (uint32_t q = 0; q < r->components; q++) per += ln[q].bits;
+        for (uint32_t q = 0; q < r->components; q++) {
+            uint32_t l = first + q * stride, b = ln[q].bits;
+            c->l_off[l] = r->values_off;
+            c->l_pos[l] = OSSA__UNPACK_POS(bit, per, b);
+            c->l_base[l] = ln[q].base;
+            bit += b;
+        }
+        uint32_t dst = r->target * 10u + ossa__field_offset(r->kind);
+        bool step = r->interp == OSSA_INTERP_STEP;
+        if (rot) {
+            c->rdst[c->cr0[k] + idx] = dst;
+            c->rstep[c->cr0[k] + idx] = step;
+        } else {
+            c->vdst[c->cv0[k] + idx] = dst;
+            c->vstep[c->cv0[k] + idx] = step;
+        }
+        c->uncached--;
+    }
+    for (uint32_t k = 0; k < C; k++) {
+        c->ckey[k] = UINT32_MAX;
+        c->clock_key[k] = 0;
+    }
+}
+
+/* Unpacks keys `key` into a and key + 1 into b (either NULL: not wanted) of clock k's lanes:
+ * one kernel pass per key when it is the only clock, else its rotations' 4 component runs and
+ * its vectors' run, each a kernel pass when it is at least a vector long, else inline, both
+ * keys in one walk (a clock of one or two channels: no calls). Same bits either way. */
+static inline void raw_unpack(const ossa_sampling_context *c, const ossa_built_clip *clip, uint32_t k, uint32_t key,
+                              float *a, float *b, ossa__unpack_kernel unpack) {
+    uint32_t t = c->ctab[k], nr = c->cnr[k], nv3 = 3u * c->cnv[k], S = c->nrot;
+    ossa__unpack_table tab = {c->l_off + t, c->l_pos + t, c->l_base + t};
+    float *out[2] = {a, b};
+    if (nr == S && nv3 == 3u * c->nvec) { /* the only clock: table order = cache order */
+        for (uint32_t n = 0; n < 2u; n++)
+            if (out[n]) unpack(&tab, clip->base, key + n, 0, 4u * nr + nv3, out[n]);
+        return;
+    }
+    size_t ro = c->cr0[k], vo = 4u * (size_t)S + 3u * c->cv0[k];
+    if (nr >= 8u) {
+        for (uint32_t n = 0; n < 2u; n++)
+            for (uint32_t q = 0; q < 4u && out[n]; q++)
+                unpack(&tab, clip->base, key + n, q * nr, (q + 1u) * nr, out[n] + ro + q * S - q * nr);
+    } else {
+        for (uint32_t r = 0; r < nr; r++) { /* lane q of rotation r: entry q * nr + r */
+            uint64_t per = (tab.pos[r] >> 8) & 0xFFu, kbits = key * per;
+            for (uint32_t q = 0; q < 4u; q++) {
+                if (a) a[ro + q * S + r] = unpack1(&tab, clip->base, kbits, q * nr + r);
+                if (b) b[ro + q * S + r] = unpack1(&tab, clip->base, kbits + per, q * nr + r);
+            }
+        }
+    }
+    if (nv3 >= 8u) {
+        for (uint32_t n = 0; n < 2u; n++)
+            if (out[n]) unpack(&tab, clip->base, key + n, 4u * nr, 4u * nr + nv3, out[n] + vo - 4u * nr);
+    } else {
+        for (uint32_t j = 4u * nr; j < 4u * nr + nv3; j += 3u) { /* a vector's three entries */
+            uint64_t per = (tab.pos[j] >> 8) & 0xFFu, kbits = key * per;
+            for (uint32_t q = 0; q < 3u; q++) {
+                if (a) a[vo + j - 4u * nr + q] = unpack1(&tab, clip->base, kbits, j + q);
+                if (b) b[vo + j - 4u * nr + q] = unpack1(&tab, clip->base, kbits + per, j + q);
+            }
+        }
+    }
+}
+
+/* Clock k's cached keys for this frame's key `key` (of its key_count): keys key and key + 1
+ * unpacked when the clock changed key (key + 1 only, key b's lanes becoming key a's, when it
+ * moved one forward). */
+static inline void raw_refill(ossa_sampling_context *c, const ossa_built_clip *clip, uint32_t k, uint32_t key, uint32_t key_count,
+                       ossa__unpack_kernel unpack) {
+    uint32_t was = c->ckey[k];
+    if (was == key) return;
+    c->ckey[k] = key;
+    if (was != UINT32_MAX && was + 1u == key) {
+        uint32_t nr = c->cnr[k], r0 = c->cr0[k], S = c->nrot;
+        if (nr == S && c->cnv[k] == c->nvec) { /* the only clock */
+            memcpy(c->ka, c->kb, (4u * S + 3u * c->nvec) * sizeof(float));
+        } else {
+            for (uint32_t q = 0; q < 4u && nr; q++) memcpy(c->ka + q * S + r0, c->kb + q * S + r0, nr * sizeof(float));
+            size_t at = 4u * (size_t)S + 3u * (size_t)c->cv0[k];
+            memcpy(c->ka + at, c->kb + at, 3u * c->cnv[k] * sizeof(float));
+        }
+        if (key_count >= 2) raw_unpack(c, clip, k, key, NULL, c->kb, unpack);
+    } else {
+        raw_unpack(c, clip, k, key, c->ka, key_count >= 2 ? c->kb : NULL, unpack);
+    }
+}
+
+/* Writes every cached channel into the pose for its clock's case this frame: key a, key b, or
+ * between them (rotations: the slerp kernel wrote them, ossa__slerp4 where it flagged; the
+ * vectors: one SSE lerp each); STEP channels take key a. Clock by clock (the case hoisted out
+ * of its channels' loops), the slots walked in order (they are laid out clock by clock). */
+static void raw_write(const ossa_sampling_context *c, uint32_t clocks, float *pose) {
+    uint32_t S = c->nrot, r = 0, v = 0;
+    const float *ka = c->ka, *kb = c->kb, *a = ka + 4u * S, *b = kb + 4u * S;
+    const uint32_t *rdst = c->rdst, *vdst = c->vdst;
+    const uint8_t *rstep = c->rstep, *flag = c->sflag, *vstep = c->vstep;
+    for (uint32_t k = 0; k < clocks; k++) {
+        if (c->ctab[k] == UINT32_MAX) continue;
+        uint32_t re = r + c->cnr[k], ve = v + c->cnv[k], m = c->cm[k];
+        if (m != RM_LERP) {
+            const float *src = m == RM_A ? ka : kb;
+            for (; r < re; r++) {
+                float *d = pose + rdst[r], x = src[r], y = src[S + r], z = src[2 * S + r], w = src[3 * S + r];
+                d[0] = x;
+                d[1] = y;
+                d[2] = z;
+                d[3] = w;
+            }
+            src = m == RM_A ? a : b;
+            for (; v < ve; v++) store3(pose + vdst[v], src + 3u * v);
+            continue;
+        }
+        float s = c->cs[k];
+        for (; r < re; r++) { /* the slerp kernel wrote the others */
+            float *d = pose + rdst[r];
+            if (rstep[r]) {
+                d[0] = ka[r];
+                d[1] = ka[S + r];
+                d[2] = ka[2 * S + r];
+                d[3] = ka[3 * S + r];
+            } else if (flag[r]) { /* outside the series' range: the scalar slerp */
+                float qa[4] = {ka[r], ka[S + r], ka[2 * S + r], ka[3 * S + r]};
+                float qb[4] = {kb[r], kb[S + r], kb[2 * S + r], kb[3 * S + r]};
+                ossa__slerp4(qa, qb, s, d);
+            }
+        }
+#if defined(__SSE2__) /* one vector a channel (its 4th lane: the next channel's x, or spare lanes; unused) */
+        __m128 vs = _mm_set1_ps(s);
+        for (; v < ve; v++) {
+            float *d = pose + vdst[v];
+            __m128 x = _mm_loadu_ps(a + 3u * v);
+            if (!vstep[v]) x = _mm_add_ps(x, _mm_mul_ps(_mm_sub_ps(_mm_loadu_ps(b + 3u * v), x), vs));
+            _mm_storel_pi((__m64 *)(void *)d, x);
+            _mm_store_ss(d + 2, _mm_movehl_ps(x, x));
+        }
+#else
+        for (; v < ve; v++) {
+            const float *av = a + 3u * v, *bv = b + 3u * v;
+            float *d = pose + vdst[v], x = av[0], y = av[1], z = av[2];
+            if (!vstep[v]) {
+                x = x + (bv[0] - x) * s;
+                y = y + (bv[1] - y) * s;
+                z = z + (bv[2] - z) * s;
+            }
+            d[0] = x;
+            d[1] = y;
+            d[2] = z;
+        }
+#endif
+    }
+}
+
+void ossa__raw_sample(ossa_sampling_context *c, const ossa_built_clip *clip, float t, ossa_transform *out, float *weights) {
+    const ossa__bc_header *h = clip->h;
+    /* raw channels: one key lookup per shared clock, what the two-key view at that key gives
+     * (ossa__interpolate's cases: key k, key k + 1, or the parameter s between them); the
+     * cached channels' keys refilled per clock, one slerp kernel pass over every cached rotation
+     * when a clock lerps, then each clock's case written (raw_write) */
+    float *pose = (float *)(void *)out; /* ossa_transform is 10 floats: T xyz, R xyzw, S xyz */
+    ossa__unpack_kernel unpack = choose_unpack(c->unpack_wide);
+    bool slerps = false;
+    for (uint32_t i = 0; i < h->clock_count; i++) {
+        const ossa__bc_clock *ck = &clip->clocks[i];
+        const float *times = (const float *)(clip->base + ck->times_off);
+        uint32_t k = 0;
+        if (ck->key_count >= 2) {
+            ossa_track v;
+            memset(&v, 0, sizeof v);
+            v.key_count = ck->key_count;
+            v.times = times;
+            k = ossa__find_key_cursor(&v, t, &c->clock_key[i]);
+        }
+        float s = 0.0f;
+        uint32_t m = RM_A;
+        if (ck->key_count >= 2 && t > times[k]) {
+            if (t >= times[k + 1]) {
+                m = RM_B;
+            } else {
+                float t0 = times[k], td = times[k + 1] - t0;
+                s = (t - t0) / td;
+                if (s > 1.0f) s = 1.0f;
+                m = RM_LERP;
+            }
+        }
+        if (c->ctab[i] == UINT32_MAX) continue;
+        raw_refill(c, clip, i, k, ck->key_count, unpack);
+        c->cm[i] = (uint8_t)m;
+        c->cs[i] = s;
+        if (m == RM_LERP && c->cnr[i]) {
+            for (uint32_t r = c->cr0[i], e = r + c->cnr[i]; r < e; r++) c->ss[r] = s;
+            slerps = true;
+        }
+    }
+    if (slerps) {
+        uint32_t S = c->nrot;
+        /* every cached rotation into the pose: raw_write mends what is not a slerp */
+        ossa__slerp_soa soa = {{c->ka, c->ka + S, c->ka + 2 * S, c->ka + 3 * S}, {c->kb, c->kb + S, c->kb + 2 * S, c->kb + 3 * S},
+                               c->ss, {NULL, NULL, NULL, NULL}, c->sflag, pose, c->rdst};
+        /* a few channels: the scalar kernel (same bits) beats one long vector pass */
+        (c->nrot < 4 ? ossa__slerp_scalar : ossa__sample_slerp())(&soa, 0, c->nrot);
+    }
+    raw_write(c, h->clock_count, pose);
+    if (weights) memset(weights, 0, (size_t)h->weight_count * sizeof(float));
+    for (uint32_t i = 0; c->uncached && i < h->raw_count; i++) { /* the others: the editable path on a view */
+        if (i < c->max_raw && c->rcached[i]) continue;
+        const ossa__bc_raw *r = &clip->raw[i];
+        ossa_track v = raw_view(clip, r);
+        uint32_t n = v.key_count < 2 ? 1 : 2, k = n < 2 ? 0 : c->clock_key[r->clock];
+        float kv[24]; /* keys k and k + 1 of a packed T/R/S channel: the editable floats, bit for bit */
+        if (r->lanes_off) {
+            const ossa__bc_lane *ln = (const ossa__bc_lane *)(clip->base + r->lanes_off);
+            uint32_t lanes = r->components * (r->interp == OSSA_INTERP_CUBIC ? 3u : 1u), per = 0;
+            for (uint32_t l = 0; l < lanes; l++) per += ln[l].bits;
+            for (uint32_t j = 0; j < n; j++)
+                decode_lanes(clip->base + r->values_off, (uint64_t)(k + j) * per, ln, lanes, kv + j * lanes);
+            /* a view of keys k and k + 1 interpolates exactly as the whole track does */
+            v.times += k;
+            v.key_count = n;
+            v.values = kv;
+            k = 0;
+        }
+        switch (r->kind) {
+        case OSSA__CH_T: ossa__interpolate(&v, k, t, &out[r->target].translation.x, 3); break;
+        case OSSA__CH_R: ossa__interpolate(&v, k, t, (float *)(void *)&out[r->target].rotation, 4); break; /* the whole quaternion: GCC sizes &rotation.x as one float */
+        case OSSA__CH_S: ossa__interpolate(&v, k, t, &out[r->target].scale.x, 3); break;
+        default:
+            if (weights) ossa__interpolate(&v, k, t, weights + clip->wtracks[r->target].offset, r->components);
+            break;
+        }
+    }
+}
