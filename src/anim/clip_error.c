@@ -191,15 +191,8 @@ ossa_result ossa_built_clip_measure(const ossa_built_clip *built, const ossa_cli
         ossa_transform *exact = (ossa_transform *)scratch, *got = exact + J;
         ossa_mat4 *model = (ossa_mat4 *)(got + J);
         float *pe = (float *)(model + J), *pg = pe + (size_t)J * 12, *wb = pg + (size_t)J * 12, *we = wb + W;
-        ossa_sample_job job = {0};
-        job.clip = built;
-        job.context = ctx;
-        job.output = got;
-        job.output_count = J;
-        job.weights = W ? wb : NULL;
-        job.weights_count = W;
-        job.reference = skeleton->rest;
-        job.reference_count = J;
+        ossa_sample_job job = {.clip = built, .context = ctx, .output = got, .output_count = J, .weights = W ? wb : NULL,
+                               .weights_count = W, .reference = skeleton->rest, .reference_count = J};
         for (uint32_t g = 0; g < G && r == OSSA_OK; g++) {
             ossa__clip_sample_exact(reference, grid[g], false, skeleton->rest, exact, J);
             job.time = grid[g];

@@ -1,0 +1,183 @@
+/* The clip builder's private parts (see ossa/built_clip.h, docs/built-clips.md), shared by its
+ * files: clip_fit.c (a channel's keys and bits), clip_write.c (the block), clip_loosen.c (the
+ * model-space measurement and the loosening) and clip_build.c (the driver).
+ *
+ * Lossless: constant channels fold into the base pose, every other channel keeps its keys
+ * bit for bit on a shared clock (identical key-time arrays are stored once), T/R/S values
+ * packed per float lane.
+ * Compressed: every T/R/S channel gets a local tolerance derived from the model-space
+ * precision (how far the joint's subtree reaches, the parent scale) and is fitted against
+ * the exact values at every measurement-grid time (all key times of the clip plus sub-steps):
+ * folded when constant within it; else the fewest keys on the key grid (greedy segments whose
+ * lerp / corrected nlerp stays within KEY_SHARE of it), then the fewest bits per component
+ * (range-reduced; rotations drop their steadiest component) that keep every grid time within
+ * it. Then the clip is measured in model space at every grid time; the channels that cause a
+ * joint's miss (attribution: each alone in the exact pose) get half the tolerance, until all
+ * points are within TARGET_MARGIN x precision; a channel that cannot meet it goes raw (exact).
+ * Then a loosening pass gives back what the halving over-spent: per channel, in rounds, a
+ * fold, a coarser tolerance or one bit less, each kept only if the model-space error of the
+ * channel's subtree stays within the target at every grid time (bounded where it cannot pass
+ * the target, evaluated elsewhere); the real measurement has the last word. */
+#ifndef OSSA_ANIM_CLIP_BUILD_INTERNAL_H
+#define OSSA_ANIM_CLIP_BUILD_INTERNAL_H
+
+#include <math.h>
+#include <string.h>
+
+#include "anim/built_clip_internal.h"
+
+enum { MODE_FOLD, MODE_RAW, MODE_PACKED };
+#define MAX_LEVEL 12
+#define MIN_LEVEL -2 /* the loosening pass may double a base tolerance this often */
+#define START_LEVEL 1 /* errors add up along chains: the fit starts at half the budget */
+#define MAX_ITERATIONS 40
+#define MAX_STALLED 3 /* iterations without a lower max error before the exact fallback */
+#define MAX_SEGMENT 32 /* key-grid steps a segment may span */
+#define KEY_DIV 4 /* key-grid steps per key interval (LINEAR/STEP clips) */
+#define TARGET_MARGIN 0.92f
+#define LEVEL0_SHARE 1.0f
+#define KEY_SHARE 0.85f /* of a channel's tolerance for key reduction on exact values */
+#define FOLD_TRY_BITS 1024 /* the loosening tries to fold packed channels of at most this many value bits */
+
+typedef struct bchan {
+    uint32_t target; /* joint (T/R/S) or weight track index (W) */
+    uint8_t kind;
+    const ossa_track *src;
+    int mode, level;
+    float base_tol;
+    float fold[4];
+    /* packed */
+    uint8_t interp, bits[3], drop;
+    uint32_t key_count;
+    uint32_t *keys; /* key grid (candidate) indices, C capacity */
+    uint32_t *q;    /* 3 values per key */
+    float min[3], step[3], ext[3]; /* ext: max - min of each stored component over the key grid */
+    uint32_t probe; /* grid time where the channel's last loosening failed: checked first */
+    uint8_t half;   /* the loosening's half levels: the tolerance x sqrt 2 */
+    uint8_t done;   /* loosening: bit 0 no coarser tolerance, bit 1 + c no fewer bits of component c,
+                     * bit 4 fold tried, bit 5 fold to the reference tried */
+} bchan;
+
+typedef struct builder {
+    const ossa_clip *clip;
+    const ossa_skeleton *sk;
+    const ossa_allocator *alloc;
+    ossa_clip_build_options opt;
+    uint32_t J;
+    bchan *ch;
+    uint32_t nch;
+    float *grid;           /* measurement grid */
+    uint32_t G;
+    uint8_t *candidate;    /* per grid time: may a packed key sit there */
+    uint32_t *cand;        /* the key grid: grid indices where packed keys may sit */
+    uint8_t *rank;         /* per key-grid time: 2 = a key time, 1 = a midpoint between two, 0 = other */
+    uint32_t C;
+    ossa_transform *exact; /* G * J */
+    float *points;         /* G * J * 12 */
+    float *X, *D;          /* G * 4 each */
+    /* the loosening pass (compressed only): the built clip's local pose and each joint's error
+     * at every grid time, the subtree bounds, a candidate channel's values, saved keys */
+    ossa_transform *got;   /* G * J */
+    float *err, *terr;     /* G * J: each joint's error (or a bound above it), a candidate's */
+    ossa_mat4 *mod;        /* J */
+    float *reach;          /* J: how far each joint's subtree reaches (exact poses) */
+    float *bound_r, *bound_t; /* J: the loosening's bounds (loosen_bounds), INFINITY = none */
+    float *kap;            /* 2 * J: loosen_bounds' scratch */
+    float *round2;         /* J: twice the float rounding of a computed vertex of each subtree */
+    float *V;              /* G * 4 */
+    uint32_t *save;        /* C * 4 (a channel's keys and values), J (ancestors), channels (order) */
+} builder;
+
+static inline size_t track_floats(const ossa_track *t) {
+    return (size_t)t->key_count * t->components * (t->interp == OSSA_INTERP_CUBIC ? 3u : 1u);
+}
+
+static inline float *field(ossa_transform *t, int kind) {
+    return kind == OSSA__CH_T ? &t->translation.x : kind == OSSA__CH_R ? &t->rotation.x : &t->scale.x;
+}
+
+/* The squared error of a channel value a against b: rotations 4 x |a -+ b|^2 (the nearer of q
+ * and -q; 2 |a - b| is about the angle between them in radians), vectors |a - b|^2. */
+static inline float chan_err2(int kind, const float *a, const float *b) {
+    if (kind == OSSA__CH_R) {
+        float d = 0.0f, e = 0.0f;
+        for (int i = 0; i < 4; i++) {
+            d += (a[i] - b[i]) * (a[i] - b[i]);
+            e += (a[i] + b[i]) * (a[i] + b[i]);
+        }
+        return 4.0f * (d < e ? d : e);
+    }
+    float d = 0.0f;
+    for (int i = 0; i < 3; i++) d += (a[i] - b[i]) * (a[i] - b[i]);
+    return d;
+}
+
+/* The error itself (sqrt(4 x) = 2 sqrt(x) exactly in floats). */
+static inline float chan_err(int kind, const float *a, const float *b) { return sqrtf(chan_err2(kind, a, b)); }
+
+/* The step of `bits` bits over extent ext as the block stores it (bfloat16, rounded up). */
+static inline float qstep(float ext, uint32_t bits) {
+    return bits ? ossa__step_float(ossa__step_bits(ext / (float)((1u << bits) - 1u))) : 0.0f;
+}
+
+static inline float level_tol(const bchan *c) { return ldexpf(c->base_tol, -c->level) * (c->half ? 1.41421356f : 1.0f); }
+
+/* A packed channel's quantisation while it is fitted: ranges, bits, steps (the extents until
+ * the bits are known), the dropped rotation component. */
+typedef struct qrange {
+    uint8_t kind, drop, bits[3];
+    float min[3], step[3];
+} qrange;
+
+/* ---- clip_fit.c */
+
+/* Whether every key of t has the first key's value (CUBIC: and zero tangents). */
+bool ossa__build_track_constant(const ossa_track *t);
+/* The reference (rest pose) value of channel ch, bit for bit (vectors: v[3] = 0). */
+void ossa__build_rest_value(const builder *B, const bchan *ch, float v[4]);
+/* Whether a folded channel's value is the reference's, bit for bit (then it is not stored). */
+bool ossa__build_fold_is_rest(const builder *B, const bchan *ch);
+/* Exact values of channel ch at every grid time (rotations normalised, w >= 0). */
+void ossa__build_channel_values(const builder *B, const bchan *ch, float *X);
+/* Quantises exact value x (4 floats, comp: the stored components) with pq's ranges, bits and
+ * steps into q[3] (each component to its nearest level) and the decoded key v[4]. (Choosing,
+ * for rotations, the combination of the levels below and above closest to x after the dropped
+ * component is rebuilt made Woman 0.2 % larger: not done.) */
+void ossa__build_quantise_key(const qrange *pq, const float *x, const int *comp, uint32_t *q, float *v);
+/* Fits packed channel ch at tolerance tol (channel units): FOLD, PACKED or RAW. Keys sit on
+ * the key grid (B->cand); every measurement time is checked. */
+void ossa__build_fit(builder *B, bchan *ch, float tol);
+
+/* ---- clip_write.c */
+
+/* Lanes of a T/R/S raw channel (bit-exact packing): base and bits per float lane, and the
+ * bytes of lane table + stream; weight channels stay plain floats (returns 0). */
+size_t ossa__build_raw_lanes(const bchan *c, ossa__bc_lane *lanes, uint32_t *per_key);
+/* Bits of packed channel c's value stream (ossa__lift_stream_bits). */
+uint64_t ossa__build_stream_bits(const bchan *c);
+/* Serialises the channels into a new built clip. */
+ossa_result ossa__build_write(builder *B, ossa_built_clip **out);
+
+/* ---- clip_loosen.c */
+
+/* Model-space error of bc at every grid time against the cached exact points; per-joint
+ * maxima into jerr (J floats, reset here). */
+ossa_result ossa__build_measure(builder *B, const ossa_built_clip *bc, ossa_sampling_context *ctx, float *jerr,
+                                uint32_t *jworst, ossa_clip_error *e);
+/* Which channels make joint j miss the bound at grid time g: each packed or folded channel of
+ * j and its ancestors is put alone into the exact pose; those whose error on j's virtual
+ * vertices is at least half the largest are marked. */
+ossa_result ossa__build_attribute(builder *B, const ossa_built_clip *bc, ossa_sampling_context *ctx, uint32_t j, uint32_t g,
+                                  const int32_t *chan_of, unsigned char *mark);
+/* Wins back what the halving of whole tolerances over-spent, once the bound is met: in rounds,
+ * each channel (by loosen_priority) takes one step of each kind: folded (a small one), a
+ * tolerance x sqrt 2 (fewer keys and bits; a raw channel packed again at the first doubling that
+ * packs it), one bit less per component; each kept only if the model-space error at every grid
+ * time stays within target, a kind that fails is not tried again for that channel (but a new
+ * tolerance opens the bit steps again); until a round changes nothing. */
+void ossa__build_loosen(builder *B, float target);
+/* Drops the key-grid times no packed channel keeps (they cost a float and a mask bit per
+ * channel each): the channels' keys, values and so their samples stay the same. */
+void ossa__build_compact_key_grid(builder *B);
+
+#endif
