@@ -1,4 +1,4 @@
-/* Built clips (src/anim/clip_build.c, built_clip.c, clip_error.c): lossless ≡ the editable path
+/* Built clips (src/anim/clip_*.c, built_clip.c): lossless ≡ the editable path
  * on every shared asset and on generated clips of all three interpolations; compressed clips
  * within their bound, checked with a test-side model-space error at random times; data → load
  * → sample bit for bit; hostile blocks (every truncation, flipped bytes); argument misuse. */
