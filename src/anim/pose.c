@@ -19,6 +19,7 @@
 
 static _Atomic int pose_cap = -1;    /* -1 = read OSSA_POSE_KERNEL */
 static _Atomic int pose_active = -1; /* the resolved kernel, -1 = not chosen yet */
+static _Atomic int pose_split;       /* the CPU splits 512-bit ops (ossa__cpu_splits_512), set with pose_active */
 
 static int read_pose_cap(void) {
     const char *e = getenv("OSSA_POSE_KERNEL");
@@ -54,6 +55,7 @@ ossa__pose_kernel ossa__pose_kernel_active(void) {
     if (cap < 0) cap = read_pose_cap();
     for (k = cap; k > OSSA__POSE_KERNEL_SCALAR && !pose_cpu_has(k); k--) {
     }
+    atomic_store(&pose_split, k == OSSA__POSE_KERNEL_AVX512 && ossa__cpu_splits_512());
     atomic_store(&pose_active, k);
     return (ossa__pose_kernel)k;
 }
@@ -228,6 +230,9 @@ ossa_result ossa_palette_job_run(const ossa_palette_job *job) {
         [OSSA__POSE_KERNEL_AVX512] = ossa__palette_avx512,
 #endif
     };
-    table[ossa__pose_kernel_active()](model, sk->joints, sk->inverse_bind, sk->joint_count, skin_layout, out);
+    ossa__pose_kernel k = ossa__pose_kernel_active();
+    if (k == OSSA__POSE_KERNEL_AVX512 && atomic_load_explicit(&pose_split, memory_order_relaxed))
+        k = OSSA__POSE_KERNEL_AVX2; /* shuffle-bound: the 256-bit form is faster where 512-bit ops split */
+    table[k](model, sk->joints, sk->inverse_bind, sk->joint_count, skin_layout, out);
     return OSSA_OK;
 }
