@@ -62,11 +62,6 @@ static inline void store3(float *d, const float *src) {
     d[2] = z;
 }
 
-static ossa__unpack_kernel choose_unpack(bool wide) {
-    int level = wide ? ossa__sample_level() : OSSA__K_SCALAR;
-    return level == OSSA__K_AVX512 ? ossa__unpack_avx512 : level == OSSA__K_AVX2 ? ossa__unpack_avx2 : ossa__unpack_scalar;
-}
-
 /* The raw channels' caches of a clip (at a clip switch): the cacheable channels counted per
  * clock, each clock given its slots and table entries while they fit (else its channels stay on
  * the editable path), then each channel placed and its lanes' unpack table entries written.
@@ -276,7 +271,7 @@ void ossa__raw_sample(ossa_sampling_context *c, const ossa_built_clip *clip, flo
      * cached channels' keys refilled per clock, one slerp kernel pass over every cached rotation
      * when a clock lerps, then each clock's case written (raw_write) */
     float *pose = (float *)(void *)out; /* ossa_transform is 10 floats: T xyz, R xyzw, S xyz */
-    ossa__unpack_kernel unpack = choose_unpack(c->unpack_wide);
+    ossa__unpack_kernel unpack = ossa__sample_unpack(c->unpack_wide);
     bool slerps = false;
     for (uint32_t i = 0; i < h->clock_count; i++) {
         const ossa__bc_clock *ck = &clip->clocks[i];
