@@ -458,6 +458,14 @@ static void kernels_match_scalar(void **state) {
             job.begin = (iter + k) % 2 ? split : 0, job.end = (iter + k) % 2 ? n : 0;
             assert_int_equal(ossa_local_to_model_job_run(&job), OSSA_OK);
             if (k != OSSA__POSE_KERNEL_SCALAR) assert_mats_equal(fast, ref, n);
+            if (k == OSSA__POSE_KERNEL_AVX512) { /* both AVX-512 forms (the job runs one, by ossa__cpu_splits_512) */
+                memset(fast, 0, sizeof fast);
+                ossa__to_model_avx512(locals, sk->parents, 0, n, fast);
+                assert_mats_equal(fast, ref, n);
+                memset(fast, 0, sizeof fast);
+                ossa__to_model_avx512_ymm(locals, sk->parents, 0, n, fast);
+                assert_mats_equal(fast, ref, n);
+            }
             if (!count) continue;
             for (int layout = 0; layout < 2; layout++) {
                 ossa_mat4 *pal = k == OSSA__POSE_KERNEL_SCALAR ? pal_ref[layout] : pal_fast[layout];

@@ -132,7 +132,14 @@ static void to_model_forward(const ossa_transform *locals, const int32_t *parent
         [OSSA__POSE_KERNEL_AVX512] = ossa__to_model_avx512,
 #endif
     };
-    table[ossa__pose_kernel_active()](locals, parents, begin, end, out);
+    ossa__pose_kernel k = ossa__pose_kernel_active();
+#if defined(OSSA__POSE_HAVE_SSE)
+    if (k == OSSA__POSE_KERNEL_AVX512 && atomic_load_explicit(&pose_split, memory_order_relaxed)) {
+        ossa__to_model_avx512_ymm(locals, parents, begin, end, out); /* its halves: one slot a shuffle */
+        return;
+    }
+#endif
+    table[k](locals, parents, begin, end, out);
 }
 
 /* Joint count and parents of a job (skeleton first). */

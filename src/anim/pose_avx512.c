@@ -81,3 +81,44 @@ void ossa__to_model_avx512(const ossa_transform *locals, const int32_t *parents,
         }
     }
 }
+
+/* ossa__to_model_avx512 in 256-bit halves, for CPUs that split 512-bit operations
+ * (ossa__cpu_splits_512): the same operations on columns (0, 1) and (2, 3), so a 512-bit shuffle
+ * (two slots there) becomes one 256-bit shuffle per half that needs it: row k of joint j's
+ * columns 0 and 1 is one two-source permute of the block's SoA registers c01[k], c01[4 + k]
+ * (AVX512VL), the parent's column k one in-register 128-bit broadcast serving both halves. */
+void ossa__to_model_avx512_ymm(const ossa_transform *locals, const int32_t *parents, uint32_t begin, uint32_t end,
+                               ossa_mat4 *out) {
+    static const ossa_mat4 identity = {{1, 0, 0, 0, 0, 1, 0, 0, 0, 0, 1, 0, 0, 0, 0, 1}};
+    const __m256i base = _mm256_setr_epi32(0, 0, 0, 0, 8, 8, 8, 8); /* + j for joint j */
+    __m256 lo = _mm256_setzero_ps(), hi = _mm256_setzero_ps(); /* the joint just computed: columns 0, 1 and 2, 3 */
+    for (uint32_t i0 = begin; i0 < end; i0 += BLOCK) {
+        uint32_t count = end - i0 < BLOCK ? end - i0 : BLOCK;
+        __m256 c01[8], c23[8];
+        local_soa(&locals[i0], count, c01, c23);
+        __m256i idx = base;
+        for (uint32_t k = 0; k < count; k++, idx = _mm256_add_epi32(idx, _mm256_set1_epi32(1))) {
+            uint32_t i = i0 + k;
+            int32_t p = parents[i];
+            __m256 a0, a1, a2, t; /* t: the parent's translation in lanes 4..6, 1 in lane 7 */
+            if (p >= 0 && (uint32_t)p + 1 == i && i > begin) {
+                a0 = _mm256_shuffle_f32x4(lo, lo, 0x0), a1 = _mm256_shuffle_f32x4(lo, lo, 0x3);
+                a2 = _mm256_shuffle_f32x4(hi, hi, 0x0), t = hi; /* its lane 7 is 1 */
+            } else {
+                const float *A = p < 0 ? identity.m : out[p].m;
+                a0 = _mm256_broadcast_ps((const __m128 *)A), a1 = _mm256_broadcast_ps((const __m128 *)(A + 4));
+                a2 = _mm256_broadcast_ps((const __m128 *)(A + 8));
+                t = _mm256_mask_blend_ps(0x80, _mm256_loadu_ps(A + 8), _mm256_set1_ps(1.0f));
+            }
+            __m256 l = _mm256_add_ps(_mm256_mul_ps(a0, _mm256_permutex2var_ps(c01[0], idx, c01[4])),
+                                     _mm256_mul_ps(a1, _mm256_permutex2var_ps(c01[1], idx, c01[5])));
+            __m256 h = _mm256_add_ps(_mm256_mul_ps(a0, _mm256_permutex2var_ps(c23[0], idx, c23[4])),
+                                     _mm256_mul_ps(a1, _mm256_permutex2var_ps(c23[1], idx, c23[5])));
+            lo = _mm256_maskz_add_ps(0x77, l, _mm256_mul_ps(a2, _mm256_permutex2var_ps(c01[2], idx, c01[6])));
+            h = _mm256_maskz_add_ps(0x77, h, _mm256_mul_ps(a2, _mm256_permutex2var_ps(c23[2], idx, c23[6])));
+            hi = _mm256_mask_add_ps(h, 0xF0, h, t); /* + a's translation; 0 + 1 = 1 */
+            _mm256_storeu_ps(out[i].m, lo);
+            _mm256_storeu_ps(out[i].m + 8, hi);
+        }
+    }
+}
