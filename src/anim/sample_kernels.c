@@ -77,7 +77,6 @@ void ossa__slerp_scalar(const ossa__slerp_soa *soa, uint32_t begin, uint32_t end
     }
 }
 
-
 static bool cpu_has(int k) {
 #if defined(__x86_64__) || defined(__i386__)
     switch (k) {
