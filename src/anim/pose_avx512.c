@@ -103,8 +103,8 @@ void ossa__to_model_avx512_ymm(const ossa_transform *locals, const int32_t *pare
             int32_t p = parents[i];
             __m256 a0, a1, a2, t; /* t: the parent's translation in lanes 4..6, 1 in lane 7 */
             if (p >= 0 && (uint32_t)p + 1 == i && i > begin) {
-                a0 = _mm256_shuffle_f32x4(lo, lo, 0x0), a1 = _mm256_shuffle_f32x4(lo, lo, 0x3);
-                a2 = _mm256_shuffle_f32x4(hi, hi, 0x0), t = hi; /* its lane 7 is 1 */
+                a0 = _mm256_insertf128_ps(lo, _mm256_castps256_ps128(lo), 1), a1 = _mm256_permute2f128_ps(lo, lo, 0x11);
+                a2 = _mm256_insertf128_ps(hi, _mm256_castps256_ps128(hi), 1), t = hi; /* its lane 7 is 1 */
             } else {
                 const float *A = p < 0 ? identity.m : out[p].m;
                 a0 = _mm256_broadcast_ps((const __m128 *)A), a1 = _mm256_broadcast_ps((const __m128 *)(A + 4));
