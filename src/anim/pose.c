@@ -134,6 +134,7 @@ static void to_model_forward(const ossa_transform *locals, const int32_t *parent
     };
     ossa__pose_kernel k = ossa__pose_kernel_active();
 #if defined(OSSA__POSE_HAVE_SSE)
+    if (end - begin < 2 && k > OSSA__POSE_KERNEL_SSE) k = OSSA__POSE_KERNEL_SSE; /* one joint fills no SoA block */
     if (k == OSSA__POSE_KERNEL_AVX512 && atomic_load_explicit(&pose_split, memory_order_relaxed)) {
         ossa__to_model_avx512_ymm(locals, parents, begin, end, out); /* its halves: one slot a shuffle */
         return;
