@@ -19,7 +19,6 @@
 
 static _Atomic int pose_cap = -1;    /* -1 = read OSSA_POSE_KERNEL */
 static _Atomic int pose_active = -1; /* the resolved kernel, -1 = not chosen yet */
-static _Atomic int pose_split;       /* the CPU splits 512-bit ops (ossa__cpu_splits_512), set with pose_active */
 
 static int read_pose_cap(void) {
     const char *e = getenv("OSSA_POSE_KERNEL");
@@ -55,7 +54,6 @@ ossa__pose_kernel ossa__pose_kernel_active(void) {
     if (cap < 0) cap = read_pose_cap();
     for (k = cap; k > OSSA__POSE_KERNEL_SCALAR && !pose_cpu_has(k); k--) {
     }
-    atomic_store(&pose_split, k == OSSA__POSE_KERNEL_AVX512 && ossa__cpu_splits_512());
     atomic_store(&pose_active, k);
     return (ossa__pose_kernel)k;
 }
@@ -135,7 +133,7 @@ static void to_model_forward(const ossa_transform *locals, const int32_t *parent
     ossa__pose_kernel k = ossa__pose_kernel_active();
 #if defined(OSSA__POSE_HAVE_SSE)
     if (end - begin < 2 && k > OSSA__POSE_KERNEL_SSE) k = OSSA__POSE_KERNEL_SSE; /* one joint fills no SoA block */
-    if (k == OSSA__POSE_KERNEL_AVX512 && atomic_load_explicit(&pose_split, memory_order_relaxed)) {
+    if (k == OSSA__POSE_KERNEL_AVX512 && ossa__cpu_splits_512()) {
         ossa__to_model_avx512_ymm(locals, parents, begin, end, out); /* its halves: one slot a shuffle */
         return;
     }
@@ -239,7 +237,7 @@ ossa_result ossa_palette_job_run(const ossa_palette_job *job) {
 #endif
     };
     ossa__pose_kernel k = ossa__pose_kernel_active();
-    if (k == OSSA__POSE_KERNEL_AVX512 && atomic_load_explicit(&pose_split, memory_order_relaxed))
+    if (k == OSSA__POSE_KERNEL_AVX512 && ossa__cpu_splits_512())
         k = OSSA__POSE_KERNEL_AVX2; /* shuffle-bound: the 256-bit form is faster where 512-bit ops split */
     table[k](model, sk->joints, sk->inverse_bind, sk->joint_count, skin_layout, out);
     return OSSA_OK;

@@ -91,7 +91,6 @@ static bool cpu_has(int k) {
 }
 
 static atomic_int chosen; /* the kernel level + 1; 0 = not chosen yet */
-static atomic_bool split; /* the CPU splits 512-bit operations (ossa__cpu_splits_512), set before chosen */
 
 int ossa__sample_level(void) {
     int k = atomic_load(&chosen);
@@ -104,14 +103,13 @@ int ossa__sample_level(void) {
     int best = OSSA__K_SCALAR;
     for (int i = OSSA__K_SSE; i <= cap; i++)
         if (cpu_has(i)) best = i;
-    atomic_store(&split, best == OSSA__K_AVX512 && ossa__cpu_splits_512());
     atomic_store(&chosen, best + 1);
     return best;
 }
 
 ossa__unpack_kernel ossa__sample_unpack(bool wide) {
     int level = wide ? ossa__sample_level() : OSSA__K_SCALAR;
-    if (level == OSSA__K_AVX512 && atomic_load(&split)) level = OSSA__K_AVX2;
+    if (level == OSSA__K_AVX512 && ossa__cpu_splits_512()) level = OSSA__K_AVX2;
     return level == OSSA__K_AVX512 ? ossa__unpack_avx512 : level == OSSA__K_AVX2 ? ossa__unpack_avx2 : ossa__unpack_scalar;
 }
 

@@ -4,9 +4,6 @@
 
 #include <stdbool.h>
 
-#if defined(__x86_64__) || defined(__i386__)
-#include <cpuid.h>
-#endif
 
 /* The CPU runs the *_avx512.c kernels: those files are built with -mavx512f/vl/bw/dq (and
  * avx2, fma), so the compiler may use any of them (e.g. vxorps zmm is AVX512DQ). */
@@ -21,19 +18,9 @@ static inline bool ossa__cpu_avx512(void) {
 }
 
 /* The CPU issues 512-bit operations as two 256-bit halves (AMD family 19h with AVX-512: Zen 4),
- * so a 512-bit shuffle costs two 256-bit ones; kernels bound by shuffles then run their AVX2
- * form there (measured: the palette kernel, 79 against 95 ns for 43 joints). A cpuid: callers
- * keep the answer. */
-static inline bool ossa__cpu_splits_512(void) {
-#if defined(__x86_64__) || defined(__i386__)
-    unsigned eax, ebx, ecx, edx;
-    if (!__builtin_cpu_is("amd") || !__get_cpuid(1, &eax, &ebx, &ecx, &edx)) return false;
-    unsigned family = (eax >> 8) & 0xFu;
-    if (family == 0xFu) family += (eax >> 20) & 0xFFu;
-    return family == 0x19u;
-#else
-    return false;
-#endif
-}
+ * so a 512-bit shuffle costs two 256-bit ones; kernels bound by shuffles then run their 256-bit
+ * form there (measured: the palette kernel, 79 against 95 ns for 43 joints). One cpuid, once
+ * (cpu.c); then a relaxed load. */
+bool ossa__cpu_splits_512(void);
 
 #endif
