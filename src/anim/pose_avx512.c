@@ -33,6 +33,11 @@ void ossa__palette_avx512(const ossa_mat4 *model, const uint32_t *joints, const 
         mul4_x4(model[joints[i]].m, inverse_bind[i].m, out[skin_layout ? i : joints[i]].m);
 }
 
+/* Joint i's parent p is the joint the pass computed just before it (so it is in registers). */
+static inline bool parent_just_computed(int32_t p, uint32_t i, uint32_t begin) {
+    return p >= 0 && (uint32_t)p + 1 == i && i > begin;
+}
+
 /* out[i] = out[parent] * local[i] in ossa__mat4_mul_affine_scalar's operations: three terms
  * per entry, the parent's translation added to the translation column, last row 0 0 0 1
  * (neither last row is read). The local matrices stay SoA (8 joints a block): row k of
@@ -65,7 +70,7 @@ void ossa__to_model_avx512(const ossa_transform *locals, const int32_t *parents,
             uint32_t i = i0 + k;
             int32_t p = parents[i];
             __m512 a0, a1, a2, t; /* t: the parent's translation in lanes 12..14, 1 in lane 15 */
-            if (p >= 0 && (uint32_t)p + 1 == i && i > begin) {
+            if (parent_just_computed(p, i, begin)) {
                 a0 = _mm512_shuffle_f32x4(prev3, prev3, 0x00), a1 = _mm512_shuffle_f32x4(prev3, prev3, 0x55);
                 a2 = _mm512_shuffle_f32x4(prev3, prev3, 0xAA), t = prev; /* its lane 15 is 1 */
             } else {
@@ -102,7 +107,7 @@ void ossa__to_model_avx512_ymm(const ossa_transform *locals, const int32_t *pare
             uint32_t i = i0 + k;
             int32_t p = parents[i];
             __m256 a0, a1, a2, t; /* t: the parent's translation in lanes 4..6, 1 in lane 7 */
-            if (p >= 0 && (uint32_t)p + 1 == i && i > begin) {
+            if (parent_just_computed(p, i, begin)) {
                 a0 = _mm256_insertf128_ps(lo, _mm256_castps256_ps128(lo), 1), a1 = _mm256_permute2f128_ps(lo, lo, 0x11);
                 a2 = _mm256_insertf128_ps(hi, _mm256_castps256_ps128(hi), 1), t = hi; /* its lane 7 is 1 */
             } else {
