@@ -49,11 +49,23 @@ typedef struct ossa_allocator {
     void *user;
 } ossa_allocator;
 
-/* Where and why a load failed (every loader: glTF, .ossa, built clips, Assimp). */
+/* Where and why a load failed (every loader: glTF, .ossa, built clips, Assimp), or which field
+ * of a job is wrong (every job's _validate). */
 typedef struct ossa_diagnostic {
-    char path[128];     /* JSON pointer of the fault, e.g. "/accessors/3" ("" if none) */
+    char path[128];     /* JSON pointer of the fault, e.g. "/accessors/3", or a job's field, e.g.
+                           "layers[2].transforms" ("" if none) */
     char message[384];  /* human-readable, starts with the place: "accessors[3]: count 120 exceeds bufferView 1" */
 } ossa_diagnostic;
+
+/* The job shape. Every operation over data is a job: a plain struct `ossa_<name>_job` of
+ * counted input and output spans and parameters, owning nothing, with
+ *   ossa_result ossa_<name>_job_validate(const ossa_<name>_job *job, ossa_diagnostic *diag);
+ *   ossa_result ossa_<name>_job_run(ossa_<name>_job *job);
+ * _validate is cheap and never writes the job's outputs; a zeroed job fails it. On failure it
+ * names the first wrong field in diag (may be NULL): diag->path is the field ("output",
+ * "layers[1].weight"), diag->message says why. _run validates the job (without a diagnostic:
+ * call _validate to learn the field), then runs it; it takes the job mutable because some jobs
+ * report scalar results (counts, flags) in it. Jobs never allocate. */
 
 #ifdef __cplusplus
 }
