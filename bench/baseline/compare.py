@@ -1,0 +1,105 @@
+#!/usr/bin/env python3
+"""Runs benchmarks of this tree against the same benchmarks of a baseline commit built from the
+repository's history, alternated run by run in the same minutes, and prints every figure of the
+current tree's output next to the baseline's and their ratio (median over the runs).
+
+usage: python3 bench/baseline/compare.py COMMIT [--build DIR] [--runs N] [--bench NAME]... [-- ARGS]
+
+COMMIT is built once in a temporary git worktree (Release, benches only, no GL) and kept in
+build-baseline-COMMIT/ next to the current build for later runs. The current tree's benches come
+from --build (default build-rel, a Release build). A figure is paired with the baseline's when the
+two outputs have a line of the same shape (the same text once numbers are taken out) at the same
+rank; lines that exist on one side only are printed as they are. Nothing is downloaded.
+"""
+import argparse, os, re, statistics, subprocess, sys, tempfile
+
+NUM = re.compile(r'-?\d[\d,]*\.?\d*(?:e[-+]?\d+)?')
+
+
+def sh(cmd, **kw):
+    return subprocess.run(cmd, check=True, text=True, capture_output=True, **kw).stdout
+
+
+def build_baseline(root, commit, out):
+    if os.path.exists(os.path.join(out, 'build.ninja')):
+        return
+    src = tempfile.mkdtemp(prefix='ossa-baseline-')
+    sh(['git', '-C', root, 'worktree', 'add', '-q', '--detach', src, commit])
+    try:
+        sh(['cmake', '-S', src, '-B', out, '-G', 'Ninja', '-DCMAKE_BUILD_TYPE=Release', '-DOSSA_BUILD_TESTS=OFF',
+            '-DOSSA_BUILD_TOOLS=OFF', '-DOSSA_BUILD_EXAMPLES=OFF', '-DOSSA_BUILD_GL=OFF', '-DOSSA_BUILD_BENCH=ON'])
+        sh(['cmake', '--build', out])
+    finally:
+        sh(['git', '-C', root, 'worktree', 'remove', '--force', src])
+
+
+def shape(line):
+    return ' '.join(NUM.sub('#', line).split())
+
+
+def parse(text):
+    """[(shape, rank among lines of that shape, [numbers])] for every line."""
+    seen, rows = {}, []
+    for line in text.splitlines():
+        s = shape(line)
+        seen[s] = seen.get(s, -1) + 1
+        rows.append((s, seen[s], line, [float(n.replace(',', '')) for n in NUM.findall(line)]))
+    return rows
+
+
+def main():
+    ap = argparse.ArgumentParser()
+    ap.add_argument('commit')
+    ap.add_argument('--build', default=None)
+    ap.add_argument('--runs', type=int, default=5)
+    ap.add_argument('--bench', action='append', default=None)
+    ap.add_argument('args', nargs='*')
+    a = ap.parse_args()
+    root = sh(['git', '-C', os.path.dirname(os.path.abspath(__file__)), 'rev-parse', '--show-toplevel']).strip()
+    now_dir = os.path.abspath(a.build or os.path.join(root, 'build-rel'))
+    commit = sh(['git', '-C', root, 'rev-parse', '--short', a.commit]).strip()
+    base_dir = os.path.join(root, 'build-baseline-' + commit)
+    build_baseline(root, commit, base_dir)
+    env = dict(os.environ)
+    env.setdefault('OSSA_ASSETS', os.path.join(root, '..', 'shared', 'assets'))
+    cpu = next((l.split(':', 1)[1].strip() for l in open('/proc/cpuinfo') if l.startswith('model name')), '?')
+    flags = open('/proc/cpuinfo').read()
+    isa = 'AVX-512' if ' avx512f' in flags else 'AVX2' if ' avx2' in flags else 'SSE4.1' if 'sse4_1' in flags else 'x86-64'
+    print(f'# {cpu}, {isa}; {a.runs} alternated runs; this tree ({now_dir}) vs {commit}; OSSA_SIMD={env.get("OSSA_SIMD", "-")}')
+    for bench in a.bench or ['bench_built']:
+        runs = {'now': [], 'base': []}
+        for _ in range(a.runs):
+            for side, d in (('base', base_dir), ('now', now_dir)):
+                exe = os.path.join(d, bench)
+                if not os.path.exists(exe):
+                    sys.exit(f'{exe} does not exist')
+                runs[side].append(parse(sh([exe] + a.args, env=env, cwd=root)))
+        base_lines = {}
+        for rows in runs['base']:
+            for s, k, _, nums in rows:
+                base_lines.setdefault((s, k), []).append(nums)
+        print(f'\n## {bench}: each figure "now [baseline, now/baseline]"')
+        first = runs['now'][0]
+        for i, (s, k, line, nums) in enumerate(first):
+            if not nums:
+                print(line)
+                continue
+            cols = [r[i][3] for r in runs['now'] if i < len(r) and r[i][0] == s and len(r[i][3]) == len(nums)]
+            med = [statistics.median(c[j] for c in cols) for j in range(len(nums))]
+            base = base_lines.get((s, k))
+            bmed = [statistics.median(b[j] for b in base) for j in range(len(nums))] if base else None
+            parts, pos = [], 0
+            for j, m in enumerate(NUM.finditer(line)):
+                parts.append(line[pos:m.start()])
+                v = med[j]
+                txt = f'{v:.4g}' if abs(v) < 1e6 else f'{v:.0f}'
+                if bmed and bmed[j] not in (0.0, v):
+                    txt += f' [{bmed[j]:.4g}, x{v / bmed[j]:.3f}]'
+                parts.append(txt)
+                pos = m.end()
+            parts.append(line[pos:])
+            print(''.join(parts) + ('' if base else '   (no baseline line)'))
+
+
+if __name__ == '__main__':
+    main()
