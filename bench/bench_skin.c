@@ -269,9 +269,9 @@ int main(int argc, char **argv) {
                                  .output_count = m.joints_count};
         if (ossa_dual_quat_job_run(&dj) != OSSA_OK) exit(1);
         ossa_skin_job job = {.end = m.n, .vertex_count = m.n, .influences = m.k, .joints = m.j, .weights = m.w,
-                             .palette = m.palette, .dual_quats = dq, .palette_count = m.joints_count, .positions = m.pos,
-                             .normals = m.nrm, .tangents = m.tan, .out_positions = m.op, .out_normals = m.on,
-                             .out_tangents = m.ot};
+                             .palette = m.palette, .dual_quats = dq, .palette_count = m.joints_count,
+                             .positions = m.pos, .normals = m.nrm, .tangents = m.tan, .out_positions = m.op,
+                             .out_normals = m.on, .out_tangents = m.ot};
         row rows[16];
         int count = make_rows(rows, pool, true);
         measure_rows(&job, pool, rows, count, reps, 1);

@@ -308,7 +308,8 @@ static void check_variant(gen *g, ossa_gl_skinning s) {
     ossa_skin_job job = {0};
     job.begin = 0, job.end = n, job.vertex_count = n, job.influences = m->influences;
     job.joints = m->joints, job.weights = m->weights;
-    job.method = dqs ? OSSA_SKIN_DQS : OSSA_SKIN_LBS, job.kernel = dqs ? OSSA_SKIN_KERNEL_AUTO : OSSA_SKIN_KERNEL_SCALAR;
+    job.method = dqs ? OSSA_SKIN_DQS : OSSA_SKIN_LBS;
+    job.kernel = dqs ? OSSA_SKIN_KERNEL_AUTO : OSSA_SKIN_KERNEL_SCALAR;
     job.palette = g->palette, job.dual_quats = g->dq, job.palette_count = g->joint_count;
     job.positions = cpu_morphed.positions, job.normals = cpu_morphed.normals;
     job.out_positions = cpu_p, job.out_normals = cpu_n;

@@ -66,9 +66,10 @@ ossa_result ossa_dual_quat_job_run(ossa_dual_quat_job *job) {
         unit3(m, c0), unit3(m + 4, c1), unit3(m + 8, c2);
         ossa_quat q = quat_from_rotation(c0, c1, c2);
         float tx = m[12], ty = m[13], tz = m[14];
-        job->output[i].real = q;
-        job->output[i].dual = (ossa_quat){0.5f * (tx * q.w + ty * q.z - tz * q.y), 0.5f * (-tx * q.z + ty * q.w + tz * q.x),
-                                          0.5f * (tx * q.y - ty * q.x + tz * q.w), 0.5f * (-tx * q.x - ty * q.y - tz * q.z)};
+        ossa_dual_quat *out = &job->output[i];
+        out->real = q;
+        out->dual = (ossa_quat){0.5f * (tx * q.w + ty * q.z - tz * q.y), 0.5f * (-tx * q.z + ty * q.w + tz * q.x),
+                                0.5f * (tx * q.y - ty * q.x + tz * q.w), 0.5f * (-tx * q.x - ty * q.y - tz * q.z)};
     }
     return OSSA_OK;
 }

@@ -26,7 +26,8 @@ static ossa_result check_mesh(const ossa_morph_job *job, ossa_diagnostic *diag) 
     const ossa_mesh *m = job->mesh;
     if (!m) return ossa__job_fail(diag, OSSA_ERROR_INVALID_ARGUMENT, "mesh", "required");
     if (!m->positions && m->vertex_count)
-        return ossa__job_fail(diag, OSSA_ERROR_INVALID_ARGUMENT, "mesh.positions", "NULL for %u vertices", m->vertex_count);
+        return ossa__job_fail(diag, OSSA_ERROR_INVALID_ARGUMENT, "mesh.positions", "NULL for %u vertices",
+                              m->vertex_count);
     if (m->target_count && !m->targets)
         return ossa__job_fail(diag, OSSA_ERROR_INVALID_ARGUMENT, "mesh.targets", "NULL for target_count %u",
                               m->target_count);
@@ -42,7 +43,8 @@ ossa_result ossa_morph_job_validate(const ossa_morph_job *job, ossa_diagnostic *
     if (r != OSSA_OK) return r;
     const uint32_t targets = job->mesh->target_count, vertices = job->mesh->vertex_count;
     if (targets && !job->weights)
-        return ossa__job_fail(diag, OSSA_ERROR_INVALID_ARGUMENT, "weights", "required: the mesh has %u targets", targets);
+        return ossa__job_fail(diag, OSSA_ERROR_INVALID_ARGUMENT, "weights", "required: the mesh has %u targets",
+                              targets);
     if (job->weight_count < targets)
         return ossa__job_fail(diag, OSSA_ERROR_BUFFER_TOO_SMALL, "weights", "%u weights for %u targets",
                               job->weight_count, targets);

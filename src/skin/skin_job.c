@@ -25,7 +25,8 @@ static ossa_result check_parameters(const ossa_skin_job *job, ossa_diagnostic *d
     if (k < OSSA_SKIN_KERNEL_AUTO || k > OSSA_SKIN_KERNEL_AVX512)
         return ossa__job_fail(diag, OSSA_ERROR_INVALID_ARGUMENT, "kernel", "%d is not a skinning kernel", (int)k);
     if (k != OSSA_SKIN_KERNEL_AUTO && job->method == OSSA_SKIN_DQS && k == OSSA_SKIN_KERNEL_SSE)
-        return ossa__job_fail(diag, OSSA_ERROR_UNSUPPORTED, "kernel", "DQS has no SSE kernel (use AUTO, SCALAR, AVX2 or AVX512)");
+        return ossa__job_fail(diag, OSSA_ERROR_UNSUPPORTED, "kernel",
+                              "DQS has no SSE kernel (use AUTO, SCALAR, AVX2 or AVX512)");
     if (k != OSSA_SKIN_KERNEL_AUTO && !ossa_skin_kernel_available(k))
         return ossa__job_fail(diag, OSSA_ERROR_UNSUPPORTED, "kernel", "%s is not available on this CPU",
                               ossa_skin_kernel_name(k));

@@ -24,7 +24,7 @@ typedef struct scene {
     bool *skin_joint;        /* joint_count: used by some skin (drawn by the bone overlay) */
     float **morph_weights;   /* per mesh: target_count current weights, or NULL without targets */
     float **morphed;         /* per mesh with targets: positions then normals after morphing (CPU path) */
-    bool dqs;                /* skin with dual quaternions (CPU: ossa_skin_job with OSSA_SKIN_DQS, GPU: DUAL_QUAT) instead of LBS */
+    bool dqs;                /* skin with dual quaternions (CPU: OSSA_SKIN_DQS, GPU: DUAL_QUAT) instead of LBS */
     ossa_dual_quat *dual_quats; /* skin_count * joint_count, from the palettes (filled when dqs) */
     /* Optional pass after every local-to-model (IK, ik_pass.h): may edit locals and model;
      * the palettes are computed after it. Set after scene_load (which zeroes the scene). */
