@@ -72,9 +72,7 @@ static void free_mesh(mesh_buf *m) {
 }
 
 typedef struct run_ctx {
-    ossa_skin_job job; /* whole mesh; ranges are cut from it */
-    ossa_skin_kernel kernel;
-    const ossa_dual_quat *dq; /* non-NULL: dual quaternion skinning instead */
+    ossa_skin_job job; /* whole mesh, with the row's method and kernel; ranges are cut from it */
     _Atomic int failed;
 } run_ctx;
 
@@ -82,8 +80,7 @@ static void skin_range(uint32_t begin, uint32_t end, void *user) {
     run_ctx *c = user;
     ossa_skin_job job = c->job;
     job.begin = begin, job.end = end;
-    ossa_result r = c->dq ? ossa_skin_dqs_with_kernel(&job, c->dq, c->kernel) : ossa_skin_lbs(&job, c->kernel);
-    if (r != OSSA_OK) c->failed = 1;
+    if (ossa_skin_job_run(&job) != OSSA_OK) c->failed = 1;
 }
 
 typedef struct row {
@@ -95,15 +92,16 @@ typedef struct row {
 } row;
 
 /* Times every row once per round, round-robin (so a noisy neighbour hits all rows alike),
- * reps rounds after one warm-up; each timing skins the whole job `inner` times. */
-static void measure_rows(const ossa_skin_job *job, const ossa_dual_quat *dq, thread_pool *pool, row *rows, int count,
-                         int reps, int inner) {
+ * reps rounds after one warm-up; each timing skins the whole job `inner` times. DQS rows
+ * read job->dual_quats. */
+static void measure_rows(const ossa_skin_job *job, thread_pool *pool, row *rows, int count, int reps, int inner) {
     double t[16][64], cpu[16][64];
     uint32_t n = job->end;
     if (reps > 64) reps = 64;
     for (int r = -1; r < reps; r++)
         for (int i = 0; i < count; i++) {
-            run_ctx c = {*job, rows[i].kernel, rows[i].dqs ? dq : NULL, 0};
+            run_ctx c = {*job, 0};
+            c.job.method = rows[i].dqs ? OSSA_SKIN_DQS : OSSA_SKIN_LBS, c.job.kernel = rows[i].kernel;
             double c0 = bench_clock_ns(CLOCK_THREAD_CPUTIME_ID), t0 = now_ns();
             for (int it = 0; it < inner; it++) {
                 if (rows[i].threads) thread_pool_parallel_for(pool, 0, n, 4096, skin_range, &c);
@@ -170,7 +168,7 @@ static double bandwidth(thread_pool *pool, int reps) {
     return median(t, reps);
 }
 
-/* ossa_morph_apply: positions + normals with `targets` targets (all weights non-zero). */
+/* ossa_morph_job: positions + normals with `targets` targets (all weights non-zero). */
 static void bench_morph(uint32_t n, uint32_t targets, thread_pool *pool, int reps, double bw1) {
     ossa_morph_target *t = xmalloc(sizeof *t * targets);
     ossa_mesh mesh = {0};
@@ -185,11 +183,13 @@ static void bench_morph(uint32_t n, uint32_t targets, thread_pool *pool, int rep
     if (reps > 64) reps = 64;
     for (int r = -1; r < reps; r++) {
         double t0 = now_ns();
-        if (ossa_morph_apply(&mesh, w, 0, n, op, on) != OSSA_OK) exit(1);
+        ossa_morph_job job = {.mesh = &mesh, .weights = w, .weight_count = targets, .end = n, .out_positions = op,
+                              .out_positions_count = n, .out_normals = on, .out_normals_count = n};
+        if (ossa_morph_job_run(&job) != OSSA_OK) exit(1);
         if (r >= 0) times[r] = (now_ns() - t0) / n;
     }
     double ns = median(times, reps), bytes = 24.0 * (2 + targets);
-    printf("\nmorph (ossa_morph_apply, %u targets, positions + normals): %.2f ns/vert, %.0f bytes/vert, %.1f GB/s, "
+    printf("\nmorph (ossa_morph_job, %u targets, positions + normals): %.2f ns/vert, %.0f bytes/vert, %.1f GB/s, "
            "%.0f%% of memcpy\n", targets, ns, bytes, bytes / ns, 100.0 * bytes / ns / bw1);
     (void)pool;
     for (uint32_t i = 0; i < targets; i++) free(t[i].positions), free(t[i].normals);
@@ -233,7 +233,7 @@ static void bench_woman(thread_pool *pool, int reps) {
                m->influences, m->normals ? ", normals" : "", m->tangents ? ", tangents" : "", inner);
         row rows[16];
         int count = make_rows(rows, pool, false);
-        measure_rows(&job, NULL, pool, rows, count, reps, inner);
+        measure_rows(&job, pool, rows, count, reps, inner);
         for (int i = 0; i < count; i++)
             printf("  %-18s %9.2f ns/vert (min %.2f, cpu %.2f)  x%.2f\n", rows[i].name, rows[i].median, rows[i].min,
                    rows[i].threads ? rows[i].median : rows[i].cpu, rows[0].median / rows[i].median);
@@ -265,14 +265,16 @@ int main(int argc, char **argv) {
         printf("  %-18s %9s %8s %8s %9s %8s %12s\n", "kernel", "ns/vert", "(min)", "cpu ns", "x scalar", "GB/s",
                "% of memcpy");
         ossa_dual_quat *dq = xmalloc(sizeof *dq * m.joints_count);
-        ossa_palette_to_dual_quats(m.palette, m.joints_count, dq);
+        ossa_dual_quat_job dj = {.palette = m.palette, .palette_count = m.joints_count, .output = dq,
+                                 .output_count = m.joints_count};
+        if (ossa_dual_quat_job_run(&dj) != OSSA_OK) exit(1);
         ossa_skin_job job = {.end = m.n, .vertex_count = m.n, .influences = m.k, .joints = m.j, .weights = m.w,
-                             .palette = m.palette, .palette_count = m.joints_count, .positions = m.pos,
-                             .normals = m.nrm, .tangents = m.tan, .out_positions = m.op, .out_normals = m.on,
-                             .out_tangents = m.ot};
+                             .palette = m.palette, .dual_quats = dq, .palette_count = m.joints_count,
+                             .positions = m.pos, .normals = m.nrm, .tangents = m.tan, .out_positions = m.op,
+                             .out_normals = m.on, .out_tangents = m.ot};
         row rows[16];
         int count = make_rows(rows, pool, true);
-        measure_rows(&job, dq, pool, rows, count, reps, 1);
+        measure_rows(&job, pool, rows, count, reps, 1);
         for (int i = 0; i < count; i++) {
             double roof = rows[i].threads ? bw2 : bw1, gbs = bytes / rows[i].median;
             char cpu[16] = "-";

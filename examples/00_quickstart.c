@@ -22,7 +22,7 @@ int main(int argc, char **argv) {
         ossa_skin_job job = {.end = mesh->vertex_count, .vertex_count = mesh->vertex_count, .influences = mesh->influences, .joints = mesh->joints,
             .weights = mesh->weights, .palette = palette, .palette_count = skel->joint_count,
             .positions = mesh->positions, .out_positions = out};
-        if (ossa_skin_lbs(&job, OSSA_SKIN_KERNEL_AUTO) == OSSA_OK)
+        if (ossa_skin_job_run(&job) == OSSA_OK) /* LBS, best SIMD kernel on this CPU */
             printf("vertex 0 at t=%.2f s: %g %g %g\n", ossa_player_time(player), out[0], out[1], out[2]);
         free(palette); free(out);
     }

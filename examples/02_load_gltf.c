@@ -65,7 +65,7 @@ int main(int argc, char **argv) {
     job.palette_count = n;
     job.positions = mesh->positions;
     job.out_positions = out;
-    r = ossa_skin_lbs(&job, OSSA_SKIN_KERNEL_AUTO);
+    r = ossa_skin_job_run(&job); /* LBS (method 0) with the best kernel (AUTO, 0) */
     printf("skinned mesh \"%s\" (%u vertices) at t = %.3f: %s\n", mesh->name, mesh->vertex_count, (double)t,
            ossa_result_string(r));
     if (r == OSSA_OK && mesh->vertex_count)

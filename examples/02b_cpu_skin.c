@@ -48,12 +48,14 @@ int main(void) {
     const uint32_t split[3] = {0, N / 2 + 3, N}; /* any boundaries work */
     for (int r = 0; r < 2; r++) {
         job.begin = split[r], job.end = split[r + 1];
-        if (ossa_skin_lbs(&job, OSSA_SKIN_KERNEL_AUTO) != OSSA_OK) return 1;
+        if (ossa_skin_job_run(&job) != OSSA_OK) return 1; /* LBS (method 0), kernel AUTO (0) */
     }
     ossa_dual_quat dq[2];
-    ossa_palette_to_dual_quats(palette, 2, dq);
+    ossa_dual_quat_job to_dual_quats = {.palette = palette, .palette_count = 2, .output = dq, .output_count = 2};
+    if (ossa_dual_quat_job_run(&to_dual_quats) != OSSA_OK) return 1;
+    job.method = OSSA_SKIN_DQS, job.dual_quats = dq;
     job.begin = 0, job.end = N, job.out_positions = out_dqs;
-    if (ossa_skin_dqs(&job, dq) != OSSA_OK) return 1;
+    if (ossa_skin_job_run(&job) != OSSA_OK) return 1;
 
     printf("LBS kernel: %s\n", ossa_skin_kernel_name(ossa_skin_kernel_best()));
     for (int ring = 0; ring < RINGS; ring++) {

@@ -66,7 +66,8 @@ int main(int argc, char **argv) {
     ossa_skeleton_destroy(skeleton);
     if (jr != OSSA_OK) return 1;
     ossa_dual_quat dq[2];
-    ossa_palette_to_dual_quats(palette, 2, dq);
+    ossa_dual_quat_job to_dual_quats = {.palette = palette, .palette_count = 2, .output = dq, .output_count = 2};
+    if (ossa_dual_quat_job_run(&to_dual_quats) != OSSA_OK) return 1;
 
     ossa_gl_draw_desc desc = {.skinning = OSSA_GL_SKIN_PALETTE_TEXTURE, .joint_count = 2, .palette = palette,
                               .dual_quats = dq, .color = {0.9f, 0.6f, 0.4f, 1.0f}};

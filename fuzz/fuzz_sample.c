@@ -8,8 +8,8 @@
  * For every clip, every time and loop mode, every lookup strategy (DEFAULT,
  * LINEAR, BINARY, TABLE, CURSOR) is sampled and the results must agree bit for bit
  * (track.h promises one key index for all strategies). Then the model-space
- * matrices, the skin palettes, morph targets (ossa_morph_apply) and CPU skinning
- * (ossa_skin_lbs with every available kernel, ossa_skin_dqs) run on every mesh.
+ * matrices, the skin palettes, morph targets (ossa_morph_job) and CPU skinning
+ * (ossa_skin_job: LBS with every kernel, DQS) run on every mesh.
  * A player plays and cross-fades the clips. Data that loads but is nonsense (huge
  * or zero-length quaternions, IBMs that do not invert, degenerate keys) therefore
  * reaches every stage; only crashes, sanitizer reports and strategy disagreements
@@ -105,8 +105,10 @@ static void skin_meshes(const ossa_asset *a, const ossa_clip *clip, float t, flo
                                                 .output = weights, .output_count = OSSA_MAX_COMPONENTS};
                     CHECK(ossa_clip_weights_job_run(&wj) == OSSA_OK);
                 }
-        CHECK(ossa_morph_apply(mesh, weights, 0, mesh->vertex_count, g_morph_pos,
-                               mesh->normals ? g_morph_nrm : NULL) == OSSA_OK);
+        ossa_morph_job mj = {.mesh = mesh, .weights = weights, .weight_count = OSSA_MAX_COMPONENTS,
+                             .end = mesh->vertex_count, .out_positions = g_morph_pos, .out_positions_count = MAX_VERTS,
+                             .out_normals = mesh->normals ? g_morph_nrm : NULL, .out_normals_count = MAX_VERTS};
+        CHECK(ossa_morph_job_run(&mj) == OSSA_OK);
         if (!mesh->influences || mesh->skin < 0) continue;
         /* skeleton-indexed palette for this mesh's skin */
         const ossa_skin *skin = &sk->skins[mesh->skin];
@@ -144,12 +146,15 @@ static void skin_meshes(const ossa_asset *a, const ossa_clip *clip, float t, flo
         job.out_normals = mesh->normals ? g_out_nrm : NULL;
         job.out_tangents = mesh->tangents ? g_out_tan : NULL;
         for (int k = OSSA_SKIN_KERNEL_AUTO; k <= OSSA_SKIN_KERNEL_AVX512; k++) {
-            ossa_result r = ossa_skin_lbs(&job, (ossa_skin_kernel)k);
+            job.kernel = (ossa_skin_kernel)k;
+            ossa_result r = ossa_skin_job_run(&job);
             if (ossa_skin_kernel_available((ossa_skin_kernel)k) || k == OSSA_SKIN_KERNEL_AUTO) CHECK(r == OSSA_OK);
             else CHECK(r == OSSA_ERROR_UNSUPPORTED);
         }
-        ossa_palette_to_dual_quats(g_palette, n, g_dq);
-        CHECK(ossa_skin_dqs(&job, g_dq) == OSSA_OK);
+        ossa_dual_quat_job dj = {.palette = g_palette, .palette_count = n, .output = g_dq, .output_count = MAX_JOINTS};
+        CHECK(ossa_dual_quat_job_run(&dj) == OSSA_OK);
+        job.method = OSSA_SKIN_DQS, job.kernel = OSSA_SKIN_KERNEL_AUTO, job.dual_quats = g_dq;
+        CHECK(ossa_skin_job_run(&job) == OSSA_OK);
     }
 }
 
@@ -275,7 +280,8 @@ static void run_raw(const uint8_t *data, size_t size, const uint8_t *p) {
     ossa_local_to_model_job lm = {.parents = parents, .parent_count = 2, .input = g_pose, .input_count = 2,
                                   .output = g_model, .output_count = 2};
     CHECK(ossa_local_to_model_job_run(&lm) == OSSA_OK);
-    ossa_palette_to_dual_quats(g_model, 2, g_dq);
+    ossa_dual_quat_job dj = {.palette = g_model, .palette_count = 2, .output = g_dq, .output_count = MAX_JOINTS};
+    CHECK(ossa_dual_quat_job_run(&dj) == OSSA_OK);
     ossa_clip_destroy(clip);
 }
 

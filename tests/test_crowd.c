@@ -223,9 +223,9 @@ static void gpu_crowd_matches_cpu_skinning(void **state) {
         assert_int_equal(ossa_gl_crowd_readback(r, gm, &dd, i, gpu, m->normals ? gpu_n : NULL), OSSA_OK);
         ossa_skin_job job = {.end = nv, .vertex_count = nv, .influences = m->influences, .joints = m->joints, .weights = m->weights,
                              .palette = c.palettes + (size_t)i * jc, .palette_count = jc,
-                             .positions = m->positions, .out_positions = cpu};
+                             .positions = m->positions, .out_positions = cpu, .kernel = OSSA_SKIN_KERNEL_SCALAR};
         if (m->normals) job.normals = m->normals, job.out_normals = cpu_n;
-        assert_int_equal(ossa_skin_lbs(&job, OSSA_SKIN_KERNEL_SCALAR), OSSA_OK);
+        assert_int_equal(ossa_skin_job_run(&job), OSSA_OK);
         for (uint32_t k = 0; k < nv * 3; k++) {
             double e = fabs((double)gpu[k] - cpu[k]) / (1 + fabs((double)cpu[k]));
             if (e > worst) worst = e;

@@ -21,6 +21,60 @@ static ossa_vec3 dq_point(ossa_dual_quat q, ossa_vec3 p) {
     return ossa_vec3_make(r.x + 2 * t.x, r.y + 2 * t.y, r.z + 2 * t.z);
 }
 
+/* ossa_dual_quat_job over count matrices into out (count entries); fails the test unless OK. */
+static void to_dual_quats(const ossa_mat4 *palette, uint32_t count, ossa_dual_quat *out) {
+    ossa_dual_quat_job job = {.palette = palette, .palette_count = count, .output = out, .output_count = count};
+    assert_int_equal(ossa_dual_quat_job_run(&job), OSSA_OK);
+}
+
+/* Runs job as DQS over dq (palette_count entries) with `kernel`. */
+static ossa_result run_dqs(ossa_skin_job *job, const ossa_dual_quat *dq, ossa_skin_kernel kernel) {
+    job->method = OSSA_SKIN_DQS, job->dual_quats = dq, job->kernel = kernel;
+    return ossa_skin_job_run(job);
+}
+
+/* Runs job as LBS over its palette with `kernel`. */
+static ossa_result run_lbs(ossa_skin_job *job, ossa_skin_kernel kernel) {
+    job->method = OSSA_SKIN_LBS, job->kernel = kernel;
+    return ossa_skin_job_run(job);
+}
+
+/* ozz-style: the zeroed job fails; each required field added in turn names the next one
+ * missing; a short output is BUFFER_TOO_SMALL naming "output" and writes nothing. */
+static void dual_quat_job_validation(void **state) {
+    (void)state;
+    ossa_diagnostic diag;
+    assert_int_equal(ossa_dual_quat_job_validate(NULL, &diag), OSSA_ERROR_INVALID_ARGUMENT);
+    assert_string_equal(diag.path, "job");
+    assert_int_equal(ossa_dual_quat_job_run(NULL), OSSA_ERROR_INVALID_ARGUMENT);
+    uint64_t rng = 3;
+    ossa_mat4 pal[2] = {random_rigid(&rng), random_rigid(&rng)};
+    ossa_dual_quat out[2], fill[2];
+    memset(out, 0x7f, sizeof out);
+    memcpy(fill, out, sizeof out);
+    ossa_dual_quat_job job = {0};
+    assert_int_equal(ossa_dual_quat_job_validate(&job, &diag), OSSA_ERROR_INVALID_ARGUMENT);
+    assert_string_equal(diag.path, "palette");
+    assert_int_equal(ossa_dual_quat_job_run(&job), OSSA_ERROR_INVALID_ARGUMENT);
+    job.palette = pal;
+    assert_int_equal(ossa_dual_quat_job_validate(&job, &diag), OSSA_ERROR_INVALID_ARGUMENT);
+    assert_string_equal(diag.path, "output");
+    job.output = out;
+    assert_int_equal(ossa_dual_quat_job_validate(&job, &diag), OSSA_OK); /* empty spans */
+    job.palette_count = 2, job.output_count = 1;
+    assert_int_equal(ossa_dual_quat_job_validate(&job, &diag), OSSA_ERROR_BUFFER_TOO_SMALL);
+    assert_string_equal(diag.path, "output");
+    assert_true(strncmp(diag.message, "output: ", 8) == 0);
+    assert_int_equal(ossa_dual_quat_job_run(&job), OSSA_ERROR_BUFFER_TOO_SMALL);
+    assert_memory_equal(out, fill, sizeof out); /* nothing written */
+    job.output_count = 2;
+    assert_int_equal(ossa_dual_quat_job_run(&job), OSSA_OK);
+    for (int j = 0; j < 2; j++) { /* each entry moves a point as its matrix does */
+        ossa_vec3 p = {0.3f, -0.7f, 1.1f}, a = dq_point(out[j], p), b = ossa_mat4_transform_point(&pal[j], p);
+        ot_assert_near(a.x, b.x, 1e-4), ot_assert_near(a.y, b.y, 1e-4), ot_assert_near(a.z, b.z, 1e-4);
+    }
+}
+
 static void palette_to_dual_quats_round_trip(void **state) {
     (void)state;
     uint64_t rng = 1;
@@ -31,7 +85,7 @@ static void palette_to_dual_quats_round_trip(void **state) {
                 for (int r = 0; r < 3; r++) m.m[c * 4 + r] *= 2.5f;
         }
         ossa_dual_quat q;
-        ossa_palette_to_dual_quats(&m, 1, &q);
+        to_dual_quats(&m, 1, &q);
         ot_assert_near(ossa_quat_dot(q.real, q.real), 1, 1e-5);
         ot_assert_near(ossa_quat_dot(q.real, q.dual), 0, 1e-5); /* unit dual quaternion */
         ossa_vec3 p = {ot_rand_float(&rng, -1, 1), ot_rand_float(&rng, -1, 1), ot_rand_float(&rng, -1, 1)};
@@ -79,14 +133,14 @@ static void free_vertices(vbuf *b) {
 static void run_both(const vbuf *b, uint32_t k, const ossa_mat4 *pal, uint32_t count, float *lbs, float *dqs) {
     ossa_dual_quat *dq = malloc(sizeof *dq * count);
     assert_non_null(dq);
-    ossa_palette_to_dual_quats(pal, count, dq);
+    to_dual_quats(pal, count, dq);
     ossa_skin_job job = {0};
     job.end = b->n, job.vertex_count = b->n, job.influences = k, job.joints = b->j, job.weights = b->w, job.palette = pal;
     job.palette_count = count, job.positions = b->pos, job.normals = b->nrm, job.tangents = b->tan;
     job.out_positions = lbs, job.out_normals = lbs + 3 * b->n, job.out_tangents = lbs + 6 * b->n;
-    assert_int_equal(ossa_skin_lbs(&job, OSSA_SKIN_KERNEL_SCALAR), OSSA_OK);
+    assert_int_equal(run_lbs(&job, OSSA_SKIN_KERNEL_SCALAR), OSSA_OK);
     job.out_positions = dqs, job.out_normals = dqs + 3 * b->n, job.out_tangents = dqs + 6 * b->n;
-    assert_int_equal(ossa_skin_dqs(&job, dq), OSSA_OK);
+    assert_int_equal(run_dqs(&job, dq, OSSA_SKIN_KERNEL_AUTO), OSSA_OK);
     free(dq);
 }
 
@@ -122,7 +176,7 @@ static void hemisphere_correction(void **state) {
     ossa_mat4 pal[J];
     for (int j = 0; j < J; j++) pal[j] = random_rigid(&rng);
     ossa_dual_quat dq[J], flipped[J];
-    ossa_palette_to_dual_quats(pal, J, dq);
+    to_dual_quats(pal, J, dq);
     memcpy(flipped, dq, sizeof dq);
     for (int j = 1; j < J; j += 2) {
         ossa_quat r = flipped[j].real, d = flipped[j].dual;
@@ -134,9 +188,9 @@ static void hemisphere_correction(void **state) {
     ossa_skin_job job = {0};
     job.end = b.n, job.vertex_count = b.n, job.influences = 4, job.joints = b.j, job.weights = b.w, job.palette_count = J;
     job.positions = b.pos, job.normals = b.nrm, job.out_positions = a, job.out_normals = a + 3 * b.n;
-    assert_int_equal(ossa_skin_dqs(&job, dq), OSSA_OK);
+    assert_int_equal(run_dqs(&job, dq, OSSA_SKIN_KERNEL_AUTO), OSSA_OK);
     job.out_positions = c, job.out_normals = c + 3 * b.n;
-    assert_int_equal(ossa_skin_dqs(&job, flipped), OSSA_OK);
+    assert_int_equal(run_dqs(&job, flipped, OSSA_SKIN_KERNEL_AUTO), OSSA_OK);
     ot_assert_floats_near(a, c, 6 * b.n, 1e-5f);
     free(a), free(c);
     free_vertices(&b);
@@ -167,13 +221,13 @@ static void twisted_cylinder_keeps_volume(void **state) {
     assert_true(ossa_mat4_inverse(&b1, &ibm[1]));
     for (int j = 0; j < 2; j++) pal[j] = ossa_mat4_mul(&model[j], &ibm[j]);
     ossa_dual_quat dq[2];
-    ossa_palette_to_dual_quats(pal, 2, dq);
+    to_dual_quats(pal, 2, dq);
     ossa_skin_job job = {.end = N, .vertex_count = N, .influences = 4, .joints = jt, .weights = w, .palette = pal,
                          .palette_count = 2, .positions = pos, .normals = nrm, .out_positions = lbs,
                          .out_normals = lbn};
-    assert_int_equal(ossa_skin_lbs(&job, OSSA_SKIN_KERNEL_AUTO), OSSA_OK);
+    assert_int_equal(run_lbs(&job, OSSA_SKIN_KERNEL_AUTO), OSSA_OK);
     job.out_positions = dqs, job.out_normals = dqn;
-    assert_int_equal(ossa_skin_dqs(&job, dq), OSSA_OK);
+    assert_int_equal(run_dqs(&job, dq, OSSA_SKIN_KERNEL_AUTO), OSSA_OK);
     for (int r = 0; r < RINGS; r++) {
         float lbs_min = 1e9f, dqs_min = 1e9f, dqs_max = 0;
         for (int s = 0; s < SEG; s++) {
@@ -197,22 +251,22 @@ static void degenerate_inputs(void **state) {
     ossa_mat4 pal[2] = {ossa_mat4_identity(), ossa_mat4_identity()};
     pal[1].m[12] = 5;
     ossa_dual_quat dq[2];
-    ossa_palette_to_dual_quats(pal, 2, dq);
+    to_dual_quats(pal, 2, dq);
     uint16_t jt[8] = {1, 0, 0, 0, 1, 1, 0, 2};
     float w[8] = {0, 0, 0, 0, 1, 0, 0, 0}, pos[6] = {1, 2, 3, 4, 5, 6}, nrm[6] = {0, 2, 0, 0, 1, 0}, out[6], on[6];
     ossa_skin_job job = {.end = 1, .vertex_count = 2, .influences = 4, .joints = jt, .weights = w, .palette_count = 2,
                          .positions = pos, .normals = nrm, .out_positions = out, .out_normals = on};
-    assert_int_equal(ossa_skin_dqs(&job, dq), OSSA_OK); /* zero weights: copied unchanged */
+    assert_int_equal(run_dqs(&job, dq, OSSA_SKIN_KERNEL_AUTO), OSSA_OK); /* zero weights: copied unchanged */
     assert_memory_equal(out, pos, 12);
     assert_memory_equal(on, nrm, 12);
-    assert_int_equal(ossa_skin_dqs(&job, NULL), OSSA_ERROR_INVALID_ARGUMENT);
-    assert_int_equal(ossa_skin_dqs(NULL, dq), OSSA_ERROR_INVALID_ARGUMENT);
+    assert_int_equal(run_dqs(&job, NULL, OSSA_SKIN_KERNEL_AUTO), OSSA_ERROR_INVALID_ARGUMENT);
+    assert_int_equal(ossa_skin_job_run(NULL), OSSA_ERROR_INVALID_ARGUMENT);
     job.end = 2; /* vertex 1 uses joint 2 >= palette_count */
     out[3] = 99;
-    assert_int_equal(ossa_skin_dqs(&job, dq), OSSA_ERROR_INVALID_DATA);
+    assert_int_equal(run_dqs(&job, dq, OSSA_SKIN_KERNEL_AUTO), OSSA_ERROR_INVALID_DATA);
     assert_true(out[3] == 99.0f);
     jt[7] = 0;
-    assert_int_equal(ossa_skin_dqs(&job, dq), OSSA_OK);
+    assert_int_equal(run_dqs(&job, dq, OSSA_SKIN_KERNEL_AUTO), OSSA_OK);
     ot_assert_near(out[3], 9, 1e-6), ot_assert_near(out[4], 5, 1e-6), ot_assert_near(out[5], 6, 1e-6);
 }
 
@@ -225,7 +279,7 @@ static void dqs_kernels_agree(void **state) {
     ossa_mat4 pal[J];
     for (int j = 0; j < J; j++) pal[j] = random_rigid(&rng);
     ossa_dual_quat dq[J];
-    ossa_palette_to_dual_quats(pal, J, dq);
+    to_dual_quats(pal, J, dq);
     for (int j = 1; j < J; j += 3) { /* same rotations, opposite hemispheres */
         ossa_quat r = dq[j].real, d = dq[j].dual;
         dq[j].real = (ossa_quat){-r.x, -r.y, -r.z, -r.w}, dq[j].dual = (ossa_quat){-d.x, -d.y, -d.z, -d.w};
@@ -242,18 +296,18 @@ static void dqs_kernels_agree(void **state) {
             job.begin = ranges[r][0], job.end = ranges[r][1], job.vertex_count = N, job.influences = k, job.joints = b.j;
             job.weights = b.w, job.palette_count = J, job.positions = b.pos, job.normals = b.nrm, job.tangents = b.tan;
             job.out_positions = ref, job.out_normals = ref + 3 * N, job.out_tangents = ref + 6 * N;
-            assert_int_equal(ossa_skin_dqs_with_kernel(&job, dq, OSSA_SKIN_KERNEL_SCALAR), OSSA_OK);
+            assert_int_equal(run_dqs(&job, dq, OSSA_SKIN_KERNEL_SCALAR), OSSA_OK);
             for (int kern = OSSA_SKIN_KERNEL_AUTO; kern <= OSSA_SKIN_KERNEL_AVX512; kern++) {
                 if (kern == OSSA_SKIN_KERNEL_SSE ||
                     (kern != OSSA_SKIN_KERNEL_AUTO && !ossa_skin_kernel_available((ossa_skin_kernel)kern))) {
-                    assert_int_equal(ossa_skin_dqs_with_kernel(&job, dq, (ossa_skin_kernel)kern), OSSA_ERROR_UNSUPPORTED);
+                    assert_int_equal(run_dqs(&job, dq, (ossa_skin_kernel)kern), OSSA_ERROR_UNSUPPORTED);
                     continue;
                 }
                 /* interleaved output: position, normal, tangent per 40-byte vertex */
                 ossa_skin_job o = job;
                 o.out_positions = out, o.out_normals = out + 3, o.out_tangents = out + 6;
                 o.out_positions_stride = o.out_normals_stride = o.out_tangents_stride = 40;
-                assert_int_equal(ossa_skin_dqs_with_kernel(&o, dq, (ossa_skin_kernel)kern), OSSA_OK);
+                assert_int_equal(run_dqs(&o, dq, (ossa_skin_kernel)kern), OSSA_OK);
                 for (uint32_t v = job.begin; v < job.end; v++) {
                     for (int c = 0; c < 3; c++) {
                         ot_assert_near(out[v * 10 + c], ref[v * 3 + c], 1e-5);
@@ -264,7 +318,7 @@ static void dqs_kernels_agree(void **state) {
                 }
             }
         }
-        assert_int_equal(ossa_skin_dqs_with_kernel(NULL, dq, OSSA_SKIN_KERNEL_AUTO), OSSA_ERROR_INVALID_ARGUMENT);
+        assert_int_equal(ossa_skin_job_run(NULL), OSSA_ERROR_INVALID_ARGUMENT);
         free(ref), free(out);
         free_vertices(&b);
     }
@@ -272,6 +326,7 @@ static void dqs_kernels_agree(void **state) {
 
 int main(void) {
     const struct CMUnitTest tests[] = {
+        cmocka_unit_test(dual_quat_job_validation),
         cmocka_unit_test(palette_to_dual_quats_round_trip),
         cmocka_unit_test(dqs_equals_lbs_for_rigid_transforms),
         cmocka_unit_test(hemisphere_correction),

@@ -49,6 +49,22 @@ static int group_teardown(void **state) {
         }                                                           \
     } while (0)
 
+/* ---- the CPU jobs the GPU is compared with ---- */
+
+/* ossa_dual_quat_job: count palette matrices into out (count entries). */
+static void to_dual_quats(const ossa_mat4 *palette, uint32_t count, ossa_dual_quat *out) {
+    ossa_dual_quat_job job = {.palette = palette, .palette_count = count, .output = out, .output_count = count};
+    assert_int_equal(ossa_dual_quat_job_run(&job), OSSA_OK);
+}
+
+/* ossa_morph_job over all of m into op / on (vertex_count each; on NULL: positions only). */
+static void morph_all(const ossa_mesh *m, const float *weights, float *op, float *on) {
+    ossa_morph_job job = {.mesh = m, .weights = weights, .weight_count = m->target_count, .end = m->vertex_count,
+                          .out_positions = op, .out_positions_count = m->vertex_count, .out_normals = on,
+                          .out_normals_count = m->vertex_count};
+    assert_int_equal(ossa_morph_job_run(&job), OSSA_OK);
+}
+
 /* ---- generated meshes and palettes ---- */
 
 typedef struct gen {
@@ -134,7 +150,7 @@ static void gen_make(gen *g, uint64_t seed, uint32_t vertex_count, uint32_t infl
         g->inverse_bind[j] = rand_matrix(&rng, size, scale_spread);
         g->palette[j] = ossa_mat4_mul(&g->model[j], &g->inverse_bind[j]);
     }
-    ossa_palette_to_dual_quats(g->palette, joint_count, g->dq);
+    to_dual_quats(g->palette, joint_count, g->dq);
 }
 
 /* ---- double-precision references ---- */
@@ -254,7 +270,7 @@ static void check_variant(gen *g, ossa_gl_skinning s) {
     const ossa_mesh *src = &g->mesh;
     uint32_t n = src->vertex_count;
     /* With morph weights: the references skin the morphed mesh (morphed here in double,
-     * and on the CPU with ossa_morph_apply); the GPU morphs in its vertex shader. */
+     * and on the CPU with ossa_morph_job); the GPU morphs in its vertex shader. */
     ossa_mesh morphed = *src, cpu_morphed = *src;
     float *mp = NULL, *mn = NULL, *cmp = NULL, *cmn = NULL;
     if (g->morph_weights) {
@@ -271,7 +287,7 @@ static void check_variant(gen *g, ossa_gl_skinning s) {
             mp[i] = (float)p, mn[i] = (float)q;
         }
         morphed.positions = mp, morphed.normals = mn;
-        assert_int_equal(ossa_morph_apply(src, g->morph_weights, 0, n, cmp, cmn), OSSA_OK);
+        morph_all(src, g->morph_weights, cmp, cmn);
         cpu_morphed.positions = cmp, cpu_morphed.normals = cmn;
     }
     const ossa_mesh *m = &morphed;
@@ -292,14 +308,16 @@ static void check_variant(gen *g, ossa_gl_skinning s) {
     ossa_skin_job job = {0};
     job.begin = 0, job.end = n, job.vertex_count = n, job.influences = m->influences;
     job.joints = m->joints, job.weights = m->weights;
-    job.palette = g->palette, job.palette_count = g->joint_count;
+    job.method = dqs ? OSSA_SKIN_DQS : OSSA_SKIN_LBS;
+    job.kernel = dqs ? OSSA_SKIN_KERNEL_AUTO : OSSA_SKIN_KERNEL_SCALAR;
+    job.palette = g->palette, job.dual_quats = g->dq, job.palette_count = g->joint_count;
     job.positions = cpu_morphed.positions, job.normals = cpu_morphed.normals;
     job.out_positions = cpu_p, job.out_normals = cpu_n;
     if (s == OSSA_GL_SKIN_NONE) {
         memcpy(cpu_p, cpu_morphed.positions, sizeof(float) * 3 * n);
         memcpy(cpu_n, cpu_morphed.normals, sizeof(float) * 3 * n);
     } else {
-        assert_int_equal(dqs ? ossa_skin_dqs(&job, g->dq) : ossa_skin_lbs(&job, OSSA_SKIN_KERNEL_SCALAR), OSSA_OK);
+        assert_int_equal(ossa_skin_job_run(&job), OSSA_OK);
     }
 
     ossa_gl_mesh *gm = NULL;
@@ -424,7 +442,7 @@ static void morph_targets_then_skinning(void **state) {
 }
 
 /* AnimatedMorphCube: the clip's weight track drives the GPU morph; compared with
- * ossa_morph_apply at a few times. */
+ * ossa_morph_job at a few times. */
 static void morph_asset(void **state) {
     (void)state;
     NEED_GL();
@@ -444,7 +462,7 @@ static void morph_asset(void **state) {
         ot_clip_sample_weights(clip, 0, t, false, OSSA_LOOKUP_DEFAULT, NULL, w);
         ossa_gl_draw_desc d = {.skinning = OSSA_GL_SKIN_NONE, .morph_weights = w};
         assert_int_equal(ossa_gl_skin_readback(g_renderer, gm, &d, gpu, m->normals ? gpu_n : NULL), OSSA_OK);
-        assert_int_equal(ossa_morph_apply(m, w, 0, n, cpu, cpu_n), OSSA_OK);
+        morph_all(m, w, cpu, m->normals ? cpu_n : NULL);
         ossa_vec3 lo, hi;
         assert_true(ossa_mesh_bounds(m, &lo, &hi));
         double diag_len = ossa_vec3_length(ossa_vec3_sub(hi, lo));
@@ -595,7 +613,7 @@ static void woman_asset_all_variants(void **state) {
             ot_clip_sample(clip, t, false, OSSA_LOOKUP_DEFAULT, NULL, sk->rest, locals, n);
             ot_local_to_model(locals, sk->parents, n, g.model);
             ot_palette(sk, (uint32_t)mesh->skin, g.model, g.palette);
-            ossa_palette_to_dual_quats(g.palette, n, g.dq);
+            to_dual_quats(g.palette, n, g.dq);
             printf("[   INFO   ] Woman %s t=%.3f\n", clips[c], (double)t);
             check_variant(&g, OSSA_GL_SKIN_POSE_AND_IBM);
             check_variant(&g, OSSA_GL_SKIN_PALETTE_UNIFORM);
@@ -642,7 +660,7 @@ static void draw_puts_pixels_where_expected(void **state) {
     t.translation = ossa_vec3_make(-1, 1, 0);
     ossa_mat4 palette = ossa_transform_to_mat4(t), ident = ossa_mat4_identity();
     ossa_dual_quat dq;
-    ossa_palette_to_dual_quats(&palette, 1, &dq);
+    to_dual_quats(&palette, 1, &dq);
     uint8_t *img = malloc(W * H * 4);
     assert_non_null(img);
     const ossa_gl_skinning variants[] = {OSSA_GL_SKIN_POSE_AND_IBM, OSSA_GL_SKIN_PALETTE_UNIFORM,

@@ -266,7 +266,8 @@ static void check_bind_pose(const char *rel) {
             job.palette_count = n;
             job.positions = mesh->positions;
             job.out_positions = out;
-            assert_int_equal(ossa_skin_lbs(&job, OSSA_SKIN_KERNEL_SCALAR), OSSA_OK);
+            job.kernel = OSSA_SKIN_KERNEL_SCALAR;
+            assert_int_equal(ossa_skin_job_run(&job), OSSA_OK);
             for (uint32_t v = 0; v < mesh->vertex_count; v++) {
                 const float *p = mesh->positions + 3 * v;
                 for (int r = 0; r < 3; r++) {

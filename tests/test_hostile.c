@@ -660,13 +660,15 @@ static void nonsense_that_loads(void **state) {
     job.palette_count = 3;
     job.positions = m->positions;
     job.out_positions = out;
-    assert_int_equal(ossa_skin_lbs(&job, OSSA_SKIN_KERNEL_AUTO), OSSA_OK);
+    assert_int_equal(ossa_skin_job_run(&job), OSSA_OK);
     for (int k = 0; k < 9; k++) assert_true(isfinite(out[k]));
     ot_assert_near(out[6], 0.0f, 0); /* vertex 2 has no weights: its bind position */
     ot_assert_near(out[7], 1.0f, 0);
     ossa_dual_quat dq[3];
-    ossa_palette_to_dual_quats(palette, 3, dq);
-    assert_int_equal(ossa_skin_dqs(&job, dq), OSSA_OK);
+    ossa_dual_quat_job to_dq = {.palette = palette, .palette_count = 3, .output = dq, .output_count = 3};
+    assert_int_equal(ossa_dual_quat_job_run(&to_dq), OSSA_OK);
+    job.method = OSSA_SKIN_DQS, job.dual_quats = dq;
+    assert_int_equal(ossa_skin_job_run(&job), OSSA_OK);
     for (int k = 0; k < 9; k++) assert_true(isfinite(out[k]));
     ossa_asset_destroy(a);
 }

@@ -363,64 +363,83 @@ static void skin_job_misuse(void **state) {
     (void)state;
     ossa_skin_job job;
     memset(&job, 0, sizeof job);
-    assert_int_equal(ossa_skin_job_validate(&job), OSSA_ERROR_INVALID_ARGUMENT); /* default job fails */
-    assert_int_equal(ossa_skin_job_validate(NULL), OSSA_ERROR_INVALID_ARGUMENT);
-    assert_int_equal(ossa_skin_lbs(NULL, OSSA_SKIN_KERNEL_AUTO), OSSA_ERROR_INVALID_ARGUMENT);
+    assert_int_equal(ossa_skin_job_validate(&job, NULL), OSSA_ERROR_INVALID_ARGUMENT); /* default job fails */
+    assert_int_equal(ossa_skin_job_validate(NULL, NULL), OSSA_ERROR_INVALID_ARGUMENT);
+    assert_int_equal(ossa_skin_job_run(NULL), OSSA_ERROR_INVALID_ARGUMENT);
     float pos[6] = {1, 2, 3, 4, 5, 6}, out[6] = {0};
     uint16_t joints[8] = {0, 1, 0, 0, 3, 0, 0, 0};
     float weights[8] = {0.5f, 0.5f, 0, 0, 1, 0, 0, 0};
     ossa_mat4 palette[2] = {ossa_mat4_identity(), ossa_mat4_identity()};
+    ossa_dual_quat dq[2];
+    ossa_dual_quat_job to_dq = {.palette = palette, .palette_count = 2, .output = dq, .output_count = 2};
+    assert_int_equal(ossa_dual_quat_job_run(&to_dq), OSSA_OK);
     job.influences = 4;
     job.end = 1;
     job.vertex_count = 2;
     job.joints = joints;
     job.weights = weights;
     job.palette = palette;
+    job.dual_quats = dq; /* read by DQS only */
     job.palette_count = 2;
     job.positions = pos;
     job.out_positions = out;
-    assert_int_equal(ossa_skin_job_validate(&job), OSSA_OK);
-    assert_int_equal(ossa_skin_lbs(&job, OSSA_SKIN_KERNEL_SCALAR), OSSA_OK);
+    job.kernel = OSSA_SKIN_KERNEL_SCALAR;
+    assert_int_equal(ossa_skin_job_validate(&job, NULL), OSSA_OK);
+    assert_int_equal(ossa_skin_job_run(&job), OSSA_OK);
     assert_true(out[0] == 1 && out[2] == 3);
     /* vertex 1 names joint 3 of a 2-matrix palette: INVALID_DATA, nothing written */
     job.end = 2;
+    job.kernel = OSSA_SKIN_KERNEL_AUTO;
     memset(out, 0, sizeof out);
-    assert_int_equal(ossa_skin_lbs(&job, OSSA_SKIN_KERNEL_AUTO), OSSA_ERROR_INVALID_DATA);
+    assert_int_equal(ossa_skin_job_run(&job), OSSA_ERROR_INVALID_DATA);
     assert_true(out[0] == 0 && out[3] == 0);
-    ossa_dual_quat dq[2];
-    ossa_palette_to_dual_quats(palette, 2, dq);
-    assert_int_equal(ossa_skin_dqs(&job, dq), OSSA_ERROR_INVALID_DATA);
+    job.method = OSSA_SKIN_DQS;
+    assert_int_equal(ossa_skin_job_run(&job), OSSA_ERROR_INVALID_DATA);
     assert_true(out[0] == 0);
-    assert_int_equal(ossa_skin_dqs(&job, NULL), OSSA_ERROR_INVALID_ARGUMENT);
+    job.dual_quats = NULL;
+    assert_int_equal(ossa_skin_job_run(&job), OSSA_ERROR_INVALID_ARGUMENT);
+    job.dual_quats = dq;
+    job.method = OSSA_SKIN_LBS;
     job.end = 1;
     job.begin = 2; /* begin > end */
-    assert_int_equal(ossa_skin_lbs(&job, OSSA_SKIN_KERNEL_AUTO), OSSA_ERROR_INVALID_ARGUMENT);
+    assert_int_equal(ossa_skin_job_run(&job), OSSA_ERROR_INVALID_ARGUMENT);
     job.begin = 1; /* empty range: OK, nothing written */
-    assert_int_equal(ossa_skin_lbs(&job, OSSA_SKIN_KERNEL_AUTO), OSSA_OK);
+    assert_int_equal(ossa_skin_job_run(&job), OSSA_OK);
     job.begin = 0;
     job.influences = 3;
-    assert_int_equal(ossa_skin_lbs(&job, OSSA_SKIN_KERNEL_AUTO), OSSA_ERROR_INVALID_ARGUMENT);
+    assert_int_equal(ossa_skin_job_run(&job), OSSA_ERROR_INVALID_ARGUMENT);
     job.influences = 4;
-    assert_int_equal(ossa_skin_lbs(&job, (ossa_skin_kernel)42), OSSA_ERROR_INVALID_ARGUMENT);
+    job.kernel = (ossa_skin_kernel)42;
+    assert_int_equal(ossa_skin_job_run(&job), OSSA_ERROR_INVALID_ARGUMENT);
+    job.kernel = OSSA_SKIN_KERNEL_AUTO;
+    job.method = (ossa_skin_method)42;
+    assert_int_equal(ossa_skin_job_run(&job), OSSA_ERROR_INVALID_ARGUMENT);
+    job.method = OSSA_SKIN_LBS;
     job.palette_count = 0;
-    assert_int_equal(ossa_skin_lbs(&job, OSSA_SKIN_KERNEL_AUTO), OSSA_ERROR_INVALID_ARGUMENT);
+    assert_int_equal(ossa_skin_job_run(&job), OSSA_ERROR_INVALID_ARGUMENT);
     job.palette_count = 2;
     job.normals = pos; /* normals without an output */
-    assert_int_equal(ossa_skin_lbs(&job, OSSA_SKIN_KERNEL_AUTO), OSSA_ERROR_INVALID_ARGUMENT);
+    assert_int_equal(ossa_skin_job_run(&job), OSSA_ERROR_INVALID_ARGUMENT);
     job.normals = NULL;
     job.positions_stride = 6; /* smaller than an element */
-    assert_int_equal(ossa_skin_lbs(&job, OSSA_SKIN_KERNEL_AUTO), OSSA_ERROR_INVALID_ARGUMENT);
+    assert_int_equal(ossa_skin_job_run(&job), OSSA_ERROR_INVALID_ARGUMENT);
     job.positions_stride = 0;
     job.positions = (const float *)(const void *)((const char *)pos + 1); /* misaligned */
-    assert_int_equal(ossa_skin_lbs(&job, OSSA_SKIN_KERNEL_AUTO), OSSA_ERROR_INVALID_ARGUMENT);
+    assert_int_equal(ossa_skin_job_run(&job), OSSA_ERROR_INVALID_ARGUMENT);
+    assert_true(out[0] == 0);
     /* NaN weights and palettes: defined (no crash), not an error of the job */
     job.positions = pos;
     weights[0] = NAN;
     palette[1].m[0] = INFINITY;
-    assert_int_equal(ossa_skin_lbs(&job, OSSA_SKIN_KERNEL_SCALAR), OSSA_OK);
-    ossa_palette_to_dual_quats(palette, 2, dq);
-    assert_int_equal(ossa_skin_dqs(&job, dq), OSSA_OK);
-    ossa_palette_to_dual_quats(NULL, 2, dq); /* no-op */
+    job.kernel = OSSA_SKIN_KERNEL_SCALAR;
+    assert_int_equal(ossa_skin_job_run(&job), OSSA_OK);
+    assert_int_equal(ossa_dual_quat_job_run(&to_dq), OSSA_OK);
+    job.method = OSSA_SKIN_DQS, job.kernel = OSSA_SKIN_KERNEL_AUTO;
+    assert_int_equal(ossa_skin_job_run(&job), OSSA_OK);
+    to_dq.palette = NULL; /* a NULL palette fails, nothing written */
+    memset(dq, 0, sizeof dq);
+    assert_int_equal(ossa_dual_quat_job_run(&to_dq), OSSA_ERROR_INVALID_ARGUMENT);
+    assert_true(dq[0].real.w == 0 && dq[1].real.w == 0);
     assert_false(ossa_skin_kernel_available((ossa_skin_kernel)42));
     assert_string_equal(ossa_skin_kernel_name((ossa_skin_kernel)42), "unknown");
 }
@@ -453,13 +472,25 @@ static void mesh_and_morph_misuse(void **state) {
     d.targets = &t;
     assert_int_equal(ossa_mesh_create(&d, NULL, &m), OSSA_OK);
     float out[9], w = 2;
-    assert_int_equal(ossa_morph_apply(NULL, &w, 0, 3, out, NULL), OSSA_ERROR_INVALID_ARGUMENT);
-    assert_int_equal(ossa_morph_apply(m, NULL, 0, 3, out, NULL), OSSA_ERROR_INVALID_ARGUMENT); /* weights needed */
-    assert_int_equal(ossa_morph_apply(m, &w, 0, 4, out, NULL), OSSA_ERROR_INVALID_ARGUMENT);  /* end > vertex_count */
-    assert_int_equal(ossa_morph_apply(m, &w, 2, 1, out, NULL), OSSA_ERROR_INVALID_ARGUMENT);  /* begin > end */
-    assert_int_equal(ossa_morph_apply(m, &w, 0, 3, NULL, NULL), OSSA_ERROR_INVALID_ARGUMENT);
-    assert_int_equal(ossa_morph_apply(m, &w, 1, 1, out, NULL), OSSA_OK);
-    assert_int_equal(ossa_morph_apply(m, &w, 0, 3, out, NULL), OSSA_OK);
+    ossa_morph_job ok = {.mesh = m, .weights = &w, .weight_count = 1, .end = 3, .out_positions = out,
+                         .out_positions_count = 3};
+    ossa_morph_job job = ok;
+    job.mesh = NULL;
+    assert_int_equal(ossa_morph_job_run(&job), OSSA_ERROR_INVALID_ARGUMENT);
+    job = ok, job.weights = NULL; /* weights needed */
+    assert_int_equal(ossa_morph_job_run(&job), OSSA_ERROR_INVALID_ARGUMENT);
+    job = ok, job.end = 4; /* end > vertex_count */
+    assert_int_equal(ossa_morph_job_run(&job), OSSA_ERROR_INVALID_ARGUMENT);
+    job = ok, job.begin = 2, job.end = 1; /* begin > end */
+    assert_int_equal(ossa_morph_job_run(&job), OSSA_ERROR_INVALID_ARGUMENT);
+    job = ok, job.out_positions = NULL;
+    assert_int_equal(ossa_morph_job_run(&job), OSSA_ERROR_INVALID_ARGUMENT);
+    job = ok, job.out_normals = out, job.out_normals_count = 3; /* the mesh has no normals */
+    assert_int_equal(ossa_morph_job_run(&job), OSSA_ERROR_INVALID_ARGUMENT);
+    job = ok, job.begin = 1, job.end = 1;
+    assert_int_equal(ossa_morph_job_run(&job), OSSA_OK);
+    job = ok;
+    assert_int_equal(ossa_morph_job_run(&job), OSSA_OK);
     ot_assert_near(out[3], 3.0f, 0);
     uint32_t map[1] = {0};
     assert_int_equal(ossa_mesh_remap_joints(NULL, map, 1), OSSA_ERROR_INVALID_ARGUMENT);

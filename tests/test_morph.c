@@ -1,4 +1,4 @@
-/* Morph targets (src/skin/morph.c): ossa_morph_apply against base + Σ wᵢ·deltaᵢ
+/* Morph targets (src/skin/morph.c): ossa_morph_job against base + Σ wᵢ·deltaᵢ
  * computed independently, on random meshes and on AnimatedMorphCube read by hand. */
 #include "test_support.h"
 
@@ -44,6 +44,90 @@ static void check_range(const ossa_mesh *m, const float *w, uint32_t begin, uint
     }
 }
 
+/* ossa_morph_job over [begin, end) of m into op / on (both m->vertex_count long; on may
+ * be NULL), with weights of m->target_count entries. */
+static ossa_result morph(const ossa_mesh *m, const float *weights, uint32_t begin, uint32_t end, float *op, float *on) {
+    uint32_t n = m ? m->vertex_count : 0;
+    ossa_morph_job job = {.mesh = m, .weights = weights, .weight_count = m ? m->target_count : 0, .begin = begin,
+                          .end = end, .out_positions = op, .out_positions_count = n, .out_normals = on,
+                          .out_normals_count = on ? n : 0};
+    return ossa_morph_job_run(&job);
+}
+
+/* Validation fails with `expected`, naming `field`; _run fails alike. */
+static void expect_invalid(ossa_morph_job job, ossa_result expected, const char *field) {
+    ossa_diagnostic diag;
+    memset(&diag, 0, sizeof diag);
+    assert_int_equal(ossa_morph_job_validate(&job, &diag), expected);
+    assert_string_equal(diag.path, field);
+    assert_true(strncmp(diag.message, field, strlen(field)) == 0 && diag.message[strlen(field)] == ':');
+    assert_int_equal(ossa_morph_job_run(&job), expected);
+}
+
+/* ozz-style: the zeroed job fails; each required field added in turn names the next one
+ * missing, until the job validates; then each wrong field is named. Nothing is written by a
+ * job that fails. */
+static void job_validation(void **state) {
+    (void)state;
+    float base[9] = {0, 0, 0, 1, 0, 0, 0, 1, 0}, delta[9] = {1, 1, 1, 2, 2, 2, 3, 3, 3}, nrm[9] = {0};
+    ossa_morph_target target = {delta, NULL, NULL};
+    ossa_mesh mesh = {0};
+    mesh.vertex_count = 3, mesh.positions = base, mesh.target_count = 1, mesh.targets = &target;
+    float w = 0.5f, op[9], on[9];
+    for (int i = 0; i < 9; i++) op[i] = on[i] = SENTINEL;
+    ossa_diagnostic diag;
+    assert_int_equal(ossa_morph_job_validate(NULL, &diag), OSSA_ERROR_INVALID_ARGUMENT);
+    assert_string_equal(diag.path, "job");
+    assert_int_equal(ossa_morph_job_run(NULL), OSSA_ERROR_INVALID_ARGUMENT);
+
+    ossa_morph_job job = {0};
+    expect_invalid(job, OSSA_ERROR_INVALID_ARGUMENT, "mesh");
+    job.mesh = &mesh;
+    expect_invalid(job, OSSA_ERROR_INVALID_ARGUMENT, "weights");
+    job.weights = &w;
+    expect_invalid(job, OSSA_ERROR_BUFFER_TOO_SMALL, "weights"); /* weight_count 0 < 1 target */
+    job.weight_count = 1;
+    expect_invalid(job, OSSA_ERROR_INVALID_ARGUMENT, "out_positions");
+    job.out_positions = op;
+    assert_int_equal(ossa_morph_job_validate(&job, &diag), OSSA_OK); /* empty range */
+    job.end = 3;
+    expect_invalid(job, OSSA_ERROR_BUFFER_TOO_SMALL, "out_positions"); /* out_positions_count 0 */
+    job.out_positions_count = 3;
+    assert_int_equal(ossa_morph_job_validate(&job, &diag), OSSA_OK);
+    for (int i = 0; i < 9; i++) assert_true(op[i] == SENTINEL); /* the failed runs wrote nothing */
+    job.begin = 1;
+    assert_int_equal(ossa_morph_job_run(&job), OSSA_OK);
+    const float expected[9] = {SENTINEL, SENTINEL, SENTINEL, 2, 1, 1, 1.5f, 2.5f, 1.5f}; /* base + 0.5 · delta */
+    assert_memory_equal(op, expected, sizeof expected);
+
+    ossa_morph_job bad = job;
+    bad.begin = 3, bad.end = 2;
+    expect_invalid(bad, OSSA_ERROR_INVALID_ARGUMENT, "begin");
+    bad = job, bad.end = 4;
+    expect_invalid(bad, OSSA_ERROR_INVALID_ARGUMENT, "end"); /* past the mesh's vertices */
+    bad = job, bad.out_positions_count = 2;
+    expect_invalid(bad, OSSA_ERROR_BUFFER_TOO_SMALL, "out_positions");
+    bad = job, bad.out_normals = on; /* the mesh has no normals */
+    expect_invalid(bad, OSSA_ERROR_INVALID_ARGUMENT, "out_normals");
+    ossa_mesh with_normals = mesh;
+    with_normals.normals = nrm;
+    bad.mesh = &with_normals, bad.out_normals_count = 2;
+    expect_invalid(bad, OSSA_ERROR_BUFFER_TOO_SMALL, "out_normals");
+    ossa_mesh broken = mesh;
+    broken.targets = NULL;
+    bad = job, bad.mesh = &broken;
+    expect_invalid(bad, OSSA_ERROR_INVALID_ARGUMENT, "mesh.targets");
+    broken = mesh, broken.positions = NULL;
+    bad.mesh = &broken;
+    expect_invalid(bad, OSSA_ERROR_INVALID_ARGUMENT, "mesh.positions");
+    for (int i = 0; i < 9; i++) assert_true(on[i] == SENTINEL);
+    /* no targets: weights may be NULL */
+    broken = mesh, broken.target_count = 0;
+    bad = job, bad.mesh = &broken, bad.weights = NULL, bad.weight_count = 0;
+    assert_int_equal(ossa_morph_job_run(&bad), OSSA_OK);
+    assert_memory_equal(op + 3, base + 3, 24);
+}
+
 static void random_targets(void **state) {
     (void)state;
     uint64_t rng = 12;
@@ -64,22 +148,22 @@ static void random_targets(void **state) {
     for (size_t s = 0; s < 4; s++)
         for (size_t r = 0; r < 5; r++) {
             for (size_t i = 0; i < 3 * N; i++) op[i] = on[i] = SENTINEL;
-            assert_int_equal(ossa_morph_apply(&m, weight_sets[s], ranges[r][0], ranges[r][1], op, on), OSSA_OK);
+            assert_int_equal(morph(&m, weight_sets[s], ranges[r][0], ranges[r][1], op, on), OSSA_OK);
             check_range(&m, weight_sets[s], ranges[r][0], ranges[r][1], op, on, 1e-5f);
         }
     /* positions only */
     for (size_t i = 0; i < 3 * N; i++) op[i] = on[i] = SENTINEL;
-    assert_int_equal(ossa_morph_apply(&m, weight_sets[2], 0, N, op, NULL), OSSA_OK);
+    assert_int_equal(morph(&m, weight_sets[2], 0, N, op, NULL), OSSA_OK);
     check_range(&m, weight_sets[2], 0, N, op, NULL, 1e-5f);
     /* errors */
-    assert_int_equal(ossa_morph_apply(NULL, weight_sets[0], 0, 1, op, on), OSSA_ERROR_INVALID_ARGUMENT);
-    assert_int_equal(ossa_morph_apply(&m, NULL, 0, 1, op, on), OSSA_ERROR_INVALID_ARGUMENT);
-    assert_int_equal(ossa_morph_apply(&m, weight_sets[0], 0, N + 1, op, on), OSSA_ERROR_INVALID_ARGUMENT);
-    assert_int_equal(ossa_morph_apply(&m, weight_sets[0], 2, 1, op, on), OSSA_ERROR_INVALID_ARGUMENT);
-    assert_int_equal(ossa_morph_apply(&m, weight_sets[0], 0, 1, NULL, on), OSSA_ERROR_INVALID_ARGUMENT);
+    assert_int_equal(morph(NULL, weight_sets[0], 0, 1, op, on), OSSA_ERROR_INVALID_ARGUMENT);
+    assert_int_equal(morph(&m, NULL, 0, 1, op, on), OSSA_ERROR_INVALID_ARGUMENT);
+    assert_int_equal(morph(&m, weight_sets[0], 0, N + 1, op, on), OSSA_ERROR_INVALID_ARGUMENT);
+    assert_int_equal(morph(&m, weight_sets[0], 2, 1, op, on), OSSA_ERROR_INVALID_ARGUMENT);
+    assert_int_equal(morph(&m, weight_sets[0], 0, 1, NULL, on), OSSA_ERROR_INVALID_ARGUMENT);
     /* no targets: a copy */
     m.target_count = 0;
-    assert_int_equal(ossa_morph_apply(&m, NULL, 0, N, op, on), OSSA_OK);
+    assert_int_equal(morph(&m, NULL, 0, N, op, on), OSSA_OK);
     assert_memory_equal(op, m.positions, 12 * N);
     assert_memory_equal(on, m.normals, 12 * N);
     free(op), free(on), free(m.positions), free(m.normals);
@@ -292,7 +376,7 @@ static void animated_morph_cube_by_hand(void **state) {
         cube_weights(&c, cube_times[i], w);
         wmax = fmaxf(wmax, fmaxf(w[0], w[1]));
         for (uint32_t v = 0; v < 3 * c.mesh.vertex_count; v++) op[v] = on[v] = SENTINEL;
-        assert_int_equal(ossa_morph_apply(&c.mesh, w, 0, c.mesh.vertex_count, op, on), OSSA_OK);
+        assert_int_equal(morph(&c.mesh, w, 0, c.mesh.vertex_count, op, on), OSSA_OK);
         check_range(&c.mesh, w, 0, c.mesh.vertex_count, op, on, 1e-6f);
     }
     assert_true(wmax > 0.5f); /* the animation really moves the targets */
@@ -300,7 +384,7 @@ static void animated_morph_cube_by_hand(void **state) {
     free_cube(&c);
 }
 
-/* The same file through the importer: the weights sampling job + ossa_morph_apply on
+/* The same file through the importer: the weights sampling job + ossa_morph_job on
  * the loaded mesh against the hand-read data and hand-interpolated weights. */
 static void animated_morph_cube_through_loader(void **state) {
     (void)state;
@@ -325,7 +409,7 @@ static void animated_morph_cube_through_loader(void **state) {
         ot_clip_sample_weights(clip, 0, cube_times[i], false, OSSA_LOOKUP_DEFAULT, NULL, sampled);
         ot_assert_near(sampled[0], mine[0], 1e-6), ot_assert_near(sampled[1], mine[1], 1e-6);
         for (uint32_t v = 0; v < 3 * n; v++) op[v] = on[v] = SENTINEL;
-        assert_int_equal(ossa_morph_apply(m, sampled, 0, n, op, on), OSSA_OK);
+        assert_int_equal(morph(m, sampled, 0, n, op, on), OSSA_OK);
         check_range(&c.mesh, mine, 0, n, op, on, 1e-6f); /* expected from the hand-read buffers */
     }
     free(op), free(on);
@@ -335,6 +419,7 @@ static void animated_morph_cube_through_loader(void **state) {
 
 int main(void) {
     const struct CMUnitTest tests[] = {
+        cmocka_unit_test(job_validation),
         cmocka_unit_test(random_targets),
         cmocka_unit_test(animated_morph_cube_by_hand),
         cmocka_unit_test(animated_morph_cube_through_loader),

@@ -9,7 +9,8 @@
 #include "skin/skin_internal.h"
 #include <stdatomic.h>
 
-#include "thread_pool.h" /* support/: the tools' pool, tested here with the kernels it splits */
+#include "skin_reference.h" /* tests/support: the seed's slow skinners */
+#include "thread_pool.h"    /* support/: the tools' pool, tested here with the kernels it splits */
 
 #define SENTINEL 1234.5f
 
@@ -112,6 +113,12 @@ static ossa_skin_job packed_job(const test_mesh *m, uint32_t begin, uint32_t end
     return job;
 }
 
+/* Runs job (LBS unless it says otherwise) with `kernel` in its kernel field. */
+static ossa_result run_kernel(ossa_skin_job *job, ossa_skin_kernel kernel) {
+    job->kernel = kernel;
+    return ossa_skin_job_run(job);
+}
+
 static float *filled(size_t count) {
     float *f = malloc(sizeof(float) * count);
     assert_non_null(f);
@@ -159,7 +166,7 @@ static void every_kernel_matches_reference(void **state) {
             for (size_t r = 0; r < sizeof ranges / sizeof ranges[0]; r++) {
                 float *op = filled(3 * m.n), *on = filled(3 * m.n), *ot = filled(4 * m.n);
                 ossa_skin_job job = packed_job(&m, ranges[r][0], ranges[r][1], op, on, ot);
-                assert_int_equal(ossa_skin_lbs(&job, (ossa_skin_kernel)kern), OSSA_OK);
+                assert_int_equal(run_kernel(&job, (ossa_skin_kernel)kern), OSSA_OK);
                 check_outputs(&m, ranges[r][0], ranges[r][1], op, on, ot, 1e-5f);
                 free(op), free(on), free(ot);
             }
@@ -174,12 +181,12 @@ static void simd_kernels_match_scalar_kernel(void **state) {
         test_mesh m = make_mesh_z(7 * k, 4099, k, 130, k == 4 ? 0 : 1000);
         float *sp = filled(3 * m.n), *sn = filled(3 * m.n), *st = filled(4 * m.n);
         ossa_skin_job job = packed_job(&m, 1, 4098, sp, sn, st);
-        assert_int_equal(ossa_skin_lbs(&job, OSSA_SKIN_KERNEL_SCALAR), OSSA_OK);
+        assert_int_equal(run_kernel(&job, OSSA_SKIN_KERNEL_SCALAR), OSSA_OK);
         for (int kern = OSSA_SKIN_KERNEL_SSE; kern <= OSSA_SKIN_KERNEL_AVX512; kern++) {
             if (!ossa_skin_kernel_available((ossa_skin_kernel)kern)) continue;
             float *op = filled(3 * m.n), *on = filled(3 * m.n), *ot = filled(4 * m.n);
             job = packed_job(&m, 1, 4098, op, on, ot);
-            assert_int_equal(ossa_skin_lbs(&job, (ossa_skin_kernel)kern), OSSA_OK);
+            assert_int_equal(run_kernel(&job, (ossa_skin_kernel)kern), OSSA_OK);
             for (uint32_t i = 0; i < 3 * m.n; i++) near_rel(op[i], sp[i], 1e-5f), near_rel(on[i], sn[i], 1e-5f);
             for (uint32_t i = 0; i < 4 * m.n; i++) near_rel(ot[i], st[i], 1e-5f);
             free(op), free(on), free(ot);
@@ -207,10 +214,10 @@ static void strided_streams_match_packed(void **state) {
         job.positions = in, job.normals = in + 3, job.tangents = in + 6;
         job.positions_stride = job.normals_stride = job.tangents_stride = 48;
         job.out_positions_stride = job.out_normals_stride = job.out_tangents_stride = 40;
-        assert_int_equal(ossa_skin_lbs(&job, (ossa_skin_kernel)kern), OSSA_OK);
+        assert_int_equal(run_kernel(&job, (ossa_skin_kernel)kern), OSSA_OK);
         float *pp = filled(3 * m.n), *pn = filled(3 * m.n), *pt = filled(4 * m.n);
         ossa_skin_job packed = packed_job(&m, 2, 331, pp, pn, pt);
-        assert_int_equal(ossa_skin_lbs(&packed, (ossa_skin_kernel)kern), OSSA_OK);
+        assert_int_equal(run_kernel(&packed, (ossa_skin_kernel)kern), OSSA_OK);
         for (uint32_t v = 2; v < 331; v++) { /* same kernel, same bits whatever the layout */
             assert_memory_equal(out + v * 10, pp + v * 3, 12);
             assert_memory_equal(out + v * 10 + 3, pn + v * 3, 12);
@@ -243,7 +250,7 @@ static void positions_only(void **state) {
         ossa_skin_job job = packed_job(&m, 0, m.n, out, NULL, NULL);
         job.normals = job.tangents = NULL;
         job.out_positions_stride = 20;
-        assert_int_equal(ossa_skin_lbs(&job, (ossa_skin_kernel)kern), OSSA_OK);
+        assert_int_equal(run_kernel(&job, (ossa_skin_kernel)kern), OSSA_OK);
         for (uint32_t v = 0; v < m.n; v++) {
             float p[3], n[3], t[4];
             reference(&m, v, p, n, t);
@@ -269,7 +276,7 @@ static void weights_not_summing_to_one_and_zero_weights(void **state) {
         ossa_skin_job job = {.end = 2, .vertex_count = 2, .influences = 4, .joints = joints, .weights = weights,
                              .palette = pal, .palette_count = 2, .positions = pos, .normals = nrm, .tangents = tan,
                              .out_positions = op, .out_normals = on, .out_tangents = ot};
-        assert_int_equal(ossa_skin_lbs(&job, (ossa_skin_kernel)kern), OSSA_OK);
+        assert_int_equal(run_kernel(&job, (ossa_skin_kernel)kern), OSSA_OK);
         ossa_vec3 e = ossa_mat4_transform_point(&pal[1], ossa_vec3_make(pos[0], pos[1], pos[2]));
         near_rel(op[0], 2 * e.x, 1e-5f), near_rel(op[1], 2 * e.y, 1e-5f), near_rel(op[2], 2 * e.z, 1e-5f);
         ossa_vec3 en = ossa_vec3_normalize(ossa_mat4_transform_vector(&pal[1], ossa_vec3_make(0, 0, 1)));
@@ -289,70 +296,120 @@ static void bad_joint_index_writes_nothing(void **state) {
         if (kern && !ossa_skin_kernel_available((ossa_skin_kernel)kern)) continue;
         float *op = filled(3 * m.n), *on = filled(3 * m.n), *ot = filled(4 * m.n);
         ossa_skin_job job = packed_job(&m, 0, m.n, op, on, ot);
-        assert_int_equal(ossa_skin_lbs(&job, (ossa_skin_kernel)kern), OSSA_ERROR_INVALID_DATA);
+        assert_int_equal(run_kernel(&job, (ossa_skin_kernel)kern), OSSA_ERROR_INVALID_DATA);
         for (uint32_t i = 0; i < 3 * m.n; i++) assert_true(op[i] == SENTINEL && on[i] == SENTINEL);
         job.end = 40; /* the bad vertex is outside the range: fine */
-        assert_int_equal(ossa_skin_lbs(&job, (ossa_skin_kernel)kern), OSSA_OK);
+        assert_int_equal(run_kernel(&job, (ossa_skin_kernel)kern), OSSA_OK);
         free(op), free(on), free(ot);
     }
     free_mesh(&m);
 }
 
-/* ozz-style: the zeroed job fails; it passes once every required field is set. */
+/* Validation fails with `expected`, naming `field` in diag->path and at the start of the
+ * message; _run fails alike (and so writes nothing). */
+static void expect_invalid(ossa_skin_job job, ossa_result expected, const char *field) {
+    ossa_diagnostic diag;
+    memset(&diag, 0, sizeof diag);
+    assert_int_equal(ossa_skin_job_validate(&job, &diag), expected);
+    assert_string_equal(diag.path, field);
+    assert_true(strncmp(diag.message, field, strlen(field)) == 0 && diag.message[strlen(field)] == ':');
+    assert_int_equal(ossa_skin_job_validate(&job, NULL), expected); /* diag is optional */
+    assert_int_equal(ossa_skin_job_run(&job), expected);
+}
+
+/* ozz-style: the zeroed job fails; each required field added in turn names the next one
+ * missing, until the job validates. */
 static void job_validation(void **state) {
     (void)state;
     ossa_mat4 pal = ossa_mat4_identity();
+    pal.m[12] = 10; /* translate x by 10 */
+    ossa_dual_quat dq;
+    ossa_dual_quat_job to_dq = {.palette = &pal, .palette_count = 1, .output = &dq, .output_count = 1};
+    assert_int_equal(ossa_dual_quat_job_run(&to_dq), OSSA_OK);
     uint16_t joints[4] = {0};
     float weights[4] = {1, 0, 0, 0}, pos[3] = {1, 2, 3}, out[4], nrm[3] = {0, 1, 0};
+    ossa_diagnostic diag;
+    assert_int_equal(ossa_skin_job_validate(NULL, &diag), OSSA_ERROR_INVALID_ARGUMENT);
+    assert_string_equal(diag.path, "job");
+    assert_int_equal(ossa_skin_job_run(NULL), OSSA_ERROR_INVALID_ARGUMENT);
+
     ossa_skin_job job = {0};
-    assert_int_equal(ossa_skin_job_validate(NULL), OSSA_ERROR_INVALID_ARGUMENT);
-    assert_int_equal(ossa_skin_job_validate(&job), OSSA_ERROR_INVALID_ARGUMENT);
+    expect_invalid(job, OSSA_ERROR_INVALID_ARGUMENT, "influences");
     job.influences = 4;
-    assert_int_equal(ossa_skin_job_validate(&job), OSSA_ERROR_INVALID_ARGUMENT);
-    job.joints = joints, job.weights = weights;
-    assert_int_equal(ossa_skin_job_validate(&job), OSSA_ERROR_INVALID_ARGUMENT);
-    job.palette = &pal, job.palette_count = 1;
-    assert_int_equal(ossa_skin_job_validate(&job), OSSA_ERROR_INVALID_ARGUMENT);
+    expect_invalid(job, OSSA_ERROR_INVALID_ARGUMENT, "joints");
+    job.joints = joints;
+    expect_invalid(job, OSSA_ERROR_INVALID_ARGUMENT, "weights");
+    job.weights = weights;
+    expect_invalid(job, OSSA_ERROR_INVALID_ARGUMENT, "palette");
+    job.palette = &pal;
+    expect_invalid(job, OSSA_ERROR_INVALID_ARGUMENT, "palette_count");
+    job.palette_count = 1;
+    expect_invalid(job, OSSA_ERROR_INVALID_ARGUMENT, "positions");
     job.positions = pos;
-    assert_int_equal(ossa_skin_job_validate(&job), OSSA_ERROR_INVALID_ARGUMENT);
+    expect_invalid(job, OSSA_ERROR_INVALID_ARGUMENT, "out_positions");
     job.out_positions = out;
-    assert_int_equal(ossa_skin_job_validate(&job), OSSA_OK); /* empty range */
+    assert_int_equal(ossa_skin_job_validate(&job, NULL), OSSA_OK); /* empty range */
     job.end = 1; /* the range exceeds the streams' vertex_count (0): a short span, nothing written */
     out[0] = out[1] = out[2] = out[3] = SENTINEL;
-    assert_int_equal(ossa_skin_job_validate(&job), OSSA_ERROR_BUFFER_TOO_SMALL);
-    assert_int_equal(ossa_skin_lbs(&job, OSSA_SKIN_KERNEL_AUTO), OSSA_ERROR_BUFFER_TOO_SMALL);
-    assert_int_equal(ossa_skin_dqs(&job, (const ossa_dual_quat[1]){{{0, 0, 0, 1}, {0, 0, 0, 0}}}),
-                     OSSA_ERROR_BUFFER_TOO_SMALL);
+    expect_invalid(job, OSSA_ERROR_BUFFER_TOO_SMALL, "vertex_count");
     for (int i = 0; i < 4; i++) assert_true(out[i] == SENTINEL);
     job.vertex_count = 1;
-    assert_int_equal(ossa_skin_job_validate(&job), OSSA_OK);
-    assert_int_equal(ossa_skin_lbs(&job, OSSA_SKIN_KERNEL_AUTO), OSSA_OK);
+    assert_int_equal(ossa_skin_job_validate(&job, &diag), OSSA_OK);
+    assert_int_equal(ossa_skin_job_run(&job), OSSA_OK);
     assert_true(out[3] == SENTINEL); /* past the one vertex: untouched */
-    near_rel(out[0], 1, 0), near_rel(out[1], 2, 0), near_rel(out[2], 3, 0);
+    near_rel(out[0], 11, 0), near_rel(out[1], 2, 0), near_rel(out[2], 3, 0);
 
+    /* DQS reads dual_quats, which LBS left unset */
+    ossa_skin_job dqs = job;
+    dqs.method = OSSA_SKIN_DQS;
+    expect_invalid(dqs, OSSA_ERROR_INVALID_ARGUMENT, "dual_quats");
+    dqs.dual_quats = &dq;
+    out[0] = out[1] = out[2] = SENTINEL;
+    assert_int_equal(ossa_skin_job_run(&dqs), OSSA_OK);
+    near_rel(out[0], 11, 1e-6f), near_rel(out[1], 2, 1e-6f), near_rel(out[2], 3, 1e-6f);
+    dqs.palette = NULL; /* the span DQS does not read may be unset, or set (above) */
+    assert_int_equal(ossa_skin_job_validate(&dqs, NULL), OSSA_OK);
+    dqs.kernel = OSSA_SKIN_KERNEL_SSE; /* no SSE DQS kernel, whatever the CPU */
+    expect_invalid(dqs, OSSA_ERROR_UNSUPPORTED, "kernel");
+    ossa_skin_job lbs = job;
+    lbs.dual_quats = &dq; /* LBS with dual_quats set: accepted, not read */
+    assert_int_equal(ossa_skin_job_validate(&lbs, NULL), OSSA_OK);
+
+    /* each wrong field of a valid job, named */
     ossa_skin_job bad = job;
-    bad.influences = 5;
-    assert_int_equal(ossa_skin_job_validate(&bad), OSSA_ERROR_INVALID_ARGUMENT);
+    bad.method = (ossa_skin_method)7;
+    expect_invalid(bad, OSSA_ERROR_INVALID_ARGUMENT, "method");
+    bad = job, bad.kernel = (ossa_skin_kernel)99;
+    expect_invalid(bad, OSSA_ERROR_INVALID_ARGUMENT, "kernel");
+    bad = job, bad.influences = 5;
+    expect_invalid(bad, OSSA_ERROR_INVALID_ARGUMENT, "influences");
     bad = job, bad.begin = 2;
-    assert_int_equal(ossa_skin_job_validate(&bad), OSSA_ERROR_INVALID_ARGUMENT);
+    expect_invalid(bad, OSSA_ERROR_INVALID_ARGUMENT, "begin");
     bad = job, bad.palette_count = 0;
-    assert_int_equal(ossa_skin_job_validate(&bad), OSSA_ERROR_INVALID_ARGUMENT);
+    expect_invalid(bad, OSSA_ERROR_INVALID_ARGUMENT, "palette_count");
     bad = job, bad.normals = nrm; /* normals without out_normals */
-    assert_int_equal(ossa_skin_job_validate(&bad), OSSA_ERROR_INVALID_ARGUMENT);
+    expect_invalid(bad, OSSA_ERROR_INVALID_ARGUMENT, "out_normals");
+    bad = job, bad.out_normals = out; /* out_normals for a mesh without normals */
+    expect_invalid(bad, OSSA_ERROR_INVALID_ARGUMENT, "normals");
+    bad = job, bad.tangents = pos;
+    expect_invalid(bad, OSSA_ERROR_INVALID_ARGUMENT, "out_tangents");
     bad = job, bad.out_tangents = out; /* output without input */
-    assert_int_equal(ossa_skin_job_validate(&bad), OSSA_ERROR_INVALID_ARGUMENT);
+    expect_invalid(bad, OSSA_ERROR_INVALID_ARGUMENT, "tangents");
     bad = job, bad.positions_stride = 8;
-    assert_int_equal(ossa_skin_job_validate(&bad), OSSA_ERROR_INVALID_ARGUMENT);
+    expect_invalid(bad, OSSA_ERROR_INVALID_ARGUMENT, "positions_stride");
     bad = job, bad.out_positions_stride = 14;
-    assert_int_equal(ossa_skin_job_validate(&bad), OSSA_ERROR_INVALID_ARGUMENT);
+    expect_invalid(bad, OSSA_ERROR_INVALID_ARGUMENT, "out_positions_stride");
     bad = job, bad.tangents = pos, bad.out_tangents = out, bad.tangents_stride = 12;
-    assert_int_equal(ossa_skin_job_validate(&bad), OSSA_ERROR_INVALID_ARGUMENT);
+    expect_invalid(bad, OSSA_ERROR_INVALID_ARGUMENT, "tangents_stride");
     bad = job, bad.positions = (const float *)(const void *)((const char *)pos + 1);
-    assert_int_equal(ossa_skin_job_validate(&bad), OSSA_ERROR_INVALID_ARGUMENT);
-    assert_int_equal(ossa_skin_lbs(NULL, OSSA_SKIN_KERNEL_AUTO), OSSA_ERROR_INVALID_ARGUMENT);
-    assert_int_equal(ossa_skin_lbs(&job, (ossa_skin_kernel)99), OSSA_ERROR_INVALID_ARGUMENT);
+    expect_invalid(bad, OSSA_ERROR_INVALID_ARGUMENT, "positions");
+    bad = job, bad.joints = (const uint16_t *)(const void *)((const char *)joints + 1);
+    expect_invalid(bad, OSSA_ERROR_INVALID_ARGUMENT, "joints");
+    assert_true(out[3] == SENTINEL);
 }
 
+/* An explicit kernel the CPU lacks (or that a cap hides) fails validation as UNSUPPORTED
+ * naming "kernel"; AUTO always runs. */
 static void unavailable_kernel_is_unsupported(void **state) {
     (void)state;
     ossa_mat4 pal = ossa_mat4_identity();
@@ -362,7 +419,7 @@ static void unavailable_kernel_is_unsupported(void **state) {
     job.end = 1, job.vertex_count = 1, job.influences = 4, job.joints = joints, job.weights = weights;
     job.palette = &pal, job.palette_count = 1, job.positions = pos, job.out_positions = out;
     for (int kern = OSSA_SKIN_KERNEL_SCALAR; kern <= OSSA_SKIN_KERNEL_AVX512; kern++)
-        assert_int_equal(ossa_skin_lbs(&job, (ossa_skin_kernel)kern),
+        assert_int_equal(run_kernel(&job, (ossa_skin_kernel)kern),
                          ossa_skin_kernel_available((ossa_skin_kernel)kern) ? OSSA_OK : OSSA_ERROR_UNSUPPORTED);
     assert_true(ossa_skin_kernel_available(OSSA_SKIN_KERNEL_SCALAR));
     assert_false(ossa_skin_kernel_available(OSSA_SKIN_KERNEL_AUTO));
@@ -372,9 +429,10 @@ static void unavailable_kernel_is_unsupported(void **state) {
         assert_true((int)ossa_skin_kernel_best() <= cap);
         for (int kern = cap + 1; kern <= OSSA_SKIN_KERNEL_AVX512; kern++) {
             assert_false(ossa_skin_kernel_available((ossa_skin_kernel)kern));
-            assert_int_equal(ossa_skin_lbs(&job, (ossa_skin_kernel)kern), OSSA_ERROR_UNSUPPORTED);
+            job.kernel = (ossa_skin_kernel)kern;
+            expect_invalid(job, OSSA_ERROR_UNSUPPORTED, "kernel");
         }
-        assert_int_equal(ossa_skin_lbs(&job, OSSA_SKIN_KERNEL_AUTO), OSSA_OK);
+        assert_int_equal(run_kernel(&job, OSSA_SKIN_KERNEL_AUTO), OSSA_OK);
     }
     /* OSSA_SKIN_KERNEL caps the choice (read again after a negative cap) */
     const char *names[] = {"scalar", "sse", "avx2", "avx512"};
@@ -411,11 +469,11 @@ static void reference_paths_match_palette(void **state) {
         memcpy(m.palette, pal, sizeof pal);
         float *op = filled(3 * m.n), *on = filled(3 * m.n), *ot = filled(4 * m.n);
         ossa_skin_job job = packed_job(&m, 1, 199, op, on, ot);
-        assert_int_equal(ossa_skin_lbs_two_arrays(&job, mm, mi), OSSA_OK);
+        assert_int_equal(ot_skin_lbs_two_arrays(&job, mm, mi), OSSA_OK);
         check_outputs(&m, 1, 199, op, on, ot, 1e-4f);
-        assert_int_equal(ossa_skin_lbs_transforms(&job, model, ibm), OSSA_OK);
+        assert_int_equal(ot_skin_lbs_transforms(&job, model, ibm), OSSA_OK);
         check_outputs(&m, 1, 199, op, on, ot, 1e-4f);
-        assert_int_equal(ossa_skin_lbs_transforms(&job, NULL, ibm), OSSA_ERROR_INVALID_ARGUMENT);
+        assert_int_equal(ot_skin_lbs_transforms(&job, NULL, ibm), OSSA_ERROR_INVALID_ARGUMENT);
         free(op), free(on), free(ot);
         free_mesh(&m);
     }
@@ -433,7 +491,7 @@ static void pool_skin(uint32_t begin, uint32_t end, void *user) {
     ossa_skin_job job = c->job;
     job.begin = begin, job.end = end;
     for (uint32_t v = begin; v < end; v++) atomic_fetch_add(&c->visits[v], 1);
-    if (ossa_skin_lbs(&job, c->kernel) != OSSA_OK) atomic_store(&c->failed, 1);
+    if (run_kernel(&job, c->kernel) != OSSA_OK) atomic_store(&c->failed, 1);
 }
 
 /* Split over the pool = one call, bit for bit (kernels give a vertex the same arithmetic
@@ -450,7 +508,7 @@ static void thread_pool_split_matches_single_call(void **state) {
         c.kernel = (ossa_skin_kernel)(OSSA_SKIN_KERNEL_SCALAR + t / 3);
         if (!ossa_skin_kernel_available(c.kernel)) continue;
         ossa_skin_job job = packed_job(&m, 0, m.n, ref, ref + 3 * m.n, ref + 6 * m.n);
-        assert_int_equal(ossa_skin_lbs(&job, c.kernel), OSSA_OK);
+        assert_int_equal(run_kernel(&job, c.kernel), OSSA_OK);
         thread_pool *pool = thread_pool_create(threads[t % 3]);
         assert_non_null(pool);
         assert_int_equal(thread_pool_size(pool), threads[t % 3]);

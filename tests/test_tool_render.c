@@ -507,7 +507,7 @@ static void looping_clip_drops_the_end_frame(void **state) {
 }
 
 /* Morph targets animate in the render (weight tracks, no skin): frames change, and the
- * CPU path (ossa_morph_apply) matches the GPU shader path. */
+ * CPU path (ossa_morph_job) matches the GPU shader path. */
 static void morph_cube_animates(void **state) {
     (void)state;
     if (!gl_tool_or_skip()) skip();

@@ -94,7 +94,7 @@ typedef struct ossa_gl_draw_desc {
     float light_dir[3];              /* direction the light travels (model space); zero = from above-front-right */
     bool wireframe;
     /* Morph weights, the mesh's target_count of them, or NULL for none:
-     * p = base + Σ wₜ δₜ (normals likewise) before skinning, as ossa_morph_apply.
+     * p = base + Σ wₜ δₜ (normals likewise) before skinning, as ossa_morph_job.
      * More than OSSA_GL_MAX_ACTIVE_MORPHS non-zero weights: UNSUPPORTED. */
     const float *morph_weights;
     /* Material (all zero = untextured, opaque, no culling). Surface colour =

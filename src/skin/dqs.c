@@ -1,6 +1,8 @@
-/* Dual quaternion skinning (scalar): palette → unit dual quaternions, blend with
- * hemisphere correction against the first influence, normalise, apply. */
+/* Dual quaternions: the palette → unit dual quaternion job, and the scalar DQS kernel
+ * (blend with hemisphere correction against the first influence, normalise, apply). */
 #include "skin_internal.h"
+
+#include "core/job.h"
 
 #include <math.h>
 #include <string.h>
@@ -45,44 +47,30 @@ static void unit3(const float *in, float out[3]) {
     out[0] = in[0] * s, out[1] = in[1] * s, out[2] = in[2] * s;
 }
 
-void ossa_palette_to_dual_quats(const ossa_mat4 *palette, uint32_t count, ossa_dual_quat *out) {
-    if (!palette || !out) return;
-    for (uint32_t i = 0; i < count; i++) {
-        const float *m = palette[i].m;
+ossa_result ossa_dual_quat_job_validate(const ossa_dual_quat_job *job, ossa_diagnostic *diag) {
+    if (!job) return ossa__job_fail(diag, OSSA_ERROR_INVALID_ARGUMENT, "job", "NULL");
+    if (!job->palette) return ossa__job_fail(diag, OSSA_ERROR_INVALID_ARGUMENT, "palette", "required");
+    if (!job->output) return ossa__job_fail(diag, OSSA_ERROR_INVALID_ARGUMENT, "output", "required");
+    if (job->output_count < job->palette_count)
+        return ossa__job_fail(diag, OSSA_ERROR_BUFFER_TOO_SMALL, "output", "%u entries, palette_count is %u",
+                              job->output_count, job->palette_count);
+    return OSSA_OK;
+}
+
+ossa_result ossa_dual_quat_job_run(ossa_dual_quat_job *job) {
+    ossa_result r = ossa_dual_quat_job_validate(job, NULL);
+    if (r != OSSA_OK) return r;
+    for (uint32_t i = 0; i < job->palette_count; i++) {
+        const float *m = job->palette[i].m;
         float c0[3], c1[3], c2[3];
         unit3(m, c0), unit3(m + 4, c1), unit3(m + 8, c2);
         ossa_quat q = quat_from_rotation(c0, c1, c2);
         float tx = m[12], ty = m[13], tz = m[14];
-        out[i].real = q;
-        out[i].dual = (ossa_quat){0.5f * (tx * q.w + ty * q.z - tz * q.y), 0.5f * (-tx * q.z + ty * q.w + tz * q.x),
-                                  0.5f * (tx * q.y - ty * q.x + tz * q.w), 0.5f * (-tx * q.x - ty * q.y - tz * q.z)};
+        ossa_dual_quat *out = &job->output[i];
+        out->real = q;
+        out->dual = (ossa_quat){0.5f * (tx * q.w + ty * q.z - tz * q.y), 0.5f * (-tx * q.z + ty * q.w + tz * q.x),
+                                0.5f * (tx * q.y - ty * q.x + tz * q.w), 0.5f * (-tx * q.x - ty * q.y - tz * q.z)};
     }
-}
-
-ossa_result ossa_skin_dqs(const ossa_skin_job *job, const ossa_dual_quat *dq) {
-    return ossa_skin_dqs_with_kernel(job, dq, OSSA_SKIN_KERNEL_AUTO);
-}
-
-ossa_result ossa_skin_dqs_with_kernel(const ossa_skin_job *job, const ossa_dual_quat *dq, ossa_skin_kernel kernel) {
-    static const ossa_mat4 unused = {{0}};
-    if (!job || !dq) return OSSA_ERROR_INVALID_ARGUMENT;
-    if (kernel < OSSA_SKIN_KERNEL_AUTO || kernel > OSSA_SKIN_KERNEL_AVX512) return OSSA_ERROR_INVALID_ARGUMENT;
-    if (kernel == OSSA_SKIN_KERNEL_AUTO) {
-        kernel = ossa_skin_kernel_best();
-        if (kernel == OSSA_SKIN_KERNEL_SSE) kernel = OSSA_SKIN_KERNEL_SCALAR; /* no SSE DQS kernel */
-    } else if (kernel == OSSA_SKIN_KERNEL_SSE || !ossa_skin_kernel_available(kernel)) {
-        return OSSA_ERROR_UNSUPPORTED;
-    }
-    ossa_skin_job j = *job;
-    j.palette = &unused; /* job->palette is not used by DQS */
-    ossa_result r = ossa_skin_job_validate(&j);
-    if (r == OSSA_OK) r = ossa__skin_check_joints(&j);
-    if (r != OSSA_OK) return r;
-    if (j.begin == j.end) return OSSA_OK;
-    j = ossa__skin_job_resolve(&j);
-    if (kernel == OSSA_SKIN_KERNEL_AVX512) ossa__skin_dqs_avx512(&j, dq);
-    else if (kernel == OSSA_SKIN_KERNEL_AVX2) ossa__skin_dqs_avx2(&j, dq);
-    else ossa__skin_dqs_scalar(&j, dq);
     return OSSA_OK;
 }
 

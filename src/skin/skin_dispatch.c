@@ -1,4 +1,5 @@
-/* Run-time kernel choice (__builtin_cpu_supports) and the public LBS entry point. */
+/* Run-time kernel choice (__builtin_cpu_supports) and the OSSA_SKIN_KERNEL cap; the job
+ * that uses it is in skin_job.c. */
 #include "skin_internal.h"
 
 #include <stdatomic.h>
@@ -65,24 +66,4 @@ const char *ossa_skin_kernel_name(ossa_skin_kernel kernel) {
     case OSSA_SKIN_KERNEL_AVX512: return "avx512";
     default: return "unknown";
     }
-}
-
-ossa_result ossa_skin_lbs(const ossa_skin_job *job, ossa_skin_kernel kernel) {
-    ossa_result r = ossa_skin_job_validate(job);
-    if (r != OSSA_OK) return r;
-    if (kernel < OSSA_SKIN_KERNEL_AUTO || kernel > OSSA_SKIN_KERNEL_AVX512) return OSSA_ERROR_INVALID_ARGUMENT;
-    if (kernel == OSSA_SKIN_KERNEL_AUTO) kernel = ossa_skin_kernel_best();
-    else if (!ossa_skin_kernel_available(kernel)) return OSSA_ERROR_UNSUPPORTED;
-    r = ossa__skin_check_joints(job);
-    if (r != OSSA_OK) return r;
-    if (job->begin == job->end) return OSSA_OK;
-    ossa_skin_job resolved = ossa__skin_job_resolve(job);
-    static const ossa__skin_kernel_fn table[] = {
-        [OSSA_SKIN_KERNEL_SCALAR] = ossa__skin_lbs_scalar,
-        [OSSA_SKIN_KERNEL_SSE] = ossa__skin_lbs_sse,
-        [OSSA_SKIN_KERNEL_AVX2] = ossa__skin_lbs_avx2,
-        [OSSA_SKIN_KERNEL_AVX512] = ossa__skin_lbs_avx512,
-    };
-    table[kernel](&resolved);
-    return OSSA_OK;
 }

@@ -16,7 +16,7 @@ void ossa__skin_lbs_scalar(const ossa_skin_job *job);
 void ossa__skin_lbs_sse(const ossa_skin_job *job);
 void ossa__skin_lbs_avx2(const ossa_skin_job *job);
 void ossa__skin_lbs_avx512(const ossa_skin_job *job);
-/* DQS kernels over a validated, joint-checked, stride-resolved job. */
+/* DQS kernels over a validated, joint-checked, stride-resolved job; dq is job->dual_quats. */
 void ossa__skin_dqs_scalar(const ossa_skin_job *job, const ossa_dual_quat *dq);
 void ossa__skin_dqs_avx2(const ossa_skin_job *job, const ossa_dual_quat *dq);
 void ossa__skin_dqs_avx512(const ossa_skin_job *job, const ossa_dual_quat *dq);

@@ -1,37 +1,9 @@
-/* Job validation, joint checks and the scalar linear-blend-skinning kernel (the
- * reference every SIMD kernel is tested against). */
+/* Stride resolution, joint checks, the scratch copy and the scalar linear-blend-skinning
+ * kernel (the one every SIMD kernel is tested against). Validation is in skin_job.c. */
 #include "skin_internal.h"
 
 #include <math.h>
 #include <string.h>
-
-static bool stride_ok(uint32_t stride, uint32_t size) {
-    return stride == 0 || (stride >= size && stride % 4 == 0);
-}
-
-static bool aligned4(const void *p) {
-    return ((uintptr_t)p & 3u) == 0;
-}
-
-ossa_result ossa_skin_job_validate(const ossa_skin_job *job) {
-    if (!job) return OSSA_ERROR_INVALID_ARGUMENT;
-    if (job->influences != 4 && job->influences != 8) return OSSA_ERROR_INVALID_ARGUMENT;
-    if (job->begin > job->end) return OSSA_ERROR_INVALID_ARGUMENT;
-    if (!job->joints || !job->weights || !job->palette || job->palette_count == 0) return OSSA_ERROR_INVALID_ARGUMENT;
-    if (!job->positions || !job->out_positions) return OSSA_ERROR_INVALID_ARGUMENT;
-    if (!job->normals != !job->out_normals) return OSSA_ERROR_INVALID_ARGUMENT;
-    if (!job->tangents != !job->out_tangents) return OSSA_ERROR_INVALID_ARGUMENT;
-    if (!aligned4(job->weights) || !aligned4(job->palette) || !aligned4(job->positions) ||
-        !aligned4(job->out_positions) || !aligned4(job->normals) || !aligned4(job->out_normals) ||
-        !aligned4(job->tangents) || !aligned4(job->out_tangents) || ((uintptr_t)job->joints & 1u))
-        return OSSA_ERROR_INVALID_ARGUMENT;
-    if (!stride_ok(job->positions_stride, 12) || !stride_ok(job->out_positions_stride, 12) ||
-        !stride_ok(job->normals_stride, 12) || !stride_ok(job->out_normals_stride, 12) ||
-        !stride_ok(job->tangents_stride, 16) || !stride_ok(job->out_tangents_stride, 16))
-        return OSSA_ERROR_INVALID_ARGUMENT;
-    if (job->end > job->vertex_count) return OSSA_ERROR_BUFFER_TOO_SMALL;
-    return OSSA_OK;
-}
 
 ossa_skin_job ossa__skin_job_resolve(const ossa_skin_job *job) {
     ossa_skin_job j = *job;

@@ -100,7 +100,10 @@ static void skin_range(bench *b, uint32_t mesh, const ossa_mat4 *palettes, uint3
     job.influences = m->influences;
     job.joints = m->joints;
     job.weights = m->weights;
+    job.method = b->dqs ? OSSA_SKIN_DQS : OSSA_SKIN_LBS;
+    job.kernel = b->dqs ? OSSA_SKIN_KERNEL_AUTO : b->kernel;
     job.palette = palettes + (size_t)m->skin * b->jc;
+    job.dual_quats = b->dq + (size_t)m->skin * b->jc;
     job.palette_count = b->jc;
     job.positions = m->positions;
     job.out_positions = s->positions[mesh];
@@ -108,10 +111,7 @@ static void skin_range(bench *b, uint32_t mesh, const ossa_mat4 *palettes, uint3
         job.normals = m->normals;
         job.out_normals = s->normals[mesh];
     }
-    if (b->dqs)
-        ossa_skin_dqs(&job, b->dq + (size_t)m->skin * b->jc);
-    else
-        ossa_skin_lbs(&job, b->kernel);
+    ossa_skin_job_run(&job);
 }
 
 /* ---- stage bodies: run `iters` character-frames (or frames of all instances) ---- */
@@ -363,8 +363,11 @@ int cmd_bench(int argc, char **argv) {
     b.built = compressed;
     sample_one(&b, &b.inst[0], false);
     palette_one(&b, &b.inst[0]);
-    for (uint32_t k = 0; k < sk->skin_count; k++)
-        ossa_palette_to_dual_quats(b.inst[0].palettes + (size_t)k * b.jc, b.jc, b.dq + (size_t)k * b.jc);
+    for (uint32_t k = 0; k < sk->skin_count; k++) {
+        ossa_dual_quat_job dj = {.palette = b.inst[0].palettes + (size_t)k * b.jc, .palette_count = b.jc,
+                                 .output = b.dq + (size_t)k * b.jc, .output_count = b.jc};
+        ossa_dual_quat_job_run(&dj);
+    }
     ossa_skin_kernel best = ossa_skin_kernel_best();
 
     printf("ossa bench: %s, clip '%s' (%.2f s, %u tracks), %u joints, %u skinned vertices (%u influences), "

@@ -27,7 +27,7 @@ static int usage(FILE *f) {
             "  --out    .gif = every frame, .png = one frame (default render.gif, or render.png for a still)\n"
             "  --ssaa N anti-aliasing: N x N samples per pixel (default 2, 1 = off)\n"
             "  --bones  draw the skeleton over the mesh\n"
-            "  --cpu    skin on the CPU (ossa_skin_lbs); --gpu (default): palette texture shader\n"
+            "  --cpu    skin on the CPU (ossa_skin_job); --gpu (default): palette texture shader\n"
             "  --rest   render the rest pose (one frame)\n"
             "  --skinning lbs|dqs  linear blend (default) or dual quaternion skinning, CPU and GPU\n"
             "  --compare  LBS on the left half and DQS on the right half of each image (same camera)\n"

@@ -287,7 +287,13 @@ static int sample_main(int argc, char **argv, cli_layers *layers) {
             if (!mp || !mn || !op || !on || !w) rc = 1;
             if (!rc) {
                 morph_weights(clip, &bs, (uint32_t)mesh->node, mesh->target_count, mesh->default_weights, t, loop, w);
-                ossa_morph_apply(mesh, w, 0, nv, mp, mesh->normals ? mn : NULL);
+                ossa_morph_job mj = {.mesh = mesh, .weights = w, .weight_count = mesh->target_count, .end = nv,
+                                     .out_positions = mp, .out_positions_count = mesh->vertex_count,
+                                     .out_normals = mesh->normals ? mn : NULL, .out_normals_count = mesh->vertex_count};
+                if (ossa_morph_job_run(&mj) != OSSA_OK) {
+                    fprintf(stderr, "ossa sample: morphing mesh %u failed\n", m);
+                    rc = 1;
+                }
                 ossa_palette_job pj = {.skeleton = sk, .skin = (uint32_t)mesh->skin, .model = world,
                                        .model_count = jn, .output = palette, .output_count = jn};
                 ossa_palette_job_run(&pj);
@@ -299,6 +305,7 @@ static int sample_main(int argc, char **argv, cli_layers *layers) {
                 job.influences = mesh->influences;
                 job.joints = mesh->joints;
                 job.weights = mesh->weights;
+                job.kernel = OSSA_SKIN_KERNEL_SCALAR;
                 job.palette = palette;
                 job.palette_count = jn;
                 job.positions = mp;
@@ -307,7 +314,7 @@ static int sample_main(int argc, char **argv, cli_layers *layers) {
                     job.normals = mn;
                     job.out_normals = on;
                 }
-                if (nv && ossa_skin_lbs(&job, OSSA_SKIN_KERNEL_SCALAR) != OSSA_OK) {
+                if (!rc && nv && ossa_skin_job_run(&job) != OSSA_OK) {
                     fprintf(stderr, "ossa sample: skinning mesh %u failed\n", m);
                     rc = 1;
                 }

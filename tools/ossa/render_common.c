@@ -148,7 +148,9 @@ void scene_set_pose(scene *s, const ossa_transform *locals) {
         ossa_palette_job pj = {.skeleton = sk, .skin = k, .model = s->model, .model_count = jc,
                                .output = s->palettes + (size_t)k * jc, .output_count = jc};
         ossa_palette_job_run(&pj);
-        if (s->dqs) ossa_palette_to_dual_quats(s->palettes + (size_t)k * jc, jc, s->dual_quats + (size_t)k * jc);
+        ossa_dual_quat_job dj = {.palette = s->palettes + (size_t)k * jc, .palette_count = jc,
+                                 .output = s->dual_quats + (size_t)k * jc, .output_count = jc};
+        if (s->dqs) ossa_dual_quat_job_run(&dj);
     }
 }
 
@@ -277,7 +279,10 @@ bool scene_skin_cpu(scene *s, uint32_t mesh) {
     const float *src_pos = m->positions, *src_nrm = m->normals;
     if (s->morph_weights[mesh]) {
         float *mp = s->morphed[mesh], *mn = m->normals ? mp + (size_t)m->vertex_count * 3 : NULL;
-        if (ossa_morph_apply(m, s->morph_weights[mesh], 0, m->vertex_count, mp, mn) != OSSA_OK) return false;
+        ossa_morph_job mj = {.mesh = m, .weights = s->morph_weights[mesh], .weight_count = m->target_count,
+                             .end = m->vertex_count, .out_positions = mp, .out_positions_count = m->vertex_count,
+                             .out_normals = mn, .out_normals_count = m->vertex_count};
+        if (ossa_morph_job_run(&mj) != OSSA_OK) return false;
         src_pos = mp;
         if (mn) src_nrm = mn;
     }
@@ -290,7 +295,9 @@ bool scene_skin_cpu(scene *s, uint32_t mesh) {
         job.influences = m->influences;
         job.joints = m->joints;
         job.weights = m->weights;
+        job.method = s->dqs ? OSSA_SKIN_DQS : OSSA_SKIN_LBS;
         job.palette = scene_mesh_palette(s, mesh);
+        if (s->dqs) job.dual_quats = s->dual_quats + (size_t)m->skin * s->joint_count;
         job.palette_count = s->joint_count;
         job.positions = src_pos;
         job.out_positions = pos;
@@ -298,8 +305,7 @@ bool scene_skin_cpu(scene *s, uint32_t mesh) {
             job.normals = src_nrm;
             job.out_normals = nrm;
         }
-        if (s->dqs) return ossa_skin_dqs(&job, s->dual_quats + (size_t)m->skin * s->joint_count) == OSSA_OK;
-        return ossa_skin_lbs(&job, OSSA_SKIN_KERNEL_AUTO) == OSSA_OK;
+        return ossa_skin_job_run(&job) == OSSA_OK;
     }
     ossa_mat4 w = ossa_mat4_identity();
     if (m->node >= 0 && (uint32_t)m->node < s->joint_count) w = s->model[m->node];

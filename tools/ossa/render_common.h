@@ -24,7 +24,7 @@ typedef struct scene {
     bool *skin_joint;        /* joint_count: used by some skin (drawn by the bone overlay) */
     float **morph_weights;   /* per mesh: target_count current weights, or NULL without targets */
     float **morphed;         /* per mesh with targets: positions then normals after morphing (CPU path) */
-    bool dqs;                /* skin with dual quaternions (CPU: ossa_skin_dqs, GPU: DUAL_QUAT) instead of LBS */
+    bool dqs;                /* skin with dual quaternions (CPU: OSSA_SKIN_DQS, GPU: DUAL_QUAT) instead of LBS */
     ossa_dual_quat *dual_quats; /* skin_count * joint_count, from the palettes (filled when dqs) */
     /* Optional pass after every local-to-model (IK, ik_pass.h): may edit locals and model;
      * the palettes are computed after it. Set after scene_load (which zeroes the scene). */
@@ -59,8 +59,8 @@ void scene_set_pose(scene *s, const ossa_transform *locals);
 void scene_set_weights(scene *s, const ossa_clip *clip, float t, bool loop);
 
 /* Model-space copy of mesh i in the current pose into s->positions[i] /
- * s->normals[i]: morphed (ossa_morph_apply) when it has targets, then skinned
- * with ossa_skin_lbs (kernel AUTO) or ossa_skin_dqs (s->dqs), or for a rigid mesh
+ * s->normals[i]: morphed (ossa_morph_job) when it has targets, then skinned
+ * with ossa_skin_job (LBS, kernel AUTO; DQS when s->dqs), or for a rigid mesh
  * transformed by its node's model matrix. A mesh without normals gets none here:
  * the renderer shades it with flat normals of the skinned triangles. */
 bool scene_skin_cpu(scene *s, uint32_t mesh);
