@@ -649,11 +649,11 @@ static void player_pose_hook(void **state) {
     assert_int_equal(ossa_player_create(sk, NULL, &player), OSSA_OK);
     leg_pass pass = {ossa_vec3_make(0.15f, 0.25f, 0.2f), 0, false};
     ossa_player_set_pose_hook(player, leg_hook, &pass);
-    assert_int_equal(ossa_player_play(player, clip, 1.0f, true), OSSA_OK);
+    assert_int_equal(ossa_player_play(player, ossa_source_editable(clip), 1.0f, true), OSSA_OK);
     ossa_mat4 model[4];
     for (int step = 0; step < 8; step++) {
         ossa_player_update(player, 0.13f);
-        ossa_player_model(player, model);
+        assert_int_equal(ossa_player_model(player, model, 4), OSSA_OK);
         ossa_vec3 foot = mpos(&model[3]);
         ot_assert_floats_near(&foot.x, &pass.target.x, 3, 1e-5f);
         ot_assert_near(len(sub(mpos(&model[2]), mpos(&model[1]))), 0.42f, 1e-5f);
