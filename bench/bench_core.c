@@ -202,7 +202,7 @@ int main(int argc, char **argv) {
     double player_ns = 0;
     if (ossa_player_create(skeleton, NULL, &player) == OSSA_OK) {
         for (int r = 0; r < runs; r++) {
-            ossa_player_play(player, clip, 1.0f, true);
+            ossa_player_play(player, ossa_source_editable(clip), 1.0f, true);
             double t0 = now_ns();
             for (int f = 0; f < FRAMES; f++) {
                 ossa_player_update(player, 1.0f / 60);

@@ -141,13 +141,13 @@ static double bench_player(const ossa_asset *a, const ossa_clip *walk, const oss
     ossa_player_add_layer(p, OSSA_PLAYER_LAYER_OVERRIDE, &l1);
     ossa_player_add_layer(p, OSSA_PLAYER_LAYER_ADDITIVE, &l2);
     if (built) {
-        ossa_player_play_built(p, built[0], 1, true);
-        ossa_player_layer_play_built(p, l1, built[1], 1, true);
-        ossa_player_layer_play_built(p, l2, built[2], 1, true);
+        ossa_player_play(p, ossa_source_built(built[0]), 1, true);
+        ossa_player_layer_play(p, l1, ossa_source_built(built[1]), 1, true);
+        ossa_player_layer_play(p, l2, ossa_source_built(built[2]), 1, true);
     } else {
-        ossa_player_play(p, walk, 1, true);
-        ossa_player_layer_play(p, l1, run, 1, true);
-        ossa_player_layer_play(p, l2, punch_add, 1, true);
+        ossa_player_play(p, ossa_source_editable(walk), 1, true);
+        ossa_player_layer_play(p, l1, ossa_source_editable(run), 1, true);
+        ossa_player_layer_play(p, l2, ossa_source_editable(punch_add), 1, true);
     }
     ossa_player_layer_set_weight(p, 0, 0.4f);
     ossa_player_layer_set_weight(p, l1, 0.6f);

@@ -12,13 +12,13 @@ int main(int argc, char **argv) {
     ossa_player *player; ossa_player_create(skel, NULL, &player);
     ossa_built_clip *clip = NULL;                             /* editable -> built, error <= 1e-4 */
     if (asset->clip_count) ossa_clip_build(asset->clips[0], skel, NULL, NULL, &clip, NULL);
-    if (clip) ossa_player_play_built(player, clip, 1.0f, true);
+    if (clip) ossa_player_play(player, ossa_source_built(clip), 1.0f, true);
     ossa_player_update(player, 0.25f);                        /* advance 0.25 s */
     const ossa_mesh *mesh = asset->mesh_count ? asset->meshes[0] : NULL;
     if (mesh && mesh->skin >= 0) {
         ossa_mat4 *palette = malloc(skel->joint_count * sizeof *palette);
         float *out = malloc((size_t)mesh->vertex_count * 3 * sizeof *out);
-        ossa_player_palette(player, (uint32_t)mesh->skin, palette);
+        ossa_player_palette(player, (uint32_t)mesh->skin, palette, skel->joint_count);
         ossa_skin_job job = {.end = mesh->vertex_count, .vertex_count = mesh->vertex_count, .influences = mesh->influences, .joints = mesh->joints,
             .weights = mesh->weights, .palette = palette, .palette_count = skel->joint_count,
             .positions = mesh->positions, .out_positions = out};

@@ -12,17 +12,18 @@ static void tick_loop(const ossa_skeleton *sk, const ossa_clip *a, const ossa_cl
     if (ossa_player_create(sk, NULL, &player) != OSSA_OK) return;
     ossa_mat4 *model = malloc(sizeof *model * sk->joint_count);
     ossa_mat4 *palette = malloc(sizeof *palette * sk->joint_count);
-    ossa_player_play(player, a, 1.0f, true);
+    ossa_player_play(player, ossa_source_editable(a), 1.0f, true);
     const float dt = 1.0f / 10;
     for (int i = 0; i <= 20; i++) {
-        if (i == 8) ossa_player_crossfade(player, b, 0.5f, 1.0f, true); /* allocation happens here, not in update */
+        if (i == 8) /* allocation happens here, not in update */
+            ossa_player_crossfade(player, ossa_source_editable(b), 0.5f, 1.0f, true);
         if (i > 0) ossa_player_update(player, dt);
-        ossa_player_model(player, model);
+        ossa_player_model(player, model, sk->joint_count);
         const ossa_mat4 *tip = &model[sk->joint_count - 1];
-        printf("tick %2d  clip %-6s t=%.2f  fade %.2f  tip (%6.3f %6.3f %6.3f)", i, ossa_player_clip(player)->name,
+        printf("tick %2d  clip %-6s t=%.2f  fade %.2f  tip (%6.3f %6.3f %6.3f)", i, ossa_player_layer_source(player, 0).clip->name,
                (double)ossa_player_time(player), (double)ossa_player_fade_weight(player), (double)tip->m[12],
                (double)tip->m[13], (double)tip->m[14]);
-        if (sk->skin_count && ossa_player_palette(player, 0, palette) == OSSA_OK) {
+        if (sk->skin_count && ossa_player_palette(player, 0, palette, sk->joint_count) == OSSA_OK) {
             uint32_t j = sk->skins[0].joints[sk->skins[0].joint_count - 1];
             printf("  palette[%u] t (%6.3f %6.3f %6.3f)", j, (double)palette[j].m[12], (double)palette[j].m[13],
                    (double)palette[j].m[14]);

@@ -29,8 +29,8 @@ int main(int argc, char **argv) {
     }
     uint32_t run_layer;
     ossa_player_add_layer(player, OSSA_PLAYER_LAYER_OVERRIDE, &run_layer);
-    ossa_player_play_built(player, walk_built, 1.0f, true); /* layer 0 */
-    ossa_player_layer_play_built(player, run_layer, run_built, 1.0f, true);
+    ossa_player_play(player, ossa_source_built(walk_built), 1.0f, true); /* layer 0 */
+    ossa_player_layer_play(player, run_layer, ossa_source_built(run_built), 1.0f, true);
     ossa_player_layer_set_sync(player, 0, 1); /* one sync group: a shared phase */
     ossa_player_layer_set_sync(player, run_layer, 1);
 

@@ -29,15 +29,15 @@ int main(int argc, char **argv) {
     }
     uint32_t add;
     ossa_player_add_layer(player, OSSA_PLAYER_LAYER_ADDITIVE, &add);
-    ossa_player_play(player, asset->clips[walk], 1.0f, true);
-    ossa_player_layer_play(player, add, punch_delta, 1.0f, true);
+    ossa_player_play(player, ossa_source_editable(asset->clips[walk]), 1.0f, true);
+    ossa_player_layer_play(player, add, ossa_source_editable(punch_delta), 1.0f, true);
     ossa_mat4 *model = malloc(sizeof *model * sk->joint_count);
     for (int tick = 0; tick <= 30; tick++) {
         /* Every other tick without the additive layer, to show what it adds. */
         for (int on = 0; on < 2; on++) {
             ossa_player_layer_set_weight(player, add, on ? 0.6f : 0.0f);
             ossa_player_update(player, on ? 1.0f / 30.0f : 0.0f);
-            ossa_player_model(player, model);
+            ossa_player_model(player, model, sk->joint_count);
             if (tick % 5 == 0)
                 printf("%s t=%.2f  right hand (%7.3f %7.3f %7.3f)%s", on ? "  with punch" : "walk",
                        (double)ossa_player_time(player), (double)model[hand].m[12], (double)model[hand].m[13],

@@ -32,14 +32,14 @@ int main(int argc, char **argv) {
     for (uint32_t j = 0; j < n; j++) lower[j] = 1.0f - upper[j]; /* the complement: everything else */
     uint32_t top;
     ossa_player_add_layer(player, OSSA_PLAYER_LAYER_OVERRIDE, &top);
-    ossa_player_play(player, asset->clips[walk], 1.0f, true);
+    ossa_player_play(player, ossa_source_editable(asset->clips[walk]), 1.0f, true);
     ossa_player_layer_set_mask(player, 0, lower, n);
-    ossa_player_layer_play(player, top, asset->clips[punch], 1.0f, true);
+    ossa_player_layer_play(player, top, ossa_source_editable(asset->clips[punch]), 1.0f, true);
     ossa_player_layer_set_mask(player, top, upper, n);
     ossa_mat4 *model = malloc(sizeof *model * n);
     for (int tick = 0; tick <= 30; tick += 1) {
         ossa_player_update(player, 1.0f / 30.0f);
-        ossa_player_model(player, model);
+        ossa_player_model(player, model, n);
         if (tick % 5 == 0)
             printf("t=%.2f  left foot (walk) (%7.3f %7.3f %7.3f)  right hand (punch) (%7.3f %7.3f %7.3f)\n",
                    (double)ossa_player_time(player), (double)model[foot].m[12], (double)model[foot].m[13],

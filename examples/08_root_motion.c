@@ -35,8 +35,8 @@ int main(void) {
         ossa_root_motion_extract(walk, sk, NULL, NULL, &in_place, &motion) != OSSA_OK ||
         ossa_player_create(sk, NULL, &player) != OSSA_OK)
         return 1;
-    ossa_player_bind_root_motion(player, in_place, motion);
-    ossa_player_play(player, in_place, 1.0f, true);
+    ossa_player_bind_root_motion(player, ossa_source_editable(in_place), motion);
+    ossa_player_play(player, ossa_source_editable(in_place), 1.0f, true);
 
     const float path[4][2] = {{0, 6}, {6, 6}, {6, 0}, {0, 0}}; /* waypoints (x, z), a 6 m square */
     int next = 0;

@@ -197,12 +197,14 @@ static void run(const ossa_asset *a, const uint8_t *p) {
     if (sk && a->clip_count) {
         ossa_player *player = NULL;
         if (ossa_player_create(sk, NULL, &player) == OSSA_OK) {
-            CHECK(ossa_player_play(player, a->clips[0], times[1], flags & 4) == OSSA_OK);
+            CHECK(ossa_player_play(player, ossa_source_editable(a->clips[0]), times[1], flags & 4) == OSSA_OK);
             for (int s = 0; s < 4; s++) ossa_player_update(player, dt);
-            CHECK(ossa_player_crossfade(player, a->clips[a->clip_count - 1], times[2], times[3], flags & 8) == OSSA_OK);
+            ossa_clip_source last = ossa_source_editable(a->clips[a->clip_count - 1]);
+            CHECK(ossa_player_crossfade(player, last, times[2], times[3], flags & 8) == OSSA_OK);
             for (int s = 0; s < 4; s++) ossa_player_update(player, dt);
-            ossa_player_model(player, g_model);
-            for (uint32_t k = 0; k < sk->skin_count; k++) CHECK(ossa_player_palette(player, k, g_palette) == OSSA_OK);
+            CHECK(ossa_player_model(player, g_model, MAX_JOINTS) == OSSA_OK);
+            for (uint32_t k = 0; k < sk->skin_count; k++)
+                CHECK(ossa_player_palette(player, k, g_palette, MAX_JOINTS) == OSSA_OK);
             ossa_player_destroy(player);
         }
     }

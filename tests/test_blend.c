@@ -1,6 +1,7 @@
 /* Blend job, masks, additive clips and synced blending (src/anim/blend.c, additive.c):
  * expectations computed independently in double precision from the documented formula. */
 #include "test_support.h"
+#include "job_check.h"
 
 #include <math.h>
 #include <stdlib.h>
@@ -50,67 +51,67 @@ static void validity(void **state) {
     for (int i = 0; i < 4; i++) rest[i] = pose[i] = ossa_transform_identity();
     ossa_blend_job job;
     memset(&job, 0, sizeof job);
-    assert_int_equal(ossa_blend_job_validate(NULL), OSSA_ERROR_INVALID_ARGUMENT);
-    assert_int_equal(ossa_blend_job_validate(&job), OSSA_ERROR_INVALID_ARGUMENT);
+    ot_assert_job(ossa_blend_job_validate, NULL, OSSA_ERROR_INVALID_ARGUMENT, "job");
+    ot_assert_job(ossa_blend_job_validate, &job, OSSA_ERROR_INVALID_ARGUMENT, "rest");
     job.rest = rest;
     job.rest_count = 4;
-    assert_int_equal(ossa_blend_job_validate(&job), OSSA_ERROR_INVALID_ARGUMENT); /* no output */
+    ot_assert_job(ossa_blend_job_validate, &job, OSSA_ERROR_INVALID_ARGUMENT, "output"); /* no output */
     job.output = out;
-    assert_int_equal(ossa_blend_job_validate(&job), OSSA_ERROR_BUFFER_TOO_SMALL); /* output_count 0 */
+    ot_assert_job(ossa_blend_job_validate, &job, OSSA_ERROR_BUFFER_TOO_SMALL, "output_count"); /* output_count 0 */
     job.output_count = 3;
     assert_int_equal(ossa_blend_job_run(&job), OSSA_ERROR_BUFFER_TOO_SMALL);
     job.output_count = 4;
-    assert_int_equal(ossa_blend_job_validate(&job), OSSA_OK); /* no layers: the rest pose */
+    ot_assert_job_ok(ossa_blend_job_validate, &job); /* no layers: the rest pose */
     job.layer_count = 1;
-    assert_int_equal(ossa_blend_job_validate(&job), OSSA_ERROR_INVALID_ARGUMENT); /* layers NULL */
+    ot_assert_job(ossa_blend_job_validate, &job, OSSA_ERROR_INVALID_ARGUMENT, "layers"); /* layers NULL */
     ossa_blend_layer l;
     memset(&l, 0, sizeof l);
     job.layers = &l;
-    assert_int_equal(ossa_blend_job_validate(&job), OSSA_ERROR_INVALID_ARGUMENT); /* transforms NULL */
+    ot_assert_job(ossa_blend_job_validate, &job, OSSA_ERROR_INVALID_ARGUMENT, "layers[0].transforms");
     l.transforms = pose;
-    assert_int_equal(ossa_blend_job_validate(&job), OSSA_ERROR_BUFFER_TOO_SMALL); /* transform_count 0 */
+    ot_assert_job(ossa_blend_job_validate, &job, OSSA_ERROR_BUFFER_TOO_SMALL, "layers[0].transform_count");
     l.transform_count = 4;
-    assert_int_equal(ossa_blend_job_validate(&job), OSSA_OK);
+    ot_assert_job_ok(ossa_blend_job_validate, &job);
     l.joint_weights = mask;
-    assert_int_equal(ossa_blend_job_validate(&job), OSSA_ERROR_BUFFER_TOO_SMALL);
+    ot_assert_job(ossa_blend_job_validate, &job, OSSA_ERROR_BUFFER_TOO_SMALL, "layers[0].joint_weight_count");
     l.joint_weight_count = 4;
-    assert_int_equal(ossa_blend_job_validate(&job), OSSA_OK);
+    ot_assert_job_ok(ossa_blend_job_validate, &job);
     l.weight = -1.0f;
-    assert_int_equal(ossa_blend_job_validate(&job), OSSA_ERROR_INVALID_ARGUMENT);
+    ot_assert_job(ossa_blend_job_validate, &job, OSSA_ERROR_INVALID_ARGUMENT, "layers[0].weight");
     l.weight = NAN;
-    assert_int_equal(ossa_blend_job_validate(&job), OSSA_ERROR_INVALID_ARGUMENT);
+    ot_assert_job(ossa_blend_job_validate, &job, OSSA_ERROR_INVALID_ARGUMENT, "layers[0].weight");
     l.weight = 1.0f;
     job.threshold = -0.5f;
-    assert_int_equal(ossa_blend_job_validate(&job), OSSA_ERROR_INVALID_ARGUMENT);
+    ot_assert_job(ossa_blend_job_validate, &job, OSSA_ERROR_INVALID_ARGUMENT, "threshold");
     job.threshold = INFINITY;
-    assert_int_equal(ossa_blend_job_validate(&job), OSSA_ERROR_INVALID_ARGUMENT);
+    ot_assert_job(ossa_blend_job_validate, &job, OSSA_ERROR_INVALID_ARGUMENT, "threshold");
     job.threshold = 0.0f;
     job.additive_count = 1;
-    assert_int_equal(ossa_blend_job_validate(&job), OSSA_ERROR_INVALID_ARGUMENT); /* additive NULL */
+    ot_assert_job(ossa_blend_job_validate, &job, OSSA_ERROR_INVALID_ARGUMENT, "additive_layers"); /* additive NULL */
     ossa_blend_layer a = l;
     a.weight = -0.5f; /* negative additive weights subtract: valid */
     job.additive_layers = &a;
-    assert_int_equal(ossa_blend_job_validate(&job), OSSA_OK);
+    ot_assert_job_ok(ossa_blend_job_validate, &job);
     a.transform_count = 2;
-    assert_int_equal(ossa_blend_job_validate(&job), OSSA_ERROR_BUFFER_TOO_SMALL);
+    ot_assert_job(ossa_blend_job_validate, &job, OSSA_ERROR_BUFFER_TOO_SMALL, "additive_layers[0].transform_count");
     a.transform_count = 4;
     a.weight = INFINITY;
-    assert_int_equal(ossa_blend_job_validate(&job), OSSA_ERROR_INVALID_ARGUMENT);
+    ot_assert_job(ossa_blend_job_validate, &job, OSSA_ERROR_INVALID_ARGUMENT, "additive_layers[0].weight");
     a.weight = 1.0f;
     /* Joint weights must be finite and >= 0, on normal and additive layers alike (a NaN mask
      * weight on an additive layer would otherwise make a NaN pose). */
     float bad[4] = {1, 1, NAN, 1};
     a.joint_weights = bad;
-    assert_int_equal(ossa_blend_job_validate(&job), OSSA_ERROR_INVALID_ARGUMENT);
+    ot_assert_job(ossa_blend_job_validate, &job, OSSA_ERROR_INVALID_ARGUMENT, "additive_layers[0].joint_weights");
     bad[2] = -0.25f;
     assert_int_equal(ossa_blend_job_run(&job), OSSA_ERROR_INVALID_ARGUMENT);
     bad[2] = INFINITY;
-    assert_int_equal(ossa_blend_job_validate(&job), OSSA_ERROR_INVALID_ARGUMENT);
+    ot_assert_job(ossa_blend_job_validate, &job, OSSA_ERROR_INVALID_ARGUMENT, "additive_layers[0].joint_weights");
     a.joint_weights = mask;
     l.joint_weights = bad;
-    assert_int_equal(ossa_blend_job_validate(&job), OSSA_ERROR_INVALID_ARGUMENT);
+    ot_assert_job(ossa_blend_job_validate, &job, OSSA_ERROR_INVALID_ARGUMENT, "layers[0].joint_weights");
     bad[2] = 0.0f;
-    assert_int_equal(ossa_blend_job_validate(&job), OSSA_OK);
+    ot_assert_job_ok(ossa_blend_job_validate, &job);
     l.joint_weights = mask;
     assert_int_equal(ossa_blend_job_run(&job), OSSA_OK);
     /* Identity layer + identity additive: identity out. */

@@ -2,6 +2,7 @@
  * clock (clamp, wrap, negative, huge, NaN, infinities), reference fallback, per-track
  * clamping, lookups agreeing, weights, remapping. */
 #include "test_support.h"
+#include "job_check.h"
 
 #include <math.h>
 #include <stdlib.h>
@@ -204,31 +205,32 @@ static void sample_job_validation(void **state) {
     uint32_t cursors[8] = {0};
     const uint8_t canary = 0xAB;
     ossa_clip_sample_job job = {0};
-    assert_int_equal(ossa_clip_sample_job_validate(NULL), OSSA_ERROR_INVALID_ARGUMENT);
-    assert_int_equal(ossa_clip_sample_job_validate(&job), OSSA_ERROR_INVALID_ARGUMENT);
+    ot_assert_job(ossa_clip_sample_job_validate, NULL, OSSA_ERROR_INVALID_ARGUMENT, "job");
+    ot_assert_job(ossa_clip_sample_job_validate, &job, OSSA_ERROR_INVALID_ARGUMENT, "clip");
     job.clip = c;
-    assert_int_equal(ossa_clip_sample_job_validate(&job), OSSA_ERROR_INVALID_ARGUMENT);
+    ot_assert_job(ossa_clip_sample_job_validate, &job, OSSA_ERROR_INVALID_ARGUMENT, "output");
     job.reference = ref;
-    assert_int_equal(ossa_clip_sample_job_validate(&job), OSSA_ERROR_INVALID_ARGUMENT);
+    ot_assert_job(ossa_clip_sample_job_validate, &job, OSSA_ERROR_INVALID_ARGUMENT, "output");
     job.output = out;
-    assert_int_equal(ossa_clip_sample_job_validate(&job), OSSA_OK); /* a zero-joint pose */
+    ot_assert_job_ok(ossa_clip_sample_job_validate, &job); /* a zero-joint pose */
     job.reference_count = 4;
-    assert_int_equal(ossa_clip_sample_job_validate(&job), OSSA_ERROR_BUFFER_TOO_SMALL);
+    ot_assert_job(ossa_clip_sample_job_validate, &job, OSSA_ERROR_BUFFER_TOO_SMALL, "output_count");
     /* output one short of the reference pose: nothing written */
     memset(out, canary, sizeof out);
     job.output_count = 3, job.time = 1.5f;
     assert_int_equal(ossa_clip_sample_job_run(&job), OSSA_ERROR_BUFFER_TOO_SMALL);
     for (size_t b = 0; b < sizeof out; b++) assert_int_equal(((const uint8_t *)out)[b], canary);
     job.output_count = 4;
-    assert_int_equal(ossa_clip_sample_job_validate(&job), OSSA_OK);
+    ot_assert_job_ok(ossa_clip_sample_job_validate, &job);
     assert_int_equal(ossa_clip_sample_job_run(&job), OSSA_OK);
     assert_true(job.sampled_time == 1.5f);
     ot_assert_near(out[2].translation.x, 5, 1e-6);
     for (size_t b = 0; b < sizeof out[4]; b++) assert_int_equal(((const uint8_t *)&out[4])[b], canary);
     /* CURSOR lookup: cursors required, cursor_count >= ossa_clip_cursor_count (7) */
     job.lookup = OSSA_LOOKUP_CURSOR;
-    assert_int_equal(ossa_clip_sample_job_validate(&job), OSSA_ERROR_INVALID_ARGUMENT);
+    ot_assert_job(ossa_clip_sample_job_validate, &job, OSSA_ERROR_INVALID_ARGUMENT, "cursors");
     job.cursors = cursors, job.cursor_count = 6;
+    ot_assert_job(ossa_clip_sample_job_validate, &job, OSSA_ERROR_BUFFER_TOO_SMALL, "cursor_count");
     memset(out, canary, sizeof out);
     assert_int_equal(ossa_clip_sample_job_run(&job), OSSA_ERROR_BUFFER_TOO_SMALL);
     for (size_t b = 0; b < sizeof out; b++) assert_int_equal(((const uint8_t *)out)[b], canary);
@@ -237,13 +239,13 @@ static void sample_job_validation(void **state) {
     /* bad lookup; track ranges: begin > end, end > track_count */
     ossa_clip_sample_job bad = job;
     bad.lookup = (ossa_lookup)9;
-    assert_int_equal(ossa_clip_sample_job_validate(&bad), OSSA_ERROR_INVALID_ARGUMENT);
+    ot_assert_job(ossa_clip_sample_job_validate, &bad, OSSA_ERROR_INVALID_ARGUMENT, "lookup");
     bad = job, bad.track_begin = 2, bad.track_end = 1;
-    assert_int_equal(ossa_clip_sample_job_validate(&bad), OSSA_ERROR_INVALID_ARGUMENT);
+    ot_assert_job(ossa_clip_sample_job_validate, &bad, OSSA_ERROR_INVALID_ARGUMENT, "track_begin");
     bad = job, bad.track_begin = 0, bad.track_end = c->track_count + 1;
-    assert_int_equal(ossa_clip_sample_job_validate(&bad), OSSA_ERROR_INVALID_ARGUMENT);
+    ot_assert_job(ossa_clip_sample_job_validate, &bad, OSSA_ERROR_INVALID_ARGUMENT, "track_end");
     bad = job, bad.reference = NULL; /* reference_count without a reference */
-    assert_int_equal(ossa_clip_sample_job_validate(&bad), OSSA_ERROR_INVALID_ARGUMENT);
+    ot_assert_job(ossa_clip_sample_job_validate, &bad, OSSA_ERROR_INVALID_ARGUMENT, "reference");
     /* a track range writes only the joints of its tracks (no reference copy) */
     memset(out, canary, sizeof out);
     bad = job, bad.track_begin = 1, bad.track_end = 2; /* the track of joint 2 */
@@ -254,12 +256,12 @@ static void sample_job_validation(void **state) {
     /* weights job */
     float w[3] = {7, 7, 7};
     ossa_clip_weights_job wj = {0};
-    assert_int_equal(ossa_clip_weights_job_validate(NULL), OSSA_ERROR_INVALID_ARGUMENT);
-    assert_int_equal(ossa_clip_weights_job_validate(&wj), OSSA_ERROR_INVALID_ARGUMENT);
+    ot_assert_job(ossa_clip_weights_job_validate, NULL, OSSA_ERROR_INVALID_ARGUMENT, "job");
+    ot_assert_job(ossa_clip_weights_job_validate, &wj, OSSA_ERROR_INVALID_ARGUMENT, "clip");
     wj.clip = c;
-    assert_int_equal(ossa_clip_weights_job_validate(&wj), OSSA_ERROR_INVALID_ARGUMENT);
+    ot_assert_job(ossa_clip_weights_job_validate, &wj, OSSA_ERROR_INVALID_ARGUMENT, "output");
     wj.output = w;
-    assert_int_equal(ossa_clip_weights_job_validate(&wj), OSSA_ERROR_BUFFER_TOO_SMALL);
+    ot_assert_job(ossa_clip_weights_job_validate, &wj, OSSA_ERROR_BUFFER_TOO_SMALL, "output_count");
     wj.output_count = 1, wj.time = 0.75f; /* one short of 2 components: nothing written */
     assert_int_equal(ossa_clip_weights_job_run(&wj), OSSA_ERROR_BUFFER_TOO_SMALL);
     assert_true(w[0] == 7 && w[1] == 7 && w[2] == 7);
@@ -268,11 +270,11 @@ static void sample_job_validation(void **state) {
     ot_assert_near(w[0], 0.25, 1e-6);
     assert_true(w[2] == 7 && wj.sampled_time == 0.75f);
     wj.track = 1;
-    assert_int_equal(ossa_clip_weights_job_validate(&wj), OSSA_ERROR_INVALID_ARGUMENT);
+    ot_assert_job(ossa_clip_weights_job_validate, &wj, OSSA_ERROR_INVALID_ARGUMENT, "track");
     wj.track = 0, wj.lookup = OSSA_LOOKUP_CURSOR;
-    assert_int_equal(ossa_clip_weights_job_validate(&wj), OSSA_ERROR_INVALID_ARGUMENT);
+    ot_assert_job(ossa_clip_weights_job_validate, &wj, OSSA_ERROR_INVALID_ARGUMENT, "cursors");
     wj.cursors = cursors, wj.cursor_count = 6;
-    assert_int_equal(ossa_clip_weights_job_validate(&wj), OSSA_ERROR_BUFFER_TOO_SMALL);
+    ot_assert_job(ossa_clip_weights_job_validate, &wj, OSSA_ERROR_BUFFER_TOO_SMALL, "cursor_count");
     wj.cursor_count = 7;
     assert_int_equal(ossa_clip_weights_job_run(&wj), OSSA_OK);
     ossa_clip_destroy(c);

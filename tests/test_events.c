@@ -2,6 +2,7 @@
  * backwards and across loop wraps; checked against a brute-force count of sign changes on a
  * fine walk of the unwrapped timeline. */
 #include "test_support.h"
+#include "job_check.h"
 
 #include <math.h>
 #include <string.h>
@@ -14,40 +15,52 @@ static ossa_result step(const float *times, uint32_t count, bool loop, float fro
     return r;
 }
 
+/* ozz style: a zeroed job fails (it has no event track and no output), then each field is set
+ * in turn until it passes; each failure names the field. */
 static void validity(void **state) {
     (void)state;
     ossa_event_job job;
     memset(&job, 0, sizeof job);
-    assert_int_equal(ossa_event_job_validate(NULL), OSSA_ERROR_INVALID_ARGUMENT);
-    assert_int_equal(ossa_event_job_validate(&job), OSSA_OK); /* no events, empty range: nothing to do */
-    job.time_count = 1;
-    assert_int_equal(ossa_event_job_validate(&job), OSSA_ERROR_INVALID_ARGUMENT); /* times NULL */
+    ot_assert_job(ossa_event_job_validate, NULL, OSSA_ERROR_INVALID_ARGUMENT, "job");
+    ot_assert_job(ossa_event_job_validate, &job, OSSA_ERROR_INVALID_ARGUMENT, "times");
+    assert_int_equal(ossa_event_job_run(&job), OSSA_ERROR_INVALID_ARGUMENT);
     const float times[2] = {0.31f, 0.9f};
-    job.times = times;
-    assert_int_equal(ossa_event_job_validate(&job), OSSA_ERROR_INVALID_ARGUMENT); /* 0.31 outside [0, 0] */
+    job.times = times; /* time_count 0: an empty track */
+    ot_assert_job(ossa_event_job_validate, &job, OSSA_ERROR_INVALID_ARGUMENT, "fired");
+    uint32_t fired[1] = {99};
+    job.fired = fired; /* fired_capacity 0: count only */
+    ot_assert_job_ok(ossa_event_job_validate, &job); /* no events, empty range: nothing to do */
+    job.time_count = 1;
+    ot_assert_job(ossa_event_job_validate, &job, OSSA_ERROR_INVALID_ARGUMENT, "times"); /* 0.31 outside [0, 0] */
     job.end = 1.2f;
-    assert_int_equal(ossa_event_job_validate(&job), OSSA_OK);
+    ot_assert_job_ok(ossa_event_job_validate, &job);
+    job.advance = 0.5f; /* crosses 0.31, counted but not written */
+    assert_int_equal(ossa_event_job_run(&job), OSSA_ERROR_BUFFER_TOO_SMALL);
+    assert_int_equal(job.fired_count, 1);
+    assert_int_equal(fired[0], 99);
     job.fired_capacity = 1;
-    assert_int_equal(ossa_event_job_validate(&job), OSSA_ERROR_INVALID_ARGUMENT); /* fired NULL */
-    uint32_t fired[1];
-    job.fired = fired;
-    job.advance = 0.5f;
     assert_int_equal(ossa_event_job_run(&job), OSSA_OK);
     assert_int_equal(job.fired_count, 1);
+    assert_int_equal(fired[0], 0);
     job.time_count = 2;
     job.advance = 1.0f; /* crosses both: the output is short */
     assert_int_equal(ossa_event_job_run(&job), OSSA_ERROR_BUFFER_TOO_SMALL);
     assert_int_equal(job.fired_count, 2);
     assert_int_equal(fired[0], 0);
     job.from = NAN;
-    assert_int_equal(ossa_event_job_validate(&job), OSSA_ERROR_INVALID_ARGUMENT);
+    ot_assert_job(ossa_event_job_validate, &job, OSSA_ERROR_INVALID_ARGUMENT, "from");
     job.from = 0;
+    job.advance = -INFINITY;
+    ot_assert_job(ossa_event_job_validate, &job, OSSA_ERROR_INVALID_ARGUMENT, "advance");
+    job.advance = 0;
     job.start = 2.0f; /* end < start */
-    assert_int_equal(ossa_event_job_validate(&job), OSSA_ERROR_INVALID_ARGUMENT);
+    ot_assert_job(ossa_event_job_validate, &job, OSSA_ERROR_INVALID_ARGUMENT, "end");
+    job.start = NAN;
+    ot_assert_job(ossa_event_job_validate, &job, OSSA_ERROR_INVALID_ARGUMENT, "start");
     job.start = 0;
     const float unsorted[2] = {0.9f, 0.31f};
     job.times = unsorted;
-    assert_int_equal(ossa_event_job_validate(&job), OSSA_ERROR_INVALID_ARGUMENT);
+    ot_assert_job(ossa_event_job_validate, &job, OSSA_ERROR_INVALID_ARGUMENT, "times");
 }
 
 static void footstep_once_per_crossing(void **state) {
@@ -163,12 +176,12 @@ static void user_track(void **state) {
     ossa_track t = {OSSA_TRACK_VECTOR, OSSA_INTERP_LINEAR, 2, 3, times, values, {0, 0, 0, NULL}};
     ossa_user_track_job job;
     memset(&job, 0, sizeof job);
-    assert_int_equal(ossa_user_track_job_validate(&job), OSSA_ERROR_INVALID_ARGUMENT);
+    ot_assert_job(ossa_user_track_job_validate, &job, OSSA_ERROR_INVALID_ARGUMENT, "track");
     job.track = &t;
-    assert_int_equal(ossa_user_track_job_validate(&job), OSSA_ERROR_INVALID_ARGUMENT); /* no output */
+    ot_assert_job(ossa_user_track_job_validate, &job, OSSA_ERROR_INVALID_ARGUMENT, "output"); /* no output */
     float out[2];
     job.output = out;
-    assert_int_equal(ossa_user_track_job_validate(&job), OSSA_ERROR_BUFFER_TOO_SMALL);
+    ot_assert_job(ossa_user_track_job_validate, &job, OSSA_ERROR_BUFFER_TOO_SMALL, "output_count");
     job.output_count = 2;
     job.time = 0.25f;
     assert_int_equal(ossa_user_track_job_run(&job), OSSA_OK);
@@ -187,6 +200,13 @@ static void user_track(void **state) {
     ot_assert_near(out[1], 30, 0);
     job.time = NAN;
     assert_int_equal(ossa_user_track_job_run(&job), OSSA_ERROR_INVALID_ARGUMENT);
+    ot_assert_job(ossa_user_track_job_validate, &job, OSSA_ERROR_INVALID_ARGUMENT, "time");
+    job.time = 0;
+    ossa_track keyless = t;
+    keyless.key_count = 0;
+    job.track = &keyless;
+    ot_assert_job(ossa_user_track_job_validate, &job, OSSA_ERROR_INVALID_ARGUMENT, "track");
+    ot_assert_job(ossa_user_track_job_validate, NULL, OSSA_ERROR_INVALID_ARGUMENT, "job");
 }
 
 /* Property: random tracks (1-4 components, STEP / LINEAR / CUBIC) and times: the user-track

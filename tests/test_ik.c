@@ -3,6 +3,7 @@
  * of the corrected pose, angles from dot and cross products), limits measured without the
  * library's swing/twist split, and a validity test per job. */
 #include "test_support.h"
+#include "job_check.h"
 
 #include <math.h>
 #include <string.h>
@@ -648,11 +649,11 @@ static void player_pose_hook(void **state) {
     assert_int_equal(ossa_player_create(sk, NULL, &player), OSSA_OK);
     leg_pass pass = {ossa_vec3_make(0.15f, 0.25f, 0.2f), 0, false};
     ossa_player_set_pose_hook(player, leg_hook, &pass);
-    assert_int_equal(ossa_player_play(player, clip, 1.0f, true), OSSA_OK);
+    assert_int_equal(ossa_player_play(player, ossa_source_editable(clip), 1.0f, true), OSSA_OK);
     ossa_mat4 model[4];
     for (int step = 0; step < 8; step++) {
         ossa_player_update(player, 0.13f);
-        ossa_player_model(player, model);
+        assert_int_equal(ossa_player_model(player, model, 4), OSSA_OK);
         ossa_vec3 foot = mpos(&model[3]);
         ot_assert_floats_near(&foot.x, &pass.target.x, 3, 1e-5f);
         ot_assert_near(len(sub(mpos(&model[2]), mpos(&model[1]))), 0.42f, 1e-5f);
@@ -672,39 +673,39 @@ static void validity_two_bone_aim(void **state) {
     ossa_mat4 m[3] = {ossa_mat4_identity(), ossa_mat4_identity(), ossa_mat4_identity()};
     ossa_quat c[2];
     ossa_ik_two_bone_job job = {0};
-    assert_int_equal(ossa_ik_two_bone_job_validate(&job), OSSA_ERROR_INVALID_ARGUMENT);
-    assert_int_equal(ossa_ik_two_bone_job_validate(NULL), OSSA_ERROR_INVALID_ARGUMENT);
+    ot_assert_job(ossa_ik_two_bone_job_validate, &job, OSSA_ERROR_INVALID_ARGUMENT, "start_joint");
+    ot_assert_job(ossa_ik_two_bone_job_validate, NULL, OSSA_ERROR_INVALID_ARGUMENT, "job");
     job.start_joint = &m[0];
-    assert_int_equal(ossa_ik_two_bone_job_validate(&job), OSSA_ERROR_INVALID_ARGUMENT);
+    ot_assert_job(ossa_ik_two_bone_job_validate, &job, OSSA_ERROR_INVALID_ARGUMENT, "mid_joint");
     job.mid_joint = &m[1];
-    assert_int_equal(ossa_ik_two_bone_job_validate(&job), OSSA_ERROR_INVALID_ARGUMENT);
+    ot_assert_job(ossa_ik_two_bone_job_validate, &job, OSSA_ERROR_INVALID_ARGUMENT, "end_joint");
     job.end_joint = &m[2];
-    assert_int_equal(ossa_ik_two_bone_job_validate(&job), OSSA_ERROR_INVALID_ARGUMENT);
+    ot_assert_job(ossa_ik_two_bone_job_validate, &job, OSSA_ERROR_INVALID_ARGUMENT, "start_correction");
     job.start_correction = &c[0];
-    assert_int_equal(ossa_ik_two_bone_job_validate(&job), OSSA_ERROR_INVALID_ARGUMENT);
+    ot_assert_job(ossa_ik_two_bone_job_validate, &job, OSSA_ERROR_INVALID_ARGUMENT, "mid_correction");
     job.mid_correction = &c[1];
-    assert_int_equal(ossa_ik_two_bone_job_validate(&job), OSSA_OK);
+    ot_assert_job_ok(ossa_ik_two_bone_job_validate, &job);
     assert_int_equal(ossa_ik_two_bone_job_run(&job), OSSA_OK); /* degenerate chain: runs, no NaN */
     assert_true(isfinite(c[0].w) && isfinite(c[1].w));
     job.softness = 1.0f;
     assert_int_equal(ossa_ik_two_bone_job_run(&job), OSSA_ERROR_INVALID_ARGUMENT);
     job.softness = 0.5f;
     job.twist_angle = NAN;
-    assert_int_equal(ossa_ik_two_bone_job_validate(&job), OSSA_ERROR_INVALID_ARGUMENT);
+    ot_assert_job(ossa_ik_two_bone_job_validate, &job, OSSA_ERROR_INVALID_ARGUMENT, "twist_angle");
     job.twist_angle = 0.5f;
     job.has_weight = true;
     job.weight = 1.5f;
-    assert_int_equal(ossa_ik_two_bone_job_validate(&job), OSSA_ERROR_INVALID_ARGUMENT);
+    ot_assert_job(ossa_ik_two_bone_job_validate, &job, OSSA_ERROR_INVALID_ARGUMENT, "weight");
     job.weight = 0.5f;
     job.target.x = NAN;
-    assert_int_equal(ossa_ik_two_bone_job_validate(&job), OSSA_ERROR_INVALID_ARGUMENT);
+    ot_assert_job(ossa_ik_two_bone_job_validate, &job, OSSA_ERROR_INVALID_ARGUMENT, "target");
 
     ossa_ik_aim_job aim = {0};
-    assert_int_equal(ossa_ik_aim_job_validate(&aim), OSSA_ERROR_INVALID_ARGUMENT);
+    ot_assert_job(ossa_ik_aim_job_validate, &aim, OSSA_ERROR_INVALID_ARGUMENT, "joint");
     aim.joint = &m[0];
-    assert_int_equal(ossa_ik_aim_job_validate(&aim), OSSA_ERROR_INVALID_ARGUMENT);
+    ot_assert_job(ossa_ik_aim_job_validate, &aim, OSSA_ERROR_INVALID_ARGUMENT, "joint_correction");
     aim.joint_correction = &c[0];
-    assert_int_equal(ossa_ik_aim_job_validate(&aim), OSSA_OK);
+    ot_assert_job_ok(ossa_ik_aim_job_validate, &aim);
     assert_int_equal(ossa_ik_aim_job_run(&aim), OSSA_OK); /* target at the joint: identity */
     const float id[4] = {0, 0, 0, 1};
     ot_assert_floats_near(&c[0].x, id, 4, 0.0f);
@@ -713,7 +714,7 @@ static void validity_two_bone_aim(void **state) {
     aim.twist_angle = 0;
     aim.has_weight = true;
     aim.weight = -0.1f;
-    assert_int_equal(ossa_ik_aim_job_validate(&aim), OSSA_ERROR_INVALID_ARGUMENT);
+    ot_assert_job(ossa_ik_aim_job_validate, &aim, OSSA_ERROR_INVALID_ARGUMENT, "weight");
 }
 
 static void validity_chain_apply(void **state) {
@@ -726,56 +727,56 @@ static void validity_chain_apply(void **state) {
     ossa_ik_limit limits[3];
     memset(limits, 0, sizeof limits);
     ossa_ik_chain_job job = {0};
-    assert_int_equal(ossa_ik_chain_job_validate(&job), OSSA_ERROR_INVALID_ARGUMENT);
+    ot_assert_job(ossa_ik_chain_job_validate, &job, OSSA_ERROR_INVALID_ARGUMENT, "joints");
     job.joints = joints;
     job.joint_count = 3;
-    assert_int_equal(ossa_ik_chain_job_validate(&job), OSSA_ERROR_INVALID_ARGUMENT);
+    ot_assert_job(ossa_ik_chain_job_validate, &job, OSSA_ERROR_INVALID_ARGUMENT, "locals");
     job.locals = r.locals;
     job.local_count = 4;
-    assert_int_equal(ossa_ik_chain_job_validate(&job), OSSA_ERROR_INVALID_ARGUMENT);
+    ot_assert_job(ossa_ik_chain_job_validate, &job, OSSA_ERROR_INVALID_ARGUMENT, "parents");
     job.parents = r.parents;
     job.parent_count = 4;
-    assert_int_equal(ossa_ik_chain_job_validate(&job), OSSA_ERROR_INVALID_ARGUMENT);
+    ot_assert_job(ossa_ik_chain_job_validate, &job, OSSA_ERROR_INVALID_ARGUMENT, "models");
     job.models = r.models;
     job.model_count = 4;
-    assert_int_equal(ossa_ik_chain_job_validate(&job), OSSA_ERROR_INVALID_ARGUMENT);
+    ot_assert_job(ossa_ik_chain_job_validate, &job, OSSA_ERROR_INVALID_ARGUMENT, "rotations");
     job.rotations = out;
-    assert_int_equal(ossa_ik_chain_job_validate(&job), OSSA_ERROR_BUFFER_TOO_SMALL);
+    ot_assert_job(ossa_ik_chain_job_validate, &job, OSSA_ERROR_BUFFER_TOO_SMALL, "rotation_count");
     job.rotation_count = 2;
-    assert_int_equal(ossa_ik_chain_job_validate(&job), OSSA_ERROR_BUFFER_TOO_SMALL);
+    ot_assert_job(ossa_ik_chain_job_validate, &job, OSSA_ERROR_BUFFER_TOO_SMALL, "rotation_count");
     job.rotation_count = 3;
-    assert_int_equal(ossa_ik_chain_job_validate(&job), OSSA_OK);
+    ot_assert_job_ok(ossa_ik_chain_job_validate, &job);
     job.limits = limits;
     job.limit_count = 2;
-    assert_int_equal(ossa_ik_chain_job_validate(&job), OSSA_ERROR_BUFFER_TOO_SMALL);
+    ot_assert_job(ossa_ik_chain_job_validate, &job, OSSA_ERROR_BUFFER_TOO_SMALL, "limit_count");
     job.limit_count = 3;
-    assert_int_equal(ossa_ik_chain_job_validate(&job), OSSA_OK);
+    ot_assert_job_ok(ossa_ik_chain_job_validate, &job);
     limits[1].type = OSSA_IK_LIMIT_HINGE;
     limits[1].min_angle = 1.0f; /* min > max */
-    assert_int_equal(ossa_ik_chain_job_validate(&job), OSSA_ERROR_INVALID_ARGUMENT);
+    ot_assert_job(ossa_ik_chain_job_validate, &job, OSSA_ERROR_INVALID_ARGUMENT, "limits[1]");
     limits[1].type = OSSA_IK_LIMIT_BALL;
     limits[1].cone_angle = -0.1f;
-    assert_int_equal(ossa_ik_chain_job_validate(&job), OSSA_ERROR_INVALID_ARGUMENT);
+    ot_assert_job(ossa_ik_chain_job_validate, &job, OSSA_ERROR_INVALID_ARGUMENT, "limits[1]");
     limits[1].type = (ossa_ik_limit_type)7;
-    assert_int_equal(ossa_ik_chain_job_validate(&job), OSSA_ERROR_INVALID_ARGUMENT);
+    ot_assert_job(ossa_ik_chain_job_validate, &job, OSSA_ERROR_INVALID_ARGUMENT, "limits[1]");
     memset(limits, 0, sizeof limits);
     job.model_count = 3;
-    assert_int_equal(ossa_ik_chain_job_validate(&job), OSSA_ERROR_BUFFER_TOO_SMALL);
+    ot_assert_job(ossa_ik_chain_job_validate, &job, OSSA_ERROR_BUFFER_TOO_SMALL, "model_count");
     job.model_count = 4;
     job.parent_count = 3;
-    assert_int_equal(ossa_ik_chain_job_validate(&job), OSSA_ERROR_BUFFER_TOO_SMALL);
+    ot_assert_job(ossa_ik_chain_job_validate, &job, OSSA_ERROR_BUFFER_TOO_SMALL, "parent_count");
     job.parent_count = 4;
     uint32_t broken[3] = {1, 3, 2}; /* 3's parent is not 1 */
     job.joints = broken;
-    assert_int_equal(ossa_ik_chain_job_validate(&job), OSSA_ERROR_INVALID_ARGUMENT);
+    ot_assert_job(ossa_ik_chain_job_validate, &job, OSSA_ERROR_INVALID_ARGUMENT, "joints[1]");
     uint32_t outside[3] = {1, 2, 4};
     job.joints = outside;
-    assert_int_equal(ossa_ik_chain_job_validate(&job), OSSA_ERROR_INVALID_ARGUMENT);
+    ot_assert_job(ossa_ik_chain_job_validate, &job, OSSA_ERROR_INVALID_ARGUMENT, "joints[2]");
     job.joints = joints;
     job.joint_count = 1;
-    assert_int_equal(ossa_ik_chain_job_validate(&job), OSSA_ERROR_INVALID_ARGUMENT);
+    ot_assert_job(ossa_ik_chain_job_validate, &job, OSSA_ERROR_INVALID_ARGUMENT, "joint_count");
     job.joint_count = OSSA_IK_CHAIN_MAX + 1;
-    assert_int_equal(ossa_ik_chain_job_validate(&job), OSSA_ERROR_INVALID_ARGUMENT);
+    ot_assert_job(ossa_ik_chain_job_validate, &job, OSSA_ERROR_INVALID_ARGUMENT, "joint_count");
     job.joint_count = 3;
     job.solver = OSSA_IK_SOLVER_COUNT;
     assert_int_equal(ossa_ik_chain_job_run(&job), OSSA_ERROR_INVALID_ARGUMENT);
@@ -787,35 +788,35 @@ static void validity_chain_apply(void **state) {
 
     ossa_quat corr[2] = {{0, 0, 0, 1}, {0, 0, 0, 1}};
     ossa_ik_apply_job aj = {0};
-    assert_int_equal(ossa_ik_apply_job_validate(&aj), OSSA_ERROR_INVALID_ARGUMENT);
+    ot_assert_job(ossa_ik_apply_job_validate, &aj, OSSA_ERROR_INVALID_ARGUMENT, "joints");
     aj.joints = joints;
     aj.joint_count = 2;
-    assert_int_equal(ossa_ik_apply_job_validate(&aj), OSSA_ERROR_INVALID_ARGUMENT);
+    ot_assert_job(ossa_ik_apply_job_validate, &aj, OSSA_ERROR_INVALID_ARGUMENT, "corrections");
     aj.corrections = corr;
-    assert_int_equal(ossa_ik_apply_job_validate(&aj), OSSA_ERROR_INVALID_ARGUMENT);
+    ot_assert_job(ossa_ik_apply_job_validate, &aj, OSSA_ERROR_INVALID_ARGUMENT, "parents");
     aj.parents = r.parents;
-    assert_int_equal(ossa_ik_apply_job_validate(&aj), OSSA_ERROR_INVALID_ARGUMENT);
+    ot_assert_job(ossa_ik_apply_job_validate, &aj, OSSA_ERROR_INVALID_ARGUMENT, "locals");
     aj.locals = r.locals;
-    assert_int_equal(ossa_ik_apply_job_validate(&aj), OSSA_ERROR_INVALID_ARGUMENT);
+    ot_assert_job(ossa_ik_apply_job_validate, &aj, OSSA_ERROR_INVALID_ARGUMENT, "models");
     aj.models = r.models;
-    assert_int_equal(ossa_ik_apply_job_validate(&aj), OSSA_ERROR_BUFFER_TOO_SMALL);
+    ot_assert_job(ossa_ik_apply_job_validate, &aj, OSSA_ERROR_BUFFER_TOO_SMALL, "correction_count");
     aj.correction_count = 2;
-    assert_int_equal(ossa_ik_apply_job_validate(&aj), OSSA_ERROR_INVALID_ARGUMENT); /* joints outside the pose */
+    ot_assert_job(ossa_ik_apply_job_validate, &aj, OSSA_ERROR_INVALID_ARGUMENT, "joints[0]"); /* outside the pose */
     aj.local_count = 4;
-    assert_int_equal(ossa_ik_apply_job_validate(&aj), OSSA_ERROR_BUFFER_TOO_SMALL);
+    ot_assert_job(ossa_ik_apply_job_validate, &aj, OSSA_ERROR_BUFFER_TOO_SMALL, "parent_count");
     aj.parent_count = 4;
-    assert_int_equal(ossa_ik_apply_job_validate(&aj), OSSA_ERROR_BUFFER_TOO_SMALL);
+    ot_assert_job(ossa_ik_apply_job_validate, &aj, OSSA_ERROR_BUFFER_TOO_SMALL, "model_count");
     aj.model_count = 4;
-    assert_int_equal(ossa_ik_apply_job_validate(&aj), OSSA_OK);
+    ot_assert_job_ok(ossa_ik_apply_job_validate, &aj);
     aj.rotations = corr;
     aj.rotation_count = 2;
-    assert_int_equal(ossa_ik_apply_job_validate(&aj), OSSA_ERROR_INVALID_ARGUMENT); /* both given */
+    ot_assert_job(ossa_ik_apply_job_validate, &aj, OSSA_ERROR_INVALID_ARGUMENT, "corrections"); /* both given */
     aj.corrections = NULL;
     assert_int_equal(ossa_ik_apply_job_run(&aj), OSSA_OK);
     ot_assert_floats_near(&r.locals[1].rotation.x, &corr[0].x, 4, 0.0f);
     int32_t child_first[4] = {-1, 2, 0, 1};
     aj.parents = child_first;
-    assert_int_equal(ossa_ik_apply_job_validate(&aj), OSSA_ERROR_INVALID_ARGUMENT);
+    ot_assert_job(ossa_ik_apply_job_validate, &aj, OSSA_ERROR_INVALID_ARGUMENT, "parents");
 }
 
 static void ray_triangle(void **state) {

@@ -509,30 +509,41 @@ static void player_misuse(void **state) {
     assert_null(p);
     assert_int_equal(ossa_player_create(sk, NULL, NULL), OSSA_ERROR_INVALID_ARGUMENT);
     assert_int_equal(ossa_player_create(sk, NULL, &p), OSSA_OK);
-    assert_int_equal(ossa_player_play(p, NULL, 1, true), OSSA_ERROR_INVALID_ARGUMENT);
-    assert_int_equal(ossa_player_play(NULL, NULL, 1, true), OSSA_ERROR_INVALID_ARGUMENT);
-    assert_int_equal(ossa_player_crossfade(p, NULL, 1, 1, true), OSSA_ERROR_INVALID_ARGUMENT);
+    const ossa_clip_source none = {NULL, NULL};
+    assert_int_equal(ossa_player_play(p, none, 1, true), OSSA_ERROR_INVALID_ARGUMENT);
+    assert_int_equal(ossa_player_play(NULL, none, 1, true), OSSA_ERROR_INVALID_ARGUMENT);
+    assert_int_equal(ossa_player_crossfade(p, none, 1, 1, true), OSSA_ERROR_INVALID_ARGUMENT);
+    assert_int_equal(ossa_player_bind_root_motion(p, none, NULL), OSSA_ERROR_INVALID_ARGUMENT);
     ossa_mat4 pal[2];
-    assert_int_equal(ossa_player_palette(p, 1, pal), OSSA_ERROR_INVALID_ARGUMENT); /* one skin */
-    assert_int_equal(ossa_player_palette(p, 0, NULL), OSSA_ERROR_INVALID_ARGUMENT);
-    assert_int_equal(ossa_player_palette(NULL, 0, pal), OSSA_ERROR_INVALID_ARGUMENT);
+    assert_int_equal(ossa_player_palette(p, 1, pal, 2), OSSA_ERROR_INVALID_ARGUMENT); /* one skin */
+    assert_int_equal(ossa_player_palette(p, 0, NULL, 2), OSSA_ERROR_INVALID_ARGUMENT);
+    assert_int_equal(ossa_player_palette(NULL, 0, pal, 2), OSSA_ERROR_INVALID_ARGUMENT);
+    assert_int_equal(ossa_player_palette(p, 0, pal, 1), OSSA_ERROR_BUFFER_TOO_SMALL); /* two joints */
+    assert_int_equal(ossa_player_model(p, pal, 1), OSSA_ERROR_BUFFER_TOO_SMALL);
     /* a clip for another skeleton (joint 7): plays, that track is skipped, rest pose shown */
     ossa_clip *c = clip_on(7);
-    assert_int_equal(ossa_player_play(p, c, NAN, true), OSSA_OK);
+    const ossa_clip_source both = {c, (const ossa_built_clip *)(uintptr_t)1}; /* never read: rejected first */
+    assert_int_equal(ossa_player_play(p, both, 1, true), OSSA_ERROR_INVALID_ARGUMENT);
+    assert_int_equal(ossa_player_layer_play(p, 0, both, 1, true), OSSA_ERROR_INVALID_ARGUMENT);
+    assert_int_equal(ossa_player_crossfade(p, both, 1, 1, true), OSSA_ERROR_INVALID_ARGUMENT);
+    assert_int_equal(ossa_player_bind_root_motion(p, both, NULL), OSSA_ERROR_INVALID_ARGUMENT);
+    assert_int_equal(ossa_player_play(p, ossa_source_editable(c), NAN, true), OSSA_OK);
     ossa_player_update(p, INFINITY);
     ossa_player_update(p, NAN);
     ossa_player_update(p, -1e30f);
     const ossa_transform *pose = ossa_player_pose(p);
     assert_memory_equal(pose, sk->rest, 2 * sizeof *pose);
     assert_true(isfinite(ossa_player_time(p)));
-    assert_int_equal(ossa_player_palette(p, 0, pal), OSSA_OK);
+    assert_int_equal(ossa_player_palette(p, 0, pal, 2), OSSA_OK);
+    assert_int_equal(ossa_player_model(p, pal, 2), OSSA_OK);
     /* NULL player: no-ops and neutral values */
     ossa_player_update(NULL, 1);
     ossa_player_set_speed(NULL, 1);
-    ossa_player_model(NULL, pal);
-    ossa_player_model(p, NULL);
+    assert_int_equal(ossa_player_model(NULL, pal, 2), OSSA_ERROR_INVALID_ARGUMENT);
+    assert_int_equal(ossa_player_model(p, NULL, 2), OSSA_ERROR_INVALID_ARGUMENT);
     assert_null(ossa_player_pose(NULL));
-    assert_null(ossa_player_clip(NULL));
+    assert_null(ossa_player_layer_source(NULL, 0).clip);
+    assert_null(ossa_player_layer_source(NULL, 0).built);
     assert_true(ossa_player_time(NULL) == 0.0f);
     assert_true(ossa_player_fade_weight(NULL) == 1.0f);
     ossa_player_destroy(p);

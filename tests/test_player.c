@@ -61,10 +61,10 @@ static void clock_speed_loop_hold(void **state) {
     fixture *f = *state;
     ossa_player *p = NULL;
     assert_int_equal(ossa_player_create(f->skeleton, NULL, &p), OSSA_OK);
-    assert_null(ossa_player_clip(p));
+    assert_null(ossa_player_layer_source(p, 0).clip);
     assert_memory_equal(ossa_player_pose(p), f->skeleton->rest, 3 * sizeof(ossa_transform));
-    assert_int_equal(ossa_player_play(p, f->a, 1, false), OSSA_OK);
-    assert_ptr_equal(ossa_player_clip(p), f->a);
+    assert_int_equal(ossa_player_play(p, ossa_source_editable(f->a), 1, false), OSSA_OK);
+    assert_ptr_equal(ossa_player_layer_source(p, 0).clip, f->a);
     assert_float_equal(ossa_player_time(p), 0, 0);
     ossa_player_update(p, 0.5f);
     assert_float_equal(ossa_player_time(p), 0.5f, 0);
@@ -73,24 +73,24 @@ static void clock_speed_loop_hold(void **state) {
     assert_float_equal(ossa_player_time(p), 2, 0); /* hold at the end */
     assert_float_equal(root_x(p), 10, 0);
     /* loop: 2.5 s into a 2 s clip is 0.5 s */
-    ossa_player_play(p, f->a, 1, true);
+    ossa_player_play(p, ossa_source_editable(f->a), 1, true);
     ossa_player_update(p, 2.5f);
     assert_float_equal(ossa_player_time(p), 0.5f, 0);
     ot_assert_near(root_x(p), 2.5, 1e-6);
     /* speed 2 */
-    ossa_player_play(p, f->a, 2, true);
+    ossa_player_play(p, ossa_source_editable(f->a), 2, true);
     ossa_player_update(p, 0.25f);
     assert_float_equal(ossa_player_time(p), 0.5f, 0);
     ossa_player_set_speed(p, 0.5f);
     ossa_player_update(p, 1.0f);
     assert_float_equal(ossa_player_time(p), 1.0f, 0);
     /* backwards, looping: from 0 back 0.5 s is 1.5 s */
-    ossa_player_play(p, f->a, -1, true);
+    ossa_player_play(p, ossa_source_editable(f->a), -1, true);
     ossa_player_update(p, 0.5f);
     assert_float_equal(ossa_player_time(p), 1.5f, 0);
     ot_assert_near(root_x(p), 7.5, 1e-6);
     /* backwards, holding: stays at the start */
-    ossa_player_play(p, f->a, -1, false);
+    ossa_player_play(p, ossa_source_editable(f->a), -1, false);
     ossa_player_update(p, 0.5f);
     assert_float_equal(ossa_player_time(p), 0, 0);
     /* Joints without tracks keep the rest pose. */
@@ -103,14 +103,14 @@ static void crossfade_hand_worked(void **state) {
     fixture *f = *state;
     ossa_player *p = NULL;
     assert_int_equal(ossa_player_create(f->skeleton, NULL, &p), OSSA_OK);
-    ossa_player_play(p, f->a, 1, false);
+    ossa_player_play(p, ossa_source_editable(f->a), 1, false);
     ossa_player_update(p, 1);
     ot_assert_near(root_x(p), 5, 1e-6);
-    assert_int_equal(ossa_player_crossfade(p, f->b, 1, 1, false), OSSA_OK);
+    assert_int_equal(ossa_player_crossfade(p, ossa_source_editable(f->b), 1, 1, false), OSSA_OK);
     /* At the start of the fade the pose is still A's. */
     ot_assert_near(root_x(p), 5, 1e-6);
     assert_float_equal(ossa_player_fade_weight(p), 0, 0);
-    assert_ptr_equal(ossa_player_clip(p), f->b);
+    assert_ptr_equal(ossa_player_layer_source(p, 0).clip, f->b);
     ossa_player_update(p, 0.5f);
     /* A at 1.5 s: 7.5; B: 100; weight 0.5 -> 53.75 */
     assert_float_equal(ossa_player_fade_weight(p), 0.5f, 0);
@@ -122,13 +122,13 @@ static void crossfade_hand_worked(void **state) {
     assert_float_equal(ossa_player_fade_weight(p), 1, 0);
     assert_float_equal(root_x(p), 100, 0);
     /* A cross-fade started during another fades from the pose as it is (no jump). */
-    ossa_player_play(p, f->a, 1, false);
+    ossa_player_play(p, ossa_source_editable(f->a), 1, false);
     ossa_player_update(p, 1);                       /* A: 5 */
-    ossa_player_crossfade(p, f->b, 1, 1, false);
+    ossa_player_crossfade(p, ossa_source_editable(f->b), 1, 1, false);
     ossa_player_update(p, 0.5f);                    /* 0.5 * 7.5 + 0.5 * 100 = 53.75 */
     float before = root_x(p);
     ot_assert_near(before, 53.75, 1e-4);
-    assert_int_equal(ossa_player_crossfade(p, f->a, 1, 1, false), OSSA_OK);
+    assert_int_equal(ossa_player_crossfade(p, ossa_source_editable(f->a), 1, 1, false), OSSA_OK);
     assert_float_equal(root_x(p), before, 0);
     ossa_player_update(p, 0.5f);                    /* frozen 53.75 and A at 0.5 s (2.5), weight 0.5 */
     ot_assert_near(root_x(p), 0.5 * 53.75 + 0.5 * 2.5, 1e-4);
@@ -136,15 +136,15 @@ static void crossfade_hand_worked(void **state) {
     assert_float_equal(ossa_player_fade_weight(p), 1, 0);
     ot_assert_near(root_x(p), 5, 1e-6);
     /* Zero duration is a cut. */
-    ossa_player_crossfade(p, f->a, 0, 1, false);
+    ossa_player_crossfade(p, ossa_source_editable(f->a), 0, 1, false);
     assert_float_equal(ossa_player_fade_weight(p), 1, 0);
     assert_float_equal(root_x(p), 0, 0);
     ossa_player_destroy(p);
     /* Cross-fade with nothing playing is play. */
     assert_int_equal(ossa_player_create(f->skeleton, NULL, &p), OSSA_OK);
-    assert_int_equal(ossa_player_crossfade(p, f->b, 1, 1, true), OSSA_OK);
+    assert_int_equal(ossa_player_crossfade(p, ossa_source_editable(f->b), 1, 1, true), OSSA_OK);
     assert_float_equal(root_x(p), 100, 0);
-    assert_int_equal(ossa_player_play(p, NULL, 1, true), OSSA_ERROR_INVALID_ARGUMENT);
+    assert_int_equal(ossa_player_play(p, ossa_source_editable(NULL), 1, true), OSSA_ERROR_INVALID_ARGUMENT);
     ossa_player_destroy(p);
 }
 
@@ -152,13 +152,21 @@ static void palette_and_model(void **state) {
     fixture *f = *state;
     ossa_player *p = NULL;
     assert_int_equal(ossa_player_create(f->skeleton, NULL, &p), OSSA_OK);
-    ossa_player_play(p, f->a, 1, true);
+    ossa_player_play(p, ossa_source_editable(f->a), 1, true);
     ossa_player_update(p, 0.7f);
     ossa_mat4 model[3], pal[3], expect_model[3];
-    ossa_player_model(p, model);
+    ossa_mat4 canary[3];
+    memset(canary, 0xAB, sizeof canary);
+    memcpy(model, canary, sizeof model);
+    assert_int_equal(ossa_player_model(p, model, 2), OSSA_ERROR_BUFFER_TOO_SMALL); /* 3 joints */
+    assert_memory_equal(model, canary, sizeof model);                             /* nothing written */
+    assert_int_equal(ossa_player_model(p, model, 3), OSSA_OK);
     ot_local_to_model(ossa_player_pose(p), f->skeleton->parents, 3, expect_model);
     assert_memory_equal(model, expect_model, sizeof model);
-    assert_int_equal(ossa_player_palette(p, 0, pal), OSSA_OK);
+    memcpy(pal, canary, sizeof pal);
+    assert_int_equal(ossa_player_palette(p, 0, pal, 2), OSSA_ERROR_BUFFER_TOO_SMALL);
+    assert_memory_equal(pal, canary, sizeof pal);
+    assert_int_equal(ossa_player_palette(p, 0, pal, 3), OSSA_OK);
     const ossa_skin *sk = &f->skeleton->skins[0];
     for (uint32_t i = 0; i < sk->joint_count; i++) {
         ossa_mat4 e = ossa_mat4_mul(&model[sk->joints[i]], &sk->inverse_bind[i]);
@@ -169,7 +177,7 @@ static void palette_and_model(void **state) {
     /* Joint 1 sits at its bind pose under a root moved by x: palette = pure translation x. */
     ot_assert_near(pal[1].m[12], ossa_player_pose(p)[0].translation.x, 1e-5);
     ot_assert_near(pal[1].m[0], 1, 1e-6);
-    assert_int_equal(ossa_player_palette(p, 1, pal), OSSA_ERROR_INVALID_ARGUMENT);
+    assert_int_equal(ossa_player_palette(p, 1, pal, 3), OSSA_ERROR_INVALID_ARGUMENT);
     ossa_player_destroy(p);
 }
 
@@ -211,7 +219,7 @@ static void cursor_playback_equals_reference(void **state) {
     for (int mode = 0; mode < 4; mode++) {
         bool loop = mode & 1;
         float speed = mode & 2 ? -1.3f : 1.7f;
-        assert_int_equal(ossa_player_play(p, clip, speed, loop), OSSA_OK);
+        assert_int_equal(ossa_player_play(p, ossa_source_editable(clip), speed, loop), OSSA_OK);
         int allocs = c.allocs;
         float ref_time = clip->start;
         for (int i = 0; i < 2000; i++) {
@@ -264,8 +272,9 @@ static void layer_validity(void **state) {
     uint32_t l = 99;
     assert_int_equal(ossa_player_add_layer(p, OSSA_PLAYER_LAYER_ADDITIVE, &l), OSSA_OK);
     assert_int_equal(l, 1);
-    assert_int_equal(ossa_player_layer_play(p, 2, f->a, 1, true), OSSA_ERROR_INVALID_ARGUMENT);
-    assert_int_equal(ossa_player_layer_crossfade(p, 1, NULL, 1, 1, true), OSSA_ERROR_INVALID_ARGUMENT);
+    assert_int_equal(ossa_player_layer_play(p, 2, ossa_source_editable(f->a), 1, true), OSSA_ERROR_INVALID_ARGUMENT);
+    const ossa_clip_source none = {NULL, NULL};
+    assert_int_equal(ossa_player_layer_crossfade(p, 1, none, 1, 1, true), OSSA_ERROR_INVALID_ARGUMENT);
     assert_int_equal(ossa_player_layer_set_weight(p, 0, -1), OSSA_ERROR_INVALID_ARGUMENT);
     assert_int_equal(ossa_player_layer_set_weight(p, 1, -1), OSSA_OK); /* additive: subtracts */
     assert_int_equal(ossa_player_layer_set_weight(p, 1, NAN), OSSA_ERROR_INVALID_ARGUMENT);
@@ -282,8 +291,15 @@ static void layer_validity(void **state) {
     }
     assert_int_equal(ossa_player_layer_set_sync(p, 3, 1), OSSA_ERROR_INVALID_ARGUMENT);
     assert_int_equal(ossa_player_layer_set_speed(p, 0, INFINITY), OSSA_ERROR_INVALID_ARGUMENT);
-    assert_int_equal(ossa_player_bind_root_motion(p, NULL, NULL), OSSA_ERROR_INVALID_ARGUMENT);
-    assert_null(ossa_player_layer_clip(p, 1));
+    assert_int_equal(ossa_player_bind_root_motion(p, none, NULL), OSSA_ERROR_INVALID_ARGUMENT);
+    assert_null(ossa_player_layer_source(p, 1).clip);
+    assert_null(ossa_player_layer_source(p, 1).built);
+    assert_null(ossa_player_layer_source(p, 7).clip); /* out of range: empty */
+    /* an empty source stops a layer; the getter gives back what plays */
+    assert_int_equal(ossa_player_layer_play(p, 1, ossa_source_editable(f->a), 1, true), OSSA_OK);
+    assert_ptr_equal(ossa_player_layer_source(p, 1).clip, f->a);
+    assert_int_equal(ossa_player_layer_play(p, 1, none, 1, true), OSSA_OK);
+    assert_null(ossa_player_layer_source(p, 1).clip);
     assert_float_equal(ossa_player_layer_weight(p, 1), -1, 0);
     ossa_player_destroy(p);
 }
@@ -302,9 +318,9 @@ static void layers_equal_the_jobs(void **state) {
     uint32_t l1, l2;
     assert_int_equal(ossa_player_add_layer(p, OSSA_PLAYER_LAYER_OVERRIDE, &l1), OSSA_OK);
     assert_int_equal(ossa_player_add_layer(p, OSSA_PLAYER_LAYER_ADDITIVE, &l2), OSSA_OK);
-    assert_int_equal(ossa_player_play(p, r1, 1, true), OSSA_OK);
-    assert_int_equal(ossa_player_layer_play(p, l1, f->a, 0.5f, true), OSSA_OK);
-    assert_int_equal(ossa_player_layer_play(p, l2, add, 2, true), OSSA_OK);
+    assert_int_equal(ossa_player_play(p, ossa_source_editable(r1), 1, true), OSSA_OK);
+    assert_int_equal(ossa_player_layer_play(p, l1, ossa_source_editable(f->a), 0.5f, true), OSSA_OK);
+    assert_int_equal(ossa_player_layer_play(p, l2, ossa_source_editable(add), 2, true), OSSA_OK);
     assert_int_equal(ossa_player_layer_set_weight(p, 0, 0.7f), OSSA_OK);
     assert_int_equal(ossa_player_layer_set_weight(p, l1, 0.3f), OSSA_OK);
     assert_int_equal(ossa_player_layer_set_weight(p, l2, 0.6f), OSSA_OK);
@@ -355,8 +371,8 @@ static ossa_player *two_synced(const fixture *f, const ossa_clip *c0, bool loop0
     ossa_player *p = NULL;
     assert_int_equal(ossa_player_create(f->skeleton, NULL, &p), OSSA_OK);
     assert_int_equal(ossa_player_add_layer(p, OSSA_PLAYER_LAYER_OVERRIDE, l1), OSSA_OK);
-    assert_int_equal(ossa_player_play(p, c0, 1, loop0), OSSA_OK);
-    assert_int_equal(ossa_player_layer_play(p, *l1, c1, 1, loop1), OSSA_OK);
+    assert_int_equal(ossa_player_play(p, ossa_source_editable(c0), 1, loop0), OSSA_OK);
+    assert_int_equal(ossa_player_layer_play(p, *l1, ossa_source_editable(c1), 1, loop1), OSSA_OK);
     assert_int_equal(ossa_player_layer_set_weight(p, 0, w0), OSSA_OK);
     assert_int_equal(ossa_player_layer_set_weight(p, *l1, w1), OSSA_OK);
     assert_int_equal(ossa_player_layer_set_sync(p, 0, 1), OSSA_OK);
@@ -432,8 +448,8 @@ static void root_motion_accumulates(void **state) {
     assert_int_equal(ossa_root_motion_extract(f->a, f->skeleton, &o, NULL, &stripped, &rm), OSSA_OK);
     ossa_player *p = NULL;
     assert_int_equal(ossa_player_create(f->skeleton, NULL, &p), OSSA_OK);
-    assert_int_equal(ossa_player_bind_root_motion(p, stripped, rm), OSSA_OK);
-    ossa_player_play(p, stripped, 1, true);
+    assert_int_equal(ossa_player_bind_root_motion(p, ossa_source_editable(stripped), rm), OSSA_OK);
+    ossa_player_play(p, ossa_source_editable(stripped), 1, true);
     for (int i = 0; i < 50; i++) {
         ossa_player_update(p, 0.1f);
         ot_assert_near(root_x(p), 0, 1e-5);
@@ -442,7 +458,7 @@ static void root_motion_accumulates(void **state) {
     ot_assert_near(ossa_player_root_transform(p).translation.x, 25, 1e-3);
     /* Fade to B (no root motion: stands still) over 1 s: after 0.25 s, w = 0.25 and the
      * delta is (1 - w) * (0.25 s * 5 units/s) = 0.9375. */
-    ossa_player_crossfade(p, f->b, 1, 1, true);
+    ossa_player_crossfade(p, ossa_source_editable(f->b), 1, 1, true);
     ossa_player_update(p, 0.25f);
     ot_assert_near(ossa_player_root_delta(p).translation.x, 0.9375, 1e-4);
     ossa_player_set_root_transform(p, ossa_transform_identity());
@@ -450,7 +466,7 @@ static void root_motion_accumulates(void **state) {
     ossa_player_update(p, 1.0f); /* fade over: B alone, no motion */
     ossa_player_update(p, 0.1f);
     ot_assert_near(ossa_player_root_delta(p).translation.x, 0, 0);
-    assert_int_equal(ossa_player_bind_root_motion(p, stripped, NULL), OSSA_OK);
+    assert_int_equal(ossa_player_bind_root_motion(p, ossa_source_editable(stripped), NULL), OSSA_OK);
     ossa_player_destroy(p);
     ossa_root_motion_destroy(rm);
     ossa_clip_destroy(stripped);
@@ -470,12 +486,12 @@ static void pose_hook_runs_after_local_to_model(void **state) {
     assert_int_equal(ossa_player_create(f->skeleton, NULL, &p), OSSA_OK);
     hook_data h = {0};
     ossa_player_set_pose_hook(p, lift_root, &h);
-    ossa_player_play(p, f->a, 1, true);
+    ossa_player_play(p, ossa_source_editable(f->a), 1, true);
     ossa_player_update(p, 0.5f);
     assert_int_equal(h.calls, 2);
     ot_assert_near(ossa_player_pose(p)[0].translation.y, 1, 1e-6);
     ossa_mat4 m[3];
-    ossa_player_model(p, m);
+    assert_int_equal(ossa_player_model(p, m, 3), OSSA_OK);
     ot_assert_near(m[0].m[13], 1, 1e-6);
     ot_assert_near(m[2].m[13], 1, 1e-6); /* children follow */
     ossa_player_set_pose_hook(p, NULL, NULL);
@@ -548,7 +564,7 @@ static void property_random_layer_stacks(void **state) {
             speed[l] = ot_rand_float(&s, -2, 2);
             clock[l] = clips[l]->start;
             for (uint32_t j = 0; j < n; j++) masks[l][j] = ot_rand_float(&s, 0, 1);
-            assert_int_equal(ossa_player_layer_play(p, l, clips[l], speed[l], true), OSSA_OK);
+            assert_int_equal(ossa_player_layer_play(p, l, ossa_source_editable(clips[l]), speed[l], true), OSSA_OK);
             assert_int_equal(ossa_player_layer_set_weight(p, l, weight[l]), OSSA_OK);
             if (ot_rand_u64(&s) % 2) assert_int_equal(ossa_player_layer_set_mask(p, l, masks[l], n), OSSA_OK);
             else masks[l][0] = -1; /* no mask */
@@ -611,9 +627,9 @@ static void built_clips_play_like_editable(void **state) {
         ossa_built_clip *bo = NULL;
         assert_int_equal(ossa_skeleton_create(&d, NULL, &other), OSSA_OK);
         assert_int_equal(ossa_clip_build(f->b, other, &lossless, NULL, &bo, NULL), OSSA_OK);
-        assert_int_equal(ossa_player_play_built(pe, bo, 1, true), OSSA_ERROR_INVALID_ARGUMENT);
-        assert_int_equal(ossa_player_crossfade_built(pe, bo, 0.2f, 1, true), OSSA_ERROR_INVALID_ARGUMENT);
-        assert_null(ossa_player_layer_built_clip(pe, 0));
+        assert_int_equal(ossa_player_play(pe, ossa_source_built(bo), 1, true), OSSA_ERROR_INVALID_ARGUMENT);
+        assert_int_equal(ossa_player_crossfade(pe, ossa_source_built(bo), 0.2f, 1, true), OSSA_ERROR_INVALID_ARGUMENT);
+        assert_null(ossa_player_layer_source(pe, 0).built);
         ossa_built_clip_destroy(bo);
         ossa_skeleton_destroy(other);
         free(rest);
@@ -621,14 +637,14 @@ static void built_clips_play_like_editable(void **state) {
     uint32_t le, lb;
     assert_int_equal(ossa_player_add_layer(pe, OSSA_PLAYER_LAYER_OVERRIDE, &le), OSSA_OK);
     assert_int_equal(ossa_player_add_layer(pb, OSSA_PLAYER_LAYER_OVERRIDE, &lb), OSSA_OK);
-    assert_int_equal(ossa_player_bind_root_motion(pe, stripped, rm), OSSA_OK);
-    assert_int_equal(ossa_player_bind_root_motion_built(pb, ba, rm), OSSA_OK);
-    assert_int_equal(ossa_player_play(pe, stripped, 1, true), OSSA_OK);
-    assert_int_equal(ossa_player_play_built(pb, ba, 1, true), OSSA_OK);
-    assert_ptr_equal(ossa_player_layer_built_clip(pb, 0), ba);
-    assert_null(ossa_player_clip(pb));
-    assert_int_equal(ossa_player_layer_play(pe, le, r, 1, true), OSSA_OK);
-    assert_int_equal(ossa_player_layer_play_built(pb, lb, br, 1, true), OSSA_OK);
+    assert_int_equal(ossa_player_bind_root_motion(pe, ossa_source_editable(stripped), rm), OSSA_OK);
+    assert_int_equal(ossa_player_bind_root_motion(pb, ossa_source_built(ba), rm), OSSA_OK);
+    assert_int_equal(ossa_player_play(pe, ossa_source_editable(stripped), 1, true), OSSA_OK);
+    assert_int_equal(ossa_player_play(pb, ossa_source_built(ba), 1, true), OSSA_OK);
+    assert_ptr_equal(ossa_player_layer_source(pb, 0).built, ba);
+    assert_null(ossa_player_layer_source(pb, 0).clip);
+    assert_int_equal(ossa_player_layer_play(pe, le, ossa_source_editable(r), 1, true), OSSA_OK);
+    assert_int_equal(ossa_player_layer_play(pb, lb, ossa_source_built(br), 1, true), OSSA_OK);
     const float mask[3] = {0, 1, 1};
     for (int k = 0; k < 2; k++) {
         ossa_player *p = k ? pb : pe;
@@ -641,8 +657,8 @@ static void built_clips_play_like_editable(void **state) {
     int allocs = c.allocs;
     for (int i = 0; i < 60; i++) {
         if (i == 30) {
-            assert_int_equal(ossa_player_crossfade(pe, f->b, 0.5f, 1, true), OSSA_OK);
-            assert_int_equal(ossa_player_crossfade_built(pb, bb, 0.5f, 1, true), OSSA_OK);
+            assert_int_equal(ossa_player_crossfade(pe, ossa_source_editable(f->b), 0.5f, 1, true), OSSA_OK);
+            assert_int_equal(ossa_player_crossfade(pb, ossa_source_built(bb), 0.5f, 1, true), OSSA_OK);
             allocs = c.allocs;
         }
         ossa_player_update(pe, 0.041f);
@@ -677,7 +693,7 @@ static void events_on_the_player_clock(void **state) {
     assert_int_equal(ossa_player_create(f->skeleton, NULL, &p), OSSA_OK);
     const float footstep[1] = {0.31f};
     for (int dir = 0; dir < 2; dir++) {
-        ossa_player_play(p, f->a, dir ? -1.0f : 1.0f, true);
+        ossa_player_play(p, ossa_source_editable(f->a), dir ? -1.0f : 1.0f, true);
         int fired = 0;
         for (int i = 0; i < 300; i++) { /* 300 x 1/30 s = 10 s = 5 loops */
             ossa_player_update(p, 1.0f / 30.0f);

@@ -1,6 +1,7 @@
 /* Poses (src/anim/pose.c): model matrices worked out by hand, the forward pass against the
  * per-joint reference, the general fallback, palettes and blending. */
 #include "test_support.h"
+#include "job_check.h"
 
 #include <math.h>
 #include <stdlib.h>
@@ -218,34 +219,43 @@ static void local_to_model_job_validation(void **state) {
     const int32_t parents[3] = {-1, 0, 1};
     ossa_mat4 out[4];
     ossa_local_to_model_job job = {0};
-    assert_int_equal(ossa_local_to_model_job_validate(NULL), OSSA_ERROR_INVALID_ARGUMENT);
-    assert_int_equal(ossa_local_to_model_job_validate(&job), OSSA_ERROR_INVALID_ARGUMENT);
+    ot_assert_job(ossa_local_to_model_job_validate, NULL, OSSA_ERROR_INVALID_ARGUMENT, "job");
+    ot_assert_job(ossa_local_to_model_job_validate, &job, OSSA_ERROR_INVALID_ARGUMENT, "skeleton"); /* neither skeleton nor parents */
     job.parents = parents, job.parent_count = 3;
-    assert_int_equal(ossa_local_to_model_job_validate(&job), OSSA_ERROR_INVALID_ARGUMENT);
+    ot_assert_job(ossa_local_to_model_job_validate, &job, OSSA_ERROR_INVALID_ARGUMENT, "input");
     job.input = locals, job.input_count = 3;
-    assert_int_equal(ossa_local_to_model_job_validate(&job), OSSA_ERROR_INVALID_ARGUMENT);
+    ot_assert_job(ossa_local_to_model_job_validate, &job, OSSA_ERROR_INVALID_ARGUMENT, "output");
     job.output = out;
-    assert_int_equal(ossa_local_to_model_job_validate(&job), OSSA_ERROR_BUFFER_TOO_SMALL);
+    ot_assert_job(ossa_local_to_model_job_validate, &job, OSSA_ERROR_BUFFER_TOO_SMALL, "output_count");
     /* output one short: nothing written, the canary in the last slot survives */
     fill_canary(out, 4);
     job.output_count = 2;
     assert_int_equal(ossa_local_to_model_job_run(&job), OSSA_ERROR_BUFFER_TOO_SMALL);
     assert_canary(out, 4);
     job.output_count = 3;
-    assert_int_equal(ossa_local_to_model_job_validate(&job), OSSA_OK);
+    ot_assert_job_ok(ossa_local_to_model_job_validate, &job);
     assert_int_equal(ossa_local_to_model_job_run(&job), OSSA_OK);
     assert_canary(out + 3, 1);
     ossa_mat4 ref[3];
     for (uint32_t j = 0; j < 3; j++) ref[j] = ossa_pose_joint_to_model(locals, parents, 3, j);
     for (uint32_t j = 0; j < 3; j++) ot_assert_floats_near(out[j].m, ref[j].m, 16, 1e-6f);
     job.input_count = 2; /* input one short */
-    assert_int_equal(ossa_local_to_model_job_validate(&job), OSSA_ERROR_BUFFER_TOO_SMALL);
+    ot_assert_job(ossa_local_to_model_job_validate, &job, OSSA_ERROR_BUFFER_TOO_SMALL, "input_count");
     job.input_count = 3;
+    /* a parent out of range, or after its child inside a range */
+    const int32_t bad_parents[3] = {-1, 3, 1}, late_parents[3] = {-1, 2, -1};
+    job.parents = bad_parents;
+    ot_assert_job(ossa_local_to_model_job_validate, &job, OSSA_ERROR_INVALID_ARGUMENT, "parents");
+    job.parents = late_parents;
+    ot_assert_job_ok(ossa_local_to_model_job_validate, &job); /* the whole pose: the chain walk handles any order */
+    job.begin = 1, job.end = 2;
+    ot_assert_job(ossa_local_to_model_job_validate, &job, OSSA_ERROR_INVALID_ARGUMENT, "parents");
+    job.parents = parents;
     /* ranges: begin > end and end > N are INVALID_ARGUMENT */
     job.begin = 2, job.end = 1;
-    assert_int_equal(ossa_local_to_model_job_validate(&job), OSSA_ERROR_INVALID_ARGUMENT);
+    ot_assert_job(ossa_local_to_model_job_validate, &job, OSSA_ERROR_INVALID_ARGUMENT, "begin");
     job.begin = 1, job.end = 4;
-    assert_int_equal(ossa_local_to_model_job_validate(&job), OSSA_ERROR_INVALID_ARGUMENT);
+    ot_assert_job(ossa_local_to_model_job_validate, &job, OSSA_ERROR_INVALID_ARGUMENT, "end");
     /* a range writes only its joints */
     fill_canary(out, 4);
     job.begin = 0, job.end = 1;
@@ -264,6 +274,7 @@ static void local_to_model_job_validation(void **state) {
     assert_memory_equal(ref, out, sizeof ref);
     by_skeleton.output_count = 2;
     assert_int_equal(ossa_local_to_model_job_run(&by_skeleton), OSSA_ERROR_BUFFER_TOO_SMALL);
+    ot_assert_job(ossa_local_to_model_job_validate, &by_skeleton, OSSA_ERROR_BUFFER_TOO_SMALL, "output_count");
     ossa_skeleton_destroy(sk);
 }
 
@@ -282,23 +293,23 @@ static void palette_job_validation(void **state) {
     ossa_skeleton *sk = NULL;
     assert_int_equal(ossa_skeleton_create(&sd, NULL, &sk), OSSA_OK);
     ossa_palette_job job = {0};
-    assert_int_equal(ossa_palette_job_validate(NULL), OSSA_ERROR_INVALID_ARGUMENT);
-    assert_int_equal(ossa_palette_job_validate(&job), OSSA_ERROR_INVALID_ARGUMENT);
+    ot_assert_job(ossa_palette_job_validate, NULL, OSSA_ERROR_INVALID_ARGUMENT, "job");
+    ot_assert_job(ossa_palette_job_validate, &job, OSSA_ERROR_INVALID_ARGUMENT, "skeleton");
     job.skeleton = sk;
-    assert_int_equal(ossa_palette_job_validate(&job), OSSA_ERROR_INVALID_ARGUMENT);
+    ot_assert_job(ossa_palette_job_validate, &job, OSSA_ERROR_INVALID_ARGUMENT, "model");
     job.model = model;
-    assert_int_equal(ossa_palette_job_validate(&job), OSSA_ERROR_INVALID_ARGUMENT);
+    ot_assert_job(ossa_palette_job_validate, &job, OSSA_ERROR_INVALID_ARGUMENT, "output");
     job.output = out;
-    assert_int_equal(ossa_palette_job_validate(&job), OSSA_ERROR_BUFFER_TOO_SMALL);
+    ot_assert_job(ossa_palette_job_validate, &job, OSSA_ERROR_BUFFER_TOO_SMALL, "model_count");
     job.model_count = 3;
-    assert_int_equal(ossa_palette_job_validate(&job), OSSA_ERROR_BUFFER_TOO_SMALL);
+    ot_assert_job(ossa_palette_job_validate, &job, OSSA_ERROR_BUFFER_TOO_SMALL, "output_count");
     /* skeleton layout needs joint_count entries: one short writes nothing */
     fill_canary(out, 4);
     job.output_count = 2;
     assert_int_equal(ossa_palette_job_run(&job), OSSA_ERROR_BUFFER_TOO_SMALL);
     assert_canary(out, 4);
     job.output_count = 3;
-    assert_int_equal(ossa_palette_job_validate(&job), OSSA_OK);
+    ot_assert_job_ok(ossa_palette_job_validate, &job);
     assert_int_equal(ossa_palette_job_run(&job), OSSA_OK);
     assert_canary(out + 3, 1);
     ossa_mat4 e2 = ossa_mat4_mul(&model[2], &ibm[0]), id = ossa_mat4_identity();
@@ -315,9 +326,9 @@ static void palette_job_validation(void **state) {
     for (int k = 0; k < 16; k++) assert_true(out[0].m[k] == e2.m[k] && out[1].m[k] == model[1].m[k]);
     /* bad skin index or layout */
     job.skin = 1;
-    assert_int_equal(ossa_palette_job_validate(&job), OSSA_ERROR_INVALID_ARGUMENT);
+    ot_assert_job(ossa_palette_job_validate, &job, OSSA_ERROR_INVALID_ARGUMENT, "skin");
     job.skin = 0, job.layout = (ossa_palette_layout)7;
-    assert_int_equal(ossa_palette_job_validate(&job), OSSA_ERROR_INVALID_ARGUMENT);
+    ot_assert_job(ossa_palette_job_validate, &job, OSSA_ERROR_INVALID_ARGUMENT, "layout");
     ossa_skeleton_destroy(sk);
 }
 

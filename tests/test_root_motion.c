@@ -2,6 +2,7 @@
  * delta job re-applies it, and the world trajectory over several loops matches hand-worked
  * positions (a straight walk, a square walked in four loops). */
 #include "test_support.h"
+#include "job_check.h"
 
 #include <math.h>
 #include <stdlib.h>
@@ -58,8 +59,8 @@ static void validity(void **state) {
     (void)state;
     ossa_root_motion_job job;
     memset(&job, 0, sizeof job);
-    assert_int_equal(ossa_root_motion_job_validate(NULL), OSSA_ERROR_INVALID_ARGUMENT);
-    assert_int_equal(ossa_root_motion_job_validate(&job), OSSA_ERROR_INVALID_ARGUMENT);
+    ot_assert_job(ossa_root_motion_job_validate, NULL, OSSA_ERROR_INVALID_ARGUMENT, "job");
+    ot_assert_job(ossa_root_motion_job_validate, &job, OSSA_ERROR_INVALID_ARGUMENT, "motion");
     float times[1] = {0};
     ossa_vec3 pos[1] = {{0, 0, 0}};
     float yaw[1] = {0};
@@ -67,15 +68,18 @@ static void validity(void **state) {
     memset(&m, 0, sizeof m);
     m.key_count = 1, m.times = times, m.positions = pos, m.yaws = yaw;
     job.motion = &m;
-    assert_int_equal(ossa_root_motion_job_validate(&job), OSSA_ERROR_INVALID_ARGUMENT); /* no delta */
+    ot_assert_job(ossa_root_motion_job_validate, &job, OSSA_ERROR_INVALID_ARGUMENT, "delta"); /* no delta */
     ossa_transform delta;
     job.delta = &delta;
     assert_int_equal(ossa_root_motion_job_run(&job), OSSA_OK);
+    ot_assert_job_ok(ossa_root_motion_job_validate, &job);
     job.from = NAN;
     assert_int_equal(ossa_root_motion_job_run(&job), OSSA_ERROR_INVALID_ARGUMENT);
+    ot_assert_job(ossa_root_motion_job_validate, &job, OSSA_ERROR_INVALID_ARGUMENT, "from");
     job.from = 0;
     job.advance = INFINITY;
     assert_int_equal(ossa_root_motion_job_run(&job), OSSA_ERROR_INVALID_ARGUMENT);
+    ot_assert_job(ossa_root_motion_job_validate, &job, OSSA_ERROR_INVALID_ARGUMENT, "advance");
     ossa_skeleton *sk = make_skeleton();
     ossa_clip *out = NULL;
     ossa_root_motion *rm = NULL;

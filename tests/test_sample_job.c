@@ -3,6 +3,7 @@
  * and clip switches agree bit for bit with a fresh context, and the SIMD lerp kernels agree
  * with the scalar one bit for bit. Runs again with OSSA_SAMPLE_KERNEL capped (CMakeLists). */
 #include "test_support.h"
+#include "job_check.h"
 
 #include <math.h>
 #include <stdio.h>
@@ -57,32 +58,32 @@ static void test_validate_fields(void **state) {
     float w[64];
     ossa_sample_job job;
     memset(&job, 0, sizeof job);
-    assert_int_equal(ossa_sample_job_validate(NULL), OSSA_ERROR_INVALID_ARGUMENT);
-    assert_int_equal(ossa_sample_job_validate(&job), OSSA_ERROR_INVALID_ARGUMENT);
+    ot_assert_job(ossa_sample_job_validate, NULL, OSSA_ERROR_INVALID_ARGUMENT, "job");
+    ot_assert_job(ossa_sample_job_validate, &job, OSSA_ERROR_INVALID_ARGUMENT, "clip");
     assert_int_equal(ossa_sample_job_run(&job), OSSA_ERROR_INVALID_ARGUMENT);
     job.clip = f.built[0];
-    assert_int_equal(ossa_sample_job_validate(&job), OSSA_ERROR_INVALID_ARGUMENT);
+    ot_assert_job(ossa_sample_job_validate, &job, OSSA_ERROR_INVALID_ARGUMENT, "context");
     job.context = ctx;
-    assert_int_equal(ossa_sample_job_validate(&job), OSSA_ERROR_INVALID_ARGUMENT);
+    ot_assert_job(ossa_sample_job_validate, &job, OSSA_ERROR_INVALID_ARGUMENT, "output");
     job.output = out;
-    assert_int_equal(ossa_sample_job_validate(&job), OSSA_ERROR_INVALID_ARGUMENT); /* no reference */
+    ot_assert_job(ossa_sample_job_validate, &job, OSSA_ERROR_INVALID_ARGUMENT, "reference"); /* no reference */
     job.reference = f.sk->rest;
-    assert_int_equal(ossa_sample_job_validate(&job), OSSA_ERROR_BUFFER_TOO_SMALL);
+    ot_assert_job(ossa_sample_job_validate, &job, OSSA_ERROR_BUFFER_TOO_SMALL, "output_count");
     job.output_count = J;
-    assert_int_equal(ossa_sample_job_validate(&job), OSSA_ERROR_BUFFER_TOO_SMALL); /* reference_count */
+    ot_assert_job(ossa_sample_job_validate, &job, OSSA_ERROR_BUFFER_TOO_SMALL, "reference_count"); /* reference_count */
     job.reference_count = J - 1;
-    assert_int_equal(ossa_sample_job_validate(&job), OSSA_ERROR_BUFFER_TOO_SMALL);
+    ot_assert_job(ossa_sample_job_validate, &job, OSSA_ERROR_BUFFER_TOO_SMALL, "reference_count");
     job.reference_count = J;
-    assert_int_equal(ossa_sample_job_validate(&job), OSSA_OK); /* weights are optional */
+    ot_assert_job_ok(ossa_sample_job_validate, &job); /* weights are optional */
     job.weights = w;
-    assert_int_equal(ossa_sample_job_validate(&job), OSSA_ERROR_BUFFER_TOO_SMALL);
+    ot_assert_job(ossa_sample_job_validate, &job, OSSA_ERROR_BUFFER_TOO_SMALL, "weights_count");
     job.weights_count = W;
-    assert_int_equal(ossa_sample_job_validate(&job), OSSA_OK);
+    ot_assert_job_ok(ossa_sample_job_validate, &job);
     job.weights = NULL;
-    assert_int_equal(ossa_sample_job_validate(&job), OSSA_ERROR_INVALID_ARGUMENT); /* a count without a buffer */
+    ot_assert_job(ossa_sample_job_validate, &job, OSSA_ERROR_INVALID_ARGUMENT, "weights"); /* a count without a buffer */
     job.weights = w;
     job.time = NAN;
-    assert_int_equal(ossa_sample_job_validate(&job), OSSA_ERROR_INVALID_ARGUMENT);
+    ot_assert_job(ossa_sample_job_validate, &job, OSSA_ERROR_INVALID_ARGUMENT, "time");
     job.time = INFINITY;
     assert_int_equal(ossa_sample_job_run(&job), OSSA_OK);
     assert_true(job.sampled_time == ossa_built_clip_end(f.built[0]));
@@ -110,6 +111,7 @@ static void test_validate_fields(void **state) {
     assert_int_equal(ossa_sampling_context_create(J - 1, W, NULL, &small), OSSA_OK);
     job.context = small;
     assert_int_equal(ossa_sample_job_run(&job), OSSA_ERROR_BUFFER_TOO_SMALL);
+    ot_assert_job(ossa_sample_job_validate, &job, OSSA_ERROR_BUFFER_TOO_SMALL, "context");
     ossa_sampling_context_destroy(small);
     if (W) {
         assert_int_equal(ossa_sampling_context_create(J, W - 1, NULL, &small), OSSA_OK);
@@ -926,7 +928,7 @@ static void test_reference_hash(void **state) {
         assert_int_equal(ossa_sample_job_run(&job), OSSA_OK);
         job.reference = g.sk->rest; /* the same counts, another rest pose */
         memset(out, 0xAB, sizeof out);
-        assert_int_equal(ossa_sample_job_validate(&job), OSSA_OK); /* validate is cheap: no hash */
+        ot_assert_job_ok(ossa_sample_job_validate, &job); /* validate is cheap: no hash */
         assert_int_equal(ossa_sample_job_run(&job), OSSA_ERROR_INVALID_ARGUMENT);
         for (size_t i = 0; i < sizeof out; i++) assert_int_equal(((unsigned char *)out)[i], 0xAB);
         ref[J - 1].translation.y = nextafterf(ref[J - 1].translation.y, INFINITY); /* one ulp of the last joint */

@@ -60,8 +60,11 @@ typedef struct ossa_blend_job {
 
 /* OK, INVALID_ARGUMENT (NULL rest / output / layer arrays / layer transforms, a negative or
  * non-finite weight, a negative or non-finite threshold) or BUFFER_TOO_SMALL (output_count,
- * a layer's transform_count or joint_weight_count below rest_count). */
-ossa_result ossa_blend_job_validate(const ossa_blend_job *job);
+ * a layer's transform_count or joint_weight_count below rest_count). On failure diag (may be
+ * NULL) names the field: "rest", "output", "threshold", "output_count", "layers" or
+ * "additive_layers" (NULL array), or one layer's field, e.g. "layers[2].transforms",
+ * "additive_layers[0].weight", "layers[1].joint_weights". O(joint count x masked layers). */
+ossa_result ossa_blend_job_validate(const ossa_blend_job *job, ossa_diagnostic *diag);
 /* Validates, then writes the blended pose (the formula above) into output[0, rest_count). */
 ossa_result ossa_blend_job_run(ossa_blend_job *job);
 

@@ -105,10 +105,13 @@ typedef struct ossa_clip_sample_job {
     float sampled_time;                 /* out: the clip time actually sampled */
 } ossa_clip_sample_job;
 
-/* OK, INVALID_ARGUMENT (NULL job / clip / output, an unknown lookup, CURSOR lookup without
- * cursors, track_begin > track_end or track_end > track_count) or BUFFER_TOO_SMALL
- * (output_count < reference_count, cursor_count < ossa_clip_cursor_count). Cheap: O(1). */
-ossa_result ossa_clip_sample_job_validate(const ossa_clip_sample_job *job);
+/* OK, INVALID_ARGUMENT (NULL job / clip / output, NULL reference with reference_count > 0, an
+ * unknown lookup, CURSOR lookup without cursors, track_begin > track_end or track_end >
+ * track_count) or BUFFER_TOO_SMALL (output_count < reference_count, cursor_count <
+ * ossa_clip_cursor_count). On failure diag (may be NULL) names the field ("clip", "output",
+ * "reference", "track_begin", "track_end", "lookup", "cursors", "cursor_count",
+ * "output_count"). Cheap: O(1). */
+ossa_result ossa_clip_sample_job_validate(const ossa_clip_sample_job *job, ossa_diagnostic *diag);
 /* Validates (nothing is written on failure), then samples and sets job->sampled_time. */
 ossa_result ossa_clip_sample_job_run(ossa_clip_sample_job *job);
 
@@ -129,8 +132,10 @@ typedef struct ossa_clip_weights_job {
 } ossa_clip_weights_job;
 
 /* OK, INVALID_ARGUMENT (NULL job / clip / output, track out of range, bad lookup, CURSOR
- * without cursors) or BUFFER_TOO_SMALL (output_count or cursor_count too small). */
-ossa_result ossa_clip_weights_job_validate(const ossa_clip_weights_job *job);
+ * without cursors) or BUFFER_TOO_SMALL (output_count or cursor_count too small); diag (may
+ * be NULL) names the field ("clip", "output", "track", "lookup", "cursors", "cursor_count",
+ * "output_count"). O(1). */
+ossa_result ossa_clip_weights_job_validate(const ossa_clip_weights_job *job, ossa_diagnostic *diag);
 /* Validates (nothing is written on failure), then samples and sets job->sampled_time. */
 ossa_result ossa_clip_weights_job_run(ossa_clip_weights_job *job);
 

@@ -23,20 +23,22 @@ extern "C" {
 #endif
 
 typedef struct ossa_event_job {
-    const float *times;        /* event times, clip seconds, non-decreasing, in [start, end] */
-    uint32_t time_count;
+    const float *times;        /* required (even for time_count 0): event times, clip seconds, */
+    uint32_t time_count;       /* non-decreasing, in [start, end] */
     float start, end;          /* the clip's time range (end >= start) */
     bool loop;
     float from;                /* clip time before the step (finite; for loop, any value) */
     float advance;             /* clip seconds of the step (finite, any sign) */
-    uint32_t *fired;           /* out: indices into times, in crossing order */
-    uint32_t fired_capacity;
+    uint32_t *fired;           /* required out: indices into times, in crossing order */
+    uint32_t fired_capacity;   /* entries fired holds (0 = count only) */
     uint32_t fired_count;      /* out: how many were crossed (may exceed fired_capacity) */
 } ossa_event_job;
 
-/* INVALID_ARGUMENT for NULL times with time_count > 0, NULL fired with capacity > 0, a
- * non-finite from / advance / start / end, end < start, or unsorted / non-finite times or times outside [start, end]. */
-ossa_result ossa_event_job_validate(const ossa_event_job *job);
+/* INVALID_ARGUMENT for NULL times or fired (so a zeroed job fails), a non-finite start / end /
+ * from / advance, end < start, or unsorted / non-finite times or times outside [start, end].
+ * On failure diag (may be NULL) names the field ("times", "fired", "start", "end", "from",
+ * "advance"). O(time_count). */
+ossa_result ossa_event_job_validate(const ossa_event_job *job, ossa_diagnostic *diag);
 /* Validates, then writes the crossed events. BUFFER_TOO_SMALL when more than fired_capacity
  * were crossed: the first fired_capacity are written and fired_count has the total. */
 ossa_result ossa_event_job_run(ossa_event_job *job);
@@ -53,8 +55,11 @@ typedef struct ossa_user_track_job {
 } ossa_user_track_job;
 
 /* INVALID_ARGUMENT for a NULL track / output, a track without keys or values, or a NaN /
- * infinite time; BUFFER_TOO_SMALL when output_count < components. */
-ossa_result ossa_user_track_job_validate(const ossa_user_track_job *job);
+ * infinite time; BUFFER_TOO_SMALL when output_count < components. On failure diag (may be
+ * NULL) names the field ("track", "time", "output", "output_count"). O(1). */
+ossa_result ossa_user_track_job_validate(const ossa_user_track_job *job, ossa_diagnostic *diag);
+/* Validates (nothing is written on failure), then writes the track's components to output
+ * (and moves *cursor when given). */
 ossa_result ossa_user_track_job_run(ossa_user_track_job *job);
 
 #ifdef __cplusplus

@@ -13,7 +13,8 @@
  * Jobs are plain structs: inputs, outputs and parameters; zero-initialised parameters
  * mean the documented default. ossa_<job>_validate() is a cheap check (NULL inputs or
  * outputs and bad parameters -> OSSA_ERROR_INVALID_ARGUMENT, spans shorter than needed ->
- * OSSA_ERROR_BUFFER_TOO_SMALL); ossa_<job>_run() validates, then runs. Jobs own nothing,
+ * OSSA_ERROR_BUFFER_TOO_SMALL) that names the wrong field in an optional ossa_diagnostic;
+ * a zeroed job fails it; ossa_<job>_run() validates, then runs. Jobs own nothing,
  * never allocate and are re-entrant (different jobs may run on different threads).
  *
  * Units: model-space positions in the model's units, angles in radians. Corrections are
@@ -69,8 +70,10 @@ typedef struct ossa_ik_two_bone_job {
 } ossa_ik_two_bone_job;
 
 /* OK or INVALID_ARGUMENT (NULL job, matrix or output; a non-finite vector or twist; softness
- * outside [0, 1); has_weight with weight outside [0, 1]). O(1). */
-ossa_result ossa_ik_two_bone_job_validate(const ossa_ik_two_bone_job *job);
+ * outside [0, 1); has_weight with weight outside [0, 1]); diag (may be NULL) names the field
+ * ("start_joint", "mid_joint", "end_joint", "start_correction", "mid_correction", "target",
+ * "pole_vector", "mid_axis", "softness", "twist_angle", "weight"). O(1). */
+ossa_result ossa_ik_two_bone_job_validate(const ossa_ik_two_bone_job *job, ossa_diagnostic *diag);
 /* Validates (nothing is written on failure), then writes both corrections and reached. */
 ossa_result ossa_ik_two_bone_job_run(ossa_ik_two_bone_job *job);
 
@@ -97,8 +100,10 @@ typedef struct ossa_ik_aim_job {
 } ossa_ik_aim_job;
 
 /* OK or INVALID_ARGUMENT (NULL job, joint or output; a non-finite vector or twist;
- * has_weight with weight outside [0, 1]). O(1). */
-ossa_result ossa_ik_aim_job_validate(const ossa_ik_aim_job *job);
+ * has_weight with weight outside [0, 1]); diag (may be NULL) names the field ("joint",
+ * "joint_correction", "target", "forward", "up", "offset", "pole_vector", "twist_angle",
+ * "weight"). O(1). */
+ossa_result ossa_ik_aim_job_validate(const ossa_ik_aim_job *job, ossa_diagnostic *diag);
 /* Validates (nothing is written on failure), then writes the correction and reached (identity
  * and false for a singular joint matrix or a target at the joint). */
 ossa_result ossa_ik_aim_job_run(ossa_ik_aim_job *job);
@@ -185,8 +190,10 @@ typedef struct ossa_ik_chain_job {
  * bad limit: unknown type, hinge min > max or beyond +-pi, cone or twist outside [0, pi];
  * a non-finite target, a negative tolerance, a bad weight) or BUFFER_TOO_SMALL
  * (parent_count or model_count < local_count; rotation_count, or limit_count with limits,
- * < joint_count). O(joint_count). */
-ossa_result ossa_ik_chain_job_validate(const ossa_ik_chain_job *job);
+ * < joint_count). diag (may be NULL) names the field: "solver", "joints", "joint_count",
+ * "locals", "parents", "models", "rotations", the *_count fields, "target", "tolerance",
+ * "weight", or one entry, "joints[k]" / "limits[k]". O(joint_count). */
+ossa_result ossa_ik_chain_job_validate(const ossa_ik_chain_job *job, ossa_diagnostic *diag);
 /* Validates (nothing is written on failure), then solves and writes rotations, reached,
  * distance and iterations_run. Cost: O(iterations x joint_count). */
 ossa_result ossa_ik_chain_job_run(ossa_ik_chain_job *job);
@@ -217,8 +224,10 @@ typedef struct ossa_ik_apply_job {
 /* OK, INVALID_ARGUMENT (NULL job, joints, parents, locals or models; joint_count 0; both or
  * neither of corrections and rotations; a joint >= local_count; a parent not before its
  * child from the lowest listed joint on) or BUFFER_TOO_SMALL (correction_count or
- * rotation_count < joint_count; parent_count or model_count < local_count). O(local_count). */
-ossa_result ossa_ik_apply_job_validate(const ossa_ik_apply_job *job);
+ * rotation_count < joint_count; parent_count or model_count < local_count). diag (may be
+ * NULL) names the field: "joints", "joint_count", "corrections" (both or neither given),
+ * "parents", "locals", "models", the *_count fields, or "joints[k]". O(local_count). */
+ossa_result ossa_ik_apply_job_validate(const ossa_ik_apply_job *job, ossa_diagnostic *diag);
 /* Validates (nothing is written on failure), then updates locals and models. */
 ossa_result ossa_ik_apply_job_run(ossa_ik_apply_job *job);
 

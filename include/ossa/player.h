@@ -3,7 +3,7 @@
  *   all layers: blend job (override layers with weights and masks, then additive layers)
  *   → local-to-model → optional pose hook (IK) → palettes; root motion accumulated on the side.
  *
- * The beginner path is unchanged: create → play / crossfade → update(dt) → palette → destroy,
+ * The beginner path: create → play / crossfade → update(dt) → palette → destroy,
  * all on layer 0. Everything else is opt-in:
  *   - layers: ossa_player_add_layer (OVERRIDE layers are blended by weight and mask; ADDITIVE
  *     layers play delta clips from ossa_clip_make_additive on top), each with its own clip,
@@ -16,14 +16,15 @@
  *     weighted delta of the playing override clips to the player's root transform;
  *   - a pose hook (the IK pass) runs after local-to-model and may correct the pose.
  *
- * Clips: every play / crossfade call has a _built twin that plays a built clip (built_clip.h,
- * sampled by the sampling job of sample.h with a context per playing clip) instead of an
- * editable one; layers mix both freely. A built clip must be built for this skeleton (or one
- * whose first joints match: joints past its joint count keep the rest pose): the _built calls
- * return INVALID_ARGUMENT for a clip built with another rest pose (ossa_built_clip_matches).
+ * Clips: every call that takes a clip takes an ossa_clip_source: an editable clip
+ * (ossa_source_editable, sampled by the clip sampling job with cursors) or a built clip
+ * (ossa_source_built, built_clip.h, sampled by the sampling job of sample.h with a context per
+ * playing clip); layers mix both freely. A built clip must be built for this skeleton (or one
+ * whose first joints match: joints past its joint count keep the rest pose): a clip built with
+ * another rest pose is INVALID_ARGUMENT (ossa_built_clip_matches).
  *
  * Ownership and allocation: a player owns its pose buffers, layers and cursors. create,
- * add_layer, play, crossfade and bind_root_motion may allocate; update, the setters and
+ * add_layer, play, crossfade and bind_root_motion may allocate; update, the setters, model and
  * palette never do. Not thread-safe per instance; distinct players may run on distinct
  * threads. The clips, root motions and the skeleton must outlive the player. */
 #ifndef OSSA_PLAYER_H
@@ -39,6 +40,25 @@ extern "C" {
 #endif
 
 typedef struct ossa_player ossa_player;
+
+/* What a layer plays: an editable clip or a built clip, at most one non-NULL. Both NULL is
+ * "no clip" (stops a layer where stopping is allowed); both non-NULL is INVALID_ARGUMENT.
+ * The clip is borrowed: it must outlive its use by the player. */
+typedef struct ossa_clip_source {
+    const ossa_clip *clip;          /* an editable clip (clip.h), or NULL */
+    const ossa_built_clip *built;   /* a built clip (built_clip.h), or NULL */
+} ossa_clip_source;
+
+/* ossa_player_play(player, ossa_source_editable(clip), 1.0f, true) */
+static inline ossa_clip_source ossa_source_editable(const ossa_clip *clip) {
+    ossa_clip_source source = {clip, NULL};
+    return source;
+}
+/* ossa_player_play(player, ossa_source_built(clip), 1.0f, true) */
+static inline ossa_clip_source ossa_source_built(const ossa_built_clip *clip) {
+    ossa_clip_source source = {NULL, clip};
+    return source;
+}
 
 typedef enum ossa_player_layer_mode {
     OSSA_PLAYER_LAYER_OVERRIDE = 0, /* blended with the other override layers by weight and mask */
@@ -60,15 +80,17 @@ void ossa_player_destroy(ossa_player *player);
 
 /* ---- the beginner path (layer 0) ---- */
 
-/* Starts `clip` at its start time (cancels any fade). speed: playback rate
+/* Starts the source's clip at its start time (cancels any fade). speed: playback rate
  * (1 = real time, negative plays backwards); loop: wrap or hold at the ends.
- * INVALID_ARGUMENT when player or clip is NULL (also for crossfade). A clip made for
- * another skeleton plays: its tracks for joints >= joint_count are skipped. */
-ossa_result ossa_player_play(ossa_player *player, const ossa_clip *clip, float speed, bool loop);
+ * INVALID_ARGUMENT when player is NULL or the source holds no clip or two (also for
+ * crossfade). An editable clip made for another skeleton plays: its tracks for joints >=
+ * joint_count are skipped. */
+ossa_result ossa_player_play(ossa_player *player, ossa_clip_source source, float speed, bool loop);
 
-/* Cross-fades from the current clip to `clip` (started at its start time) over
+/* Cross-fades from the current clip to the source's (started at its start time) over
  * `duration` seconds; the old clip keeps playing during the fade. duration <= 0 = cut. */
-ossa_result ossa_player_crossfade(ossa_player *player, const ossa_clip *clip, float duration, float speed, bool loop);
+ossa_result ossa_player_crossfade(ossa_player *player, ossa_clip_source source, float duration, float speed,
+                                  bool loop);
 /* (The blend is the blend job over (old, new) with weights (1 - w, w), w = elapsed / duration;
  * elapsed counts real seconds. A cross-fade started while another runs fades from the
  * current blended pose of that layer, frozen, so the pose never jumps.) */
@@ -82,28 +104,24 @@ void ossa_player_set_speed(ossa_player *player, float speed);
 
 /* Layer 0's current clip time in seconds (adjusted: within [start, end]). */
 float ossa_player_time(const ossa_player *player);
-/* Layer 0's current editable clip, or NULL (none, or a built clip playing). */
-const ossa_clip *ossa_player_clip(const ossa_player *player);
 
 /* The current local pose: skeleton->joint_count transforms, owned by the player,
  * valid until the next update. */
 const ossa_transform *ossa_player_pose(const ossa_player *player);
 
-/* Model-space matrices of the current pose into out (skeleton->joint_count). */
-void ossa_player_model(const ossa_player *player, ossa_mat4 *out);
+/* Model-space matrices of the current pose into out[0, joint_count) (joint_count =
+ * skeleton->joint_count; out_count >= joint_count). INVALID_ARGUMENT for a NULL player or out,
+ * BUFFER_TOO_SMALL when out_count < joint_count (nothing written). */
+ossa_result ossa_player_model(const ossa_player *player, ossa_mat4 *out, uint32_t out_count);
 
 /* Skeleton-indexed palette for skin `skin`: out[j] = model[j] * IBM (identity for
- * joints the skin does not use). out has skeleton->joint_count entries.
- * INVALID_ARGUMENT when player or out is NULL or skin >= skeleton->skin_count. */
-ossa_result ossa_player_palette(const ossa_player *player, uint32_t skin, ossa_mat4 *out);
+ * joints the skin does not use), out[0, joint_count) with out_count >= skeleton->joint_count.
+ * INVALID_ARGUMENT when player or out is NULL or skin >= skeleton->skin_count;
+ * BUFFER_TOO_SMALL when out_count < joint_count (nothing written). */
+ossa_result ossa_player_palette(const ossa_player *player, uint32_t skin, ossa_mat4 *out, uint32_t out_count);
 /* (Exactly: out[j] = model[j] * skin.inverse_bind[i] for j = skin.joints[i]; identity for
  * every other joint. Model matrices are computed once per play / crossfade / update and
  * cached, so ossa_player_model and ossa_player_palette are copies plus one multiply.) */
-
-/* The same with a built clip (built for this skeleton). */
-ossa_result ossa_player_play_built(ossa_player *player, const ossa_built_clip *clip, float speed, bool loop);
-ossa_result ossa_player_crossfade_built(ossa_player *player, const ossa_built_clip *clip, float duration, float speed,
-                                        bool loop);
 
 /* Weight of the incoming clip during layer 0's cross-fade: elapsed / duration in [0, 1]
  * (elapsed is real time, not scaled by speed); 1 when no fade is running. */
@@ -117,15 +135,13 @@ float ossa_player_fade_weight(const ossa_player *player);
 ossa_result ossa_player_add_layer(ossa_player *player, ossa_player_layer_mode mode, uint32_t *out_layer);
 /* Number of layers (>= 1). */
 uint32_t ossa_player_layer_count(const ossa_player *player);
-/* play / crossfade on any layer (layer 0 = the beginner calls). A NULL clip stops the layer
- * (it then contributes nothing). INVALID_ARGUMENT for a NULL player or layer out of range. */
-ossa_result ossa_player_layer_play(ossa_player *player, uint32_t layer, const ossa_clip *clip, float speed, bool loop);
-ossa_result ossa_player_layer_crossfade(ossa_player *player, uint32_t layer, const ossa_clip *clip, float duration,
+/* play / crossfade on any layer (layer 0 = the beginner calls). layer_play with an empty
+ * source (both NULL) stops the layer (it then contributes nothing); layer_crossfade needs a
+ * clip. INVALID_ARGUMENT for a NULL player, a layer out of range or a source with two clips. */
+ossa_result ossa_player_layer_play(ossa_player *player, uint32_t layer, ossa_clip_source source, float speed,
+                                   bool loop);
+ossa_result ossa_player_layer_crossfade(ossa_player *player, uint32_t layer, ossa_clip_source source, float duration,
                                         float speed, bool loop);
-ossa_result ossa_player_layer_play_built(ossa_player *player, uint32_t layer, const ossa_built_clip *clip,
-                                         float speed, bool loop);
-ossa_result ossa_player_layer_crossfade_built(ossa_player *player, uint32_t layer, const ossa_built_clip *clip,
-                                              float duration, float speed, bool loop);
 /* Layer weight (>= 0 and finite; additive layers: any finite value). INVALID_ARGUMENT otherwise. */
 ossa_result ossa_player_layer_set_weight(ossa_player *player, uint32_t layer, float weight);
 float ossa_player_layer_weight(const ossa_player *player, uint32_t layer);
@@ -141,11 +157,10 @@ ossa_result ossa_player_layer_set_mask_joint(ossa_player *player, uint32_t layer
 /* Sync group (0 = none). Layers in one group share a phase; a layer joining takes the
  * group's phase at the next update. */
 ossa_result ossa_player_layer_set_sync(ossa_player *player, uint32_t layer, uint32_t group);
-/* The layer's current clip time (seconds, adjusted) and clip (NULL when stopped, or when it
- * plays a built clip: ossa_player_layer_built_clip). */
+/* The layer's current clip time (seconds, adjusted) and what it plays (the source given to
+ * play / crossfade; both NULL when stopped or for a NULL player or layer out of range). */
 float ossa_player_layer_time(const ossa_player *player, uint32_t layer);
-const ossa_clip *ossa_player_layer_clip(const ossa_player *player, uint32_t layer);
-const ossa_built_clip *ossa_player_layer_built_clip(const ossa_player *player, uint32_t layer);
+ossa_clip_source ossa_player_layer_source(const ossa_player *player, uint32_t layer);
 /* The layer's last clock step: the clip time before the last update (*from) and the clip
  * seconds it advanced (*advance, signed; phase-scaled in a sync group) — exactly what the
  * event job (events.h) and the root-motion job take. Zeros for a stopped layer or index out
@@ -154,12 +169,11 @@ void ossa_player_layer_step(const ossa_player *player, uint32_t layer, float *fr
 
 /* ---- root motion and the pose hook ---- */
 
-/* Tells the player that `clip` (as extracted by ossa_root_motion_extract) moves the character
- * by `motion`; motion NULL removes the binding. OUT_OF_MEMORY; INVALID_ARGUMENT for NULLs. */
-ossa_result ossa_player_bind_root_motion(ossa_player *player, const ossa_clip *clip, const ossa_root_motion *motion);
-/* The same for a built clip (built from the extracted, in-place clip). */
-ossa_result ossa_player_bind_root_motion_built(ossa_player *player, const ossa_built_clip *clip,
-                                               const ossa_root_motion *motion);
+/* Tells the player that the source's clip (as extracted by ossa_root_motion_extract, or built
+ * from that in-place clip) moves the character by `motion`; motion NULL removes the binding.
+ * OUT_OF_MEMORY; INVALID_ARGUMENT for a NULL player or a source without exactly one clip. */
+ossa_result ossa_player_bind_root_motion(ossa_player *player, ossa_clip_source source,
+                                         const ossa_root_motion *motion);
 /* The root delta of the last update: the weighted blend (translation lerp, rotation nlerp by
  * layer weight x fade weight, normalised over the playing override clips) of their deltas; a
  * clip without a bound root motion contributes the identity (it stands still), so fading from

@@ -55,11 +55,13 @@ typedef struct ossa_local_to_model_job {
 
 /* OK, INVALID_ARGUMENT (NULL job / input / output, neither skeleton nor parents, begin >
  * end or end > N, a parent index out of [-1, N), or a range over joints whose parent does
- * not come first) or BUFFER_TOO_SMALL (input_count or output_count < N). With a skeleton
- * it is O(1); with a parents span it reads the parents once (O(N)). */
-ossa_result ossa_local_to_model_job_validate(const ossa_local_to_model_job *job);
+ * not come first) or BUFFER_TOO_SMALL (input_count or output_count < N). On failure diag
+ * (may be NULL) names the field: "skeleton" (for neither hierarchy), "input", "output",
+ * "begin", "end", "parents", "input_count", "output_count". With a skeleton it is O(1);
+ * with a parents span it reads the parents once (O(N)). */
+ossa_result ossa_local_to_model_job_validate(const ossa_local_to_model_job *job, ossa_diagnostic *diag);
 /* Validates (nothing is written on failure), then fills output. */
-ossa_result ossa_local_to_model_job_run(const ossa_local_to_model_job *job);
+ossa_result ossa_local_to_model_job_run(ossa_local_to_model_job *job);
 
 /* Palette layout: which index a palette entry has. */
 typedef enum ossa_palette_layout {
@@ -87,10 +89,12 @@ typedef struct ossa_palette_job {
 } ossa_palette_job;
 
 /* OK, INVALID_ARGUMENT (NULL job / skeleton / model / output, skin out of range, bad
- * layout) or BUFFER_TOO_SMALL (model_count or output_count too small). O(1). */
-ossa_result ossa_palette_job_validate(const ossa_palette_job *job);
+ * layout) or BUFFER_TOO_SMALL (model_count or output_count too small); diag (may be NULL)
+ * names the field ("skeleton", "skin", "layout", "model", "output", "model_count",
+ * "output_count"). O(1). */
+ossa_result ossa_palette_job_validate(const ossa_palette_job *job, ossa_diagnostic *diag);
 /* Validates (nothing is written on failure), then fills output. */
-ossa_result ossa_palette_job_run(const ossa_palette_job *job);
+ossa_result ossa_palette_job_run(ossa_palette_job *job);
 
 #ifdef __cplusplus
 }

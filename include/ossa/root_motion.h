@@ -76,8 +76,10 @@ typedef struct ossa_root_motion_job {
     ossa_transform *delta;           /* required output */
 } ossa_root_motion_job;
 
-/* INVALID_ARGUMENT for a NULL motion or delta, or a non-finite from / advance. */
-ossa_result ossa_root_motion_job_validate(const ossa_root_motion_job *job);
+/* INVALID_ARGUMENT for a NULL motion or delta, or a non-finite from / advance; diag (may be
+ * NULL) names the field ("motion", "delta", "from", "advance"). O(1). */
+ossa_result ossa_root_motion_job_validate(const ossa_root_motion_job *job, ossa_diagnostic *diag);
+/* Validates (nothing is written on failure), then writes *delta. O(log key_count). */
 ossa_result ossa_root_motion_job_run(ossa_root_motion_job *job);
 
 #ifdef __cplusplus

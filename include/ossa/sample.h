@@ -50,10 +50,12 @@ typedef struct ossa_sample_job {
     float sampled_time;                    /* out: the time actually sampled (clamped / wrapped) */
 } ossa_sample_job;
 
-/* OK, or INVALID_ARGUMENT (missing clip / context / output / reference, NaN time) or
- * BUFFER_TOO_SMALL (output_count, reference_count, weights_count or the context's capacity
- * too small). */
-ossa_result ossa_sample_job_validate(const ossa_sample_job *job);
+/* OK, or INVALID_ARGUMENT (missing clip / context / output / reference, NaN time, NULL
+ * weights with weights_count > 0) or BUFFER_TOO_SMALL (output_count, reference_count,
+ * weights_count or the context's capacity too small). On failure diag (may be NULL) names
+ * the field ("clip", "context", "output", "reference", "time", "output_count",
+ * "reference_count", "weights", "weights_count"). O(1). */
+ossa_result ossa_sample_job_validate(const ossa_sample_job *job, ossa_diagnostic *diag);
 /* Validates (nothing is written on failure), then samples into job->output (and weights)
  * and sets job->sampled_time. Never allocates. The clip stores only what differs from the
  * reference pose (its joints and components without keys come from it), so the reference

@@ -3,33 +3,60 @@
 #include <ossa/blend.h>
 
 #include <math.h>
+#include <stdio.h>
 #include <string.h>
+
+#include "core/job.h"
 
 static bool finite_nonneg(float v) { return isfinite(v) && v >= 0.0f; }
 
-static ossa_result check_layers(const ossa_blend_layer *layers, uint32_t count, uint32_t n, bool additive) {
-    if (count && !layers) return OSSA_ERROR_INVALID_ARGUMENT;
+/* The first fault of one layer: its field's name and why in *field, *why (OSSA_OK: none). */
+static ossa_result layer_fault(const ossa_blend_layer *l, uint32_t n, bool additive, const char **field,
+                               const char **why) {
+    *field = "transforms", *why = "NULL";
+    if (!l->transforms) return OSSA_ERROR_INVALID_ARGUMENT;
+    *field = "weight", *why = additive ? "not finite" : "negative or not finite";
+    if (additive ? !isfinite(l->weight) : !finite_nonneg(l->weight)) return OSSA_ERROR_INVALID_ARGUMENT;
+    *field = "transform_count", *why = "below rest_count";
+    if (l->transform_count < n) return OSSA_ERROR_BUFFER_TOO_SMALL;
+    if (!l->joint_weights) return OSSA_OK;
+    *field = "joint_weight_count";
+    if (l->joint_weight_count < n) return OSSA_ERROR_BUFFER_TOO_SMALL;
+    *field = "joint_weights", *why = "a joint weight is negative or not finite";
+    for (uint32_t j = 0; j < n; j++)
+        if (!finite_nonneg(l->joint_weights[j])) return OSSA_ERROR_INVALID_ARGUMENT;
+    return OSSA_OK;
+}
+
+/* Checks one layer array; names the wrong field "<array>[i].<field>" in diag. */
+static ossa_result check_layers(const ossa_blend_layer *layers, uint32_t count, uint32_t n, bool additive,
+                                ossa_diagnostic *diag) {
+    const char *array = additive ? "additive_layers" : "layers";
+    if (count && !layers) return ossa__job_fail(diag, OSSA_ERROR_INVALID_ARGUMENT, array, "NULL with count %u", count);
     for (uint32_t i = 0; i < count; i++) {
-        const ossa_blend_layer *l = &layers[i];
-        if (!l->transforms) return OSSA_ERROR_INVALID_ARGUMENT;
-        if (additive ? !isfinite(l->weight) : !finite_nonneg(l->weight)) return OSSA_ERROR_INVALID_ARGUMENT;
-        if (l->transform_count < n) return OSSA_ERROR_BUFFER_TOO_SMALL;
-        if (l->joint_weights && l->joint_weight_count < n) return OSSA_ERROR_BUFFER_TOO_SMALL;
-        if (l->joint_weights)
-            for (uint32_t j = 0; j < n; j++)
-                if (!finite_nonneg(l->joint_weights[j])) return OSSA_ERROR_INVALID_ARGUMENT;
+        const char *name, *why;
+        ossa_result r = layer_fault(&layers[i], n, additive, &name, &why);
+        if (r == OSSA_OK) continue;
+        char field[64];
+        snprintf(field, sizeof field, "%s[%u].%s", array, i, name);
+        return ossa__job_fail(diag, r, field, "%s", why);
     }
     return OSSA_OK;
 }
 
-ossa_result ossa_blend_job_validate(const ossa_blend_job *job) {
-    if (!job || !job->rest || !job->output) return OSSA_ERROR_INVALID_ARGUMENT;
-    if (!finite_nonneg(job->threshold)) return OSSA_ERROR_INVALID_ARGUMENT;
+ossa_result ossa_blend_job_validate(const ossa_blend_job *job, ossa_diagnostic *diag) {
+    if (!job) return ossa__job_fail(diag, OSSA_ERROR_INVALID_ARGUMENT, "job", "NULL");
+    if (!job->rest) return ossa__job_fail(diag, OSSA_ERROR_INVALID_ARGUMENT, "rest", "NULL");
+    if (!job->output) return ossa__job_fail(diag, OSSA_ERROR_INVALID_ARGUMENT, "output", "NULL");
+    if (!finite_nonneg(job->threshold))
+        return ossa__job_fail(diag, OSSA_ERROR_INVALID_ARGUMENT, "threshold", "negative or not finite");
     uint32_t n = job->rest_count;
-    if (job->output_count < n) return OSSA_ERROR_BUFFER_TOO_SMALL;
-    ossa_result r = check_layers(job->layers, job->layer_count, n, false);
+    if (job->output_count < n)
+        return ossa__job_fail(diag, OSSA_ERROR_BUFFER_TOO_SMALL, "output_count", "%u < rest_count %u",
+                              job->output_count, n);
+    ossa_result r = check_layers(job->layers, job->layer_count, n, false, diag);
     if (r != OSSA_OK) return r;
-    return check_layers(job->additive_layers, job->additive_count, n, true);
+    return check_layers(job->additive_layers, job->additive_count, n, true, diag);
 }
 
 static inline float layer_weight(const ossa_blend_layer *l, uint32_t j) {
@@ -86,7 +113,7 @@ static inline void apply_additive(ossa_transform *out, const ossa_transform *d, 
 }
 
 ossa_result ossa_blend_job_run(ossa_blend_job *job) {
-    ossa_result r = ossa_blend_job_validate(job);
+    ossa_result r = ossa_blend_job_validate(job, NULL);
     if (r != OSSA_OK) return r;
     const float threshold = job->threshold > 0.0f ? job->threshold : 0.1f;
     const uint32_t n = job->rest_count;

@@ -8,6 +8,7 @@
 
 #include "anim/track_internal.h"
 #include "core/alloc.h"
+#include "core/job.h"
 
 #define DEFAULT_TABLE_RATE 60.0f
 
@@ -264,29 +265,41 @@ static void sample_tracks(const ossa_clip *clip, float ct, ossa_lookup lookup, u
 
 static bool lookup_ok(ossa_lookup lookup) { return lookup >= OSSA_LOOKUP_DEFAULT && lookup <= OSSA_LOOKUP_CURSOR; }
 
-/* Shared checks of the cursor span for both sampling jobs. */
+/* Shared checks of the lookup and the cursor span for both sampling jobs. */
 static ossa_result check_cursors(const ossa_clip *clip, ossa_lookup lookup, const uint32_t *cursors,
-                                 uint32_t cursor_count) {
-    if (!lookup_ok(lookup)) return OSSA_ERROR_INVALID_ARGUMENT;
+                                 uint32_t cursor_count, ossa_diagnostic *diag) {
+    if (!lookup_ok(lookup))
+        return ossa__job_fail(diag, OSSA_ERROR_INVALID_ARGUMENT, "lookup", "unknown lookup %d", (int)lookup);
     if (lookup != OSSA_LOOKUP_CURSOR) return OSSA_OK;
     uint32_t need = ossa_clip_cursor_count(clip);
-    if (!cursors && need) return OSSA_ERROR_INVALID_ARGUMENT;
-    return cursor_count < need ? OSSA_ERROR_BUFFER_TOO_SMALL : OSSA_OK;
+    if (!cursors && need) return ossa__job_fail(diag, OSSA_ERROR_INVALID_ARGUMENT, "cursors", "NULL with CURSOR lookup");
+    if (cursor_count < need)
+        return ossa__job_fail(diag, OSSA_ERROR_BUFFER_TOO_SMALL, "cursor_count", "%u < %u the clip needs", cursor_count,
+                              need);
+    return OSSA_OK;
 }
 
-ossa_result ossa_clip_sample_job_validate(const ossa_clip_sample_job *job) {
-    if (!job || !job->clip || !job->output) return OSSA_ERROR_INVALID_ARGUMENT;
-    if (!job->reference && job->reference_count) return OSSA_ERROR_INVALID_ARGUMENT;
-    if (job->track_begin > job->track_end || job->track_end > job->clip->track_count)
-        return OSSA_ERROR_INVALID_ARGUMENT;
-    ossa_result r = check_cursors(job->clip, job->lookup, job->cursors, job->cursor_count);
+ossa_result ossa_clip_sample_job_validate(const ossa_clip_sample_job *job, ossa_diagnostic *diag) {
+    const ossa_result bad = OSSA_ERROR_INVALID_ARGUMENT;
+    if (!job) return ossa__job_fail(diag, bad, "job", "NULL");
+    if (!job->clip) return ossa__job_fail(diag, bad, "clip", "NULL");
+    if (!job->output) return ossa__job_fail(diag, bad, "output", "NULL");
+    if (!job->reference && job->reference_count)
+        return ossa__job_fail(diag, bad, "reference", "NULL with reference_count %u", job->reference_count);
+    if (job->track_begin > job->track_end)
+        return ossa__job_fail(diag, bad, "track_begin", "%u > track_end %u", job->track_begin, job->track_end);
+    if (job->track_end > job->clip->track_count)
+        return ossa__job_fail(diag, bad, "track_end", "%u > track count %u", job->track_end, job->clip->track_count);
+    ossa_result r = check_cursors(job->clip, job->lookup, job->cursors, job->cursor_count, diag);
     if (r != OSSA_OK) return r;
-    if (job->reference && job->output_count < job->reference_count) return OSSA_ERROR_BUFFER_TOO_SMALL;
+    if (job->reference && job->output_count < job->reference_count)
+        return ossa__job_fail(diag, OSSA_ERROR_BUFFER_TOO_SMALL, "output_count", "%u < reference_count %u",
+                              job->output_count, job->reference_count);
     return OSSA_OK;
 }
 
 ossa_result ossa_clip_sample_job_run(ossa_clip_sample_job *job) {
-    ossa_result r = ossa_clip_sample_job_validate(job);
+    ossa_result r = ossa_clip_sample_job_validate(job, NULL);
     if (r != OSSA_OK) return r;
     const ossa_clip *clip = job->clip;
     uint32_t n = job->reference ? job->reference_count : job->output_count;
@@ -305,17 +318,25 @@ ossa_result ossa_clip_sample_job_run(ossa_clip_sample_job *job) {
     return OSSA_OK;
 }
 
-ossa_result ossa_clip_weights_job_validate(const ossa_clip_weights_job *job) {
-    if (!job || !job->clip || !job->output || job->track >= job->clip->weight_track_count)
-        return OSSA_ERROR_INVALID_ARGUMENT;
-    ossa_result r = check_cursors(job->clip, job->lookup, job->cursors, job->cursor_count);
+ossa_result ossa_clip_weights_job_validate(const ossa_clip_weights_job *job, ossa_diagnostic *diag) {
+    const ossa_result bad = OSSA_ERROR_INVALID_ARGUMENT;
+    if (!job) return ossa__job_fail(diag, bad, "job", "NULL");
+    if (!job->clip) return ossa__job_fail(diag, bad, "clip", "NULL");
+    if (!job->output) return ossa__job_fail(diag, bad, "output", "NULL");
+    if (job->track >= job->clip->weight_track_count)
+        return ossa__job_fail(diag, bad, "track", "%u >= weight track count %u", job->track,
+                              job->clip->weight_track_count);
+    ossa_result r = check_cursors(job->clip, job->lookup, job->cursors, job->cursor_count, diag);
     if (r != OSSA_OK) return r;
-    if (job->output_count < job->clip->weight_tracks[job->track].weights.components) return OSSA_ERROR_BUFFER_TOO_SMALL;
+    uint32_t components = job->clip->weight_tracks[job->track].weights.components;
+    if (job->output_count < components)
+        return ossa__job_fail(diag, OSSA_ERROR_BUFFER_TOO_SMALL, "output_count", "%u < %u components",
+                              job->output_count, components);
     return OSSA_OK;
 }
 
 ossa_result ossa_clip_weights_job_run(ossa_clip_weights_job *job) {
-    ossa_result r = ossa_clip_weights_job_validate(job);
+    ossa_result r = ossa_clip_weights_job_validate(job, NULL);
     if (r != OSSA_OK) return r;
     const ossa_clip *clip = job->clip;
     float ct = ossa__adjust_time(clip->start, clip->end, job->time, job->loop);

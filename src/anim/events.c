@@ -3,16 +3,24 @@
 
 #include <math.h>
 
-ossa_result ossa_event_job_validate(const ossa_event_job *job) {
-    if (!job) return OSSA_ERROR_INVALID_ARGUMENT;
-    if ((job->time_count && !job->times) || (job->fired_capacity && !job->fired)) return OSSA_ERROR_INVALID_ARGUMENT;
-    if (!isfinite(job->from) || !isfinite(job->advance) || !isfinite(job->start) || !isfinite(job->end) ||
-        job->end < job->start)
-        return OSSA_ERROR_INVALID_ARGUMENT;
+#include "core/job.h"
+
+ossa_result ossa_event_job_validate(const ossa_event_job *job, ossa_diagnostic *diag) {
+    const ossa_result bad = OSSA_ERROR_INVALID_ARGUMENT;
+    if (!job) return ossa__job_fail(diag, bad, "job", "NULL");
+    if (!job->times) return ossa__job_fail(diag, bad, "times", "NULL (an empty track still needs a pointer)");
+    if (!job->fired) return ossa__job_fail(diag, bad, "fired", "NULL (a count-only run still needs a pointer)");
+    if (!isfinite(job->start)) return ossa__job_fail(diag, bad, "start", "not finite");
+    if (!isfinite(job->end) || job->end < job->start)
+        return ossa__job_fail(diag, bad, "end", "%g not finite or below start %g", (double)job->end, (double)job->start);
+    if (!isfinite(job->from)) return ossa__job_fail(diag, bad, "from", "not finite");
+    if (!isfinite(job->advance)) return ossa__job_fail(diag, bad, "advance", "not finite");
     for (uint32_t i = 0; i < job->time_count; i++) {
         float t = job->times[i];
-        if (!isfinite(t) || t < job->start || t > job->end || (i && t < job->times[i - 1]))
-            return OSSA_ERROR_INVALID_ARGUMENT;
+        if (!isfinite(t) || t < job->start || t > job->end)
+            return ossa__job_fail(diag, bad, "times", "times[%u] = %g outside [start, end]", i, (double)t);
+        if (i && t < job->times[i - 1])
+            return ossa__job_fail(diag, bad, "times", "times[%u] = %g decreases", i, (double)t);
     }
     return OSSA_OK;
 }
@@ -29,7 +37,7 @@ static bool crossed(double x, double a, double b) { return a <= b ? (a < x && x 
  * step's ends in increasing order, i.e. floor((lo - t) / d) < c <= floor((hi - t) / d).) */
 
 ossa_result ossa_event_job_run(ossa_event_job *job) {
-    ossa_result r = ossa_event_job_validate(job);
+    ossa_result r = ossa_event_job_validate(job, NULL);
     if (r != OSSA_OK) return r;
     job->fired_count = 0;
     const uint32_t n = job->time_count;
@@ -68,17 +76,23 @@ ossa_result ossa_event_job_run(ossa_event_job *job) {
     return job->fired_count > job->fired_capacity ? OSSA_ERROR_BUFFER_TOO_SMALL : OSSA_OK;
 }
 
-ossa_result ossa_user_track_job_validate(const ossa_user_track_job *job) {
-    if (!job || !job->track || !job->output || !isfinite(job->time)) return OSSA_ERROR_INVALID_ARGUMENT;
+ossa_result ossa_user_track_job_validate(const ossa_user_track_job *job, ossa_diagnostic *diag) {
+    const ossa_result bad = OSSA_ERROR_INVALID_ARGUMENT;
+    if (!job) return ossa__job_fail(diag, bad, "job", "NULL");
     const ossa_track *t = job->track;
+    if (!t) return ossa__job_fail(diag, bad, "track", "NULL");
     if (t->key_count == 0 || !t->times || !t->values || t->components == 0 || t->components > OSSA_MAX_COMPONENTS)
-        return OSSA_ERROR_INVALID_ARGUMENT;
-    if (job->output_count < t->components) return OSSA_ERROR_BUFFER_TOO_SMALL;
+        return ossa__job_fail(diag, bad, "track", "no keys, no values or %u components", t->components);
+    if (!isfinite(job->time)) return ossa__job_fail(diag, bad, "time", "not finite");
+    if (!job->output) return ossa__job_fail(diag, bad, "output", "NULL");
+    if (job->output_count < t->components)
+        return ossa__job_fail(diag, OSSA_ERROR_BUFFER_TOO_SMALL, "output_count", "%u < %u components",
+                              job->output_count, t->components);
     return OSSA_OK;
 }
 
 ossa_result ossa_user_track_job_run(ossa_user_track_job *job) {
-    ossa_result r = ossa_user_track_job_validate(job);
+    ossa_result r = ossa_user_track_job_validate(job, NULL);
     if (r != OSSA_OK) return r;
     ossa_track_sample(job->track, job->time, false, job->cursor ? OSSA_LOOKUP_CURSOR : OSSA_LOOKUP_BINARY, job->cursor,
                       job->output);

@@ -8,7 +8,9 @@
 #include <ossa/pose.h>
 
 #include <math.h>
+#include <stdio.h>
 
+#include "core/job.h"
 #include "math/fast.h" /* inline TRS -> matrix and affine products */
 
 #define IK_PI 3.14159265358979323846f
@@ -121,14 +123,22 @@ static bool weight_ok(bool has_weight, float weight) {
 
 /* ---- two-bone ---- */
 
-ossa_result ossa_ik_two_bone_job_validate(const ossa_ik_two_bone_job *job) {
-    if (!job || !job->start_joint || !job->mid_joint || !job->end_joint) return OSSA_ERROR_INVALID_ARGUMENT;
-    if (!job->start_correction || !job->mid_correction) return OSSA_ERROR_INVALID_ARGUMENT;
-    if (!vfinite(job->target) || !vfinite(job->pole_vector) || !vfinite(job->mid_axis))
-        return OSSA_ERROR_INVALID_ARGUMENT;
-    if (!(job->softness >= 0.0f && job->softness < 1.0f) || !isfinite(job->twist_angle))
-        return OSSA_ERROR_INVALID_ARGUMENT;
-    if (!weight_ok(job->has_weight, job->weight)) return OSSA_ERROR_INVALID_ARGUMENT;
+ossa_result ossa_ik_two_bone_job_validate(const ossa_ik_two_bone_job *job, ossa_diagnostic *diag) {
+    const ossa_result bad = OSSA_ERROR_INVALID_ARGUMENT;
+    if (!job) return ossa__job_fail(diag, bad, "job", "NULL");
+    if (!job->start_joint) return ossa__job_fail(diag, bad, "start_joint", "NULL");
+    if (!job->mid_joint) return ossa__job_fail(diag, bad, "mid_joint", "NULL");
+    if (!job->end_joint) return ossa__job_fail(diag, bad, "end_joint", "NULL");
+    if (!job->start_correction) return ossa__job_fail(diag, bad, "start_correction", "NULL");
+    if (!job->mid_correction) return ossa__job_fail(diag, bad, "mid_correction", "NULL");
+    if (!vfinite(job->target)) return ossa__job_fail(diag, bad, "target", "not finite");
+    if (!vfinite(job->pole_vector)) return ossa__job_fail(diag, bad, "pole_vector", "not finite");
+    if (!vfinite(job->mid_axis)) return ossa__job_fail(diag, bad, "mid_axis", "not finite");
+    if (!(job->softness >= 0.0f && job->softness < 1.0f))
+        return ossa__job_fail(diag, bad, "softness", "%g outside [0, 1)", (double)job->softness);
+    if (!isfinite(job->twist_angle)) return ossa__job_fail(diag, bad, "twist_angle", "not finite");
+    if (!weight_ok(job->has_weight, job->weight))
+        return ossa__job_fail(diag, bad, "weight", "%g outside [0, 1]", (double)job->weight);
     return OSSA_OK;
 }
 
@@ -189,7 +199,7 @@ static ossa_quat qturn_about(ossa_vec3 axis, ossa_vec3 a, ossa_vec3 b) {
 }
 
 ossa_result ossa_ik_two_bone_job_run(ossa_ik_two_bone_job *job) {
-    ossa_result r = ossa_ik_two_bone_job_validate(job);
+    ossa_result r = ossa_ik_two_bone_job_validate(job, NULL);
     if (r != OSSA_OK) return r;
     const float w = job->has_weight ? job->weight : 1.0f;
     ossa_vec3 s = mpos(job->start_joint), m = mpos(job->mid_joint), e = mpos(job->end_joint), t = job->target;
@@ -254,17 +264,24 @@ ossa_result ossa_ik_two_bone_job_run(ossa_ik_two_bone_job *job) {
 
 /* ---- aim ---- */
 
-ossa_result ossa_ik_aim_job_validate(const ossa_ik_aim_job *job) {
-    if (!job || !job->joint || !job->joint_correction) return OSSA_ERROR_INVALID_ARGUMENT;
-    if (!vfinite(job->target) || !vfinite(job->forward) || !vfinite(job->up) || !vfinite(job->offset) ||
-        !vfinite(job->pole_vector) || !isfinite(job->twist_angle))
-        return OSSA_ERROR_INVALID_ARGUMENT;
-    if (!weight_ok(job->has_weight, job->weight)) return OSSA_ERROR_INVALID_ARGUMENT;
+ossa_result ossa_ik_aim_job_validate(const ossa_ik_aim_job *job, ossa_diagnostic *diag) {
+    const ossa_result bad = OSSA_ERROR_INVALID_ARGUMENT;
+    if (!job) return ossa__job_fail(diag, bad, "job", "NULL");
+    if (!job->joint) return ossa__job_fail(diag, bad, "joint", "NULL");
+    if (!job->joint_correction) return ossa__job_fail(diag, bad, "joint_correction", "NULL");
+    if (!vfinite(job->target)) return ossa__job_fail(diag, bad, "target", "not finite");
+    if (!vfinite(job->forward)) return ossa__job_fail(diag, bad, "forward", "not finite");
+    if (!vfinite(job->up)) return ossa__job_fail(diag, bad, "up", "not finite");
+    if (!vfinite(job->offset)) return ossa__job_fail(diag, bad, "offset", "not finite");
+    if (!vfinite(job->pole_vector)) return ossa__job_fail(diag, bad, "pole_vector", "not finite");
+    if (!isfinite(job->twist_angle)) return ossa__job_fail(diag, bad, "twist_angle", "not finite");
+    if (!weight_ok(job->has_weight, job->weight))
+        return ossa__job_fail(diag, bad, "weight", "%g outside [0, 1]", (double)job->weight);
     return OSSA_OK;
 }
 
 ossa_result ossa_ik_aim_job_run(ossa_ik_aim_job *job) {
-    ossa_result res = ossa_ik_aim_job_validate(job);
+    ossa_result res = ossa_ik_aim_job_validate(job, NULL);
     if (res != OSSA_OK) return res;
     const float w = job->has_weight ? job->weight : 1.0f;
     *job->joint_correction = qidentity();
@@ -371,42 +388,72 @@ ossa_quat ossa_ik_limit_apply(const ossa_ik_limit *limit, ossa_vec3 bone, ossa_q
     return limit_apply(&p, q);
 }
 
-static ossa_result limit_validate(const ossa_ik_limit *l) {
-    if ((unsigned)l->type >= OSSA_IK_LIMIT_TYPE_COUNT) return OSSA_ERROR_INVALID_ARGUMENT;
-    if (l->type == OSSA_IK_LIMIT_NONE) return OSSA_OK;
+/* NULL for a valid limit, else what is wrong with it. */
+static const char *limit_fault(const ossa_ik_limit *l) {
+    if ((unsigned)l->type >= OSSA_IK_LIMIT_TYPE_COUNT) return "unknown type";
+    if (l->type == OSSA_IK_LIMIT_NONE) return NULL;
     if (!vfinite(l->axis) || !isfinite(l->reference.x) || !isfinite(l->reference.y) || !isfinite(l->reference.z) ||
         !isfinite(l->reference.w))
-        return OSSA_ERROR_INVALID_ARGUMENT;
+        return "axis or reference not finite";
     const float pi = IK_PI * (1.0f + 1e-6f);
     if (l->type == OSSA_IK_LIMIT_HINGE) {
         if (!(l->min_angle <= l->max_angle && l->min_angle >= -pi && l->max_angle <= pi))
-            return OSSA_ERROR_INVALID_ARGUMENT;
+            return "hinge angles not min <= max within [-pi, pi]";
     } else {
-        if (!(l->cone_angle >= 0.0f && l->cone_angle <= pi)) return OSSA_ERROR_INVALID_ARGUMENT;
-        if (l->limit_twist && !(l->max_twist >= 0.0f && l->max_twist <= pi)) return OSSA_ERROR_INVALID_ARGUMENT;
+        if (!(l->cone_angle >= 0.0f && l->cone_angle <= pi)) return "cone_angle outside [0, pi]";
+        if (l->limit_twist && !(l->max_twist >= 0.0f && l->max_twist <= pi)) return "max_twist outside [0, pi]";
     }
-    return OSSA_OK;
+    return NULL;
 }
 
 /* ---- chains ---- */
 
-ossa_result ossa_ik_chain_job_validate(const ossa_ik_chain_job *job) {
-    if (!job || (unsigned)job->solver >= OSSA_IK_SOLVER_COUNT) return OSSA_ERROR_INVALID_ARGUMENT;
-    if (!job->joints || job->joint_count < 2 || job->joint_count > OSSA_IK_CHAIN_MAX)
-        return OSSA_ERROR_INVALID_ARGUMENT;
-    if (!job->locals || !job->parents || !job->models || !job->rotations) return OSSA_ERROR_INVALID_ARGUMENT;
-    if (job->parent_count < job->local_count || job->model_count < job->local_count) return OSSA_ERROR_BUFFER_TOO_SMALL;
-    if (job->rotation_count < job->joint_count) return OSSA_ERROR_BUFFER_TOO_SMALL;
-    if (job->limits && job->limit_count < job->joint_count) return OSSA_ERROR_BUFFER_TOO_SMALL;
-    if (!vfinite(job->target) || !(job->tolerance >= 0.0f) || !isfinite(job->tolerance))
-        return OSSA_ERROR_INVALID_ARGUMENT;
-    if (!weight_ok(job->has_weight, job->weight)) return OSSA_ERROR_INVALID_ARGUMENT;
+/* The chain's spans: NULLs and counts. */
+static ossa_result chain_spans_validate(const ossa_ik_chain_job *job, ossa_diagnostic *diag) {
+    const ossa_result bad = OSSA_ERROR_INVALID_ARGUMENT, small = OSSA_ERROR_BUFFER_TOO_SMALL;
+    if (!job->joints) return ossa__job_fail(diag, bad, "joints", "NULL");
+    if (job->joint_count < 2 || job->joint_count > OSSA_IK_CHAIN_MAX)
+        return ossa__job_fail(diag, bad, "joint_count", "%u outside [2, %d]", job->joint_count, OSSA_IK_CHAIN_MAX);
+    if (!job->locals) return ossa__job_fail(diag, bad, "locals", "NULL");
+    if (!job->parents) return ossa__job_fail(diag, bad, "parents", "NULL");
+    if (!job->models) return ossa__job_fail(diag, bad, "models", "NULL");
+    if (!job->rotations) return ossa__job_fail(diag, bad, "rotations", "NULL");
+    if (job->parent_count < job->local_count)
+        return ossa__job_fail(diag, small, "parent_count", "%u < local_count %u", job->parent_count, job->local_count);
+    if (job->model_count < job->local_count)
+        return ossa__job_fail(diag, small, "model_count", "%u < local_count %u", job->model_count, job->local_count);
+    if (job->rotation_count < job->joint_count)
+        return ossa__job_fail(diag, small, "rotation_count", "%u < joint_count %u", job->rotation_count,
+                              job->joint_count);
+    if (job->limits && job->limit_count < job->joint_count)
+        return ossa__job_fail(diag, small, "limit_count", "%u < joint_count %u", job->limit_count, job->joint_count);
+    return OSSA_OK;
+}
+
+ossa_result ossa_ik_chain_job_validate(const ossa_ik_chain_job *job, ossa_diagnostic *diag) {
+    const ossa_result bad = OSSA_ERROR_INVALID_ARGUMENT;
+    if (!job) return ossa__job_fail(diag, bad, "job", "NULL");
+    if ((unsigned)job->solver >= OSSA_IK_SOLVER_COUNT)
+        return ossa__job_fail(diag, bad, "solver", "unknown solver %d", (int)job->solver);
+    ossa_result r = chain_spans_validate(job, diag);
+    if (r != OSSA_OK) return r;
+    if (!vfinite(job->target)) return ossa__job_fail(diag, bad, "target", "not finite");
+    if (!(job->tolerance >= 0.0f) || !isfinite(job->tolerance))
+        return ossa__job_fail(diag, bad, "tolerance", "negative or not finite");
+    if (!weight_ok(job->has_weight, job->weight))
+        return ossa__job_fail(diag, bad, "weight", "%g outside [0, 1]", (double)job->weight);
     for (uint32_t k = 0; k < job->joint_count; k++) {
+        char field[32];
         uint32_t j = job->joints[k];
-        if (j >= job->local_count) return OSSA_ERROR_INVALID_ARGUMENT;
-        if (k == 0 && job->parents[j] >= (int32_t)job->local_count) return OSSA_ERROR_INVALID_ARGUMENT;
-        if (k > 0 && job->parents[j] != (int32_t)job->joints[k - 1]) return OSSA_ERROR_INVALID_ARGUMENT;
-        if (job->limits && limit_validate(&job->limits[k]) != OSSA_OK) return OSSA_ERROR_INVALID_ARGUMENT;
+        snprintf(field, sizeof field, "joints[%u]", k);
+        if (j >= job->local_count) return ossa__job_fail(diag, bad, field, "%u >= local_count %u", j, job->local_count);
+        if (k == 0 && job->parents[j] >= (int32_t)job->local_count)
+            return ossa__job_fail(diag, bad, field, "its parent %d >= local_count", (int)job->parents[j]);
+        if (k > 0 && job->parents[j] != (int32_t)job->joints[k - 1])
+            return ossa__job_fail(diag, bad, field, "%u is not the child of joints[%u]", j, k - 1);
+        const char *why = job->limits ? limit_fault(&job->limits[k]) : NULL;
+        snprintf(field, sizeof field, "limits[%u]", k);
+        if (why) return ossa__job_fail(diag, bad, field, "%s", why);
     }
     return OSSA_OK;
 }
@@ -498,7 +545,7 @@ static uint32_t solve_fabrik(chain_state *c, ossa_vec3 t, float tol, uint32_t it
 }
 
 ossa_result ossa_ik_chain_job_run(ossa_ik_chain_job *job) {
-    ossa_result r = ossa_ik_chain_job_validate(job);
+    ossa_result r = ossa_ik_chain_job_validate(job, NULL);
     if (r != OSSA_OK) return r;
     chain_state c;
     c.job = job;
@@ -558,24 +605,42 @@ static ossa_local_to_model_job apply_model_job(const ossa_ik_apply_job *job, uin
     return lm;
 }
 
-ossa_result ossa_ik_apply_job_validate(const ossa_ik_apply_job *job) {
-    if (!job || !job->joints || job->joint_count == 0) return OSSA_ERROR_INVALID_ARGUMENT;
-    if (!job->corrections == !job->rotations) return OSSA_ERROR_INVALID_ARGUMENT; /* exactly one */
-    if (!job->parents || !job->locals || !job->models) return OSSA_ERROR_INVALID_ARGUMENT;
-    if (job->corrections && job->correction_count < job->joint_count) return OSSA_ERROR_BUFFER_TOO_SMALL;
-    if (job->rotations && job->rotation_count < job->joint_count) return OSSA_ERROR_BUFFER_TOO_SMALL;
-    if (job->parent_count < job->local_count || job->model_count < job->local_count) return OSSA_ERROR_BUFFER_TOO_SMALL;
+ossa_result ossa_ik_apply_job_validate(const ossa_ik_apply_job *job, ossa_diagnostic *diag) {
+    const ossa_result bad = OSSA_ERROR_INVALID_ARGUMENT, small = OSSA_ERROR_BUFFER_TOO_SMALL;
+    if (!job) return ossa__job_fail(diag, bad, "job", "NULL");
+    if (!job->joints) return ossa__job_fail(diag, bad, "joints", "NULL");
+    if (job->joint_count == 0) return ossa__job_fail(diag, bad, "joint_count", "0");
+    if (!job->corrections == !job->rotations) /* exactly one */
+        return ossa__job_fail(diag, bad, "corrections", "give either corrections or rotations, not %s",
+                              job->corrections ? "both" : "neither");
+    if (!job->parents) return ossa__job_fail(diag, bad, "parents", "NULL");
+    if (!job->locals) return ossa__job_fail(diag, bad, "locals", "NULL");
+    if (!job->models) return ossa__job_fail(diag, bad, "models", "NULL");
+    if (job->corrections && job->correction_count < job->joint_count)
+        return ossa__job_fail(diag, small, "correction_count", "%u < joint_count %u", job->correction_count,
+                              job->joint_count);
+    if (job->rotations && job->rotation_count < job->joint_count)
+        return ossa__job_fail(diag, small, "rotation_count", "%u < joint_count %u", job->rotation_count,
+                              job->joint_count);
+    if (job->parent_count < job->local_count)
+        return ossa__job_fail(diag, small, "parent_count", "%u < local_count %u", job->parent_count, job->local_count);
+    if (job->model_count < job->local_count)
+        return ossa__job_fail(diag, small, "model_count", "%u < local_count %u", job->model_count, job->local_count);
     uint32_t begin = UINT32_MAX;
     for (uint32_t k = 0; k < job->joint_count; k++) {
-        if (job->joints[k] >= job->local_count) return OSSA_ERROR_INVALID_ARGUMENT;
+        if (job->joints[k] >= job->local_count) {
+            char field[32];
+            snprintf(field, sizeof field, "joints[%u]", k);
+            return ossa__job_fail(diag, bad, field, "%u >= local_count %u", job->joints[k], job->local_count);
+        }
         if (job->joints[k] < begin) begin = job->joints[k];
     }
-    ossa_local_to_model_job lm = apply_model_job(job, begin); /* parents-first over the range */
-    return ossa_local_to_model_job_validate(&lm);
+    ossa_local_to_model_job lm = apply_model_job(job, begin); /* parents-first over the range: names "parents" */
+    return ossa_local_to_model_job_validate(&lm, diag);
 }
 
 ossa_result ossa_ik_apply_job_run(ossa_ik_apply_job *job) {
-    ossa_result r = ossa_ik_apply_job_validate(job);
+    ossa_result r = ossa_ik_apply_job_validate(job, NULL);
     if (r != OSSA_OK) return r;
     uint32_t begin = UINT32_MAX;
     for (uint32_t k = 0; k < job->joint_count; k++) {

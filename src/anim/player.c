@@ -261,17 +261,17 @@ static layer *get_layer(ossa_player *p, uint32_t index) {
     return p && index < p->layer_count ? &p->layers[index] : NULL;
 }
 
-/* What a layer plays: an editable or a built clip (one of the two is non-NULL). */
-typedef struct source {
-    const ossa_clip *clip;
-    const ossa_built_clip *built;
-} source;
+/* INVALID_ARGUMENT when both clips are given, or none and `empty_ok` is false. */
+static ossa_result check_source(ossa_clip_source src, bool empty_ok) {
+    if (src.clip && src.built) return OSSA_ERROR_INVALID_ARGUMENT;
+    return src.clip || src.built || empty_ok ? OSSA_OK : OSSA_ERROR_INVALID_ARGUMENT;
+}
 
-static ossa_result reserve(ossa_player *p, state *s, source src) {
+static ossa_result reserve(ossa_player *p, state *s, ossa_clip_source src) {
     return src.built ? reserve_context(p, s, src.built) : reserve_cursors(p, s, src.clip);
 }
 
-static void start_state(state *s, source src, float speed, bool loop) {
+static void start_state(state *s, ossa_clip_source src, float speed, bool loop) {
     s->clip = src.clip;
     s->built = src.built;
     s->key = src.built ? (const void *)src.built : (const void *)src.clip;
@@ -290,9 +290,9 @@ static void stop_state(state *s) {
     s->built = NULL;
 }
 
-static ossa_result play_source(ossa_player *p, uint32_t index, source src, float speed, bool loop) {
+static ossa_result play_source(ossa_player *p, uint32_t index, ossa_clip_source src, float speed, bool loop) {
     layer *l = get_layer(p, index);
-    if (!l) return OSSA_ERROR_INVALID_ARGUMENT;
+    if (!l || check_source(src, true) != OSSA_OK) return OSSA_ERROR_INVALID_ARGUMENT;
     stop_state(&l->previous);
     l->fading = false;
     l->fade_elapsed = l->fade_duration = 0.0f;
@@ -307,10 +307,10 @@ static ossa_result play_source(ossa_player *p, uint32_t index, source src, float
     return OSSA_OK;
 }
 
-static ossa_result crossfade_source(ossa_player *p, uint32_t index, source src, float duration, float speed,
+static ossa_result crossfade_source(ossa_player *p, uint32_t index, ossa_clip_source src, float duration, float speed,
                                     bool loop) {
     layer *l = get_layer(p, index);
-    if (!l || (!src.clip && !src.built)) return OSSA_ERROR_INVALID_ARGUMENT;
+    if (!l || check_source(src, false) != OSSA_OK) return OSSA_ERROR_INVALID_ARGUMENT;
     if (!(duration > 0.0f) || !l->current.key) return play_source(p, index, src, speed, loop);
     if (l->fading) {
         /* A fade is already running: fade from the layer's pose as it is now (frozen). */
@@ -341,42 +341,22 @@ static ossa_result crossfade_source(ossa_player *p, uint32_t index, source src, 
     return OSSA_OK;
 }
 
-ossa_result ossa_player_layer_play(ossa_player *p, uint32_t index, const ossa_clip *clip, float speed, bool loop) {
-    return play_source(p, index, (source){clip, NULL}, speed, loop);
+ossa_result ossa_player_layer_play(ossa_player *p, uint32_t index, ossa_clip_source source, float speed, bool loop) {
+    return play_source(p, index, source, speed, loop);
 }
 
-ossa_result ossa_player_layer_crossfade(ossa_player *p, uint32_t index, const ossa_clip *clip, float duration,
+ossa_result ossa_player_layer_crossfade(ossa_player *p, uint32_t index, ossa_clip_source source, float duration,
                                         float speed, bool loop) {
-    return crossfade_source(p, index, (source){clip, NULL}, duration, speed, loop);
+    return crossfade_source(p, index, source, duration, speed, loop);
 }
 
-ossa_result ossa_player_layer_play_built(ossa_player *p, uint32_t index, const ossa_built_clip *clip, float speed,
-                                         bool loop) {
-    return play_source(p, index, (source){NULL, clip}, speed, loop);
+ossa_result ossa_player_play(ossa_player *p, ossa_clip_source source, float speed, bool loop) {
+    if (check_source(source, false) != OSSA_OK) return OSSA_ERROR_INVALID_ARGUMENT;
+    return play_source(p, 0, source, speed, loop);
 }
 
-ossa_result ossa_player_layer_crossfade_built(ossa_player *p, uint32_t index, const ossa_built_clip *clip,
-                                              float duration, float speed, bool loop) {
-    return crossfade_source(p, index, (source){NULL, clip}, duration, speed, loop);
-}
-
-ossa_result ossa_player_play(ossa_player *p, const ossa_clip *clip, float speed, bool loop) {
-    if (!clip) return OSSA_ERROR_INVALID_ARGUMENT;
-    return ossa_player_layer_play(p, 0, clip, speed, loop);
-}
-
-ossa_result ossa_player_crossfade(ossa_player *p, const ossa_clip *clip, float duration, float speed, bool loop) {
-    return ossa_player_layer_crossfade(p, 0, clip, duration, speed, loop);
-}
-
-ossa_result ossa_player_play_built(ossa_player *p, const ossa_built_clip *clip, float speed, bool loop) {
-    if (!clip) return OSSA_ERROR_INVALID_ARGUMENT;
-    return ossa_player_layer_play_built(p, 0, clip, speed, loop);
-}
-
-ossa_result ossa_player_crossfade_built(ossa_player *p, const ossa_built_clip *clip, float duration, float speed,
-                                        bool loop) {
-    return ossa_player_layer_crossfade_built(p, 0, clip, duration, speed, loop);
+ossa_result ossa_player_crossfade(ossa_player *p, ossa_clip_source source, float duration, float speed, bool loop) {
+    return crossfade_source(p, 0, source, duration, speed, loop);
 }
 
 /* Moves a state's clock by `advance` clip seconds, recording the step for root motion. */
@@ -503,21 +483,22 @@ void ossa_player_set_speed(ossa_player *p, float speed) {
 
 float ossa_player_time(const ossa_player *p) { return ossa_player_layer_time(p, 0); }
 
-const ossa_clip *ossa_player_clip(const ossa_player *p) { return ossa_player_layer_clip(p, 0); }
-
 const ossa_transform *ossa_player_pose(const ossa_player *p) { return p ? p->pose : NULL; }
 
-void ossa_player_model(const ossa_player *p, ossa_mat4 *out) {
-    if (!p || !out) return;
-    memcpy(out, p->model, p->skeleton->joint_count * sizeof(ossa_mat4));
+ossa_result ossa_player_model(const ossa_player *p, ossa_mat4 *out, uint32_t out_count) {
+    if (!p || !out) return OSSA_ERROR_INVALID_ARGUMENT;
+    uint32_t n = p->skeleton->joint_count;
+    if (out_count < n) return OSSA_ERROR_BUFFER_TOO_SMALL;
+    if (n) memcpy(out, p->model, n * sizeof(ossa_mat4));
+    return OSSA_OK;
 }
 
-ossa_result ossa_player_palette(const ossa_player *p, uint32_t skin, ossa_mat4 *out) {
+ossa_result ossa_player_palette(const ossa_player *p, uint32_t skin, ossa_mat4 *out, uint32_t out_count) {
     if (!p || !out) return OSSA_ERROR_INVALID_ARGUMENT;
     const ossa_skeleton *s = p->skeleton;
     if (skin >= s->skin_count) return OSSA_ERROR_INVALID_ARGUMENT;
     ossa_palette_job job = {.skeleton = s, .skin = skin, .model = p->model, .model_count = s->joint_count,
-                            .output = out, .output_count = s->joint_count};
+                            .output = out, .output_count = out_count};
     return ossa_palette_job_run(&job);
 }
 
@@ -580,12 +561,11 @@ float ossa_player_layer_time(const ossa_player *p, uint32_t index) {
     return p && index < p->layer_count ? p->layers[index].current.time : 0.0f;
 }
 
-const ossa_clip *ossa_player_layer_clip(const ossa_player *p, uint32_t index) {
-    return p && index < p->layer_count ? p->layers[index].current.clip : NULL;
-}
-
-const ossa_built_clip *ossa_player_layer_built_clip(const ossa_player *p, uint32_t index) {
-    return p && index < p->layer_count ? p->layers[index].current.built : NULL;
+ossa_clip_source ossa_player_layer_source(const ossa_player *p, uint32_t index) {
+    ossa_clip_source none = {NULL, NULL};
+    if (!p || index >= p->layer_count) return none;
+    ossa_clip_source playing = {p->layers[index].current.clip, p->layers[index].current.built};
+    return playing;
 }
 
 static ossa_result bind(ossa_player *p, const void *clip, const ossa_root_motion *motion) {
@@ -621,13 +601,9 @@ void ossa_player_layer_step(const ossa_player *p, uint32_t index, float *from, f
     if (advance) *advance = s ? s->advance : 0.0f;
 }
 
-ossa_result ossa_player_bind_root_motion(ossa_player *p, const ossa_clip *clip, const ossa_root_motion *motion) {
-    return bind(p, clip, motion);
-}
-
-ossa_result ossa_player_bind_root_motion_built(ossa_player *p, const ossa_built_clip *clip,
-                                               const ossa_root_motion *motion) {
-    return bind(p, clip, motion);
+ossa_result ossa_player_bind_root_motion(ossa_player *p, ossa_clip_source source, const ossa_root_motion *motion) {
+    if (check_source(source, false) != OSSA_OK) return OSSA_ERROR_INVALID_ARGUMENT;
+    return bind(p, source.clip ? (const void *)source.clip : (const void *)source.built, motion);
 }
 
 ossa_transform ossa_player_root_delta(const ossa_player *p) { return p ? p->root_delta : rigid_identity(); }

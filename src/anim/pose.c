@@ -6,6 +6,7 @@
 #include <string.h>
 
 #include "core/cpu.h"
+#include "core/job.h"
 #include "anim/pose_internal.h"
 #include "math/fast.h"
 
@@ -151,28 +152,39 @@ static uint32_t job_hierarchy(const ossa_local_to_model_job *job, const int32_t 
     return job->parent_count;
 }
 
-ossa_result ossa_local_to_model_job_validate(const ossa_local_to_model_job *job) {
-    if (!job || !job->input || !job->output) return OSSA_ERROR_INVALID_ARGUMENT;
-    if (!job->skeleton && !job->parents) return OSSA_ERROR_INVALID_ARGUMENT;
+ossa_result ossa_local_to_model_job_validate(const ossa_local_to_model_job *job, ossa_diagnostic *diag) {
+    const ossa_result bad = OSSA_ERROR_INVALID_ARGUMENT;
+    if (!job) return ossa__job_fail(diag, bad, "job", "NULL");
+    if (!job->skeleton && !job->parents) return ossa__job_fail(diag, bad, "skeleton", "neither skeleton nor parents");
+    if (!job->input) return ossa__job_fail(diag, bad, "input", "NULL");
+    if (!job->output) return ossa__job_fail(diag, bad, "output", "NULL");
     const int32_t *parents;
     uint32_t n = job_hierarchy(job, &parents);
-    if (job->begin > job->end || job->end > n) return OSSA_ERROR_INVALID_ARGUMENT;
-    if (n && !parents) return OSSA_ERROR_INVALID_ARGUMENT;
+    if (job->begin > job->end) return ossa__job_fail(diag, bad, "begin", "%u > end %u", job->begin, job->end);
+    if (job->end > n) return ossa__job_fail(diag, bad, "end", "%u > joint count %u", job->end, n);
+    if (n && !parents) return ossa__job_fail(diag, bad, "skeleton", "no parents");
     if (!job->skeleton) {
         bool ranged = job->begin != 0 || job->end != 0;
         for (uint32_t i = 0; i < n; i++) {
             int32_t p = parents[i];
-            if (p < -1 || (p >= 0 && (uint32_t)p >= n)) return OSSA_ERROR_INVALID_ARGUMENT;
+            if (p < -1 || (p >= 0 && (uint32_t)p >= n))
+                return ossa__job_fail(diag, bad, "parents", "parents[%u] = %d outside [-1, %u)", i, (int)p, n);
             /* a range is one forward pass: its joints' parents must come first */
-            if (ranged && i >= job->begin && i < job->end && p >= (int64_t)i) return OSSA_ERROR_INVALID_ARGUMENT;
+            if (ranged && i >= job->begin && i < job->end && p >= (int64_t)i)
+                return ossa__job_fail(diag, bad, "parents", "parents[%u] = %d does not come first in the range", i,
+                                      (int)p);
         }
     }
-    if (job->input_count < n || job->output_count < n) return OSSA_ERROR_BUFFER_TOO_SMALL;
+    if (job->input_count < n)
+        return ossa__job_fail(diag, OSSA_ERROR_BUFFER_TOO_SMALL, "input_count", "%u < %u joints", job->input_count, n);
+    if (job->output_count < n)
+        return ossa__job_fail(diag, OSSA_ERROR_BUFFER_TOO_SMALL, "output_count", "%u < %u joints", job->output_count,
+                              n);
     return OSSA_OK;
 }
 
-ossa_result ossa_local_to_model_job_run(const ossa_local_to_model_job *job) {
-    ossa_result r = ossa_local_to_model_job_validate(job);
+ossa_result ossa_local_to_model_job_run(ossa_local_to_model_job *job) {
+    ossa_result r = ossa_local_to_model_job_validate(job, NULL);
     if (r != OSSA_OK) return r;
     const int32_t *parents;
     uint32_t n = job_hierarchy(job, &parents);
@@ -203,19 +215,29 @@ static void palette_scalar(const ossa_mat4 *model, const uint32_t *joints, const
         palette_entry(&model[joints[i]], &inverse_bind[i], &out[skin_layout ? i : joints[i]]);
 }
 
-ossa_result ossa_palette_job_validate(const ossa_palette_job *job) {
-    if (!job || !job->skeleton || !job->model || !job->output) return OSSA_ERROR_INVALID_ARGUMENT;
+ossa_result ossa_palette_job_validate(const ossa_palette_job *job, ossa_diagnostic *diag) {
+    const ossa_result bad = OSSA_ERROR_INVALID_ARGUMENT;
+    if (!job) return ossa__job_fail(diag, bad, "job", "NULL");
+    if (!job->skeleton) return ossa__job_fail(diag, bad, "skeleton", "NULL");
     const ossa_skeleton *s = job->skeleton;
-    if (job->skin >= s->skin_count) return OSSA_ERROR_INVALID_ARGUMENT;
+    if (job->skin >= s->skin_count)
+        return ossa__job_fail(diag, bad, "skin", "%u >= skin count %u", job->skin, s->skin_count);
     if (job->layout != OSSA_PALETTE_LAYOUT_SKELETON && job->layout != OSSA_PALETTE_LAYOUT_SKIN)
-        return OSSA_ERROR_INVALID_ARGUMENT;
+        return ossa__job_fail(diag, bad, "layout", "unknown layout %d", (int)job->layout);
+    if (!job->model) return ossa__job_fail(diag, bad, "model", "NULL");
+    if (!job->output) return ossa__job_fail(diag, bad, "output", "NULL");
     uint32_t need = job->layout == OSSA_PALETTE_LAYOUT_SKIN ? s->skins[job->skin].joint_count : s->joint_count;
-    if (job->model_count < s->joint_count || job->output_count < need) return OSSA_ERROR_BUFFER_TOO_SMALL;
+    if (job->model_count < s->joint_count)
+        return ossa__job_fail(diag, OSSA_ERROR_BUFFER_TOO_SMALL, "model_count", "%u < %u joints", job->model_count,
+                              s->joint_count);
+    if (job->output_count < need)
+        return ossa__job_fail(diag, OSSA_ERROR_BUFFER_TOO_SMALL, "output_count", "%u < %u entries",
+                              job->output_count, need);
     return OSSA_OK;
 }
 
-ossa_result ossa_palette_job_run(const ossa_palette_job *job) {
-    ossa_result r = ossa_palette_job_validate(job);
+ossa_result ossa_palette_job_run(ossa_palette_job *job) {
+    ossa_result r = ossa_palette_job_validate(job, NULL);
     if (r != OSSA_OK) return r;
     const ossa_skeleton *s = job->skeleton;
     const ossa_skin *sk = &s->skins[job->skin];

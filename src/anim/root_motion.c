@@ -10,6 +10,7 @@
 
 #include "anim/derived_clip.h"
 #include "core/alloc.h"
+#include "core/job.h"
 
 #define PI_F 3.14159265358979f
 
@@ -221,9 +222,13 @@ ossa_transform ossa_root_motion_sample(const ossa_root_motion *motion, float t) 
     return planar(p, yaw);
 }
 
-ossa_result ossa_root_motion_job_validate(const ossa_root_motion_job *job) {
-    if (!job || !job->motion || !job->delta) return OSSA_ERROR_INVALID_ARGUMENT;
-    if (!isfinite(job->from) || !isfinite(job->advance)) return OSSA_ERROR_INVALID_ARGUMENT;
+ossa_result ossa_root_motion_job_validate(const ossa_root_motion_job *job, ossa_diagnostic *diag) {
+    const ossa_result bad = OSSA_ERROR_INVALID_ARGUMENT;
+    if (!job) return ossa__job_fail(diag, bad, "job", "NULL");
+    if (!job->motion) return ossa__job_fail(diag, bad, "motion", "NULL");
+    if (!job->delta) return ossa__job_fail(diag, bad, "delta", "NULL");
+    if (!isfinite(job->from)) return ossa__job_fail(diag, bad, "from", "not finite");
+    if (!isfinite(job->advance)) return ossa__job_fail(diag, bad, "advance", "not finite");
     return OSSA_OK;
 }
 
@@ -244,7 +249,7 @@ static ossa_transform rigid_pow(ossa_transform c, double k) {
 }
 
 ossa_result ossa_root_motion_job_run(ossa_root_motion_job *job) {
-    ossa_result res = ossa_root_motion_job_validate(job);
+    ossa_result res = ossa_root_motion_job_validate(job, NULL);
     if (res != OSSA_OK) return res;
     const ossa_root_motion *m = job->motion;
     double a = job->from, b = (double)job->from + job->advance;

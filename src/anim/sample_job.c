@@ -13,6 +13,7 @@
 
 #include "anim/sample_internal.h"
 #include "core/alloc.h"
+#include "core/job.h"
 
 /* ossa__mask_rank with the POPCNT instruction, 64 bits at a time (same count). */
 #if defined(__x86_64__) || defined(__i386__)
@@ -192,15 +193,26 @@ void ossa_sampling_context_reset(ossa_sampling_context *context) {
 
 /* ---------------------------------------------------------------- job */
 
-ossa_result ossa_sample_job_validate(const ossa_sample_job *job) {
-    if (!job || !job->clip || !job->context || !job->output || !job->reference || isnan(job->time))
-        return OSSA_ERROR_INVALID_ARGUMENT;
+ossa_result ossa_sample_job_validate(const ossa_sample_job *job, ossa_diagnostic *diag) {
+    const ossa_result bad = OSSA_ERROR_INVALID_ARGUMENT, small = OSSA_ERROR_BUFFER_TOO_SMALL;
+    if (!job) return ossa__job_fail(diag, bad, "job", "NULL");
+    if (!job->clip) return ossa__job_fail(diag, bad, "clip", "NULL");
+    if (!job->context) return ossa__job_fail(diag, bad, "context", "NULL");
+    if (!job->output) return ossa__job_fail(diag, bad, "output", "NULL");
+    if (!job->reference) return ossa__job_fail(diag, bad, "reference", "NULL");
+    if (isnan(job->time)) return ossa__job_fail(diag, bad, "time", "NaN");
     const ossa__bc_header *h = job->clip->h;
-    if (job->output_count < h->joint_count || job->reference_count < h->joint_count) return OSSA_ERROR_BUFFER_TOO_SMALL;
+    if (job->output_count < h->joint_count)
+        return ossa__job_fail(diag, small, "output_count", "%u < %u joints", job->output_count, h->joint_count);
+    if (job->reference_count < h->joint_count)
+        return ossa__job_fail(diag, small, "reference_count", "%u < %u joints", job->reference_count, h->joint_count);
     if (h->joint_count > job->context->max_joints || h->weight_count > job->context->max_weights)
-        return OSSA_ERROR_BUFFER_TOO_SMALL;
-    if (job->weights ? job->weights_count < h->weight_count : job->weights_count != 0)
-        return job->weights ? OSSA_ERROR_BUFFER_TOO_SMALL : OSSA_ERROR_INVALID_ARGUMENT;
+        return ossa__job_fail(diag, small, "context", "capacity %u joints, %u weights < the clip's %u, %u",
+                              job->context->max_joints, job->context->max_weights, h->joint_count, h->weight_count);
+    if (!job->weights && job->weights_count != 0)
+        return ossa__job_fail(diag, bad, "weights", "NULL with weights_count %u", job->weights_count);
+    if (job->weights && job->weights_count < h->weight_count)
+        return ossa__job_fail(diag, small, "weights_count", "%u < %u weights", job->weights_count, h->weight_count);
     return OSSA_OK;
 }
 
@@ -356,7 +368,7 @@ __attribute__((target("popcnt"), noinline)) static void seek_all_popcnt(ossa_sam
 #endif
 
 ossa_result ossa_sample_job_run(ossa_sample_job *job) {
-    ossa_result res = ossa_sample_job_validate(job);
+    ossa_result res = ossa_sample_job_validate(job, NULL);
     if (res != OSSA_OK) return res;
     const ossa_built_clip *clip = job->clip;
     const ossa__bc_header *h = clip->h;

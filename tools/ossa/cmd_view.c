@@ -62,13 +62,17 @@ static const char *clip_name(const viewer *v, int i) {
     return n && *n ? n : "(unnamed)";
 }
 
+/* Clip i as the player takes it: the built clip when the asset has one, else the editable one. */
+static ossa_clip_source clip_source(const viewer *v, int i) {
+    const ossa_built_clip *b = built_clip(v, i);
+    return b ? ossa_source_built(b) : ossa_source_editable(editable_clip(v, i));
+}
+
 /* Plays clip i on `layer` (cross-fading over `fade` seconds when > 0). */
 static void play_clip(viewer *v, uint32_t layer, int i, float fade) {
-    const ossa_built_clip *b = built_clip(v, i);
-    if (b && fade > 0.0f) ossa_player_layer_crossfade_built(v->player, layer, b, fade, v->speed, true);
-    else if (b) ossa_player_layer_play_built(v->player, layer, b, v->speed, true);
-    else if (fade > 0.0f) ossa_player_layer_crossfade(v->player, layer, editable_clip(v, i), fade, v->speed, true);
-    else ossa_player_layer_play(v->player, layer, editable_clip(v, i), v->speed, true);
+    ossa_clip_source source = clip_source(v, i);
+    if (fade > 0.0f) ossa_player_layer_crossfade(v->player, layer, source, fade, v->speed, true);
+    else ossa_player_layer_play(v->player, layer, source, v->speed, true);
 }
 
 static void update_title(viewer *v) {
@@ -102,8 +106,8 @@ static void set_blend(viewer *v, float w, bool report) {
     v->blend = w < 0.05f ? 0.0f : (w > 1.0f ? 1.0f : w);
     if (!n || v->clip < 0) return;
     int other = (v->clip + 1) % (int)n;
-    if (v->blend > 0.0f && ossa_player_layer_clip(v->player, v->blend_layer) != editable_clip(v, other) &&
-        ossa_player_layer_built_clip(v->player, v->blend_layer) != built_clip(v, other))
+    ossa_clip_source playing = ossa_player_layer_source(v->player, v->blend_layer), want = clip_source(v, other);
+    if (v->blend > 0.0f && (playing.clip != want.clip || playing.built != want.built))
         play_clip(v, v->blend_layer, other, 0.0f);
     uint32_t group = v->blend > 0.0f ? 1u : 0u;
     ossa_player_layer_set_sync(v->player, 0, group);
