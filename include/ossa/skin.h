@@ -1,4 +1,5 @@
 /* ossa/skin.h: CPU skinning (skin palette → deformed vertices) and morph targets.
+ * Provided by library ossa (runtime; CMake ossa::ossa, pkg-config ossa).
  *
  * Kernels run over a vertex range [begin, end) so callers can split a mesh
  * across threads; they never allocate and write into caller buffers. Streams
