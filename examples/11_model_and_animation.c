@@ -4,11 +4,10 @@
  * through the first clip.
  *   example_11_model_and_animation character.fbx walk.fbx
  *   example_11_model_and_animation Woman.gltf Woman.gltf   (any pair: .gltf/.glb, .fbx, .dae, ...)
- * With ossa_assimp (libassimp-dev) every format Assimp reads loads; without it, glTF only. */
+ * Links ossa_import: with ossa_assimp (libassimp-dev) every format Assimp reads loads; without
+ * it glTF and .ossa do, and other formats fail with UNSUPPORTED naming the build option. */
+#include <ossa/import.h>
 #include <ossa/ossa.h>
-#ifdef OSSA_HAVE_ASSIMP
-#include <ossa/assimp.h>
-#endif
 
 #include <stdio.h>
 #include <stdlib.h>
@@ -20,22 +19,15 @@ int main(int argc, char **argv) {
     }
     ossa_asset *model = NULL, *anim = NULL;
     ossa_diagnostic diag;
-#ifdef OSSA_HAVE_ASSIMP
-    /* AUTO: .gltf/.glb through the glTF importer, everything else through Assimp */
+    /* AUTO: .ossa through the packed loader, .gltf/.glb through the glTF importer, everything
+     * else through Assimp */
     ossa_result r = ossa_import_file(argv[1], OSSA_IMPORTER_AUTO, NULL, &model, &diag);
-#else
-    ossa_result r = ossa_gltf_load_file(argv[1], NULL, &model, &diag);
-#endif
     if (r != OSSA_OK || !model->skeleton) {
         fprintf(stderr, "%s: %s %s\n", argv[1], ossa_result_string(r), r ? diag.message : "has no nodes");
         ossa_asset_destroy(model);
         return 1;
     }
-#ifdef OSSA_HAVE_ASSIMP
     r = ossa_import_clips(argv[2], OSSA_IMPORTER_AUTO, model->skeleton, NULL, &anim, &diag);
-#else
-    r = ossa_gltf_load_clips(argv[2], model->skeleton, NULL, &anim, &diag);
-#endif
     if (r != OSSA_OK) {
         fprintf(stderr, "%s: %s %s\n", argv[2], ossa_result_string(r), diag.message);
         ossa_asset_destroy(model);

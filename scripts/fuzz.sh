@@ -46,12 +46,14 @@ if [ "$VALGRIND" = 1 ]; then
   VBUILD=${OSSA_FUZZ_REPLAY_BUILD:-build-fuzz-replay}
   cmake -S . -B "$VBUILD" -G Ninja -DCMAKE_BUILD_TYPE=RelWithDebInfo -DOSSA_SANITIZE=OFF -DOSSA_BUILD_TESTS=OFF \
         -DOSSA_BUILD_TOOLS=OFF -DOSSA_BUILD_EXAMPLES=OFF -DOSSA_BUILD_BENCH=OFF -DOSSA_BUILD_GL=OFF >/dev/null
-  cmake --build "$VBUILD" --target ossa
+  cmake --build "$VBUILD" --target ossa_import  # every importer, the builder, the writer, the runtime
+  libs=("$VBUILD/libossa_import.a" "$VBUILD/libossa_gltf.a")
+  if pkg-config --exists assimp; then libs+=("$VBUILD/libossa_assimp.a"); fi
+  libs+=("$VBUILD/libossa_offline.a" "$VBUILD/libossa.a")
+  if pkg-config --exists assimp; then libs+=($(pkg-config --libs assimp)); fi
   status=0
   for t in "${TARGETS[@]}"; do
-    extra=()
-    if [ "$t" = fuzz_assimp ]; then cmake --build "$VBUILD" --target ossa_assimp; extra=("$VBUILD/libossa_assimp.a" -lassimp); fi
-    cc -O1 -g -std=c11 -D_POSIX_C_SOURCE=200809L -Iinclude "fuzz/$t.c" fuzz/replay_main.c "${extra[@]}" "$VBUILD/libossa.a" \
+    cc -O1 -g -std=c11 -D_POSIX_C_SOURCE=200809L -Iinclude "fuzz/$t.c" fuzz/replay_main.c "${libs[@]}" \
        -lm -lpthread -o "$VBUILD/${t}_replay"
     files=$(find fuzz/corpus/"$t" "$BUILD/work/$t" -type f 2>/dev/null | wc -l)
     echo "== $t: $files inputs under valgrind (log: $VBUILD/${t}_replay.log)"

@@ -10,7 +10,7 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "import/gltf_internal.h"
+#include "import/gltf/gltf_internal.h"
 
 /* one triangle: 36 bytes of positions in a data: URI (buffer 0, view 0, accessor 0) */
 #define POS_URI "data:application/octet-stream;base64,AAAAAAAAAAAAAAAAAACAPwAAAAAAAAAAAAAAAAAAgD8AAAAA"

@@ -12,7 +12,7 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "import/pack_internal.h"
+#include "asset/pack_internal.h"
 
 /* ---------------------------------------------------------------- a rich generated asset */
 

@@ -1,4 +1,5 @@
 /* ossa/asset.h: the format-neutral asset every importer produces (import → build).
+ * Provided by library ossa (runtime; CMake ossa::ossa, pkg-config ossa).
  *
  * An asset is what one model file holds, whatever its format: a skeleton of all
  * nodes (parents first, with the map to the source's node order), every skin,

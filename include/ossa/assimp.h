@@ -34,6 +34,7 @@
 
 #include "asset.h"
 #include "format.h"
+#include "import.h" /* ossa_import_file / ossa_import_clips (library ossa_import), declared here before */
 
 #ifdef __cplusplus
 extern "C" {
@@ -60,23 +61,6 @@ ossa_result ossa_assimp_load_clips(const char *path, const ossa_skeleton *skelet
 
 /* Version of the Assimp library linked in, e.g. "5.2.4" (valid for the calling thread's lifetime). */
 const char *ossa_assimp_version(void);
-
-/* ---- any format: picks the importer ---- */
-typedef enum ossa_importer {
-    OSSA_IMPORTER_AUTO = 0, /* glTF/GLB → the glTF importer, everything else → Assimp */
-    OSSA_IMPORTER_GLTF,
-    OSSA_IMPORTER_ASSIMP
-} ossa_importer;
-
-/* Loads a model with `importer` (AUTO: by ossa_format_detect_file). An unknown
- * format with AUTO is tried with Assimp. */
-ossa_result ossa_import_file(const char *path, ossa_importer importer, const ossa_load_options *options,
-                             ossa_asset **out, ossa_diagnostic *diag);
-
-/* Loads the clips of a separately stored animation of any format onto `skeleton`
- * (by joint name; ossa_gltf_load_clips or ossa_assimp_load_clips). */
-ossa_result ossa_import_clips(const char *path, ossa_importer importer, const ossa_skeleton *skeleton,
-                              const ossa_load_options *options, ossa_asset **out, ossa_diagnostic *diag);
 
 #ifdef __cplusplus
 }

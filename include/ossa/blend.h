@@ -1,4 +1,5 @@
 /* ossa/blend.h: the blend job (local poses + weights + per-joint masks → local pose), additive
+ * Provided by library ossa (runtime; CMake ossa::ossa, pkg-config ossa), except ossa_clip_make_additive: ossa_offline (ossa::ossa_offline).
  * layers, subtree masks, additive clips and synced (phase-matched) blending.
  *
  * Data flow: sampling job → local poses → BLEND JOB → local pose → local-to-model.

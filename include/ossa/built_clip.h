@@ -1,4 +1,6 @@
 /* ossa/built_clip.h: the clip builder and the built (runtime) clip (editable clip → build → sample).
+ * Provided by library ossa (runtime; CMake ossa::ossa, pkg-config ossa) for built clips (load, accessors, matching);
+ * ossa_offline (ossa::ossa_offline) for the builder: ossa_clip_build*, ossa_built_clip_measure.
  *
  * An editable clip (clip.h: float keys exactly as the file gives them) is the exact
  * reference. ossa_clip_build turns it, once, offline or at load, into an opaque,

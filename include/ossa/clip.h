@@ -1,4 +1,5 @@
 /* ossa/clip.h: animation clips (runtime data → sample → local pose).
+ * Provided by library ossa (runtime; CMake ossa::ossa, pkg-config ossa).
  *
  * A clip is an immutable runtime object: one allocation created by
  * ossa_clip_create (which deep-copies the desc and builds the frame-index

@@ -1,4 +1,5 @@
 /* ossa/common.h: results, allocators, versioning shared by every ossa module.
+ * Provided by library ossa (runtime; CMake ossa::ossa, pkg-config ossa); every other ossa library links it.
  *
  * Every call that can fail returns ossa_result (OSSA_OK == 0). Runtime objects
  * take an optional ossa_allocator; a NULL pointer or a zeroed struct means

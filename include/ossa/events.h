@@ -1,4 +1,5 @@
 /* ossa/events.h: user tracks and events that play with a clip: float tracks sampled with the
+ * Provided by library ossa (runtime; CMake ossa::ossa, pkg-config ossa).
  * clip's clock, and edge-triggered events (a footstep at 0.31 s) that fire once per crossing.
  *
  * Data flow: clip time (the player's or the caller's clock) → EVENT JOB → indices of the events

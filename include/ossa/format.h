@@ -1,4 +1,5 @@
 /* ossa/format.h: which model format a file holds (import, before choosing an importer).
+ * Provided by library ossa_offline (CMake ossa::ossa_offline, pkg-config ossa_offline).
  *
  * Detection looks at the first bytes (magic numbers, XML root, text keywords) and
  * only falls back to the file extension for formats without a signature (OBJ, STL,

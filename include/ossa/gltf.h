@@ -1,4 +1,5 @@
 /* ossa/gltf.h: glTF 2.0 import (.gltf with external or data: buffers, .glb) → ossa_asset.
+ * Provided by library ossa_gltf (CMake ossa::ossa_gltf, pkg-config ossa_gltf; links ossa_offline).
  *
  * The loader parses JSON with jsmn, bounds-checks every read, and turns the file
  * into runtime data: a skeleton of ALL nodes (parents-first, map kept to glTF node

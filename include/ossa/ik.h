@@ -1,4 +1,5 @@
 /* ossa/ik.h: inverse kinematics jobs: two-bone, aim (look-at), CCD and FABRIK chains.
+ * Provided by library ossa (runtime; CMake ossa::ossa, pkg-config ossa).
  *
  * Where it sits: after local-to-model (pose.h). A caller samples and blends local poses,
  * computes model-space matrices, runs IK jobs on those matrices, then applies the

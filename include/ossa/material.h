@@ -1,4 +1,5 @@
 /* ossa/material.h: surface materials and their images (import → tools/GL).
+ * Provided by library ossa (runtime; CMake ossa::ossa, pkg-config ossa) (data only).
  *
  * Format-neutral: what a renderer needs to colour a mesh the way its file says,
  * the glTF metallic-roughness subset ossa draws: base colour factor and texture

@@ -1,4 +1,5 @@
 /* ossa/math.h: vectors, quaternions, 4x4 matrices, TRS transforms, curve bases.
+ * Provided by library ossa (runtime; CMake ossa::ossa, pkg-config ossa).
  *
  * Conventions (glTF / OpenGL): column vectors, column-major float[16]
  * (m[col*4 + row]); quaternions are (x, y, z, w) with w the scalar part;

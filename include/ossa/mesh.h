@@ -1,4 +1,5 @@
 /* ossa/mesh.h: skinned meshes (runtime data, input to skinning).
+ * Provided by library ossa (runtime; CMake ossa::ossa, pkg-config ossa).
  *
  * One ossa_mesh is one glTF primitive (triangles). Created by ossa_mesh_create
  * (deep copy into one allocation), freed by ossa_mesh_destroy. Streams are

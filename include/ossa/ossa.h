@@ -1,7 +1,10 @@
-/* ossa/ossa.h: umbrella header for the core library, in data-flow order:
+/* ossa/ossa.h: umbrella header, in data-flow order:
  * import (gltf.h, pack.h → asset.h) → runtime data (track.h, clip.h, skeleton.h, mesh.h) →
  * build (built_clip.h) → sample (sample.h, clip.h, player.h) → pose (pose.h) → IK (ik.h) → skin (skin.h).
- * GPU skinning (gl.h) is a separate library, ossa_gl. */
+ * Libraries (each header's opening says which provides its functions): ossa, the runtime
+ * (everything a game shipping .ossa files calls); ossa_offline (clip builder, bakers, asset
+ * builder, .ossa writer, format.h); ossa_gltf (gltf.h). Not included here: import.h
+ * (ossa_import), assimp.h (ossa_assimp), gl.h (ossa_gl). */
 #ifndef OSSA_OSSA_H
 #define OSSA_OSSA_H
 

@@ -1,4 +1,6 @@
 /* ossa/pack.h: the packed .ossa file (asset → one relocatable file → asset).
+ * Provided by library ossa (runtime; CMake ossa::ossa, pkg-config ossa) for loading (ossa_pack_load_*, _detect, _checksum);
+ * ossa_offline (ossa::ossa_offline) for writing (ossa_pack_write*).
  *
  * A packed file holds what a runtime needs from an asset, ready to use: the skeleton
  * (names, parents-first order, rest and bind poses, the map to the source's node

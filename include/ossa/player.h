@@ -1,4 +1,5 @@
 /* ossa/player.h: playback controller for one character, an arrangement of the jobs:
+ * Provided by library ossa (runtime; CMake ossa::ossa, pkg-config ossa).
  *   per layer: clip clock → sampling → (cross-fade: blend job of the old and new clip)
  *   all layers: blend job (override layers with weights and masks, then additive layers)
  *   → local-to-model → optional pose hook (IK) → palettes; root motion accumulated on the side.

@@ -1,4 +1,5 @@
 /* ossa/pose.h: local pose → model-space matrices → skin palette (blending is blend.h).
+ * Provided by library ossa (runtime; CMake ossa::ossa, pkg-config ossa).
  *
  * A pose is an array of local transforms plus parent indices (-1 = root), both
  * joint_count long and owned by the caller. When every parent index is lower

@@ -1,4 +1,6 @@
 /* ossa/root_motion.h: root motion: extract a clip's root motion as its own track, remove it
+ * Provided by library ossa (runtime; CMake ossa::ossa, pkg-config ossa) for sampling and the delta job;
+ * ossa_offline (ossa::ossa_offline) for ossa_root_motion_extract.
  * from the pose, and give per-frame deltas (loop wraps included) to move the character.
  *
  * Data flow: editable clip → ossa_root_motion_extract (offline, allocates) → an in-place clip

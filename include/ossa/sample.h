@@ -1,4 +1,5 @@
 /* ossa/sample.h: the sampling job (built clip + per-instance context + time → local pose).
+ * Provided by library ossa (runtime; CMake ossa::ossa, pkg-config ossa).
  *
  * The job is a plain struct (ozz's shape): inputs, outputs as spans (pointer + count)
  * and parameters; ossa_sample_job_validate checks it cheaply, ossa_sample_job_run

@@ -1,4 +1,5 @@
 /* ossa/skeleton.h: joint hierarchy, rest and bind poses, skins, joint reordering.
+ * Provided by library ossa (runtime; CMake ossa::ossa, pkg-config ossa).
  *
  * A skeleton is immutable after creation: one allocation from
  * ossa_skeleton_create, freed by ossa_skeleton_destroy. Joints are stored

@@ -1,4 +1,5 @@
 /* ossa/skin.h: CPU skinning (skin palette → deformed vertices) and morph targets.
+ * Provided by library ossa (runtime; CMake ossa::ossa, pkg-config ossa).
  *
  * Where it sits: after the palette job (ossa/pose.h); morph targets (ossa_morph_job)
  * run on the bind-pose streams before skinning. Three jobs, each with the shape of

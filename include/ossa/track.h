@@ -1,4 +1,5 @@
 /* ossa/track.h: keyframe tracks and key lookup (runtime data → sample).
+ * Provided by library ossa (runtime; CMake ossa::ossa, pkg-config ossa).
  *
  * A track is a non-owning VIEW over key times and values: the storage belongs
  * to whoever built it (usually an ossa_clip). Times are seconds, strictly

@@ -2,6 +2,7 @@
 #include <ossa/ossa.h>
 #include <ossa/gl.h>
 #include <ossa/assimp.h> /* declarations only: compiles without libassimp */
+#include <ossa/import.h>
 #include <cstdio>
 
 int main() {

@@ -4,7 +4,6 @@
  * before use, and the node tree is walked with an explicit stack (a child must
  * name its parent back, so a shared or cyclic node is an error, not a loop). */
 #include <ossa/assimp.h>
-#include <ossa/gltf.h>
 
 #include <assimp/cimport.h>
 #include <assimp/config.h>
@@ -17,7 +16,7 @@
 #include <string.h>
 
 #include "core/alloc.h"
-#include "import/asset_builder.h"
+#include "build/asset_builder.h"
 #include "import/assimp/assimp_internal.h"
 
 #define MAX_NODES (1u << 20)
@@ -1203,25 +1202,4 @@ const char *ossa_assimp_version(void) {
     if (!buf[0])
         snprintf(buf, sizeof buf, "%u.%u.%u", aiGetVersionMajor(), aiGetVersionMinor(), aiGetVersionPatch());
     return buf;
-}
-
-static ossa_importer pick(const char *path, ossa_importer importer) {
-    if (importer != OSSA_IMPORTER_AUTO) return importer;
-    ossa_file_format f = OSSA_FORMAT_UNKNOWN;
-    ossa_format_detect_file(path, &f);
-    return ossa_format_is_gltf(f) ? OSSA_IMPORTER_GLTF : OSSA_IMPORTER_ASSIMP;
-}
-
-ossa_result ossa_import_file(const char *path, ossa_importer importer, const ossa_load_options *options,
-                             ossa_asset **out, ossa_diagnostic *diag) {
-    if (!path || !out) return ossa_gltf_load_file(path, options, out, diag); /* argument errors, one place */
-    return pick(path, importer) == OSSA_IMPORTER_GLTF ? ossa_gltf_load_file(path, options, out, diag)
-                                                      : ossa_assimp_load_file(path, options, out, diag);
-}
-
-ossa_result ossa_import_clips(const char *path, ossa_importer importer, const ossa_skeleton *skeleton,
-                              const ossa_load_options *options, ossa_asset **out, ossa_diagnostic *diag) {
-    if (!path || !out || !skeleton) return ossa_gltf_load_clips(path, skeleton, options, out, diag);
-    return pick(path, importer) == OSSA_IMPORTER_GLTF ? ossa_gltf_load_clips(path, skeleton, options, out, diag)
-                                                      : ossa_assimp_load_clips(path, skeleton, options, out, diag);
 }

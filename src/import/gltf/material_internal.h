@@ -4,7 +4,7 @@
 
 #include <ossa/asset.h>
 
-#include "import/gltf_internal.h"
+#include "import/gltf/gltf_internal.h"
 
 /* Fills asset->materials and asset->images from the document (buffers and views
  * already parsed). Faults are located warnings with a fallback; only allocation

@@ -1,6 +1,6 @@
 /* Format-neutral asset assembly: skeleton + node infos, name binding, meshes,
  * clips, warnings, all counted against max_allocation (see asset_builder.h). */
-#include "import/asset_builder.h"
+#include "build/asset_builder.h"
 
 #include <stdio.h>
 #include <string.h>

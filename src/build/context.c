@@ -1,6 +1,6 @@
 /* The load context shared by the importers (context.h): budgeted allocation
  * (options->max_allocation), the first error with its place, and warnings. */
-#include "import/context.h"
+#include "build/context.h"
 
 #include <math.h>
 #include <stdio.h>

@@ -12,7 +12,7 @@
 
 #include <ossa/gltf.h>
 
-#include "import/context.h"
+#include "build/context.h"
 
 #define OSSA__JSON_MAX_DEPTH 128 /* glTF needs < 16; deeper JSON (even in extras) is a PARSE error */
 

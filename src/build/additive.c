@@ -4,7 +4,7 @@
 
 #include <string.h>
 
-#include "anim/derived_clip.h"
+#include "build/derived_clip.h"
 #include "core/alloc.h"
 
 static ossa_quat quat_conj(ossa_quat q) { return (ossa_quat){-q.x, -q.y, -q.z, q.w}; }

@@ -19,7 +19,7 @@
 #ifndef OSSA_IMPORT_ASSET_BUILDER_H
 #define OSSA_IMPORT_ASSET_BUILDER_H
 
-#include "import/context.h"
+#include "build/context.h"
 
 /* One source node (glTF node, aiNode, ...). The importer owns the strings. */
 typedef struct ossa__node {

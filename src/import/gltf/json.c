@@ -1,7 +1,7 @@
 /* JSON layer of the glTF importer: Debian's jsmn tokeniser (strict mode), then
  * an iterative pass that records each token's subtree end so lookups and skips
  * never recurse, plus typed getters whose errors name the JSON place. */
-#include "import/gltf_internal.h"
+#include "import/gltf/gltf_internal.h"
 
 #include <math.h>
 #include <stdio.h>

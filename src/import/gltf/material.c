@@ -5,8 +5,8 @@
  * and a fallback (the factor instead of a texture, the default material instead
  * of a bad index), never a failed load. Images keep their encoded bytes (from a
  * bufferView, a data: URI or a file next to the model); decoding is the tools'. */
-#include "import/gltf_internal.h"
-#include "import/material_internal.h"
+#include "import/gltf/gltf_internal.h"
+#include "import/gltf/material_internal.h"
 
 #include <math.h>
 #include <stdio.h>

@@ -8,7 +8,7 @@
 
 #include <ossa/pose.h>
 
-#include "anim/clip_build_internal.h"
+#include "build/clip_build_internal.h"
 #include "core/alloc.h"
 #include "math/fast.h"
 

@@ -1,7 +1,7 @@
 /* glTF containers and buffers: .gltf text vs .glb chunks, data: URIs (base64),
  * external files relative to the model (percent-decoded). Every length is
  * checked against the real bytes before anything is allocated or read. */
-#include "import/gltf_internal.h"
+#include "import/gltf/gltf_internal.h"
 
 #include <stdio.h>
 #include <string.h>

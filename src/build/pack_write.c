@@ -9,8 +9,7 @@
 #include <string.h>
 
 #include "core/alloc.h"
-#include "core/hash.h"
-#include "import/pack_internal.h"
+#include "asset/pack_internal.h"
 
 #include <ossa/built_clip.h>
 
@@ -356,13 +355,4 @@ ossa_result ossa_pack_write_file(const ossa_asset *asset, const ossa_pack_option
     }
     ossa__free(NULL, bytes);
     return r;
-}
-
-bool ossa_pack_detect(const void *data, size_t size) {
-    return data && size >= PK_MAGIC_SIZE && memcmp(data, PK_MAGIC, PK_MAGIC_SIZE) == 0;
-}
-
-uint64_t ossa_pack_checksum(const void *data, size_t size) {
-    if (!data || size <= OSSA_PACK_HEADER_SIZE) return 0;
-    return ossa__xxh64((const uint8_t *)data + OSSA_PACK_HEADER_SIZE, size - OSSA_PACK_HEADER_SIZE, 0);
 }

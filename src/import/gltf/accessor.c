@@ -1,7 +1,7 @@
 /* bufferViews and accessors: every component type, `normalized`, byteStride,
  * matrix column padding, sparse substitution and accessors without a bufferView
  * (zeros). Every read is checked against the bufferView and buffer first. */
-#include "import/gltf_internal.h"
+#include "import/gltf/gltf_internal.h"
 
 #include <math.h>
 #include <stdio.h>

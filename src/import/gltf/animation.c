@@ -2,7 +2,7 @@
  * channel; translation, rotation and scale channels of one node merge into one
  * transform track; `weights` channels become weight tracks. Sampler inputs must
  * be finite and strictly increasing; output counts must match exactly. */
-#include "import/document.h"
+#include "import/gltf/document.h"
 
 #include <math.h>
 #include <stdio.h>

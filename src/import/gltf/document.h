@@ -3,8 +3,8 @@
 #ifndef OSSA_IMPORT_DOCUMENT_H
 #define OSSA_IMPORT_DOCUMENT_H
 
-#include "import/asset_builder.h"
-#include "import/gltf_internal.h"
+#include "build/asset_builder.h"
+#include "import/gltf/gltf_internal.h"
 
 typedef struct ossa__mesh_doc {
     char *name;

@@ -16,7 +16,8 @@
 #include <sys/stat.h>
 
 #include "core/alloc.h"
-#include "import/pack_internal.h"
+#include "core/hash.h"
+#include "asset/pack_internal.h"
 
 #include <ossa/built_clip.h>
 
@@ -914,4 +915,13 @@ ossa_result ossa_pack_load_file(const char *path, const ossa_load_options *optio
     else r = load_aligned(bytes, size, options, out, diag);
     ossa__free(&al, bytes);
     return r;
+}
+
+bool ossa_pack_detect(const void *data, size_t size) {
+    return data && size >= PK_MAGIC_SIZE && memcmp(data, PK_MAGIC, PK_MAGIC_SIZE) == 0;
+}
+
+uint64_t ossa_pack_checksum(const void *data, size_t size) {
+    if (!data || size <= OSSA_PACK_HEADER_SIZE) return 0;
+    return ossa__xxh64((const uint8_t *)data + OSSA_PACK_HEADER_SIZE, size - OSSA_PACK_HEADER_SIZE, 0);
 }
