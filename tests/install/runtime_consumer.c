@@ -96,7 +96,7 @@ int main(int argc, char **argv) {
                           .influences = mesh->influences, .joints = mesh->joints, .weights = mesh->weights,
                           .palette = palette, .palette_count = n, .positions = mesh->positions,
                           .out_positions = skinned};
-    if ((r = ossa_skin_lbs(&skin, OSSA_SKIN_KERNEL_AUTO)) != OSSA_OK) {
+    if ((r = ossa_skin_job_run(&skin)) != OSSA_OK) { /* LBS, best kernel (method and kernel 0) */
         status = fail("skinning", r);
         goto done;
     }
