@@ -53,7 +53,7 @@ static void assert_mats_near(const ossa_mat4 *a, const ossa_mat4 *b, uint32_t co
 
 /* The built-clip guarantee in palette terms: for every skinned joint, its model matrix
  * (palette x inverse(IBM)) moves the joint origin and the points 3 cm along its axes by at
- * most `bound` from where the reference puts them (DESIGN.md, "Built clips"). */
+ * most `bound` from where the reference puts them (docs/built-clips.md, "The guarantee"). */
 static void assert_shell_near(const crowd *c, const ossa_mat4 *pal, const ossa_mat4 *ref, double bound) {
     const ossa_skin *skin = &c->asset->skeleton->skins[c->skin];
     for (uint32_t k = 0; k < skin->joint_count; k++) {

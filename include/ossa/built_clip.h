@@ -125,7 +125,7 @@ typedef struct ossa_clip_error {
  * 15 when a track is CUBICSPLINE, and at least 480 per second), both poses start from the skeleton's rest pose; for every joint
  * the origin and the points at `shell_distance` along its local x, y and z axes go through
  * the whole hierarchy (ossa_pose_to_model: parent scales included); the error is the
- * largest distance between the two (DESIGN.md "Built clips"). shell_distance 0 = 0.03.
+ * largest distance between the two (docs/built-clips.md, "The error metric"). shell_distance 0 = 0.03.
  * Allocates scratch (a build-time tool, not a hot path). INVALID_ARGUMENT for NULLs, a
  * negative/NaN shell or a built clip whose joint / weight track counts do not match. */
 ossa_result ossa_built_clip_measure(const ossa_built_clip *built, const ossa_clip *reference,

@@ -7,7 +7,7 @@
  * animated joint (translation / rotation / scale; key_count 0 = component not
  * animated, the reference pose supplies it) and weight tracks for morph targets.
  *
- * Time semantics (DESIGN.md): start/end are the min/max key time over all
+ * Time semantics (docs/architecture.md): start/end are the min/max key time over all
  * tracks. Sampling clamps into [start, end] or, when looping, wraps into
  * [start, end) (times far from the range and negative times included; the wrap
  * is computed in double). NaN and -Inf map to start; +Inf to end (clamped) or

@@ -5,7 +5,7 @@
  * ossa_skeleton_create, freed by ossa_skeleton_destroy. Joints are stored
  * parents-first (parents[i] < i); the builder reorders the caller's joints and
  * keeps both maps (source_index: new → desc index; ossa_skeleton_joint_of_source:
- * desc index → new). All glTF nodes become joints (DESIGN.md).
+ * desc index → new). All glTF nodes become joints (docs/architecture.md).
  *
  * Skins: each lists skeleton joint indices and one inverse bind matrix each.
  * The bind pose is rebuilt from the inverse bind matrices: world bind =

@@ -1,7 +1,7 @@
 #!/usr/bin/env python3
 """Independent reference implementation of the `ossa sample` JSON contract.
 
-Written from the glTF 2.0 specification and docs/DESIGN.md only (not from
+Written from the glTF 2.0 specification and the JSON contract in docs/architecture.md only (not from
 ossa's C sources), in plain Python 3 with the standard library, in double
 precision.  It is slow and obvious on purpose.
 
@@ -650,7 +650,7 @@ def sample(g, clip, times, vertices=64, loop=False):
             mw = node_morph_weights(g, i, mweights)
             if mw is not None:
                 out_nodes[-1]['weights'] = mw
-        # "time" is the time actually sampled (DESIGN.md); 'requested' keeps the input
+        # "time" is the time actually sampled (docs/architecture.md); 'requested' keeps the input
         result['samples'].append({'time': tt, 'requested': t, 'nodes': out_nodes,
                                   'skinned': skin_primitives(g, world, mweights, vertices)})
     return result

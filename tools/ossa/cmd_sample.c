@@ -1,6 +1,6 @@
 /* ossa sample FILE [--clip NAME|INDEX] [--time T]... [--vertices N|all] [--loop]
  *
- * Prints the DESIGN.md JSON contract: every glTF node (glTF index order) with its
+ * Prints the JSON contract of docs/architecture.md: every glTF node (glTF index order) with its
  * animated local TRS and world matrix, and the first N vertices of every skinned
  * primitive (morph targets applied, then linear blend skinning with the scalar
  * kernel), at each requested time. Times are absolute clip times, clamped to the
@@ -33,7 +33,7 @@ static int usage(FILE *f) {
     fprintf(f, "usage: ossa sample FILE [--clip NAME|INDEX] [--time T]... [--vertices N|all] [--loop]\n"
                "                   [--precision P | --lossless]\n"
                "  prints every node's local TRS, world matrix and morph weights, and the first N\n"
-               "  skinned vertices of every skinned primitive, as JSON (the DESIGN.md contract)\n"
+               "  skinned vertices of every skinned primitive, as JSON (docs/architecture.md)\n"
                "  --clip      clip name or index (default: none, the rest pose)\n"
                "  --time T    absolute clip time in seconds, repeatable (default: the clip start, or 0);\n"
                "              clamped into the clip, \"time\" prints the time actually sampled\n"
