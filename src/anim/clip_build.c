@@ -15,9 +15,9 @@
 /* Local tolerances at level 0 from the exact poses: rotation (radians) = precision / reach of
  * the joint's subtree, translation = precision / parent scale, scale likewise. */
 static ossa_result base_tolerances(builder *B) {
-    uint32_t J = B->J, G = B->G;
-    const int32_t *par = B->sk->parents;
-    float *reach = ossa__alloc_array(B->alloc, (size_t)J * 4, sizeof(float));
+    uint32_t J = B->joint_count, G = B->grid_count;
+    const int32_t *par = B->skeleton->parents;
+    float *reach = ossa__alloc_array(B->allocator, (size_t)J * 4, sizeof(float));
     if (!reach) return OSSA_ERROR_OUT_OF_MEMORY;
     float *smax = reach + J, *smin = smax + J, *lsmin = smin + J;
     for (uint32_t j = 0; j < J; j++) {
@@ -25,9 +25,9 @@ static ossa_result base_tolerances(builder *B) {
         smin[j] = INFINITY;
         lsmin[j] = INFINITY;
     }
-    float shell = B->opt.shell_distance;
+    float shell = B->options.shell_distance;
     for (uint32_t g = 0; g < G; g++) {
-        const float *P = B->points + (size_t)g * J * 12;
+        const float *P = B->exact_points + (size_t)g * J * 12;
         for (uint32_t d = 0; d < J; d++) {
             for (int p = 0; p < 4; p++) {
                 const float *x = P + (size_t)d * 12 + p * 3;
@@ -46,14 +46,14 @@ static ossa_result base_tolerances(builder *B) {
                 }
                 if (n > smax[d]) smax[d] = n;
                 if (n < smin[d]) smin[d] = n;
-                float ls = fabsf((&B->exact[(size_t)g * J + d].scale.x)[k]);
+                float ls = fabsf((&B->exact_pose[(size_t)g * J + d].scale.x)[k]);
                 if (ls < lsmin[d]) lsmin[d] = ls;
             }
         }
     }
-    float P0 = B->opt.precision * TARGET_MARGIN * LEVEL0_SHARE;
-    for (uint32_t i = 0; i < B->nch; i++) {
-        bchan *c = &B->ch[i];
+    float P0 = B->options.precision * TARGET_MARGIN * LEVEL0_SHARE;
+    for (uint32_t i = 0; i < B->channel_count; i++) {
+        build_channel *c = &B->channels[i];
         if (c->kind == OSSA__CH_W) continue;
         uint32_t j = c->target;
         float tol;
@@ -66,34 +66,34 @@ static ossa_result base_tolerances(builder *B) {
         }
         if (c->kind == OSSA__CH_R && tol > 1.0f) tol = 1.0f;
         if (!(tol > 0.0f) || !isfinite(tol)) tol = c->kind == OSSA__CH_R ? 1.0f : 1e30f;
-        c->base_tol = tol;
+        c->base_tolerance = tol;
     }
-    if (B->reach) { /* for the loosening pass */
-        memcpy(B->reach, reach, J * sizeof(float));
+    if (B->subtree_reach) { /* for the loosening pass */
+        memcpy(B->subtree_reach, reach, J * sizeof(float));
         /* The loosening's bounds hold for ideal values; a computed vertex of joint j's subtree
          * is rounded anew on each level below j when j changes: up to about an ulp of the
          * largest coordinate per level (2 more for the matrix product), and an error computed
          * before and after may move by that twice. */
         float big = 0.0f;
         for (size_t i = 0; i < (size_t)G * J * 12; i++) {
-            float v = fabsf(B->points[i]);
+            float v = fabsf(B->exact_points[i]);
             big = v > big ? v : big;
         }
-        for (uint32_t j = 0; j < J; j++) B->round2[j] = 0.0f;
+        for (uint32_t j = 0; j < J; j++) B->rounding_slack[j] = 0.0f;
         for (uint32_t i = J; i-- > 0;) { /* children after parents: levels below each joint */
-            float below = B->round2[i] + 1.0f;
-            if (par[i] >= 0 && below > B->round2[par[i]]) B->round2[par[i]] = below;
+            float below = B->rounding_slack[i] + 1.0f;
+            if (par[i] >= 0 && below > B->rounding_slack[par[i]]) B->rounding_slack[par[i]] = below;
         }
-        for (uint32_t j = 0; j < J; j++) B->round2[j] = 2.0f * (B->round2[j] + 3.0f) * ldexpf(big, -23);
+        for (uint32_t j = 0; j < J; j++) B->rounding_slack[j] = 2.0f * (B->rounding_slack[j] + 3.0f) * ldexpf(big, -23);
     }
-    ossa__free(B->alloc, reach);
+    ossa__free(B->allocator, reach);
     return OSSA_OK;
 }
 
-/* Bytes of the builder's grid scratch: B.exact + B.points per grid time and joint, B.X/B.D,
+/* Bytes of the builder's grid scratch: B.exact_pose + B.exact_points per grid time and joint, B.channel_values/B.decoded_keys,
  * the candidate list and, when compressing, every channel's key and value buffers (the key
- * grid is at most the measurement grid) and the loosening pass's B.got, B.err, B.terr, B.V
- * and B.save (plus O(J)). */
+ * grid is at most the measurement grid) and the loosening pass's B.built_pose, B.joint_error, B.candidate_error, B.candidate_values
+ * and B.index_scratch (plus O(J)). */
 double ossa__clip_build_scratch(uint32_t G, uint32_t J, size_t channels, bool lossless) {
     double per_time = (double)J * (sizeof(ossa_transform) + 12 * sizeof(float)) + 8 * sizeof(float) + sizeof(uint32_t);
     /* the loosening pass: the built pose, its errors and a candidate's, a channel's values and
@@ -113,12 +113,12 @@ ossa_result ossa_clip_build(const ossa_clip *clip, const ossa_skeleton *skeleton
     if (!clip || !skeleton) return OSSA_ERROR_INVALID_ARGUMENT;
     builder B;
     memset(&B, 0, sizeof B);
-    if (options) B.opt = *options;
-    if (bad_option(B.opt.precision) || bad_option(B.opt.shell_distance) || bad_option(B.opt.weight_precision))
+    if (options) B.options = *options;
+    if (bad_option(B.options.precision) || bad_option(B.options.shell_distance) || bad_option(B.options.weight_precision))
         return OSSA_ERROR_INVALID_ARGUMENT;
-    if (B.opt.precision == 0.0f) B.opt.precision = 1e-4f;
-    if (B.opt.shell_distance == 0.0f) B.opt.shell_distance = 0.03f;
-    if (B.opt.weight_precision == 0.0f) B.opt.weight_precision = 1e-3f;
+    if (B.options.precision == 0.0f) B.options.precision = 1e-4f;
+    if (B.options.shell_distance == 0.0f) B.options.shell_distance = 0.03f;
+    if (B.options.weight_precision == 0.0f) B.options.weight_precision = 1e-3f;
     /* the loader's magnitude rule (OSSA__BC_VALUE_MAX): a clip past it would not load back */
     _Static_assert(sizeof(ossa_transform) == 10 * sizeof(float), "a transform is 10 floats");
     for (uint32_t i = 0; i < skeleton->joint_count; i++) {
@@ -139,10 +139,10 @@ ossa_result ossa_clip_build(const ossa_clip *clip, const ossa_skeleton *skeleton
         }
     }
     B.clip = clip;
-    B.sk = skeleton;
-    B.alloc = allocator;
-    B.J = skeleton->joint_count;
-    uint32_t J = B.J;
+    B.skeleton = skeleton;
+    B.allocator = allocator;
+    B.joint_count = skeleton->joint_count;
+    uint32_t J = B.joint_count;
     size_t raw_bytes = 0;
     for (uint32_t i = 0; i < clip->track_count; i++) {
         const ossa_transform_track *t = &clip->tracks[i];
@@ -158,55 +158,55 @@ ossa_result ossa_clip_build(const ossa_clip *clip, const ossa_skeleton *skeleton
      * CUBICSPLINE clips), so a fast rotation can take an extra key instead of going raw; the
      * fit prefers key times, then midpoints (rank) */
     uint32_t substeps = ossa__clip_grid_substeps(clip);
-    ossa_result r = ossa__clip_grid(clip, J, substeps, substeps > 8 ? 8 : KEY_DIV, allocator, &B.grid, &B.G, &B.candidate);
+    ossa_result r = ossa__clip_grid(clip, J, substeps, substeps > 8 ? 8 : KEY_DIV, allocator, &B.grid_times, &B.grid_count, &B.grid_candidate);
     if (r) return r;
-    uint32_t G = B.G;
+    uint32_t G = B.grid_count;
     size_t nmax = (size_t)clip->track_count * 3 + clip->weight_track_count;
     /* the measurement grid's scratch (exact poses, virtual vertices, per-channel values and
      * key buffers) grows with duration x 480 Hz x joints: refuse it up front past the cap */
-    double scratch = ossa__clip_build_scratch(G, J, nmax, B.opt.lossless);
-    size_t cap = B.opt.max_scratch_bytes ? B.opt.max_scratch_bytes : OSSA_CLIP_BUILD_SCRATCH_CAP;
+    double scratch = ossa__clip_build_scratch(G, J, nmax, B.options.lossless);
+    size_t cap = B.options.max_scratch_bytes ? B.options.max_scratch_bytes : OSSA_CLIP_BUILD_SCRATCH_CAP;
     if (scratch > (double)cap) {
-        ossa__free(allocator, B.grid);
+        ossa__free(allocator, B.grid_times);
         return OSSA_ERROR_LIMIT;
     }
-    B.cand = ossa__alloc_array(allocator, (size_t)G + 1, sizeof(uint32_t));
-    if (!B.cand) {
-        ossa__free(allocator, B.grid);
+    B.key_grid = ossa__alloc_array(allocator, (size_t)G + 1, sizeof(uint32_t));
+    if (!B.key_grid) {
+        ossa__free(allocator, B.grid_times);
         return OSSA_ERROR_OUT_OF_MEMORY;
     }
     for (uint32_t g = 0; g < G; g++)
-        if (B.candidate[g] || g + 1 == G) B.cand[B.C++] = g;
-    B.rank = ossa__alloc_array(allocator, (size_t)B.C + 1, 1);
-    if (!B.rank) {
-        ossa__free(allocator, B.cand);
-        ossa__free(allocator, B.grid);
+        if (B.grid_candidate[g] || g + 1 == G) B.key_grid[B.key_grid_count++] = g;
+    B.key_grid_rank = ossa__alloc_array(allocator, (size_t)B.key_grid_count + 1, 1);
+    if (!B.key_grid_rank) {
+        ossa__free(allocator, B.key_grid);
+        ossa__free(allocator, B.grid_times);
         return OSSA_ERROR_OUT_OF_MEMORY;
     }
-    for (uint32_t k = 0, prev = 0; k < B.C; k++) {
-        B.rank[k] = B.candidate[B.cand[k]] == 2 || k + 1 == B.C ? 2 : 0;
-        if (B.rank[k] == 2) {
-            if (k > prev + 1 && (k - prev) % 2 == 0) B.rank[prev + (k - prev) / 2] = 1;
+    for (uint32_t k = 0, prev = 0; k < B.key_grid_count; k++) {
+        B.key_grid_rank[k] = B.grid_candidate[B.key_grid[k]] == 2 || k + 1 == B.key_grid_count ? 2 : 0;
+        if (B.key_grid_rank[k] == 2) {
+            if (k > prev + 1 && (k - prev) % 2 == 0) B.key_grid_rank[prev + (k - prev) / 2] = 1;
             prev = k;
         }
     }
-    B.ch = ossa__alloc_array(allocator, nmax + 1, sizeof(bchan));
-    B.exact = ossa__alloc_array(allocator, (size_t)G * J + 1, sizeof(ossa_transform));
-    B.points = ossa__alloc_array(allocator, (size_t)G * J * 12 + 1, sizeof(float));
-    B.X = ossa__alloc_array(allocator, (size_t)G * 8, sizeof(float));
-    if (!B.opt.lossless) {
-        B.got = ossa__alloc_array(allocator, (size_t)G * J + 1, sizeof(ossa_transform));
-        B.V = ossa__alloc_array(allocator, (size_t)G * 4 + 1, sizeof(float));
-        B.save = ossa__alloc_array(allocator, (size_t)B.C * 4 + J + nmax + 1, sizeof(uint32_t));
-        B.err = ossa__alloc_array(allocator, (size_t)G * J * 2 + (size_t)J * 22 + 1, sizeof(float));
-        if (B.err) {
-            B.terr = B.err + (size_t)G * J;
-            B.reach = B.terr + (size_t)G * J;
-            B.bound_r = B.reach + J;
-            B.bound_t = B.bound_r + J;
-            B.kap = B.bound_t + J;
-            B.round2 = B.kap + 2 * J;
-            B.mod = (ossa_mat4 *)(B.round2 + J);
+    B.channels = ossa__alloc_array(allocator, nmax + 1, sizeof(build_channel));
+    B.exact_pose = ossa__alloc_array(allocator, (size_t)G * J + 1, sizeof(ossa_transform));
+    B.exact_points = ossa__alloc_array(allocator, (size_t)G * J * 12 + 1, sizeof(float));
+    B.channel_values = ossa__alloc_array(allocator, (size_t)G * 8, sizeof(float));
+    if (!B.options.lossless) {
+        B.built_pose = ossa__alloc_array(allocator, (size_t)G * J + 1, sizeof(ossa_transform));
+        B.candidate_values = ossa__alloc_array(allocator, (size_t)G * 4 + 1, sizeof(float));
+        B.index_scratch = ossa__alloc_array(allocator, (size_t)B.key_grid_count * 4 + J + nmax + 1, sizeof(uint32_t));
+        B.joint_error = ossa__alloc_array(allocator, (size_t)G * J * 2 + (size_t)J * 22 + 1, sizeof(float));
+        if (B.joint_error) {
+            B.candidate_error = B.joint_error + (size_t)G * J;
+            B.subtree_reach = B.candidate_error + (size_t)G * J;
+            B.rotation_bound = B.subtree_reach + J;
+            B.translation_bound = B.rotation_bound + J;
+            B.bound_scratch = B.translation_bound + J;
+            B.rounding_slack = B.bound_scratch + 2 * J;
+            B.subtree_model = (ossa_mat4 *)(B.rounding_slack + J);
         }
     }
     float *jerr = ossa__alloc_array(allocator, (size_t)J * 5 + nmax + 1, sizeof(float));
@@ -217,12 +217,12 @@ ossa_result ossa_clip_build(const ossa_clip *clip, const ossa_skeleton *skeleton
     uint32_t *keybuf = NULL;
     ossa_sampling_context *ctx = NULL;
     ossa_built_clip *bc = NULL;
-    if (!B.ch || !B.exact || !B.points || !B.X || !jerr || !model ||
-        (!B.opt.lossless && (!B.got || !B.err || !B.V || !B.save))) {
+    if (!B.channels || !B.exact_pose || !B.exact_points || !B.channel_values || !jerr || !model ||
+        (!B.options.lossless && (!B.built_pose || !B.joint_error || !B.candidate_values || !B.index_scratch))) {
         r = OSSA_ERROR_OUT_OF_MEMORY;
         goto done;
     }
-    B.D = B.X + (size_t)G * 4;
+    B.decoded_keys = B.channel_values + (size_t)G * 4;
     for (size_t i = 0; i < (size_t)J * 3; i++) chan_of[i] = -1;
     for (uint32_t i = 0; i < clip->track_count; i++) {
         const ossa_transform_track *t = &clip->tracks[i];
@@ -231,48 +231,48 @@ ossa_result ossa_clip_build(const ossa_clip *clip, const ossa_skeleton *skeleton
         static const uint8_t kinds[3] = {OSSA__CH_T, OSSA__CH_R, OSSA__CH_S};
         for (int c = 0; c < 3; c++) {
             if (!tr[c]->key_count) continue;
-            chan_of[(size_t)t->joint * 3 + kinds[c]] = (int32_t)B.nch;
-            bchan *ch = &B.ch[B.nch++];
+            chan_of[(size_t)t->joint * 3 + kinds[c]] = (int32_t)B.channel_count;
+            build_channel *ch = &B.channels[B.channel_count++];
             ch->target = t->joint;
             ch->kind = kinds[c];
-            ch->src = tr[c];
+            ch->source = tr[c];
         }
     }
     for (uint32_t i = 0; i < clip->weight_track_count; i++) {
         if (!clip->weight_tracks[i].weights.key_count) continue;
-        bchan *ch = &B.ch[B.nch++];
+        build_channel *ch = &B.channels[B.channel_count++];
         ch->target = i;
         ch->kind = OSSA__CH_W;
-        ch->src = &clip->weight_tracks[i].weights;
+        ch->source = &clip->weight_tracks[i].weights;
         ch->mode = MODE_RAW;
     }
     /* exact poses and their virtual vertices at every grid time */
     for (uint32_t g = 0; g < G; g++) {
-        ossa_transform *ex = B.exact + (size_t)g * J;
-        ossa__clip_sample_exact(clip, B.grid[g], false, skeleton->rest, ex, J);
-        ossa__pose_points(ex, skeleton->parents, J, B.opt.shell_distance, model, B.points + (size_t)g * J * 12);
+        ossa_transform *ex = B.exact_pose + (size_t)g * J;
+        ossa__clip_sample_exact(clip, B.grid_times[g], false, skeleton->rest, ex, J);
+        ossa__pose_points(ex, skeleton->parents, J, B.options.shell_distance, model, B.exact_points + (size_t)g * J * 12);
     }
-    if (B.opt.lossless) {
-        for (uint32_t i = 0; i < B.nch; i++) {
-            bchan *c = &B.ch[i];
+    if (B.options.lossless) {
+        for (uint32_t i = 0; i < B.channel_count; i++) {
+            build_channel *c = &B.channels[i];
             if (c->kind == OSSA__CH_W) continue;
-            c->mode = ossa__build_track_constant(c->src) ? MODE_FOLD : MODE_RAW;
+            c->mode = ossa__build_track_constant(c->source) ? MODE_FOLD : MODE_RAW;
             if (c->mode == MODE_FOLD) {
-                const ossa_track *s = c->src;
-                memcpy(c->fold, s->values + (s->interp == OSSA_INTERP_CUBIC ? s->components : 0), s->components * sizeof(float));
+                const ossa_track *s = c->source;
+                memcpy(c->fold_value, s->values + (s->interp == OSSA_INTERP_CUBIC ? s->components : 0), s->components * sizeof(float));
             }
         }
     } else {
-        keybuf = ossa__alloc_array(allocator, (size_t)B.nch * B.C * 4 + 1, sizeof(uint32_t));
+        keybuf = ossa__alloc_array(allocator, (size_t)B.channel_count * B.key_grid_count * 4 + 1, sizeof(uint32_t));
         if (!keybuf) {
             r = OSSA_ERROR_OUT_OF_MEMORY;
             goto done;
         }
         if ((r = base_tolerances(&B)) != OSSA_OK) goto done;
-        for (uint32_t i = 0; i < B.nch; i++) {
-            bchan *c = &B.ch[i];
-            c->keys = keybuf + (size_t)i * B.C * 4;
-            c->q = c->keys + B.C;
+        for (uint32_t i = 0; i < B.channel_count; i++) {
+            build_channel *c = &B.channels[i];
+            c->keys = keybuf + (size_t)i * B.key_grid_count * 4;
+            c->quantised = c->keys + B.key_grid_count;
             c->level = START_LEVEL;
             if (c->kind != OSSA__CH_W) ossa__build_fit(&B, c, level_tol(c));
         }
@@ -280,30 +280,30 @@ ossa_result ossa_clip_build(const ossa_clip *clip, const ossa_skeleton *skeleton
     uint32_t W = 0;
     for (uint32_t i = 0; i < clip->weight_track_count; i++) W += clip->weight_tracks[i].weights.components;
     if ((r = ossa_sampling_context_create(J, W, allocator, &ctx)) != OSSA_OK) goto done;
-    float target = B.opt.precision * TARGET_MARGIN;
+    float target = B.options.precision * TARGET_MARGIN;
     ossa_clip_error e;
     float best = INFINITY;
     for (int it = 0, stalled = 0;; it++) {
         if ((r = ossa__build_write(&B, &bc)) != OSSA_OK) goto done;
         if ((r = ossa__build_measure(&B, bc, ctx, jerr, jworst, &e)) != OSSA_OK) goto done;
-        if (B.opt.lossless || e.max_error <= target || it == MAX_ITERATIONS) break;
+        if (B.options.lossless || e.max_error <= target || it == MAX_ITERATIONS) break;
         /* halving tolerances that do not lower the worst error: leave it to the exact fallback */
         stalled = e.max_error < best ? 0 : stalled + 1;
         if (e.max_error < best) best = e.max_error;
         if (stalled == MAX_STALLED) break;
-        memset(touched, 0, B.nch);
+        memset(touched, 0, B.channel_count);
         for (uint32_t j = 0; j < J; j++)
             if (!(jerr[j] <= target) && (r = ossa__build_attribute(&B, bc, ctx, j, jworst[j], chan_of, touched)) != OSSA_OK) goto done;
         bool changed = false;
-        for (uint32_t i = 0; i < B.nch; i++) {
-            bchan *c = &B.ch[i];
+        for (uint32_t i = 0; i < B.channel_count; i++) {
+            build_channel *c = &B.channels[i];
             if (c->kind == OSSA__CH_W || c->mode == MODE_RAW || !touched[i]) continue;
             changed = true;
-            if (c->half) { /* the tolerance / sqrt 2 */
-                c->half = 0;
+            if (c->half_level) { /* the tolerance / sqrt 2 */
+                c->half_level = 0;
             } else {
                 c->level++;
-                c->half = 1;
+                c->half_level = 1;
             }
             if (c->level > MAX_LEVEL) c->mode = MODE_RAW;
             else ossa__build_fit(&B, c, level_tol(c));
@@ -315,22 +315,22 @@ ossa_result ossa_clip_build(const ossa_clip *clip, const ossa_skeleton *skeleton
     /* The bound is a guarantee: whatever the tightening left above the target goes exact,
      * first the channels of each failing joint and its ancestors, as a last resort all of
      * them; re-measured after each step. */
-    while (!B.opt.lossless && !(e.max_error <= target)) {
+    while (!B.options.lossless && !(e.max_error <= target)) {
         bool changed = false;
         for (uint32_t j = 0; j < J; j++) {
             if (jerr[j] <= target) continue;
             for (int32_t a = (int32_t)j; a >= 0; a = skeleton->parents[a])
                 for (int k = 0; k < 3; k++) {
                     int32_t ci = chan_of[(size_t)a * 3 + k];
-                    if (ci >= 0 && B.ch[ci].mode != MODE_RAW) {
-                        B.ch[ci].mode = MODE_RAW;
+                    if (ci >= 0 && B.channels[ci].mode != MODE_RAW) {
+                        B.channels[ci].mode = MODE_RAW;
                         changed = true;
                     }
                 }
         }
-        for (uint32_t i = 0; !changed && i < B.nch; i++)
-            if (B.ch[i].mode != MODE_RAW) {
-                for (uint32_t k = i; k < B.nch; k++) B.ch[k].mode = MODE_RAW;
+        for (uint32_t i = 0; !changed && i < B.channel_count; i++)
+            if (B.channels[i].mode != MODE_RAW) {
+                for (uint32_t k = i; k < B.channel_count; k++) B.channels[k].mode = MODE_RAW;
                 changed = true;
             }
         if (!changed) break;
@@ -339,7 +339,7 @@ ossa_result ossa_clip_build(const ossa_clip *clip, const ossa_skeleton *skeleton
         if ((r = ossa__build_write(&B, &bc)) != OSSA_OK) goto done;
         if ((r = ossa__build_measure(&B, bc, ctx, jerr, jworst, &e)) != OSSA_OK) goto done;
     }
-    if (!B.opt.lossless && e.max_error <= target) {
+    if (!B.options.lossless && e.max_error <= target) {
         /* the bound is met: drop the key-grid times no channel keeps (the samples stay the
          * same), win back what the tightening over-spent, drop the unused times again; keep
          * the result if the real measurement agrees (else the clip before the loosening) */
@@ -349,7 +349,7 @@ ossa_result ossa_clip_build(const ossa_clip *clip, const ossa_skeleton *skeleton
         if ((r = ossa__build_write(&B, &bc)) != OSSA_OK) goto done;
         if ((r = ossa__build_measure(&B, bc, ctx, jerr, jworst, &e)) != OSSA_OK) goto done;
     }
-    if (!B.opt.lossless && e.max_error <= target) {
+    if (!B.options.lossless && e.max_error <= target) {
         ossa__build_loosen(&B, target);
         ossa__build_compact_key_grid(&B);
         ossa_built_clip *tight = bc;
@@ -366,7 +366,7 @@ ossa_result ossa_clip_build(const ossa_clip *clip, const ossa_skeleton *skeleton
             ossa_built_clip_destroy(tight);
         }
     }
-    if (!B.opt.lossless && !(e.max_error <= B.opt.precision)) {
+    if (!B.options.lossless && !(e.max_error <= B.options.precision)) {
         /* even the exact keys miss it: float rounding of the model-space values is larger
          * than the precision asked for; say so instead of returning a clip that misses it */
         if (stats) {
@@ -395,17 +395,17 @@ done:
     ossa__free(allocator, keybuf);
     ossa__free(allocator, model);
     ossa__free(allocator, jerr);
-    ossa__free(allocator, B.X);
-    ossa__free(allocator, B.got);
-    ossa__free(allocator, B.err);
-    ossa__free(allocator, B.V);
-    ossa__free(allocator, B.save);
-    ossa__free(allocator, B.points);
-    ossa__free(allocator, B.exact);
-    ossa__free(allocator, B.ch);
-    ossa__free(allocator, B.rank);
-    ossa__free(allocator, B.cand);
-    ossa__free(allocator, B.grid);
+    ossa__free(allocator, B.channel_values);
+    ossa__free(allocator, B.built_pose);
+    ossa__free(allocator, B.joint_error);
+    ossa__free(allocator, B.candidate_values);
+    ossa__free(allocator, B.index_scratch);
+    ossa__free(allocator, B.exact_points);
+    ossa__free(allocator, B.exact_pose);
+    ossa__free(allocator, B.channels);
+    ossa__free(allocator, B.key_grid_rank);
+    ossa__free(allocator, B.key_grid);
+    ossa__free(allocator, B.grid_times);
     return r;
 }
 

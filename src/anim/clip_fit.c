@@ -26,22 +26,22 @@ bool ossa__build_track_constant(const ossa_track *t) {
     return true;
 }
 
-void ossa__build_rest_value(const builder *B, const bchan *ch, float v[4]) {
-    ossa_transform rest = B->sk->rest[ch->target];
+void ossa__build_rest_value(const builder *B, const build_channel *ch, float v[4]) {
+    ossa_transform rest = B->skeleton->rest[ch->target];
     v[3] = 0.0f;
     memcpy(v, field(&rest, ch->kind), (ch->kind == OSSA__CH_R ? 4 : 3) * sizeof(float));
 }
 
-bool ossa__build_fold_is_rest(const builder *B, const bchan *ch) {
+bool ossa__build_fold_is_rest(const builder *B, const build_channel *ch) {
     float r[4];
     ossa__build_rest_value(B, ch, r);
-    return !memcmp(r, ch->fold, (ch->kind == OSSA__CH_R ? 4 : 3) * sizeof(float));
+    return !memcmp(r, ch->fold_value, (ch->kind == OSSA__CH_R ? 4 : 3) * sizeof(float));
 }
 
-void ossa__build_channel_values(const builder *B, const bchan *ch, float *X) {
-    for (uint32_t g = 0; g < B->G; g++) {
+void ossa__build_channel_values(const builder *B, const build_channel *ch, float *X) {
+    for (uint32_t g = 0; g < B->grid_count; g++) {
         float *x = X + (size_t)g * 4;
-        memcpy(x, field(&B->exact[(size_t)g * B->J + ch->target], ch->kind), (ch->kind == OSSA__CH_R ? 4 : 3) * sizeof(float));
+        memcpy(x, field(&B->exact_pose[(size_t)g * B->joint_count + ch->target], ch->kind), (ch->kind == OSSA__CH_R ? 4 : 3) * sizeof(float));
         if (ch->kind == OSSA__CH_R) {
             ossa__quat_normalize4(x);
             if (x[3] < 0.0f)
@@ -87,45 +87,45 @@ static void segment_at(const segment *sg, float s, float *out) {
 /* Whether lerp / nlerp of keys a (at grid index gi) and b (at gj) stays within tol of the
  * exact values at every measurement time between them. */
 static bool segment_ok(const builder *B, int kind, const float *a, const float *b, uint32_t gi, uint32_t gj, float tol) {
-    float ti = B->grid[gi], inv = 1.0f / (B->grid[gj] - ti);
+    float ti = B->grid_times[gi], inv = 1.0f / (B->grid_times[gj] - ti);
     segment sg;
     segment_set(&sg, kind, a, b);
     float tol2 = tol * tol;
     for (uint32_t m = gi + 1; m < gj; m++) {
-        float s = (B->grid[m] - ti) * inv, v[4];
+        float s = (B->grid_times[m] - ti) * inv, v[4];
         s = s > 0.0f ? (s < 1.0f ? s : 1.0f) : 0.0f;
         segment_at(&sg, s, v);
-        if (!(chan_err2(kind, v, B->X + (size_t)m * 4) <= tol2)) return false;
+        if (!(chan_err2(kind, v, B->channel_values + (size_t)m * 4) <= tol2)) return false;
     }
     return true;
 }
 
-void ossa__build_quantise_key(const qrange *pq, const float *x, const int *comp, uint32_t *q, float *v) {
+void ossa__build_quantise_key(const quant_range *pq, const float *x, const int *comp, uint32_t *q, float *v) {
     float f[3];
     for (int c = 0; c < 3; c++) {
         float maxq = (float)((1u << pq->bits[c]) - 1u);
-        f[c] = pq->step[c] > 0.0f ? (x[comp[c]] - pq->min[c]) / pq->step[c] : 0.0f;
+        f[c] = pq->step[c] > 0.0f ? (x[comp[c]] - pq->range_min[c]) / pq->step[c] : 0.0f;
         f[c] = f[c] < 0.0f ? 0.0f : (f[c] > maxq ? maxq : f[c]);
         q[c] = (uint32_t)lrintf(f[c]);
     }
-    ossa__packed_value(pq->kind, pq->drop, pq->min, pq->step, q, v);
+    ossa__packed_value(pq->kind, pq->dropped, pq->range_min, pq->step, q, v);
 }
 
-/* Quantises ch's keys with p's ranges and bits into ch->q (decoded into B->D) and checks
+/* Quantises ch's keys with p's ranges and bits into ch->quantised (decoded into B->decoded_keys) and checks
  * every measurement time against the exact values: within tol? */
-static bool quantised_ok(builder *B, bchan *ch, const qrange *p, const int *comp, float tol) {
-    const uint32_t *cand = B->cand;
-    float *D = B->D;
-    const float *X = B->X;
-    qrange pq = *p;
+static bool quantised_ok(builder *B, build_channel *ch, const quant_range *p, const int *comp, float tol) {
+    const uint32_t *cand = B->key_grid;
+    float *D = B->decoded_keys;
+    const float *X = B->channel_values;
+    quant_range pq = *p;
     for (int c = 0; c < 3; c++) pq.step[c] = qstep(pq.step[c], pq.bits[c]);
     for (uint32_t k = 0; k < ch->key_count; k++) {
         const float *x = X + (size_t)cand[ch->keys[k]] * 4;
-        ossa__build_quantise_key(&pq, x, comp, ch->q + (size_t)k * 3, D + (size_t)k * 4);
+        ossa__build_quantise_key(&pq, x, comp, ch->quantised + (size_t)k * 3, D + (size_t)k * 4);
         if (!(chan_err(ch->kind, D + (size_t)k * 4, x) <= tol)) return false;
     }
     for (uint32_t k = 0; k < ch->key_count; k++) {
-        uint32_t g0 = cand[ch->keys[k]], g1 = k + 1 < ch->key_count ? cand[ch->keys[k + 1]] : B->G;
+        uint32_t g0 = cand[ch->keys[k]], g1 = k + 1 < ch->key_count ? cand[ch->keys[k + 1]] : B->grid_count;
         if (ch->interp == OSSA_INTERP_STEP || k + 1 == ch->key_count) {
             for (uint32_t m = g0 + 1; m < g1; m++)
                 if (!(chan_err(ch->kind, D + (size_t)k * 4, X + (size_t)m * 4) <= tol)) return false;
@@ -136,10 +136,10 @@ static bool quantised_ok(builder *B, bchan *ch, const qrange *p, const int *comp
     return true;
 }
 
-void ossa__build_fit(builder *B, bchan *ch, float tol) {
-    uint32_t G = B->G, C = B->C;
-    const uint32_t *cand = B->cand;
-    float *X = B->X;
+void ossa__build_fit(builder *B, build_channel *ch, float tol) {
+    uint32_t G = B->grid_count, C = B->key_grid_count;
+    const uint32_t *cand = B->key_grid;
+    float *X = B->channel_values;
     ossa__build_channel_values(B, ch, X);
     float dev = 0.0f, rdev = 0.0f, rest[4];
     ossa__build_rest_value(B, ch, rest);
@@ -150,15 +150,15 @@ void ossa__build_fit(builder *B, bchan *ch, float tol) {
     }
     if (rdev <= tol) { /* constant within tol of the reference: folds to it exactly (not stored) */
         ch->mode = MODE_FOLD;
-        memcpy(ch->fold, rest, sizeof ch->fold);
+        memcpy(ch->fold_value, rest, sizeof ch->fold_value);
         return;
     }
     if (dev <= tol) {
         ch->mode = MODE_FOLD;
-        memcpy(ch->fold, X, sizeof ch->fold);
+        memcpy(ch->fold_value, X, sizeof ch->fold_value);
         return;
     }
-    qrange p;
+    quant_range p;
     memset(&p, 0, sizeof p);
     p.kind = ch->kind;
     int comp[3] = {0, 1, 2};
@@ -169,16 +169,16 @@ void ossa__build_fit(builder *B, bchan *ch, float tol) {
             for (uint32_t k = 0; k < C; k++) m = fminf(m, fabsf(X[(size_t)cand[k] * 4 + d]));
             if (m > best) {
                 best = m;
-                p.drop = (uint8_t)d;
+                p.dropped = (uint8_t)d;
             }
         }
         for (uint32_t g = 0; g < G; g++) {
             float *x = X + (size_t)g * 4;
-            if (x[p.drop] < 0.0f)
+            if (x[p.dropped] < 0.0f)
                 for (int c = 0; c < 4; c++) x[c] = -x[c];
         }
         for (int c = 0, k = 0; c < 4; c++)
-            if (c != p.drop) comp[k++] = c;
+            if (c != p.dropped) comp[k++] = c;
     }
     float maxext = 0.0f;
     for (int c = 0; c < 3; c++) {
@@ -188,9 +188,9 @@ void ossa__build_fit(builder *B, bchan *ch, float tol) {
             lo = fminf(lo, v);
             hi = fmaxf(hi, v);
         }
-        p.min[c] = lo;
+        p.range_min[c] = lo;
         p.step[c] = hi - lo; /* the extent until the bits are known */
-        ch->ext[c] = hi - lo;
+        ch->extent[c] = hi - lo;
         if (p.step[c] > maxext) maxext = p.step[c];
     }
     if (!isfinite(maxext) || !(tol > 0.0f)) {
@@ -198,7 +198,7 @@ void ossa__build_fit(builder *B, bchan *ch, float tol) {
         return;
     }
     /* 1. keys: the fewest, from the exact values, within the key share of tol */
-    ch->interp = ch->src->interp == OSSA_INTERP_STEP ? OSSA_INTERP_STEP : OSSA_INTERP_LINEAR;
+    ch->interp = ch->source->interp == OSSA_INTERP_STEP ? OSSA_INTERP_STEP : OSSA_INTERP_LINEAR;
     float tk = tol * KEY_SHARE;
     uint32_t n = 0;
     ch->keys[n++] = 0;
@@ -242,9 +242,9 @@ void ossa__build_fit(builder *B, bchan *ch, float tol) {
             /* a key time rather than a substep just before it: the key grid keeps only the
              * times some channel uses, and the channels that keep most keys use the key times */
             if (best + 1 < C)
-                for (uint8_t want = 2; want > B->rank[best]; want--) {
+                for (uint8_t want = 2; want > B->key_grid_rank[best]; want--) {
                     uint32_t k = best - 1;
-                    while (k > i && B->rank[k] < want) k--;
+                    while (k > i && B->key_grid_rank[k] < want) k--;
                     if (k > i) {
                         best = k;
                         break;
@@ -286,15 +286,15 @@ void ossa__build_fit(builder *B, bchan *ch, float tol) {
                 break;
             }
         }
-    quantised_ok(B, ch, &p, comp, tol); /* leaves the final values in ch->q */
+    quantised_ok(B, ch, &p, comp, tol); /* leaves the final values in ch->quantised */
     ch->mode = MODE_PACKED;
     memcpy(ch->bits, p.bits, sizeof p.bits);
-    ch->drop = p.drop;
-    memcpy(ch->min, p.min, sizeof p.min);
+    ch->dropped = p.dropped;
+    memcpy(ch->range_min, p.range_min, sizeof p.range_min);
     for (int c = 0; c < 3; c++) {
         ch->step[c] = qstep(p.step[c], p.bits[c]);
         /* the rounded-up step may carry the range's top past the loader's magnitude rule */
-        if (!(fabs((double)p.min[c] + (double)((1u << p.bits[c]) - 1u) * ch->step[c]) <= OSSA__BC_VALUE_MAX * 0.5))
+        if (!(fabs((double)p.range_min[c] + (double)((1u << p.bits[c]) - 1u) * ch->step[c]) <= OSSA__BC_VALUE_MAX * 0.5))
             ch->mode = MODE_RAW;
     }
 }

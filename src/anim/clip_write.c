@@ -12,8 +12,8 @@
 
 static size_t up4(size_t x) { return (x + 3u) & ~(size_t)3u; }
 
-size_t ossa__build_raw_lanes(const bchan *c, ossa__bc_lane *lanes, uint32_t *per_key) {
-    const ossa_track *t = c->src;
+size_t ossa__build_raw_lanes(const build_channel *c, ossa__bc_lane *lanes, uint32_t *per_key) {
+    const ossa_track *t = c->source;
     if (c->kind == OSSA__CH_W) return 0;
     uint32_t n = t->components * (t->interp == OSSA_INTERP_CUBIC ? 3u : 1u), per = 0;
     for (uint32_t l = 0; l < n; l++) {
@@ -43,13 +43,13 @@ static void put_bits(unsigned char *p, uint64_t pos, uint32_t v, uint32_t n) {
  * x (ossa__lift_block): its keys, and past the last key the virtual slots: the final anchor
  * extrapolated from the last two keys (clamped to the field), the others their own prediction
  * (residual 0, so they never widen the channel's residuals). */
-static void lift_slots(const bchan *c, int x, uint32_t m, uint32_t v[5]) {
+static void lift_slots(const build_channel *c, int x, uint32_t m, uint32_t v[5]) {
     uint32_t n = c->key_count, top = (1u << c->bits[x]) - 1u, s0 = 4u * m;
     for (uint32_t j = 0; j < 5; j++)
-        if (s0 + j < n) v[j] = c->q[(size_t)(s0 + j) * 3 + x];
+        if (s0 + j < n) v[j] = c->quantised[(size_t)(s0 + j) * 3 + x];
     if (s0 + 4 < n) return; /* only the last block reaches past the keys */
-    int64_t last = c->q[(size_t)(n - 1) * 3 + x], e = last;
-    if (n >= 2) e += (int64_t)(s0 + 4 - (n - 1)) * (last - (int64_t)c->q[(size_t)(n - 2) * 3 + x]);
+    int64_t last = c->quantised[(size_t)(n - 1) * 3 + x], e = last;
+    if (n >= 2) e += (int64_t)(s0 + 4 - (n - 1)) * (last - (int64_t)c->quantised[(size_t)(n - 2) * 3 + x]);
     v[4] = e < 0 ? 0u : e > (int64_t)top ? top : (uint32_t)e;
     if (s0 + 2 >= n) v[2] = ossa__lift_p2(v[0], v[4]) & top;
     if (s0 + 1 >= n) v[1] = ossa__lift_p1(v[0], v[2], v[4]) & top;
@@ -72,7 +72,7 @@ static uint8_t lift_width(int32_t lo, int32_t hi, uint32_t wa) {
 }
 
 /* Packed channel c's residual widths (ossa__bc_packed.resid): w1 (slots 1, 3), w2 (slot 2). */
-static void lift_widths(const bchan *c, uint8_t w1[3], uint8_t w2[3]) {
+static void lift_widths(const build_channel *c, uint8_t w1[3], uint8_t w2[3]) {
     uint32_t M = ossa__lift_blocks(c->key_count);
     for (int x = 0; x < 3; x++) {
         int32_t lo1 = 0, hi1 = 0, lo2 = 0, hi2 = 0, r[3];
@@ -92,7 +92,7 @@ static void lift_widths(const bchan *c, uint8_t w1[3], uint8_t w2[3]) {
     }
 }
 
-uint64_t ossa__build_stream_bits(const bchan *c) {
+uint64_t ossa__build_stream_bits(const build_channel *c) {
     uint8_t w1[3], w2[3];
     lift_widths(c, w1, w2);
     ossa__bc_packed p = {0};
@@ -102,7 +102,7 @@ uint64_t ossa__build_stream_bits(const bchan *c) {
 }
 
 /* Writes packed channel c's lifted value stream at s (zeroed), with the widths of lift_widths. */
-static void put_stream(unsigned char *s, const bchan *c, const uint8_t w1[3], const uint8_t w2[3]) {
+static void put_stream(unsigned char *s, const build_channel *c, const uint8_t w1[3], const uint8_t w2[3]) {
     uint32_t M = ossa__lift_blocks(c->key_count), v[3][5];
     uint64_t pos = 0;
     for (uint32_t m = 0; m <= M; m++) {
@@ -129,7 +129,7 @@ static void put_stream(unsigned char *s, const bchan *c, const uint8_t w1[3], co
     }
 }
 
-static int cmp_packed_order(const bchan *a, const bchan *b) {
+static int cmp_packed_order(const build_channel *a, const build_channel *b) {
     int ra = a->kind == OSSA__CH_R ? 0 : 1, rb = b->kind == OSSA__CH_R ? 0 : 1;
     if (ra != rb) return ra - rb;
     if (a->target != b->target) return a->target < b->target ? -1 : 1;
@@ -138,36 +138,36 @@ static int cmp_packed_order(const bchan *a, const bchan *b) {
 
 ossa_result ossa__build_write(builder *B, ossa_built_clip **out) {
     const ossa_clip *clip = B->clip;
-    uint32_t J = B->J, nraw = 0, npk = 0, nrot = 0, nclock = 0;
-    uint32_t *order = ossa__alloc_array(B->alloc, (size_t)B->nch * 4 + 1, sizeof(uint32_t));
+    uint32_t J = B->joint_count, nraw = 0, npk = 0, nrot = 0, nclock = 0;
+    uint32_t *order = ossa__alloc_array(B->allocator, (size_t)B->channel_count * 4 + 1, sizeof(uint32_t));
     if (!order) return OSSA_ERROR_OUT_OF_MEMORY;
-    uint32_t *raw_idx = order + B->nch, *clock_of = raw_idx + B->nch; /* clock_of: per raw channel */
-    uint32_t *mask_of = clock_of + B->nch, nmask = 0; /* per packed channel: its mask's index */
+    uint32_t *raw_idx = order + B->channel_count, *clock_of = raw_idx + B->channel_count; /* clock_of: per raw channel */
+    uint32_t *mask_of = clock_of + B->channel_count, nmask = 0; /* per packed channel: its mask's index */
     /* packed channels: rotations first, then T/S, each by joint (insertion sort: few channels) */
-    for (uint32_t i = 0; i < B->nch; i++) {
-        if (B->ch[i].mode != MODE_PACKED) continue;
+    for (uint32_t i = 0; i < B->channel_count; i++) {
+        if (B->channels[i].mode != MODE_PACKED) continue;
         uint32_t k = npk++;
-        while (k > 0 && cmp_packed_order(&B->ch[i], &B->ch[order[k - 1]]) < 0) {
+        while (k > 0 && cmp_packed_order(&B->channels[i], &B->channels[order[k - 1]]) < 0) {
             order[k] = order[k - 1];
             k--;
         }
         order[k] = i;
-        if (B->ch[i].kind == OSSA__CH_R) nrot++;
-        if (B->ch[i].target > 0xFFFFu) { /* ossa__bc_packed.joint is 16 bits */
-            ossa__free(B->alloc, order);
+        if (B->channels[i].kind == OSSA__CH_R) nrot++;
+        if (B->channels[i].target > 0xFFFFu) { /* ossa__bc_packed.joint is 16 bits */
+            ossa__free(B->allocator, order);
             return OSSA_ERROR_LIMIT;
         }
     }
     /* the key masks, equal ones stored once */
-    uint32_t G = npk ? B->C : 0, mb = (G + 7) / 8;
-    unsigned char *masks = ossa__alloc_array(B->alloc, (size_t)npk * mb + 8, 1); /* + 8: the rank reads 8-byte windows */
+    uint32_t G = npk ? B->key_grid_count : 0, mb = (G + 7) / 8;
+    unsigned char *masks = ossa__alloc_array(B->allocator, (size_t)npk * mb + 8, 1); /* + 8: the rank reads 8-byte windows */
     if (!masks) {
-        ossa__free(B->alloc, order);
+        ossa__free(B->allocator, order);
         return OSSA_ERROR_OUT_OF_MEMORY;
     }
     memset(masks, 0, (size_t)npk * mb + 8);
     for (uint32_t k = 0; k < npk; k++) {
-        const bchan *c = &B->ch[order[k]];
+        const build_channel *c = &B->channels[order[k]];
         unsigned char *m = masks + (size_t)nmask * mb;
         for (uint32_t i = 0; i < c->key_count; i++) put_bits(m, c->keys[i], 1u, 1);
         uint32_t e = 0;
@@ -177,22 +177,22 @@ ossa_result ossa__build_write(builder *B, ossa_built_clip **out) {
         mask_of[k] = e;
     }
     if (nmask > 0xFFFFu) { /* ossa__bc_packed.mask is 16 bits */
-        ossa__free(B->alloc, masks);
-        ossa__free(B->alloc, order);
+        ossa__free(B->allocator, masks);
+        ossa__free(B->allocator, order);
         return OSSA_ERROR_LIMIT;
     }
     /* raw channels and their clocks (identical key-time arrays are stored once) */
-    const ossa_track **clock_src = ossa__alloc_array(B->alloc, (size_t)B->nch + 1, sizeof(*clock_src));
+    const ossa_track **clock_src = ossa__alloc_array(B->allocator, (size_t)B->channel_count + 1, sizeof(*clock_src));
     if (!clock_src) {
-        ossa__free(B->alloc, masks);
-        ossa__free(B->alloc, order);
+        ossa__free(B->allocator, masks);
+        ossa__free(B->allocator, order);
         return OSSA_ERROR_OUT_OF_MEMORY;
     }
     /* rotations first: the sampler's slerp kernel runs over the leading rotation channels */
-    for (uint32_t j = 0; j < 2 * B->nch; j++) {
-        uint32_t i = j % B->nch;
-        const ossa_track *t = B->ch[i].src;
-        if (B->ch[i].mode != MODE_RAW || (B->ch[i].kind == OSSA__CH_R) != (j < B->nch)) continue;
+    for (uint32_t j = 0; j < 2 * B->channel_count; j++) {
+        uint32_t i = j % B->channel_count;
+        const ossa_track *t = B->channels[i].source;
+        if (B->channels[i].mode != MODE_RAW || (B->channels[i].kind == OSSA__CH_R) != (j < B->channel_count)) continue;
         uint32_t k = 0;
         while (k < nclock && !(clock_src[k]->key_count == t->key_count &&
                                !memcmp(clock_src[k]->times, t->times, t->key_count * sizeof(float))))
@@ -210,11 +210,11 @@ ossa_result ossa__build_write(builder *B, ossa_built_clip **out) {
     /* the sparse base pose: folded channels that differ from the rest pose bit for bit
      * (channels come by joint, T R S: each group's codes increase) */
     uint32_t nbase = 0, nbrot = 0;
-    for (uint32_t i = 0; i < B->nch; i++) {
-        const bchan *c = &B->ch[i];
+    for (uint32_t i = 0; i < B->channel_count; i++) {
+        const build_channel *c = &B->channels[i];
         if (c->mode != MODE_FOLD || c->kind == OSSA__CH_W) continue;
-        ossa_transform rest = B->sk->rest[c->target];
-        if (!memcmp(field(&rest, c->kind), c->fold, (c->kind == OSSA__CH_R ? 4 : 3) * sizeof(float))) continue;
+        ossa_transform rest = B->skeleton->rest[c->target];
+        if (!memcmp(field(&rest, c->kind), c->fold_value, (c->kind == OSSA__CH_R ? 4 : 3) * sizeof(float))) continue;
         nbase++;
         nbrot += c->kind == OSSA__CH_R;
     }
@@ -236,19 +236,19 @@ ossa_result ossa__build_write(builder *B, ossa_built_clip **out) {
     for (uint32_t k = 0; k < nraw; k++) {
         ossa__bc_lane lanes[12];
         uint32_t per;
-        size_t packed = ossa__build_raw_lanes(&B->ch[raw_idx[k]], lanes, &per);
-        off += packed ? packed : track_floats(B->ch[raw_idx[k]].src) * sizeof(float);
+        size_t packed = ossa__build_raw_lanes(&B->channels[raw_idx[k]], lanes, &per);
+        off += packed ? packed : track_floats(B->channels[raw_idx[k]].source) * sizeof(float);
     }
     size_t o_mask = off;
     off = up4(off + (size_t)nmask * (sizeof(uint32_t) + mb));
     size_t o_bits = off;
-    for (uint32_t k = 0; k < npk; k++) off += (ossa__build_stream_bits(&B->ch[order[k]]) + 7) / 8; /* byte-aligned */
+    for (uint32_t k = 0; k < npk; k++) off += (ossa__build_stream_bits(&B->channels[order[k]]) + 7) / 8; /* byte-aligned */
     off = up4(off) + OSSA__BC_PAD;
-    ossa_built_clip *bc = off > UINT32_MAX ? NULL : ossa__built_clip_alloc(B->alloc, NULL, off);
+    ossa_built_clip *bc = off > UINT32_MAX ? NULL : ossa__built_clip_alloc(B->allocator, NULL, off);
     if (!bc) {
-        ossa__free(B->alloc, masks);
-        ossa__free(B->alloc, clock_src);
-        ossa__free(B->alloc, order);
+        ossa__free(B->allocator, masks);
+        ossa__free(B->allocator, clock_src);
+        ossa__free(B->allocator, order);
         return off > UINT32_MAX ? OSSA_ERROR_LIMIT : OSSA_ERROR_OUT_OF_MEMORY;
     }
     unsigned char *b = ossa__built_clip_block(bc);
@@ -256,7 +256,7 @@ ossa_result ossa__build_write(builder *B, ossa_built_clip **out) {
     h->magic = OSSA__BC_MAGIC;
     h->version = OSSA__BC_VERSION;
     h->size = (uint32_t)off;
-    h->flags = (B->opt.lossless ? OSSA__BC_FLAG_LOSSLESS : 0u) | (clip->looping ? OSSA__BC_FLAG_LOOPING : 0u);
+    h->flags = (B->options.lossless ? OSSA__BC_FLAG_LOSSLESS : 0u) | (clip->looping ? OSSA__BC_FLAG_LOOPING : 0u);
     h->start = clip->start;
     h->end = clip->end;
     h->joint_count = J;
@@ -279,10 +279,10 @@ ossa_result ossa__build_write(builder *B, ossa_built_clip **out) {
     h->mask_count = nmask;
     h->mask_off = (uint32_t)o_mask;
     h->stream_off = (uint32_t)o_bits;
-    h->precision = B->opt.precision;
-    h->shell_distance = B->opt.shell_distance;
-    h->weight_precision = B->opt.weight_precision;
-    uint64_t ref_hash = ossa__reference_hash(B->sk->rest, J);
+    h->precision = B->options.precision;
+    h->shell_distance = B->options.shell_distance;
+    h->weight_precision = B->options.weight_precision;
+    uint64_t ref_hash = ossa__reference_hash(B->skeleton->rest, J);
     h->ref_hash_lo = (uint32_t)ref_hash;
     h->ref_hash_hi = (uint32_t)(ref_hash >> 32);
     memcpy(b + o_name, name, name_len);
@@ -291,14 +291,14 @@ ossa_result ossa__build_write(builder *B, ossa_built_clip **out) {
     uint32_t *codes = (uint32_t *)(b + o_base);
     float *bval = (float *)(codes + nbase);
     for (int pass = 0, k = 0; pass < 2; pass++) /* rotations, then translations and scales */
-        for (uint32_t i = 0; i < B->nch; i++) {
-            const bchan *c = &B->ch[i];
+        for (uint32_t i = 0; i < B->channel_count; i++) {
+            const build_channel *c = &B->channels[i];
             if (c->mode != MODE_FOLD || c->kind == OSSA__CH_W || (c->kind == OSSA__CH_R) != (pass == 0)) continue;
-            ossa_transform rest = B->sk->rest[c->target];
+            ossa_transform rest = B->skeleton->rest[c->target];
             uint32_t n = c->kind == OSSA__CH_R ? 4 : 3;
-            if (!memcmp(field(&rest, c->kind), c->fold, n * sizeof(float))) continue;
+            if (!memcmp(field(&rest, c->kind), c->fold_value, n * sizeof(float))) continue;
             codes[k++] = c->target << 2 | c->kind;
-            memcpy(bval, c->fold, n * sizeof(float));
+            memcpy(bval, c->fold_value, n * sizeof(float));
             bval += n;
         }
     ossa__bc_clock *clocks = (ossa__bc_clock *)(b + o_clock);
@@ -323,14 +323,14 @@ ossa_result ossa__build_write(builder *B, ossa_built_clip **out) {
     ossa__bc_raw *raw = (ossa__bc_raw *)(b + o_raw);
     cur = o_values;
     for (uint32_t k = 0; k < nraw; k++) {
-        const bchan *c = &B->ch[raw_idx[k]];
+        const build_channel *c = &B->channels[raw_idx[k]];
         raw[k].target = c->target;
         raw[k].kind = c->kind;
-        raw[k].interp = (uint8_t)c->src->interp;
-        raw[k].components = (uint16_t)c->src->components;
+        raw[k].interp = (uint8_t)c->source->interp;
+        raw[k].components = (uint16_t)c->source->components;
         raw[k].clock = clock_of[k];
         ossa__bc_lane lanes[12];
-        uint32_t per = 0, n = c->src->components * (c->src->interp == OSSA_INTERP_CUBIC ? 3u : 1u);
+        uint32_t per = 0, n = c->source->components * (c->source->interp == OSSA_INTERP_CUBIC ? 3u : 1u);
         size_t packed = ossa__build_raw_lanes(c, lanes, &per);
         if (packed) {
             raw[k].lanes_off = (uint32_t)cur;
@@ -338,33 +338,33 @@ ossa_result ossa__build_write(builder *B, ossa_built_clip **out) {
             cur += n * sizeof(ossa__bc_lane);
             raw[k].values_off = (uint32_t)cur;
             uint64_t pos = 0;
-            for (uint32_t i = 0; i < c->src->key_count; i++)
+            for (uint32_t i = 0; i < c->source->key_count; i++)
                 for (uint32_t l = 0; l < n; l++) {
-                    put_bits(b + cur, pos, ossa__float_ord(c->src->values[(size_t)i * n + l]) - lanes[l].base, lanes[l].bits);
+                    put_bits(b + cur, pos, ossa__float_ord(c->source->values[(size_t)i * n + l]) - lanes[l].base, lanes[l].bits);
                     pos += lanes[l].bits;
                 }
             cur += packed - n * sizeof(ossa__bc_lane);
         } else {
             raw[k].values_off = (uint32_t)cur;
-            memcpy(b + cur, c->src->values, track_floats(c->src) * sizeof(float));
-            cur += track_floats(c->src) * sizeof(float);
+            memcpy(b + cur, c->source->values, track_floats(c->source) * sizeof(float));
+            cur += track_floats(c->source) * sizeof(float);
         }
         if (c->kind == OSSA__CH_W) wt[c->target].raw = k;
     }
     ossa__bc_packed *pk = (ossa__bc_packed *)(b + o_pk);
     cur = o_bits;
     for (uint32_t k = 0; k < npk; k++) {
-        const bchan *c = &B->ch[order[k]];
+        const build_channel *c = &B->channels[order[k]];
         ossa__bc_packed *p = &pk[k];
         p->joint = (uint16_t)c->target;
         p->kind = c->kind;
         p->interp = c->interp;
         uint8_t w1[3], w2[3];
         lift_widths(c, w1, w2);
-        p->widths = ossa__pk_widths(c->bits, c->drop);
+        p->widths = ossa__pk_widths(c->bits, c->dropped);
         p->resid = ossa__pk_resid(w1, w2);
         p->mask = (uint16_t)mask_of[k];
-        memcpy(p->min, c->min, sizeof p->min);
+        memcpy(p->min, c->range_min, sizeof p->min);
         for (int x = 0; x < 3; x++) p->step[x] = ossa__step_bits(c->step[x]); /* exact: qstep's value */
         put_stream(b + cur, c, w1, w2);
         cur += (ossa__lift_stream_bits(p, c->key_count) + 7) / 8;
@@ -372,10 +372,10 @@ ossa_result ossa__build_write(builder *B, ossa_built_clip **out) {
     uint32_t *mkeys = (uint32_t *)(b + o_mask);
     memcpy(b + o_mask + (size_t)nmask * sizeof(uint32_t), masks, (size_t)nmask * mb);
     for (uint32_t m = 0; m < nmask; m++) mkeys[m] = ossa__mask_rank(masks + (size_t)m * mb, G);
-    for (uint32_t k = 0; k < G; k++) ((float *)(b + o_grid))[k] = B->grid[B->cand[k]];
-    ossa__free(B->alloc, masks);
-    ossa__free(B->alloc, clock_src);
-    ossa__free(B->alloc, order);
+    for (uint32_t k = 0; k < G; k++) ((float *)(b + o_grid))[k] = B->grid_times[B->key_grid[k]];
+    ossa__free(B->allocator, masks);
+    ossa__free(B->allocator, clock_src);
+    ossa__free(B->allocator, order);
     ossa__built_clip_bind(bc, b);
     *out = bc;
     return OSSA_OK;
