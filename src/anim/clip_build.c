@@ -16,7 +16,8 @@
  * virtual vertex of a descendant from its origin), and the largest and smallest stretch of its
  * parent's model frame (an axis length over the shell distance; 1 at roots) and the smallest
  * |local scale| of any axis. */
-static void joint_extents(const builder *B, float *reach, float *stretch_max, float *stretch_min, float *local_scale_min) {
+static void joint_extents(const builder *B, float *reach, float *stretch_max, float *stretch_min,
+                          float *local_scale_min) {
     uint32_t J = B->joint_count, G = B->grid_count;
     const int32_t *par = B->skeleton->parents;
     for (uint32_t j = 0; j < J; j++) {
@@ -115,16 +116,17 @@ static ossa_result base_tolerances(builder *B) {
     return OSSA_OK;
 }
 
-/* Bytes of the builder's grid scratch: B.exact_pose + B.exact_points per grid time and joint, B.channel_values/B.decoded_keys,
- * the candidate list and, when compressing, every channel's key and value buffers (the key
- * grid is at most the measurement grid) and the loosening pass's B.built_pose, B.joint_error, B.candidate_error, B.candidate_values
- * and B.index_scratch (plus O(J)). */
+/* Bytes of the builder's grid scratch: exact_pose + exact_points per grid time and joint,
+ * channel_values / decoded_keys, the key grid and, when compressing, every channel's key and
+ * value buffers (the key grid is at most the measurement grid) and the loosening pass's
+ * built_pose, joint_error, candidate_error, candidate_values and index_scratch (plus O(J)). */
 double ossa__clip_build_scratch(uint32_t G, uint32_t J, size_t channels, bool lossless) {
     double per_time = (double)J * (sizeof(ossa_transform) + 12 * sizeof(float)) + 8 * sizeof(float) + sizeof(uint32_t);
     /* the loosening pass: the built pose, its errors and a candidate's, a channel's values and
      * saved keys */
     if (!lossless)
-        per_time += (double)channels * 4 * sizeof(uint32_t) + (double)J * (sizeof(ossa_transform) + 2 * sizeof(float)) + 8 * sizeof(float);
+        per_time += (double)channels * 4 * sizeof(uint32_t) + (double)J * (sizeof(ossa_transform) + 2 * sizeof(float)) +
+                    8 * sizeof(float);
     return (double)G * per_time;
 }
 
