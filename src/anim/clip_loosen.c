@@ -102,7 +102,8 @@ ossa_result ossa__build_attribute(builder *B, const ossa_built_clip *bc, ossa_sa
         for (int32_t a = (int32_t)j; a >= 0; a = B->skeleton->parents[a])
             for (int k = 0; k < 3; k++) {
                 int32_t ci = chan_of[(size_t)a * 3 + k];
-                if (ci >= 0 && B->channels[ci].mode != MODE_RAW && (cerr[ci] >= 0.5f * worst || !(worst > 0.0f))) mark[ci] = 1;
+                if (ci >= 0 && B->channels[ci].mode != MODE_RAW && (cerr[ci] >= 0.5f * worst || !(worst > 0.0f)))
+                    mark[ci] = 1;
             }
     }
     ossa__free(B->allocator, buf);
@@ -206,90 +207,121 @@ static void decode_channel(builder *B, const build_channel *ch, float *V) {
     }
 }
 
-/* Whether the model-space error at every grid time stays within limit over the subtree of joint
- * j = ch->target when ch takes the values V and every other channel its current built values
- * (B->built_pose). B->joint_error holds, per grid time and joint, the current error or a bound above it: where
- * that error plus how far the change can move the subtree's vertices (the channel's change x
- * the subtree's reach, x the parent scale for translations) stays within the limit, the time
- * needs no evaluation; elsewhere the subtree's matrices are computed (its ancestors first, one
- * joint at a time, with the same kernel as the measurement). The grid is scanned from ch->probe_time
- * on, a failure moves it there. If it holds, the pose and the errors (or bounds) are stored. */
-static bool eval_subtree(builder *B, build_channel *ch, const float *V, float limit) {
-    uint32_t J = B->joint_count, j = ch->target, e = j + 1, nanc = 0;
+/* Joint j's subtree: joints j .. end - 1 if they are contiguous (then begin = j and its
+ * ancestors, root first, are recomputed one at a time before it), else begin = 0 (the whole
+ * prefix is recomputed). */
+typedef struct subtree {
+    uint32_t joint, begin, end;
+    uint32_t ancestor_count;
+    const uint32_t *ancestors; /* in B->index_scratch */
+} subtree;
+
+static subtree find_subtree(builder *B, uint32_t j) {
+    uint32_t J = B->joint_count;
     const int32_t *par = B->skeleton->parents;
+    subtree st = {j, j, j + 1, 0, NULL};
     bool contiguous = true;
     for (uint32_t i = j + 1; i < J; i++) {
         int32_t a = par[i];
         while (a > (int32_t)j) a = par[a];
         if (a == (int32_t)j) {
-            if (e != i) contiguous = false;
-            e = i + 1;
+            if (st.end != i) contiguous = false;
+            st.end = i + 1;
         }
     }
-    uint32_t begin = contiguous ? j : 0, *anc = B->index_scratch + (size_t)B->key_grid_count * 4; /* j's ancestors, root first */
-    if (contiguous) {
-        for (int32_t a = par[j]; a >= 0; a = par[a]) nanc++;
-        uint32_t k = nanc;
-        for (int32_t a = par[j]; a >= 0; a = par[a]) anc[--k] = (uint32_t)a;
+    uint32_t *anc = B->index_scratch + (size_t)B->key_grid_count * 4; /* j's ancestors, root first */
+    st.ancestors = anc;
+    if (!contiguous) {
+        st.begin = 0;
+        return st;
     }
-    size_t n = (ch->kind == OSSA__CH_R ? 4 : 3) * sizeof(float);
-    /* how far a change of d (channel units) can move a vertex of the subtree (B->bound_*) */
-    float R = ch->kind == OSSA__CH_R ? B->rotation_bound[j] : ch->kind == OSSA__CH_T ? B->translation_bound[j] : INFINITY;
-    float shell = B->options.shell_distance, skip = limit * 0.99f;
-    double lim2 = (double)limit * limit;
+    for (int32_t a = par[j]; a >= 0; a = par[a]) st.ancestor_count++;
+    uint32_t k = st.ancestor_count;
+    for (int32_t a = par[j]; a >= 0; a = par[a]) anc[--k] = (uint32_t)a;
+    return st;
+}
+
+/* The subtree's model matrices from local pose `pose` into B->subtree_model (its ancestors
+ * first, one joint at a time, with the same kernel as the measurement). */
+static void subtree_to_model(const builder *B, const subtree *st, const ossa_transform *pose) {
     ossa_local_to_model_job job = {0};
     job.skeleton = B->skeleton;
-    job.input_count = J;
+    job.input = pose;
+    job.input_count = B->joint_count;
     job.output = B->subtree_model;
-    job.output_count = J;
+    job.output_count = B->joint_count;
+    for (uint32_t k = 0; k < st->ancestor_count; k++) {
+        job.begin = st->ancestors[k];
+        job.end = st->ancestors[k] + 1;
+        ossa_local_to_model_job_run(&job);
+    }
+    job.begin = st->begin;
+    job.end = st->end;
+    ossa_local_to_model_job_run(&job);
+}
+
+/* Whether every virtual vertex of the subtree (B->subtree_model) is within sqrt(limit2) of the
+ * exact one at grid time g; the subtree joints' errors into error (per joint of the pose). */
+static bool subtree_within(const builder *B, const subtree *st, uint32_t g, double limit2, float *error) {
+    float shell = B->options.shell_distance;
+    for (uint32_t i = st->joint; i < st->end; i++) {
+        const float *m = B->subtree_model[i].m, *x = B->exact_points + ((size_t)g * B->joint_count + i) * 12;
+        double w2 = 0.0;
+        for (int p = 0; p < 4; p++) {
+            double d2 = 0.0;
+            for (int r = 0; r < 3; r++) {
+                float v = m[12 + r] + (p ? m[(p - 1) * 4 + r] * shell : 0.0f);
+                double dd = (double)v - x[p * 3 + r];
+                d2 += dd * dd;
+            }
+            w2 = d2 > w2 ? d2 : w2;
+        }
+        if (!(w2 <= limit2)) return false;
+        error[i] = (float)sqrt(w2);
+    }
+    return true;
+}
+
+/* Whether the model-space error at every grid time stays within limit over the subtree of joint
+ * j = ch->target when ch takes the values V and every other channel its current built values
+ * (B->built_pose). B->joint_error holds, per grid time and joint, the current error or a bound
+ * above it: where that error plus how far the change can move the subtree's vertices (the
+ * channel's change x the subtree's reach, x the parent scale for translations) stays within the
+ * limit, the time needs no evaluation; elsewhere the subtree's matrices are computed. The grid
+ * is scanned from ch->probe_time on, a failure moves it there. If it holds, the pose and the
+ * errors (or bounds) are stored. */
+static bool eval_subtree(builder *B, build_channel *ch, const float *V, float limit) {
+    uint32_t J = B->joint_count, j = ch->target;
+    subtree st = find_subtree(B, j);
+    size_t n = (ch->kind == OSSA__CH_R ? 4 : 3) * sizeof(float);
+    /* how far a change of d (channel units) can move a vertex of the subtree (B->*_bound) */
+    float R = ch->kind == OSSA__CH_R   ? B->rotation_bound[j]
+              : ch->kind == OSSA__CH_T ? B->translation_bound[j]
+                                       : INFINITY;
+    float skip = limit * 0.99f, slack = B->rounding_slack[j];
+    double lim2 = (double)limit * limit;
     uint32_t G = B->grid_count, g = ch->probe_time < G ? ch->probe_time : 0;
     for (uint32_t step = 0; step < G; step++, g = g + 1 < G ? g + 1 : 0) {
         ossa_transform *gp = B->built_pose + (size_t)g * J, keep = gp[j];
         const float *err = B->joint_error + (size_t)g * J;
         float *terr = B->candidate_error + (size_t)g * J;
         float d = chan_err(ch->kind, field(&gp[j], ch->kind), V + (size_t)g * 4), worst = 0.0f;
-        for (uint32_t i = j; i < e; i++) worst = err[i] > worst ? err[i] : worst;
-        if (worst + d * R + B->rounding_slack[j] <= skip) {
-            for (uint32_t i = j; i < e; i++) terr[i] = err[i] + d * R + B->rounding_slack[j];
+        for (uint32_t i = j; i < st.end; i++) worst = err[i] > worst ? err[i] : worst;
+        if (worst + d * R + slack <= skip) {
+            for (uint32_t i = j; i < st.end; i++) terr[i] = err[i] + d * R + slack;
             continue;
         }
         memcpy(field(&gp[j], ch->kind), V + (size_t)g * 4, n); /* the candidate, in place for the job */
-        job.input = gp;
-        for (uint32_t k = 0; k < nanc; k++) {
-            job.begin = anc[k];
-            job.end = anc[k] + 1;
-            ossa_local_to_model_job_run(&job);
-        }
-        job.begin = begin;
-        job.end = e;
-        ossa_local_to_model_job_run(&job);
+        subtree_to_model(B, &st, gp);
         gp[j] = keep;
-        bool over = false;
-        for (uint32_t i = j; i < e; i++) {
-            const float *m = B->subtree_model[i].m, *x = B->exact_points + ((size_t)g * J + i) * 12;
-            double w2 = 0.0;
-            for (int p = 0; p < 4; p++) {
-                double d2 = 0.0;
-                for (int r = 0; r < 3; r++) {
-                    float v = m[12 + r] + (p ? m[(p - 1) * 4 + r] * shell : 0.0f);
-                    double dd = (double)v - x[p * 3 + r];
-                    d2 += dd * dd;
-                }
-                w2 = d2 > w2 ? d2 : w2;
-            }
-            if (!(w2 <= lim2)) {
-                over = true;
-                break;
-            }
-            terr[i] = (float)sqrt(w2);
-        }
-        if (over) {
+        if (!subtree_within(B, &st, g, lim2, terr)) {
             ch->probe_time = g;
             return false;
         }
     }
     for (g = 0; g < G; g++) {
-        memcpy(B->joint_error + (size_t)g * J + j, B->candidate_error + (size_t)g * J + j, (e - j) * sizeof(float));
+        size_t at = (size_t)g * J + j;
+        memcpy(B->joint_error + at, B->candidate_error + at, (st.end - j) * sizeof(float));
         memcpy(field(&B->built_pose[(size_t)g * J + j], ch->kind), V + (size_t)g * 4, n);
     }
     return true;
@@ -385,102 +417,127 @@ static bool try_chan(builder *B, build_channel *c, float target) {
  * quantisation step x how far the channel moves its subtree); raw channels first. */
 static double loosen_priority(const builder *B, const build_channel *c) {
     if (c->mode != MODE_PACKED) return INFINITY;
-    double R = c->kind == OSSA__CH_R ? B->rotation_bound[c->target] : c->kind == OSSA__CH_T ? B->translation_bound[c->target] : 1.0;
+    double R = c->kind == OSSA__CH_R   ? B->rotation_bound[c->target]
+               : c->kind == OSSA__CH_T ? B->translation_bound[c->target]
+                                       : 1.0;
     double st = fmax(fmax(c->step[0], c->step[1]), fmax(c->step[2], 1e-12));
     return c->key_count / (st * R);
 }
 
-void ossa__build_loosen(builder *B, float target) {
+/* The channels by loosen_priority, highest first, into order (insertion sort: few channels). */
+static void order_by_priority(const builder *B, uint32_t *order) {
+    for (uint32_t i = 0, n = 0; i < B->channel_count; i++) {
+        uint32_t k = n++;
+        double ci = loosen_priority(B, &B->channels[i]);
+        while (k > 0 && loosen_priority(B, &B->channels[order[k - 1]]) < ci) {
+            order[k] = order[k - 1];
+            k--;
+        }
+        order[k] = i;
+    }
+}
+
+/* A channel folded to another value: the reference's saves its base entry (tried once). */
+static bool try_fold_to_rest(builder *B, build_channel *c, float target) {
+    if ((c->loosen_tried & LOOSEN_REST_FOLD_TRIED) || ossa__build_fold_is_rest(B, c)) return false;
     build_channel saved;
+    c->loosen_tried |= LOOSEN_REST_FOLD_TRIED;
+    save_chan(B, c, &saved);
+    ossa__build_rest_value(B, c, c->fold_value);
+    if (try_chan(B, c, target)) return true;
+    restore_chan(B, c, &saved);
+    return false;
+}
+
+/* A small packed channel folded into the base pose (the reference's value, else its mean)
+ * saves its record (tried once). Whether it folded. */
+static bool try_fold_small(builder *B, build_channel *c, float target) {
+    if ((c->loosen_tried & LOOSEN_FOLD_TRIED) || c->mode != MODE_PACKED ||
+        c->key_count * ((uint32_t)c->bits[0] + c->bits[1] + c->bits[2]) > FOLD_TRY_BITS)
+        return false;
+    build_channel saved;
+    c->loosen_tried |= LOOSEN_FOLD_TRIED | LOOSEN_REST_FOLD_TRIED;
+    save_chan(B, c, &saved);
+    c->mode = MODE_FOLD;
+    ossa__build_rest_value(B, c, c->fold_value);
+    if (try_chan(B, c, target)) return true;
+    fold_mean(B, c);
+    if (try_chan(B, c, target)) return true;
+    restore_chan(B, c, &saved);
+    return false;
+}
+
+/* One coarser tolerance (x sqrt 2; a raw channel: the first doubling that packs it), kept if
+ * it is smaller and within target; until one is kept, not tried again. Whether it was kept. */
+static bool try_coarser_tolerance(builder *B, build_channel *c, float target) {
+    if (c->loosen_tried & LOOSEN_NO_COARSER) return false;
+    build_channel saved;
+    bool kept = false;
+    for (int level = c->level; level > MIN_LEVEL;) {
+        double before = chan_bytes(B, c);
+        save_chan(B, c, &saved);
+        if (saved.mode != MODE_RAW && !c->half_level) c->half_level = 1; /* x sqrt 2 */
+        else {
+            c->half_level = 0;
+            c->level = --level;
+        }
+        ossa__build_fit(B, c, level_tol(c));
+        if (c->mode == MODE_RAW) {
+            restore_chan(B, c, &saved);
+            if (saved.mode == MODE_RAW) continue;
+            break;
+        }
+        if (chan_bytes(B, c) < before && try_chan(B, c, target)) kept = true;
+        else restore_chan(B, c, &saved);
+        break;
+    }
+    if (kept) c->loosen_tried &= LOOSEN_FOLD_TRIED; /* a new tolerance: every other step again */
+    else c->loosen_tried |= LOOSEN_NO_COARSER;
+    return kept;
+}
+
+/* One bit less per component of a packed channel, each kept if within target (a component
+ * that fails is not tried again). Whether any was kept. */
+static bool try_fewer_bits(builder *B, build_channel *c, float target) {
+    build_channel saved;
+    bool values = false, changed = false;
+    for (int k = 0; k < 3; k++) {
+        if ((c->loosen_tried & LOOSEN_NO_FEWER_BITS(k)) || c->bits[k] == 0) continue;
+        if (!values) packed_values(B, c, B->channel_values);
+        values = true;
+        save_chan(B, c, &saved);
+        c->bits[k]--;
+        quantise(B, c, B->channel_values);
+        if (try_chan(B, c, target)) {
+            changed = true;
+        } else {
+            restore_chan(B, c, &saved);
+            c->loosen_tried |= (uint8_t)LOOSEN_NO_FEWER_BITS(k);
+        }
+    }
+    return changed;
+}
+
+/* One round's steps for channel c (see ossa__build_loosen). Whether any was kept. */
+static bool loosen_channel(builder *B, build_channel *c, float target) {
+    if (c->mode == MODE_FOLD) return try_fold_to_rest(B, c, target);
+    if (try_fold_small(B, c, target)) return true;
+    bool changed = try_coarser_tolerance(B, c, target);
+    if (c->mode == MODE_PACKED && try_fewer_bits(B, c, target)) changed = true;
+    return changed;
+}
+
+void ossa__build_loosen(builder *B, float target) {
     loosen_bounds(B);
     for (uint32_t i = 0; i < B->channel_count; i++) B->channels[i].loosen_tried = 0;
-    uint32_t *order = B->index_scratch + (size_t)B->key_grid_count * 4 + B->joint_count; /* the channels by loosen_priority, per round */
+    /* the channels by loosen_priority, per round */
+    uint32_t *order = B->index_scratch + (size_t)B->key_grid_count * 4 + B->joint_count;
     for (bool changed = true; changed;) {
         changed = false;
-        for (uint32_t i = 0, n = 0; i < B->channel_count; i++) { /* insertion sort: few channels */
-            uint32_t k = n++;
-            double ci = loosen_priority(B, &B->channels[i]);
-            while (k > 0 && loosen_priority(B, &B->channels[order[k - 1]]) < ci) {
-                order[k] = order[k - 1];
-                k--;
-            }
-            order[k] = i;
-        }
+        order_by_priority(B, order);
         for (uint32_t oi = 0; oi < B->channel_count; oi++) {
             build_channel *c = &B->channels[order[oi]];
-            if (c->kind == OSSA__CH_W) continue;
-            if (c->mode == MODE_FOLD) { /* folded to another value: the reference's saves its base entry */
-                if (!(c->loosen_tried & LOOSEN_REST_FOLD_TRIED) && !ossa__build_fold_is_rest(B, c)) {
-                    c->loosen_tried |= LOOSEN_REST_FOLD_TRIED;
-                    save_chan(B, c, &saved);
-                    ossa__build_rest_value(B, c, c->fold_value);
-                    if (try_chan(B, c, target)) changed = true;
-                    else restore_chan(B, c, &saved);
-                }
-                continue;
-            }
-            if (!(c->loosen_tried & LOOSEN_FOLD_TRIED) && c->mode == MODE_PACKED &&
-                c->key_count * ((uint32_t)c->bits[0] + c->bits[1] + c->bits[2]) <= FOLD_TRY_BITS) {
-                /* a small channel folded into the base pose (the reference's value, else its
-                 * mean) saves its record */
-                c->loosen_tried |= LOOSEN_FOLD_TRIED | LOOSEN_REST_FOLD_TRIED;
-                save_chan(B, c, &saved);
-                c->mode = MODE_FOLD;
-                ossa__build_rest_value(B, c, c->fold_value);
-                if (try_chan(B, c, target)) {
-                    changed = true;
-                    continue;
-                }
-                fold_mean(B, c);
-                if (try_chan(B, c, target)) {
-                    changed = true;
-                    continue;
-                }
-                restore_chan(B, c, &saved);
-            }
-            if (!(c->loosen_tried & LOOSEN_NO_COARSER)) { /* one coarser tolerance (a raw channel: the first that packs) */
-                bool kept = false;
-                for (int level = c->level; level > MIN_LEVEL;) {
-                    double before = chan_bytes(B, c);
-                    save_chan(B, c, &saved);
-                    if (saved.mode != MODE_RAW && !c->half_level) c->half_level = 1; /* x sqrt 2 */
-                    else {
-                        c->half_level = 0;
-                        c->level = --level;
-                    }
-                    ossa__build_fit(B, c, level_tol(c));
-                    if (c->mode == MODE_RAW) {
-                        restore_chan(B, c, &saved);
-                        if (saved.mode == MODE_RAW) continue;
-                        break;
-                    }
-                    if (chan_bytes(B, c) < before && try_chan(B, c, target)) kept = true;
-                    else restore_chan(B, c, &saved);
-                    break;
-                }
-                if (kept) {
-                    c->loosen_tried &= LOOSEN_FOLD_TRIED; /* a new tolerance: every other step again */
-                    changed = true;
-                } else {
-                    c->loosen_tried |= LOOSEN_NO_COARSER;
-                }
-            }
-            if (c->mode != MODE_PACKED) continue;
-            bool values = false;
-            for (int k = 0; k < 3; k++) { /* one bit less per component */
-                if ((c->loosen_tried & LOOSEN_NO_FEWER_BITS(k)) || c->bits[k] == 0) continue;
-                if (!values) packed_values(B, c, B->channel_values);
-                values = true;
-                save_chan(B, c, &saved);
-                c->bits[k]--;
-                quantise(B, c, B->channel_values);
-                if (try_chan(B, c, target)) {
-                    changed = true;
-                } else {
-                    restore_chan(B, c, &saved);
-                    c->loosen_tried |= (uint8_t)LOOSEN_NO_FEWER_BITS(k);
-                }
-            }
+            if (c->kind != OSSA__CH_W && loosen_channel(B, c, target)) changed = true;
         }
     }
 }
