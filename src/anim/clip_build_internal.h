@@ -182,15 +182,19 @@ ossa_result ossa__build_write(builder *B, ossa_built_clip **out);
 
 /* ---- clip_loosen.c */
 
-/* Model-space error of bc at every grid time against the cached exact points; per-joint
- * maxima into jerr (J floats, reset here). */
-ossa_result ossa__build_measure(builder *B, const ossa_built_clip *bc, ossa_sampling_context *ctx, float *jerr,
-                                uint32_t *jworst, ossa_clip_error *e);
+/* Model-space error of bc at every grid time against the cached exact points (ctx: a sampling
+ * context for J joints and the clip's weights), into e; per joint its largest error into
+ * joint_max_error and the grid index where it is into joint_worst_time (J each, reset here).
+ * Compressed builds also keep the built pose and each joint's error per grid time
+ * (B->built_pose, B->joint_error) for the loosening pass. */
+ossa_result ossa__build_measure(builder *B, const ossa_built_clip *bc, ossa_sampling_context *ctx, float *joint_max_error,
+                                uint32_t *joint_worst_time, ossa_clip_error *e);
 /* Which channels make joint j miss the bound at grid time g: each packed or folded channel of
  * j and its ancestors is put alone into the exact pose; those whose error on j's virtual
- * vertices is at least half the largest are marked. */
-ossa_result ossa__build_attribute(builder *B, const ossa_built_clip *bc, ossa_sampling_context *ctx, uint32_t j, uint32_t g,
-                                  const int32_t *chan_of, unsigned char *mark);
+ * vertices is at least half the largest are marked (mark: a byte per channel; channel_of: the
+ * channel of joint a's T/R/S at a * 3 + kind, -1 = none). */
+ossa_result ossa__build_attribute(builder *B, const ossa_built_clip *bc, ossa_sampling_context *ctx, uint32_t j,
+                                  uint32_t g, const int32_t *channel_of, unsigned char *mark);
 /* Wins back what the halving of whole tolerances over-spent, once the bound is met: in rounds,
  * each channel (by loosen_priority) takes one step of each kind: folded (a small one), a
  * tolerance x sqrt 2 (fewer keys and bits; a raw channel packed again at the first doubling that

@@ -11,8 +11,8 @@
 #include "core/alloc.h"
 #include "math/fast.h"
 
-ossa_result ossa__build_measure(builder *B, const ossa_built_clip *bc, ossa_sampling_context *ctx, float *jerr,
-                           uint32_t *jworst, ossa_clip_error *e) {
+ossa_result ossa__build_measure(builder *B, const ossa_built_clip *bc, ossa_sampling_context *ctx, float *joint_max_error,
+                                uint32_t *joint_worst_time, ossa_clip_error *e) {
     uint32_t J = B->joint_count, W = bc->h->weight_count;
     size_t bytes = (size_t)J * (sizeof(ossa_transform) + sizeof(ossa_mat4) + 13 * sizeof(float)) + (size_t)W * 2 * sizeof(float) + 16;
     unsigned char *s = ossa__alloc_array(B->allocator, 1, bytes);
@@ -20,7 +20,7 @@ ossa_result ossa__build_measure(builder *B, const ossa_built_clip *bc, ossa_samp
     ossa_transform *got = (ossa_transform *)s;
     ossa_mat4 *model = (ossa_mat4 *)(got + J);
     float *pts = (float *)(model + J), *wb = pts + (size_t)J * 12, *we = wb + W, *now = we + W;
-    memset(jerr, 0, J * sizeof(float));
+    memset(joint_max_error, 0, J * sizeof(float));
     memset(e, 0, sizeof *e);
     ossa_sample_job job = {.clip = bc, .context = ctx, .output = got, .output_count = J, .weights = W ? wb : NULL,
                            .weights_count = W, .reference = B->skeleton->rest, .reference_count = J};
@@ -35,9 +35,9 @@ ossa_result ossa__build_measure(builder *B, const ossa_built_clip *bc, ossa_samp
         float err = ossa__points_error(pts, B->exact_points + (size_t)g * J * 12, J, &wj, now);
         if (B->joint_error) memcpy(B->joint_error + (size_t)g * J, now, J * sizeof(float));
         for (uint32_t j = 0; j < J; j++)
-            if (!(now[j] <= jerr[j])) {
-                jerr[j] = now[j];
-                jworst[j] = g;
+            if (!(now[j] <= joint_max_error[j])) {
+                joint_max_error[j] = now[j];
+                joint_worst_time[j] = g;
             }
         if (!(err <= e->max_error)) {
             e->max_error = err;
@@ -58,8 +58,8 @@ ossa_result ossa__build_measure(builder *B, const ossa_built_clip *bc, ossa_samp
     return r;
 }
 
-ossa_result ossa__build_attribute(builder *B, const ossa_built_clip *bc, ossa_sampling_context *ctx, uint32_t j, uint32_t g,
-                             const int32_t *chan_of, unsigned char *mark) {
+ossa_result ossa__build_attribute(builder *B, const ossa_built_clip *bc, ossa_sampling_context *ctx, uint32_t j,
+                                  uint32_t g, const int32_t *channel_of, unsigned char *mark) {
     uint32_t J = B->joint_count;
     ossa_transform *buf = ossa__alloc_array(B->allocator, (size_t)J * 2, sizeof(ossa_transform));
     float *cerr = ossa__alloc_array(B->allocator, (size_t)B->channel_count + 1, sizeof(float));
@@ -84,7 +84,7 @@ ossa_result ossa__build_attribute(builder *B, const ossa_built_clip *bc, ossa_sa
         float worst = 0.0f;
         for (int32_t a = (int32_t)j; a >= 0; a = B->skeleton->parents[a])
             for (int k = 0; k < 3; k++) {
-                int32_t ci = chan_of[(size_t)a * 3 + k];
+                int32_t ci = channel_of[(size_t)a * 3 + k];
                 if (ci < 0 || B->channels[ci].mode == MODE_RAW) continue;
                 ossa_transform save = tmp[a];
                 memcpy(field(&tmp[a], k), field(&got[a], k), (k == OSSA__CH_R ? 4 : 3) * sizeof(float));
@@ -101,7 +101,7 @@ ossa_result ossa__build_attribute(builder *B, const ossa_built_clip *bc, ossa_sa
             }
         for (int32_t a = (int32_t)j; a >= 0; a = B->skeleton->parents[a])
             for (int k = 0; k < 3; k++) {
-                int32_t ci = chan_of[(size_t)a * 3 + k];
+                int32_t ci = channel_of[(size_t)a * 3 + k];
                 if (ci >= 0 && B->channels[ci].mode != MODE_RAW && (cerr[ci] >= 0.5f * worst || !(worst > 0.0f)))
                     mark[ci] = 1;
             }
