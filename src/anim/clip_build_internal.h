@@ -17,7 +17,12 @@
  * Then a loosening pass gives back what the halving over-spent: per channel, in rounds, a
  * fold, a coarser tolerance or one bit less, each kept only if the model-space error of the
  * channel's subtree stays within the target at every grid time (bounded where it cannot pass
- * the target, evaluated elsewhere); the real measurement has the last word. */
+ * the target, evaluated elsewhere); the real measurement has the last word.
+ *
+ * ossa_clip_build (clip_build.c) runs these as named phases, in order: make_grids (the
+ * measurement and key grids), make_channels, exact_poses, lossless_modes or first_fit (base
+ * tolerances, a fit per channel), tighten (write, measure, halve the tolerances of what
+ * misses), exact_fallback, compact_and_loosen, record_measurement. */
 #ifndef OSSA_ANIM_CLIP_BUILD_INTERNAL_H
 #define OSSA_ANIM_CLIP_BUILD_INTERNAL_H
 
@@ -26,6 +31,8 @@
 
 #include "anim/built_clip_internal.h"
 
+/* A channel's form in the built clip: folded into the base pose (a constant), raw (the source
+ * keys bit for bit), or packed (fewer keys, quantised, on the key grid). */
 enum { MODE_FOLD, MODE_RAW, MODE_PACKED };
 #define MAX_LEVEL 12
 #define MIN_LEVEL -2 /* the loosening pass may double a base tolerance this often */
