@@ -160,7 +160,9 @@ static bool times_ok(const float *t, uint32_t n) {
     return true;
 }
 
-static ossa_result validate(const unsigned char *b, size_t size, ossa_diagnostic *diag) {
+/* The header: byte order, magic, version, size, flags, the time range, the options, the
+ * counts against each other, the name. */
+static ossa_result validate_header(const unsigned char *b, size_t size, ossa_diagnostic *diag) {
     const uint32_t one = 1;
     unsigned char le;
     memcpy(&le, &one, 1);
@@ -194,7 +196,13 @@ static ossa_result validate(const unsigned char *b, size_t size, ossa_diagnostic
                     h->clock_count);
     if (!span_ok(h, h->name_off, (uint64_t)h->name_len + 1, 1) || b[h->name_off + h->name_len] != 0)
         return fail(diag, OSSA_ERROR_INVALID_DATA, "header.name", "name outside the block or not terminated");
-    uint32_t nb = h->base_count, nbr = h->base_rot_count;
+    return OSSA_OK;
+}
+
+/* The sparse base pose: codes in range and increasing (rotations, then T/S), values finite and
+ * within the magnitude rule, rotations unit quaternions. */
+static ossa_result validate_base_pose(const unsigned char *b, const ossa__bc_header *h, ossa_diagnostic *diag) {
+    uint32_t J = h->joint_count, nb = h->base_count, nbr = h->base_rot_count;
     if (nb > 3ull * J || nbr > nb || nbr > J || nb - nbr > 2ull * J)
         return fail(diag, OSSA_ERROR_INVALID_DATA, "header.base_count", "%u base entries (%u rotations) for %u joints",
                     nb, nbr, J);
@@ -217,6 +225,11 @@ static ossa_result validate(const unsigned char *b, size_t size, ossa_diagnostic
             return fail(diag, OSSA_ERROR_INVALID_DATA, "base_pose", "entry %u (joint %u) rotation is not a unit quaternion", i, j);
         bv += n;
     }
+    return OSSA_OK;
+}
+
+/* The fixed-size tables inside the block, and the key grid's times. */
+static ossa_result validate_tables(const unsigned char *b, const ossa__bc_header *h, ossa_diagnostic *diag) {
     if (!span_ok(h, h->clock_off, h->clock_count, sizeof(ossa__bc_clock)))
         return fail(diag, OSSA_ERROR_INVALID_DATA, "header.clock_off", "clock table outside the block");
     if (!span_ok(h, h->raw_off, h->raw_count, sizeof(ossa__bc_raw)))
@@ -227,21 +240,31 @@ static ossa_result validate(const unsigned char *b, size_t size, ossa_diagnostic
         return fail(diag, OSSA_ERROR_INVALID_DATA, "header.wtrack_off", "weight track table outside the block");
     if (!span_ok(h, h->grid_off, h->grid_count, sizeof(float)))
         return fail(diag, OSSA_ERROR_INVALID_DATA, "header.grid_off", "grid outside the block");
-    const float *grid = (const float *)(b + h->grid_off);
-    if (!times_ok(grid, h->grid_count))
+    if (!times_ok((const float *)(b + h->grid_off), h->grid_count))
         return fail(diag, OSSA_ERROR_INVALID_DATA, "grid", "grid times not finite and increasing");
+    return OSSA_OK;
+}
+
+/* Each clock's key times: inside the block, not shared, finite and increasing. */
+static ossa_result validate_clocks(const unsigned char *b, const ossa__bc_header *h, uint64_t *used,
+                                   ossa_diagnostic *diag) {
     char path[64];
-    uint64_t used = 0;
     const ossa__bc_clock *clocks = (const ossa__bc_clock *)(b + h->clock_off);
     for (uint32_t i = 0; i < h->clock_count; i++) {
         snprintf(path, sizeof path, "clocks[%u]", i);
         if (clocks[i].key_count == 0 || !span_ok(h, clocks[i].times_off, clocks[i].key_count, sizeof(float)))
             return fail(diag, OSSA_ERROR_INVALID_DATA, path, "%u keys outside the block", clocks[i].key_count);
-        if (!charge(h, &used, (uint64_t)clocks[i].key_count * sizeof(float)))
+        if (!charge(h, used, (uint64_t)clocks[i].key_count * sizeof(float)))
             return fail(diag, OSSA_ERROR_INVALID_DATA, path, "key times overlap other spans");
         if (!times_ok((const float *)(b + clocks[i].times_off), clocks[i].key_count))
             return fail(diag, OSSA_ERROR_INVALID_DATA, path, "key times not finite and increasing");
     }
+    return OSSA_OK;
+}
+
+/* The weight tracks: components in range, offsets back to back summing to weight_count. */
+static ossa_result validate_weight_tracks(const unsigned char *b, const ossa__bc_header *h, ossa_diagnostic *diag) {
+    char path[64];
     const ossa__bc_wtrack *wt = (const ossa__bc_wtrack *)(b + h->wtrack_off);
     uint64_t woff = 0;
     for (uint32_t i = 0; i < h->weight_track_count; i++) {
@@ -255,6 +278,82 @@ static ossa_result validate(const unsigned char *b, size_t size, ossa_diagnostic
     if (woff != h->weight_count)
         return fail(diag, OSSA_ERROR_INVALID_DATA, "header.weight_count", "%u weights, tracks sum to %llu",
                     h->weight_count, (unsigned long long)woff);
+    return OSSA_OK;
+}
+
+/* A raw channel of plain floats: inside the block, not shared, within the magnitude rule
+ * (span: its clock's duration). */
+static ossa_result validate_raw_floats(const unsigned char *b, const ossa__bc_header *h, const ossa__bc_raw *r,
+                                       uint64_t keys, uint32_t lanes, double span, uint64_t *used, const char *path,
+                                       ossa_diagnostic *diag) {
+    if (!span_ok(h, r->values_off, keys * lanes, sizeof(float)))
+        return fail(diag, OSSA_ERROR_INVALID_DATA, path, "values outside the block");
+    if (!charge(h, used, keys * lanes * sizeof(float)))
+        return fail(diag, OSSA_ERROR_INVALID_DATA, path, "values overlap other spans");
+    if (!ossa__values_bounded((const float *)(b + r->values_off), (uint32_t)keys, r->components,
+                              r->interp == OSSA_INTERP_CUBIC, span))
+        return fail(diag, OSSA_ERROR_INVALID_DATA, path,
+                    "a value is not finite or past 2^50 (CUBIC: a tangent times the key span)");
+    return OSSA_OK;
+}
+
+/* A raw channel packed per lane: the lane table and the stream inside the block, not shared,
+ * and every key of every lane decoding to a finite float within the magnitude rule. */
+static ossa_result validate_raw_lanes(const unsigned char *b, const ossa__bc_header *h, const ossa__bc_raw *r,
+                                      uint64_t keys, uint32_t lanes, double span, uint64_t *used, const char *path,
+                                      ossa_diagnostic *diag) {
+    bool cubic = r->interp == OSSA_INTERP_CUBIC;
+    if (r->kind == OSSA__CH_W || !span_ok(h, r->lanes_off, lanes, sizeof(ossa__bc_lane)))
+        return fail(diag, OSSA_ERROR_INVALID_DATA, path, "lane table outside the block");
+    const ossa__bc_lane *ln = (const ossa__bc_lane *)(b + r->lanes_off);
+    uint64_t per = 0;
+    for (uint32_t l = 0; l < lanes; l++) {
+        if (ln[l].bits > 32) return fail(diag, OSSA_ERROR_INVALID_DATA, path, "lane %u has %u bits", l, ln[l].bits);
+        per += ln[l].bits;
+    }
+    if (!span_ok(h, r->values_off, (keys * per + 7) / 8, 1))
+        return fail(diag, OSSA_ERROR_INVALID_DATA, path, "packed values outside the block");
+    if (!charge(h, used, lanes * sizeof(ossa__bc_lane) + (keys * per + 7) / 8))
+        return fail(diag, OSSA_ERROR_INVALID_DATA, path, "packed values overlap other spans");
+    /* every key of every lane must decode to a finite float: base + field may not pass
+     * the largest finite float's order (nor wrap to the NaN / -Inf patterns); a 0-bit
+     * lane is its base at every key, so the work is bounded by the stream's bits */
+    /* and within the magnitude rule (lane l is component l % components of the key's
+     * in-tangent, value, out-tangent for CUBIC: ossa__values_bounded's layout) */
+    uint32_t varying[12], at[12], nv = 0, off = 0;
+    for (uint32_t l = 0; l < lanes; l++) {
+        if (ln[l].bits) {
+            varying[nv] = l;
+            at[nv++] = off;
+        } else if (ln[l].base < ORD_LOWEST_FINITE || ln[l].base > ORD_HIGHEST_FINITE) {
+            return fail(diag, OSSA_ERROR_INVALID_DATA, path, "lane %u is NaN or infinite", l);
+        } else {
+            if (!ossa__value_bounded(ossa__ord_float(ln[l].base), cubic && l / r->components != 1u, span))
+                return fail(diag, OSSA_ERROR_INVALID_DATA, path, "lane %u is past 2^50", l);
+        }
+        off += ln[l].bits;
+    }
+    for (uint64_t k = 0; nv && k < keys; k++)
+        for (uint32_t v = 0; v < nv; v++) {
+            const ossa__bc_lane *lane = &ln[varying[v]];
+            uint64_t o = (uint64_t)lane->base + ossa__bits_read(b + r->values_off, k * per + at[v], lane->bits);
+            if (o < ORD_LOWEST_FINITE || o > ORD_HIGHEST_FINITE)
+                return fail(diag, OSSA_ERROR_INVALID_DATA, path, "key %llu lane %u decodes to NaN or infinity",
+                            (unsigned long long)k, varying[v]);
+            if (!ossa__value_bounded(ossa__ord_float((uint32_t)o), cubic && varying[v] / r->components != 1u, span))
+                return fail(diag, OSSA_ERROR_INVALID_DATA, path, "key %llu lane %u is past 2^50",
+                            (unsigned long long)k, varying[v]);
+        }
+    return OSSA_OK;
+}
+
+/* The raw channels: kind, interpolation, clock and target in range, then their values (plain
+ * floats or packed per lane). */
+static ossa_result validate_raw_channels(const unsigned char *b, const ossa__bc_header *h, uint64_t *used,
+                                         ossa_diagnostic *diag) {
+    char path[64];
+    const ossa__bc_clock *clocks = (const ossa__bc_clock *)(b + h->clock_off);
+    const ossa__bc_wtrack *wt = (const ossa__bc_wtrack *)(b + h->wtrack_off);
     const ossa__bc_raw *raw = (const ossa__bc_raw *)(b + h->raw_off);
     for (uint32_t i = 0; i < h->raw_count; i++) {
         const ossa__bc_raw *r = &raw[i];
@@ -267,84 +366,83 @@ static ossa_result validate(const unsigned char *b, size_t size, ossa_diagnostic
         if (r->kind == OSSA__CH_W)
             ok = r->target < h->weight_track_count && wt[r->target].raw == i && r->components == wt[r->target].components;
         else
-            ok = r->target < J && r->components == (r->kind == OSSA__CH_R ? 4 : 3);
+            ok = r->target < h->joint_count && r->components == (r->kind == OSSA__CH_R ? 4 : 3);
         if (!ok) return fail(diag, OSSA_ERROR_INVALID_DATA, path, "target %u / components %u do not match", r->target,
                              r->components);
-        bool cubic = r->interp == OSSA_INTERP_CUBIC;
-        uint32_t lanes = r->components * (cubic ? 3u : 1u);
+        uint32_t lanes = r->components * (r->interp == OSSA_INTERP_CUBIC ? 3u : 1u);
         uint64_t keys = clocks[r->clock].key_count;
         const float *ct = (const float *)(b + clocks[r->clock].times_off);
         double span = (double)ct[keys - 1] - (double)ct[0]; /* >= every key interval */
-        if (r->lanes_off == 0) {
-            if (!span_ok(h, r->values_off, keys * lanes, sizeof(float)))
-                return fail(diag, OSSA_ERROR_INVALID_DATA, path, "values outside the block");
-            if (!charge(h, &used, keys * lanes * sizeof(float)))
-                return fail(diag, OSSA_ERROR_INVALID_DATA, path, "values overlap other spans");
-            if (!ossa__values_bounded((const float *)(b + r->values_off), (uint32_t)keys, r->components, cubic, span))
-                return fail(diag, OSSA_ERROR_INVALID_DATA, path,
-                            "a value is not finite or past 2^50 (CUBIC: a tangent times the key span)");
-            continue;
-        }
-        if (r->kind == OSSA__CH_W || !span_ok(h, r->lanes_off, lanes, sizeof(ossa__bc_lane)))
-            return fail(diag, OSSA_ERROR_INVALID_DATA, path, "lane table outside the block");
-        const ossa__bc_lane *ln = (const ossa__bc_lane *)(b + r->lanes_off);
-        uint64_t per = 0;
-        for (uint32_t l = 0; l < lanes; l++) {
-            if (ln[l].bits > 32) return fail(diag, OSSA_ERROR_INVALID_DATA, path, "lane %u has %u bits", l, ln[l].bits);
-            per += ln[l].bits;
-        }
-        if (!span_ok(h, r->values_off, (keys * per + 7) / 8, 1))
-            return fail(diag, OSSA_ERROR_INVALID_DATA, path, "packed values outside the block");
-        if (!charge(h, &used, lanes * sizeof(ossa__bc_lane) + (keys * per + 7) / 8))
-            return fail(diag, OSSA_ERROR_INVALID_DATA, path, "packed values overlap other spans");
-        /* every key of every lane must decode to a finite float: base + field may not pass
-         * the largest finite float's order (nor wrap to the NaN / -Inf patterns); a 0-bit
-         * lane is its base at every key, so the work is bounded by the stream's bits */
-        /* and within the magnitude rule (lane l is component l % components of the key's
-         * in-tangent, value, out-tangent for CUBIC: ossa__values_bounded's layout) */
-        uint32_t varying[12], at[12], nv = 0, off = 0;
-        for (uint32_t l = 0; l < lanes; l++) {
-            if (ln[l].bits) {
-                varying[nv] = l;
-                at[nv++] = off;
-            } else if (ln[l].base < ORD_LOWEST_FINITE || ln[l].base > ORD_HIGHEST_FINITE) {
-                return fail(diag, OSSA_ERROR_INVALID_DATA, path, "lane %u is NaN or infinite", l);
-            } else {
-                if (!ossa__value_bounded(ossa__ord_float(ln[l].base), cubic && l / r->components != 1u, span))
-                    return fail(diag, OSSA_ERROR_INVALID_DATA, path, "lane %u is past 2^50", l);
-            }
-            off += ln[l].bits;
-        }
-        for (uint64_t k = 0; nv && k < keys; k++)
-            for (uint32_t v = 0; v < nv; v++) {
-                const ossa__bc_lane *lane = &ln[varying[v]];
-                uint64_t o = (uint64_t)lane->base + ossa__bits_read(b + r->values_off, k * per + at[v], lane->bits);
-                if (o < ORD_LOWEST_FINITE || o > ORD_HIGHEST_FINITE)
-                    return fail(diag, OSSA_ERROR_INVALID_DATA, path, "key %llu lane %u decodes to NaN or infinity",
-                                (unsigned long long)k, varying[v]);
-                if (!ossa__value_bounded(ossa__ord_float((uint32_t)o), cubic && varying[v] / r->components != 1u, span))
-                    return fail(diag, OSSA_ERROR_INVALID_DATA, path, "key %llu lane %u is past 2^50",
-                                (unsigned long long)k, varying[v]);
-            }
+        ossa_result res = r->lanes_off == 0 ? validate_raw_floats(b, h, r, keys, lanes, span, used, path, diag)
+                                            : validate_raw_lanes(b, h, r, keys, lanes, span, used, path, diag);
+        if (res != OSSA_OK) return res;
     }
-    /* the key masks: each validated once (bit 0, its key count), shared by any channels */
+    return OSSA_OK;
+}
+
+/* The key masks: each validated once (bit 0, its key count), shared by any channels. */
+static ossa_result validate_masks(const unsigned char *b, const ossa__bc_header *h, uint64_t *used,
+                                  ossa_diagnostic *diag) {
     uint64_t mask_bytes = ((uint64_t)h->grid_count + 7u) / 8u;
     if (h->mask_count > h->packed_count || (h->packed_count && !h->mask_count) ||
         !span_ok(h, h->mask_off, h->mask_count, sizeof(uint32_t) + mask_bytes))
         return fail(diag, OSSA_ERROR_INVALID_DATA, "header.mask_off", "%u key masks for %u packed channels / outside the block",
                     h->mask_count, h->packed_count);
-    if (!charge(h, &used, (uint64_t)h->mask_count * (sizeof(uint32_t) + mask_bytes)))
+    if (!charge(h, used, (uint64_t)h->mask_count * (sizeof(uint32_t) + mask_bytes)))
         return fail(diag, OSSA_ERROR_INVALID_DATA, "header.mask_off", "key masks overlap other spans");
     const uint32_t *mask_keys = (const uint32_t *)(b + h->mask_off);
     const unsigned char *masks = b + h->mask_off + (size_t)h->mask_count * sizeof(uint32_t);
     for (uint32_t m = 0; m < h->mask_count; m++) {
         const unsigned char *mask = masks + m * mask_bytes;
         if (mask_keys[m] == 0 || !(mask[0] & 1u) || ossa__mask_rank(mask, h->grid_count) != mask_keys[m]) {
+            char path[64];
             snprintf(path, sizeof path, "masks[%u]", m);
             return fail(diag, OSSA_ERROR_INVALID_DATA, path, "key mask does not start at the grid or hold %u keys",
                         mask_keys[m]);
         }
     }
+    return OSSA_OK;
+}
+
+/* Packed channel record p (the i-th; rotations first): joint, kind, interpolation, dropped
+ * component, key mask, reserved bits, widths and the value range of each component. */
+static ossa_result validate_packed_record(const ossa__bc_header *h, const ossa__bc_packed *p, uint32_t i,
+                                          const char *path, ossa_diagnostic *diag) {
+    bool rot = i < h->rot_count;
+    uint32_t bits[3];
+    for (int c = 0; c < 3; c++) bits[c] = ossa__pk_bits(p, c);
+    if (p->joint >= h->joint_count || (rot ? p->kind != OSSA__CH_R : (p->kind != OSSA__CH_T && p->kind != OSSA__CH_S)) ||
+        (p->interp != OSSA_INTERP_STEP && p->interp != OSSA_INTERP_LINEAR) || ossa__pk_drop(p) > (rot ? 3u : 0u))
+        return fail(diag, OSSA_ERROR_INVALID_DATA, path, "joint %u / kind %u / interp %u / drop %u invalid", p->joint,
+                    p->kind, p->interp, ossa__pk_drop(p));
+    if (p->mask >= h->mask_count)
+        return fail(diag, OSSA_ERROR_INVALID_DATA, path, "key mask %u of %u", p->mask, h->mask_count);
+    if (ossa__pk_reserved(p)) /* widths bits 15..29, resid bits 30..31: reserved, 0 (ossa__bc_packed) */
+        return fail(diag, OSSA_ERROR_INVALID_DATA, path, "reserved bits not zero");
+    for (int c = 0; c < 3; c++) {
+        if (bits[c] > OSSA__BC_MAX_BITS || ossa__pk_w1(p, c) > bits[c] || ossa__pk_w2(p, c) > bits[c])
+            return fail(diag, OSSA_ERROR_INVALID_DATA, path, "component %d: %u bits, residuals %u and %u bits", c,
+                        bits[c], ossa__pk_w1(p, c), ossa__pk_w2(p, c));
+        /* min + q * step is monotonic in q: both ends finite = every value finite;
+         * rotation components stay near [-1, 1] (the sampler normalises their lerp) */
+        float step = ossa__step_float(p->step[c]);
+        float hi = p->min[c] + (float)((1u << bits[c]) - 1u) * step;
+        if (!isfinite(step) || !(fabs((double)p->min[c]) <= OSSA__BC_VALUE_MAX) ||
+            !(fabs((double)hi) <= OSSA__BC_VALUE_MAX) ||
+            (rot && !(fabsf(p->min[c]) <= 2.0f && fabsf(hi) <= 2.0f)))
+            return fail(diag, OSSA_ERROR_INVALID_DATA, path, "component %d: range [%g, %g] (step %g) not finite%s", c,
+                        (double)p->min[c], (double)hi, (double)step, rot ? " or past +-2" : "");
+    }
+    return OSSA_OK;
+}
+
+/* The packed channels: each record, and its value stream (back to back from stream_off)
+ * inside the block and not shared; every key decodes to fields within 0 .. 2^bits - 1
+ * (ossa__lift_block: modulo 2^bits). */
+static ossa_result validate_packed_channels(const unsigned char *b, const ossa__bc_header *h, uint64_t *used,
+                                            ossa_diagnostic *diag) {
+    char path[64];
+    const uint32_t *mask_keys = (const uint32_t *)(b + h->mask_off);
     const ossa__bc_packed *pk = (const ossa__bc_packed *)(b + h->packed_off);
     uint64_t stream = h->stream_off; /* the value streams, back to back */
     if (h->packed_count && !bytes_ok(h, h->stream_off, 0))
@@ -352,44 +450,44 @@ static ossa_result validate(const unsigned char *b, size_t size, ossa_diagnostic
     for (uint32_t i = 0; i < h->packed_count; i++) {
         const ossa__bc_packed *p = &pk[i];
         snprintf(path, sizeof path, "packed[%u]", i);
-        bool rot = i < h->rot_count;
-        uint32_t bits[3];
-        for (int c = 0; c < 3; c++) bits[c] = ossa__pk_bits(p, c);
-        if (p->joint >= J || (rot ? p->kind != OSSA__CH_R : (p->kind != OSSA__CH_T && p->kind != OSSA__CH_S)) ||
-            (p->interp != OSSA_INTERP_STEP && p->interp != OSSA_INTERP_LINEAR) || ossa__pk_drop(p) > (rot ? 3u : 0u))
-            return fail(diag, OSSA_ERROR_INVALID_DATA, path, "joint %u / kind %u / interp %u / drop %u invalid", p->joint,
-                        p->kind, p->interp, ossa__pk_drop(p));
-        if (p->mask >= h->mask_count)
-            return fail(diag, OSSA_ERROR_INVALID_DATA, path, "key mask %u of %u", p->mask, h->mask_count);
-        if (ossa__pk_reserved(p)) /* widths bits 15..29, resid bits 30..31: reserved, 0 (ossa__bc_packed) */
-            return fail(diag, OSSA_ERROR_INVALID_DATA, path, "reserved bits not zero");
-        for (int c = 0; c < 3; c++) {
-            if (bits[c] > OSSA__BC_MAX_BITS || ossa__pk_w1(p, c) > bits[c] || ossa__pk_w2(p, c) > bits[c])
-                return fail(diag, OSSA_ERROR_INVALID_DATA, path, "component %d: %u bits, residuals %u and %u bits", c,
-                            bits[c], ossa__pk_w1(p, c), ossa__pk_w2(p, c));
-            /* min + q * step is monotonic in q: both ends finite = every value finite;
-             * rotation components stay near [-1, 1] (the sampler normalises their lerp) */
-            float step = ossa__step_float(p->step[c]);
-            float hi = p->min[c] + (float)((1u << bits[c]) - 1u) * step;
-            if (!isfinite(step) || !(fabs((double)p->min[c]) <= OSSA__BC_VALUE_MAX) ||
-                !(fabs((double)hi) <= OSSA__BC_VALUE_MAX) ||
-                (rot && !(fabsf(p->min[c]) <= 2.0f && fabsf(hi) <= 2.0f)))
-                return fail(diag, OSSA_ERROR_INVALID_DATA, path, "component %d: range [%g, %g] (step %g) not finite%s", c,
-                            (double)p->min[c], (double)hi, (double)step, rot ? " or past +-2" : "");
-        }
-        /* every key decodes to fields within 0 .. 2^bits - 1 (ossa__lift_block: modulo 2^bits) */
+        ossa_result r = validate_packed_record(h, p, i, path, diag);
+        if (r != OSSA_OK) return r;
         uint64_t nbytes = (ossa__lift_stream_bits(p, mask_keys[p->mask]) + 7) / 8;
         if (!bytes_ok(h, (uint32_t)stream, nbytes) || stream + nbytes > UINT32_MAX)
             return fail(diag, OSSA_ERROR_INVALID_DATA, path, "value stream outside the block");
-        if (!charge(h, &used, nbytes))
+        if (!charge(h, used, nbytes))
             return fail(diag, OSSA_ERROR_INVALID_DATA, path, "value stream overlaps other spans");
         stream += nbytes;
     }
+    return OSSA_OK;
+}
+
+/* The key grid starts at the clip start (when packed channels use it); the padding is zero. */
+static ossa_result validate_grid_start_and_padding(const unsigned char *b, size_t size, const ossa__bc_header *h,
+                                                   ossa_diagnostic *diag) {
+    const float *grid = (const float *)(b + h->grid_off);
     if (h->packed_count && (h->grid_count == 0 || grid[0] != h->start))
         return fail(diag, OSSA_ERROR_INVALID_DATA, "grid", "the key grid does not start at the clip start");
     for (uint32_t i = 0; i < OSSA__BC_PAD; i++)
         if (b[size - OSSA__BC_PAD + i] != 0) return fail(diag, OSSA_ERROR_INVALID_DATA, "padding", "not zero");
     return OSSA_OK;
+}
+
+/* Every offset, count, time and range of an untrusted block, section by section in the
+ * block's order; the first fault is reported (diag: its place and why). */
+static ossa_result validate(const unsigned char *b, size_t size, ossa_diagnostic *diag) {
+    ossa_result r = validate_header(b, size, diag);
+    if (r != OSSA_OK) return r;
+    const ossa__bc_header *h = (const ossa__bc_header *)b;
+    uint64_t used = 0; /* bytes of the variable-size spans so far (charge) */
+    if ((r = validate_base_pose(b, h, diag)) != OSSA_OK) return r;
+    if ((r = validate_tables(b, h, diag)) != OSSA_OK) return r;
+    if ((r = validate_clocks(b, h, &used, diag)) != OSSA_OK) return r;
+    if ((r = validate_weight_tracks(b, h, diag)) != OSSA_OK) return r;
+    if ((r = validate_raw_channels(b, h, &used, diag)) != OSSA_OK) return r;
+    if ((r = validate_masks(b, h, &used, diag)) != OSSA_OK) return r;
+    if ((r = validate_packed_channels(b, h, &used, diag)) != OSSA_OK) return r;
+    return validate_grid_start_and_padding(b, size, h, diag);
 }
 
 ossa_result ossa_built_clip_load(const void *data, size_t size, const ossa_allocator *allocator,

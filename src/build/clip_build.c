@@ -12,28 +12,29 @@
 #include "core/alloc.h"
 #include "math/fast.h"
 
-/* Local tolerances at level 0 from the exact poses: rotation (radians) = precision / reach of
- * the joint's subtree, translation = precision / parent scale, scale likewise. */
-static ossa_result base_tolerances(builder *B) {
-    uint32_t J = B->J, G = B->G;
-    const int32_t *par = B->sk->parents;
-    float *reach = ossa__alloc_array(B->alloc, (size_t)J * 4, sizeof(float));
-    if (!reach) return OSSA_ERROR_OUT_OF_MEMORY;
-    float *smax = reach + J, *smin = smax + J, *lsmin = smin + J;
+/* Per joint, over every grid time of the exact poses: how far its subtree reaches (the farthest
+ * virtual vertex of a descendant from its origin), and the largest and smallest stretch of its
+ * parent's model frame (an axis length over the shell distance; 1 at roots) and the smallest
+ * |local scale| of any axis. */
+static void joint_extents(const builder *B, float *reach, float *stretch_max, float *stretch_min,
+                          float *local_scale_min) {
+    uint32_t J = B->joint_count, G = B->grid_count;
+    const int32_t *par = B->skeleton->parents;
     for (uint32_t j = 0; j < J; j++) {
-        smax[j] = 0.0f;
-        smin[j] = INFINITY;
-        lsmin[j] = INFINITY;
+        stretch_max[j] = 0.0f;
+        stretch_min[j] = INFINITY;
+        local_scale_min[j] = INFINITY;
     }
-    float shell = B->opt.shell_distance;
+    float shell = B->options.shell_distance;
     for (uint32_t g = 0; g < G; g++) {
-        const float *P = B->points + (size_t)g * J * 12;
+        const float *P = B->exact_points + (size_t)g * J * 12;
         for (uint32_t d = 0; d < J; d++) {
             for (int p = 0; p < 4; p++) {
                 const float *x = P + (size_t)d * 12 + p * 3;
                 for (int32_t a = (int32_t)d; a >= 0; a = par[a]) {
                     const float *o = P + (size_t)a * 12;
-                    float dist = sqrtf((x[0] - o[0]) * (x[0] - o[0]) + (x[1] - o[1]) * (x[1] - o[1]) + (x[2] - o[2]) * (x[2] - o[2]));
+                    float dist = sqrtf((x[0] - o[0]) * (x[0] - o[0]) + (x[1] - o[1]) * (x[1] - o[1]) +
+                                       (x[2] - o[2]) * (x[2] - o[2]));
                     if (dist > reach[a]) reach[a] = dist;
                 }
             }
@@ -42,84 +43,126 @@ static ossa_result base_tolerances(builder *B) {
                 float n = 1.0f;
                 if (pa >= 0 && shell > 0.0f) {
                     const float *o = P + (size_t)pa * 12, *x = o + 3 + k * 3;
-                    n = sqrtf((x[0] - o[0]) * (x[0] - o[0]) + (x[1] - o[1]) * (x[1] - o[1]) + (x[2] - o[2]) * (x[2] - o[2])) / shell;
+                    n = sqrtf((x[0] - o[0]) * (x[0] - o[0]) + (x[1] - o[1]) * (x[1] - o[1]) +
+                              (x[2] - o[2]) * (x[2] - o[2])) / shell;
                 }
-                if (n > smax[d]) smax[d] = n;
-                if (n < smin[d]) smin[d] = n;
-                float ls = fabsf((&B->exact[(size_t)g * J + d].scale.x)[k]);
-                if (ls < lsmin[d]) lsmin[d] = ls;
+                if (n > stretch_max[d]) stretch_max[d] = n;
+                if (n < stretch_min[d]) stretch_min[d] = n;
+                float ls = fabsf((&B->exact_pose[(size_t)g * J + d].scale.x)[k]);
+                if (ls < local_scale_min[d]) local_scale_min[d] = ls;
             }
         }
     }
-    float P0 = B->opt.precision * TARGET_MARGIN * LEVEL0_SHARE;
-    for (uint32_t i = 0; i < B->nch; i++) {
-        bchan *c = &B->ch[i];
+}
+
+/* The level-0 tolerance of every T/R/S channel from its joint's extents (joint_extents). */
+static void channel_base_tolerances(builder *B, const float *reach, const float *stretch_max,
+                                    const float *stretch_min, const float *local_scale_min) {
+    float P0 = B->options.precision * TARGET_MARGIN * LEVEL0_SHARE;
+    for (uint32_t i = 0; i < B->channel_count; i++) {
+        build_channel *c = &B->channels[i];
         if (c->kind == OSSA__CH_W) continue;
         uint32_t j = c->target;
         float tol;
-        if (c->kind == OSSA__CH_T) tol = smax[j] > 0.0f ? P0 / smax[j] : 1e30f;
+        if (c->kind == OSSA__CH_T) tol = stretch_max[j] > 0.0f ? P0 / stretch_max[j] : 1e30f;
         else if (c->kind == OSSA__CH_R) tol = reach[j] > 0.0f ? P0 / reach[j] : 1.0f;
         else {
-            float ratio = smax[j] > 0.0f ? smin[j] / smax[j] : 1.0f;
-            float ls = lsmin[j] > 1e-6f ? lsmin[j] : 1e-6f;
+            float ratio = stretch_max[j] > 0.0f ? stretch_min[j] / stretch_max[j] : 1.0f;
+            float ls = local_scale_min[j] > 1e-6f ? local_scale_min[j] : 1e-6f;
             tol = reach[j] > 0.0f ? P0 * ls * ratio / reach[j] : 1e30f;
         }
         if (c->kind == OSSA__CH_R && tol > 1.0f) tol = 1.0f;
         if (!(tol > 0.0f) || !isfinite(tol)) tol = c->kind == OSSA__CH_R ? 1.0f : 1e30f;
-        c->base_tol = tol;
+        c->base_tolerance = tol;
     }
-    if (B->reach) { /* for the loosening pass */
-        memcpy(B->reach, reach, J * sizeof(float));
-        /* The loosening's bounds hold for ideal values; a computed vertex of joint j's subtree
-         * is rounded anew on each level below j when j changes: up to about an ulp of the
-         * largest coordinate per level (2 more for the matrix product), and an error computed
-         * before and after may move by that twice. */
-        float big = 0.0f;
-        for (size_t i = 0; i < (size_t)G * J * 12; i++) {
-            float v = fabsf(B->points[i]);
-            big = v > big ? v : big;
-        }
-        for (uint32_t j = 0; j < J; j++) B->round2[j] = 0.0f;
-        for (uint32_t i = J; i-- > 0;) { /* children after parents: levels below each joint */
-            float below = B->round2[i] + 1.0f;
-            if (par[i] >= 0 && below > B->round2[par[i]]) B->round2[par[i]] = below;
-        }
-        for (uint32_t j = 0; j < J; j++) B->round2[j] = 2.0f * (B->round2[j] + 3.0f) * ldexpf(big, -23);
+}
+
+/* The loosening's bounds hold for ideal values; a computed vertex of joint j's subtree is
+ * rounded anew on each level below j when j changes: up to about an ulp of the largest
+ * coordinate per level (2 more for the matrix product), and an error computed before and after
+ * may move by that twice: into B->rounding_slack. */
+static void rounding_slack(builder *B) {
+    uint32_t J = B->joint_count;
+    const int32_t *par = B->skeleton->parents;
+    float big = 0.0f;
+    for (size_t i = 0; i < (size_t)B->grid_count * J * 12; i++) {
+        float v = fabsf(B->exact_points[i]);
+        big = v > big ? v : big;
     }
-    ossa__free(B->alloc, reach);
+    float *slack = B->rounding_slack;
+    for (uint32_t j = 0; j < J; j++) slack[j] = 0.0f;
+    for (uint32_t i = J; i-- > 0;) { /* children after parents: levels below each joint */
+        float below = slack[i] + 1.0f;
+        if (par[i] >= 0 && below > slack[par[i]]) slack[par[i]] = below;
+    }
+    for (uint32_t j = 0; j < J; j++) slack[j] = 2.0f * (slack[j] + 3.0f) * ldexpf(big, -23);
+}
+
+/* Local tolerances at level 0 from the exact poses: rotation (radians) = precision / reach of
+ * the joint's subtree, translation = precision / parent scale, scale likewise. Keeps the reach
+ * and the rounding slack for the loosening pass. */
+static ossa_result base_tolerances(builder *B) {
+    uint32_t J = B->joint_count;
+    float *reach = ossa__alloc_array(B->allocator, (size_t)J * 4, sizeof(float));
+    if (!reach) return OSSA_ERROR_OUT_OF_MEMORY;
+    float *stretch_max = reach + J, *stretch_min = stretch_max + J, *local_scale_min = stretch_min + J;
+    joint_extents(B, reach, stretch_max, stretch_min, local_scale_min);
+    channel_base_tolerances(B, reach, stretch_max, stretch_min, local_scale_min);
+    if (B->subtree_reach) { /* for the loosening pass */
+        memcpy(B->subtree_reach, reach, J * sizeof(float));
+        rounding_slack(B);
+    }
+    ossa__free(B->allocator, reach);
     return OSSA_OK;
 }
 
-/* Bytes of the builder's grid scratch: B.exact + B.points per grid time and joint, B.X/B.D,
- * the candidate list and, when compressing, every channel's key and value buffers (the key
- * grid is at most the measurement grid) and the loosening pass's B.got, B.err, B.terr, B.V
- * and B.save (plus O(J)). */
+/* Bytes of the builder's grid scratch: exact_pose + exact_points per grid time and joint,
+ * channel_values / decoded_keys, the key grid and, when compressing, every channel's key and
+ * value buffers (the key grid is at most the measurement grid) and the loosening pass's
+ * built_pose, joint_error, candidate_error, candidate_values and index_scratch (plus O(J)). */
 double ossa__clip_build_scratch(uint32_t G, uint32_t J, size_t channels, bool lossless) {
     double per_time = (double)J * (sizeof(ossa_transform) + 12 * sizeof(float)) + 8 * sizeof(float) + sizeof(uint32_t);
     /* the loosening pass: the built pose, its errors and a candidate's, a channel's values and
      * saved keys */
     if (!lossless)
-        per_time += (double)channels * 4 * sizeof(uint32_t) + (double)J * (sizeof(ossa_transform) + 2 * sizeof(float)) + 8 * sizeof(float);
+        per_time += (double)channels * 4 * sizeof(uint32_t) + (double)J * (sizeof(ossa_transform) + 2 * sizeof(float)) +
+                    8 * sizeof(float);
     return (double)G * per_time;
 }
 
+/* ---------------------------------------------------------------- the driver's phases */
+
+/* What the driver keeps besides the builder: per-joint results of the latest measurement, the
+ * channel map, the current built clip and its error. */
+typedef struct build_run {
+    float *joint_max_error;      /* J: each joint's largest error over the grid */
+    uint32_t *joint_worst_time;  /* J: the grid index where it is */
+    int32_t *channel_of;         /* J x 3: the channel of joint j's T, R, S (by kind), -1 = none */
+    unsigned char *touched;      /* channel_count: the channels a miss is attributed to */
+    ossa_mat4 *model;            /* J: model matrices while the exact points are computed */
+    uint32_t *key_buffer;        /* compressed: every channel's keys and quantised values */
+    ossa_sampling_context *context;
+    ossa_built_clip *built;      /* the latest built clip (owned) */
+    ossa_clip_error error;       /* its measurement */
+    float target;                /* the error the build aims at: precision x TARGET_MARGIN */
+} build_run;
+
 static bool bad_option(float v) { return isnan(v) || v < 0.0f || isinf(v); }
 
-ossa_result ossa_clip_build(const ossa_clip *clip, const ossa_skeleton *skeleton, const ossa_clip_build_options *options,
-                            const ossa_allocator *allocator, ossa_built_clip **out, ossa_clip_build_stats *stats) {
-    if (stats) memset(stats, 0, sizeof *stats);
-    if (!out) return OSSA_ERROR_INVALID_ARGUMENT;
-    *out = NULL;
-    if (!clip || !skeleton) return OSSA_ERROR_INVALID_ARGUMENT;
-    builder B;
-    memset(&B, 0, sizeof B);
-    if (options) B.opt = *options;
-    if (bad_option(B.opt.precision) || bad_option(B.opt.shell_distance) || bad_option(B.opt.weight_precision))
+/* The options with zero meaning the default; INVALID_ARGUMENT for a negative or NaN one. */
+static ossa_result resolve_options(const ossa_clip_build_options *options, ossa_clip_build_options *out) {
+    if (options) *out = *options;
+    if (bad_option(out->precision) || bad_option(out->shell_distance) || bad_option(out->weight_precision))
         return OSSA_ERROR_INVALID_ARGUMENT;
-    if (B.opt.precision == 0.0f) B.opt.precision = 1e-4f;
-    if (B.opt.shell_distance == 0.0f) B.opt.shell_distance = 0.03f;
-    if (B.opt.weight_precision == 0.0f) B.opt.weight_precision = 1e-3f;
-    /* the loader's magnitude rule (OSSA__BC_VALUE_MAX): a clip past it would not load back */
+    if (out->precision == 0.0f) out->precision = 1e-4f;
+    if (out->shell_distance == 0.0f) out->shell_distance = 0.03f;
+    if (out->weight_precision == 0.0f) out->weight_precision = 1e-3f;
+    return OSSA_OK;
+}
+
+/* The loader's magnitude rule (OSSA__BC_VALUE_MAX): LIMIT for a rest pose or a track past it
+ * (such a clip would not load back). */
+static ossa_result check_magnitudes(const ossa_clip *clip, const ossa_skeleton *skeleton) {
     _Static_assert(sizeof(ossa_transform) == 10 * sizeof(float), "a transform is 10 floats");
     for (uint32_t i = 0; i < skeleton->joint_count; i++) {
         float rest[10];
@@ -138,11 +181,11 @@ ossa_result ossa_clip_build(const ossa_clip *clip, const ossa_skeleton *skeleton
                 return OSSA_ERROR_LIMIT;
         }
     }
-    B.clip = clip;
-    B.sk = skeleton;
-    B.alloc = allocator;
-    B.J = skeleton->joint_count;
-    uint32_t J = B.J;
+    return OSSA_OK;
+}
+
+/* Bytes of the editable clip's keys (times and values), the stats' raw size. */
+static size_t raw_clip_bytes(const ossa_clip *clip) {
     size_t raw_bytes = 0;
     for (uint32_t i = 0; i < clip->track_count; i++) {
         const ossa_transform_track *t = &clip->tracks[i];
@@ -153,77 +196,91 @@ ossa_result ossa_clip_build(const ossa_clip *clip, const ossa_skeleton *skeleton
         const ossa_track *w = &clip->weight_tracks[i].weights;
         raw_bytes += (w->key_count + track_floats(w)) * sizeof(float);
     }
+    return raw_bytes;
+}
 
-    /* the key grid: the key times and KEY_DIV - 1 steps between them (8 per interval for
-     * CUBICSPLINE clips), so a fast rotation can take an extra key instead of going raw; the
-     * fit prefers key times, then midpoints (rank) */
+static size_t max_channel_count(const ossa_clip *clip) {
+    return (size_t)clip->track_count * 3 + clip->weight_track_count;
+}
+
+/* The measurement grid and the key grid: the key times and KEY_DIV - 1 steps between them (8
+ * per interval for CUBICSPLINE clips), so a fast rotation can take an extra key instead of
+ * going raw; the fit prefers key times, then midpoints (key_grid_rank). LIMIT when the scratch
+ * the grid needs passes the cap. */
+static ossa_result make_grids(builder *B) {
+    const ossa_clip *clip = B->clip;
     uint32_t substeps = ossa__clip_grid_substeps(clip);
-    ossa_result r = ossa__clip_grid(clip, J, substeps, substeps > 8 ? 8 : KEY_DIV, allocator, &B.grid, &B.G, &B.candidate);
+    ossa_result r = ossa__clip_grid(clip, B->joint_count, substeps, substeps > 8 ? 8 : KEY_DIV, B->allocator,
+                                    &B->grid_times, &B->grid_count, &B->grid_candidate);
     if (r) return r;
-    uint32_t G = B.G;
-    size_t nmax = (size_t)clip->track_count * 3 + clip->weight_track_count;
+    uint32_t G = B->grid_count;
     /* the measurement grid's scratch (exact poses, virtual vertices, per-channel values and
      * key buffers) grows with duration x 480 Hz x joints: refuse it up front past the cap */
-    double scratch = ossa__clip_build_scratch(G, J, nmax, B.opt.lossless);
-    size_t cap = B.opt.max_scratch_bytes ? B.opt.max_scratch_bytes : OSSA_CLIP_BUILD_SCRATCH_CAP;
-    if (scratch > (double)cap) {
-        ossa__free(allocator, B.grid);
-        return OSSA_ERROR_LIMIT;
-    }
-    B.cand = ossa__alloc_array(allocator, (size_t)G + 1, sizeof(uint32_t));
-    if (!B.cand) {
-        ossa__free(allocator, B.grid);
-        return OSSA_ERROR_OUT_OF_MEMORY;
-    }
+    double scratch = ossa__clip_build_scratch(G, B->joint_count, max_channel_count(clip), B->options.lossless);
+    size_t cap = B->options.max_scratch_bytes ? B->options.max_scratch_bytes : OSSA_CLIP_BUILD_SCRATCH_CAP;
+    if (scratch > (double)cap) return OSSA_ERROR_LIMIT;
+    B->key_grid = ossa__alloc_array(B->allocator, (size_t)G + 1, sizeof(uint32_t));
+    if (!B->key_grid) return OSSA_ERROR_OUT_OF_MEMORY;
     for (uint32_t g = 0; g < G; g++)
-        if (B.candidate[g] || g + 1 == G) B.cand[B.C++] = g;
-    B.rank = ossa__alloc_array(allocator, (size_t)B.C + 1, 1);
-    if (!B.rank) {
-        ossa__free(allocator, B.cand);
-        ossa__free(allocator, B.grid);
-        return OSSA_ERROR_OUT_OF_MEMORY;
-    }
-    for (uint32_t k = 0, prev = 0; k < B.C; k++) {
-        B.rank[k] = B.candidate[B.cand[k]] == 2 || k + 1 == B.C ? 2 : 0;
-        if (B.rank[k] == 2) {
-            if (k > prev + 1 && (k - prev) % 2 == 0) B.rank[prev + (k - prev) / 2] = 1;
+        if (B->grid_candidate[g] || g + 1 == G) B->key_grid[B->key_grid_count++] = g;
+    uint32_t C = B->key_grid_count;
+    B->key_grid_rank = ossa__alloc_array(B->allocator, (size_t)C + 1, 1);
+    if (!B->key_grid_rank) return OSSA_ERROR_OUT_OF_MEMORY;
+    uint8_t *rank = B->key_grid_rank;
+    for (uint32_t k = 0, prev = 0; k < C; k++) {
+        rank[k] = B->grid_candidate[B->key_grid[k]] == 2 || k + 1 == C ? 2 : 0;
+        if (rank[k] == 2) {
+            if (k > prev + 1 && (k - prev) % 2 == 0) rank[prev + (k - prev) / 2] = 1;
             prev = k;
         }
     }
-    B.ch = ossa__alloc_array(allocator, nmax + 1, sizeof(bchan));
-    B.exact = ossa__alloc_array(allocator, (size_t)G * J + 1, sizeof(ossa_transform));
-    B.points = ossa__alloc_array(allocator, (size_t)G * J * 12 + 1, sizeof(float));
-    B.X = ossa__alloc_array(allocator, (size_t)G * 8, sizeof(float));
-    if (!B.opt.lossless) {
-        B.got = ossa__alloc_array(allocator, (size_t)G * J + 1, sizeof(ossa_transform));
-        B.V = ossa__alloc_array(allocator, (size_t)G * 4 + 1, sizeof(float));
-        B.save = ossa__alloc_array(allocator, (size_t)B.C * 4 + J + nmax + 1, sizeof(uint32_t));
-        B.err = ossa__alloc_array(allocator, (size_t)G * J * 2 + (size_t)J * 22 + 1, sizeof(float));
-        if (B.err) {
-            B.terr = B.err + (size_t)G * J;
-            B.reach = B.terr + (size_t)G * J;
-            B.bound_r = B.reach + J;
-            B.bound_t = B.bound_r + J;
-            B.kap = B.bound_t + J;
-            B.round2 = B.kap + 2 * J;
-            B.mod = (ossa_mat4 *)(B.round2 + J);
+    return OSSA_OK;
+}
+
+/* The builder's grid scratch (builder, clip_build_internal.h) and the run's per-joint arrays. */
+static ossa_result alloc_scratch(builder *B, build_run *R) {
+    const ossa_allocator *al = B->allocator;
+    uint32_t J = B->joint_count, G = B->grid_count;
+    size_t nmax = max_channel_count(B->clip);
+    B->channels = ossa__alloc_array(al, nmax + 1, sizeof(build_channel));
+    B->exact_pose = ossa__alloc_array(al, (size_t)G * J + 1, sizeof(ossa_transform));
+    B->exact_points = ossa__alloc_array(al, (size_t)G * J * 12 + 1, sizeof(float));
+    B->channel_values = ossa__alloc_array(al, (size_t)G * 8, sizeof(float));
+    if (!B->options.lossless) {
+        B->built_pose = ossa__alloc_array(al, (size_t)G * J + 1, sizeof(ossa_transform));
+        B->candidate_values = ossa__alloc_array(al, (size_t)G * 4 + 1, sizeof(float));
+        B->index_scratch = ossa__alloc_array(al, (size_t)B->key_grid_count * 4 + J + nmax + 1, sizeof(uint32_t));
+        B->joint_error = ossa__alloc_array(al, (size_t)G * J * 2 + (size_t)J * 22 + 1, sizeof(float));
+        if (B->joint_error) {
+            B->candidate_error = B->joint_error + (size_t)G * J;
+            B->subtree_reach = B->candidate_error + (size_t)G * J;
+            B->rotation_bound = B->subtree_reach + J;
+            B->translation_bound = B->rotation_bound + J;
+            B->bound_scratch = B->translation_bound + J;
+            B->rounding_slack = B->bound_scratch + 2 * J;
+            B->subtree_model = (ossa_mat4 *)(B->rounding_slack + J);
         }
     }
-    float *jerr = ossa__alloc_array(allocator, (size_t)J * 5 + nmax + 1, sizeof(float));
-    uint32_t *jworst = jerr ? (uint32_t *)(jerr + J) : NULL;
-    int32_t *chan_of = jerr ? (int32_t *)(jworst + J) : NULL;
-    unsigned char *touched = jerr ? (unsigned char *)(chan_of + (size_t)J * 3) : NULL;
-    ossa_mat4 *model = ossa__alloc_array(allocator, (size_t)J + 1, sizeof(ossa_mat4));
-    uint32_t *keybuf = NULL;
-    ossa_sampling_context *ctx = NULL;
-    ossa_built_clip *bc = NULL;
-    if (!B.ch || !B.exact || !B.points || !B.X || !jerr || !model ||
-        (!B.opt.lossless && (!B.got || !B.err || !B.V || !B.save))) {
-        r = OSSA_ERROR_OUT_OF_MEMORY;
-        goto done;
+    R->joint_max_error = ossa__alloc_array(al, (size_t)J * 5 + nmax + 1, sizeof(float));
+    if (R->joint_max_error) {
+        R->joint_worst_time = (uint32_t *)(R->joint_max_error + J);
+        R->channel_of = (int32_t *)(R->joint_worst_time + J);
+        R->touched = (unsigned char *)(R->channel_of + (size_t)J * 3);
     }
-    B.D = B.X + (size_t)G * 4;
-    for (size_t i = 0; i < (size_t)J * 3; i++) chan_of[i] = -1;
+    R->model = ossa__alloc_array(al, (size_t)J + 1, sizeof(ossa_mat4));
+    if (!B->channels || !B->exact_pose || !B->exact_points || !B->channel_values || !R->joint_max_error || !R->model ||
+        (!B->options.lossless && (!B->built_pose || !B->joint_error || !B->candidate_values || !B->index_scratch)))
+        return OSSA_ERROR_OUT_OF_MEMORY;
+    B->decoded_keys = B->channel_values + (size_t)G * 4;
+    return OSSA_OK;
+}
+
+/* One channel per animated T/R/S of a joint of the skeleton (by track, T R S), then one per
+ * weight track (always raw); R->channel_of maps joints to them. */
+static void make_channels(builder *B, build_run *R) {
+    const ossa_clip *clip = B->clip;
+    uint32_t J = B->joint_count;
+    for (size_t i = 0; i < (size_t)J * 3; i++) R->channel_of[i] = -1;
     for (uint32_t i = 0; i < clip->track_count; i++) {
         const ossa_transform_track *t = &clip->tracks[i];
         if (t->joint >= J) continue;
@@ -231,181 +288,264 @@ ossa_result ossa_clip_build(const ossa_clip *clip, const ossa_skeleton *skeleton
         static const uint8_t kinds[3] = {OSSA__CH_T, OSSA__CH_R, OSSA__CH_S};
         for (int c = 0; c < 3; c++) {
             if (!tr[c]->key_count) continue;
-            chan_of[(size_t)t->joint * 3 + kinds[c]] = (int32_t)B.nch;
-            bchan *ch = &B.ch[B.nch++];
+            R->channel_of[(size_t)t->joint * 3 + kinds[c]] = (int32_t)B->channel_count;
+            build_channel *ch = &B->channels[B->channel_count++];
             ch->target = t->joint;
             ch->kind = kinds[c];
-            ch->src = tr[c];
+            ch->source = tr[c];
         }
     }
     for (uint32_t i = 0; i < clip->weight_track_count; i++) {
         if (!clip->weight_tracks[i].weights.key_count) continue;
-        bchan *ch = &B.ch[B.nch++];
+        build_channel *ch = &B->channels[B->channel_count++];
         ch->target = i;
         ch->kind = OSSA__CH_W;
-        ch->src = &clip->weight_tracks[i].weights;
+        ch->source = &clip->weight_tracks[i].weights;
         ch->mode = MODE_RAW;
     }
-    /* exact poses and their virtual vertices at every grid time */
-    for (uint32_t g = 0; g < G; g++) {
-        ossa_transform *ex = B.exact + (size_t)g * J;
-        ossa__clip_sample_exact(clip, B.grid[g], false, skeleton->rest, ex, J);
-        ossa__pose_points(ex, skeleton->parents, J, B.opt.shell_distance, model, B.points + (size_t)g * J * 12);
+}
+
+/* The exact poses and their virtual vertices at every grid time. */
+static void exact_poses(builder *B, ossa_mat4 *model) {
+    uint32_t J = B->joint_count;
+    for (uint32_t g = 0; g < B->grid_count; g++) {
+        ossa_transform *ex = B->exact_pose + (size_t)g * J;
+        ossa__clip_sample_exact(B->clip, B->grid_times[g], false, B->skeleton->rest, ex, J);
+        ossa__pose_points(ex, B->skeleton->parents, J, B->options.shell_distance, model,
+                          B->exact_points + (size_t)g * J * 12);
     }
-    if (B.opt.lossless) {
-        for (uint32_t i = 0; i < B.nch; i++) {
-            bchan *c = &B.ch[i];
-            if (c->kind == OSSA__CH_W) continue;
-            c->mode = ossa__build_track_constant(c->src) ? MODE_FOLD : MODE_RAW;
-            if (c->mode == MODE_FOLD) {
-                const ossa_track *s = c->src;
-                memcpy(c->fold, s->values + (s->interp == OSSA_INTERP_CUBIC ? s->components : 0), s->components * sizeof(float));
-            }
-        }
-    } else {
-        keybuf = ossa__alloc_array(allocator, (size_t)B.nch * B.C * 4 + 1, sizeof(uint32_t));
-        if (!keybuf) {
-            r = OSSA_ERROR_OUT_OF_MEMORY;
-            goto done;
-        }
-        if ((r = base_tolerances(&B)) != OSSA_OK) goto done;
-        for (uint32_t i = 0; i < B.nch; i++) {
-            bchan *c = &B.ch[i];
-            c->keys = keybuf + (size_t)i * B.C * 4;
-            c->q = c->keys + B.C;
-            c->level = START_LEVEL;
-            if (c->kind != OSSA__CH_W) ossa__build_fit(&B, c, level_tol(c));
+}
+
+/* Lossless: a constant T/R/S channel folds (its value bit for bit), every other one is raw. */
+static void lossless_modes(builder *B) {
+    for (uint32_t i = 0; i < B->channel_count; i++) {
+        build_channel *c = &B->channels[i];
+        if (c->kind == OSSA__CH_W) continue;
+        c->mode = ossa__build_track_constant(c->source) ? MODE_FOLD : MODE_RAW;
+        if (c->mode == MODE_FOLD) {
+            const ossa_track *s = c->source;
+            memcpy(c->fold_value, s->values + (s->interp == OSSA_INTERP_CUBIC ? s->components : 0),
+                   s->components * sizeof(float));
         }
     }
-    uint32_t W = 0;
-    for (uint32_t i = 0; i < clip->weight_track_count; i++) W += clip->weight_tracks[i].weights.components;
-    if ((r = ossa_sampling_context_create(J, W, allocator, &ctx)) != OSSA_OK) goto done;
-    float target = B.opt.precision * TARGET_MARGIN;
-    ossa_clip_error e;
-    float best = INFINITY;
-    for (int it = 0, stalled = 0;; it++) {
-        if ((r = ossa__build_write(&B, &bc)) != OSSA_OK) goto done;
-        if ((r = ossa__build_measure(&B, bc, ctx, jerr, jworst, &e)) != OSSA_OK) goto done;
-        if (B.opt.lossless || e.max_error <= target || it == MAX_ITERATIONS) break;
-        /* halving tolerances that do not lower the worst error: leave it to the exact fallback */
-        stalled = e.max_error < best ? 0 : stalled + 1;
-        if (e.max_error < best) best = e.max_error;
-        if (stalled == MAX_STALLED) break;
-        memset(touched, 0, B.nch);
-        for (uint32_t j = 0; j < J; j++)
-            if (!(jerr[j] <= target) && (r = ossa__build_attribute(&B, bc, ctx, j, jworst[j], chan_of, touched)) != OSSA_OK) goto done;
-        bool changed = false;
-        for (uint32_t i = 0; i < B.nch; i++) {
-            bchan *c = &B.ch[i];
-            if (c->kind == OSSA__CH_W || c->mode == MODE_RAW || !touched[i]) continue;
-            changed = true;
-            if (c->half) { /* the tolerance / sqrt 2 */
-                c->half = 0;
-            } else {
-                c->level++;
-                c->half = 1;
-            }
-            if (c->level > MAX_LEVEL) c->mode = MODE_RAW;
-            else ossa__build_fit(&B, c, level_tol(c));
-        }
-        if (!changed) break;
-        ossa_built_clip_destroy(bc);
-        bc = NULL;
+}
+
+/* Compressed: every channel's key buffers, its base tolerance, and a first fit of each T/R/S
+ * channel at START_LEVEL. */
+static ossa_result first_fit(builder *B, build_run *R) {
+    uint32_t C = B->key_grid_count;
+    R->key_buffer = ossa__alloc_array(B->allocator, (size_t)B->channel_count * C * 4 + 1, sizeof(uint32_t));
+    if (!R->key_buffer) return OSSA_ERROR_OUT_OF_MEMORY;
+    ossa_result r = base_tolerances(B);
+    if (r != OSSA_OK) return r;
+    for (uint32_t i = 0; i < B->channel_count; i++) {
+        build_channel *c = &B->channels[i];
+        c->keys = R->key_buffer + (size_t)i * C * 4;
+        c->quantised = c->keys + C;
+        c->level = START_LEVEL;
+        if (c->kind != OSSA__CH_W) ossa__build_fit(B, c, level_tol(c));
     }
-    /* The bound is a guarantee: whatever the tightening left above the target goes exact,
-     * first the channels of each failing joint and its ancestors, as a last resort all of
-     * them; re-measured after each step. */
-    while (!B.opt.lossless && !(e.max_error <= target)) {
-        bool changed = false;
-        for (uint32_t j = 0; j < J; j++) {
-            if (jerr[j] <= target) continue;
-            for (int32_t a = (int32_t)j; a >= 0; a = skeleton->parents[a])
-                for (int k = 0; k < 3; k++) {
-                    int32_t ci = chan_of[(size_t)a * 3 + k];
-                    if (ci >= 0 && B.ch[ci].mode != MODE_RAW) {
-                        B.ch[ci].mode = MODE_RAW;
-                        changed = true;
-                    }
-                }
-        }
-        for (uint32_t i = 0; !changed && i < B.nch; i++)
-            if (B.ch[i].mode != MODE_RAW) {
-                for (uint32_t k = i; k < B.nch; k++) B.ch[k].mode = MODE_RAW;
-                changed = true;
-            }
-        if (!changed) break;
-        ossa_built_clip_destroy(bc);
-        bc = NULL;
-        if ((r = ossa__build_write(&B, &bc)) != OSSA_OK) goto done;
-        if ((r = ossa__build_measure(&B, bc, ctx, jerr, jworst, &e)) != OSSA_OK) goto done;
-    }
-    if (!B.opt.lossless && e.max_error <= target) {
-        /* the bound is met: drop the key-grid times no channel keeps (the samples stay the
-         * same), win back what the tightening over-spent, drop the unused times again; keep
-         * the result if the real measurement agrees (else the clip before the loosening) */
-        ossa__build_compact_key_grid(&B);
-        ossa_built_clip_destroy(bc);
-        bc = NULL;
-        if ((r = ossa__build_write(&B, &bc)) != OSSA_OK) goto done;
-        if ((r = ossa__build_measure(&B, bc, ctx, jerr, jworst, &e)) != OSSA_OK) goto done;
-    }
-    if (!B.opt.lossless && e.max_error <= target) {
-        ossa__build_loosen(&B, target);
-        ossa__build_compact_key_grid(&B);
-        ossa_built_clip *tight = bc;
-        ossa_clip_error et = e;
-        bc = NULL;
-        r = ossa__build_write(&B, &bc);
-        if (r == OSSA_OK) r = ossa__build_measure(&B, bc, ctx, jerr, jworst, &e);
-        if (r != OSSA_OK || !(e.max_error <= target)) {
-            ossa_built_clip_destroy(bc);
-            bc = tight;
-            e = et;
-            if (r != OSSA_OK) goto done;
-        } else {
-            ossa_built_clip_destroy(tight);
-        }
-    }
-    if (!B.opt.lossless && !(e.max_error <= B.opt.precision)) {
-        /* even the exact keys miss it: float rounding of the model-space values is larger
-         * than the precision asked for; say so instead of returning a clip that misses it */
-        if (stats) {
-            stats->max_error = e.max_error;
-            stats->worst_joint = e.worst_joint;
-            stats->worst_time = e.worst_time;
-            stats->max_weight_error = e.max_weight_error;
-        }
-        r = OSSA_ERROR_LIMIT;
-        goto done;
-    }
-    /* record what was measured in the block itself */
-    ossa__bc_header *h = (ossa__bc_header *)ossa__built_clip_block(bc);
-    h->raw_bytes_lo = (uint32_t)((uint64_t)raw_bytes & 0xffffffffu);
-    h->raw_bytes_hi = (uint32_t)((uint64_t)raw_bytes >> 32);
-    h->max_error = e.max_error;
-    h->worst_joint = e.worst_joint;
-    h->worst_time = e.worst_time;
-    h->max_weight_error = e.max_weight_error;
-    if (stats) *stats = ossa_built_clip_stats(bc);
-    *out = bc;
-    bc = NULL;
-done:
-    ossa_built_clip_destroy(bc);
-    ossa_sampling_context_destroy(ctx);
-    ossa__free(allocator, keybuf);
-    ossa__free(allocator, model);
-    ossa__free(allocator, jerr);
-    ossa__free(allocator, B.X);
-    ossa__free(allocator, B.got);
-    ossa__free(allocator, B.err);
-    ossa__free(allocator, B.V);
-    ossa__free(allocator, B.save);
-    ossa__free(allocator, B.points);
-    ossa__free(allocator, B.exact);
-    ossa__free(allocator, B.ch);
-    ossa__free(allocator, B.rank);
-    ossa__free(allocator, B.cand);
-    ossa__free(allocator, B.grid);
+    return OSSA_OK;
+}
+
+/* Writes the channels into a new built clip (replacing R->built) and measures it. */
+static ossa_result write_and_measure(builder *B, build_run *R) {
+    ossa_built_clip_destroy(R->built);
+    R->built = NULL;
+    ossa_result r = ossa__build_write(B, &R->built);
+    if (r == OSSA_OK)
+        r = ossa__build_measure(B, R->built, R->context, R->joint_max_error, R->joint_worst_time, &R->error);
     return r;
 }
 
+/* The channels marked in R->touched take the next tolerance down (a factor sqrt 2), or go raw
+ * past MAX_LEVEL, and are fitted again. Whether any changed. */
+static bool halve_touched_tolerances(builder *B, const build_run *R) {
+    bool changed = false;
+    for (uint32_t i = 0; i < B->channel_count; i++) {
+        build_channel *c = &B->channels[i];
+        if (c->kind == OSSA__CH_W || c->mode == MODE_RAW || !R->touched[i]) continue;
+        changed = true;
+        if (c->half_level) { /* the tolerance / sqrt 2 */
+            c->half_level = 0;
+        } else {
+            c->level++;
+            c->half_level = 1;
+        }
+        if (c->level > MAX_LEVEL) c->mode = MODE_RAW;
+        else ossa__build_fit(B, c, level_tol(c));
+    }
+    return changed;
+}
+
+/* Write, measure, and tighten the channels that cause each joint's miss, until the target is
+ * met (lossless: once), MAX_ITERATIONS, MAX_STALLED iterations without a lower worst error, or
+ * nothing left to tighten. */
+static ossa_result tighten(builder *B, build_run *R) {
+    float best = INFINITY;
+    for (int it = 0, stalled = 0;; it++) {
+        ossa_result r = write_and_measure(B, R);
+        if (r != OSSA_OK) return r;
+        float worst = R->error.max_error;
+        if (B->options.lossless || worst <= R->target || it == MAX_ITERATIONS) return OSSA_OK;
+        /* halving tolerances that do not lower the worst error: leave it to the exact fallback */
+        stalled = worst < best ? 0 : stalled + 1;
+        if (worst < best) best = worst;
+        if (stalled == MAX_STALLED) return OSSA_OK;
+        memset(R->touched, 0, B->channel_count);
+        for (uint32_t j = 0; j < B->joint_count; j++)
+            if (!(R->joint_max_error[j] <= R->target) &&
+                (r = ossa__build_attribute(B, R->built, R->context, j, R->joint_worst_time[j], R->channel_of,
+                                           R->touched)) != OSSA_OK)
+                return r;
+        if (!halve_touched_tolerances(B, R)) return OSSA_OK;
+    }
+}
+
+/* Every channel of each failing joint and of its ancestors goes raw; if there is none left
+ * to change there, every channel from the first non-raw one on. Whether any changed. */
+static bool failing_channels_exact(builder *B, const build_run *R) {
+    bool changed = false;
+    for (uint32_t j = 0; j < B->joint_count; j++) {
+        if (R->joint_max_error[j] <= R->target) continue;
+        for (int32_t a = (int32_t)j; a >= 0; a = B->skeleton->parents[a])
+            for (int k = 0; k < 3; k++) {
+                int32_t ci = R->channel_of[(size_t)a * 3 + k];
+                if (ci >= 0 && B->channels[ci].mode != MODE_RAW) {
+                    B->channels[ci].mode = MODE_RAW;
+                    changed = true;
+                }
+            }
+    }
+    for (uint32_t i = 0; !changed && i < B->channel_count; i++)
+        if (B->channels[i].mode != MODE_RAW) {
+            for (uint32_t k = i; k < B->channel_count; k++) B->channels[k].mode = MODE_RAW;
+            changed = true;
+        }
+    return changed;
+}
+
+/* The bound is a guarantee: whatever the tightening left above the target goes exact, first
+ * the channels of each failing joint and its ancestors, as a last resort all of them;
+ * re-measured after each step. */
+static ossa_result exact_fallback(builder *B, build_run *R) {
+    while (!(R->error.max_error <= R->target)) {
+        if (!failing_channels_exact(B, R)) return OSSA_OK;
+        ossa_result r = write_and_measure(B, R);
+        if (r != OSSA_OK) return r;
+    }
+    return OSSA_OK;
+}
+
+/* Once the bound is met: drop the key-grid times no channel keeps (the samples stay the same),
+ * win back what the tightening over-spent, drop the unused times again; keep the result if the
+ * real measurement agrees (else the clip before the loosening). */
+static ossa_result compact_and_loosen(builder *B, build_run *R) {
+    if (!(R->error.max_error <= R->target)) return OSSA_OK;
+    ossa__build_compact_key_grid(B);
+    ossa_result r = write_and_measure(B, R);
+    if (r != OSSA_OK || !(R->error.max_error <= R->target)) return r;
+    ossa__build_loosen(B, R->target);
+    ossa__build_compact_key_grid(B);
+    ossa_built_clip *tight = R->built;
+    ossa_clip_error tight_error = R->error;
+    R->built = NULL;
+    r = write_and_measure(B, R);
+    if (r != OSSA_OK || !(R->error.max_error <= R->target)) {
+        ossa_built_clip_destroy(R->built);
+        R->built = tight;
+        R->error = tight_error;
+    } else {
+        ossa_built_clip_destroy(tight);
+    }
+    return r;
+}
+
+/* Records what was measured in the block itself (ossa__bc_header). */
+static void record_measurement(ossa_built_clip *bc, size_t raw_bytes, const ossa_clip_error *e) {
+    ossa__bc_header *h = (ossa__bc_header *)ossa__built_clip_block(bc);
+    h->raw_bytes_lo = (uint32_t)((uint64_t)raw_bytes & 0xffffffffu);
+    h->raw_bytes_hi = (uint32_t)((uint64_t)raw_bytes >> 32);
+    h->max_error = e->max_error;
+    h->worst_joint = e->worst_joint;
+    h->worst_time = e->worst_time;
+    h->max_weight_error = e->max_weight_error;
+}
+
+static void free_scratch(builder *B, build_run *R) {
+    const ossa_allocator *al = B->allocator;
+    ossa_built_clip_destroy(R->built);
+    ossa_sampling_context_destroy(R->context);
+    ossa__free(al, R->key_buffer);
+    ossa__free(al, R->model);
+    ossa__free(al, R->joint_max_error);
+    ossa__free(al, B->channel_values);
+    ossa__free(al, B->built_pose);
+    ossa__free(al, B->joint_error);
+    ossa__free(al, B->candidate_values);
+    ossa__free(al, B->index_scratch);
+    ossa__free(al, B->exact_points);
+    ossa__free(al, B->exact_pose);
+    ossa__free(al, B->channels);
+    ossa__free(al, B->key_grid_rank);
+    ossa__free(al, B->key_grid);
+    ossa__free(al, B->grid_times);
+}
+
+/* All phases after the options and the magnitudes are checked; the result in R->built. */
+static ossa_result build(builder *B, build_run *R) {
+    ossa_result r;
+    if ((r = make_grids(B)) != OSSA_OK) return r;
+    if ((r = alloc_scratch(B, R)) != OSSA_OK) return r;
+    make_channels(B, R);
+    exact_poses(B, R->model);
+    if (B->options.lossless) lossless_modes(B);
+    else if ((r = first_fit(B, R)) != OSSA_OK) return r;
+    uint32_t W = 0;
+    for (uint32_t i = 0; i < B->clip->weight_track_count; i++) W += B->clip->weight_tracks[i].weights.components;
+    if ((r = ossa_sampling_context_create(B->joint_count, W, B->allocator, &R->context)) != OSSA_OK) return r;
+    R->target = B->options.precision * TARGET_MARGIN;
+    if ((r = tighten(B, R)) != OSSA_OK) return r;
+    if (B->options.lossless) return OSSA_OK;
+    if ((r = exact_fallback(B, R)) != OSSA_OK) return r;
+    return compact_and_loosen(B, R);
+}
+
+ossa_result ossa_clip_build(const ossa_clip *clip, const ossa_skeleton *skeleton, const ossa_clip_build_options *options,
+                            const ossa_allocator *allocator, ossa_built_clip **out, ossa_clip_build_stats *stats) {
+    if (stats) memset(stats, 0, sizeof *stats);
+    if (!out) return OSSA_ERROR_INVALID_ARGUMENT;
+    *out = NULL;
+    if (!clip || !skeleton) return OSSA_ERROR_INVALID_ARGUMENT;
+    builder B;
+    memset(&B, 0, sizeof B);
+    ossa_result r = resolve_options(options, &B.options);
+    if (r == OSSA_OK) r = check_magnitudes(clip, skeleton);
+    if (r != OSSA_OK) return r;
+    B.clip = clip;
+    B.skeleton = skeleton;
+    B.allocator = allocator;
+    B.joint_count = skeleton->joint_count;
+    build_run R;
+    memset(&R, 0, sizeof R);
+    r = build(&B, &R);
+    if (r == OSSA_OK && !B.options.lossless && !(R.error.max_error <= B.options.precision)) {
+        /* even the exact keys miss it: float rounding of the model-space values is larger
+         * than the precision asked for; say so instead of returning a clip that misses it */
+        if (stats) {
+            stats->max_error = R.error.max_error;
+            stats->worst_joint = R.error.worst_joint;
+            stats->worst_time = R.error.worst_time;
+            stats->max_weight_error = R.error.max_weight_error;
+        }
+        r = OSSA_ERROR_LIMIT;
+    }
+    if (r == OSSA_OK) {
+        record_measurement(R.built, raw_clip_bytes(clip), &R.error);
+        if (stats) *stats = ossa_built_clip_stats(R.built);
+        *out = R.built;
+        R.built = NULL;
+    }
+    free_scratch(&B, &R);
+    return r;
+}

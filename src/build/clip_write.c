@@ -12,8 +12,8 @@
 
 static size_t up4(size_t x) { return (x + 3u) & ~(size_t)3u; }
 
-size_t ossa__build_raw_lanes(const bchan *c, ossa__bc_lane *lanes, uint32_t *per_key) {
-    const ossa_track *t = c->src;
+size_t ossa__build_raw_lanes(const build_channel *c, ossa__bc_lane *lanes, uint32_t *per_key) {
+    const ossa_track *t = c->source;
     if (c->kind == OSSA__CH_W) return 0;
     uint32_t n = t->components * (t->interp == OSSA_INTERP_CUBIC ? 3u : 1u), per = 0;
     for (uint32_t l = 0; l < n; l++) {
@@ -43,13 +43,13 @@ static void put_bits(unsigned char *p, uint64_t pos, uint32_t v, uint32_t n) {
  * x (ossa__lift_block): its keys, and past the last key the virtual slots: the final anchor
  * extrapolated from the last two keys (clamped to the field), the others their own prediction
  * (residual 0, so they never widen the channel's residuals). */
-static void lift_slots(const bchan *c, int x, uint32_t m, uint32_t v[5]) {
+static void lift_slots(const build_channel *c, int x, uint32_t m, uint32_t v[5]) {
     uint32_t n = c->key_count, top = (1u << c->bits[x]) - 1u, s0 = 4u * m;
     for (uint32_t j = 0; j < 5; j++)
-        if (s0 + j < n) v[j] = c->q[(size_t)(s0 + j) * 3 + x];
+        if (s0 + j < n) v[j] = c->quantised[(size_t)(s0 + j) * 3 + x];
     if (s0 + 4 < n) return; /* only the last block reaches past the keys */
-    int64_t last = c->q[(size_t)(n - 1) * 3 + x], e = last;
-    if (n >= 2) e += (int64_t)(s0 + 4 - (n - 1)) * (last - (int64_t)c->q[(size_t)(n - 2) * 3 + x]);
+    int64_t last = c->quantised[(size_t)(n - 1) * 3 + x], e = last;
+    if (n >= 2) e += (int64_t)(s0 + 4 - (n - 1)) * (last - (int64_t)c->quantised[(size_t)(n - 2) * 3 + x]);
     v[4] = e < 0 ? 0u : e > (int64_t)top ? top : (uint32_t)e;
     if (s0 + 2 >= n) v[2] = ossa__lift_p2(v[0], v[4]) & top;
     if (s0 + 1 >= n) v[1] = ossa__lift_p1(v[0], v[2], v[4]) & top;
@@ -72,7 +72,7 @@ static uint8_t lift_width(int32_t lo, int32_t hi, uint32_t wa) {
 }
 
 /* Packed channel c's residual widths (ossa__bc_packed.resid): w1 (slots 1, 3), w2 (slot 2). */
-static void lift_widths(const bchan *c, uint8_t w1[3], uint8_t w2[3]) {
+static void lift_widths(const build_channel *c, uint8_t w1[3], uint8_t w2[3]) {
     uint32_t M = ossa__lift_blocks(c->key_count);
     for (int x = 0; x < 3; x++) {
         int32_t lo1 = 0, hi1 = 0, lo2 = 0, hi2 = 0, r[3];
@@ -92,7 +92,7 @@ static void lift_widths(const bchan *c, uint8_t w1[3], uint8_t w2[3]) {
     }
 }
 
-uint64_t ossa__build_stream_bits(const bchan *c) {
+uint64_t ossa__build_stream_bits(const build_channel *c) {
     uint8_t w1[3], w2[3];
     lift_widths(c, w1, w2);
     ossa__bc_packed p = {0};
@@ -102,7 +102,7 @@ uint64_t ossa__build_stream_bits(const bchan *c) {
 }
 
 /* Writes packed channel c's lifted value stream at s (zeroed), with the widths of lift_widths. */
-static void put_stream(unsigned char *s, const bchan *c, const uint8_t w1[3], const uint8_t w2[3]) {
+static void put_stream(unsigned char *s, const build_channel *c, const uint8_t w1[3], const uint8_t w2[3]) {
     uint32_t M = ossa__lift_blocks(c->key_count), v[3][5];
     uint64_t pos = 0;
     for (uint32_t m = 0; m <= M; m++) {
@@ -129,188 +129,227 @@ static void put_stream(unsigned char *s, const bchan *c, const uint8_t w1[3], co
     }
 }
 
-static int cmp_packed_order(const bchan *a, const bchan *b) {
+static int cmp_packed_order(const build_channel *a, const build_channel *b) {
     int ra = a->kind == OSSA__CH_R ? 0 : 1, rb = b->kind == OSSA__CH_R ? 0 : 1;
     if (ra != rb) return ra - rb;
     if (a->target != b->target) return a->target < b->target ? -1 : 1;
     return (int)a->kind - (int)b->kind;
 }
 
-ossa_result ossa__build_write(builder *B, ossa_built_clip **out) {
-    const ossa_clip *clip = B->clip;
-    uint32_t J = B->J, nraw = 0, npk = 0, nrot = 0, nclock = 0;
-    uint32_t *order = ossa__alloc_array(B->alloc, (size_t)B->nch * 4 + 1, sizeof(uint32_t));
-    if (!order) return OSSA_ERROR_OUT_OF_MEMORY;
-    uint32_t *raw_idx = order + B->nch, *clock_of = raw_idx + B->nch; /* clock_of: per raw channel */
-    uint32_t *mask_of = clock_of + B->nch, nmask = 0; /* per packed channel: its mask's index */
-    /* packed channels: rotations first, then T/S, each by joint (insertion sort: few channels) */
-    for (uint32_t i = 0; i < B->nch; i++) {
-        if (B->ch[i].mode != MODE_PACKED) continue;
-        uint32_t k = npk++;
-        while (k > 0 && cmp_packed_order(&B->ch[i], &B->ch[order[k - 1]]) < 0) {
+/* What the writer plans before it allocates the block: the channels' order and grouping, the
+ * shared key masks and clocks, and the offset of every section (docs/built-clips.md). */
+typedef struct write_plan {
+    uint32_t *packed_order;          /* packed_count channel indices: rotations, then T/S, by joint */
+    uint32_t *raw_order;             /* raw_count channel indices: rotations first */
+    uint32_t *clock_of;              /* per raw channel (raw_order): its clock */
+    uint32_t *mask_of;               /* per packed channel (packed_order): its key mask */
+    uint32_t packed_count, rotation_count, raw_count, clock_count, mask_count;
+    uint32_t base_count, base_rotation_count; /* folded channels off the rest pose, rotations */
+    uint32_t key_grid_count;         /* key-grid times stored (0 without packed channels) */
+    uint32_t mask_bytes;             /* bytes of one key mask */
+    unsigned char *masks;            /* mask_count masks (+ 8 bytes: the rank reads 8-byte windows) */
+    const ossa_track **clock_source; /* clock_count: the track whose key times each clock stores */
+    const char *name;
+    size_t name_len;
+    /* byte offsets in the block, and its size */
+    size_t name_off, base_off, clock_off, raw_off, packed_off, wtrack_off, grid_off, times_off, values_off,
+        mask_off, stream_off, size;
+} write_plan;
+
+static void free_plan(const builder *B, write_plan *P) {
+    ossa__free(B->allocator, P->masks);
+    ossa__free(B->allocator, P->clock_source);
+    ossa__free(B->allocator, P->packed_order);
+}
+
+/* The packed channels in stored order: rotations first, then T/S, each by joint (insertion
+ * sort: few channels). LIMIT for a joint past ossa__bc_packed.joint's 16 bits. */
+static ossa_result plan_packed_order(const builder *B, write_plan *P) {
+    uint32_t *order = P->packed_order;
+    for (uint32_t i = 0; i < B->channel_count; i++) {
+        if (B->channels[i].mode != MODE_PACKED) continue;
+        uint32_t k = P->packed_count++;
+        while (k > 0 && cmp_packed_order(&B->channels[i], &B->channels[order[k - 1]]) < 0) {
             order[k] = order[k - 1];
             k--;
         }
         order[k] = i;
-        if (B->ch[i].kind == OSSA__CH_R) nrot++;
-        if (B->ch[i].target > 0xFFFFu) { /* ossa__bc_packed.joint is 16 bits */
-            ossa__free(B->alloc, order);
-            return OSSA_ERROR_LIMIT;
-        }
+        if (B->channels[i].kind == OSSA__CH_R) P->rotation_count++;
+        if (B->channels[i].target > 0xFFFFu) return OSSA_ERROR_LIMIT; /* ossa__bc_packed.joint is 16 bits */
     }
-    /* the key masks, equal ones stored once */
-    uint32_t G = npk ? B->C : 0, mb = (G + 7) / 8;
-    unsigned char *masks = ossa__alloc_array(B->alloc, (size_t)npk * mb + 8, 1); /* + 8: the rank reads 8-byte windows */
-    if (!masks) {
-        ossa__free(B->alloc, order);
-        return OSSA_ERROR_OUT_OF_MEMORY;
-    }
-    memset(masks, 0, (size_t)npk * mb + 8);
-    for (uint32_t k = 0; k < npk; k++) {
-        const bchan *c = &B->ch[order[k]];
-        unsigned char *m = masks + (size_t)nmask * mb;
+    return OSSA_OK;
+}
+
+/* The packed channels' key masks over the key grid, equal ones stored once. LIMIT past
+ * ossa__bc_packed.mask's 16 bits. */
+static ossa_result plan_key_masks(const builder *B, write_plan *P) {
+    P->key_grid_count = P->packed_count ? B->key_grid_count : 0;
+    uint32_t mb = P->mask_bytes = (P->key_grid_count + 7) / 8;
+    size_t bytes = (size_t)P->packed_count * mb + 8; /* + 8: the rank reads 8-byte windows */
+    P->masks = ossa__alloc_array(B->allocator, bytes, 1);
+    if (!P->masks) return OSSA_ERROR_OUT_OF_MEMORY;
+    memset(P->masks, 0, bytes);
+    for (uint32_t k = 0; k < P->packed_count; k++) {
+        const build_channel *c = &B->channels[P->packed_order[k]];
+        unsigned char *m = P->masks + (size_t)P->mask_count * mb;
         for (uint32_t i = 0; i < c->key_count; i++) put_bits(m, c->keys[i], 1u, 1);
         uint32_t e = 0;
-        while (e < nmask && memcmp(masks + (size_t)e * mb, m, mb)) e++;
-        if (e == nmask) nmask++;
+        while (e < P->mask_count && memcmp(P->masks + (size_t)e * mb, m, mb)) e++;
+        if (e == P->mask_count) P->mask_count++;
         else memset(m, 0, mb);
-        mask_of[k] = e;
+        P->mask_of[k] = e;
     }
-    if (nmask > 0xFFFFu) { /* ossa__bc_packed.mask is 16 bits */
-        ossa__free(B->alloc, masks);
-        ossa__free(B->alloc, order);
-        return OSSA_ERROR_LIMIT;
-    }
-    /* raw channels and their clocks (identical key-time arrays are stored once) */
-    const ossa_track **clock_src = ossa__alloc_array(B->alloc, (size_t)B->nch + 1, sizeof(*clock_src));
-    if (!clock_src) {
-        ossa__free(B->alloc, masks);
-        ossa__free(B->alloc, order);
-        return OSSA_ERROR_OUT_OF_MEMORY;
-    }
-    /* rotations first: the sampler's slerp kernel runs over the leading rotation channels */
-    for (uint32_t j = 0; j < 2 * B->nch; j++) {
-        uint32_t i = j % B->nch;
-        const ossa_track *t = B->ch[i].src;
-        if (B->ch[i].mode != MODE_RAW || (B->ch[i].kind == OSSA__CH_R) != (j < B->nch)) continue;
-        uint32_t k = 0;
-        while (k < nclock && !(clock_src[k]->key_count == t->key_count &&
-                               !memcmp(clock_src[k]->times, t->times, t->key_count * sizeof(float))))
-            k++;
-        if (k == nclock) clock_src[nclock++] = t;
-        clock_of[nraw] = k;
-        raw_idx[nraw++] = i;
-    }
+    if (P->mask_count > 0xFFFFu) return OSSA_ERROR_LIMIT; /* ossa__bc_packed.mask is 16 bits */
+    return OSSA_OK;
+}
 
-    const char *name = clip->name ? clip->name : "";
-    size_t name_len = strlen(name);
-    size_t off = sizeof(ossa__bc_header);
-    size_t o_name = off;
-    off = up4(off + name_len + 1);
-    /* the sparse base pose: folded channels that differ from the rest pose bit for bit
-     * (channels come by joint, T R S: each group's codes increase) */
-    uint32_t nbase = 0, nbrot = 0;
-    for (uint32_t i = 0; i < B->nch; i++) {
-        const bchan *c = &B->ch[i];
-        if (c->mode != MODE_FOLD || c->kind == OSSA__CH_W) continue;
-        ossa_transform rest = B->sk->rest[c->target];
-        if (!memcmp(field(&rest, c->kind), c->fold, (c->kind == OSSA__CH_R ? 4 : 3) * sizeof(float))) continue;
-        nbase++;
-        nbrot += c->kind == OSSA__CH_R;
+/* The raw channels in stored order (rotations first: the sampler's slerp kernel runs over the
+ * leading rotation channels) and their clocks (identical key-time arrays are stored once). */
+static ossa_result plan_raw_clocks(const builder *B, write_plan *P) {
+    uint32_t nch = B->channel_count;
+    P->clock_source = ossa__alloc_array(B->allocator, (size_t)nch + 1, sizeof(*P->clock_source));
+    if (!P->clock_source) return OSSA_ERROR_OUT_OF_MEMORY;
+    for (uint32_t j = 0; j < 2 * nch; j++) {
+        uint32_t i = j % nch;
+        const ossa_track *t = B->channels[i].source;
+        if (B->channels[i].mode != MODE_RAW || (B->channels[i].kind == OSSA__CH_R) != (j < nch)) continue;
+        uint32_t k = 0;
+        while (k < P->clock_count &&
+               !(P->clock_source[k]->key_count == t->key_count &&
+                 !memcmp(P->clock_source[k]->times, t->times, t->key_count * sizeof(float))))
+            k++;
+        if (k == P->clock_count) P->clock_source[P->clock_count++] = t;
+        P->clock_of[P->raw_count] = k;
+        P->raw_order[P->raw_count++] = i;
     }
-    size_t o_base = off;
+    return OSSA_OK;
+}
+
+/* Whether folded T/R/S channel c goes into the sparse base pose: its value differs from the
+ * rest pose's bit for bit. */
+static bool in_base_pose(const builder *B, const build_channel *c) {
+    if (c->mode != MODE_FOLD || c->kind == OSSA__CH_W) return false;
+    ossa_transform rest = B->skeleton->rest[c->target];
+    return memcmp(field(&rest, c->kind), c->fold_value, (c->kind == OSSA__CH_R ? 4 : 3) * sizeof(float)) != 0;
+}
+
+/* The offset of every section and the block's size, in the order docs/built-clips.md gives. */
+static void plan_layout(const builder *B, write_plan *P) {
+    P->name = B->clip->name ? B->clip->name : "";
+    P->name_len = strlen(P->name);
+    /* the sparse base pose: folded channels that differ from the rest pose bit for bit */
+    for (uint32_t i = 0; i < B->channel_count; i++) {
+        if (!in_base_pose(B, &B->channels[i])) continue;
+        P->base_count++;
+        P->base_rotation_count += B->channels[i].kind == OSSA__CH_R;
+    }
+    uint32_t nbase = P->base_count, nbrot = P->base_rotation_count;
+    size_t off = sizeof(ossa__bc_header);
+    P->name_off = off;
+    off = up4(off + P->name_len + 1);
+    P->base_off = off;
     off += ((size_t)nbase + 4u * nbrot + 3u * (nbase - nbrot)) * sizeof(float);
-    size_t o_clock = off;
-    off += (size_t)nclock * sizeof(ossa__bc_clock);
-    size_t o_raw = off;
-    off += (size_t)nraw * sizeof(ossa__bc_raw);
-    size_t o_pk = off;
-    off += (size_t)npk * sizeof(ossa__bc_packed);
-    size_t o_wt = off;
-    off += (size_t)clip->weight_track_count * sizeof(ossa__bc_wtrack);
-    size_t o_grid = off;
-    off += (size_t)G * sizeof(float);
-    size_t o_times = off;
-    for (uint32_t k = 0; k < nclock; k++) off += (size_t)clock_src[k]->key_count * sizeof(float);
-    size_t o_values = off;
-    for (uint32_t k = 0; k < nraw; k++) {
+    P->clock_off = off;
+    off += (size_t)P->clock_count * sizeof(ossa__bc_clock);
+    P->raw_off = off;
+    off += (size_t)P->raw_count * sizeof(ossa__bc_raw);
+    P->packed_off = off;
+    off += (size_t)P->packed_count * sizeof(ossa__bc_packed);
+    P->wtrack_off = off;
+    off += (size_t)B->clip->weight_track_count * sizeof(ossa__bc_wtrack);
+    P->grid_off = off;
+    off += (size_t)P->key_grid_count * sizeof(float);
+    P->times_off = off;
+    for (uint32_t k = 0; k < P->clock_count; k++) off += (size_t)P->clock_source[k]->key_count * sizeof(float);
+    P->values_off = off;
+    for (uint32_t k = 0; k < P->raw_count; k++) {
         ossa__bc_lane lanes[12];
         uint32_t per;
-        size_t packed = ossa__build_raw_lanes(&B->ch[raw_idx[k]], lanes, &per);
-        off += packed ? packed : track_floats(B->ch[raw_idx[k]].src) * sizeof(float);
+        const build_channel *c = &B->channels[P->raw_order[k]];
+        size_t packed = ossa__build_raw_lanes(c, lanes, &per);
+        off += packed ? packed : track_floats(c->source) * sizeof(float);
     }
-    size_t o_mask = off;
-    off = up4(off + (size_t)nmask * (sizeof(uint32_t) + mb));
-    size_t o_bits = off;
-    for (uint32_t k = 0; k < npk; k++) off += (ossa__build_stream_bits(&B->ch[order[k]]) + 7) / 8; /* byte-aligned */
-    off = up4(off) + OSSA__BC_PAD;
-    ossa_built_clip *bc = off > UINT32_MAX ? NULL : ossa__built_clip_alloc(B->alloc, NULL, off);
-    if (!bc) {
-        ossa__free(B->alloc, masks);
-        ossa__free(B->alloc, clock_src);
-        ossa__free(B->alloc, order);
-        return off > UINT32_MAX ? OSSA_ERROR_LIMIT : OSSA_ERROR_OUT_OF_MEMORY;
-    }
-    unsigned char *b = ossa__built_clip_block(bc);
-    ossa__bc_header *h = (ossa__bc_header *)b;
+    P->mask_off = off;
+    off = up4(off + (size_t)P->mask_count * (sizeof(uint32_t) + P->mask_bytes));
+    P->stream_off = off;
+    for (uint32_t k = 0; k < P->packed_count; k++) /* byte-aligned */
+        off += (ossa__build_stream_bits(&B->channels[P->packed_order[k]]) + 7) / 8;
+    P->size = up4(off) + OSSA__BC_PAD;
+}
+
+/* The header: counts, offsets, options, the reference's hash. */
+static void write_header(const builder *B, const write_plan *P, ossa__bc_header *h) {
+    const ossa_clip *clip = B->clip;
+    uint32_t J = B->joint_count;
     h->magic = OSSA__BC_MAGIC;
     h->version = OSSA__BC_VERSION;
-    h->size = (uint32_t)off;
-    h->flags = (B->opt.lossless ? OSSA__BC_FLAG_LOSSLESS : 0u) | (clip->looping ? OSSA__BC_FLAG_LOOPING : 0u);
+    h->size = (uint32_t)P->size;
+    h->flags = (B->options.lossless ? OSSA__BC_FLAG_LOSSLESS : 0u) | (clip->looping ? OSSA__BC_FLAG_LOOPING : 0u);
     h->start = clip->start;
     h->end = clip->end;
     h->joint_count = J;
     for (uint32_t i = 0; i < clip->track_count; i++)
         if (clip->tracks[i].joint < J) h->track_count++;
     h->weight_track_count = clip->weight_track_count;
-    h->clock_count = nclock;
-    h->raw_count = nraw;
-    h->packed_count = npk;
-    h->rot_count = nrot;
-    h->grid_count = G;
-    h->name_off = (uint32_t)o_name;
-    h->name_len = (uint32_t)name_len;
-    h->base_off = (uint32_t)o_base;
-    h->clock_off = (uint32_t)o_clock;
-    h->raw_off = (uint32_t)o_raw;
-    h->packed_off = (uint32_t)o_pk;
-    h->wtrack_off = (uint32_t)o_wt;
-    h->grid_off = (uint32_t)o_grid;
-    h->mask_count = nmask;
-    h->mask_off = (uint32_t)o_mask;
-    h->stream_off = (uint32_t)o_bits;
-    h->precision = B->opt.precision;
-    h->shell_distance = B->opt.shell_distance;
-    h->weight_precision = B->opt.weight_precision;
-    uint64_t ref_hash = ossa__reference_hash(B->sk->rest, J);
+    h->clock_count = P->clock_count;
+    h->raw_count = P->raw_count;
+    h->packed_count = P->packed_count;
+    h->rot_count = P->rotation_count;
+    h->grid_count = P->key_grid_count;
+    h->name_off = (uint32_t)P->name_off;
+    h->name_len = (uint32_t)P->name_len;
+    h->base_off = (uint32_t)P->base_off;
+    h->clock_off = (uint32_t)P->clock_off;
+    h->raw_off = (uint32_t)P->raw_off;
+    h->packed_off = (uint32_t)P->packed_off;
+    h->wtrack_off = (uint32_t)P->wtrack_off;
+    h->grid_off = (uint32_t)P->grid_off;
+    h->mask_count = P->mask_count;
+    h->mask_off = (uint32_t)P->mask_off;
+    h->stream_off = (uint32_t)P->stream_off;
+    h->precision = B->options.precision;
+    h->shell_distance = B->options.shell_distance;
+    h->weight_precision = B->options.weight_precision;
+    uint64_t ref_hash = ossa__reference_hash(B->skeleton->rest, J);
     h->ref_hash_lo = (uint32_t)ref_hash;
     h->ref_hash_hi = (uint32_t)(ref_hash >> 32);
-    memcpy(b + o_name, name, name_len);
-    h->base_count = nbase;
-    h->base_rot_count = nbrot;
-    uint32_t *codes = (uint32_t *)(b + o_base);
-    float *bval = (float *)(codes + nbase);
+    h->base_count = P->base_count;
+    h->base_rot_count = P->base_rotation_count;
+}
+
+/* The sparse base pose: codes (joint << 2 | kind), then the values; rotations first, then
+ * translations and scales (channels come by joint, T R S: each group's codes increase). */
+static void write_base_pose(const builder *B, const write_plan *P, unsigned char *b) {
+    uint32_t *codes = (uint32_t *)(b + P->base_off);
+    float *values = (float *)(codes + P->base_count);
     for (int pass = 0, k = 0; pass < 2; pass++) /* rotations, then translations and scales */
-        for (uint32_t i = 0; i < B->nch; i++) {
-            const bchan *c = &B->ch[i];
-            if (c->mode != MODE_FOLD || c->kind == OSSA__CH_W || (c->kind == OSSA__CH_R) != (pass == 0)) continue;
-            ossa_transform rest = B->sk->rest[c->target];
+        for (uint32_t i = 0; i < B->channel_count; i++) {
+            const build_channel *c = &B->channels[i];
+            if ((c->kind == OSSA__CH_R) != (pass == 0) || !in_base_pose(B, c)) continue;
             uint32_t n = c->kind == OSSA__CH_R ? 4 : 3;
-            if (!memcmp(field(&rest, c->kind), c->fold, n * sizeof(float))) continue;
             codes[k++] = c->target << 2 | c->kind;
-            memcpy(bval, c->fold, n * sizeof(float));
-            bval += n;
+            memcpy(values, c->fold_value, n * sizeof(float));
+            values += n;
         }
-    ossa__bc_clock *clocks = (ossa__bc_clock *)(b + o_clock);
-    size_t cur = o_times;
-    for (uint32_t k = 0; k < nclock; k++) {
-        const ossa_track *t = clock_src[k];
+}
+
+/* The clocks' table and their key times. */
+static void write_clocks(const write_plan *P, unsigned char *b) {
+    ossa__bc_clock *clocks = (ossa__bc_clock *)(b + P->clock_off);
+    size_t cur = P->times_off;
+    for (uint32_t k = 0; k < P->clock_count; k++) {
+        const ossa_track *t = P->clock_source[k];
         clocks[k].key_count = t->key_count;
         clocks[k].times_off = (uint32_t)cur;
         memcpy(b + cur, t->times, t->key_count * sizeof(float));
         cur += t->key_count * sizeof(float);
     }
-    ossa__bc_wtrack *wt = (ossa__bc_wtrack *)(b + o_wt);
+}
+
+/* The weight tracks' table (each track's raw channel is set by write_raw_channels). */
+static void write_weight_tracks(const builder *B, const write_plan *P, unsigned char *b, ossa__bc_header *h) {
+    const ossa_clip *clip = B->clip;
+    ossa__bc_wtrack *wt = (ossa__bc_wtrack *)(b + P->wtrack_off);
     uint32_t woff = 0;
     for (uint32_t i = 0; i < clip->weight_track_count; i++) {
         wt[i].joint = clip->weight_tracks[i].joint;
@@ -320,64 +359,121 @@ ossa_result ossa__build_write(builder *B, ossa_built_clip **out) {
         woff += wt[i].components;
     }
     h->weight_count = woff;
-    ossa__bc_raw *raw = (ossa__bc_raw *)(b + o_raw);
-    cur = o_values;
-    for (uint32_t k = 0; k < nraw; k++) {
-        const bchan *c = &B->ch[raw_idx[k]];
+}
+
+/* Raw channel c's values at b + cur: T/R/S packed per float lane (lane table, then per key its
+ * lanes' fields), weights as plain floats. The bytes written. */
+static size_t write_raw_values(const build_channel *c, unsigned char *b, size_t cur, ossa__bc_raw *raw) {
+    const ossa_track *src = c->source;
+    ossa__bc_lane lanes[12];
+    uint32_t per = 0, n = src->components * (src->interp == OSSA_INTERP_CUBIC ? 3u : 1u);
+    size_t packed = ossa__build_raw_lanes(c, lanes, &per);
+    if (!packed) {
+        raw->values_off = (uint32_t)cur;
+        memcpy(b + cur, src->values, track_floats(src) * sizeof(float));
+        return track_floats(src) * sizeof(float);
+    }
+    raw->lanes_off = (uint32_t)cur;
+    memcpy(b + cur, lanes, n * sizeof(ossa__bc_lane));
+    cur += n * sizeof(ossa__bc_lane);
+    raw->values_off = (uint32_t)cur;
+    uint64_t pos = 0;
+    for (uint32_t i = 0; i < src->key_count; i++)
+        for (uint32_t l = 0; l < n; l++) {
+            put_bits(b + cur, pos, ossa__float_ord(src->values[(size_t)i * n + l]) - lanes[l].base, lanes[l].bits);
+            pos += lanes[l].bits;
+        }
+    return packed;
+}
+
+/* The raw channels' table and values. */
+static void write_raw_channels(const builder *B, const write_plan *P, unsigned char *b) {
+    ossa__bc_wtrack *wt = (ossa__bc_wtrack *)(b + P->wtrack_off);
+    ossa__bc_raw *raw = (ossa__bc_raw *)(b + P->raw_off);
+    size_t cur = P->values_off;
+    for (uint32_t k = 0; k < P->raw_count; k++) {
+        const build_channel *c = &B->channels[P->raw_order[k]];
         raw[k].target = c->target;
         raw[k].kind = c->kind;
-        raw[k].interp = (uint8_t)c->src->interp;
-        raw[k].components = (uint16_t)c->src->components;
-        raw[k].clock = clock_of[k];
-        ossa__bc_lane lanes[12];
-        uint32_t per = 0, n = c->src->components * (c->src->interp == OSSA_INTERP_CUBIC ? 3u : 1u);
-        size_t packed = ossa__build_raw_lanes(c, lanes, &per);
-        if (packed) {
-            raw[k].lanes_off = (uint32_t)cur;
-            memcpy(b + cur, lanes, n * sizeof(ossa__bc_lane));
-            cur += n * sizeof(ossa__bc_lane);
-            raw[k].values_off = (uint32_t)cur;
-            uint64_t pos = 0;
-            for (uint32_t i = 0; i < c->src->key_count; i++)
-                for (uint32_t l = 0; l < n; l++) {
-                    put_bits(b + cur, pos, ossa__float_ord(c->src->values[(size_t)i * n + l]) - lanes[l].base, lanes[l].bits);
-                    pos += lanes[l].bits;
-                }
-            cur += packed - n * sizeof(ossa__bc_lane);
-        } else {
-            raw[k].values_off = (uint32_t)cur;
-            memcpy(b + cur, c->src->values, track_floats(c->src) * sizeof(float));
-            cur += track_floats(c->src) * sizeof(float);
-        }
+        raw[k].interp = (uint8_t)c->source->interp;
+        raw[k].components = (uint16_t)c->source->components;
+        raw[k].clock = P->clock_of[k];
+        cur += write_raw_values(c, b, cur, &raw[k]);
         if (c->kind == OSSA__CH_W) wt[c->target].raw = k;
     }
-    ossa__bc_packed *pk = (ossa__bc_packed *)(b + o_pk);
-    cur = o_bits;
-    for (uint32_t k = 0; k < npk; k++) {
-        const bchan *c = &B->ch[order[k]];
+}
+
+/* The packed channels' table and their lifted value streams. */
+static void write_packed_channels(const builder *B, const write_plan *P, unsigned char *b) {
+    ossa__bc_packed *pk = (ossa__bc_packed *)(b + P->packed_off);
+    size_t cur = P->stream_off;
+    for (uint32_t k = 0; k < P->packed_count; k++) {
+        const build_channel *c = &B->channels[P->packed_order[k]];
         ossa__bc_packed *p = &pk[k];
         p->joint = (uint16_t)c->target;
         p->kind = c->kind;
         p->interp = c->interp;
         uint8_t w1[3], w2[3];
         lift_widths(c, w1, w2);
-        p->widths = ossa__pk_widths(c->bits, c->drop);
+        p->widths = ossa__pk_widths(c->bits, c->dropped);
         p->resid = ossa__pk_resid(w1, w2);
-        p->mask = (uint16_t)mask_of[k];
-        memcpy(p->min, c->min, sizeof p->min);
+        p->mask = (uint16_t)P->mask_of[k];
+        memcpy(p->min, c->range_min, sizeof p->min);
         for (int x = 0; x < 3; x++) p->step[x] = ossa__step_bits(c->step[x]); /* exact: qstep's value */
         put_stream(b + cur, c, w1, w2);
         cur += (ossa__lift_stream_bits(p, c->key_count) + 7) / 8;
     }
-    uint32_t *mkeys = (uint32_t *)(b + o_mask);
-    memcpy(b + o_mask + (size_t)nmask * sizeof(uint32_t), masks, (size_t)nmask * mb);
-    for (uint32_t m = 0; m < nmask; m++) mkeys[m] = ossa__mask_rank(masks + (size_t)m * mb, G);
-    for (uint32_t k = 0; k < G; k++) ((float *)(b + o_grid))[k] = B->grid[B->cand[k]];
-    ossa__free(B->alloc, masks);
-    ossa__free(B->alloc, clock_src);
-    ossa__free(B->alloc, order);
+}
+
+/* The key masks (each preceded in its table by its key count) and the key grid's times. */
+static void write_masks_and_grid(const builder *B, const write_plan *P, unsigned char *b) {
+    uint32_t *mask_keys = (uint32_t *)(b + P->mask_off);
+    memcpy(b + P->mask_off + (size_t)P->mask_count * sizeof(uint32_t), P->masks, (size_t)P->mask_count * P->mask_bytes);
+    for (uint32_t m = 0; m < P->mask_count; m++)
+        mask_keys[m] = ossa__mask_rank(P->masks + (size_t)m * P->mask_bytes, P->key_grid_count);
+    for (uint32_t k = 0; k < P->key_grid_count; k++) ((float *)(b + P->grid_off))[k] = B->grid_times[B->key_grid[k]];
+}
+
+/* Plans the block (write_plan): orders, masks, clocks, offsets. */
+static ossa_result plan_block(const builder *B, write_plan *P) {
+    uint32_t nch = B->channel_count;
+    P->packed_order = ossa__alloc_array(B->allocator, (size_t)nch * 4 + 1, sizeof(uint32_t));
+    if (!P->packed_order) return OSSA_ERROR_OUT_OF_MEMORY;
+    P->raw_order = P->packed_order + nch;
+    P->clock_of = P->raw_order + nch;
+    P->mask_of = P->clock_of + nch;
+    ossa_result r = plan_packed_order(B, P);
+    if (r == OSSA_OK) r = plan_key_masks(B, P);
+    if (r == OSSA_OK) r = plan_raw_clocks(B, P);
+    if (r == OSSA_OK) plan_layout(B, P);
+    return r;
+}
+
+ossa_result ossa__build_write(builder *B, ossa_built_clip **out) {
+    write_plan P;
+    memset(&P, 0, sizeof P);
+    ossa_result r = plan_block(B, &P);
+    ossa_built_clip *bc = NULL;
+    if (r == OSSA_OK) {
+        bc = P.size > UINT32_MAX ? NULL : ossa__built_clip_alloc(B->allocator, NULL, P.size);
+        if (!bc) r = P.size > UINT32_MAX ? OSSA_ERROR_LIMIT : OSSA_ERROR_OUT_OF_MEMORY;
+    }
+    if (r != OSSA_OK) {
+        free_plan(B, &P);
+        return r;
+    }
+    unsigned char *b = ossa__built_clip_block(bc);
+    ossa__bc_header *h = (ossa__bc_header *)b;
+    write_header(B, &P, h);
+    memcpy(b + P.name_off, P.name, P.name_len);
+    write_base_pose(B, &P, b);
+    write_clocks(&P, b);
+    write_weight_tracks(B, &P, b, h);
+    write_raw_channels(B, &P, b);
+    write_packed_channels(B, &P, b);
+    write_masks_and_grid(B, &P, b);
+    free_plan(B, &P);
     ossa__built_clip_bind(bc, b);
     *out = bc;
     return OSSA_OK;
 }
-
