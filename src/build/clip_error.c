@@ -1,5 +1,5 @@
 /* The model-space error of a built clip against its editable source (ACL's virtual-vertex
- * metric, DESIGN.md "Built clips"): the measurement grid, the virtual vertices of a pose,
+ * metric, docs/built-clips.md, "The error metric"): the measurement grid, the virtual vertices of a pose,
  * and ossa_built_clip_measure. */
 #include <math.h>
 #include <stdlib.h>
