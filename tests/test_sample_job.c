@@ -627,7 +627,7 @@ static void test_lift_kernels_agree(void **state) {
             spec_block(block + poff[i], wa[i], w1[i], w2[i], m, want);
             ossa__lift_block(block + poff[i], &pk[i], m, lib);
             assert_memory_equal(want, lib, sizeof want);
-            for (int l = 0; l < 15; l++) assert_true(ref[16 * i + l] == (float)want[l]);
+            for (uint32_t l = 0; l < 15; l++) assert_true(ref[16 * i + l] == (float)want[l]);
         }
         for (int n = 0; n < 2; n++) {
             if (!kernels[n].ok) continue;
@@ -636,7 +636,7 @@ static void test_lift_kernels_agree(void **state) {
             kernels[n].fn(&soa, chan, count, m);
             for (uint32_t i = 0, j = 0; i < CH; i++) {
                 bool in = j < count && chan[j] == i;
-                for (int l = 0; l < 15; l++) assert_memory_equal(&got[16 * i + l], &ref[16 * i + l], sizeof(float));
+                for (uint32_t l = 0; l < 15; l++) assert_memory_equal(&got[16 * i + l], &ref[16 * i + l], sizeof(float));
                 same += in ? 15 : 0;
                 j += in;
             }

@@ -373,7 +373,7 @@ static void image_decode_png_jpeg_and_bad_bytes(void **state) {
     assert_int_equal(w, 16);
     assert_int_equal(h, 8);
     for (size_t i = 0; i < 16 * 8; i++) {
-        for (int c = 0; c < 3; c++) assert_true(abs(px[i * 4 + c] - rgb[c]) <= 6);
+        for (size_t c = 0; c < 3; c++) assert_true(abs(px[i * 4 + c] - rgb[c]) <= 6);
         assert_int_equal(px[i * 4 + 3], 255);
     }
     free(px);
@@ -503,7 +503,7 @@ static void alpha_modes(void **state) {
 static double mean_abs_diff(const uint8_t *a, const uint8_t *b, size_t n) {
     double s = 0;
     for (size_t i = 0; i < n; i++)
-        for (int c = 0; c < 3; c++) s += fabs((double)a[i * 4 + c] - (double)b[i * 4 + c]);
+        for (size_t c = 0; c < 3; c++) s += fabs((double)a[i * 4 + c] - (double)b[i * 4 + c]);
     return s / (double)(n * 3);
 }
 

@@ -321,7 +321,7 @@ ossa_result ossa_clip_build(const ossa_clip *clip, const ossa_skeleton *skeleton
             if (jerr[j] <= target) continue;
             for (int32_t a = (int32_t)j; a >= 0; a = skeleton->parents[a])
                 for (int k = 0; k < 3; k++) {
-                    int32_t ci = chan_of[(size_t)a * 3 + k];
+                    int32_t ci = chan_of[(size_t)a * 3 + (size_t)k];
                     if (ci >= 0 && B.ch[ci].mode != MODE_RAW) {
                         B.ch[ci].mode = MODE_RAW;
                         changed = true;

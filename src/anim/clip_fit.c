@@ -164,7 +164,7 @@ void ossa__build_fit(builder *B, bchan *ch, float tol) {
     int comp[3] = {0, 1, 2};
     if (ch->kind == OSSA__CH_R) { /* drop the component that stays farthest from 0, keep it >= 0 */
         float best = -1.0f;
-        for (int d = 0; d < 4; d++) {
+        for (uint32_t d = 0; d < 4; d++) {
             float m = INFINITY;
             for (uint32_t k = 0; k < C; k++) m = fminf(m, fabsf(X[(size_t)cand[k] * 4 + d]));
             if (m > best) {
@@ -182,9 +182,9 @@ void ossa__build_fit(builder *B, bchan *ch, float tol) {
     }
     float maxext = 0.0f;
     for (int c = 0; c < 3; c++) {
-        float lo = X[(size_t)cand[0] * 4 + comp[c]], hi = lo;
+        float lo = X[(size_t)cand[0] * 4 + (size_t)comp[c]], hi = lo;
         for (uint32_t k = 1; k < C; k++) {
-            float v = X[(size_t)cand[k] * 4 + comp[c]];
+            float v = X[(size_t)cand[k] * 4 + (size_t)comp[c]];
             lo = fminf(lo, v);
             hi = fmaxf(hi, v);
         }

@@ -46,10 +46,10 @@ static void put_bits(unsigned char *p, uint64_t pos, uint32_t v, uint32_t n) {
 static void lift_slots(const bchan *c, int x, uint32_t m, uint32_t v[5]) {
     uint32_t n = c->key_count, top = (1u << c->bits[x]) - 1u, s0 = 4u * m;
     for (uint32_t j = 0; j < 5; j++)
-        if (s0 + j < n) v[j] = c->q[(size_t)(s0 + j) * 3 + x];
+        if (s0 + j < n) v[j] = c->q[(size_t)(s0 + j) * 3 + (size_t)x];
     if (s0 + 4 < n) return; /* only the last block reaches past the keys */
-    int64_t last = c->q[(size_t)(n - 1) * 3 + x], e = last;
-    if (n >= 2) e += (int64_t)(s0 + 4 - (n - 1)) * (last - (int64_t)c->q[(size_t)(n - 2) * 3 + x]);
+    int64_t last = c->q[(size_t)(n - 1) * 3 + (size_t)x], e = last;
+    if (n >= 2) e += (int64_t)(s0 + 4 - (n - 1)) * (last - (int64_t)c->q[(size_t)(n - 2) * 3 + (size_t)x]);
     v[4] = e < 0 ? 0u : e > (int64_t)top ? top : (uint32_t)e;
     if (s0 + 2 >= n) v[2] = ossa__lift_p2(v[0], v[4]) & top;
     if (s0 + 1 >= n) v[1] = ossa__lift_p1(v[0], v[2], v[4]) & top;
