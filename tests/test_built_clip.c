@@ -888,7 +888,7 @@ static float check_bound(const ossa_clip *clip, const ossa_skeleton *sk, float p
     ossa_built_clip *bc = NULL;
     ossa_clip_build_stats st;
     assert_int_equal(ossa_clip_build(clip, sk, &opt, NULL, &bc, &st), OSSA_OK);
-    float P = precision ? precision : 1e-4f, S = shell ? shell : 0.03f;
+    float P = precision != 0.0f ? precision : 1e-4f, S = shell != 0.0f ? shell : 0.03f;
     assert_true(st.max_error <= P);
     assert_true(st.max_weight_error <= 1e-3f);
     ossa_clip_error e;
@@ -954,7 +954,7 @@ static void test_compressed_bound_generated(void **state) {
         ossa_clip *c = ot_gen_clip(&s, sk, &o);
         float P = i % 3 == 0 ? 1e-4f : (i % 3 == 1 ? 1e-3f : 0.0f);
         float worst = check_bound(c, sk, P, i % 2 ? 0.1f : 0.0f, 2000, (uint64_t)i, NULL);
-        printf("clip %2d: %2u joints, precision %g: worst random-time error %.3g\n", i, o.joints, (double)(P ? P : 1e-4f),
+        printf("clip %2d: %2u joints, precision %g: worst random-time error %.3g\n", i, o.joints, (double)(P != 0.0f ? P : 1e-4f),
                (double)worst);
         ossa_clip_destroy(c);
         ossa_skeleton_destroy(sk);
