@@ -612,7 +612,7 @@ static void test_lift_kernels_agree(void **state) {
         {ossa__lift_avx512, "avx512", ossa__cpu_avx512()},
     };
     for (int n = 0; n < 2; n++)
-        if (!kernels[n].ok) printf("lift kernel %s: skipped, the CPU lacks it\n", kernels[n].name);
+        if (!kernels[n].ok) ot_skip_part("lift kernel %s: the CPU lacks it", kernels[n].name);
     int same = 0;
     for (uint32_t m = 0; m < maxm; m++) {
         uint32_t count = 0;
@@ -652,8 +652,8 @@ static void test_lift_kernels_agree(void **state) {
 static void test_mask_rank_agree(void **state) {
     (void)state;
     if (!__builtin_cpu_supports("popcnt")) {
-        printf("SKIP: the CPU has no POPCNT\n");
-        return;
+        ot_skip_reason("the CPU has no POPCNT");
+        skip();
     }
     unsigned char mask[64 + 8];
     uint64_t seed = 3;

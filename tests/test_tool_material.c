@@ -82,18 +82,17 @@ static double hue_diff(double a, double b) {
 
 static const char *gl_tool_or_skip(void) {
     static int state = -1;
+    static char why[512]; /* the probe's output when it failed */
     const char *t = ot_tool();
-    if (!t) {
-        printf("[  SKIP    ] OSSA_TOOL is not set: the ossa tool was not built\n");
-        return NULL;
-    }
+    if (!t) return NULL; /* the reason given by ot_tool */
     if (state < 0) {
         char cmd[8192], *out = NULL;
         snprintf(cmd, sizeof cmd, "\"%s\" render --rest --size 8x8 --out '%s' 2>&1", t, ot_tmp("mat_probe.png"));
         state = ot_run(cmd, &out) == 0;
-        if (!state) printf("[  SKIP    ] no offscreen OpenGL: %s", out ? out : "");
+        snprintf(why, sizeof why, "%s", out ? out : "");
         free(out);
     }
+    if (!state) ot_skip_reason("no offscreen OpenGL: %s", why);
     return state ? t : NULL;
 }
 
