@@ -24,7 +24,7 @@
 #define OT_PRINTF(f, a)
 #endif
 /* Prints "[  SKIP    ] reason" (once while the reason stays the same) and keeps it for the
- * next skip() or ot_skip_part(). Newlines in the reason become "; ". */
+ * next skip(). Newlines in the reason become ';' (one log line per skip). */
 void ot_skip_reason(const char *format, ...) OT_PRINTF(1, 2);
 /* Logs the case as skipped with the pending reason, then skips it (cmocka's _skip). */
 void ot_skip_case(const char *case_name, const char *file, int line);
@@ -38,9 +38,9 @@ void ot_skip_part_in(const char *case_name, const char *format, ...) OT_PRINTF(2
  * to ot_skip_reason when the assets are absent: callers then skip(). The string is static
  * storage overwritten by the next call. */
 const char *ot_asset(const char *relative);
-/* Loads a shared asset with ossa_gltf_load_file: skips the calling case (with the reason,
- * logged as "<caller>(<relative>)") when it is absent, fails it with the loader's diagnostic when the load fails. Caller
- * frees with ossa_asset_destroy. */
+/* Loads a shared asset with ossa_gltf_load_file: skips the calling case when it is absent
+ * (logged as "<caller>(<relative>)", since helpers load for several cases), fails it with
+ * the loader's diagnostic when the load fails. Caller frees with ossa_asset_destroy. */
 #define ot_load_asset(relative) ot_load_asset_in(__func__, relative)
 ossa_asset *ot_load_asset_in(const char *case_name, const char *relative);
 /* Path under the test scratch directory (OSSA_TMP), created on demand; static storage. */
