@@ -33,7 +33,7 @@ printf '%s\n' "$rows" | awk -F '\t' '
   NF < 3 { next }
   $1 != kind || $2 != reason {
     kind = $1; reason = $2
-    print "  " (kind == "part" ? "part not tried: " : "") reason ":"
+    print "  " (kind == "part" ? "part not tried: " : kind == "test" ? "test not built: " : "") reason ":"
   }
   { print "      " $3 }'
 if [ -n "$CTEST_LOG" ] && [ -f "$CTEST_LOG" ]; then
