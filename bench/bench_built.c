@@ -85,7 +85,7 @@ static double run(character *c, int mode, const ossa_clip *clip, const ossa_buil
             float t;
             if (random) {
                 seed = seed * 6364136223846793005ull + 1442695040888963407ull;
-                t = (float)((seed >> 40) * (1.0 / 16777216.0)) * dur;
+                t = (float)((double)(seed >> 40) * (1.0 / 16777216.0)) * dur; /* 24 bits: exact */
             } else {
                 t = (float)f / 60.0f;
             }

@@ -70,7 +70,7 @@ static double bench_blend(const setup *s, int runs) {
             ossa_blend_job job = {layers, (uint32_t)s->layers, &add, s->use_additive ? 1u : 0u, s->sk->rest, n, 0.0f,
                                   out, n};
             ossa_blend_job_run(&job);
-            sink += out[f % n].rotation.x;
+            sink += out[(uint32_t)f % n].rotation.x;
         }
         per[r] = (now_ns() - t0) / FRAMES;
     }
@@ -98,7 +98,7 @@ static double bench_reference_pair(const setup *s, int runs) {
         for (int f = 0; f < FRAMES; f++) {
             int k = f % POSES;
             pair_nlerp(s->poses[0] + (size_t)k * n, s->poses[1] + (size_t)k * n, 0.7f, n, out);
-            sink += out[f % n].rotation.x;
+            sink += out[(uint32_t)f % n].rotation.x;
         }
         per[r] = (now_ns() - t0) / FRAMES;
     }
@@ -121,7 +121,7 @@ static double bench_sample(const ossa_clip *clip, const ossa_skeleton *sk, int r
                                         .reference = sk->rest, .reference_count = n, .output = out,
                                         .output_count = n};
             ossa_clip_sample_job_run(&job);
-            sink += out[f % n].rotation.x;
+            sink += out[(uint32_t)f % n].rotation.x;
         }
         per[r] = (now_ns() - t0) / FRAMES;
     }

@@ -29,9 +29,9 @@
 
 static double now_ns(void) { return bench_clock_ns(CLOCK_THREAD_CPUTIME_ID); }
 
-typedef int (*load_fn)(const char *path);
+typedef ossa_result (*load_fn)(const char *path);
 
-static int load_gltf(const char *path) {
+static ossa_result load_gltf(const char *path) {
     ossa_asset *a = NULL;
     ossa_result r = ossa_gltf_load_file(path, NULL, &a, NULL);
     ossa_asset_destroy(a);
@@ -55,7 +55,7 @@ static void *arena_alloc(size_t size, void *user) {
 
 static void arena_free(void *ptr, void *user) { (void)ptr, (void)user; }
 
-static int load_gltf_arena(const char *path) {
+static ossa_result load_gltf_arena(const char *path) {
     ossa_allocator al = {arena_alloc, arena_free, NULL};
     ossa_load_options o = {0};
     o.allocator = &al;
@@ -103,7 +103,7 @@ static void peak_row(const char *label, const char *path) {
 }
 
 #ifdef OSSA_HAVE_ASSIMP
-static int load_assimp(const char *path) {
+static ossa_result load_assimp(const char *path) {
     ossa_asset *a = NULL;
     ossa_result r = ossa_assimp_load_file(path, NULL, &a, NULL);
     ossa_asset_destroy(a);
@@ -111,22 +111,22 @@ static int load_assimp(const char *path) {
 }
 
 /* aiImportFile with the importer's flags and properties, nothing else */
-static int load_ai_only(const char *path) {
+static ossa_result load_ai_only(const char *path) {
     struct aiPropertyStore *p = aiCreatePropertyStore();
     aiSetImportPropertyInteger(p, AI_CONFIG_IMPORT_FBX_PRESERVE_PIVOTS, 0);
     aiSetImportPropertyInteger(p, AI_CONFIG_PP_SBP_REMOVE, aiPrimitiveType_POINT | aiPrimitiveType_LINE);
     const struct aiScene *s =
         aiImportFileExWithProperties(path, aiProcess_Triangulate | aiProcess_SortByPType, NULL, p);
     aiReleasePropertyStore(p);
-    if (!s) return 1;
+    if (!s) return OSSA_ERROR_PARSE; /* Assimp says only that it failed */
     aiReleaseImport(s);
-    return 0;
+    return OSSA_OK;
 }
 #endif
 
 static double time_ms(load_fn fn, const char *path, int runs) {
     double *t = malloc(sizeof *t * (size_t)runs);
-    if (fn(path)) { /* warm-up and check */
+    if (fn(path) != OSSA_OK) { /* warm-up and check */
         free(t);
         return -1;
     }

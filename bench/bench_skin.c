@@ -51,7 +51,7 @@ static mesh_buf make_mesh(uint32_t n, uint32_t k, uint32_t joint_count) {
         m.palette[i] = ossa_transform_to_mat4(t);
     }
     for (uint32_t v = 0; v < n; v++) {
-        for (int c = 0; c < 3; c++)
+        for (uint32_t c = 0; c < 3; c++)
             m.pos[v * 3 + c] = frand(-1, 1), m.nrm[v * 3 + c] = frand(-1, 1), m.tan[v * 4 + c] = frand(-1, 1);
         m.tan[v * 4 + 3] = 1;
         /* neighbouring vertices share nearby joints, as in real meshes */

@@ -32,6 +32,8 @@ fi
 cmake --build "$BUILD" --target "${TESTS[@]}"
 export OSSA_ASSETS=${OSSA_ASSETS:-$PWD/../shared/assets}
 export OSSA_SOURCE_DIR=$PWD OSSA_TMP=$PWD/$BUILD/test-tmp
+export OSSA_SKIP_LOG=$PWD/$BUILD/skipped.log  # this run's skipped cases, listed at the end
+rm -f "$OSSA_SKIP_LOG"
 mkdir -p "$OSSA_TMP"
 # Mesa's on-disk shader cache would make a run depend on what an earlier run cached (a warm cache
 # skips the driver code paths the suppressions below cover); off, every run compiles its shaders.
@@ -78,7 +80,7 @@ SUPPRESSIONS
 status=0
 for t in "${TESTS[@]}"; do
   start=$(date +%s)
-  if valgrind --quiet --suppressions="$SUPP" --leak-check=full --errors-for-leak-kinds=definite,indirect --show-leak-kinds=definite,indirect \
+  if OSSA_TEST_NAME=$t valgrind --quiet --suppressions="$SUPP" --leak-check=full --errors-for-leak-kinds=definite,indirect --show-leak-kinds=definite,indirect \
        --error-exitcode=1 --track-origins=yes "$BUILD/$t" >"$BUILD/$t.valgrind.log" 2>&1; then
     echo "ok   $t ($(( $(date +%s) - start )) s)"
   else
@@ -88,4 +90,5 @@ for t in "${TESTS[@]}"; do
     grep -E 'FAILED|ERROR' "$BUILD/$t.valgrind.log" | head -5 || true
   fi
 done
+bash scripts/skipped.sh "$OSSA_SKIP_LOG"
 exit $status

@@ -581,7 +581,7 @@ static void test_fbx_against_assimp_tool(void **state) {
     static const char *const files[] = {"fbx/huesitos.fbx", "fbx/animation_with_skeleton.fbx"};
     if (!ot_asset(files[0])) skip();
     if (ot_run("command -v assimp >/dev/null", NULL) != 0) {
-        printf("assimp tool (assimp-utils) not installed; skipped\n");
+        ot_skip_reason("the assimp tool (assimp-utils) is not installed");
         skip();
     }
     for (size_t f = 0; f < 2; f++) {
@@ -752,7 +752,7 @@ static void test_hostile_fbx_dae(void **state) {
     char cmd[2300];
     snprintf(cmd, sizeof cmd, "assimp export '%s' '%s' >/dev/null 2>&1", path, ot_tmp("huesitos.dae"));
     if (ot_run(cmd, NULL) == 0) hostile_file(ot_tmp("huesitos.dae"), "dae", 997);
-    else printf("assimp tool not installed: DAE part skipped\n");
+    else ot_skip_part("the assimp tool (assimp-utils) could not export a DAE: DAE input not tried");
     /* the file's format is named when Assimp refuses it */
     static const char junk[] = "Kaydara FBX Binary  \0\x1a\0 this is not an FBX";
     ossa_asset *a = NULL;
@@ -855,7 +855,7 @@ int main(void) {
 #else
 static void test_without_assimp(void **state) {
     (void)state;
-    printf("built without Assimp (libassimp-dev absent): the Assimp importer is not tested\n");
+    ot_skip_reason("built without Assimp (libassimp-dev absent): the Assimp importer is not tested");
     skip();
 }
 

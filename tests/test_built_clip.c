@@ -187,7 +187,7 @@ static void test_lossless_generated(void **state) {
         o.interp = i % 4; /* random per track, STEP, LINEAR, CUBIC */
         o.max_keys = 1 + (uint32_t)(ot_rand_u64(&s) % 12);
         o.noisy = i % 5 == 0;
-        o.weight_tracks = i % 3;
+        o.weight_tracks = (uint32_t)i % 3u;
         ossa_skeleton *sk = ot_gen_skeleton(&s, &o);
         assert_non_null(sk);
         ossa_clip *c = ot_gen_clip(&s, sk, &o);
@@ -521,7 +521,7 @@ static void test_load_crafted_packed(void **state) {
         for (uint32_t f = 0; f < 6; f++) { /* w1 (f < 3) or w2 of component f % 3 */
             uint32_t at = 15u * (f / 3u) + 5u * (f % 3u);
             memcpy(buf, data, size);
-            p->resid = (p->resid & ~(31u << at)) | (ossa__pk_bits(p, f % 3u) + 1u) << at;
+            p->resid = (p->resid & ~(31u << at)) | (ossa__pk_bits(p, (int)(f % 3u)) + 1u) << at;
             expect_rejected(buf, size, name);
             cases++;
         }
@@ -698,7 +698,7 @@ static void test_load_shared_spans(void **state) {
     memset(tracks, 0, sizeof tracks);
     for (uint32_t k = 0; k < LONG; k++) {
         times[k] = (float)k / 100.0f;
-        for (int c = 0; c < 3; c++) values[k * 3 + c] = sinf((float)k * 0.01f * (float)(c + 1));
+        for (uint32_t c = 0; c < 3; c++) values[k * 3 + c] = sinf((float)k * 0.01f * (float)(c + 1));
     }
     for (uint32_t j = 0; j < 21; j++) {
         ossa_track *t = &tracks[j].translation;
@@ -888,7 +888,7 @@ static float check_bound(const ossa_clip *clip, const ossa_skeleton *sk, float p
     ossa_built_clip *bc = NULL;
     ossa_clip_build_stats st;
     assert_int_equal(ossa_clip_build(clip, sk, &opt, NULL, &bc, &st), OSSA_OK);
-    float P = precision ? precision : 1e-4f, S = shell ? shell : 0.03f;
+    float P = precision != 0.0f ? precision : 1e-4f, S = shell != 0.0f ? shell : 0.03f;
     assert_true(st.max_error <= P);
     assert_true(st.max_weight_error <= 1e-3f);
     ossa_clip_error e;
@@ -949,12 +949,12 @@ static void test_compressed_bound_generated(void **state) {
         o.interp = i % 4;
         o.max_keys = 2 + (uint32_t)(ot_rand_u64(&s) % 30);
         o.noisy = i % 5 == 2;
-        o.weight_tracks = i % 2;
+        o.weight_tracks = (uint32_t)i % 2u;
         ossa_skeleton *sk = ot_gen_skeleton(&s, &o);
         ossa_clip *c = ot_gen_clip(&s, sk, &o);
         float P = i % 3 == 0 ? 1e-4f : (i % 3 == 1 ? 1e-3f : 0.0f);
         float worst = check_bound(c, sk, P, i % 2 ? 0.1f : 0.0f, 2000, (uint64_t)i, NULL);
-        printf("clip %2d: %2u joints, precision %g: worst random-time error %.3g\n", i, o.joints, (double)(P ? P : 1e-4f),
+        printf("clip %2d: %2u joints, precision %g: worst random-time error %.3g\n", i, o.joints, (double)(P != 0.0f ? P : 1e-4f),
                (double)worst);
         ossa_clip_destroy(c);
         ossa_skeleton_destroy(sk);

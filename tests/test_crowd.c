@@ -186,7 +186,7 @@ static void gpu_crowd_matches_cpu_skinning(void **state) {
     (void)state;
     ossa_gl_headless *ctx = NULL;
     if (ossa_gl_headless_create(32, 32, &ctx) != OSSA_OK) {
-        printf("[  SKIP    ] no offscreen OpenGL context\n");
+        ot_skip_reason("no offscreen OpenGL context");
         skip();
     }
     ossa_gl_renderer *r = NULL;

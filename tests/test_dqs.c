@@ -81,8 +81,8 @@ static void palette_to_dual_quats_round_trip(void **state) {
     for (int i = 0; i < 200; i++) {
         ossa_mat4 m = random_rigid(&rng);
         if (i % 3 == 0) { /* uniform scale is ignored */
-            for (int c = 0; c < 3; c++)
-                for (int r = 0; r < 3; r++) m.m[c * 4 + r] *= 2.5f;
+            for (uint32_t c = 0; c < 3; c++)
+                for (uint32_t r = 0; r < 3; r++) m.m[c * 4 + r] *= 2.5f;
         }
         ossa_dual_quat q;
         to_dual_quats(&m, 1, &q);
@@ -110,7 +110,7 @@ static vbuf make_vertices(uint64_t *rng, uint32_t n, uint32_t k, uint32_t joints
     assert_true(b.pos && b.nrm && b.tan && b.w && b.j);
     for (uint32_t v = 0; v < n; v++) {
         float sum = 0;
-        for (int c = 0; c < 3; c++) {
+        for (uint32_t c = 0; c < 3; c++) {
             b.pos[v * 3 + c] = ot_rand_float(rng, -1, 1);
             b.nrm[v * 3 + c] = ot_rand_float(rng, -1, 1);
             b.tan[v * 4 + c] = ot_rand_float(rng, -1, 1);
@@ -309,11 +309,11 @@ static void dqs_kernels_agree(void **state) {
                 o.out_positions_stride = o.out_normals_stride = o.out_tangents_stride = 40;
                 assert_int_equal(run_dqs(&o, dq, (ossa_skin_kernel)kern), OSSA_OK);
                 for (uint32_t v = job.begin; v < job.end; v++) {
-                    for (int c = 0; c < 3; c++) {
+                    for (uint32_t c = 0; c < 3; c++) {
                         ot_assert_near(out[v * 10 + c], ref[v * 3 + c], 1e-5);
                         ot_assert_near(out[v * 10 + 3 + c], ref[3 * N + v * 3 + c], 1e-5);
                     }
-                    for (int c = 0; c < 4; c++) ot_assert_near(out[v * 10 + 6 + c], ref[6 * N + v * 4 + c], 1e-5);
+                    for (uint32_t c = 0; c < 4; c++) ot_assert_near(out[v * 10 + 6 + c], ref[6 * N + v * 4 + c], 1e-5);
                     if (v % 97 == 5) assert_memory_equal(out + v * 10, b.pos + v * 3, 12);
                 }
             }

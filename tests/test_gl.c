@@ -19,12 +19,14 @@
 
 static ossa_gl_headless *g_ctx;
 static ossa_gl_renderer *g_renderer;
+static char g_no_gl[128]; /* why there is no context, for the skip log */
 
 static int group_setup(void **state) {
     (void)state;
     ossa_result r = ossa_gl_headless_create(W, H, &g_ctx);
     if (r != OSSA_OK) {
-        printf("[  SKIP    ] no headless GL 3.3 core context (%s): GL tests skip\n", ossa_result_string(r));
+        snprintf(g_no_gl, sizeof g_no_gl, "no headless GL 3.3 core context (%s)", ossa_result_string(r));
+        ot_skip_reason("%s: GL tests skip", g_no_gl);
         g_ctx = NULL;
         return 0;
     }
@@ -44,7 +46,7 @@ static int group_teardown(void **state) {
 #define NEED_GL()                                                   \
     do {                                                            \
         if (!g_renderer) {                                          \
-            printf("[  SKIP    ] no GL context (see above)\n");     \
+            ot_skip_reason("%s", g_no_gl);                        \
             skip();                                                 \
         }                                                           \
     } while (0)

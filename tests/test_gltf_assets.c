@@ -270,7 +270,7 @@ static void check_bind_pose(const char *rel) {
             assert_int_equal(ossa_skin_job_run(&job), OSSA_OK);
             for (uint32_t v = 0; v < mesh->vertex_count; v++) {
                 const float *p = mesh->positions + 3 * v;
-                for (int r = 0; r < 3; r++) {
+                for (uint32_t r = 0; r < 3; r++) {
                     float e = first[r] * p[0] + first[4 + r] * p[1] + first[8 + r] * p[2] + first[12 + r];
                     ot_assert_near(out[3 * v + r], e, 2e-3 * (1 + fabs(e)));
                 }
@@ -403,8 +403,8 @@ static void check_cli_skinning(const char *rel, float t) {
         assert_int_equal(gj_size(o, gj_findf(o, "/samples/0/skinned/%d/positions", s)), (int)nv);
         for (uint32_t v = 0; v < nv; v++) {
             double e[3] = {0, 0, 0}, sum = 0;
-            for (int k = 0; k < 4; k++) sum += wts[v * 4 + k];
-            for (int k = 0; k < 4; k++) {
+            for (uint32_t k = 0; k < 4; k++) sum += wts[v * 4 + k];
+            for (uint32_t k = 0; k < 4; k++) {
                 const float *m = pal[(int)jts[v * 4 + k]];
                 double w = sum > 0 ? wts[v * 4 + k] / sum : 0;
                 const float *p = pos + 3 * v;
@@ -448,7 +448,7 @@ static void cli_skinning_matches_raw_data(void **state) {
 static double now(void) {
     struct timespec ts;
     clock_gettime(CLOCK_MONOTONIC, &ts);
-    return (double)ts.tv_sec + ts.tv_nsec * 1e-9;
+    return (double)ts.tv_sec + (double)ts.tv_nsec * 1e-9;
 }
 
 static int cmp_double(const void *a, const void *b) {
@@ -487,7 +487,8 @@ static void woman(void **state) {
         uint32_t channels = 0;
         for (uint32_t k = 0; k < a->clips[c]->track_count; k++) {
             const ossa_transform_track *tt = &a->clips[c]->tracks[k];
-            channels += (tt->translation.key_count > 0) + (tt->rotation.key_count > 0) + (tt->scale.key_count > 0);
+            channels += (tt->translation.key_count > 0 ? 1u : 0u) + (tt->rotation.key_count > 0 ? 1u : 0u) +
+                        (tt->scale.key_count > 0 ? 1u : 0u);
             assert_int_equal(tt->rotation.interp, OSSA_INTERP_LINEAR);
         }
         assert_int_equal(channels, 102);

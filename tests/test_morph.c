@@ -18,7 +18,7 @@ static float *random_floats(uint64_t *rng, size_t n) {
 
 static void expected_sum(const ossa_mesh *m, const float *w, uint32_t v, bool normals, double out[3]) {
     const float *base = normals ? m->normals : m->positions;
-    for (int c = 0; c < 3; c++) {
+    for (uint32_t c = 0; c < 3; c++) {
         out[c] = base[v * 3 + c];
         for (uint32_t t = 0; t < m->target_count; t++) {
             const float *d = normals ? m->targets[t].normals : m->targets[t].positions;
@@ -35,11 +35,11 @@ static void check_range(const ossa_mesh *m, const float *w, uint32_t begin, uint
             const float *o = pass ? on : op;
             if (!o) continue;
             if (v < begin || v >= end) {
-                for (int c = 0; c < 3; c++) assert_true(o[v * 3 + c] == SENTINEL);
+                for (uint32_t c = 0; c < 3; c++) assert_true(o[v * 3 + c] == SENTINEL);
                 continue;
             }
             expected_sum(m, w, v, pass == 1, e);
-            for (int c = 0; c < 3; c++) ot_assert_near(o[v * 3 + c], e[c], tol);
+            for (uint32_t c = 0; c < 3; c++) ot_assert_near(o[v * 3 + c], e[c], tol);
         }
     }
 }

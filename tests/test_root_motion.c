@@ -192,7 +192,7 @@ static void square_in_four_loops(void **state) {
     ossa_transform character = ossa_root_motion_sample(rm, 0.0f);
     float t = 0.0f;
     const int steps = 8; /* 8 frames per loop */
-    const float dt = 1.0f / steps;
+    const float dt = 1.0f / (float)steps;
     const float corners[4][3] = {{0, 0, 1}, {1, 0, 1}, {1, 0, 0}, {0, 0, 0}};
     for (int loop = 0; loop < 4; loop++) {
         for (int f = 0; f < steps; f++) {

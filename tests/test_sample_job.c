@@ -614,7 +614,7 @@ static void test_lift_kernels_agree(void **state) {
         {ossa__lift_avx512, "avx512", ossa__cpu_avx512()},
     };
     for (int n = 0; n < 2; n++)
-        if (!kernels[n].ok) printf("lift kernel %s: skipped, the CPU lacks it\n", kernels[n].name);
+        if (!kernels[n].ok) ot_skip_part("lift kernel %s: the CPU lacks it", kernels[n].name);
     int same = 0;
     for (uint32_t m = 0; m < maxm; m++) {
         uint32_t count = 0;
@@ -629,7 +629,7 @@ static void test_lift_kernels_agree(void **state) {
             spec_block(block + poff[i], wa[i], w1[i], w2[i], m, want);
             ossa__lift_block(block + poff[i], &pk[i], m, lib);
             assert_memory_equal(want, lib, sizeof want);
-            for (int l = 0; l < 15; l++) assert_true(ref[16 * i + l] == (float)want[l]);
+            for (uint32_t l = 0; l < 15; l++) assert_true(ref[16 * i + l] == (float)want[l]);
         }
         for (int n = 0; n < 2; n++) {
             if (!kernels[n].ok) continue;
@@ -638,7 +638,7 @@ static void test_lift_kernels_agree(void **state) {
             kernels[n].fn(&soa, chan, count, m);
             for (uint32_t i = 0, j = 0; i < CH; i++) {
                 bool in = j < count && chan[j] == i;
-                for (int l = 0; l < 15; l++) assert_memory_equal(&got[16 * i + l], &ref[16 * i + l], sizeof(float));
+                for (uint32_t l = 0; l < 15; l++) assert_memory_equal(&got[16 * i + l], &ref[16 * i + l], sizeof(float));
                 same += in ? 15 : 0;
                 j += in;
             }
@@ -654,8 +654,8 @@ static void test_lift_kernels_agree(void **state) {
 static void test_mask_rank_agree(void **state) {
     (void)state;
     if (!__builtin_cpu_supports("popcnt")) {
-        printf("SKIP: the CPU has no POPCNT\n");
-        return;
+        ot_skip_reason("the CPU has no POPCNT");
+        skip();
     }
     unsigned char mask[64 + 8];
     uint64_t seed = 3;

@@ -45,7 +45,7 @@ static test_mesh make_mesh_z(uint64_t seed, uint32_t n, uint32_t k, uint32_t joi
     assert_true(m.pos && m.nrm && m.tan && m.weights && m.joints && m.palette);
     for (uint32_t j = 0; j < joint_count; j++) m.palette[j] = random_affine(&rng, false);
     for (uint32_t v = 0; v < n; v++) {
-        for (int c = 0; c < 3; c++) {
+        for (uint32_t c = 0; c < 3; c++) {
             m.pos[v * 3 + c] = ot_rand_float(&rng, -1, 1);
             m.nrm[v * 3 + c] = ot_rand_float(&rng, -1, 1);
             m.tan[v * 4 + c] = ot_rand_float(&rng, -1, 1);
@@ -136,13 +136,13 @@ static void check_outputs(const test_mesh *m, uint32_t begin, uint32_t end, cons
                           const float *ot, float tol) {
     for (uint32_t v = 0; v < m->n; v++) {
         if (v < begin || v >= end) {
-            for (int c = 0; c < 3; c++) assert_true(op[v * 3 + c] == SENTINEL && on[v * 3 + c] == SENTINEL);
-            for (int c = 0; c < 4; c++) assert_true(ot[v * 4 + c] == SENTINEL);
+            for (uint32_t c = 0; c < 3; c++) assert_true(op[v * 3 + c] == SENTINEL && on[v * 3 + c] == SENTINEL);
+            for (uint32_t c = 0; c < 4; c++) assert_true(ot[v * 4 + c] == SENTINEL);
             continue;
         }
         float p[3], n[3], t[4];
         reference(m, v, p, n, t);
-        for (int c = 0; c < 3; c++) {
+        for (uint32_t c = 0; c < 3; c++) {
             near_rel(op[v * 3 + c], p[c], tol);
             near_rel(on[v * 3 + c], n[c], tol);
             near_rel(ot[v * 4 + c], t[c], tol);
@@ -159,8 +159,7 @@ static void every_kernel_matches_reference(void **state) {
         const uint32_t ranges[][2] = {{0, 1001}, {3, 998}, {5, 6}, {17, 17}, {1000, 1001}, {16, 48}, {1, 33}};
         for (int kern = OSSA_SKIN_KERNEL_AUTO; kern <= OSSA_SKIN_KERNEL_AVX512; kern++) {
             if (kern != OSSA_SKIN_KERNEL_AUTO && !ossa_skin_kernel_available((ossa_skin_kernel)kern)) {
-                print_message("[  SKIP    ] kernel %s not available on this CPU\n",
-                              ossa_skin_kernel_name((ossa_skin_kernel)kern));
+                ot_skip_part("kernel %s not available on this CPU", ossa_skin_kernel_name((ossa_skin_kernel)kern));
                 continue;
             }
             for (size_t r = 0; r < sizeof ranges / sizeof ranges[0]; r++) {
@@ -232,8 +231,8 @@ static void strided_streams_match_packed(void **state) {
             }
             float p[3], n[3], t[4];
             reference(&m, v, p, n, t);
-            for (int c = 0; c < 3; c++) near_rel(o[c], p[c], 1e-5f), near_rel(o[3 + c], n[c], 1e-5f);
-            for (int c = 0; c < 4; c++) near_rel(o[6 + c], t[c], 1e-5f);
+            for (uint32_t c = 0; c < 3; c++) near_rel(o[c], p[c], 1e-5f), near_rel(o[3 + c], n[c], 1e-5f);
+            for (uint32_t c = 0; c < 4; c++) near_rel(o[6 + c], t[c], 1e-5f);
         }
     }
     free(in), free(out);
@@ -254,7 +253,7 @@ static void positions_only(void **state) {
         for (uint32_t v = 0; v < m.n; v++) {
             float p[3], n[3], t[4];
             reference(&m, v, p, n, t);
-            for (int c = 0; c < 3; c++) near_rel(out[v * 5 + c], p[c], 1e-5f);
+            for (uint32_t c = 0; c < 3; c++) near_rel(out[v * 5 + c], p[c], 1e-5f);
             assert_true(out[v * 5 + 3] == SENTINEL && out[v * 5 + 4] == SENTINEL);
         }
     }

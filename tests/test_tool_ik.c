@@ -17,14 +17,11 @@ static int run_tool(const char *args, char **out) {
 
 /* The tool and an offscreen GL context, or a skip with the reason. */
 static bool gl_tool(void) {
-    if (!ot_tool()) {
-        printf("[  SKIP    ] OSSA_TOOL is not set: the ossa tool was not built\n");
-        return false;
-    }
+    if (!ot_tool()) return false; /* the reason given by ot_tool */
     char args[4096], *out = NULL;
     snprintf(args, sizeof args, "render --rest --size 8x8 --out '%s'", ot_tmp("ik_probe.png"));
     int rc = run_tool(args, &out);
-    if (rc != 0) printf("[  SKIP    ] no offscreen OpenGL: %s", out);
+    if (rc != 0) ot_skip_reason("no offscreen OpenGL: %s", out);
     free(out);
     return rc == 0;
 }
@@ -92,8 +89,9 @@ static void render_ik_usage_errors(void **state) {
 
 static void view_ik_key(void **state) {
     (void)state;
-    if (!ot_gl_tool() || ot_run("command -v xvfb-run > /dev/null 2>&1", NULL) != 0) {
-        printf("[  SKIP    ] needs the tool with GL and xvfb-run\n");
+    if (!ot_gl_tool()) skip();
+    if (ot_run("command -v xvfb-run > /dev/null 2>&1", NULL) != 0) {
+        ot_skip_reason("xvfb-run is not installed: cannot open a window for ossa view");
         skip();
     }
     char cmd[8192], *out = NULL;

@@ -82,18 +82,17 @@ static double hue_diff(double a, double b) {
 
 static const char *gl_tool_or_skip(void) {
     static int state = -1;
+    static char why[512]; /* the probe's output when it failed */
     const char *t = ot_tool();
-    if (!t) {
-        printf("[  SKIP    ] OSSA_TOOL is not set: the ossa tool was not built\n");
-        return NULL;
-    }
+    if (!t) return NULL; /* the reason given by ot_tool */
     if (state < 0) {
         char cmd[8192], *out = NULL;
         snprintf(cmd, sizeof cmd, "\"%s\" render --rest --size 8x8 --out '%s' 2>&1", t, ot_tmp("mat_probe.png"));
         state = ot_run(cmd, &out) == 0;
-        if (!state) printf("[  SKIP    ] no offscreen OpenGL: %s", out ? out : "");
+        snprintf(why, sizeof why, "%s", out ? out : "");
         free(out);
     }
+    if (!state) ot_skip_reason("no offscreen OpenGL: %s", why);
     return state ? t : NULL;
 }
 
@@ -373,7 +372,7 @@ static void image_decode_png_jpeg_and_bad_bytes(void **state) {
     assert_int_equal(w, 16);
     assert_int_equal(h, 8);
     for (size_t i = 0; i < 16 * 8; i++) {
-        for (int c = 0; c < 3; c++) assert_true(abs(px[i * 4 + c] - rgb[c]) <= 6);
+        for (size_t c = 0; c < 3; c++) assert_true(abs(px[i * 4 + c] - rgb[c]) <= 6);
         assert_int_equal(px[i * 4 + 3], 255);
     }
     free(px);
@@ -503,7 +502,7 @@ static void alpha_modes(void **state) {
 static double mean_abs_diff(const uint8_t *a, const uint8_t *b, size_t n) {
     double s = 0;
     for (size_t i = 0; i < n; i++)
-        for (int c = 0; c < 3; c++) s += fabs((double)a[i * 4 + c] - (double)b[i * 4 + c]);
+        for (size_t c = 0; c < 3; c++) s += fabs((double)a[i * 4 + c] - (double)b[i * 4 + c]);
     return s / (double)(n * 3);
 }
 

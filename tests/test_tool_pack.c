@@ -281,7 +281,7 @@ static void render_and_bench_take_packed_files(void **state) {
     free(out);
     /* the viewer lists and plays the packed file's built clips */
     if (ot_run("command -v xvfb-run > /dev/null 2>&1", NULL) != 0) {
-        printf("[  SKIP    ] xvfb-run is not installed: ossa view not tried on the .ossa\n");
+        ot_skip_part("xvfb-run is not installed: ossa view not tried on the .ossa");
         return;
     }
     out = run("LIBGL_ALWAYS_SOFTWARE=1 xvfb-run -a -s \"-screen 0 320x240x24\" %s view %s --frames 4 --size 64x64 "

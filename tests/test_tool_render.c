@@ -54,9 +54,7 @@ static double mean_abs_diff(const uint8_t *a, const uint8_t *b, uint32_t w, uint
 }
 
 static const char *tool_or_skip(void) {
-    const char *t = ot_tool();
-    if (!t) printf("[  SKIP    ] OSSA_TOOL is not set: the ossa tool was not built\n");
-    return t;
+    return ot_tool(); /* NULL with the reason given to ot_skip_reason */
 }
 
 /* Runs the tool with arguments, returns its exit status; stdout in *out when out != NULL. */
@@ -70,6 +68,7 @@ static int run_tool(const char *args, char **out) {
  * EGL/GL 3.3 the GL cases skip with the tool's reason. */
 static const char *gl_tool_or_skip(void) {
     static int state = -1; /* -1 unknown, 0 no, 1 yes */
+    static char why[512];  /* the probe's output when it failed */
     if (!tool_or_skip() || !ot_gl_tool()) return NULL;
     if (state < 0) {
         char args[8192], *out = NULL;
@@ -78,9 +77,10 @@ static const char *gl_tool_or_skip(void) {
         state = rc == 0;
         if (!state && strstr(out, "no offscreen OpenGL")) state = 0;
         else if (!state) fail_msg("ossa render failed (%d):\n%s", rc, out);
-        if (!state) printf("[  SKIP    ] no offscreen OpenGL: %s", out);
+        snprintf(why, sizeof why, "%s", out);
         free(out);
     }
+    if (!state) ot_skip_reason("no offscreen OpenGL: %s", why);
     return state ? ot_tool() : NULL;
 }
 
@@ -320,7 +320,7 @@ static void rest_pose_matches_reference(void **state) {
     if (!gl_tool_or_skip()) skip();
     const char *src = getenv("OSSA_SOURCE_DIR");
     if (!src) {
-        printf("[  SKIP    ] OSSA_SOURCE_DIR is not set\n");
+        ot_skip_reason("OSSA_SOURCE_DIR is not set: the reference image is not found");
         skip();
     }
     char ref_path[4096];

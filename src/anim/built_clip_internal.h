@@ -348,9 +348,9 @@ static inline void ossa__packed_fields(const unsigned char *s, const ossa__bc_pa
                                        uint32_t qn[3]) {
     uint32_t M = ossa__lift_blocks(n), m = k >> 2 < M ? k >> 2 : M - 1u, j = k - 4u * m, f[15];
     ossa__lift_block(s, p, m, f);
-    for (int c = 0; c < 3; c++) q[c] = f[j * 3 + c];
+    for (uint32_t c = 0; c < 3; c++) q[c] = f[j * 3 + c];
     if (qn)
-        for (int c = 0; c < 3; c++) qn[c] = f[(j + 1) * 3 + c];
+        for (uint32_t c = 0; c < 3; c++) qn[c] = f[(j + 1) * 3 + c];
 }
 
 /* Key mask helpers (bit g of mask = a key at grid[g]; n = grid_count): 57-bit windows (one
@@ -557,7 +557,7 @@ static inline uint32_t ossa__lift_table(const ossa__bc_packed *p, uint32_t fo[16
     }
     uint32_t bk = A + 2u * R1 + R2, start[5] = {0, A, A + R1, A + R1 + R2, bk};
     const uint32_t *width[5] = {wa, w1, w2, w1, wa};
-    for (int item = 0; item < 5; item++)
+    for (uint32_t item = 0; item < 5; item++)
         for (uint32_t c = 0, o = start[item]; c < 3; o += width[item][c], c++) {
             fo[item * 3 + c] = o;
             fm[item * 3 + c] = (1u << width[item][c]) - 1u;

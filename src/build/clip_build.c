@@ -409,7 +409,7 @@ static bool failing_channels_exact(builder *B, const build_run *R) {
     for (uint32_t j = 0; j < B->joint_count; j++) {
         if (R->joint_max_error[j] <= R->target) continue;
         for (int32_t a = (int32_t)j; a >= 0; a = B->skeleton->parents[a])
-            for (int k = 0; k < 3; k++) {
+            for (size_t k = 0; k < 3; k++) {
                 int32_t ci = R->channel_of[(size_t)a * 3 + k];
                 if (ci >= 0 && B->channels[ci].mode != MODE_RAW) {
                     B->channels[ci].mode = MODE_RAW;

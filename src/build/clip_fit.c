@@ -168,7 +168,7 @@ static void choose_dropped_component(builder *B, quant_range *p, int comp[3]) {
     float *X = B->channel_values;
     const uint32_t *cand = B->key_grid;
     float best = -1.0f;
-    for (int d = 0; d < 4; d++) {
+    for (uint32_t d = 0; d < 4; d++) {
         float m = INFINITY;
         for (uint32_t k = 0; k < B->key_grid_count; k++) m = fminf(m, fabsf(X[(size_t)cand[k] * 4 + d]));
         if (m > best) {
@@ -198,9 +198,9 @@ static float component_ranges(const builder *B, build_channel *ch, quant_range *
     const uint32_t *cand = B->key_grid;
     float maxext = 0.0f;
     for (int c = 0; c < 3; c++) {
-        float lo = X[(size_t)cand[0] * 4 + comp[c]], hi = lo;
+        float lo = X[(size_t)cand[0] * 4 + (size_t)comp[c]], hi = lo; /* comp[c] in 0 .. 3 */
         for (uint32_t k = 1; k < B->key_grid_count; k++) {
-            float v = X[(size_t)cand[k] * 4 + comp[c]];
+            float v = X[(size_t)cand[k] * 4 + (size_t)comp[c]];
             lo = min_first(lo, v);
             hi = max_first(hi, v);
         }

@@ -84,7 +84,7 @@ ossa_result ossa__build_attribute(builder *B, const ossa_built_clip *bc, ossa_sa
         float worst = 0.0f;
         for (int32_t a = (int32_t)j; a >= 0; a = B->skeleton->parents[a])
             for (int k = 0; k < 3; k++) {
-                int32_t ci = channel_of[(size_t)a * 3 + k];
+                int32_t ci = channel_of[(size_t)a * 3 + (size_t)k];
                 if (ci < 0 || B->channels[ci].mode == MODE_RAW) continue;
                 ossa_transform save = tmp[a];
                 memcpy(field(&tmp[a], k), field(&got[a], k), (k == OSSA__CH_R ? 4 : 3) * sizeof(float));
@@ -100,7 +100,7 @@ ossa_result ossa__build_attribute(builder *B, const ossa_built_clip *bc, ossa_sa
                 worst = fmaxf(worst, e);
             }
         for (int32_t a = (int32_t)j; a >= 0; a = B->skeleton->parents[a])
-            for (int k = 0; k < 3; k++) {
+            for (size_t k = 0; k < 3; k++) {
                 int32_t ci = channel_of[(size_t)a * 3 + k];
                 if (ci >= 0 && B->channels[ci].mode != MODE_RAW && (cerr[ci] >= 0.5f * worst || !(worst > 0.0f)))
                     mark[ci] = 1;

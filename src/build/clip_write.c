@@ -43,7 +43,7 @@ static void put_bits(unsigned char *p, uint64_t pos, uint32_t v, uint32_t n) {
  * x (ossa__lift_block): its keys, and past the last key the virtual slots: the final anchor
  * extrapolated from the last two keys (clamped to the field), the others their own prediction
  * (residual 0, so they never widen the channel's residuals). */
-static void lift_slots(const build_channel *c, int x, uint32_t m, uint32_t v[5]) {
+static void lift_slots(const build_channel *c, uint32_t x, uint32_t m, uint32_t v[5]) {
     uint32_t n = c->key_count, top = (1u << c->bits[x]) - 1u, s0 = 4u * m;
     for (uint32_t j = 0; j < 5; j++)
         if (s0 + j < n) v[j] = c->quantised[(size_t)(s0 + j) * 3 + x];
@@ -74,7 +74,7 @@ static uint8_t lift_width(int32_t lo, int32_t hi, uint32_t wa) {
 /* Packed channel c's residual widths (ossa__bc_packed.resid): w1 (slots 1, 3), w2 (slot 2). */
 static void lift_widths(const build_channel *c, uint8_t w1[3], uint8_t w2[3]) {
     uint32_t M = ossa__lift_blocks(c->key_count);
-    for (int x = 0; x < 3; x++) {
+    for (uint32_t x = 0; x < 3; x++) {
         int32_t lo1 = 0, hi1 = 0, lo2 = 0, hi2 = 0, r[3];
         for (uint32_t m = 0; m < M && c->bits[x]; m++) {
             uint32_t v[5];
@@ -106,7 +106,7 @@ static void put_stream(unsigned char *s, const build_channel *c, const uint8_t w
     uint32_t M = ossa__lift_blocks(c->key_count), v[3][5];
     uint64_t pos = 0;
     for (uint32_t m = 0; m <= M; m++) {
-        for (int x = 0; x < 3; x++) lift_slots(c, x, m < M ? m : M - 1u, v[x]);
+        for (uint32_t x = 0; x < 3; x++) lift_slots(c, x, m < M ? m : M - 1u, v[x]);
         if (m == M) { /* the final anchor */
             for (int x = 0; x < 3; x++) {
                 put_bits(s, pos, v[x][4], c->bits[x]);

@@ -40,8 +40,10 @@ struct ossa_gl_mesh {
 };
 
 /* GLSL sources (src/gl/shaders.c). The skinning vertex shader is compiled once per
- * variant with "#define OSSA_SKIN <n>" and "#define OSSA_MAX_JOINTS <n>" after #version. */
+ * variant with "#define OSSA_SKIN <n>" and "#define OSSA_MAX_JOINTS <n>" after #version;
+ * its source is two strings, ossa__gl_skin_vs then ossa__gl_skin_vs_main. */
 extern const char ossa__gl_skin_vs[];
+extern const char ossa__gl_skin_vs_main[];
 extern const char ossa__gl_lit_fs[];
 extern const char ossa__gl_lines_vs[];
 extern const char ossa__gl_lines_fs[];

@@ -106,11 +106,11 @@ static ossa_result build_variant(ossa_gl_renderer *r, int v, GLint max_vec4) {
              "#define OSSA_MAX_MORPHS %d\n#define OSSA_MORPH_ROW_TEXELS %d\n",
              v < VARIANTS ? variant_define[v] : OSSA__GL_SKIN_CROWD, (unsigned)max_joints, OSSA__GL_PALETTE_ROW_TEXELS,
              OSSA_GL_MAX_ACTIVE_MORPHS, OSSA__GL_MORPH_ROW_TEXELS);
-    const char *vs_src[3] = {"#version 330 core\n", defines, ossa__gl_skin_vs};
+    const char *vs_src[4] = {"#version 330 core\n", defines, ossa__gl_skin_vs, ossa__gl_skin_vs_main};
     const char *fs_src[1] = {ossa__gl_lit_fs};
     char what[64];
     snprintf(what, sizeof what, "skinning shader variant %d", v);
-    p->id = link(compile(GL_VERTEX_SHADER, vs_src, 3, what), compile(GL_FRAGMENT_SHADER, fs_src, 1, "lit fragment shader"),
+    p->id = link(compile(GL_VERTEX_SHADER, vs_src, 4, what), compile(GL_FRAGMENT_SHADER, fs_src, 1, "lit fragment shader"),
                  true, what);
     if (!p->id) return OSSA_ERROR_GL;
     p->view_proj = glGetUniformLocation(p->id, "u_view_proj");

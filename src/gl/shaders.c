@@ -6,6 +6,7 @@
  * weights sum to 0 keeps its bind position and normal. */
 #include "gl_internal.h"
 
+/* The skinning vertex shader's inputs, outputs and helpers (per variant, OSSA_SKIN). */
 const char ossa__gl_skin_vs[] =
     "layout(location = 0) in vec3 a_position;\n"
     "layout(location = 1) in vec3 a_normal;\n"
@@ -70,7 +71,10 @@ const char ossa__gl_skin_vs[] =
     "    bd += w * d;\n"
     "}\n"
     "vec3 quat_rotate(vec4 q, vec3 v) { return v + 2.0 * cross(q.xyz, cross(q.xyz, v) + q.w * v); }\n"
-    "#endif\n"
+    "#endif\n";
+
+/* Its main(), a second literal: ISO C guarantees string literals of 4095 characters only. */
+const char ossa__gl_skin_vs_main[] =
     "\n"
     "void main() {\n"
     "    vec3 p = a_position, n = a_normal;\n"

@@ -46,6 +46,15 @@ def find_assets(root):
     return out
 
 
+def log_skip(what):
+    """Appends "<test>: <case>: <what>" to $OSSA_SKIP_LOG (set by CMake, printed by
+    scripts/test.sh at the end), as the C tests' skip() does (tests/support/test_support.h)."""
+    log = os.environ.get('OSSA_SKIP_LOG')
+    if log:
+        with open(log, 'a') as f:
+            f.write('%s: compare_sample: %s\n' % (os.environ.get('OSSA_TEST_NAME', 'test_sample_reference'), what))
+
+
 def skip_reason(path, root):
     rel = os.path.relpath(path, root).replace(os.sep, '/')
     if rel.startswith('malformed/') or '/malformed/' in rel:
@@ -248,6 +257,8 @@ def main():
         files += [(p, root) for p in find_assets(root)]
     else:
         print('SKIP: assets folder %s not found (only the synthetic files are compared)' % a.assets)
+        log_skip('part not tried: shared assets folder %s not found (only the synthetic files are compared)'
+                 % a.assets)
     passed = failed = 0
     all_errors = []
     t0 = _time.time()

@@ -79,7 +79,7 @@ static void gen_track(uint64_t *s, const ot_gen_options *opt, ossa_track *t, oss
                 for (int c = 0; c < 4; c++) v[c] = -v[c]; /* sign flips between keys */
         } else {
             for (uint32_t c = 0; c < comps; c++) {
-                float off = shape == 0 ? 0.0f : shape == 1 ? 1e-5f * sinf(u * 9 + c) : shape == 2 ? amp * sinf(u * freq + c) : rnd(s, -amp, amp);
+                float off = shape == 0 ? 0.0f : shape == 1 ? 1e-5f * sinf(u * 9 + (float)c) : shape == 2 ? amp * sinf(u * freq + (float)c) : rnd(s, -amp, amp);
                 v[c] = base[c] + off * (fabsf(base[c]) > 10 ? fabsf(base[c]) * 0.1f : 1.0f);
             }
         }

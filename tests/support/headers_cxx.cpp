@@ -1,8 +1,8 @@
-// Compiles every public header as C++ (extern "C" guards) and links one call.
-#include <ossa/ossa.h>
-#include <ossa/gl.h>
-#include <ossa/assimp.h> /* declarations only: compiles without libassimp */
-#include <ossa/import.h>
+// Compiles every public header as C++ (extern "C" guards, no C-only syntax) and links one
+// call. all_headers.h is written by CMake: one #include per include/ossa/*.h, so a new
+// header is checked without editing this file; CMake also compiles each header alone, as C
+// and as C++ (headers_check/only_<name>.c, .cpp), so each one includes what it needs.
+#include "all_headers.h" /* includes ossa/assimp.h: declarations only, compiles without libassimp */
 #include <cstdio>
 
 int main() {

@@ -1,6 +1,7 @@
 #include "test_support.h"
 
 #include <errno.h>
+#include <fcntl.h>
 #include <math.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -9,24 +10,106 @@
 #include <sys/wait.h>
 #include <unistd.h>
 
+/* ---- skip log ---- */
+
+static char pending_reason[1024]; /* for the next skip(); empty when none */
+static char printed_reason[1024]; /* the last one printed */
+
+void ot_skip_reason(const char *format, ...) {
+    va_list args;
+    va_start(args, format);
+    vsnprintf(pending_reason, sizeof pending_reason, format, args);
+    va_end(args);
+    size_t n = strlen(pending_reason);
+    while (n > 0 && (pending_reason[n - 1] == '\n' || pending_reason[n - 1] == ' ')) pending_reason[--n] = 0;
+    for (size_t i = 0; i < n; i++) /* one log line per skip */
+        if (pending_reason[i] == '\n' || pending_reason[i] == '\r') pending_reason[i] = ';';
+    if (strcmp(pending_reason, printed_reason) != 0) {
+        printf("[  SKIP    ] %s\n", pending_reason);
+        memcpy(printed_reason, pending_reason, sizeof printed_reason);
+    }
+}
+
+/* OSSA_TEST_NAME, else the executable's name (Linux), else "?". */
+static const char *test_name(void) {
+    static char comm[64];
+    const char *name = getenv("OSSA_TEST_NAME");
+    if (name && *name) return name;
+    if (!comm[0]) {
+        FILE *f = fopen("/proc/self/comm", "r");
+        if (!f || !fgets(comm, sizeof comm, f)) snprintf(comm, sizeof comm, "?");
+        if (f) fclose(f);
+        comm[strcspn(comm, "\n")] = 0;
+    }
+    return comm;
+}
+
+/* Appends "<test>: <case>: <what><reason>\n" to OSSA_SKIP_LOG with one write (O_APPEND), so
+ * tests running in parallel never interleave within a line. */
+static void log_skip(const char *case_name, const char *what, const char *reason) {
+    const char *log = getenv("OSSA_SKIP_LOG");
+    if (!log || !*log) return;
+    char line[1536];
+    int n = snprintf(line, sizeof line, "%s: %s: %s%s\n", test_name(), case_name, what, reason);
+    if (n <= 0) return;
+    size_t len = (size_t)n < sizeof line ? (size_t)n : sizeof line - 1;
+    if (len == sizeof line - 1) line[len - 1] = '\n';
+    int fd = open(log, O_WRONLY | O_APPEND | O_CREAT, 0644);
+    if (fd < 0) {
+        printf("[  WARN    ] cannot append to OSSA_SKIP_LOG %s: %s\n", log, strerror(errno));
+        return;
+    }
+    if (write(fd, line, len) != (ssize_t)len) printf("[  WARN    ] short write to OSSA_SKIP_LOG %s\n", log);
+    close(fd);
+}
+
+void ot_skip_case(const char *case_name, const char *file, int line) {
+    char reason[sizeof pending_reason];
+    if (pending_reason[0]) snprintf(reason, sizeof reason, "%s", pending_reason);
+    else snprintf(reason, sizeof reason, "no reason given (skip() at %s:%d)", file, line);
+    pending_reason[0] = 0;
+    log_skip(case_name, "", reason);
+    _skip(file, line);
+}
+
+void ot_skip_part_in(const char *case_name, const char *format, ...) {
+    char reason[sizeof pending_reason];
+    va_list args;
+    va_start(args, format);
+    vsnprintf(reason, sizeof reason, format, args);
+    va_end(args);
+    printf("[  SKIP    ] (part of %s) %s\n", case_name, reason);
+    log_skip(case_name, "part not tried: ", reason);
+}
+
+/* ---- environment ---- */
+
 const char *ot_asset(const char *relative) {
     static char path[4096];
     const char *root = getenv("OSSA_ASSETS");
     if (!root || !*root) {
-        printf("[  SKIP    ] OSSA_ASSETS is not set: shared assets unavailable (%s)\n", relative);
+        ot_skip_reason("OSSA_ASSETS is not set: shared assets unavailable");
+        return NULL;
+    }
+    if (access(root, R_OK) != 0) {
+        ot_skip_reason("shared assets folder %s not found (OSSA_ASSETS)", root);
         return NULL;
     }
     snprintf(path, sizeof path, "%s/%s", root, relative);
     if (access(path, R_OK) != 0) {
-        printf("[  SKIP    ] shared asset %s not found: skipping the cases that need it\n", path);
+        ot_skip_reason("shared asset %s not found under %s", relative, root);
         return NULL;
     }
     return path;
 }
 
-ossa_asset *ot_load_asset(const char *relative) {
+ossa_asset *ot_load_asset_in(const char *case_name, const char *relative) {
     const char *path = ot_asset(relative);
-    if (!path) skip();
+    if (!path) { /* "helper(file)": helpers that load for several cases log one line per case */
+        char label[512];
+        snprintf(label, sizeof label, "%s(%s)", case_name, relative);
+        ot_skip_case(label, __FILE__, __LINE__);
+    }
     ossa_asset *asset = NULL;
     ossa_diagnostic diag;
     ossa_result r = ossa_gltf_load_file(path, NULL, &asset, &diag);
@@ -45,16 +128,16 @@ const char *ot_tmp(const char *name) {
 
 const char *ot_tool(void) {
     const char *tool = getenv("OSSA_TOOL");
-    return (tool && *tool) ? tool : NULL;
+    if (tool && *tool) return tool;
+    ot_skip_reason("OSSA_TOOL is not set: the ossa tool was not built");
+    return NULL;
 }
 
 const char *ot_gl_tool(void) {
-    static bool said;
     if (!ot_tool()) return NULL;
     const char *gl = getenv("OSSA_TOOL_GL");
     if (gl && !strcmp(gl, "1")) return ot_tool();
-    if (!said) printf("[  SKIP    ] the ossa tool was built without GL: its drawing commands are not tested\n");
-    said = true;
+    ot_skip_reason("the ossa tool was built without GL: its drawing commands are not tested");
     return NULL;
 }
 

@@ -10,20 +10,45 @@
 
 #include <ossa/ossa.h>
 
-/* Full path of a file under ../shared/assets (OSSA_ASSETS), or NULL with a printed
- * reason when the assets are absent: callers then skip(). The string is static
+/* ---- skips are recorded with their reason ----
+ * skip() is cmocka's, redefined here to first append one line "<test>: <case>: <reason>" to
+ * the file OSSA_SKIP_LOG names (CMake sets it to <build>/skipped.log for every CTest test;
+ * scripts/test.sh empties it before the suite and prints it grouped by reason at the end).
+ * <test> is OSSA_TEST_NAME (set by CMake) or the executable's name, <case> the function that
+ * called skip(). The reason is the one last given to ot_skip_reason, which the helpers
+ * below call when they return NULL (asset absent, tool not built, no GL); a skip() without
+ * one is logged as "no reason given" with its file and line. */
+#if defined(__GNUC__)
+#define OT_PRINTF(f, a) __attribute__((format(printf, f, a)))
+#else
+#define OT_PRINTF(f, a)
+#endif
+/* Prints "[  SKIP    ] reason" (once while the reason stays the same) and keeps it for the
+ * next skip(). Newlines in the reason become ';' (one log line per skip). */
+void ot_skip_reason(const char *format, ...) OT_PRINTF(1, 2);
+/* Logs the case as skipped with the pending reason, then skips it (cmocka's _skip). */
+void ot_skip_case(const char *case_name, const char *file, int line);
+/* Logs and prints that a part of the case was not tried (the case goes on). */
+void ot_skip_part_in(const char *case_name, const char *format, ...) OT_PRINTF(2, 3);
+#undef skip
+#define skip() ot_skip_case(__func__, __FILE__, __LINE__)
+#define ot_skip_part(...) ot_skip_part_in(__func__, __VA_ARGS__)
+
+/* Full path of a file under ../shared/assets (OSSA_ASSETS), or NULL with the reason given
+ * to ot_skip_reason when the assets are absent: callers then skip(). The string is static
  * storage overwritten by the next call. */
 const char *ot_asset(const char *relative);
-/* Loads a shared asset with ossa_gltf_load_file: skips the test (with the reason printed)
- * when it is absent, fails it with the loader's diagnostic when the load fails. Caller
- * frees with ossa_asset_destroy. */
-ossa_asset *ot_load_asset(const char *relative);
+/* Loads a shared asset with ossa_gltf_load_file: skips the calling case when it is absent
+ * (logged as "<caller>(<relative>)", since helpers load for several cases), fails it with
+ * the loader's diagnostic when the load fails. Caller frees with ossa_asset_destroy. */
+#define ot_load_asset(relative) ot_load_asset_in(__func__, relative)
+ossa_asset *ot_load_asset_in(const char *case_name, const char *relative);
 /* Path under the test scratch directory (OSSA_TMP), created on demand; static storage. */
 const char *ot_tmp(const char *name);
-/* Path of the built ossa tool (OSSA_TOOL) or NULL. */
+/* Path of the built ossa tool (OSSA_TOOL), or NULL with the reason given to ot_skip_reason. */
 const char *ot_tool(void);
 /* The tool when it was built with GL (CMake sets OSSA_TOOL_GL=1), else NULL with the reason
- * printed once: cases that draw (render, view) skip in a -DOSSA_BUILD_GL=OFF build. */
+ * given to ot_skip_reason: cases that draw (render, view) skip in a -DOSSA_BUILD_GL=OFF build. */
 const char *ot_gl_tool(void);
 /* Runs a shell command, returns its exit status and its stdout (malloc'd, NUL-terminated,
  * caller frees) in *out when out is not NULL. */

@@ -462,4 +462,6 @@ done:
     scene_free(&v.s);
     return rc;
 }
+#else
+typedef int ossa_tool_cmd_view_unused; /* ISO C: a translation unit is not empty (as no_gl.c) */
 #endif
