@@ -368,7 +368,7 @@ static void test_load_flipped_bytes(void **state) {
         for (size_t i = 0; i < size * 3; i++) {
             memcpy(buf, data, size);
             size_t at = i < size ? i : (size_t)(ot_rand_u64(&s) % size);
-            buf[at] ^= i < size ? 0xFF : (unsigned char)(1u << (ot_rand_u64(&s) % 8));
+            buf[at] = (unsigned char)(buf[at] ^ (i < size ? 0xFFu : 1u << (ot_rand_u64(&s) % 8)));
             if (i >= 2 * size) buf[ot_rand_u64(&s) % size] ^= (unsigned char)ot_rand_u64(&s);
             ossa_built_clip *lc = NULL;
             ossa_diagnostic d;

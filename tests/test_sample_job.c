@@ -543,7 +543,7 @@ static void test_unpack_kernels_agree(void **state) {
  * random bytes, the last stream against the end of an exactly sized block, every block. */
 static uint32_t spec_bits(const unsigned char *s, uint64_t pos, uint32_t n) {
     uint32_t v = 0;
-    for (uint32_t b = 0; b < n; b++) v |= (uint32_t)((s[(pos + b) >> 3] >> ((pos + b) & 7u)) & 1u) << b;
+    for (uint32_t b = 0; b < n; b++) v |= (uint32_t)(((unsigned)s[(pos + b) >> 3] >> ((pos + b) & 7u)) & 1u) << b;
     return v;
 }
 
@@ -667,7 +667,7 @@ static void test_mask_rank_agree(void **state) {
             if (ot_rand_u64(&seed) % 100 < density) mask[b / 8] |= (unsigned char)(1u << (b % 8));
         for (uint32_t end = 0; end <= 64 * 8; end++) {
             uint32_t slow = 0;
-            for (uint32_t b = 0; b < end; b++) slow += (mask[b / 8] >> (b % 8)) & 1u;
+            for (uint32_t b = 0; b < end; b++) slow += ((unsigned)mask[b / 8] >> (b % 8)) & 1u;
             assert_int_equal(ossa__mask_rank(mask, end), slow);
             assert_int_equal(ossa__mask_rank_popcnt(mask, end), slow);
             checked++;
@@ -691,13 +691,13 @@ static void test_mask_steps_agree(void **state) {
             if (b == 0 || ot_rand_u64(&seed) % 100 < density) mask[b / 8] |= (unsigned char)(1u << (b % 8));
         for (uint32_t at = 0; at < n; at++) {
             uint32_t next = at, prev = at;
-            while (next < n && !((mask[next / 8] >> (next % 8)) & 1u)) next++;
-            while (!((mask[prev / 8] >> (prev % 8)) & 1u)) prev--;
+            while (next < n && !(((unsigned)mask[next / 8] >> (next % 8)) & 1u)) next++;
+            while (!(((unsigned)mask[prev / 8] >> (prev % 8)) & 1u)) prev--;
             assert_int_equal(ossa__mask_next(mask, at, n), next);
             assert_int_equal(ossa__mask_prev(mask, at), prev);
             uint32_t rank = 0, after = at + 1, k[3], kp[3];
-            for (uint32_t b = 0; b < prev; b++) rank += (mask[b / 8] >> (b % 8)) & 1u;
-            while (after < n && !((mask[after / 8] >> (after % 8)) & 1u)) after++;
+            for (uint32_t b = 0; b < prev; b++) rank += ((unsigned)mask[b / 8] >> (b % 8)) & 1u;
+            while (after < n && !(((unsigned)mask[after / 8] >> (after % 8)) & 1u)) after++;
             ossa__mask_seek(mask, n, at, k); /* the jump's one-pass seek */
             assert_int_equal(k[0], prev);
             assert_int_equal(k[1], rank);
@@ -772,7 +772,7 @@ static void packed_reference(const ossa_built_clip *bc, const ossa__bc_packed *p
     const unsigned char *mask = ossa__packed_mask(bc, p);
     uint32_t G = bc->h->grid_count, a = 0, rank = 0, n = G;
     for (uint32_t g = 1; g < G; g++) {
-        if (!((mask[g / 8] >> (g % 8)) & 1u)) continue;
+        if (!(((unsigned)mask[g / 8] >> (g % 8)) & 1u)) continue;
         if (bc->grid[g] <= t) {
             a = g;
             rank++;
