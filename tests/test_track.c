@@ -387,6 +387,117 @@ static void sample_with_missing_cursor_and_empty_track(void **state) {
     assert_float_equal(out, 0.0f, 0);
 }
 
+/* ---- extreme key times: intervals past FLT_MAX ---- */
+
+/* Slerp of unit quaternions a, b at s in double, by hand (the shorter arc). */
+static void ref_slerp(const float *a, const float *b, double s, double *out) {
+    double d = 0, bb[4];
+    for (int i = 0; i < 4; i++) d += (double)a[i] * b[i];
+    for (int i = 0; i < 4; i++) bb[i] = d < 0 ? -(double)b[i] : (double)b[i];
+    d = fabs(d);
+    double th = acos(d < 1 ? d : 1), wa = sin((1 - s) * th) / sin(th), wb = sin(s * th) / sin(th);
+    for (int i = 0; i < 4; i++) out[i] = wa * a[i] + wb * bb[i];
+}
+
+/* Samples track t at time x with every lookup (a table at `rate`, a cursor walked from key
+ * `from`) and checks each against expect (c floats) within tol. */
+static void expect_all_lookups(ossa_track *t, float rate, float x, uint32_t from, const double *expect, uint32_t c,
+                               double tol) {
+    uint32_t keys[256];
+    uint32_t need = ossa_track_table_bound(t, rate);
+    assert_true(need > 0 && need <= 256); /* the table at this rate stays small */
+    assert_int_equal(ossa_track_build_table(t, rate, keys, 256), OSSA_OK);
+    const ossa_lookup modes[] = {OSSA_LOOKUP_LINEAR, OSSA_LOOKUP_BINARY, OSSA_LOOKUP_TABLE, OSSA_LOOKUP_CURSOR,
+                                 OSSA_LOOKUP_DEFAULT};
+    for (size_t m = 0; m < sizeof modes / sizeof modes[0]; m++) {
+        float out[4] = {NAN, NAN, NAN, NAN};
+        uint32_t cursor = from;
+        assert_float_equal(ossa_track_sample(t, x, false, modes[m], &cursor, out), x, 0);
+        for (uint32_t i = 0; i < c; i++) {
+            if (!(fabs((double)out[i] - expect[i]) <= tol))
+                fail_msg("lookup %d at t=%g: component %u is %.9g, expected %.9g", (int)modes[m], (double)x, i,
+                         (double)out[i], expect[i]);
+        }
+    }
+    memset(&t->table, 0, sizeof t->table);
+}
+
+/* Keys at -3e38 and 3e38: t1 - t0 = 6e38 is past FLT_MAX (it used to overflow to +inf in
+ * float, the parameter to 0: key 0 everywhere). The parameter in double: at 0 the halfway
+ * slerp / lerp; at 1e38 two thirds; and a third key one ulp after 3e38 (an interval of ~2e31
+ * with no float inside) gives its keys exactly. Every lookup, cursors coming from either side. */
+static void extreme_key_times_linear(void **state) {
+    (void)state;
+    const float big = 3e38f, ulp_after = nextafterf(3e38f, INFINITY);
+    const float times[3] = {-big, big, ulp_after};
+    const float s45 = 0.70710678f;
+    /* identity, 90 deg about z, then 120 deg about (1,1,1) / sqrt 3 */
+    const float rot[12] = {0, 0, 0, 1, 0, 0, s45, s45, 0.5f, 0.5f, 0.5f, 0.5f};
+    const float vec[9] = {-2, 4, 10, 6, -4, 30, 1, 2, 3};
+    ossa_track r = make_track(OSSA_TRACK_ROTATION, OSSA_INTERP_LINEAR, 4, 3, times, rot);
+    ossa_track v = make_track(OSSA_TRACK_VECTOR, OSSA_INTERP_LINEAR, 3, 3, times, vec);
+    const float rate = 1e-37f; /* 6e38 s x 1e-37 /s: a table of 62 entries */
+    const float probes[3] = {0.0f, 1e38f, -1.5e38f};
+    for (int p = 0; p < 3; p++) {
+        double s = ((double)probes[p] - (double)times[0]) / ((double)times[1] - (double)times[0]);
+        double q[4], x[3];
+        ref_slerp(rot, rot + 4, s, q);
+        for (int i = 0; i < 3; i++) x[i] = (double)vec[i] + ((double)vec[3 + i] - (double)vec[i]) * s;
+        for (uint32_t from = 0; from < 2; from++) {
+            expect_all_lookups(&r, rate, probes[p], from, q, 4, 2e-7);
+            expect_all_lookups(&v, rate, probes[p], from, x, 3, 4e-6);
+        }
+    }
+    /* at the ulp-wide interval's ends: its keys exactly */
+    double k1[4] = {0, 0, s45, s45}, k2[4] = {0.5, 0.5, 0.5, 0.5};
+    expect_all_lookups(&r, rate, big, 0, k1, 4, 0);
+    expect_all_lookups(&r, rate, ulp_after, 0, k2, 4, 0);
+    /* the halfway slerp of 90 degrees about z is 45 degrees: a hand value too */
+    float out[4];
+    ossa_track_sample(&r, 0.0f, false, OSSA_LOOKUP_BINARY, NULL, out);
+    ot_assert_near(out[2], sin(3.14159265358979323846 / 8), 2e-7);
+    ot_assert_near(out[3], cos(3.14159265358979323846 / 8), 2e-7);
+}
+
+/* Keys at -1e38 and 1e38 (interval 2e38, a float): the same halfway values, and looping wraps
+ * a time past the end by the 2e38 s duration. */
+static void extreme_key_times_within_float(void **state) {
+    (void)state;
+    const float times[2] = {-1e38f, 1e38f};
+    const float rot[8] = {0, 0, 0, 1, 0, 0.70710678f, 0, 0.70710678f};
+    ossa_track r = make_track(OSSA_TRACK_ROTATION, OSSA_INTERP_LINEAR, 4, 2, times, rot);
+    double q[4];
+    ref_slerp(rot, rot + 4, 0.5, q);
+    expect_all_lookups(&r, 1e-36f, 0.0f, 0, q, 4, 2e-7);
+    float out[4];
+    /* 2.5e38 wraps to 2.5e38 - 2e38 = 0.5e38: three quarters of the way */
+    assert_float_equal(ossa_track_sample(&r, 2.5e38f, true, OSSA_LOOKUP_BINARY, NULL, out), 0.5e38f, 1e32);
+    ref_slerp(rot, rot + 4, ((double)0.5e38f + 1e38) / 2e38, q);
+    for (int i = 0; i < 4; i++) ot_assert_near(out[i], q[i], 2e-7);
+}
+
+/* CUBICSPLINE over -3e38 .. 3e38: the tangents are multiplied by the interval (6e38, not a
+ * float): v = h00 v0 + h10 dt b0 + h01 v1 + h11 dt a1. With tangents ~1e-38 units/s the
+ * products are ordinary numbers; |h10|, |h11| <= 4/27, so the scaled weights (<= 1e38) are
+ * finite floats for any finite key times. Expected values in double by hand. */
+static void extreme_key_times_cubic(void **state) {
+    (void)state;
+    const float times[2] = {-3e38f, 3e38f};
+    /* per key: in-tangent, value, out-tangent (3 components each) */
+    const float vals[18] = {0, 0, 0, /* v0 */ 1, 2, 3, /* b0 */ 1e-38f, -2e-38f, 0,
+                            /* a1 */ -3e-38f, 0, 2e-38f, /* v1 */ 5, -2, 7, 0, 0, 0};
+    ossa_track c = make_track(OSSA_TRACK_VECTOR, OSSA_INTERP_CUBIC, 3, 2, times, vals);
+    const float probes[2] = {0.0f, 2e38f};
+    for (int p = 0; p < 2; p++) {
+        double dt = (double)times[1] - (double)times[0], s = ((double)probes[p] - (double)times[0]) / dt;
+        double s2 = s * s, s3 = s2 * s, x[3];
+        for (int i = 0; i < 3; i++)
+            x[i] = (2 * s3 - 3 * s2 + 1) * vals[3 + i] + (s3 - 2 * s2 + s) * dt * vals[6 + i] +
+                   (-2 * s3 + 3 * s2) * vals[12 + i] + (s3 - s2) * dt * vals[9 + i];
+        expect_all_lookups(&c, 1e-37f, probes[p], 0, x, 3, 2e-5);
+    }
+}
+
 int main(void) {
     const struct CMUnitTest tests[] = {
         cmocka_unit_test(find_key_hand_values),
@@ -400,6 +511,9 @@ int main(void) {
         cmocka_unit_test(validate_rejects_bad_tracks),
         cmocka_unit_test(lookups_agree_on_random_tracks),
         cmocka_unit_test(sample_with_missing_cursor_and_empty_track),
+        cmocka_unit_test(extreme_key_times_linear),
+        cmocka_unit_test(extreme_key_times_within_float),
+        cmocka_unit_test(extreme_key_times_cubic),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
 }

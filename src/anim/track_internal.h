@@ -5,7 +5,9 @@
 #ifndef OSSA_ANIM_TRACK_INTERNAL_H
 #define OSSA_ANIM_TRACK_INTERNAL_H
 
+#include <float.h>
 #include <math.h>
+#include <stdbool.h>
 #include <string.h>
 
 #include <ossa/track.h>
@@ -130,8 +132,13 @@ static inline void ossa__interpolate(const ossa_track *track, uint32_t k, float 
         ossa__copy_key(track, k, out, c);
         return;
     }
-    float td = t1 - t0;
-    float s = (t - t0) / td;
+    /* The key interval of finite key times can pass FLT_MAX (keys at -3e38 and 3e38): then the
+     * parameter, and the tangents' scale, are computed in double (t - t0 is finite whenever
+     * t1 - t0 is: t0 < t < t1). */
+    float td = t1 - t0, s;
+    bool wide = !(td <= FLT_MAX);
+    if (!wide) s = (t - t0) / td;
+    else s = (float)(((double)t - (double)t0) / ((double)t1 - (double)t0));
     if (s > 1.0f) s = 1.0f;
     if (track->interp == OSSA_INTERP_CUBIC) {
         const float *v0 = track->values + ((size_t)k * 3 + 1) * c; /* v_k */
@@ -139,8 +146,16 @@ static inline void ossa__interpolate(const ossa_track *track, uint32_t k, float 
         const float *a1 = v0 + 2 * c;                              /* in-tangent a_{k+1} */
         const float *v1 = v0 + 3 * c;                              /* v_{k+1} */
         float s2 = s * s, s3 = s2 * s;
-        float h00 = 2.0f * s3 - 3.0f * s2 + 1.0f, h10 = (s3 - 2.0f * s2 + s) * td;
-        float h01 = -2.0f * s3 + 3.0f * s2, h11 = (s3 - s2) * td;
+        float h00 = 2.0f * s3 - 3.0f * s2 + 1.0f, h10 = s3 - 2.0f * s2 + s;
+        float h01 = -2.0f * s3 + 3.0f * s2, h11 = s3 - s2;
+        if (!wide) {
+            h10 *= td;
+            h11 *= td;
+        } else { /* |h10|, |h11| <= 4/27 and t1 - t0 < 2 FLT_MAX: the scaled weights are finite floats */
+            double dt = (double)t1 - (double)t0;
+            h10 = (float)((double)h10 * dt);
+            h11 = (float)((double)h11 * dt);
+        }
         for (uint32_t i = 0; i < c; i++) out[i] = h00 * v0[i] + h10 * b0[i] + h01 * v1[i] + h11 * a1[i];
         if (track->kind == OSSA_TRACK_ROTATION) ossa__quat_normalize4(out);
         return;
