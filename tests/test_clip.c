@@ -686,6 +686,61 @@ static void equal_times_are_shared(void **state) {
     }
 }
 
+/* A clip with keys at -3e38 and 3e38 (a valid glTF can hold them): its span 6e38 s is past
+ * FLT_MAX. Each track still gets a frame-index table (the table's rate comes from the span in
+ * double: ~1e-37 entries/s, capped at 4 keys + 64 entries; in float the span was +inf, the rate 0
+ * and the table silently dropped), and the clip job samples the halfway slerp / lerp at t = 0 with
+ * every lookup, cursors included, and the same after a loop wraps a time past the end. */
+static void extreme_key_times(void **state) {
+    (void)state;
+    const float times[2] = {-3e38f, 3e38f};
+    const float rot[8] = {0, 0, 0, 1, 0, 0, 0.70710678f, 0.70710678f}; /* identity, 90 deg about z */
+    const float pos[6] = {-2, 4, 10, 6, -4, 30};
+    ossa_transform_track tt;
+    memset(&tt, 0, sizeof tt);
+    tt.joint = 0;
+    tt.translation = vec_track(3, 2, times, pos);
+    tt.rotation = vec_track(4, 2, times, rot);
+    tt.rotation.kind = OSSA_TRACK_ROTATION;
+    ossa_clip_desc d = {0};
+    d.name = "far";
+    d.tracks = &tt;
+    d.track_count = 1;
+    ossa_clip *c = NULL;
+    assert_int_equal(ossa_clip_create(&d, NULL, &c), OSSA_OK);
+    assert_true(c->start == times[0] && c->end == times[1]);
+    const ossa_track *ct = &c->tracks[0].rotation;
+    assert_non_null(ct->table.keys);
+    assert_true(ct->table.count >= 2 && ct->table.count <= 2 * 4 + 64);
+    assert_true(ct->table.rate > 0.0f && isfinite(ct->table.rate));
+    /* expected, by hand: the slerp from identity to 90 degrees about z at s turns 90 s degrees */
+    const double half_pi = 1.57079632679489661923;
+    const ossa_lookup modes[] = {OSSA_LOOKUP_DEFAULT, OSSA_LOOKUP_LINEAR, OSSA_LOOKUP_BINARY, OSSA_LOOKUP_TABLE,
+                                 OSSA_LOOKUP_CURSOR};
+    for (size_t m = 0; m < sizeof modes / sizeof modes[0]; m++) {
+        uint32_t cursors[3] = {0, 0, 0};
+        ossa_transform out;
+        /* t = 0 (s = 1/2), then a looping t = 2.9e38 (inside the clip, s = 0.98333) */
+        for (int loop = 0; loop < 2; loop++) {
+            float t = loop ? 2.9e38f : 0.0f;
+            float got = ot_clip_sample(c, t, loop != 0, modes[m], modes[m] == OSSA_LOOKUP_CURSOR ? cursors : NULL,
+                                       NULL, &out, 1);
+            assert_float_equal(got, t, 0);
+            double s = ((double)t - (double)times[0]) / ((double)times[1] - (double)times[0]);
+            for (int i = 0; i < 3; i++)
+                ot_assert_near((&out.translation.x)[i], pos[i] + (pos[3 + i] - pos[i]) * s, 4e-6);
+            ot_assert_near(out.rotation.x, 0.0, 1e-7);
+            ot_assert_near(out.rotation.y, 0.0, 1e-7);
+            ot_assert_near(out.rotation.z, sin(half_pi * s / 2), 2e-7);
+            ot_assert_near(out.rotation.w, cos(half_pi * s / 2), 2e-7);
+        }
+    }
+    /* ossa_clip_duration: the span in float, +inf (documented); the clock wraps in double */
+    assert_true(isinf(ossa_clip_duration(c)));
+    assert_float_equal(ossa_clip_adjust_time(c, -3.2e38f, true), 2.8e38f, 1e32);
+    ossa_clip_destroy(c);
+}
+
 int main(void) {
     const struct CMUnitTest tests[] = {
         cmocka_unit_test(create_copies_and_sorts),
@@ -695,6 +750,7 @@ int main(void) {
         cmocka_unit_test(sample_job_validation),
         cmocka_unit_test(lookups_agree_for_random_clips),
         cmocka_unit_test(table_size_is_capped_and_exact),
+        cmocka_unit_test(extreme_key_times),
         cmocka_unit_test(remap_drops_and_resorts),
         cmocka_unit_test(garbage_descs),
         cmocka_unit_test(one_allocation),

@@ -62,13 +62,16 @@ typedef struct ossa_clip {
  * allocation. On failure *out is NULL and nothing is leaked. */
 /* (Each track's table is built from its own first key; its size is capped at
  * 4 * key_count + 64 entries by lowering that track's rate, recorded in track.table.rate,
- * so a sparse track over a long time range cannot blow up memory. Absent tracks (0 keys)
+ * so a sparse track over a long time range cannot blow up memory: keys at -3e38 and 3e38 get
+ * a table of at most 72 entries at ~1e-37 entries/s. Absent tracks (0 keys)
  * need no valid kind/components: they are normalised. DEFAULT interp becomes LINEAR.) */
 ossa_result ossa_clip_create(const ossa_clip_desc *desc, const ossa_allocator *allocator, ossa_clip **out);
 /* Frees a clip from ossa_clip_create; NULL is a no-op. */
 void ossa_clip_destroy(ossa_clip *clip);
 
-/* Clip duration in seconds (end - start). */
+/* Clip duration in seconds (end - start, in float: +inf when finite key times span more than
+ * FLT_MAX, e.g. -3e38 .. 3e38; such a clip still samples and loops correctly, the clock and
+ * the key intervals are computed in double). */
 float ossa_clip_duration(const ossa_clip *clip);
 /* Maps any time to the clip's sampling time (see the semantics above). */
 float ossa_clip_adjust_time(const ossa_clip *clip, float t, bool loop);

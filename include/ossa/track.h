@@ -81,7 +81,9 @@ uint32_t ossa_track_find_key_binary(const ossa_track *track, float t);
 uint32_t ossa_track_find_key_table(const ossa_track *track, float t);
 uint32_t ossa_track_find_key_cursor(const ossa_track *track, float t, uint32_t *cursor);
 
-/* Number of uint32 entries the frame-index table needs at `rate` entries per second. */
+/* Number of uint32 entries the frame-index table needs at `rate` entries per second:
+ * floor((end - start) x rate) + 2, computed in double, saturating at UINT32_MAX (a caller
+ * choosing the rate for a huge span, e.g. 6e38 s, must lower it: ossa_clip_create caps it). */
 uint32_t ossa_track_table_bound(const ossa_track *track, float rate);
 /* Fills `keys` (capacity entries, >= ossa_track_table_bound) and sets track->table
  * to point at it. The caller owns `keys` and keeps it alive as long as the track.
@@ -90,7 +92,10 @@ uint32_t ossa_track_table_bound(const ossa_track *track, float rate);
 ossa_result ossa_track_build_table(ossa_track *track, float rate, uint32_t *keys, uint32_t capacity);
 
 /* Interpolates between key k and k+1 at time t (t already adjusted/clamped),
- * writing `components` floats to out. */
+ * writing `components` floats to out. Any finite key times: an interval t1 - t0 past
+ * FLT_MAX (keys at -3e38 and 3e38) takes the parameter (t - t0) / (t1 - t0), and the
+ * CUBICSPLINE tangents' factor t1 - t0, in double (the scaled Hermite weights stay finite
+ * floats; tangent x interval can still overflow a float when the data asks for it). */
 void ossa_track_interpolate(const ossa_track *track, uint32_t k, float t, float *out);
 
 /* Adjusts t (see ossa_track_adjust_time), finds the key with `lookup` (cursor may be

@@ -19,9 +19,11 @@ static uint32_t table_limit(uint32_t key_count) { return key_count * 4u + 64u; }
 static float effective_rate(const ossa_track *t, float rate) {
     if (t->key_count < 2 || !(rate > 0.0f)) return 0.0f;
     uint32_t limit = table_limit(t->key_count);
-    float span = ossa_track_end(t) - ossa_track_start(t);
+    /* in double: key times of one track may span more than FLT_MAX (-3e38 .. 3e38); the
+     * rate then comes out near 1e-37 entries/s, a normal float */
+    double span = (double)ossa_track_end(t) - (double)ossa_track_start(t);
     while (ossa_track_table_bound(t, rate) > limit) {
-        float r = (float)((double)(limit - 2) / (double)span);
+        float r = (float)((double)(limit - 2) / span);
         rate = r < rate ? r * 0.999f : rate * 0.5f;
     }
     return rate;
