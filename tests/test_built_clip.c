@@ -1202,6 +1202,96 @@ static void test_fuzz_seeds(void **state) {
     ossa_skeleton_destroy(gen);
 }
 
+/* A one-joint clip named `name` turning from identity to 90 degrees about z and moving from
+ * (-2, 4, 10) to (6, -4, 30) between key times a and b (LINEAR). */
+static ossa_clip *two_key_clip(const char *name, const float times[2]) {
+    static const float rot[8] = {0, 0, 0, 1, 0, 0, 0.70710678f, 0.70710678f};
+    static const float pos[6] = {-2, 4, 10, 6, -4, 30};
+    ossa_transform_track tt;
+    memset(&tt, 0, sizeof tt);
+    ossa_track lin = {.kind = OSSA_TRACK_VECTOR, .interp = OSSA_INTERP_LINEAR, .components = 3, .key_count = 2,
+                      .times = times, .values = pos};
+    tt.translation = lin;
+    tt.rotation = lin;
+    tt.rotation.kind = OSSA_TRACK_ROTATION;
+    tt.rotation.components = 4;
+    tt.rotation.values = rot;
+    ossa_clip_desc d = {0};
+    d.name = name;
+    d.tracks = &tt;
+    d.track_count = 1;
+    ossa_clip *c = NULL;
+    assert_int_equal(ossa_clip_create(&d, NULL, &c), OSSA_OK);
+    return c;
+}
+
+/* Keys at -3e38 and 3e38: a built clip's clock is float and the span 6e38 s is not (its
+ * duration and key intervals would be +inf: the packed and raw segments sampled key 0
+ * everywhere). The builder refuses it in both modes with LIMIT, and ossa_clip_build_check names
+ * the clip and why; keys at -1e38 and 1e38 (span 2e38, a float) build and sample the halfway
+ * slerp / lerp at 0 (by hand: 45 degrees about z); a block whose range is widened past FLT_MAX
+ * is refused by the loader at header.end. */
+static void test_build_extreme_key_times(void **state) {
+    (void)state;
+    const int32_t parent = -1;
+    ossa_transform rest = {{0, 0, 0}, {0, 0, 0, 1}, {1, 1, 1}};
+    ossa_skeleton_desc sd = {1, &parent, &rest, NULL, 0, NULL};
+    ossa_skeleton *sk = NULL;
+    assert_int_equal(ossa_skeleton_create(&sd, NULL, &sk), OSSA_OK);
+    const float wide[2] = {-3e38f, 3e38f}, within[2] = {-1e38f, 1e38f};
+    ossa_clip *far = two_key_clip("far", wide), *near = two_key_clip("near", within);
+    for (int lossless = 0; lossless < 2; lossless++) {
+        ossa_clip_build_options opt = {0};
+        opt.lossless = lossless;
+        ossa_built_clip *bc = (ossa_built_clip *)(uintptr_t)1;
+        assert_int_equal(ossa_clip_build(far, sk, &opt, NULL, &bc, NULL), OSSA_ERROR_LIMIT);
+        assert_null(bc);
+        ossa_diagnostic d;
+        assert_int_equal(ossa_clip_build_check(far, sk, &opt, &d), OSSA_ERROR_LIMIT);
+        assert_string_equal(d.path, "times");
+        if (!strstr(d.message, "clip 'far'") || !strstr(d.message, "FLT_MAX"))
+            fail_msg("the diagnostic does not name the clip and the span: %s", d.message);
+        assert_int_equal(ossa_clip_build_check(near, sk, &opt, &d), OSSA_OK);
+
+        assert_int_equal(ossa_clip_build(near, sk, &opt, NULL, &bc, NULL), OSSA_OK);
+        ossa_sampling_context *ctx = NULL;
+        assert_int_equal(ossa_sampling_context_create(1, 0, NULL, &ctx), OSSA_OK);
+        ossa_transform out;
+        ossa_sample_job job = {0};
+        job.clip = bc;
+        job.context = ctx;
+        job.output = &out;
+        job.output_count = 1;
+        job.reference = sk->rest;
+        job.reference_count = 1;
+        const double half_pi = 1.57079632679489661923, tol = lossless ? 2e-7 : 2e-3;
+        const float probes[3] = {0.0f, 5e37f, -9e37f};
+        for (int p = 0; p < 3; p++) {
+            job.time = probes[p];
+            assert_int_equal(ossa_sample_job_run(&job), OSSA_OK);
+            double s = ((double)probes[p] + 1e38) / 2e38;
+            ot_assert_near(out.translation.x, -2 + 8 * s, lossless ? 4e-6 : 1e-3);
+            ot_assert_near(out.translation.z, 10 + 20 * s, lossless ? 4e-6 : 1e-3);
+            ot_assert_near(out.rotation.z, sin(half_pi * s / 2), tol);
+            ot_assert_near(out.rotation.w, cos(half_pi * s / 2), tol);
+        }
+        /* the loader: the same block with its start moved to -3e38 */
+        size_t size;
+        const unsigned char *data = ossa_built_clip_data(bc, &size);
+        unsigned char *buf = malloc(size);
+        memcpy(buf, data, size);
+        const float start = -3e38f;
+        memcpy(buf + offsetof(ossa__bc_header, start), &start, sizeof start);
+        expect_rejected(buf, size, "header.end");
+        free(buf);
+        ossa_sampling_context_destroy(ctx);
+        ossa_built_clip_destroy(bc);
+    }
+    ossa_clip_destroy(far);
+    ossa_clip_destroy(near);
+    ossa_skeleton_destroy(sk);
+}
+
 int main(void) {
     const struct CMUnitTest tests[] = {
         cmocka_unit_test(test_lossless_assets),
@@ -1220,6 +1310,7 @@ int main(void) {
         cmocka_unit_test(test_compressed_bound_deep_chains),
         cmocka_unit_test(test_compressed_bound_woman),
         cmocka_unit_test(test_edge_clips),
+        cmocka_unit_test(test_build_extreme_key_times),
         cmocka_unit_test(test_sparse_base_and_snapping),
         cmocka_unit_test(test_fuzz_seeds),
     };

@@ -78,11 +78,22 @@ typedef struct ossa_clip_build_stats {
  * even the exact keys measure above `precision` (float rounding of large model coordinates vs
  * a tiny precision; `stats` then holds that measurement), or when a rest-pose value or key
  * is past 2^50 (~1.1e15) in magnitude, or a CUBICSPLINE tangent times its track's time span
- * is (built clips keep every interpolation finite; the loader refuses blocks past it).
+ * is (built clips keep every interpolation finite; the loader refuses blocks past it), or when
+ * the clip's key times span more than FLT_MAX seconds (end - start, e.g. keys at -3e38 and
+ * 3e38: a built clip's clock, its duration and key intervals are floats; the editable clip
+ * samples such a clip exactly, with the interval in double). ossa_clip_build_check says why.
  * Woman's 10 clips build in ~0.75 s of CPU. */
 ossa_result ossa_clip_build(const ossa_clip *clip, const ossa_skeleton *skeleton,
                             const ossa_clip_build_options *options, const ossa_allocator *allocator,
                             ossa_built_clip **out, ossa_clip_build_stats *stats);
+/* The checks ossa_clip_build makes before building (no allocation; linear in the clip's keys):
+ * OSSA_OK, or the result ossa_clip_build would return for them (INVALID_ARGUMENT: NULL clip or
+ * skeleton, a bad option; LIMIT: the time span past FLT_MAX, a value past 2^50) with `diag`
+ * (may be NULL) naming the place in diag->path ("times", "options", "skeleton",
+ * "tracks[2].rotation", "weight_tracks[0]") and diag->message = "clip '<name>': <place>: <why>".
+ * It does not predict OUT_OF_MEMORY, the scratch cap or a missed precision. */
+ossa_result ossa_clip_build_check(const ossa_clip *clip, const ossa_skeleton *skeleton,
+                                  const ossa_clip_build_options *options, ossa_diagnostic *diag);
 /* Frees a built clip; NULL is a no-op. */
 void ossa_built_clip_destroy(ossa_built_clip *clip);
 

@@ -152,12 +152,13 @@ static bool charge(const ossa__bc_header *h, uint64_t *used, uint64_t bytes) {
     return *used <= h->size;
 }
 
+/* Finite, strictly increasing, first to last within FLT_MAX (ossa__span_fits). */
 static bool times_ok(const float *t, uint32_t n) {
     for (uint32_t i = 0; i < n; i++) {
         if (!isfinite(t[i])) return false;
         if (i && !(t[i] > t[i - 1])) return false;
     }
-    return true;
+    return n == 0 || ossa__span_fits(t[0], t[n - 1]); /* the time rule (built_clip_internal.h) */
 }
 
 /* The header: byte order, magic, version, size, flags, the time range, the options, the
@@ -178,6 +179,9 @@ static ossa_result validate_header(const unsigned char *b, size_t size, ossa_dia
     if (h->flags & ~3u) return fail(diag, OSSA_ERROR_INVALID_DATA, "header.flags", "unknown flags 0x%x", h->flags);
     if (!isfinite(h->start) || !isfinite(h->end) || h->end < h->start)
         return fail(diag, OSSA_ERROR_INVALID_DATA, "header.start", "range [%g, %g] is not finite and ordered",
+                    (double)h->start, (double)h->end);
+    if (!ossa__span_fits(h->start, h->end))
+        return fail(diag, OSSA_ERROR_INVALID_DATA, "header.end", "range [%g, %g] spans more than FLT_MAX seconds",
                     (double)h->start, (double)h->end);
     if (!(h->precision >= 0.0f) || !(h->shell_distance >= 0.0f) || !(h->weight_precision >= 0.0f))
         return fail(diag, OSSA_ERROR_INVALID_DATA, "header.precision", "negative or NaN option");
@@ -241,11 +245,12 @@ static ossa_result validate_tables(const unsigned char *b, const ossa__bc_header
     if (!span_ok(h, h->grid_off, h->grid_count, sizeof(float)))
         return fail(diag, OSSA_ERROR_INVALID_DATA, "header.grid_off", "grid outside the block");
     if (!times_ok((const float *)(b + h->grid_off), h->grid_count))
-        return fail(diag, OSSA_ERROR_INVALID_DATA, "grid", "grid times not finite and increasing");
+        return fail(diag, OSSA_ERROR_INVALID_DATA, "grid",
+                    "grid times not finite and increasing, or spanning more than FLT_MAX");
     return OSSA_OK;
 }
 
-/* Each clock's key times: inside the block, not shared, finite and increasing. */
+/* Each clock's key times: inside the block, not shared, finite and increasing, spanning at most FLT_MAX. */
 static ossa_result validate_clocks(const unsigned char *b, const ossa__bc_header *h, uint64_t *used,
                                    ossa_diagnostic *diag) {
     char path[64];
@@ -257,7 +262,8 @@ static ossa_result validate_clocks(const unsigned char *b, const ossa__bc_header
         if (!charge(h, used, (uint64_t)clocks[i].key_count * sizeof(float)))
             return fail(diag, OSSA_ERROR_INVALID_DATA, path, "key times overlap other spans");
         if (!times_ok((const float *)(b + clocks[i].times_off), clocks[i].key_count))
-            return fail(diag, OSSA_ERROR_INVALID_DATA, path, "key times not finite and increasing");
+            return fail(diag, OSSA_ERROR_INVALID_DATA, path,
+                        "key times not finite and increasing, or spanning more than FLT_MAX");
     }
     return OSSA_OK;
 }

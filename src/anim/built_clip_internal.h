@@ -29,6 +29,7 @@
 #ifndef OSSA_ANIM_BUILT_CLIP_INTERNAL_H
 #define OSSA_ANIM_BUILT_CLIP_INTERNAL_H
 
+#include <float.h>
 #include <math.h>
 #include <string.h>
 
@@ -67,6 +68,13 @@ static inline bool ossa__values_bounded(const float *values, uint32_t keys, uint
         if (!ossa__value_bounded(values[i], cubic && (i / components) % 3u != 1u, span)) return false;
     return true;
 }
+
+/* The time rule: a built clip's clock is float (start, end, the key grid, the raw clocks, and the
+ * sampling job's segment lengths, all t1 - t0 in float), so the clip's time span end - start,
+ * and with it every key interval, must be a finite float: at most FLT_MAX (3.4e38 s). Finite key
+ * times can pass it (-3e38 .. 3e38): the builder refuses such a clip (OSSA_ERROR_LIMIT, and
+ * ossa_clip_build_check says why), the loader such a block; the editable path samples it. */
+static inline bool ossa__span_fits(float start, float end) { return (double)end - (double)start <= (double)FLT_MAX; }
 
 enum { OSSA__CH_T = 0, OSSA__CH_R = 1, OSSA__CH_S = 2, OSSA__CH_W = 3 };
 

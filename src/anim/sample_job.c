@@ -2,6 +2,7 @@
  * packed channels through per-mask segment caches (the shared key clocks) and the SoA decode +
  * lerp / nlerp kernels; the raw channels are sample_raw.c's, the scalar kernels and the choice
  * of the SIMD ones sample_kernels.c's. */
+#include <float.h>
 #include <math.h>
 #include <stdatomic.h>
 #include <stdlib.h>
@@ -413,7 +414,9 @@ ossa_result ossa_sample_job_run(ossa_sample_job *job) {
         c->lift = ossa__sample_lift();
         c->last_t = -INFINITY;
         c->loops = 0.0;
-        c->jump_dt = 4.0f * (h->end - h->start) / (float)(h->grid_count ? h->grid_count : 1u);
+        /* in double: end - start may be up to FLT_MAX (the time rule), 4 x it is not a float */
+        double jump = 4.0 * ((double)h->end - (double)h->start) / (double)(h->grid_count ? h->grid_count : 1u);
+        c->jump_dt = jump < (double)FLT_MAX ? (float)jump : FLT_MAX;
         c->clip_id = clip->id;
     }
     float t = ossa__sample_time(h->start, h->end, job->time, job->loop, &c->loops);

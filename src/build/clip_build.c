@@ -2,7 +2,10 @@
  * the format in docs/built-clips.md): the measurement grid and the exact poses, each channel's
  * tolerance, then fit (clip_fit.c), write (clip_write.c), measure and halve the tolerances of
  * the channels that cause a miss, loosen (clip_loosen.c), write again. */
+#include <float.h>
 #include <math.h>
+#include <stdarg.h>
+#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -10,6 +13,7 @@
 
 #include "build/clip_build_internal.h"
 #include "core/alloc.h"
+#include "core/job.h"
 #include "math/fast.h"
 
 /* Per joint, over every grid time of the exact poses: how far its subtree reaches (the farthest
@@ -160,14 +164,40 @@ static ossa_result resolve_options(const ossa_clip_build_options *options, ossa_
     return OSSA_OK;
 }
 
+/* Refuses a build: when diag is not NULL, diag->path = field and diag->message =
+ * "clip '<name>': <field>: <printf(fmt, ...)>". Returns r. */
+#if defined(__GNUC__)
+__attribute__((format(printf, 5, 6)))
+#endif
+static ossa_result build_fail(ossa_diagnostic *diag, ossa_result r, const ossa_clip *clip, const char *field,
+                              const char *fmt, ...) {
+    if (!diag) return r;
+    char why[sizeof diag->message];
+    va_list args;
+    va_start(args, fmt);
+    vsnprintf(why, sizeof why, fmt, args);
+    va_end(args);
+    snprintf(diag->path, sizeof diag->path, "%s", field);
+    snprintf(diag->message, sizeof diag->message, "clip '%.100s': %s: %.200s", clip->name, field, why);
+    return r;
+}
+
+/* Names a channel of the clip for a diagnostic: "tracks[i].rotation", "weight_tracks[i]". */
+static void channel_path(char *path, size_t size, uint32_t i, uint32_t track_count, int c) {
+    static const char *const parts[3] = {"translation", "rotation", "scale"};
+    if (i < track_count) snprintf(path, size, "tracks[%u].%s", i, parts[c]);
+    else snprintf(path, size, "weight_tracks[%u]", i - track_count);
+}
+
 /* The loader's magnitude rule (OSSA__BC_VALUE_MAX): LIMIT for a rest pose or a track past it
- * (such a clip would not load back). */
-static ossa_result check_magnitudes(const ossa_clip *clip, const ossa_skeleton *skeleton) {
+ * (such a clip would not load back), with diag naming it. */
+static ossa_result check_magnitudes(const ossa_clip *clip, const ossa_skeleton *skeleton, ossa_diagnostic *diag) {
     _Static_assert(sizeof(ossa_transform) == 10 * sizeof(float), "a transform is 10 floats");
     for (uint32_t i = 0; i < skeleton->joint_count; i++) {
         float rest[10];
         memcpy(rest, &skeleton->rest[i], sizeof rest);
-        if (!ossa__values_bounded(rest, 1, 10, false, 0.0)) return OSSA_ERROR_LIMIT;
+        if (!ossa__values_bounded(rest, 1, 10, false, 0.0))
+            return build_fail(diag, OSSA_ERROR_LIMIT, clip, "skeleton", "joint %u's rest pose is past 2^50", i);
     }
     for (uint32_t i = 0; i < clip->track_count + clip->weight_track_count; i++) {
         const ossa_transform_track *t = i < clip->track_count ? &clip->tracks[i] : NULL;
@@ -176,12 +206,40 @@ static ossa_result check_magnitudes(const ossa_clip *clip, const ossa_skeleton *
         for (int c = 0; c < 3; c++) {
             if (!tr[c] || !tr[c]->key_count) continue;
             double span = (double)tr[c]->times[tr[c]->key_count - 1] - (double)tr[c]->times[0];
-            if (!ossa__values_bounded(tr[c]->values, tr[c]->key_count, tr[c]->components,
-                                      tr[c]->interp == OSSA_INTERP_CUBIC, span))
-                return OSSA_ERROR_LIMIT;
+            if (ossa__values_bounded(tr[c]->values, tr[c]->key_count, tr[c]->components,
+                                     tr[c]->interp == OSSA_INTERP_CUBIC, span))
+                continue;
+            char path[64];
+            channel_path(path, sizeof path, i, clip->track_count, c);
+            return build_fail(diag, OSSA_ERROR_LIMIT, clip, path,
+                              "a value is past 2^50 (CUBICSPLINE: or a tangent times the key span)");
         }
     }
     return OSSA_OK;
+}
+
+/* The time rule (ossa__span_fits): the clip's span end - start a finite float. */
+static ossa_result check_span(const ossa_clip *clip, ossa_diagnostic *diag) {
+    if (ossa__span_fits(clip->start, clip->end)) return OSSA_OK;
+    return build_fail(diag, OSSA_ERROR_LIMIT, clip, "times",
+                      "key times %g .. %g s span %g s, past FLT_MAX (%g s): a built clip's clock is float "
+                      "(the editable clip samples it)",
+                      (double)clip->start, (double)clip->end, (double)clip->end - (double)clip->start,
+                      (double)FLT_MAX);
+}
+
+ossa_result ossa_clip_build_check(const ossa_clip *clip, const ossa_skeleton *skeleton,
+                                  const ossa_clip_build_options *options, ossa_diagnostic *diag) {
+    if (diag) memset(diag, 0, sizeof *diag);
+    if (!clip || !skeleton)
+        return ossa__job_fail(diag, OSSA_ERROR_INVALID_ARGUMENT, clip ? "skeleton" : "clip", "NULL");
+    ossa_clip_build_options resolved;
+    memset(&resolved, 0, sizeof resolved);
+    if (resolve_options(options, &resolved) != OSSA_OK)
+        return build_fail(diag, OSSA_ERROR_INVALID_ARGUMENT, clip, "options",
+                          "a precision or shell distance is negative, NaN or infinite");
+    ossa_result r = check_span(clip, diag);
+    return r != OSSA_OK ? r : check_magnitudes(clip, skeleton, diag);
 }
 
 /* Bytes of the editable clip's keys (times and values), the stats' raw size. */
@@ -520,7 +578,7 @@ ossa_result ossa_clip_build(const ossa_clip *clip, const ossa_skeleton *skeleton
     builder B;
     memset(&B, 0, sizeof B);
     ossa_result r = resolve_options(options, &B.options);
-    if (r == OSSA_OK) r = check_magnitudes(clip, skeleton);
+    if (r == OSSA_OK) r = ossa_clip_build_check(clip, skeleton, options, NULL);
     if (r != OSSA_OK) return r;
     B.clip = clip;
     B.skeleton = skeleton;
