@@ -414,6 +414,50 @@ static void corrupt_file_is_refused(void **state) {
     free(out);
 }
 
+/* A glTF whose only clip 'far' turns node 0 from identity to 90 degrees about z between key
+ * times -3e38 and 3e38 (valid: finite floats). `ossa sample` (the editable path) gives the
+ * halfway slerp at t = 0, 45 degrees about z (z = sin(pi/8) = 0.382683, w = 0.923880), not key
+ * 0; `ossa pack` cannot build it (a built clip's clock is float, its span 6e38 s is not) and
+ * says so: the clip, the span and FLT_MAX, exit 1. */
+static void extreme_key_times_sample_and_pack(void **state) {
+    (void)state;
+    const char *tool = ot_tool();
+    if (!tool) skip();
+    char gltf[4096], ossa[4096];
+    snprintf(gltf, sizeof gltf, "%s", ot_tmp("pack_far.gltf"));
+    snprintf(ossa, sizeof ossa, "%s", ot_tmp("pack_far.ossa"));
+    const float times[2] = {-3e38f, 3e38f}, rot[8] = {0, 0, 0, 1, 0, 0, 0.70710678f, 0.70710678f};
+    gw *w = gw_create();
+    int a_t = gw_data(w, GW_FLOAT, false, 2, "SCALAR", times);
+    int a_r = gw_data(w, GW_FLOAT, false, 2, "VEC4", rot);
+    gw_add(w, "nodes", "{\"name\": \"root\"}");
+    gw_add(w, "scenes", "{\"nodes\": [0]}");
+    gw_top(w, "\"scene\": 0");
+    gw_add(w, "animations",
+           "{\"name\": \"far\", \"samplers\": [{\"input\": %d, \"output\": %d}], \"channels\": "
+           "[{\"sampler\": 0, \"target\": {\"node\": 0, \"path\": \"rotation\"}}]}",
+           a_t, a_r);
+    size_t n;
+    uint8_t *bytes = gw_finish(w, GW_EMBEDDED, NULL, NULL, &n);
+    assert_int_equal(gw_write_file(gltf, bytes, n), 0);
+    free(bytes);
+    gw_destroy(w);
+    /* the import keeps a frame-index table (capped by ossa_clip_create, not refused up front) */
+    char *out = run("%s info %s", tool, gltf);
+    if (strstr(out, "frame-index table")) fail_msg("the table was dropped:\n%.2000s", out);
+    free(out);
+    out = run("%s sample %s --clip far --time 0", tool, gltf);
+    if (!strstr(out, "0.382683") || !strstr(out, "0.92387"))
+        fail_msg("not the halfway slerp (0, 0, 0.382683, 0.923880):\n%.2000s", out);
+    free(out);
+    char cmd[12288];
+    snprintf(cmd, sizeof cmd, "%s pack %s %s 2>&1", tool, gltf, ossa);
+    assert_int_equal(ot_run(cmd, &out), 1);
+    if (!strstr(out, "clip 'far'") || !strstr(out, "FLT_MAX") || !strstr(out, "6e+38"))
+        fail_msg("the pack error does not say why:\n%.2000s", out);
+    free(out);
+}
+
 int main(void) {
     const struct CMUnitTest tests[] = {
         cmocka_unit_test(pack_prints_per_clip),
@@ -425,6 +469,7 @@ int main(void) {
         cmocka_unit_test(textured_model_renders_alike),
         cmocka_unit_test(plot_packed_file),
         cmocka_unit_test(corrupt_file_is_refused),
+        cmocka_unit_test(extreme_key_times_sample_and_pack),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
 }

@@ -202,6 +202,14 @@ ossa_result ossa__builder_add_mesh(ossa__ctx *ctx, ossa_asset *asset, const ossa
     return OSSA_OK;
 }
 
+/* Entries of a track's frame-index table as ossa_clip_create lays it out: the bound at `rate`,
+ * capped at 4 x keys + 64 (it lowers the rate past that; keys at -3e38 .. 3e38 included). */
+static size_t table_entries(const ossa_track *t, float rate) {
+    if (t->key_count < 2) return 0;
+    size_t bound = ossa_track_table_bound(t, rate), cap = (size_t)t->key_count * 4u + 64u;
+    return bound < cap ? bound : cap;
+}
+
 ossa_result ossa__builder_clip(ossa__ctx *ctx, const ossa_allocator *allocator, const char *path,
                                const ossa_clip_desc *desc, float table_rate, ossa_clip **out) {
     /* budget: the clip's copy of keys plus its frame-index tables */
@@ -212,14 +220,14 @@ ossa_result ossa__builder_clip(ossa__ctx *ctx, const ossa_allocator *allocator, 
         for (int k = 0; k < 3; k++) {
             size_t per = parts[k]->interp == OSSA_INTERP_CUBIC ? 3u : 1u;
             keys_bytes += (size_t)parts[k]->key_count * (1 + per * parts[k]->components) * sizeof(float) + 64;
-            if (rate > 0) table_bytes += (size_t)ossa_track_table_bound(parts[k], rate) * 4 + 16;
+            if (rate > 0) table_bytes += table_entries(parts[k], rate) * 4 + 16;
         }
     }
     for (uint32_t w = 0; w < desc->weight_track_count; w++) {
         const ossa_track *tr = &desc->weight_tracks[w].weights;
         size_t per = tr->interp == OSSA_INTERP_CUBIC ? 3u : 1u;
         keys_bytes += (size_t)tr->key_count * (1 + per * tr->components) * sizeof(float) + 64;
-        if (rate > 0) table_bytes += (size_t)ossa_track_table_bound(tr, rate) * 4 + 16;
+        if (rate > 0) table_bytes += table_entries(tr, rate) * 4 + 16;
     }
     if (rate > 0 && (table_bytes > TABLE_CAP || table_bytes > (ctx->limit - ctx->used) / 2)) {
         ossa__warn(ctx, path, "key times span too long for a %g Hz frame-index table (%zu bytes); binary search used", rate,

@@ -44,7 +44,10 @@ int cli_build_clips(ossa_asset *asset, const ossa_clip_build_options *options, c
         ossa_clip_build_stats st;
         ossa_result r = ossa_clip_build(clip, sk, options, NULL, &asset->built_clips[c], &st);
         if (r) {
-            fprintf(stderr, "ossa %s: building clip %u '%s' failed (%s)\n", cmd, c, clip->name, ossa_result_string(r));
+            ossa_diagnostic d;
+            bool why = ossa_clip_build_check(clip, sk, options, &d) == r; /* the up-front checks say why */
+            fprintf(stderr, "ossa %s: building clip %u '%s' failed (%s)%s%s\n", cmd, c, clip->name, ossa_result_string(r),
+                    why ? ": " : "", why ? d.message : "");
             return 1;
         }
         asset->built_clip_count = c + 1;
