@@ -1,8 +1,11 @@
 /* Root motion (src/anim/root_motion.c): extraction removes the motion from the pose, the
  * delta job re-applies it, and the world trajectory over several loops matches hand-worked
- * positions (a straight walk, a square walked in four loops). */
+ * positions (a straight walk, a square walked in four loops), also on an FBX-Biped-style rig
+ * (hips' +Z up under a rotated, scaled node; a light node with a track) walking straight and
+ * turning through ±180°, every joint against the reference maths. */
 #include "test_support.h"
 #include "job_check.h"
+#include "ref_math.h"
 
 #include <math.h>
 #include <stdlib.h>
@@ -371,6 +374,284 @@ static void ancestor_keys_are_motion_keys(void **state) {
     ossa_skeleton_destroy(sk);
 }
 
+/* ---- An FBX-Biped-style rig (issue 28): every joint is checked, over several loops, against
+ * the original clip's world matrices computed with the reference maths (ref_math.h) and the
+ * cycle's rigid motion worked by hand. ----
+ * 0 RootNode (identity, or +90° about X for a Z-up model)
+ * 1 Light: a node outside the character with a constant translation track (Assimp gives FBX
+ *   nodes channels), its index lower than the character's
+ * 2 Armature: -90° about X, uniform scale `s`, constant translation track
+ * 3 Hips: identity rest, so its local +Z points up in model space; the walk (translation and
+ *   rotation tracks) is written in the Armature's local frame and units from model-space
+ *   positions and headings given by the test
+ * 4 Leg: under the hips, swinging about its local X
+ * 5 Prop: static geometry far away, no track */
+#define RIG_JOINTS 6
+#define RIG_KEYS 9
+#define HIPS_HEIGHT 102.7f
+
+typedef struct rig {
+    ossa_skeleton *skeleton;
+    ossa_clip *clip;
+    float times[RIG_KEYS], hips_t[RIG_KEYS * 3], hips_r[RIG_KEYS * 4], leg_r[RIG_KEYS * 4];
+    float light_t[6], arm_t[6];
+} rig;
+
+static ossa_transform rig_armature(float s) {
+    ossa_transform a = ossa_transform_identity();
+    a.translation = ossa_vec3_make(0.3f, 0, -0.2f);
+    a.rotation = ossa_quat_from_axis_angle(ossa_vec3_make(1, 0, 0), -HALF_PI);
+    a.scale = ossa_vec3_make(s, s, s);
+    return a;
+}
+
+/* The hips at key k: model position pos[k] (relative to the model origin, before RootNode)
+ * and heading yaw[k] about the model's up (+Z turning toward +X); `root_up` rotates the
+ * model Z-up. The local keys are A⁻¹ ∘ model (A: the Armature; the rig's RootNode is
+ * identity in the Y-up rig, and the Z-up rig's RootNode is applied to the whole model). */
+static void make_rig(rig *r, float s, bool z_up, const ossa_vec3 *pos, const float *yaw) {
+    static const int32_t parents[RIG_JOINTS] = {-1, 0, 0, 2, 3, 0};
+    static const char *const names[RIG_JOINTS] = {"RootNode", "Light", "Armature", "Hips", "Leg", "Prop"};
+    ossa_transform rest[RIG_JOINTS];
+    for (int i = 0; i < RIG_JOINTS; i++) rest[i] = ossa_transform_identity();
+    if (z_up) rest[0].rotation = ossa_quat_from_axis_angle(ossa_vec3_make(1, 0, 0), HALF_PI);
+    rest[1].translation = ossa_vec3_make(4, 5, -1);
+    rest[1].rotation = ossa_quat_from_axis_angle(ossa_vec3_normalize(ossa_vec3_make(1, 2, 3)), 1.1f);
+    rest[2] = rig_armature(s);
+    rest[3].translation = ossa_vec3_make(0, 0, HIPS_HEIGHT / s);
+    rest[4].translation = ossa_vec3_make(10 / s, 0, -45 / s);
+    rest[5].translation = ossa_vec3_make(500, 0, 500);
+    ossa_skeleton_desc d;
+    memset(&d, 0, sizeof d);
+    d.joint_count = RIG_JOINTS, d.parents = parents, d.rest = rest, d.names = names;
+    r->skeleton = NULL;
+    assert_int_equal(ossa_skeleton_create(&d, NULL, &r->skeleton), OSSA_OK);
+    ossa_transform ainv = ossa_transform_inverse(rest[2]);
+    for (int k = 0; k < RIG_KEYS; k++) {
+        r->times[k] = (float)k / (RIG_KEYS - 1);
+        ossa_transform model = ossa_transform_identity();
+        model.translation = ossa_vec3_make(pos[k].x, pos[k].y + HIPS_HEIGHT, pos[k].z);
+        model.rotation = ossa_quat_mul(ossa_quat_from_axis_angle(ossa_vec3_make(0, 1, 0), yaw[k]), rest[2].rotation);
+        model.scale = rest[2].scale;
+        ossa_transform local = ossa_transform_combine(ainv, model);
+        memcpy(r->hips_t + k * 3, &local.translation, sizeof(float) * 3);
+        memcpy(r->hips_r + k * 4, &local.rotation, sizeof(float) * 4);
+        ossa_quat leg = ossa_quat_from_axis_angle(ossa_vec3_make(1, 0, 0), 0.4f * sinf(6.2831853f * r->times[k]));
+        memcpy(r->leg_r + k * 4, &leg, sizeof leg);
+    }
+    for (int k = 0; k < 2; k++) {
+        memcpy(r->light_t + k * 3, &rest[1].translation, sizeof(float) * 3);
+        memcpy(r->arm_t + k * 3, &rest[2].translation, sizeof(float) * 3);
+    }
+    static const float ends[2] = {0, 1};
+    ossa_transform_track tr[4];
+    memset(tr, 0, sizeof tr);
+    tr[0].joint = 1, tr[0].translation = (ossa_track){OSSA_TRACK_VECTOR, OSSA_INTERP_LINEAR, 3, 2, ends, r->light_t, {0, 0, 0, NULL}};
+    tr[1].joint = 2, tr[1].translation = (ossa_track){OSSA_TRACK_VECTOR, OSSA_INTERP_LINEAR, 3, 2, ends, r->arm_t, {0, 0, 0, NULL}};
+    tr[2].joint = 3;
+    tr[2].translation = (ossa_track){OSSA_TRACK_VECTOR, OSSA_INTERP_LINEAR, 3, RIG_KEYS, r->times, r->hips_t, {0, 0, 0, NULL}};
+    tr[2].rotation = (ossa_track){OSSA_TRACK_ROTATION, OSSA_INTERP_LINEAR, 4, RIG_KEYS, r->times, r->hips_r, {0, 0, 0, NULL}};
+    tr[3].joint = 4;
+    tr[3].rotation = (ossa_track){OSSA_TRACK_ROTATION, OSSA_INTERP_LINEAR, 4, RIG_KEYS, r->times, r->leg_r, {0, 0, 0, NULL}};
+    ossa_clip_desc cd;
+    memset(&cd, 0, sizeof cd);
+    cd.name = "walk", cd.looping = true, cd.track_count = 4, cd.tracks = tr;
+    r->clip = NULL;
+    assert_int_equal(ossa_clip_create(&cd, NULL, &r->clip), OSSA_OK);
+}
+
+static void free_rig(rig *r) {
+    ossa_clip_destroy(r->clip);
+    ossa_skeleton_destroy(r->skeleton);
+}
+
+/* World matrices of a pose by the reference maths: m[j] = m[parent] · TRS(local j). */
+static void ref_worlds(const ossa_skeleton *sk, const ossa_transform *pose, const float *pre, float (*m)[16]) {
+    for (uint32_t j = 0; j < sk->joint_count; j++) {
+        float l[16];
+        ref_mat_transform(&pose[j], l);
+        if (sk->parents[j] >= 0) ref_mul(m[sk->parents[j]], l, m[j]);
+        else if (pre) ref_mul(pre, l, m[j]);
+        else memcpy(m[j], l, sizeof l);
+    }
+}
+
+/* Plays the extracted clip looping for `loops` cycles in steps of `dt`, the character moved by
+ * the per-frame deltas from M(start), and checks every joint's world against the original
+ * at the same clip time carried by `cycle`^n (n: completed loops; a reference-maths matrix
+ * worked by the test) at every frame: within `tol` model units for translations, tol / 100
+ * for the other entries. */
+static void check_loops(const rig *r, const ossa_clip *stripped, const ossa_root_motion *rm, const float cycle[16],
+                        int frames_per_loop, int loops, float tol) {
+    const ossa_skeleton *sk = r->skeleton;
+    const float dt = 1.0f / (float)frames_per_loop;
+    ossa_transform character = ossa_root_motion_sample(rm, 0.0f);
+    float gn[16] = {1, 0, 0, 0, 0, 1, 0, 0, 0, 0, 1, 0, 0, 0, 0, 1};
+    for (int frame = 0; frame <= frames_per_loop * loops; frame++) {
+        int n = frame / frames_per_loop, f = frame % frames_per_loop;
+        if (frame && f == 0) ref_mul(cycle, gn, gn); /* one more cycle completed */
+        float t = (float)f * dt;
+        if (frame) {
+            ossa_transform delta;
+            ossa_root_motion_job job = {rm, (float)(frame - 1) * dt, dt, true, &delta};
+            assert_int_equal(ossa_root_motion_job_run(&job), OSSA_OK);
+            character = ossa_transform_combine(character, delta);
+        }
+        ossa_transform po[RIG_JOINTS], ps[RIG_JOINTS];
+        ot_clip_sample(r->clip, t, true, OSSA_LOOKUP_BINARY, NULL, sk->rest, po, RIG_JOINTS);
+        ot_clip_sample(stripped, t, true, OSSA_LOOKUP_BINARY, NULL, sk->rest, ps, RIG_JOINTS);
+        float want[RIG_JOINTS][16], got[RIG_JOINTS][16], c[16];
+        ref_worlds(sk, po, gn, want);
+        ref_mat_transform(&character, c);
+        ref_worlds(sk, ps, c, got);
+        for (int j = 0; j < RIG_JOINTS; j++) {
+            for (int e = 0; e < 16; e++)
+                if (fabsf(got[j][e] - want[j][e]) > tol * (e >= 12 ? 1.0f : 0.01f))
+                    fail_msg("frame %d (t %g, loop %d) joint %s entry %d: %g, original %g", frame, (double)t, n,
+                             sk->names[j], e, (double)got[j][e], (double)want[j][e]);
+        }
+    }
+}
+
+/* A straight walk that travels 139 units along model +Z per cycle (the hips sway sideways and
+ * bob, the leg swings), on the Biped-style rig with the Armature scaled by 0.01 and by 100:
+ * the motion joint is Hips (not Light, whose constant track comes first), the heading comes
+ * from the hips' forward axis (local -Y here, not its +Z which points up), the motion
+ * track's positions are the hips' ground positions, and every joint's world equals the
+ * original walk continued over four loops at every frame (a walk without turning comes out
+ * exact between keys too). */
+static void biped_rig_walk_travels(void **state) {
+    (void)state;
+    const float scales[2] = {0.01f, 100.0f};
+    for (int si = 0; si < 2; si++) {
+        ossa_vec3 pos[RIG_KEYS];
+        float yaw[RIG_KEYS];
+        for (int k = 0; k < RIG_KEYS; k++) {
+            float u = (float)k / (RIG_KEYS - 1), w = 6.2831853f * u;
+            pos[k] = ossa_vec3_make(2.9f * sinf(w), 3.0f * cosf(2 * w), 139.0f * u);
+            yaw[k] = 0;
+        }
+        rig r;
+        make_rig(&r, scales[si], false, pos, yaw);
+        ossa_clip *stripped = NULL;
+        ossa_root_motion *rm = NULL;
+        assert_int_equal(ossa_root_motion_extract(r.clip, r.skeleton, NULL, NULL, &stripped, &rm), OSSA_OK);
+        assert_string_equal(r.skeleton->names[rm->joint], "Hips");
+        assert_int_equal(rm->key_count, RIG_KEYS);
+        for (uint32_t k = 0; k < rm->key_count; k++) {
+            ot_assert_near(rm->yaws[k], 0, 1e-5);
+            ot_assert_near(rm->positions[k].x, pos[k].x, 2e-3);
+            ot_assert_near(rm->positions[k].y, 0, 0);
+            ot_assert_near(rm->positions[k].z, pos[k].z, 2e-3);
+        }
+        /* one cycle's delta: 139 units forward, no turn */
+        ossa_transform d;
+        ossa_root_motion_job job = {rm, 0.0f, 1.0f, true, &d};
+        assert_int_equal(ossa_root_motion_job_run(&job), OSSA_OK);
+        ot_assert_near(d.translation.x, 0, 2e-3);
+        ot_assert_near(d.translation.z, 139, 2e-3);
+        ot_assert_near(fabs(d.rotation.w), 1, 1e-6);
+        const float cycle[16] = {1, 0, 0, 0, 0, 1, 0, 0, 0, 0, 1, 0, 0, 0, 139, 1};
+        check_loops(&r, stripped, rm, cycle, 24, 4, 2e-3f);
+        ossa_root_motion_destroy(rm);
+        ossa_clip_destroy(stripped);
+        free_rig(&r);
+    }
+}
+
+/* A walk turning left through ±180°: the hips walk an arc of radius 20 around c = (5, 0, 7)
+ * with the heading going from 150° to 210° per cycle (so atan2 wraps from +180° to -180°
+ * inside the first cycle), on the rig with the Armature scaled by 0.01, Y-up and Z-up (then
+ * the caller says up = +Z). The motion's yaws are the headings, unwrapped (no flip); each
+ * per-frame delta turns by exactly the heading's step; and every joint's world equals the
+ * original carried by G^n, G = translate(c) · rotate_y(60°) · translate(-c) (the cycle's
+ * rigid motion worked by hand), at every key time over four loops. */
+static void turning_walk_through_180(void **state) {
+    (void)state;
+    const double deg = 3.14159265358979 / 180.0;
+    for (int z_up = 0; z_up < 2; z_up++) {
+        ossa_vec3 pos[RIG_KEYS];
+        float yaw[RIG_KEYS];
+        for (int k = 0; k < RIG_KEYS; k++) {
+            double h = (150.0 + 60.0 * k / (RIG_KEYS - 1)) * deg;
+            pos[k] = ossa_vec3_make((float)(5 - 20 * cos(h)), 0, (float)(7 + 20 * sin(h)));
+            yaw[k] = (float)h;
+        }
+        rig r;
+        make_rig(&r, 0.01f, z_up, pos, yaw);
+        ossa_root_motion_options o;
+        memset(&o, 0, sizeof o);
+        if (z_up) o.up = ossa_vec3_make(0, 0, 1);
+        ossa_clip *stripped = NULL;
+        ossa_root_motion *rm = NULL;
+        assert_int_equal(ossa_root_motion_extract(r.clip, r.skeleton, &o, NULL, &stripped, &rm), OSSA_OK);
+        assert_string_equal(r.skeleton->names[rm->joint], "Hips");
+        for (uint32_t k = 0; k < rm->key_count; k++) ot_assert_near(rm->yaws[k], yaw[k], 1e-4);
+        const float step = 1.0f / (RIG_KEYS - 1);
+        for (int f = 0; f < 3 * (RIG_KEYS - 1); f++) { /* every step turns by 7.5°, across the wraps */
+            ossa_transform d;
+            ossa_root_motion_job job = {rm, (float)f * step, step, true, &d};
+            assert_int_equal(ossa_root_motion_job_run(&job), OSSA_OK);
+            ossa_vec3 up = z_up ? ossa_vec3_make(0, 0, 1) : ossa_vec3_make(0, 1, 0);
+            ossa_vec3 axis = ossa_vec3_make(d.rotation.x, d.rotation.y, d.rotation.z);
+            ot_assert_near(2.0 * atan2(ossa_vec3_dot(axis, up), d.rotation.w), 7.5 * deg, 1e-4);
+            ot_assert_near(ossa_vec3_length(d.translation), 2 * 20 * sin(3.75 * deg), 1e-3);
+        }
+        /* G in model space: about c, turned Z-up by RootNode's +90° about X for the Z-up rig. */
+        const float c60 = (float)cos(60 * deg), s60 = (float)sin(60 * deg), cx = 5, cz = 7;
+        float ry[16] = {c60, 0, -s60, 0, 0, 1, 0, 0, s60, 0, c60, 0, 0, 0, 0, 1};
+        float tc[16] = {1, 0, 0, 0, 0, 1, 0, 0, 0, 0, 1, 0, cx, 0, cz, 1}, tm[16] = {1, 0, 0, 0, 0, 1, 0, 0, 0, 0, 1, 0, -cx, 0, -cz, 1};
+        float g[16];
+        ref_mul(tc, ry, g);
+        ref_mul(g, tm, g);
+        if (z_up) {
+            float rx[16] = {1, 0, 0, 0, 0, 0, 1, 0, 0, -1, 0, 0, 0, 0, 0, 1}, rxi[16] = {1, 0, 0, 0, 0, 0, -1, 0, 0, 1, 0, 0, 0, 0, 0, 1};
+            ref_mul(rx, g, g);
+            ref_mul(g, rxi, g);
+        }
+        check_loops(&r, stripped, rm, g, RIG_KEYS - 1, 4, 2e-3f);
+        ossa_root_motion_destroy(rm);
+        ossa_clip_destroy(stripped);
+        free_rig(&r);
+    }
+}
+
+/* The overrides: the forward axis given as the hips' local +X (model +X at rest, heading 90°
+ * where local -Y, the automatic choice, has heading 0) adds 90° to every yaw, and the world
+ * still follows the original over two loops of a walk that turns 0.4 per cycle; a non-finite
+ * up or forward is refused. */
+static void overrides(void **state) {
+    (void)state;
+    ossa_vec3 pos[RIG_KEYS];
+    float yaw[RIG_KEYS];
+    for (int k = 0; k < RIG_KEYS; k++) {
+        pos[k] = ossa_vec3_make(0, 0, 10.0f * (float)k);
+        yaw[k] = 0.05f * (float)k;
+    }
+    rig r;
+    make_rig(&r, 1.0f, false, pos, yaw);
+    ossa_root_motion_options o;
+    memset(&o, 0, sizeof o);
+    o.forward = ossa_vec3_make(2, 0, 0); /* any length */
+    ossa_clip *stripped = NULL;
+    ossa_root_motion *rm = NULL;
+    assert_int_equal(ossa_root_motion_extract(r.clip, r.skeleton, &o, NULL, &stripped, &rm), OSSA_OK);
+    for (uint32_t k = 0; k < rm->key_count; k++) ot_assert_near(rm->yaws[k], yaw[k] + HALF_PI, 1e-4);
+    /* the cycle: 80 units along +Z and a turn of 0.4 about +Y (the hips' end from their start) */
+    const float c4 = cosf(0.4f), s4 = sinf(0.4f);
+    const float cycle[16] = {c4, 0, -s4, 0, 0, 1, 0, 0, s4, 0, c4, 0, 0, 0, 80, 1};
+    check_loops(&r, stripped, rm, cycle, RIG_KEYS - 1, 2, 2e-3f);
+    ossa_root_motion_destroy(rm);
+    ossa_clip_destroy(stripped);
+    o.up = ossa_vec3_make(NAN, 1, 0);
+    assert_int_equal(ossa_root_motion_extract(r.clip, r.skeleton, &o, NULL, &stripped, &rm), OSSA_ERROR_INVALID_ARGUMENT);
+    assert_null(stripped);
+    o.up = ossa_vec3_make(0, 0, 0), o.forward = ossa_vec3_make(0, INFINITY, 0);
+    assert_int_equal(ossa_root_motion_extract(r.clip, r.skeleton, &o, NULL, &stripped, &rm), OSSA_ERROR_INVALID_ARGUMENT);
+    assert_null(rm);
+    free_rig(&r);
+}
+
 int main(void) {
     const struct CMUnitTest tests[] = {
         cmocka_unit_test(validity),
@@ -379,6 +660,9 @@ int main(void) {
         cmocka_unit_test(property_reapply_at_keys),
         cmocka_unit_test(property_deltas_compose),
         cmocka_unit_test(ancestor_keys_are_motion_keys),
+        cmocka_unit_test(biped_rig_walk_travels),
+        cmocka_unit_test(turning_walk_through_180),
+        cmocka_unit_test(overrides),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
 }

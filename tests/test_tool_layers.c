@@ -231,6 +231,131 @@ static void errors(void **state) {
     sample("--clip A --additive B:zz", 1); /* no clip named "B:zz" */
 }
 
+/* An FBX-Biped-style rig as glTF (issue 28): RootNode ─ {Light (constant translation channel),
+ * Armature (-90° about X, scale 0.01, constant translation channel) ─ Hips (local +Z up) ─
+ * Leg, Prop (static)}. "walk" (1 s, 9 keys): the hips travel 139 units along model +Z with a
+ * sideways sway and a bob, the leg swings. The hips' keys are written in the Armature's
+ * frame from the model-space positions. */
+static const char *write_biped(void) {
+    static char path[1024];
+    snprintf(path, sizeof path, "%s", ot_tmp("biped.glb"));
+    enum { K = 9 };
+    float times[K], ht[K * 3], lr[K * 4], ends[2] = {0, 1}, light[6] = {4, 5, -1, 4, 5, -1};
+    float arm[6] = {0.3f, 0, -0.2f, 0.3f, 0, -0.2f};
+    const float s45 = 0.70710678f;
+    for (int k = 0; k < K; k++) {
+        double u = k / (K - 1.0), w = 2 * PI * u;
+        times[k] = (float)u;
+        /* model (x, y, z) = (2.9 sin w, 102.7 + 3 cos 2w, 139 u); Armature: A = T(0.3, 0, -0.2) Rx(-90°) S(0.01),
+         * so local = A⁻¹ · model = (100 (x - 0.3), -100 (z + 0.2), 100 y) */
+        double x = 2.9 * sin(w), y = 102.7 + 3 * cos(2 * w), z = 139 * u;
+        ht[k * 3 + 0] = (float)(100 * (x - 0.3)), ht[k * 3 + 1] = (float)(-100 * (z + 0.2)), ht[k * 3 + 2] = (float)(100 * y);
+        double a = 0.2 * sin(w);
+        lr[k * 4 + 0] = (float)sin(a), lr[k * 4 + 1] = 0, lr[k * 4 + 2] = 0, lr[k * 4 + 3] = (float)cos(a);
+    }
+    gw *g = gw_create();
+    int t = gw_data(g, GW_FLOAT, false, K, "SCALAR", times), e = gw_data(g, GW_FLOAT, false, 2, "SCALAR", ends);
+    int h = gw_data(g, GW_FLOAT, false, K, "VEC3", ht), l = gw_data(g, GW_FLOAT, false, K, "VEC4", lr);
+    int li = gw_data(g, GW_FLOAT, false, 2, "VEC3", light), ar = gw_data(g, GW_FLOAT, false, 2, "VEC3", arm);
+    gw_add(g, "nodes", "{\"name\": \"RootNode\", \"children\": [1, 2, 5]}");
+    gw_add(g, "nodes", "{\"name\": \"Light\", \"translation\": [4, 5, -1]}");
+    gw_add(g, "nodes", "{\"name\": \"Armature\", \"children\": [3], \"translation\": [0.3, 0, -0.2], "
+                       "\"rotation\": [%.8f, 0, 0, %.8f], \"scale\": [0.01, 0.01, 0.01]}", -s45, s45);
+    gw_add(g, "nodes", "{\"name\": \"Hips\", \"children\": [4], \"translation\": [0, 0, 10270]}");
+    gw_add(g, "nodes", "{\"name\": \"Leg\", \"translation\": [1000, 0, -4500]}");
+    gw_add(g, "nodes", "{\"name\": \"Prop\", \"translation\": [500, 0, 500]}");
+    gw_add(g, "animations",
+           "{\"name\": \"walk\", \"samplers\": [{\"input\": %d, \"output\": %d}, {\"input\": %d, \"output\": %d}, "
+           "{\"input\": %d, \"output\": %d}, {\"input\": %d, \"output\": %d}], \"channels\": ["
+           "{\"sampler\": 0, \"target\": {\"node\": 1, \"path\": \"translation\"}}, "
+           "{\"sampler\": 1, \"target\": {\"node\": 2, \"path\": \"translation\"}}, "
+           "{\"sampler\": 2, \"target\": {\"node\": 3, \"path\": \"translation\"}}, "
+           "{\"sampler\": 3, \"target\": {\"node\": 4, \"path\": \"rotation\"}}]}",
+           e, li, e, ar, t, h, t, l);
+    gw_add(g, "scenes", "{\"nodes\": [0]}");
+    gw_top(g, "\"scene\": 0");
+    size_t size;
+    uint8_t *bytes = gw_finish(g, GW_GLB, NULL, NULL, &size);
+    assert_int_equal(gw_write_file(path, bytes, size), 0);
+    free(bytes);
+    gw_destroy(g);
+    return path;
+}
+
+/* --root-motion on the Biped-style walk, looping over three cycles: every node's world matrix
+ * equals the original's at the same clip time moved 139 units along +Z per completed cycle
+ * (the hips at t = 0.1 s stay at (2.9 sin 0.2π, ...), not hundreds of units off), and the
+ * reported root follows the hips' ground path instead of standing still. */
+static void root_motion_biped_rig(void **state) {
+    (void)state;
+    if (!ot_tool()) skip();
+    const char *file = write_biped();
+    static const double T[] = {0.1, 0.25, 0.6, 1.1, 1.875, 2.3};
+    char args[512] = "--clip walk --loop", *p = args + strlen(args);
+    for (size_t i = 0; i < sizeof T / sizeof T[0]; i++) p += snprintf(p, sizeof args - (size_t)(p - args), " --time %g", T[i]);
+    gj *orig = sample_file(file, args, 0, NULL);
+    strcat(args, " --root-motion");
+    gj *rm = sample_file(file, args, 0, NULL);
+    for (int i = 0; i < (int)(sizeof T / sizeof T[0]); i++) {
+        double n = floor(T[i]), u = T[i] - n;
+        for (int node = 0; node < 6; node++)
+            for (int e = 0; e < 16; e++) {
+                char path[128];
+                snprintf(path, sizeof path, "/samples/%d/nodes/%d/world/%d", i, node, e);
+                double want = gj_num(orig, gj_find(orig, path)) + (e == 14 ? 139 * n : 0);
+                ot_assert_near(gj_num(rm, gj_find(rm, path)), want, e >= 12 ? 2e-3 : 2e-5);
+            }
+        /* the hips (node 3) on their model path (the key values are exact at the keys, lerped between) */
+        if (fabs(u * 8 - floor(u * 8 + 0.5)) < 1e-9) {
+            ot_assert_near(num(rm, "/samples/%d/nodes/3/world/%d", i, 12), 2.9 * sin(2 * PI * u), 2e-3);
+            ot_assert_near(num(rm, "/samples/%d/nodes/3/world/%d", i, 14), 139 * T[i], 2e-3);
+        }
+        /* the root follows the hips on the ground */
+        ot_assert_near(num(rm, "/samples/%d/root/translation/%d", i, 2), num(rm, "/samples/%d/nodes/3/world/%d", i, 14), 2e-3);
+        ot_assert_near(num(rm, "/samples/%d/root/translation/%d", i, 1), 0, 0);
+    }
+    gj_free(orig);
+    gj_free(rm);
+}
+
+/* Rotation keys stored with w >= 0 (an exporter's habit): 0°, 120°, then 240° stored as -120°.
+ * The slerp takes the short arc through 180°, so the sampled quaternions cross the hemisphere
+ * boundary; along the --time sequence `ossa sample` keeps consecutive rotations on one side
+ * (dot >= 0), and each is still the rotation by the expected angle about Y. */
+static void sample_quaternions_keep_their_sign(void **state) {
+    (void)state;
+    if (!ot_tool()) skip();
+    static char path[1024];
+    snprintf(path, sizeof path, "%s", ot_tmp("spin.glb"));
+    const float times[3] = {0, 1, 2}, s60 = 0.8660254f;
+    const float rot[12] = {0, 0, 0, 1, 0, s60, 0, 0.5f, 0, -s60, 0, 0.5f};
+    gw *g = gw_create();
+    int t = gw_data(g, GW_FLOAT, false, 3, "SCALAR", times), r = gw_data(g, GW_FLOAT, false, 3, "VEC4", rot);
+    gw_add(g, "nodes", "{\"name\": \"Spin\"}");
+    gw_add(g, "animations", "{\"name\": \"spin\", \"samplers\": [{\"input\": %d, \"output\": %d}], "
+                            "\"channels\": [{\"sampler\": 0, \"target\": {\"node\": 0, \"path\": \"rotation\"}}]}", t, r);
+    gw_add(g, "scenes", "{\"nodes\": [0]}");
+    size_t size;
+    uint8_t *bytes = gw_finish(g, GW_GLB, NULL, NULL, &size);
+    assert_int_equal(gw_write_file(path, bytes, size), 0);
+    free(bytes);
+    gw_destroy(g);
+    const double T[] = {0, 0.5, 1, 1.25, 1.5, 1.75, 2, 2.5};
+    const double deg[] = {0, 60, 120, 150, 180, 210, 240, 240};
+    gj *j = sample_file(path, "--clip spin --time 0 --time 0.5 --time 1 --time 1.25 --time 1.5 --time 1.75 --time 2 --time 2.5", 0, NULL);
+    double prev[4] = {0, 0, 0, 1};
+    for (int i = 0; i < 8; i++) {
+        double q[4];
+        for (int c = 0; c < 4; c++) q[c] = num(j, "/samples/%d/nodes/0/rotation/%d", i, c);
+        double dot = q[0] * prev[0] + q[1] * prev[1] + q[2] * prev[2] + q[3] * prev[3];
+        if (i && dot < 0) fail_msg("time %g: rotation flips sign (dot %g with the previous sample)", T[i], dot);
+        double h = deg[i] * PI / 360; /* the same rotation: (0, sin h, 0, cos h) up to sign */
+        ot_assert_near(fabs(q[1] * sin(h) + q[3] * cos(h)), 1, 1e-5);
+        memcpy(prev, q, sizeof q);
+    }
+    gj_free(j);
+}
+
 int main(void) {
     const struct CMUnitTest tests[] = {
         cmocka_unit_test(weights_and_layers_json),
@@ -238,6 +363,8 @@ int main(void) {
         cmocka_unit_test(mask_overrides_the_subtree),
         cmocka_unit_test(additive_on_top),
         cmocka_unit_test(root_motion_moves_the_root),
+        cmocka_unit_test(root_motion_biped_rig),
+        cmocka_unit_test(sample_quaternions_keep_their_sign),
         cmocka_unit_test(packed_file_layers),
         cmocka_unit_test(errors),
     };

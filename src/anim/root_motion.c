@@ -9,10 +9,12 @@
 #include "core/alloc.h"
 #include "core/job.h"
 
-static ossa_transform planar(ossa_vec3 p, float yaw) {
+static ossa_transform planar(const ossa_root_motion *m, ossa_vec3 p, float yaw) {
+    ossa_vec3 up = m->up;
+    if (up.x == 0.0f && up.y == 0.0f && up.z == 0.0f) up = ossa_vec3_make(0, 1, 0); /* a hand-made track */
     ossa_transform t = ossa_transform_identity();
     t.translation = p;
-    t.rotation = ossa_quat_from_axis_angle(ossa_vec3_make(0, 1, 0), yaw);
+    t.rotation = ossa_quat_from_axis_angle(up, yaw);
     return t;
 }
 
@@ -35,8 +37,8 @@ ossa_transform ossa_root_motion_sample(const ossa_root_motion *motion, float t) 
     if (!motion || motion->key_count == 0) return ossa_transform_identity();
     const float *T = motion->times;
     uint32_t n = motion->key_count;
-    if (!(t > T[0])) return planar(motion->positions[0], motion->yaws[0]);
-    if (t >= T[n - 1]) return planar(motion->positions[n - 1], motion->yaws[n - 1]);
+    if (!(t > T[0])) return planar(motion, motion->positions[0], motion->yaws[0]);
+    if (t >= T[n - 1]) return planar(motion, motion->positions[n - 1], motion->yaws[n - 1]);
     uint32_t lo = 0, hi = n - 1; /* T[lo] <= t < T[hi] */
     while (hi - lo > 1) {
         uint32_t mid = lo + (hi - lo) / 2;
@@ -46,7 +48,7 @@ ossa_transform ossa_root_motion_sample(const ossa_root_motion *motion, float t) 
     float u = (t - T[lo]) / (T[hi] - T[lo]);
     ossa_vec3 p = ossa_vec3_lerp(motion->positions[lo], motion->positions[hi], u);
     float yaw = motion->yaws[lo] + (motion->yaws[hi] - motion->yaws[lo]) * u;
-    return planar(p, yaw);
+    return planar(motion, p, yaw);
 }
 
 ossa_result ossa_root_motion_job_validate(const ossa_root_motion_job *job, ossa_diagnostic *diag) {

@@ -103,6 +103,17 @@ static void compute_world(const ossa_asset *a, const ossa_transform *locals, con
 
 static int sample_main(int argc, char **argv, cli_layers *layers);
 
+/* Along the --time sequence each joint's rotation keeps the previous sample's sign (q and -q
+ * are one rotation; consecutive samples get a dot product >= 0), so a reader comparing
+ * components sees no jump. `previous` holds the last sample's rotations. */
+static void keep_hemisphere(ossa_transform *pose, ossa_quat *previous, uint32_t n, bool follow) {
+    for (uint32_t j = 0; j < n; j++) {
+        ossa_quat *q = &pose[j].rotation;
+        if (follow && ossa_quat_dot(*q, previous[j]) < 0.0f) *q = (ossa_quat){-q->x, -q->y, -q->z, -q->w};
+        previous[j] = *q;
+    }
+}
+
 int cmd_sample(int argc, char **argv) {
     cli_layers layers;
     memset(&layers, 0, sizeof layers);
@@ -216,8 +227,9 @@ static int sample_main(int argc, char **argv, cli_layers *layers) {
     ossa_mat4 *world = calloc(jn ? jn : 1, sizeof *world);
     ossa_mat4 *palette = calloc(jn ? jn : 1, sizeof *palette);
     bool *animated = calloc(jn ? jn : 1, sizeof *animated);
+    ossa_quat *previous = calloc(jn ? jn : 1, sizeof *previous); /* the last sample's rotations */
     int rc = 0;
-    if (!pose || !world || !palette || !animated) rc = 1;
+    if (!pose || !world || !palette || !animated || !previous) rc = 1;
     cli_built_sampler bs;
     memset(&bs, 0, sizeof bs);
     if (!rc && cli_built_sampler_init(&bs, bclip, sk)) rc = 1;
@@ -252,6 +264,7 @@ static int sample_main(int argc, char **argv, cli_layers *layers) {
             if (bclip && !clip) /* a packed file: joints whose pose differs from rest count as animated */
                 for (uint32_t j = 0; j < jn; j++) animated[j] = memcmp(&pose[j], &sk->rest[j], sizeof *pose) != 0;
             compute_world(asset, pose, animated, world);
+            keep_hemisphere(pose, previous, jn, ti > 0);
         }
         printf("%s{\"time\": ", ti ? ",\n  " : "");
         json_put_num(bclip ? bs.sampled_time : clip ? ossa_clip_adjust_time(clip, t, loop) : times[ti]);
@@ -346,6 +359,7 @@ static int sample_main(int argc, char **argv, cli_layers *layers) {
     free(world);
     free(palette);
     free(animated);
+    free(previous);
     free(times);
     cli_built_sampler_free(&bs);
     ossa_asset_destroy(asset);

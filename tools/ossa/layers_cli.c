@@ -245,6 +245,7 @@ void cli_layers_pose(cli_layers *L, const ossa_skeleton *sk, float t, bool loop,
     }
     ossa_blend_job job = {L->over, over, L->add, add, sk->rest, n, 0.0f, out, n};
     if (ossa_blend_job_run(&job) != OSSA_OK) memcpy(out, sk->rest, sizeof *out * n);
+    ossa_transform last_root = L->root;
     L->root = ossa_transform_identity();
     if (L->root_motion && first && first->motion) {
         ossa_transform delta = ossa_transform_identity();
@@ -254,6 +255,9 @@ void cli_layers_pose(cli_layers *L, const ossa_skeleton *sk, float t, bool loop,
         }
         /* Start where the first clip starts, then move by the blended motion. */
         L->root = ossa_transform_combine(ossa_root_motion_sample(first->motion, first->clip->start), delta);
+        if (L->has_root && ossa_quat_dot(L->root.rotation, last_root.rotation) < 0.0f) /* JSON: no sign jump */
+            L->root.rotation = (ossa_quat){-L->root.rotation.x, -L->root.rotation.y, -L->root.rotation.z, -L->root.rotation.w};
+        L->has_root = true;
         for (uint32_t j = 0; j < n; j++)
             if (sk->parents[j] < 0) out[j] = ossa_transform_combine(L->root, out[j]);
     }

@@ -39,7 +39,9 @@ typedef struct cli_layers {
     int count;
     const char *weights_arg;
     bool sync, root_motion, flags; /* flags: a layer flag other than one --clip was given */
-    ossa_transform root;           /* the character transform of the last pose (root motion) */
+    ossa_transform root;           /* the character transform of the last pose (root motion); its
+                                      rotation keeps the previous pose's sign (dot >= 0) */
+    bool has_root;                 /* root was set by an earlier pose */
     ossa_blend_layer *over, *add;
     uint32_t joint_count;
 } cli_layers;
