@@ -761,6 +761,91 @@ static void test_hostile_fbx_dae(void **state) {
     assert_non_null(strstr(d.message, "FBX (binary)"));
 }
 
+/* ------------------------------------------------------- a skeleton without meshes */
+
+/* A COLLADA skeleton (hips, spine, head, two legs) with a 1 s clip on the hips and a camera
+ * node far from it, and no geometry: what a skeleton-only export holds. */
+static const char skeleton_dae[] =
+    "<?xml version=\"1.0\" encoding=\"utf-8\"?>\n"
+    "<COLLADA xmlns=\"http://www.collada.org/2005/11/COLLADASchema\" version=\"1.4.1\">\n"
+    "<asset><unit name=\"meter\" meter=\"1\"/><up_axis>Y_UP</up_axis></asset>\n"
+    "<library_cameras><camera id=\"cam\"><optics><technique_common><perspective><yfov>40</yfov>"
+    "<aspect_ratio>1</aspect_ratio><znear>0.1</znear><zfar>100</zfar></perspective></technique_common></optics>"
+    "</camera></library_cameras>\n"
+    "<library_animations><animation id=\"hips_rot\">\n"
+    "<source id=\"t\"><float_array id=\"t-a\" count=\"3\">0 0.5 1</float_array><technique_common>"
+    "<accessor source=\"#t-a\" count=\"3\"><param name=\"TIME\" type=\"float\"/></accessor></technique_common></source>\n"
+    "<source id=\"v\"><float_array id=\"v-a\" count=\"3\">-30 30 -30</float_array><technique_common>"
+    "<accessor source=\"#v-a\" count=\"3\"><param name=\"ANGLE\" type=\"float\"/></accessor></technique_common></source>\n"
+    "<source id=\"i\"><Name_array id=\"i-a\" count=\"3\">LINEAR LINEAR LINEAR</Name_array><technique_common>"
+    "<accessor source=\"#i-a\" count=\"3\"><param name=\"INTERPOLATION\" type=\"name\"/></accessor></technique_common>"
+    "</source>\n"
+    "<sampler id=\"s\"><input semantic=\"INPUT\" source=\"#t\"/><input semantic=\"OUTPUT\" source=\"#v\"/>"
+    "<input semantic=\"INTERPOLATION\" source=\"#i\"/></sampler>\n"
+    "<channel source=\"#s\" target=\"hips/rotY.ANGLE\"/>\n"
+    "</animation></library_animations>\n"
+    "<library_visual_scenes><visual_scene id=\"scene\">\n"
+    "<node id=\"Camera\" name=\"Camera\"><translate>50 10 80</translate><instance_camera url=\"#cam\"/></node>\n"
+    "<node id=\"root\" name=\"root\">\n"
+    "<node id=\"hips\" name=\"hips\" sid=\"hips\" type=\"JOINT\"><translate>3 1 0</translate>"
+    "<rotate sid=\"rotY\">0 1 0 0</rotate>\n"
+    "<node id=\"spine\" name=\"spine\" sid=\"spine\" type=\"JOINT\"><translate>0 0.5 0</translate>\n"
+    "<node id=\"head\" name=\"head\" sid=\"head\" type=\"JOINT\"><translate>0 0.35 0</translate></node></node>\n"
+    "<node id=\"legL\" name=\"legL\" sid=\"legL\" type=\"JOINT\"><translate>0.15 0 0</translate>\n"
+    "<node id=\"footL\" name=\"footL\" sid=\"footL\" type=\"JOINT\"><translate>0 -0.9 0</translate></node></node>\n"
+    "<node id=\"legR\" name=\"legR\" sid=\"legR\" type=\"JOINT\"><translate>-0.15 0 0</translate>\n"
+    "<node id=\"footR\" name=\"footR\" sid=\"footR\" type=\"JOINT\"><translate>0 -0.9 0</translate></node></node>\n"
+    "</node></node>\n"
+    "</visual_scene></library_visual_scenes>\n"
+    "<scene><instance_visual_scene url=\"#scene\"/></scene>\n"
+    "</COLLADA>\n";
+
+/* Assimp invents a mesh of bone pyramids, skinned to every node (the camera too), for a
+ * file without meshes; ossa asks it not to: the asset has the skeleton and the clip and no
+ * mesh, and `ossa render` draws the skeleton (saying so) instead of those pyramids. */
+static void test_skeleton_without_meshes(void **state) {
+    (void)state;
+    ossa_asset *a = NULL;
+    ossa_diagnostic d;
+    ossa_result r = ossa_assimp_load_memory(skeleton_dae, sizeof skeleton_dae - 1, "dae", NULL, &a, &d);
+    if (r) fail_msg("%s: %s", d.path, d.message);
+    assert_int_equal(a->mesh_count, 0);
+    assert_int_equal(a->skeleton->skin_count, 0);
+    assert_int_equal(a->clip_count, 1);
+    assert_true(ossa_skeleton_find_joint(a->skeleton, "hips") >= 0);
+    assert_true(ossa_skeleton_find_joint(a->skeleton, "Camera") >= 0);
+    ossa_asset_destroy(a);
+    /* without the clip too: a skeleton alone loads (Assimp calls the scene incomplete) */
+    char still[sizeof skeleton_dae];
+    const char *from = strstr(skeleton_dae, "<library_animations>"), *to = strstr(skeleton_dae, "<library_visual_scenes>");
+    assert_true(from && to && from < to);
+    size_t head = (size_t)(from - skeleton_dae);
+    memcpy(still, skeleton_dae, head);
+    snprintf(still + head, sizeof still - head, "%s", to);
+    r = ossa_assimp_load_memory(still, strlen(still), "dae", NULL, &a, &d);
+    if (r) fail_msg("%s: %s", d.path, d.message);
+    assert_int_equal(a->mesh_count, 0);
+    assert_int_equal(a->clip_count, 0);
+    assert_int_equal(a->skeleton->joint_count, 10);
+    ossa_asset_destroy(a);
+    const char *tool = ot_gl_tool();
+    if (!tool) {
+        ot_skip_part_in(__func__, "the tool has no OpenGL: the render part");
+        return;
+    }
+    char dae[4096], png[4096], cmd[12288];
+    snprintf(dae, sizeof dae, "%s", ot_tmp("skeleton_only.dae"));
+    snprintf(png, sizeof png, "%s", ot_tmp("skeleton_only_dae.png"));
+    assert_int_equal(gw_write_file(dae, skeleton_dae, sizeof skeleton_dae - 1), 0);
+    snprintf(cmd, sizeof cmd, "'%s' render '%s' --from 0.25 --to 0.25 --size 32x32 --out '%s' 2>&1", tool, dae, png);
+    char *out = NULL;
+    int rc = ot_run(cmd, &out);
+    if (rc != 0 && strstr(out, "no offscreen OpenGL")) ot_skip_part_in(__func__, "no offscreen OpenGL: the render part");
+    else if (rc != 0 || !strstr(out, "no skinned mesh: drawing the skeleton (--bones)"))
+        fail_msg("%s: exit %d\n%s", cmd, rc, out);
+    free(out);
+}
+
 /* ------------------------------------------------------------ the tool on other formats */
 
 static void test_tool_any_format(void **state) {
@@ -848,6 +933,7 @@ int main(void) {
         cmocka_unit_test(test_clips_from_separate_file),
         cmocka_unit_test(test_hostile_fbx_dae),
         cmocka_unit_test(test_tool_any_format),
+        cmocka_unit_test(test_skeleton_without_meshes),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
 }

@@ -621,6 +621,193 @@ static void progress_lines_and_quiet(void **state) {
     assert_int_equal(run_tool("render --skinning xyz 2>/dev/null", NULL), 2);
 }
 
+/* ------------------------------------------- files without a skinned mesh --- */
+
+/* Box over every frame of the pixels more than 48 (sum of channels) away from the
+ * top-left pixel of frame 0 (the background); x1 < x0 when nothing is drawn. */
+typedef struct pixel_box {
+    int x0, x1, y0, y1;
+} pixel_box;
+
+static pixel_box drawn_box(const image *im) {
+    pixel_box b = {(int)im->width, -1, (int)im->height, -1};
+    const uint8_t *bg = frame_of(im, 0);
+    for (uint32_t f = 0; f < im->frames; f++) {
+        const uint8_t *p = frame_of(im, f);
+        for (int y = 0; y < (int)im->height; y++)
+            for (int x = 0; x < (int)im->width; x++) {
+                const uint8_t *q = p + ((size_t)y * im->width + (size_t)x) * 4;
+                if (abs(q[0] - bg[0]) + abs(q[1] - bg[1]) + abs(q[2] - bg[2]) <= 48) continue;
+                b.x0 = x < b.x0 ? x : b.x0, b.x1 = x > b.x1 ? x : b.x1;
+                b.y0 = y < b.y0 ? y : b.y0, b.y1 = y > b.y1 ? y : b.y1;
+            }
+    }
+    return b;
+}
+
+/* Appends a static 80 x 80 quad 300 units behind the origin ("sky", the node after the
+ * last one written) and a camera node after it, for a root node to list as children. */
+static void add_far_static(gw *w) {
+    const float quad[18] = {-40, -40, 0, 40, -40, 0, 40, 40, 0, -40, -40, 0, 40, 40, 0, -40, 40, 0};
+    int p = gw_data(w, GW_FLOAT, false, 6, "VEC3", quad);
+    int m = gw_add(w, "meshes", "{\"primitives\": [{\"attributes\": {\"POSITION\": %d}}]}", p);
+    gw_add(w, "cameras", "{\"type\": \"perspective\", \"perspective\": {\"yfov\": 0.8, \"znear\": 0.1}}");
+    gw_add(w, "nodes", "{\"name\": \"sky\", \"mesh\": %d, \"translation\": [0, 0, -300]}", m);
+    gw_add(w, "nodes", "{\"name\": \"cam\", \"camera\": 0, \"translation\": [40, 10, 60]}");
+}
+
+static void write_doc(gw *w, const char *path) {
+    size_t n;
+    uint8_t *bytes = gw_finish(w, GW_EMBEDDED, NULL, NULL, &n);
+    assert_int_equal(gw_write_file(path, bytes, n), 0);
+    free(bytes);
+    gw_destroy(w);
+}
+
+/* A skeleton without any mesh (hips, spine, head, two three-joint legs) under a static
+ * root node 3 units away from the hips, with a 1 s clip that swings the hips about +Y and
+ * the legs about +X (30 degrees); far_static adds the far quad and a camera under the root. */
+static void write_skeleton_only(const char *path, bool far_static) {
+    const float times[3] = {0, 0.5f, 1};
+    const float s = 0.25881905f, c = 0.96592583f; /* sin, cos of 15 degrees */
+    const float hips[12] = {0, -s, 0, c, 0, s, 0, c, 0, -s, 0, c};
+    const float leg_l[12] = {s, 0, 0, c, -s, 0, 0, c, s, 0, 0, c};
+    const float leg_r[12] = {-s, 0, 0, c, s, 0, 0, c, -s, 0, 0, c};
+    gw *w = gw_create();
+    int t = gw_data(w, GW_FLOAT, false, 3, "SCALAR", times);
+    int rh = gw_data(w, GW_FLOAT, false, 3, "VEC4", hips);
+    int rl = gw_data(w, GW_FLOAT, false, 3, "VEC4", leg_l);
+    int rr = gw_data(w, GW_FLOAT, false, 3, "VEC4", leg_r);
+    gw_add(w, "nodes", "{\"name\": \"root\", \"children\": [1%s]}", far_static ? ", 10, 11" : "");
+    gw_add(w, "nodes", "{\"name\": \"hips\", \"translation\": [3, 1, 0], \"children\": [2, 4, 7]}");
+    gw_add(w, "nodes", "{\"name\": \"spine\", \"translation\": [0, 0.5, 0], \"children\": [3]}");
+    gw_add(w, "nodes", "{\"name\": \"head\", \"translation\": [0, 0.35, 0]}");
+    gw_add(w, "nodes", "{\"name\": \"leg_L\", \"translation\": [0.15, 0, 0], \"children\": [5]}");
+    gw_add(w, "nodes", "{\"name\": \"knee_L\", \"translation\": [0, -0.45, 0], \"children\": [6]}");
+    gw_add(w, "nodes", "{\"name\": \"foot_L\", \"translation\": [0, -0.45, 0]}");
+    gw_add(w, "nodes", "{\"name\": \"leg_R\", \"translation\": [-0.15, 0, 0], \"children\": [8]}");
+    gw_add(w, "nodes", "{\"name\": \"knee_R\", \"translation\": [0, -0.45, 0], \"children\": [9]}");
+    gw_add(w, "nodes", "{\"name\": \"foot_R\", \"translation\": [0, -0.45, 0]}");
+    if (far_static) add_far_static(w);
+    gw_add(w, "animations",
+           "{\"name\": \"walk\", \"samplers\": [{\"input\": %d, \"output\": %d}, {\"input\": %d, \"output\": %d}, "
+           "{\"input\": %d, \"output\": %d}], \"channels\": ["
+           "{\"sampler\": 0, \"target\": {\"node\": 1, \"path\": \"rotation\"}}, "
+           "{\"sampler\": 1, \"target\": {\"node\": 4, \"path\": \"rotation\"}}, "
+           "{\"sampler\": 2, \"target\": {\"node\": 7, \"path\": \"rotation\"}}]}",
+           t, rh, t, rl, t, rr);
+    write_doc(w, path);
+}
+
+/* Renders `file` into a 96x96 GIF at 8 fps without anti-aliasing; stderr in *err. */
+static void render_gif(const char *file, const char *gif, const char *extra, image *im, char **err) {
+    char args[12288];
+    snprintf(args, sizeof args, "render '%s' --fps 8 --size 96x96 --ssaa 1 --quiet %s --out '%s' 2>&1 >/dev/null",
+             file, extra, gif);
+    int rc = run_tool(args, err);
+    if (rc != 0) fail_msg("%s: exit %d\n%s", args, rc, *err);
+    ot_read_gif(gif, im);
+}
+
+/* (a) A file with a skeleton and a clip and no mesh draws its skeleton by default (one note
+ * on stderr), not a one-colour image; the camera frames the animated joints (not the static
+ * root 3 units away): the drawn pixels are centred and fill a fair part of the frame. */
+static void skeleton_only_draws_the_skeleton(void **state) {
+    (void)state;
+    if (!gl_tool_or_skip()) skip();
+    char file[4096], gif[4096];
+    snprintf(file, sizeof file, "%s", ot_tmp("skeleton_only.gltf"));
+    snprintf(gif, sizeof gif, "%s", ot_tmp("skeleton_only.gif"));
+    write_skeleton_only(file, false);
+    image im;
+    char *err = NULL;
+    render_gif(file, gif, "", &im, &err);
+    const char *note = "no skinned mesh: drawing the skeleton (--bones)";
+    const char *at = strstr(err, note);
+    if (!at || strstr(at + 1, note)) fail_msg("expected the note once on stderr:\n%s", err);
+    free(err);
+    assert_true(im.frames > 2);
+    pixel_box b = drawn_box(&im);
+    printf("[   INFO   ] skeleton over the clip: x %d..%d, y %d..%d of 96x96\n", b.x0, b.x1, b.y0, b.y1);
+    if (!(b.x1 > b.x0 && b.y1 > b.y0)) fail_msg("one-colour image: nothing drawn");
+    assert_true(abs((b.x0 + b.x1) - 95) <= 12 && abs((b.y0 + b.y1) - 95) <= 12); /* centre within 6 px */
+    assert_true(b.y1 - b.y0 > 48);                                              /* half the height at least */
+    image_free(&im);
+    /* an explicit --bones draws the same, without the note */
+    render_gif(file, gif, "--bones", &im, &err);
+    assert_null(strstr(err, note));
+    free(err);
+    pixel_box e = drawn_box(&im);
+    assert_true(e.x0 == b.x0 && e.x1 == b.x1 && e.y0 == b.y0 && e.y1 == b.y1);
+    image_free(&im);
+}
+
+/* (b) The same skeleton with a static quad 300 units away and a camera node: the framing
+ * still covers the animated joints only, so the drawing is where it is without them. */
+static void framing_leaves_out_static_far_nodes(void **state) {
+    (void)state;
+    if (!gl_tool_or_skip()) skip();
+    char file[4096], gif[4096];
+    snprintf(file, sizeof file, "%s", ot_tmp("skeleton_only.gltf"));
+    snprintf(gif, sizeof gif, "%s", ot_tmp("skeleton_only.gif"));
+    write_skeleton_only(file, false);
+    image im;
+    char *err = NULL;
+    render_gif(file, gif, "", &im, &err);
+    free(err);
+    pixel_box a = drawn_box(&im);
+    image_free(&im);
+    snprintf(file, sizeof file, "%s", ot_tmp("skeleton_far_static.gltf"));
+    snprintf(gif, sizeof gif, "%s", ot_tmp("skeleton_far_static.gif"));
+    write_skeleton_only(file, true);
+    render_gif(file, gif, "", &im, &err);
+    free(err);
+    pixel_box b = drawn_box(&im);
+    printf("[   INFO   ] skeleton alone x %d..%d y %d..%d; with a far quad and a camera x %d..%d y %d..%d\n", a.x0,
+           a.x1, a.y0, a.y1, b.x0, b.x1, b.y0, b.y1);
+    assert_true(a.x1 > a.x0 && b.x1 > b.x0);
+    assert_true(abs(a.x0 - b.x0) <= 2 && abs(a.x1 - b.x1) <= 2 && abs(a.y0 - b.y0) <= 2 && abs(a.y1 - b.y1) <= 2);
+    image_free(&im);
+}
+
+/* (c) A rigid (unskinned) quad on a node that turns 90 degrees about +Z, next to a far static
+ * quad and a camera: the camera frames the moving quad, so it is drawn large and the GIF's
+ * frames differ (framed on everything, it was a few pixels and the frames were the same). */
+static void rigid_mesh_on_an_animated_node_moves(void **state) {
+    (void)state;
+    if (!gl_tool_or_skip()) skip();
+    const float bar[18] = {-0.15f, 0, 0, 0.15f, 0, 0, 0.15f, 1, 0, -0.15f, 0, 0, 0.15f, 1, 0, -0.15f, 1, 0};
+    const float times[2] = {0, 1}, rot[8] = {0, 0, 0, 1, 0, 0, 0.70710678f, 0.70710678f};
+    gw *w = gw_create();
+    int p = gw_data(w, GW_FLOAT, false, 6, "VEC3", bar);
+    int t = gw_data(w, GW_FLOAT, false, 2, "SCALAR", times);
+    int r = gw_data(w, GW_FLOAT, false, 2, "VEC4", rot);
+    gw_add(w, "meshes", "{\"primitives\": [{\"attributes\": {\"POSITION\": %d}}]}", p);
+    gw_add(w, "nodes", "{\"name\": \"root\", \"children\": [1, 2, 3]}");
+    gw_add(w, "nodes", "{\"name\": \"arm\", \"mesh\": 0, \"translation\": [2, 0, 0]}");
+    add_far_static(w);
+    gw_add(w, "animations", "{\"name\": \"turn\", \"samplers\": [{\"input\": %d, \"output\": %d}], "
+                            "\"channels\": [{\"sampler\": 0, \"target\": {\"node\": 1, \"path\": \"rotation\"}}]}", t, r);
+    char file[4096], gif[4096];
+    snprintf(file, sizeof file, "%s", ot_tmp("rigid_turn.gltf"));
+    snprintf(gif, sizeof gif, "%s", ot_tmp("rigid_turn.gif"));
+    write_doc(w, file);
+    image im;
+    char *err = NULL;
+    render_gif(file, gif, "", &im, &err);
+    assert_null(strstr(err, "no skinned mesh")); /* the moving mesh shows the motion: no skeleton */
+    free(err);
+    assert_true(im.frames > 4);
+    uint32_t last = im.frames - 1;
+    double c = changed(frame_of(&im, 0), frame_of(&im, last), im.width, im.height);
+    pixel_box b = drawn_box(&im);
+    printf("[   INFO   ] turning quad: %.1f%% of pixels change from frame 0 to %u; drawn x %d..%d y %d..%d\n",
+           c * 100, last, b.x0, b.x1, b.y0, b.y1);
+    assert_true(c > 0.03);
+    assert_true(b.y1 - b.y0 > 48 && b.x1 - b.x0 > 48);
+    image_free(&im);
+}
+
 int main(void) {
     const struct CMUnitTest tests[] = {
         cmocka_unit_test(demo_character_is_well_formed),
@@ -637,6 +824,9 @@ int main(void) {
         cmocka_unit_test(progress_lines_and_quiet),
         cmocka_unit_test(framing_whole_clip_centred),
         cmocka_unit_test(looping_clip_drops_the_end_frame),
+        cmocka_unit_test(skeleton_only_draws_the_skeleton),
+        cmocka_unit_test(framing_leaves_out_static_far_nodes),
+        cmocka_unit_test(rigid_mesh_on_an_animated_node_moves),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
 }

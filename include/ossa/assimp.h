@@ -20,7 +20,10 @@
  *     pre/post states: DEFAULT and CONSTANT hold the end keys, LINEAR
  *     extrapolates translation/scale to the clip's range, REPEAT repeats the keys
  *     to the clip's range; a clip lasts at least its mDuration;
- *   - morph mesh channels (aiMeshMorphAnim) become weight tracks.
+ *   - morph mesh channels (aiMeshMorphAnim) become weight tracks;
+ *   - a file without meshes (a skeleton with clips) gives an asset without meshes:
+ *     AI_CONFIG_IMPORT_NO_SKELETON_MESHES is set, so COLLADA and BVH get no invented
+ *     mesh of bone pyramids skinned to every node.
  * FBX pivots: AI_CONFIG_IMPORT_FBX_PRESERVE_PIVOTS is set to false, so Assimp folds
  * pivot/offset chains into one node transform instead of "$AssimpFbx$" helper
  * nodes; helpers Assimp still creates become ordinary joints (their animation is

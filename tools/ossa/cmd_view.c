@@ -372,7 +372,10 @@ int cmd_view(int argc, char **argv) {
     }
     for (uint32_t i = 0; i < clip_count(&v); i++) scene_clip_span(&v.s, (int)i, &spans[i], "view");
     float lo[3], hi[3];
-    scene_animated_bounds(&v.s, spans, span_count, 12, lo, hi);
+    if (!scene_animated_bounds(&v.s, spans, span_count, 12, lo, hi) && !v.draw.bones && v.s.joint_count > 1) {
+        v.draw.bones = true; /* framed on joints: no mesh shows the motion (B toggles it) */
+        fprintf(stderr, "ossa view: no skinned mesh: drawing the skeleton (--bones)\n");
+    }
     free(spans);
 
     int rc = 1;

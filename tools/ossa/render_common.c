@@ -44,6 +44,7 @@ void scene_free(scene *s) {
     free(s->model);
     free(s->palettes);
     free(s->skin_joint);
+    free(s->moving);
     free(s->dual_quats);
     for (uint32_t i = 0; s->built && s->asset && i < s->asset->clip_count; i++) ossa_built_clip_destroy(s->built[i]);
     free(s->built);
@@ -80,13 +81,14 @@ bool scene_load(scene *s, const char *path, const char *cmd) {
     s->model = calloc(n, sizeof *s->model);
     s->palettes = calloc((size_t)n * skins, sizeof *s->palettes);
     s->skin_joint = calloc(n, sizeof *s->skin_joint);
+    s->moving = calloc(n, sizeof *s->moving);
     s->dual_quats = calloc((size_t)n * skins, sizeof *s->dual_quats);
     s->positions = calloc(a->mesh_count + 1, sizeof *s->positions);
     s->normals = calloc(a->mesh_count + 1, sizeof *s->normals);
     s->morph_weights = calloc(a->mesh_count + 1, sizeof *s->morph_weights);
     s->morphed = calloc(a->mesh_count + 1, sizeof *s->morphed);
-    bool ok = s->locals && s->model && s->palettes && s->skin_joint && s->dual_quats && s->positions && s->normals &&
-              s->morph_weights && s->morphed;
+    bool ok = s->locals && s->model && s->palettes && s->skin_joint && s->moving && s->dual_quats && s->positions &&
+              s->normals && s->morph_weights && s->morphed;
     for (uint32_t i = 0; ok && i < a->mesh_count; i++) {
         const ossa_mesh *m = a->meshes[i];
         size_t vc = m->vertex_count ? m->vertex_count : 1;
@@ -340,31 +342,92 @@ void scene_extend_bounds(scene *s, float lo[3], float hi[3]) {
     }
 }
 
-bool scene_animated_bounds(scene *s, const clip_span *spans, uint32_t span_count, uint32_t samples, float lo[3],
-                           float hi[3]) {
-    lo[0] = lo[1] = lo[2] = INFINITY;
-    hi[0] = hi[1] = hi[2] = -INFINITY;
-    bool geometry = false;
-    for (uint32_t i = 0; i < s->asset->mesh_count; i++)
-        if (s->asset->meshes[i]->vertex_count) geometry = true;
+/* Sample count of a span (0: its start only) and the time of sample i of n. */
+static uint32_t span_samples(const clip_span *sp, uint32_t samples) {
+    return (sp->clip || sp->built) && sp->to > sp->from ? samples : 0;
+}
+static float span_sample_time(const clip_span *sp, uint32_t i, uint32_t n) {
+    return n ? sp->from + (sp->to - sp->from) * (float)i / (float)n : sp->from;
+}
+
+/* Marks s->moving[j] when joint j's model matrix differs from `first`'s. */
+static void mark_moving(scene *s, const ossa_mat4 *first) {
+    for (uint32_t j = 0; j < s->joint_count; j++)
+        for (int e = 0; e < 16 && !s->moving[j]; e++) {
+            float a = first[j].m[e], b = s->model[j].m[e];
+            if (fabsf(a - b) > 1e-5f * (1.0f + fabsf(a))) s->moving[j] = s->any_moving = true;
+        }
+}
+
+/* Whether mesh i is among what animates once s->moving is known (step 1 of the framing). */
+static bool mesh_animates(const scene *s, uint32_t i) {
+    const ossa_mesh *m = s->asset->meshes[i];
+    if (!m->vertex_count) return false;
+    if (scene_mesh_is_skinned(s, i) || (m->target_count && m->targets)) return true;
+    return m->node >= 0 && (uint32_t)m->node < s->joint_count && s->moving[m->node];
+}
+
+/* One pose per sample time (as many as the frames' poses cost, for IK's counts): per mesh
+ * and per joint boxes (6 floats: lo, hi) over the samples, and s->moving. */
+static void sample_boxes(scene *s, const clip_span *spans, uint32_t span_count, uint32_t samples, float *mesh_box,
+                         float *joint_box, ossa_mat4 *first) {
+    const ossa_asset *a = s->asset;
+    bool have_first = false;
     for (uint32_t k = 0; k < span_count; k++) {
-        const clip_span *sp = &spans[k];
-        uint32_t n = (sp->clip || sp->built) && sp->to > sp->from ? samples : 0;
+        uint32_t n = span_samples(&spans[k], samples);
         for (uint32_t i = 0; i <= n; i++) {
-            float t = n ? sp->from + (sp->to - sp->from) * (float)i / (float)n : sp->from;
-            span_pose(s, sp, t);
-            if (geometry) {
-                scene_extend_bounds(s, lo, hi);
-            } else {
-                for (uint32_t j = 0; j < s->joint_count; j++) extend(lo, hi, &s->model[j].m[12]);
+            span_pose(s, &spans[k], span_sample_time(&spans[k], i, n));
+            if (have_first) mark_moving(s, first);
+            else memcpy(first, s->model, sizeof *first * s->joint_count);
+            have_first = true;
+            for (uint32_t m = 0; m < a->mesh_count; m++) {
+                if (!scene_skin_cpu(s, m)) continue;
+                for (uint32_t v = 0; v < a->meshes[m]->vertex_count; v++)
+                    extend(mesh_box + m * 6, mesh_box + m * 6 + 3, s->positions[m] + v * 3);
             }
+            for (uint32_t j = 0; j < s->joint_count; j++) extend(joint_box + j * 6, joint_box + j * 6 + 3, &s->model[j].m[12]);
         }
     }
-    if (!(lo[0] <= hi[0])) { /* nothing at all: a unit box at the origin */
+}
+
+static void extend_box(float lo[3], float hi[3], const float box[6]) {
+    if (!(box[0] <= box[3])) return; /* empty */
+    extend(lo, hi, box);
+    extend(lo, hi, box + 3);
+}
+
+bool scene_animated_bounds(scene *s, const clip_span *spans, uint32_t span_count, uint32_t samples, float lo[3],
+                           float hi[3]) {
+    const ossa_asset *a = s->asset;
+    uint32_t jc = s->joint_count, mc = a->mesh_count;
+    lo[0] = lo[1] = lo[2] = INFINITY;
+    hi[0] = hi[1] = hi[2] = -INFINITY;
+    memset(s->moving, 0, sizeof *s->moving * (jc ? jc : 1));
+    s->any_moving = false;
+    float *boxes = malloc(sizeof(float) * 6 * ((size_t)mc + jc + 1)), *joint_box = boxes ? boxes + (size_t)mc * 6 : NULL;
+    ossa_mat4 *first = malloc(sizeof *first * (jc ? jc : 1));
+    for (size_t i = 0; boxes && i < ((size_t)mc + jc) * 6; i++) boxes[i] = i % 6 < 3 ? INFINITY : -INFINITY;
+    bool meshes = false;
+    if (boxes && first) {
+        sample_boxes(s, spans, span_count, samples, boxes, joint_box, first);
+        bool animated = false, geometry = false; /* some mesh animates; some mesh has vertices */
+        for (uint32_t i = 0; i < mc; i++) {
+            animated = animated || mesh_animates(s, i);
+            geometry = geometry || a->meshes[i]->vertex_count > 0;
+        }
+        meshes = animated || (geometry && !s->any_moving);
+        for (uint32_t i = 0; meshes && i < mc; i++)
+            if (!animated || mesh_animates(s, i)) extend_box(lo, hi, boxes + (size_t)i * 6);
+        for (uint32_t j = 0; !meshes && j < jc; j++)
+            if (s->moving[j] || !s->any_moving) extend_box(lo, hi, joint_box + (size_t)j * 6);
+    }
+    free(boxes);
+    free(first);
+    if (!(lo[0] <= hi[0])) { /* nothing at all (or out of memory): a unit box at the origin */
         lo[0] = lo[1] = lo[2] = -0.5f;
         hi[0] = hi[1] = hi[2] = 0.5f;
     }
-    return geometry;
+    return meshes;
 }
 
 static void basis(const camera *cam, float dir[3], float right[3], float up[3]) {
@@ -643,11 +706,12 @@ bool scene_gl_draw_rect(scene_gl *g, scene *s, const float view_proj[16], const 
         float *pts = malloc(sizeof(float) * 6 * s->joint_count);
         if (!pts) return false;
         uint32_t n = 0;
-        bool any_skin = sk->skin_count > 0;
+        /* the skins' joints; without skins the moving ones (not a static root, camera or sky) */
+        const bool *drawn = sk->skin_count ? s->skin_joint : s->any_moving ? s->moving : NULL;
         for (uint32_t j = 0; j < s->joint_count; j++) {
             int32_t p = sk->parents[j];
             if (p < 0) continue;
-            if (any_skin && !(s->skin_joint[j] && s->skin_joint[p])) continue;
+            if (drawn && !(drawn[j] && drawn[p])) continue;
             memcpy(pts + n * 3, &s->model[p].m[12], sizeof(float) * 3);
             memcpy(pts + n * 3 + 3, &s->model[j].m[12], sizeof(float) * 3);
             n += 2;
@@ -749,17 +813,22 @@ bool render_to_file(scene *s, const render_job *job, render_stats *stats, const 
             whole[k].from = whole[k].clip->start, whole[k].to = whole[k].clip->end;
         }
     }
-    bool compare = job->draw.compare;
+    bool compare = job->draw.compare, of_meshes = true;
+    draw_options draw = job->draw;
     for (int side = 0; side < (compare ? 2 : 1); side++) { /* DQS and LBS bounds differ a little */
         float l2[3], h2[3];
         s->dqs = compare ? side == 1 : job->draw.dqs;
-        scene_animated_bounds(s, whole, job->span_count, 24, l2, h2);
+        of_meshes = scene_animated_bounds(s, whole, job->span_count, 24, l2, h2);
         for (int c = 0; c < 3; c++) {
             lo[c] = side ? fminf(lo[c], l2[c]) : l2[c];
             hi[c] = side ? fmaxf(hi[c], h2[c]) : h2[c];
         }
     }
     free(whole);
+    if (!of_meshes && !draw.bones && s->joint_count > 1) { /* framed on joints: no mesh shows the motion */
+        draw.bones = true;
+        fprintf(stderr, "ossa %s: no skinned mesh: drawing the skeleton (--bones)\n", cmd);
+    }
     float aspect = (float)job->width / (float)job->height / (compare ? 2.0f : 1.0f);
     camera cam = camera_frame(lo, hi, aspect);
     float vp[16];
@@ -815,12 +884,12 @@ bool render_to_file(scene *s, const render_job *job, render_stats *stats, const 
                 for (uint32_t side = 0; ok && side < 2; side++) {
                     s->dqs = side == 1;
                     span_pose(s, sp, t);
-                    ok = scene_gl_draw_rect(&g, s, vp, &job->draw, side * (rw / 2), 0, rw / 2, rh, cmd);
+                    ok = scene_gl_draw_rect(&g, s, vp, &draw, side * (rw / 2), 0, rw / 2, rh, cmd);
                 }
             } else {
                 s->dqs = job->draw.dqs;
                 span_pose(s, sp, t);
-                ok = scene_gl_draw(&g, s, vp, &job->draw, rw, rh, cmd);
+                ok = scene_gl_draw(&g, s, vp, &draw, rw, rh, cmd);
             }
             if (ok && (r = ossa_gl_headless_read(ctx, big)) != OSSA_OK) {
                 fprintf(stderr, "ossa %s: reading the framebuffer failed: %s\n", cmd, ossa_result_string(r));

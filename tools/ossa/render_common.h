@@ -22,6 +22,9 @@ typedef struct scene {
     float **positions;       /* per mesh: CPU-skinned positions (vertex_count * 3) */
     float **normals;         /* per mesh: CPU-skinned normals, or NULL when the mesh has none */
     bool *skin_joint;        /* joint_count: used by some skin (drawn by the bone overlay) */
+    bool *moving;            /* joint_count: model matrix changes over the spans last framed
+                              * (scene_animated_bounds); without skins the bone overlay draws these */
+    bool any_moving;         /* some moving[j] is set */
     float **morph_weights;   /* per mesh: target_count current weights, or NULL without targets */
     float **morphed;         /* per mesh with targets: positions then normals after morphing (CPU path) */
     bool dqs;                /* skin with dual quaternions (CPU: OSSA_SKIN_DQS, GPU: DUAL_QUAT) instead of LBS */
@@ -92,8 +95,15 @@ void scene_set_built_weights(scene *s, const cli_built_sampler *sampler);
  * clip (unless layers pose the scene: then the editable clip). False after an error. */
 bool scene_clip_span(scene *s, int index, clip_span *span, const char *cmd);
 
-/* Bounds of the animation over the spans, sampled at `samples` times per span
- * (plus both ends). Returns false when there is no geometry (bounds of the joints then). */
+/* Bounds of what animates over the spans, sampled at `samples` times per span (plus both
+ * ends), in model units. First sets s->moving: the joints whose model matrix changes between
+ * those times. Then frames, in this order of preference:
+ *   1. the skinned meshes, the rigid meshes on moving joints and the meshes with morph targets;
+ *   2. without any of those, the moving joints (a skeleton without skinned meshes);
+ *   3. nothing moves (a rest pose, a static file): every mesh, else every joint.
+ * Cameras, lights and static meshes (a sky, a floor far away) are thus left out whenever
+ * something animates. Returns true when the bounds come from meshes, false when from joints
+ * (the renderer then draws the skeleton: meshes alone would not show the motion). */
 bool scene_animated_bounds(scene *s, const clip_span *spans, uint32_t span_count, uint32_t samples, float lo[3],
                            float hi[3]);
 
@@ -135,7 +145,7 @@ typedef struct draw_options {
     bool dqs;         /* dual quaternion skinning (--skinning dqs) */
     bool compare;     /* --compare: LBS on the left half, DQS on the right, one image */
     bool quiet;       /* --quiet: no progress on stderr */
-    bool bones;       /* skeleton overlay */
+    bool bones;       /* skeleton overlay (render_to_file turns it on when the framing is of joints) */
     bool wireframe;
     float background[3];
 } draw_options;

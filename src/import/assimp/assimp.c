@@ -1111,6 +1111,9 @@ static struct aiPropertyStore *make_props(void) {
     aiSetImportPropertyInteger(p, AI_CONFIG_IMPORT_FBX_PRESERVE_PIVOTS, 0);
     /* points and lines are dropped; ossa meshes are triangles */
     aiSetImportPropertyInteger(p, AI_CONFIG_PP_SBP_REMOVE, aiPrimitiveType_POINT | aiPrimitiveType_LINE);
+    /* a file without meshes (a COLLADA or BVH skeleton) stays without: no invented mesh of bone
+     * pyramids skinned to every node, cameras and lights included (the tools draw the skeleton) */
+    aiSetImportPropertyInteger(p, AI_CONFIG_IMPORT_NO_SKELETON_MESHES, 1);
     return p;
 }
 
@@ -1136,7 +1139,9 @@ static ossa_result import(ossa__ctx *ctx, const char *path, const void *data, si
         return ossa__fail(ctx, r, "", "Assimp cannot read this file (detected format: %s): %s", ossa_format_name(f),
                           msg && msg[0] ? msg : "no message");
     }
-    if (scene->mFlags & AI_SCENE_FLAGS_INCOMPLETE && !bind_to && !scene->mNumMeshes && !scene->mNumAnimations) {
+    bool skeleton = scene->mRootNode && scene->mRootNode->mNumChildren; /* nodes without meshes: a skeleton */
+    if (scene->mFlags & AI_SCENE_FLAGS_INCOMPLETE && !bind_to && !scene->mNumMeshes && !scene->mNumAnimations &&
+        !skeleton) {
         aiReleaseImport(scene);
         return fail(ctx, OSSA_ERROR_INVALID_DATA, "", "Assimp returned an incomplete scene without meshes or animations");
     }
