@@ -182,7 +182,7 @@ int cmd_crowd(int argc, char **argv) {
             }
         } else if (!strcmp(a, "--time") && more) {
             if (!parse_float("crowd", a, argv[++i], &time)) return 2;
-        } else if (!take_file_arg("crowd", a, &file)) {
+        } else if (!take_file_arg("crowd", a, i + 1 >= argc, &file)) {
             return usage(stderr);
         }
     }

@@ -285,8 +285,13 @@ int cmd_info(int argc, char **argv) {
     for (int i = 1; i < argc; i++) {
         if (!strcmp(argv[i], "--help") || !strcmp(argv[i], "-h")) return usage(stdout);
         if (!strcmp(argv[i], "--json")) json = true;
-        else if (argv[i][0] == '-' || file) return usage(stderr);
-        else file = argv[i];
+        else if (argv[i][0] == '-' && argv[i][1]) {
+            cli_unknown_option("info", argv[i], false);
+            return usage(stderr);
+        } else if (file) {
+            fprintf(stderr, "ossa info: more than one FILE: %s\n", argv[i]);
+            return usage(stderr);
+        } else file = argv[i];
     }
     if (!file) return usage(stderr);
     ossa_asset *asset = cli_load_asset("info", file);

@@ -20,7 +20,8 @@ static int usage(FILE *f) {
             "                   [--ssaa N] [--skinning lbs|dqs] [--compare] [--quiet] [--ik JOINT:x,y,z[:px,py,pz]]...\n"
             "  FILE     .gltf/.glb/.ossa (default: the built-in demo character); clips play built at the\n"
             "           default precision (a packed file: as stored)\n"
-            "  --clip   clip name or index (default: the first clip)\n"
+            "  --clip   clip name or index (default: the first clip); with --anim A, A's clips come first\n"
+            "           (--clip 0 = A's first clip; a name is looked up in A first), then the model's own\n"
             "  --from/--to  clip time range in seconds (default: the whole clip; a .png renders --from)\n"
             "  --fps    frames per second of clip time (default 15)\n"
             "  --size   image size (default 320x320)\n"
@@ -141,7 +142,7 @@ static int render_main(int argc, char **argv, cli_layers *layers) {
             loop = 1;
         } else if (!strcmp(a, "--no-loop")) {
             loop = 0;
-        } else if (!take_file_arg("render", a, &file)) {
+        } else if (!take_file_arg("render", a, i + 1 >= argc, &file)) {
             return usage(stderr);
         }
     }
@@ -172,6 +173,9 @@ static int render_main(int argc, char **argv, cli_layers *layers) {
             scene_free(&s);
             return 1;
         }
+        /* synced layers repeat every shared cycle, not every first clip's duration */
+        float cycle = cli_layers_active(layers) ? cli_layers_sync_cycle(layers) : 0;
+        if (cycle > 0) span.to = span.from + cycle;
         if (has_from) span.from = from;
         if (has_to) span.to = to;
         if (has_from && !has_to && span.to < span.from) span.to = span.from;

@@ -147,6 +147,7 @@ static int sample_main(int argc, char **argv, cli_layers *layers) {
                 char *end;
                 vertices = strtol(argv[i], &end, 10);
                 if (*end || vertices < 0) {
+                    fprintf(stderr, "ossa sample: --vertices expects a count >= 0 or all, got '%s'\n", argv[i]);
                     free(times);
                     return usage(stderr);
                 }
@@ -158,11 +159,14 @@ static int sample_main(int argc, char **argv, cli_layers *layers) {
             build.precision = strtof(argv[++i], &end);
             use_built = true;
             if (*end || !(build.precision > 0)) {
+                fprintf(stderr, "ossa sample: --precision expects a positive number of model units, got '%s'\n", argv[i]);
                 free(times);
                 return usage(stderr);
             }
         }
-        else if (argv[i][0] == '-' || file) {
+        else if ((argv[i][0] == '-' && argv[i][1]) || file) {
+            if (file && argv[i][0] != '-') fprintf(stderr, "ossa sample: more than one FILE: %s\n", argv[i]);
+            else cli_unknown_option("sample", argv[i], i + 1 >= argc);
             free(times);
             return usage(stderr);
         } else file = argv[i];

@@ -883,9 +883,9 @@ bad:
     return false;
 }
 
-bool take_file_arg(const char *cmd, const char *arg, const char **file) {
+bool take_file_arg(const char *cmd, const char *arg, bool last, const char **file) {
     if (arg[0] == '-' && arg[1]) {
-        fprintf(stderr, "ossa %s: unknown option or missing value: %s\n", cmd, arg);
+        cli_unknown_option(cmd, arg, last);
         return false;
     }
     if (*file) {

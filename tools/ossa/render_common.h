@@ -214,10 +214,10 @@ bool parse_float(const char *cmd, const char *opt, const char *text, float *out)
 bool parse_size(const char *cmd, const char *text, uint32_t *w, uint32_t *h);
 /* "lbs" → *dqs false, "dqs" → true. */
 bool parse_skinning(const char *cmd, const char *text, bool *dqs);
-/* The last case of an option loop: `arg` is an unknown option (or one missing its
- * value), or the one FILE operand (stored in *file). Prints a usage error and
- * returns false for an unknown option or a second FILE. */
-bool take_file_arg(const char *cmd, const char *arg, const char **file);
+/* The last case of an option loop: `arg` is an unknown option (or, when `last`, one
+ * missing its value), or the one FILE operand (stored in *file). Prints a usage error
+ * (cli_unknown_option) and returns false for an unknown option or a second FILE. */
+bool take_file_arg(const char *cmd, const char *arg, bool last, const char **file);
 
 /* Seconds from a monotonic clock. */
 double now_seconds(void);
