@@ -753,7 +753,9 @@ bool render_to_file(scene *s, const render_job *job, render_stats *stats, const 
     for (int side = 0; side < (compare ? 2 : 1); side++) { /* DQS and LBS bounds differ a little */
         float l2[3], h2[3];
         s->dqs = compare ? side == 1 : job->draw.dqs;
+        s->repeat_pose = true; /* framing poses are not frames (IK statistics) */
         scene_animated_bounds(s, whole, job->span_count, 24, l2, h2);
+        s->repeat_pose = false;
         for (int c = 0; c < 3; c++) {
             lo[c] = side ? fminf(lo[c], l2[c]) : l2[c];
             hi[c] = side ? fmaxf(hi[c], h2[c]) : h2[c];
@@ -814,7 +816,9 @@ bool render_to_file(scene *s, const render_job *job, render_stats *stats, const 
             if (compare) { /* LBS on the left half, DQS on the right, same camera */
                 for (uint32_t side = 0; ok && side < 2; side++) {
                     s->dqs = side == 1;
+                    s->repeat_pose = side == 1; /* the same frame again */
                     span_pose(s, sp, t);
+                    s->repeat_pose = false;
                     ok = scene_gl_draw_rect(&g, s, vp, &job->draw, side * (rw / 2), 0, rw / 2, rh, cmd);
                 }
             } else {

@@ -30,6 +30,9 @@ typedef struct scene {
      * the palettes are computed after it. Set after scene_load (which zeroes the scene). */
     void (*post_pose)(struct scene *s, void *user);
     void *post_pose_user;
+    /* Set while a pose is made that no frame shows or that repeats one (render_to_file: the
+     * camera's bounds, --compare's DQS half): the hook runs but keeps no statistics. */
+    bool repeat_pose;
     /* Optional: poses the scene instead of sampling one clip (layers, docs/layers.md); it fills
      * locals and calls scene_set_pose / scene_set_weights itself. scene_pose calls it. */
     void (*pose_fn)(void *user, struct scene *s, float t, bool loop);
