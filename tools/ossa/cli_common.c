@@ -88,6 +88,10 @@ static ossa_result load_any(const char *cmd, const char *file, const ossa_skelet
     }
     ossa_file_format f = OSSA_FORMAT_UNKNOWN;
     ossa_result dr = ossa_format_detect_file(file, &f);
+    if (dr == OSSA_OK && f == OSSA_FORMAT_EMPTY) { /* no importer reads 0 bytes, whatever the extension */
+        snprintf(diag->message, sizeof diag->message, "empty file (0 bytes)");
+        return OSSA_ERROR_PARSE;
+    }
     bool gltf = cli_load.importer == CLI_IMPORTER_GLTF ||
                 (cli_load.importer == CLI_IMPORTER_AUTO && (ossa_format_is_gltf(f) || dr != OSSA_OK));
     memset(diag, 0, sizeof *diag);

@@ -811,9 +811,13 @@ ossa_result ossa_gltf_load_file(const char *path, const ossa_load_options *optio
 ossa_result ossa_gltf_load_memory(const void *data, size_t size, const ossa_load_options *options, ossa_asset **out,
                                   ossa_diagnostic *diag) {
     if (diag) memset(diag, 0, sizeof *diag);
-    if (!out) return OSSA_ERROR_INVALID_ARGUMENT;
-    *out = NULL;
-    if (!data || !size) return OSSA_ERROR_INVALID_ARGUMENT;
+    if (out) *out = NULL;
+    if (!out || !data || !size) {
+        if (diag)
+            snprintf(diag->message, sizeof diag->message, "%s", !out ? "out is NULL" : !data ? "data is NULL"
+                                                                                             : "empty input (size 0)");
+        return OSSA_ERROR_INVALID_ARGUMENT;
+    }
     ossa__ctx ctx;
     ossa__gltf_doc doc;
     ossa__ctx_init(&ctx, options, diag);
