@@ -622,7 +622,11 @@ static ossa_result build_primitive(ossa__ctx *ctx, const ossa__doc *doc, ossa_as
                 d->weights[(size_t)v * d->influences + k] = wt;
             }
         }
-        ossa__normalize_weights(d->weights, nv, d->influences);
+        double worst = 0;
+        uint32_t off = ossa__normalize_weights(d->weights, nv, d->influences, &worst);
+        if (off)
+            ossa__warn(ctx, apath, "WEIGHTS: %u of %u vertices had weights not summing to 1 (off by up to %.3g); "
+                       "renormalised", off, nv, worst);
     }
 
     /* morph targets */
