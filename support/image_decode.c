@@ -16,6 +16,36 @@ const char *image_format(const uint8_t *d, size_t n) {
     return NULL;
 }
 
+static uint32_t be16(const uint8_t *p) { return (uint32_t)p[0] << 8 | p[1]; }
+static uint32_t be32(const uint8_t *p) { return be16(p) << 16 | be16(p + 2); }
+
+bool image_dimensions(const uint8_t *d, size_t n, uint32_t *w, uint32_t *h) {
+    const char *f = image_format(d, n);
+    if (f && f[0] == 'P') { /* signature, IHDR length and type, then width and height */
+        if (n < 24 || memcmp(d + 12, "IHDR", 4)) return false;
+        *w = be32(d + 16), *h = be32(d + 20);
+        return true;
+    }
+    if (!f) return false;
+    size_t p = 2; /* JPEG: walk the marker segments to the first SOFn (not DHT C4, JPG C8, DAC CC) */
+    while (p + 4 <= n && d[p] == 0xFF) {
+        uint8_t m = d[p + 1];
+        if (m == 0xFF) { /* fill byte */
+            p++;
+            continue;
+        }
+        uint32_t len = be16(d + p + 2);
+        if (m >= 0xC0 && m <= 0xCF && m != 0xC4 && m != 0xC8 && m != 0xCC) {
+            if (p + 9 > n || len < 7) return false;
+            *h = be16(d + p + 5), *w = be16(d + p + 7);
+            return true;
+        }
+        if (len < 2 || m == 0xDA) return false; /* start of scan before any frame header */
+        p += 2 + len;
+    }
+    return false;
+}
+
 static bool decode_png(const uint8_t *data, size_t size, uint8_t **rgba, uint32_t *w, uint32_t *h, char *err,
                        size_t err_size) {
     png_image im;

@@ -22,4 +22,8 @@ bool image_decode(const uint8_t *data, size_t size, uint8_t **rgba, uint32_t *wi
 /* "PNG", "JPEG" or NULL for bytes of another format. */
 const char *image_format(const uint8_t *data, size_t size);
 
+/* Width and height in pixels from a PNG's IHDR or a JPEG's first SOF marker, without decoding;
+ * false when the header is missing, truncated or not PNG/JPEG. */
+bool image_dimensions(const uint8_t *data, size_t size, uint32_t *width, uint32_t *height);
+
 #endif

@@ -31,16 +31,19 @@ typedef enum ossa_file_format {
     OSSA_FORMAT_MD5,         /* Doom 3 md5mesh / md5anim */
     OSSA_FORMAT_BVH,         /* BioVision motion capture */
     OSSA_FORMAT_OTHER,       /* an extension Assimp may know; no signature recognised */
+    OSSA_FORMAT_EMPTY,       /* a file of 0 bytes: no importer reads it, whatever its extension */
     OSSA_FORMAT_COUNT
 } ossa_file_format;
 
 /* Detects the format from the first `size` bytes of a file (`head`; 512 bytes are
  * enough) and, for formats without a signature, from `path`'s extension (path may be
- * NULL). Never fails: unknown data gives OSSA_FORMAT_UNKNOWN. */
+ * NULL). Never fails: unknown data gives OSSA_FORMAT_UNKNOWN, head NULL gives UNKNOWN (or
+ * the extension's guess), and a non-NULL head with size 0 gives OSSA_FORMAT_EMPTY. */
 ossa_file_format ossa_format_detect(const void *head, size_t size, const char *path);
 
-/* Reads the first 512 bytes of `path` and detects. IO when the file cannot be read
- * (then *out is OSSA_FORMAT_UNKNOWN); INVALID_ARGUMENT on NULL arguments. */
+/* Reads the first 512 bytes of `path` and detects (an empty file: OSSA_FORMAT_EMPTY, OK). IO
+ * when the file cannot be read (then *out is OSSA_FORMAT_UNKNOWN); INVALID_ARGUMENT on NULL
+ * arguments. */
 ossa_result ossa_format_detect_file(const char *path, ossa_file_format *out);
 
 /* Static English name ("glTF 2.0 (JSON)", "FBX (binary)", "COLLADA", ...); never NULL. */

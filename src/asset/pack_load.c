@@ -859,8 +859,10 @@ ossa_result ossa_pack_load_memory(const void *data, size_t size, const ossa_load
                                   ossa_diagnostic *diag) {
     if (diag) memset(diag, 0, sizeof *diag);
     if (out) *out = NULL;
-    if (!out || !data || !size) return OSSA_ERROR_INVALID_ARGUMENT;
     pl L = {.diag = diag};
+    if (!out || !data || !size)
+        return fail(&L, OSSA_ERROR_INVALID_ARGUMENT, 0, NULL, 0, "%s",
+                    !out ? "out is NULL" : !data ? "data is NULL" : "empty input (size 0)");
     if (!pk_host_little_endian()) return fail(&L, OSSA_ERROR_UNSUPPORTED, 0, NULL, 0, "big-endian host");
     size_t limit = limit_of(options);
     bool aligned = ((uintptr_t)data & 15u) == 0;

@@ -2,6 +2,7 @@
  * clips, warnings, all counted against max_allocation (see asset_builder.h). */
 #include "build/asset_builder.h"
 
+#include <math.h>
 #include <stdio.h>
 #include <string.h>
 
@@ -265,12 +266,20 @@ ossa_result ossa__builder_finish(ossa__ctx *ctx, ossa_asset **asset, ossa_asset 
     return OSSA_OK;
 }
 
-void ossa__normalize_weights(float *weights, uint32_t vertex_count, uint32_t influences) {
+uint32_t ossa__normalize_weights(float *weights, uint32_t vertex_count, uint32_t influences, double *max_off) {
+    uint32_t off = 0;
+    double worst = 0;
     for (uint32_t v = 0; v < vertex_count; v++) {
         float *w = weights + (size_t)v * influences;
         double sum = 0;
         for (uint32_t k = 0; k < influences; k++) sum += w[k];
-        if (sum > 0)
-            for (uint32_t k = 0; k < influences; k++) w[k] = (float)(w[k] / sum);
+        if (!(sum > 0)) continue; /* all zero: kept (the skin job copies such a vertex) */
+        if (fabs(sum - 1.0) > OSSA__WEIGHT_SUM_TOLERANCE) {
+            off++;
+            if (fabs(sum - 1.0) > worst) worst = fabs(sum - 1.0);
+        }
+        for (uint32_t k = 0; k < influences; k++) w[k] = (float)(w[k] / sum);
     }
+    if (max_off) *max_off = worst;
+    return off;
 }

@@ -78,7 +78,11 @@ ossa_result ossa__builder_clip(ossa__ctx *ctx, const ossa_allocator *allocator, 
  * on an earlier failure destroys *asset and returns ctx->failed. */
 ossa_result ossa__builder_finish(ossa__ctx *ctx, ossa_asset **asset, ossa_asset **out);
 
-/* Renormalises `influences` weights per vertex so they sum to 1 (all-zero stays zero). */
-void ossa__normalize_weights(float *weights, uint32_t vertex_count, uint32_t influences);
+/* Renormalises `influences` weights per vertex so they sum to 1 (all-zero stays zero).
+ * Returns how many vertices' sums were off 1 by more than OSSA__WEIGHT_SUM_TOLERANCE (one
+ * unit of UNSIGNED_BYTE rounding passes) and the largest |sum - 1| of those in *max_off
+ * (may be NULL); importers warn with that count. */
+#define OSSA__WEIGHT_SUM_TOLERANCE 5e-3
+uint32_t ossa__normalize_weights(float *weights, uint32_t vertex_count, uint32_t influences, double *max_off);
 
 #endif

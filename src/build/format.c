@@ -9,6 +9,7 @@ static const char *const NAMES[OSSA_FORMAT_COUNT] = {
     "unknown",        "glTF 2.0 (JSON)",  "glTF 2.0 (GLB)", "FBX (binary)", "FBX (ASCII)",
     "COLLADA",        "Wavefront OBJ",    "3DS",            "Blender",      "PLY",
     "STL",            "DirectX X",        "MD5",            "BVH",          "unknown (extension only)",
+    "empty file",
 };
 
 const char *ossa_format_name(ossa_file_format format) {
@@ -39,6 +40,7 @@ static const char *extension(const char *path) {
 }
 
 ossa_file_format ossa_format_detect(const void *head, size_t size, const char *path) {
+    if (head && size == 0) return OSSA_FORMAT_EMPTY;
     const char *s = head ? (const char *)head : "";
     if (!head) size = 0;
     if (starts(s, size, "glTF")) return OSSA_FORMAT_GLB;

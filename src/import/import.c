@@ -44,6 +44,7 @@ static ossa_result choose(const char *path, ossa_importer *importer, ossa_diagno
     ossa_file_format format = OSSA_FORMAT_UNKNOWN;
     if (*importer == OSSA_IMPORTER_AUTO && detect(path, importer, &format) != OSSA_OK)
         return fail(diag, OSSA_ERROR_IO, path, "cannot read the file", NULL);
+    if (format == OSSA_FORMAT_EMPTY) return fail(diag, OSSA_ERROR_PARSE, path, "empty file (0 bytes)", NULL);
     if ((unsigned)*importer > OSSA_IMPORTER_PACK)
         return fail(diag, OSSA_ERROR_INVALID_ARGUMENT, path, "importer is not an ossa_importer value", NULL);
 #ifndef OSSA_HAVE_ASSIMP

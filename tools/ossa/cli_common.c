@@ -53,6 +53,10 @@ int cli_take_load_options(int argc, char **argv) {
     return o;
 }
 
+void cli_unknown_option(const char *cmd, const char *arg, bool last) {
+    fprintf(stderr, "ossa %s: unknown option '%s'%s\n", cmd, arg, last ? " (or its value is missing)" : "");
+}
+
 bool cli_have_assimp(void) {
 #ifdef OSSA_HAVE_ASSIMP
     return true;
@@ -84,6 +88,10 @@ static ossa_result load_any(const char *cmd, const char *file, const ossa_skelet
     }
     ossa_file_format f = OSSA_FORMAT_UNKNOWN;
     ossa_result dr = ossa_format_detect_file(file, &f);
+    if (dr == OSSA_OK && f == OSSA_FORMAT_EMPTY) { /* no importer reads 0 bytes, whatever the extension */
+        snprintf(diag->message, sizeof diag->message, "empty file (0 bytes)");
+        return OSSA_ERROR_PARSE;
+    }
     bool gltf = cli_load.importer == CLI_IMPORTER_GLTF ||
                 (cli_load.importer == CLI_IMPORTER_AUTO && (ossa_format_is_gltf(f) || dr != OSSA_OK));
     memset(diag, 0, sizeof *diag);
@@ -174,8 +182,9 @@ bool cli_add_clips(const char *cmd, ossa_asset *asset, const char *file) {
         fprintf(stderr, "ossa %s: out of memory\n", cmd);
         return false;
     }
-    for (uint32_t i = 0; i < asset->clip_count; i++) all[i] = asset->clips[i];
-    for (uint32_t i = 0; i < clips->clip_count; i++) all[asset->clip_count + i] = clips->clips[i];
+    /* the --anim file's clips first: --clip 0 (and the default, the first clip) is its first clip */
+    for (uint32_t i = 0; i < clips->clip_count; i++) all[i] = clips->clips[i];
+    for (uint32_t i = 0; i < asset->clip_count; i++) all[clips->clip_count + i] = asset->clips[i];
     if (asset->clips) asset->allocator.free(asset->clips, asset->allocator.user);
     asset->clips = all;
     asset->clip_count = n;

@@ -21,7 +21,8 @@ int cli_build_clips(ossa_asset *asset, const ossa_clip_build_options *options, c
 /* Load options every command accepts (main.c takes them out of argv first):
  *   --importer gltf|assimp|auto   which importer (auto: by the detected format)
  *   --max-memory SIZE             the load's max_allocation (bytes, suffix K/M/G)
- *   --anim FILE                   clips from a separate file, bound by joint name */
+ *   --anim FILE                   clips from a separate file, bound by joint name; they come
+ *                                 first (--clip 0 = its first clip), then the model's own */
 typedef enum cli_importer { CLI_IMPORTER_AUTO = 0, CLI_IMPORTER_GLTF, CLI_IMPORTER_ASSIMP } cli_importer;
 typedef struct cli_load_options {
     cli_importer importer;
@@ -34,6 +35,11 @@ extern cli_load_options cli_load;
  * or -1 after printing an error for a bad value. */
 int cli_take_load_options(int argc, char **argv);
 
+/* Prints "ossa CMD: unknown option 'ARG'" on stderr; `last` (ARG ends the command line, so it may
+ * be a known option missing its value) adds "(or its value is missing)". Callers print their
+ * usage after it. */
+void cli_unknown_option(const char *cmd, const char *arg, bool last);
+
 /* True when the tool was built with ossa_assimp. */
 bool cli_have_assimp(void);
 /* Prints how to read a non-glTF file without Assimp. */
@@ -45,7 +51,9 @@ void cli_explain_no_assimp(const char *cmd, const char *file, ossa_file_format f
  * read it) on stderr and returns NULL. */
 ossa_asset *cli_load_asset(const char *cmd, const char *file);
 
-/* Appends the clips of `file` (any format), bound to asset's skeleton by joint name. */
+/* Adds the clips of `file` (any format), bound to asset's skeleton by joint name, BEFORE the
+ * asset's own clips: clip index 0 is the file's first clip, and a name both have finds the
+ * file's clip (what `--anim walk.fbx --clip 0` asks for); the model's clips follow. */
 bool cli_add_clips(const char *cmd, ossa_asset *asset, const char *file);
 
 /* Built clip by name, or by index when NAME is all digits; -1 if absent. */

@@ -272,7 +272,7 @@ int cmd_bench(int argc, char **argv) {
             else threads = v;
         } else if (!strcmp(a, "--help") || !strcmp(a, "-h") || (a[0] == '-' && a[1])) {
             bool help = a[1] == 'h' || a[2] == 'h';
-            if (!help) fprintf(stderr, "ossa bench: unknown option or missing value: %s\n", a);
+            if (!help) cli_unknown_option("bench", a, !more);
             fprintf(help ? stdout : stderr,
                     "usage: ossa bench [FILE|demo] [--clip NAME|INDEX] [--rounds N] [--threads N] [--crowd N]\n"
                     "  medians (ns per character-frame and per vertex) of sampling, model space + palette,\n"
@@ -280,7 +280,7 @@ int cmd_bench(int argc, char **argv) {
                     "  --crowd N: a crowd of N instances instead: CPU ms per frame (sampling + palettes) on 1 and\n"
                     "  --threads threads, characters per 16.7 ms, GPU ms per frame (upload + instanced draw)\n");
             return help ? 0 : 2;
-        } else if (!take_file_arg("bench", a, &file)) {
+        } else if (!take_file_arg("bench", a, i + 1 >= argc, &file)) {
             return 2;
         }
     }

@@ -125,6 +125,30 @@ static int usage(FILE *f) {
     return f == stdout ? 0 : 2;
 }
 
+/* The most instances of a `joints`-joint skeleton the GPU path holds: the palette texture has
+ * 256 matrices per row and GL_MAX_TEXTURE_SIZE rows (gl.h, ossa_gl_crowd_upload). Needs a
+ * current context. */
+static uint64_t crowd_max_instances(uint32_t joints) {
+    GLint max_size = 0;
+    glGetIntegerv(GL_MAX_TEXTURE_SIZE, &max_size);
+    if (max_size < 1024 || !joints) return 0; /* the renderer needs 1024-texel rows */
+    return (uint64_t)max_size * 256u / joints;
+}
+
+/* False after saying, before any instance is sampled, that --count exceeds what the GPU holds. */
+static bool crowd_count_fits(uint32_t count, const scene *s) {
+    uint32_t joints = s->asset->skeleton ? s->asset->skeleton->joint_count : 0;
+    uint64_t max = crowd_max_instances(joints);
+    if (count <= max || !joints) return true;
+    GLint max_size = 0;
+    glGetIntegerv(GL_MAX_TEXTURE_SIZE, &max_size);
+    fprintf(stderr,
+            "ossa crowd: --count %u is more than this GPU holds: at most %llu instances of this %u-joint skeleton "
+            "(one palette texture of 256 x GL_MAX_TEXTURE_SIZE = 256 x %d matrices)\n",
+            count, (unsigned long long)max, joints, (int)max_size);
+    return false;
+}
+
 static bool parse_uint(const char *opt, const char *text, uint32_t lo, uint32_t hi, uint32_t *out) {
     char *end = NULL;
     long v = strtol(text, &end, 10);
@@ -182,7 +206,7 @@ int cmd_crowd(int argc, char **argv) {
             }
         } else if (!strcmp(a, "--time") && more) {
             if (!parse_float("crowd", a, argv[++i], &time)) return 2;
-        } else if (!take_file_arg("crowd", a, &file)) {
+        } else if (!take_file_arg("crowd", a, i + 1 >= argc, &file)) {
             return usage(stderr);
         }
     }
@@ -197,6 +221,23 @@ int cmd_crowd(int argc, char **argv) {
         scene_free(&s);
         return 2;
     }
+    /* the context first: --count is checked against its texture limit before any sampling */
+    uint32_t ss = o.ssaa ? o.ssaa : 1;
+    while (ss > 1 && (o.width * ss > 8192 || o.height * ss > 8192)) ss--;
+    uint32_t rw = o.width * ss, rh = o.height * ss;
+    ossa_gl_headless *ctx = NULL;
+    ossa_result r = make_parent_dirs(o.out) ? ossa_gl_headless_create(rw, rh, &ctx) : OSSA_ERROR_IO;
+    if (r != OSSA_OK) {
+        fprintf(stderr, "ossa crowd: %s\n", r == OSSA_ERROR_IO ? "cannot create the output directory"
+                                                                 : "no offscreen OpenGL 3.3 context through EGL");
+        scene_free(&s);
+        return 1;
+    }
+    if (!crowd_count_fits(count, &s)) {
+        ossa_gl_headless_destroy(ctx);
+        scene_free(&s);
+        return 2;
+    }
     thread_pool *pool = thread_pool_create(threads);
     uint32_t slots = pool ? thread_pool_size(pool) : 1;
     crowd c;
@@ -206,28 +247,16 @@ int cmd_crowd(int argc, char **argv) {
                      .sampling = sampling};
     if (!crowd_create(&c, &cd, err, sizeof err)) {
         fprintf(stderr, "ossa crowd: %s: %s\n", s.label, err);
+        ossa_gl_headless_destroy(ctx);
         thread_pool_destroy(pool);
         scene_free(&s);
         return 1;
     }
-    uint32_t ss = o.ssaa ? o.ssaa : 1;
-    while (ss > 1 && (o.width * ss > 8192 || o.height * ss > 8192)) ss--;
-    uint32_t rw = o.width * ss, rh = o.height * ss;
     float aspect = (float)o.width / (float)o.height;
     crowd_gl cg;
     memset(&cg, 0, sizeof cg);
     camera cam = camera_frame_at(c.lo, c.hi, aspect, 0.2f, 0.5f);
     camera_view_proj(&cam, aspect, cg.vp);
-    ossa_gl_headless *ctx = NULL;
-    ossa_result r = make_parent_dirs(o.out) ? ossa_gl_headless_create(rw, rh, &ctx) : OSSA_ERROR_IO;
-    if (r != OSSA_OK) {
-        fprintf(stderr, "ossa crowd: %s\n", r == OSSA_ERROR_IO ? "cannot create the output directory"
-                                                                 : "no offscreen OpenGL 3.3 context through EGL");
-        crowd_destroy(&c);
-        thread_pool_destroy(pool);
-        scene_free(&s);
-        return 1;
-    }
     bool ok = scene_gl_create(&cg.g, &s, "crowd");
     bool gl_made = ok;
     if (ok) {

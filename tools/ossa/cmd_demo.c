@@ -31,7 +31,7 @@ int cmd_demo(int argc, char **argv) {
             png_frame = (uint32_t)f;
         } else {
             bool help = !strcmp(a, "--help") || !strcmp(a, "-h");
-            if (!help) fprintf(stderr, "ossa demo: unknown option or missing value: %s\n", a);
+            if (!help) cli_unknown_option("demo", a, !more);
             fprintf(help ? stdout : stderr,
                     "usage: ossa demo [--out out/demo.gif] [--size WxH] [--fps N] [--bones] [--cpu|--gpu]\n"
                     "                 [--frame N] [--ssaa N]\n"

@@ -7,7 +7,13 @@
  *  "targets"}], "primitives": [{"node","mesh","primitive","vertices","indices",
  *  "influences","skin","targets"}], "clips": [{"index","name","start","end",
  *  "duration","tracks","channels":{"translation","rotation","scale","weights"},
- *  "interpolations":[...]}], "warnings": [...]}
+ *  "interpolations":[...]}], "materials": [{"index","name","base_color":[r,g,b,a],
+ *  "texture": null | {"image","texcoord"}, "alpha_mode":"OPAQUE"|"MASK"|"BLEND",
+ *  "alpha_cutoff","double_sided"}], "images": [{"index","name","uri" ("" when embedded),
+ *  "mime_type","bytes","width","height" (pixels from the PNG/JPEG header, null when unknown)}],
+ *  "warnings": [...]}
+ * The importers' warnings include vertices whose skin weights did not sum to 1 (renormalised),
+ * with their count, per primitive.
  * A packed .ossa file has built clips only; each clip object then carries "index",
  * "name", "start", "end", "duration", "tracks", "weight_tracks", "lossless",
  * "built_bytes", "precision" (0 when lossless) and "max_error" (model units, as the
@@ -21,6 +27,7 @@
 
 #include "cli_common.h"
 #include "commands.h"
+#include "image_decode.h"
 
 typedef struct clip_stats {
     uint32_t channels[4];
@@ -126,6 +133,77 @@ static void print_built_text(const ossa_asset *a) {
     }
 }
 
+static const char *ALPHA[3] = {"OPAQUE", "MASK", "BLEND"};
+
+static const char *alpha_name(ossa_alpha_mode m) { return (unsigned)m < 3 ? ALPHA[m] : "?"; }
+
+/* The texture's image when it names one of the asset's images, else NULL. */
+static const ossa_image *texture_image(const ossa_asset *a, const ossa_material *m) {
+    int32_t i = m->base_color_texture.image;
+    return i >= 0 && (uint32_t)i < a->image_count ? &a->images[i] : NULL;
+}
+
+/* "materials" and "images" members of the JSON object. */
+static void print_materials_json(const ossa_asset *a) {
+    printf("],\n \"materials\": [");
+    for (uint32_t i = 0; i < a->material_count; i++) {
+        const ossa_material *m = &a->materials[i];
+        printf("%s{\"index\": %u, \"name\": ", i ? ",\n  " : "", i);
+        json_put_str(m->name);
+        printf(", \"base_color\": [");
+        for (int c = 0; c < 4; c++) printf(c ? ", " : ""), json_put_num(m->base_color[c]);
+        if (texture_image(a, m))
+            printf("], \"texture\": {\"image\": %d, \"texcoord\": %u}", m->base_color_texture.image,
+                   m->base_color_texture.texcoord);
+        else
+            printf("], \"texture\": null");
+        printf(", \"alpha_mode\": \"%s\", \"alpha_cutoff\": ", alpha_name(m->alpha_mode));
+        json_put_num(m->alpha_cutoff);
+        printf(", \"double_sided\": %s}", m->double_sided ? "true" : "false");
+    }
+    printf("],\n \"images\": [");
+    for (uint32_t i = 0; i < a->image_count; i++) {
+        const ossa_image *im = &a->images[i];
+        uint32_t w = 0, h = 0;
+        bool known = im->data && image_dimensions(im->data, im->size, &w, &h);
+        printf("%s{\"index\": %u, \"name\": ", i ? ",\n  " : "", i);
+        json_put_str(im->name);
+        printf(", \"uri\": ");
+        json_put_str(im->uri);
+        printf(", \"mime_type\": ");
+        json_put_str(im->mime_type);
+        printf(", \"bytes\": %zu, ", im->data ? im->size : 0);
+        if (known) printf("\"width\": %u, \"height\": %u}", w, h);
+        else printf("\"width\": null, \"height\": null}");
+    }
+}
+
+/* One line per material (with its texture's image) and per image. */
+static void print_materials_text(const ossa_asset *a) {
+    printf("materials: %u\n", a->material_count);
+    for (uint32_t i = 0; i < a->material_count; i++) {
+        const ossa_material *m = &a->materials[i];
+        printf("  [%u] '%s': base colour (%.3g, %.3g, %.3g, %.3g), ", i, m->name ? m->name : "",
+               (double)m->base_color[0], (double)m->base_color[1], (double)m->base_color[2], (double)m->base_color[3]);
+        if (texture_image(a, m)) printf("texture image %d (TEXCOORD_%u)", m->base_color_texture.image,
+                                        m->base_color_texture.texcoord);
+        else printf("no texture");
+        printf(", alpha %s", alpha_name(m->alpha_mode));
+        if (m->alpha_mode == OSSA_ALPHA_MODE_MASK) printf(" (cutoff %.3g)", (double)m->alpha_cutoff);
+        printf("%s\n", m->double_sided ? ", double-sided" : "");
+    }
+    printf("images: %u\n", a->image_count);
+    for (uint32_t i = 0; i < a->image_count; i++) {
+        const ossa_image *im = &a->images[i];
+        uint32_t w = 0, h = 0;
+        printf("  [%u] '%s': %s, %s", i, im->name ? im->name : "", im->uri && im->uri[0] ? im->uri : "(embedded)",
+               im->mime_type && im->mime_type[0] ? im->mime_type : "unknown type");
+        if (!im->data) printf(", not read\n");
+        else if (image_dimensions(im->data, im->size, &w, &h)) printf(", %ux%u, %zu bytes\n", w, h, im->size);
+        else printf(", %zu bytes\n", im->size);
+    }
+}
+
 static void print_json(const char *file, const ossa_asset *a, const tree_index *t) {
     const ossa_skeleton *sk = a->skeleton;
     printf("{\"file\": ");
@@ -189,6 +267,7 @@ static void print_json(const char *file, const ossa_asset *a, const tree_index *
         printf("]}");
     }
     print_built_json(a);
+    print_materials_json(a);
     printf("],\n \"warnings\": [");
     for (uint32_t w = 0; w < a->warning_count; w++) {
         if (w) printf(",\n  ");
@@ -266,6 +345,7 @@ static void print_text(const char *file, const ossa_asset *a, const tree_index *
         printf("\n");
     }
     print_built_text(a);
+    print_materials_text(a);
     printf("warnings: %u\n", a->warning_count);
     for (uint32_t w = 0; w < a->warning_count; w++) printf("  %s\n", a->warnings[w]);
 }
@@ -274,7 +354,8 @@ static int usage(FILE *f) {
     fprintf(f, "usage: ossa info FILE [--json]\n"
                "  prints the node tree (with the skins each node is a joint of), skins, meshes and\n"
                "  primitives (vertices, influences, morph targets), clips (duration, channels,\n"
-               "  interpolations) and the loader's warnings\n"
+               "  interpolations), materials and images (base colour, texture, alpha mode, image size)\n"
+               "  and the loader's warnings (e.g. vertices whose weights were renormalised, with a count)\n"
                "  --json   one JSON object instead of text (keys listed in tools/ossa/cmd_info.c)\n");
     return f == stdout ? 0 : 2;
 }
@@ -285,8 +366,13 @@ int cmd_info(int argc, char **argv) {
     for (int i = 1; i < argc; i++) {
         if (!strcmp(argv[i], "--help") || !strcmp(argv[i], "-h")) return usage(stdout);
         if (!strcmp(argv[i], "--json")) json = true;
-        else if (argv[i][0] == '-' || file) return usage(stderr);
-        else file = argv[i];
+        else if (argv[i][0] == '-' && argv[i][1]) {
+            cli_unknown_option("info", argv[i], false);
+            return usage(stderr);
+        } else if (file) {
+            fprintf(stderr, "ossa info: more than one FILE: %s\n", argv[i]);
+            return usage(stderr);
+        } else file = argv[i];
     }
     if (!file) return usage(stderr);
     ossa_asset *asset = cli_load_asset("info", file);

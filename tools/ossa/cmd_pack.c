@@ -17,10 +17,11 @@
 #include "commands.h"
 #include "demo_character.h"
 
-static int usage(void) {
-    fprintf(stderr, "usage: ossa pack IN OUT.ossa [--precision P] [--lossless] [--strip-warnings]\n"
-                    "  IN: .gltf, .glb, .ossa or \"demo\"; P: max object-space error in model units (default 1e-4)\n");
-    return 2;
+/* --help on stdout (exit 0), a usage error on stderr (exit 2). */
+static int usage(FILE *f) {
+    fprintf(f, "usage: ossa pack IN OUT.ossa [--precision P] [--lossless] [--strip-warnings]\n"
+               "  IN: .gltf, .glb, .ossa or \"demo\"; P: max object-space error in model units (default 1e-4)\n");
+    return f == stdout ? 0 : 2;
 }
 
 int cmd_pack(int argc, char **argv) {
@@ -30,6 +31,7 @@ int cmd_pack(int argc, char **argv) {
     ossa_pack_options pack;
     memset(&pack, 0, sizeof pack);
     for (int i = 1; i < argc; i++) {
+        if (!strcmp(argv[i], "--help") || !strcmp(argv[i], "-h")) return usage(stdout);
         if (!strcmp(argv[i], "--precision") && i + 1 < argc) {
             char *end;
             build.precision = strtof(argv[++i], &end);
@@ -39,11 +41,16 @@ int cmd_pack(int argc, char **argv) {
             }
         } else if (!strcmp(argv[i], "--lossless")) build.lossless = true;
         else if (!strcmp(argv[i], "--strip-warnings")) pack.strip_warnings = true;
-        else if (argv[i][0] == '-' || (in && out)) return usage();
-        else if (!in) in = argv[i];
+        else if (argv[i][0] == '-' && argv[i][1]) {
+            cli_unknown_option("pack", argv[i], i + 1 >= argc);
+            return usage(stderr);
+        } else if (in && out) {
+            fprintf(stderr, "ossa pack: more than two files: %s\n", argv[i]);
+            return usage(stderr);
+        } else if (!in) in = argv[i];
         else out = argv[i];
     }
-    if (!in || !out) return usage();
+    if (!in || !out) return usage(stderr);
     ossa_asset *asset = !strcmp(in, "demo") ? demo_character_create() : cli_load_asset("pack", in);
     if (!asset) return 1;
     int rc = 0;

@@ -378,7 +378,7 @@ int cmd_plot(int argc, char **argv) {
             out = argv[++i];
         } else if (!strcmp(a, "--size") && more) {
             if (!parse_size("plot", argv[++i], &width, &height)) return 2;
-        } else if (!take_file_arg("plot", a, &file)) {
+        } else if (!take_file_arg("plot", a, i + 1 >= argc, &file)) {
             return usage(stderr);
         }
     }

@@ -20,7 +20,8 @@ static int usage(FILE *f) {
             "                   [--ssaa N] [--skinning lbs|dqs] [--compare] [--quiet] [--ik JOINT:x,y,z[:px,py,pz]]...\n"
             "  FILE     .gltf/.glb/.ossa (default: the built-in demo character); clips play built at the\n"
             "           default precision (a packed file: as stored)\n"
-            "  --clip   clip name or index (default: the first clip)\n"
+            "  --clip   clip name or index (default: the first clip); with --anim A, A's clips come first\n"
+            "           (--clip 0 = A's first clip; a name is looked up in A first), then the model's own\n"
             "  --from/--to  clip time range in seconds (default: the whole clip; a .png renders --from)\n"
             "  --fps    frames per second of clip time (default 15)\n"
             "  --size   image size (default 320x320)\n"
@@ -33,9 +34,7 @@ static int usage(FILE *f) {
             "  --skinning lbs|dqs  linear blend (default) or dual quaternion skinning, CPU and GPU\n"
             "  --compare  LBS on the left half and DQS on the right half of each image (same camera)\n"
             "  --quiet  no progress on stderr (otherwise a line every few seconds when not a terminal)\n"
-            "  --ik     two-bone IK: the chain ending at JOINT (its parent and grandparent turn)\n"
-            "           reaches the model-space target x,y,z, knee/elbow towards the pole px,py,pz\n"
-            "           (default: its rest-pose bend, else +z); up to 4 chains\n"
+            IK_PASS_USAGE
             "  --loop / --no-loop  leave out / keep the end frame, which repeats the first when the GIF\n"
             "           loops (default: --loop for a whole clip that ends in the pose it starts in)\n"
             "  layers:  --clip A --clip B [--weights 0.3,0.7] [--sync] [--additive CLIP[:WEIGHT]] [--mask JOINT]\n"
@@ -108,8 +107,7 @@ static int render_main(int argc, char **argv, cli_layers *layers) {
     float from = 0, to = 0;
     bool has_from = false, has_to = false, rest = false;
     int loop = -1;
-    const char *ik_specs[IK_PASS_MAX + 1];
-    int ik_count = 0;
+    static ik_pass ik; /* the scene's post-pose hook points here */
     render_options o;
     render_options_init(&o, NULL);
     for (int i = 1; i < argc; i++) {
@@ -117,6 +115,8 @@ static int render_main(int argc, char **argv, cli_layers *layers) {
         bool more = i + 1 < argc;
         int taken = render_options_parse(&o, "render", argc, argv, &i);
         if (taken < 0) return 2;
+        if (taken) continue;
+        if ((taken = ik_pass_arg(&ik, "render", argc, argv, &i)) < 0) return 2;
         if (taken) continue;
         taken = cli_layers_arg(layers, "render", argc, argv, &i);
         if (taken < 0) return 2;
@@ -136,26 +136,22 @@ static int render_main(int argc, char **argv, cli_layers *layers) {
             has_to = true;
         } else if (!strcmp(a, "--rest")) {
             rest = true;
-        } else if (!strcmp(a, "--ik") && more && ik_count <= IK_PASS_MAX) {
-            ik_specs[ik_count++] = argv[++i];
         } else if (!strcmp(a, "--loop")) {
             loop = 1;
         } else if (!strcmp(a, "--no-loop")) {
             loop = 0;
-        } else if (!take_file_arg("render", a, &file)) {
+        } else if (!take_file_arg("render", a, i + 1 >= argc, &file)) {
             return usage(stderr);
         }
     }
     if (o.out && !render_out_ext_ok("render", o.out)) return 2;
     scene s;
     if (!scene_load(&s, file, "render")) return 1;
-    static ik_pass ik; /* the scene's post-pose hook points here */
-    for (int k = 0; k < ik_count; k++)
-        if (!ik_pass_add(&ik, &s, ik_specs[k], "render")) {
-            scene_free(&s);
-            return 2;
-        }
-    if (ik_count) ik_pass_attach(&ik, &s);
+    if (!ik_pass_resolve(&ik, s.asset->skeleton, "render")) {
+        scene_free(&s);
+        return 2;
+    }
+    if (ik.count) ik_pass_attach(&ik, &s);
     if (cli_layers_active(layers)) {
         if (!cli_layers_resolve(layers, s.asset, "render")) {
             scene_free(&s);
@@ -173,6 +169,9 @@ static int render_main(int argc, char **argv, cli_layers *layers) {
             scene_free(&s);
             return 1;
         }
+        /* synced layers repeat every shared cycle, not every first clip's duration */
+        float cycle = cli_layers_active(layers) ? cli_layers_sync_cycle(layers) : 0;
+        if (cycle > 0) span.to = span.from + cycle;
         if (has_from) span.from = from;
         if (has_to) span.to = to;
         if (has_from && !has_to && span.to < span.from) span.to = span.from;

@@ -8,6 +8,9 @@
  * the default time list is [0]; with a clip it is [clip start]. "time" is the time
  * actually sampled (clamped or wrapped); a NaN --time is an error. Nodes whose mesh has
  * morph targets carry "weights" (sampled when the clip drives them, else the defaults).
+ * With --ik (ik_pass.h, as `ossa render --ik`), each sample's pose goes through the IK pass
+ * before its world matrices and skinning are printed, and the sample carries
+ * "ik": [{"joint", "target", "pole", "reached"}] (model space; reached: the two-bone job's flag).
  * Non-finite numbers print as null. */
 #include <math.h>
 #include <stdio.h>
@@ -18,6 +21,7 @@
 
 #include "cli_common.h"
 #include "commands.h"
+#include "ik_pass.h"
 #include "layers_cli.h"
 
 static void put_floats(const float *v, int n) {
@@ -43,6 +47,7 @@ static int usage(FILE *f) {
                "              [--additive CLIP[:WEIGHT]] [--mask JOINT] [--root-motion]\n"
                "  --precision P  sample through clips built at precision P (model units; ossa pack)\n"
                "  --lossless  sample through lossless built clips (same output to float rounding)\n"
+               IK_PASS_USAGE
                "  FILE may be .gltf, .glb or a packed .ossa (whose built clips are sampled)\n");
     return f == stdout ? 0 : 2;
 }
@@ -101,6 +106,23 @@ static void compute_world(const ossa_asset *a, const ossa_transform *locals, con
     }
 }
 
+/* "ik": the chains and whether this sample's solve reached each target (runs_before: each
+ * chain's statistics before the solve). */
+static void put_ik(const ik_pass *ik, const ossa_skeleton *sk, const uint32_t *reached_before) {
+    printf(",\n   \"ik\": [");
+    for (uint32_t i = 0; i < ik->count; i++) {
+        const ik_chain *c = &ik->chains[i];
+        printf("%s{\"joint\": ", i ? ", " : "");
+        json_put_str(sk->names[c->joints[2]]);
+        printf(", \"target\": ");
+        put_floats(&c->target.x, 3);
+        printf(", \"pole\": ");
+        put_floats(&c->pole.x, 3);
+        printf(", \"reached\": %s}", c->reached > reached_before[i] ? "true" : "false");
+    }
+    printf("]");
+}
+
 static int sample_main(int argc, char **argv, cli_layers *layers);
 
 /* Along the --time sequence each joint's rotation keeps the previous sample's sign (q and -q
@@ -131,13 +153,17 @@ static int sample_main(int argc, char **argv, cli_layers *layers) {
     ossa_clip_build_options build; /* --precision / --lossless: sample through built clips */
     memset(&build, 0, sizeof build);
     bool use_built = false;
+    ik_pass ik;
+    memset(&ik, 0, sizeof ik);
     if (!times) return 1;
     for (int i = 1; i < argc; i++) {
         if (!strcmp(argv[i], "--help") || !strcmp(argv[i], "-h")) {
             free(times);
             return usage(stdout);
         }
-        int taken = cli_layers_arg(layers, "sample", argc, argv, &i);
+        int taken = ik_pass_arg(&ik, "sample", argc, argv, &i);
+        if (taken > 0) continue;
+        if (taken == 0) taken = cli_layers_arg(layers, "sample", argc, argv, &i);
         if (taken < 0) {
             free(times);
             return 2;
@@ -158,6 +184,7 @@ static int sample_main(int argc, char **argv, cli_layers *layers) {
                 char *end;
                 vertices = strtol(argv[i], &end, 10);
                 if (*end || vertices < 0) {
+                    fprintf(stderr, "ossa sample: --vertices expects a count >= 0 or all, got '%s'\n", argv[i]);
                     free(times);
                     return usage(stderr);
                 }
@@ -169,11 +196,14 @@ static int sample_main(int argc, char **argv, cli_layers *layers) {
             build.precision = strtof(argv[++i], &end);
             use_built = true;
             if (*end || !(build.precision > 0)) {
+                fprintf(stderr, "ossa sample: --precision expects a positive number of model units, got '%s'\n", argv[i]);
                 free(times);
                 return usage(stderr);
             }
         }
-        else if (argv[i][0] == '-' || file) {
+        else if ((argv[i][0] == '-' && argv[i][1]) || file) {
+            if (file && argv[i][0] != '-') fprintf(stderr, "ossa sample: more than one FILE: %s\n", argv[i]);
+            else cli_unknown_option("sample", argv[i], i + 1 >= argc);
             free(times);
             return usage(stderr);
         } else file = argv[i];
@@ -214,7 +244,8 @@ static int sample_main(int argc, char **argv, cli_layers *layers) {
     const ossa_built_clip *bclip = use_built && ci >= 0 ? asset->built_clips[ci] : NULL;
     /* the editable clip, also for a built one when the file has it (which joints it animates) */
     const ossa_clip *clip = ci >= 0 && (uint32_t)ci < asset->clip_count ? asset->clips[ci] : NULL;
-    if (cli_layers_active(layers) && !cli_layers_resolve(layers, asset, "sample")) {
+    if ((cli_layers_active(layers) && !cli_layers_resolve(layers, asset, "sample")) ||
+        !ik_pass_resolve(&ik, asset->skeleton, "sample")) {
         ossa_asset_destroy(asset);
         free(times);
         return 1;
@@ -266,9 +297,13 @@ static int sample_main(int argc, char **argv, cli_layers *layers) {
             compute_world(asset, pose, animated, world);
             keep_hemisphere(pose, previous, jn, ti > 0);
         }
+        uint32_t reached_before[IK_PASS_MAX];
+        for (uint32_t k = 0; k < ik.count; k++) reached_before[k] = ik.chains[k].reached;
+        if (jn && ik.count) ik_pass_run(&ik, sk, pose, world, true);
         printf("%s{\"time\": ", ti ? ",\n  " : "");
         json_put_num(bclip ? bs.sampled_time : clip ? ossa_clip_adjust_time(clip, t, loop) : times[ti]);
         if (cli_layers_active(layers)) printf(",\n   "), cli_layers_print_json(layers);
+        if (ik.count) put_ik(&ik, sk, reached_before);
         printf(",\n   \"nodes\": [");
         for (uint32_t i = 0; i < asset->node_count; i++) {
             uint32_t j = asset->nodes[i].joint;

@@ -324,7 +324,7 @@ int cmd_view(int argc, char **argv) {
             v.draw.bones = true;
         } else if (!strcmp(a, "--ik") && more) {
             ik_spec = argv[++i];
-        } else if (!take_file_arg("view", a, &file)) {
+        } else if (!take_file_arg("view", a, i + 1 >= argc, &file)) {
             return usage(stderr);
         }
     }

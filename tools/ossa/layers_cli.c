@@ -93,6 +93,20 @@ static float layer_duration(const cli_layer *l) {
     return l->built ? ossa_built_clip_duration(l->built) : ossa_clip_duration(l->clip);
 }
 
+float cli_layers_sync_cycle(const cli_layers *L) {
+    if (!L->sync || !L->over) return 0; /* L->over: allocated by cli_layers_resolve */
+    float *d = malloc(sizeof *d * 2 * (size_t)L->count), *w = d ? d + L->count : NULL;
+    uint32_t n = 0;
+    for (int i = 0; d && i < L->count; i++)
+        if (!L->items[i].additive && (L->items[i].clip || L->items[i].built)) {
+            d[n] = layer_duration(&L->items[i]);
+            w[n++] = L->items[i].weight;
+        }
+    float cycle = ossa_sync_duration(d, w, n);
+    free(d);
+    return cycle;
+}
+
 bool cli_layers_resolve(cli_layers *L, const ossa_asset *asset, const char *cmd) {
     const ossa_skeleton *sk = asset->skeleton;
     uint32_t n = sk ? sk->joint_count : 0;

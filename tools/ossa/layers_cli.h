@@ -56,6 +56,9 @@ bool cli_layers_active(const cli_layers *L);
 /* Finds the clips (editable ones, or the built ones of a file that has no editable clips),
  * makes additive / stripped clips, masks and weights. false (printed) on error. */
 bool cli_layers_resolve(cli_layers *L, const ossa_asset *asset, const char *cmd);
+/* With --sync, the shared cycle in seconds: the override layers' durations averaged by their
+ * weights (ossa_sync_duration); 0 without --sync or before cli_layers_resolve. */
+float cli_layers_sync_cycle(const cli_layers *L);
 /* The blended local pose at time t (root joints carry the root-motion transform when
  * --root-motion is on); sets each layer's resolved time and L->root. */
 void cli_layers_pose(cli_layers *L, const ossa_skeleton *skeleton, float t, bool loop, ossa_transform *out);

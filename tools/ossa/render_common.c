@@ -818,7 +818,9 @@ bool render_to_file(scene *s, const render_job *job, render_stats *stats, const 
     for (int side = 0; side < (compare ? 2 : 1); side++) { /* DQS and LBS bounds differ a little */
         float l2[3], h2[3];
         s->dqs = compare ? side == 1 : job->draw.dqs;
+        s->repeat_pose = true; /* framing poses are not frames (IK statistics) */
         of_meshes = scene_animated_bounds(s, whole, job->span_count, 24, l2, h2);
+        s->repeat_pose = false;
         for (int c = 0; c < 3; c++) {
             lo[c] = side ? fminf(lo[c], l2[c]) : l2[c];
             hi[c] = side ? fmaxf(hi[c], h2[c]) : h2[c];
@@ -883,7 +885,9 @@ bool render_to_file(scene *s, const render_job *job, render_stats *stats, const 
             if (compare) { /* LBS on the left half, DQS on the right, same camera */
                 for (uint32_t side = 0; ok && side < 2; side++) {
                     s->dqs = side == 1;
+                    s->repeat_pose = side == 1; /* the same frame again */
                     span_pose(s, sp, t);
+                    s->repeat_pose = false;
                     ok = scene_gl_draw_rect(&g, s, vp, &draw, side * (rw / 2), 0, rw / 2, rh, cmd);
                 }
             } else {
@@ -952,9 +956,9 @@ bad:
     return false;
 }
 
-bool take_file_arg(const char *cmd, const char *arg, const char **file) {
+bool take_file_arg(const char *cmd, const char *arg, bool last, const char **file) {
     if (arg[0] == '-' && arg[1]) {
-        fprintf(stderr, "ossa %s: unknown option or missing value: %s\n", cmd, arg);
+        cli_unknown_option(cmd, arg, last);
         return false;
     }
     if (*file) {

@@ -33,6 +33,9 @@ typedef struct scene {
      * the palettes are computed after it. Set after scene_load (which zeroes the scene). */
     void (*post_pose)(struct scene *s, void *user);
     void *post_pose_user;
+    /* Set while a pose is made that no frame shows or that repeats one (render_to_file: the
+     * camera's bounds, --compare's DQS half): the hook runs but keeps no statistics. */
+    bool repeat_pose;
     /* Optional: poses the scene instead of sampling one clip (layers, docs/layers.md); it fills
      * locals and calls scene_set_pose / scene_set_weights itself. scene_pose calls it. */
     void (*pose_fn)(void *user, struct scene *s, float t, bool loop);
@@ -224,10 +227,10 @@ bool parse_float(const char *cmd, const char *opt, const char *text, float *out)
 bool parse_size(const char *cmd, const char *text, uint32_t *w, uint32_t *h);
 /* "lbs" → *dqs false, "dqs" → true. */
 bool parse_skinning(const char *cmd, const char *text, bool *dqs);
-/* The last case of an option loop: `arg` is an unknown option (or one missing its
- * value), or the one FILE operand (stored in *file). Prints a usage error and
- * returns false for an unknown option or a second FILE. */
-bool take_file_arg(const char *cmd, const char *arg, const char **file);
+/* The last case of an option loop: `arg` is an unknown option (or, when `last`, one
+ * missing its value), or the one FILE operand (stored in *file). Prints a usage error
+ * (cli_unknown_option) and returns false for an unknown option or a second FILE. */
+bool take_file_arg(const char *cmd, const char *arg, bool last, const char **file);
 
 /* Seconds from a monotonic clock. */
 double now_seconds(void);

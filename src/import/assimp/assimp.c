@@ -421,7 +421,14 @@ static ossa_result mesh_weights(ai_load *L, const struct aiMesh *m, uint32_t mi,
             t->weights[(size_t)v * inf + k] = w[(size_t)v * K + k];
             t->joints[(size_t)v * inf + k] = j[(size_t)v * K + k];
         }
-    ossa__normalize_weights(t->weights, nv, inf);
+    double worst = 0;
+    uint32_t off = ossa__normalize_weights(t->weights, nv, inf, &worst);
+    if (off) {
+        char p[48];
+        snprintf(p, sizeof p, "/meshes/%u", mi);
+        ossa__warn(ctx, p, "%u of %u vertices had weights not summing to 1 (off by up to %.3g); renormalised", off,
+                   nv, worst);
+    }
     t->d.influences = inf;
     t->d.weights = t->weights;
     t->d.joints = t->joints;

@@ -622,7 +622,11 @@ static ossa_result build_primitive(ossa__ctx *ctx, const ossa__doc *doc, ossa_as
                 d->weights[(size_t)v * d->influences + k] = wt;
             }
         }
-        ossa__normalize_weights(d->weights, nv, d->influences);
+        double worst = 0;
+        uint32_t off = ossa__normalize_weights(d->weights, nv, d->influences, &worst);
+        if (off)
+            ossa__warn(ctx, apath, "WEIGHTS: %u of %u vertices had weights not summing to 1 (off by up to %.3g); "
+                       "renormalised", off, nv, worst);
     }
 
     /* morph targets */
@@ -811,9 +815,13 @@ ossa_result ossa_gltf_load_file(const char *path, const ossa_load_options *optio
 ossa_result ossa_gltf_load_memory(const void *data, size_t size, const ossa_load_options *options, ossa_asset **out,
                                   ossa_diagnostic *diag) {
     if (diag) memset(diag, 0, sizeof *diag);
-    if (!out) return OSSA_ERROR_INVALID_ARGUMENT;
-    *out = NULL;
-    if (!data || !size) return OSSA_ERROR_INVALID_ARGUMENT;
+    if (out) *out = NULL;
+    if (!out || !data || !size) {
+        if (diag)
+            snprintf(diag->message, sizeof diag->message, "%s", !out ? "out is NULL" : !data ? "data is NULL"
+                                                                                             : "empty input (size 0)");
+        return OSSA_ERROR_INVALID_ARGUMENT;
+    }
     ossa__ctx ctx;
     ossa__gltf_doc doc;
     ossa__ctx_init(&ctx, options, diag);
