@@ -201,8 +201,20 @@ static bool near_cap(void) {
 #define CAP_HOW "RLIMIT_AS in the probe process"
 #endif
 
+/* A crash in the probe ends the probe: the caller's crash handlers (a test framework's
+ * longjmp back into its runner, say) must not run on in the child. */
+static void default_crash_signals(void) {
+    static const int SIGNALS[] = {SIGSEGV, SIGBUS, SIGFPE, SIGILL, SIGABRT};
+    struct sigaction sa;
+    memset(&sa, 0, sizeof sa);
+    sa.sa_handler = SIG_DFL;
+    sigemptyset(&sa.sa_mask);
+    for (size_t i = 0; i < sizeof SIGNALS / sizeof SIGNALS[0]; i++) sigaction(SIGNALS[i], &sa, NULL);
+}
+
 /* The probe: the whole load under the cap, its verdict on the pipe; never returns. */
 static void child_main(const request *rq, size_t cap, int fd) {
+    default_crash_signals();
     g_child.fd = fd;
     g_child.cap = cap;
     probe_report rep;
