@@ -780,8 +780,8 @@ static void test_hostile_fbx_dae(void **state) {
  * count, property bytes, name, properties, children and a 13-byte null record) holding one
  * mesh whose Vertices array of doubles declares `count` elements but carries 9, as a zlib
  * stream of one stored deflate block. Assimp 5.2 sizes its buffer by the declared count
- * (8 x count bytes, zero-filled) before inflating: count 536870910 asks for 4 GiB in 550
- * bytes. Returns the size written to buf (>= 1024 bytes). */
+ * (8 x count bytes, zero-filled) before inflating: count 536870910 asks for 4 GiB in 608
+ * bytes. Returns the size written to buf (608 bytes; callers give 1024). */
 typedef struct fbx_buf {
     uint8_t *p;
     size_t n;
