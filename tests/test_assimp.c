@@ -11,6 +11,19 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <time.h>
+
+#if defined(__unix__) || defined(__APPLE__)
+#include <sys/resource.h>
+#define HAVE_POSIX_RUSAGE 1
+#endif
+#if defined(__SANITIZE_ADDRESS__)
+#define UNDER_ASAN 1
+#elif defined(__has_feature)
+#if __has_feature(address_sanitizer)
+#define UNDER_ASAN 1
+#endif
+#endif
 
 #ifdef OSSA_HAVE_ASSIMP
 #include <assimp/scene.h>
@@ -843,6 +856,333 @@ static void test_skeleton_without_meshes(void **state) {
     if (rc != 0 && strstr(out, "no offscreen OpenGL")) ot_skip_part_in(__func__, "no offscreen OpenGL: the render part");
     else if (rc != 0 || !strstr(out, "no skinned mesh: drawing the skeleton (--bones)"))
         fail_msg("%s: exit %d\n%s", cmd, rc, out);
+/* ------------------------------------------------------------ the bounded import */
+
+/* A binary FBX 7.4 (the container: a 27-byte header, node records of end offset, property
+ * count, property bytes, name, properties, children and a 13-byte null record) holding one
+ * mesh whose Vertices array of doubles declares `count` elements but carries 9, as a zlib
+ * stream of one stored deflate block. Assimp 5.2 sizes its buffer by the declared count
+ * (8 x count bytes, zero-filled) before inflating: count 536870910 asks for 4 GiB in 608
+ * bytes. Returns the size written to buf (608 bytes; callers give 1024). */
+typedef struct fbx_buf {
+    uint8_t *p;
+    size_t n;
+} fbx_buf;
+
+static void put_u32(fbx_buf *b, size_t at, uint32_t v) {
+    for (int i = 0; i < 4; i++) b->p[at + (size_t)i] = (uint8_t)(v >> (8 * i));
+}
+static void put_bytes(fbx_buf *b, const void *src, size_t n) {
+    memcpy(b->p + b->n, src, n);
+    b->n += n;
+}
+static void put_word(fbx_buf *b, uint32_t v) {
+    put_u32(b, b->n, v);
+    b->n += 4;
+}
+/* Opens a node record; returns where its header is (for node_end). */
+static size_t node_begin(fbx_buf *b, const char *name) {
+    size_t at = b->n;
+    b->n += 12;
+    uint8_t len = (uint8_t)strlen(name);
+    put_bytes(b, &len, 1);
+    put_bytes(b, name, len);
+    return at;
+}
+/* After the properties: records property count and bytes; children follow until node_end. */
+static void node_props(fbx_buf *b, size_t at, uint32_t count) {
+    put_u32(b, at + 4, count);
+    put_u32(b, at + 8, (uint32_t)(b->n - (at + 13 + b->p[at + 12])));
+}
+static void node_end(fbx_buf *b, size_t at, bool nested) {
+    if (nested) {
+        memset(b->p + b->n, 0, 13);
+        b->n += 13;
+    }
+    put_u32(b, at, (uint32_t)b->n);
+}
+static void prop_long(fbx_buf *b, int64_t v) {
+    put_bytes(b, "L", 1);
+    put_word(b, (uint32_t)((uint64_t)v & 0xffffffffu));
+    put_word(b, (uint32_t)((uint64_t)v >> 32));
+}
+static void prop_int(fbx_buf *b, int32_t v) {
+    put_bytes(b, "I", 1);
+    put_word(b, (uint32_t)v);
+}
+static void prop_str(fbx_buf *b, const char *s, size_t n) {
+    put_bytes(b, "S", 1);
+    put_word(b, (uint32_t)n);
+    put_bytes(b, s, n);
+}
+/* An array property (type 'd' or 'i') declaring `count` elements, encoding 1 (zlib) around
+ * `n` raw bytes in one stored block. */
+static void prop_array(fbx_buf *b, char type, uint32_t count, const void *raw, size_t n) {
+    put_bytes(b, &type, 1);
+    put_word(b, count);
+    put_word(b, 1);
+    put_word(b, (uint32_t)(2 + 5 + n + 4));
+    const uint8_t head[] = {0x78, 0x01, 0x01, (uint8_t)n, (uint8_t)(n >> 8), (uint8_t)~n, (uint8_t)(~n >> 8)};
+    put_bytes(b, head, sizeof head);
+    put_bytes(b, raw, n);
+    uint32_t s1 = 1, s2 = 0; /* Adler-32, big-endian */
+    for (size_t i = 0; i < n; i++) {
+        s1 = (s1 + ((const uint8_t *)raw)[i]) % 65521u;
+        s2 = (s2 + s1) % 65521u;
+    }
+    uint32_t adler = (s2 << 16) | s1;
+    const uint8_t tail[] = {(uint8_t)(adler >> 24), (uint8_t)(adler >> 16), (uint8_t)(adler >> 8), (uint8_t)adler};
+    put_bytes(b, tail, 4);
+}
+static void leaf_int(fbx_buf *b, const char *name, int32_t v) {
+    size_t at = node_begin(b, name);
+    prop_int(b, v);
+    node_props(b, at, 1);
+    node_end(b, at, false);
+}
+static void connection(fbx_buf *b, int64_t child, int64_t parent) {
+    size_t at = node_begin(b, "C");
+    prop_str(b, "OO", 2);
+    prop_long(b, child);
+    prop_long(b, parent);
+    node_props(b, at, 3);
+    node_end(b, at, false);
+}
+
+static size_t huge_array_fbx(uint8_t *buf, uint32_t count) {
+    fbx_buf b = {buf, 0};
+    put_bytes(&b, "Kaydara FBX Binary  \0\x1a\0", 23);
+    put_word(&b, 7400);
+    size_t h = node_begin(&b, "FBXHeaderExtension");
+    node_props(&b, h, 0);
+    leaf_int(&b, "FBXHeaderVersion", 1003);
+    leaf_int(&b, "FBXVersion", 7400);
+    node_end(&b, h, true);
+    size_t objs = node_begin(&b, "Objects");
+    node_props(&b, objs, 0);
+    size_t g = node_begin(&b, "Geometry");
+    prop_long(&b, 1);
+    prop_str(&b, "g\0\1Geometry", 11);
+    prop_str(&b, "Mesh", 4);
+    node_props(&b, g, 3);
+    const double verts[9] = {0, 0, 0, 1, 0, 0, 0, 1, 0};
+    size_t v = node_begin(&b, "Vertices");
+    prop_array(&b, 'd', count, verts, sizeof verts);
+    node_props(&b, v, 1);
+    node_end(&b, v, false);
+    const int32_t idx[3] = {0, 1, -3};
+    size_t pv = node_begin(&b, "PolygonVertexIndex");
+    prop_array(&b, 'i', 3, idx, sizeof idx);
+    node_props(&b, pv, 1);
+    node_end(&b, pv, false);
+    node_end(&b, g, true);
+    size_t m = node_begin(&b, "Model");
+    prop_long(&b, 2);
+    prop_str(&b, "m\0\1Model", 8);
+    prop_str(&b, "Mesh", 4);
+    node_props(&b, m, 3);
+    node_end(&b, m, true);
+    node_end(&b, objs, true);
+    size_t c = node_begin(&b, "Connections");
+    node_props(&b, c, 0);
+    connection(&b, 1, 2);
+    connection(&b, 2, 0);
+    node_end(&b, c, true);
+    memset(b.p + b.n, 0, 13);
+    b.n += 13;
+    return b.n;
+}
+
+#define HUGE_COUNT 536870910u /* a multiple of 3 (vertices); x 8 bytes = 4 GiB - 16 */
+#define CAP_MIB 256
+
+static bool under_valgrind(void) {
+    const char *pre = getenv("LD_PRELOAD");
+    return pre && strstr(pre, "vgpreload");
+}
+
+static double now_s(void) {
+    struct timespec ts;
+    clock_gettime(CLOCK_MONOTONIC, &ts);
+    return (double)ts.tv_sec + 1e-9 * (double)ts.tv_nsec;
+}
+
+/* Largest RSS of this process and of the children it waited for, in MiB. */
+static double peak_rss_mib(bool children) {
+#ifdef HAVE_POSIX_RUSAGE
+    struct rusage ru;
+    getrusage(children ? RUSAGE_CHILDREN : RUSAGE_SELF, &ru);
+    return (double)ru.ru_maxrss / 1024.0; /* Linux: kB */
+#else
+    (void)children;
+    return 0;
+#endif
+}
+
+#ifdef HAVE_POSIX_RUSAGE
+#include <sys/wait.h>
+#include <unistd.h>
+/* Peak RSS (MiB) of the bounded load's probe alone: the load runs in a fresh child of this
+ * process, whose only child is the probe; -1 when that could not run. */
+static double probe_peak_mib(const uint8_t *buf, size_t n) {
+    pid_t pid = fork();
+    if (pid < 0) return -1;
+    if (pid == 0) {
+        ossa_asset *a = NULL;
+        ossa_diagnostic d;
+        ossa_result r = ossa_assimp_load_memory_bounded(buf, n, "fbx", NULL, (size_t)CAP_MIB << 20, &a, &d);
+        double mib = peak_rss_mib(true);
+        _exit(r == OSSA_ERROR_LIMIT ? (int)(mib / 16.0 > 250 ? 250 : mib / 16.0) : 255);
+    }
+    int status = 0;
+    waitpid(pid, &status, 0);
+    if (!WIFEXITED(status) || WEXITSTATUS(status) == 255) return -1;
+    return 16.0 * (WEXITSTATUS(status) + 1); /* upper end of the 16 MiB bucket */
+}
+#endif
+
+#define SKIP_UNDER_VALGRIND()                                                                                          \
+    do {                                                                                                               \
+        if (under_valgrind()) {                                                                                        \
+            ot_skip_reason("valgrind: the probe's address-space limit would apply to valgrind itself (assimp.h)");   \
+            skip();                                                                                                    \
+        }                                                                                                              \
+    } while (0)
+
+/* The generated FBX that makes Assimp allocate 4 GiB and more: LIMIT within seconds, with
+ * Assimp's place, and no child got past the cap (plus this process's RSS at the fork, which
+ * the child shares, plus 64 MiB for ASan's quarantine and shadow). */
+static void test_bounded_limit(void **state) {
+    (void)state;
+    SKIP_UNDER_VALGRIND();
+    uint8_t buf[1024];
+    size_t n = huge_array_fbx(buf, HUGE_COUNT);
+    ossa_asset *a = (ossa_asset *)(uintptr_t)1;
+    ossa_diagnostic d;
+    double t0 = now_s(), self0 = peak_rss_mib(false);
+    assert_int_equal(ossa_assimp_load_memory_bounded(buf, n, "fbx", NULL, (size_t)CAP_MIB << 20, &a, &d),
+                     OSSA_ERROR_LIMIT);
+    assert_null(a);
+    print_message("bounded: %s (%.2f s)\n", d.message, now_s() - t0);
+    assert_non_null(strstr(d.message, "memory cap of 256 MiB"));
+#ifndef UNDER_ASAN
+    assert_non_null(strstr(d.message, "bad_alloc"));
+    assert_non_null(strstr(d.message, "offset 0x")); /* Assimp's place, from its log */
+#endif
+    /* from a file, and the cap taken from max_allocation when max_bytes is 0 */
+    FILE *f = fopen(ot_tmp("huge_array.fbx"), "wb");
+    assert_non_null(f);
+    assert_int_equal(fwrite(buf, 1, n, f), n);
+    fclose(f);
+    ossa_load_options o = {0};
+    o.max_allocation = (size_t)CAP_MIB << 20;
+    assert_int_equal(ossa_assimp_load_file_bounded(ot_tmp("huge_array.fbx"), &o, 0, &a, &d), OSSA_ERROR_LIMIT);
+    assert_non_null(strstr(d.message, "memory cap of 256 MiB"));
+    double secs = now_s() - t0, child = -1;
+#ifdef HAVE_POSIX_RUSAGE
+    child = probe_peak_mib(buf, n);
+    assert_true(child > 0);
+#endif
+    print_message("bounded: two loads %.2f s; peak RSS: the probe <= %.0f MiB, this process %.0f MiB\n", secs, child,
+                  self0);
+    assert_true(secs < 10.0);
+#ifdef HAVE_POSIX_RUSAGE
+#ifdef UNDER_ASAN
+    /* ASan writes the shadow of the allocation that crosses the cap (1/8 of its 4 GiB) before
+     * the allocator hook ends the probe */
+    assert_true(child <= self0 + CAP_MIB + 4096 / 8 + 64);
+#else
+    assert_true(child <= self0 + CAP_MIB + 64);
+#endif
+#endif
+}
+
+/* A file that fits loads exactly as without the bound; a small cap stops even it. */
+static void test_bounded_fits(void **state) {
+    (void)state;
+    SKIP_UNDER_VALGRIND();
+    uint8_t buf[1024];
+    size_t n = huge_array_fbx(buf, 9);
+    ossa_asset *a = NULL, *b = NULL;
+    ossa_diagnostic d;
+    assert_int_equal(ossa_assimp_load_memory(buf, n, "fbx", NULL, &a, &d), OSSA_OK);
+    assert_int_equal(ossa_assimp_load_memory_bounded(buf, n, "fbx", NULL, (size_t)CAP_MIB << 20, &b, &d), OSSA_OK);
+    assert_int_equal(a->mesh_count, 1);
+    assert_int_equal(b->mesh_count, 1);
+    assert_int_equal(b->meshes[0]->vertex_count, 3);
+    assert_int_equal(a->node_count, b->node_count);
+    ossa_asset_destroy(a);
+    ossa_asset_destroy(b);
+    /* ossa's own errors come back as the unbounded load gives them */
+    ossa_asset *c = NULL;
+    assert_int_equal(ossa_assimp_load_file_bounded("/nonexistent/model.fbx", NULL, 0, &c, &d), OSSA_ERROR_IO);
+    assert_null(c);
+    /* a real FBX: the same clips, and the probe's cost */
+    const char *fbx = ot_asset("fbx/huesitos.fbx");
+    if (!fbx) return; /* the generated cases above ran */
+    char path[1024];
+    snprintf(path, sizeof path, "%s", fbx);
+    double t0 = now_s();
+    assert_int_equal(ossa_assimp_load_file(path, NULL, &a, &d), OSSA_OK);
+    double t1 = now_s();
+    assert_int_equal(ossa_assimp_load_file_bounded(path, NULL, 0, &b, &d), OSSA_OK);
+    double t2 = now_s();
+    print_message("huesitos.fbx: %.3f s unbounded, %.3f s bounded\n", t1 - t0, t2 - t1);
+    assert_int_equal(a->clip_count, b->clip_count);
+    assert_int_equal(a->skeleton->joint_count, b->skeleton->joint_count);
+    ossa_asset_destroy(a);
+    ossa_asset_destroy(b);
+}
+
+/* A file that crashes Assimp (docs/hostile-input.md) is an error, not a crash of the caller. */
+static void test_bounded_assimp_crash(void **state) {
+    (void)state;
+    SKIP_UNDER_VALGRIND();
+    const char *src = getenv("OSSA_SOURCE_DIR");
+    if (!src) {
+        ot_skip_reason("OSSA_SOURCE_DIR unset (CTest sets it)");
+        skip();
+    }
+    char path[1024];
+    snprintf(path, sizeof path, "%s/tests/data/assimp-crashes/collada-segv-null.dae", src);
+    ossa_asset *a = NULL;
+    ossa_diagnostic d;
+    assert_int_equal(ossa_assimp_load_file_bounded(path, NULL, 0, &a, &d), OSSA_ERROR_PARSE);
+    assert_null(a);
+    print_message("crash: %s\n", d.message);
+    assert_non_null(strstr(d.message, "probe process"));
+}
+
+/* The CLI: --max-memory bounds Assimp's memory, LIMIT within seconds. Outside ASan the tool
+ * runs under a 4 GiB address-space guard so a build without the bound fails the case
+ * instead of taking 6 GiB. */
+static void test_tool_max_memory_assimp(void **state) {
+    (void)state;
+    SKIP_UNDER_VALGRIND();
+    const char *tool = ot_tool();
+    if (!tool) skip();
+    uint8_t buf[1024];
+    size_t n = huge_array_fbx(buf, HUGE_COUNT);
+    FILE *f = fopen(ot_tmp("huge_array_cli.fbx"), "wb");
+    assert_non_null(f);
+    assert_int_equal(fwrite(buf, 1, n, f), n);
+    fclose(f);
+    char cmd[2300];
+#ifdef UNDER_ASAN
+    const char *guard = "";
+#else
+    const char *guard = "ulimit -v 4194304; ";
+#endif
+    snprintf(cmd, sizeof cmd, "%s'%s' info '%s' --max-memory 256M 2>&1", guard, tool, ot_tmp("huge_array_cli.fbx"));
+    char *out = NULL;
+    double t0 = now_s();
+    assert_int_not_equal(ot_run(cmd, &out), 0);
+    double secs = now_s() - t0;
+    print_message("%s(%.2f s)\n", out, secs);
+    assert_non_null(strstr(out, "OSSA_ERROR_LIMIT"));
+    assert_non_null(strstr(out, "memory cap of 256 MiB"));
+    assert_non_null(strstr(out, "--max-memory"));
+    assert_true(secs < 10.0);
     free(out);
 }
 
@@ -914,6 +1254,12 @@ static void test_arguments(void **state) {
     assert_int_equal(ossa_assimp_load_memory("x", 0, NULL, NULL, &a, &d), OSSA_ERROR_INVALID_ARGUMENT);
     assert_int_equal(ossa_assimp_load_clips("x", NULL, NULL, &a, &d), OSSA_ERROR_INVALID_ARGUMENT);
     assert_int_equal(ossa_assimp_load_file("/nonexistent/model.fbx", NULL, &a, &d), OSSA_ERROR_IO);
+    a = (ossa_asset *)(uintptr_t)1;
+    assert_int_equal(ossa_assimp_load_file_bounded(NULL, NULL, 0, &a, &d), OSSA_ERROR_INVALID_ARGUMENT);
+    assert_null(a);
+    assert_int_equal(ossa_assimp_load_file_bounded("x", NULL, 0, NULL, &d), OSSA_ERROR_INVALID_ARGUMENT);
+    assert_int_equal(ossa_assimp_load_memory_bounded("x", 0, NULL, NULL, 0, &a, &d), OSSA_ERROR_INVALID_ARGUMENT);
+    assert_int_equal(ossa_assimp_load_clips_bounded("x", NULL, NULL, 0, &a, NULL), OSSA_ERROR_INVALID_ARGUMENT);
     assert_non_null(ossa_assimp_version());
 }
 
@@ -934,6 +1280,10 @@ int main(void) {
         cmocka_unit_test(test_hostile_fbx_dae),
         cmocka_unit_test(test_tool_any_format),
         cmocka_unit_test(test_skeleton_without_meshes),
+        cmocka_unit_test(test_bounded_limit),
+        cmocka_unit_test(test_bounded_fits),
+        cmocka_unit_test(test_bounded_assimp_crash),
+        cmocka_unit_test(test_tool_max_memory_assimp),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
 }

@@ -28,7 +28,11 @@
  * pivot/offset chains into one node transform instead of "$AssimpFbx$" helper
  * nodes; helpers Assimp still creates become ordinary joints (their animation is
  * kept). docs/decisions.md has the reasons.
- * max_allocation caps what ossa allocates; Assimp's own memory is not counted.
+ * Memory: options->max_allocation caps what ossa itself allocates during the load (the
+ * aiScene → asset conversion and the asset it returns); Assimp's own memory (its
+ * readers, the aiScene, post-processing) is NOT counted, and a hostile file can make
+ * Assimp allocate without bound (e.g. a binary FBX array declaring 4 GiB in 500
+ * bytes). The *_bounded loads below bound that too.
  * Thread-safety: Assimp's C API keeps its last error string in a global, so loads
  * from several threads at once may report each other's messages (results stay
  * correct). */
@@ -61,6 +65,41 @@ ossa_result ossa_assimp_load_memory(const void *data, size_t size, const char *h
  * them. The returned asset has clips and warnings only (skeleton NULL). */
 ossa_result ossa_assimp_load_clips(const char *path, const ossa_skeleton *skeleton, const ossa_load_options *options,
                                    ossa_asset **out, ossa_diagnostic *diag);
+
+/* Bounded loads (POSIX; elsewhere UNSUPPORTED): the same loads with all the memory of
+ * the import bounded, Assimp's included. The load runs first in a forked child process
+ * whose memory is capped at max_bytes (0 = options->max_allocation, or 1 GiB when that
+ * is 0 too), as a probe; when the probe finishes within the cap the load runs again in
+ * the calling process (same input, same code, so the same memory) and returns what
+ * ossa_assimp_load_file/_memory/_clips return. Hence a file that fits costs two
+ * imports (time), and the calling process's peak is that of the unbounded load.
+ * Extra results:
+ *   LIMIT  the probe reached the cap: diag says so, with Assimp's log line reporting
+ *          the failed allocation and the line after it (usually the file offset);
+ *   PARSE  the probe process crashed (a crash inside Assimp; diag names the signal);
+ *   IO     fork, pipe or setrlimit failed.
+ * How the cap holds, by build:
+ *   - normal builds: setrlimit(RLIMIT_AS) in the child at its address space at the fork
+ *     plus max_bytes, so the child's peak RSS stays below the parent's RSS at the fork
+ *     plus max_bytes. Assimp may swallow the std::bad_alloc it gets (the FBX reader
+ *     drops the object), so the child listens to Assimp's log for "bad_alloc" and also
+ *     reports LIMIT when its peak address space came within 16 MiB of the limit;
+ *   - AddressSanitizer builds (RLIMIT_AS/RLIMIT_DATA would fail at once on ASan's
+ *     shadow reservation): the net heap growth after the fork, counted through the
+ *     sanitizer allocator's malloc/free hooks, ends the child with LIMIT as soon as it
+ *     exceeds max_bytes (RSS may exceed max_bytes by ASan's quarantine and shadow);
+ *   - under valgrind the child's limit applies to valgrind itself: the result is not
+ *     meaningful there.
+ * The fork copies only the calling thread: call it before starting threads that hold
+ * locks Assimp or malloc need, or accept fork's usual caveats. */
+ossa_result ossa_assimp_load_file_bounded(const char *path, const ossa_load_options *options, size_t max_bytes,
+                                          ossa_asset **out, ossa_diagnostic *diag);
+ossa_result ossa_assimp_load_memory_bounded(const void *data, size_t size, const char *hint,
+                                            const ossa_load_options *options, size_t max_bytes, ossa_asset **out,
+                                            ossa_diagnostic *diag);
+ossa_result ossa_assimp_load_clips_bounded(const char *path, const ossa_skeleton *skeleton,
+                                           const ossa_load_options *options, size_t max_bytes, ossa_asset **out,
+                                           ossa_diagnostic *diag);
 
 /* Version of the Assimp library linked in, e.g. "5.2.4" (valid for the calling thread's lifetime). */
 const char *ossa_assimp_version(void);

@@ -106,8 +106,10 @@ static ossa_result load_any(const char *cmd, const char *file, const ossa_skelet
         return bind_to ? ossa_gltf_load_clips(file, bind_to, &opt, out, diag) : ossa_gltf_load_file(file, &opt, out, diag);
     }
 #ifdef OSSA_HAVE_ASSIMP
-    return bind_to ? ossa_assimp_load_clips(file, bind_to, &opt, out, diag)
-                   : ossa_assimp_load_file(file, &opt, out, diag);
+    /* --max-memory bounds the whole import, Assimp's memory included (a capped child process
+     * probes the load first; assimp.h); 0 = the library default, as for max_allocation */
+    return bind_to ? ossa_assimp_load_clips_bounded(file, bind_to, &opt, opt.max_allocation, out, diag)
+                   : ossa_assimp_load_file_bounded(file, &opt, opt.max_allocation, out, diag);
 #else
     (void)out;
     if (cli_load.importer == CLI_IMPORTER_ASSIMP && ossa_format_is_gltf(f)) {

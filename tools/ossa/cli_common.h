@@ -20,7 +20,9 @@ int cli_build_clips(ossa_asset *asset, const ossa_clip_build_options *options, c
 
 /* Load options every command accepts (main.c takes them out of argv first):
  *   --importer gltf|assimp|auto   which importer (auto: by the detected format)
- *   --max-memory SIZE             the load's max_allocation (bytes, suffix K/M/G)
+ *   --max-memory SIZE             the load's max_allocation (bytes, suffix K/M/G); for files
+ *                                 Assimp reads, also the cap on the whole import, Assimp's
+ *                                 memory included (ossa_assimp_load_file_bounded)
  *   --anim FILE                   clips from a separate file, bound by joint name; they come
  *                                 first (--clip 0 = its first clip), then the model's own */
 typedef enum cli_importer { CLI_IMPORTER_AUTO = 0, CLI_IMPORTER_GLTF, CLI_IMPORTER_ASSIMP } cli_importer;

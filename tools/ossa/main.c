@@ -35,8 +35,9 @@ static void usage(FILE *f) {
     fprintf(f, "ossa %s: skeletal animation tool (glTF 2.0)\n\nusage: ossa <command> [options]\n\n", ossa_version());
     for (size_t i = 0; i < COMMAND_COUNT; i++) fprintf(f, "  ossa %s\n", COMMANDS[i].usage);
     fprintf(f, "\n  every command that loads FILE also takes: --importer gltf|assimp (default: by detected format),\n"
-               "  --max-memory SIZE (load cap, e.g. 4G; default 1G), --anim FILE (clips from a separate file,\n"
-               "  bound by joint name; they come first: --clip 0 is the --anim file's first clip)\n");
+               "  --max-memory SIZE (cap on the load, Assimp's memory included; e.g. 4G; default 1G),\n"
+               "  --anim FILE (clips from a separate file, bound by joint name; they come first:\n"
+               "  --clip 0 is the --anim file's first clip)\n");
     fprintf(f, "  formats: glTF 2.0 (.gltf/.glb)%s\n", cli_have_assimp() ? "; FBX, COLLADA, OBJ and the rest via Assimp"
                                                                      : "; built without Assimp (no FBX/COLLADA/OBJ)");
     fprintf(f, "\n  ossa --help | --version\n");
