@@ -856,6 +856,9 @@ static void test_skeleton_without_meshes(void **state) {
     if (rc != 0 && strstr(out, "no offscreen OpenGL")) ot_skip_part_in(__func__, "no offscreen OpenGL: the render part");
     else if (rc != 0 || !strstr(out, "no skinned mesh: drawing the skeleton (--bones)"))
         fail_msg("%s: exit %d\n%s", cmd, rc, out);
+    free(out);
+}
+
 /* ------------------------------------------------------------ the bounded import */
 
 /* A binary FBX 7.4 (the container: a 27-byte header, node records of end offset, property
