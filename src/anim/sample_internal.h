@@ -78,10 +78,6 @@ struct ossa_sampling_context {
     float jump_dt;        /* a step past it further than this (4 mean grid steps), or back: a jump */
 };
 
-/* The kernel levels, and the one chosen for this CPU under OSSA_SAMPLE_KERNEL (once). */
-enum { OSSA__K_SCALAR, OSSA__K_SSE, OSSA__K_AVX2, OSSA__K_AVX512 };
-int ossa__sample_level(void);
-
 /* The decode + lerp kernels over channels [begin, end) of soa (see ossa__lerp_soa): whole
  * vectors of the chosen kernel, the remainder with the narrowest one that covers it. */
 void ossa__sample_decode(const ossa__lerp_soa *soa, float t, uint32_t begin, uint32_t end, bool rotation);
