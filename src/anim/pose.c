@@ -81,10 +81,6 @@ static void to_model_forward(const ossa_transform *locals, const int32_t *parent
     ossa__simd_level k = ossa__simd();
 #if defined(OSSA__POSE_HAVE_SSE)
     if (end - begin < 2 && k > OSSA__SIMD_SSE4) k = OSSA__SIMD_SSE4; /* one joint fills no SoA block */
-    if (k == OSSA__SIMD_AVX512 && ossa__cpu_splits_512()) {
-        ossa__to_model_avx512_ymm(locals, parents, begin, end, out); /* its halves: one slot a shuffle */
-        return;
-    }
 #endif
     table[k](locals, parents, begin, end, out);
 }
@@ -205,9 +201,6 @@ ossa_result ossa_palette_job_run(ossa_palette_job *job) {
         [OSSA__SIMD_AVX512] = ossa__palette_avx512,
 #endif
     };
-    ossa__simd_level k = ossa__simd();
-    if (k == OSSA__SIMD_AVX512 && ossa__cpu_splits_512())
-        k = OSSA__SIMD_AVX2; /* shuffle-bound: the 256-bit form is faster where 512-bit ops split */
-    table[k](model, sk->joints, sk->inverse_bind, sk->joint_count, skin_layout, out);
+    table[ossa__simd()](model, sk->joints, sk->inverse_bind, sk->joint_count, skin_layout, out);
     return OSSA_OK;
 }

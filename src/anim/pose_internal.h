@@ -24,8 +24,6 @@ void ossa__palette_avx2(const ossa_mat4 *model, const uint32_t *joints, const os
                         bool skin_layout, ossa_mat4 *out);
 void ossa__to_model_avx512(const ossa_transform *locals, const int32_t *parents, uint32_t begin, uint32_t end,
                            ossa_mat4 *out);
-void ossa__to_model_avx512_ymm(const ossa_transform *locals, const int32_t *parents, uint32_t begin, uint32_t end,
-                               ossa_mat4 *out);
 void ossa__palette_avx512(const ossa_mat4 *model, const uint32_t *joints, const ossa_mat4 *inverse_bind,
                           uint32_t count, bool skin_layout, ossa_mat4 *out);
 

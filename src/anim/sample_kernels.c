@@ -81,7 +81,6 @@ ossa__unpack_kernel ossa__sample_unpack(bool wide) {
     (void)level;
     return ossa__unpack_scalar;
 #else
-    if (level == OSSA__SIMD_AVX512 && ossa__cpu_splits_512()) level = OSSA__SIMD_AVX2;
     return level == OSSA__SIMD_AVX512 ? ossa__unpack_avx512 : level == OSSA__SIMD_AVX2 ? ossa__unpack_avx2 : ossa__unpack_scalar;
 #endif
 }

@@ -6,10 +6,6 @@
 #include <stdlib.h>
 #include <string.h>
 
-#if defined(__x86_64__) || defined(__i386__)
-#include <cpuid.h>
-#endif
-
 static const char *const names[] = {"scalar", "sse4", "avx2", "avx512"};
 
 const char *ossa__simd_name(ossa__simd_level level) {
@@ -57,26 +53,4 @@ ossa__simd_level ossa__simd(void) {
 void ossa__simd_set_cap(int cap) {
     atomic_store(&forced, cap < 0 ? -1 : cap > OSSA__SIMD_AVX512 ? OSSA__SIMD_AVX512 : cap);
     atomic_store(&chosen, -1);
-}
-
-static bool splits_512(void) {
-#if defined(__x86_64__) || defined(__i386__)
-    unsigned eax, ebx, ecx, edx;
-    if (ossa__simd_cpu() != OSSA__SIMD_AVX512 || !__builtin_cpu_is("amd") || !__get_cpuid(1, &eax, &ebx, &ecx, &edx)) return false;
-    unsigned family = (eax >> 8) & 0xFu;
-    if (family == 0xFu) family += (eax >> 20) & 0xFFu;
-    return family == 0x19u;
-#else
-    return false;
-#endif
-}
-
-bool ossa__cpu_splits_512(void) {
-    static atomic_int known; /* 0 = not asked yet, 1 = no, 2 = yes */
-    int k = atomic_load_explicit(&known, memory_order_relaxed);
-    if (!k) {
-        k = splits_512() ? 2 : 1;
-        atomic_store_explicit(&known, k, memory_order_relaxed);
-    }
-    return k == 2;
 }

@@ -27,11 +27,4 @@ void ossa__simd_set_cap(int cap);
 /* "scalar", "sse4", "avx2", "avx512": the OSSA_SIMD spelling. */
 const char *ossa__simd_name(ossa__simd_level level);
 
-/* The CPU issues 512-bit operations as two 256-bit halves (AMD family 19h with AVX-512: Zen 4),
- * so a 512-bit shuffle costs two 256-bit ones; kernels bound by shuffles then run their 256-bit
- * form there (measured: the palette kernel, 79 against 95 ns for 43 joints). One cpuid, once
- * (cpu.c); then a relaxed load. */
-#include <stdbool.h>
-bool ossa__cpu_splits_512(void);
-
 #endif
