@@ -41,8 +41,9 @@ static inline bool parent_just_computed(int32_t p, uint32_t i, uint32_t begin) {
  * or stored. The pass is bound by the parent chains' latency (a child waits for its parent's
  * product): when the parent is the joint just computed, its columns come from the register
  * (in-register broadcasts of it before the translation add) instead of a store-to-load
- * forward. (Measured on Woman: transposing back to matrices 130 ns, one 512-bit load of a
- * local stored as two 256-bit halves 279 ns: the forward fails; this 117-121 ns.) */
+ * forward. Transposing the locals back to matrices was slower, and loading a local stored as
+ * two 256-bit halves with one 512-bit load much slower: that store-to-load forward fails
+ * (figures in docs/performance.md, "Pose kernel designs"). */
 void ossa__to_model_avx512(const ossa_transform *locals, const int32_t *parents, uint32_t begin, uint32_t end,
                            ossa_mat4 *out) {
     static const ossa_mat4 identity = {{1, 0, 0, 0, 0, 1, 0, 0, 0, 0, 1, 0, 0, 0, 0, 1}};
