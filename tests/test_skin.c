@@ -160,7 +160,8 @@ static void every_kernel_matches_reference(void **state) {
         const uint32_t ranges[][2] = {{0, 1001}, {3, 998}, {5, 6}, {17, 17}, {1000, 1001}, {16, 48}, {1, 33}};
         for (int kern = OSSA_SKIN_KERNEL_AUTO; kern <= OSSA_SKIN_KERNEL_AVX512; kern++) {
             if (kern != OSSA_SKIN_KERNEL_AUTO && !ossa_skin_kernel_available((ossa_skin_kernel)kern)) {
-                ot_skip_part("kernel %s not available on this CPU", ossa_skin_kernel_name((ossa_skin_kernel)kern));
+                ot_skip_part("kernel %s not available (the CPU, the OSSA_SIMD cap or a scalar-only build)",
+                             ossa_skin_kernel_name((ossa_skin_kernel)kern));
                 continue;
             }
             for (size_t r = 0; r < sizeof ranges / sizeof ranges[0]; r++) {
