@@ -8,13 +8,8 @@
 #include "anim/pose_internal.h"
 #include "math/fast.h"
 
-/* The SIMD kernels: SSE's compiled here (pose_simd.h), AVX2's and AVX-512's in their own files;
- * each runs at its level of the one SIMD layer (core/cpu.h), none in a scalar-only build. */
-#if defined(__SSE2__) && !defined(OSSA_SCALAR_ONLY)
-#define OSSA__POSE_HAVE_SSE 1
-#define POSE_SIMD_NAME(x) sse_##x
-#include "anim/pose_simd.h"
-#endif
+/* The SIMD kernels (pose_sse.c, pose_avx2.c, pose_avx512.c) run at their levels of the one SIMD
+ * layer (core/cpu.h); a scalar-only build (OSSA_SCALAR_ONLY) has none. */
 
 bool ossa_pose_parents_first(const int32_t *parents, uint32_t joint_count) {
     if (!parents) return joint_count == 0;
@@ -72,14 +67,14 @@ static void to_model_forward(const ossa_transform *locals, const int32_t *parent
                              ossa_mat4 *out) {
     static const ossa__to_model_fn table[] = {
         [OSSA__SIMD_SCALAR] = to_model_scalar,
-#if defined(OSSA__POSE_HAVE_SSE)
-        [OSSA__SIMD_SSE4] = sse_to_model,
+#if !defined(OSSA_SCALAR_ONLY)
+        [OSSA__SIMD_SSE4] = ossa__to_model_sse,
         [OSSA__SIMD_AVX2] = ossa__to_model_avx2,
         [OSSA__SIMD_AVX512] = ossa__to_model_avx512,
 #endif
     };
     ossa__simd_level k = ossa__simd();
-#if defined(OSSA__POSE_HAVE_SSE)
+#if !defined(OSSA_SCALAR_ONLY)
     if (end - begin < 2 && k > OSSA__SIMD_SSE4) k = OSSA__SIMD_SSE4; /* one joint fills no SoA block */
 #endif
     table[k](locals, parents, begin, end, out);
@@ -195,8 +190,8 @@ ossa_result ossa_palette_job_run(ossa_palette_job *job) {
     /* skin joints are < joint_count (ossa_skeleton_create checks them) */
     static const ossa__palette_fn table[] = {
         [OSSA__SIMD_SCALAR] = palette_scalar,
-#if defined(OSSA__POSE_HAVE_SSE)
-        [OSSA__SIMD_SSE4] = sse_palette,
+#if !defined(OSSA_SCALAR_ONLY)
+        [OSSA__SIMD_SSE4] = ossa__palette_sse,
         [OSSA__SIMD_AVX2] = ossa__palette_avx2,
         [OSSA__SIMD_AVX512] = ossa__palette_avx512,
 #endif

@@ -16,8 +16,12 @@ typedef void (*ossa__to_model_fn)(const ossa_transform *locals, const int32_t *p
 typedef void (*ossa__palette_fn)(const ossa_mat4 *model, const uint32_t *joints, const ossa_mat4 *inverse_bind,
                                  uint32_t count, bool skin_layout, ossa_mat4 *out);
 
-/* The SIMD kernels (pose_avx2.c, pose_avx512.c; the SSE ones are pose.c's), chosen by the level
- * of the one SIMD layer (core/cpu.h). */
+/* The SIMD kernels (pose_sse.c, pose_avx2.c, pose_avx512.c), chosen by the level of the one SIMD
+ * layer (core/cpu.h). */
+void ossa__to_model_sse(const ossa_transform *locals, const int32_t *parents, uint32_t begin, uint32_t end,
+                        ossa_mat4 *out);
+void ossa__palette_sse(const ossa_mat4 *model, const uint32_t *joints, const ossa_mat4 *inverse_bind, uint32_t count,
+                       bool skin_layout, ossa_mat4 *out);
 void ossa__to_model_avx2(const ossa_transform *locals, const int32_t *parents, uint32_t begin, uint32_t end,
                          ossa_mat4 *out);
 void ossa__palette_avx2(const ossa_mat4 *model, const uint32_t *joints, const ossa_mat4 *inverse_bind, uint32_t count,
