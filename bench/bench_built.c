@@ -99,7 +99,7 @@ static double run(character *c, int mode, const ossa_clip *clip, const ossa_buil
 
 /* Local-to-model and palette alone on 64 poses of forward Running (compressed), each stage
  * timed over all of them: median ns per character-frame of each (the pose kernel is the best
- * the CPU has under OSSA_POSE_KERNEL). */
+ * the CPU has under OSSA_SIMD). */
 static void pose_stages(character *c, const ossa_built_clip *built) {
     enum { POSES = 64, LOOPS = 40 };
     const ossa_skeleton *sk = c->asset->skeleton;
@@ -129,8 +129,8 @@ static void pose_stages(character *c, const ossa_built_clip *built) {
         v[0][r] = (t1 - t0) / (LOOPS * POSES);
         v[1][r] = (bench_clock_ns(CLOCK_THREAD_CPUTIME_ID) - t1) / (LOOPS * POSES);
     }
-    printf("local-to-model alone %.0f ns, palette alone %.0f ns (%u joints; OSSA_POSE_KERNEL=%s; goal: both <= ~150)\n",
-           median(v[0], REPS), median(v[1], REPS), J, getenv("OSSA_POSE_KERNEL") ? getenv("OSSA_POSE_KERNEL") : "(best)");
+    printf("local-to-model alone %.0f ns, palette alone %.0f ns (%u joints; SIMD level %s; goal: both <= ~150)\n",
+           median(v[0], REPS), median(v[1], REPS), J, ossa__simd_name(ossa__simd()));
     free(locals);
     free(model);
 }

@@ -36,3 +36,13 @@ if "$NOGL/ossa" render --out "$NOGL/x.png" 2> "$NOGL/render.err"; then
 fi
 grep -q "built without GL" "$NOGL/render.err"
 echo "no-GL build: ossa info works, ossa render reports the missing GL"
+# A scalar-only build (-DOSSA_SIMD_KERNELS=OFF: no *_sse.c / *_avx2.c / *_avx512.c compiled, every
+# dispatcher scalar; issue #23), Release, no GL, tools on for the tests that drive the tool: the
+# whole CTest suite on the scalar path. Skipped cases go to $SCALAR/skipped.log.
+SCALAR=${OSSA_SCALAR_BUILD:-build-scalar}
+cmake -S . -B "$SCALAR" -G Ninja -DCMAKE_BUILD_TYPE=Release -DOSSA_SIMD_KERNELS=OFF -DOSSA_WERROR=ON \
+      -DOSSA_BUILD_GL=OFF -DOSSA_BUILD_TOOLS=ON -DOSSA_BUILD_EXAMPLES=OFF -DOSSA_BUILD_BENCH=OFF > /dev/null
+cmake --build "$SCALAR" > /dev/null
+rm -f "$SCALAR/skipped.log"
+ctest --test-dir "$SCALAR" --output-on-failure -j2
+echo "scalar-only build: the suite passes with no SIMD kernel built"

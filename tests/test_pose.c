@@ -7,7 +7,8 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "anim/pose_internal.h" /* internal: the pose kernels' cap, to compare them */
+#include "anim/pose_internal.h" /* internal: the pose kernels, to compare them */
+#include "core/cpu.h"           /* internal: the SIMD level and its cap */
 #include "math/fast.h"          /* internal: the scalar reference of the affine product */
 
 static ossa_transform trs(float tx, float ty, float tz, ossa_quat r, float s) {
@@ -417,13 +418,13 @@ static void assert_mats_equal(const ossa_mat4 *a, const ossa_mat4 *b, uint32_t c
         }
 }
 
-/* Every kernel the CPU has (under the OSSA_POSE_KERNEL cap of this run) computes the
+/* Every kernel the CPU has (under the OSSA_SIMD cap of this run) computes the
  * scalar kernel's values, for both jobs, whole and ranged, random hierarchies and skins. */
 static void kernels_match_scalar(void **state) {
     (void)state;
-    ossa__pose_set_kernel_cap(-1);
-    ossa__pose_kernel best = ossa__pose_kernel_active();
-    print_message("pose kernel under test: %s\n", ossa__pose_kernel_name(best));
+    ossa__simd_set_cap(-1);
+    ossa__simd_level best = ossa__simd();
+    print_message("pose kernel under test: %s\n", ossa__simd_name(best));
     uint64_t s = 4242;
     enum { MAXJ = 70 };
     ossa_transform locals[MAXJ];
@@ -459,43 +460,31 @@ static void kernels_match_scalar(void **state) {
         ossa_skeleton *sk = NULL;
         assert_int_equal(ossa_skeleton_create(&sd, NULL, &sk), OSSA_OK);
         /* the skeleton may reorder joints: run on its own hierarchy */
-        for (int k = OSSA__POSE_KERNEL_SCALAR; k <= (int)best; k++) {
-            ossa__pose_set_kernel_cap(k);
-            ossa_mat4 *out = k == OSSA__POSE_KERNEL_SCALAR ? ref : fast;
+        for (int k = OSSA__SIMD_SCALAR; k <= (int)best; k++) {
+            ossa__simd_set_cap(k);
+            ossa_mat4 *out = k == OSSA__SIMD_SCALAR ? ref : fast;
             uint32_t split = (uint32_t)(ot_rand_u64(&s) % (n + 1));
             ossa_local_to_model_job job = {.skeleton = sk, .input = locals, .input_count = n, .output = out,
                                            .output_count = n, .begin = 0, .end = split};
             if ((iter + k) % 2 && split) assert_int_equal(ossa_local_to_model_job_run(&job), OSSA_OK);
             job.begin = (iter + k) % 2 ? split : 0, job.end = (iter + k) % 2 ? n : 0;
             assert_int_equal(ossa_local_to_model_job_run(&job), OSSA_OK);
-            if (k != OSSA__POSE_KERNEL_SCALAR) assert_mats_equal(fast, ref, n);
-            if (k == OSSA__POSE_KERNEL_AVX512) { /* both AVX-512 forms (the job runs one, by ossa__cpu_splits_512) */
+            if (k != OSSA__SIMD_SCALAR) assert_mats_equal(fast, ref, n);
+#if !defined(OSSA_SCALAR_ONLY)
+            if (k == OSSA__SIMD_AVX512) { /* the kernel itself, whole */
                 memset(fast, 0, sizeof fast);
                 ossa__to_model_avx512(locals, sk->parents, 0, n, fast);
                 assert_mats_equal(fast, ref, n);
-                memset(fast, 0, sizeof fast);
-                ossa__to_model_avx512_ymm(locals, sk->parents, 0, n, fast);
-                assert_mats_equal(fast, ref, n);
             }
+#endif
             if (!count) continue;
             for (int layout = 0; layout < 2; layout++) {
-                ossa_mat4 *pal = k == OSSA__POSE_KERNEL_SCALAR ? pal_ref[layout] : pal_fast[layout];
+                ossa_mat4 *pal = k == OSSA__SIMD_SCALAR ? pal_ref[layout] : pal_fast[layout];
                 ossa_palette_job pj = {.skeleton = sk, .layout = (ossa_palette_layout)layout, .model = out,
                                        .model_count = n, .output = pal, .output_count = n};
                 assert_int_equal(ossa_palette_job_run(&pj), OSSA_OK);
-                if (k != OSSA__POSE_KERNEL_SCALAR) {
-                    assert_mats_equal(pal_fast[layout], pal_ref[layout], layout ? count : n);
-                    /* each SIMD palette kernel itself: the job may pick the AVX2 one on an AVX-512
-                     * CPU that splits 512-bit operations (ossa__cpu_splits_512) */
-                    const ossa_skin *sks = &sk->skins[0];
-                    ossa__palette_fn direct = k == OSSA__POSE_KERNEL_AVX512 ? ossa__palette_avx512
-                                              : k == OSSA__POSE_KERNEL_AVX2 ? ossa__palette_avx2
-                                                                            : NULL;
-                    if (direct) {
-                        memcpy(pal_fast[layout], pal_ref[layout], sizeof pal_fast[layout]); /* the unused joints */
-                        direct(out, sks->joints, sks->inverse_bind, sks->joint_count, layout != 0, pal_fast[layout]);
-                        assert_mats_equal(pal_fast[layout], pal_ref[layout], layout ? count : n);
-                    }
+                if (k != OSSA__SIMD_SCALAR) {
+                    assert_mats_equal(pal_fast[layout], pal_ref[layout], layout ? count : n); /* level k's kernel */
                 } else {
                     /* and the scalar palette is the 4x4 product */
                     for (uint32_t i = 0; i < count; i++) {
@@ -506,7 +495,7 @@ static void kernels_match_scalar(void **state) {
                 }
             }
         }
-        ossa__pose_set_kernel_cap(-1);
+        ossa__simd_set_cap(-1);
         ossa_skeleton_destroy(sk);
     }
 }

@@ -7,6 +7,7 @@
 #include <string.h>
 
 #include "skin/skin_internal.h"
+#include "core/cpu.h" /* internal: the SIMD level and its cap */
 #include <stdatomic.h>
 
 #include "skin_reference.h" /* tests/support: the seed's slow skinners */
@@ -159,7 +160,8 @@ static void every_kernel_matches_reference(void **state) {
         const uint32_t ranges[][2] = {{0, 1001}, {3, 998}, {5, 6}, {17, 17}, {1000, 1001}, {16, 48}, {1, 33}};
         for (int kern = OSSA_SKIN_KERNEL_AUTO; kern <= OSSA_SKIN_KERNEL_AVX512; kern++) {
             if (kern != OSSA_SKIN_KERNEL_AUTO && !ossa_skin_kernel_available((ossa_skin_kernel)kern)) {
-                ot_skip_part("kernel %s not available on this CPU", ossa_skin_kernel_name((ossa_skin_kernel)kern));
+                ot_skip_part("kernel %s not available (the CPU, the OSSA_SIMD cap or a scalar-only build)",
+                             ossa_skin_kernel_name((ossa_skin_kernel)kern));
                 continue;
             }
             for (size_t r = 0; r < sizeof ranges / sizeof ranges[0]; r++) {
@@ -422,9 +424,9 @@ static void unavailable_kernel_is_unsupported(void **state) {
                          ossa_skin_kernel_available((ossa_skin_kernel)kern) ? OSSA_OK : OSSA_ERROR_UNSUPPORTED);
     assert_true(ossa_skin_kernel_available(OSSA_SKIN_KERNEL_SCALAR));
     assert_false(ossa_skin_kernel_available(OSSA_SKIN_KERNEL_AUTO));
-    /* Cap the kernels (as OSSA_SKIN_KERNEL=scalar|sse|... does) so every path is exercised. */
+    /* Cap the SIMD level (as OSSA_SIMD=scalar|sse4|... does) so every path is exercised. */
     for (int cap = OSSA_SKIN_KERNEL_SCALAR; cap <= OSSA_SKIN_KERNEL_AVX512; cap++) {
-        ossa__skin_set_kernel_cap((ossa_skin_kernel)cap);
+        ossa__simd_set_cap(cap - 1); /* the kernels are the levels, plus one */
         assert_true((int)ossa_skin_kernel_best() <= cap);
         for (int kern = cap + 1; kern <= OSSA_SKIN_KERNEL_AVX512; kern++) {
             assert_false(ossa_skin_kernel_available((ossa_skin_kernel)kern));
@@ -433,16 +435,23 @@ static void unavailable_kernel_is_unsupported(void **state) {
         }
         assert_int_equal(run_kernel(&job, OSSA_SKIN_KERNEL_AUTO), OSSA_OK);
     }
-    /* OSSA_SKIN_KERNEL caps the choice (read again after a negative cap) */
-    const char *names[] = {"scalar", "sse", "avx2", "avx512"};
+    /* OSSA_SIMD caps the choice (read again after a negative cap) */
+    const char *saved = getenv("OSSA_SIMD");
+    char *keep = saved ? strdup(saved) : NULL;
+    const char *names[] = {"scalar", "sse4", "avx2", "avx512"};
     for (int cap = OSSA_SKIN_KERNEL_SCALAR; cap <= OSSA_SKIN_KERNEL_AVX512; cap++) {
-        setenv("OSSA_SKIN_KERNEL", names[cap - 1], 1);
-        ossa__skin_set_kernel_cap((ossa_skin_kernel)-1);
+        setenv("OSSA_SIMD", names[cap - 1], 1);
+        ossa__simd_set_cap(-1);
         assert_true((int)ossa_skin_kernel_best() <= cap);
-        if (ossa_skin_kernel_available((ossa_skin_kernel)cap)) assert_int_equal(ossa_skin_kernel_best(), cap);
+        if ((int)ossa__simd_cpu() + 1 >= cap) assert_int_equal(ossa_skin_kernel_best(), cap);
     }
-    unsetenv("OSSA_SKIN_KERNEL");
-    ossa__skin_set_kernel_cap((ossa_skin_kernel)-1);
+    setenv("OSSA_SIMD", "sse", 1); /* not a level's name: reported once on stderr, ignored */
+    ossa__simd_set_cap(-1);
+    assert_int_equal((int)ossa__simd(), (int)ossa__simd_cpu());
+    if (keep) setenv("OSSA_SIMD", keep, 1); /* this run's cap (the _only tests) again */
+    else unsetenv("OSSA_SIMD");
+    free(keep);
+    ossa__simd_set_cap(-1);
     print_message("best kernel on this CPU: %s\n", ossa_skin_kernel_name(ossa_skin_kernel_best()));
     assert_string_equal(ossa_skin_kernel_name(OSSA_SKIN_KERNEL_SCALAR), "scalar");
 }

@@ -9,8 +9,9 @@
  * spans (pointer + count) and parameters, with _validate and _run; a zeroed job fails
  * validation and a too-short output is BUFFER_TOO_SMALL, never an overflow. Everything
  * here is allocation-free and writes into caller buffers; ranges let a job system split work.
- * Both jobs run SIMD kernels chosen at run time (SSE2 baseline, AVX2, AVX-512 F+VL+BW+DQ;
- * OSSA_POSE_KERNEL=scalar|sse|avx2|avx512 caps them) that compute the scalar path's values:
+ * Both jobs run SIMD kernels chosen at run time (SSE, AVX2, AVX-512 F+VL+BW+DQ; the
+ * environment variable OSSA_SIMD=scalar|sse4|avx2|avx512 caps them, as every SIMD kernel of
+ * the library) that compute the scalar path's values:
  * roots multiply the identity, and the palette always takes the 4x4 product (exactly the
  * affine one for affine inputs, so no per-entry test). */
 #ifndef OSSA_POSE_H

@@ -10,8 +10,8 @@
  * access needs no scan from the start. One context serves any clip whose track count
  * fits its capacity; switching clips or jumping in time only costs a re-seek.
  * Compressed channels are interpolated several at a time by an SSE4.1 / AVX2 / AVX-512 kernel
- * chosen at run time (the environment variable OSSA_SAMPLE_KERNEL=scalar|sse|avx2|avx512 caps
- * it; every kernel gives the scalar one's bits). docs/built-clips.md describes the format.
+ * chosen at run time (the environment variable OSSA_SIMD=scalar|sse4|avx2|avx512 caps it, as
+ * every SIMD kernel of the library; every kernel gives the scalar one's bits). docs/built-clips.md describes the format.
  * Thread-safety: distinct jobs with distinct contexts may run at once on one clip. */
 #ifndef OSSA_SAMPLE_H
 #define OSSA_SAMPLE_H

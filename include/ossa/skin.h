@@ -35,7 +35,8 @@ typedef enum ossa_skin_kernel {
 } ossa_skin_kernel;
 
 /* Kernel AUTO resolves to on this CPU, and whether a kernel is available. The environment
- * variable OSSA_SKIN_KERNEL=scalar|sse|avx2|avx512 caps the kernels reported available. */
+ * variable OSSA_SIMD=scalar|sse4|avx2|avx512 caps the kernels reported available (and every
+ * other SIMD kernel of the library); a build with -DOSSA_SIMD_KERNELS=OFF has only SCALAR. */
 ossa_skin_kernel ossa_skin_kernel_best(void);
 bool ossa_skin_kernel_available(ossa_skin_kernel kernel);
 const char *ossa_skin_kernel_name(ossa_skin_kernel kernel);

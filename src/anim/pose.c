@@ -1,8 +1,6 @@
 /* Local pose -> model-space matrices -> skin palette; pose blending (see ossa/pose.h). */
 #include <ossa/pose.h>
 
-#include <stdatomic.h>
-#include <stdlib.h>
 #include <string.h>
 
 #include "core/cpu.h"
@@ -10,64 +8,8 @@
 #include "anim/pose_internal.h"
 #include "math/fast.h"
 
-#if defined(__SSE2__)
-#define OSSA__POSE_HAVE_SSE 1
-#define POSE_SIMD_NAME(x) sse_##x
-#include "anim/pose_simd.h"
-#endif
-
-/* ---- kernel choice (like the skinning kernels': best the CPU has, capped by the env) ---- */
-
-static _Atomic int pose_cap = -1;    /* -1 = read OSSA_POSE_KERNEL */
-static _Atomic int pose_active = -1; /* the resolved kernel, -1 = not chosen yet */
-
-static int read_pose_cap(void) {
-    const char *e = getenv("OSSA_POSE_KERNEL");
-    if (e && !strcmp(e, "scalar")) return OSSA__POSE_KERNEL_SCALAR;
-    if (e && !strcmp(e, "sse")) return OSSA__POSE_KERNEL_SSE;
-    if (e && !strcmp(e, "avx2")) return OSSA__POSE_KERNEL_AVX2;
-    return OSSA__POSE_KERNEL_AVX512;
-}
-
-void ossa__pose_set_kernel_cap(int cap) {
-    atomic_store(&pose_cap, cap < 0 ? -1 : cap);
-    atomic_store(&pose_active, -1);
-}
-
-static bool pose_cpu_has(int kernel) {
-    switch (kernel) {
-    case OSSA__POSE_KERNEL_SCALAR: return true;
-#if defined(OSSA__POSE_HAVE_SSE)
-    case OSSA__POSE_KERNEL_SSE: return true;
-#endif
-#if defined(__x86_64__) || defined(__i386__)
-    case OSSA__POSE_KERNEL_AVX2: return __builtin_cpu_supports("avx2") && __builtin_cpu_supports("fma");
-    case OSSA__POSE_KERNEL_AVX512: return ossa__cpu_avx512();
-#endif
-    default: return false;
-    }
-}
-
-ossa__pose_kernel ossa__pose_kernel_active(void) {
-    int k = atomic_load_explicit(&pose_active, memory_order_relaxed);
-    if (k >= 0) return (ossa__pose_kernel)k; /* chosen once: one load per job */
-    int cap = atomic_load(&pose_cap);
-    if (cap < 0) cap = read_pose_cap();
-    for (k = cap; k > OSSA__POSE_KERNEL_SCALAR && !pose_cpu_has(k); k--) {
-    }
-    atomic_store(&pose_active, k);
-    return (ossa__pose_kernel)k;
-}
-
-const char *ossa__pose_kernel_name(ossa__pose_kernel kernel) {
-    switch (kernel) {
-    case OSSA__POSE_KERNEL_SCALAR: return "scalar";
-    case OSSA__POSE_KERNEL_SSE: return "sse2";
-    case OSSA__POSE_KERNEL_AVX2: return "avx2";
-    case OSSA__POSE_KERNEL_AVX512: return "avx512";
-    default: return "unknown";
-    }
-}
+/* The SIMD kernels (pose_sse.c, pose_avx2.c, pose_avx512.c) run at their levels of the one SIMD
+ * layer (core/cpu.h); a scalar-only build (OSSA_SCALAR_ONLY) has none. */
 
 bool ossa_pose_parents_first(const int32_t *parents, uint32_t joint_count) {
     if (!parents) return joint_count == 0;
@@ -106,7 +48,7 @@ ossa_transform ossa_pose_joint_to_model_transform(const ossa_transform *locals, 
 }
 
 /* Forward pass over joints [begin, end); parents of the range are already in out. The
- * scalar reference kernel (always built; OSSA_POSE_KERNEL=scalar selects it). */
+ * scalar reference kernel (always built; OSSA_SIMD=scalar selects it). */
 static void to_model_scalar(const ossa_transform *locals, const int32_t *parents, uint32_t begin, uint32_t end,
                             ossa_mat4 *out) {
     ossa_mat4 local;
@@ -124,20 +66,16 @@ static void to_model_scalar(const ossa_transform *locals, const int32_t *parents
 static void to_model_forward(const ossa_transform *locals, const int32_t *parents, uint32_t begin, uint32_t end,
                              ossa_mat4 *out) {
     static const ossa__to_model_fn table[] = {
-        [OSSA__POSE_KERNEL_SCALAR] = to_model_scalar,
-#if defined(OSSA__POSE_HAVE_SSE)
-        [OSSA__POSE_KERNEL_SSE] = sse_to_model,
-        [OSSA__POSE_KERNEL_AVX2] = ossa__to_model_avx2,
-        [OSSA__POSE_KERNEL_AVX512] = ossa__to_model_avx512,
+        [OSSA__SIMD_SCALAR] = to_model_scalar,
+#if !defined(OSSA_SCALAR_ONLY)
+        [OSSA__SIMD_SSE4] = ossa__to_model_sse,
+        [OSSA__SIMD_AVX2] = ossa__to_model_avx2,
+        [OSSA__SIMD_AVX512] = ossa__to_model_avx512,
 #endif
     };
-    ossa__pose_kernel k = ossa__pose_kernel_active();
-#if defined(OSSA__POSE_HAVE_SSE)
-    if (end - begin < 2 && k > OSSA__POSE_KERNEL_SSE) k = OSSA__POSE_KERNEL_SSE; /* one joint fills no SoA block */
-    if (k == OSSA__POSE_KERNEL_AVX512 && ossa__cpu_splits_512()) {
-        ossa__to_model_avx512_ymm(locals, parents, begin, end, out); /* its halves: one slot a shuffle */
-        return;
-    }
+    ossa__simd_level k = ossa__simd();
+#if !defined(OSSA_SCALAR_ONLY)
+    if (end - begin < 2 && k > OSSA__SIMD_SSE4) k = OSSA__SIMD_SSE4; /* one joint fills no SoA block */
 #endif
     table[k](locals, parents, begin, end, out);
 }
@@ -251,16 +189,13 @@ ossa_result ossa_palette_job_run(ossa_palette_job *job) {
     }
     /* skin joints are < joint_count (ossa_skeleton_create checks them) */
     static const ossa__palette_fn table[] = {
-        [OSSA__POSE_KERNEL_SCALAR] = palette_scalar,
-#if defined(OSSA__POSE_HAVE_SSE)
-        [OSSA__POSE_KERNEL_SSE] = sse_palette,
-        [OSSA__POSE_KERNEL_AVX2] = ossa__palette_avx2,
-        [OSSA__POSE_KERNEL_AVX512] = ossa__palette_avx512,
+        [OSSA__SIMD_SCALAR] = palette_scalar,
+#if !defined(OSSA_SCALAR_ONLY)
+        [OSSA__SIMD_SSE4] = ossa__palette_sse,
+        [OSSA__SIMD_AVX2] = ossa__palette_avx2,
+        [OSSA__SIMD_AVX512] = ossa__palette_avx512,
 #endif
     };
-    ossa__pose_kernel k = ossa__pose_kernel_active();
-    if (k == OSSA__POSE_KERNEL_AVX512 && ossa__cpu_splits_512())
-        k = OSSA__POSE_KERNEL_AVX2; /* shuffle-bound: the 256-bit form is faster where 512-bit ops split */
-    table[k](model, sk->joints, sk->inverse_bind, sk->joint_count, skin_layout, out);
+    table[ossa__simd()](model, sk->joints, sk->inverse_bind, sk->joint_count, skin_layout, out);
     return OSSA_OK;
 }

@@ -3,11 +3,7 @@
  * A_k = column k of the left matrix in all four 128-bit lanes and B_k = row k of the right
  * matrix, element c splat over 128-bit lane c (one permute). No FMA (the ISO C mode keeps
  * -ffp-contract=off): the scalar path's operations in its order, so the values are equal
- * (see anim/pose_internal.h). The AVX2 form needs two permutes per row, yet where 512-bit
- * operations are split in two (ossa__cpu_splits_512: Zen 4) it is the faster palette (79 against
- * 95 ns for 43 joints: its column broadcasts are loads, these are shuffles), so the palette job
- * runs it there; local-to-model runs this file's 256-bit form there (ossa__to_model_avx512_ymm
- * below: 160 against 184 ns; the AVX2 kernel, whose parents go through memory, 253). */
+ * (see anim/pose_internal.h). */
 #include <immintrin.h>
 
 #include "anim/pose_block.h"
@@ -45,8 +41,9 @@ static inline bool parent_just_computed(int32_t p, uint32_t i, uint32_t begin) {
  * or stored. The pass is bound by the parent chains' latency (a child waits for its parent's
  * product): when the parent is the joint just computed, its columns come from the register
  * (in-register broadcasts of it before the translation add) instead of a store-to-load
- * forward. (Measured on Woman: transposing back to matrices 130 ns, one 512-bit load of a
- * local stored as two 256-bit halves 279 ns: the forward fails; this 117-121 ns.) */
+ * forward. Transposing the locals back to matrices was slower, and loading a local stored as
+ * two 256-bit halves with one 512-bit load much slower: that store-to-load forward fails
+ * (figures in docs/performance.md, "Pose kernel designs"). */
 void ossa__to_model_avx512(const ossa_transform *locals, const int32_t *parents, uint32_t begin, uint32_t end,
                            ossa_mat4 *out) {
     static const ossa_mat4 identity = {{1, 0, 0, 0, 0, 1, 0, 0, 0, 0, 1, 0, 0, 0, 0, 1}};
@@ -84,47 +81,6 @@ void ossa__to_model_avx512(const ossa_transform *locals, const int32_t *parents,
             prev3 = r; /* last row 0 */
             prev = _mm512_mask_add_ps(prev3, 0xF000, prev3, t); /* + a's translation; 0 + 1 = 1 */
             _mm512_storeu_ps(out[i].m, prev);
-        }
-    }
-}
-
-/* ossa__to_model_avx512 in 256-bit halves, for CPUs that split 512-bit operations
- * (ossa__cpu_splits_512): the same operations on columns (0, 1) and (2, 3), so a 512-bit shuffle
- * (two slots there) becomes one 256-bit shuffle per half that needs it: row k of joint j's
- * columns 0 and 1 is one two-source permute of the block's SoA registers c01[k], c01[4 + k]
- * (AVX512VL), the parent's column k one in-register 128-bit broadcast serving both halves. */
-void ossa__to_model_avx512_ymm(const ossa_transform *locals, const int32_t *parents, uint32_t begin, uint32_t end,
-                               ossa_mat4 *out) {
-    static const ossa_mat4 identity = {{1, 0, 0, 0, 0, 1, 0, 0, 0, 0, 1, 0, 0, 0, 0, 1}};
-    const __m256i base = _mm256_setr_epi32(0, 0, 0, 0, 8, 8, 8, 8); /* + j for joint j */
-    __m256 lo = _mm256_setzero_ps(), hi = _mm256_setzero_ps(); /* the joint just computed: columns 0, 1 and 2, 3 */
-    for (uint32_t i0 = begin; i0 < end; i0 += BLOCK) {
-        uint32_t count = end - i0 < BLOCK ? end - i0 : BLOCK;
-        __m256 c01[8], c23[8];
-        local_soa(&locals[i0], count, c01, c23);
-        __m256i idx = base;
-        for (uint32_t k = 0; k < count; k++, idx = _mm256_add_epi32(idx, _mm256_set1_epi32(1))) {
-            uint32_t i = i0 + k;
-            int32_t p = parents[i];
-            __m256 a0, a1, a2, t; /* t: the parent's translation in lanes 4..6, 1 in lane 7 */
-            if (parent_just_computed(p, i, begin)) {
-                a0 = _mm256_insertf128_ps(lo, _mm256_castps256_ps128(lo), 1), a1 = _mm256_permute2f128_ps(lo, lo, 0x11);
-                a2 = _mm256_insertf128_ps(hi, _mm256_castps256_ps128(hi), 1), t = hi; /* its lane 7 is 1 */
-            } else {
-                const float *A = p < 0 ? identity.m : out[p].m;
-                a0 = _mm256_broadcast_ps((const __m128 *)A), a1 = _mm256_broadcast_ps((const __m128 *)(A + 4));
-                a2 = _mm256_broadcast_ps((const __m128 *)(A + 8));
-                t = _mm256_mask_blend_ps(0x80, _mm256_loadu_ps(A + 8), _mm256_set1_ps(1.0f));
-            }
-            __m256 l = _mm256_add_ps(_mm256_mul_ps(a0, _mm256_permutex2var_ps(c01[0], idx, c01[4])),
-                                     _mm256_mul_ps(a1, _mm256_permutex2var_ps(c01[1], idx, c01[5])));
-            __m256 h = _mm256_add_ps(_mm256_mul_ps(a0, _mm256_permutex2var_ps(c23[0], idx, c23[4])),
-                                     _mm256_mul_ps(a1, _mm256_permutex2var_ps(c23[1], idx, c23[5])));
-            lo = _mm256_maskz_add_ps(0x77, l, _mm256_mul_ps(a2, _mm256_permutex2var_ps(c01[2], idx, c01[6])));
-            h = _mm256_maskz_add_ps(0x77, h, _mm256_mul_ps(a2, _mm256_permutex2var_ps(c23[2], idx, c23[6])));
-            hi = _mm256_mask_add_ps(h, 0xF0, h, t); /* + a's translation; 0 + 1 = 1 */
-            _mm256_storeu_ps(out[i].m, lo);
-            _mm256_storeu_ps(out[i].m + 8, hi);
         }
     }
 }

@@ -28,11 +28,11 @@ static inline void transpose8_store(const __m256 r[8], float *dst) {
     }
 }
 
-/* Measured on Woman (43 joints): building each local matrix in registers (AoS shuffles) and
- * multiplying two columns per 256-bit step took 214 ns; gathering SoA fields 280 ns; SoA
- * terms + 128-bit products with broadcast loads ~200 ns; this (SoA terms, transposed back to
- * 8 local matrices, then the palette's 256-bit product) less. Carrying a child's parent in
- * registers instead of reloading it was slower: the pass is throughput-bound. */
+/* This form (SoA terms, transposed back to 8 local matrices, then the palette's 256-bit
+ * product) was the fastest AVX2 one tried against building each local matrix in registers (AoS
+ * shuffles), gathering the SoA fields, and SoA terms with 128-bit products on broadcast loads
+ * (figures in docs/performance.md, "Pose kernel designs"). Carrying a child's parent in
+ * registers instead of reloading it was slower: the AVX2 pass is throughput-bound. */
 enum { BLOCK = 8 };
 
 /* The local matrices of up to 8 joints, SoA (the scalar ossa__trs_to_mat4's operations, one

@@ -9,14 +9,6 @@
 
 #include <ossa/pose.h>
 
-/* Which kernel a pose job runs (OSSA_POSE_KERNEL=scalar|sse|avx2|avx512 caps it). */
-typedef enum ossa__pose_kernel {
-    OSSA__POSE_KERNEL_SCALAR = 0,
-    OSSA__POSE_KERNEL_SSE,  /* SSE2: the x86-64 baseline, compiled into pose.c */
-    OSSA__POSE_KERNEL_AVX2, /* the same code built with -mavx2 (broadcasts are loads) */
-    OSSA__POSE_KERNEL_AVX512, /* F+VL+BW+DQ: one 4x4 product per 512-bit step */
-} ossa__pose_kernel;
-
 /* Forward pass over joints [begin, end) (parents[i] < i; parents of the range already in out). */
 typedef void (*ossa__to_model_fn)(const ossa_transform *locals, const int32_t *parents, uint32_t begin,
                                   uint32_t end, ossa_mat4 *out);
@@ -24,20 +16,18 @@ typedef void (*ossa__to_model_fn)(const ossa_transform *locals, const int32_t *p
 typedef void (*ossa__palette_fn)(const ossa_mat4 *model, const uint32_t *joints, const ossa_mat4 *inverse_bind,
                                  uint32_t count, bool skin_layout, ossa_mat4 *out);
 
-/* The kernel the jobs use now: the best the CPU has, under the OSSA_POSE_KERNEL cap. */
-ossa__pose_kernel ossa__pose_kernel_active(void);
-/* Caps the kernel (tests); a negative value re-reads OSSA_POSE_KERNEL. */
-void ossa__pose_set_kernel_cap(int cap);
-const char *ossa__pose_kernel_name(ossa__pose_kernel kernel);
-
+/* The SIMD kernels (pose_sse.c, pose_avx2.c, pose_avx512.c), chosen by the level of the one SIMD
+ * layer (core/cpu.h). */
+void ossa__to_model_sse(const ossa_transform *locals, const int32_t *parents, uint32_t begin, uint32_t end,
+                        ossa_mat4 *out);
+void ossa__palette_sse(const ossa_mat4 *model, const uint32_t *joints, const ossa_mat4 *inverse_bind, uint32_t count,
+                       bool skin_layout, ossa_mat4 *out);
 void ossa__to_model_avx2(const ossa_transform *locals, const int32_t *parents, uint32_t begin, uint32_t end,
                          ossa_mat4 *out);
 void ossa__palette_avx2(const ossa_mat4 *model, const uint32_t *joints, const ossa_mat4 *inverse_bind, uint32_t count,
                         bool skin_layout, ossa_mat4 *out);
 void ossa__to_model_avx512(const ossa_transform *locals, const int32_t *parents, uint32_t begin, uint32_t end,
                            ossa_mat4 *out);
-void ossa__to_model_avx512_ymm(const ossa_transform *locals, const int32_t *parents, uint32_t begin, uint32_t end,
-                               ossa_mat4 *out);
 void ossa__palette_avx512(const ossa_mat4 *model, const uint32_t *joints, const ossa_mat4 *inverse_bind,
                           uint32_t count, bool skin_layout, ossa_mat4 *out);
 

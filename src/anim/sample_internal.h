@@ -78,10 +78,6 @@ struct ossa_sampling_context {
     float jump_dt;        /* a step past it further than this (4 mean grid steps), or back: a jump */
 };
 
-/* The kernel levels, and the one chosen for this CPU under OSSA_SAMPLE_KERNEL (once). */
-enum { OSSA__K_SCALAR, OSSA__K_SSE, OSSA__K_AVX2, OSSA__K_AVX512 };
-int ossa__sample_level(void);
-
 /* The decode + lerp kernels over channels [begin, end) of soa (see ossa__lerp_soa): whole
  * vectors of the chosen kernel, the remainder with the narrowest one that covers it. */
 void ossa__sample_decode(const ossa__lerp_soa *soa, float t, uint32_t begin, uint32_t end, bool rotation);
@@ -89,9 +85,7 @@ void ossa__sample_decode(const ossa__lerp_soa *soa, float t, uint32_t begin, uin
 ossa__slerp_kernel ossa__sample_slerp(void);
 ossa__lift_kernel ossa__sample_lift(void);
 /* The chosen unpack kernel for a clip whose bit positions fit in 32 bits (wide; else the scalar
- * one). Where 512-bit operations split in two (ossa__cpu_splits_512: Zen 4) the AVX2 one: its
- * two 4-qword gathers beat one 8-qword gather there (random lossless `Running` 644 against 695
- * ns). */
+ * one). */
 ossa__unpack_kernel ossa__sample_unpack(bool wide);
 
 /* Raw channels (sample_raw.c). At a clip switch: lays out the clip's caches (clock_key and

@@ -4,7 +4,6 @@
  * of the SIMD ones sample_kernels.c's. */
 #include <float.h>
 #include <math.h>
-#include <stdatomic.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -14,6 +13,7 @@
 
 #include "anim/sample_internal.h"
 #include "core/alloc.h"
+#include "core/cpu.h"
 #include "core/job.h"
 
 /* ossa__mask_rank with the POPCNT instruction, 64 bits at a time (same count). */
@@ -74,18 +74,9 @@ void ossa__mask_seek_popcnt(const unsigned char *mask, uint32_t n, uint32_t at, 
 }
 #endif
 
+/* POPCNT is part of the SSE4 level (core/cpu.h). */
 static bool use_popcnt(void) {
-#if defined(__x86_64__) || defined(__i386__)
-    static atomic_int known; /* 0 = not yet, 1 = no, 2 = yes */
-    int k = atomic_load(&known);
-    if (!k) {
-        k = ossa__sample_level() > OSSA__K_SCALAR && __builtin_cpu_supports("popcnt") ? 2 : 1;
-        atomic_store(&known, k);
-    }
-    return k == 2;
-#else
-    return false;
-#endif
+    return ossa__simd() >= OSSA__SIMD_SSE4;
 }
 
 /* ---------------------------------------------------------------- context */

@@ -1,11 +1,9 @@
 /* The sampling job's scalar reference kernels (decode + lerp, slerp, lifted blocks; each SIMD
- * kernel gives their bits) and the choice of the SIMD ones at run time
- * (OSSA_SAMPLE_KERNEL=scalar|sse|avx2|avx512 caps them). */
+ * kernel gives their bits) and the choice of the SIMD ones by the level of the one SIMD layer
+ * (core/cpu.h: OSSA_SIMD=scalar|sse4|avx2|avx512 caps it). */
 #include <math.h>
-#include <stdatomic.h>
-#include <stdlib.h>
-#include <string.h>
 
+#include "core/cpu.h"
 #include "anim/sample_internal.h"
 #include "math/fast.h"
 
@@ -77,60 +75,48 @@ void ossa__slerp_scalar(const ossa__slerp_soa *soa, uint32_t begin, uint32_t end
     }
 }
 
-static bool cpu_has(int k) {
-#if defined(__x86_64__) || defined(__i386__)
-    switch (k) {
-    case OSSA__K_SSE: return __builtin_cpu_supports("sse4.1");
-    case OSSA__K_AVX2: return __builtin_cpu_supports("avx2");
-    case OSSA__K_AVX512: return ossa__cpu_avx512();
-    default: return true;
-    }
-#else
-    return k == OSSA__K_SCALAR;
-#endif
-}
-
-static atomic_int chosen; /* the kernel level + 1; 0 = not chosen yet */
-
-int ossa__sample_level(void) {
-    int k = atomic_load(&chosen);
-    if (k) return k - 1;
-    int cap = OSSA__K_AVX512;
-    const char *e = getenv("OSSA_SAMPLE_KERNEL");
-    if (e && !strcmp(e, "scalar")) cap = OSSA__K_SCALAR;
-    else if (e && !strcmp(e, "sse")) cap = OSSA__K_SSE;
-    else if (e && !strcmp(e, "avx2")) cap = OSSA__K_AVX2;
-    int best = OSSA__K_SCALAR;
-    for (int i = OSSA__K_SSE; i <= cap; i++)
-        if (cpu_has(i)) best = i;
-    atomic_store(&chosen, best + 1);
-    return best;
-}
-
 ossa__unpack_kernel ossa__sample_unpack(bool wide) {
-    int level = wide ? ossa__sample_level() : OSSA__K_SCALAR;
-    if (level == OSSA__K_AVX512 && ossa__cpu_splits_512()) level = OSSA__K_AVX2;
-    return level == OSSA__K_AVX512 ? ossa__unpack_avx512 : level == OSSA__K_AVX2 ? ossa__unpack_avx2 : ossa__unpack_scalar;
+    ossa__simd_level level = wide ? ossa__simd() : OSSA__SIMD_SCALAR;
+#if defined(OSSA_SCALAR_ONLY)
+    (void)level;
+    return ossa__unpack_scalar;
+#else
+    return level == OSSA__SIMD_AVX512 ? ossa__unpack_avx512 : level == OSSA__SIMD_AVX2 ? ossa__unpack_avx2 : ossa__unpack_scalar;
+#endif
 }
 
 /* Decodes channels [begin, end): whole vectors of the chosen kernel, then the remainder with the
  * narrowest kernel (allowed by the cap) whose vector covers it, so 4 channels left after two
  * 16-lane passes cost one 4-lane pass, not a third 16-lane one. Every kernel gives the same bits. */
 void ossa__sample_decode(const ossa__lerp_soa *soa, float t, uint32_t begin, uint32_t end, bool rotation) {
-    static const ossa__lerp_kernel table[] = {ossa__lerp_scalar, ossa__lerp_sse, ossa__lerp_avx2, ossa__lerp_avx512};
+    static const ossa__lerp_kernel table[] = {
+        [OSSA__SIMD_SCALAR] = ossa__lerp_scalar,
+#if !defined(OSSA_SCALAR_ONLY) /* there, the level is scalar: one kernel */
+        [OSSA__SIMD_SSE4] = ossa__lerp_sse,
+        [OSSA__SIMD_AVX2] = ossa__lerp_avx2,
+        [OSSA__SIMD_AVX512] = ossa__lerp_avx512,
+#endif
+    };
     static const uint32_t width[] = {1, 4, 8, 16};
-    int level = ossa__sample_level();
+    int level = (int)ossa__simd();
     uint32_t n = end - begin, whole = n & ~(width[level] - 1u); /* widths are powers of two: no division */
     if (whole) table[level](soa, t, begin, begin + whole, rotation);
     if (whole == n) return;
-    int k = OSSA__K_SSE;
+    int k = OSSA__SIMD_SSE4;
     while (k < level && width[k] < n - whole) k++;
     table[k](soa, t, begin + whole, end, rotation);
 }
 
 ossa__slerp_kernel ossa__sample_slerp(void) {
-    static const ossa__slerp_kernel table[] = {ossa__slerp_scalar, ossa__slerp_sse, ossa__slerp_avx2, ossa__slerp_avx512};
-    return table[ossa__sample_level()];
+    static const ossa__slerp_kernel table[] = {
+        [OSSA__SIMD_SCALAR] = ossa__slerp_scalar,
+#if !defined(OSSA_SCALAR_ONLY)
+        [OSSA__SIMD_SSE4] = ossa__slerp_sse,
+        [OSSA__SIMD_AVX2] = ossa__slerp_avx2,
+        [OSSA__SIMD_AVX512] = ossa__slerp_avx512,
+#endif
+    };
+    return table[ossa__simd()];
 }
 
 /* The reference lifted-block kernel: each field read alone (ossa__bits_read: the stream is
@@ -158,11 +144,13 @@ void ossa__lift_scalar(const ossa__lift_soa *soa, const uint32_t *chan, uint32_t
 
 /* The lifted-block kernel of the chosen level (SSE: the scalar one). */
 ossa__lift_kernel ossa__sample_lift(void) {
-    static const ossa__lift_kernel table[] = {ossa__lift_scalar, ossa__lift_scalar, ossa__lift_avx2, ossa__lift_avx512};
-    return table[ossa__sample_level()];
-}
-
-const char *ossa__sample_kernel_name(void) {
-    static const char *names[] = {"scalar", "sse4.1", "avx2", "avx512"};
-    return names[ossa__sample_level()];
+    static const ossa__lift_kernel table[] = {
+        [OSSA__SIMD_SCALAR] = ossa__lift_scalar,
+        [OSSA__SIMD_SSE4] = ossa__lift_scalar,
+#if !defined(OSSA_SCALAR_ONLY)
+        [OSSA__SIMD_AVX2] = ossa__lift_avx2,
+        [OSSA__SIMD_AVX512] = ossa__lift_avx512,
+#endif
+    };
+    return table[ossa__simd()];
 }

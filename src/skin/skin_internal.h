@@ -27,11 +27,6 @@ ossa_skin_job ossa__skin_job_resolve(const ossa_skin_job *job);
 /* OSSA_OK when every joint index of [begin, end) is < palette_count, else INVALID_DATA. */
 ossa_result ossa__skin_check_joints(const ossa_skin_job *job);
 
-/* Test hook: caps the kernels reported available (AUTO = no cap, the default; the
- * OSSA_SKIN_KERNEL environment variable scalar|sse|avx2|avx512 sets the initial cap;
- * a negative value makes the next query read the environment again). */
-void ossa__skin_set_kernel_cap(ossa_skin_kernel cap);
-
 /* Packed copy of up to 16 vertices, so SIMD kernels run partial blocks (range ends) and
  * strided streams through the same block code as packed ones: results then do not
  * depend on where a caller splits the range, nor on the stream layout. */

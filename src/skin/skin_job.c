@@ -127,16 +127,22 @@ ossa_result ossa_skin_job_run(ossa_skin_job *job) {
     const ossa_skin_kernel kernel = resolve_kernel(job);
     const ossa_skin_job resolved = ossa__skin_job_resolve(job);
     if (job->method == OSSA_SKIN_DQS) {
+#if !defined(OSSA_SCALAR_ONLY)
         if (kernel == OSSA_SKIN_KERNEL_AVX512) ossa__skin_dqs_avx512(&resolved, resolved.dual_quats);
         else if (kernel == OSSA_SKIN_KERNEL_AVX2) ossa__skin_dqs_avx2(&resolved, resolved.dual_quats);
-        else ossa__skin_dqs_scalar(&resolved, resolved.dual_quats);
+        else
+#endif
+            ossa__skin_dqs_scalar(&resolved, resolved.dual_quats);
         return OSSA_OK;
     }
+    /* a scalar-only build has no other kernel, and ossa__simd() is scalar there */
     static const ossa__skin_kernel_fn lbs[] = {
         [OSSA_SKIN_KERNEL_SCALAR] = ossa__skin_lbs_scalar,
+#if !defined(OSSA_SCALAR_ONLY)
         [OSSA_SKIN_KERNEL_SSE] = ossa__skin_lbs_sse,
         [OSSA_SKIN_KERNEL_AVX2] = ossa__skin_lbs_avx2,
         [OSSA_SKIN_KERNEL_AVX512] = ossa__skin_lbs_avx512,
+#endif
     };
     lbs[kernel](&resolved);
     return OSSA_OK;

@@ -3,6 +3,8 @@
  * checked against the real bytes before anything is allocated or read. */
 #include "import/gltf/gltf_internal.h"
 
+#include "core/cpu.h"
+
 #include <stdio.h>
 #include <string.h>
 #include <fcntl.h>
@@ -32,7 +34,7 @@ static const uint8_t B64[256] = {
 
 size_t ossa__base64_decoded_bound(size_t len) { return len / 4 * 3 + 3; }
 
-#if defined(__x86_64__) && (defined(__GNUC__) || defined(__clang__))
+#if defined(__x86_64__) && (defined(__GNUC__) || defined(__clang__)) && !defined(OSSA_SCALAR_ONLY)
 #include <immintrin.h>
 #define OSSA_B64_AVX2 1
 /* AVX2 decoding of the standard alphabet, 32 characters → 24 bytes per step, after the
@@ -86,7 +88,7 @@ static bool b64_core_with(const unsigned char *s, size_t len, uint8_t *out, size
     if (len % 4 == 1) return false;
     size_t o = 0, i = 0;
 #ifdef OSSA_B64_AVX2
-    if (simd && len >= 48 && __builtin_cpu_supports("avx2")) i = b64_decode_avx2(s, len, out, &o);
+    if (simd && len >= 48 && ossa__simd() >= OSSA__SIMD_AVX2) i = b64_decode_avx2(s, len, out, &o);
 #else
     (void)simd;
 #endif

@@ -1,14 +1,14 @@
-/* SSE2 bodies of the pose kernels (the x86-64 baseline), included by pose.c; the AVX2
- * ones are in pose_avx2.c. The rotation-scale terms are computed splatted (all four lanes equal), so the local
- * matrix never goes through memory and needs no shuffles, then multiply the parent's
- * columns: out_c = (a0 * b0c + a1 * b1c) + a2 * b2c (+ a3 for the translation), exactly
- * the scalar operations of ossa__trs_to_mat4 + ossa__mat4_mul_affine_scalar. Define
- * POSE_SIMD_NAME(x) before including. No per-joint branch: a root's parent is the identity. */
+/* SSE pose kernels (built with -msse4.1; they use SSE2 operations only). The rotation-scale
+ * terms are computed splatted (all four lanes equal), so the local matrix never goes through
+ * memory and needs no shuffles, then multiply the parent's columns: out_c = (a0 * b0c + a1 * b1c)
+ * + a2 * b2c (+ a3 for the translation), exactly the scalar operations of ossa__trs_to_mat4 +
+ * ossa__mat4_mul_affine_scalar. No per-joint branch: a root's parent is the identity. The AVX2
+ * and AVX-512 kernels are in pose_avx2.c and pose_avx512.c. */
 #include <immintrin.h>
 
 #include "anim/pose_internal.h"
 
-static inline void POSE_SIMD_NAME(joint)(const ossa_transform *t, const float *pa, float *o) {
+static inline void joint(const ossa_transform *t, const float *pa, float *o) {
     const __m128 one = _mm_set1_ps(1.0f);
     __m128 x = _mm_set1_ps(t->rotation.x), y = _mm_set1_ps(t->rotation.y), z = _mm_set1_ps(t->rotation.z),
            w = _mm_set1_ps(t->rotation.w);
@@ -39,19 +39,18 @@ static inline void POSE_SIMD_NAME(joint)(const ossa_transform *t, const float *p
     _mm_storeu_ps(o + 12, _mm_add_ps(tr, a3));
 }
 
-static void POSE_SIMD_NAME(to_model)(const ossa_transform *locals, const int32_t *parents, uint32_t begin,
-                                     uint32_t end, ossa_mat4 *out) {
+void ossa__to_model_sse(const ossa_transform *locals, const int32_t *parents, uint32_t begin, uint32_t end,
+                        ossa_mat4 *out) {
     static const ossa_mat4 identity = {{1, 0, 0, 0, 0, 1, 0, 0, 0, 0, 1, 0, 0, 0, 0, 1}};
     for (uint32_t i = begin; i < end; i++) {
         int32_t p = parents[i];
         const ossa_mat4 *pm = p < 0 ? &identity : &out[p]; /* a select, not a branch */
-        POSE_SIMD_NAME(joint)(&locals[i], pm->m, out[i].m);
+        joint(&locals[i], pm->m, out[i].m);
     }
 }
 
-
 /* out = a * b, the general 4x4 product in ossa__mat4_mul's order. */
-static inline void POSE_SIMD_NAME(mul4)(const float *A, const float *B, float *o) {
+static inline void mul4(const float *A, const float *B, float *o) {
     __m128 a0 = _mm_loadu_ps(A), a1 = _mm_loadu_ps(A + 4), a2 = _mm_loadu_ps(A + 8), a3 = _mm_loadu_ps(A + 12);
     for (int c = 0; c < 4; c++) {
         __m128 r = _mm_add_ps(_mm_add_ps(_mm_add_ps(_mm_mul_ps(a0, _mm_set1_ps(B[c * 4 + 0])),
@@ -62,8 +61,8 @@ static inline void POSE_SIMD_NAME(mul4)(const float *A, const float *B, float *o
     }
 }
 
-static void POSE_SIMD_NAME(palette)(const ossa_mat4 *model, const uint32_t *joints, const ossa_mat4 *inverse_bind,
-                                    uint32_t count, bool skin_layout, ossa_mat4 *out) {
+void ossa__palette_sse(const ossa_mat4 *model, const uint32_t *joints, const ossa_mat4 *inverse_bind, uint32_t count,
+                       bool skin_layout, ossa_mat4 *out) {
     for (uint32_t i = 0; i < count; i++)
-        POSE_SIMD_NAME(mul4)(model[joints[i]].m, inverse_bind[i].m, out[skin_layout ? i : joints[i]].m);
+        mul4(model[joints[i]].m, inverse_bind[i].m, out[skin_layout ? i : joints[i]].m);
 }
