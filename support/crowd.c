@@ -21,7 +21,7 @@ static double clock_seconds(void) {
 
 void crowd_destroy(crowd *c) {
     if (!c) return;
-    for (uint32_t i = 0; c->contexts && i < c->scratch_slots; i++) ossa_sampling_context_destroy(c->contexts[i]);
+    for (uint32_t i = 0; c->contexts && i < c->count; i++) ossa_sampling_context_destroy(c->contexts[i]);
     free(c->order);
     free(c->order_tmp);
     free(c->bins);
@@ -83,7 +83,7 @@ void crowd_update_range(crowd *c, uint32_t begin, uint32_t end, uint32_t slot, f
         uint32_t i = c->order[k];
         const crowd_instance *in = &c->instances[i];
         if (c->built) {
-            ossa_sample_job sj = {.clip = c->built[in->clip], .context = c->contexts[slot],
+            ossa_sample_job sj = {.clip = c->built[in->clip], .context = c->contexts[i],
                                   .time = crowd_instance_time(c, i, t), .loop = true, .output = locals,
                                   .output_count = jc, .reference = sk->rest, .reference_count = jc};
             if (ossa_sample_job_run(&sj) != OSSA_OK) memcpy(locals, sk->rest, jc * sizeof *locals); /* never stale */
@@ -104,6 +104,22 @@ void crowd_update_range(crowd *c, uint32_t begin, uint32_t end, uint32_t slot, f
                                .output = c->palettes + (size_t)i * jc, .output_count = jc};
         ossa_palette_job_run(&pj);
     }
+}
+
+/* One sampling context per instance, sized for the largest of the crowd's built clips
+ * (joints and morph weights); false on out of memory (crowd_destroy frees what was made). */
+static bool create_contexts(crowd *c) {
+    uint32_t joints = c->joint_count, weights = 0;
+    for (uint32_t k = 0; k < c->clip_count; k++) {
+        uint32_t j = ossa_built_clip_joint_count(c->built[k]), w = ossa_built_clip_weight_count(c->built[k]);
+        joints = j > joints ? j : joints;
+        weights = w > weights ? w : weights;
+    }
+    c->contexts = calloc(c->count, sizeof *c->contexts);
+    for (uint32_t i = 0; c->contexts && i < c->count; i++)
+        if (ossa_sampling_context_create(joints, weights, NULL, &c->contexts[i]) != OSSA_OK) return false;
+    if (c->contexts) c->context_bytes = ossa_sampling_context_size(c->contexts[0]);
+    return c->contexts != NULL;
 }
 
 bool crowd_create(crowd *c, const crowd_desc *d, char *err, size_t err_size) {
@@ -176,16 +192,8 @@ bool crowd_create(crowd *c, const crowd_desc *d, char *err, size_t err_size) {
     c->order = malloc(c->count * sizeof *c->order);
     c->order_tmp = malloc(c->count * sizeof *c->order_tmp);
     c->bins = malloc(c->count * sizeof *c->bins);
-    if (c->built) {
-        c->contexts = calloc(c->scratch_slots, sizeof *c->contexts);
-        for (uint32_t i = 0; c->contexts && i < c->scratch_slots; i++)
-            if (ossa_sampling_context_create(c->joint_count, 0, NULL, &c->contexts[i]) != OSSA_OK) {
-                free(c->instances);
-                c->instances = NULL; /* reported below */
-                break;
-            }
-    }
-    if (!c->instances || !c->palettes || !c->cursors || !c->locals || !c->model || !c->order || !c->order_tmp || !c->bins || (c->built && !c->contexts)) {
+    if (!c->instances || !c->palettes || !c->cursors || !c->locals || !c->model || !c->order || !c->order_tmp || !c->bins ||
+        (c->built && !create_contexts(c))) {
         crowd_destroy(c);
         snprintf(err, err_size, "out of memory for %u instances", d->count);
         return false;
@@ -225,8 +233,8 @@ bool crowd_create(crowd *c, const crowd_desc *d, char *err, size_t err_size) {
         in->place.translation.x = ((float)(i % cols) - 0.5f * (float)(cols - 1)) * spacing + jx;
         in->place.translation.z = ((float)(i / cols) - 0.5f * (float)(rows - 1)) * spacing + jz;
     }
-    /* update order: instances grouped by clip, so a slot's sampling context (or the cache)
-     * keeps one clip's data while it walks a group (counting sort, stable) */
+    /* update order: instances grouped by clip, so the cache keeps one clip's data while a
+     * slot walks a group (counting sort, stable) */
     uint32_t at = 0;
     for (uint32_t k = 0; k < clip_count; k++)
         for (uint32_t i = 0; i < c->count; i++)

@@ -10,9 +10,15 @@
  * bytes per frame instead of clips x frames x joints, and the CPU cost is the
  * sampling job the library optimises; a bake trades that for a GPU-only update.
  *
+ * Every instance owns its sampling state, as a game's independent characters do: built
+ * clips a sampling context each (created with the crowd, sized for its clips, destroyed
+ * with it: context_bytes each, ossa_sampling_context_size: 57,324 B for 43 joints, so
+ * 57 MB for 1000), editable clips their cursors. Nothing is allocated per frame.
+ *
  * Support code shared by the tool (`ossa crowd`, `ossa bench --crowd`) and the tests;
  * it starts no threads: crowd_update_range is a job over an instance range and a
- * scratch slot, so callers split it across their own threads. */
+ * scratch slot (pose buffers only, no state kept between calls), so callers split it
+ * across their own threads. */
 #ifndef OSSA_SUPPORT_CROWD_H
 #define OSSA_SUPPORT_CROWD_H
 
@@ -39,7 +45,7 @@ typedef struct crowd_desc {
     const uint32_t *clips;      /* clip indices to choose from, round-robin; NULL = every clip */
     uint32_t clip_count;
     uint32_t seed;              /* phases, speeds and yaw jitter; 0 = 1 */
-    uint32_t scratch_slots;     /* concurrent crowd_update_range callers (threads); 0 = 1 */
+    uint32_t scratch_slots;     /* concurrent crowd_update_range callers (threads): pose buffers; 0 = 1 */
     float spacing;              /* grid spacing in metres; 0 = from the rest-pose bounds */
     crowd_sampling sampling;
 } crowd_desc;
@@ -51,7 +57,8 @@ typedef struct crowd {
     crowd_sampling sampling;
     ossa_built_clip **built;    /* clip_count (BUILT / LOSSLESS), or NULL */
     bool owns_built;            /* built here (else the asset's) */
-    ossa_sampling_context **contexts; /* scratch_slots (built sampling): one per concurrent caller */
+    ossa_sampling_context **contexts; /* count (built sampling): instance i's own context, else NULL */
+    size_t context_bytes;       /* bytes of one instance's context (0 for editable clips) */
     uint32_t *order;            /* count: instance indices grouped by clip (by time within a clip after
                                    crowd_order_by_time); ranges index this */
     uint32_t *order_tmp, *bins; /* count each: crowd_order_by_time's scratch */
@@ -72,18 +79,17 @@ typedef struct crowd {
 bool crowd_create(crowd *c, const crowd_desc *desc, char *err, size_t err_size);
 void crowd_destroy(crowd *c);
 
-/* Samples the instances order[begin..end) at crowd time t (seconds) with scratch slot
- * `slot` (< scratch_slots; one slot per concurrent caller) into their palettes. Editable
- * clips use each instance's cursors; built clips share the slot's sampling context (57 KB
- * for 43 joints: one per instance would be 57 MB for 1000 and miss the cache on every
- * sample; stepping through a group of one clip in time order is cheaper). No allocation. */
+/* Samples the instances order[begin..end) at crowd time t (seconds) into their palettes,
+ * each with its own state (built clips: its context; editable clips: its cursors), using
+ * scratch slot `slot`'s pose buffers (< scratch_slots; one slot per concurrent caller).
+ * Ranges of distinct slots may run at once. No allocation. */
 void crowd_update_range(crowd *c, uint32_t begin, uint32_t end, uint32_t slot, float t);
 
 /* Reorders `order` within each clip's group by the instances' clip times at crowd time t,
  * in CROWD_TIME_BINS bins of the clip's duration (a stable counting sort: O(count + bins)
- * per group, no allocation). Call it before a frame's crowd_update_range calls: a slot then
- * walks its instances in increasing time, so its sampling context steps forward or stays in
- * the decoded key blocks instead of seeking and decoding at every instance. */
+ * per group, no allocation). Optional: the order changes no palette; neighbours in time
+ * read the same key blocks of their clip (a cache effect only, now that every instance
+ * steps its own context). */
 enum { CROWD_TIME_BINS = 256 };
 void crowd_order_by_time(crowd *c, float t);
 
