@@ -7,7 +7,7 @@
  * (LBS with the best kernel and the scalar one, DQS), and a full frame on the
  * compressed built clip (a packed file: its stored built clip), on one
  * thread and on all cores (thread pool: many characters per frame for sampling
- * and palettes, vertex ranges for skinning). */
+ * and palettes, vertex ranges for skinning). --crowd N [--json]: crowd_bench (cmd_crowd.c). */
 #include <math.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -250,11 +250,14 @@ static void free_instances(bench *b) {
 int cmd_bench(int argc, char **argv) {
     const char *file = NULL, *clip_arg = NULL;
     long rounds = 15, threads = 0, crowd_count = 0;
+    bool json = false;
     for (int i = 1; i < argc; i++) {
         const char *a = argv[i];
         bool more = i + 1 < argc;
         char *end = NULL;
-        if (!strcmp(a, "--clip") && more) {
+        if (!strcmp(a, "--json")) {
+            json = true;
+        } else if (!strcmp(a, "--clip") && more) {
             clip_arg = argv[++i];
         } else if (!strcmp(a, "--crowd") && more) {
             crowd_count = strtol(argv[++i], &end, 10);
@@ -274,17 +277,23 @@ int cmd_bench(int argc, char **argv) {
             bool help = a[1] == 'h' || a[2] == 'h';
             if (!help) cli_unknown_option("bench", a, !more);
             fprintf(help ? stdout : stderr,
-                    "usage: ossa bench [FILE|demo] [--clip NAME|INDEX] [--rounds N] [--threads N] [--crowd N]\n"
+                    "usage: ossa bench [FILE|demo] [--clip NAME|INDEX] [--rounds N] [--threads N] [--crowd N [--json]]\n"
                     "  medians (ns per character-frame and per vertex) of sampling, model space + palette,\n"
                     "  skinning and a full frame, single-threaded and on all cores (--threads 0 = all)\n"
                     "  --crowd N: a crowd of N instances instead: CPU ms per frame (sampling + palettes) on 1 and\n"
-                    "  --threads threads, characters per 16.7 ms, GPU ms per frame (upload + instanced draw)\n");
+                    "  --threads threads, characters per 16.7 ms, GPU ms per frame (upload + instanced draw); every\n"
+                    "  instance has its own sampling state. --json: one JSON object (context_bytes, instances,\n"
+                    "  threads, ms_per_frame_1t/_nt, characters_per_16ms_1t/_nt; built clips, no GPU)\n");
             return help ? 0 : 2;
         } else if (!take_file_arg("bench", a, i + 1 >= argc, &file)) {
             return 2;
         }
     }
-    if (crowd_count) return crowd_bench(file, (uint32_t)crowd_count, (uint32_t)threads, (uint32_t)(rounds * 10));
+    if (json && !crowd_count) {
+        fprintf(stderr, "ossa bench: --json needs --crowd N\n");
+        return 2;
+    }
+    if (crowd_count) return crowd_bench(file, (uint32_t)crowd_count, (uint32_t)threads, (uint32_t)(rounds * 10), json);
     bench b;
     memset(&b, 0, sizeof b);
     if (!scene_load(&b.s, file, "bench")) return 1;

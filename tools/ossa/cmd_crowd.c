@@ -3,36 +3,21 @@
  * N instances of a skinned character, each with its own clip, phase and speed, drawn
  * with one instanced draw call per mesh; every instance's palette is packed in one
  * float texture per frame (support/crowd.h says why), sampled on CPU threads.
- * Also `ossa bench --crowd N` (crowd_bench): CPU and GPU milliseconds per frame. */
-#include "cli_common.h"
-#include "commands.h"
-
-#ifndef OSSA_TOOL_GL /* -DOSSA_BUILD_GL=OFF */
-int cmd_crowd(int argc, char **argv) {
-    (void)argc, (void)argv;
-    return cli_no_gl("crowd");
-}
-
-int crowd_bench(const char *file, uint32_t count, uint32_t threads, uint32_t frames) {
-    (void)file, (void)count, (void)threads, (void)frames;
-    return cli_no_gl("bench --crowd");
-}
-#else
-#include <epoxy/gl.h>
+ * Also `ossa bench --crowd N [--json]` (crowd_bench): CPU and GPU milliseconds per frame.
+ * Every instance has its own sampling state (support/crowd.h). */
 #include <math.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
-#include <unistd.h>
 
+#include "cli_common.h"
 #include "commands.h"
 #include "crowd.h"
-#include "image_io.h"
 #include "render_common.h"
 #include "thread_pool.h"
 
 /* The CPU side of a frame: the instances ordered by clip time, then sampled on the pool, one
- * scratch slot per chunk. */
+ * scratch slot (pose buffers) per chunk; every instance steps its own sampling state. */
 typedef struct crowd_frame {
     crowd *c;
     float t;
@@ -56,6 +41,87 @@ static void crowd_update(crowd *c, thread_pool *pool, float t) {
     else
         update_slots(0, c->scratch_slots, &f);
 }
+
+static int cmp_double(const void *a, const void *b) {
+    double x = *(const double *)a, y = *(const double *)b;
+    return (x > y) - (x < y);
+}
+
+static double median(double *v, uint32_t n) {
+    qsort(v, n, sizeof *v, cmp_double);
+    return n % 2 ? v[n / 2] : 0.5 * (v[n / 2 - 1] + v[n / 2]);
+}
+
+/* Median CPU ms of a crowd frame (order by time, sample, model space, palettes) over `frames`
+ * frames at 60 Hz after 10 warm-up ones, on the pool (NULL: this thread); ms: frames scratch. */
+static double crowd_cpu_ms(crowd *c, thread_pool *pool, uint32_t frames, double *ms) {
+    for (uint32_t f = 0; f < 10; f++) crowd_update(c, pool, (float)f / 60); /* warm up */
+    for (uint32_t f = 0; f < frames; f++) {
+        double t0 = now_seconds();
+        crowd_update(c, pool, (float)(f + 10) / 60);
+        ms[f] = (now_seconds() - t0) * 1000.0;
+    }
+    return median(ms, frames);
+}
+
+/* Characters a 60 Hz frame (16.667 ms) holds at `ms` per frame of `count`. */
+static double characters_per_frame(uint32_t count, double ms) { return count * (1000.0 / 60.0) / ms; }
+
+/* The CPU's model name (/proc/cpuinfo) into buf, or "unknown". */
+static const char *cpu_model(char *buf, size_t size) {
+    FILE *f = fopen("/proc/cpuinfo", "r");
+    snprintf(buf, size, "unknown");
+    char line[512];
+    while (f && fgets(line, sizeof line, f)) {
+        const char *colon = strchr(line, ':');
+        if (strncmp(line, "model name", 10) || !colon) continue;
+        snprintf(buf, size, "%s", colon + 1 + (colon[1] == ' '));
+        buf[strcspn(buf, "\n")] = 0;
+        break;
+    }
+    if (f) fclose(f);
+    return buf;
+}
+
+/* `ossa bench --crowd N --json`: one JSON object, the built-clip crowd (every instance its own
+ * context) on 1 thread and on the pool's. */
+static void crowd_bench_json(const scene *s, const crowd *c, uint32_t nthreads, uint32_t frames, const double cpu[2]) {
+    char model[256];
+    printf("{\"file\": ");
+    json_put_str(s->label);
+    printf(", \"joints\": %u, \"clips\": %u, \"sampling\": \"built\", \"instances\": %u, \"threads\": %u, "
+           "\"frames\": %u, \"context_bytes\": %zu, \"context_bytes_total\": %zu,\n \"ms_per_frame_1t\": ",
+           c->joint_count, c->clip_count, c->count, nthreads, frames, c->context_bytes, c->context_bytes * c->count);
+    json_put_num(cpu[0]);
+    printf(", \"ms_per_frame_nt\": ");
+    json_put_num(cpu[1]);
+    printf(", \"characters_per_16ms_1t\": ");
+    json_put_num(characters_per_frame(c->count, cpu[0]));
+    printf(", \"characters_per_16ms_nt\": ");
+    json_put_num(characters_per_frame(c->count, cpu[1]));
+    printf(",\n \"cpu\": ");
+    json_put_str(cpu_model(model, sizeof model));
+    printf(", \"simd\": ");
+    json_put_str(ossa_skin_kernel_name(ossa_skin_kernel_best()));
+    printf("}\n");
+}
+
+#ifndef OSSA_TOOL_GL /* -DOSSA_BUILD_GL=OFF */
+int cmd_crowd(int argc, char **argv) {
+    (void)argc, (void)argv;
+    return cli_no_gl("crowd");
+}
+
+static int crowd_gpu_bench(scene *s, crowd *c, thread_pool *pool, uint32_t frames, double *ms) {
+    (void)s, (void)c, (void)pool, (void)frames, (void)ms;
+    printf("  GPU: this ossa was built without GL (skipped)\n");
+    return 0;
+}
+#else
+#include <epoxy/gl.h>
+#include <unistd.h>
+
+#include "image_io.h"
 
 /* Clip list "A,B,2": names or indices; fills out (max entries); returns the count or -1. */
 static int parse_clips(const scene *s, const char *list, uint32_t *out, uint32_t max) {
@@ -310,94 +376,97 @@ int cmd_crowd(int argc, char **argv) {
     return ok ? 0 : 1;
 }
 
-static int cmp_double(const void *a, const void *b) {
-    double x = *(const double *)a, y = *(const double *)b;
-    return (x > y) - (x < y);
+/* GPU ms per frame (palette upload + instanced draws, glFinish) at 640x360 in a headless
+ * context, median of min(frames, 5) after 2 warm-up frames; 1 on a GL failure. */
+static int crowd_gpu_bench(scene *s, crowd *c, thread_pool *pool, uint32_t frames, double *ms) {
+    ossa_gl_headless *ctx = NULL;
+    if (ossa_gl_headless_create(640, 360, &ctx) != OSSA_OK) {
+        printf("  GPU: no offscreen OpenGL context (skipped)\n");
+        return 0;
+    }
+    int rc = 0;
+    crowd_gl cg;
+    memset(&cg, 0, sizeof cg);
+    camera cam = camera_frame_at(c->lo, c->hi, 640.0f / 360.0f, 0.2f, 0.5f);
+    camera_view_proj(&cam, 640.0f / 360.0f, cg.vp);
+    if (!scene_gl_create(&cg.g, s, "bench")) {
+        rc = 1;
+    } else {
+        const float bg[3] = {0.16f, 0.18f, 0.22f};
+        uint32_t gframes = frames < 5 ? frames : 5;
+        for (uint32_t f = 0; f < gframes + 2 && rc == 0; f++) {
+            crowd_update(c, pool, (float)f / 60);
+            double t0 = now_seconds();
+            if (!crowd_draw(&cg, s, c, bg, 640, 360)) rc = 1;
+            glFinish();
+            if (f >= 2) ms[f - 2] = (now_seconds() - t0) * 1000.0;
+        }
+        if (rc == 0)
+            printf("  GPU palette upload + instanced draw (%s): %8.3f ms/frame (640x360, %u frames)\n",
+                   (const char *)glGetString(GL_RENDERER), median(ms, gframes), gframes);
+        scene_gl_destroy(&cg.g);
+    }
+    ossa_gl_headless_destroy(ctx);
+    return rc;
+}
+#endif
+
+/* One sampling mode's CPU figures (1 thread, then the pool's) printed as text unless json. */
+static void crowd_bench_mode(crowd *c, thread_pool *pool, uint32_t nthreads, uint32_t frames, double *ms,
+                             bool json, double cpu[2]) {
+    const char *name = c->built ? "built clips" : "editable clips";
+    if (!json && c->build_seconds > 0) printf("  built clips (compressed, 0.1 mm bound): built in %.2f s\n", c->build_seconds);
+    if (!json && c->built)
+        printf("  every instance its own sampling context: %zu bytes each, %.1f MB in all\n", c->context_bytes,
+               (double)c->context_bytes * c->count / 1e6);
+    for (uint32_t k = 0; k < 2; k++) {
+        uint32_t threads = k ? nthreads : 1;
+        cpu[k] = k && nthreads == 1 ? cpu[0] : crowd_cpu_ms(c, k ? pool : NULL, frames, ms);
+        if (!json && (k == 0 || nthreads > 1))
+            printf("  CPU sampling + model + palettes, %s, %u thread%s: %8.3f ms/frame (%.2f us per character)\n",
+                   name, threads, threads == 1 ? " " : "s", cpu[k], cpu[k] * 1000.0 / c->count);
+    }
+    if (!json)
+        printf("  characters per 16.7 ms, %s: %.0f on 1 thread, %.0f on %u thread%s\n", name,
+               characters_per_frame(c->count, cpu[0]), characters_per_frame(c->count, cpu[1]), nthreads,
+               nthreads == 1 ? "" : "s");
 }
 
-static double median(double *v, uint32_t n) {
-    qsort(v, n, sizeof *v, cmp_double);
-    return n % 2 ? v[n / 2] : 0.5 * (v[n / 2 - 1] + v[n / 2]);
-}
-
-/* CPU ms per frame (sampling + local-to-model + palettes of every instance) on 1 and
- * `threads` threads, characters per 16.7 ms, and GPU ms per frame (palette upload +
- * instanced draws, glFinish) at 640x360 in a headless context. Medians of `frames`. */
-int crowd_bench(const char *file, uint32_t count, uint32_t threads, uint32_t frames) {
+/* CPU ms per frame (sampling + local-to-model + palettes of every instance, each instance with
+ * its own sampling state) on 1 and `threads` threads, characters per 16.7 ms, and (text only)
+ * the editable clips' figures and GPU ms per frame. Medians of `frames`. json: one object, the
+ * built clips' figures only (crowd_bench_json). */
+int crowd_bench(const char *file, uint32_t count, uint32_t threads, uint32_t frames, bool json) {
     scene s;
     if (!scene_load(&s, file, "bench")) return 1;
     thread_pool *pool = thread_pool_create(threads);
     uint32_t nthreads = pool ? thread_pool_size(pool) : 1;
-    double *ms = malloc(sizeof(double) * frames);
+    double *ms = malloc(sizeof(double) * frames), cpu[2];
     crowd c;
+    memset(&c, 0, sizeof c);
     char err[256];
-    printf("crowd: %s, %u instances, %u joints, %u clips, medians of %u frames at 60 Hz\n", s.label, count,
-           s.joint_count, s.asset->clip_count, frames);
-    static const char *const names[2] = {"editable clips", "built clips"};
-    for (int mode = 0; mode < 2; mode++) {
+    if (!json)
+        printf("crowd: %s, %u instances, %u joints, %u clips, medians of %u frames at 60 Hz\n", s.label, count,
+               s.joint_count, s.asset->clip_count, frames);
+    int rc = 0;
+    for (int mode = json ? 1 : 0; mode < 2 && rc == 0; mode++) {
         crowd_desc cd = {.asset = s.asset, .count = count, .seed = 1, .scratch_slots = nthreads,
                          .sampling = mode ? CROWD_SAMPLING_BUILT : CROWD_SAMPLING_EDITABLE};
         if (!ms || !crowd_create(&c, &cd, err, sizeof err)) {
             fprintf(stderr, "ossa bench: %s: %s\n", s.label, ms ? err : "out of memory");
-            free(ms);
-            thread_pool_destroy(pool);
-            scene_free(&s);
-            return 1;
+            rc = 1;
+            break;
         }
-        if (c.build_seconds > 0) printf("  built clips (compressed, 0.1 mm bound): built in %.2f s\n", c.build_seconds);
-        double cpu[2] = {0, 0};
-        uint32_t tcount[2] = {1, nthreads};
-        for (int k = 0; k < 2; k++) {
-            if (k == 1 && nthreads == 1) {
-                cpu[1] = cpu[0];
-                break;
-            }
-            for (uint32_t f = 0; f < 10; f++) crowd_update(&c, k ? pool : NULL, (float)f / 60); /* warm up */
-            for (uint32_t f = 0; f < frames; f++) {
-                double t0 = now_seconds();
-                crowd_update(&c, k ? pool : NULL, (float)(f + 10) / 60);
-                ms[f] = (now_seconds() - t0) * 1000.0;
-            }
-            cpu[k] = median(ms, frames);
-            printf("  CPU sampling + model + palettes, %s, %u thread%s: %8.3f ms/frame (%.2f us per character)\n",
-                   names[mode], tcount[k], tcount[k] == 1 ? " " : "s", cpu[k], cpu[k] * 1000.0 / count);
-        }
-        printf("  characters per 16.7 ms, %s: %.0f on 1 thread, %.0f on %u thread%s\n", names[mode],
-               count * 16.7 / cpu[0], count * 16.7 / cpu[1], nthreads, nthreads == 1 ? "" : "s");
+        crowd_bench_mode(&c, pool, nthreads, frames, ms, json, cpu);
         if (mode == 0) crowd_destroy(&c);
     }
-    int rc = 0;
-    ossa_gl_headless *ctx = NULL;
-    if (ossa_gl_headless_create(640, 360, &ctx) != OSSA_OK) {
-        printf("  GPU: no offscreen OpenGL context (skipped)\n");
-    } else {
-        crowd_gl cg;
-        memset(&cg, 0, sizeof cg);
-        camera cam = camera_frame_at(c.lo, c.hi, 640.0f / 360.0f, 0.2f, 0.5f);
-        camera_view_proj(&cam, 640.0f / 360.0f, cg.vp);
-        if (!scene_gl_create(&cg.g, &s, "bench")) {
-            rc = 1;
-        } else {
-            const float bg[3] = {0.16f, 0.18f, 0.22f};
-            uint32_t gframes = frames < 5 ? frames : 5;
-            for (uint32_t f = 0; f < gframes + 2 && rc == 0; f++) {
-                crowd_update(&c, pool, (float)f / 60);
-                double t0 = now_seconds();
-                if (!crowd_draw(&cg, &s, &c, bg, 640, 360)) rc = 1;
-                glFinish();
-                if (f >= 2) ms[f - 2] = (now_seconds() - t0) * 1000.0;
-            }
-            if (rc == 0)
-                printf("  GPU palette upload + instanced draw (%s): %8.3f ms/frame (640x360, %u frames)\n",
-                       (const char *)glGetString(GL_RENDERER), median(ms, gframes), gframes);
-            scene_gl_destroy(&cg.g);
-        }
-        ossa_gl_headless_destroy(ctx);
+    if (rc == 0) {
+        if (json) crowd_bench_json(&s, &c, nthreads, frames, cpu);
+        else rc = crowd_gpu_bench(&s, &c, pool, frames, ms);
+        crowd_destroy(&c);
     }
-    crowd_destroy(&c);
     free(ms);
     thread_pool_destroy(pool);
     scene_free(&s);
     return rc;
 }
-#endif

@@ -3,6 +3,7 @@
 #ifndef OSSA_TOOL_COMMANDS_H
 #define OSSA_TOOL_COMMANDS_H
 
+#include <stdbool.h>
 #include <stdint.h>
 
 int cmd_info(int argc, char **argv);
@@ -13,8 +14,9 @@ int cmd_bench(int argc, char **argv);
 int cmd_plot(int argc, char **argv);
 int cmd_view(int argc, char **argv);
 int cmd_crowd(int argc, char **argv);
-/* `ossa bench --crowd N` (cmd_crowd.c): crowd CPU/GPU ms per frame; frames = medians' sample count. */
-int crowd_bench(const char *file, uint32_t count, uint32_t threads, uint32_t frames);
+/* `ossa bench --crowd N` (cmd_crowd.c): crowd CPU/GPU ms per frame; frames = medians' sample count;
+ * json: one JSON object (the built clips' CPU figures) instead of the text. */
+int crowd_bench(const char *file, uint32_t count, uint32_t threads, uint32_t frames, bool json);
 int cmd_pack(int argc, char **argv);
 
 #endif
