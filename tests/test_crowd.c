@@ -1,6 +1,8 @@
 /* Crowds: support/crowd.c (threaded-style sampling into instance-major palettes) against
  * an independent per-instance reference (linear-scan sampling, chain-walk model space,
- * placement as a matrix), and the GPU crowd path of ossa_gl (one palette texture, an
+ * placement as a matrix); every instance's own state (context or cursors) against a fresh
+ * and a shared one, bit for bit; one context reused across clips and skeletons against a
+ * fresh one; and the GPU crowd path of ossa_gl (one palette texture, an
  * instanced draw; transform-feedback readback per instance) against CPU skinning with
  * the same palettes. Runs on the built-in demo character (no shared assets needed). */
 #include "test_support.h"
@@ -13,6 +15,7 @@
 
 #include <ossa/gl.h>
 
+#include "clip_gen.h"
 #include "demo_character.h" /* support/ */
 
 enum { N = 7, SLOTS = 3 };
@@ -182,6 +185,167 @@ static void crowd_palettes_match_the_reference(void **state) {
     assert_non_null(strstr(err, "clip 9 does not exist"));
 }
 
+/* Instance i's palette at crowd time t through the crowd's jobs, with the given state: a
+ * sampling context (built clips) or cursors (editable clips, cursor_stride of them). */
+static void palette_with_state(const crowd *c, uint32_t i, float t, ossa_sampling_context *ctx, uint32_t *cursors,
+                               ossa_mat4 *out) {
+    const ossa_skeleton *sk = c->asset->skeleton;
+    uint32_t jc = c->joint_count;
+    ossa_transform *locals = malloc(sizeof *locals * jc);
+    ossa_mat4 *model = malloc(sizeof *model * jc);
+    const crowd_instance *in = &c->instances[i];
+    float time = crowd_instance_time(c, i, t);
+    if (c->built) {
+        ossa_sample_job sj = {.clip = c->built[in->clip], .context = ctx, .time = time, .loop = true, .output = locals,
+                              .output_count = jc, .reference = sk->rest, .reference_count = jc};
+        assert_int_equal(ossa_sample_job_run(&sj), OSSA_OK);
+    } else {
+        ossa_clip_sample_job sj = {.clip = c->asset->clips[in->clip], .time = time, .loop = true,
+                                   .lookup = OSSA_LOOKUP_CURSOR, .cursors = cursors, .cursor_count = c->cursor_stride,
+                                   .reference = sk->rest, .reference_count = jc, .output = locals, .output_count = jc};
+        assert_int_equal(ossa_clip_sample_job_run(&sj), OSSA_OK);
+    }
+    for (uint32_t j = 0; j < jc; j++)
+        if (sk->parents[j] < 0) locals[j] = ossa_transform_combine(in->place, locals[j]);
+    ossa_local_to_model_job lm = {.skeleton = sk, .input = locals, .input_count = jc, .output = model, .output_count = jc};
+    assert_int_equal(ossa_local_to_model_job_run(&lm), OSSA_OK);
+    ossa_palette_job pj = {.skeleton = sk, .skin = c->skin, .model = model, .model_count = jc, .output = out,
+                           .output_count = jc};
+    assert_int_equal(ossa_palette_job_run(&pj), OSSA_OK);
+    free(model);
+    free(locals);
+}
+
+/* Every instance owns its state: built clips a context each (distinct, context_bytes =
+ * ossa_sampling_context_size), editable clips cursors each. Played forward at 60 Hz over
+ * several wraps, split over scratch slots and reordered by time, every instance's palette
+ * equals bit for bit the one a fresh state gives at that time (a fresh context, or zeroed
+ * cursors) and the one a single state shared by all instances gives (the old scheme). */
+static void crowd_instances_own_their_state(void **state) {
+    (void)state;
+    enum { M = 40 };
+    for (int mode = 0; mode < 2; mode++) {
+        crowd c;
+        char err[256];
+        crowd_desc d = {.asset = g_demo, .count = M, .seed = 9, .scratch_slots = 2,
+                        .sampling = mode ? CROWD_SAMPLING_BUILT : CROWD_SAMPLING_EDITABLE};
+        assert_true(crowd_create(&c, &d, err, sizeof err));
+        uint32_t jc = c.joint_count;
+        ossa_sampling_context *shared = NULL;
+        if (mode) {
+            assert_true(c.context_bytes > (size_t)jc * 1000);
+            for (uint32_t i = 0; i < M; i++) {
+                assert_int_equal(ossa_sampling_context_size(c.contexts[i]), c.context_bytes);
+                for (uint32_t k = 0; k < i; k++) assert_true(c.contexts[k] != c.contexts[i]);
+            }
+            assert_int_equal(ossa_sampling_context_create(jc, 0, NULL, &shared), OSSA_OK);
+        } else {
+            assert_null(c.contexts);
+            assert_int_equal(c.context_bytes, 0);
+        }
+        uint32_t *shared_cursors = calloc(c.cursor_stride, sizeof *shared_cursors);
+        uint32_t *fresh_cursors = calloc(c.cursor_stride, sizeof *fresh_cursors);
+        ossa_mat4 *fresh = malloc(sizeof *fresh * jc), *one = malloc(sizeof *one * jc);
+        uint32_t compared = 0;
+        for (int f = 0; f < 240; f += 3) {
+            float t = (float)f / 60;
+            if (f % 2) crowd_order_by_time(&c, t);
+            crowd_update_range(&c, 0, M / 2, 1, t);
+            crowd_update_range(&c, M / 2, M, 0, t);
+            for (uint32_t k = 0; k < M; k++) {
+                uint32_t i = c.order[k];
+                ossa_sampling_context *ctx = NULL;
+                if (mode) assert_int_equal(ossa_sampling_context_create(jc, 0, NULL, &ctx), OSSA_OK);
+                memset(fresh_cursors, 0, c.cursor_stride * sizeof *fresh_cursors);
+                palette_with_state(&c, i, t, ctx, fresh_cursors, fresh);
+                palette_with_state(&c, i, t, shared, shared_cursors, one);
+                ossa_sampling_context_destroy(ctx);
+                assert_memory_equal(c.palettes + (size_t)i * jc, fresh, sizeof *fresh * jc);
+                assert_memory_equal(c.palettes + (size_t)i * jc, one, sizeof *one * jc);
+                compared++;
+            }
+        }
+        printf("[   INFO   ] %s: %u instance-frames equal a fresh and a shared state bit for bit (%zu B of "
+               "context per instance)\n", mode ? "built clips" : "editable clips", compared, c.context_bytes);
+        free(fresh), free(one), free(shared_cursors), free(fresh_cursors);
+        ossa_sampling_context_destroy(shared);
+        crowd_destroy(&c);
+    }
+}
+
+/* Built clips of the demo (17 joints) and of a generated 30-joint skeleton with morph weights,
+ * each built once. */
+typedef struct two_skeletons {
+    ossa_skeleton *sk;
+    ossa_clip *clip;
+    ossa_built_clip *built[3]; /* demo walk, demo wave, the generated clip */
+    const ossa_transform *rest[3];
+} two_skeletons;
+
+static two_skeletons make_two_skeletons(void) {
+    two_skeletons x;
+    uint64_t s = 77;
+    ot_gen_options o = {.joints = 30, .max_keys = 12, .weight_tracks = 2};
+    x.sk = ot_gen_skeleton(&s, &o);
+    x.clip = ot_gen_clip(&s, x.sk, &o);
+    ossa_clip_build_options opt = {0};
+    for (int k = 0; k < 3; k++) {
+        const ossa_clip *clip = k < 2 ? g_demo->clips[k] : x.clip;
+        const ossa_skeleton *sk = k < 2 ? g_demo->skeleton : x.sk;
+        assert_int_equal(ossa_clip_build(clip, sk, &opt, NULL, &x.built[k], NULL), OSSA_OK);
+        x.rest[k] = sk->rest;
+    }
+    return x;
+}
+
+/* Samples built clip k of x at t with ctx into out (and weights). */
+static void sample_built(const two_skeletons *x, int k, ossa_sampling_context *ctx, float t, ossa_transform *out,
+                         float *w) {
+    const ossa_built_clip *bc = x->built[k];
+    uint32_t J = ossa_built_clip_joint_count(bc), W = ossa_built_clip_weight_count(bc);
+    ossa_sample_job job = {.clip = bc, .context = ctx, .time = t, .loop = true, .output = out, .output_count = J,
+                           .weights = W ? w : NULL, .weights_count = W, .reference = x->rest[k], .reference_count = J};
+    assert_int_equal(ossa_sample_job_run(&job), OSSA_OK);
+}
+
+/* One context (sized for the larger skeleton) played forward on clip A, switched to clip B of
+ * the same skeleton, then to a clip of a second skeleton (more joints, morph weights), then
+ * back: after every switch and every step, its pose and weights equal bit for bit what a
+ * fresh context gives for the clip it now plays. */
+static void context_reused_across_clips_and_skeletons(void **state) {
+    (void)state;
+    two_skeletons x = make_two_skeletons();
+    assert_int_equal(ossa_built_clip_joint_count(x.built[2]), 30);
+    assert_true(ossa_built_clip_weight_count(x.built[2]) >= 2);
+    ossa_sampling_context *ctx = NULL;
+    assert_int_equal(ossa_sampling_context_create(30, ossa_built_clip_weight_count(x.built[2]), NULL, &ctx), OSSA_OK);
+    ossa_transform a[30], b[30];
+    float wa[64] = {0}, wb[64] = {0};
+    static const int order[] = {0, 1, 2, 0, 2, 1, 0};
+    uint32_t switches = 0, samples = 0;
+    for (size_t n = 0; n < sizeof order / sizeof order[0]; n++, switches++) {
+        int k = order[n];
+        float start = ossa_built_clip_start(x.built[k]), d = ossa_built_clip_duration(x.built[k]);
+        for (int f = 0; f < 40; f++, samples++) { /* from a different place each visit, over a wrap */
+            float t = start + d * (0.37f * (float)n) + (float)f / 60;
+            ossa_sampling_context *fresh = NULL;
+            assert_int_equal(ossa_sampling_context_create(30, 8, NULL, &fresh), OSSA_OK);
+            sample_built(&x, k, ctx, t, a, wa);
+            sample_built(&x, k, fresh, t, b, wb);
+            ossa_sampling_context_destroy(fresh);
+            uint32_t J = ossa_built_clip_joint_count(x.built[k]);
+            assert_memory_equal(a, b, J * sizeof *a);
+            assert_memory_equal(wa, wb, ossa_built_clip_weight_count(x.built[k]) * sizeof *wa);
+        }
+    }
+    printf("[   INFO   ] one context over %u clip switches (17- and 30-joint skeletons), %u samples: equal to "
+           "fresh contexts bit for bit\n", switches, samples);
+    ossa_sampling_context_destroy(ctx);
+    for (int k = 0; k < 3; k++) ossa_built_clip_destroy(x.built[k]);
+    ossa_clip_destroy(x.clip);
+    ossa_skeleton_destroy(x.sk);
+}
+
 static void gpu_crowd_matches_cpu_skinning(void **state) {
     (void)state;
     ossa_gl_headless *ctx = NULL;
@@ -257,6 +421,8 @@ int main(void) {
     const struct CMUnitTest tests[] = {
         cmocka_unit_test(crowd_order_follows_time),
         cmocka_unit_test(crowd_palettes_match_the_reference),
+        cmocka_unit_test(crowd_instances_own_their_state),
+        cmocka_unit_test(context_reused_across_clips_and_skeletons),
         cmocka_unit_test(gpu_crowd_matches_cpu_skinning),
     };
     return cmocka_run_group_tests(tests, setup, teardown);

@@ -1,6 +1,6 @@
 /* The ossa tool's option handling and small behaviours (issue 28, item 5), on generated files:
  * --anim clips selected by --clip, a synced render's range, unknown options named, crowd counts
- * checked up front, sample --ik, IK statistics of a one-frame render, empty files, pack --help,
+ * checked up front, bench --crowd --json, sample --ik, IK statistics of a one-frame render, empty files, pack --help,
  * and `ossa info`'s materials, images and renormalised-weights warning. Expectations are worked
  * out here from the generated data, not read from the tool. Cases that draw skip without GL. */
 #include "test_support.h"
@@ -331,12 +331,71 @@ static void info_lists_materials_and_renormalised_weights(void **state) {
     free(out);
 }
 
+/* True when text is one JSON object and nothing else but whitespace (depth over braces and
+ * brackets outside strings returns to 0 only at its end). */
+static bool one_json_object(const char *text) {
+    const char *p = text + strspn(text, " \t\r\n");
+    if (*p != '{') return false;
+    int depth = 0;
+    bool in_string = false;
+    for (; *p; p++) {
+        if (in_string) {
+            if (*p == '\\' && p[1]) p++;
+            else if (*p == '"') in_string = false;
+        } else if (*p == '"') {
+            in_string = true;
+        } else if (*p == '{' || *p == '[') {
+            depth++;
+        } else if ((*p == '}' || *p == ']') && --depth == 0) {
+            break;
+        }
+    }
+    return *p && p[1 + strspn(p + 1, " \t\r\n")] == 0;
+}
+
+/* `ossa bench demo --crowd 50 --threads 2 --json` prints one JSON object with every key issue
+ * #23 names: 50 instances, 2 threads, context_bytes = one 17-joint sampling context (every
+ * instance has its own), positive ms per frame on 1 and 2 threads, and characters per
+ * 16.7 ms = instances x (1000 / 60) / ms per frame. --json without --crowd is a usage error. */
+static void bench_crowd_json_has_the_issue_keys(void **state) {
+    (void)state;
+    NEED_TOOL();
+    char cmd[8192], *out = NULL;
+    snprintf(cmd, sizeof cmd, "\"%s\" bench demo --crowd 50 --threads 2 --json", ot_tool());
+    assert_int_equal(ot_run(cmd, &out), 0);
+    if (!one_json_object(out)) fail_msg("not one JSON object:\n%s", out);
+    gj *j = gj_parse(out, strlen(out));
+    if (!j) fail_msg("not JSON:\n%s", out);
+    ossa_sampling_context *ctx = NULL;
+    assert_int_equal(ossa_sampling_context_create(17, 0, NULL, &ctx), OSSA_OK); /* the demo: 17 joints, no weights */
+    ot_assert_near(json_num(j, "/context_bytes"), (double)ossa_sampling_context_size(ctx), 0);
+    ossa_sampling_context_destroy(ctx);
+    ot_assert_near(json_num(j, "/instances"), 50, 0);
+    ot_assert_near(json_num(j, "/threads"), 2, 0);
+    static const char *const suffix[2] = {"1t", "nt"};
+    for (int k = 0; k < 2; k++) {
+        char ms_key[64], ch_key[64];
+        snprintf(ms_key, sizeof ms_key, "/ms_per_frame_%s", suffix[k]);
+        snprintf(ch_key, sizeof ch_key, "/characters_per_16ms_%s", suffix[k]);
+        double ms = json_num(j, ms_key), ch = json_num(j, ch_key);
+        if (!(ms > 0 && ms < 1000 && ch > 0)) fail_msg("%s %g, %s %g", ms_key, ms, ch_key, ch);
+        ot_assert_near(ch, 50 * (1000.0 / 60.0) / ms, 1e-6 * ch);
+    }
+    printf("[   INFO   ] bench --crowd 50 --json: %s", out);
+    gj_free(j);
+    free(out);
+    assert_int_equal(tool("bench demo --json", &out), 2);
+    assert_non_null(strstr(out, "--json needs --crowd"));
+    free(out);
+}
+
 int main(void) {
     const struct CMUnitTest tests[] = {
         cmocka_unit_test(anim_clip_zero_is_the_anim_files),
         cmocka_unit_test(synced_render_spans_the_cycle),
         cmocka_unit_test(unknown_options_are_named),
         cmocka_unit_test(crowd_count_checked_up_front),
+        cmocka_unit_test(bench_crowd_json_has_the_issue_keys),
         cmocka_unit_test(sample_ik_reaches_the_target),
         cmocka_unit_test(one_frame_render_counts_one_solve),
         cmocka_unit_test(empty_files_are_named),
