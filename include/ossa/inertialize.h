@@ -27,6 +27,9 @@
  *   B =  (3 a0 T'^2 + 16 v0 T' + 30 x0) / (2 T'^4)
  *   C = -(3 a0 T'^2 + 12 v0 T' + 20 x0) / (2 T'^3)
  *   x(t) = A t^5 + B t^4 + C t^3 + (a0/2) t^2 + v0 t + x0 for 0 <= t < T', and exactly 0 after.
+ * (Evaluated as the same polynomial in the remaining fraction u = 1 - t/T', w = 1 - u:
+ *   x = u^3 [x0 (10 - 15u + 6u^2) + v0 T' w (4 - 3u) + a0 T'^2 w^2 / 2]: x0 exactly at t = 0,
+ *   and the triple root at T' explicit, so no float cancellation near the end.)
  * Each channel then stays between 0 and x0 (never overshoots), so |x(t)| <= |x0| per vector.
  * The output's velocity at t = 0 is v0 plus the new state's own velocity: it equals the old
  * pose's velocity where v0 was not clamped and the new state is still at that instant.

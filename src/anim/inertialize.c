@@ -82,17 +82,18 @@ static void fit_channel(ossa_inertialize_joint *s, int c, float x0, float v, flo
     s->duration[c] = t1;
 }
 
-/* x(t) of channel c (0 at and after its duration). */
+/* x(t) of channel c (0 at and after its duration), as the same quintic written in the
+ * remaining fraction u = 1 - t / T' (1 at the transition, 0 at the end), w = 1 - u:
+ *   x = u^3 [ x0 (10 - 15 u + 6 u^2) + v0 T' w (4 - 3 u) + a0 T'^2 w^2 / 2 ].
+ * The triple root at T' is explicit (no cancellation of A t^5 + ... + x0 near the end) and
+ * at t = 0 it gives x0 exactly (u = 1, w = 0). */
 static inline float eval_channel(const ossa_inertialize_joint *s, int c, float t) {
     float t1 = s->duration[c];
     if (!(t < t1)) return 0.0f;
-    float x0 = s->offset[c], v0 = s->velocity[c], a0 = s->acceleration[c];
-    float inv = 1.0f / t1, at2 = a0 * t1 * t1, vt = v0 * t1;
-    float inv2 = inv * inv, inv3 = inv2 * inv;
-    float A = -(at2 + 6.0f * vt + 12.0f * x0) * 0.5f * inv3 * inv2;
-    float B = (3.0f * at2 + 16.0f * vt + 30.0f * x0) * 0.5f * inv2 * inv2;
-    float C = -(3.0f * at2 + 12.0f * vt + 20.0f * x0) * 0.5f * inv3;
-    return (((((A * t + B) * t + C) * t + 0.5f * a0) * t + v0) * t) + x0;
+    float u = 1.0f - t / t1, w = 1.0f - u;
+    float vt = s->velocity[c] * t1, at2 = s->acceleration[c] * t1 * t1;
+    float shape = s->offset[c] * (10.0f + u * (6.0f * u - 15.0f)) + w * (vt * (4.0f - 3.0f * u) + 0.5f * at2 * w);
+    return u * u * u * shape;
 }
 
 /* ---- record ---- */
