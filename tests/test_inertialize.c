@@ -5,6 +5,7 @@
  * back from the state except where the state's fields are the subject. */
 #include "test_support.h"
 #include "job_check.h"
+#include "clip_gen.h"
 
 #include <math.h>
 #include <stdlib.h>
@@ -361,6 +362,71 @@ static void no_history_and_in_place(void **state) {
         for (int c = 0; c < 9; c++) assert_true(sc.state[j].velocity[c] == 0.0f);
 }
 
+/* ---- with the player, by hand (the recipe of docs/inertialization.md) ---- */
+
+typedef struct inert {
+    ossa_inertialize_joint state[MAXJ];
+    ossa_transform last[MAXJ], before[MAXJ];
+    float time, duration;
+} inert;
+
+static bool inertialize_hook(void *user, const ossa_skeleton *sk, ossa_transform *locals, ossa_mat4 *model) {
+    inert *in = user;
+    (void)model;
+    if (in->time < 0.0f || in->time >= in->duration) return false;
+    ossa_inertialize_apply_job job = {in->state, sk->joint_count, locals, sk->joint_count, in->time, locals,
+                                      sk->joint_count};
+    return ossa_inertialize_apply_job_run(&job) == OSSA_OK;
+}
+
+static void with_the_player(void **state) {
+    (void)state;
+    uint64_t s = 64;
+    ot_gen_options opt = {.joints = 12, .interp = OSSA_INTERP_LINEAR, .max_keys = 6};
+    ossa_skeleton *sk = ot_gen_skeleton(&s, &opt);
+    ossa_clip *a = ot_gen_clip(&s, sk, &opt), *b = ot_gen_clip(&s, sk, &opt);
+    ossa_player *p = NULL, *ref = NULL;
+    assert_int_equal(ossa_player_create(sk, NULL, &p), OSSA_OK);
+    assert_int_equal(ossa_player_create(sk, NULL, &ref), OSSA_OK);
+    uint32_t n = sk->joint_count;
+    size_t bytes = sizeof(ossa_transform) * n;
+    static inert in;
+    in.time = -1.0f, in.duration = 0.3f;
+    const float dt = 1.0f / 60.0f;
+    ossa_player_play(p, ossa_source_editable(a), 1, true);
+    for (int f = 0; f < 10; f++) {
+        ossa_player_update(p, dt);
+        memcpy(in.before, in.last, bytes);
+        memcpy(in.last, ossa_player_pose(p), bytes);
+    }
+    /* The transition: cut to b, record against its first pose, then inertialize in the hook. */
+    ossa_player_play(p, ossa_source_editable(b), 1, true);
+    ossa_player_update(p, 0.0f);
+    ossa_inertialize_record_job rec = {in.last, n, in.before, n, ossa_player_pose(p), n, in.duration, dt, in.state, n};
+    assert_int_equal(ossa_inertialize_record_job_run(&rec), OSSA_OK);
+    float largest = 0.0f; /* the cut is a real jump */
+    for (uint32_t j = 0; j < n; j++)
+        for (int c = 0; c < 9; c++) largest = fmaxf(largest, fabsf(in.state[j].offset[c]));
+    assert_true(largest > 0.05f);
+    in.time = 0.0f;
+    ossa_player_set_pose_hook(p, inertialize_hook, &in);
+    ossa_player_update(p, 0.0f);
+    for (uint32_t j = 0; j < n; j++) assert_same_transform(&ossa_player_pose(p)[j], &in.last[j], 1e-5);
+    /* Past the duration: b's own pose, bit for bit (a second player plays b alone). */
+    ossa_player_play(ref, ossa_source_editable(b), 1, true);
+    for (int f = 0; f < 30; f++) {
+        in.time += dt; /* the hook's clock advances with the player's, before the update */
+        ossa_player_update(p, dt), ossa_player_update(ref, dt);
+    }
+    assert_true(in.time >= in.duration);
+    assert_memory_equal(ossa_player_pose(p), ossa_player_pose(ref), bytes);
+    ossa_player_destroy(ref);
+    ossa_player_destroy(p);
+    ossa_clip_destroy(b);
+    ossa_clip_destroy(a);
+    ossa_skeleton_destroy(sk);
+}
+
 /* ---- validity ---- */
 
 static void validity_record(void **state) {
@@ -441,6 +507,7 @@ int main(void) {
         cmocka_unit_test(rotation_takes_the_short_arc),
         cmocka_unit_test(hand_worked_one_dimension),
         cmocka_unit_test(no_history_and_in_place),
+        cmocka_unit_test(with_the_player),
         cmocka_unit_test(validity_record),
         cmocka_unit_test(validity_apply),
     };
