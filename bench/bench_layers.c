@@ -2,6 +2,8 @@
  * Walking 1.2 s among 10 clips):
  *   blend 2 layers (Walking + Running) vs the reference pairwise nlerp loop;
  *   blend 4 layers (+ Idle, Jump); 2 layers with an upper-body mask; an additive layer;
+ *   the inertialization jobs (apply per character-frame during a transition, record once per
+ *   transition) next to those;
  *   the player's full update with 3 layers (walk + run synced, additive Punch on the upper body):
  *   sampling x3, blend, local-to-model and root-motion bookkeeping; on editable clips and on
  *   built clips (ossa_clip_build defaults: compressed, 0.1 mm).
@@ -108,6 +110,40 @@ static double bench_reference_pair(const setup *s, int runs) {
     return m;
 }
 
+/* Inertialization (Walking -> Running over 0.3 s): the record job once per transition
+ * (`record` true: the figure is per record), else the apply job per character-frame on the
+ * new state's pose at times spread over the transition (every channel still decaying). */
+static double bench_inertialize(const setup *s, int runs, bool record) {
+    uint32_t n = s->sk->joint_count;
+    ossa_transform *out = malloc(sizeof *out * n);
+    ossa_inertialize_joint *st = malloc(sizeof *st * n);
+    double *per = malloc(sizeof(double) * (size_t)runs);
+    const float T = 0.3f;
+    ossa_inertialize_record_job rec = {s->poses[0] + n, n, s->poses[0], n, s->poses[1], n, T, 1.0f / 60.0f, st, n};
+    ossa_inertialize_record_job_run(&rec);
+    for (int r = 0; r < runs; r++) {
+        double t0 = now_ns();
+        for (int f = 0; f < FRAMES; f++) {
+            int k = f % POSES;
+            if (record) {
+                rec.previous = s->poses[0] + (size_t)((k + 1) % POSES) * n, rec.before = s->poses[0] + (size_t)k * n;
+                ossa_inertialize_record_job_run(&rec);
+                sink += st[(uint32_t)f % n].offset[3];
+                continue;
+            }
+            ossa_inertialize_apply_job job = {st, n, s->poses[1] + (size_t)k * n, n, T * (float)k / POSES, out, n};
+            ossa_inertialize_apply_job_run(&job);
+            sink += out[(uint32_t)f % n].rotation.x;
+        }
+        per[r] = (now_ns() - t0) / FRAMES;
+    }
+    double m = median(per, runs);
+    free(per);
+    free(st);
+    free(out);
+    return m;
+}
+
 static double bench_sample(const ossa_clip *clip, const ossa_skeleton *sk, int runs) {
     uint32_t n = sk->joint_count, cc = ossa_clip_cursor_count(clip);
     ossa_transform *out = malloc(sizeof *out * n);
@@ -208,6 +244,8 @@ int main(int argc, char **argv) {
     s.layers = 1;
     s.use_additive = true;
     double ba = bench_blend(&s, runs);
+    double ia = bench_inertialize(&s, runs, false);
+    double ir = bench_inertialize(&s, runs, true);
     double sw = bench_sample(walk, sk, runs);
     double pl = bench_player(a, walk, run, punch_add, NULL, runs);
     ossa_built_clip *built[3] = {NULL, NULL, NULL};
@@ -221,6 +259,8 @@ int main(int argc, char **argv) {
     printf("  blend job, 4 layers                   %8.0f ns\n", b4);
     printf("  blend job, 2 layers, upper-body mask  %8.0f ns\n", bm);
     printf("  blend job, 1 layer + additive         %8.0f ns\n", ba);
+    printf("  inertialize apply (during 0.3 s)      %8.0f ns\n", ia);
+    printf("  inertialize record (once a transition)%8.0f ns\n", ir);
     printf("  sampling Walking (cursor), for scale  %8.0f ns\n", sw);
     printf("  player update, 3 layers (2 synced + additive masked): %8.0f ns\n", pl);
     printf("  the same on built clips (default compressed build):   %8.0f ns\n", plb);

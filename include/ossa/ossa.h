@@ -17,6 +17,7 @@
 #include "pose.h"
 #include "ik.h"
 #include "blend.h"
+#include "inertialize.h"
 #include "root_motion.h"
 #include "events.h"
 #include "skeleton.h"
