@@ -77,18 +77,25 @@ cat >"$SUPP" <<'SUPPRESSIONS'
    obj:*swrast_dri.so*
 }
 SUPPRESSIONS
-status=0
-for t in "${TESTS[@]}"; do
-  start=$(date +%s)
+# Two tests at a time (the machine's two cores; memcheck is single-threaded per process), longest
+# first so the GL test does not start last; each prints one line when it ends.
+run_one() {
+  local t=$1 start; start=$(date +%s)
   if OSSA_TEST_NAME=$t valgrind --quiet --suppressions="$SUPP" --leak-check=full --errors-for-leak-kinds=definite,indirect --show-leak-kinds=definite,indirect \
        --error-exitcode=1 --track-origins=yes "$BUILD/$t" >"$BUILD/$t.valgrind.log" 2>&1; then
     echo "ok   $t ($(( $(date +%s) - start )) s)"
   else
-    status=1
     echo "FAIL $t ($(( $(date +%s) - start )) s): $BUILD/$t.valgrind.log"
-    grep -E '^==[0-9]+== (Invalid|Conditional|Use of|Syscall|Mismatched|.*definitely|.*indirectly)' "$BUILD/$t.valgrind.log" | head -5 || true
-    grep -E 'FAILED|ERROR' "$BUILD/$t.valgrind.log" | head -5 || true
+    { grep -E '^==[0-9]+== (Invalid|Conditional|Use of|Syscall|Mismatched|.*definitely|.*indirectly)' "$BUILD/$t.valgrind.log" | head -5
+      grep -E 'FAILED|ERROR' "$BUILD/$t.valgrind.log" | head -5; } || true
+    return 1
   fi
-done
+}
+export -f run_one
+export SUPP BUILD
+ORDERED=()
+for t in "${TESTS[@]}"; do [ "$t" = test_gl ] && ORDERED=("$t" "${ORDERED[@]}") || ORDERED+=("$t"); done
+status=0
+printf '%s\n' "${ORDERED[@]}" | xargs -P 2 -I{} bash -c 'run_one "$1"' _ {} || status=1
 bash scripts/skipped.sh "$OSSA_SKIP_LOG"
 exit $status
