@@ -115,11 +115,7 @@ static void write_src(const src *s, const char *path) {
            ti, ro, ti, tr, ti, mw);
     gw_add(w, "scenes", "{\"nodes\": [0]}");
     gw_top(w, "\"scene\": 0");
-    size_t size;
-    uint8_t *bytes = gw_finish(w, GW_GLB, NULL, NULL, &size);
-    assert_int_equal(gw_write_file(path, bytes, size), 0);
-    free(bytes);
-    gw_destroy(w);
+    assert_int_equal(gw_save(&w, GW_GLB, path), 0);
 }
 
 /* Reference pose at clip time t (already clamped/wrapped), or the rest pose. */

@@ -64,11 +64,7 @@ static void write_rig(const char *path, bool material, int clip_count, const cha
     }
     gw_add(w, "scenes", "{\"nodes\": [0, 3]}");
     gw_top(w, "\"scene\": 0");
-    size_t size;
-    uint8_t *bytes = gw_finish(w, GW_GLB, NULL, NULL, &size);
-    assert_int_equal(gw_write_file(path, bytes, size), 0);
-    free(bytes);
-    gw_destroy(w);
+    assert_int_equal(gw_save(&w, GW_GLB, path), 0);
 }
 
 /* Runs `ossa ARGS 2>&1`; returns the exit status, output in *out (caller frees). */

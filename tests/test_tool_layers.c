@@ -35,11 +35,7 @@ static const char *write_file(void) {
     gw_add(w, "animations", anim, "B", b_t, b_h, b_t, b_r);
     gw_add(w, "scenes", "{\"nodes\": [0]}");
     gw_top(w, "\"scene\": 0");
-    size_t size;
-    uint8_t *bytes = gw_finish(w, GW_GLB, NULL, NULL, &size);
-    assert_int_equal(gw_write_file(path, bytes, size), 0);
-    free(bytes);
-    gw_destroy(w);
+    assert_int_equal(gw_save(&w, GW_GLB, path), 0);
     return path;
 }
 
@@ -274,11 +270,7 @@ static const char *write_biped(void) {
            e, li, e, ar, t, h, t, l);
     gw_add(g, "scenes", "{\"nodes\": [0]}");
     gw_top(g, "\"scene\": 0");
-    size_t size;
-    uint8_t *bytes = gw_finish(g, GW_GLB, NULL, NULL, &size);
-    assert_int_equal(gw_write_file(path, bytes, size), 0);
-    free(bytes);
-    gw_destroy(g);
+    assert_int_equal(gw_save(&g, GW_GLB, path), 0);
     return path;
 }
 
@@ -335,11 +327,7 @@ static void sample_quaternions_keep_their_sign(void **state) {
     gw_add(g, "animations", "{\"name\": \"spin\", \"samplers\": [{\"input\": %d, \"output\": %d}], "
                             "\"channels\": [{\"sampler\": 0, \"target\": {\"node\": 0, \"path\": \"rotation\"}}]}", t, r);
     gw_add(g, "scenes", "{\"nodes\": [0]}");
-    size_t size;
-    uint8_t *bytes = gw_finish(g, GW_GLB, NULL, NULL, &size);
-    assert_int_equal(gw_write_file(path, bytes, size), 0);
-    free(bytes);
-    gw_destroy(g);
+    assert_int_equal(gw_save(&g, GW_GLB, path), 0);
     const double T[] = {0, 0.5, 1, 1.25, 1.5, 1.75, 2, 2.5};
     const double deg[] = {0, 60, 120, 150, 180, 210, 240, 240};
     gj *j = sample_file(path, "--clip spin --time 0 --time 0.5 --time 1 --time 1.25 --time 1.5 --time 1.75 --time 2 --time 2.5", 0, NULL);

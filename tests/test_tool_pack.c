@@ -83,11 +83,7 @@ static const char *make_gltf(void) {
            "{\"sampler\": 2, \"target\": {\"node\": 2, \"path\": \"scale\"}}, "
            "{\"sampler\": 3, \"target\": {\"node\": 3, \"path\": \"weights\"}}]}",
            a_t, a_tr, a_t, a_rot, a_t, a_sc, a_t, a_mw);
-    size_t n;
-    uint8_t *bytes = gw_finish(w, GW_EMBEDDED, NULL, NULL, &n);
-    assert_int_equal(gw_write_file(path, bytes, n), 0);
-    free(bytes);
-    gw_destroy(w);
+    assert_int_equal(gw_save(&w, GW_EMBEDDED, path), 0);
     return path;
 }
 
@@ -437,11 +433,7 @@ static void extreme_key_times_sample_and_pack(void **state) {
            "{\"name\": \"far\", \"samplers\": [{\"input\": %d, \"output\": %d}], \"channels\": "
            "[{\"sampler\": 0, \"target\": {\"node\": 0, \"path\": \"rotation\"}}]}",
            a_t, a_r);
-    size_t n;
-    uint8_t *bytes = gw_finish(w, GW_EMBEDDED, NULL, NULL, &n);
-    assert_int_equal(gw_write_file(gltf, bytes, n), 0);
-    free(bytes);
-    gw_destroy(w);
+    assert_int_equal(gw_save(&w, GW_EMBEDDED, gltf), 0);
     /* the import keeps a frame-index table (capped by ossa_clip_create, not refused up front) */
     char *out = run("%s info %s", tool, gltf);
     if (strstr(out, "frame-index table")) fail_msg("the table was dropped:\n%.2000s", out);

@@ -657,11 +657,7 @@ static void add_far_static(gw *w) {
 }
 
 static void write_doc(gw *w, const char *path) {
-    size_t n;
-    uint8_t *bytes = gw_finish(w, GW_EMBEDDED, NULL, NULL, &n);
-    assert_int_equal(gw_write_file(path, bytes, n), 0);
-    free(bytes);
-    gw_destroy(w);
+    assert_int_equal(gw_save(&w, GW_EMBEDDED, path), 0);
 }
 
 /* A skeleton without any mesh (hips, spine, head, two three-joint legs) under a static

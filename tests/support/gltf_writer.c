@@ -219,6 +219,16 @@ int gw_write_file(const char *path, const void *data, size_t size) {
     return fclose(f) || n != size ? -1 : 0;
 }
 
+int gw_save(gw **w, gw_container container, const char *path) {
+    size_t size = 0;
+    uint8_t *bytes = gw_finish(*w, container, NULL, NULL, &size);
+    int status = bytes ? gw_write_file(path, bytes, size) : -1;
+    free(bytes);
+    gw_destroy(*w);
+    *w = NULL;
+    return status;
+}
+
 /* ------------------------------------------------------------ JSON reader */
 
 struct gj {

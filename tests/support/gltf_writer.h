@@ -50,6 +50,9 @@ void gw_top(gw *w, const char *fmt, ...);
 uint8_t *gw_finish(gw *w, gw_container container, const char *bin_uri, const char *bin_path, size_t *size);
 /* Writes bytes to a file; returns 0 on success. */
 int gw_write_file(const char *path, const void *data, size_t size);
+/* Serialises *w as GLB or embedded .gltf into path, then destroys it (*w = NULL) either way;
+ * returns 0 on success. */
+int gw_save(gw **w, gw_container container, const char *path);
 /* Component count of "SCALAR".."MAT4" and byte size of a component type. */
 uint32_t gw_type_components(const char *type);
 uint32_t gw_component_size(uint32_t component_type);
