@@ -701,6 +701,126 @@ static void bake_woman_walking_onto_demo(void **state) {
     ossa_asset_destroy(woman);
 }
 
+/* ---- JSON map files ---- */
+
+static ossa_result load_map(const char *json, const char *side, ossa_retarget_map *map, ossa_diagnostic *diag) {
+    memset(diag, 0, sizeof *diag);
+    return ossa_retarget_map_load_json(json, strlen(json), side, g_demo->skeleton, map, diag);
+}
+
+static void map_file_overrides_and_round_trips(void **state) {
+    (void)state;
+    const ossa_skeleton *s = g_demo->skeleton;
+    ossa_retarget_map automatic, map;
+    ossa_diagnostic diag;
+    assert_int_equal(ossa_retarget_map_auto(s, &automatic, NULL), OSSA_OK);
+    map = automatic;
+    const char *json = "{\"source\": {\"head\": \"neck\"},\n"
+                       " \"target\": {\"chest\": null, \"upper_chest\": \"chest\", \"Left_Toes\": \"foot_L\",\n"
+                       "            \"left_foot\": \"lower_leg_L\", \"left_lower_leg\": \"upper_leg_L\",\n"
+                       "            \"left_upper_leg\": null, \"neck\": \"n\\u0065ck\"},\n"
+                       " \"comment\": [1, 2, {\"x\": null}]}";
+    assert_int_equal(load_map(json, "target", &map, &diag), OSSA_OK);
+    int32_t chest = ossa_skeleton_find_joint(s, "chest");
+    assert_int_equal(map.joints[H(CHEST)], -1);
+    assert_int_equal(map.joints[H(UPPER_CHEST)], chest);
+    assert_int_equal(map.joints[H(LEFT_TOES)], ossa_skeleton_find_joint(s, "foot_L"));
+    assert_int_equal(map.joints[H(LEFT_UPPER_LEG)], -1);
+    assert_int_equal(map.joints[H(HEAD)], automatic.joints[H(HEAD)]); /* the source side is not read */
+    /* the edited map fails validation, naming the bone */
+    assert_int_equal(ossa_retarget_map_validate(&map, s, &diag), OSSA_ERROR_INVALID_DATA);
+    assert_string_equal(diag.path, "left_upper_leg");
+
+    /* writer -> reader gives the same map */
+    size_t length = ossa_retarget_map_to_json(&automatic, s, NULL, 0);
+    char *text = malloc(length + 40);
+    assert_int_equal(ossa_retarget_map_to_json(&automatic, s, text + 11, length + 1), length);
+    memcpy(text, "{\"source\": ", 11);
+    strcpy(text + 11 + length, "}");
+    assert_non_null(strstr(text, "\"left_upper_leg\": \"upper_leg_L\""));
+    assert_non_null(strstr(text, "\"left_toes\": null"));
+    ossa_retarget_map back;
+    ossa_retarget_map_clear(&back);
+    back.joints[H(LEFT_TOES)] = 3; /* null in the file unmaps it */
+    if (load_map(text, "source", &back, &diag) != OSSA_OK) fail_msg("%s", diag.message);
+    assert_memory_equal(&back, &automatic, sizeof back);
+    char small[8];
+    assert_int_equal(ossa_retarget_map_to_json(&automatic, s, small, sizeof small), length);
+    assert_int_equal(strlen(small), 7);
+    free(text);
+
+    /* a file on disk, and one that is not there */
+    const char *path = ot_tmp("retarget_map.json");
+    FILE *f = fopen(path, "wb");
+    assert_non_null(f);
+    fputs(json, f);
+    fclose(f);
+    map = automatic;
+    assert_int_equal(ossa_retarget_map_load_file(path, "source", s, &map, &diag), OSSA_OK);
+    assert_int_equal(map.joints[H(HEAD)], ossa_skeleton_find_joint(s, "neck"));
+    assert_int_equal(ossa_retarget_map_load_file(ot_tmp("no_such_map.json"), "source", s, &map, &diag), OSSA_ERROR_IO);
+}
+
+/* Malformed and hostile map files: each refused with the place named; the map untouched. */
+static void map_file_malformed(void **state) {
+    (void)state;
+    static const struct {
+        const char *json;
+        ossa_result result;
+        const char *path;
+        const char *words;
+    } cases[] = {
+        {"{\"target\": {\"head\": \"head\"", OSSA_ERROR_PARSE, "", "broken JSON"},
+        {"{\"target\": {\"head\" \"head\"}}", OSSA_ERROR_PARSE, "/target", "broken JSON"},
+        {"", OSSA_ERROR_INVALID_DATA, "", "must be a JSON object"},
+        {"[1, 2]", OSSA_ERROR_INVALID_DATA, "", "must be a JSON object"},
+        {"{\"target\": [\"head\"]}", OSSA_ERROR_INVALID_DATA, "/target", "must be an object"},
+        {"{\"target\": {\"tail\": \"head\"}}", OSSA_ERROR_INVALID_DATA, "/target/tail", "not a profile bone"},
+        {"{\"target\": {\"a/b~\": \"head\"}}", OSSA_ERROR_INVALID_DATA, "/target/a~1b~0", "not a profile bone"},
+        {"{\"target\": {\"left_foot\": \"LeftFoot\"}}", OSSA_ERROR_INVALID_DATA, "/target/left_foot",
+         "no joint named 'LeftFoot'"},
+        {"{\"target\": {\"left_foot\": 3}}", OSSA_ERROR_INVALID_DATA, "/target/left_foot", "a string) or null"},
+        {"{\"target\": {\"left_foot\": {\"joint\": \"foot_L\"}}}", OSSA_ERROR_INVALID_DATA, "/target/left_foot",
+         "a string) or null"},
+        {"{\"target\": {\"head\": \"head\", \"HEAD\": \"neck\"}}", OSSA_ERROR_INVALID_DATA, "/target/HEAD", "given twice"},
+        {"{\"target\": {}, \"target\": {}}", OSSA_ERROR_INVALID_DATA, "/target", "given twice"},
+        {"{\"target\": {\"head\": \"he\\u00\"}}", OSSA_ERROR_PARSE, "", "broken JSON near byte 20"},
+        {"{\"target\": {\"head\": \"he\\ud800ad\"}}", OSSA_ERROR_INVALID_DATA, "/target/head", "unpaired surrogate"},
+        {"{\"target\": {\"head\": \"\\u0000\"}}", OSSA_ERROR_INVALID_DATA, "/target/head", "NUL"},
+    };
+    ossa_retarget_map automatic, map;
+    ossa_diagnostic diag;
+    assert_int_equal(ossa_retarget_map_auto(g_demo->skeleton, &automatic, NULL), OSSA_OK);
+    for (size_t i = 0; i < sizeof cases / sizeof cases[0]; i++) {
+        map = automatic;
+        ossa_result r = load_map(cases[i].json, "target", &map, &diag);
+        if (r != cases[i].result || strcmp(diag.path, cases[i].path) || !strstr(diag.message, cases[i].words)) {
+            fail_msg("case %zu: %s: got %s, path '%s', message '%s'", i, cases[i].json, ossa_result_string(r), diag.path,
+                     diag.message);
+        }
+        assert_memory_equal(&map, &automatic, sizeof map);
+    }
+    /* nesting and size limits */
+    char *deep = malloc(4096);
+    strcpy(deep, "{\"x\": ");
+    for (int i = 0; i < 40; i++) strcat(deep, "[");
+    for (int i = 0; i < 40; i++) strcat(deep, "]");
+    strcat(deep, "}");
+    assert_int_equal(load_map(deep, "target", &map, &diag), OSSA_ERROR_LIMIT);
+    free(deep);
+    size_t big = (1u << 20) + 1;
+    char *huge = malloc(big + 1);
+    memset(huge, ' ', big);
+    huge[0] = '{', huge[big - 1] = '}', huge[big] = '\0';
+    assert_int_equal(ossa_retarget_map_load_json(huge, big, "target", g_demo->skeleton, &map, &diag), OSSA_ERROR_LIMIT);
+    free(huge);
+    assert_int_equal(load_map("{}", "both", &map, &diag), OSSA_ERROR_INVALID_ARGUMENT);
+    assert_string_equal(diag.path, "side");
+    assert_int_equal(ossa_retarget_map_load_json(NULL, 0, "target", g_demo->skeleton, &map, &diag),
+                     OSSA_ERROR_INVALID_ARGUMENT);
+    assert_memory_equal(&map, &automatic, sizeof map);
+}
+
 static int setup(void **state) {
     (void)state;
     g_demo = demo_character_create();
@@ -727,6 +847,8 @@ int main(void) {
         cmocka_unit_test(job_never_allocates),
         cmocka_unit_test(contacts_pin_feet),
         cmocka_unit_test(bake_woman_walking_onto_demo),
+        cmocka_unit_test(map_file_overrides_and_round_trips),
+        cmocka_unit_test(map_file_malformed),
     };
     return cmocka_run_group_tests(tests, setup, teardown);
 }
