@@ -7,6 +7,8 @@
 #include "test_support.h"
 #include "job_check.h"
 
+#include <ossa/import.h>
+
 #include <math.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -821,6 +823,100 @@ static void map_file_malformed(void **state) {
     assert_memory_equal(&map, &automatic, sizeof map);
 }
 
+/* ---- the T-pose fix ---- */
+
+/* A copy of the demo character with both upper arms raised by `degrees` from hanging down. */
+static ossa_skeleton *arms_raised(float degrees) {
+    const ossa_skeleton *s = g_demo->skeleton;
+    ossa_transform rest[DEMO_JOINT_COUNT];
+    memcpy(rest, s->bind, sizeof rest);
+    float a = degrees * 3.14159265f / 180.0f;
+    rest[ossa_skeleton_find_joint(s, "upper_arm_L")].rotation = ossa_quat_from_axis_angle(ossa_vec3_make(0, 0, 1), a);
+    rest[ossa_skeleton_find_joint(s, "upper_arm_R")].rotation = ossa_quat_from_axis_angle(ossa_vec3_make(0, 0, 1), -a);
+    ossa_skeleton_desc desc;
+    memset(&desc, 0, sizeof desc);
+    desc.joint_count = s->joint_count;
+    desc.parents = s->parents;
+    desc.rest = rest;
+    desc.names = (const char *const *)s->names;
+    ossa_skeleton *out = NULL;
+    assert_int_equal(ossa_skeleton_create(&desc, NULL, &out), OSSA_OK);
+    return out;
+}
+
+static double bone_direction_angle(const ossa_skeleton *a, const ossa_transform *pa, const ossa_skeleton *b,
+                                   const ossa_transform *pb, const char *from, const char *to) {
+    ossa_vec3 da = ossa_vec3_sub(position_of(a, pa, (uint32_t)ossa_skeleton_find_joint(a, to)),
+                                 position_of(a, pa, (uint32_t)ossa_skeleton_find_joint(a, from)));
+    ossa_vec3 db = ossa_vec3_sub(position_of(b, pb, (uint32_t)ossa_skeleton_find_joint(b, to)),
+                                 position_of(b, pb, (uint32_t)ossa_skeleton_find_joint(b, from)));
+    return atan2(ossa_vec3_length(ossa_vec3_cross(da, db)), ossa_vec3_dot(da, db));
+}
+
+/* An A-pose source (arms 45 degrees down) driving a T-pose target: with the fix every limb
+ * bone points the same way in model space on every frame; without it the arms are off by the
+ * difference of the references. */
+static void tpose_fix_aligns_limbs(void **state) {
+    (void)state;
+    ossa_skeleton *a_pose = arms_raised(45.0f), *t_pose = arms_raised(90.0f);
+    static const char *const bones[][2] = {{"upper_arm_L", "lower_arm_L"}, {"lower_arm_L", "hand_L"},
+                                           {"upper_arm_R", "lower_arm_R"}, {"lower_arm_R", "hand_R"},
+                                           {"upper_leg_L", "lower_leg_L"}, {"lower_leg_R", "foot_R"}};
+    ossa_transform in[DEMO_JOINT_COUNT], out[DEMO_JOINT_COUNT];
+    for (int fix = 0; fix < 2; fix++) {
+        ossa_retarget_rig *rig = make_rig(a_pose, t_pose, fix);
+        double worst = 0.0;
+        for (int k = 0; k <= 12; k++) {
+            ot_clip_sample(demo_clip("walk"), (float)k / 12.0f, true, OSSA_LOOKUP_DEFAULT, NULL, a_pose->rest, in,
+                           DEMO_JOINT_COUNT);
+            retarget(rig, in, out);
+            for (size_t b = 0; b < sizeof bones / sizeof bones[0]; b++) {
+                double angle = bone_direction_angle(a_pose, in, t_pose, out, bones[b][0], bones[b][1]);
+                if (angle > worst) worst = angle;
+            }
+        }
+        if (fix) assert_true(worst <= 1e-3);
+        else assert_true(worst >= 40.0 * 3.14159265 / 180.0);
+        ossa_retarget_rig_destroy(rig);
+    }
+    ossa_skeleton_destroy(a_pose);
+    ossa_skeleton_destroy(t_pose);
+}
+
+/* CMU motion capture from Debian's assimp-testmodels, when installed: 01_01.bvh onto Woman
+ * and onto the demo character, automatic maps complete, bone lengths exact. */
+static void cmu_bvh_when_installed(void **state) {
+    (void)state;
+    const char *path = "/usr/share/assimp/models/BVH/01_01.bvh";
+    FILE *f = fopen(path, "rb");
+    if (!f) {
+        ot_skip_reason("%s absent (Debian package assimp-testmodels not installed)", path);
+        skip();
+    }
+    fclose(f);
+    ossa_asset *cmu = NULL;
+    ossa_diagnostic diag;
+    if (ossa_import_file(path, OSSA_IMPORTER_AUTO, NULL, &cmu, &diag) != OSSA_OK) {
+        ot_skip_reason("%s: cannot import (%s)", path, diag.message);
+        skip();
+    }
+    assert_true(cmu->clip_count >= 1);
+    ossa_retarget_rig *rig = make_rig(cmu->skeleton, g_demo->skeleton, true);
+    ossa_clip *baked = NULL;
+    assert_int_equal(ossa_retarget_bake(rig, cmu->clips[0], NULL, NULL, &baked), OSSA_OK);
+    ossa_retarget_report report;
+    assert_int_equal(ossa_retarget_report_compute(rig, cmu->clips[0], baked, NULL, NULL, &report), OSSA_OK);
+    char json[8192];
+    ossa_retarget_report_to_json(&report, json, sizeof json);
+    printf("CMU 01_01 -> demo (%u joints, %u frames):\n%s", cmu->skeleton->joint_count, report.frame_count, json);
+    ot_assert_near(report.bone_length_change, 0.0f, 0.0f);
+    assert_true(report.limbs[0].contact_count >= 1 && report.limbs[1].contact_count >= 1); /* it walks */
+    assert_true(report.round_trip_max_degrees < 1.0f);
+    ossa_clip_destroy(baked);
+    ossa_retarget_rig_destroy(rig);
+    ossa_asset_destroy(cmu);
+}
+
 static int setup(void **state) {
     (void)state;
     g_demo = demo_character_create();
@@ -849,6 +945,8 @@ int main(void) {
         cmocka_unit_test(bake_woman_walking_onto_demo),
         cmocka_unit_test(map_file_overrides_and_round_trips),
         cmocka_unit_test(map_file_malformed),
+        cmocka_unit_test(tpose_fix_aligns_limbs),
+        cmocka_unit_test(cmu_bvh_when_installed),
     };
     return cmocka_run_group_tests(tests, setup, teardown);
 }
