@@ -240,8 +240,8 @@ static ossa_result check_map(const ossa_retarget_map *map, const ossa_skeleton *
     if (r == OSSA_OK) return OSSA_OK;
     size_t skip = strlen(inner.path) + 2;
     const char *why = strlen(inner.message) >= skip ? inner.message + skip : inner.message;
-    char field[96];
-    snprintf(field, sizeof field, "%s.%s", side, inner.path);
+    char field[sizeof inner.path + 16];
+    snprintf(field, sizeof field, "%.12s.%.120s", side, inner.path);
     return ossa__job_fail(diag, r, field, "%s", why);
 }
 
