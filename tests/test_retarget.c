@@ -823,6 +823,71 @@ static void map_file_malformed(void **state) {
     assert_memory_equal(&map, &automatic, sizeof map);
 }
 
+/* ---- chains of different lengths ---- */
+
+/* The demo character (spine, chest: 2 spine bones) onto a copy with 4 (spine, chest, spine2,
+ * spine3, the arms on spine3): the copy's chest and neck take the source's changes exactly;
+ * spine2 and spine3, between chest and neck, take the rotation on the geodesic from the
+ * source chest's change to the source neck's at their normalised chain length (computed here
+ * from the copy's offsets). */
+static void chain_spread_by_length(void **state) {
+    (void)state;
+    const ossa_skeleton *s = g_demo->skeleton;
+    enum { N = DEMO_JOINT_COUNT + 2 };
+    static const char *const names[N] = {"hips", "spine", "chest", "spine2", "spine3", "neck", "head",
+                                         "upper_arm_L", "lower_arm_L", "hand_L", "upper_arm_R", "lower_arm_R",
+                                         "hand_R", "upper_leg_L", "lower_leg_L", "foot_L", "upper_leg_R",
+                                         "lower_leg_R", "foot_R"};
+    static const int32_t parents[N] = {-1, 0, 1, 2, 3, 4, 5, 4, 7, 8, 4, 10, 11, 0, 13, 14, 0, 16, 17};
+    ossa_transform rest[N];
+    for (int j = 0; j < N; j++) {
+        int32_t from = ossa_skeleton_find_joint(s, names[j]);
+        rest[j] = from >= 0 ? s->bind[from] : ossa_transform_identity();
+    }
+    rest[3].translation = ossa_vec3_make(0, 0.06f, 0); /* chest -> spine2 -> spine3 -> neck: 0.06, 0.04, 0.10 */
+    rest[4].translation = ossa_vec3_make(0, 0.04f, 0);
+    rest[5].translation = ossa_vec3_make(0, 0.10f, 0);
+    rest[7].translation.y -= 0.10f; /* the arms keep their model positions on spine3 */
+    rest[10].translation.y -= 0.10f;
+    ossa_skeleton_desc desc;
+    memset(&desc, 0, sizeof desc);
+    desc.joint_count = N;
+    desc.parents = parents;
+    desc.rest = rest;
+    desc.names = names;
+    ossa_skeleton *long_spine = NULL;
+    assert_int_equal(ossa_skeleton_create(&desc, NULL, &long_spine), OSSA_OK);
+    ossa_retarget_map map;
+    assert_int_equal(ossa_retarget_map_auto(long_spine, &map, NULL), OSSA_OK);
+    assert_int_equal(map.joints[H(SPINE)], 1);
+    assert_int_equal(map.joints[H(UPPER_CHEST)], 4);
+    ossa_retarget_rig *rig = make_rig(s, long_spine, false);
+
+    ossa_transform in[DEMO_JOINT_COUNT], out[N];
+    const float fraction[2] = {0.06f / 0.20f, 0.10f / 0.20f}; /* spine2, spine3 along chest -> neck */
+    for (int k = 0; k <= 10; k++) {
+        ot_clip_sample(demo_clip("walk"), (float)k / 10.0f, true, OSSA_LOOKUP_DEFAULT, NULL, s->rest, in,
+                       DEMO_JOINT_COUNT);
+        in[ossa_skeleton_find_joint(s, "neck")].rotation =
+            ossa_quat_from_axis_angle(ossa_vec3_make(0, 0, 1), 0.3f * (float)k / 10.0f); /* bend the neck too */
+        retarget(rig, in, out);
+        /* model rotation changes: the rests have identity rotations, so a change is the model rotation */
+        ossa_quat source_chest = model_of(s, in, (uint32_t)ossa_skeleton_find_joint(s, "chest")).rotation;
+        ossa_quat source_neck = model_of(s, in, (uint32_t)ossa_skeleton_find_joint(s, "neck")).rotation;
+        assert_true(rotation_distance(source_chest, model_of(long_spine, out, 2).rotation) <= 1e-5);
+        assert_true(rotation_distance(source_neck, model_of(long_spine, out, 5).rotation) <= 1e-5);
+        double between = rotation_distance(source_chest, source_neck);
+        for (int i = 0; i < 2; i++) {
+            ossa_quat q = model_of(long_spine, out, (uint32_t)(3 + i)).rotation;
+            double from_chest = rotation_distance(source_chest, q), to_neck = rotation_distance(q, source_neck);
+            ot_assert_near(from_chest + to_neck, between, 1e-5); /* on the geodesic */
+            ot_assert_near(from_chest, fraction[i] * between, 1e-5);
+        }
+    }
+    ossa_retarget_rig_destroy(rig);
+    ossa_skeleton_destroy(long_spine);
+}
+
 /* ---- the T-pose fix ---- */
 
 /* A copy of the demo character with both upper arms raised by `degrees` from hanging down. */
@@ -945,6 +1010,7 @@ int main(void) {
         cmocka_unit_test(bake_woman_walking_onto_demo),
         cmocka_unit_test(map_file_overrides_and_round_trips),
         cmocka_unit_test(map_file_malformed),
+        cmocka_unit_test(chain_spread_by_length),
         cmocka_unit_test(tpose_fix_aligns_limbs),
         cmocka_unit_test(cmu_bvh_when_installed),
     };
