@@ -590,6 +590,9 @@ static ossa_result vertex_pass(builder *B, build_run *R) {
         if (r == OSSA_OK && !changed) changed = vertex_culprits_exact(B, R, fail_time);
         if (r != OSSA_OK || !changed) break;
         r = write_and_measure(B, R);
+        /* a refit can move another joint's shell error over the target: the shell pass again */
+        if (r == OSSA_OK && !(R->error.max_error <= R->target) && (r = tighten(B, R)) == OSSA_OK)
+            r = exact_fallback(B, R);
     }
     ossa__free(B->allocator, fail_time);
     return r;

@@ -117,6 +117,10 @@ typedef struct builder {
     float *axis_shell;                   /* J x 3: local offsets of the virtual vertices (ossa__axis_shells) */
     float *bind_inverse;                 /* J x 9: the inverse of each bind frame's 3 x 3 part (column-major) */
     uint8_t *moves_vertex;               /* J: 1 when a mesh vertex has a weight > 0 on the joint */
+    uint32_t *joint_vertex_start;        /* J + 1: joint j's vertices are joint_vertices[start[j] .. start[j + 1]) */
+    uint32_t *joint_vertices;            /* every (joint, vertex) influence once: the vertex's number over all
+                                          * skinned meshes (mesh_vertex_base[mesh] + vertex) */
+    uint32_t *mesh_vertex_base;          /* options.mesh_count + 1: prefix sums of the skinned meshes' vertices */
     uint32_t *index_scratch;             /* key_grid_count x 4 (a channel's keys and values), J
                                           * (ancestors), channel_count (loosening order) */
 } builder;
