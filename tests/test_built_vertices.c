@@ -177,9 +177,15 @@ static void check_asset(const char *path, uint32_t clip_step, uint32_t times, ui
     assert_true(skinned_meshes > 0);
     double h = bind_height(sk), precision = 1e-4 * h / 1.8;
     ot_assert_near(ossa_clip_build_default_precision(sk), precision, precision * 1e-5);
+    /* for the benchmark figures (docs/performance.md): OSSA_VERTEX_FULL=1 checks every clip and
+     * vertex at 500 times, OSSA_VERTEX_PRECISION=P builds at an absolute precision */
+    const char *full = getenv("OSSA_VERTEX_FULL"), *given = getenv("OSSA_VERTEX_PRECISION");
+    if (full && *full == '1') clip_step = 1, times = 500, vertex_step = 1;
+    if (given && *given) precision = (float)atof(given);
     uint64_t rng = 0x5eed0bd5u;
     for (uint32_t c = 0; c < a->clip_count; c += clip_step) {
         ossa_clip_build_options opt = {0};
+        opt.precision = given && *given ? (float)precision : 0.0f;
         opt.meshes = (const ossa_mesh *const *)a->meshes;
         opt.mesh_count = a->mesh_count;
         ossa_built_clip *bc = NULL;
