@@ -22,7 +22,10 @@
  * ossa_clip_build (clip_build.c) runs these as named phases, in order: make_grids (the
  * measurement and key grids), make_channels, exact_poses, lossless_modes or first_fit (base
  * tolerances, a fit per channel), tighten (write, measure, halve the tolerances of what
- * misses), exact_fallback, compact_and_loosen, record_measurement. */
+ * misses), exact_fallback, compact_and_loosen, vertex_pass (with meshes: skin them through the
+ * built and the exact clip, tighten what misses; clip_vertices.c), record_measurement. The
+ * shells (clip_vertices.c) are model units at the bind pose: each joint's farthest vertex, else
+ * options.shell_distance; the virtual vertices sit at axis_shell local units along each axis. */
 #ifndef OSSA_ANIM_CLIP_BUILD_INTERNAL_H
 #define OSSA_ANIM_CLIP_BUILD_INTERNAL_H
 
