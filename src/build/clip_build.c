@@ -251,7 +251,7 @@ ossa_result ossa_clip_build_check(const ossa_clip *clip, const ossa_skeleton *sk
     memset(&resolved, 0, sizeof resolved);
     if (resolve_options(options, &resolved) != OSSA_OK)
         return build_fail(diag, OSSA_ERROR_INVALID_ARGUMENT, clip, "options",
-                          "a precision or shell distance is negative, NaN or infinite");
+                          "a precision or shell distance is negative, NaN or infinite, or mesh_count > 0 without meshes");
     ossa_result r = check_span(clip, diag);
     return r != OSSA_OK ? r : check_magnitudes(clip, skeleton, diag);
 }
