@@ -417,12 +417,42 @@ static void test_meshless_shell(void **state) {
     generated_free(&g);
 }
 
+/* Misuse: mesh_count without meshes; a rigid mesh (no influences) is not checked; NULLs. */
+static void test_mesh_options(void **state) {
+    (void)state;
+    generated g = generate((ossa_vec3){1.0f, 1.0f, 1.0f}, 0.25, 5);
+    ossa_clip_build_options opt = {0};
+    opt.mesh_count = 1;
+    ossa_built_clip *bc = NULL;
+    assert_int_equal(ossa_clip_build(g.clip, g.skeleton, &opt, NULL, &bc, NULL), OSSA_ERROR_INVALID_ARGUMENT);
+    assert_null(bc);
+    ossa_diagnostic d;
+    assert_int_equal(ossa_clip_build_check(g.clip, g.skeleton, &opt, &d), OSSA_ERROR_INVALID_ARGUMENT);
+    assert_string_equal(d.path, "options");
+    /* the same mesh without influences: rigid, nothing to skin, said so */
+    ossa_mesh rigid = *g.mesh;
+    rigid.influences = 0;
+    rigid.joints = NULL;
+    rigid.weights = NULL;
+    const ossa_mesh *meshes[1] = {&rigid};
+    opt.meshes = meshes;
+    ossa_clip_build_stats st;
+    assert_int_equal(ossa_clip_build(g.clip, g.skeleton, &opt, NULL, &bc, &st), OSSA_OK);
+    assert_int_equal(st.vertex_meshes, 0);
+    ot_assert_near(st.character_height, bind_height(g.skeleton), 1e-5 * bind_height(g.skeleton));
+    ossa_built_clip_destroy(bc);
+    assert_true(ossa_skeleton_bind_height(NULL) == 0.0f);
+    assert_true(ossa_clip_build_default_precision(NULL) == 0.0f);
+    generated_free(&g);
+}
+
 int main(void) {
     const struct CMUnitTest tests[] = {
         cmocka_unit_test(test_woman_vertices),
         cmocka_unit_test(test_small_skinned_assets),
         cmocka_unit_test(test_generated_scales),
         cmocka_unit_test(test_meshless_shell),
+        cmocka_unit_test(test_mesh_options),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
 }
