@@ -266,7 +266,9 @@ static void test_data_load_roundtrip(void **state) {
             roundtrip(bc, sk);
             ossa_clip_build_options got = ossa_built_clip_options(bc);
             assert_int_equal(got.lossless, lossless);
-            assert_true(got.precision == 1e-3f && got.shell_distance == 0.03f && got.weight_precision == 1e-3f);
+            /* the default shell: 0.03 model units per 1.8 of bind-pose height */
+            float shell = 0.03f * ossa_skeleton_bind_height(sk) / 1.8f;
+            assert_true(got.precision == 1e-3f && got.shell_distance == shell && got.weight_precision == 1e-3f);
             ossa_built_clip_destroy(bc);
         }
         ossa_clip_destroy(c);
@@ -888,12 +890,18 @@ static float check_bound(const ossa_clip *clip, const ossa_skeleton *sk, float p
     ossa_built_clip *bc = NULL;
     ossa_clip_build_stats st;
     assert_int_equal(ossa_clip_build(clip, sk, &opt, NULL, &bc, &st), OSSA_OK);
-    float P = precision != 0.0f ? precision : 1e-4f, S = shell != 0.0f ? shell : 0.03f;
+    /* the scale-aware defaults: 1e-4 and 0.03 model units per 1.8 of bind-pose height */
+    float P = precision != 0.0f ? precision : 1e-4f * ossa_skeleton_bind_height(sk) / 1.8f;
+    float S = shell != 0.0f ? shell : 0.03f * ossa_skeleton_bind_height(sk) / 1.8f;
+    ot_assert_near(P, ossa_built_clip_options(bc).precision, 0.0);
     assert_true(st.max_error <= P);
     assert_true(st.max_weight_error <= 1e-3f);
     ossa_clip_error e;
     assert_int_equal(ossa_built_clip_measure(bc, clip, sk, S, NULL, &e), OSSA_OK);
-    assert_true(e.max_error == st.max_error && e.worst_joint == st.worst_joint && e.worst_time == st.worst_time);
+    if (!(e.max_error == st.max_error && e.worst_joint == st.worst_joint && e.worst_time == st.worst_time))
+        fail_msg("measure %.9g joint %u t %.9g, builder %.9g joint %u t %.9g (shell %.9g, precision %.9g)",
+                 (double)e.max_error, e.worst_joint, (double)e.worst_time, (double)st.max_error, st.worst_joint,
+                 (double)st.worst_time, (double)S, (double)P);
     check_key_grid(bc);
     uint32_t J = sk->joint_count, W = ossa_built_clip_weight_count(bc);
     ossa_sampling_context *ctx = NULL;
@@ -1003,8 +1011,9 @@ static void test_compressed_bound_woman(void **state) {
         float w = check_bound(a->clips[i], a->skeleton, 0.0f, 0.0f, 1000, i, &bytes);
         if (w > worst) worst = w;
     }
-    printf("Woman: %u clips compressed to %zu bytes, worst random-time error %.3g (bound 1e-4)\n", a->clip_count, bytes,
-           (double)worst);
+    printf("Woman: %u clips compressed to %zu bytes, worst random-time error %.3g (bound %.3g: 1e-4 x height %.3g / 1.8)\n",
+           a->clip_count, bytes, (double)worst, (double)ossa_clip_build_default_precision(a->skeleton),
+           (double)ossa_skeleton_bind_height(a->skeleton));
     ossa_asset_destroy(a);
 }
 

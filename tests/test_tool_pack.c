@@ -1,7 +1,8 @@
 /* `ossa pack` and the tool on packed files, by expected output: a generated glTF
  * (a skinned, morphed 3-joint chain with STEP translation, LINEAR rotation, CUBICSPLINE
  * scale and a morph-weight track) and, when present, the shared assets:
- *   - `ossa pack` prints raw / built bytes, ratio and measured error per clip;
+ *   - `ossa pack` prints raw / built bytes, ratio, the precision (of the height) and measured
+ *     shell and vertex errors per clip;
  *   - `ossa info --json` on the .ossa lists the same nodes, skins, meshes and
  *     primitives as on the glTF, and per clip built_bytes, precision, max_error;
  *   - `ossa sample --lossless` equals the editable default to 1e-6, so does sampling the
@@ -145,7 +146,10 @@ static void pack_prints_per_clip(void **state) {
     assert_non_null(strstr(out, "clip 0 'all': raw "));
     assert_non_null(strstr(out, " built "));
     assert_non_null(strstr(out, "ratio "));
-    assert_non_null(strstr(out, "max error "));
+    assert_non_null(strstr(out, "shell error "));
+    assert_non_null(strstr(out, "precision ")); /* model units, then as a fraction of the height */
+    assert_non_null(strstr(out, " of height "));
+    assert_non_null(strstr(out, "vertex error ") ? strstr(out, "vertex error ") : strstr(out, "no mesh checked"));
     assert_non_null(strstr(out, "wrote "));
     free(out);
     /* info: same nodes, skins, meshes, primitives; built clip numbers */
@@ -157,7 +161,9 @@ static void pack_prints_per_clip(void **state) {
     assert_memory_equal(na, nb, (size_t)(ca - na));
     assert_non_null(strstr(cb, "\"name\": \"all\""));
     assert_non_null(strstr(cb, "\"built_bytes\": "));
-    assert_non_null(strstr(cb, "\"precision\": 9.99999975e-05"));
+    /* the default precision: 1e-4 of the bind-pose height per 1.8 */
+    assert_non_null(strstr(cb, "\"precision\": "));
+    assert_non_null(strstr(cb, "\"precision_of_height\": 5.555"));
     assert_non_null(strstr(cb, "\"max_error\": "));
     free(a);
     free(b);

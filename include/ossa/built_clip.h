@@ -14,17 +14,22 @@
  *   compressed (default) any representation whose error, measured at every time of the
  *              measurement grid, is at most `precision` (ossa_clip_build returns LIMIT
  *              rather than a clip that misses it there; between grid times the 8 % margin
- *              below covers the error in every test, but it is not proven):
- *              the error is measured in model space, ACL's way: for every joint, virtual
- *              vertices at `shell_distance` from the joint along its local axes are
- *              transformed through the whole hierarchy (parent scales included) by the
- *              built pose and by the exact (editable) pose; the error is the largest
- *              distance between the two, at every source key time and between keys
- *              (ossa_built_clip_measure's grid). The builder measures what it built and
+ *              below covers the error in every test, but it is not proven), in model units:
+ *              every joint has a shell, model units at the bind pose (the farthest vertex it
+ *              moves in options.meshes, else shell_distance); its virtual vertices (origin and
+ *              the points a shell away along its bind-pose axes) are transformed through the
+ *              whole hierarchy (parent scales included) by the built and the exact (editable)
+ *              pose, and the shell error is the largest distance between the two, at every
+ *              source key time and between keys (ossa_built_clip_measure's grid). Then, with
+ *              meshes, the builder skins them through both clips and tightens whatever vertex
+ *              is above the target, so every skinned vertex (linear blend skinning of the base
+ *              positions, scale included, morph targets excluded) is within the precision at
+ *              every grid time (stats.max_vertex_error). The builder measures what it built and
  *              tightens what fails until every measured time is within 0.92 x precision;
  *              what the tightening leaves above it is stored exactly (the failing joints'
  *              chains, then every channel), and only if even that measures above
- *              `precision` does the build fail.
+ *              `precision` does the build fail. docs/built-clips.md, "The guarantee", has the
+ *              proof sketch (shells alone bound a vertex within 4.46 x their error).
  *              Morph weight tracks are bounded by `weight_precision` (absolute; they are
  *              stored exactly today). docs/built-clips.md has the format and the method.
  *
@@ -36,6 +41,7 @@
 #define OSSA_BUILT_CLIP_H
 
 #include "clip.h"
+#include "mesh.h"
 #include "skeleton.h"
 
 #ifdef __cplusplus
@@ -47,10 +53,21 @@ typedef struct ossa_built_clip ossa_built_clip;
 /* Zero means default for every field. */
 typedef struct ossa_clip_build_options {
     bool lossless;            /* keep every key exactly (ignores the precision fields) */
-    float precision;          /* max object-space error, model units; 0 = 1e-4 (0.1 mm in glTF metres) */
-    float shell_distance;     /* virtual-vertex distance from each joint, model units; 0 = 0.03 */
+    float precision;          /* max model-space error, model units; 0 = scale-aware default:
+                               * 1e-4 x (bind-pose height / 1.8), ossa_clip_build_default_precision */
+    float shell_distance;     /* model units at the bind pose: the virtual-vertex distance of joints
+                               * that move no vertex (all joints without meshes); 0 = 0.03 x (bind-pose
+                               * height / 1.8): 3 cm on a 1.8 m character */
     float weight_precision;   /* max absolute error of morph weights; 0 = 1e-3 */
     size_t max_scratch_bytes; /* cap on the builder's scratch; 0 = OSSA_CLIP_BUILD_SCRATCH_CAP */
+    /* The skinned meshes the clip deforms (not owned, read during the build only; NULL / 0 =
+     * none). Each joint that moves a vertex (any weight > 0) gets as its shell the model-space
+     * distance at the bind pose to the farthest vertex it moves, and after the shells are met
+     * the builder skins every mesh through the built and the exact clip and tightens whatever
+     * vertex misses the precision (docs/built-clips.md, "The guarantee"). Meshes with
+     * influences 0 or without weights are skipped. */
+    const ossa_mesh *const *meshes;
+    uint32_t mesh_count;
 } ossa_clip_build_options;
 
 /* Default cap on ossa_clip_build's scratch (1 GiB). The scratch is about
@@ -67,12 +84,25 @@ typedef struct ossa_clip_build_stats {
     uint32_t worst_joint;     /* skeleton joint where max_error occurs */
     float worst_time;         /* clip time, seconds, where max_error occurs */
     float max_weight_error;   /* measured absolute morph-weight error */
+    /* The final check on real vertices (ossa_clip_build only: ossa_built_clip_stats and packed
+     * files give 0 here). vertex_meshes = 0: built without a mesh, the shells alone bound it. */
+    uint32_t vertex_meshes;   /* skinned meshes the check used */
+    float max_vertex_error;   /* largest skinned-vertex distance built vs exact, model units */
+    uint32_t worst_mesh;      /* index into options.meshes */
+    uint32_t worst_vertex;    /* vertex of that mesh */
+    uint32_t worst_vertex_joint; /* the influence of that vertex with the largest error share */
+    float worst_vertex_time;  /* clip time, seconds */
+    uint32_t vertex_times;    /* grid times whose vertices were skinned (the others are bounded) */
+    uint32_t vertex_times_unchecked; /* grid times the bound could not clear and the budget skipped */
+    float character_height;   /* bind-pose height the defaults scale with, model units */
 } ossa_clip_build_stats;
 
 /* Builds `clip` for `skeleton` (tracks name skeleton joints; tracks whose joint is out
  * of range are dropped). `options` and `stats` may be NULL. The skeleton need not outlive
  * the result. On failure *out is NULL and nothing is leaked.
- * INVALID_ARGUMENT for NULL clip/skeleton/out or a negative/NaN/infinite option;
+ * INVALID_ARGUMENT for NULL clip/skeleton/out, a negative/NaN/infinite option, or mesh_count > 0
+ * with meshes NULL; LIMIT also when a skinned vertex still measures above `precision` once its
+ * joints' chains are exact (stats then holds the measurement);
  * OUT_OF_MEMORY; LIMIT when the block would pass 4 GiB, when the scratch would pass
  * options->max_scratch_bytes (checked before allocating it; the formula is above), or when
  * even the exact keys measure above `precision` (float rounding of large model coordinates vs
@@ -82,7 +112,7 @@ typedef struct ossa_clip_build_stats {
  * the clip's key times span more than FLT_MAX seconds (end - start, e.g. keys at -3e38 and
  * 3e38: a built clip's clock, its duration and key intervals are floats; the editable clip
  * samples such a clip exactly, with the interval in double). ossa_clip_build_check says why.
- * Woman's 10 clips build in ~0.75 s of CPU. */
+ * Woman's 10 clips build in ~2.6 s of CPU with its mesh (docs/performance.md). */
 ossa_result ossa_clip_build(const ossa_clip *clip, const ossa_skeleton *skeleton,
                             const ossa_clip_build_options *options, const ossa_allocator *allocator,
                             ossa_built_clip **out, ossa_clip_build_stats *stats);
@@ -94,6 +124,11 @@ ossa_result ossa_clip_build(const ossa_clip *clip, const ossa_skeleton *skeleton
  * It does not predict OUT_OF_MEMORY, the scratch cap or a missed precision. */
 ossa_result ossa_clip_build_check(const ossa_clip *clip, const ossa_skeleton *skeleton,
                                   const ossa_clip_build_options *options, ossa_diagnostic *diag);
+/* The bind-pose height of the skeleton (the largest extent of its joints' model-space origins
+ * at the bind pose, parent scales included; 1.8 when that is 0), and the default precision
+ * 1e-4 x height / 1.8 (0.1 mm on a 1.8 m character, in its own units). 0 for NULL. */
+float ossa_skeleton_bind_height(const ossa_skeleton *skeleton);
+float ossa_clip_build_default_precision(const ossa_skeleton *skeleton);
 /* Frees a built clip; NULL is a no-op. */
 void ossa_built_clip_destroy(ossa_built_clip *clip);
 
@@ -134,9 +169,10 @@ typedef struct ossa_clip_error {
  * from) on `skeleton`: at every key time of every track and at evenly spaced times inside
  * each interval between consecutive key times of the whole clip (at least 7 per interval,
  * 15 when a track is CUBICSPLINE, and at least 480 per second), both poses start from the skeleton's rest pose; for every joint
- * the origin and the points at `shell_distance` along its local x, y and z axes go through
- * the whole hierarchy (ossa_pose_to_model: parent scales included); the error is the
- * largest distance between the two (docs/built-clips.md, "The error metric"). shell_distance 0 = 0.03.
+ * the origin and the points `shell_distance` model units from it at the bind pose along its
+ * bind-pose axes go through the whole hierarchy (ossa_pose_to_model: parent scales included);
+ * the error is the largest distance between the two (docs/built-clips.md, "The error metric").
+ * shell_distance 0 = 0.03 x ossa_skeleton_bind_height / 1.8.
  * Allocates scratch (a build-time tool, not a hot path). INVALID_ARGUMENT for NULLs, a
  * negative/NaN shell or a built clip whose joint / weight track counts do not match. */
 ossa_result ossa_built_clip_measure(const ossa_built_clip *built, const ossa_clip *reference,

@@ -98,7 +98,8 @@ ossa_clip_build_options ossa_built_clip_options(const ossa_built_clip *c) {
 }
 
 ossa_clip_build_stats ossa_built_clip_stats(const ossa_built_clip *c) {
-    ossa_clip_build_stats s = {0};
+    ossa_clip_build_stats s;
+    memset(&s, 0, sizeof s); /* padding too: callers compare the bytes */
     if (!c) return s;
     s.raw_bytes = (size_t)(((uint64_t)c->h->raw_bytes_hi << 32) | c->h->raw_bytes_lo);
     s.bytes = c->h->size;

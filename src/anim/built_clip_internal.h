@@ -597,10 +597,17 @@ void ossa__clip_sample_exact(const ossa_clip *clip, float t, bool loop, const os
                              uint32_t joint_count);
 void ossa__clip_weights_exact(const ossa_clip *clip, uint32_t track, float t, bool loop, float *out, uint32_t count);
 /* Virtual vertices of a local pose: model matrices of every joint, then per joint the origin
- * and the points at `shell` along its x, y and z axes: out[j * 12 + point * 3 + xyz]. model is
- * joint_count matrices of scratch. */
-void ossa__pose_points(const ossa_transform *locals, const int32_t *parents, uint32_t joint_count, float shell,
-                       ossa_mat4 *model, float *out);
+ * and the points at axis_shell[j * 3 + a] (local units) along its axes a = x, y, z:
+ * out[j * 12 + point * 3 + xyz]. model is joint_count matrices of scratch. */
+void ossa__pose_points(const ossa_transform *locals, const int32_t *parents, uint32_t joint_count,
+                       const float *axis_shell, ossa_mat4 *model, float *out);
+/* The bind-pose model matrices of `skeleton` (skeleton->bind through the hierarchy) into
+ * model (joint_count). */
+void ossa__bind_model(const ossa_skeleton *skeleton, ossa_mat4 *model);
+/* Local per-axis offsets that put a joint's virtual vertices `shell[j]` model units from it at
+ * the bind pose: axis_shell[j * 3 + a] = shell[j] / |column a of bind_model[j]| (0 for a
+ * degenerate axis). */
+void ossa__axis_shells(const ossa_mat4 *bind_model, const float *shell, uint32_t joint_count, float *axis_shell);
 /* Largest distance per joint between two point sets of ossa__pose_points. */
 float ossa__points_error(const float *a, const float *b, uint32_t joint_count, uint32_t *worst_joint, float *per_joint);
 

@@ -18,7 +18,7 @@
 
 /* Per joint, over every grid time of the exact poses: how far its subtree reaches (the farthest
  * virtual vertex of a descendant from its origin), and the largest and smallest stretch of its
- * parent's model frame (an axis length over the shell distance; 1 at roots) and the smallest
+ * parent's model frame (an axis length over its local shell offset; 1 at roots) and the smallest
  * |local scale| of any axis. */
 static void joint_extents(const builder *B, float *reach, float *stretch_max, float *stretch_min,
                           float *local_scale_min) {
@@ -29,7 +29,6 @@ static void joint_extents(const builder *B, float *reach, float *stretch_max, fl
         stretch_min[j] = INFINITY;
         local_scale_min[j] = INFINITY;
     }
-    float shell = B->options.shell_distance;
     for (uint32_t g = 0; g < G; g++) {
         const float *P = B->exact_points + (size_t)g * J * 12;
         for (uint32_t d = 0; d < J; d++) {
@@ -45,6 +44,7 @@ static void joint_extents(const builder *B, float *reach, float *stretch_max, fl
             int32_t pa = par[d];
             for (int k = 0; k < 3; k++) {
                 float n = 1.0f;
+                float shell = pa >= 0 ? B->axis_shell[(size_t)pa * 3 + (size_t)k] : 0.0f;
                 if (pa >= 0 && shell > 0.0f) {
                     const float *o = P + (size_t)pa * 12, *x = o + 3 + k * 3;
                     n = sqrtf((x[0] - o[0]) * (x[0] - o[0]) + (x[1] - o[1]) * (x[1] - o[1]) +
@@ -149,6 +149,9 @@ typedef struct build_run {
     ossa_built_clip *built;      /* the latest built clip (owned) */
     ossa_clip_error error;       /* its measurement */
     float target;                /* the error the build aims at: precision x TARGET_MARGIN */
+    vertex_check vertices;       /* the final check on the meshes' vertices (when there are meshes) */
+    bool vertices_checked;
+    float height;                /* the skeleton's bind-pose height */
 } build_run;
 
 static bool bad_option(float v) { return isnan(v) || v < 0.0f || isinf(v); }
@@ -156,12 +159,23 @@ static bool bad_option(float v) { return isnan(v) || v < 0.0f || isinf(v); }
 /* The options with zero meaning the default; INVALID_ARGUMENT for a negative or NaN one. */
 static ossa_result resolve_options(const ossa_clip_build_options *options, ossa_clip_build_options *out) {
     if (options) *out = *options;
+    if (out->mesh_count && !out->meshes) return OSSA_ERROR_INVALID_ARGUMENT;
     if (bad_option(out->precision) || bad_option(out->shell_distance) || bad_option(out->weight_precision))
         return OSSA_ERROR_INVALID_ARGUMENT;
-    if (out->precision == 0.0f) out->precision = 1e-4f;
-    if (out->shell_distance == 0.0f) out->shell_distance = 0.03f;
+    /* precision and shell 0: scale-aware, set by resolve_scaled_defaults once the skeleton is known */
     if (out->weight_precision == 0.0f) out->weight_precision = 1e-3f;
     return OSSA_OK;
+}
+
+/* The scale-aware defaults: precision 1e-4 and shell 0.03 for a bind-pose height of 1.8 model
+ * units, in proportion otherwise (ossa_skeleton_bind_height). Returns the height. */
+static float resolve_scaled_defaults(ossa_clip_build_options *o, const ossa_skeleton *skeleton) {
+    float height = ossa_skeleton_bind_height(skeleton);
+    if (o->precision == 0.0f) o->precision = 1e-4f * height / 1.8f;
+    if (o->shell_distance == 0.0f) o->shell_distance = 0.03f * height / 1.8f;
+    if (!(o->precision > 0.0f) || !isfinite(o->precision)) o->precision = 1e-4f;
+    if (!(o->shell_distance > 0.0f) || !isfinite(o->shell_distance)) o->shell_distance = 0.03f;
+    return height;
 }
 
 /* Refuses a build: when diag is not NULL, diag->path = field and diag->message =
@@ -237,7 +251,7 @@ ossa_result ossa_clip_build_check(const ossa_clip *clip, const ossa_skeleton *sk
     memset(&resolved, 0, sizeof resolved);
     if (resolve_options(options, &resolved) != OSSA_OK)
         return build_fail(diag, OSSA_ERROR_INVALID_ARGUMENT, clip, "options",
-                          "a precision or shell distance is negative, NaN or infinite");
+                          "a precision or shell distance is negative, NaN or infinite, or mesh_count > 0 without meshes");
     ossa_result r = check_span(clip, diag);
     return r != OSSA_OK ? r : check_magnitudes(clip, skeleton, diag);
 }
@@ -369,7 +383,7 @@ static void exact_poses(builder *B, ossa_mat4 *model) {
     for (uint32_t g = 0; g < B->grid_count; g++) {
         ossa_transform *ex = B->exact_pose + (size_t)g * J;
         ossa__clip_sample_exact(B->clip, B->grid_times[g], false, B->skeleton->rest, ex, J);
-        ossa__pose_points(ex, B->skeleton->parents, J, B->options.shell_distance, model,
+        ossa__pose_points(ex, B->skeleton->parents, J, B->axis_shell, model,
                           B->exact_points + (size_t)g * J * 12);
     }
 }
@@ -519,6 +533,71 @@ static ossa_result compact_and_loosen(builder *B, build_run *R) {
     return r;
 }
 
+/* The failing joints of the final check: each one's channels and its ancestors' that cause its
+ * miss at its worst time are marked in R->touched (ossa__build_attribute). */
+static ossa_result mark_vertex_culprits(builder *B, build_run *R, const uint32_t *fail_time) {
+    memset(R->touched, 0, B->channel_count);
+    for (uint32_t j = 0; j < B->joint_count; j++) {
+        if (fail_time[j] == UINT32_MAX) continue;
+        ossa_result r = ossa__build_attribute(B, R->built, R->context, j, fail_time[j], R->channel_of, R->touched);
+        if (r != OSSA_OK) return r;
+    }
+    return OSSA_OK;
+}
+
+/* Every channel of each failing joint (fail_time set) and its ancestors goes raw; if none is
+ * left to change, every channel. Whether any changed. */
+static bool vertex_culprits_exact(builder *B, const build_run *R, const uint32_t *fail_time) {
+    bool changed = false;
+    for (uint32_t j = 0; j < B->joint_count; j++) {
+        if (fail_time[j] == UINT32_MAX) continue;
+        for (int32_t a = (int32_t)j; a >= 0; a = B->skeleton->parents[a])
+            for (size_t k = 0; k < 3; k++) {
+                int32_t ci = R->channel_of[(size_t)a * 3 + k];
+                if (ci >= 0 && B->channels[ci].mode != MODE_RAW) {
+                    B->channels[ci].mode = MODE_RAW;
+                    changed = true;
+                }
+            }
+    }
+    for (uint32_t i = 0; !changed && i < B->channel_count; i++)
+        if (B->channels[i].kind != OSSA__CH_W && B->channels[i].mode != MODE_RAW) {
+            for (uint32_t k = i; k < B->channel_count; k++)
+                if (B->channels[k].kind != OSSA__CH_W) B->channels[k].mode = MODE_RAW;
+            changed = true;
+        }
+    return changed;
+}
+
+/* The final check on real vertices: skin the meshes through the built and the exact clip
+ * (ossa__build_vertex_check) and tighten the channels behind each failing vertex's dominant
+ * joint (VERTEX_ROUNDS rounds of tolerance / sqrt 2), then make their chains exact, until no
+ * checked vertex is above the target. */
+static ossa_result vertex_pass(builder *B, build_run *R) {
+    if (!B->options.meshes || !B->options.mesh_count || B->options.lossless) return OSSA_OK;
+    uint32_t *fail_time = ossa__alloc_array(B->allocator, (size_t)B->joint_count + 1, sizeof(uint32_t));
+    if (!fail_time) return OSSA_ERROR_OUT_OF_MEMORY;
+    ossa_result r = OSSA_OK;
+    R->vertices_checked = true;
+    for (int round = 0; r == OSSA_OK; round++) {
+        r = ossa__build_vertex_check(B, R->built, R->context, R->target, &R->vertices, fail_time);
+        if (r != OSSA_OK || !R->vertices.over) break;
+        bool changed = false;
+        if (round < VERTEX_ROUNDS) {
+            r = mark_vertex_culprits(B, R, fail_time);
+            if (r == OSSA_OK) changed = halve_touched_tolerances(B, R);
+        }
+        if (r == OSSA_OK && !changed) changed = vertex_culprits_exact(B, R, fail_time);
+        if (r != OSSA_OK || !changed) break;
+        r = write_and_measure(B, R);
+        /* a refit can move another joint's shell error over the target: the shell pass again */
+        if (r == OSSA_OK && !(R->error.max_error <= R->target) && (r = tighten(B, R)) == OSSA_OK)
+            r = exact_fallback(B, R);
+    }
+    ossa__free(B->allocator, fail_time);
+    return r;
+}
+
 /* Records what was measured in the block itself (ossa__bc_header). */
 static void record_measurement(ossa_built_clip *bc, size_t raw_bytes, const ossa_clip_error *e) {
     ossa__bc_header *h = (ossa__bc_header *)ossa__built_clip_block(bc);
@@ -548,6 +627,7 @@ static void free_scratch(builder *B, build_run *R) {
     ossa__free(al, B->key_grid_rank);
     ossa__free(al, B->key_grid);
     ossa__free(al, B->grid_times);
+    ossa__build_free_shells(B);
 }
 
 /* All phases after the options and the magnitudes are checked; the result in R->built. */
@@ -556,6 +636,7 @@ static ossa_result build(builder *B, build_run *R) {
     if ((r = make_grids(B)) != OSSA_OK) return r;
     if ((r = alloc_scratch(B, R)) != OSSA_OK) return r;
     make_channels(B, R);
+    if ((r = ossa__build_shells(B)) != OSSA_OK) return r;
     exact_poses(B, R->model);
     if (B->options.lossless) lossless_modes(B);
     else if ((r = first_fit(B, R)) != OSSA_OK) return r;
@@ -566,7 +647,29 @@ static ossa_result build(builder *B, build_run *R) {
     if ((r = tighten(B, R)) != OSSA_OK) return r;
     if (B->options.lossless) return OSSA_OK;
     if ((r = exact_fallback(B, R)) != OSSA_OK) return r;
-    return compact_and_loosen(B, R);
+    if ((r = compact_and_loosen(B, R)) != OSSA_OK) return r;
+    return vertex_pass(B, R);
+}
+
+/* The final check's findings into stats (ossa_clip_build only: the block does not keep them). */
+static void vertex_stats(const builder *B, const build_run *R, ossa_clip_build_stats *stats) {
+    stats->character_height = R->height;
+    if (!R->vertices_checked) return;
+    uint32_t meshes = 0;
+    for (uint32_t i = 0; i < B->options.mesh_count; i++) {
+        const ossa_mesh *m = B->options.meshes[i];
+        meshes += m && m->vertex_count && m->positions && m->joints && m->weights &&
+                  (m->influences == 4 || m->influences == 8) && m->skin >= 0 &&
+                  (uint32_t)m->skin < B->skeleton->skin_count;
+    }
+    stats->vertex_meshes = meshes;
+    stats->max_vertex_error = R->vertices.max_error;
+    stats->worst_mesh = R->vertices.mesh;
+    stats->worst_vertex = R->vertices.vertex;
+    stats->worst_vertex_joint = R->vertices.joint;
+    stats->worst_vertex_time = R->vertices.max_error > 0.0f ? B->grid_times[R->vertices.grid] : 0.0f;
+    stats->vertex_times = R->vertices.times_checked;
+    stats->vertex_times_unchecked = R->vertices.times_unchecked;
 }
 
 ossa_result ossa_clip_build(const ossa_clip *clip, const ossa_skeleton *skeleton, const ossa_clip_build_options *options,
@@ -586,8 +689,10 @@ ossa_result ossa_clip_build(const ossa_clip *clip, const ossa_skeleton *skeleton
     B.joint_count = skeleton->joint_count;
     build_run R;
     memset(&R, 0, sizeof R);
+    R.height = resolve_scaled_defaults(&B.options, skeleton);
     r = build(&B, &R);
-    if (r == OSSA_OK && !B.options.lossless && !(R.error.max_error <= B.options.precision)) {
+    if (r == OSSA_OK && !B.options.lossless &&
+        (!(R.error.max_error <= B.options.precision) || !(R.vertices.max_error <= B.options.precision))) {
         /* even the exact keys miss it: float rounding of the model-space values is larger
          * than the precision asked for; say so instead of returning a clip that misses it */
         if (stats) {
@@ -595,12 +700,16 @@ ossa_result ossa_clip_build(const ossa_clip *clip, const ossa_skeleton *skeleton
             stats->worst_joint = R.error.worst_joint;
             stats->worst_time = R.error.worst_time;
             stats->max_weight_error = R.error.max_weight_error;
+            vertex_stats(&B, &R, stats);
         }
         r = OSSA_ERROR_LIMIT;
     }
     if (r == OSSA_OK) {
         record_measurement(R.built, raw_clip_bytes(clip), &R.error);
-        if (stats) *stats = ossa_built_clip_stats(R.built);
+        if (stats) {
+            *stats = ossa_built_clip_stats(R.built);
+            vertex_stats(&B, &R, stats);
+        }
         *out = R.built;
         R.built = NULL;
     }

@@ -22,7 +22,10 @@
  * ossa_clip_build (clip_build.c) runs these as named phases, in order: make_grids (the
  * measurement and key grids), make_channels, exact_poses, lossless_modes or first_fit (base
  * tolerances, a fit per channel), tighten (write, measure, halve the tolerances of what
- * misses), exact_fallback, compact_and_loosen, record_measurement. */
+ * misses), exact_fallback, compact_and_loosen, vertex_pass (with meshes: skin them through the
+ * built and the exact clip, tighten what misses; clip_vertices.c), record_measurement. The
+ * shells (clip_vertices.c) are model units at the bind pose: each joint's farthest vertex, else
+ * options.shell_distance; the virtual vertices sit at axis_shell local units along each axis. */
 #ifndef OSSA_ANIM_CLIP_BUILD_INTERNAL_H
 #define OSSA_ANIM_CLIP_BUILD_INTERNAL_H
 
@@ -111,6 +114,16 @@ typedef struct builder {
     float *bound_scratch;                /* 2 x J: loosen_bounds' scratch */
     float *rounding_slack;               /* J: twice the float rounding of a computed vertex of each subtree */
     float *candidate_values;             /* G x 4: a candidate channel's decoded values */
+    /* the shells (clip_vertices.c): model units at the bind pose, and per axis in local units */
+    ossa_mat4 *bind_model;               /* J: the skeleton's bind pose, model space */
+    float *joint_shell;                  /* J: model units (the farthest vertex moved, or the default) */
+    float *axis_shell;                   /* J x 3: local offsets of the virtual vertices (ossa__axis_shells) */
+    float *bind_inverse;                 /* J x 9: the inverse of each bind frame's 3 x 3 part (column-major) */
+    uint8_t *moves_vertex;               /* J: 1 when a mesh vertex has a weight > 0 on the joint */
+    uint32_t *joint_vertex_start;        /* J + 1: joint j's vertices are joint_vertices[start[j] .. start[j + 1]) */
+    uint32_t *joint_vertices;            /* every (joint, vertex) influence once: the vertex's number over all
+                                          * skinned meshes (mesh_vertex_base[mesh] + vertex) */
+    uint32_t *mesh_vertex_base;          /* options.mesh_count + 1: prefix sums of the skinned meshes' vertices */
     uint32_t *index_scratch;             /* key_grid_count x 4 (a channel's keys and values), J
                                           * (ancestors), channel_count (loosening order) */
 } builder;
@@ -157,6 +170,33 @@ typedef struct quant_range {
     uint8_t kind, dropped, bits[3];
     float range_min[3], step[3];
 } quant_range;
+
+/* ---- clip_vertices.c */
+
+/* Grid times x vertices the final check skins at most per check (the rest are reported). */
+#define VERTEX_CHECK_BUDGET ((uint64_t)1 << 23)
+/* Rounds of tightening by the final check before the failing chains go exact. */
+#define VERTEX_ROUNDS 8
+
+/* The shells: B->bind_model, joint_shell, axis_shell, bind_inverse, moves_vertex (allocated
+ * here, freed by ossa__build_free_shells). */
+ossa_result ossa__build_shells(builder *B);
+void ossa__build_free_shells(builder *B);
+
+/* What the final check found. joint_fail_time[j] (J, UINT32_MAX = none) is the grid time of the
+ * worst vertex over the target whose largest error share is joint j's. */
+typedef struct vertex_check {
+    float max_error;
+    uint32_t mesh, vertex, joint, grid;
+    uint32_t times_checked, times_unchecked;
+    bool over; /* a checked vertex is above the target */
+} vertex_check;
+
+/* Skins the meshes (B->options.meshes) through bc and through the exact poses at the grid
+ * times a per-joint bound cannot clear (at most VERTEX_CHECK_BUDGET vertex evaluations, the
+ * times of the largest bounds first). */
+ossa_result ossa__build_vertex_check(builder *B, const ossa_built_clip *bc, ossa_sampling_context *ctx, float target,
+                                     vertex_check *out, uint32_t *joint_fail_time);
 
 /* ---- clip_fit.c */
 

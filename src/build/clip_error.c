@@ -125,8 +125,29 @@ void ossa__clip_weights_exact(const ossa_clip *clip, uint32_t track, float t, bo
     ossa_clip_weights_job_run(&job);
 }
 
-void ossa__pose_points(const ossa_transform *locals, const int32_t *parents, uint32_t joint_count, float shell,
-                       ossa_mat4 *model, float *out) {
+void ossa__bind_model(const ossa_skeleton *skeleton, ossa_mat4 *model) {
+    ossa_local_to_model_job job = {0};
+    job.parents = skeleton->parents;
+    job.parent_count = skeleton->joint_count;
+    job.input = skeleton->bind;
+    job.input_count = skeleton->joint_count;
+    job.output = model;
+    job.output_count = skeleton->joint_count;
+    ossa_local_to_model_job_run(&job);
+}
+
+void ossa__axis_shells(const ossa_mat4 *bind_model, const float *shell, uint32_t joint_count, float *axis_shell) {
+    for (uint32_t j = 0; j < joint_count; j++)
+        for (int a = 0; a < 3; a++) {
+            const float *c = bind_model[j].m + a * 4;
+            double n = sqrt((double)c[0] * c[0] + (double)c[1] * c[1] + (double)c[2] * c[2]);
+            float s = n > 0.0 && isfinite(n) ? (float)(shell[j] / n) : 0.0f;
+            axis_shell[(size_t)j * 3 + (size_t)a] = isfinite(s) ? s : 0.0f;
+        }
+}
+
+void ossa__pose_points(const ossa_transform *locals, const int32_t *parents, uint32_t joint_count,
+                       const float *axis_shell, ossa_mat4 *model, float *out) {
     ossa_local_to_model_job job = {0};
     job.parents = parents;
     job.parent_count = joint_count;
@@ -140,7 +161,7 @@ void ossa__pose_points(const ossa_transform *locals, const int32_t *parents, uin
         float *p = out + (size_t)j * 12;
         for (int r = 0; r < 3; r++) {
             p[r] = m[12 + r];
-            for (int a = 0; a < 3; a++) p[3 + a * 3 + r] = m[12 + r] + m[a * 4 + r] * shell;
+            for (int a = 0; a < 3; a++) p[3 + a * 3 + r] = m[12 + r] + m[a * 4 + r] * axis_shell[(size_t)j * 3 + (size_t)a];
         }
     }
 }
@@ -175,7 +196,7 @@ ossa_result ossa_built_clip_measure(const ossa_built_clip *built, const ossa_cli
     if (ossa_built_clip_joint_count(built) != J ||
         ossa_built_clip_weight_track_count(built) != reference->weight_track_count)
         return OSSA_ERROR_INVALID_ARGUMENT;
-    if (shell_distance == 0.0f) shell_distance = 0.03f;
+    if (shell_distance == 0.0f) shell_distance = 0.03f * ossa_skeleton_bind_height(skeleton) / 1.8f;
     float *grid = NULL;
     uint32_t G = 0;
     ossa_result r = ossa__clip_grid(reference, J, ossa__clip_grid_substeps(reference), 1, allocator, &grid, &G, NULL);
@@ -184,13 +205,18 @@ ossa_result ossa_built_clip_measure(const ossa_built_clip *built, const ossa_cli
     for (uint32_t i = 0; i < reference->weight_track_count; i++)
         if (reference->weight_tracks[i].weights.components > Wmax) Wmax = reference->weight_tracks[i].weights.components;
     ossa_sampling_context *ctx = NULL;
-    size_t per = (size_t)J * (2 * sizeof(ossa_transform) + sizeof(ossa_mat4) + 24 * sizeof(float));
+    size_t per = (size_t)J * (2 * sizeof(ossa_transform) + sizeof(ossa_mat4) + 29 * sizeof(float));
     unsigned char *scratch = ossa__alloc_array(allocator, 1, per + ((size_t)W + Wmax) * sizeof(float) + 16);
     r = scratch ? ossa_sampling_context_create(J, W, allocator, &ctx) : OSSA_ERROR_OUT_OF_MEMORY;
     if (r == OSSA_OK) {
         ossa_transform *exact = (ossa_transform *)scratch, *got = exact + J;
         ossa_mat4 *model = (ossa_mat4 *)(got + J);
-        float *pe = (float *)(model + J), *pg = pe + (size_t)J * 12, *wb = pg + (size_t)J * 12, *we = wb + W;
+        float *pe = (float *)(model + J), *pg = pe + (size_t)J * 12, *axis = pg + (size_t)J * 12, *wb = axis + (size_t)J * 3;
+        float *we = wb + W, *shells = we + Wmax;
+        /* the shell in model units at the bind pose: local offsets per axis */
+        ossa__bind_model(skeleton, model);
+        for (uint32_t j = 0; j < J; j++) shells[j] = shell_distance;
+        ossa__axis_shells(model, shells, J, axis);
         ossa_sample_job job = {.clip = built, .context = ctx, .output = got, .output_count = J, .weights = W ? wb : NULL,
                                .weights_count = W, .reference = skeleton->rest, .reference_count = J};
         for (uint32_t g = 0; g < G && r == OSSA_OK; g++) {
@@ -198,8 +224,8 @@ ossa_result ossa_built_clip_measure(const ossa_built_clip *built, const ossa_cli
             job.time = grid[g];
             r = ossa_sample_job_run(&job);
             if (r) break;
-            ossa__pose_points(exact, skeleton->parents, J, shell_distance, model, pe);
-            ossa__pose_points(got, skeleton->parents, J, shell_distance, model, pg);
+            ossa__pose_points(exact, skeleton->parents, J, axis, model, pe);
+            ossa__pose_points(got, skeleton->parents, J, axis, model, pg);
             uint32_t wj = 0;
             float e = ossa__points_error(pg, pe, J, &wj, NULL);
             if (!(e <= out->max_error)) {

@@ -29,7 +29,7 @@ ossa_result ossa__build_measure(builder *B, const ossa_built_clip *bc, ossa_samp
         job.time = B->grid_times[g];
         if (B->built_pose) got = job.output = B->built_pose + (size_t)g * J; /* kept for the loosening pass */
         if ((r = ossa_sample_job_run(&job)) != OSSA_OK) break;
-        ossa__pose_points(got, B->skeleton->parents, J, B->options.shell_distance, model, pts);
+        ossa__pose_points(got, B->skeleton->parents, J, B->axis_shell, model, pts);
         uint32_t wj = 0;
         memset(now, 0, J * sizeof(float));
         float err = ossa__points_error(pts, B->exact_points + (size_t)g * J * 12, J, &wj, now);
@@ -92,7 +92,7 @@ ossa_result ossa__build_attribute(builder *B, const ossa_built_clip *bc, ossa_sa
                 float e = 0.0f;
                 for (int p = 0; p < 4; p++)
                     for (int c = 0; c < 3; c++) {
-                        float v = m.m[12 + c] + (p ? m.m[(p - 1) * 4 + c] * B->options.shell_distance : 0.0f);
+                        float v = m.m[12 + c] + (p ? m.m[(p - 1) * 4 + c] * B->axis_shell[(size_t)j * 3 + (size_t)(p - 1)] : 0.0f);
                         e = fmaxf(e, fabsf(v - ex[p * 3 + c]));
                     }
                 tmp[a] = save;
@@ -263,14 +263,14 @@ static void subtree_to_model(const builder *B, const subtree *st, const ossa_tra
 /* Whether every virtual vertex of the subtree (B->subtree_model) is within sqrt(limit2) of the
  * exact one at grid time g; the subtree joints' errors into error (per joint of the pose). */
 static bool subtree_within(const builder *B, const subtree *st, uint32_t g, double limit2, float *error) {
-    float shell = B->options.shell_distance;
     for (uint32_t i = st->joint; i < st->end; i++) {
+        const float *shell = B->axis_shell + (size_t)i * 3;
         const float *m = B->subtree_model[i].m, *x = B->exact_points + ((size_t)g * B->joint_count + i) * 12;
         double w2 = 0.0;
         for (int p = 0; p < 4; p++) {
             double d2 = 0.0;
             for (int r = 0; r < 3; r++) {
-                float v = m[12 + r] + (p ? m[(p - 1) * 4 + r] * shell : 0.0f);
+                float v = m[12 + r] + (p ? m[(p - 1) * 4 + r] * shell[p - 1] : 0.0f);
                 double dd = (double)v - x[p * 3 + r];
                 d2 += dd * dd;
             }

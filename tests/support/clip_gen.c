@@ -140,13 +140,20 @@ float ot_pose_error(const ossa_transform *a, const ossa_transform *b, const ossa
     for (uint32_t j = 0; j < n; j++) {
         ossa_mat4 ma = ossa_pose_joint_to_model(a, skeleton->parents, n, j);
         ossa_mat4 mb = ossa_pose_joint_to_model(b, skeleton->parents, n, j);
+        /* the shell is model units at the bind pose: local offsets by the bind frame's axis lengths */
+        ossa_mat4 bind = ossa_pose_joint_to_model(skeleton->bind, skeleton->parents, n, j);
         for (int p = 0; p < 4; p++) {
-            double d2 = 0;
+            double d2 = 0, local = 0;
+            if (p > 0) {
+                const float *c = bind.m + (p - 1) * 4;
+                double len = sqrt((double)c[0] * c[0] + (double)c[1] * c[1] + (double)c[2] * c[2]);
+                local = len > 0 ? shell / len : 0.0;
+            }
             for (int r = 0; r < 3; r++) {
                 double pa = ma.m[12 + r], pb = mb.m[12 + r];
                 if (p > 0) {
-                    pa += (double)ma.m[(p - 1) * 4 + r] * shell;
-                    pb += (double)mb.m[(p - 1) * 4 + r] * shell;
+                    pa += (double)ma.m[(p - 1) * 4 + r] * local;
+                    pb += (double)mb.m[(p - 1) * 4 + r] * local;
                 }
                 d2 += (pa - pb) * (pa - pb);
                 if (fabs(pa) > mag) mag = (float)fabs(pa);

@@ -26,8 +26,9 @@ ossa_clip *ot_gen_clip(uint64_t *state, const ossa_skeleton *skeleton, const ot_
 ossa_clip *ot_translation_clip(uint32_t joint, const float *times, const float *values);
 
 /* Test-side reference of the model-space error (independent of the builder's measure):
- * for each joint, ossa_pose_joint_to_model of both poses, origin and the points at `shell`
- * along the local axes; returns the largest distance. *magnitude (optional) gets the largest
+ * for each joint, ossa_pose_joint_to_model of both poses, origin and the points `shell` model
+ * units from it at the bind pose along its local axes (the local offset: shell / the bind
+ * frame's axis length); returns the largest distance. *magnitude (optional) gets the largest
  * coordinate of a's points: float rounding alone differs by ~1e-7 of it between two orders of
  * composing the same matrices. */
 float ot_pose_error(const ossa_transform *a, const ossa_transform *b, const ossa_skeleton *skeleton, float shell,

@@ -5,14 +5,30 @@
 
 #include "cli_common.h"
 
-/* One line per clip: raw / built bytes, ratio, measured max error and where. */
+/* One line per clip: raw / built bytes, ratio, measured max error and where, the precision in
+ * model units and of the character's height, and the final check's skinned-vertex error. */
 static void print_clip(const ossa_asset *asset, uint32_t c, const ossa_clip_build_stats *st) {
     const ossa_skeleton *sk = asset->skeleton;
     const ossa_built_clip *b = asset->built_clips[c];
-    printf("clip %u '%s': raw %zu B, built %zu B, ratio %.1fx, max error %.3g", c, ossa_built_clip_name(b), st->raw_bytes,
-           st->bytes, st->bytes ? (double)st->raw_bytes / (double)st->bytes : 0.0, (double)st->max_error);
+    printf("clip %u '%s': raw %zu B, built %zu B, ratio %.1fx", c, ossa_built_clip_name(b), st->raw_bytes, st->bytes,
+           st->bytes ? (double)st->raw_bytes / (double)st->bytes : 0.0);
+    if (!ossa_built_clip_lossless(b)) {
+        double p = ossa_built_clip_options(b).precision, h = sk ? ossa_skeleton_bind_height(sk) : 0.0;
+        printf(", precision %.3g", p);
+        if (h > 0) printf(" (%.3g of height %.4g)", p / h, h);
+    }
+    printf(", shell error %.3g", (double)st->max_error);
     if (sk && st->worst_joint < sk->joint_count)
         printf(" at joint %u '%s' t=%.4g s", st->worst_joint, sk->names[st->worst_joint], (double)st->worst_time);
+    if (st->vertex_meshes) {
+        printf(", vertex error %.3g at mesh %u vertex %u", (double)st->max_vertex_error, st->worst_mesh, st->worst_vertex);
+        if (sk && st->worst_vertex_joint < sk->joint_count)
+            printf(" joint %u '%s'", st->worst_vertex_joint, sk->names[st->worst_vertex_joint]);
+        printf(" t=%.4g s", (double)st->worst_vertex_time);
+        if (st->vertex_times_unchecked) printf(" (%u grid times not skinned: budget)", st->vertex_times_unchecked);
+    } else if (!ossa_built_clip_lossless(b) && st->bytes && st->raw_bytes) {
+        printf(", no mesh checked");
+    }
     if (ossa_built_clip_weight_track_count(b)) printf(", weights %.3g", (double)st->max_weight_error);
     printf("%s\n", ossa_built_clip_lossless(b) ? " (lossless)" : "");
 }
@@ -39,6 +55,14 @@ int cli_build_clips(ossa_asset *asset, const ossa_clip_build_options *options, c
     }
     size_t raw = 0, built = 0;
     const ossa_skeleton *sk = asset->skeleton;
+    /* the asset's skinned meshes bound the error on the skin (ossa_clip_build_options.meshes) */
+    ossa_clip_build_options with_meshes = {0};
+    if (options) with_meshes = *options;
+    if (!with_meshes.meshes) {
+        with_meshes.meshes = (const ossa_mesh *const *)asset->meshes;
+        with_meshes.mesh_count = asset->mesh_count;
+    }
+    options = &with_meshes;
     for (uint32_t c = 0; c < asset->clip_count; c++) {
         const ossa_clip *clip = asset->clips[c];
         ossa_clip_build_stats st;

@@ -16,8 +16,9 @@
  * with their count, per primitive.
  * A packed .ossa file has built clips only; each clip object then carries "index",
  * "name", "start", "end", "duration", "tracks", "weight_tracks", "lossless",
- * "built_bytes", "precision" (0 when lossless) and "max_error" (model units, as the
- * builder measured it). */
+ * "built_bytes", "precision" (0 when lossless), "character_height" (the skeleton's bind-pose
+ * height, model units), "precision_of_height" (precision / that height) and "max_error" (model
+ * units, the joint shells' error as the builder measured it). */
 #include <math.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -112,6 +113,11 @@ static void print_built_json(const ossa_asset *a) {
                ossa_built_clip_track_count(b), ossa_built_clip_weight_track_count(b),
                ossa_built_clip_lossless(b) ? "true" : "false", ossa_built_clip_byte_size(b));
         json_put_num(ossa_built_clip_lossless(b) ? 0.0 : o.precision);
+        double h = a->skeleton ? ossa_skeleton_bind_height(a->skeleton) : 0.0;
+        printf(", \"character_height\": ");
+        json_put_num(h);
+        printf(", \"precision_of_height\": ");
+        json_put_num(ossa_built_clip_lossless(b) || !(h > 0) ? 0.0 : o.precision / h);
         printf(", \"max_error\": ");
         json_put_num(st.max_error);
         printf("}");
@@ -128,8 +134,12 @@ static void print_built_text(const ossa_asset *a) {
                (double)ossa_built_clip_duration(b), (double)ossa_built_clip_start(b), (double)ossa_built_clip_end(b),
                ossa_built_clip_track_count(b), ossa_built_clip_byte_size(b));
         if (ossa_built_clip_lossless(b)) printf("lossless");
-        else printf("precision %.3g", (double)ossa_built_clip_options(b).precision);
-        printf(", measured max error %.3g\n", (double)st.max_error);
+        else {
+            double p = ossa_built_clip_options(b).precision, h = a->skeleton ? ossa_skeleton_bind_height(a->skeleton) : 0.0;
+            printf("precision %.3g model units", p);
+            if (h > 0) printf(" (%.3g of the height %.4g)", p / h, h);
+        }
+        printf(", measured max error %.3g (joint shells)\n", (double)st.max_error);
     }
 }
 

@@ -1,11 +1,13 @@
 /* ossa pack IN OUT.ossa [--precision P] [--lossless] [--strip-warnings]
  *
  * Loads IN (glTF, GLB, a packed .ossa file, or "demo" for the built-in character),
- * builds every editable clip (compressed at precision P model units, default 1e-4, or
- * lossless), and writes skeleton, skins, meshes, node and mesh infos, built clips and
- * warnings into one packed file (pack.h). Prints one line per clip: raw bytes (the
- * editable keys), built bytes, ratio, and the measured max error with the joint and
- * time where it occurs; then the file's size. An input that is already packed keeps
+ * builds every editable clip with the asset's skinned meshes (compressed at precision P model
+ * units, default 1e-4 x bind-pose height / 1.8, or lossless), and writes skeleton, skins,
+ * meshes, node and mesh infos, built clips and warnings into one packed file (pack.h). Prints
+ * one line per clip: raw bytes (the editable keys), built bytes, ratio, the precision in model
+ * units and as a fraction of the height, the joint shells' measured max error with the joint
+ * and time, and the skinned-vertex error with the mesh, vertex, joint and time (or "no mesh
+ * checked"); then the file's size. An input that is already packed keeps
  * its built clips as they are. */
 #include <stdio.h>
 #include <stdlib.h>
@@ -20,7 +22,8 @@
 /* --help on stdout (exit 0), a usage error on stderr (exit 2). */
 static int usage(FILE *f) {
     fprintf(f, "usage: ossa pack IN OUT.ossa [--precision P] [--lossless] [--strip-warnings]\n"
-               "  IN: .gltf, .glb, .ossa or \"demo\"; P: max object-space error in model units (default 1e-4)\n");
+               "  IN: .gltf, .glb, .ossa or \"demo\"; P: max error of the skinned vertices, model units\n"
+               "  (default 1e-4 x the skeleton's bind-pose height / 1.8: 0.1 mm on a 1.8 m character)\n");
     return f == stdout ? 0 : 2;
 }
 

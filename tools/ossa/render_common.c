@@ -183,7 +183,11 @@ const ossa_built_clip *scene_built_clip(scene *s, int index, const char *cmd) {
     if ((uint32_t)index >= a->clip_count) return NULL;
     if (!s->built && !(s->built = calloc(a->clip_count, sizeof *s->built))) return NULL;
     if (!s->built[index]) {
-        ossa_result r = ossa_clip_build(a->clips[index], a->skeleton, NULL, NULL, &s->built[index], NULL);
+        /* as ossa pack builds it: the default precision, with the asset's meshes */
+        ossa_clip_build_options o = {0};
+        o.meshes = (const ossa_mesh *const *)a->meshes;
+        o.mesh_count = a->mesh_count;
+        ossa_result r = ossa_clip_build(a->clips[index], a->skeleton, &o, NULL, &s->built[index], NULL);
         if (r) fprintf(stderr, "ossa %s: building clip '%s' failed (%s)\n", cmd, a->clips[index]->name, ossa_result_string(r));
     }
     return s->built[index];
