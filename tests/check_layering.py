@@ -22,6 +22,7 @@ RUNTIME = {"core", "math", "anim", "asset", "skin"}
 LAYERS = {f: RUNTIME for f in RUNTIME}                        # ossa
 LAYERS["build"] = RUNTIME                                     # ossa_offline
 LAYERS["import/gltf"] = RUNTIME | {"build"}                   # ossa_gltf
+LAYERS["retarget"] = RUNTIME                                  # ossa_retarget (offline side of retargeting)
 LAYERS["import/assimp"] = RUNTIME | {"build"}                 # ossa_assimp
 LAYERS["import"] = RUNTIME | {"build", "import/gltf", "import/assimp"}  # ossa_import
 LAYERS["gl"] = RUNTIME                                        # ossa_gl
