@@ -63,6 +63,10 @@ bool scene_load(scene *s, const char *path, const char *cmd) {
             fprintf(stderr, "ossa %s: cannot build the demo character\n", cmd);
             return false;
         }
+        if (!cli_add_anim_clips(cmd, s->asset, "demo")) { /* --anim (--retarget) onto the demo too */
+            scene_free(s);
+            return false;
+        }
     } else {
         s->asset = cli_load_asset(cmd, path);
         if (!s->asset) return false;
