@@ -21,8 +21,9 @@
  * bones driven by one of 2) take the source's delta at the same normalised chain length
  * (slerp between the source joints around it). Every other target joint keeps its reference
  * local transform. Local translations and scales are the target reference's (bone lengths
- * are kept exactly), except the hips' model-space position: target_ref + ratio *
- * (source - source_ref), ratio = target hip height / source hip height. Contacts (optional):
+ * are kept exactly), except the hips' model-space position: ratio * the source hips' model
+ * position, ratio = target hip height / source hip height (the ground is the plane through
+ * each model origin normal to up, so a root motion is scaled too). Contacts (optional):
  * a source foot (hand) whose height above its reference height and whose speed are below
  * thresholds scaled by the source leg length is in contact; the target foot is then pinned
  * where it was when the contact began, with the two-bone IK job (ik.h), blending in and out
@@ -221,9 +222,9 @@ typedef enum ossa_retarget_limb {
 /* Contact detection and pinning parameters; zero means default for every field. */
 typedef struct ossa_retarget_contact_options {
     bool hands;               /* also detect and pin hands (default: feet only) */
-    float height_threshold;   /* a source foot (hand) is low when its height above its reference
-                                 height is below this x source leg length; 0 = 0.05 (hands: the
-                                 same, measured above the hand's lowest height seen, see docs) */
+    float height_threshold;   /* a source foot (hand) is low when its height above its floor
+                                 (ossa_retarget_contacts) is below this x source leg length;
+                                 0 = 0.05 */
     float speed_threshold;    /* ... and slow when its speed is below this x source leg length
                                  per second; 0 = 0.5 */
     float blend_time;         /* seconds to blend a pin in and out (released smoothly); 0 = 0.1 */
@@ -237,6 +238,12 @@ typedef struct ossa_retarget_contacts {
     bool in_contact[OSSA_RETARGET_LIMB_COUNT];      /* source contact this frame */
     float weight[OSSA_RETARGET_LIMB_COUNT];         /* pin blend weight in [0, 1] */
     ossa_vec3 pin[OSSA_RETARGET_LIMB_COUNT];        /* target model position the limb is pinned at */
+    /* Set by the caller (optional): heights are measured above floor[limb] when has_floor, else
+     * above the limb's height in the source reference over its lowest foot or toe joint (feet)
+     * or above the ground plane (hands). ossa_retarget_bake sets each to the lowest height the
+     * limb's source joint reaches in the clip. */
+    bool has_floor;
+    float floor[OSSA_RETARGET_LIMB_COUNT];
 } ossa_retarget_contacts;
 
 /* ========================= the run-time retarget job (ossa) ========================= */

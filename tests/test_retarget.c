@@ -1,0 +1,540 @@
+/* Retargeting (include/ossa/retarget.h): the profile and map validation, automatic maps of the
+ * demo character and Woman (and of renamed copies), the run-time job against expectations
+ * computed here (a skeleton onto itself, onto a copy scaled x2, onto a renamed copy), bone
+ * lengths kept exactly, contact pinning measured on model positions computed here, the T-pose
+ * fix, the job's validity and allocation tests, the bake and the report, and JSON map files
+ * (good and malformed). */
+#include "test_support.h"
+#include "job_check.h"
+
+#include <math.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "demo_character.h" /* support/ */
+
+#define H(x) OSSA_HUMANOID_##x
+
+/* ---- helpers ---- */
+
+typedef struct counter { int allocs, frees; } counter;
+static void *count_alloc(size_t n, void *u) { ((counter *)u)->allocs++; return malloc(n); }
+static void count_free(void *p, void *u) { if (p) ((counter *)u)->frees++; free(p); }
+
+/* Angle between two rotations, radians (sign-insensitive). */
+static double rotation_distance(ossa_quat a, ossa_quat b) {
+    /* conj(a) * b in double: angle = 2 atan2(|vector part|, |scalar part|) (well conditioned at 0) */
+    double w = (double)a.w * b.w + (double)a.x * b.x + (double)a.y * b.y + (double)a.z * b.z;
+    double x = (double)a.w * b.x - (double)a.x * b.w - (double)a.y * b.z + (double)a.z * b.y;
+    double y = (double)a.w * b.y + (double)a.x * b.z - (double)a.y * b.w - (double)a.z * b.x;
+    double z = (double)a.w * b.z - (double)a.x * b.y + (double)a.y * b.x - (double)a.z * b.w;
+    return 2.0 * atan2(sqrt(x * x + y * y + z * z), fabs(w));
+}
+
+static double distance3(ossa_vec3 a, ossa_vec3 b) {
+    return sqrt(((double)a.x - b.x) * (a.x - b.x) + ((double)a.y - b.y) * (a.y - b.y) + ((double)a.z - b.z) * (a.z - b.z));
+}
+
+/* Model transforms by an obvious walk up each chain (independent of the library's passes). */
+static ossa_transform model_of(const ossa_skeleton *s, const ossa_transform *locals, uint32_t joint) {
+    return ossa_pose_joint_to_model_transform(locals, s->parents, s->joint_count, joint);
+}
+
+typedef const char *(*rename_fn)(const char *name, char *buffer, size_t size);
+
+/* A copy of `s` without skins: rest = s's bind pose with every translation times `scale`,
+ * names through `rename` (NULL = same). */
+static ossa_skeleton *copy_skeleton(const ossa_skeleton *s, float scale, rename_fn rename) {
+    uint32_t n = s->joint_count;
+    ossa_transform *rest = calloc(n, sizeof *rest);
+    const char **names = calloc(n, sizeof *names);
+    char (*buffers)[96] = calloc(n, sizeof *buffers);
+    for (uint32_t j = 0; j < n; j++) {
+        rest[j] = s->bind[j];
+        rest[j].translation = ossa_vec3_scale(rest[j].translation, scale);
+        names[j] = rename ? rename(s->names[j], buffers[j], sizeof buffers[j]) : s->names[j];
+    }
+    ossa_skeleton_desc desc;
+    memset(&desc, 0, sizeof desc);
+    desc.joint_count = n;
+    desc.parents = s->parents;
+    desc.rest = rest;
+    desc.names = names;
+    ossa_skeleton *out = NULL;
+    assert_int_equal(ossa_skeleton_create(&desc, NULL, &out), OSSA_OK);
+    free(rest);
+    free(names);
+    free(buffers);
+    return out;
+}
+
+/* "LeftUpLeg" -> "mixamorig:UpLeg_l", "RightHand" -> "mixamorig:Hand_r", "Spine1" -> "mixamorig:Spine1". */
+static const char *mixamo_rename(const char *name, char *buffer, size_t size) {
+    if (!strncmp(name, "Left", 4)) snprintf(buffer, size, "mixamorig:%s_l", name + 4);
+    else if (!strncmp(name, "Right", 5)) snprintf(buffer, size, "mixamorig:%s_r", name + 5);
+    else snprintf(buffer, size, "mixamorig:%s", name);
+    return buffer;
+}
+
+static ossa_retarget_rig *make_rig(const ossa_skeleton *source, const ossa_skeleton *target, bool tpose_fix) {
+    ossa_retarget_map sm, tm;
+    ossa_diagnostic diag;
+    memset(&diag, 0, sizeof diag);
+    if (ossa_retarget_map_auto(source, &sm, &diag) != OSSA_OK) fail_msg("source map: %s", diag.message);
+    if (ossa_retarget_map_auto(target, &tm, &diag) != OSSA_OK) fail_msg("target map: %s", diag.message);
+    ossa_retarget_rig_desc desc;
+    memset(&desc, 0, sizeof desc);
+    desc.source = source;
+    desc.source_map = &sm;
+    desc.target = target;
+    desc.target_map = &tm;
+    desc.tpose_fix = tpose_fix;
+    ossa_retarget_rig *rig = NULL;
+    if (ossa_retarget_rig_create(&desc, NULL, &rig, &diag) != OSSA_OK) fail_msg("rig: %s", diag.message);
+    return rig;
+}
+
+/* Runs the job once (no contacts). */
+static void retarget(const ossa_retarget_rig *rig, const ossa_transform *input, ossa_transform *output) {
+    uint32_t scratch_count = ossa_retarget_scratch_count(rig);
+    ossa_transform *scratch = calloc(scratch_count, sizeof *scratch);
+    ossa_retarget_job job;
+    memset(&job, 0, sizeof job);
+    job.rig = rig;
+    job.input = input;
+    job.input_count = rig->source->joint_count;
+    job.output = output;
+    job.output_count = rig->target->joint_count;
+    job.scratch = scratch;
+    job.scratch_count = scratch_count;
+    assert_int_equal(ossa_retarget_job_run(&job), OSSA_OK);
+    free(scratch);
+}
+
+static ossa_asset *g_demo;
+
+static const ossa_clip *demo_clip(const char *name) {
+    int32_t c = ossa_asset_find_clip(g_demo, name);
+    assert_true(c >= 0);
+    return g_demo->clips[c];
+}
+
+/* ---- the profile and map validation ---- */
+
+static void profile_names_and_parents(void **state) {
+    (void)state;
+    for (int b = 0; b < OSSA_HUMANOID_BONE_COUNT; b++) {
+        const char *name = ossa_humanoid_bone_name((ossa_humanoid_bone)b);
+        assert_non_null(name);
+        assert_int_equal(ossa_humanoid_bone_from_name(name), b);
+        assert_true(ossa_humanoid_bone_parent((ossa_humanoid_bone)b) < b); /* parents first, hips -1 */
+    }
+    assert_string_equal(ossa_humanoid_bone_name(H(LEFT_UPPER_LEG)), "left_upper_leg");
+    assert_int_equal(ossa_humanoid_bone_from_name("Right_Toes"), H(RIGHT_TOES));
+    assert_int_equal(ossa_humanoid_bone_from_name("tail"), -1);
+    assert_null(ossa_humanoid_bone_name(OSSA_HUMANOID_BONE_COUNT));
+    assert_true(ossa_humanoid_bone_required(H(LEFT_FOOT)));
+    assert_false(ossa_humanoid_bone_required(H(LEFT_TOES)));
+    assert_int_equal(ossa_humanoid_bone_parent(H(LEFT_LOWER_LEG)), H(LEFT_UPPER_LEG));
+}
+
+static void map_validation_names_the_fault(void **state) {
+    (void)state;
+    const ossa_skeleton *s = g_demo->skeleton;
+    ossa_retarget_map map;
+    ossa_diagnostic diag;
+    assert_int_equal(ossa_retarget_map_auto(s, &map, NULL), OSSA_OK);
+    ossa_retarget_map good = map;
+
+    map.joints[H(LEFT_FOOT)] = -1; /* a required bone missing */
+    assert_int_equal(ossa_retarget_map_validate(&map, s, &diag), OSSA_ERROR_INVALID_DATA);
+    assert_string_equal(diag.path, "left_foot");
+    assert_non_null(strstr(diag.message, "required bone left_foot is not mapped"));
+
+    map = good; /* two bones on one joint */
+    map.joints[H(RIGHT_FOOT)] = map.joints[H(LEFT_FOOT)];
+    assert_int_equal(ossa_retarget_map_validate(&map, s, &diag), OSSA_ERROR_INVALID_DATA);
+    assert_string_equal(diag.path, "right_foot");
+    assert_non_null(strstr(diag.message, "left_foot and right_foot are both mapped to joint"));
+    assert_non_null(strstr(diag.message, "'foot_L'"));
+
+    map = good; /* a child above its parent: upper and lower leg swapped */
+    int32_t upper = map.joints[H(LEFT_UPPER_LEG)];
+    map.joints[H(LEFT_UPPER_LEG)] = map.joints[H(LEFT_LOWER_LEG)];
+    map.joints[H(LEFT_LOWER_LEG)] = upper;
+    assert_int_equal(ossa_retarget_map_validate(&map, s, &diag), OSSA_ERROR_INVALID_DATA);
+    assert_string_equal(diag.path, "left_lower_leg");
+    assert_non_null(strstr(diag.message, "'upper_leg_L'"));
+    assert_non_null(strstr(diag.message, "is not below left_upper_leg"));
+
+    map = good;
+    map.joints[H(HEAD)] = 99;
+    assert_int_equal(ossa_retarget_map_validate(&map, s, &diag), OSSA_ERROR_INVALID_ARGUMENT);
+    assert_string_equal(diag.path, "head");
+
+    memset(&map, 0, sizeof map); /* a zeroed map: everything on joint 0 */
+    assert_int_not_equal(ossa_retarget_map_validate(&map, s, &diag), OSSA_OK);
+    assert_int_equal(ossa_retarget_map_validate(&good, s, &diag), OSSA_OK);
+
+    /* the rig refuses a bad map and says which side */
+    map = good;
+    map.joints[H(LEFT_HAND)] = -1;
+    ossa_retarget_rig_desc desc;
+    memset(&desc, 0, sizeof desc);
+    desc.source = s;
+    desc.source_map = &good;
+    desc.target = s;
+    desc.target_map = &map;
+    ossa_retarget_rig *rig = (ossa_retarget_rig *)&desc; /* must be set to NULL */
+    assert_int_equal(ossa_retarget_rig_create(&desc, NULL, &rig, &diag), OSSA_ERROR_INVALID_DATA);
+    assert_null(rig);
+    assert_string_equal(diag.path, "target_map.left_hand");
+    assert_string_equal(diag.message, "target_map.left_hand: required bone left_hand is not mapped");
+}
+
+/* ---- automatic maps ---- */
+
+static void expect_mapped(const ossa_skeleton *s, const ossa_retarget_map *map, ossa_humanoid_bone bone,
+                          const char *joint_name) {
+    int32_t j = map->joints[bone];
+    if (j < 0) fail_msg("%s unmapped, expected '%s'", ossa_humanoid_bone_name(bone), joint_name);
+    if (strcmp(s->names[j], joint_name)) {
+        fail_msg("%s -> '%s', expected '%s'", ossa_humanoid_bone_name(bone), s->names[j], joint_name);
+    }
+}
+
+static void automap_demo(void **state) {
+    (void)state;
+    const ossa_skeleton *s = g_demo->skeleton;
+    ossa_retarget_map map;
+    ossa_diagnostic diag;
+    assert_int_equal(ossa_retarget_map_auto(s, &map, &diag), OSSA_OK);
+    expect_mapped(s, &map, H(HIPS), "hips");
+    expect_mapped(s, &map, H(SPINE), "spine");
+    expect_mapped(s, &map, H(CHEST), "chest");
+    expect_mapped(s, &map, H(NECK), "neck");
+    expect_mapped(s, &map, H(HEAD), "head");
+    expect_mapped(s, &map, H(LEFT_UPPER_ARM), "upper_arm_L");
+    expect_mapped(s, &map, H(RIGHT_LOWER_ARM), "lower_arm_R");
+    expect_mapped(s, &map, H(LEFT_HAND), "hand_L");
+    expect_mapped(s, &map, H(RIGHT_UPPER_LEG), "upper_leg_R");
+    expect_mapped(s, &map, H(LEFT_LOWER_LEG), "lower_leg_L");
+    expect_mapped(s, &map, H(RIGHT_FOOT), "foot_R");
+    assert_int_equal(map.joints[H(UPPER_CHEST)], -1);
+    assert_int_equal(map.joints[H(LEFT_SHOULDER)], -1);
+    assert_int_equal(map.joints[H(LEFT_TOES)], -1);
+    int mapped = 0;
+    for (int b = 0; b < OSSA_HUMANOID_BONE_COUNT; b++) mapped += map.joints[b] >= 0;
+    assert_int_equal(mapped, DEMO_JOINT_COUNT); /* every joint plays a bone */
+}
+
+static void check_woman_map(const ossa_skeleton *s, const ossa_retarget_map *map, bool renamed) {
+    char buffer[96];
+#define W(bone, name) expect_mapped(s, map, H(bone), renamed ? mixamo_rename(name, buffer, sizeof buffer) : name)
+    W(HIPS, "Hips");
+    W(SPINE, "Spine");
+    W(CHEST, "Spine1");
+    W(UPPER_CHEST, "Spine2");
+    W(NECK, "Neck");
+    W(HEAD, "Head");
+    W(LEFT_SHOULDER, "LeftShoulder");
+    W(LEFT_UPPER_ARM, "LeftArm");
+    W(LEFT_LOWER_ARM, "LeftForeArm");
+    W(LEFT_HAND, "LeftHand");
+    W(RIGHT_SHOULDER, "RightShoulder");
+    W(RIGHT_UPPER_ARM, "RightArm");
+    W(RIGHT_LOWER_ARM, "RightForeArm");
+    W(RIGHT_HAND, "RightHand");
+    W(LEFT_UPPER_LEG, "LeftUpLeg");
+    W(LEFT_LOWER_LEG, "LeftLeg");
+    W(LEFT_FOOT, "LeftFoot");
+    W(LEFT_TOES, "LeftToeBase");
+    W(RIGHT_UPPER_LEG, "RightUpLeg");
+    W(RIGHT_LOWER_LEG, "RightLeg");
+    W(RIGHT_FOOT, "RightFoot");
+    W(RIGHT_TOES, "RightToeBase");
+    W(LEFT_THUMB_1, "LeftHandThumb1");
+    W(LEFT_THUMB_3, "LeftHandThumb3");
+    W(LEFT_INDEX_2, "LeftHandIndex2");
+    W(RIGHT_INDEX_1, "RightHandIndex1");
+#undef W
+    assert_int_equal(map->joints[H(LEFT_MIDDLE_1)], -1);
+}
+
+static void automap_woman(void **state) {
+    (void)state;
+    ossa_asset *woman = ot_load_asset("Woman/Woman.gltf");
+    if (!woman) skip();
+    assert_int_equal(woman->skeleton->joint_count, 43);
+    ossa_retarget_map map;
+    ossa_diagnostic diag;
+    memset(&diag, 0, sizeof diag);
+    if (ossa_retarget_map_auto(woman->skeleton, &map, &diag) != OSSA_OK) fail_msg("%s", diag.message);
+    check_woman_map(woman->skeleton, &map, false);
+
+    ossa_skeleton *renamed = copy_skeleton(woman->skeleton, 1.0f, mixamo_rename);
+    ossa_retarget_map renamed_map;
+    if (ossa_retarget_map_auto(renamed, &renamed_map, &diag) != OSSA_OK) fail_msg("%s", diag.message);
+    check_woman_map(renamed, &renamed_map, true);
+    assert_memory_equal(&map, &renamed_map, sizeof map); /* the same joints */
+    ossa_skeleton_destroy(renamed);
+    ossa_asset_destroy(woman);
+}
+
+/* Names from other conventions: Bip01, CC_Base_, .L/.R, L_, CMU's l prefix. */
+static void automap_name_conventions(void **state) {
+    (void)state;
+    static const char *const names[] = {"Bip01 Pelvis", "CC_Base_Spine01", "spine.002", "DEF-neck", "Head",
+                                        "Bip01 L Clavicle", "L_UpperArm", "forearm.L", "LeftHand",
+                                        "Bip01 R Clavicle", "R_UpperArm", "forearm.R", "RightHand",
+                                        "LHipJoint", "thigh.L", "CC_Base_L_Calf", "Bip01 L Foot", "LeftToeBase",
+                                        "RHipJoint", "thigh.R", "CC_Base_R_Calf", "Bip01 R Foot", "RightToe",
+                                        "LThumb"};
+    static const int32_t parents[] = {-1, 0, 1, 2, 3, 2, 5, 6, 7, 2, 9, 10, 11, 0, 13, 14, 15, 16, 0, 18, 19, 20, 21, 8};
+    ossa_skeleton_desc desc;
+    memset(&desc, 0, sizeof desc);
+    desc.joint_count = sizeof names / sizeof names[0];
+    desc.parents = parents;
+    desc.names = names;
+    ossa_skeleton *s = NULL;
+    assert_int_equal(ossa_skeleton_create(&desc, NULL, &s), OSSA_OK);
+    ossa_retarget_map map;
+    ossa_diagnostic diag;
+    memset(&diag, 0, sizeof diag);
+    if (ossa_retarget_map_auto(s, &map, &diag) != OSSA_OK) fail_msg("%s", diag.message);
+    expect_mapped(s, &map, H(HIPS), "Bip01 Pelvis");
+    expect_mapped(s, &map, H(SPINE), "CC_Base_Spine01");
+    expect_mapped(s, &map, H(CHEST), "spine.002");
+    expect_mapped(s, &map, H(NECK), "DEF-neck");
+    expect_mapped(s, &map, H(LEFT_SHOULDER), "Bip01 L Clavicle");
+    expect_mapped(s, &map, H(LEFT_UPPER_ARM), "L_UpperArm");
+    expect_mapped(s, &map, H(RIGHT_LOWER_ARM), "forearm.R");
+    expect_mapped(s, &map, H(LEFT_UPPER_LEG), "thigh.L");
+    expect_mapped(s, &map, H(RIGHT_LOWER_LEG), "CC_Base_R_Calf");
+    expect_mapped(s, &map, H(LEFT_FOOT), "Bip01 L Foot");
+    expect_mapped(s, &map, H(LEFT_TOES), "LeftToeBase");
+    expect_mapped(s, &map, H(RIGHT_TOES), "RightToe");
+    expect_mapped(s, &map, H(LEFT_THUMB_1), "LThumb");
+    assert_int_equal(map.joints[H(UPPER_CHEST)], -1);
+    ossa_skeleton_destroy(s);
+}
+
+/* ---- the transfer ---- */
+
+/* The demo character onto itself: the output is the input (rotations and translations). */
+static void onto_itself_is_identity(void **state) {
+    (void)state;
+    const ossa_skeleton *s = g_demo->skeleton;
+    ossa_retarget_rig *rig = make_rig(s, s, false);
+    ot_assert_near(rig->translation_scale, 1.0f, 1e-6f);
+    ossa_transform in[DEMO_JOINT_COUNT], out[DEMO_JOINT_COUNT];
+    for (int c = 0; c < 2; c++) {
+        const ossa_clip *clip = g_demo->clips[c];
+        for (int k = 0; k <= 20; k++) {
+            float t = clip->start + (clip->end - clip->start) * (float)k / 20.0f;
+            ot_clip_sample(clip, t, false, OSSA_LOOKUP_DEFAULT, NULL, s->rest, in, s->joint_count);
+            retarget(rig, in, out);
+            for (uint32_t j = 0; j < s->joint_count; j++) {
+                assert_true(rotation_distance(in[j].rotation, out[j].rotation) <= 1e-5);
+                assert_true(distance3(in[j].translation, out[j].translation) <= 1e-5);
+                assert_true(distance3(in[j].scale, out[j].scale) <= 1e-5);
+            }
+        }
+    }
+    ossa_retarget_rig_destroy(rig);
+}
+
+/* Onto a copy scaled x2: every local rotation identical, the hips' translation doubled, every
+ * other translation the copy's own (twice the source's). */
+static void onto_scaled_copy(void **state) {
+    (void)state;
+    const ossa_skeleton *s = g_demo->skeleton;
+    ossa_skeleton *big = copy_skeleton(s, 2.0f, NULL);
+    ossa_retarget_rig *rig = make_rig(s, big, false);
+    ot_assert_near(rig->translation_scale, 2.0f, 1e-5f);
+    ot_assert_near(rig->target_leg_length, 2.0f * rig->source_leg_length, 1e-5f);
+    ossa_transform in[DEMO_JOINT_COUNT], out[DEMO_JOINT_COUNT];
+    const ossa_clip *clip = demo_clip("walk");
+    int32_t hips = ossa_skeleton_find_joint(s, "hips");
+    for (int k = 0; k <= 24; k++) {
+        ot_clip_sample(clip, (float)k / 24.0f, true, OSSA_LOOKUP_DEFAULT, NULL, s->rest, in, s->joint_count);
+        retarget(rig, in, out);
+        for (uint32_t j = 0; j < s->joint_count; j++) {
+            assert_true(rotation_distance(in[j].rotation, out[j].rotation) <= 1e-5);
+            ossa_vec3 twice = ossa_vec3_scale(in[j].translation, 2.0f);
+            assert_true(distance3(twice, out[j].translation) <= 2e-5);
+        }
+        /* the hips moved by twice the source's displacement from its rest */
+        ossa_vec3 moved = ossa_vec3_sub(out[hips].translation, big->rest[hips].translation);
+        ossa_vec3 source_moved = ossa_vec3_sub(in[hips].translation, s->rest[hips].translation);
+        assert_true(distance3(moved, ossa_vec3_scale(source_moved, 2.0f)) <= 2e-5);
+    }
+    ossa_retarget_rig_destroy(rig);
+    ossa_skeleton_destroy(big);
+}
+
+/* Woman's Walking onto a renamed copy of Woman (mixamorig: prefixes, _l/_r suffixes, no skin:
+ * its rest is Woman's bind pose): the output is the input. The clip's translations of joints
+ * other than the hips differ from the bind pose by float noise (1e-5 cm); the target keeps its
+ * own bone lengths (and scales), so the input takes the bind translations (and scales) there:
+ * the rule under test. */
+static void onto_renamed_copy(void **state) {
+    (void)state;
+    ossa_asset *woman = ot_load_asset("Woman/Woman.gltf");
+    if (!woman) skip();
+    const ossa_skeleton *s = woman->skeleton;
+    ossa_skeleton *renamed = copy_skeleton(s, 1.0f, mixamo_rename);
+    ossa_retarget_rig *rig = make_rig(s, renamed, false);
+    int32_t c = ossa_asset_find_clip(woman, "Walking");
+    assert_true(c >= 0);
+    const ossa_clip *clip = woman->clips[c];
+    uint32_t n = s->joint_count;
+    ossa_transform *in = calloc(n, sizeof *in), *out = calloc(n, sizeof *out);
+    for (int k = 0; k <= 10; k++) {
+        float t = clip->start + (clip->end - clip->start) * (float)k / 10.0f;
+        ot_clip_sample(clip, t, false, OSSA_LOOKUP_DEFAULT, NULL, s->bind, in, n);
+        for (uint32_t j = 0; j < n; j++) {
+            if (strcmp(s->names[j], "Hips")) in[j].translation = s->bind[j].translation;
+            in[j].scale = s->bind[j].scale;
+        }
+        retarget(rig, in, out);
+        for (uint32_t j = 0; j < n; j++) {
+            assert_true(rotation_distance(in[j].rotation, out[j].rotation) <= 1e-5);
+            ossa_transform a = model_of(s, in, j), b = model_of(renamed, out, j);
+            assert_true(rotation_distance(a.rotation, b.rotation) <= 1e-5);
+            if (!(distance3(a.translation, b.translation) <= 1e-5 * (1.0 + ossa_vec3_length(a.translation)))) {
+                fail_msg("t=%g joint %u '%s': %g %g %g vs %g %g %g (local in %g %g %g out %g %g %g)", (double)t, j, s->names[j],
+                         (double)a.translation.x, (double)a.translation.y, (double)a.translation.z, (double)b.translation.x,
+                         (double)b.translation.y, (double)b.translation.z, (double)in[j].translation.x, (double)in[j].translation.y, (double)in[j].translation.z, (double)out[j].translation.x, (double)out[j].translation.y, (double)out[j].translation.z);
+            }
+        }
+    }
+    free(in);
+    free(out);
+    ossa_retarget_rig_destroy(rig);
+    ossa_skeleton_destroy(renamed);
+    ossa_asset_destroy(woman);
+}
+
+/* ---- the job's shape ---- */
+
+static void job_validity(void **state) {
+    (void)state;
+    const ossa_skeleton *s = g_demo->skeleton;
+    ossa_retarget_rig *rig = make_rig(s, s, false);
+    ossa_transform in[DEMO_JOINT_COUNT], out[DEMO_JOINT_COUNT], scratch[2 * DEMO_JOINT_COUNT];
+    memcpy(in, s->rest, sizeof in);
+    ossa_retarget_job job;
+    memset(&job, 0, sizeof job);
+    ot_assert_job(ossa_retarget_job_validate, &job, OSSA_ERROR_INVALID_ARGUMENT, "rig");
+    job.rig = rig;
+    ot_assert_job(ossa_retarget_job_validate, &job, OSSA_ERROR_INVALID_ARGUMENT, "input");
+    job.input = in;
+    ot_assert_job(ossa_retarget_job_validate, &job, OSSA_ERROR_INVALID_ARGUMENT, "output");
+    job.output = out;
+    ot_assert_job(ossa_retarget_job_validate, &job, OSSA_ERROR_INVALID_ARGUMENT, "scratch");
+    job.scratch = scratch;
+    ot_assert_job(ossa_retarget_job_validate, &job, OSSA_ERROR_BUFFER_TOO_SMALL, "input_count");
+    job.input_count = DEMO_JOINT_COUNT;
+    ot_assert_job(ossa_retarget_job_validate, &job, OSSA_ERROR_BUFFER_TOO_SMALL, "output_count");
+    job.output_count = DEMO_JOINT_COUNT;
+    ot_assert_job(ossa_retarget_job_validate, &job, OSSA_ERROR_BUFFER_TOO_SMALL, "scratch_count");
+    job.scratch_count = 2 * DEMO_JOINT_COUNT - 1;
+    ot_assert_job(ossa_retarget_job_validate, &job, OSSA_ERROR_BUFFER_TOO_SMALL, "scratch_count");
+    job.scratch_count = ossa_retarget_scratch_count(rig);
+    assert_int_equal(job.scratch_count, 2 * DEMO_JOINT_COUNT);
+    ot_assert_job_ok(ossa_retarget_job_validate, &job);
+    job.delta_time = -1.0f;
+    ot_assert_job(ossa_retarget_job_validate, &job, OSSA_ERROR_INVALID_ARGUMENT, "delta_time");
+    job.delta_time = NAN;
+    ot_assert_job(ossa_retarget_job_validate, &job, OSSA_ERROR_INVALID_ARGUMENT, "delta_time");
+    job.delta_time = 0.0f;
+    job.contact_options.blend_time = INFINITY;
+    ot_assert_job(ossa_retarget_job_validate, &job, OSSA_ERROR_INVALID_ARGUMENT, "contact_options.blend_time");
+    job.contact_options.blend_time = 0.0f;
+    job.contact_options.speed_threshold = -0.5f;
+    ot_assert_job(ossa_retarget_job_validate, &job, OSSA_ERROR_INVALID_ARGUMENT, "contact_options.speed_threshold");
+    job.contact_options.speed_threshold = 0.0f;
+    job.contact_options.height_threshold = NAN;
+    ot_assert_job(ossa_retarget_job_validate, &job, OSSA_ERROR_INVALID_ARGUMENT, "contact_options.height_threshold");
+    job.contact_options.height_threshold = 0.0f;
+    /* nothing is written when validation fails */
+    memset(out, 0x5a, sizeof out);
+    job.input_count = 3;
+    assert_int_equal(ossa_retarget_job_run(&job), OSSA_ERROR_BUFFER_TOO_SMALL);
+    for (size_t i = 0; i < sizeof out; i++) assert_int_equal(((unsigned char *)out)[i], 0x5a);
+    assert_int_equal(ossa_retarget_job_run(NULL), OSSA_ERROR_INVALID_ARGUMENT);
+    ossa_retarget_rig_destroy(rig);
+}
+
+/* The rig is one allocation from its allocator; the job (with contacts) allocates nothing. */
+static void job_never_allocates(void **state) {
+    (void)state;
+    const ossa_skeleton *s = g_demo->skeleton;
+    counter c = {0, 0};
+    ossa_allocator a = {count_alloc, count_free, &c};
+    ossa_retarget_map map;
+    assert_int_equal(ossa_retarget_map_auto(s, &map, NULL), OSSA_OK);
+    ossa_retarget_rig_desc desc;
+    memset(&desc, 0, sizeof desc);
+    desc.source = s;
+    desc.source_map = &map;
+    desc.target = s;
+    desc.target_map = &map;
+    desc.tpose_fix = true;
+    ossa_retarget_rig *rig = NULL;
+    assert_int_equal(ossa_retarget_rig_create(&desc, &a, &rig, NULL), OSSA_OK);
+    int allocs = c.allocs;
+    assert_int_equal(c.allocs - c.frees, 1); /* the rig is one block; the working memory was freed */
+    ossa_transform in[DEMO_JOINT_COUNT], out[DEMO_JOINT_COUNT], scratch[2 * DEMO_JOINT_COUNT];
+    ossa_retarget_contacts contacts;
+    memset(&contacts, 0, sizeof contacts);
+    ossa_retarget_job job;
+    memset(&job, 0, sizeof job);
+    job.rig = rig;
+    job.input = in;
+    job.input_count = DEMO_JOINT_COUNT;
+    job.output = out;
+    job.output_count = DEMO_JOINT_COUNT;
+    job.scratch = scratch;
+    job.scratch_count = 2 * DEMO_JOINT_COUNT;
+    job.contacts = &contacts;
+    job.contact_options.hands = true;
+    job.delta_time = 1.0f / 30.0f;
+    for (int k = 0; k < 60; k++) {
+        ot_clip_sample(demo_clip("walk"), (float)k / 30.0f, true, OSSA_LOOKUP_DEFAULT, NULL, s->rest, in, s->joint_count);
+        assert_int_equal(ossa_retarget_job_run(&job), OSSA_OK);
+    }
+    assert_int_equal(c.allocs, allocs);
+    ossa_retarget_rig_destroy(rig);
+    assert_int_equal(c.allocs, c.frees);
+}
+
+static int setup(void **state) {
+    (void)state;
+    g_demo = demo_character_create();
+    return g_demo ? 0 : -1;
+}
+
+static int teardown(void **state) {
+    (void)state;
+    ossa_asset_destroy(g_demo);
+    return 0;
+}
+
+int main(void) {
+    const struct CMUnitTest tests[] = {
+        cmocka_unit_test(profile_names_and_parents),
+        cmocka_unit_test(map_validation_names_the_fault),
+        cmocka_unit_test(automap_demo),
+        cmocka_unit_test(automap_woman),
+        cmocka_unit_test(automap_name_conventions),
+        cmocka_unit_test(onto_itself_is_identity),
+        cmocka_unit_test(onto_scaled_copy),
+        cmocka_unit_test(onto_renamed_copy),
+        cmocka_unit_test(job_validity),
+        cmocka_unit_test(job_never_allocates),
+    };
+    return cmocka_run_group_tests(tests, setup, teardown);
+}
