@@ -511,6 +511,196 @@ static void job_never_allocates(void **state) {
     assert_int_equal(c.allocs, c.frees);
 }
 
+/* ---- bake, contacts, report ---- */
+
+/* Target model position of joint j in pose. */
+static ossa_vec3 position_of(const ossa_skeleton *s, const ossa_transform *pose, uint32_t j) {
+    return model_of(s, pose, j).translation;
+}
+
+/* Moves one leg of `pose` (upper, lower, foot joints) so that the foot reaches goal, knee
+ * forward, with the two-bone IK job. */
+static void source_leg_ik(const ossa_skeleton *s, ossa_transform *pose, const int32_t leg[3], ossa_vec3 goal) {
+    ossa_mat4 m[3];
+    for (int i = 0; i < 3; i++) m[i] = ossa_transform_to_mat4(model_of(s, pose, (uint32_t)leg[i]));
+    ossa_quat c0, c1;
+    ossa_ik_two_bone_job ik;
+    memset(&ik, 0, sizeof ik);
+    ik.start_joint = &m[0];
+    ik.mid_joint = &m[1];
+    ik.end_joint = &m[2];
+    ik.target = goal;
+    ik.pole_vector = ossa_vec3_make(0, 0, 1);
+    ik.start_correction = &c0;
+    ik.mid_correction = &c1;
+    assert_int_equal(ossa_ik_two_bone_job_run(&ik), OSSA_OK);
+    pose[leg[0]].rotation = ossa_quat_normalize(ossa_quat_mul(pose[leg[0]].rotation, c0));
+    pose[leg[1]].rotation = ossa_quat_normalize(ossa_quat_mul(pose[leg[1]].rotation, c1));
+}
+
+/* A source motion with truly planted feet, made here: the demo character squats and sways
+ * (hips down 5-13 cm, sideways 4 cm, turning) with both feet kept on their rest positions by
+ * IK; after 1 s the left foot lifts 12 cm and comes back down (a contact ends, one begins). */
+static void squat_pose(const ossa_skeleton *s, float t, ossa_transform *pose) {
+    memcpy(pose, s->bind, s->joint_count * sizeof *pose);
+    int32_t hips = ossa_skeleton_find_joint(s, "hips");
+    float w = 2.0f * 3.14159265f * t;
+    pose[hips].translation.x += 0.04f * sinf(w);
+    pose[hips].translation.y -= 0.09f - 0.04f * cosf(w);
+    pose[hips].rotation = ossa_quat_from_axis_angle(ossa_vec3_make(0, 1, 0), 0.15f * sinf(w));
+    static const char *const names[2][3] = {{"upper_leg_L", "lower_leg_L", "foot_L"},
+                                            {"upper_leg_R", "lower_leg_R", "foot_R"}};
+    for (int side = 0; side < 2; side++) {
+        int32_t leg[3];
+        for (int i = 0; i < 3; i++) leg[i] = ossa_skeleton_find_joint(s, names[side][i]);
+        ossa_vec3 goal = model_of(s, s->bind, (uint32_t)leg[2]).translation;
+        if (side == 0 && t > 1.0f && t < 1.5f) goal.y += 0.12f * sinf(2.0f * 3.14159265f * (t - 1.0f));
+        source_leg_ik(s, pose, leg, goal);
+    }
+}
+
+/* The squat onto a copy with shins 1.6x longer (standing on the ground): without contacts the
+ * target feet move by more than 1% of its leg length; with them, on every frame where a source
+ * contact holds (pin at full weight), each foot stays within 1% of the target leg length of
+ * where its contact began; bone lengths are exact on every frame. */
+static void contacts_pin_feet(void **state) {
+    (void)state;
+    const ossa_skeleton *s = g_demo->skeleton;
+    uint32_t n = s->joint_count;
+    ossa_transform rest[DEMO_JOINT_COUNT];
+    memcpy(rest, s->bind, sizeof rest);
+    static const char *const shins[] = {"foot_L", "foot_R"};
+    for (int i = 0; i < 2; i++) {
+        int32_t j = ossa_skeleton_find_joint(s, shins[i]);
+        rest[j].translation = ossa_vec3_scale(rest[j].translation, 1.6f);
+    }
+    int32_t hips = ossa_skeleton_find_joint(s, "hips");
+    rest[hips].translation.y += 0.42f * 0.6f; /* stand on the ground */
+    ossa_skeleton_desc desc;
+    memset(&desc, 0, sizeof desc);
+    desc.joint_count = n;
+    desc.parents = s->parents;
+    desc.rest = rest;
+    desc.names = (const char *const *)s->names;
+    ossa_skeleton *tall = NULL;
+    assert_int_equal(ossa_skeleton_create(&desc, NULL, &tall), OSSA_OK);
+    ossa_retarget_rig *rig = make_rig(s, tall, false);
+    int32_t feet[2] = {ossa_skeleton_find_joint(tall, "foot_L"), ossa_skeleton_find_joint(tall, "foot_R")};
+
+    ossa_transform in[DEMO_JOINT_COUNT], out[DEMO_JOINT_COUNT], scratch[2 * DEMO_JOINT_COUNT];
+    double leg = rig->target_leg_length;
+    for (int pass = 0; pass < 2; pass++) {
+        ossa_retarget_contacts contacts;
+        memset(&contacts, 0, sizeof contacts);
+        ossa_retarget_job job;
+        memset(&job, 0, sizeof job);
+        job.rig = rig;
+        job.input = in;
+        job.input_count = n;
+        job.output = out;
+        job.output_count = n;
+        job.scratch = scratch;
+        job.scratch_count = 2 * n;
+        job.contacts = pass ? &contacts : NULL;
+        ossa_vec3 anchor[2];
+        bool held[2] = {false, false};
+        int pinned_frames = 0, released_frames = 0;
+        double worst = 0.0;
+        for (int k = 0; k <= 120; k++) { /* 2 s at 60 Hz */
+            job.delta_time = k ? 1.0f / 60.0f : 0.0f;
+            squat_pose(s, (float)k / 60.0f, in);
+            assert_int_equal(ossa_retarget_job_run(&job), OSSA_OK);
+            for (int f = 0; f < 2; f++) {
+                ossa_vec3 p = position_of(tall, out, (uint32_t)feet[f]);
+                bool contact = pass ? contacts.in_contact[f] : (f == 1 || k < 60); /* pass 0: the squat's own */
+                if (!contact) {
+                    held[f] = false;
+                    released_frames++;
+                    continue;
+                }
+                if (pass) {
+                    assert_true(job.contact_mask & (1u << f));
+                    ot_assert_near(contacts.weight[f], 1.0f, 0.0f);
+                }
+                if (!held[f]) anchor[f] = p, held[f] = true;
+                double d = distance3(p, anchor[f]);
+                if (d > worst) worst = d;
+                pinned_frames++;
+            }
+            for (uint32_t j = 0; j < n; j++) {
+                if ((int32_t)j == hips) continue;
+                assert_memory_equal(&out[j].translation, &rig->target_reference[j].translation, sizeof(ossa_vec3));
+            }
+        }
+        print_message("squat onto long shins, %s contacts: feet move up to %.3g%% of the leg during contacts\n",
+                      pass ? "with" : "without", 100.0 * worst / leg);
+        if (pass == 0 && !(worst > 0.01 * leg)) fail_msg("without contacts the feet moved only %g (leg %g)", worst, leg);
+        if (pass == 1) {
+            assert_true(pinned_frames >= 150); /* both feet planted most of the time */
+            assert_true(released_frames >= 10); /* the left foot lifted */
+            if (!(worst <= 0.01 * leg)) fail_msg("pinned foot moved %g (leg %g)", worst, leg);
+        }
+    }
+    ossa_retarget_rig_destroy(rig);
+    ossa_skeleton_destroy(tall);
+}
+
+/* Woman's Walking baked onto the demo character: the clip has the source's name and key
+ * times, builds and plays; bone lengths exact at every key; the report is sane. */
+static void bake_woman_walking_onto_demo(void **state) {
+    (void)state;
+    ossa_asset *woman = ot_load_asset("Woman/Woman.gltf");
+    if (!woman) skip();
+    const ossa_skeleton *demo = g_demo->skeleton;
+    ossa_retarget_rig *rig = make_rig(woman->skeleton, demo, true);
+    const ossa_clip *walking = woman->clips[ossa_asset_find_clip(woman, "Walking")];
+    ossa_retarget_bake_options options;
+    memset(&options, 0, sizeof options);
+    ossa_clip *baked = NULL;
+    assert_int_equal(ossa_retarget_bake(rig, walking, &options, NULL, &baked), OSSA_OK);
+    assert_string_equal(baked->name, "Walking");
+    ot_assert_near(baked->start, walking->start, 0.0f);
+    ot_assert_near(baked->end, walking->end, 0.0f);
+    assert_true(baked->track_count > 0);
+    uint32_t keys = baked->tracks[0].rotation.key_count;
+    assert_true(keys >= 2);
+    ossa_transform pose[DEMO_JOINT_COUNT];
+    int32_t hips = ossa_skeleton_find_joint(demo, "hips");
+    for (uint32_t k = 0; k < keys; k++) {
+        ot_clip_sample(baked, baked->tracks[0].rotation.times[k], false, OSSA_LOOKUP_DEFAULT, NULL, demo->rest, pose,
+                       demo->joint_count);
+        for (uint32_t j = 0; j < demo->joint_count; j++) {
+            if ((int32_t)j == hips) continue;
+            assert_memory_equal(&pose[j].translation, &rig->target_reference[j].translation, sizeof(ossa_vec3));
+        }
+    }
+    ossa_built_clip *built = NULL;
+    assert_int_equal(ossa_clip_build(baked, demo, NULL, NULL, &built, NULL), OSSA_OK);
+    ossa_built_clip_destroy(built);
+
+    ossa_retarget_report report;
+    assert_int_equal(ossa_retarget_report_compute(rig, walking, baked, &options, NULL, &report), OSSA_OK);
+    char json[8192];
+    size_t length = ossa_retarget_report_to_json(&report, json, sizeof json);
+    assert_true(length > 0 && length < sizeof json);
+    assert_int_equal(length, ossa_retarget_report_to_json(&report, NULL, 0));
+    printf("Woman Walking -> demo:\n%s", json);
+    assert_int_equal(report.frame_count, keys);
+    ot_assert_near(report.bone_length_change, 0.0f, 0.0f);
+    for (int l = 0; l < 2; l++) { /* Walking walks in place: its feet slide back; at most a turning point */
+        assert_true(report.limbs[l].contact_frames <= 2);
+        assert_true(report.limbs[l].target_skate <= 0.01f);
+    }
+    assert_true(report.bones[H(LEFT_UPPER_LEG)].mapped);
+    assert_false(report.bones[H(LEFT_TOES)].mapped); /* the demo has no toes */
+    assert_true(report.angle_max_degrees < 90.0f);
+    assert_true(report.round_trip_max_degrees < 1.0f); /* every demo joint is mapped: a clean round trip */
+    assert_true(report.round_trip_hips < 1e-3f);
+    ossa_clip_destroy(baked);
+    ossa_retarget_rig_destroy(rig);
+    ossa_asset_destroy(woman);
+}
+
 static int setup(void **state) {
     (void)state;
     g_demo = demo_character_create();
@@ -535,6 +725,8 @@ int main(void) {
         cmocka_unit_test(onto_renamed_copy),
         cmocka_unit_test(job_validity),
         cmocka_unit_test(job_never_allocates),
+        cmocka_unit_test(contacts_pin_feet),
+        cmocka_unit_test(bake_woman_walking_onto_demo),
     };
     return cmocka_run_group_tests(tests, setup, teardown);
 }

@@ -239,8 +239,7 @@ typedef struct ossa_retarget_contacts {
     float weight[OSSA_RETARGET_LIMB_COUNT];         /* pin blend weight in [0, 1] */
     ossa_vec3 pin[OSSA_RETARGET_LIMB_COUNT];        /* target model position the limb is pinned at */
     /* Set by the caller (optional): heights are measured above floor[limb] when has_floor, else
-     * above the limb's height in the source reference over its lowest foot or toe joint (feet)
-     * or above the ground plane (hands). ossa_retarget_bake sets each to the lowest height the
+     * above the foot's height in the source reference (feet) or the ground plane (hands). ossa_retarget_bake sets each to the lowest height the
      * limb's source joint reaches in the clip. */
     bool has_floor;
     float floor[OSSA_RETARGET_LIMB_COUNT];

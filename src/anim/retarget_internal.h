@@ -17,7 +17,7 @@ typedef struct ossa__retarget_limb {
     bool present;
     uint32_t source_end;
     uint32_t target_start, target_mid, target_end;
-    float source_rest_height; /* source end joint's height above the reference's lowest foot joint */
+    float source_rest_height; /* feet: the source end joint's height in the reference; hands: 0 */
 } ossa__retarget_limb;
 
 struct ossa__retarget_plan {

@@ -188,7 +188,6 @@ static void plan_limbs(ossa_retarget_rig *rig, const rig_scratch *s) {
         {B(LEFT_UPPER_ARM), B(LEFT_LOWER_ARM), B(LEFT_HAND)},
         {B(RIGHT_UPPER_ARM), B(RIGHT_LOWER_ARM), B(RIGHT_HAND)},
     };
-    float ground = lowest_foot_height(&rig->source_map, s->source_models, rig->up);
     for (int l = 0; l < OSSA_RETARGET_LIMB_COUNT; l++) {
         ossa__retarget_limb *limb = &rig->plan->limbs[l];
         limb->present = mapped_on_both(rig, chains[l][0]) && mapped_on_both(rig, chains[l][1]) &&
@@ -199,7 +198,7 @@ static void plan_limbs(ossa_retarget_rig *rig, const rig_scratch *s) {
         limb->target_mid = (uint32_t)rig->target_map.joints[chains[l][1]];
         limb->target_end = (uint32_t)rig->target_map.joints[chains[l][2]];
         float height = dot3(s->source_models[limb->source_end].translation, rig->up);
-        limb->source_rest_height = l < OSSA_RETARGET_LEFT_HAND ? height - ground : 0.0f;
+        limb->source_rest_height = l < OSSA_RETARGET_LEFT_HAND ? height : 0.0f;
     }
 }
 
