@@ -6,7 +6,8 @@
  * (ossa/retarget.h: automatic bone maps by name, completed by a map file) and writes TARGET's
  * skeleton, skins, meshes and materials with the retargeted clips, named after the source clips
  * and built like `ossa pack` builds them, into one packed file every command reads. --report
- * prints each clip's quality report, --json writes them as one JSON document. --print-map shows
+ * prints each clip's quality report, --json writes them as one JSON document; --precision and
+ * --lossless build the clips as `ossa pack` does. --print-map shows
  * the automatic maps: one line per profile bone with the joint each skeleton maps to it. */
 #include <stdio.h>
 #include <stdlib.h>
@@ -23,6 +24,7 @@ static int usage(FILE *f) {
     fprintf(f,
             "usage: ossa retarget SOURCE --to TARGET [--clip NAME|INDEX]... [--map MAP.json] [--tpose-fix]\n"
             "                     [--no-contacts] --out OUT.ossa [--report] [--json REPORT.json]\n"
+            "                     [--precision P] [--lossless]\n"
             "       ossa retarget --print-map SOURCE [TARGET] [--map MAP.json]\n"
             "  SOURCE, TARGET  humanoid models of any format (glTF, FBX, BVH, ...; \"demo\" = the built-in\n"
             "           character); TARGET may be a packed .ossa file, SOURCE needs its editable clips\n"
@@ -32,6 +34,7 @@ static int usage(FILE *f) {
             "  --tpose-fix   align both reference poses to a common T-pose first (an A-pose rig and a T-pose rig)\n"
             "  --no-contacts do not pin the target's feet during the source's foot contacts\n"
             "  --out    the packed file: TARGET's skeleton, meshes and materials, the retargeted clips (built)\n"
+            "  --precision P / --lossless  how the clips are built, as `ossa pack` (default 1e-4 model units)\n"
             "  --report print each clip's quality report; --json FILE writes the reports as JSON\n"
             "  --print-map   the automatic map of each file: profile bone -> joint name (then --map's entries)\n");
     return f == stdout ? 0 : 2;
@@ -44,6 +47,7 @@ typedef struct retarget_args {
     const char **clips;    /* argc entries */
     uint32_t clip_count;
     bool report, print_map;
+    ossa_clip_build_options build; /* --precision, --lossless (as `ossa pack`) */
 } retarget_args;
 
 /* Parses argv into a; returns -1 when parsed, else the exit code (0 after --help, 2 on a usage error). */
@@ -57,6 +61,15 @@ static int parse_args(int argc, char **argv, retarget_args *a) {
         else if (!strcmp(s, "--json") && more) a->json = argv[++i];
         else if (!strcmp(s, "--clip") && more) a->clips[a->clip_count++] = argv[++i];
         else if (!strcmp(s, "--report")) a->report = true;
+        else if (!strcmp(s, "--lossless")) a->build.lossless = true;
+        else if (!strcmp(s, "--precision") && more) {
+            char *end;
+            a->build.precision = strtof(argv[++i], &end);
+            if (*end || !(a->build.precision > 0)) {
+                fprintf(stderr, "ossa retarget: --precision expects a positive number of model units\n");
+                return 2;
+            }
+        }
         else if (!strcmp(s, "--print-map")) a->print_map = true;
         else if (s[0] == '-' && s[1]) {
             cli_unknown_option("retarget", s, !more);
@@ -137,15 +150,9 @@ static int print_map(const retarget_args *a) {
         sk[f] = assets[f]->skeleton;
         ossa_diagnostic d;
         (void)ossa_retarget_map_auto(sk[f], &maps[f], &d); /* incomplete maps are shown, then reported */
-        if (retarget_cli_load.map_file) {
-            memset(&d, 0, sizeof d);
-            ossa_result r = ossa_retarget_map_load_file(retarget_cli_load.map_file, sides[f], sk[f], &maps[f], &d);
-            if (r != OSSA_OK) {
-                fprintf(stderr, "ossa retarget: %s: %s%s%s (%s)\n", retarget_cli_load.map_file, d.path,
-                        d.path[0] ? ": " : "", d.message, ossa_result_string(r));
-                rc = 1;
-            }
-        }
+        if (retarget_cli_load.map_file &&
+            !retarget_cli_apply_map_file("retarget", retarget_cli_load.map_file, sides[f], sk[f], &maps[f]))
+            rc = 1;
     }
     if (!rc) {
         print_map_table(a, sk, maps);
@@ -265,6 +272,28 @@ static int pick_clips(const retarget_args *a, const ossa_asset *source, uint32_t
     return (int)a->clip_count;
 }
 
+/* A target made in code (the demo character) has no node infos: one node per joint then, so the
+ * packed file names its joints to `ossa info` and `ossa sample` like a loaded model's. */
+static bool add_joint_nodes(ossa_asset *target) {
+    const ossa_skeleton *sk = target->skeleton;
+    if (target->node_count || !sk->joint_count) return true;
+    ossa_allocator *al = &target->allocator;
+    size_t bytes = sk->joint_count * sizeof *target->nodes;
+    ossa_node_info *nodes = al->alloc ? al->alloc(bytes, al->user) : malloc(bytes);
+    if (!nodes) return false;
+    for (uint32_t j = 0; j < sk->joint_count; j++) {
+        memset(&nodes[j], 0, sizeof nodes[j]);
+        nodes[j].name = sk->names[j];
+        nodes[j].parent = sk->parents[j];
+        nodes[j].mesh = nodes[j].skin = -1;
+        nodes[j].joint = j;
+        nodes[j].matrix = ossa_transform_to_mat4(sk->rest[j]);
+    }
+    target->nodes = nodes;
+    target->node_count = sk->joint_count;
+    return true;
+}
+
 /* Replaces the target's clips (editable and built) by `baked` (ownership moves), builds them
  * as `ossa pack` does and writes the packed file. 0, or 1 after printing an error. */
 static int write_packed(const retarget_args *a, ossa_asset *target, ossa_clip **baked, uint32_t count) {
@@ -276,7 +305,11 @@ static int write_packed(const retarget_args *a, ossa_asset *target, ossa_clip **
         fprintf(stderr, "ossa retarget: out of memory\n");
         return 1;
     }
-    if (cli_build_clips(target, NULL, "retarget", true)) return 1;
+    if (!add_joint_nodes(target)) {
+        fprintf(stderr, "ossa retarget: out of memory\n");
+        return 1;
+    }
+    if (cli_build_clips(target, &a->build, "retarget", true)) return 1;
     ossa_pack_options pack;
     memset(&pack, 0, sizeof pack);
     size_t size = 0;

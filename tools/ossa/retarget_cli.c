@@ -35,14 +35,13 @@ static void auto_map(const ossa_skeleton *skeleton, ossa_retarget_map *map) {
     (void)ossa_retarget_map_auto(skeleton, map, &d); /* map holds what was found either way */
 }
 
-/* Applies the map file's side onto map; false after printing "FILE: /side/bone: message". */
-static bool apply_map_file(const char *cmd, const char *map_file, const char *side, const ossa_skeleton *skeleton,
+bool retarget_cli_apply_map_file(const char *cmd, const char *map_file, const char *side, const ossa_skeleton *skeleton,
                            ossa_retarget_map *map) {
     ossa_diagnostic d;
     memset(&d, 0, sizeof d);
     ossa_result r = ossa_retarget_map_load_file(map_file, side, skeleton, map, &d);
     if (r == OSSA_OK) return true;
-    const char *message = d.message[0] ? d.message : ossa_result_string(r);
+    const char *message = d.message[0] ? d.message : "cannot read the map";
     if (d.path[0] && !strstr(message, d.path))
         fprintf(stderr, "ossa %s: %s: %s: %s (%s)\n", cmd, map_file, d.path, message, ossa_result_string(r));
     else
@@ -68,8 +67,8 @@ bool retarget_cli_maps(const char *cmd, const char *source_file, const ossa_skel
                        ossa_retarget_map *source_map, ossa_retarget_map *target_map) {
     auto_map(source, source_map);
     auto_map(target, target_map);
-    if (map_file && !(apply_map_file(cmd, map_file, "source", source, source_map) &&
-                      apply_map_file(cmd, map_file, "target", target, target_map)))
+    if (map_file && !(retarget_cli_apply_map_file(cmd, map_file, "source", source, source_map) &&
+                      retarget_cli_apply_map_file(cmd, map_file, "target", target, target_map)))
         return false;
     return check_map(cmd, source_file, "source", source, source_map, map_file) &&
            check_map(cmd, target_file, "target", target, target_map, map_file);

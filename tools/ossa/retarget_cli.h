@@ -20,6 +20,11 @@ extern retarget_cli_options retarget_cli_load;
 /* Loads FILE (any format, or "demo" for the built-in character) without the --anim clips. */
 ossa_asset *retarget_cli_load_asset(const char *cmd, const char *file);
 
+/* Applies the map file's `side` ("source" / "target") onto map; false after printing
+ * "FILE: /side/bone: message". */
+bool retarget_cli_apply_map_file(const char *cmd, const char *map_file, const char *side,
+                                 const ossa_skeleton *skeleton, ossa_retarget_map *map);
+
 /* Both maps: automatic by name, then the map file's "source" / "target" entries, then validated.
  * Prints the first fault naming the file (the model for an automatic map, the map file with its
  * JSON pointer for an entry) and returns false. */
