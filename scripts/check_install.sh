@@ -47,7 +47,7 @@ test $rc -eq 2 || fail "consumer_import exited $rc"
 
 # pkg-config: every .pc resolves to the scratch prefix, not the configured one
 export PKG_CONFIG_PATH="$PREFIX/lib/pkgconfig:$PREFIX/lib/x86_64-linux-gnu/pkgconfig"
-pcs="ossa ossa_offline ossa_gltf ossa_import ossa_gl"
+pcs="ossa ossa_offline ossa_gltf ossa_retarget ossa_import ossa_gl"
 if pkg-config --exists assimp; then pcs="$pcs ossa_assimp"; fi
 for pc in $pcs; do
   case "$(pkg-config --variable=libdir $pc)" in

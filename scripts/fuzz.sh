@@ -49,10 +49,10 @@ if [ "$VALGRIND" = 1 ]; then
   VBUILD=${OSSA_FUZZ_REPLAY_BUILD:-build-fuzz-replay}
   cmake -S . -B "$VBUILD" -G Ninja -DCMAKE_BUILD_TYPE=RelWithDebInfo -DOSSA_SANITIZE=OFF -DOSSA_BUILD_TESTS=OFF \
         -DOSSA_BUILD_TOOLS=OFF -DOSSA_BUILD_EXAMPLES=OFF -DOSSA_BUILD_BENCH=OFF -DOSSA_BUILD_GL=OFF >/dev/null
-  cmake --build "$VBUILD" --target ossa_import  # every importer, the builder, the writer, the runtime
+  cmake --build "$VBUILD" --target ossa_import ossa_retarget  # every importer, the builder, the writer, retargeting, the runtime
   libs=("$VBUILD/libossa_import.a" "$VBUILD/libossa_gltf.a")
   if pkg-config --exists assimp; then libs+=("$VBUILD/libossa_assimp.a"); fi
-  libs+=("$VBUILD/libossa_offline.a" "$VBUILD/libossa.a")
+  libs+=("$VBUILD/libossa_retarget.a" "$VBUILD/libossa_offline.a" "$VBUILD/libossa.a")
   if pkg-config --exists assimp; then libs+=($(pkg-config --libs assimp)); fi
   status=0
   for t in "${TARGETS[@]}"; do

@@ -7,6 +7,8 @@
 #include "test_support.h"
 #include "job_check.h"
 
+#include <ossa/import.h>
+
 #include <math.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -559,14 +561,9 @@ static void squat_pose(const ossa_skeleton *s, float t, ossa_transform *pose) {
     }
 }
 
-/* The squat onto a copy with shins 1.6x longer (standing on the ground): without contacts the
- * target feet move by more than 1% of its leg length; with them, on every frame where a source
- * contact holds (pin at full weight), each foot stays within 1% of the target leg length of
- * where its contact began; bone lengths are exact on every frame. */
-static void contacts_pin_feet(void **state) {
-    (void)state;
+/* The demo character with shins 1.6x longer, standing on the ground. */
+static ossa_skeleton *long_shins_copy(void) {
     const ossa_skeleton *s = g_demo->skeleton;
-    uint32_t n = s->joint_count;
     ossa_transform rest[DEMO_JOINT_COUNT];
     memcpy(rest, s->bind, sizeof rest);
     static const char *const shins[] = {"foot_L", "foot_R"};
@@ -574,73 +571,80 @@ static void contacts_pin_feet(void **state) {
         int32_t j = ossa_skeleton_find_joint(s, shins[i]);
         rest[j].translation = ossa_vec3_scale(rest[j].translation, 1.6f);
     }
-    int32_t hips = ossa_skeleton_find_joint(s, "hips");
-    rest[hips].translation.y += 0.42f * 0.6f; /* stand on the ground */
+    rest[ossa_skeleton_find_joint(s, "hips")].translation.y += 0.42f * 0.6f; /* stand on the ground */
     ossa_skeleton_desc desc;
     memset(&desc, 0, sizeof desc);
-    desc.joint_count = n;
+    desc.joint_count = s->joint_count;
     desc.parents = s->parents;
     desc.rest = rest;
     desc.names = (const char *const *)s->names;
     ossa_skeleton *tall = NULL;
     assert_int_equal(ossa_skeleton_create(&desc, NULL, &tall), OSSA_OK);
-    ossa_retarget_rig *rig = make_rig(s, tall, false);
-    int32_t feet[2] = {ossa_skeleton_find_joint(tall, "foot_L"), ossa_skeleton_find_joint(tall, "foot_R")};
+    return tall;
+}
 
+/* Plays the squat for 2 s at 60 Hz through the job (with or without contacts) and returns
+ * the largest distance a foot moves from where it stood at the start of a contact (the job's
+ * contacts, or the squat's own without); checks bone lengths on every frame. */
+static double squat_foot_drift(const ossa_retarget_rig *rig, bool with_contacts, int *pinned, int *released) {
+    const ossa_skeleton *s = g_demo->skeleton, *tall = rig->target;
+    uint32_t n = s->joint_count, hips = (uint32_t)rig->target_map.joints[H(HIPS)];
+    int32_t feet[2] = {ossa_skeleton_find_joint(tall, "foot_L"), ossa_skeleton_find_joint(tall, "foot_R")};
     ossa_transform in[DEMO_JOINT_COUNT], out[DEMO_JOINT_COUNT], scratch[2 * DEMO_JOINT_COUNT];
-    double leg = rig->target_leg_length;
-    for (int pass = 0; pass < 2; pass++) {
-        ossa_retarget_contacts contacts;
-        memset(&contacts, 0, sizeof contacts);
-        ossa_retarget_job job;
-        memset(&job, 0, sizeof job);
-        job.rig = rig;
-        job.input = in;
-        job.input_count = n;
-        job.output = out;
-        job.output_count = n;
-        job.scratch = scratch;
-        job.scratch_count = 2 * n;
-        job.contacts = pass ? &contacts : NULL;
-        ossa_vec3 anchor[2];
-        bool held[2] = {false, false};
-        int pinned_frames = 0, released_frames = 0;
-        double worst = 0.0;
-        for (int k = 0; k <= 120; k++) { /* 2 s at 60 Hz */
-            job.delta_time = k ? 1.0f / 60.0f : 0.0f;
-            squat_pose(s, (float)k / 60.0f, in);
-            assert_int_equal(ossa_retarget_job_run(&job), OSSA_OK);
-            for (int f = 0; f < 2; f++) {
-                ossa_vec3 p = position_of(tall, out, (uint32_t)feet[f]);
-                bool contact = pass ? contacts.in_contact[f] : (f == 1 || k < 60); /* pass 0: the squat's own */
-                if (!contact) {
-                    held[f] = false;
-                    released_frames++;
-                    continue;
-                }
-                if (pass) {
-                    assert_true(job.contact_mask & (1u << f));
-                    ot_assert_near(contacts.weight[f], 1.0f, 0.0f);
-                }
-                if (!held[f]) anchor[f] = p, held[f] = true;
-                double d = distance3(p, anchor[f]);
-                if (d > worst) worst = d;
-                pinned_frames++;
+    ossa_retarget_contacts contacts;
+    memset(&contacts, 0, sizeof contacts);
+    ossa_retarget_job job = {.rig = rig, .input = in, .input_count = n, .output = out, .output_count = n,
+                             .scratch = scratch, .scratch_count = 2 * n, .contacts = with_contacts ? &contacts : NULL};
+    ossa_vec3 anchor[2];
+    bool held[2] = {false, false};
+    double worst = 0.0;
+    *pinned = *released = 0;
+    for (int k = 0; k <= 120; k++) {
+        job.delta_time = k ? 1.0f / 60.0f : 0.0f;
+        squat_pose(s, (float)k / 60.0f, in);
+        assert_int_equal(ossa_retarget_job_run(&job), OSSA_OK);
+        for (int f = 0; f < 2; f++) {
+            ossa_vec3 p = position_of(tall, out, (uint32_t)feet[f]);
+            bool contact = with_contacts ? contacts.in_contact[f] : (f == 1 || k < 60);
+            if (!contact) {
+                held[f] = false;
+                (*released)++;
+                continue;
             }
-            for (uint32_t j = 0; j < n; j++) {
-                if ((int32_t)j == hips) continue;
-                assert_memory_equal(&out[j].translation, &rig->target_reference[j].translation, sizeof(ossa_vec3));
+            if (with_contacts) {
+                assert_true(job.contact_mask & (1u << f));
+                ot_assert_near(contacts.weight[f], 1.0f, 0.0f);
             }
+            if (!held[f]) anchor[f] = p, held[f] = true;
+            double d = distance3(p, anchor[f]);
+            if (d > worst) worst = d;
+            (*pinned)++;
         }
-        print_message("squat onto long shins, %s contacts: feet move up to %.3g%% of the leg during contacts\n",
-                      pass ? "with" : "without", 100.0 * worst / leg);
-        if (pass == 0 && !(worst > 0.01 * leg)) fail_msg("without contacts the feet moved only %g (leg %g)", worst, leg);
-        if (pass == 1) {
-            assert_true(pinned_frames >= 150); /* both feet planted most of the time */
-            assert_true(released_frames >= 10); /* the left foot lifted */
-            if (!(worst <= 0.01 * leg)) fail_msg("pinned foot moved %g (leg %g)", worst, leg);
+        for (uint32_t j = 0; j < n; j++) {
+            if (j != hips) assert_memory_equal(&out[j].translation, &rig->target_reference[j].translation, sizeof(ossa_vec3));
         }
     }
+    return worst;
+}
+
+/* The squat onto a copy with shins 1.6x longer (standing on the ground): without contacts the
+ * target feet move by more than 1% of its leg length; with them, on every frame where a source
+ * contact holds (pin at full weight), each foot stays within 1% of the target leg length of
+ * where its contact began; bone lengths are exact on every frame. */
+static void contacts_pin_feet(void **state) {
+    (void)state;
+    ossa_skeleton *tall = long_shins_copy();
+    ossa_retarget_rig *rig = make_rig(g_demo->skeleton, tall, false);
+    double leg = rig->target_leg_length;
+    int pinned, released;
+    double free_drift = squat_foot_drift(rig, false, &pinned, &released);
+    double pinned_drift = squat_foot_drift(rig, true, &pinned, &released);
+    print_message("squat onto long shins: feet move up to %.3g%% of the leg during contacts without pinning, "
+                  "%.3g%% with\n", 100.0 * free_drift / leg, 100.0 * pinned_drift / leg);
+    if (!(free_drift > 0.01 * leg)) fail_msg("without contacts the feet moved only %g (leg %g)", free_drift, leg);
+    assert_true(pinned >= 150);  /* both feet planted most of the time */
+    assert_true(released >= 10); /* the left foot lifted */
+    if (!(pinned_drift <= 0.01 * leg)) fail_msg("pinned foot moved %g (leg %g)", pinned_drift, leg);
     ossa_retarget_rig_destroy(rig);
     ossa_skeleton_destroy(tall);
 }
@@ -701,6 +705,285 @@ static void bake_woman_walking_onto_demo(void **state) {
     ossa_asset_destroy(woman);
 }
 
+/* ---- JSON map files ---- */
+
+static ossa_result load_map(const char *json, const char *side, ossa_retarget_map *map, ossa_diagnostic *diag) {
+    memset(diag, 0, sizeof *diag);
+    return ossa_retarget_map_load_json(json, strlen(json), side, g_demo->skeleton, map, diag);
+}
+
+static void map_file_overrides_and_round_trips(void **state) {
+    (void)state;
+    const ossa_skeleton *s = g_demo->skeleton;
+    ossa_retarget_map automatic, map;
+    ossa_diagnostic diag;
+    assert_int_equal(ossa_retarget_map_auto(s, &automatic, NULL), OSSA_OK);
+    map = automatic;
+    const char *json = "{\"source\": {\"head\": \"neck\"},\n"
+                       " \"target\": {\"chest\": null, \"upper_chest\": \"chest\", \"Left_Toes\": \"foot_L\",\n"
+                       "            \"left_foot\": \"lower_leg_L\", \"left_lower_leg\": \"upper_leg_L\",\n"
+                       "            \"left_upper_leg\": null, \"neck\": \"n\\u0065ck\"},\n"
+                       " \"comment\": [1, 2, {\"x\": null}]}";
+    assert_int_equal(load_map(json, "target", &map, &diag), OSSA_OK);
+    int32_t chest = ossa_skeleton_find_joint(s, "chest");
+    assert_int_equal(map.joints[H(CHEST)], -1);
+    assert_int_equal(map.joints[H(UPPER_CHEST)], chest);
+    assert_int_equal(map.joints[H(LEFT_TOES)], ossa_skeleton_find_joint(s, "foot_L"));
+    assert_int_equal(map.joints[H(LEFT_UPPER_LEG)], -1);
+    assert_int_equal(map.joints[H(HEAD)], automatic.joints[H(HEAD)]); /* the source side is not read */
+    /* the edited map fails validation, naming the bone */
+    assert_int_equal(ossa_retarget_map_validate(&map, s, &diag), OSSA_ERROR_INVALID_DATA);
+    assert_string_equal(diag.path, "left_upper_leg");
+
+    /* writer -> reader gives the same map */
+    size_t length = ossa_retarget_map_to_json(&automatic, s, NULL, 0);
+    char *text = malloc(length + 40);
+    assert_int_equal(ossa_retarget_map_to_json(&automatic, s, text + 11, length + 1), length);
+    memcpy(text, "{\"source\": ", 11);
+    strcpy(text + 11 + length, "}");
+    assert_non_null(strstr(text, "\"left_upper_leg\": \"upper_leg_L\""));
+    assert_non_null(strstr(text, "\"left_toes\": null"));
+    ossa_retarget_map back;
+    ossa_retarget_map_clear(&back);
+    back.joints[H(LEFT_TOES)] = 3; /* null in the file unmaps it */
+    if (load_map(text, "source", &back, &diag) != OSSA_OK) fail_msg("%s", diag.message);
+    assert_memory_equal(&back, &automatic, sizeof back);
+    char small[8];
+    assert_int_equal(ossa_retarget_map_to_json(&automatic, s, small, sizeof small), length);
+    assert_int_equal(strlen(small), 7);
+    free(text);
+
+    /* a file on disk, and one that is not there */
+    const char *path = ot_tmp("retarget_map.json");
+    FILE *f = fopen(path, "wb");
+    assert_non_null(f);
+    fputs(json, f);
+    fclose(f);
+    map = automatic;
+    assert_int_equal(ossa_retarget_map_load_file(path, "source", s, &map, &diag), OSSA_OK);
+    assert_int_equal(map.joints[H(HEAD)], ossa_skeleton_find_joint(s, "neck"));
+    assert_int_equal(ossa_retarget_map_load_file(ot_tmp("no_such_map.json"), "source", s, &map, &diag), OSSA_ERROR_IO);
+}
+
+/* Malformed and hostile map files: each refused with the place named; the map untouched. */
+static void map_file_malformed(void **state) {
+    (void)state;
+    static const struct {
+        const char *json;
+        ossa_result result;
+        const char *path;
+        const char *words;
+    } cases[] = {
+        {"{\"target\": {\"head\": \"head\"", OSSA_ERROR_PARSE, "", "broken JSON"},
+        {"{\"target\": {\"head\" \"head\"}}", OSSA_ERROR_PARSE, "/target", "broken JSON"},
+        {"", OSSA_ERROR_INVALID_DATA, "", "must be a JSON object"},
+        {"[1, 2]", OSSA_ERROR_INVALID_DATA, "", "must be a JSON object"},
+        {"{\"target\": [\"head\"]}", OSSA_ERROR_INVALID_DATA, "/target", "must be an object"},
+        {"{\"target\": {\"tail\": \"head\"}}", OSSA_ERROR_INVALID_DATA, "/target/tail", "not a profile bone"},
+        {"{\"target\": {\"a/b~\": \"head\"}}", OSSA_ERROR_INVALID_DATA, "/target/a~1b~0", "not a profile bone"},
+        {"{\"target\": {\"left_foot\": \"LeftFoot\"}}", OSSA_ERROR_INVALID_DATA, "/target/left_foot",
+         "no joint named 'LeftFoot'"},
+        {"{\"target\": {\"left_foot\": 3}}", OSSA_ERROR_INVALID_DATA, "/target/left_foot", "a string) or null"},
+        {"{\"target\": {\"left_foot\": {\"joint\": \"foot_L\"}}}", OSSA_ERROR_INVALID_DATA, "/target/left_foot",
+         "a string) or null"},
+        {"{\"target\": {\"head\": \"head\", \"HEAD\": \"neck\"}}", OSSA_ERROR_INVALID_DATA, "/target/HEAD", "given twice"},
+        {"{\"target\": {}, \"target\": {}}", OSSA_ERROR_INVALID_DATA, "/target", "given twice"},
+        {"{\"target\": {\"head\": \"he\\u00\"}}", OSSA_ERROR_PARSE, "", "broken JSON near byte 20"},
+        {"{\"target\": {\"head\": \"he\\ud800ad\"}}", OSSA_ERROR_INVALID_DATA, "/target/head", "unpaired surrogate"},
+        {"{\"target\": {\"head\": \"\\u0000\"}}", OSSA_ERROR_INVALID_DATA, "/target/head", "NUL"},
+    };
+    ossa_retarget_map automatic, map;
+    ossa_diagnostic diag;
+    assert_int_equal(ossa_retarget_map_auto(g_demo->skeleton, &automatic, NULL), OSSA_OK);
+    for (size_t i = 0; i < sizeof cases / sizeof cases[0]; i++) {
+        map = automatic;
+        ossa_result r = load_map(cases[i].json, "target", &map, &diag);
+        if (r != cases[i].result || strcmp(diag.path, cases[i].path) || !strstr(diag.message, cases[i].words)) {
+            fail_msg("case %zu: %s: got %s, path '%s', message '%s'", i, cases[i].json, ossa_result_string(r), diag.path,
+                     diag.message);
+        }
+        assert_memory_equal(&map, &automatic, sizeof map);
+    }
+    /* nesting and size limits */
+    char *deep = malloc(4096);
+    strcpy(deep, "{\"x\": ");
+    for (int i = 0; i < 40; i++) strcat(deep, "[");
+    for (int i = 0; i < 40; i++) strcat(deep, "]");
+    strcat(deep, "}");
+    assert_int_equal(load_map(deep, "target", &map, &diag), OSSA_ERROR_LIMIT);
+    free(deep);
+    size_t big = (1u << 20) + 1;
+    char *huge = malloc(big + 1);
+    memset(huge, ' ', big);
+    huge[0] = '{', huge[big - 1] = '}', huge[big] = '\0';
+    assert_int_equal(ossa_retarget_map_load_json(huge, big, "target", g_demo->skeleton, &map, &diag), OSSA_ERROR_LIMIT);
+    free(huge);
+    assert_int_equal(load_map("{}", "both", &map, &diag), OSSA_ERROR_INVALID_ARGUMENT);
+    assert_string_equal(diag.path, "side");
+    assert_int_equal(ossa_retarget_map_load_json(NULL, 0, "target", g_demo->skeleton, &map, &diag),
+                     OSSA_ERROR_INVALID_ARGUMENT);
+    assert_memory_equal(&map, &automatic, sizeof map);
+}
+
+/* ---- chains of different lengths ---- */
+
+/* The demo character (spine, chest: 2 spine bones) onto a copy with 4 (spine, chest, spine2,
+ * spine3, the arms on spine3): the copy's chest and neck take the source's changes exactly;
+ * spine2 and spine3, between chest and neck, take the rotation on the geodesic from the
+ * source chest's change to the source neck's at their normalised chain length (computed here
+ * from the copy's offsets). */
+static void chain_spread_by_length(void **state) {
+    (void)state;
+    const ossa_skeleton *s = g_demo->skeleton;
+    enum { N = DEMO_JOINT_COUNT + 2 };
+    static const char *const names[N] = {"hips", "spine", "chest", "spine2", "spine3", "neck", "head",
+                                         "upper_arm_L", "lower_arm_L", "hand_L", "upper_arm_R", "lower_arm_R",
+                                         "hand_R", "upper_leg_L", "lower_leg_L", "foot_L", "upper_leg_R",
+                                         "lower_leg_R", "foot_R"};
+    static const int32_t parents[N] = {-1, 0, 1, 2, 3, 4, 5, 4, 7, 8, 4, 10, 11, 0, 13, 14, 0, 16, 17};
+    ossa_transform rest[N];
+    for (int j = 0; j < N; j++) {
+        int32_t from = ossa_skeleton_find_joint(s, names[j]);
+        rest[j] = from >= 0 ? s->bind[from] : ossa_transform_identity();
+    }
+    rest[3].translation = ossa_vec3_make(0, 0.06f, 0); /* chest -> spine2 -> spine3 -> neck: 0.06, 0.04, 0.10 */
+    rest[4].translation = ossa_vec3_make(0, 0.04f, 0);
+    rest[5].translation = ossa_vec3_make(0, 0.10f, 0);
+    rest[7].translation.y -= 0.10f; /* the arms keep their model positions on spine3 */
+    rest[10].translation.y -= 0.10f;
+    ossa_skeleton_desc desc;
+    memset(&desc, 0, sizeof desc);
+    desc.joint_count = N;
+    desc.parents = parents;
+    desc.rest = rest;
+    desc.names = names;
+    ossa_skeleton *long_spine = NULL;
+    assert_int_equal(ossa_skeleton_create(&desc, NULL, &long_spine), OSSA_OK);
+    ossa_retarget_map map;
+    assert_int_equal(ossa_retarget_map_auto(long_spine, &map, NULL), OSSA_OK);
+    assert_int_equal(map.joints[H(SPINE)], 1);
+    assert_int_equal(map.joints[H(UPPER_CHEST)], 4);
+    ossa_retarget_rig *rig = make_rig(s, long_spine, false);
+
+    ossa_transform in[DEMO_JOINT_COUNT], out[N];
+    const float fraction[2] = {0.06f / 0.20f, 0.10f / 0.20f}; /* spine2, spine3 along chest -> neck */
+    for (int k = 0; k <= 10; k++) {
+        ot_clip_sample(demo_clip("walk"), (float)k / 10.0f, true, OSSA_LOOKUP_DEFAULT, NULL, s->rest, in,
+                       DEMO_JOINT_COUNT);
+        in[ossa_skeleton_find_joint(s, "neck")].rotation =
+            ossa_quat_from_axis_angle(ossa_vec3_make(0, 0, 1), 0.3f * (float)k / 10.0f); /* bend the neck too */
+        retarget(rig, in, out);
+        /* model rotation changes: the rests have identity rotations, so a change is the model rotation */
+        ossa_quat source_chest = model_of(s, in, (uint32_t)ossa_skeleton_find_joint(s, "chest")).rotation;
+        ossa_quat source_neck = model_of(s, in, (uint32_t)ossa_skeleton_find_joint(s, "neck")).rotation;
+        assert_true(rotation_distance(source_chest, model_of(long_spine, out, 2).rotation) <= 1e-5);
+        assert_true(rotation_distance(source_neck, model_of(long_spine, out, 5).rotation) <= 1e-5);
+        double between = rotation_distance(source_chest, source_neck);
+        for (int i = 0; i < 2; i++) {
+            ossa_quat q = model_of(long_spine, out, (uint32_t)(3 + i)).rotation;
+            double from_chest = rotation_distance(source_chest, q), to_neck = rotation_distance(q, source_neck);
+            ot_assert_near(from_chest + to_neck, between, 1e-5); /* on the geodesic */
+            ot_assert_near(from_chest, fraction[i] * between, 1e-5);
+        }
+    }
+    ossa_retarget_rig_destroy(rig);
+    ossa_skeleton_destroy(long_spine);
+}
+
+/* ---- the T-pose fix ---- */
+
+/* A copy of the demo character with both upper arms raised by `degrees` from hanging down. */
+static ossa_skeleton *arms_raised(float degrees) {
+    const ossa_skeleton *s = g_demo->skeleton;
+    ossa_transform rest[DEMO_JOINT_COUNT];
+    memcpy(rest, s->bind, sizeof rest);
+    float a = degrees * 3.14159265f / 180.0f;
+    rest[ossa_skeleton_find_joint(s, "upper_arm_L")].rotation = ossa_quat_from_axis_angle(ossa_vec3_make(0, 0, 1), a);
+    rest[ossa_skeleton_find_joint(s, "upper_arm_R")].rotation = ossa_quat_from_axis_angle(ossa_vec3_make(0, 0, 1), -a);
+    ossa_skeleton_desc desc;
+    memset(&desc, 0, sizeof desc);
+    desc.joint_count = s->joint_count;
+    desc.parents = s->parents;
+    desc.rest = rest;
+    desc.names = (const char *const *)s->names;
+    ossa_skeleton *out = NULL;
+    assert_int_equal(ossa_skeleton_create(&desc, NULL, &out), OSSA_OK);
+    return out;
+}
+
+static double bone_direction_angle(const ossa_skeleton *a, const ossa_transform *pa, const ossa_skeleton *b,
+                                   const ossa_transform *pb, const char *from, const char *to) {
+    ossa_vec3 da = ossa_vec3_sub(position_of(a, pa, (uint32_t)ossa_skeleton_find_joint(a, to)),
+                                 position_of(a, pa, (uint32_t)ossa_skeleton_find_joint(a, from)));
+    ossa_vec3 db = ossa_vec3_sub(position_of(b, pb, (uint32_t)ossa_skeleton_find_joint(b, to)),
+                                 position_of(b, pb, (uint32_t)ossa_skeleton_find_joint(b, from)));
+    return atan2(ossa_vec3_length(ossa_vec3_cross(da, db)), ossa_vec3_dot(da, db));
+}
+
+/* An A-pose source (arms 45 degrees down) driving a T-pose target: with the fix every limb
+ * bone points the same way in model space on every frame; without it the arms are off by the
+ * difference of the references. */
+static void tpose_fix_aligns_limbs(void **state) {
+    (void)state;
+    ossa_skeleton *a_pose = arms_raised(45.0f), *t_pose = arms_raised(90.0f);
+    static const char *const bones[][2] = {{"upper_arm_L", "lower_arm_L"}, {"lower_arm_L", "hand_L"},
+                                           {"upper_arm_R", "lower_arm_R"}, {"lower_arm_R", "hand_R"},
+                                           {"upper_leg_L", "lower_leg_L"}, {"lower_leg_R", "foot_R"}};
+    ossa_transform in[DEMO_JOINT_COUNT], out[DEMO_JOINT_COUNT];
+    for (int fix = 0; fix < 2; fix++) {
+        ossa_retarget_rig *rig = make_rig(a_pose, t_pose, fix);
+        double worst = 0.0;
+        for (int k = 0; k <= 12; k++) {
+            ot_clip_sample(demo_clip("walk"), (float)k / 12.0f, true, OSSA_LOOKUP_DEFAULT, NULL, a_pose->rest, in,
+                           DEMO_JOINT_COUNT);
+            retarget(rig, in, out);
+            for (size_t b = 0; b < sizeof bones / sizeof bones[0]; b++) {
+                double angle = bone_direction_angle(a_pose, in, t_pose, out, bones[b][0], bones[b][1]);
+                if (angle > worst) worst = angle;
+            }
+        }
+        if (fix) assert_true(worst <= 1e-3);
+        else assert_true(worst >= 40.0 * 3.14159265 / 180.0);
+        ossa_retarget_rig_destroy(rig);
+    }
+    ossa_skeleton_destroy(a_pose);
+    ossa_skeleton_destroy(t_pose);
+}
+
+/* CMU motion capture from Debian's assimp-testmodels, when installed: 01_01.bvh onto Woman
+ * and onto the demo character, automatic maps complete, bone lengths exact. */
+static void cmu_bvh_when_installed(void **state) {
+    (void)state;
+    const char *path = "/usr/share/assimp/models/BVH/01_01.bvh";
+    FILE *f = fopen(path, "rb");
+    if (!f) {
+        ot_skip_reason("%s absent (Debian package assimp-testmodels not installed)", path);
+        skip();
+    }
+    fclose(f);
+    ossa_asset *cmu = NULL;
+    ossa_diagnostic diag;
+    if (ossa_import_file(path, OSSA_IMPORTER_AUTO, NULL, &cmu, &diag) != OSSA_OK) {
+        ot_skip_reason("%s: cannot import (%s)", path, diag.message);
+        skip();
+    }
+    assert_true(cmu->clip_count >= 1);
+    ossa_retarget_rig *rig = make_rig(cmu->skeleton, g_demo->skeleton, true);
+    ossa_clip *baked = NULL;
+    assert_int_equal(ossa_retarget_bake(rig, cmu->clips[0], NULL, NULL, &baked), OSSA_OK);
+    ossa_retarget_report report;
+    assert_int_equal(ossa_retarget_report_compute(rig, cmu->clips[0], baked, NULL, NULL, &report), OSSA_OK);
+    char json[8192];
+    ossa_retarget_report_to_json(&report, json, sizeof json);
+    printf("CMU 01_01 -> demo (%u joints, %u frames):\n%s", cmu->skeleton->joint_count, report.frame_count, json);
+    ot_assert_near(report.bone_length_change, 0.0f, 0.0f);
+    assert_true(report.limbs[0].contact_count >= 1 && report.limbs[1].contact_count >= 1); /* it walks */
+    assert_true(report.round_trip_max_degrees < 1.0f);
+    ossa_clip_destroy(baked);
+    ossa_retarget_rig_destroy(rig);
+    ossa_asset_destroy(cmu);
+}
+
 static int setup(void **state) {
     (void)state;
     g_demo = demo_character_create();
@@ -727,6 +1010,11 @@ int main(void) {
         cmocka_unit_test(job_never_allocates),
         cmocka_unit_test(contacts_pin_feet),
         cmocka_unit_test(bake_woman_walking_onto_demo),
+        cmocka_unit_test(map_file_overrides_and_round_trips),
+        cmocka_unit_test(map_file_malformed),
+        cmocka_unit_test(chain_spread_by_length),
+        cmocka_unit_test(tpose_fix_aligns_limbs),
+        cmocka_unit_test(cmu_bvh_when_installed),
     };
     return cmocka_run_group_tests(tests, setup, teardown);
 }

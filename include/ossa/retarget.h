@@ -24,10 +24,10 @@
  * are kept exactly), except the hips' model-space position: ratio * the source hips' model
  * position, ratio = target hip height / source hip height (the ground is the plane through
  * each model origin normal to up, so a root motion is scaled too). Contacts (optional):
- * a source foot (hand) whose height above its reference height and whose speed are below
- * thresholds scaled by the source leg length is in contact; the target foot is then pinned
- * where it was when the contact began, with the two-bone IK job (ik.h), blending in and out
- * over a release time.
+ * a source foot (hand) whose height above its floor and whose speed are below thresholds
+ * scaled by the source leg length is in contact; the target foot is then pinned where it was
+ * when the contact began, with the two-bone IK job (ik.h), and released smoothly (blended out
+ * over blend_time) when the contact ends.
  *
  * Conventions: both skeletons' model spaces share up (default +Y) and forward (the way the
  * character faces, default +Z; its left is up x forward, +X by default), as glTF characters
@@ -289,7 +289,7 @@ ossa_result ossa_retarget_job_run(ossa_retarget_job *job);
  * "L_"/"R_", "_l"/"_r", ".L"/".R", "l"/"r" prefixes before a known word (CMU's "LHipJoint",
  * "LeftUpLeg"); synonyms are accepted (UpLeg/Thigh/UpperLeg, Leg/Calf/Shin/LowerLeg,
  * Arm/UpperArm, ForeArm/LowerArm/Elbow, Shoulder/Clavicle/Collar, ToeBase/Toe/Ball,
- * Pelvis/Hips/Root, Spine/Spine1/Spine2/Chest/UpperChest/LowerBack, ...). Spine bones are
+ * Pelvis/Hips/Hip, Spine/Spine1/Spine2/Chest/UpperChest/LowerBack, ...). Spine bones are
  * then assigned along the hips -> neck (head) path: the first spine joint is spine, the last
  * below the neck upper_chest (or chest), one between them chest. A candidate that breaks the
  * profile's hierarchy (a child above its parent) is refused.

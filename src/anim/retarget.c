@@ -4,6 +4,7 @@
 #include <string.h>
 
 #include <ossa/ik.h>
+#include <ossa/pose.h>
 
 #include "anim/retarget_internal.h"
 #include "core/job.h"
@@ -59,16 +60,46 @@ ossa_result ossa_retarget_job_validate(const ossa_retarget_job *job, ossa_diagno
 
 /* ---- the transfer ---- */
 
-static void source_models(const ossa_skeleton *skeleton, const ossa_transform *locals, ossa_transform *models) {
+/* Quaternion product and conjugate, inlined (the job's inner loop is made of them). */
+static inline ossa_quat qmul(ossa_quat a, ossa_quat b) {
+    ossa_quat q;
+    q.x = a.w * b.x + a.x * b.w + a.y * b.z - a.z * b.y;
+    q.y = a.w * b.y - a.x * b.z + a.y * b.w + a.z * b.x;
+    q.z = a.w * b.z + a.x * b.y - a.y * b.x + a.z * b.w;
+    q.w = a.w * b.w - a.x * b.x - a.y * b.y - a.z * b.z;
+    return q;
+}
+
+static inline ossa_quat qconj(ossa_quat q) {
+    ossa_quat r = {-q.x, -q.y, -q.z, q.w};
+    return r;
+}
+
+static inline ossa_quat qnormalize(ossa_quat q) {
+    float d = q.x * q.x + q.y * q.y + q.z * q.z + q.w * q.w;
+    if (!(d > 0.0f) || !isfinite(d)) return ossa_quat_identity();
+    float s = 1.0f / sqrtf(d);
+    ossa_quat r = {q.x * s, q.y * s, q.z * s, q.w * s};
+    return r;
+}
+
+/* Model-space rotations of the source pose (positions only where asked: source_position). */
+static void source_rotations(const ossa_skeleton *skeleton, const ossa_transform *locals, ossa_transform *models) {
     for (uint32_t j = 0; j < skeleton->joint_count; j++) {
         int32_t p = skeleton->parents[j];
-        models[j] = p < 0 ? locals[j] : ossa_transform_combine(models[p], locals[j]);
+        models[j].rotation = p < 0 ? locals[j].rotation : qmul(models[p].rotation, locals[j].rotation);
     }
+}
+
+/* Model-space position of one source joint (its chain walked up). */
+static ossa_vec3 source_position(const ossa_retarget_job *job, uint32_t joint) {
+    const ossa_skeleton *s = job->rig->source;
+    return ossa_pose_joint_to_model_transform(job->input, s->parents, s->joint_count, joint).translation;
 }
 
 /* The source joint's model rotation change from its reference. */
 static ossa_quat source_change(const struct ossa__retarget_plan *plan, const ossa_transform *models, uint32_t j) {
-    return ossa_quat_mul(models[j].rotation, plan->source_reference_model_inverse[j]);
+    return qmul(models[j].rotation, plan->source_reference_model_inverse[j]);
 }
 
 /* Target local rotations (and model rotations into models[].rotation). */
@@ -80,23 +111,24 @@ static void transfer_rotations(const ossa_retarget_rig *rig, const ossa_transfor
         ossa_quat parent = parents[j] < 0 ? ossa_quat_identity() : models[parents[j]].rotation;
         output[j] = rig->target_reference[j];
         if (plan->kind[j] == OSSA__RETARGET_REFERENCE) {
-            models[j].rotation = ossa_quat_mul(parent, output[j].rotation);
+            models[j].rotation = qmul(parent, output[j].rotation);
             continue;
         }
         ossa_quat change = source_change(plan, sources, plan->source_a[j]);
         if (plan->source_b[j] != plan->source_a[j]) {
             change = ossa_quat_slerp(change, source_change(plan, sources, plan->source_b[j]), plan->fraction[j]);
         }
-        ossa_quat model = ossa_quat_mul(change, plan->target_reference_model[j]);
+        ossa_quat model = qmul(change, plan->target_reference_model[j]);
         models[j].rotation = model;
-        output[j].rotation = ossa_quat_normalize(ossa_quat_mul(ossa_quat_inverse(parent), model));
+        output[j].rotation = qnormalize(qmul(qconj(parent), model));
     }
 }
 
-static void transfer_hips(const ossa_retarget_rig *rig, const ossa_transform *sources, ossa_transform *output) {
+static void transfer_hips(const ossa_retarget_job *job) {
+    const ossa_retarget_rig *rig = job->rig;
     const struct ossa__retarget_plan *plan = rig->plan;
-    ossa_vec3 position = ossa_vec3_scale(sources[plan->source_hips].translation, rig->translation_scale);
-    output[plan->target_hips].translation = ossa_transform_point(plan->target_hips_parent_inverse, position);
+    ossa_vec3 position = ossa_vec3_scale(source_position(job, plan->source_hips), rig->translation_scale);
+    job->output[plan->target_hips].translation = ossa_transform_point(plan->target_hips_parent_inverse, position);
 }
 
 /* ---- contacts ---- */
@@ -110,14 +142,14 @@ static void target_models_from(const ossa_skeleton *skeleton, const ossa_transfo
 }
 
 /* Is the source limb in contact this frame? Updates the previous position. */
-static bool detect_contact(const ossa_retarget_job *job, int limb, const ossa_transform *sources) {
+static bool detect_contact(const ossa_retarget_job *job, int limb) {
     const ossa_retarget_rig *rig = job->rig;
     const ossa__retarget_limb *l = &rig->plan->limbs[limb];
     ossa_retarget_contacts *c = job->contacts;
     const ossa_retarget_contact_options *o = &job->contact_options;
     float height_threshold = (o->height_threshold > 0.0f ? o->height_threshold : 0.05f) * rig->source_leg_length;
     float speed_threshold = (o->speed_threshold > 0.0f ? o->speed_threshold : 0.5f) * rig->source_leg_length;
-    ossa_vec3 position = sources[l->source_end].translation;
+    ossa_vec3 position = source_position(job, l->source_end);
     float floor = c->has_floor ? c->floor[limb] : l->source_rest_height;
     float height = position.x * rig->up.x + position.y * rig->up.y + position.z * rig->up.z - floor;
     bool slow = true;
@@ -159,7 +191,7 @@ static void pin_limb(const ossa_retarget_rig *rig, const ossa__retarget_limb *l,
 }
 
 /* Detects contacts, moves pins and weights, pins the limbs; returns the contact mask. */
-static uint32_t apply_contacts(ossa_retarget_job *job, const ossa_transform *sources, ossa_transform *models) {
+static uint32_t apply_contacts(ossa_retarget_job *job, ossa_transform *models) {
     const ossa_retarget_rig *rig = job->rig;
     ossa_retarget_contacts *c = job->contacts;
     float blend = job->contact_options.blend_time > 0.0f ? job->contact_options.blend_time : 0.1f;
@@ -169,7 +201,7 @@ static uint32_t apply_contacts(ossa_retarget_job *job, const ossa_transform *sou
     for (int limb = 0; limb < limbs; limb++) {
         const ossa__retarget_limb *l = &rig->plan->limbs[limb];
         if (!l->present) continue;
-        bool contact = detect_contact(job, limb, sources);
+        bool contact = detect_contact(job, limb);
         ossa_vec3 free_position = models[l->target_end].translation;
         if (contact && !c->in_contact[limb]) { /* a new contact: pin where the limb is shown now */
             c->pin[limb] = ossa_vec3_lerp(free_position, c->pin[limb], c->weight[limb]);
@@ -191,9 +223,9 @@ ossa_result ossa_retarget_job_run(ossa_retarget_job *job) {
     if (r != OSSA_OK) return r;
     const ossa_retarget_rig *rig = job->rig;
     ossa_transform *sources = job->scratch, *models = job->scratch + rig->source->joint_count;
-    source_models(rig->source, job->input, sources);
+    source_rotations(rig->source, job->input, sources);
     transfer_rotations(rig, sources, job->output, models);
-    transfer_hips(rig, sources, job->output);
-    job->contact_mask = job->contacts ? apply_contacts(job, sources, models) : 0;
+    transfer_hips(job);
+    job->contact_mask = job->contacts ? apply_contacts(job, models) : 0;
     return OSSA_OK;
 }

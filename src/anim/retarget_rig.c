@@ -65,14 +65,22 @@ static const limb_direction TPOSE[] = {
     {B(RIGHT_LOWER_LEG), {B(RIGHT_FOOT), B(RIGHT_FOOT), B(RIGHT_FOOT)}, 1},
 };
 
-/* Turns each limb bone of `locals` so that it points along its T-pose direction; `models` is
- * working memory (joint_count). */
-static void apply_tpose_fix(const ossa_skeleton *skeleton, const ossa_retarget_map *map, ossa_vec3 up,
-                            ossa_vec3 left, ossa_transform *locals, ossa_transform *models) {
+/* The joint giving entry i's direction in `map` (its first mapped child), or -1. */
+static int32_t tpose_child(const ossa_retarget_map *map, size_t i) {
+    int32_t child = -1;
+    for (int c = 0; c < 3 && child < 0; c++) child = map->joints[TPOSE[i].children[c]];
+    return map->joints[TPOSE[i].bone] >= 0 ? child : -1;
+}
+
+/* Turns each limb bone of `locals` so that it points along its T-pose direction (only the bones
+ * both maps can aim: a hand is aimed at a finger only when both skeletons have one); `models`
+ * is working memory (joint_count). */
+static void apply_tpose_fix(const ossa_skeleton *skeleton, const ossa_retarget_map *map,
+                            const ossa_retarget_map *other, ossa_vec3 up, ossa_vec3 left, ossa_transform *locals,
+                            ossa_transform *models) {
     for (size_t i = 0; i < sizeof TPOSE / sizeof TPOSE[0]; i++) {
-        int32_t joint = map->joints[TPOSE[i].bone], child = -1;
-        for (int c = 0; c < 3 && child < 0; c++) child = map->joints[TPOSE[i].children[c]];
-        if (joint < 0 || child < 0) continue;
+        int32_t joint = map->joints[TPOSE[i].bone], child = tpose_child(map, i);
+        if (child < 0 || tpose_child(other, i) < 0) continue;
         model_pose(skeleton, locals, models);
         ossa_vec3 want = TPOSE[i].axis < 2 ? up : left;
         if (TPOSE[i].axis & 1) want = ossa_vec3_scale(want, -1.0f);
@@ -240,8 +248,8 @@ static ossa_result check_map(const ossa_retarget_map *map, const ossa_skeleton *
     if (r == OSSA_OK) return OSSA_OK;
     size_t skip = strlen(inner.path) + 2;
     const char *why = strlen(inner.message) >= skip ? inner.message + skip : inner.message;
-    char field[96];
-    snprintf(field, sizeof field, "%s.%s", side, inner.path);
+    char field[sizeof inner.path + 16];
+    snprintf(field, sizeof field, "%.12s.%.120s", side, inner.path);
     return ossa__job_fail(diag, r, field, "%s", why);
 }
 
@@ -336,8 +344,10 @@ static ossa_result prepare_references(ossa_retarget_rig *rig, const ossa_retarge
     memcpy(rig->target_reference, tref, T * sizeof *tref);
     if (desc->tpose_fix) {
         ossa_vec3 left = ossa_vec3_cross(rig->up, rig->forward);
-        apply_tpose_fix(rig->source, &rig->source_map, rig->up, left, rig->source_reference, s->source_models);
-        apply_tpose_fix(rig->target, &rig->target_map, rig->up, left, rig->target_reference, s->target_models);
+        apply_tpose_fix(rig->source, &rig->source_map, &rig->target_map, rig->up, left, rig->source_reference,
+                        s->source_models);
+        apply_tpose_fix(rig->target, &rig->target_map, &rig->source_map, rig->up, left, rig->target_reference,
+                        s->target_models);
     }
     model_pose(rig->source, rig->source_reference, s->source_models);
     model_pose(rig->target, rig->target_reference, s->target_models);

@@ -220,7 +220,16 @@ static void map_spine(const ossa_skeleton *skeleton, ossa_retarget_map *map) {
     int32_t n = 0, cap = (int32_t)(sizeof path / sizeof path[0]);
     for (int32_t j = skeleton->parents[top]; j != hips && n < cap; j = skeleton->parents[j]) path[n++] = j;
     if (n == 0 || n == cap) return;
-    /* path runs top-down: path[n - 1] is just above the hips */
+    /* path runs top-down: path[n - 1] is just above the hips. The arms hang from the upper
+     * chest: when they leave the path below its top, the chain ends there. */
+    int32_t arm = map->joints[B(LEFT_SHOULDER)] >= 0 ? map->joints[B(LEFT_SHOULDER)] : map->joints[B(LEFT_UPPER_ARM)];
+    for (int32_t k = 0; arm >= 0 && k < n; k++) {
+        if (is_below(skeleton, arm, path[k])) {
+            memmove(path, path + k, (size_t)(n - k) * sizeof path[0]);
+            n -= k;
+            break;
+        }
+    }
     int32_t spine = path[n - 1], upper = path[0], chest = path[n - 1 - (n - 1) / 2];
     if (!joint_is_mapped(map, spine)) map->joints[B(SPINE)] = spine;
     if (n >= 2 && !joint_is_mapped(map, upper)) map->joints[n >= 3 ? B(UPPER_CHEST) : B(CHEST)] = upper;
