@@ -55,8 +55,8 @@ static bool check_map(const char *cmd, const char *model_file, const char *side,
     ossa_diagnostic d;
     memset(&d, 0, sizeof d);
     if (ossa_retarget_map_validate(map, skeleton, &d) == OSSA_OK) return true;
-    fprintf(stderr, "ossa %s: %s: the %s bone map%s is not usable: %s\n", cmd, model_file, side,
-            map_file ? " (automatic, then the map file)" : " (automatic)", d.message);
+    fprintf(stderr, "ossa %s: %s: the %s bone map (automatic%s%s) is not usable: %s\n", cmd, model_file, side,
+            map_file ? ", then " : "", map_file ? map_file : "", d.message);
     fprintf(stderr, "ossa %s: see the maps with `ossa retarget --print-map SOURCE TARGET`; complete or correct them "
                     "with --map MAP.json (docs/retargeting.md)\n", cmd);
     return false;
