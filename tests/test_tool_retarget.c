@@ -255,7 +255,7 @@ static void cmu_onto_woman(void **state) {
     }
     snprintf(packed, sizeof packed, "%s", ot_tmp("retarget_cmu.ossa"));
     /* lossless: compressing 22.9 s of 43 joints would take most of the time */
-    snprintf(args, sizeof args, "retarget '%s' --to '%s' --tpose-fix --lossless --out '%s'", CMU_01_01, woman, packed);
+    snprintf(args, sizeof args, "retarget '%s' --to '%s' --tpose-fix --rest-reference --lossless --out '%s'", CMU_01_01, woman, packed);
     if (tool(args, &out) != 0) fail_msg("%s:\n%s", args, out);
     free(out);
     snprintf(args, sizeof args, "info '%s' --json 2>/dev/null", packed);

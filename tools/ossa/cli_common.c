@@ -55,6 +55,8 @@ int cli_take_load_options(int argc, char **argv) {
             cli_load.retarget_options = true;
         } else if (!strcmp(argv[i], "--tpose-fix")) {
             retarget_cli_load.tpose_fix = cli_load.retarget_options = true;
+        } else if (!strcmp(argv[i], "--rest-reference")) {
+            retarget_cli_load.rest_reference = cli_load.retarget_options = true;
         } else if (!strcmp(argv[i], "--no-contacts")) {
             retarget_cli_load.no_contacts = cli_load.retarget_options = true;
         } else {

@@ -27,14 +27,15 @@ int cli_build_clips(ossa_asset *asset, const ossa_clip_build_options *options, c
  *                                 first (--clip 0 = its first clip), then the model's own
  *   --retarget                    the --anim clips retargeted onto the model (humanoids; bone
  *                                 maps by name) instead of bound by joint name; with
- *   --map MAP.json, --tpose-fix, --no-contacts   (retarget_cli.h; also `ossa retarget`'s) */
+ *   --map MAP.json, --tpose-fix, --no-contacts, --rest-reference   (retarget_cli.h; also
+ *                                 `ossa retarget`'s) */
 typedef enum cli_importer { CLI_IMPORTER_AUTO = 0, CLI_IMPORTER_GLTF, CLI_IMPORTER_ASSIMP } cli_importer;
 typedef struct cli_load_options {
     cli_importer importer;
     size_t max_memory; /* 0 = the library default (1 GiB) */
     const char *anim;
     bool retarget;                /* --retarget */
-    bool retarget_options;        /* one of --map, --tpose-fix, --no-contacts was given */
+    bool retarget_options;        /* one of --map, --tpose-fix, --no-contacts, --rest-reference given */
 } cli_load_options;
 extern cli_load_options cli_load;
 

@@ -38,7 +38,7 @@ static int usage(FILE *f) {
             "  --loop / --no-loop  leave out / keep the end frame, which repeats the first when the GIF\n"
             "           loops (default: --loop for a whole clip that ends in the pose it starts in)\n"
             "  --anim SOURCE --retarget  SOURCE's clips retargeted onto FILE (humanoids; also --map MAP.json,\n"
-            "           --tpose-fix, --no-contacts; docs/retargeting.md); --side-by-side: SOURCE playing the\n"
+            "           --tpose-fix, --no-contacts, --rest-reference; docs/retargeting.md); --side-by-side: SOURCE playing the\n"
             "           same clip on the left half of each image, FILE on the right\n"
             "  layers:  --clip A --clip B [--weights 0.3,0.7] [--sync] [--additive CLIP[:WEIGHT]] [--mask JOINT]\n"
             "           [--root-motion]  (docs/layers.md)\n");

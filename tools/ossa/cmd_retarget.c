@@ -24,7 +24,7 @@ static int usage(FILE *f) {
     fprintf(f,
             "usage: ossa retarget SOURCE --to TARGET [--clip NAME|INDEX]... [--map MAP.json] [--tpose-fix]\n"
             "                     [--no-contacts] --out OUT.ossa [--report] [--json REPORT.json]\n"
-            "                     [--precision P] [--lossless]\n"
+            "                     [--rest-reference] [--precision P] [--lossless]\n"
             "       ossa retarget --print-map SOURCE [TARGET] [--map MAP.json]\n"
             "  SOURCE, TARGET  humanoid models of any format (glTF, FBX, BVH, ...; \"demo\" = the built-in\n"
             "           character); TARGET may be a packed .ossa file, SOURCE needs its editable clips\n"
@@ -33,6 +33,8 @@ static int usage(FILE *f) {
             "           {\"source\": {\"left_foot\": \"LeftFoot\", ...}, \"target\": {...}} (docs/retargeting.md)\n"
             "  --tpose-fix   align both reference poses to a common T-pose first (an A-pose rig and a T-pose rig)\n"
             "  --no-contacts do not pin the target's feet during the source's foot contacts\n"
+            "  --rest-reference  both skeletons' rest poses as references (default: a skinned one's bind pose;\n"
+            "           for a rig whose bind pose faces another way than its rest pose)\n"
             "  --out    the packed file: TARGET's skeleton, meshes and materials, the retargeted clips (built)\n"
             "  --precision P / --lossless  how the clips are built, as `ossa pack` (default 1e-4 model units)\n"
             "  --report print each clip's quality report; --json FILE writes the reports as JSON\n"

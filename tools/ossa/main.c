@@ -35,7 +35,7 @@ static const command COMMANDS[] = {
 };
 #define COMMAND_COUNT (sizeof(COMMANDS) / sizeof(COMMANDS[0]))
 
-/* --retarget needs --anim; --map, --tpose-fix and --no-contacts need --retarget (or `ossa retarget`). */
+/* --retarget needs --anim; --map, --tpose-fix, --no-contacts and --rest-reference need --retarget (or `ossa retarget`). */
 static bool retarget_options_fit(const char *cmd) {
     bool is_retarget = !strcmp(cmd, "retarget");
     if (cli_load.retarget && !cli_load.anim && !is_retarget) {
@@ -43,7 +43,7 @@ static bool retarget_options_fit(const char *cmd) {
         return false;
     }
     if (cli_load.retarget_options && !cli_load.retarget && !is_retarget) {
-        fprintf(stderr, "ossa %s: --map, --tpose-fix and --no-contacts go with --anim SOURCE --retarget\n", cmd);
+        fprintf(stderr, "ossa %s: --map, --tpose-fix, --no-contacts and --rest-reference go with --anim SOURCE --retarget\n", cmd);
         return false;
     }
     return true;
@@ -57,7 +57,7 @@ static void usage(FILE *f) {
                "  --anim FILE (clips from a separate file, bound by joint name; they come first:\n"
                "  --clip 0 is the --anim file's first clip),\n"
                "  --retarget (with --anim: its clips retargeted onto the model, a humanoid, instead of bound by\n"
-               "  joint name; takes --map MAP.json, --tpose-fix, --no-contacts as `ossa retarget` does)\n");
+               "  joint name; takes --map MAP.json, --tpose-fix, --no-contacts, --rest-reference as `ossa retarget`)\n");
     fprintf(f, "  formats: glTF 2.0 (.gltf/.glb)%s\n", cli_have_assimp() ? "; FBX, COLLADA, OBJ and the rest via Assimp"
                                                                      : "; built without Assimp (no FBX/COLLADA/OBJ)");
     fprintf(f, "\n  ossa --help | --version\n");

@@ -87,6 +87,7 @@ ossa_retarget_rig *retarget_cli_rig(const char *cmd, const char *source_file, co
     desc.target = target;
     desc.target_map = &target_map;
     desc.tpose_fix = options->tpose_fix;
+    if (options->rest_reference) desc.source_reference = source->rest, desc.target_reference = target->rest;
     ossa_retarget_rig *rig = NULL;
     ossa_diagnostic d;
     memset(&d, 0, sizeof d);

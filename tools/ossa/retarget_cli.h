@@ -12,6 +12,8 @@ typedef struct retarget_cli_options {
     const char *map_file;  /* JSON map file completing / overriding the automatic maps, or NULL */
     bool tpose_fix;        /* ossa_retarget_rig_desc.tpose_fix */
     bool no_contacts;      /* ossa_retarget_bake_options.no_contacts */
+    bool rest_reference;   /* both skeletons' rest poses as the references (default: the bind pose
+                              of a skinned skeleton, the library's choice) */
 } retarget_cli_options;
 
 /* The options `--anim SOURCE --retarget` uses (main.c fills them with the load options). */
