@@ -185,7 +185,7 @@ static void plan_chain(ossa_retarget_rig *rig, ossa_humanoid_bone upper, ossa_hu
     }
 }
 
-static bool mapped_on_both(const ossa_retarget_rig *rig, int32_t bone) {
+static bool mapped_on_both(const ossa_retarget_rig *rig, int bone) {
     return rig->source_map.joints[bone] >= 0 && rig->target_map.joints[bone] >= 0;
 }
 
@@ -198,8 +198,8 @@ static void plan_limbs(ossa_retarget_rig *rig, const rig_scratch *s) {
     };
     for (int l = 0; l < OSSA_RETARGET_LIMB_COUNT; l++) {
         ossa__retarget_limb *limb = &rig->plan->limbs[l];
-        limb->present = mapped_on_both(rig, chains[l][0]) && mapped_on_both(rig, chains[l][1]) &&
-                        mapped_on_both(rig, chains[l][2]);
+        limb->present = mapped_on_both(rig, (int)chains[l][0]) && mapped_on_both(rig, (int)chains[l][1]) &&
+                        mapped_on_both(rig, (int)chains[l][2]);
         if (!limb->present) continue;
         limb->source_end = (uint32_t)rig->source_map.joints[chains[l][2]];
         limb->target_start = (uint32_t)rig->target_map.joints[chains[l][0]];
