@@ -7,7 +7,8 @@
  *   - --print-map lists every required bone with the demo's own joint names;
  *   - a map file with an unknown joint, a broken one and one unmapping a required bone are
  *     refused with the file, the JSON path or the bone named;
- *   - CMU's 01_01.bvh (Debian's assimp-testmodels) onto Woman when the file is installed.
+ *   - CMU's 01_01.bvh (Debian's assimp-testmodels) onto Woman when the file is installed;
+ *   - `render --anim demo --retarget --side-by-side` of the demo onto itself: both halves equal.
  * Cases needing Woman.gltf skip without the shared assets; those that draw skip without GL. */
 #include "test_support.h"
 
@@ -21,6 +22,7 @@
 
 #include "demo_character.h" /* support/ */
 #include "gltf_writer.h"
+#include "image_read.h"
 
 #define CMU_01_01 "/usr/share/assimp/models/BVH/01_01.bvh"
 
@@ -255,7 +257,8 @@ static void cmu_onto_woman(void **state) {
     }
     snprintf(packed, sizeof packed, "%s", ot_tmp("retarget_cmu.ossa"));
     /* lossless: compressing 22.9 s of 43 joints would take most of the time */
-    snprintf(args, sizeof args, "retarget '%s' --to '%s' --tpose-fix --rest-reference --lossless --out '%s'", CMU_01_01, woman, packed);
+    snprintf(args, sizeof args, "retarget '%s' --to '%s' --tpose-fix --rest-reference --lossless --out '%s'", CMU_01_01,
+             woman, packed);
     if (tool(args, &out) != 0) fail_msg("%s:\n%s", args, out);
     free(out);
     snprintf(args, sizeof args, "info '%s' --json 2>/dev/null", packed);
@@ -270,6 +273,52 @@ static void cmu_onto_woman(void **state) {
     free(out);
 }
 
+/* An offscreen context works (probed once with a tiny render); else the reason is given. */
+static bool gl_works(void) {
+    static int state = -1;
+    if (state < 0) {
+        char args[2048], *out = NULL;
+        snprintf(args, sizeof args, "render --rest --size 8x8 --out '%s'", ot_tmp("retarget_probe.png"));
+        state = tool(args, &out) == 0;
+        if (!state) ot_skip_reason("no offscreen OpenGL: %s", out ? out : "");
+        free(out);
+    }
+    return state == 1;
+}
+
+/* render --side-by-side of the demo retargeted onto itself (no contacts: the identity): the
+ * source on the left half and the target on the right show the same figure (not an empty one). */
+static void side_by_side_of_the_identity(void **state) {
+    (void)state;
+    if (!ot_tool() || !ot_gl_tool() || !gl_works()) skip();
+    char png[1024], args[4096], *out = NULL;
+    snprintf(png, sizeof png, "%s", ot_tmp("retarget_side_by_side.png"));
+    snprintf(args, sizeof args, "render demo --anim demo --retarget --no-contacts --clip walk --side-by-side "
+             "--from 0.5 --to 0.5 --size 96x48 --ssaa 1 --out '%s'", png);
+    if (tool(args, &out) != 0 || !strstr(out, "clip 'walk', 1 frame 96x48")) fail_msg("%s:\n%s", args, out);
+    free(out);
+    ot_image im;
+    ot_read_png(png, &im);
+    assert_int_equal(im.width, 96);
+    const uint8_t *px = ot_image_frame(&im, 0), *background = px; /* the top-left corner */
+    uint32_t figure[2] = {0, 0}, half = im.width / 2;
+    double centre[2][2] = {{0, 0}, {0, 0}}; /* per half: mean x (within the half), mean y */
+    for (uint32_t y = 0; y < im.height; y++)
+        for (uint32_t x = 0; x < im.width; x++) {
+            if (!memcmp(px + ((size_t)y * im.width + x) * 4, background, 3)) continue;
+            uint32_t side = x >= half;
+            figure[side]++;
+            centre[side][0] += x - side * half, centre[side][1] += y;
+        }
+    ot_image_free(&im);
+    if (figure[0] < 100) fail_msg("the left half shows only %u figure pixels", figure[0]);
+    if (figure[1] < 100) fail_msg("the right half shows only %u figure pixels", figure[1]);
+    /* each half is framed on its own clip's bounds over the whole clip (the bake is LINEAR between
+     * the source's cubic keys): the cameras differ a little, the figures by a few percent */
+    ot_assert_near(figure[1], figure[0], 0.15 * figure[0]);
+    for (int c = 0; c < 2; c++) ot_assert_near(centre[1][c] / figure[1], centre[0][c] / figure[0], 2.0); /* pixels */
+}
+
 int main(void) {
     const struct CMUnitTest tests[] = {
         cmocka_unit_test(walking_onto_demo_packs),
@@ -277,6 +326,7 @@ int main(void) {
         cmocka_unit_test(bad_map_files_are_named),
         cmocka_unit_test(usage_errors_name_the_problem),
         cmocka_unit_test(cmu_onto_woman),
+        cmocka_unit_test(side_by_side_of_the_identity),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
 }
