@@ -7,6 +7,7 @@
  *   - --print-map lists every required bone with the demo's own joint names;
  *   - a map file with an unknown joint, a broken one and one unmapping a required bone are
  *     refused with the file, the JSON path or the bone named;
+ *   - onto a packed target the output holds the retargeted clip only; a packed source is refused;
  *   - CMU's 01_01.bvh (Debian's assimp-testmodels) onto Woman when the file is installed;
  *   - `render --anim demo --retarget --side-by-side` of the demo onto itself: both halves equal.
  * Cases needing Woman.gltf skip without the shared assets; those that draw skip without GL. */
@@ -273,6 +274,35 @@ static void cmu_onto_woman(void **state) {
     free(out);
 }
 
+/* A packed target (the demo packed with its walk and wave): the output holds the retargeted clip
+ * only, and a packed file is refused as the source. */
+static void packed_target_holds_only_the_retargeted_clips(void **state) {
+    (void)state;
+    NEED_TOOL();
+    char packed[1024], out_file[1024], args[4096], *out = NULL;
+    snprintf(packed, sizeof packed, "%s", ot_tmp("retarget_demo_packed.ossa"));
+    snprintf(out_file, sizeof out_file, "%s", ot_tmp("retarget_onto_packed.ossa"));
+    snprintf(args, sizeof args, "pack demo '%s'", packed);
+    assert_int_equal(tool(args, &out), 0);
+    free(out);
+    snprintf(args, sizeof args, "retarget demo --clip wave --to '%s' --out '%s'", packed, out_file);
+    if (tool(args, &out) != 0) fail_msg("%s:\n%s", args, out);
+    free(out);
+    snprintf(args, sizeof args, "info '%s' --json 2>/dev/null", out_file);
+    assert_int_equal(tool(args, &out), 0);
+    gj *j = gj_parse(out, strlen(out));
+    if (!j) fail_msg("not JSON: %.400s", out);
+    assert_int_equal(gj_size(j, gj_find(j, "/clips")), 1);
+    assert_string_equal(gj_str(j, gj_find(j, "/clips/0/name")), "wave");
+    ot_assert_near(json_num(j, "/clips/0/duration"), 2.2, 1e-5); /* the demo's wave: 2.2 s */
+    gj_free(j);
+    free(out);
+    snprintf(args, sizeof args, "retarget '%s' --to demo --out '%s'", packed, out_file);
+    assert_int_equal(tool(args, &out), 1);
+    if (!strstr(out, packed) || !strstr(out, "built clips only")) fail_msg("%s", out);
+    free(out);
+}
+
 /* An offscreen context works (probed once with a tiny render); else the reason is given. */
 static bool gl_works(void) {
     static int state = -1;
@@ -325,6 +355,7 @@ int main(void) {
         cmocka_unit_test(print_map_lists_every_required_bone),
         cmocka_unit_test(bad_map_files_are_named),
         cmocka_unit_test(usage_errors_name_the_problem),
+        cmocka_unit_test(packed_target_holds_only_the_retargeted_clips),
         cmocka_unit_test(cmu_onto_woman),
         cmocka_unit_test(side_by_side_of_the_identity),
     };

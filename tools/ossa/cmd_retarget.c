@@ -302,6 +302,10 @@ static int write_packed(const retarget_args *a, ossa_asset *target, ossa_clip **
     for (uint32_t i = 0; i < target->clip_count; i++) ossa_clip_destroy(target->clips[i]);
     for (uint32_t i = 0; i < target->built_clip_count; i++) ossa_built_clip_destroy(target->built_clips[i]);
     target->clip_count = target->built_clip_count = 0;
+    ossa_allocator *al = &target->allocator; /* the built clips' array (a packed target's): rebuilt below */
+    if (target->built_clips && al->free) al->free(target->built_clips, al->user);
+    else free(target->built_clips);
+    target->built_clips = NULL;
     if (!cli_prepend_clips(target, baked, count)) {
         for (uint32_t i = 0; i < count; i++) ossa_clip_destroy(baked[i]);
         fprintf(stderr, "ossa retarget: out of memory\n");
