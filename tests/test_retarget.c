@@ -701,6 +701,15 @@ static void bake_woman_walking_onto_demo(void **state) {
     assert_true(report.round_trip_max_degrees < 1.0f); /* every demo joint is mapped: a clean round trip */
     assert_true(report.round_trip_hips < 1e-3f);
     ossa_clip_destroy(baked);
+
+    /* without contacts nothing but the transfer moves a bone: every mapped bone's change equals
+     * the source's (the demo has no chain between two mapped bones) */
+    options.no_contacts = true;
+    assert_int_equal(ossa_retarget_bake(rig, walking, &options, NULL, &baked), OSSA_OK);
+    assert_int_equal(ossa_retarget_report_compute(rig, walking, baked, &options, NULL, &report), OSSA_OK);
+    assert_true(report.angle_max_degrees < 1e-3f);
+    ot_assert_near(report.bone_length_change, 0.0f, 0.0f);
+    ossa_clip_destroy(baked);
     ossa_retarget_rig_destroy(rig);
     ossa_asset_destroy(woman);
 }

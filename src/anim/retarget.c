@@ -133,11 +133,28 @@ static void transfer_hips(const ossa_retarget_job *job) {
 
 /* ---- contacts ---- */
 
+/* parent ∘ child for TRS transforms, as ossa_transform_combine, inlined. */
+static inline ossa_transform combine(const ossa_transform *parent, const ossa_transform *child) {
+    ossa_vec3 v = {parent->scale.x * child->translation.x, parent->scale.y * child->translation.y,
+                   parent->scale.z * child->translation.z};
+    ossa_quat q = parent->rotation;
+    ossa_vec3 t = {2.0f * (q.y * v.z - q.z * v.y), 2.0f * (q.z * v.x - q.x * v.z), 2.0f * (q.x * v.y - q.y * v.x)};
+    ossa_transform r;
+    r.translation.x = parent->translation.x + v.x + q.w * t.x + (q.y * t.z - q.z * t.y);
+    r.translation.y = parent->translation.y + v.y + q.w * t.y + (q.z * t.x - q.x * t.z);
+    r.translation.z = parent->translation.z + v.z + q.w * t.z + (q.x * t.y - q.y * t.x);
+    r.rotation = qmul(q, child->rotation);
+    r.scale.x = parent->scale.x * child->scale.x;
+    r.scale.y = parent->scale.y * child->scale.y;
+    r.scale.z = parent->scale.z * child->scale.z;
+    return r;
+}
+
 static void target_models_from(const ossa_skeleton *skeleton, const ossa_transform *locals, ossa_transform *models,
                                uint32_t first) {
     for (uint32_t j = first; j < skeleton->joint_count; j++) {
         int32_t p = skeleton->parents[j];
-        models[j] = p < 0 ? locals[j] : ossa_transform_combine(models[p], locals[j]);
+        models[j] = p < 0 ? locals[j] : combine(&models[p], &locals[j]);
     }
 }
 
