@@ -231,7 +231,8 @@ static void usage_errors_name_the_problem(void **state) {
     if (!strstr(out, "demo has no clip 'nope'") || !strstr(out, "0:'walk'")) fail_msg("%s", out);
     free(out);
     assert_int_equal(tool("retarget --frobnicate", &out), 2);
-    if (!strstr(out, "ossa retarget: unknown option '--frobnicate'") || !strstr(out, "usage: ossa retarget")) fail_msg("%s", out);
+    if (!strstr(out, "ossa retarget: unknown option '--frobnicate'") || !strstr(out, "usage: ossa retarget"))
+        fail_msg("%s", out);
     free(out);
     assert_int_equal(tool("info demo --tpose-fix", &out), 2);
     assert_non_null(strstr(out, "go with --anim SOURCE --retarget"));
