@@ -9,6 +9,7 @@
  * prints each clip's quality report, --json writes them as one JSON document; --precision and
  * --lossless build the clips as `ossa pack` does. --print-map shows
  * the automatic maps: one line per profile bone with the joint each skeleton maps to it. */
+#include <errno.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -220,7 +221,7 @@ static bool write_json(const retarget_args *a, ossa_clip *const *baked, const os
                        uint32_t count) {
     FILE *f = fopen(a->json, "w");
     if (!f) {
-        fprintf(stderr, "ossa retarget: cannot write %s\n", a->json);
+        fprintf(stderr, "ossa retarget: cannot write %s (%s)\n", a->json, strerror(errno));
         return false;
     }
     fprintf(f, "{\"source\": ");
