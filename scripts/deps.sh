@@ -10,6 +10,7 @@ PKGS=(
   libjsmn-dev                                          # JSON tokenizer (glTF import, test support)
   libassimp-dev                                        # ossa_assimp: FBX, COLLADA, OBJ, ... (optional in CMake)
   assimp-utils                                         # `assimp info/dump` for the FBX checks in test_assimp
+  assimp-testmodels                                    # CMU motion capture BVH (retargeting tests, pictures)
   libcmocka-dev                                        # unit tests
   libpng-dev libgif-dev                                # PNG / GIF output
   libjpeg-dev                                          # JPEG textures (Debian's libjpeg-turbo), decoded by the tools

@@ -9,6 +9,8 @@
 #include <ossa/assimp.h>
 #endif
 
+#include "retarget_cli.h"
+
 cli_load_options cli_load;
 
 /* "512M", "2G", "1000000" → bytes; 0 on a malformed or zero value. */
@@ -46,6 +48,17 @@ int cli_take_load_options(int argc, char **argv) {
             }
         } else if (!strcmp(argv[i], "--anim") && more) {
             cli_load.anim = argv[++i];
+        } else if (!strcmp(argv[i], "--retarget")) {
+            cli_load.retarget = true;
+        } else if (!strcmp(argv[i], "--map") && more) {
+            retarget_cli_load.map_file = argv[++i];
+            cli_load.retarget_options = true;
+        } else if (!strcmp(argv[i], "--tpose-fix")) {
+            retarget_cli_load.tpose_fix = cli_load.retarget_options = true;
+        } else if (!strcmp(argv[i], "--rest-reference")) {
+            retarget_cli_load.rest_reference = cli_load.retarget_options = true;
+        } else if (!strcmp(argv[i], "--no-contacts")) {
+            retarget_cli_load.no_contacts = cli_load.retarget_options = true;
         } else {
             argv[o++] = argv[i];
         }
@@ -152,11 +165,31 @@ ossa_asset *cli_load_asset(const char *cmd, const char *file) {
         if (diag.message[0] || r != OSSA_ERROR_UNSUPPORTED) print_failure(cmd, file, r, &diag);
         return NULL;
     }
-    if (cli_load.anim && !cli_add_clips(cmd, asset, cli_load.anim)) {
+    if (!cli_add_anim_clips(cmd, asset, file)) {
         ossa_asset_destroy(asset);
         return NULL;
     }
     return asset;
+}
+
+bool cli_prepend_clips(ossa_asset *asset, ossa_clip *const *clips, uint32_t count) {
+    uint32_t n = asset->clip_count + count;
+    ossa_allocator *al = &asset->allocator; /* a hand-made asset (the demo) has none: malloc */
+    ossa_clip **all = al->alloc ? al->alloc((n ? n : 1) * sizeof *all, al->user) : malloc((n ? n : 1) * sizeof *all);
+    if (!all) return false;
+    for (uint32_t i = 0; i < count; i++) all[i] = clips[i];
+    for (uint32_t i = 0; i < asset->clip_count; i++) all[count + i] = asset->clips[i];
+    if (asset->clips && al->free) al->free(asset->clips, al->user);
+    else free(asset->clips);
+    asset->clips = all;
+    asset->clip_count = n;
+    return true;
+}
+
+bool cli_add_anim_clips(const char *cmd, ossa_asset *asset, const char *file) {
+    if (!cli_load.anim) return true;
+    return cli_load.retarget ? retarget_cli_add_clips(cmd, asset, file, cli_load.anim)
+                             : cli_add_clips(cmd, asset, cli_load.anim);
 }
 
 bool cli_add_clips(const char *cmd, ossa_asset *asset, const char *file) {
@@ -177,19 +210,12 @@ bool cli_add_clips(const char *cmd, ossa_asset *asset, const char *file) {
         return false;
     }
     for (uint32_t w = 0; w < clips->warning_count; w++) fprintf(stderr, "ossa %s: %s: %s\n", cmd, file, clips->warnings[w]);
-    uint32_t n = asset->clip_count + clips->clip_count;
-    ossa_clip **all = n ? asset->allocator.alloc(n * sizeof *all, asset->allocator.user) : NULL;
-    if (n && !all) {
+    /* the --anim file's clips first: --clip 0 (and the default, the first clip) is its first clip */
+    if (!cli_prepend_clips(asset, clips->clips, clips->clip_count)) {
         ossa_asset_destroy(clips);
         fprintf(stderr, "ossa %s: out of memory\n", cmd);
         return false;
     }
-    /* the --anim file's clips first: --clip 0 (and the default, the first clip) is its first clip */
-    for (uint32_t i = 0; i < clips->clip_count; i++) all[i] = clips->clips[i];
-    for (uint32_t i = 0; i < asset->clip_count; i++) all[clips->clip_count + i] = asset->clips[i];
-    if (asset->clips) asset->allocator.free(asset->clips, asset->allocator.user);
-    asset->clips = all;
-    asset->clip_count = n;
     clips->clip_count = 0; /* moved */
     ossa_asset_destroy(clips);
     return true;

@@ -24,12 +24,18 @@ int cli_build_clips(ossa_asset *asset, const ossa_clip_build_options *options, c
  *                                 Assimp reads, also the cap on the whole import, Assimp's
  *                                 memory included (ossa_assimp_load_file_bounded)
  *   --anim FILE                   clips from a separate file, bound by joint name; they come
- *                                 first (--clip 0 = its first clip), then the model's own */
+ *                                 first (--clip 0 = its first clip), then the model's own
+ *   --retarget                    the --anim clips retargeted onto the model (humanoids; bone
+ *                                 maps by name) instead of bound by joint name; with
+ *   --map MAP.json, --tpose-fix, --no-contacts, --rest-reference   (retarget_cli.h; also
+ *                                 `ossa retarget`'s) */
 typedef enum cli_importer { CLI_IMPORTER_AUTO = 0, CLI_IMPORTER_GLTF, CLI_IMPORTER_ASSIMP } cli_importer;
 typedef struct cli_load_options {
     cli_importer importer;
     size_t max_memory; /* 0 = the library default (1 GiB) */
     const char *anim;
+    bool retarget;                /* --retarget */
+    bool retarget_options;        /* one of --map, --tpose-fix, --no-contacts, --rest-reference given */
 } cli_load_options;
 extern cli_load_options cli_load;
 
@@ -52,6 +58,14 @@ void cli_explain_no_assimp(const char *cmd, const char *file, ossa_file_format f
  * (result)" (naming the detected format and the way out when this build cannot
  * read it) on stderr and returns NULL. */
 ossa_asset *cli_load_asset(const char *cmd, const char *file);
+
+/* Puts `count` clips (ownership moves to the asset) before asset's own ones, in an array from
+ * the asset's allocator (malloc when it has none). False when out of memory (nothing moved). */
+bool cli_prepend_clips(ossa_asset *asset, ossa_clip *const *clips, uint32_t count);
+
+/* The --anim clips for a model loaded from `file` (a name for messages): bound by joint name, or
+ * with --retarget retargeted (retarget_cli.h); true when there is no --anim. */
+bool cli_add_anim_clips(const char *cmd, ossa_asset *asset, const char *file);
 
 /* Adds the clips of `file` (any format), bound to asset's skeleton by joint name, BEFORE the
  * asset's own clips: clip index 0 is the file's first clip, and a name both have finds the

@@ -37,6 +37,9 @@ static int usage(FILE *f) {
             IK_PASS_USAGE
             "  --loop / --no-loop  leave out / keep the end frame, which repeats the first when the GIF\n"
             "           loops (default: --loop for a whole clip that ends in the pose it starts in)\n"
+            "  --anim SOURCE --retarget  SOURCE's clips retargeted onto FILE (humanoids; also --map MAP.json,\n"
+            "           --tpose-fix, --no-contacts, --rest-reference; docs/retargeting.md); --side-by-side: SOURCE playing the\n"
+            "           same clip on the left half of each image, FILE on the right\n"
             "  layers:  --clip A --clip B [--weights 0.3,0.7] [--sync] [--additive CLIP[:WEIGHT]] [--mask JOINT]\n"
             "           [--root-motion]  (docs/layers.md)\n");
     return f == stdout ? 0 : 2;
@@ -84,6 +87,32 @@ static bool clip_is_cyclic(const ossa_clip *clip, const ossa_skeleton *sk) {
 
 static int render_main(int argc, char **argv, cli_layers *layers);
 
+/* --side-by-side: the --anim SOURCE playing the clip `span` was retargeted from (same name) on the
+ * left half, the target scene s on the right, at the same times. */
+static bool render_beside_source(scene *s, const clip_span *span, const render_job *job, render_stats *st) {
+    const char *anim = cli_load.anim;
+    cli_load.anim = NULL; /* the source as it is */
+    scene source;
+    bool ok = scene_load(&source, anim, "render");
+    cli_load.anim = anim;
+    if (!ok) return false;
+    const char *name = span->built ? ossa_built_clip_name(span->built) : span->clip->name;
+    int index = scene_find_clip(&source, name, "render");
+    clip_span source_span;
+    memset(&source_span, 0, sizeof source_span);
+    ok = index >= 0 && scene_clip_span(&source, index, &source_span, "render");
+    if (ok) {
+        source_span.from = span->from, source_span.to = span->to, source_span.loop = span->loop;
+        render_job both = *job;
+        both.spans = &source_span;
+        both.beside = s;
+        both.beside_spans = span;
+        ok = render_to_file(&source, &both, st, "render");
+    }
+    scene_free(&source);
+    return ok;
+}
+
 /* scene pose_fn: the layered pose (layers_cli.h). */
 static void pose_layers(void *user, scene *s, float t, bool loop) {
     cli_layers *L = user;
@@ -105,7 +134,7 @@ int cmd_render(int argc, char **argv) {
 static int render_main(int argc, char **argv, cli_layers *layers) {
     const char *file = NULL, *clip_name = NULL;
     float from = 0, to = 0;
-    bool has_from = false, has_to = false, rest = false;
+    bool has_from = false, has_to = false, rest = false, side_by_side = false;
     int loop = -1;
     static ik_pass ik; /* the scene's post-pose hook points here */
     render_options o;
@@ -134,6 +163,8 @@ static int render_main(int argc, char **argv, cli_layers *layers) {
         } else if (!strcmp(a, "--to") && more) {
             if (!parse_float("render", a, argv[++i], &to)) return 2;
             has_to = true;
+        } else if (!strcmp(a, "--side-by-side")) {
+            side_by_side = true;
         } else if (!strcmp(a, "--rest")) {
             rest = true;
         } else if (!strcmp(a, "--loop")) {
@@ -145,6 +176,11 @@ static int render_main(int argc, char **argv, cli_layers *layers) {
         }
     }
     if (o.out && !render_out_ext_ok("render", o.out)) return 2;
+    if (side_by_side && (!cli_load.retarget || rest)) {
+        fprintf(stderr, "ossa render: --side-by-side shows the source beside the target: it goes with --anim SOURCE "
+                        "--retarget (and a clip, not --rest)\n");
+        return 2;
+    }
     scene s;
     if (!scene_load(&s, file, "render")) return 1;
     if (!ik_pass_resolve(&ik, s.asset->skeleton, "render")) {
@@ -189,7 +225,7 @@ static int render_main(int argc, char **argv, cli_layers *layers) {
     if (!o.out) o.out = span_frame_count(&span, o.fps) > 1 ? "render.gif" : "render.png";
     render_job job = render_options_job(&o, &span, 1);
     render_stats st;
-    bool ok = render_to_file(&s, &job, &st, "render");
+    bool ok = side_by_side ? render_beside_source(&s, &span, &job, &st) : render_to_file(&s, &job, &st, "render");
     if (ok)
         printf("ossa render: %s, clip '%s', %u frame%s %ux%u in %.2f s (%s %s skinning) -> %s\n", s.label,
                span.built ? ossa_built_clip_name(span.built) : span.clip ? span.clip->name : "(rest pose)", st.frames,

@@ -63,6 +63,10 @@ bool scene_load(scene *s, const char *path, const char *cmd) {
             fprintf(stderr, "ossa %s: cannot build the demo character\n", cmd);
             return false;
         }
+        if (!cli_add_anim_clips(cmd, s->asset, "demo")) { /* --anim (--retarget) onto the demo too */
+            scene_free(s);
+            return false;
+        }
     } else {
         s->asset = cli_load_asset(cmd, path);
         if (!s->asset) return false;
@@ -784,6 +788,49 @@ void image_downsample(const uint8_t *src, uint8_t *dst, uint32_t w, uint32_t h, 
             }
 }
 
+/* The camera of one panel: framed on the whole clip of every span (so a still and the frames of a
+ * partial range are framed like the full animation), both skinnings' bounds with --compare;
+ * turns the bone overlay on when the framing is of joints. cam may be NULL. */
+static bool frame_scene(scene *s, const clip_span *spans, const render_job *job, float aspect, camera *cam_out,
+                        float vp[16], draw_options *draw, const char *cmd) {
+    float lo[3], hi[3];
+    clip_span *whole = calloc(job->span_count + 1, sizeof *whole);
+    if (!whole) {
+        fprintf(stderr, "ossa %s: out of memory\n", cmd);
+        return false;
+    }
+    for (uint32_t k = 0; k < job->span_count; k++) {
+        whole[k] = spans[k];
+        if (whole[k].built) {
+            whole[k].from = ossa_built_clip_start(whole[k].built);
+            whole[k].to = ossa_built_clip_end(whole[k].built);
+        } else if (whole[k].clip) {
+            whole[k].from = whole[k].clip->start, whole[k].to = whole[k].clip->end;
+        }
+    }
+    bool compare = job->draw.compare, of_meshes = true;
+    for (int side = 0; side < (compare ? 2 : 1); side++) { /* DQS and LBS bounds differ a little */
+        float l2[3], h2[3];
+        s->dqs = compare ? side == 1 : job->draw.dqs;
+        s->repeat_pose = true; /* framing poses are not frames (IK statistics) */
+        of_meshes = scene_animated_bounds(s, whole, job->span_count, 24, l2, h2);
+        s->repeat_pose = false;
+        for (int c = 0; c < 3; c++) {
+            lo[c] = side ? fminf(lo[c], l2[c]) : l2[c];
+            hi[c] = side ? fmaxf(hi[c], h2[c]) : h2[c];
+        }
+    }
+    free(whole);
+    if (!of_meshes && !draw->bones && s->joint_count > 1) { /* framed on joints: no mesh shows the motion */
+        draw->bones = true;
+        fprintf(stderr, "ossa %s: %s: no skinned mesh: drawing the skeleton (--bones)\n", cmd, s->label);
+    }
+    camera cam = camera_frame(lo, hi, aspect);
+    camera_view_proj(&cam, aspect, vp);
+    if (cam_out) *cam_out = cam;
+    return true;
+}
+
 bool render_to_file(scene *s, const render_job *job, render_stats *stats, const char *cmd) {
     double t0 = now_seconds();
     memset(stats, 0, sizeof *stats);
@@ -800,46 +847,13 @@ bool render_to_file(scene *s, const render_job *job, render_stats *stats, const 
     }
     uint32_t skip = gif ? 0 : job->png_frame; /* frames to step over before the PNG one */
     if (!gif) total = 1;
-    /* the camera frames the whole clip of every span, so a still and the frames of a
-     * partial range are framed like the full animation */
-    float lo[3], hi[3];
-    clip_span *whole = calloc(job->span_count + 1, sizeof *whole);
-    if (!whole) {
-        fprintf(stderr, "ossa %s: out of memory\n", cmd);
+    float aspect = (float)job->width / (float)job->height / (job->draw.compare || job->beside ? 2.0f : 1.0f);
+    float vp[16], vp_beside[16];
+    camera cam;
+    draw_options draw = job->draw, draw_beside = job->draw;
+    if (!frame_scene(s, job->spans, job, aspect, &cam, vp, &draw, cmd)) return false;
+    if (job->beside && !frame_scene(job->beside, job->beside_spans, job, aspect, NULL, vp_beside, &draw_beside, cmd))
         return false;
-    }
-    for (uint32_t k = 0; k < job->span_count; k++) {
-        whole[k] = job->spans[k];
-        if (whole[k].built) {
-            whole[k].from = ossa_built_clip_start(whole[k].built);
-            whole[k].to = ossa_built_clip_end(whole[k].built);
-        } else if (whole[k].clip) {
-            whole[k].from = whole[k].clip->start, whole[k].to = whole[k].clip->end;
-        }
-    }
-    bool compare = job->draw.compare, of_meshes = true;
-    draw_options draw = job->draw;
-    for (int side = 0; side < (compare ? 2 : 1); side++) { /* DQS and LBS bounds differ a little */
-        float l2[3], h2[3];
-        s->dqs = compare ? side == 1 : job->draw.dqs;
-        s->repeat_pose = true; /* framing poses are not frames (IK statistics) */
-        of_meshes = scene_animated_bounds(s, whole, job->span_count, 24, l2, h2);
-        s->repeat_pose = false;
-        for (int c = 0; c < 3; c++) {
-            lo[c] = side ? fminf(lo[c], l2[c]) : l2[c];
-            hi[c] = side ? fmaxf(hi[c], h2[c]) : h2[c];
-        }
-    }
-    free(whole);
-    if (!of_meshes && !draw.bones && s->joint_count > 1) { /* framed on joints: no mesh shows the motion */
-        draw.bones = true;
-        fprintf(stderr, "ossa %s: no skinned mesh: drawing the skeleton (--bones)\n", cmd);
-    }
-    float aspect = (float)job->width / (float)job->height / (compare ? 2.0f : 1.0f);
-    camera cam = camera_frame(lo, hi, aspect);
-    float vp[16];
-    camera_view_proj(&cam, aspect, vp);
-
     if (!make_parent_dirs(job->out)) {
         fprintf(stderr, "ossa %s: cannot create the directory of %s\n", cmd, job->out);
         return false;
@@ -862,6 +876,9 @@ bool render_to_file(scene *s, const render_job *job, render_stats *stats, const 
     if (!ok) fprintf(stderr, "ossa %s: out of memory\n", cmd);
     ok = ok && scene_gl_create(&g, s, cmd);
     bool gl_made = ok;
+    scene_gl g_beside;
+    ok = ok && (!job->beside || scene_gl_create(&g_beside, job->beside, cmd));
+    bool beside_made = ok && job->beside;
     if (ok) {
         camera_eye(&cam, g.eye);
         g.has_eye = true;
@@ -886,7 +903,7 @@ bool render_to_file(scene *s, const render_job *job, render_stats *stats, const 
                 skip--;
                 continue;
             }
-            if (compare) { /* LBS on the left half, DQS on the right, same camera */
+            if (job->draw.compare) { /* LBS on the left half, DQS on the right, same camera */
                 for (uint32_t side = 0; ok && side < 2; side++) {
                     s->dqs = side == 1;
                     s->repeat_pose = side == 1; /* the same frame again */
@@ -894,6 +911,12 @@ bool render_to_file(scene *s, const render_job *job, render_stats *stats, const 
                     s->repeat_pose = false;
                     ok = scene_gl_draw_rect(&g, s, vp, &draw, side * (rw / 2), 0, rw / 2, rh, cmd);
                 }
+            } else if (job->beside) { /* this scene on the left half, the other on the right, same time */
+                s->dqs = job->beside->dqs = job->draw.dqs;
+                span_pose(s, sp, t);
+                ok = scene_gl_draw_rect(&g, s, vp, &draw, 0, 0, rw / 2, rh, cmd);
+                span_pose(job->beside, &job->beside_spans[k], t);
+                ok = ok && scene_gl_draw_rect(&g_beside, job->beside, vp_beside, &draw_beside, rw / 2, 0, rw / 2, rh, cmd);
             } else {
                 s->dqs = job->draw.dqs;
                 span_pose(s, sp, t);
@@ -924,6 +947,7 @@ bool render_to_file(scene *s, const render_job *job, render_stats *stats, const 
         ok = false;
     }
     if (gl_made) scene_gl_destroy(&g);
+    if (beside_made) scene_gl_destroy(&g_beside);
     ossa_gl_headless_destroy(ctx);
     if (big != pixels) free(big);
     free(pixels);

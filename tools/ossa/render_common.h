@@ -176,6 +176,11 @@ typedef struct render_job {
     uint32_t png_frame;      /* .png: which frame of the sequence (0 = the first) */
     uint32_t supersample;    /* anti-aliasing: render N x N pixels per output pixel (0/1 = off) */
     draw_options draw;
+    /* Optional second panel (--side-by-side): this scene is drawn on the right half of every
+     * image with its own camera, posed by beside_spans (span_count of them) at the same times;
+     * the job's scene on the left half. NULL = one panel. */
+    scene *beside;
+    const clip_span *beside_spans;
 } render_job;
 
 typedef struct render_stats {
