@@ -208,7 +208,7 @@ static void prefixes_and_hostile_input(void **state) {
     for (size_t i = 0; i < depth; i++) deep[len++] = '[';
     for (size_t i = 0; i < depth; i++) deep[len++] = ']';
     deep[len++] = '}', deep[len] = '\0';
-    load(deep, OSSA_ERROR_INVALID_DATA, &diag);
+    load(deep, OSSA_ERROR_PARSE, &diag);
     free(deep);
     ossa_graph_load_options small = {.max_bytes = 16};
     ossa_graph_desc *d = NULL;

@@ -714,8 +714,33 @@ static ossa_result parse_document(loader *L) {
 
 /* ---- tokens and the entry points ---- */
 
+#define MAX_DEPTH 64 /* a description needs 8; jsmn's closing-bracket search is quadratic in the depth */
+
+/* The byte where nesting exceeds MAX_DEPTH (strings skipped), or SIZE_MAX. */
+static size_t too_deep(const char *js, size_t size) {
+    uint32_t depth = 0;
+    bool in_string = false;
+    for (size_t i = 0; i < size; i++) {
+        char c = js[i];
+        if (in_string) {
+            if (c == '\\') i++;
+            else if (c == '"') in_string = false;
+        } else if (c == '"') {
+            in_string = true;
+        } else if (c == '[' || c == '{') {
+            if (++depth > MAX_DEPTH) return i;
+        } else if ((c == ']' || c == '}') && depth > 0) {
+            depth--;
+        }
+    }
+    return SIZE_MAX;
+}
+
 /* jsmn over the text, then subtree ends and the shape of objects (keys are strings). */
 static ossa_result tokenize(loader *L, size_t size) {
+    size_t deep = too_deep(L->js, size);
+    if (deep != SIZE_MAX)
+        return fail(L, OSSA_ERROR_PARSE, "", "JSON: nesting deeper than %d levels at byte %zu", MAX_DEPTH, deep);
     jsmn_parser p;
     jsmn_init(&p);
     int n = jsmn_parse(&p, L->js, size, NULL, 0);
@@ -735,7 +760,7 @@ static ossa_result tokenize(loader *L, size_t size) {
             bool key = L->tok[i].type == JSMN_OBJECT;
             if (key && (L->tok[j].type != JSMN_STRING || L->tok[j].size != 1))
                 return fail(L, OSSA_ERROR_PARSE, "", "JSON: an object key is not a string near byte %d", L->tok[j].start);
-            j = key ? L->next[j] : L->next[j];
+            j = L->next[j]; /* a key's subtree holds its value */
         }
         if (L->tok[i].type == JSMN_STRING && L->tok[i].size > 1)
             return fail(L, OSSA_ERROR_PARSE, "", "JSON: malformed near byte %d", L->tok[i].start);
