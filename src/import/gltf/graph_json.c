@@ -803,14 +803,18 @@ ossa_result ossa_graph_desc_load_file(const char *path, const ossa_graph_load_op
     FILE *f = fopen(path, "rb");
     if (!f) return fail(&L, OSSA_ERROR_IO, "", "cannot open %s", path);
     ossa_allocator a = ossa__allocator_resolve(options ? options->allocator : NULL);
-    char *text = ossa__alloc(&a, max + 1);
-    size_t n = text ? fread(text, 1, max + 1, f) : 0;
+    long length = fseek(f, 0, SEEK_END) == 0 ? ftell(f) : -1;
+    rewind(f);
+    size_t want = length >= 0 && (size_t)length < max ? (size_t)length + 1 : max + 1;
+    char *text = ossa__alloc(&a, want);
+    size_t n = text ? fread(text, 1, want, f) : 0;
     bool error = text && ferror(f);
     fclose(f);
     ossa_result r;
     if (!text) r = fail(&L, OSSA_ERROR_OUT_OF_MEMORY, "", "out of memory");
     else if (error) r = fail(&L, OSSA_ERROR_IO, "", "cannot read %s", path);
-    else if (n > max) r = fail(&L, OSSA_ERROR_LIMIT, "", "%s is larger than %zu bytes", path, max);
+    else if (n > max || (n == want && want <= max))
+        r = fail(&L, OSSA_ERROR_LIMIT, "", "%s is larger than %zu bytes (or grew while read)", path, max);
     else r = ossa_graph_desc_load_memory(text, n, options, out, diag);
     ossa__free(&a, text);
     return r;
