@@ -50,6 +50,7 @@ static double bench_graph(const ossa_asset *a, const ossa_graph_clip *clips, uin
         ossa_graph_instance_create(g, NULL, &inst) != OSSA_OK)
         return -1.0;
     uint32_t n = a->skeleton->joint_count;
+    if (!scripted) printf("    instance size: %zu bytes\n", ossa_graph_instance_size(g));
     ossa_transform *pose = malloc(sizeof *pose * n);
     ossa_graph_value p[3];
     ossa_graph_parameters_init(g, p, 3);
@@ -188,10 +189,10 @@ int main(int argc, char **argv) {
            a->skeleton->joint_count, runs, FRAMES);
     for (int k = 0; k < 2; k++) {
         const ossa_graph_clip *clips = k ? editable : built;
+        printf("  %s clips:\n", k ? "editable" : "built");
         double g = bench_graph(a, clips, 5, false, runs);
         double p = bench_player(a, k ? pe : pb, runs);
         double s = bench_graph(a, clips, 5, true, runs);
-        printf("  %s clips:\n", k ? "editable" : "built");
         printf("    graph update, example graph, steady (walk+run synced, punch masked): %8.0f ns\n", g);
         printf("    player update, the same layers by hand (+ local-to-model):           %8.0f ns\n", p);
         printf("    ratio graph / player:                                                 %8.2f\n", g / p);
