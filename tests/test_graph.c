@@ -411,7 +411,7 @@ static void interruption_is_continuous(void **state) {
         ossa_graph_instance *inst = NULL;
         assert_int_equal(ossa_graph_instance_create(g, NULL, &inst), OSSA_OK);
         ossa_graph_value p[3] = {{.flag = false}, {.flag = false}, {.number = (float)mode}};
-        ossa_transform pose[NJ], last[NJ];
+        ossa_transform pose[NJ], last[NJ] = {0};
         const float dt = 1.0f / 100;
         float worst = 0;
         for (int i = 1; i <= 120; i++) {
