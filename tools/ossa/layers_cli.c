@@ -107,7 +107,23 @@ float cli_layers_sync_cycle(const cli_layers *L) {
     return cycle;
 }
 
-bool cli_layers_resolve(cli_layers *L, const ossa_asset *asset, const char *cmd) {
+/* With build options: the layer samples a built clip, the asset's own for an underived clip,
+ * else l->clip built here. false (printed) on error. */
+static bool build_layer(cli_layer *l, int i, const cli_layers *L, const ossa_asset *asset,
+                        const ossa_clip_build_options *build, const char *cmd) {
+    bool derived = l->owned != NULL;
+    if (!derived && (uint32_t)l->index < asset->built_clip_count && asset->built_clips[l->index])
+        l->built = asset->built_clips[l->index];
+    else if (cli_build_clip(cmd, l->clip, asset->skeleton, build, (uint32_t)i, (uint32_t)L->count, &l->owned_built,
+                            NULL, NULL))
+        return false;
+    else
+        l->built = l->owned_built;
+    return cli_built_sampler_init(&l->sampler, l->built, asset->skeleton) == 0;
+}
+
+bool cli_layers_resolve(cli_layers *L, const ossa_asset *asset, const ossa_clip_build_options *build,
+                        const char *cmd) {
     const ossa_skeleton *sk = asset->skeleton;
     uint32_t n = sk ? sk->joint_count : 0;
     L->joint_count = n;
@@ -181,6 +197,7 @@ bool cli_layers_resolve(cli_layers *L, const ossa_asset *asset, const char *cmd)
             return false;
         }
         if (l->owned) l->clip = l->owned;
+        if (!built && build && !build_layer(l, i, L, asset, build, cmd)) return false;
         for (uint32_t j = 0; j < n; j++) l->joint_weights[j] = l->weight;
         if (l->mask) {
             float *m = malloc(sizeof(float) * (n ? n : 1));
@@ -308,8 +325,9 @@ void cli_layers_free(cli_layers *L) {
     for (int i = 0; i < L->count; i++) {
         cli_layer *l = &L->items[i];
         ossa_clip_destroy(l->owned);
-        ossa_root_motion_destroy(l->motion);
         cli_built_sampler_free(&l->sampler);
+        ossa_built_clip_destroy(l->owned_built);
+        ossa_root_motion_destroy(l->motion);
         free(l->joint_weights);
         free(l->pose);
     }

@@ -37,7 +37,11 @@ static void usage(FILE *f) {
     fprintf(f, "\n  every command that loads FILE also takes: --importer gltf|assimp (default: by detected format),\n"
                "  --max-memory SIZE (cap on the load, Assimp's memory included; e.g. 4G; default 1G),\n"
                "  --anim FILE (clips from a separate file, bound by joint name; they come first:\n"
-               "  --clip 0 is the --anim file's first clip)\n");
+               "  --clip 0 is the --anim file's first clip)\n"
+               "  every command that builds clips (pack; sample and render with --precision/--lossless;\n"
+               "  render, view) also takes: --max-build-scratch SIZE (the clip builder's scratch cap;\n"
+               "  default: half the memory, at least 1G), --progress (build progress on stderr even\n"
+               "  when it is not a terminal)\n");
     fprintf(f, "  formats: glTF 2.0 (.gltf/.glb)%s\n", cli_have_assimp() ? "; FBX, COLLADA, OBJ and the rest via Assimp"
                                                                      : "; built without Assimp (no FBX/COLLADA/OBJ)");
     fprintf(f, "\n  ossa --help | --version\n");

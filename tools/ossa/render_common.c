@@ -182,10 +182,9 @@ const ossa_built_clip *scene_built_clip(scene *s, int index, const char *cmd) {
     if (!a->clip_count) return (uint32_t)index < a->built_clip_count ? a->built_clips[index] : NULL;
     if ((uint32_t)index >= a->clip_count) return NULL;
     if (!s->built && !(s->built = calloc(a->clip_count, sizeof *s->built))) return NULL;
-    if (!s->built[index]) {
-        ossa_result r = ossa_clip_build(a->clips[index], a->skeleton, NULL, NULL, &s->built[index], NULL);
-        if (r) fprintf(stderr, "ossa %s: building clip '%s' failed (%s)\n", cmd, a->clips[index]->name, ossa_result_string(r));
-    }
+    if (!s->built[index])
+        cli_build_clip(cmd, a->clips[index], a->skeleton, &s->build_options, (uint32_t)index, a->clip_count,
+                       &s->built[index], NULL, NULL);
     return s->built[index];
 }
 

@@ -40,7 +40,8 @@ typedef struct scene {
      * locals and calls scene_set_pose / scene_set_weights itself. scene_pose calls it. */
     void (*pose_fn)(void *user, struct scene *s, float t, bool loop);
     void *pose_user;
-    ossa_built_clip **built;  /* per editable clip, built on first use at the default precision */
+    ossa_built_clip **built;  /* per editable clip, built on first use with build_options */
+    ossa_clip_build_options build_options; /* zero (scene_load) = the default precision */
     cli_built_sampler sampler; /* the built clip posed last (scene_pose_built) */
 } scene;
 
@@ -86,8 +87,9 @@ typedef struct clip_span {
     const ossa_built_clip *built; /* sampled instead of clip when set (scene_built_clip) */
 } clip_span;
 
-/* Clip `index` as a built clip: a packed file's own, or the editable clip built once (default
- * precision, kept in the scene). NULL after printing an error. */
+/* Clip `index` as a built clip: a packed file's own, or the editable clip built once with
+ * s->build_options (cli_build_clip: progress, caps; kept in the scene). NULL after printing an
+ * error. */
 const ossa_built_clip *scene_built_clip(scene *s, int index, const char *cmd);
 /* Poses the scene from a built clip (as scene_pose does from an editable one); returns the
  * sampled time. */
