@@ -12,8 +12,12 @@
  * there with a message saying so.
  * With build options (`ossa sample --precision P | --lossless`, and `ossa render` always), every
  * layer samples a built clip: the asset's built clip when it has one for that clip, else the
- * layer's clip (editable, additive delta or root-motion-stripped) built here with those options;
- * root motion itself stays on the editable path (it is extracted from the source clip). */
+ * layer's clip (editable or root-motion-stripped) built here with those options; root motion
+ * itself stays on the editable path (it is extracted from the source clip). An additive layer
+ * builds its SOURCE clip and makes each built sample the delta against the source's first frame
+ * (what ossa_clip_make_additive does to the keys, so lossless stays exact): a built delta clip
+ * would be measured as a pose of deltas, whose joints sit at the origin, so its rotation errors
+ * would be weighed by the shell distance alone, not by the distance to the children they move. */
 #ifndef OSSA_TOOL_LAYERS_CLI_H
 #define OSSA_TOOL_LAYERS_CLI_H
 
@@ -33,6 +37,8 @@ typedef struct cli_layer {
     cli_built_sampler sampler; /* samples `built` */
     ossa_clip *owned;          /* additive delta or root-motion-stripped clip */
     ossa_built_clip *owned_built; /* `clip` built here (build options given, no asset built clip) */
+    ossa_transform *additive_reference; /* additive layer with build options: the source clip's first
+                                         * frame; its built samples are made deltas against it */
     ossa_root_motion *motion;  /* with --root-motion (override layers) */
     float *joint_weights;      /* joint_count: weight x mask, with later masks' overrides applied */
     ossa_transform *pose;      /* joint_count */
