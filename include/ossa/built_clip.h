@@ -45,10 +45,11 @@ extern "C" {
 typedef struct ossa_built_clip ossa_built_clip;
 
 /* Progress of a build (offline tools): clip_index and clip_count as the caller set them in the
- * options (ossa_clip_build_options.progress_clip_index / _count), and the fraction of this clip's
- * build done, in [0, 1]. Calls for one build are on the calling thread, in order, with fractions
- * that never decrease; a successful build's last call has fraction exactly 1. The callback must
- * not call the builder re-entrantly with the same scratch (it may print, or cancel nothing). */
+ * options (ossa_clip_build_options.progress_clip_index / _count: a caller building several clips
+ * numbers them), and the fraction of this clip's build done, in [0, 1]. Calls for one build are
+ * on the calling thread, in order, with fractions that never decrease; a successful build's last
+ * call has fraction exactly 1, a failed build never reports 1. The fraction follows the phases
+ * (exact poses, fit, measurement rounds, loosening), not time: a phase may hold it for a while. */
 typedef void (*ossa_clip_build_progress_fn)(void *user, uint32_t clip_index, uint32_t clip_count, float fraction);
 
 /* Zero means default for every field. */
