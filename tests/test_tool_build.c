@@ -8,7 +8,8 @@
  *     rounding (world matrices of every node), a coarse --precision gives a larger error than the
  *     default and stays near its bound;
  *   - flag combinations that cannot be honoured are refused with a message (--precision with
- *     --lossless; rebuild flags on a packed file; render --rest with a clip). */
+ *     --lossless; rebuild flags on a packed file; render --rest with a clip);
+ *   - `ossa render` prints the clips' build time apart from the render time. */
 #include "test_support.h"
 
 #include <math.h>
@@ -276,12 +277,30 @@ static void unhonourable_flags_are_refused(void **state) {
     expect_refused(args, "cannot rebuild them");
 }
 
+/* `ossa render` reports the clips' build time apart from the render time. */
+static void render_reports_build_time(void **state) {
+    (void)state;
+    if (!ot_gl_tool()) skip();
+    const char *file = write_layers_file(); /* before ot_tmp: its storage is reused */
+    char *out = NULL;
+    int st = tool_run(&out, "render '%s' --clip A --from 0.5 --to 0.5 --size 8x8 --ssaa 1 --quiet --out '%s' 2>&1",
+                      file, ot_tmp("build_time.png"));
+    double render_s = -1, build_s = -1;
+    const char *in = out ? strstr(out, " in ") : NULL, *built = out ? strstr(out, "clips built in ") : NULL;
+    if (st != 0 || !in || !built || sscanf(in, " in %lf s", &render_s) != 1 ||
+        sscanf(built, "clips built in %lf s", &build_s) != 1)
+        fail_msg("exit %d, no render and build times:\n%s", st, out ? out : "");
+    assert_true(render_s >= 0 && build_s > 0); /* the clip was built (compressed, default precision) */
+    free(out);
+}
+
 int main(void) {
     const struct CMUnitTest tests[] = {
         cmocka_unit_test(pack_names_the_scratch_cap),
         cmocka_unit_test(progress_lines_on_stderr_only),
         cmocka_unit_test(layers_honour_build_flags),
         cmocka_unit_test(unhonourable_flags_are_refused),
+        cmocka_unit_test(render_reports_build_time),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
 }
