@@ -100,8 +100,9 @@ typedef struct ossa_clip_build_stats {
 ossa_result ossa_clip_build(const ossa_clip *clip, const ossa_skeleton *skeleton,
                             const ossa_clip_build_options *options, const ossa_allocator *allocator,
                             ossa_built_clip **out, ossa_clip_build_stats *stats);
-/* The checks ossa_clip_build makes before building, and the caps it would hit (allocates a
- * sorted copy of the key times with malloc; O(keys log keys)): OSSA_OK, or the result
+/* The checks ossa_clip_build makes before building, and the caps it would hit (allocates the
+ * measurement grid with malloc, about 5 bytes per grid time, and frees it; O(keys log keys +
+ * grid)): OSSA_OK, or the result
  * ossa_clip_build would return for them with `diag` (may be NULL) naming the place in diag->path
  * and diag->message = "clip '<name>': <place>: <why>":
  *   INVALID_ARGUMENT  NULL clip or skeleton ("clip", "skeleton"), a bad option ("options");
