@@ -8,7 +8,8 @@
  *     rounding (world matrices of every node), a coarse --precision gives a larger error than the
  *     default and stays near its bound;
  *   - flag combinations that cannot be honoured are refused with a message (--precision with
- *     --lossless; rebuild flags on a packed file; render --rest with a clip);
+ *     --lossless; rebuild flags on a packed file; render --rest with a clip; --compare with
+ *     --skinning; crowd --time with a .gif, --duration with a .png);
  *   - `ossa render` prints the clips' build time apart from the render time. */
 #include "test_support.h"
 
@@ -275,6 +276,10 @@ static void unhonourable_flags_are_refused(void **state) {
     expect_refused(args, "--precision and --lossless exclude each other");
     snprintf(args, sizeof args, "render '%s' --clip A --lossless --out '%s'", packed, ot_tmp("z.png"));
     expect_refused(args, "cannot rebuild them");
+    snprintf(args, sizeof args, "render '%s' --compare --skinning dqs --out '%s'", file, ot_tmp("z.png"));
+    expect_refused(args, "--compare draws LBS and DQS side by side");
+    expect_refused("crowd demo --time 0.5 --out crowd.gif", "--time applies to a .png output");
+    expect_refused("crowd demo --duration 1 --out crowd.png", "--duration applies to a .gif output");
 }
 
 /* `ossa render` reports the clips' build time apart from the render time. */

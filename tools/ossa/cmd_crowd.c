@@ -279,7 +279,7 @@ int cmd_crowd(int argc, char **argv) {
             return usage(stderr);
         }
     }
-    if (!render_out_ext_ok("crowd", o.out)) return 2;
+    if (!render_out_ext_ok("crowd", o.out) || !render_options_consistent(&o, "crowd")) return 2;
     bool gif = path_has_ext(o.out, ".gif");
     if ((gif && has_time) || (!gif && has_duration)) { /* refused, not ignored */
         fprintf(stderr, "ossa crowd: %s applies to a %s output (--out %s): a .png is one frame at --time, "

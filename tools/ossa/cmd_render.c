@@ -171,7 +171,7 @@ static int render_main(int argc, char **argv, cli_layers *layers) {
             return usage(stderr);
         }
     }
-    if (o.out && !render_out_ext_ok("render", o.out)) return 2;
+    if ((o.out && !render_out_ext_ok("render", o.out)) || !render_options_consistent(&o, "render")) return 2;
     if (!render_flags_consistent(&build, rest, clip_name, has_from || has_to)) return 2;
     scene s;
     if (!scene_load(&s, file, "render")) return 1;

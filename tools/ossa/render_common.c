@@ -1017,6 +1017,7 @@ int render_options_parse(render_options *o, const char *cmd, int argc, char **ar
         o->draw.cpu = false;
     } else if (!strcmp(a, "--skinning") && more) {
         if (!parse_skinning(cmd, argv[++*i], &o->draw.dqs)) return -1;
+        o->skinning_given = true;
     } else if (!strcmp(a, "--compare")) {
         o->draw.compare = true;
     } else if (!strcmp(a, "--quiet") || !strcmp(a, "-q")) {
@@ -1025,6 +1026,12 @@ int render_options_parse(render_options *o, const char *cmd, int argc, char **ar
         return 0;
     }
     return 1;
+}
+
+bool render_options_consistent(const render_options *o, const char *cmd) {
+    if (!(o->draw.compare && o->skinning_given)) return true;
+    fprintf(stderr, "ossa %s: --compare draws LBS and DQS side by side: it takes no --skinning\n", cmd);
+    return false;
 }
 
 bool render_out_ext_ok(const char *cmd, const char *out) {

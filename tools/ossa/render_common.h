@@ -212,6 +212,7 @@ typedef struct render_options {
     float fps;               /* default 15 */
     uint32_t ssaa;           /* default 2 */
     draw_options draw;       /* default GPU skinning, no bones, the tools' background */
+    bool skinning_given;     /* --skinning was on the command line */
 } render_options;
 
 void render_options_init(render_options *o, const char *out);
@@ -221,6 +222,9 @@ void render_options_init(render_options *o, const char *out);
 int render_options_parse(render_options *o, const char *cmd, int argc, char **argv, int *i);
 /* The output name must end in .gif or .png; prints a usage error and returns false otherwise. */
 bool render_out_ext_ok(const char *cmd, const char *out);
+/* Options that cannot be honoured together (--compare draws LBS and DQS side by side, so it takes
+ * no --skinning): prints why and returns false, rather than ignoring one. */
+bool render_options_consistent(const render_options *o, const char *cmd);
 /* A render job of the spans with these options (png_frame 0). */
 render_job render_options_job(const render_options *o, const clip_span *spans, uint32_t span_count);
 
