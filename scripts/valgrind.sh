@@ -7,7 +7,7 @@
 #   scripts/valgrind.sh test_hostile    # only the named tests
 #
 # Excluded by default (OSSA_VALGRIND_EXCLUDE, space-separated, overridable):
-#   test_tool_view, test_tool_render, test_gltf_cli, test_tool_pack, test_tool_retarget: the code they test runs in the ossa
+#   test_tool_view, test_tool_render, test_gltf_cli, test_tool_pack, test_tool_retarget, test_tool_build: the code they test runs in the ossa
 #   tool, a child process (valgrind checks the parent only); the tool's ossa code is the
 #   library checked here through the other tests.
 # test_gl runs (about 4 minutes: Mesa llvmpipe under memcheck) with one suppression:
@@ -18,7 +18,7 @@
 set -euo pipefail
 cd "$(dirname "$0")/.."
 BUILD=${OSSA_VALGRIND_BUILD:-build-valgrind}
-EXCLUDE=${OSSA_VALGRIND_EXCLUDE:-test_tool_view test_tool_render test_gltf_cli test_tool_pack test_tool_retarget}
+EXCLUDE=${OSSA_VALGRIND_EXCLUDE:-test_tool_view test_tool_render test_gltf_cli test_tool_pack test_tool_retarget test_tool_build}
 SUPP="$BUILD/valgrind.supp"
 cmake -S . -B "$BUILD" -G Ninja -DCMAKE_BUILD_TYPE=RelWithDebInfo -DOSSA_SANITIZE=OFF -DOSSA_WERROR=ON -DOSSA_BUILD_TESTS=ON -DOSSA_BUILD_GL=ON -DOSSA_BUILD_TOOLS=ON \
       -DOSSA_BUILD_EXAMPLES=OFF -DOSSA_BUILD_BENCH=OFF >/dev/null

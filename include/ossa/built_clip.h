@@ -50,6 +50,14 @@ extern "C" {
 
 typedef struct ossa_built_clip ossa_built_clip;
 
+/* Progress of a build (offline tools): clip_index and clip_count as the caller set them in the
+ * options (ossa_clip_build_options.progress_clip_index / _count: a caller building several clips
+ * numbers them), and the fraction of this clip's build done, in [0, 1]. Calls for one build are
+ * on the calling thread, in order, with fractions that never decrease; a successful build's last
+ * call has fraction exactly 1, a failed build never reports 1. The fraction follows the phases
+ * (exact poses, fit, measurement rounds, loosening), not time: a phase may hold it for a while. */
+typedef void (*ossa_clip_build_progress_fn)(void *user, uint32_t clip_index, uint32_t clip_count, float fraction);
+
 /* Zero means default for every field. */
 typedef struct ossa_clip_build_options {
     bool lossless;            /* keep every key exactly (ignores the precision fields) */
@@ -68,6 +76,9 @@ typedef struct ossa_clip_build_options {
      * influences 0 or without weights are skipped. */
     const ossa_mesh *const *meshes;
     uint32_t mesh_count;
+    ossa_clip_build_progress_fn progress; /* optional: NULL = no reports */
+    void *progress_user;      /* passed to progress */
+    uint32_t progress_clip_index, progress_clip_count; /* passed to progress as given (not checked) */
 } ossa_clip_build_options;
 
 /* Default cap on ossa_clip_build's scratch (1 GiB). The scratch is about
@@ -112,16 +123,29 @@ typedef struct ossa_clip_build_stats {
  * the clip's key times span more than FLT_MAX seconds (end - start, e.g. keys at -3e38 and
  * 3e38: a built clip's clock, its duration and key intervals are floats; the editable clip
  * samples such a clip exactly, with the interval in double). ossa_clip_build_check says why.
- * Woman's 10 clips build in ~2.6 s of CPU with its mesh (docs/performance.md). */
+ * Progress: options->progress, when set, is called as the build goes (grid, exact poses, fit,
+ * each measurement round, loosening; about every 1 % of the exact poses and of the channels
+ * fitted), ending with fraction 1 on success. Build times: docs/performance.md. */
 ossa_result ossa_clip_build(const ossa_clip *clip, const ossa_skeleton *skeleton,
                             const ossa_clip_build_options *options, const ossa_allocator *allocator,
                             ossa_built_clip **out, ossa_clip_build_stats *stats);
-/* The checks ossa_clip_build makes before building (no allocation; linear in the clip's keys):
- * OSSA_OK, or the result ossa_clip_build would return for them (INVALID_ARGUMENT: NULL clip or
- * skeleton, a bad option; LIMIT: the time span past FLT_MAX, a value past 2^50) with `diag`
- * (may be NULL) naming the place in diag->path ("times", "options", "skeleton",
- * "tracks[2].rotation", "weight_tracks[0]") and diag->message = "clip '<name>': <place>: <why>".
- * It does not predict OUT_OF_MEMORY, the scratch cap or a missed precision. */
+/* The checks ossa_clip_build makes before building, and the caps it would hit (allocates the
+ * measurement grid with malloc, about 5 bytes per grid time, and frees it; O(keys log keys +
+ * grid)): OSSA_OK, or the result
+ * ossa_clip_build would return for them with `diag` (may be NULL) naming the place in diag->path
+ * and diag->message = "clip '<name>': <place>: <why>":
+ *   INVALID_ARGUMENT  NULL clip or skeleton ("clip", "skeleton"), a bad option ("options");
+ *   LIMIT             the time span past FLT_MAX ("times"), a value past 2^50 ("skeleton",
+ *                     "tracks[2].rotation", "weight_tracks[0]"), and the caps, each by name:
+ *                     "max_scratch_bytes" (the scratch the measurement grid needs, with the
+ *                     grid size, the bytes needed compressed and lossless, and the cap),
+ *                     "joint_index_bits" (a track on a joint past 65,535: packed channels
+ *                     store 16-bit joints), "block_bytes" (the keys alone pass the block's
+ *                     4 GiB), "grid_times" (the measurement grid past 2^29 times);
+ *   OUT_OF_MEMORY     the key-time copy could not be allocated.
+ * It does not predict OUT_OF_MEMORY of the build, more than 65,535 distinct key masks (rare;
+ * "the block's 16-bit mask table") or a missed precision (stats.max_error > precision after a
+ * LIMIT: even the exact keys miss it). docs/built-clips.md, "Caps", lists them all. */
 ossa_result ossa_clip_build_check(const ossa_clip *clip, const ossa_skeleton *skeleton,
                                   const ossa_clip_build_options *options, ossa_diagnostic *diag);
 /* The bind-pose height of the skeleton (the largest extent of its joints' model-space origins

@@ -152,7 +152,26 @@ typedef struct build_run {
     vertex_check vertices;       /* the final check on the meshes' vertices (when there are meshes) */
     bool vertices_checked;
     float height;                /* the skeleton's bind-pose height */
+    float progress;              /* the last fraction reported (options.progress) */
 } build_run;
+
+/* Reports the build's progress (options.progress): never below the last report, nor above 1. */
+static void report_progress(const builder *B, build_run *R, float fraction) {
+    const ossa_clip_build_options *o = &B->options;
+    if (!o->progress) return;
+    if (fraction < R->progress) fraction = R->progress;
+    if (fraction > 1.0f) fraction = 1.0f;
+    R->progress = fraction;
+    o->progress(o->progress_user, o->progress_clip_index, o->progress_clip_count, fraction);
+}
+
+/* Progress of the phases, as fractions of the whole build: the exact poses end at
+ * PROGRESS_EXACT, the first fit at PROGRESS_FIT, the measurement rounds at PROGRESS_TIGHTEN. */
+#define PROGRESS_GRID 0.02f
+#define PROGRESS_EXACT 0.15f
+#define PROGRESS_FIT 0.30f
+#define PROGRESS_TIGHTEN 0.70f
+#define PROGRESS_LOOSEN 0.75f
 
 static bool bad_option(float v) { return isnan(v) || v < 0.0f || isinf(v); }
 
@@ -192,7 +211,7 @@ static ossa_result build_fail(ossa_diagnostic *diag, ossa_result r, const ossa_c
     vsnprintf(why, sizeof why, fmt, args);
     va_end(args);
     snprintf(diag->path, sizeof diag->path, "%s", field);
-    snprintf(diag->message, sizeof diag->message, "clip '%.100s': %s: %.200s", clip->name, field, why);
+    snprintf(diag->message, sizeof diag->message, "clip '%.80s': %s: %.270s", clip->name, field, why);
     return r;
 }
 
@@ -242,20 +261,6 @@ static ossa_result check_span(const ossa_clip *clip, ossa_diagnostic *diag) {
                       (double)FLT_MAX);
 }
 
-ossa_result ossa_clip_build_check(const ossa_clip *clip, const ossa_skeleton *skeleton,
-                                  const ossa_clip_build_options *options, ossa_diagnostic *diag) {
-    if (diag) memset(diag, 0, sizeof *diag);
-    if (!clip || !skeleton)
-        return ossa__job_fail(diag, OSSA_ERROR_INVALID_ARGUMENT, clip ? "skeleton" : "clip", "NULL");
-    ossa_clip_build_options resolved;
-    memset(&resolved, 0, sizeof resolved);
-    if (resolve_options(options, &resolved) != OSSA_OK)
-        return build_fail(diag, OSSA_ERROR_INVALID_ARGUMENT, clip, "options",
-                          "a precision or shell distance is negative, NaN or infinite, or mesh_count > 0 without meshes");
-    ossa_result r = check_span(clip, diag);
-    return r != OSSA_OK ? r : check_magnitudes(clip, skeleton, diag);
-}
-
 /* Bytes of the editable clip's keys (times and values), the stats' raw size. */
 static size_t raw_clip_bytes(const ossa_clip *clip) {
     size_t raw_bytes = 0;
@@ -275,6 +280,71 @@ static size_t max_channel_count(const ossa_clip *clip) {
     return (size_t)clip->track_count * 3 + clip->weight_track_count;
 }
 
+static size_t scratch_cap(const ossa_clip_build_options *resolved) {
+    return resolved->max_scratch_bytes ? resolved->max_scratch_bytes : OSSA_CLIP_BUILD_SCRATCH_CAP;
+}
+
+/* The block format's caps a build can predict from the clip: a packed channel's joint is 16 bits
+ * ("joint_index_bits", compressed builds), and a lossless block holds every key within 4 GiB
+ * ("block_bytes"). */
+static ossa_result check_format_caps(const ossa_clip *clip, const ossa_skeleton *skeleton,
+                                     const ossa_clip_build_options *resolved, ossa_diagnostic *diag) {
+    for (uint32_t i = 0; !resolved->lossless && i < clip->track_count; i++)
+        if (clip->tracks[i].joint > 0xFFFFu && clip->tracks[i].joint < skeleton->joint_count)
+            return build_fail(diag, OSSA_ERROR_LIMIT, clip, "joint_index_bits",
+                              "tracks[%u] animates joint %u, past the 65,535 a compressed block's 16-bit joint "
+                              "index holds (a format cap, not raisable); build losslessly", i, clip->tracks[i].joint);
+    size_t raw = raw_clip_bytes(clip);
+    if (resolved->lossless && raw > UINT32_MAX)
+        return build_fail(diag, OSSA_ERROR_LIMIT, clip, "block_bytes",
+                          "the keys alone take %.3g GB, past a built block's 4 GiB (32-bit offsets: a format cap, "
+                          "not raisable); build it compressed or split the clip", (double)raw / 1e9);
+    return OSSA_OK;
+}
+
+/* The scratch cap ("max_scratch_bytes"): the measurement grid's scratch against the cap, with
+ * what a compressed and a lossless build of the clip need. */
+static ossa_result check_scratch_cap(const ossa_clip *clip, const ossa_skeleton *skeleton,
+                                     const ossa_clip_build_options *resolved, ossa_diagnostic *diag) {
+    uint32_t substeps = ossa__clip_grid_substeps(clip), G = 0, J = skeleton->joint_count;
+    float *grid = NULL;
+    ossa_result r = ossa__clip_grid(clip, J, substeps, substeps > 8 ? 8 : KEY_DIV, NULL, &grid, &G, NULL);
+    if (r != OSSA_OK) return build_fail(diag, r, clip, "times", "the measurement grid could not be allocated");
+    ossa__free(NULL, grid);
+    size_t channels = max_channel_count(clip), cap = scratch_cap(resolved);
+    double need = ossa__clip_build_scratch(G, J, channels, resolved->lossless);
+    if (need <= (double)cap) return OSSA_OK;
+    double lossless_need = ossa__clip_build_scratch(G, J, channels, true);
+    return build_fail(diag, OSSA_ERROR_LIMIT, clip, "max_scratch_bytes",
+                      "%u grid times (%.6g s) x %u joints need %.3g GB of scratch%s, past the cap %.3g GB; "
+                      "raise options.max_scratch_bytes to >= %.0f bytes%s%.3g GB)", G,
+                      (double)clip->end - (double)clip->start, J, need / 1e9, resolved->lossless ? " (lossless)" : "",
+                      (double)cap / 1e9, ceil(need), resolved->lossless ? " (" : ", or build lossless (needs ",
+                      lossless_need / 1e9);
+}
+
+/* What ossa_clip_build checks before building (the scratch cap comes with the grid). */
+static ossa_result check_clip(const ossa_clip *clip, const ossa_skeleton *skeleton,
+                              const ossa_clip_build_options *resolved, ossa_diagnostic *diag) {
+    ossa_result r = check_span(clip, diag);
+    if (r == OSSA_OK) r = check_magnitudes(clip, skeleton, diag);
+    return r != OSSA_OK ? r : check_format_caps(clip, skeleton, resolved, diag);
+}
+
+ossa_result ossa_clip_build_check(const ossa_clip *clip, const ossa_skeleton *skeleton,
+                                  const ossa_clip_build_options *options, ossa_diagnostic *diag) {
+    if (diag) memset(diag, 0, sizeof *diag);
+    if (!clip || !skeleton)
+        return ossa__job_fail(diag, OSSA_ERROR_INVALID_ARGUMENT, clip ? "skeleton" : "clip", "NULL");
+    ossa_clip_build_options resolved;
+    memset(&resolved, 0, sizeof resolved);
+    if (resolve_options(options, &resolved) != OSSA_OK)
+        return build_fail(diag, OSSA_ERROR_INVALID_ARGUMENT, clip, "options",
+                          "a precision or shell distance is negative, NaN or infinite, or mesh_count > 0 without meshes");
+    ossa_result r = check_clip(clip, skeleton, &resolved, diag);
+    return r != OSSA_OK ? r : check_scratch_cap(clip, skeleton, &resolved, diag);
+}
+
 /* The measurement grid and the key grid: the key times and KEY_DIV - 1 steps between them (8
  * per interval for CUBICSPLINE clips), so a fast rotation can take an extra key instead of
  * going raw; the fit prefers key times, then midpoints (key_grid_rank). LIMIT when the scratch
@@ -289,8 +359,7 @@ static ossa_result make_grids(builder *B) {
     /* the measurement grid's scratch (exact poses, virtual vertices, per-channel values and
      * key buffers) grows with duration x 480 Hz x joints: refuse it up front past the cap */
     double scratch = ossa__clip_build_scratch(G, B->joint_count, max_channel_count(clip), B->options.lossless);
-    size_t cap = B->options.max_scratch_bytes ? B->options.max_scratch_bytes : OSSA_CLIP_BUILD_SCRATCH_CAP;
-    if (scratch > (double)cap) return OSSA_ERROR_LIMIT;
+    if (scratch > (double)scratch_cap(&B->options)) return OSSA_ERROR_LIMIT; /* the check names it */
     B->key_grid = ossa__alloc_array(B->allocator, (size_t)G + 1, sizeof(uint32_t));
     if (!B->key_grid) return OSSA_ERROR_OUT_OF_MEMORY;
     for (uint32_t g = 0; g < G; g++)
@@ -377,15 +446,18 @@ static void make_channels(builder *B, build_run *R) {
     }
 }
 
-/* The exact poses and their virtual vertices at every grid time. */
-static void exact_poses(builder *B, ossa_mat4 *model) {
-    uint32_t J = B->joint_count;
-    for (uint32_t g = 0; g < B->grid_count; g++) {
+/* The exact poses and their virtual vertices at every grid time (progress about every 1 %). */
+static void exact_poses(builder *B, build_run *R) {
+    uint32_t J = B->joint_count, G = B->grid_count, every = G / 100 + 1;
+    for (uint32_t g = 0; g < G; g++) {
         ossa_transform *ex = B->exact_pose + (size_t)g * J;
         ossa__clip_sample_exact(B->clip, B->grid_times[g], false, B->skeleton->rest, ex, J);
-        ossa__pose_points(ex, B->skeleton->parents, J, B->axis_shell, model,
+        ossa__pose_points(ex, B->skeleton->parents, J, B->axis_shell, R->model,
                           B->exact_points + (size_t)g * J * 12);
+        if (g % every == every - 1)
+            report_progress(B, R, PROGRESS_GRID + (PROGRESS_EXACT - PROGRESS_GRID) * (float)g / (float)G);
     }
+    report_progress(B, R, PROGRESS_EXACT);
 }
 
 /* Lossless: a constant T/R/S channel folds (its value bit for bit), every other one is raw. */
@@ -410,13 +482,17 @@ static ossa_result first_fit(builder *B, build_run *R) {
     if (!R->key_buffer) return OSSA_ERROR_OUT_OF_MEMORY;
     ossa_result r = base_tolerances(B);
     if (r != OSSA_OK) return r;
+    uint32_t every = B->channel_count / 100 + 1;
     for (uint32_t i = 0; i < B->channel_count; i++) {
         build_channel *c = &B->channels[i];
         c->keys = R->key_buffer + (size_t)i * C * 4;
         c->quantised = c->keys + C;
         c->level = START_LEVEL;
         if (c->kind != OSSA__CH_W) ossa__build_fit(B, c, level_tol(c));
+        if (i % every == every - 1)
+            report_progress(B, R, PROGRESS_EXACT + (PROGRESS_FIT - PROGRESS_EXACT) * (float)i / (float)B->channel_count);
     }
+    report_progress(B, R, PROGRESS_FIT);
     return OSSA_OK;
 }
 
@@ -458,6 +534,7 @@ static ossa_result tighten(builder *B, build_run *R) {
     for (int it = 0, stalled = 0;; it++) {
         ossa_result r = write_and_measure(B, R);
         if (r != OSSA_OK) return r;
+        report_progress(B, R, PROGRESS_FIT + (PROGRESS_TIGHTEN - PROGRESS_FIT) * (float)(it + 1) / (MAX_ITERATIONS + 1));
         float worst = R->error.max_error;
         if (B->options.lossless || worst <= R->target || it == MAX_ITERATIONS) return OSSA_OK;
         /* halving tolerances that do not lower the worst error: leave it to the exact fallback */
@@ -517,7 +594,9 @@ static ossa_result compact_and_loosen(builder *B, build_run *R) {
     ossa__build_compact_key_grid(B);
     ossa_result r = write_and_measure(B, R);
     if (r != OSSA_OK || !(R->error.max_error <= R->target)) return r;
+    report_progress(B, R, PROGRESS_LOOSEN);
     ossa__build_loosen(B, R->target);
+    report_progress(B, R, 0.97f);
     ossa__build_compact_key_grid(B);
     ossa_built_clip *tight = R->built;
     ossa_clip_error tight_error = R->error;
@@ -637,7 +716,8 @@ static ossa_result build(builder *B, build_run *R) {
     if ((r = alloc_scratch(B, R)) != OSSA_OK) return r;
     make_channels(B, R);
     if ((r = ossa__build_shells(B)) != OSSA_OK) return r;
-    exact_poses(B, R->model);
+    report_progress(B, R, PROGRESS_GRID);
+    exact_poses(B, R);
     if (B->options.lossless) lossless_modes(B);
     else if ((r = first_fit(B, R)) != OSSA_OK) return r;
     uint32_t W = 0;
@@ -646,6 +726,7 @@ static ossa_result build(builder *B, build_run *R) {
     R->target = B->options.precision * TARGET_MARGIN;
     if ((r = tighten(B, R)) != OSSA_OK) return r;
     if (B->options.lossless) return OSSA_OK;
+    report_progress(B, R, PROGRESS_TIGHTEN);
     if ((r = exact_fallback(B, R)) != OSSA_OK) return r;
     if ((r = compact_and_loosen(B, R)) != OSSA_OK) return r;
     return vertex_pass(B, R);
@@ -681,7 +762,7 @@ ossa_result ossa_clip_build(const ossa_clip *clip, const ossa_skeleton *skeleton
     builder B;
     memset(&B, 0, sizeof B);
     ossa_result r = resolve_options(options, &B.options);
-    if (r == OSSA_OK) r = ossa_clip_build_check(clip, skeleton, options, NULL);
+    if (r == OSSA_OK) r = check_clip(clip, skeleton, &B.options, NULL);
     if (r != OSSA_OK) return r;
     B.clip = clip;
     B.skeleton = skeleton;
@@ -710,6 +791,7 @@ ossa_result ossa_clip_build(const ossa_clip *clip, const ossa_skeleton *skeleton
             *stats = ossa_built_clip_stats(R.built);
             vertex_stats(&B, &R, stats);
         }
+        report_progress(&B, &R, 1.0f);
         *out = R.built;
         R.built = NULL;
     }

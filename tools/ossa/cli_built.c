@@ -2,8 +2,114 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <time.h>
+#include <unistd.h>
 
 #include "cli_common.h"
+
+static double now_seconds(void) {
+    struct timespec t;
+    clock_gettime(CLOCK_MONOTONIC, &t);
+    return (double)t.tv_sec + (double)t.tv_nsec * 1e-9;
+}
+
+size_t cli_default_build_scratch(void) {
+    long pages = sysconf(_SC_PHYS_PAGES), page = sysconf(_SC_PAGESIZE);
+    double half = pages > 0 && page > 0 ? (double)pages * (double)page / 2 : 0;
+    if (!(half > (double)OSSA_CLIP_BUILD_SCRATCH_CAP)) return OSSA_CLIP_BUILD_SCRATCH_CAP;
+    return half < (double)(SIZE_MAX / 2) ? (size_t)half : SIZE_MAX / 2;
+}
+
+/* ---- progress on stderr (cli_build_clip): on a terminal one line rewritten in place once a
+ * clip has built for PROGRESS_AFTER; with --progress off a terminal a line every PROGRESS_EVERY
+ * after that, and one line per clip when it is built */
+
+#define PROGRESS_AFTER 1.0  /* seconds a clip builds before its progress shows */
+#define PROGRESS_EVERY 1.0  /* seconds between lines when stderr is not a terminal */
+#define PROGRESS_TTY_EVERY 0.1
+
+typedef struct build_progress {
+    const char *cmd, *clip_name;
+    double start, last;     /* when the clip's build started, when a line was last printed */
+    bool tty, shown;        /* stderr is a terminal; a line was printed for this clip */
+} build_progress;
+
+static void progress_line(void *user, uint32_t index, uint32_t count, float fraction) {
+    build_progress *p = user;
+    double t = now_seconds(), elapsed = t - p->start;
+    if (fraction >= 1.0f) { /* --progress off a terminal: one line per clip built */
+        if (!p->tty) fprintf(stderr, "ossa %s: built clip %u/%u '%s' in %.2f s\n", p->cmd, index + 1, count,
+                             p->clip_name, elapsed);
+        return;
+    }
+    if (elapsed < PROGRESS_AFTER || t - p->last < (p->tty ? PROGRESS_TTY_EVERY : PROGRESS_EVERY)) return;
+    p->last = t;
+    p->shown = true;
+    fprintf(stderr, "%sossa %s: building clip %u/%u '%s': %3.0f %% (%.1f s)%s", p->tty ? "\r" : "", p->cmd, index + 1,
+            count, p->clip_name, 100.0 * (double)fraction, elapsed, p->tty ? "\033[K" : "\n");
+    fflush(stderr);
+}
+
+static double build_seconds_total;
+
+double cli_build_seconds(void) { return build_seconds_total; }
+
+/* After a failed build: the check's diagnostic names the cap (or says the precision is out of
+ * reach), then the command line's way past it. */
+static void explain_build_failure(const char *cmd, const ossa_clip *clip, const ossa_skeleton *sk,
+                                  const ossa_clip_build_options *o, ossa_result r, const ossa_clip_build_stats *st) {
+    ossa_diagnostic d;
+    bool why = ossa_clip_build_check(clip, sk, o, &d) == r && r != OSSA_OK;
+    fprintf(stderr, "ossa %s: building clip '%s' failed (%s)%s%s\n", cmd, clip->name, ossa_result_string(r),
+            why ? ": " : "", why ? d.message : "");
+    if (why && !strcmp(d.path, "max_scratch_bytes")) {
+        fprintf(stderr, "ossa %s: raise the cap with --max-build-scratch SIZE (now %.3g GB)%s\n", cmd,
+                (double)o->max_scratch_bytes / 1e9, o->lossless ? "" : ", or build losslessly (--lossless)");
+    } else if (!why && r == OSSA_ERROR_LIMIT && !o->lossless && st->max_error > o->precision) {
+        fprintf(stderr, "ossa %s: clip '%s': even the exact keys measure %.3g model units at joint %u, t=%.4g s: the "
+                        "precision %.3g is below the float rounding of the model's coordinates; use a larger "
+                        "--precision or --lossless\n", cmd, clip->name, (double)st->max_error, st->worst_joint,
+                (double)st->worst_time, (double)(o->precision > 0 ? o->precision : 1e-4f));
+    } else if (!why && r == OSSA_ERROR_LIMIT) {
+        fprintf(stderr, "ossa %s: clip '%s': a built block's format cap (4 GiB, or 65,535 distinct key masks) was "
+                        "reached: build it %s, or split the clip\n", cmd, clip->name,
+                o->lossless ? "compressed" : "losslessly (--lossless)");
+    }
+}
+
+ossa_result cli_build_clip(const char *cmd, const ossa_clip *clip, const ossa_skeleton *skeleton,
+                           const ossa_clip_build_options *options, uint32_t index, uint32_t count,
+                           ossa_built_clip **out, ossa_clip_build_stats *stats, double *seconds) {
+    ossa_clip_build_options o;
+    memset(&o, 0, sizeof o);
+    if (options) o = *options;
+    if (!o.max_scratch_bytes)
+        o.max_scratch_bytes = cli_load.max_build_scratch ? cli_load.max_build_scratch : cli_default_build_scratch();
+    build_progress p = {cmd, clip->name ? clip->name : "", now_seconds(), 0.0, isatty(2) != 0, false};
+    if (p.tty || cli_load.progress) {
+        o.progress = progress_line;
+        o.progress_user = &p;
+        o.progress_clip_index = index;
+        o.progress_clip_count = count;
+    }
+    ossa_clip_build_stats st;
+    ossa_result r = ossa_clip_build(clip, skeleton, &o, NULL, out, &st);
+    double took = now_seconds() - p.start;
+    build_seconds_total += took;
+    if (seconds) *seconds = took;
+    if (p.shown && p.tty) fprintf(stderr, "\r\033[K"); /* the line is rewritten in place: clear it */
+    if (r) explain_build_failure(cmd, clip, skeleton, &o, r, &st);
+    if (stats) *stats = st;
+    return r;
+}
+
+bool cli_refuse_rebuild(const ossa_asset *asset, const ossa_clip_build_options *options, const char *cmd) {
+    if (asset->clip_count || !asset->built_clip_count || !options || !(options->lossless || options->precision > 0))
+        return false;
+    fprintf(stderr, "ossa %s: the file's clips are built already (a packed .ossa): --precision / --lossless cannot "
+                    "rebuild them; use the source model, or drop the flag to use the clips as stored\n", cmd);
+    return true;
+}
 
 /* One line per clip: raw / built bytes, ratio, measured max error and where, the precision in
  * model units and of the character's height, and the final check's skinned-vertex error. */
@@ -35,12 +141,11 @@ static void print_clip(const ossa_asset *asset, uint32_t c, const ossa_clip_buil
 
 int cli_build_clips(ossa_asset *asset, const ossa_clip_build_options *options, const char *cmd, bool print) {
     if (asset->built_clip_count) { /* a packed file: its clips as stored */
+        if (cli_refuse_rebuild(asset, options, cmd)) return 1;
         for (uint32_t c = 0; print && c < asset->built_clip_count; c++) {
             ossa_clip_build_stats st = ossa_built_clip_stats(asset->built_clips[c]);
             print_clip(asset, c, &st);
         }
-        if (print && options && (options->lossless || options->precision > 0))
-            fprintf(stderr, "ossa %s: the clips are already built: kept as stored (--precision / --lossless ignored)\n", cmd);
         return 0;
     }
     if (!asset->clip_count) return 0;
@@ -66,14 +171,7 @@ int cli_build_clips(ossa_asset *asset, const ossa_clip_build_options *options, c
     for (uint32_t c = 0; c < asset->clip_count; c++) {
         const ossa_clip *clip = asset->clips[c];
         ossa_clip_build_stats st;
-        ossa_result r = ossa_clip_build(clip, sk, options, NULL, &asset->built_clips[c], &st);
-        if (r) {
-            ossa_diagnostic d;
-            bool why = ossa_clip_build_check(clip, sk, options, &d) == r; /* the up-front checks say why */
-            fprintf(stderr, "ossa %s: building clip %u '%s' failed (%s)%s%s\n", cmd, c, clip->name, ossa_result_string(r),
-                    why ? ": " : "", why ? d.message : "");
-            return 1;
-        }
+        if (cli_build_clip(cmd, clip, sk, options, c, asset->clip_count, &asset->built_clips[c], &st, NULL)) return 1;
         asset->built_clip_count = c + 1;
         raw += st.raw_bytes;
         built += st.bytes;

@@ -59,6 +59,15 @@ int cli_take_load_options(int argc, char **argv) {
             retarget_cli_load.rest_reference = cli_load.retarget_options = true;
         } else if (!strcmp(argv[i], "--no-contacts")) {
             retarget_cli_load.no_contacts = cli_load.retarget_options = true;
+        } else if (!strcmp(argv[i], "--max-build-scratch") && more) {
+            cli_load.max_build_scratch = parse_bytes(argv[++i]);
+            if (!cli_load.max_build_scratch) {
+                fprintf(stderr, "ossa: --max-build-scratch takes a size in bytes (suffix K, M or G), not '%s'\n",
+                        argv[i]);
+                return -1;
+            }
+        } else if (!strcmp(argv[i], "--progress")) {
+            cli_load.progress = true;
         } else {
             argv[o++] = argv[i];
         }

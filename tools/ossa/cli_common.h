@@ -13,12 +13,33 @@ bool cli_is_packed(const char *file);
 ossa_asset *cli_load_asset(const char *cmd, const char *file);
 
 /* Builds asset->built_clips from asset->clips (clips[i] → built_clips[i]) with `options`
- * (NULL = defaults), unless the asset already has built clips (a packed file). With
- * `print`, one line per clip on stdout: raw and built bytes, ratio, measured max error
- * and the joint and time where it occurs. Returns 0, or 1 after printing an error. */
+ * (NULL = defaults), unless the asset already has built clips (a packed file: then
+ * --precision / --lossless are refused, see cli_refuse_rebuild). With `print`, one line per
+ * clip on stdout: raw and built bytes, ratio, measured max error and the joint and time where
+ * it occurs. Progress on stderr (cli_build_clip). Returns 0, or 1 after printing an error. */
 int cli_build_clips(ossa_asset *asset, const ossa_clip_build_options *options, const char *cmd, bool print);
 
-/* Load options every command accepts (main.c takes them out of argv first):
+/* Builds one clip (clip `index` of `count` the command builds, for the progress line) with
+ * `options` (NULL = defaults) plus the command line's --max-build-scratch, reporting progress on
+ * stderr when it is a terminal or with --progress: once a clip has built for ~1 s, its fraction
+ * done (a terminal: one line rewritten in place about 10 times a second, cleared at the end;
+ * --progress off a terminal: a line about every second, and "built clip i/n 'name' in X s" for
+ * every clip). On failure
+ * prints why: the cap or check that refused it by name (ossa_clip_build_check) and the
+ * command-line way to raise it. *seconds (may be NULL) gets the build's wall time. */
+ossa_result cli_build_clip(const char *cmd, const ossa_clip *clip, const ossa_skeleton *skeleton,
+                           const ossa_clip_build_options *options, uint32_t index, uint32_t count,
+                           ossa_built_clip **out, ossa_clip_build_stats *stats, double *seconds);
+/* Wall time spent in cli_build_clip since the process started, seconds. */
+double cli_build_seconds(void);
+/* A packed file's clips are built already: --precision / --lossless cannot be honoured there.
+ * True (after printing why) when `options` asks for either and the asset has built clips only. */
+bool cli_refuse_rebuild(const ossa_asset *asset, const ossa_clip_build_options *options, const char *cmd);
+
+/* Options every command accepts (main.c takes them out of argv first):
+ *   --max-build-scratch SIZE      the clip builder's scratch cap (bytes, suffix K/M/G) for
+ *                                 every clip the command builds (default: half the memory)
+ *   --progress                    build progress on stderr even when it is not a terminal
  *   --importer gltf|assimp|auto   which importer (auto: by the detected format)
  *   --max-memory SIZE             the load's max_allocation (bytes, suffix K/M/G); for files
  *                                 Assimp reads, also the cap on the whole import, Assimp's
@@ -36,7 +57,14 @@ typedef struct cli_load_options {
     const char *anim;
     bool retarget;                /* --retarget */
     bool retarget_options;        /* one of --map, --tpose-fix, --no-contacts, --rest-reference given */
+    size_t max_build_scratch; /* --max-build-scratch SIZE: ossa_clip_build_options.max_scratch_bytes
+                                 (0 = the tool's default, cli_default_build_scratch) */
+    bool progress;            /* --progress: build progress on stderr even when it is not a terminal */
 } cli_load_options;
+
+/* The tool's builder scratch cap when --max-build-scratch is not given: half the machine's
+ * physical memory (sysconf), at least OSSA_CLIP_BUILD_SCRATCH_CAP. */
+size_t cli_default_build_scratch(void);
 extern cli_load_options cli_load;
 
 /* Removes the load options from argv (in place) into cli_load; returns the new argc,

@@ -230,6 +230,7 @@ int cmd_crowd(int argc, char **argv) {
     const char *file = NULL, *clips_arg = NULL;
     uint32_t count = 100, threads = 0, seed = 1;
     float duration = 2.0f, time = 1.0f, spacing = 0;
+    bool has_duration = false, has_time = false;
     crowd_sampling sampling = CROWD_SAMPLING_BUILT;
     render_options o;
     render_options_init(&o, "crowd.png");
@@ -251,6 +252,7 @@ int cmd_crowd(int argc, char **argv) {
             if (!parse_uint(a, argv[++i], 0, 1000000000, &seed)) return 2;
         } else if (!strcmp(a, "--duration") && more) {
             if (!parse_float("crowd", a, argv[++i], &duration)) return 2;
+            has_duration = true;
             if (!(duration > 0 && duration <= 600)) {
                 fprintf(stderr, "ossa crowd: --duration must be in (0, 600] seconds\n");
                 return 2;
@@ -272,12 +274,18 @@ int cmd_crowd(int argc, char **argv) {
             }
         } else if (!strcmp(a, "--time") && more) {
             if (!parse_float("crowd", a, argv[++i], &time)) return 2;
+            has_time = true;
         } else if (!take_file_arg("crowd", a, i + 1 >= argc, &file)) {
             return usage(stderr);
         }
     }
-    if (!render_out_ext_ok("crowd", o.out)) return 2;
+    if (!render_out_ext_ok("crowd", o.out) || !render_options_consistent(&o, "crowd")) return 2;
     bool gif = path_has_ext(o.out, ".gif");
+    if ((gif && has_time) || (!gif && has_duration)) { /* refused, not ignored */
+        fprintf(stderr, "ossa crowd: %s applies to a %s output (--out %s): a .png is one frame at --time, "
+                        "a .gif plays --duration seconds\n", gif ? "--time" : "--duration", gif ? ".png" : ".gif", o.out);
+        return 2;
+    }
     scene s;
     if (!scene_load(&s, file, "crowd")) return 1;
     uint32_t clip_list[64];

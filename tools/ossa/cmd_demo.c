@@ -40,7 +40,7 @@ int cmd_demo(int argc, char **argv) {
             return help ? 0 : 2;
         }
     }
-    if (!render_out_ext_ok("demo", o.out)) return 2;
+    if (!render_out_ext_ok("demo", o.out) || !render_options_consistent(&o, "demo")) return 2;
     scene s;
     if (!scene_load(&s, NULL, "demo")) return 1;
     clip_span spans[2];

@@ -54,6 +54,10 @@ int cmd_pack(int argc, char **argv) {
         else out = argv[i];
     }
     if (!in || !out) return usage(stderr);
+    if (build.lossless && build.precision > 0) {
+        fprintf(stderr, "ossa pack: --precision and --lossless exclude each other (lossless keeps every key)\n");
+        return 2;
+    }
     ossa_asset *asset = !strcmp(in, "demo") ? demo_character_create() : cli_load_asset("pack", in);
     if (!asset) return 1;
     int rc = 0;

@@ -18,8 +18,10 @@ static int usage(FILE *f) {
             "usage: ossa render [FILE|demo] [--clip NAME|INDEX] [--from T] [--to T] [--fps N] [--size WxH]\n"
             "                   [--out anim.gif|frame.png] [--bones] [--cpu|--gpu] [--rest] [--loop|--no-loop]\n"
             "                   [--ssaa N] [--skinning lbs|dqs] [--compare] [--quiet] [--ik JOINT:x,y,z[:px,py,pz]]...\n"
+            "                   [--precision P | --lossless]\n"
             "  FILE     .gltf/.glb/.ossa (default: the built-in demo character); clips play built at the\n"
-            "           default precision (a packed file: as stored)\n"
+            "           default precision, layers included (a packed file: as stored)\n"
+            "  --precision P  build the clips at precision P (model units); --lossless: keep every key\n"
             "  --clip   clip name or index (default: the first clip); with --anim A, A's clips come first\n"
             "           (--clip 0 = A's first clip; a name is looked up in A first), then the model's own\n"
             "  --from/--to  clip time range in seconds (default: the whole clip; a .png renders --from)\n"
@@ -113,6 +115,21 @@ static bool render_beside_source(scene *s, const clip_span *span, const render_j
     return ok;
 }
 
+/* Flags that cannot be honoured together are refused, not ignored: --precision with
+ * --lossless; --rest (no clip is played) with a clip, a time range or build flags. */
+static bool render_flags_consistent(const ossa_clip_build_options *build, bool rest, const char *clip, bool range) {
+    if (build->lossless && build->precision > 0) {
+        fprintf(stderr, "ossa render: --precision and --lossless exclude each other (lossless keeps every key)\n");
+        return false;
+    }
+    if (rest && (clip || range || build->lossless || build->precision > 0)) {
+        fprintf(stderr, "ossa render: --rest renders the rest pose: it takes no %s\n",
+                clip ? "--clip or layer flags" : range ? "--from / --to" : "--precision / --lossless");
+        return false;
+    }
+    return true;
+}
+
 /* scene pose_fn: the layered pose (layers_cli.h). */
 static void pose_layers(void *user, scene *s, float t, bool loop) {
     cli_layers *L = user;
@@ -137,6 +154,8 @@ static int render_main(int argc, char **argv, cli_layers *layers) {
     bool has_from = false, has_to = false, rest = false, side_by_side = false;
     int loop = -1;
     static ik_pass ik; /* the scene's post-pose hook points here */
+    ossa_clip_build_options build;
+    memset(&build, 0, sizeof build);
     render_options o;
     render_options_init(&o, NULL);
     for (int i = 1; i < argc; i++) {
@@ -165,6 +184,14 @@ static int render_main(int argc, char **argv, cli_layers *layers) {
             has_to = true;
         } else if (!strcmp(a, "--side-by-side")) {
             side_by_side = true;
+        } else if (!strcmp(a, "--precision") && more) {
+            if (!parse_float("render", a, argv[++i], &build.precision)) return 2;
+            if (!(build.precision > 0)) {
+                fprintf(stderr, "ossa render: --precision expects a positive number of model units\n");
+                return 2;
+            }
+        } else if (!strcmp(a, "--lossless")) {
+            build.lossless = true;
         } else if (!strcmp(a, "--rest")) {
             rest = true;
         } else if (!strcmp(a, "--loop")) {
@@ -175,7 +202,8 @@ static int render_main(int argc, char **argv, cli_layers *layers) {
             return usage(stderr);
         }
     }
-    if (o.out && !render_out_ext_ok("render", o.out)) return 2;
+    if ((o.out && !render_out_ext_ok("render", o.out)) || !render_options_consistent(&o, "render")) return 2;
+    if (!render_flags_consistent(&build, rest, clip_name, has_from || has_to)) return 2;
     if (side_by_side && (!cli_load.retarget || rest)) {
         fprintf(stderr, "ossa render: --side-by-side shows the source beside the target: it goes with --anim SOURCE "
                         "--retarget (and a clip, not --rest)\n");
@@ -183,13 +211,18 @@ static int render_main(int argc, char **argv, cli_layers *layers) {
     }
     scene s;
     if (!scene_load(&s, file, "render")) return 1;
+    s.build_options = build;
+    if (cli_refuse_rebuild(s.asset, &build, "render")) {
+        scene_free(&s);
+        return 2;
+    }
     if (!ik_pass_resolve(&ik, s.asset->skeleton, "render")) {
         scene_free(&s);
         return 2;
     }
     if (ik.count) ik_pass_attach(&ik, &s);
     if (cli_layers_active(layers)) {
-        if (!cli_layers_resolve(layers, s.asset, "render")) {
+        if (!cli_layers_resolve(layers, s.asset, &s.build_options, "render")) {
             scene_free(&s);
             return 1;
         }
@@ -227,10 +260,10 @@ static int render_main(int argc, char **argv, cli_layers *layers) {
     render_stats st;
     bool ok = side_by_side ? render_beside_source(&s, &span, &job, &st) : render_to_file(&s, &job, &st, "render");
     if (ok)
-        printf("ossa render: %s, clip '%s', %u frame%s %ux%u in %.2f s (%s %s skinning) -> %s\n", s.label,
-               span.built ? ossa_built_clip_name(span.built) : span.clip ? span.clip->name : "(rest pose)", st.frames,
-               st.frames == 1 ? "" : "s", o.width, o.height, st.seconds, o.draw.cpu ? "CPU" : "GPU",
-               o.draw.compare ? "LBS | DQS" : o.draw.dqs ? "DQS" : "LBS", o.out);
+        printf("ossa render: %s, clip '%s', %u frame%s %ux%u in %.2f s (%s %s skinning; clips built in %.2f s) -> %s\n",
+               s.label, span.built ? ossa_built_clip_name(span.built) : span.clip ? span.clip->name : "(rest pose)",
+               st.frames, st.frames == 1 ? "" : "s", o.width, o.height, st.seconds, o.draw.cpu ? "CPU" : "GPU",
+               o.draw.compare ? "LBS | DQS" : o.draw.dqs ? "DQS" : "LBS", cli_build_seconds(), o.out);
     if (ok) ik_pass_report(&ik, &s, "render");
     scene_free(&s);
     return ok ? 0 : 1;

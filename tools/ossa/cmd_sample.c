@@ -212,6 +212,11 @@ static int sample_main(int argc, char **argv, cli_layers *layers) {
         free(times);
         return usage(stderr);
     }
+    if (build.lossless && build.precision > 0) {
+        fprintf(stderr, "ossa sample: --precision and --lossless exclude each other (lossless keeps every key)\n");
+        free(times);
+        return 2;
+    }
     ossa_asset *asset = cli_load_asset("sample", file);
     if (!asset) {
         free(times);
@@ -244,7 +249,7 @@ static int sample_main(int argc, char **argv, cli_layers *layers) {
     const ossa_built_clip *bclip = use_built && ci >= 0 ? asset->built_clips[ci] : NULL;
     /* the editable clip, also for a built one when the file has it (which joints it animates) */
     const ossa_clip *clip = ci >= 0 && (uint32_t)ci < asset->clip_count ? asset->clips[ci] : NULL;
-    if ((cli_layers_active(layers) && !cli_layers_resolve(layers, asset, "sample")) ||
+    if ((cli_layers_active(layers) && !cli_layers_resolve(layers, asset, use_built ? &build : NULL, "sample")) ||
         !ik_pass_resolve(&ik, asset->skeleton, "sample")) {
         ossa_asset_destroy(asset);
         free(times);

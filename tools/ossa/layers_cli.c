@@ -107,7 +107,48 @@ float cli_layers_sync_cycle(const cli_layers *L) {
     return cycle;
 }
 
-bool cli_layers_resolve(cli_layers *L, const ossa_asset *asset, const char *cmd) {
+/* The clip's first frame over the rest pose: ossa_clip_make_additive's reference (NULL on OOM). */
+static ossa_transform *first_frame(const ossa_clip *clip, const ossa_skeleton *sk) {
+    uint32_t n = sk->joint_count;
+    ossa_transform *f = calloc(n ? n : 1, sizeof *f);
+    ossa_clip_sample_job job = {.clip = clip, .time = clip->start, .lookup = OSSA_LOOKUP_BINARY, .reference = sk->rest,
+                                .reference_count = n, .output = f, .output_count = n};
+    if (f) ossa_clip_sample_job_run(&job);
+    return f;
+}
+
+/* A sampled pose made the delta against `ref` in place, as ossa_clip_make_additive makes its keys:
+ * dt = t - t_ref, dq = conjugate(q_ref) * q, ds = s / s_ref (a zero s_ref divides nothing). */
+static void make_deltas(ossa_transform *pose, const ossa_transform *ref, uint32_t n) {
+    for (uint32_t j = 0; j < n; j++) {
+        ossa_transform *x = &pose[j];
+        const ossa_transform *r = &ref[j];
+        x->translation = ossa_vec3_sub(x->translation, r->translation);
+        x->rotation = ossa_quat_mul((ossa_quat){-r->rotation.x, -r->rotation.y, -r->rotation.z, r->rotation.w},
+                                    x->rotation);
+        float *s = &x->scale.x;
+        const float *rs = &r->scale.x;
+        for (int c = 0; c < 3; c++) s[c] = rs[c] != 0.0f ? s[c] / rs[c] : s[c];
+    }
+}
+
+/* With build options: the layer samples a built clip, the asset's own for an underived clip,
+ * else l->clip built here. false (printed) on error. */
+static bool build_layer(cli_layer *l, int i, const cli_layers *L, const ossa_asset *asset,
+                        const ossa_clip_build_options *build, const char *cmd) {
+    bool derived = l->owned != NULL;
+    if (!derived && (uint32_t)l->index < asset->built_clip_count && asset->built_clips[l->index])
+        l->built = asset->built_clips[l->index];
+    else if (cli_build_clip(cmd, l->clip, asset->skeleton, build, (uint32_t)i, (uint32_t)L->count, &l->owned_built,
+                            NULL, NULL))
+        return false;
+    else
+        l->built = l->owned_built;
+    return cli_built_sampler_init(&l->sampler, l->built, asset->skeleton) == 0;
+}
+
+bool cli_layers_resolve(cli_layers *L, const ossa_asset *asset, const ossa_clip_build_options *build,
+                        const char *cmd) {
     const ossa_skeleton *sk = asset->skeleton;
     uint32_t n = sk ? sk->joint_count : 0;
     L->joint_count = n;
@@ -171,7 +212,10 @@ bool cli_layers_resolve(cli_layers *L, const ossa_asset *asset, const char *cmd)
         if (!l->pose || !l->joint_weights) return false;
         if (built && cli_built_sampler_init(&l->sampler, l->built, sk)) return false;
         ossa_result r = OSSA_OK;
-        if (l->additive) {
+        if (l->additive && build && !built) {
+            /* the source clip is built (its error bounded as a pose), its samples made deltas */
+            if (!(l->additive_reference = first_frame(l->clip, sk))) return false;
+        } else if (l->additive) {
             r = ossa_clip_make_additive(l->clip, sk, NULL, NULL, &l->owned);
         } else if (L->root_motion) {
             r = ossa_root_motion_extract(l->clip, sk, NULL, NULL, &l->owned, &l->motion);
@@ -181,6 +225,7 @@ bool cli_layers_resolve(cli_layers *L, const ossa_asset *asset, const char *cmd)
             return false;
         }
         if (l->owned) l->clip = l->owned;
+        if (!built && build && !build_layer(l, i, L, asset, build, cmd)) return false;
         for (uint32_t j = 0; j < n; j++) l->joint_weights[j] = l->weight;
         if (l->mask) {
             float *m = malloc(sizeof(float) * (n ? n : 1));
@@ -234,6 +279,7 @@ void cli_layers_pose(cli_layers *L, const ossa_skeleton *sk, float t, bool loop,
         }
         if (l->built) { /* a packed file's built clip (override layers only) */
             if (cli_built_sampler_run(&l->sampler, ti, loop, l->pose)) memcpy(l->pose, sk->rest, sizeof *l->pose * n);
+            if (l->additive_reference) make_deltas(l->pose, l->additive_reference, n);
             l->time = l->sampler.sampled_time;
         } else {
             ossa_clip_sample_job sj = {.clip = l->clip, .time = ti, .loop = loop, .reference = sk->rest,
@@ -308,8 +354,10 @@ void cli_layers_free(cli_layers *L) {
     for (int i = 0; i < L->count; i++) {
         cli_layer *l = &L->items[i];
         ossa_clip_destroy(l->owned);
-        ossa_root_motion_destroy(l->motion);
         cli_built_sampler_free(&l->sampler);
+        ossa_built_clip_destroy(l->owned_built);
+        free(l->additive_reference);
+        ossa_root_motion_destroy(l->motion);
         free(l->joint_weights);
         free(l->pose);
     }

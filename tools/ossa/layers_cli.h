@@ -9,7 +9,15 @@
  * with a waving upper body. The pose comes from the blend job (ossa/blend.h).
  * A packed .ossa file has built clips only: override layers (weights, masks, --sync) sample
  * them; --additive and --root-motion derive new clips from editable ones and are refused
- * there with a message saying so. */
+ * there with a message saying so.
+ * With build options (`ossa sample --precision P | --lossless`, and `ossa render` always), every
+ * layer samples a built clip: the asset's built clip when it has one for that clip, else the
+ * layer's clip (editable or root-motion-stripped) built here with those options; root motion
+ * itself stays on the editable path (it is extracted from the source clip). An additive layer
+ * builds its SOURCE clip and makes each built sample the delta against the source's first frame
+ * (what ossa_clip_make_additive does to the keys, so lossless stays exact): a built delta clip
+ * would be measured as a pose of deltas, whose joints sit at the origin, so its rotation errors
+ * would be weighed by the shell distance alone, not by the distance to the children they move. */
 #ifndef OSSA_TOOL_LAYERS_CLI_H
 #define OSSA_TOOL_LAYERS_CLI_H
 
@@ -28,6 +36,9 @@ typedef struct cli_layer {
     const ossa_built_clip *built; /* or, for a packed file (built clips only), its built clip */
     cli_built_sampler sampler; /* samples `built` */
     ossa_clip *owned;          /* additive delta or root-motion-stripped clip */
+    ossa_built_clip *owned_built; /* `clip` built here (build options given, no asset built clip) */
+    ossa_transform *additive_reference; /* additive layer with build options: the source clip's first
+                                         * frame; its built samples are made deltas against it */
     ossa_root_motion *motion;  /* with --root-motion (override layers) */
     float *joint_weights;      /* joint_count: weight x mask, with later masks' overrides applied */
     ossa_transform *pose;      /* joint_count */
@@ -54,8 +65,11 @@ const char *cli_layers_first_clip(const cli_layers *L);
 /* True when more than one clip or any other layer flag was given. */
 bool cli_layers_active(const cli_layers *L);
 /* Finds the clips (editable ones, or the built ones of a file that has no editable clips),
- * makes additive / stripped clips, masks and weights. false (printed) on error. */
-bool cli_layers_resolve(cli_layers *L, const ossa_asset *asset, const char *cmd);
+ * makes additive / stripped clips, masks and weights; with `build` (NULL = sample the editable
+ * clips) samples every layer through a built clip (see above; --max-build-scratch and progress
+ * as cli_build_clip). false (printed) on error. */
+bool cli_layers_resolve(cli_layers *L, const ossa_asset *asset, const ossa_clip_build_options *build,
+                        const char *cmd);
 /* With --sync, the shared cycle in seconds: the override layers' durations averaged by their
  * weights (ossa_sync_duration); 0 without --sync or before cli_layers_resolve. */
 float cli_layers_sync_cycle(const cli_layers *L);

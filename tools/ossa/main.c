@@ -57,7 +57,11 @@ static void usage(FILE *f) {
                "  --anim FILE (clips from a separate file, bound by joint name; they come first:\n"
                "  --clip 0 is the --anim file's first clip),\n"
                "  --retarget (with --anim: its clips retargeted onto the model, a humanoid, instead of bound by\n"
-               "  joint name; takes --map MAP.json, --tpose-fix, --no-contacts, --rest-reference as `ossa retarget`)\n");
+               "  joint name; takes --map MAP.json, --tpose-fix, --no-contacts, --rest-reference as `ossa retarget`)\n"
+               "  every command that builds clips (pack; sample and render with --precision/--lossless;\n"
+               "  render, view) also takes: --max-build-scratch SIZE (the clip builder's scratch cap;\n"
+               "  default: half the memory, at least 1G), --progress (build progress on stderr even\n"
+               "  when it is not a terminal)\n");
     fprintf(f, "  formats: glTF 2.0 (.gltf/.glb)%s\n", cli_have_assimp() ? "; FBX, COLLADA, OBJ and the rest via Assimp"
                                                                      : "; built without Assimp (no FBX/COLLADA/OBJ)");
     fprintf(f, "\n  ossa --help | --version\n");

@@ -187,12 +187,12 @@ const ossa_built_clip *scene_built_clip(scene *s, int index, const char *cmd) {
     if ((uint32_t)index >= a->clip_count) return NULL;
     if (!s->built && !(s->built = calloc(a->clip_count, sizeof *s->built))) return NULL;
     if (!s->built[index]) {
-        /* as ossa pack builds it: the default precision, with the asset's meshes */
-        ossa_clip_build_options o = {0};
+        /* as ossa pack builds it: the asset's meshes, the command's precision */
+        ossa_clip_build_options o = s->build_options;
         o.meshes = (const ossa_mesh *const *)a->meshes;
         o.mesh_count = a->mesh_count;
-        ossa_result r = ossa_clip_build(a->clips[index], a->skeleton, &o, NULL, &s->built[index], NULL);
-        if (r) fprintf(stderr, "ossa %s: building clip '%s' failed (%s)\n", cmd, a->clips[index]->name, ossa_result_string(r));
+        cli_build_clip(cmd, a->clips[index], a->skeleton, &o, (uint32_t)index, a->clip_count, &s->built[index],
+                       NULL, NULL);
     }
     return s->built[index];
 }
@@ -1046,6 +1046,7 @@ int render_options_parse(render_options *o, const char *cmd, int argc, char **ar
         o->draw.cpu = false;
     } else if (!strcmp(a, "--skinning") && more) {
         if (!parse_skinning(cmd, argv[++*i], &o->draw.dqs)) return -1;
+        o->skinning_given = true;
     } else if (!strcmp(a, "--compare")) {
         o->draw.compare = true;
     } else if (!strcmp(a, "--quiet") || !strcmp(a, "-q")) {
@@ -1054,6 +1055,12 @@ int render_options_parse(render_options *o, const char *cmd, int argc, char **ar
         return 0;
     }
     return 1;
+}
+
+bool render_options_consistent(const render_options *o, const char *cmd) {
+    if (!(o->draw.compare && o->skinning_given)) return true;
+    fprintf(stderr, "ossa %s: --compare draws LBS and DQS side by side: it takes no --skinning\n", cmd);
+    return false;
 }
 
 bool render_out_ext_ok(const char *cmd, const char *out) {

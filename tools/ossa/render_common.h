@@ -40,7 +40,8 @@ typedef struct scene {
      * locals and calls scene_set_pose / scene_set_weights itself. scene_pose calls it. */
     void (*pose_fn)(void *user, struct scene *s, float t, bool loop);
     void *pose_user;
-    ossa_built_clip **built;  /* per editable clip, built on first use at the default precision */
+    ossa_built_clip **built;  /* per editable clip, built on first use with build_options */
+    ossa_clip_build_options build_options; /* zero (scene_load) = the default precision */
     cli_built_sampler sampler; /* the built clip posed last (scene_pose_built) */
 } scene;
 
@@ -86,8 +87,9 @@ typedef struct clip_span {
     const ossa_built_clip *built; /* sampled instead of clip when set (scene_built_clip) */
 } clip_span;
 
-/* Clip `index` as a built clip: a packed file's own, or the editable clip built once (default
- * precision, kept in the scene). NULL after printing an error. */
+/* Clip `index` as a built clip: a packed file's own, or the editable clip built once with
+ * s->build_options (cli_build_clip: progress, caps; kept in the scene). NULL after printing an
+ * error. */
 const ossa_built_clip *scene_built_clip(scene *s, int index, const char *cmd);
 /* Poses the scene from a built clip (as scene_pose does from an editable one); returns the
  * sampled time. */
@@ -215,6 +217,7 @@ typedef struct render_options {
     float fps;               /* default 15 */
     uint32_t ssaa;           /* default 2 */
     draw_options draw;       /* default GPU skinning, no bones, the tools' background */
+    bool skinning_given;     /* --skinning was on the command line */
 } render_options;
 
 void render_options_init(render_options *o, const char *out);
@@ -224,6 +227,9 @@ void render_options_init(render_options *o, const char *out);
 int render_options_parse(render_options *o, const char *cmd, int argc, char **argv, int *i);
 /* The output name must end in .gif or .png; prints a usage error and returns false otherwise. */
 bool render_out_ext_ok(const char *cmd, const char *out);
+/* Options that cannot be honoured together (--compare draws LBS and DQS side by side, so it takes
+ * no --skinning): prints why and returns false, rather than ignoring one. */
+bool render_options_consistent(const render_options *o, const char *cmd);
 /* A render job of the spans with these options (png_frame 0). */
 render_job render_options_job(const render_options *o, const clip_span *spans, uint32_t span_count);
 
