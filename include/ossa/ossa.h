@@ -24,8 +24,10 @@
 #include "mesh.h"
 #include "skin.h"
 #include "player.h"
+#include "graph.h"
 #include "asset.h"
 #include "gltf.h"
+#include "graph_json.h"
 #include "format.h"
 #include "pack.h"
 
