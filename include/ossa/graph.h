@@ -330,7 +330,7 @@ typedef struct ossa_graph_event {
 typedef struct ossa_graph_output {
     ossa_transform *pose;        /* required: the local pose, pose_count >= ossa_graph_joint_count */
     uint32_t pose_count;
-    ossa_graph_event *events;    /* optional (NULL with event_capacity 0: count only) */
+    ossa_graph_event *events;    /* optional (NULL with event_capacity 0: count only, never an overflow) */
     uint32_t event_capacity;
     uint32_t event_count;        /* out: events of this update (may exceed event_capacity) */
     bool events_overflowed;      /* out: event_count > event_capacity (the first capacity kept) */

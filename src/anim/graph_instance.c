@@ -635,7 +635,7 @@ ossa_result ossa_graph_update(ossa_graph_instance *instance, float dt, ossa_grap
     memcpy(instance->pose, instance->acc[instance->acc_current], n * sizeof(ossa_transform));
     memcpy(output->pose, instance->pose, n * sizeof(ossa_transform));
     instance->output = NULL, instance->parameters = NULL;
-    output->events_overflowed = output->event_count > output->event_capacity;
+    output->events_overflowed = output->events && output->event_count > output->event_capacity;
     return output->events_overflowed ? OSSA_ERROR_BUFFER_TOO_SMALL : OSSA_OK;
 }
 
