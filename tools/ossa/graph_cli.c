@@ -65,11 +65,15 @@ int cli_graph_check_options(const cli_graph *g, const char *cmd) {
 
 /* ------------------------------------------------------------------ loading --- */
 
+/* "ossa CMD: G.json: /json/pointer: message (RESULT)": the message starts with the pointer when
+ * the library put it there (a message without a place may start with ": "). */
 static void print_diagnostic(const char *cmd, const char *path, const ossa_diagnostic *d, ossa_result r) {
-    if (d->path[0] && strncmp(d->message, d->path, strlen(d->path)) != 0)
-        fprintf(stderr, "ossa %s: %s: %s: %s (%s)\n", cmd, path, d->path, d->message, ossa_result_string(r));
+    const char *message = d->message;
+    if (!d->path[0] && !strncmp(message, ": ", 2)) message += 2;
+    if (d->path[0] && strncmp(message, d->path, strlen(d->path)) != 0)
+        fprintf(stderr, "ossa %s: %s: %s: %s (%s)\n", cmd, path, d->path, message, ossa_result_string(r));
     else
-        fprintf(stderr, "ossa %s: %s: %s (%s)\n", cmd, path, d->message[0] ? d->message : "invalid graph",
+        fprintf(stderr, "ossa %s: %s: %s (%s)\n", cmd, path, message[0] ? message : "invalid graph",
                 ossa_result_string(r));
 }
 

@@ -21,7 +21,8 @@ static const command COMMANDS[] = {
                            "       [--graph G.json [--set NAME=VALUE@TIME]... [--fps N]]\n"
                            "                                       animated nodes and skinned vertices as JSON"},
     {"render", cmd_render, "render [FILE] [--clip NAME] [--from T --to T --fps N] [--size WxH]\n"
-                           "       [--out anim.gif|frame.png] [--bones] [--cpu|--gpu] [--rest]   headless render"},
+                           "       [--out anim.gif|frame.png] [--bones] [--cpu|--gpu] [--rest] [--graph G.json --set ...]\n"
+                           "                                       headless render"},
     {"bench", cmd_bench, "bench [FILE] [--clip NAME] [--rounds N] [--threads N] [--crowd N]\n"
                          "                                       sampling, palette and skinning medians"},
     {"plot", cmd_plot, "plot [FILE|demo] [--clip NAME] [--node NAME] [--out curves.png]   a node's curves"},
@@ -29,7 +30,8 @@ static const command COMMANDS[] = {
                          "                                       many instances, one instanced draw per mesh"},
     {"graph", cmd_graph, "graph check G.json FILE            validate an animation graph against FILE's clips"},
     {"pack", cmd_pack, "pack IN OUT.ossa [--precision P] [--lossless]   build the clips, write one packed file"},
-    {"view", cmd_view, "view [FILE] [--clip NAME] [--frames N --screenshot PNG]   interactive viewer (GLFW)"},
+    {"view", cmd_view, "view [FILE] [--clip NAME] [--frames N --screenshot PNG] [--graph G.json]\n"
+                     "                                       interactive viewer (GLFW)"},
 };
 #define COMMAND_COUNT (sizeof(COMMANDS) / sizeof(COMMANDS[0]))
 
