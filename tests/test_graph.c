@@ -602,6 +602,96 @@ static void hand_filled_description(void **state) {
     assert_string_equal(diag.path, "/layers");
 }
 
+static const char *BLEND2D_JSON =
+    "{\"parameters\": {\"vx\": 0.0, \"vz\": 1.4}, \"layers\": [{\"name\": \"base\","
+    " \"states\": {\"move\": {\"blend2d\": {\"parameters\": [\"vx\", \"vz\"], \"clips\": [[\"Still\", 0, 0],"
+    " [\"Walk\", 0, 1.4], [\"Run\", 0, 4.0], [\"Punch\", 1.5, 0]]}}}}]}";
+
+/* A 2-D blend space at a sample point plays that clip alone (exact weights); between points
+ * the pose is the blend job over the clips at ossa_blend_space_2d's weights. Bad calls change
+ * nothing. */
+static void blend2d_state_and_bad_calls(void **state) {
+    fixture *f = *state;
+    ossa_graph *g = graph_of(f, BLEND2D_JSON, NULL);
+    ossa_graph_instance *inst = NULL;
+    assert_int_equal(ossa_graph_instance_create(g, NULL, &inst), OSSA_OK);
+    ossa_graph_value p[2];
+    ossa_graph_parameters_init(g, p, 2);
+    ossa_transform pose[NJ], expect[NJ], clip[4][NJ];
+    const float dt = 1.0f / 16;
+    update(inst, dt, p, pose);
+    sample(f->walk, f->skeleton, dt, true, expect);
+    assert_pose_near(pose, expect, 1e-6f);
+    p[0].number = 0.6f, p[1].number = 0.9f;
+    update(inst, dt, p, pose); /* unsynced: every clip at 2 dt */
+    const float xs[4] = {0, 0, 0, 1.5f}, ys[4] = {0, 1.4f, 4.0f, 0};
+    float w[4];
+    assert_int_equal(ossa_blend_space_2d(xs, ys, 4, 0.6f, 0.9f, w), OSSA_OK);
+    const ossa_clip *clips[4] = {f->still, f->walk, f->run, f->punch};
+    ossa_blend_layer layers[4];
+    uint32_t k = 0;
+    for (int i = 0; i < 4; i++) {
+        if (!(w[i] > 0)) continue;
+        sample(clips[i], f->skeleton, 2 * dt, true, clip[k]);
+        layers[k] = (ossa_blend_layer){clip[k], NJ, w[i], NULL, 0};
+        k++;
+    }
+    ossa_blend_job job = {.layers = layers, .layer_count = k, .rest = f->skeleton->rest, .rest_count = NJ,
+                          .output = expect, .output_count = NJ};
+    assert_int_equal(ossa_blend_job_run(&job), OSSA_OK);
+    assert_true(k >= 2);
+    assert_pose_near(pose, expect, 1e-6f);
+
+    ossa_graph_output zero = {0};
+    assert_int_equal(ossa_graph_update(inst, dt, p, 2, &zero), OSSA_ERROR_INVALID_ARGUMENT);
+    ossa_graph_output out = {.pose = pose, .pose_count = NJ};
+    assert_int_equal(ossa_graph_update(inst, -dt, p, 2, &out), OSSA_ERROR_INVALID_ARGUMENT);
+    assert_int_equal(ossa_graph_update(inst, NAN, p, 2, &out), OSSA_ERROR_INVALID_ARGUMENT);
+    assert_int_equal(ossa_graph_update(inst, dt, p, 1, &out), OSSA_ERROR_INVALID_ARGUMENT);
+    p[0].number = INFINITY;
+    assert_int_equal(ossa_graph_update(inst, dt, p, 2, &out), OSSA_ERROR_INVALID_ARGUMENT);
+    out.pose_count = NJ - 1, p[0].number = 0;
+    assert_int_equal(ossa_graph_update(inst, dt, p, 2, &out), OSSA_ERROR_INVALID_ARGUMENT);
+    assert_int_equal(ossa_graph_update(NULL, dt, p, 2, &out), OSSA_ERROR_INVALID_ARGUMENT);
+    ossa_graph_layer_status s;
+    assert_int_equal(ossa_graph_instance_layer_status(inst, 1, &s), OSSA_ERROR_INVALID_ARGUMENT);
+    assert_int_equal(ossa_graph_instance_layer_status(inst, 0, &s), OSSA_OK);
+    assert_float_equal(s.state_time, 2 * dt, 1e-7f); /* the bad calls did not advance it */
+    assert_null(ossa_graph_state_name(g, 0, 1));
+    assert_int_equal(ossa_graph_find_state(g, 3, "move"), -1);
+    ossa_graph_instance_destroy(inst);
+    ossa_graph_destroy(g);
+}
+
+/* Root motion: Walk moves 1 unit/s along x (a hand-made motion track), Run none. Steady walking
+ * gives dt per frame; during the cross-fade to Run the delta is weighted (1 - w) dt. */
+static void root_motion_of_playing_states(void **state) {
+    fixture *f = *state;
+    static const float times[2] = {0, 1}, yaws[2] = {0, 0};
+    static const ossa_vec3 positions[2] = {{0, 0, 0}, {1, 0, 0}};
+    ossa_root_motion motion = {.start = 0, .end = 1, .key_count = 2, .times = times, .positions = positions,
+                               .yaws = yaws, .joint = 0};
+    f->clips[0].root_motion = &motion;
+    ossa_graph *g = graph_of(f, CROSSFADE_JSON, NULL);
+    f->clips[0].root_motion = NULL;
+    ossa_graph_instance *inst = NULL;
+    assert_int_equal(ossa_graph_instance_create(g, NULL, &inst), OSSA_OK);
+    ossa_graph_value p[1] = {{.flag = false}};
+    ossa_transform pose[NJ];
+    const float dt = 1.0f / 64;
+    const int F = 8;
+    for (int i = 1; i <= F + 40; i++) {
+        p[0].flag = i == F;
+        ossa_graph_output out = {.pose = pose, .pose_count = NJ};
+        assert_int_equal(ossa_graph_update(inst, dt, p, 1, &out), OSSA_OK);
+        float w = i <= F ? 0.0f : fminf((float)(i - F) * dt / 0.5f, 1.0f);
+        assert_float_equal(out.root_delta.translation.x, (1.0f - w) * dt, 1e-6f);
+        assert_float_equal(out.root_delta.translation.z, 0.0f, 1e-7f);
+    }
+    ossa_graph_instance_destroy(inst);
+    ossa_graph_destroy(g);
+}
+
 /* Woman.gltf with the example graph on its clips: the states follow the parameters. */
 static void woman_locomotion(void **state) {
     (void)state;
@@ -666,6 +756,8 @@ int main(void) {
         cmocka_unit_test_setup_teardown(masked_layer_and_events, setup, teardown),
         cmocka_unit_test_setup_teardown(update_allocates_nothing, setup, teardown),
         cmocka_unit_test_setup_teardown(hand_filled_description, setup, teardown),
+        cmocka_unit_test_setup_teardown(blend2d_state_and_bad_calls, setup, teardown),
+        cmocka_unit_test_setup_teardown(root_motion_of_playing_states, setup, teardown),
         cmocka_unit_test(woman_locomotion),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);

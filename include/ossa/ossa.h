@@ -3,7 +3,7 @@
  * build (built_clip.h) → sample (sample.h, clip.h, player.h) → pose (pose.h) → IK (ik.h) → skin (skin.h).
  * Libraries (each header's opening says which provides its functions): ossa, the runtime
  * (everything a game shipping .ossa files calls); ossa_offline (clip builder, bakers, asset
- * builder, .ossa writer, format.h); ossa_gltf (gltf.h). Not included here: import.h
+ * builder, .ossa writer, format.h); ossa_gltf (gltf.h, graph_json.h). Not included here: import.h
  * (ossa_import), assimp.h (ossa_assimp), gl.h (ossa_gl). */
 #ifndef OSSA_OSSA_H
 #define OSSA_OSSA_H

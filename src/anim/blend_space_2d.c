@@ -11,7 +11,7 @@ static float signed_angle(float ax, float ay, float bx, float by) {
 
 /* The polar vector from sample i to point (px, py) on the band towards sample j (see the header). */
 static void polar(float sx, float sy, float si_mag, float sj_mag, float px, float py, float mean, float out[2]) {
-    float mag = sqrtf(px * px + py * py);
+    float mag = hypotf(px, py);
     out[0] = (mag - si_mag) / mean;
     bool directional = si_mag > 0.0f && sj_mag > 0.0f && mag > 0.0f;
     out[1] = directional ? 2.0f * signed_angle(sx, sy, px, py) : 0.0f;
@@ -19,11 +19,11 @@ static void polar(float sx, float sy, float si_mag, float sj_mag, float px, floa
 
 /* h_i: the smallest band value over every other sample, clamped to >= 0. */
 static float influence(const float *xs, const float *ys, uint32_t count, uint32_t i, float x, float y) {
-    float si = sqrtf(xs[i] * xs[i] + ys[i] * ys[i]);
+    float si = hypotf(xs[i], ys[i]);
     float h = 1.0f;
     for (uint32_t j = 0; j < count; j++) {
         if (j == i) continue;
-        float sj = sqrtf(xs[j] * xs[j] + ys[j] * ys[j]);
+        float sj = hypotf(xs[j], ys[j]);
         float mean = 0.5f * (si + sj);
         float v[2], p[2];
         polar(xs[i], ys[i], si, sj, xs[j], ys[j], mean, v);

@@ -533,8 +533,7 @@ static float layer_weight(const ossa_graph *g, uint32_t layer, const ossa_graph_
     const ossa__graph_layer *gl = &g->layers[layer];
     if (gl->weight_parameter == OSSA_GRAPH_NONE) return gl->weight;
     float w = p[gl->weight_parameter].number;
-    if (gl->mode == OSSA_GRAPH_LAYER_OVERRIDE) w = fminf(fmaxf(w, 0.0f), 1.0f);
-    return w;
+    return gl->mode == OSSA_GRAPH_LAYER_OVERRIDE ? fminf(fmaxf(w, 0.0f), 1.0f) : fminf(fmaxf(w, -2.0f), 2.0f);
 }
 
 /* Clocks, the pose, events, a transition that fires: ls->out is the layer's pose. */

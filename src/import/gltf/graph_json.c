@@ -714,8 +714,33 @@ static ossa_result parse_document(loader *L) {
 
 /* ---- tokens and the entry points ---- */
 
+#define MAX_DEPTH 64 /* a description needs 8; jsmn's closing-bracket search is quadratic in the depth */
+
+/* The byte where nesting exceeds MAX_DEPTH (strings skipped), or SIZE_MAX. */
+static size_t too_deep(const char *js, size_t size) {
+    uint32_t depth = 0;
+    bool in_string = false;
+    for (size_t i = 0; i < size; i++) {
+        char c = js[i];
+        if (in_string) {
+            if (c == '\\') i++;
+            else if (c == '"') in_string = false;
+        } else if (c == '"') {
+            in_string = true;
+        } else if (c == '[' || c == '{') {
+            if (++depth > MAX_DEPTH) return i;
+        } else if ((c == ']' || c == '}') && depth > 0) {
+            depth--;
+        }
+    }
+    return SIZE_MAX;
+}
+
 /* jsmn over the text, then subtree ends and the shape of objects (keys are strings). */
 static ossa_result tokenize(loader *L, size_t size) {
+    size_t deep = too_deep(L->js, size);
+    if (deep != SIZE_MAX)
+        return fail(L, OSSA_ERROR_PARSE, "", "JSON: nesting deeper than %d levels at byte %zu", MAX_DEPTH, deep);
     jsmn_parser p;
     jsmn_init(&p);
     int n = jsmn_parse(&p, L->js, size, NULL, 0);
@@ -735,7 +760,7 @@ static ossa_result tokenize(loader *L, size_t size) {
             bool key = L->tok[i].type == JSMN_OBJECT;
             if (key && (L->tok[j].type != JSMN_STRING || L->tok[j].size != 1))
                 return fail(L, OSSA_ERROR_PARSE, "", "JSON: an object key is not a string near byte %d", L->tok[j].start);
-            j = key ? L->next[j] : L->next[j];
+            j = L->next[j]; /* a key's subtree holds its value */
         }
         if (L->tok[i].type == JSMN_STRING && L->tok[i].size > 1)
             return fail(L, OSSA_ERROR_PARSE, "", "JSON: malformed near byte %d", L->tok[i].start);
@@ -778,14 +803,18 @@ ossa_result ossa_graph_desc_load_file(const char *path, const ossa_graph_load_op
     FILE *f = fopen(path, "rb");
     if (!f) return fail(&L, OSSA_ERROR_IO, "", "cannot open %s", path);
     ossa_allocator a = ossa__allocator_resolve(options ? options->allocator : NULL);
-    char *text = ossa__alloc(&a, max + 1);
-    size_t n = text ? fread(text, 1, max + 1, f) : 0;
+    long length = fseek(f, 0, SEEK_END) == 0 ? ftell(f) : -1;
+    rewind(f);
+    size_t want = length >= 0 && (size_t)length < max ? (size_t)length + 1 : max + 1;
+    char *text = ossa__alloc(&a, want);
+    size_t n = text ? fread(text, 1, want, f) : 0;
     bool error = text && ferror(f);
     fclose(f);
     ossa_result r;
     if (!text) r = fail(&L, OSSA_ERROR_OUT_OF_MEMORY, "", "out of memory");
     else if (error) r = fail(&L, OSSA_ERROR_IO, "", "cannot read %s", path);
-    else if (n > max) r = fail(&L, OSSA_ERROR_LIMIT, "", "%s is larger than %zu bytes", path, max);
+    else if (n > max || (n == want && want <= max))
+        r = fail(&L, OSSA_ERROR_LIMIT, "", "%s is larger than %zu bytes (or grew while read)", path, max);
     else r = ossa_graph_desc_load_memory(text, n, options, out, diag);
     ossa__free(&a, text);
     return r;
