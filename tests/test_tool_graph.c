@@ -251,7 +251,7 @@ static void graph_check_accepts_the_example(void **state) {
 }
 
 /* `ossa view --graph` under Xvfb (skips without GL or xvfb-run): scripted keys change the
- * parameters (2 fires the trigger `jump`, 3 toggles the bool `punch`, 1 and shift+1 = '!' step the
+ * parameters (2 fires the trigger `jump`, 3 toggles the bool `punch`, 1 and shift+1 = ^1 step the
  * float `speed` by +0.5 and -0.5) and the states after the last frame are printed. 30 frames of
  * 1/60 s: the jump fired before frame 10 lasts 0.5 s, so it still plays at 0.5 s; the punch
  * toggled before frame 12 has faded in (0.1 s). */
@@ -267,7 +267,7 @@ static void view_keys_drive_the_parameters(void **state) {
     char cmd[8192], *out = NULL;
     snprintf(cmd, sizeof cmd,
              "LIBGL_ALWAYS_SOFTWARE=1 xvfb-run -a -s \"-screen 0 320x240x24\" \"%s\" view '%s' --graph '%s' "
-             "--size 160x120 --frames 30 --press 5:11,6:!,10:2,12:3 2>&1",
+             "--size 160x120 --frames 30 --press 5:11,6:^1,10:2,12:3 2>&1",
              ot_tool(), rig_path, graph_path);
     int rc = ot_run(cmd, &out);
     if (rc != 0) fail_msg("exit %d:\n%s", rc, out);

@@ -206,15 +206,10 @@ static void on_key(GLFWwindow *w, int key, int scancode, int action, int mods) {
     handle_key(glfwGetWindowUserPointer(w), key, mods);
 }
 
-/* Shift + 1..9 on a US keyboard: ! @ # $ % ^ & * ( . */
-static const char SHIFTED_DIGITS[] = "!@#$%^&*(";
-
 /* --press "FRAME:KEYS,..." (for scripted runs and tests): before drawing frame FRAME
- * (1-based), acts as if KEYS were typed; letters, digits, space and + - [ ] , and ! @ # $ % ^ & * (
- * for shift + 1..9. */
+ * (1-based), acts as if KEYS were typed; letters, digits, space and + - [ ] ; ^ before a digit
+ * holds shift for it (^1 = shift + 1). */
 static int script_key(char c) {
-    const char *shifted = c ? strchr(SHIFTED_DIGITS, c) : NULL;
-    if (shifted) return GLFW_KEY_1 + (int)(shifted - SHIFTED_DIGITS);
     if (c >= 'a' && c <= 'z') return GLFW_KEY_A + (c - 'a');
     if (c >= 'A' && c <= 'Z') return GLFW_KEY_A + (c - 'A');
     if (c >= '1' && c <= '9') return GLFW_KEY_1 + (c - '1');
@@ -233,8 +228,10 @@ static bool script_valid(const char *p) {
         if (end == p || f < 1 || *end != ':') return false;
         p = end + 1;
         if (!*p || *p == ',') return false;
-        for (; *p && *p != ','; p++)
-            if (script_key(*p) < 0) return false;
+        for (; *p && *p != ','; p++) {
+            if (*p == '^' && p[1] >= '1' && p[1] <= '9') p++; /* shift + digit */
+            else if (script_key(*p) < 0) return false;
+        }
         if (*p == ',') p++;
     }
     return true;
@@ -245,8 +242,11 @@ static void script_run(viewer *v, const char *p, long frame) {
         char *end = NULL;
         long f = strtol(p, &end, 10);
         p = end + 1;
-        for (; *p && *p != ','; p++)
-            if (f == frame) handle_key(v, script_key(*p), *p && strchr(SHIFTED_DIGITS, *p) ? GLFW_MOD_SHIFT : 0);
+        for (; *p && *p != ','; p++) {
+            int mods = *p == '^' ? GLFW_MOD_SHIFT : 0;
+            if (mods) p++; /* script_valid: a digit follows */
+            if (f == frame) handle_key(v, script_key(*p), mods);
+        }
         if (*p == ',') p++;
     }
 }
@@ -315,7 +315,7 @@ static int usage(FILE *f) {
                "                   (without it, I pins the feet where they are)\n"
                "  --graph G.json   the animation graph poses the character (docs/graphs.md): keys 1-9 change its\n"
                "                   parameters (bool toggles, trigger fires, float +0.5 / shift -0.5); --set\n"
-               "                   NAME=VALUE@TIME as in `ossa sample`; --press 5:1!: shift+1 is !\n"
+               "                   NAME=VALUE@TIME as in `ossa sample`; in --press, ^1 is shift + 1\n"
                "keys: 1-9 / N P clips, C cross-fade to next (0.3 s), space pause, + - speed, G CPU/GPU skinning,\n"
                "      D linear blend / dual quaternion skinning, B bones, W wireframe, R reset camera, I IK on/off,\n"
                "      Esc/Q quit; drag to orbit, scroll to zoom\n");

@@ -50,7 +50,7 @@ typedef struct cli_graph {
     double clock;             /* seconds simulated */
     uint32_t next_set;        /* first --set not applied yet */
     bool started;             /* the update at time 0 ran */
-    ossa_graph_event events[CLI_GRAPH_EVENTS]; /* since the last cli_graph_take_events */
+    ossa_graph_event events[CLI_GRAPH_EVENTS]; /* of the updates since the last cli_graph_print_json */
     double event_times[CLI_GRAPH_EVENTS];
     uint32_t event_count;     /* may exceed CLI_GRAPH_EVENTS (the first ones kept) */
 } cli_graph;
