@@ -692,6 +692,88 @@ static void root_motion_of_playing_states(void **state) {
     ossa_graph_destroy(g);
 }
 
+static const char *SYNCED_FADE_JSON =
+    "{\"parameters\": {\"p\": 0.0, \"go\": \"trigger\"}, \"layers\": [{\"name\": \"base\","
+    " \"states\": {\"slow\": {\"blend1d\": {\"parameter\": \"p\", \"clips\": [[\"Walk\", 0], [\"Run\", 1]], \"sync\": true}},"
+    "  \"fast\": {\"blend1d\": {\"parameter\": \"p\", \"clips\": [[\"Run\", 0], [\"Walk\", 1]], \"sync\": true}}},"
+    " \"transitions\": [{\"from\": \"slow\", \"to\": \"fast\", \"when\": \"go\", \"duration\": 0.5}]}]}";
+
+/* A cross-fade between two synced blend spaces (Walk alone, 1 s; Run alone, 0.5 s): the new one
+ * starts at the old one's phase and both advance by dt / D with D = (1 - w) 1 + w 0.5, w the fade
+ * weight at the start of the step (docs/graphs.md); the pose is the blend of Walk at phase x 1 s
+ * and Run at phase x 0.5 s. */
+static void synced_crossfade_shares_the_phase(void **state) {
+    fixture *f = *state;
+    ossa_graph *g = graph_of(f, SYNCED_FADE_JSON, NULL);
+    ossa_graph_instance *inst = NULL;
+    assert_int_equal(ossa_graph_instance_create(g, NULL, &inst), OSSA_OK);
+    ossa_graph_value p[2] = {{.number = 0.0f}, {.flag = false}};
+    ossa_transform pose[NJ], a[NJ], b[NJ], expect[NJ];
+    const float dt = 1.0f / 64;
+    const int F = 20;
+    double phase = 0.0, elapsed = 0.0;
+    for (int i = 1; i <= F + 40; i++) {
+        p[1].flag = i == F;
+        update(inst, dt, p, pose);
+        double w0 = i > F ? fmin(elapsed / 0.5, 1.0) : 0.0;
+        double cycle = (1.0 - w0) * 1.0 + w0 * 0.5;
+        phase = fmod(phase + dt / cycle, 1.0);
+        if (i > F) elapsed += dt;
+        float w = (float)fmin(elapsed / 0.5, 1.0);
+        sample(f->walk, f->skeleton, (float)(phase * 1.0), true, a);
+        sample(f->run, f->skeleton, (float)(phase * 0.5), true, b);
+        ossa_blend_layer layers[2] = {{a, NJ, 1.0f - w, NULL, 0}, {b, NJ, w, NULL, 0}};
+        ossa_blend_job job = {.layers = layers, .layer_count = 2, .rest = f->skeleton->rest, .rest_count = NJ,
+                              .output = expect, .output_count = NJ};
+        assert_int_equal(ossa_blend_job_run(&job), OSSA_OK);
+        assert_pose_near(pose, expect, 2e-5f);
+    }
+    ossa_graph_instance_destroy(inst);
+    ossa_graph_destroy(g);
+}
+
+static const char *ADDITIVE_JSON =
+    "{\"layers\": [{\"name\": \"base\", \"states\": {\"walk\": {\"clip\": \"Walk\"}}},"
+    " {\"name\": \"add\", \"mode\": \"additive\", \"mask\": \"arm\", \"weight\": 0.5,"
+    "  \"states\": {\"lean\": {\"additive\": \"Punch\"}}}]}";
+
+/* An additive layer: the walk, then the delta clip (ossa_clip_make_additive) at weight 0.5 on the
+ * arm's subtree: the blend job's additive step over the same inputs. An additive state in an
+ * override layer is refused with its path. */
+static void additive_layer(void **state) {
+    fixture *f = *state;
+    ossa_clip *delta = NULL;
+    assert_int_equal(ossa_clip_make_additive(f->punch, f->skeleton, NULL, NULL, &delta), OSSA_OK);
+    ossa_graph_clip saved = f->clips[3];
+    f->clips[3].source = ossa_source_editable(delta);
+    ossa_graph *g = graph_of(f, ADDITIVE_JSON, NULL);
+    ossa_graph_instance *inst = NULL;
+    assert_int_equal(ossa_graph_instance_create(g, NULL, &inst), OSSA_OK);
+    ossa_transform pose[NJ], walk[NJ], d[NJ], expect[NJ];
+    float mask[NJ];
+    assert_int_equal(ossa_blend_mask_from_name(f->skeleton, "arm", 1.0f, 0.0f, mask, NJ), OSSA_OK);
+    const float dt = 1.0f / 32;
+    for (int i = 1; i <= 20; i++) {
+        update(inst, dt, NULL, pose);
+        sample(f->walk, f->skeleton, (float)i * dt, true, walk);
+        sample(delta, f->skeleton, (float)i * dt, true, d);
+        ossa_blend_layer base = {walk, NJ, 1.0f, NULL, 0}, add = {d, NJ, 0.5f, mask, NJ};
+        ossa_blend_job job = {.layers = &base, .layer_count = 1, .additive_layers = &add, .additive_count = 1,
+                              .rest = f->skeleton->rest, .rest_count = NJ, .output = expect, .output_count = NJ};
+        assert_int_equal(ossa_blend_job_run(&job), OSSA_OK);
+        assert_pose_near(pose, expect, 1e-6f);
+    }
+    ossa_graph_instance_destroy(inst);
+    ossa_graph_destroy(g);
+    f->clips[3] = saved;
+    ossa_clip_destroy(delta);
+    const char *bad = "{\"layers\": [{\"name\": \"base\", \"states\": {\"x\": {\"additive\": \"Punch\"}}}]}";
+    ossa_graph_desc *desc = NULL;
+    ossa_diagnostic diag;
+    assert_int_equal(ossa_graph_desc_load_memory(bad, strlen(bad), NULL, &desc, &diag), OSSA_ERROR_INVALID_DATA);
+    assert_string_equal(diag.path, "/layers/0/states/x");
+}
+
 /* Woman.gltf with the example graph on its clips: the states follow the parameters. */
 static void woman_locomotion(void **state) {
     (void)state;
@@ -758,6 +840,8 @@ int main(void) {
         cmocka_unit_test_setup_teardown(hand_filled_description, setup, teardown),
         cmocka_unit_test_setup_teardown(blend2d_state_and_bad_calls, setup, teardown),
         cmocka_unit_test_setup_teardown(root_motion_of_playing_states, setup, teardown),
+        cmocka_unit_test_setup_teardown(synced_crossfade_shares_the_phase, setup, teardown),
+        cmocka_unit_test_setup_teardown(additive_layer, setup, teardown),
         cmocka_unit_test(woman_locomotion),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);

@@ -196,9 +196,9 @@ typedef struct ossa_graph_layer_desc {
     ossa_graph_layer_mode mode;
     const char *mask_joint;        /* the subtree of this joint (by name); NULL = every joint */
     float weight;                  /* constant weight, finite, >= 0 for override layers */
-    uint32_t weight_parameter;     /* a FLOAT parameter read each update instead of `weight`
-                                      (clamped to [0, 1] for override layers, [-2, 2] for additive
-                                      ones), or OSSA_GRAPH_NONE.
+    uint32_t weight_parameter;     /* a FLOAT parameter read each update instead of `weight`, or
+                                      OSSA_GRAPH_NONE. Either is clamped to [0, 1] for override
+                                      layers and [-2, 2] for additive ones.
                                       A zeroed desc has index 0: set OSSA_GRAPH_NONE for a constant */
     uint32_t start_state;          /* the state an instance starts in */
     const ossa_graph_state_desc *states;           /* 1..OSSA_GRAPH_MAX_STATES */

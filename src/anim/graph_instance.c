@@ -529,10 +529,11 @@ static void fire(ossa_graph_instance *inst, uint32_t layer, uint32_t index, cons
 
 /* ---- layers ---- */
 
+/* The layer's weight this update: its parameter or constant, clamped to [0, 1] (override) or
+ * [-2, 2] (additive). */
 static float layer_weight(const ossa_graph *g, uint32_t layer, const ossa_graph_value *p) {
     const ossa__graph_layer *gl = &g->layers[layer];
-    if (gl->weight_parameter == OSSA_GRAPH_NONE) return gl->weight;
-    float w = p[gl->weight_parameter].number;
+    float w = gl->weight_parameter == OSSA_GRAPH_NONE ? gl->weight : p[gl->weight_parameter].number;
     return gl->mode == OSSA_GRAPH_LAYER_OVERRIDE ? fminf(fmaxf(w, 0.0f), 1.0f) : fminf(fmaxf(w, -2.0f), 2.0f);
 }
 
@@ -648,6 +649,7 @@ void ossa_graph_instance_reset(ossa_graph_instance *instance) {
         ls->current = 0, ls->mix = MIX_NONE, ls->transition = ls->from_state = OSSA_GRAPH_NONE;
         ls->elapsed = ls->duration = 0.0f, ls->synced_pair = false, ls->hist_count = 0;
         ls->weight = g->layers[l].weight_parameter == OSSA_GRAPH_NONE ? g->layers[l].weight : 0.0f;
+        if (ls->weight > 1.0f && g->layers[l].mode == OSSA_GRAPH_LAYER_OVERRIDE) ls->weight = 1.0f;
         enter_slot(g, l, &ls->slots[0], g->layers[l].start_state, 0.0f);
         ls->slots[1].state = OSSA_GRAPH_NONE;
     }
