@@ -1,6 +1,9 @@
 /* ossa render [FILE] [--clip NAME] [--from T --to T --fps N] [--size WxH]
  *             [--out anim.gif|frame.png] [--bones] [--cpu|--gpu] [--rest] [--loop|--no-loop]
- * Offscreen OpenGL (EGL) render of a clip into an animated GIF or one PNG frame. */
+ * Offscreen OpenGL (EGL) render of a clip into an animated GIF or one PNG frame.
+ * With --graph G.json [--set NAME=VALUE@TIME]... (graph_cli.h), the animation graph is simulated
+ * from time 0 (at 60 frames/s, plus one frame end at every image's time) and the images show
+ * --from .. --to of the simulated time (default 0 .. the last --set time + 2 s, at least 3 s). */
 #include <math.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -8,6 +11,7 @@
 
 #include "cli_common.h"
 #include "commands.h"
+#include "graph_cli.h"
 #include "ik_pass.h"
 #include "image_io.h"
 #include "layers_cli.h"
@@ -43,7 +47,9 @@ static int usage(FILE *f) {
             "           --tpose-fix, --no-contacts, --rest-reference; docs/retargeting.md); --side-by-side: SOURCE playing the\n"
             "           same clip on the left half of each image, FILE on the right\n"
             "  layers:  --clip A --clip B [--weights 0.3,0.7] [--sync] [--additive CLIP[:WEIGHT]] [--mask JOINT]\n"
-            "           [--root-motion]  (docs/layers.md)\n");
+            "           [--root-motion]  (docs/layers.md)\n"
+            "  graphs:  --graph G.json [--set NAME=VALUE@TIME]... [--set TRIGGER@TIME]...  the animation graph\n"
+            "           simulated from time 0; --from/--to are simulated times (docs/graphs.md)\n");
     return f == stdout ? 0 : 2;
 }
 
@@ -87,7 +93,7 @@ static bool clip_is_cyclic(const ossa_clip *clip, const ossa_skeleton *sk) {
     return same;
 }
 
-static int render_main(int argc, char **argv, cli_layers *layers);
+static int render_main(int argc, char **argv, cli_layers *layers, cli_graph *graph);
 
 /* --side-by-side: the --anim SOURCE playing the clip `span` was retargeted from (same name) on the
  * left half, the target scene s on the right, at the same times. */
@@ -139,16 +145,70 @@ static void pose_layers(void *user, scene *s, float t, bool loop) {
     else scene_set_weights(s, L->items[0].clip, t, loop);
 }
 
+/* scene pose_fn: the graph simulated up to t (graph_cli.h). */
+static void pose_graph(void *user, scene *s, float t, bool loop) {
+    (void)loop;
+    cli_graph *g = user;
+    if (!cli_graph_advance(g, t, "render")) return;
+    scene_set_pose(s, g->pose);
+    scene_set_weights(s, NULL, t, false);
+}
+
+/* The span of a --graph render: simulated time from..to (defaults: 0 .. the last --set time
+ * + 2 s, at least 3 s); the span's clip only marks it as animated (the pose_fn poses it). */
+static bool graph_span(scene *s, const cli_graph *g, bool has_from, float from, bool has_to, float to,
+                       clip_span *span) {
+    const ossa_asset *a = s->asset;
+    memset(span, 0, sizeof *span);
+    span->clip = a->clip_count ? a->clips[0] : NULL;
+    span->built = span->clip || !a->built_clip_count ? NULL : a->built_clips[0];
+    double last = g->set_count ? g->sets[g->set_count - 1].time : 0.0; /* sorted by cli_graph_load */
+    span->from = has_from ? from : 0.0f;
+    span->to = has_to ? to : (float)(last + 2.0 > 3.0 ? last + 2.0 : 3.0);
+    if (!span->clip && !span->built) {
+        fprintf(stderr, "ossa render: --graph: the file has no clips\n");
+        return false;
+    }
+    if (span->from < 0.0f || span->to < span->from) {
+        fprintf(stderr, "ossa render: --graph: --from %g .. --to %g is not a range of simulated time (>= 0)\n",
+                (double)span->from, (double)span->to);
+        return false;
+    }
+    return true;
+}
+
 int cmd_render(int argc, char **argv) {
     CLI_REQUIRE_GL("render");
     cli_layers layers;
     memset(&layers, 0, sizeof layers);
-    int rc = render_main(argc, argv, &layers);
+    cli_graph graph;
+    memset(&graph, 0, sizeof graph);
+    int rc = render_main(argc, argv, &layers, &graph);
     cli_layers_free(&layers);
+    cli_graph_free(&graph);
     return rc;
 }
 
-static int render_main(int argc, char **argv, cli_layers *layers) {
+/* Renders the --graph span; the exit code. */
+static int render_graph(scene *s, cli_graph *graph, render_options *o, bool has_from, float from, bool has_to,
+                        float to) {
+    int rc = cli_graph_load(graph, s->asset, "render");
+    clip_span span;
+    if (rc) return rc;
+    if (!graph_span(s, graph, has_from, from, has_to, to, &span)) return 2;
+    s->pose_fn = pose_graph;
+    s->pose_user = graph;
+    if (!o->out) o->out = span_frame_count(&span, o->fps) > 1 ? "render.gif" : "render.png";
+    render_job job = render_options_job(o, &span, 1);
+    render_stats st;
+    if (!render_to_file(s, &job, &st, "render")) return 1;
+    printf("ossa render: %s, graph '%s' over %.2f..%.2f s, %u frame%s %ux%u in %.2f s -> %s\n", s->label, graph->path,
+           (double)span.from, (double)span.to, st.frames, st.frames == 1 ? "" : "s", o->width, o->height, st.seconds,
+           o->out);
+    return 0;
+}
+
+static int render_main(int argc, char **argv, cli_layers *layers, cli_graph *graph) {
     const char *file = NULL, *clip_name = NULL;
     float from = 0, to = 0;
     bool has_from = false, has_to = false, rest = false, side_by_side = false;
@@ -165,6 +225,8 @@ static int render_main(int argc, char **argv, cli_layers *layers) {
         if (taken < 0) return 2;
         if (taken) continue;
         if ((taken = ik_pass_arg(&ik, "render", argc, argv, &i)) < 0) return 2;
+        if (taken) continue;
+        if ((taken = cli_graph_arg(graph, "render", argc, argv, &i)) < 0) return 2;
         if (taken) continue;
         taken = cli_layers_arg(layers, "render", argc, argv, &i);
         if (taken < 0) return 2;
@@ -209,6 +271,11 @@ static int render_main(int argc, char **argv, cli_layers *layers) {
                         "--retarget (and a clip, not --rest)\n");
         return 2;
     }
+    if (cli_graph_check_options(graph, "render")) return 2;
+    if (cli_graph_active(graph) && (clip_name || layers->count || rest)) {
+        fprintf(stderr, "ossa render: --graph poses the character itself: it takes no --clip, layer flags or --rest\n");
+        return 2;
+    }
     scene s;
     if (!scene_load(&s, file, "render")) return 1;
     s.build_options = build;
@@ -221,6 +288,12 @@ static int render_main(int argc, char **argv, cli_layers *layers) {
         return 2;
     }
     if (ik.count) ik_pass_attach(&ik, &s);
+    if (cli_graph_active(graph)) {
+        int rc = render_graph(&s, graph, &o, has_from, from, has_to, to);
+        if (!rc) ik_pass_report(&ik, &s, "render");
+        scene_free(&s);
+        return rc;
+    }
     if (cli_layers_active(layers)) {
         if (!cli_layers_resolve(layers, s.asset, &s.build_options, "render")) {
             scene_free(&s);

@@ -11,6 +11,9 @@
  * With --ik (ik_pass.h, as `ossa render --ik`), each sample's pose goes through the IK pass
  * before its world matrices and skinning are printed, and the sample carries
  * "ik": [{"joint", "target", "pole", "reached"}] (model space; reached: the two-bone job's flag).
+ * With --graph G.json (graph_cli.h), the pose comes from the animation graph simulated from time 0
+ * at --fps with the --set changes, every time is a simulated time (not clamped: >= 0, default 0),
+ * and every sample carries "graph": {"states", "transitions", "events"}.
  * Non-finite numbers print as null. */
 #include <math.h>
 #include <stdio.h>
@@ -21,6 +24,7 @@
 
 #include "cli_common.h"
 #include "commands.h"
+#include "graph_cli.h"
 #include "ik_pass.h"
 #include "layers_cli.h"
 
@@ -48,6 +52,9 @@ static int usage(FILE *f) {
                "  --precision P  sample through clips built at precision P (model units; ossa pack)\n"
                "  --lossless  sample through lossless built clips (same output to float rounding)\n"
                IK_PASS_USAGE
+               "  graphs (docs/graphs.md): --graph G.json [--set NAME=VALUE@TIME]... [--set TRIGGER@TIME]...\n"
+               "              [--fps N]  simulate the graph from time 0 at N frames/s (default 60); --time T\n"
+               "              is a simulated time; each sample adds \"graph\": active states, transitions\n"
                "  FILE may be .gltf, .glb or a packed .ossa (whose built clips are sampled)\n");
     return f == stdout ? 0 : 2;
 }
@@ -123,7 +130,7 @@ static void put_ik(const ik_pass *ik, const ossa_skeleton *sk, const uint32_t *r
     printf("]");
 }
 
-static int sample_main(int argc, char **argv, cli_layers *layers);
+static int sample_main(int argc, char **argv, cli_layers *layers, cli_graph *graph);
 
 /* Along the --time sequence each joint's rotation keeps the previous sample's sign (q and -q
  * are one rotation; consecutive samples get a dot product >= 0), so a reader comparing
@@ -139,12 +146,34 @@ static void keep_hemisphere(ossa_transform *pose, ossa_quat *previous, uint32_t 
 int cmd_sample(int argc, char **argv) {
     cli_layers layers;
     memset(&layers, 0, sizeof layers);
-    int rc = sample_main(argc, argv, &layers);
+    cli_graph graph;
+    memset(&graph, 0, sizeof graph);
+    graph.take_fps = true;
+    int rc = sample_main(argc, argv, &layers, &graph);
     cli_layers_free(&layers);
+    cli_graph_free(&graph);
     return rc;
 }
 
-static int sample_main(int argc, char **argv, cli_layers *layers) {
+/* --graph goes with --time, --vertices, --ik, --precision / --lossless and the load options:
+ * not with clips or layers. 0, or 2 after printing. */
+static int check_graph_options(const cli_graph *graph, const cli_layers *layers, const char *clip_arg,
+                               const double *times, int time_count) {
+    int rc = cli_graph_check_options(graph, "sample");
+    if (rc || !cli_graph_active(graph)) return rc;
+    if (clip_arg || layers->count) {
+        fprintf(stderr, "ossa sample: --graph poses the character itself: it takes no --clip or layer flags\n");
+        return 2;
+    }
+    for (int i = 0; i < time_count; i++)
+        if (times[i] < 0.0 || times[i] > 1.0e5) {
+            fprintf(stderr, "ossa sample: --graph: --time %g is outside the simulated range [0, 100000] s\n", times[i]);
+            return 2;
+        }
+    return 0;
+}
+
+static int sample_main(int argc, char **argv, cli_layers *layers, cli_graph *graph) {
     const char *file = NULL, *clip_arg = NULL;
     bool loop = false;
     long vertices = 64;
@@ -163,6 +192,7 @@ static int sample_main(int argc, char **argv, cli_layers *layers) {
         }
         int taken = ik_pass_arg(&ik, "sample", argc, argv, &i);
         if (taken > 0) continue;
+        if (taken == 0 && (taken = cli_graph_arg(graph, "sample", argc, argv, &i)) > 0) continue;
         if (taken == 0) taken = cli_layers_arg(layers, "sample", argc, argv, &i);
         if (taken < 0) {
             free(times);
@@ -217,6 +247,11 @@ static int sample_main(int argc, char **argv, cli_layers *layers) {
         free(times);
         return 2;
     }
+    int graph_rc = check_graph_options(graph, layers, clip_arg, times, time_count);
+    if (graph_rc) {
+        free(times);
+        return graph_rc;
+    }
     ossa_asset *asset = cli_load_asset("sample", file);
     if (!asset) {
         free(times);
@@ -255,6 +290,11 @@ static int sample_main(int argc, char **argv, cli_layers *layers) {
         free(times);
         return 1;
     }
+    if (cli_graph_active(graph) && (graph_rc = cli_graph_load(graph, asset, "sample")) != 0) {
+        ossa_asset_destroy(asset);
+        free(times);
+        return graph_rc;
+    }
     if (!time_count) times[time_count++] = bclip ? ossa_built_clip_start(bclip) : clip ? clip->start : 0.0;
 
     const ossa_skeleton *sk = asset->skeleton;
@@ -269,9 +309,10 @@ static int sample_main(int argc, char **argv, cli_layers *layers) {
     cli_built_sampler bs;
     memset(&bs, 0, sizeof bs);
     if (!rc && cli_built_sampler_init(&bs, bclip, sk)) rc = 1;
-    if (clip)
-        for (uint32_t t = 0; t < clip->track_count; t++)
-            if (clip->tracks[t].joint < jn) animated[clip->tracks[t].joint] = true;
+    for (uint32_t c = 0; c < asset->clip_count; c++) /* the graph plays any clip; else the one */
+        if (asset->clips[c] == clip || (cli_graph_active(graph) && asset->clips[c]))
+            for (uint32_t t = 0; t < asset->clips[c]->track_count; t++)
+                if (asset->clips[c]->tracks[t].joint < jn) animated[asset->clips[c]->tracks[t].joint] = true;
 
     printf("{\"file\": ");
     json_put_str(file);
@@ -287,6 +328,13 @@ static int sample_main(int argc, char **argv, cli_layers *layers) {
     } else {
         printf("null");
     }
+    if (cli_graph_active(graph)) {
+        printf(", \"graph\": {\"file\": ");
+        json_put_str(graph->path);
+        printf(", \"fps\": ");
+        json_put_num(graph->fps);
+        printf("}");
+    }
     printf(",\n \"samples\": [");
     for (int ti = 0; ti < time_count && !rc; ti++) {
         float t = (float)times[ti];
@@ -294,7 +342,10 @@ static int sample_main(int argc, char **argv, cli_layers *layers) {
             ossa_clip_sample_job sj = {.clip = clip, .time = t, .loop = loop, .reference = sk->rest,
                                        .reference_count = jn, .output = pose, .output_count = jn};
             if (bclip && cli_built_sampler_run(&bs, t, loop, pose)) rc = 1; /* also its time and weights with layers */
-            if (cli_layers_active(layers)) cli_layers_pose(layers, sk, t, loop, pose);
+            if (cli_graph_active(graph)) {
+                if (cli_graph_advance(graph, times[ti], "sample")) memcpy(pose, graph->pose, jn * sizeof *pose);
+                else rc = 1;
+            } else if (cli_layers_active(layers)) cli_layers_pose(layers, sk, t, loop, pose);
             else if (!bclip && clip) ossa_clip_sample_job_run(&sj);
             else if (!bclip) memcpy(pose, sk->rest, jn * sizeof *pose);
             if (bclip && !clip) /* a packed file: joints whose pose differs from rest count as animated */
@@ -308,6 +359,7 @@ static int sample_main(int argc, char **argv, cli_layers *layers) {
         printf("%s{\"time\": ", ti ? ",\n  " : "");
         json_put_num(bclip ? bs.sampled_time : clip ? ossa_clip_adjust_time(clip, t, loop) : times[ti]);
         if (cli_layers_active(layers)) printf(",\n   "), cli_layers_print_json(layers);
+        if (cli_graph_active(graph)) printf(",\n   "), cli_graph_print_json(graph);
         if (ik.count) put_ik(&ik, sk, reached_before);
         printf(",\n   \"nodes\": [");
         for (uint32_t i = 0; i < asset->node_count; i++) {

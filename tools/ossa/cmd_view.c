@@ -1,7 +1,10 @@
 /* ossa view [FILE] [--size WxH] [--clip NAME] [--frames N --screenshot PATH] [--press F:KEYS]
- *           [--cpu] [--bones]
+ *           [--cpu] [--bones] [--graph G.json [--set NAME=VALUE@TIME]...]
  * Interactive viewer: a GLFW window (OpenGL 3.3 core), orbit camera, clip list,
- * playback through ossa_player (cross-fades included), CPU/GPU skinning switch. */
+ * playback through ossa_player (cross-fades included), CPU/GPU skinning switch.
+ * With --graph, an animation graph (graph_cli.h) poses the character instead: keys 1..9 change
+ * its parameters (a bool toggles, a trigger fires, a float steps up, with shift down) and the
+ * window title shows every layer's active state and running transition. */
 #ifdef OSSA_TOOL_GL /* without GL, no_gl.c defines cmd_view */
 #include <epoxy/gl.h>
 #include <GLFW/glfw3.h>
@@ -12,6 +15,7 @@
 
 #include "cli_common.h"
 #include "commands.h"
+#include "graph_cli.h"
 #include "ik_pass.h"
 #include "image_io.h"
 #include "render_common.h"
@@ -41,6 +45,8 @@ typedef struct viewer {
     GLFWwindow *window;
     ik_pass ik;          /* I toggles: --ik chains, else the feet pinned where they are */
     bool ik_pin;         /* no --ik: targets = the feet's positions when I is pressed */
+    cli_graph *graph;    /* --graph (when active): poses the character; 1..9 are its parameters */
+    char graph_title[256]; /* the states shown in the title last */
 } viewer;
 
 /* The player plays the asset's built clips when it has them (cli_build_clips, or a packed
@@ -76,7 +82,15 @@ static void play_clip(viewer *v, uint32_t layer, int i, float fade) {
 }
 
 static void update_title(viewer *v) {
-    char title[512];
+    char title[1024];
+    if (cli_graph_active(v->graph)) {
+        char values[256];
+        cli_graph_describe(v->graph, v->graph_title, sizeof v->graph_title);
+        snprintf(title, sizeof title, "ossa view - %s - %s - %s - %.2fx%s", v->s.label, v->graph_title,
+                 cli_graph_values(v->graph, values, sizeof values), (double)v->speed, v->paused ? " [paused]" : "");
+        glfwSetWindowTitle(v->window, title);
+        return;
+    }
     snprintf(title, sizeof title, "ossa view - %s - clip %d/%u '%s' - %.2fx%s - %s%s skinning%s%s%s", v->s.label,
              v->clip + 1, clip_count(v), clip_name(v, v->clip), (double)v->speed,
              v->paused ? " [paused]" : "", v->draw.cpu ? "CPU" : "GPU", v->s.dqs ? " DQS" : " LBS",
@@ -85,6 +99,13 @@ static void update_title(viewer *v) {
 }
 
 static void print_clips(const viewer *v) {
+    if (cli_graph_active(v->graph)) {
+        char help[1024];
+        printf("ossa view: %s: graph %s\nkeys: %s;\n      space pause, + - speed, G CPU/GPU, D LBS/DQS, B bones, W wireframe,"
+               " R reset camera, Esc quit\n", v->s.label, v->graph->path, cli_graph_key_help(v->graph, help, sizeof help));
+        fflush(stdout);
+        return;
+    }
     uint32_t n = clip_count(v);
     printf("ossa view: %s: %u %sclip%s\n", v->s.label, n, v->s.asset->built_clip_count ? "built " : "", n == 1 ? "" : "s");
     for (uint32_t i = 0; i < n; i++) {
@@ -132,8 +153,17 @@ static void select_clip(viewer *v, int i, bool fade) {
     update_title(v);
 }
 
-static void handle_key(viewer *v, int key) {
+static void handle_key(viewer *v, int key, int mods) {
     GLFWwindow *w = v->window;
+    if (key >= GLFW_KEY_1 && key <= GLFW_KEY_9 && cli_graph_active(v->graph)) {
+        char report[320];
+        if (cli_graph_key(v->graph, (uint32_t)(key - GLFW_KEY_1), (mods & GLFW_MOD_SHIFT) != 0, report, sizeof report)) {
+            printf("ossa view: %s\n", report);
+            fflush(stdout);
+            update_title(v);
+        }
+        return;
+    }
     if (key >= GLFW_KEY_1 && key <= GLFW_KEY_9) {
         if ((uint32_t)(key - GLFW_KEY_1) < clip_count(v)) select_clip(v, key - GLFW_KEY_1, false);
         return;
@@ -172,13 +202,13 @@ static void handle_key(viewer *v, int key) {
 
 static void on_key(GLFWwindow *w, int key, int scancode, int action, int mods) {
     (void)scancode;
-    (void)mods;
     if (action != GLFW_PRESS && action != GLFW_REPEAT) return;
-    handle_key(glfwGetWindowUserPointer(w), key);
+    handle_key(glfwGetWindowUserPointer(w), key, mods);
 }
 
 /* --press "FRAME:KEYS,..." (for scripted runs and tests): before drawing frame FRAME
- * (1-based), acts as if KEYS were typed; letters, digits, space and + - [ ] . */
+ * (1-based), acts as if KEYS were typed; letters, digits, space and + - [ ] ; ^ before a digit
+ * holds shift for it (^1 = shift + 1). */
 static int script_key(char c) {
     if (c >= 'a' && c <= 'z') return GLFW_KEY_A + (c - 'a');
     if (c >= 'A' && c <= 'Z') return GLFW_KEY_A + (c - 'A');
@@ -198,8 +228,10 @@ static bool script_valid(const char *p) {
         if (end == p || f < 1 || *end != ':') return false;
         p = end + 1;
         if (!*p || *p == ',') return false;
-        for (; *p && *p != ','; p++)
-            if (script_key(*p) < 0) return false;
+        for (; *p && *p != ','; p++) {
+            if (*p == '^' && p[1] >= '1' && p[1] <= '9') p++; /* shift + digit */
+            else if (script_key(*p) < 0) return false;
+        }
         if (*p == ',') p++;
     }
     return true;
@@ -210,8 +242,11 @@ static void script_run(viewer *v, const char *p, long frame) {
         char *end = NULL;
         long f = strtol(p, &end, 10);
         p = end + 1;
-        for (; *p && *p != ','; p++)
-            if (f == frame) handle_key(v, script_key(*p));
+        for (; *p && *p != ','; p++) {
+            int mods = *p == '^' ? GLFW_MOD_SHIFT : 0;
+            if (mods) p++; /* script_valid: a digit follows */
+            if (f == frame) handle_key(v, script_key(*p), mods);
+        }
         if (*p == ',') p++;
     }
 }
@@ -278,18 +313,32 @@ static int usage(FILE *f) {
                "  --press F:KEYS   type KEYS before frame F (scripted runs), e.g. --press 10:C,20:GB\n"
                "  --ik SPEC        a two-bone IK chain as in `ossa render --ik`, on at start\n"
                "                   (without it, I pins the feet where they are)\n"
+               "  --graph G.json   the animation graph poses the character (docs/graphs.md): keys 1-9 change its\n"
+               "                   parameters (bool toggles, trigger fires, float +0.5 / shift -0.5); --set\n"
+               "                   NAME=VALUE@TIME as in `ossa sample`; in --press, ^1 is shift + 1\n"
                "keys: 1-9 / N P clips, C cross-fade to next (0.3 s), space pause, + - speed, G CPU/GPU skinning,\n"
                "      D linear blend / dual quaternion skinning, B bones, W wireframe, R reset camera, I IK on/off,\n"
                "      Esc/Q quit; drag to orbit, scroll to zoom\n");
     return f == stdout ? 0 : 2;
 }
 
+static int view_main(int argc, char **argv, cli_graph *graph);
+
 int cmd_view(int argc, char **argv) {
+    cli_graph graph;
+    memset(&graph, 0, sizeof graph);
+    int rc = view_main(argc, argv, &graph);
+    cli_graph_free(&graph);
+    return rc;
+}
+
+static int view_main(int argc, char **argv, cli_graph *graph) {
     const char *file = NULL, *clip_arg = NULL, *shot = NULL, *press = NULL, *ik_spec = NULL;
     uint32_t width = 640, height = 480;
     long frames = -1;
     viewer v;
     memset(&v, 0, sizeof v);
+    v.graph = graph;
     v.speed = 1;
     v.clip = -1;
     v.draw.background[0] = 0.16f, v.draw.background[1] = 0.18f, v.draw.background[2] = 0.22f;
@@ -297,6 +346,9 @@ int cmd_view(int argc, char **argv) {
         const char *a = argv[i];
         bool more = i + 1 < argc;
         if (!strcmp(a, "--help") || !strcmp(a, "-h")) return usage(stdout);
+        int taken = cli_graph_arg(v.graph, "view", argc, argv, &i);
+        if (taken < 0) return 2;
+        if (taken) continue;
         if (!strcmp(a, "--clip") && more) {
             clip_arg = argv[++i];
         } else if (!strcmp(a, "--size") && more) {
@@ -329,10 +381,20 @@ int cmd_view(int argc, char **argv) {
         }
     }
     if (shot && frames < 0) frames = 1;
+    if (cli_graph_check_options(graph, "view")) return 2;
+    if (cli_graph_active(graph) && clip_arg) {
+        fprintf(stderr, "ossa view: --graph poses the character itself: it takes no --clip\n");
+        return 2;
+    }
     if (!scene_load(&v.s, file, "view")) return 1;
     if (cli_build_clips(v.s.asset, NULL, "view", false) != 0) {
         scene_free(&v.s);
         return 1;
+    }
+    int graph_rc = cli_graph_active(graph) ? cli_graph_load(graph, v.s.asset, "view") : 0;
+    if (graph_rc) {
+        scene_free(&v.s);
+        return graph_rc;
     }
     v.s.dqs = v.draw.dqs;
     if (ik_spec && !ik_pass_add(&v.ik, &v.s, ik_spec, "view")) {
@@ -414,7 +476,7 @@ int cmd_view(int argc, char **argv) {
     gl_made = true;
     v.home = v.cam = camera_frame(lo, hi, (float)width / (float)height);
     g.has_eye = true;
-    if (start_clip >= 0) select_clip(&v, start_clip, false);
+    if (start_clip >= 0 && !cli_graph_active(graph)) select_clip(&v, start_clip, false);
     print_clips(&v);
     update_title(&v);
 
@@ -426,8 +488,17 @@ int cmd_view(int argc, char **argv) {
         float dt = frames > 0 ? 1.0f / 60 : (float)(t - last);
         last = t;
         script_run(&v, press, frame + 1);
-        if (!v.paused) ossa_player_update(v.player, dt);
-        if (v.clip >= 0) {
+        if (!v.paused && !cli_graph_active(graph)) ossa_player_update(v.player, dt);
+        if (cli_graph_active(graph)) {
+            char states[sizeof v.graph_title];
+            if (!cli_graph_advance(graph, v.paused ? graph->clock : graph->clock + (double)(dt * v.speed), "view")) {
+                rc = 1;
+                break;
+            }
+            scene_set_pose(&v.s, graph->pose);
+            scene_set_weights(&v.s, NULL, 0, false);
+            if (strcmp(cli_graph_describe(graph, states, sizeof states), v.graph_title)) update_title(&v);
+        } else if (v.clip >= 0) {
             scene_set_pose(&v.s, ossa_player_pose(v.player));
             scene_set_weights(&v.s, editable_clip(&v, v.clip), ossa_player_time(v.player), true);
         } else
@@ -456,6 +527,11 @@ int cmd_view(int argc, char **argv) {
         }
         glfwSwapBuffers(v.window);
         glfwPollEvents();
+    }
+    if (cli_graph_active(graph) && frames > 0 && rc == 0) { /* scripted runs: where the graph ended */
+        char states[sizeof v.graph_title];
+        printf("ossa view: graph after %ld frames (%.3f s): %s\n", frame, graph->clock,
+               cli_graph_describe(graph, states, sizeof states));
     }
 done:
     if (gl_made) scene_gl_destroy(&g);

@@ -19,5 +19,7 @@ int cmd_crowd(int argc, char **argv);
 int crowd_bench(const char *file, uint32_t count, uint32_t threads, uint32_t frames, bool json);
 int cmd_pack(int argc, char **argv);
 int cmd_retarget(int argc, char **argv);
+/* ossa graph check G.json FILE (cmd_graph.c). */
+int cmd_graph(int argc, char **argv);
 
 #endif

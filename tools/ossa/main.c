@@ -18,20 +18,24 @@ static const command COMMANDS[] = {
                        "                                       the built-in character walking, then waving (GIF)"},
     {"info", cmd_info, "info FILE [--json]                   node tree, skins, meshes, clips, warnings"},
     {"sample", cmd_sample, "sample FILE [--clip NAME|INDEX] [--time T]... [--vertices N|all] [--loop]\n"
+                           "       [--graph G.json [--set NAME=VALUE@TIME]... [--fps N]]\n"
                            "                                       animated nodes and skinned vertices as JSON"},
     {"render", cmd_render, "render [FILE] [--clip NAME] [--from T --to T --fps N] [--size WxH]\n"
-                           "       [--out anim.gif|frame.png] [--bones] [--cpu|--gpu] [--rest]   headless render"},
+                           "       [--out anim.gif|frame.png] [--bones] [--cpu|--gpu] [--rest] [--graph G.json --set ...]\n"
+                           "                                       headless render"},
     {"bench", cmd_bench, "bench [FILE] [--clip NAME] [--rounds N] [--threads N] [--crowd N]\n"
                          "                                       sampling, palette and skinning medians"},
     {"plot", cmd_plot, "plot [FILE|demo] [--clip NAME] [--node NAME] [--out curves.png]   a node's curves"},
     {"crowd", cmd_crowd, "crowd [FILE] [--count N] [--clips A,B] [--out crowd.png|gif] [--threads N]\n"
                          "                                       many instances, one instanced draw per mesh"},
+    {"graph", cmd_graph, "graph check G.json FILE            validate an animation graph against FILE's clips"},
     {"pack", cmd_pack, "pack IN OUT.ossa [--precision P] [--lossless]   build the clips, write one packed file"},
     {"retarget", cmd_retarget, "retarget SOURCE --to TARGET [--clip NAME]... [--map MAP.json] [--tpose-fix]\n"
                                "       [--no-contacts] --out OUT.ossa [--report] [--json REPORT.json]\n"
                                "                                       SOURCE's clips on TARGET's humanoid skeleton\n"
                                "  ossa retarget --print-map SOURCE [TARGET]   the bone maps (profile bone -> joint)"},
-    {"view", cmd_view, "view [FILE] [--clip NAME] [--frames N --screenshot PNG]   interactive viewer (GLFW)"},
+    {"view", cmd_view, "view [FILE] [--clip NAME] [--frames N --screenshot PNG] [--graph G.json]\n"
+                     "                                       interactive viewer (GLFW)"},
 };
 #define COMMAND_COUNT (sizeof(COMMANDS) / sizeof(COMMANDS[0]))
 
