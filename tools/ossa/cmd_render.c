@@ -333,7 +333,7 @@ static int render_main(int argc, char **argv, cli_layers *layers, cli_graph *gra
     render_stats st;
     bool ok = side_by_side ? render_beside_source(&s, &span, &job, &st) : render_to_file(&s, &job, &st, "render");
     if (ok)
-        printf("ossa render: %s, clip '%s', %u frame%s %ux%u in %.2f s (%s %s skinning; clips built in %.2f s) -> %s\n",
+        printf("ossa render: %s, clip '%s', %u frame%s %ux%u in %.2f s (%s %s skinning; clips built in %.3g s) -> %s\n",
                s.label, span.built ? ossa_built_clip_name(span.built) : span.clip ? span.clip->name : "(rest pose)",
                st.frames, st.frames == 1 ? "" : "s", o.width, o.height, st.seconds, o.draw.cpu ? "CPU" : "GPU",
                o.draw.compare ? "LBS | DQS" : o.draw.dqs ? "DQS" : "LBS", cli_build_seconds(), o.out);
