@@ -85,6 +85,15 @@ static void check_asset(const ossa_asset *a) {
         CHECK(im->data || im->size == 0);
     }
     for (uint32_t w = 0; w < a->warning_count; w++) CHECK(a->warnings[w] != NULL);
+    /* clip reports: none, or one per built clip pointing inside the asset */
+    CHECK(a->clip_report_count == 0 || (a->clip_report_count == a->built_clip_count && a->clip_reports));
+    for (uint32_t c = 0; c < a->clip_report_count; c++) {
+        const ossa_clip_report *r = &a->clip_reports[c];
+        CHECK(r->vertex_meshes <= a->mesh_count);
+        CHECK(!r->vertex_meshes || r->max_vertex_error == 0.0f ||
+              (r->worst_mesh < a->mesh_count && r->worst_vertex < a->meshes[r->worst_mesh]->vertex_count &&
+               r->worst_vertex_joint < joints));
+    }
     /* built clips: made for this skeleton, and they sample (clamped and looping) */
     for (uint32_t c = 0; c < a->built_clip_count; c++) {
         const ossa_built_clip *clip = a->built_clips[c];

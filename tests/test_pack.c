@@ -172,6 +172,12 @@ static ossa_asset *rich_asset(void) {
                                       OSSA_ALPHA_MODE_MASK, 0.3f, true};
     a->materials[1] = (ossa_material){"", {1, 1, 1, 1}, {-1, 0, 0, 0, 0, 0}, OSSA_ALPHA_MODE_BLEND, 0.5f, false};
     add_clips(a);
+    /* build reports (as `ossa pack` stores them): clip 0 measured on the meshes, clip 1 lossless
+     * without a mesh ("none") */
+    a->clip_report_count = 2;
+    a->clip_reports = calloc(2, sizeof *a->clip_reports);
+    a->clip_reports[0] = (ossa_clip_report){1e-4f, 1.8f, 2, 7.5e-5f, 1, 2, 3, 0.35f, 41, 1};
+    a->clip_reports[1] = (ossa_clip_report){0.0f, 1.8f, 0, 0.0f, 0, 0, 0, 0.0f, 0, 0};
     a->warning_count = 2;
     a->warnings = calloc(2, sizeof *a->warnings);
     a->warnings[0] = strdup("/nodes/2: matrix has shear");
@@ -314,6 +320,8 @@ static void assert_asset_equal(const ossa_asset *x, const ossa_asset *y, bool wa
     }
     assert_int_equal(warnings ? x->warning_count : 0, y->warning_count);
     for (uint32_t w = 0; w < y->warning_count; w++) assert_string_equal(x->warnings[w], y->warnings[w]);
+    assert_int_equal(x->clip_report_count, y->clip_report_count);
+    if (x->clip_report_count) assert_memory_equal(x->clip_reports, y->clip_reports, x->clip_report_count * sizeof *x->clip_reports);
 }
 
 /* ---------------------------------------------------------------- round trips */
@@ -865,6 +873,27 @@ static void e_surface_count(uint8_t *b, size_t s) {
     put32(b + OSSA_PACK_HEADER_SIZE + (size_t)k * PK_SECTION_ENTRY + PKS_COUNT, 2);
 }
 
+static uint8_t *report_rec(uint8_t *b, uint32_t c) {
+    return b + section_of(b, PK_CLIP_REPORTS, NULL) + (size_t)c * PK_CLIP_REPORT_RECORD;
+}
+static void e_report_count(uint8_t *b, size_t s) {
+    (void)s;
+    uint32_t k = 0;
+    section_of(b, PK_CLIP_REPORTS, &k);
+    put32(b + OSSA_PACK_HEADER_SIZE + (size_t)k * PK_SECTION_ENTRY + PKS_COUNT, 1);
+}
+static void e_report_fewer(uint8_t *b, size_t s) {
+    (void)s; /* one record, the section sized for it: fewer reports than built clips */
+    uint32_t k = 0;
+    section_of(b, PK_CLIP_REPORTS, &k);
+    put32(b + OSSA_PACK_HEADER_SIZE + (size_t)k * PK_SECTION_ENTRY + PKS_COUNT, 1);
+    put64(b + OSSA_PACK_HEADER_SIZE + (size_t)k * PK_SECTION_ENTRY + PKS_SIZE, PK_CLIP_REPORT_RECORD);
+}
+static void e_report_nan(uint8_t *b, size_t s) { (void)s; put32(report_rec(b, 0) + PKCR_MAX_VERTEX_ERROR, 0x7fc00000u); }
+static void e_report_joint(uint8_t *b, size_t s) { (void)s; put32(report_rec(b, 0) + PKCR_WORST_JOINT, 99); }
+static void e_report_vertex(uint8_t *b, size_t s) { (void)s; put32(report_rec(b, 0) + PKCR_WORST_VERTEX, 1000); }
+static void e_report_none(uint8_t *b, size_t s) { (void)s; put32(report_rec(b, 1) + PKCR_WORST_MESH, 1); }
+
 static void hostile_fields(void **state) {
     (void)state;
     expect_edit(e_magic, false, OSSA_ERROR_PARSE, "not a packed .ossa file");
@@ -916,6 +945,12 @@ static void hostile_fields(void **state) {
     expect_edit(e_surface_colors_nan, true, OSSA_ERROR_INVALID_DATA, "mesh 0: colors: float 13 is not finite");
     expect_edit(e_surface_colors_past, true, OSSA_ERROR_PARSE, "section 10 (mesh surfaces) / mesh 2: colors: ");
     expect_edit(e_surface_count, true, OSSA_ERROR_INVALID_DATA, "2 records for 3 meshes");
+    expect_edit(e_report_count, true, OSSA_ERROR_PARSE, "section 11 (clip reports): ");
+    expect_edit(e_report_fewer, true, OSSA_ERROR_INVALID_DATA, "section 11 (clip reports): 1 reports for 2 built clips");
+    expect_edit(e_report_nan, true, OSSA_ERROR_INVALID_DATA, "section 11 (clip reports) / clip 0: max vertex error");
+    expect_edit(e_report_joint, true, OSSA_ERROR_INVALID_DATA, "section 11 (clip reports) / clip 0: worst vertex joint 99 >= 6");
+    expect_edit(e_report_vertex, true, OSSA_ERROR_INVALID_DATA, "clip 0: worst vertex 1000 >= ");
+    expect_edit(e_report_none, true, OSSA_ERROR_INVALID_DATA, "clip 1: a worst vertex without a vertex error");
 }
 
 static void unknown_sections_are_skipped(void **state) {
@@ -962,6 +997,47 @@ static void files_without_surfaces(void **state) {
     ossa_asset_destroy(l);
     ossa_asset_destroy(a);
     free(b);
+}
+
+/* Clip reports are optional: a file without them (as written before they existed, one section
+ * fewer) or with them tagged as unknown loads with none (NULL, 0); the writer refuses reports
+ * its loader would refuse. */
+static void files_without_clip_reports(void **state) {
+    (void)state;
+    ossa_asset *a = rich_asset();
+    size_t with_size, size;
+    uint8_t *with = pack(a, NULL, &with_size);
+    uint32_t k = 0;
+    section_of(with, PK_CLIP_REPORTS, &k);
+    put32(with + OSSA_PACK_HEADER_SIZE + (size_t)k * PK_SECTION_ENTRY, 1013);
+    fix_checksum(with, with_size);
+    ossa_asset *l = load_ok(with, with_size);
+    assert_int_equal(l->clip_report_count, 0);
+    assert_null(l->clip_reports);
+    assert_int_equal(l->built_clip_count, 2);
+    ossa_asset_destroy(l);
+    uint32_t reports = a->clip_report_count;
+    a->clip_report_count = 0; /* no reports: no section */
+    uint8_t *without = pack(a, NULL, &size);
+    assert_int_equal(pk_rd_u32(without + PKH_SECTION_COUNT), pk_rd_u32(with + PKH_SECTION_COUNT) - 1);
+    assert_true(size == with_size - pk_align16((uint64_t)reports * PK_CLIP_REPORT_RECORD) - PK_SECTION_ENTRY);
+    l = load_ok(without, size);
+    assert_int_equal(l->clip_report_count, 0);
+    assert_null(l->clip_reports);
+    ossa_asset_destroy(l);
+    a->clip_report_count = 1; /* one report for two built clips */
+    assert_int_equal(ossa_pack_write(a, NULL, NULL, 0, &size), OSSA_ERROR_INVALID_ARGUMENT);
+    a->clip_report_count = 2;
+    a->clip_reports[0].worst_vertex_joint = 6;
+    assert_int_equal(ossa_pack_write(a, NULL, NULL, 0, &size), OSSA_ERROR_INVALID_ARGUMENT);
+    a->clip_reports[0].worst_vertex_joint = 3;
+    a->clip_reports[1].max_vertex_error = 1.0f; /* a vertex error without a mesh checked */
+    assert_int_equal(ossa_pack_write(a, NULL, NULL, 0, &size), OSSA_ERROR_INVALID_ARGUMENT);
+    a->clip_reports[1].max_vertex_error = 0.0f;
+    assert_int_equal(ossa_pack_write(a, NULL, NULL, 0, &size), OSSA_OK);
+    ossa_asset_destroy(a);
+    free(with);
+    free(without);
 }
 
 static void load_file_errors(void **state) {
@@ -1055,6 +1131,7 @@ int main(void) {
         cmocka_unit_test(hostile_fields),
         cmocka_unit_test(unknown_sections_are_skipped),
         cmocka_unit_test(files_without_surfaces),
+        cmocka_unit_test(files_without_clip_reports),
         cmocka_unit_test(load_file_errors),
         cmocka_unit_test(max_allocation_limit),
         cmocka_unit_test(allocation_failure_every_point),

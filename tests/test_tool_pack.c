@@ -7,6 +7,8 @@
  *     primitives as on the glTF, and per clip built_bytes, precision, max_error;
  *   - `ossa sample --lossless` equals the editable default to 1e-6, so does sampling the
  *     .ossa of a lossless pack; `--precision P` stays within P of it (world positions);
+ *   - the build report ossa pack stores (precision, skinned-vertex error and where) is what
+ *     ossa_clip_build measures, and `ossa info` / `--json` show it ("no build report" without);
  *   - a corrupt .ossa is refused with a message naming the section. */
 #include "test_support.h"
 
@@ -173,6 +175,97 @@ static void pack_prints_per_clip(void **state) {
     assert_true(compare(samples_of(a), samples_of(b), 0) == 0);
     free(a);
     free(b);
+}
+
+/* The number after `"key": ` in `json` (from `from` on); fails when absent. */
+static double json_number(const char *from, const char *key) {
+    char pattern[128];
+    snprintf(pattern, sizeof pattern, "\"%s\": ", key);
+    const char *p = strstr(from, pattern);
+    if (!p) fail_msg("no %s in %.1500s", pattern, from);
+    return strtod(p + strlen(pattern), NULL);
+}
+
+/* The build report `ossa pack` stores reaches `ossa info` (text and --json): the same precision
+ * and skinned-vertex error, with the same mesh, vertex, joint and time, as ossa_clip_build
+ * measures here with the glTF's meshes; a file written without reports says it has none. */
+static void info_shows_the_build_report(void **state) {
+    (void)state;
+    const char *tool = ot_tool();
+    if (!tool) skip();
+    const char *gltf = make_gltf();
+    char ossa[4096], bare[4096];
+    snprintf(ossa, sizeof ossa, "%s", ot_tmp("pack_report.ossa"));
+    snprintf(bare, sizeof bare, "%s", ot_tmp("pack_report_bare.ossa"));
+    free(run("%s pack %s %s", tool, gltf, ossa));
+    /* the builder's own stats for clip 0, built with the asset's meshes as ossa pack does */
+    ossa_asset *src = NULL;
+    assert_int_equal(ossa_gltf_load_file(gltf, NULL, &src, NULL), OSSA_OK);
+    ossa_clip_build_options o = {0};
+    o.meshes = (const ossa_mesh *const *)src->meshes;
+    o.mesh_count = src->mesh_count;
+    ossa_built_clip *built = NULL;
+    ossa_clip_build_stats st;
+    assert_int_equal(ossa_clip_build(src->clips[0], src->skeleton, &o, NULL, &built, &st), OSSA_OK);
+    assert_true(st.vertex_meshes == 1 && st.max_vertex_error > 0); /* one skinned mesh, a lossy build */
+    /* the loaded packed file holds them exactly */
+    ossa_asset *packed = NULL;
+    assert_int_equal(ossa_pack_load_file(ossa, NULL, &packed, NULL), OSSA_OK);
+    assert_int_equal(packed->clip_report_count, 1);
+    const ossa_clip_report *r = &packed->clip_reports[0];
+    assert_true(r->precision == ossa_built_clip_options(built).precision);
+    assert_true(r->character_height == st.character_height);
+    assert_int_equal(r->vertex_meshes, st.vertex_meshes);
+    assert_true(r->max_vertex_error == st.max_vertex_error);
+    assert_int_equal(r->worst_mesh, st.worst_mesh);
+    assert_int_equal(r->worst_vertex, st.worst_vertex);
+    assert_int_equal(r->worst_vertex_joint, st.worst_vertex_joint);
+    assert_true(r->worst_vertex_time == st.worst_vertex_time);
+    assert_int_equal(r->vertex_times, st.vertex_times);
+    /* ossa info --json: the same numbers (printed with 9 significant digits) */
+    char *out = run("%s info %s --json", tool, ossa);
+    const char *rep = strstr(out, "\"report\": {");
+    assert_non_null(rep);
+    assert_true(fabs(json_number(rep, "max_vertex_error") - st.max_vertex_error) <= 1e-8 * st.max_vertex_error);
+    assert_true(fabs(json_number(rep, "precision") - r->precision) <= 1e-8 * r->precision);
+    assert_true(fabs(json_number(rep, "precision_of_height") - r->precision / st.character_height) <= 1e-9);
+    assert_true(json_number(rep, "worst_mesh") == st.worst_mesh);
+    assert_true(json_number(rep, "worst_vertex") == st.worst_vertex);
+    assert_true(json_number(rep, "worst_vertex_joint") == st.worst_vertex_joint);
+    assert_true(fabs(json_number(rep, "worst_vertex_time") - st.worst_vertex_time) <= 1e-6);
+    assert_non_null(strstr(rep, "\"mesh_checked\": true"));
+    char name[160];
+    snprintf(name, sizeof name, "\"worst_vertex_joint_name\": \"%s\"", src->skeleton->names[st.worst_vertex_joint]);
+    assert_non_null(strstr(rep, name));
+    free(out);
+    /* ossa info (text) and ossa pack of the packed file: the vertex error, its joint by name */
+    char line[256];
+    snprintf(line, sizeof line, "vertex error %.3g at mesh %u vertex %u joint %u '%s'", (double)st.max_vertex_error,
+             st.worst_mesh, st.worst_vertex, st.worst_vertex_joint, src->skeleton->names[st.worst_vertex_joint]);
+    out = run("%s info %s", tool, ossa);
+    assert_non_null(strstr(out, line));
+    free(out);
+    out = run("%s pack %s %s", tool, ossa, ot_tmp("pack_report_again.ossa"));
+    assert_non_null(strstr(out, line));
+    free(out);
+    /* a file without the section (as written before it existed): "no build report" */
+    {
+        ossa_allocator *al = &packed->allocator;
+        if (al->free) al->free(packed->clip_reports, al->user);
+        else free(packed->clip_reports);
+        packed->clip_reports = NULL;
+        packed->clip_report_count = 0;
+    }
+    assert_int_equal(ossa_pack_write_file(packed, NULL, bare), OSSA_OK);
+    out = run("%s info %s", tool, bare);
+    assert_non_null(strstr(out, "no build report in the file"));
+    free(out);
+    out = run("%s info %s --json", tool, bare);
+    assert_non_null(strstr(out, "\"report\": null"));
+    free(out);
+    ossa_asset_destroy(packed);
+    ossa_built_clip_destroy(built);
+    ossa_asset_destroy(src);
 }
 
 static void sample_lossless_equals_editable(void **state) {
@@ -460,6 +553,7 @@ static void extreme_key_times_sample_and_pack(void **state) {
 int main(void) {
     const struct CMUnitTest tests[] = {
         cmocka_unit_test(pack_prints_per_clip),
+        cmocka_unit_test(info_shows_the_build_report),
         cmocka_unit_test(sample_lossless_equals_editable),
         cmocka_unit_test(sample_precision_within_bound),
         cmocka_unit_test(shared_assets_lossless_pack),

@@ -46,6 +46,23 @@ typedef struct ossa_mesh_info {
     uint32_t target_count;
 } ossa_mesh_info;
 
+/* What the build measured on one built clip (ossa_clip_build_stats' final check on the skinned
+ * vertices, and the precision used), as `ossa pack` keeps it in a packed file (docs/ossa-format.md,
+ * "clip reports"). Model units and seconds. With vertex_meshes 0 (no mesh checked) or
+ * max_vertex_error 0 the worst_* fields and worst_vertex_time are 0 ("none"). */
+typedef struct ossa_clip_report {
+    float precision;                 /* model units the clip was built to; 0 = lossless */
+    float character_height;          /* skeleton bind-pose height, model units (> 0) */
+    uint32_t vertex_meshes;          /* skinned meshes the final check used; 0 = no mesh checked */
+    float max_vertex_error;          /* largest skinned-vertex distance built vs exact, model units */
+    uint32_t worst_mesh;             /* index into ossa_asset.meshes */
+    uint32_t worst_vertex;           /* vertex of that mesh */
+    uint32_t worst_vertex_joint;     /* skeleton joint: that vertex's influence with the largest error share */
+    float worst_vertex_time;         /* clip time, seconds */
+    uint32_t vertex_times;           /* grid times whose vertices were skinned */
+    uint32_t vertex_times_unchecked; /* grid times the budget skipped */
+} ossa_clip_report;
+
 typedef struct ossa_asset {
     ossa_skeleton *skeleton;          /* all nodes; skins inside */
     uint32_t node_count;
@@ -71,13 +88,19 @@ typedef struct ossa_asset {
     ossa_material *materials;
     uint32_t image_count;
     ossa_image *images;
+    /* Optional build reports, one per built clip (clip_reports[i] for built_clips[i]): NULL and 0,
+     * or clip_report_count == built_clip_count. `ossa pack` fills them from ossa_clip_build's
+     * stats; the packed writer stores them and the loader gives them back (NULL/0 for a file
+     * without them, e.g. one written before they existed). One allocation, asset->allocator. */
+    uint32_t clip_report_count;
+    ossa_clip_report *clip_reports;
 } ossa_asset;
 
 /* Frees an asset and everything in it with asset->allocator; NULL is a no-op. Any
  * member may be NULL/0, so code that assembles an asset by hand (e.g. a generated
  * character) can free it with this too. */
 /* Ownership as the loader builds it: skeleton, meshes[i], clips[i], built_clips[i] by their own
- * destroy; nodes, mesh_infos (names stored in the same block), meshes, clips, built_clips, warnings
+ * destroy; nodes, mesh_infos (names stored in the same block), meshes, clips, built_clips, clip_reports, warnings
  * and each warnings[i] are single allocations; nodes[i].name points into skeleton->names. */
 void ossa_asset_destroy(ossa_asset *asset);
 

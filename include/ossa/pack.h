@@ -8,7 +8,8 @@
  * morph targets, default weights, skin/node/source indices, material index and
  * vertex colours, the materials and their images (encoded bytes and MIME type, as
  * material.h keeps them), the node and mesh infos, the built clips (built_clip.h) as their relocatable blocks, and optionally
- * the importer's warnings. Editable clips are not stored: a loaded packed asset has
+ * the importer's warnings and the clips' build reports (asset->clip_reports: precision and
+ * skinned-vertex error, as `ossa pack` measured them; NULL/0 after loading a file without them). Editable clips are not stored: a loaded packed asset has
  * built clips only (clip_count == 0).
  *
  * The file is versioned, little-endian and relocatable (offsets, never pointers): a
@@ -50,7 +51,9 @@ typedef struct ossa_pack_options {
  * joint count with nodes[i].joint == joint_of_source[i]; mesh joints below the joint
  * count; every built clip made for this skeleton (same joint count); material images
  * below the image count, texture sets 0/1, sampler values <= 65535, finite colours and
- * cutoffs. A mesh material out of range is written as -1 (the same default material).
+ * cutoffs; clip_report_count 0 or built_clip_count, each report valid as docs/ossa-format.md
+ * ("clip reports") says (finite, "none" all zero, worst mesh/vertex/joint in range).
+ * A mesh material out of range is written as -1 (the same default material).
  * INVALID_ARGUMENT (NULL asset/size, an inconsistent asset), BUFFER_TOO_SMALL
  * (capacity < *size; nothing useful is written), LIMIT (a count beyond 2^32 - 1 or a
  * file beyond the address space), UNSUPPORTED (big-endian host). */

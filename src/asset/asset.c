@@ -23,6 +23,7 @@ void ossa_asset_destroy(ossa_asset *asset) {
     ossa__free(al, asset->meshes);
     ossa__free(al, asset->clips);
     ossa__free(al, asset->built_clips);
+    ossa__free(al, asset->clip_reports);
     ossa__free(al, asset->warnings);
     ossa__free(al, asset->mesh_infos);
     ossa__free(al, asset->nodes);

@@ -42,13 +42,14 @@ typedef enum pk_type {
     PK_MATERIALS = 10,  /* count = materials: PK_MATERIAL_RECORD bytes each */
     PK_IMAGES = 11,     /* count = images: PK_IMAGE_RECORD bytes each, then the encoded bytes */
     PK_SURFACES = 12,   /* count = 0 or meshes: PK_SURFACE_RECORD bytes each, then the colour streams */
+    PK_CLIP_REPORTS = 13, /* count = built clips: PK_CLIP_REPORT_RECORD bytes each (written only with reports) */
     PK_TYPE_COUNT
 } pk_type;
 
 static inline const char *pk_type_name(uint32_t type) {
     static const char *const names[PK_TYPE_COUNT] = {"unknown", "meta", "skeleton", "skins", "nodes",
                                                      "mesh infos", "meshes", "clips", "warnings", "strings",
-                                                     "materials", "images", "mesh surfaces"};
+                                                     "materials", "images", "mesh surfaces", "clip reports"};
     return type < PK_TYPE_COUNT ? names[type] : "unknown";
 }
 
@@ -80,6 +81,15 @@ enum { PKI_NAME = 0, PKI_URI = 4, PKI_MIME = 8, PKI_FLAGS = 12, PKI_OFFSET = 16,
  * offset (relative to the section, 0 = none; f32[V][4] linear RGBA). */
 enum { PKSU_MATERIAL = 0, PKSU_COLORS = 8 };
 #define PK_SURFACE_RECORD 16u
+/* Clip report record (48 bytes, ossa_clip_report): f32 precision, f32 character height, u32 vertex
+ * meshes, f32 max vertex error, u32 worst mesh, u32 worst vertex, u32 worst joint, f32 worst time,
+ * u32 vertex times, u32 vertex times unchecked, u32 reserved[2]. */
+enum {
+    PKCR_PRECISION = 0, PKCR_HEIGHT = 4, PKCR_VERTEX_MESHES = 8, PKCR_MAX_VERTEX_ERROR = 12, PKCR_WORST_MESH = 16,
+    PKCR_WORST_VERTEX = 20, PKCR_WORST_JOINT = 24, PKCR_WORST_TIME = 28, PKCR_VERTEX_TIMES = 32,
+    PKCR_VERTEX_TIMES_UNCHECKED = 36 /* 40..47 reserved */
+};
+#define PK_CLIP_REPORT_RECORD 48u
 
 /* Mesh record (128 bytes): 12 u32/i32 fields, then 10 u64 stream offsets relative to the
  * section (0 = absent; data lies after the record table, 16-byte aligned). */

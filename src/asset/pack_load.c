@@ -3,12 +3,13 @@
  * The bytes are untrusted. Order: header (magic, version, endianness, size), the
  * checksum, the section table (bounds, alignment, order, duplicates), then each
  * section in dependency order (strings, meta, skeleton, skins, mesh infos, nodes,
- * meshes, clips, warnings). Every count is bounded by its section's size before
+ * meshes, clips, clip reports, warnings). Every count is bounded by its section's size before
  * anything is allocated, every index is checked against what it indexes, every stored
  * float that reaches a pose, matrix or vertex stream must be finite (built clips: their
  * base pose, keys and weights, checked by ossa_built_clip_load, which also bounds their
  * magnitude so that sampling stays finite). Objects are attached to
  * the asset as soon as they exist, so one ossa_asset_destroy cleans up any failure. */
+#include <math.h>
 #include <stdarg.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -45,7 +46,7 @@ typedef struct pl {
 
 static const char *const PATH_KEY[PK_TYPE_COUNT] = {"",          "meta",   "skeleton", "skins",    "nodes",
                                                     "mesh_infos", "meshes", "clips",    "warnings", "strings",
-                                                    "materials", "images", "mesh_surfaces"};
+                                                    "materials", "images", "mesh_surfaces", "clip_reports"};
 
 /* Fails with a diagnostic "section K (name) / ITEM I: message" (type 0: no section;
  * item NULL: no item) and path "/name/I". Returns r. */
@@ -802,6 +803,75 @@ static ossa_result read_clips(pl *L, ossa_asset *a) {
     return OSSA_OK;
 }
 
+/* One clip report record: finite non-negative measures, and either "none" (every worst_* field 0)
+ * or a worst place inside the asset (a mesh, one of its vertices, a joint). */
+static ossa_result check_clip_report(pl *L, const ossa_asset *a, uint32_t c, const ossa_clip_report *cr) {
+    const float values[4] = {cr->precision, cr->character_height, cr->max_vertex_error, cr->worst_vertex_time};
+    static const char *const names[4] = {"precision", "character height", "max vertex error", "worst vertex time"};
+    for (int k = 0; k < 4; k++)
+        if (!isfinite(values[k]) || (k < 3 && values[k] < 0.0f))
+            return fail(L, OSSA_ERROR_INVALID_DATA, PK_CLIP_REPORTS, "clip", c, "%s %g is not a finite value >= 0",
+                        names[k], (double)values[k]);
+    if (cr->vertex_meshes > a->mesh_count)
+        return fail(L, OSSA_ERROR_INVALID_DATA, PK_CLIP_REPORTS, "clip", c, "%u meshes checked, the file has %u",
+                    cr->vertex_meshes, a->mesh_count);
+    if (!cr->vertex_meshes && (cr->max_vertex_error != 0.0f || cr->vertex_times || cr->vertex_times_unchecked))
+        return fail(L, OSSA_ERROR_INVALID_DATA, PK_CLIP_REPORTS, "clip", c, "vertex measurements without a mesh checked");
+    if (!cr->vertex_meshes || cr->max_vertex_error == 0.0f) {
+        if (cr->worst_mesh || cr->worst_vertex || cr->worst_vertex_joint || cr->worst_vertex_time != 0.0f)
+            return fail(L, OSSA_ERROR_INVALID_DATA, PK_CLIP_REPORTS, "clip", c, "a worst vertex without a vertex error");
+        return OSSA_OK;
+    }
+    if (cr->worst_mesh >= a->mesh_count)
+        return fail(L, OSSA_ERROR_INVALID_DATA, PK_CLIP_REPORTS, "clip", c, "worst mesh %u >= %u meshes", cr->worst_mesh,
+                    a->mesh_count);
+    if (cr->worst_vertex >= a->meshes[cr->worst_mesh]->vertex_count)
+        return fail(L, OSSA_ERROR_INVALID_DATA, PK_CLIP_REPORTS, "clip", c, "worst vertex %u >= %u vertices of mesh %u",
+                    cr->worst_vertex, a->meshes[cr->worst_mesh]->vertex_count, cr->worst_mesh);
+    if (cr->worst_vertex_joint >= L->joints)
+        return fail(L, OSSA_ERROR_INVALID_DATA, PK_CLIP_REPORTS, "clip", c, "worst vertex joint %u >= %u joints",
+                    cr->worst_vertex_joint, L->joints);
+    return OSSA_OK;
+}
+
+static float rd_f32(const uint8_t *p) {
+    float v;
+    memcpy(&v, p, 4);
+    return v;
+}
+
+/* The clip reports section (optional): one record per built clip. */
+static ossa_result read_clip_reports(pl *L, ossa_asset *a) {
+    uint32_t n;
+    const uint8_t *p;
+    ossa_result r = records(L, PK_CLIP_REPORTS, PK_CLIP_REPORT_RECORD, &n, &p);
+    if (r || n == 0) return r;
+    if (n != a->built_clip_count)
+        return fail(L, OSSA_ERROR_INVALID_DATA, PK_CLIP_REPORTS, NULL, 0, "%u reports for %u built clips", n,
+                    a->built_clip_count);
+    a->clip_reports = ossa__alloc_array(&L->al, n, sizeof *a->clip_reports);
+    if (!a->clip_reports) return fail(L, OSSA_ERROR_OUT_OF_MEMORY, PK_CLIP_REPORTS, NULL, 0, "out of memory");
+    a->clip_report_count = n;
+    for (uint32_t c = 0; c < n; c++) {
+        const uint8_t *rec = p + (uint64_t)c * PK_CLIP_REPORT_RECORD;
+        ossa_clip_report *cr = &a->clip_reports[c];
+        cr->precision = rd_f32(rec + PKCR_PRECISION);
+        cr->character_height = rd_f32(rec + PKCR_HEIGHT);
+        cr->vertex_meshes = pk_rd_u32(rec + PKCR_VERTEX_MESHES);
+        cr->max_vertex_error = rd_f32(rec + PKCR_MAX_VERTEX_ERROR);
+        cr->worst_mesh = pk_rd_u32(rec + PKCR_WORST_MESH);
+        cr->worst_vertex = pk_rd_u32(rec + PKCR_WORST_VERTEX);
+        cr->worst_vertex_joint = pk_rd_u32(rec + PKCR_WORST_JOINT);
+        cr->worst_vertex_time = rd_f32(rec + PKCR_WORST_TIME);
+        cr->vertex_times = pk_rd_u32(rec + PKCR_VERTEX_TIMES);
+        cr->vertex_times_unchecked = pk_rd_u32(rec + PKCR_VERTEX_TIMES_UNCHECKED);
+        if (pk_rd_u64(rec + 40) != 0)
+            return fail(L, OSSA_ERROR_INVALID_DATA, PK_CLIP_REPORTS, "clip", c, "reserved bytes are not 0");
+        if ((r = check_clip_report(L, a, c, cr))) return r;
+    }
+    return OSSA_OK;
+}
+
 static ossa_result read_warnings(pl *L, ossa_asset *a) {
     uint32_t n;
     const uint8_t *p;
@@ -845,7 +915,8 @@ static ossa_result load_aligned(const uint8_t *data, size_t size, const ossa_loa
     a->allocator = L.al;
     if (!(r = read_meta(&L, a)) && !(r = read_skeleton(&L, a)) && !(r = read_mesh_infos(&L, a)) &&
         !(r = read_nodes(&L, a)) && !(r = read_images(&L, a)) && !(r = read_materials(&L, a)) &&
-        !(r = read_surfaces_table(&L)) && !(r = read_meshes(&L, a)) && !(r = read_clips(&L, a)))
+        !(r = read_surfaces_table(&L)) && !(r = read_meshes(&L, a)) && !(r = read_clips(&L, a)) &&
+        !(r = read_clip_reports(&L, a)))
         r = read_warnings(&L, a);
     if (r) {
         ossa_asset_destroy(a);

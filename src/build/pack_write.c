@@ -13,9 +13,11 @@
 
 #include <ossa/built_clip.h>
 
-/* Section order in the table (and the file). */
+/* Section order in the table (and the file). The clip reports are written only when the asset
+ * has them, so a file without reports is byte for byte what the writer made before them. */
 static const pk_type ORDER[] = {PK_META,  PK_SKELETON, PK_SKINS,     PK_NODES,  PK_MESH_INFOS, PK_MESHES,
-                                PK_CLIPS, PK_WARNINGS, PK_MATERIALS, PK_IMAGES, PK_SURFACES,   PK_STRINGS};
+                                PK_CLIPS, PK_WARNINGS, PK_MATERIALS, PK_IMAGES, PK_SURFACES,   PK_CLIP_REPORTS,
+                                PK_STRINGS};
 #define SECTION_COUNT (sizeof ORDER / sizeof ORDER[0])
 
 typedef struct pw {
@@ -230,13 +232,36 @@ static void write_surfaces(pw *w, const ossa_asset *a) {
     }
 }
 
+static void write_clip_reports(pw *w, const ossa_asset *a) {
+    uint64_t base = take(w, (uint64_t)a->clip_report_count * PK_CLIP_REPORT_RECORD);
+    for (uint32_t c = 0; c < a->clip_report_count; c++) {
+        const ossa_clip_report *cr = &a->clip_reports[c];
+        uint64_t r = base + (uint64_t)c * PK_CLIP_REPORT_RECORD;
+        put(w, r + PKCR_PRECISION, &cr->precision, 4);
+        put(w, r + PKCR_HEIGHT, &cr->character_height, 4);
+        put_u32(w, r + PKCR_VERTEX_MESHES, cr->vertex_meshes);
+        put(w, r + PKCR_MAX_VERTEX_ERROR, &cr->max_vertex_error, 4);
+        put_u32(w, r + PKCR_WORST_MESH, cr->worst_mesh);
+        put_u32(w, r + PKCR_WORST_VERTEX, cr->worst_vertex);
+        put_u32(w, r + PKCR_WORST_JOINT, cr->worst_vertex_joint);
+        put(w, r + PKCR_WORST_TIME, &cr->worst_vertex_time, 4);
+        put_u32(w, r + PKCR_VERTEX_TIMES, cr->vertex_times);
+        put_u32(w, r + PKCR_VERTEX_TIMES_UNCHECKED, cr->vertex_times_unchecked);
+    }
+}
+
+static uint32_t section_count(const ossa_asset *a) {
+    return (uint32_t)SECTION_COUNT - (a->clip_report_count ? 0u : 1u);
+}
+
 static void emit(pw *w, const ossa_asset *a, uint32_t warning_count) {
     const ossa_skeleton *s = a->skeleton;
-    w->pos = OSSA_PACK_HEADER_SIZE + SECTION_COUNT * PK_SECTION_ENTRY;
+    w->pos = OSSA_PACK_HEADER_SIZE + (uint64_t)section_count(a) * PK_SECTION_ENTRY;
     w->section = 0;
     w->strings_size = 0;
     str(w, ""); /* offset 0 is always "", and the table is never empty */
     for (size_t k = 0; k < SECTION_COUNT; k++) {
+        if (ORDER[k] == PK_CLIP_REPORTS && !a->clip_report_count) continue;
         section_begin(w);
         uint64_t count = 0;
         switch (ORDER[k]) {
@@ -254,6 +279,7 @@ static void emit(pw *w, const ossa_asset *a, uint32_t warning_count) {
         case PK_MATERIALS: write_materials(w, a); count = a->material_count; break;
         case PK_IMAGES: write_images(w, a); count = a->image_count; break;
         case PK_SURFACES: write_surfaces(w, a); count = a->mesh_count; break;
+        case PK_CLIP_REPORTS: write_clip_reports(w, a); count = a->clip_report_count; break;
         case PK_STRINGS:
             /* the table was filled while the sections before it were written */
             if (!w->buf) w->strings_base = w->pos; /* measuring: this is where it goes */
@@ -267,6 +293,22 @@ static void emit(pw *w, const ossa_asset *a, uint32_t warning_count) {
     w->pos = pk_align16(w->pos); /* the file ends 16-byte aligned (zero padding) */
 }
 
+static bool finite_nonnegative(float v) { return isfinite(v) && v >= 0.0f; }
+
+/* A clip report the loader accepts (docs/ossa-format.md, "clip reports"). */
+static bool clip_report_valid(const ossa_asset *a, const ossa_clip_report *cr) {
+    uint32_t joints = a->skeleton ? a->skeleton->joint_count : 0;
+    if (!finite_nonnegative(cr->precision) || !finite_nonnegative(cr->character_height) ||
+        !finite_nonnegative(cr->max_vertex_error) || !isfinite(cr->worst_vertex_time) ||
+        cr->vertex_meshes > a->mesh_count)
+        return false;
+    if (!cr->vertex_meshes || cr->max_vertex_error == 0.0f) /* "none": the worst place is all zero */
+        return !cr->worst_mesh && !cr->worst_vertex && !cr->worst_vertex_joint && cr->worst_vertex_time == 0.0f &&
+               (cr->vertex_meshes || (!cr->max_vertex_error && !cr->vertex_times && !cr->vertex_times_unchecked));
+    return cr->worst_mesh < a->mesh_count && a->meshes[cr->worst_mesh] &&
+           cr->worst_vertex < a->meshes[cr->worst_mesh]->vertex_count && cr->worst_vertex_joint < joints;
+}
+
 /* The structural rules the loader enforces, checked up front so a write never makes a
  * file its own loader refuses for a reason the caller could have been told. */
 static ossa_result check_asset(const ossa_asset *a) {
@@ -277,7 +319,8 @@ static ossa_result check_asset(const ossa_asset *a) {
         if (s->joint_of_source[i] != a->nodes[i].joint) return OSSA_ERROR_INVALID_ARGUMENT;
     if ((a->mesh_count && !a->meshes) || (a->mesh_info_count && !a->mesh_infos) ||
         (a->warning_count && !a->warnings) || (a->built_clip_count && !a->built_clips) ||
-        (a->material_count && !a->materials) || (a->image_count && !a->images))
+        (a->material_count && !a->materials) || (a->image_count && !a->images) ||
+        (a->clip_report_count && (!a->clip_reports || a->clip_report_count != a->built_clip_count)))
         return OSSA_ERROR_INVALID_ARGUMENT;
     for (uint32_t i = 0; i < a->material_count; i++) {
         const ossa_material *m = &a->materials[i];
@@ -302,6 +345,8 @@ static ossa_result check_asset(const ossa_asset *a) {
         if (!b || !ossa_built_clip_data(b, &n) || !n || ossa_built_clip_joint_count(b) != joints)
             return OSSA_ERROR_INVALID_ARGUMENT;
     }
+    for (uint32_t c = 0; c < a->clip_report_count; c++)
+        if (!clip_report_valid(a, &a->clip_reports[c])) return OSSA_ERROR_INVALID_ARGUMENT;
     return OSSA_OK;
 }
 
@@ -332,7 +377,7 @@ ossa_result ossa_pack_write(const ossa_asset *asset, const ossa_pack_options *op
     put_u32(&w, PKH_ENDIAN, PK_ENDIAN_MARKER);
     put_u64(&w, PKH_FILE_SIZE, (uint64_t)*size);
     put_u32(&w, PKH_HEADER_SIZE, OSSA_PACK_HEADER_SIZE);
-    put_u32(&w, PKH_SECTION_COUNT, (uint32_t)SECTION_COUNT);
+    put_u32(&w, PKH_SECTION_COUNT, section_count(asset));
     put_u64(&w, PKH_CHECKSUM, ossa_pack_checksum(b, *size));
     return OSSA_OK;
 }

@@ -111,9 +111,76 @@ bool cli_refuse_rebuild(const ossa_asset *asset, const ossa_clip_build_options *
     return true;
 }
 
+/* The report ossa pack stores for a built clip (ossa_clip_report): the precision used and the
+ * final check's findings, the worst place all zero ("none") when no vertex error was measured. */
+static ossa_clip_report report_of(const ossa_asset *asset, uint32_t c, const ossa_clip_build_stats *st) {
+    const ossa_built_clip *b = asset->built_clips[c];
+    ossa_clip_report r;
+    memset(&r, 0, sizeof r);
+    r.precision = ossa_built_clip_lossless(b) ? 0.0f : ossa_built_clip_options(b).precision;
+    r.character_height = st->character_height > 0 ? st->character_height
+                                                  : (asset->skeleton ? ossa_skeleton_bind_height(asset->skeleton) : 0.0f);
+    if (!st->vertex_meshes) return r;
+    r.vertex_meshes = st->vertex_meshes;
+    r.max_vertex_error = st->max_vertex_error;
+    r.vertex_times = st->vertex_times;
+    r.vertex_times_unchecked = st->vertex_times_unchecked;
+    if (!(st->max_vertex_error > 0)) return r;
+    r.worst_mesh = st->worst_mesh;
+    r.worst_vertex = st->worst_vertex;
+    r.worst_vertex_joint = st->worst_vertex_joint;
+    r.worst_vertex_time = st->worst_vertex_time;
+    return r;
+}
+
+void cli_print_clip_report(const ossa_asset *asset, const ossa_clip_report *r) {
+    if (!r) {
+        printf(", no build report in the file");
+        return;
+    }
+    if (!r->vertex_meshes) {
+        printf(", no mesh checked");
+        return;
+    }
+    const ossa_skeleton *sk = asset->skeleton;
+    printf(", vertex error %.3g", (double)r->max_vertex_error);
+    if (r->max_vertex_error > 0) {
+        printf(" at mesh %u vertex %u", r->worst_mesh, r->worst_vertex);
+        if (sk && r->worst_vertex_joint < sk->joint_count)
+            printf(" joint %u '%s'", r->worst_vertex_joint, sk->names[r->worst_vertex_joint]);
+        printf(" t=%.4g s", (double)r->worst_vertex_time);
+    }
+    if (r->vertex_times_unchecked) printf(" (%u grid times not skinned: budget)", r->vertex_times_unchecked);
+}
+
+void cli_print_clip_report_json(const ossa_asset *asset, const ossa_clip_report *r) {
+    if (!r) {
+        printf("null");
+        return;
+    }
+    const ossa_skeleton *sk = asset->skeleton;
+    printf("{\"precision\": ");
+    json_put_num(r->precision);
+    printf(", \"character_height\": ");
+    json_put_num(r->character_height);
+    printf(", \"precision_of_height\": ");
+    json_put_num(r->character_height > 0 ? (double)r->precision / (double)r->character_height : 0.0);
+    printf(", \"mesh_checked\": %s, \"vertex_meshes\": %u, \"max_vertex_error\": ", r->vertex_meshes ? "true" : "false",
+           r->vertex_meshes);
+    json_put_num(r->max_vertex_error);
+    printf(", \"worst_mesh\": %u, \"worst_vertex\": %u, \"worst_vertex_joint\": %u, \"worst_vertex_joint_name\": ",
+           r->worst_mesh, r->worst_vertex, r->worst_vertex_joint);
+    json_put_str(sk && r->vertex_meshes && r->worst_vertex_joint < sk->joint_count ? sk->names[r->worst_vertex_joint] : "");
+    printf(", \"worst_vertex_time\": ");
+    json_put_num(r->worst_vertex_time);
+    printf(", \"vertex_times\": %u, \"vertex_times_unchecked\": %u}", r->vertex_times, r->vertex_times_unchecked);
+}
+
 /* One line per clip: raw / built bytes, ratio, measured max error and where, the precision in
- * model units and of the character's height, and the final check's skinned-vertex error. */
-static void print_clip(const ossa_asset *asset, uint32_t c, const ossa_clip_build_stats *st) {
+ * model units and of the character's height, and the final check's skinned-vertex error
+ * (`report`, NULL for a packed file without reports). */
+static void print_clip(const ossa_asset *asset, uint32_t c, const ossa_clip_build_stats *st,
+                       const ossa_clip_report *report) {
     const ossa_skeleton *sk = asset->skeleton;
     const ossa_built_clip *b = asset->built_clips[c];
     printf("clip %u '%s': raw %zu B, built %zu B, ratio %.1fx", c, ossa_built_clip_name(b), st->raw_bytes, st->bytes,
@@ -126,15 +193,9 @@ static void print_clip(const ossa_asset *asset, uint32_t c, const ossa_clip_buil
     printf(", shell error %.3g", (double)st->max_error);
     if (sk && st->worst_joint < sk->joint_count)
         printf(" at joint %u '%s' t=%.4g s", st->worst_joint, sk->names[st->worst_joint], (double)st->worst_time);
-    if (st->vertex_meshes) {
-        printf(", vertex error %.3g at mesh %u vertex %u", (double)st->max_vertex_error, st->worst_mesh, st->worst_vertex);
-        if (sk && st->worst_vertex_joint < sk->joint_count)
-            printf(" joint %u '%s'", st->worst_vertex_joint, sk->names[st->worst_vertex_joint]);
-        printf(" t=%.4g s", (double)st->worst_vertex_time);
-        if (st->vertex_times_unchecked) printf(" (%u grid times not skinned: budget)", st->vertex_times_unchecked);
-    } else if (!ossa_built_clip_lossless(b) && st->bytes && st->raw_bytes) {
-        printf(", no mesh checked");
-    }
+    if (report && (report->vertex_meshes || (!ossa_built_clip_lossless(b) && st->bytes && st->raw_bytes)))
+        cli_print_clip_report(asset, report);
+    else if (!report) cli_print_clip_report(asset, NULL);
     if (ossa_built_clip_weight_track_count(b)) printf(", weights %.3g", (double)st->max_weight_error);
     printf("%s\n", ossa_built_clip_lossless(b) ? " (lossless)" : "");
 }
@@ -144,7 +205,7 @@ int cli_build_clips(ossa_asset *asset, const ossa_clip_build_options *options, c
         if (cli_refuse_rebuild(asset, options, cmd)) return 1;
         for (uint32_t c = 0; print && c < asset->built_clip_count; c++) {
             ossa_clip_build_stats st = ossa_built_clip_stats(asset->built_clips[c]);
-            print_clip(asset, c, &st);
+            print_clip(asset, c, &st, c < asset->clip_report_count ? &asset->clip_reports[c] : NULL);
         }
         return 0;
     }
@@ -154,7 +215,8 @@ int cli_build_clips(ossa_asset *asset, const ossa_clip_build_options *options, c
         return 1;
     }
     asset->built_clips = calloc(asset->clip_count, sizeof *asset->built_clips);
-    if (!asset->built_clips) {
+    asset->clip_reports = calloc(asset->clip_count, sizeof *asset->clip_reports);
+    if (!asset->built_clips || !asset->clip_reports) {
         fprintf(stderr, "ossa %s: out of memory\n", cmd);
         return 1;
     }
@@ -173,9 +235,11 @@ int cli_build_clips(ossa_asset *asset, const ossa_clip_build_options *options, c
         ossa_clip_build_stats st;
         if (cli_build_clip(cmd, clip, sk, options, c, asset->clip_count, &asset->built_clips[c], &st, NULL)) return 1;
         asset->built_clip_count = c + 1;
+        asset->clip_reports[c] = report_of(asset, c, &st);
+        asset->clip_report_count = c + 1; /* always equal to built_clip_count */
         raw += st.raw_bytes;
         built += st.bytes;
-        if (print) print_clip(asset, c, &st);
+        if (print) print_clip(asset, c, &st, &asset->clip_reports[c]);
     }
     if (print)
         printf("clips: %u, raw %zu B, built %zu B, ratio %.1fx (%s)\n", asset->clip_count, raw, built,

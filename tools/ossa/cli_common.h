@@ -100,6 +100,15 @@ bool cli_add_anim_clips(const char *cmd, ossa_asset *asset, const char *file);
  * file's clip (what `--anim walk.fbx --clip 0` asks for); the model's clips follow. */
 bool cli_add_clips(const char *cmd, ossa_asset *asset, const char *file);
 
+/* A built clip's build report (ossa_clip_report, NULL = the packed file has none) after a clip
+ * line on stdout: ", vertex error E at mesh M vertex V joint J 'name' t=T s", ", no mesh checked"
+ * or ", no build report in the file"; and as a JSON value (null, or an object with "precision",
+ * "character_height", "precision_of_height", "mesh_checked", "vertex_meshes", "max_vertex_error",
+ * "worst_mesh", "worst_vertex", "worst_vertex_joint", "worst_vertex_joint_name", "worst_vertex_time",
+ * "vertex_times", "vertex_times_unchecked"). cli_build_clips fills asset->clip_reports. */
+void cli_print_clip_report(const ossa_asset *asset, const ossa_clip_report *report);
+void cli_print_clip_report_json(const ossa_asset *asset, const ossa_clip_report *report);
+
 /* Built clip by name, or by index when NAME is all digits; -1 if absent. */
 int32_t cli_find_built_clip(const ossa_asset *asset, const char *name);
 

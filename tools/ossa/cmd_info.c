@@ -18,7 +18,9 @@
  * "name", "start", "end", "duration", "tracks", "weight_tracks", "lossless",
  * "built_bytes", "precision" (0 when lossless), "character_height" (the skeleton's bind-pose
  * height, model units), "precision_of_height" (precision / that height) and "max_error" (model
- * units, the joint shells' error as the builder measured it). */
+ * units, the joint shells' error as the builder measured it) and "report": the build report
+ * `ossa pack` stored (null when the file has none; see cli_print_clip_report_json: the precision,
+ * and the max skinned-vertex error with its mesh, vertex, joint and time). */
 #include <math.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -120,6 +122,8 @@ static void print_built_json(const ossa_asset *a) {
         json_put_num(ossa_built_clip_lossless(b) || !(h > 0) ? 0.0 : o.precision / h);
         printf(", \"max_error\": ");
         json_put_num(st.max_error);
+        printf(", \"report\": ");
+        cli_print_clip_report_json(a, c < a->clip_report_count ? &a->clip_reports[c] : NULL);
         printf("}");
     }
 }
@@ -139,7 +143,9 @@ static void print_built_text(const ossa_asset *a) {
             printf("precision %.3g model units", p);
             if (h > 0) printf(" (%.3g of the height %.4g)", p / h, h);
         }
-        printf(", measured max error %.3g (joint shells)\n", (double)st.max_error);
+        printf(", measured max error %.3g (joint shells)", (double)st.max_error);
+        cli_print_clip_report(a, c < a->clip_report_count ? &a->clip_reports[c] : NULL);
+        printf("\n");
     }
 }
 

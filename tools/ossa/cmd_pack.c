@@ -7,8 +7,9 @@
  * one line per clip: raw bytes (the editable keys), built bytes, ratio, the precision in model
  * units and as a fraction of the height, the joint shells' measured max error with the joint
  * and time, and the skinned-vertex error with the mesh, vertex, joint and time (or "no mesh
- * checked"); then the file's size. An input that is already packed keeps
- * its built clips as they are. */
+ * checked"); then the file's size. The file keeps these build reports (asset->clip_reports),
+ * so `ossa info OUT.ossa` shows them. An input that is already packed keeps its built clips
+ * (and reports) as they are. */
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>

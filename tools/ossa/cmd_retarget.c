@@ -307,6 +307,10 @@ static int write_packed(const retarget_args *a, ossa_asset *target, ossa_clip **
     if (target->built_clips && al->free) al->free(target->built_clips, al->user);
     else free(target->built_clips);
     target->built_clips = NULL;
+    if (target->clip_reports && al->free) al->free(target->clip_reports, al->user); /* rebuilt with the clips */
+    else free(target->clip_reports);
+    target->clip_reports = NULL;
+    target->clip_report_count = 0;
     if (!cli_prepend_clips(target, baked, count)) {
         for (uint32_t i = 0; i < count; i++) ossa_clip_destroy(baked[i]);
         fprintf(stderr, "ossa retarget: out of memory\n");
