@@ -4,7 +4,8 @@
 # with `ossa pack` (lossless and default precision), and the results under the fuzzer's
 # 64 KiB max_len are kept, named by their SHA-1; so are the packed files the tests write
 # (tests/test_pack.c: rich.ossa, every stream, materials, images and both kinds of built clip;
-# tests/test_tool_pack.c: pack_chain*.ossa) when their scratch directory exists.
+# tests/test_tool_pack.c: pack_chain*.ossa, pack_report.ossa with its clip reports section) when
+# their scratch directory exists.
 #   fuzz/gen_pack_seeds.sh [path/to/ossa] [test scratch dir]   (default build/ossa, build/test-tmp)
 set -euo pipefail
 cd "$(dirname "$0")/.."
@@ -22,7 +23,8 @@ for f in fuzz/corpus/fuzz_load/*; do
     [ -e "$OUT/$sum" ] || { cp "$tmp/p.ossa" "$OUT/$sum"; n=$((n + 1)); }
   done
 done
-for f in "${2:-build/test-tmp}"/rich.ossa "${2:-build/test-tmp}"/pack_chain.ossa "${2:-build/test-tmp}"/pack_chain_lossless.ossa; do
+for f in "${2:-build/test-tmp}"/rich.ossa "${2:-build/test-tmp}"/pack_chain.ossa "${2:-build/test-tmp}"/pack_chain_lossless.ossa \
+         "${2:-build/test-tmp}"/pack_report.ossa; do
   [ -f "$f" ] || continue
   sum=$(sha1sum "$f" | cut -d' ' -f1)
   [ -e "$OUT/$sum" ] || { cp "$f" "$OUT/$sum"; n=$((n + 1)); }
