@@ -304,7 +304,7 @@ static bool clip_report_valid(const ossa_asset *a, const ossa_clip_report *cr) {
         return false;
     if (!cr->vertex_meshes || cr->max_vertex_error == 0.0f) /* "none": the worst place is all zero */
         return !cr->worst_mesh && !cr->worst_vertex && !cr->worst_vertex_joint && cr->worst_vertex_time == 0.0f &&
-               (cr->vertex_meshes || (!cr->max_vertex_error && !cr->vertex_times && !cr->vertex_times_unchecked));
+               (cr->vertex_meshes || (cr->max_vertex_error == 0.0f && !cr->vertex_times && !cr->vertex_times_unchecked));
     return cr->worst_mesh < a->mesh_count && a->meshes[cr->worst_mesh] &&
            cr->worst_vertex < a->meshes[cr->worst_mesh]->vertex_count && cr->worst_vertex_joint < joints;
 }
