@@ -144,7 +144,9 @@ static void print_built_text(const ossa_asset *a) {
             if (h > 0) printf(" (%.3g of the height %.4g)", p / h, h);
         }
         printf(", measured max error %.3g (joint shells)", (double)st.max_error);
-        cli_print_clip_report(a, c < a->clip_report_count ? &a->clip_reports[c] : NULL);
+        const ossa_clip_report *report = c < a->clip_report_count ? &a->clip_reports[c] : NULL;
+        if (!(ossa_built_clip_lossless(b) && report && !report->vertex_meshes)) /* lossless: exact keys */
+            cli_print_clip_report(a, report);
         printf("\n");
     }
 }
