@@ -720,7 +720,8 @@ static void facing_aligned_onto_yawed_copy(void **state) {
 }
 
 /* The demo character's walk onto Woman, whose bind pose faces +X while her rest pose and the
- * demo face +Z: her skinned hips face where the demo's hips face, within a few degrees. */
+ * demo face +Z: her skinned hips face where the demo's hips face, within a few degrees; and
+ * Woman's Walking onto the demo the same way round. */
 static void facing_aligned_demo_onto_woman(void **state) {
     (void)state;
     ossa_asset *woman = ot_load_asset("Woman/Woman.gltf");
@@ -743,6 +744,20 @@ static void facing_aligned_demo_onto_woman(void **state) {
         worst = fmax(worst, angle);
     }
     printf("demo walk -> Woman: worst facing difference %.3f degrees\n", worst * 57.29578);
+    assert_true(worst <= 3.0 / 57.29578);
+    ossa_retarget_rig_destroy(rig);
+
+    /* and back: Woman's Walking (bind reference facing +X) onto the demo character */
+    rig = make_rig(w, s, false);
+    const ossa_clip *walking = woman->clips[ossa_asset_find_clip(woman, "Walking")];
+    worst = 0.0;
+    for (int k = 0; k <= 20; k++) {
+        float t = walking->start + (walking->end - walking->start) * (float)k / 20.0f;
+        ot_clip_sample(walking, t, false, OSSA_LOOKUP_DEFAULT, NULL, w->rest, out, w->joint_count);
+        retarget(rig, out, in);
+        worst = fmax(worst, fabs(facing_angle(hips_facing(w, &wm, out), hips_facing(s, &sm, in))));
+    }
+    printf("Woman Walking -> demo: worst facing difference %.3f degrees\n", worst * 57.29578);
     assert_true(worst <= 3.0 / 57.29578);
     free(out);
     ossa_retarget_rig_destroy(rig);
