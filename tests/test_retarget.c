@@ -649,6 +649,121 @@ static void contacts_pin_feet(void **state) {
     ossa_skeleton_destroy(tall);
 }
 
+/* ---- facing alignment ---- */
+
+/* The horizontal direction a posed skeleton faces, from its model-space upper-leg joints:
+ * normalize(cross(left hip - right hip, +Y)) with the Y component dropped. */
+static ossa_vec3 hips_facing(const ossa_skeleton *s, const ossa_retarget_map *map, const ossa_transform *locals) {
+    ossa_vec3 l = model_of(s, locals, (uint32_t)map->joints[H(LEFT_UPPER_LEG)]).translation;
+    ossa_vec3 r = model_of(s, locals, (uint32_t)map->joints[H(RIGHT_UPPER_LEG)]).translation;
+    double lx = (double)l.x - r.x, lz = (double)l.z - r.z; /* (lx, 0, lz) x (0, 1, 0) = (-lz, 0, lx) */
+    double n = sqrt(lx * lx + lz * lz);
+    assert_true(n > 0.0);
+    return ossa_vec3_make((float)(-lz / n), 0.0f, (float)(lx / n));
+}
+
+static double facing_angle(ossa_vec3 a, ossa_vec3 b) {
+    return atan2((double)a.x * b.z - (double)a.z * b.x, (double)a.x * b.x + (double)a.z * b.z);
+}
+
+/* A copy of `s` without skins whose rest is s's bind pose with every root turned `radians`
+ * about +Y (about the model origin). */
+static ossa_skeleton *yawed_copy(const ossa_skeleton *s, float radians) {
+    uint32_t n = s->joint_count;
+    ossa_transform *rest = calloc(n, sizeof *rest);
+    ossa_quat turn = {0.0f, sinf(0.5f * radians), 0.0f, cosf(0.5f * radians)};
+    for (uint32_t j = 0; j < n; j++) {
+        rest[j] = s->bind[j];
+        if (s->parents[j] >= 0) continue;
+        rest[j].rotation = ossa_quat_mul(turn, rest[j].rotation);
+        rest[j].translation = ossa_quat_rotate(turn, rest[j].translation);
+    }
+    ossa_skeleton_desc desc;
+    memset(&desc, 0, sizeof desc);
+    desc.joint_count = n;
+    desc.parents = s->parents;
+    desc.rest = rest;
+    desc.names = s->names;
+    ossa_skeleton *out = NULL;
+    assert_int_equal(ossa_skeleton_create(&desc, NULL, &out), OSSA_OK);
+    free(rest);
+    return out;
+}
+
+/* The demo character onto a copy whose whole reference is turned 90 degrees about +Y: the
+ * rig turns it back, so the target faces where the source faces on every frame, and (being the
+ * same skeleton) every target model transform is the source's. */
+static void facing_aligned_onto_yawed_copy(void **state) {
+    (void)state;
+    const ossa_skeleton *s = g_demo->skeleton;
+    ossa_skeleton *yawed = yawed_copy(s, 1.5707963f);
+    ossa_retarget_rig *rig = make_rig(s, yawed, false);
+    ot_assert_near(rig->facing_yaw, -1.5707963f, 1e-4f);
+    ot_assert_near(rig->translation_scale, 1.0f, 1e-5f);
+    ossa_retarget_map map;
+    assert_int_equal(ossa_retarget_map_auto(s, &map, NULL), OSSA_OK);
+    ossa_transform in[DEMO_JOINT_COUNT], out[DEMO_JOINT_COUNT];
+    const ossa_clip *walk = demo_clip("walk");
+    for (int k = 0; k <= 20; k++) {
+        float t = walk->start + (walk->end - walk->start) * (float)k / 20.0f;
+        ot_clip_sample(walk, t, false, OSSA_LOOKUP_DEFAULT, NULL, s->rest, in, s->joint_count);
+        retarget(rig, in, out);
+        assert_true(fabs(facing_angle(hips_facing(s, &map, in), hips_facing(yawed, &map, out))) <= 1e-4);
+        for (uint32_t j = 0; j < s->joint_count; j++) {
+            ossa_transform a = model_of(s, in, j), b = model_of(yawed, out, j);
+            assert_true(rotation_distance(a.rotation, b.rotation) <= 1e-4);
+            assert_true(distance3(a.translation, b.translation) <= 1e-4);
+        }
+    }
+    ossa_retarget_rig_destroy(rig);
+    ossa_skeleton_destroy(yawed);
+}
+
+/* The demo character's walk onto Woman, whose bind pose faces +X while her rest pose and the
+ * demo face +Z: her skinned hips face where the demo's hips face, within a few degrees; and
+ * Woman's Walking onto the demo the same way round. */
+static void facing_aligned_demo_onto_woman(void **state) {
+    (void)state;
+    ossa_asset *woman = ot_load_asset("Woman/Woman.gltf");
+    if (!woman) skip();
+    const ossa_skeleton *s = g_demo->skeleton, *w = woman->skeleton;
+    ossa_retarget_rig *rig = make_rig(s, w, false);
+    printf("demo -> Woman facing yaw %.2f degrees\n", (double)rig->facing_yaw * 57.29578);
+    ossa_retarget_map sm, wm;
+    assert_int_equal(ossa_retarget_map_auto(s, &sm, NULL), OSSA_OK);
+    assert_int_equal(ossa_retarget_map_auto(w, &wm, NULL), OSSA_OK);
+    ossa_transform in[DEMO_JOINT_COUNT];
+    ossa_transform *out = calloc(w->joint_count, sizeof *out);
+    const ossa_clip *walk = demo_clip("walk");
+    double worst = 0.0;
+    for (int k = 0; k <= 20; k++) {
+        float t = walk->start + (walk->end - walk->start) * (float)k / 20.0f;
+        ot_clip_sample(walk, t, false, OSSA_LOOKUP_DEFAULT, NULL, s->rest, in, s->joint_count);
+        retarget(rig, in, out);
+        double angle = fabs(facing_angle(hips_facing(s, &sm, in), hips_facing(w, &wm, out)));
+        worst = fmax(worst, angle);
+    }
+    printf("demo walk -> Woman: worst facing difference %.3f degrees\n", worst * 57.29578);
+    assert_true(worst <= 3.0 / 57.29578);
+    ossa_retarget_rig_destroy(rig);
+
+    /* and back: Woman's Walking (bind reference facing +X) onto the demo character */
+    rig = make_rig(w, s, false);
+    const ossa_clip *walking = woman->clips[ossa_asset_find_clip(woman, "Walking")];
+    worst = 0.0;
+    for (int k = 0; k <= 20; k++) {
+        float t = walking->start + (walking->end - walking->start) * (float)k / 20.0f;
+        ot_clip_sample(walking, t, false, OSSA_LOOKUP_DEFAULT, NULL, w->rest, out, w->joint_count);
+        retarget(rig, out, in);
+        worst = fmax(worst, fabs(facing_angle(hips_facing(w, &wm, out), hips_facing(s, &sm, in))));
+    }
+    printf("Woman Walking -> demo: worst facing difference %.3f degrees\n", worst * 57.29578);
+    assert_true(worst <= 3.0 / 57.29578);
+    free(out);
+    ossa_retarget_rig_destroy(rig);
+    ossa_asset_destroy(woman);
+}
+
 /* Woman's Walking baked onto the demo character: the clip has the source's name and key
  * times, builds and plays; bone lengths exact at every key; the report is sane. */
 static void bake_woman_walking_onto_demo(void **state) {
@@ -1023,6 +1138,8 @@ int main(void) {
         cmocka_unit_test(map_file_malformed),
         cmocka_unit_test(chain_spread_by_length),
         cmocka_unit_test(tpose_fix_aligns_limbs),
+        cmocka_unit_test(facing_aligned_onto_yawed_copy),
+        cmocka_unit_test(facing_aligned_demo_onto_woman),
         cmocka_unit_test(cmu_bvh_when_installed),
     };
     return cmocka_run_group_tests(tests, setup, teardown);

@@ -13,8 +13,10 @@
  * The method. Both skeletons are mapped onto one canonical humanoid profile (hips, spine
  * chain, neck, head, shoulders, arms, hands, legs, feet, toes, optional fingers). Each has a
  * reference pose: its bind pose (from the skins' inverse bind matrices) when it has a skin,
- * else its rest pose; with tpose_fix both are first turned into a common T-pose by limb
- * direction. Per frame, every mapped target bone takes the source bone's model-space rotation
+ * else its rest pose. The target reference is turned about up (about the model origin) so
+ * that it faces the way the source reference faces (facing = left x up, left = the summed
+ * horizontal right-to-left directions of the upper legs and upper arms; rig->facing_yaw);
+ * with tpose_fix both are then turned into a common T-pose by limb direction. Per frame, every mapped target bone takes the source bone's model-space rotation
  * change from the source reference, delta = Q_source * Q_source_ref^-1, and applies it on top
  * of its own reference: Q_target = delta * Q_target_ref; the result goes back to local
  * rotations. Target joints on the path between two bones mapped on both sides (a spine of 4
@@ -29,9 +31,9 @@
  * when the contact began, with the two-bone IK job (ik.h), and released smoothly (blended out
  * over blend_time) when the contact ends.
  *
- * Conventions: both skeletons' model spaces share up (default +Y) and forward (the way the
- * character faces, default +Z; its left is up x forward, +X by default), as glTF characters
- * do. Rotations are exact for joints whose model transforms are a rotation times a positive
+ * Conventions: both skeletons' model spaces share up (default +Y); forward (default +Z; left
+ * is up x forward, +X by default) is used only where a reference gives no facing of its own
+ * (and for the T-pose fix's left, turned to the source reference's facing). Rotations are exact for joints whose model transforms are a rotation times a positive
  * uniform scale (a mirrored or sheared parent gives an approximation).
  * Ownership and threads: a rig is one allocation from ossa_retarget_rig_create, freed by
  * ossa_retarget_rig_destroy, immutable afterwards and shareable between threads; it borrows
@@ -167,7 +169,7 @@ typedef struct ossa_retarget_rig_desc {
      * arms cross or spread. */
     bool tpose_fix;
     ossa_vec3 up;        /* model-space up of both skeletons, any length; zero = +Y */
-    ossa_vec3 forward;   /* model-space facing direction of both; zero = +Z (-Y when up is +-Z) */
+    ossa_vec3 forward;   /* facing used when a reference gives none (and by the T-pose fix); zero = +Z (-Y when up is +-Z) */
     /* Scale of the hips' translation, target / source; 0 = the ratio of hip heights (the
      * hips' height above the lowest mapped foot or toe joint along up, in the references). */
     float translation_scale;
@@ -180,8 +182,12 @@ typedef struct ossa_retarget_rig {
     const ossa_skeleton *target;               /* borrowed */
     ossa_retarget_map source_map, target_map;  /* copied */
     ossa_transform *source_reference;          /* source joint_count locals (after tpose_fix) */
-    ossa_transform *target_reference;          /* target joint_count locals (after tpose_fix) */
+    ossa_transform *target_reference;          /* target joint_count locals (turned by facing_yaw,
+                                                  after tpose_fix) */
     ossa_vec3 up, forward;                     /* unit */
+    float facing_yaw;                          /* radians about up by which target_reference was
+                                                  turned to face the way the source reference faces
+                                                  (0 when they already agree within 1e-3) */
     float translation_scale;                   /* target / source (resolved, > 0) */
     float source_hip_height, target_hip_height; /* model units (see translation_scale) */
     float source_leg_length, target_leg_length; /* upper leg + lower leg bone lengths in the

@@ -123,6 +123,48 @@ static float hip_height(const ossa_retarget_map *map, const ossa_transform *mode
     return dot3(models[map->joints[B(HIPS)]].translation, up) - lowest_foot_height(map, models, up);
 }
 
+/* ---- facing alignment ---- */
+
+/* Horizontal unit vector (perpendicular to up) from the right to the left mapped joint, or zero. */
+static ossa_vec3 side_direction(const ossa_retarget_map *map, const ossa_transform *models, ossa_vec3 up,
+                                ossa_humanoid_bone left, ossa_humanoid_bone right) {
+    if (map->joints[left] < 0 || map->joints[right] < 0) return ossa_vec3_make(0, 0, 0);
+    ossa_vec3 d = ossa_vec3_sub(models[map->joints[left]].translation, models[map->joints[right]].translation);
+    d = ossa_vec3_sub(d, ossa_vec3_scale(up, dot3(d, up)));
+    float length = ossa_vec3_length(d);
+    return length > 1e-12f ? ossa_vec3_scale(d, 1.0f / length) : ossa_vec3_make(0, 0, 0);
+}
+
+/* The way a reference faces in its model space: left x up, where left is the sum of the unit
+ * horizontal right-to-left directions of the upper legs and of the upper arms (those mapped);
+ * `fallback` when they give none. Unit, perpendicular to up. */
+static ossa_vec3 reference_facing(const ossa_retarget_map *map, const ossa_transform *models, ossa_vec3 up,
+                                  ossa_vec3 fallback) {
+    ossa_vec3 left = ossa_vec3_add(side_direction(map, models, up, B(LEFT_UPPER_LEG), B(RIGHT_UPPER_LEG)),
+                                   side_direction(map, models, up, B(LEFT_UPPER_ARM), B(RIGHT_UPPER_ARM)));
+    ossa_vec3 facing = ossa_vec3_cross(left, up);
+    float length = ossa_vec3_length(facing);
+    return length > 1e-6f ? ossa_vec3_scale(facing, 1.0f / length) : fallback;
+}
+
+/* Signed angle about up from direction a to direction b (both perpendicular to up), radians;
+ * exactly 0 below OSSA__FACING_TOLERANCE so that rigs facing the same way are left untouched. */
+#define OSSA__FACING_TOLERANCE 1e-3f
+static float yaw_between(ossa_vec3 a, ossa_vec3 b, ossa_vec3 up) {
+    float angle = atan2f(dot3(ossa_vec3_cross(a, b), up), dot3(a, b));
+    return fabsf(angle) < OSSA__FACING_TOLERANCE ? 0.0f : angle;
+}
+
+/* Pre-multiplies every root of a reference by `turn` about the model origin (so all its model
+ * rotations and positions are turned). */
+static void turn_reference(const ossa_skeleton *skeleton, ossa_quat turn, ossa_transform *locals) {
+    for (uint32_t j = 0; j < skeleton->joint_count; j++) {
+        if (skeleton->parents[j] >= 0) continue;
+        locals[j].rotation = ossa_quat_normalize(ossa_quat_mul(turn, locals[j].rotation));
+        locals[j].translation = ossa_quat_rotate(turn, locals[j].translation);
+    }
+}
+
 /* ---- the plan ---- */
 
 /* Working memory of rig creation (freed before it returns). */
@@ -334,7 +376,22 @@ static bool allocate_scratch(const ossa_allocator *allocator, uint32_t S, uint32
     return true;
 }
 
-/* References (copied, T-posed), measures and scale. */
+/* Turns the target reference about up so that it faces the way the source reference faces
+ * (docs/retargeting.md, "Facing alignment"); sets rig->facing_yaw and returns the source's
+ * facing. */
+static ossa_vec3 align_facings(ossa_retarget_rig *rig, rig_scratch *s) {
+    model_pose(rig->source, rig->source_reference, s->source_models);
+    model_pose(rig->target, rig->target_reference, s->target_models);
+    ossa_vec3 source_facing = reference_facing(&rig->source_map, s->source_models, rig->up, rig->forward);
+    ossa_vec3 target_facing = reference_facing(&rig->target_map, s->target_models, rig->up, rig->forward);
+    rig->facing_yaw = yaw_between(target_facing, source_facing, rig->up);
+    if (rig->facing_yaw != 0.0f) {
+        turn_reference(rig->target, ossa_quat_from_axis_angle(rig->up, rig->facing_yaw), rig->target_reference);
+    }
+    return source_facing;
+}
+
+/* References (copied, facings aligned, T-posed), measures and scale. */
 static ossa_result prepare_references(ossa_retarget_rig *rig, const ossa_retarget_rig_desc *desc, rig_scratch *s,
                                       ossa_diagnostic *diag) {
     uint32_t S = rig->source->joint_count, T = rig->target->joint_count;
@@ -342,8 +399,11 @@ static ossa_result prepare_references(ossa_retarget_rig *rig, const ossa_retarge
     const ossa_transform *tref = desc->target_reference ? desc->target_reference : default_reference(rig->target);
     memcpy(rig->source_reference, sref, S * sizeof *sref);
     memcpy(rig->target_reference, tref, T * sizeof *tref);
+    ossa_vec3 source_facing = align_facings(rig, s);
     if (desc->tpose_fix) {
         ossa_vec3 left = ossa_vec3_cross(rig->up, rig->forward);
+        float yaw = yaw_between(rig->forward, source_facing, rig->up);
+        if (yaw != 0.0f) left = ossa_quat_rotate(ossa_quat_from_axis_angle(rig->up, yaw), left);
         apply_tpose_fix(rig->source, &rig->source_map, &rig->target_map, rig->up, left, rig->source_reference,
                         s->source_models);
         apply_tpose_fix(rig->target, &rig->target_map, &rig->source_map, rig->up, left, rig->target_reference,

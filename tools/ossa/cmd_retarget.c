@@ -35,7 +35,7 @@ static int usage(FILE *f) {
             "  --tpose-fix   align both reference poses to a common T-pose first (an A-pose rig and a T-pose rig)\n"
             "  --no-contacts do not pin the target's feet during the source's foot contacts\n"
             "  --rest-reference  both skeletons' rest poses as references (default: a skinned one's bind pose;\n"
-            "           for a rig whose bind pose faces another way than its rest pose)\n"
+            "           facings are aligned either way: it only chooses which pose is the reference)\n"
             "  --out    the packed file: TARGET's skeleton, meshes and materials, the retargeted clips (built)\n"
             "  --precision P / --lossless  how the clips are built, as `ossa pack` (default 1e-4 model units)\n"
             "  --report print each clip's quality report; --json FILE writes the reports as JSON\n"
