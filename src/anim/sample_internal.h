@@ -41,6 +41,9 @@ typedef struct ossa__sample_plan {
     uint8_t *rstep, *vstep; /* per rotation / vector slot: STEP interpolation */
     uint32_t nrot, nvec;  /* the cached rotations (the slerp kernel's range) and vectors */
     uint32_t uncached;    /* raw channels without a cache (CUBIC, weights, no lanes) */
+    uint32_t lanes;       /* 4 nrot + 3 nvec */
+    uint32_t raw_keys;    /* the raw keys' first float in the context's key pool (after the packed keys) */
+    uint32_t slots, key_floats; /* what a context needs: mask_count + clock_count + 4 slots, raw_keys + 2 (lanes + slack) floats */
     bool unpack_wide;     /* the clip's bit positions fit in 32 bits: the SIMD unpack kernels may run */
 } ossa__sample_plan;
 
@@ -48,32 +51,31 @@ typedef struct ossa__sample_plan {
  * bound, valid block: OK or OUT_OF_MEMORY. */
 ossa_result ossa__sample_plan_make(ossa_built_clip *clip);
 
-/* The per-instance sampling state. Packed channels: per key mask m (the shared key clock:
+/* The per-instance sampling state, in two pools a clip lays itself out in at a clip switch
+ * (place_clip, with the plan's offsets). The slots: per key mask m (the shared key clock:
  * channels with one key mask have the same keys at the same grid times, so the segment is
- * kept, checked and stepped once per mask) its cursor, rank, next key and times; per channel
- * the quantised fields of its keys a and b (6 floats). Raw channels: per clock its key cursor
- * and decoded key, this frame's case and parameter; per lane the decoded keys; per rotation
- * slot the slerp kernel's parameter and flags. Sized for max_joints joints and max_weights
- * weights (slots = 3 max_joints + OSSA__LERP_SLACK entries per packed array); the kernels'
- * per-frame values (segment times, translation outputs) live on the job's stack. */
+ * kept, checked and stepped once per mask) its rank, next key and times at slot m, then per
+ * raw clock its key cursor, decoded key, this frame's parameter and case. The keys: per packed
+ * channel i the quantised fields of its keys a and b (6 floats at 6 i), then the raw lanes'
+ * decoded keys k and k + 1. Per rotation slot the slerp kernel's parameter and flags. Sized
+ * for max_joints joints and max_weights weights; the decode kernel's per-frame values
+ * (segment times, translation outputs) live on the job's stack. */
 struct ossa_sampling_context {
     ossa_allocator allocator;
     size_t size;
     uint32_t max_joints, max_weights;
-    uint32_t slots;       /* entries per pool array */
+    uint32_t slots, key_floats, max_rot; /* capacities: slots, floats of keys, rotation slots */
     uint64_t clip_id; /* clip the caches belong to; 0 = none */
     uint64_t ref_clip;    /* clip whose rest-pose hash ref_ptr was checked against; 0 = none */
     const ossa_transform *ref_ptr; /* the reference that matched it */
-    uint32_t *clock_key;  /* per clock: key cursor */
-    /* packed channels: per key mask m (the shared segment) */
-    uint32_t *cursor;     /* grid index of the cached key a, UINT32_MAX = none */
-    uint32_t *rank;       /* its value index */
+    /* packed channels: per key mask m (the shared segment), slots [0, mask_count) */
+    uint32_t *rank;       /* value index of the cached key a, UINT32_MAX = none */
     uint32_t *next;       /* grid index of the key after it (grid_count = none) */
     float *mt0, *hi;      /* the segment starts at mt0 and is valid for mt0 <= t < hi (t >= the clip start; hi +Inf: the last key, held) */
-    /* packed channels: per channel i */
-    float *kq;            /* keys a and b's quantised fields as floats at 6 i, 6 i + 3 (the last key held: b = a) */
-    /* raw channels */
-    uint32_t max_rot, max_vec, max_lanes, max_raw; /* capacities */
+    uint8_t *slot_bytes;  /* a byte per slot */
+    float *kq;            /* the key pool: packed channel i's keys a and b as floats at 6 i, 6 i + 3 (the last key held: b = a) */
+    /* raw channels, placed after the masks and the packed keys (place_clip) */
+    uint32_t *clock_key;  /* per clock: key cursor */
     uint32_t *ckey;       /* per clock: the key k whose keys k, k + 1 are decoded (UINT32_MAX = none) */
     float *cs;            /* per clock: this frame's parameter */
     uint8_t *cm;          /* per clock: this frame's case (RM_A, RM_B, RM_LERP) */

@@ -86,22 +86,18 @@ ossa_result ossa_sampling_context_create(uint32_t max_joints, uint32_t max_weigh
     if (!out) return OSSA_ERROR_INVALID_ARGUMENT;
     *out = NULL;
     if (max_joints > (1u << 24) || max_weights > (1u << 24)) return OSSA_ERROR_INVALID_ARGUMENT;
-    size_t N = (size_t)max_joints * 3u + OSSA__LERP_SLACK, C = (size_t)max_joints * 3u + max_weights;
-    /* raw caches: one rotation and two vectors per joint, their lanes, spare entries after
-     * them for the kernels' wide loads */
-    size_t SR = (size_t)max_joints + OSSA__LERP_SLACK, SV = (size_t)max_joints * 2u;
-    size_t LN = (size_t)max_joints * 10u + OSSA__LERP_SLACK;
+    /* slots: a clip's key masks and clocks (at most a channel each: 3 a joint, a weight track
+     * per weight), 8 spare for the stale check's whole vectors; keys: at most 20 floats a
+     * joint (packed: 6 a channel; raw: 2 keys of 4 + 3 + 3 lanes), spare ones for the
+     * kernels' wide loads */
+    size_t Q = (size_t)max_joints * 3u + max_weights + 8u, K = (size_t)max_joints * 20u + 2u * OSSA__LERP_SLACK + 8u;
+    size_t SR = (size_t)max_joints + OSSA__LERP_SLACK;
     ossa__layout L = {0, false};
     size_t o_ctx = ossa__layout_add(&L, 1, sizeof(ossa_sampling_context));
-    size_t o_u = ossa__layout_add(&L, N * 3, sizeof(uint32_t));
-    /* the floats are zeroed once so the kernels' spare lanes compute on finite values */
-    size_t o_f = ossa__layout_add(&L, N * 2, sizeof(float));
-    size_t o_k = ossa__layout_add(&L, N * 6 + 4, sizeof(float)); /* + 4: key b's wide load at the last slot */
-    size_t o_rc = ossa__layout_add(&L, C * 3, sizeof(uint32_t)), o_rb = ossa__layout_add(&L, C, 1);
-    size_t o_lf = ossa__layout_add(&L, LN * 2, sizeof(float));
-    size_t o_sf = ossa__layout_add(&L, SR, sizeof(float)), o_sb = ossa__layout_add(&L, SR, 1);
+    size_t o_s = ossa__layout_add(&L, Q * 4u, sizeof(uint32_t)), o_sb = ossa__layout_add(&L, Q, 1);
+    size_t o_k = ossa__layout_add(&L, K, sizeof(float)); /* zeroed: finite values in the spare lanes */
+    size_t o_ss = ossa__layout_add(&L, SR, sizeof(float)), o_sf = ossa__layout_add(&L, SR, 1);
     (void)o_ctx;
-    (void)SV;
     if (L.overflow) return OSSA_ERROR_OUT_OF_MEMORY;
     unsigned char *mem = ossa__alloc(allocator, L.size);
     if (!mem) return OSSA_ERROR_OUT_OF_MEMORY;
@@ -111,30 +107,33 @@ ossa_result ossa_sampling_context_create(uint32_t max_joints, uint32_t max_weigh
     c->size = L.size;
     c->max_joints = max_joints;
     c->max_weights = max_weights;
-    c->slots = (uint32_t)N;
-    uint32_t *u = (uint32_t *)(mem + o_u);
-    c->cursor = u;
-    c->rank = u + N;
-    c->next = u + 2 * N;
+    c->slots = (uint32_t)Q;
+    c->key_floats = (uint32_t)K;
     c->max_rot = (uint32_t)(SR - OSSA__LERP_SLACK);
-    c->max_vec = (uint32_t)SV;
-    c->max_lanes = (uint32_t)(LN - OSSA__LERP_SLACK);
-    c->max_raw = (uint32_t)C;
-    uint32_t *rc = (uint32_t *)(mem + o_rc);
-    c->clock_key = rc;
-    c->ckey = rc + C;
-    c->cs = (float *)(rc + 2 * C);
-    c->cm = mem + o_rb;
-    c->ka = (float *)(mem + o_lf);
-    c->kb = c->ka + LN;
-    c->ss = (float *)(mem + o_sf);
-    c->sflag = mem + o_sb;
-    float *f = (float *)(mem + o_f);
-    c->mt0 = f;
-    c->hi = f + N;
+    uint32_t *u = (uint32_t *)(mem + o_s);
+    c->rank = u;
+    c->next = u + Q;
+    c->mt0 = (float *)(u + 2 * Q);
+    c->hi = (float *)(u + 3 * Q);
+    c->slot_bytes = mem + o_sb;
     c->kq = (float *)(mem + o_k);
+    c->ss = (float *)(mem + o_ss);
+    c->sflag = mem + o_sf;
     *out = c;
     return OSSA_OK;
+}
+
+/* At a clip switch: the clip's clocks after its key masks in the slot arrays, its raw keys
+ * after its packed ones in the key pool (the plan's offsets; the job checked the room). */
+static void place_clip(ossa_sampling_context *c, const ossa_built_clip *clip) {
+    const ossa__sample_plan *pl = clip->plan;
+    uint32_t M = clip->h->mask_count;
+    c->clock_key = c->rank + M;
+    c->ckey = c->next + M;
+    c->cs = c->mt0 + M;
+    c->cm = c->slot_bytes + M;
+    c->ka = c->kq + pl->raw_keys;
+    c->kb = c->ka + pl->lanes + OSSA__LERP_SLACK;
 }
 
 void ossa_sampling_context_destroy(ossa_sampling_context *context) {
@@ -164,9 +163,14 @@ ossa_result ossa_sample_job_validate(const ossa_sample_job *job, ossa_diagnostic
         return ossa__job_fail(diag, small, "output_count", "%u < %u joints", job->output_count, h->joint_count);
     if (job->reference_count < h->joint_count)
         return ossa__job_fail(diag, small, "reference_count", "%u < %u joints", job->reference_count, h->joint_count);
-    if (h->joint_count > job->context->max_joints || h->weight_count > job->context->max_weights)
-        return ossa__job_fail(diag, small, "context", "capacity %u joints, %u weights < the clip's %u, %u",
-                              job->context->max_joints, job->context->max_weights, h->joint_count, h->weight_count);
+    const ossa_sampling_context *c = job->context;
+    const ossa__sample_plan *pl = job->clip->plan;
+    if (h->joint_count > c->max_joints || h->weight_count > c->max_weights)
+        return ossa__job_fail(diag, small, "context", "capacity %u joints, %u weights < the clip's %u, %u", c->max_joints,
+                              c->max_weights, h->joint_count, h->weight_count);
+    if (pl->slots > c->slots || pl->key_floats > c->key_floats)
+        return ossa__job_fail(diag, small, "context", "%u slots, %u key floats < the clip's %u, %u", c->slots, c->key_floats,
+                              pl->slots, pl->key_floats);
     if (!job->weights && job->weights_count != 0)
         return ossa__job_fail(diag, bad, "weights", "NULL with weights_count %u", job->weights_count);
     if (job->weights && job->weights_count < h->weight_count)
@@ -220,7 +224,6 @@ static void load_keys(ossa_sampling_context *c, const ossa_built_clip *clip, uin
 static __attribute__((noinline)) void step_mask(ossa_sampling_context *c, const ossa_built_clip *clip, uint32_t m, uint32_t n,
                                                 uint32_t n2, uint32_t rank) {
     const float *grid = clip->grid;
-    c->cursor[m] = n;
     c->rank[m] = rank;
     c->next[m] = n2;
     c->mt0[m] = grid[n];
@@ -245,7 +248,6 @@ static inline void set_segment(ossa_sampling_context *c, const ossa_built_clip *
                                uint32_t n) {
     const float *grid = clip->grid;
     bool held = n >= clip->h->grid_count; /* the last key: hold it */
-    c->cursor[m] = a;
     c->rank[m] = rank;
     c->next[m] = n;
     c->mt0[m] = grid[a];
@@ -268,10 +270,10 @@ static inline const unsigned char *mask_at(const ossa_built_clip *clip, uint32_t
 static __attribute__((noinline)) void locate(ossa_sampling_context *c, const ossa_built_clip *clip, uint32_t m, float t,
                                              int64_t *u, bool popcnt) {
     const unsigned char *mask = mask_at(clip, m);
-    uint32_t G = clip->h->grid_count, a = c->cursor[m], rank = c->rank[m], n = c->next[m];
+    uint32_t G = clip->h->grid_count, a, rank = c->rank[m], n = c->next[m];
     if (*u < 0) *u = grid_find(clip, t);
     uint32_t U = (uint32_t)*u;
-    if (a != UINT32_MAX && n < G && U >= n && U - n < 32u) { /* ahead: bit 0 of the window (= key n) is set */
+    if (rank != UINT32_MAX && n < G && U >= n && U - n < 32u) { /* ahead: bit 0 of the window (= key n) is set */
         uint32_t w = ossa__bits_read(mask, n, U - n + 1);
         rank += ossa__popcount32(w);
         a = n + 31u - (uint32_t)__builtin_clz(w);
@@ -380,10 +382,11 @@ ossa_result ossa_sample_job_run(ossa_sample_job *job) {
     }
     if (c->clip_id != clip->id) {
         for (uint32_t m = 0; m < h->mask_count; m++) { /* validate: mask_count <= packed_count <= 3 * max_joints */
-            c->cursor[m] = UINT32_MAX;
+            c->rank[m] = UINT32_MAX;
             c->mt0[m] = INFINITY;
             c->hi[m] = -INFINITY;
         }
+        place_clip(c, clip);
         ossa__raw_setup(c, clip);
         c->lift = ossa__sample_lift();
         c->last_t = -INFINITY;
@@ -445,8 +448,8 @@ ossa_result ossa_sample_job_run(ossa_sample_job *job) {
                 stale = 0;
             }
             for (; stale; stale &= stale - 1) {
-                uint32_t m = w + (uint32_t)__builtin_ctzll(stale), a = c->cursor[m], n = c->next[m];
-                if (a != UINT32_MAX && n < G && t >= grid[n]) { /* the common case inline: one key forward */
+                uint32_t m = w + (uint32_t)__builtin_ctzll(stale),  n = c->next[m];
+                if (c->rank[m] != UINT32_MAX && n < G && t >= grid[n]) { /* the common case inline: one key forward */
                     uint32_t n2 = ossa__mask_next(mask_at(clip, m), n + 1, G), rank = c->rank[m] + 1;
                     if (n2 >= G || t < grid[n2]) {
                         step_mask(c, clip, m, n, n2, rank);

@@ -106,6 +106,7 @@ static void plan_raw_clocks(ossa__sample_plan *pl, const ossa_built_clip *clip) 
     }
     pl->nrot = nr;
     pl->nvec = nv;
+    pl->lanes = lanes;
 }
 
 /* Each cached raw channel placed in its clock's slots and its lanes' unpack table entries
@@ -188,6 +189,9 @@ ossa_result ossa__sample_plan_make(ossa_built_clip *clip) {
     plan_raw_clocks(pl, clip);
     uint32_t *fill = (uint32_t *)(mem + p.fill); /* zeroed */
     plan_raw_channels(pl, clip, fill, fill + C);
+    pl->raw_keys = (uint32_t)((6u * P + 4u + 3u) & ~(size_t)3u); /* + 4: key b's wide load at the last packed channel */
+    pl->slots = h->mask_count + h->clock_count + 4u; /* + 4: the stale check's whole vectors */
+    pl->key_floats = pl->raw_keys + 2u * (pl->lanes + (uint32_t)S);
     clip->plan = pl;
     return OSSA_OK;
 }
