@@ -217,28 +217,58 @@ static void load_keys(ossa_sampling_context *c, const ossa_built_clip *clip, uin
     }
 }
 
+/* Key j (0 .. 4) of lifted block blk of a packed channel (its stream s, block bits bk, field
+ * table fo, fm: ossa__lift_table) into q as floats: only the fields that key needs (an anchor;
+ * the midpoint from both anchors; a quarter key from those and its residual), the scalar lift
+ * kernel's arithmetic, so the same values as the lift kernels. */
+static inline void key_fields(const unsigned char *s, uint32_t bk, uint32_t blk, const uint32_t *fo, const uint32_t *fm, uint32_t j,
+                              float *q) {
+    uint64_t pos = (uint64_t)blk * bk;
+    for (uint32_t c = 0; c < 3; c++) {
+        uint32_t a0 = ossa__bits_read(s, pos + fo[c], 32) & fm[c];
+        if (j == 0) {
+            q[c] = (float)a0;
+            continue;
+        }
+        uint32_t a4 = ossa__bits_read(s, pos + fo[12 + c], 32) & fm[12 + c];
+        if (j == 4) {
+            q[c] = (float)a4;
+            continue;
+        }
+        uint32_t mk = fm[c], r2 = ossa__bits_read(s, pos + fo[6 + c], 32) & fm[6 + c];
+        uint32_t q2 = (ossa__lift_p2(a0, a4) + r2 - ((fm[6 + c] + 1u) >> 1)) & mk, b1 = (fm[3 + c] + 1u) >> 1;
+        if (j == 2) {
+            q[c] = (float)q2;
+        } else if (j == 1) {
+            uint32_t r1 = ossa__bits_read(s, pos + fo[3 + c], 32) & fm[3 + c];
+            q[c] = (float)((ossa__lift_p1(a0, q2, a4) + r1 - b1) & mk);
+        } else {
+            uint32_t r3 = ossa__bits_read(s, pos + fo[9 + c], 32) & fm[9 + c];
+            q[c] = (float)((ossa__lift_p1(a4, q2, a0) + r3 - b1) & mk);
+        }
+    }
+}
+
 /* Key mask m one key forward, to key n (value index rank; n2 the key after it, grid_count =
- * none): its segment, and its channels' keys rank and rank + 1 (block rank / 4 holds both:
- * rank + 1 exists, so rank < 4 * blocks), or key b held as a (the last key). Out of line:
- * inlined, its registers cost the whole job more than the call. */
+ * none): its segment; per channel key b becomes key a (it was key rank) and key rank + 1 is
+ * decoded alone (key_fields), or key b is held as a (the last key). Out of line: inlined, its
+ * registers cost the whole job more than the call. */
 static __attribute__((noinline)) void step_mask(ossa_sampling_context *c, const ossa_built_clip *clip, uint32_t m, uint32_t n,
                                                 uint32_t n2, uint32_t rank) {
     const float *grid = clip->grid;
+    const ossa__sample_plan *pl = clip->plan;
+    bool held = n2 >= clip->h->grid_count;
     c->rank[m] = rank;
     c->next[m] = n2;
     c->mt0[m] = grid[n];
-    if (n2 < clip->h->grid_count) {
-        c->hi[m] = grid[n2];
-        load_keys(c, clip, m, rank >> 2, rank & 3u, (rank & 3u) + 1u);
-    } else { /* the last key: hold it */
-        const ossa__sample_plan *pl = clip->plan;
-        c->hi[m] = INFINITY;
-        for (uint32_t g = pl->mfirst[m], e = pl->mfirst[m + 1]; g < e; g++) {
-            float *d = c->kq + 6u * pl->mch[g], b0 = d[3], b1 = d[4], b2 = d[5];
-            d[0] = b0;
-            d[1] = b1;
-            d[2] = b2;
-        }
+    c->hi[m] = held ? INFINITY : grid[n2];
+    uint32_t M = ossa__lift_blocks(clip->mask_keys[m]), k = rank + 1u, blk = k >> 2 < M ? k >> 2 : M - 1u, j = k - 4u * blk;
+    for (uint32_t g = pl->mfirst[m], e = pl->mfirst[m + 1]; g < e; g++) {
+        float *d = c->kq + 6u * pl->mch[g], b0 = d[3], b1 = d[4], b2 = d[5];
+        d[0] = b0;
+        d[1] = b1;
+        d[2] = b2;
+        if (!held) key_fields(clip->base + pl->poff[g], pl->lbk[g], blk, pl->lfo + (size_t)g * 16u, pl->lfm + (size_t)g * 16u, j, d + 3);
     }
 }
 
