@@ -201,6 +201,11 @@ static ossa_result validate_header(const unsigned char *b, size_t size, ossa_dia
     if (h->raw_count > 3ull * J + h->weight_track_count || h->clock_count > h->raw_count)
         return fail(diag, OSSA_ERROR_INVALID_DATA, "header.raw_count", "%u raw channels / %u clocks", h->raw_count,
                     h->clock_count);
+    /* every channel is one joint's T, R or S or a weight track, packed or raw: what a sampling
+     * context of J joints has room for (its slots and keys) */
+    if ((uint64_t)h->raw_count + h->packed_count > 3ull * J + h->weight_track_count)
+        return fail(diag, OSSA_ERROR_INVALID_DATA, "header.raw_count", "%u raw + %u packed channels for %u joints and %u weight tracks",
+                    h->raw_count, h->packed_count, J, h->weight_track_count);
     if (!span_ok(h, h->name_off, (uint64_t)h->name_len + 1, 1) || b[h->name_off + h->name_len] != 0)
         return fail(diag, OSSA_ERROR_INVALID_DATA, "header.name", "name outside the block or not terminated");
     return OSSA_OK;
