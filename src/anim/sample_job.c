@@ -368,7 +368,7 @@ __attribute__((target("popcnt"), noinline)) static void seek_all_popcnt(ossa_sam
 static void decode_run(const ossa_sampling_context *c, const ossa_built_clip *clip, float t, float *pose, uint32_t begin,
                        uint32_t end, bool rotation) {
     enum { W = OSSA__SAMPLE_RUN + OSSA__LERP_SLACK };
-    float t0[W] = {0}, dt[W] = {0}, o[3][W];
+    float t0[W], dt[W], o[3][W];
     const ossa__sample_plan *pl = clip->plan;
     uint32_t n = end - begin;
     for (uint32_t j = 0; j < n; j++) {
@@ -377,6 +377,8 @@ static void decode_run(const ossa_sampling_context *c, const ossa_built_clip *cl
         t0[j] = a;
         dt[j] = pl->pstep[i] ? INFINITY : d;
     }
+    memset(t0 + n, 0, OSSA__LERP_SLACK * sizeof(float)); /* the spare lanes only: a whole-array clear costs a pass a rep stos */
+    memset(dt + n, 0, OSSA__LERP_SLACK * sizeof(float));
     ossa__lerp_soa soa = {t0, dt, c->kq, pl->pka + begin, pl->pkb + begin,
                           {pl->mn[0] + begin, pl->mn[1] + begin, pl->mn[2] + begin},
                           {pl->st[0] + begin, pl->st[1] + begin, pl->st[2] + begin},
