@@ -546,6 +546,15 @@ static void test_load_crafted_packed(void **state) {
     memcpy(buf, data, size);
     ((uint32_t *)(buf + h->mask_off))[0]++;
     expect_rejected(buf, size, "masks[0]");
+    { /* raw channels each within 3 a joint, but with the packed ones more channels than the
+       * joints have (a sampling context has room for 3 a joint and a weight track each) */
+        memcpy(buf, data, size);
+        ossa__bc_header *hb = (ossa__bc_header *)buf;
+        hb->raw_count = 3u * hb->joint_count + hb->weight_track_count;
+        hb->clock_count = 1;
+        expect_rejected(buf, size, "header.raw_count");
+        cases++;
+    }
     printf("%d crafted packed channels rejected\n", cases);
     free(buf);
     ossa_built_clip_destroy(bc);

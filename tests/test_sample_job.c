@@ -141,6 +141,25 @@ static void test_validate_fields(void **state) {
     free_fixture(&f);
 }
 
+/* The context's size as sample.h states it: 136 bytes a joint, 17 a weight and about 610
+ * more, counted by hand from its parts (slots 3 J + W + 8 of 17 B; keys 20 J + 40 floats;
+ * rotation slots J + 16 of 5 B; each part 16-byte aligned after the header), 6,459 B for 43
+ * joints (ozz 0.16's context for them: 5,110 B). */
+static void test_context_size(void **state) {
+    (void)state;
+    const uint32_t joints[] = {1, 17, 43, 100, 1000}, weights[] = {0, 0, 0, 8, 64};
+    for (int k = 0; k < 5; k++) {
+        ossa_sampling_context *ctx = NULL;
+        uint32_t J = joints[k], W = weights[k];
+        assert_int_equal(ossa_sampling_context_create(J, W, NULL, &ctx), OSSA_OK);
+        size_t size = ossa_sampling_context_size(ctx), parts = 136u * (size_t)J + 17u * W;
+        assert_true(size >= parts + 8u * 17u + 40u * 4u + 16u * 5u);
+        assert_true(size <= parts + 640u);
+        if (J == 43 && sizeof(void *) == 8) assert_int_equal(size, 6459);
+        ossa_sampling_context_destroy(ctx);
+    }
+}
+
 /* Samples `bc` at t with a fresh context (the reference for every cached path). */
 static void sample_fresh(const ossa_built_clip *bc, const ossa_transform *ref, float t, bool loop, ossa_transform *out,
                          float *w) {
@@ -968,6 +987,7 @@ int main(void) {
     const struct CMUnitTest tests[] = {
         cmocka_unit_test(test_validate_fields),
         cmocka_unit_test(test_reference_hash),
+        cmocka_unit_test(test_context_size),
         cmocka_unit_test(test_context_paths_agree),
         cmocka_unit_test(test_jump_seeks_agree),
         cmocka_unit_test(test_shared_key_clock),

@@ -3,13 +3,18 @@
 repository's history, alternated run by run in the same minutes, and prints every figure of the
 current tree's output next to the baseline's and their ratio (median over the runs).
 
-usage: python3 bench/baseline/compare.py COMMIT [--build DIR] [--runs N] [--bench NAME]... [-- ARGS]
+usage: python3 bench/baseline/compare.py COMMIT [--build DIR] [--runs N] [--bench NAME]... [--standalone FILE]... [-- ARGS]
 
 COMMIT is built once in a temporary git worktree (Release, benches only, no GL) and kept in
 build-baseline-COMMIT/ next to the current build for later runs. The current tree's benches come
 from --build (default build-rel, a Release build). A figure is paired with the baseline's when the
 two outputs have a line of the same shape (the same text once numbers are taken out) at the same
 rank; lines that exist on one side only are printed as they are. Nothing is downloaded.
+
+--standalone bench/bench_X.c runs a bench the baseline commit does not have: the current file is
+compiled against the baseline's public headers (from its history) and libraries, and linked the
+way the baseline links bench_built (the file must use only API the baseline already had); the
+current tree's bench_X from --build runs against it.
 """
 import argparse, os, re, statistics, subprocess, sys, tempfile
 
@@ -33,6 +38,20 @@ def build_baseline(root, commit, out):
         sh(['git', '-C', root, 'worktree', 'remove', '--force', src])
 
 
+def build_standalone(root, commit, out, src):
+    """out/<name of src>, src compiled against commit's include/ and out's libraries."""
+    name = os.path.splitext(os.path.basename(src))[0]
+    exe = os.path.join(out, name)
+    inc = tempfile.mkdtemp(prefix='ossa-baseline-inc-')
+    subprocess.run(f'git -C {root} archive {commit} include | tar -x -C {inc}', shell=True, check=True)
+    ninja = open(os.path.join(out, 'build.ninja')).read()
+    m = re.search(r'build bench_built:.*?\n\s+FLAGS = (.*?)\n\s+LINK_LIBRARIES = (.*?)\n', ninja, re.S)
+    libs = [l if l.startswith(('-', '/')) else os.path.join(out, l) for l in m.group(2).split()]
+    sh(['cc', '-std=c11', '-D_POSIX_C_SOURCE=200809L', *m.group(1).split(), '-I', os.path.join(inc, 'include'), '-I',
+        os.path.join(root, 'bench'), '-o', exe, os.path.join(root, src), *libs, '-lpthread'])
+    return name
+
+
 def shape(line):
     return ' '.join(NUM.sub('#', line).split())
 
@@ -53,6 +72,7 @@ def main():
     ap.add_argument('--build', default=None)
     ap.add_argument('--runs', type=int, default=5)
     ap.add_argument('--bench', action='append', default=None)
+    ap.add_argument('--standalone', action='append', default=[])
     ap.add_argument('args', nargs='*')
     a = ap.parse_args()
     root = sh(['git', '-C', os.path.dirname(os.path.abspath(__file__)), 'rev-parse', '--show-toplevel']).strip()
@@ -60,13 +80,14 @@ def main():
     commit = sh(['git', '-C', root, 'rev-parse', '--short', a.commit]).strip()
     base_dir = os.path.join(root, 'build-baseline-' + commit)
     build_baseline(root, commit, base_dir)
+    standalone = [build_standalone(root, commit, base_dir, f) for f in a.standalone]
     env = dict(os.environ)
     env.setdefault('OSSA_ASSETS', os.path.join(root, '..', 'shared', 'assets'))
     cpu = next((l.split(':', 1)[1].strip() for l in open('/proc/cpuinfo') if l.startswith('model name')), '?')
     flags = open('/proc/cpuinfo').read()
     isa = 'AVX-512' if ' avx512f' in flags else 'AVX2' if ' avx2' in flags else 'SSE4.1' if 'sse4_1' in flags else 'x86-64'
     print(f'# {cpu}, {isa}; {a.runs} alternated runs; this tree ({now_dir}) vs {commit}; OSSA_SIMD={env.get("OSSA_SIMD", "-")}')
-    for bench in a.bench or ['bench_built']:
+    for bench in (a.bench or ([] if standalone else ['bench_built'])) + standalone:
         runs = {'now': [], 'base': []}
         for _ in range(a.runs):
             for side, d in (('base', base_dir), ('now', now_dir)):

@@ -25,9 +25,11 @@ extern "C" {
 typedef struct ossa_sampling_context ossa_sampling_context;
 
 /* Creates a context for clips of up to `max_joints` joints (ossa_built_clip_joint_count)
- * and `max_weights` morph weights (ossa_built_clip_weight_count): one allocation of about
- * 1,335 bytes per joint (ossa_sampling_context_size; 57,324 B for 43 joints). INVALID_ARGUMENT
- * for a NULL out or counts above 2^24; OUT_OF_MEMORY. */
+ * and `max_weights` morph weights (ossa_built_clip_weight_count): one allocation of 136
+ * bytes per joint, 17 per weight and about 610 more (ossa_sampling_context_size; 6,459 B for
+ * 43 joints). It holds only per-instance state (segment cursors and two decoded keys a
+ * channel); the per-clip tables live in the built clip. INVALID_ARGUMENT for a NULL out or
+ * counts above 2^24; OUT_OF_MEMORY. */
 ossa_result ossa_sampling_context_create(uint32_t max_joints, uint32_t max_weights,
                                          const ossa_allocator *allocator, ossa_sampling_context **out);
 /* Frees a context; NULL is a no-op. */

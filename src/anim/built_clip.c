@@ -7,6 +7,7 @@
 #include <string.h>
 
 #include "anim/built_clip_internal.h"
+#include "anim/sample_internal.h"
 #include "core/alloc.h"
 #include "core/hash.h"
 
@@ -19,7 +20,7 @@ static _Atomic uint64_t next_id = 1;
 
 static size_t header_space(void) { return (sizeof(ossa_built_clip) + 15u) & ~(size_t)15u; }
 
-void ossa__built_clip_bind(ossa_built_clip *clip, const unsigned char *block) {
+ossa_result ossa__built_clip_bind(ossa_built_clip *clip, const unsigned char *block) {
     const ossa__bc_header *h = (const ossa__bc_header *)block;
     clip->id = atomic_fetch_add(&next_id, 1);
     clip->h = h;
@@ -35,6 +36,7 @@ void ossa__built_clip_bind(ossa_built_clip *clip, const unsigned char *block) {
     clip->mask_bytes = (h->grid_count + 7u) / 8u;
     clip->wtracks = (const ossa__bc_wtrack *)(block + h->wtrack_off);
     clip->grid = (const float *)(block + h->grid_off);
+    return ossa__sample_plan_make(clip);
 }
 
 ossa_built_clip *ossa__built_clip_alloc(const ossa_allocator *allocator, const void *data, size_t size) {
@@ -54,6 +56,7 @@ ossa_built_clip *ossa__built_clip_alloc(const ossa_allocator *allocator, const v
 void ossa_built_clip_destroy(ossa_built_clip *clip) {
     if (!clip) return;
     ossa_allocator a = clip->allocator;
+    ossa__free(&a, clip->plan);
     ossa__free(&a, clip);
 }
 
@@ -199,6 +202,11 @@ static ossa_result validate_header(const unsigned char *b, size_t size, ossa_dia
     if (h->raw_count > 3ull * J + h->weight_track_count || h->clock_count > h->raw_count)
         return fail(diag, OSSA_ERROR_INVALID_DATA, "header.raw_count", "%u raw channels / %u clocks", h->raw_count,
                     h->clock_count);
+    /* every channel is one joint's T, R or S or a weight track, packed or raw: what a sampling
+     * context of J joints has room for (its slots and keys) */
+    if ((uint64_t)h->raw_count + h->packed_count > 3ull * J + h->weight_track_count)
+        return fail(diag, OSSA_ERROR_INVALID_DATA, "header.raw_count", "%u raw + %u packed channels for %u joints and %u weight tracks",
+                    h->raw_count, h->packed_count, J, h->weight_track_count);
     if (!span_ok(h, h->name_off, (uint64_t)h->name_len + 1, 1) || b[h->name_off + h->name_len] != 0)
         return fail(diag, OSSA_ERROR_INVALID_DATA, "header.name", "name outside the block or not terminated");
     return OSSA_OK;
@@ -513,7 +521,10 @@ ossa_result ossa_built_clip_load(const void *data, size_t size, const ossa_alloc
         ossa_built_clip_destroy(clip);
         return r;
     }
-    ossa__built_clip_bind(clip, block);
+    if ((r = ossa__built_clip_bind(clip, block)) != OSSA_OK) {
+        ossa_built_clip_destroy(clip);
+        return r;
+    }
     *out = clip;
     return OSSA_OK;
 }

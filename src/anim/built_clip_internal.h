@@ -234,6 +234,7 @@ struct ossa_built_clip {
     uint32_t mask_bytes;
     const ossa__bc_wtrack *wtracks;
     const float *grid;
+    struct ossa__sample_plan *plan; /* the sampling job's per-clip tables (sample_plan.c), made at bind */
 };
 
 /* The key mask of packed channel p (bit g = a key at grid[g]). */
@@ -252,8 +253,9 @@ static inline uint64_t ossa__bc_ref_hash(const ossa__bc_header *h) {
 static inline uint32_t ossa__field_offset(uint32_t kind) { return kind == OSSA__CH_T ? 0u : kind == OSSA__CH_R ? 3u : 7u; }
 
 /* Wraps a block already copied to `block` (16-byte aligned, inside the same allocation as
- * `clip`): sets the cached pointers and a fresh id. The block must be valid. */
-void ossa__built_clip_bind(ossa_built_clip *clip, const unsigned char *block);
+ * `clip`): sets the cached pointers, a fresh id and the sampling plan (one more allocation from
+ * the clip's allocator: OUT_OF_MEMORY). The block must be valid. */
+ossa_result ossa__built_clip_bind(ossa_built_clip *clip, const unsigned char *block);
 /* Allocates clip + block in one allocation and copies `size` bytes of `data` in. */
 ossa_built_clip *ossa__built_clip_alloc(const ossa_allocator *allocator, const void *data, size_t size);
 /* The (writable) block inside a clip from ossa__built_clip_alloc. */

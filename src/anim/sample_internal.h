@@ -10,66 +10,76 @@
 enum { RM_NONE, RM_A, RM_B, RM_LERP };
 _Static_assert(sizeof(ossa_transform) == 10 * sizeof(float), "the cached raw channels address the pose as floats");
 
-/* The packed channels' caches: one pool of slots, 3 * max_joints + OSSA__LERP_SLACK per array
- * (a clip's packed channels use slots [0, P), then OSSA__LERP_SLACK spare slots for the
- * kernels; its key masks, mask_count <= P, the slots [0, mask_count) of the per-mask arrays).
- * Channels with one key mask have the same keys at the same grid times, so the segment (cursor,
- * rank, next key, times) is kept, checked and stepped once per mask (the shared key clock);
- * per channel only where its two keys are in its decoded block and the kernel's copies of t0
- * and dt. The raw channels'
- * caches are their own arrays, laid out per clock at a clip switch (sample_raw.c). */
+/* The sampling plan of a built clip (sample_plan.c): every table the sampling job reads that
+ * depends on the clip alone, computed once when the clip is bound (loaded or built) and shared
+ * by every context that plays it, so a context keeps only per-instance state. Arrays indexed
+ * by packed channel have OSSA__LERP_SLACK spare (zero) entries for the kernels' wide loads.
+ * Packed channels: grouped by key mask (mask m's channels are mch[mfirst[m], mfirst[m + 1]),
+ * in clip order within one), and in that grouped order (the lift kernel's, g = the position
+ * in mch) each one's value stream's byte offset in the block, its lifted blocks' field table
+ * (ossa__lift_table: 16 offsets and 16 masks) and block bits; in clip order (the decode
+ * kernel's) its float offset in the pose, where its keys a and b are in the context's keys
+ * (6 i, 6 i + 3), its mask, STEP or not, its rebuilt rotation component (as a float,
+ * ossa__pk_drop) and its range (min, step). Raw channels: the LINEAR / STEP T/R/S ones with packed lanes are cached
+ * in the context, laid out clock by clock: clock c's rotations are the rotation slots [cr0[c],
+ * + cnr[c]), its translations and scales the vector slots [cv0[c], + cnv[c]), its lanes'
+ * unpack table entries [ctab[c], + 4 cnr + 3 cnv) (rotation component 0 of each rotation, then
+ * 1, 2, 3, then each vector's three components; ctab UINT32_MAX: nothing cached). The decoded
+ * keys in the context: component q of rotation slot r at lane q * nrot + r (SoA over every
+ * clock's rotations: one slerp kernel pass for all), vector slot v's components at lanes
+ * 4 * nrot + 3 v; a clip of J joints uses at most J rotation slots, 2 J vector slots and 10 J
+ * lanes (what a context of max_joints >= J holds). */
+typedef struct ossa__sample_plan {
+    uint32_t *mfirst, *mch, *poff, *lbk, *lfo, *lfm; /* poff .. lfm: by grouped position */
+    uint32_t *pdst, *pka, *pkb, *pmask;
+    uint8_t *pstep;
+    float *pdrop, *mn[3], *st[3];
+    uint8_t *rcached;     /* per raw channel: 1 = cached */
+    uint32_t *cr0, *cv0, *cnr, *cnv, *ctab; /* per clock */
+    uint32_t *l_off, *l_pos, *l_base; /* per lane: the unpack table */
+    uint32_t *rdst, *vdst; /* per rotation / vector slot: float offset in the output pose */
+    uint8_t *rstep, *vstep; /* per rotation / vector slot: STEP interpolation */
+    uint32_t nrot, nvec;  /* the cached rotations (the slerp kernel's range) and vectors */
+    uint32_t uncached;    /* raw channels without a cache (CUBIC, weights, no lanes) */
+    uint32_t lanes;       /* 4 nrot + 3 nvec */
+    uint32_t raw_keys;    /* the raw keys' first float in the context's key pool (after the packed keys) */
+    uint32_t slots, key_floats; /* what a context needs: mask_count + clock_count + 4 slots, raw_keys + 2 (lanes + slack) floats */
+    bool unpack_wide;     /* the clip's bit positions fit in 32 bits: the SIMD unpack kernels may run */
+} ossa__sample_plan;
+
+/* Makes clip->plan (allocated from clip->allocator, freed by ossa_built_clip_destroy) for a
+ * bound, valid block: OK or OUT_OF_MEMORY. */
+ossa_result ossa__sample_plan_make(ossa_built_clip *clip);
+
+/* The per-instance sampling state, in two pools a clip lays itself out in at a clip switch
+ * (place_clip, with the plan's offsets). The slots: per key mask m (the shared key clock:
+ * channels with one key mask have the same keys at the same grid times, so the segment is
+ * kept, checked and stepped once per mask) its rank, next key and times at slot m, then per
+ * raw clock its key cursor, decoded key, this frame's parameter and case. The keys: per packed
+ * channel i the quantised fields of its keys a and b (6 floats at 6 i), then the raw lanes'
+ * decoded keys k and k + 1. Per rotation slot the slerp kernel's parameter and flags. Sized
+ * for max_joints joints and max_weights weights; the decode kernel's per-frame values
+ * (segment times, translation outputs) live on the job's stack. */
 struct ossa_sampling_context {
     ossa_allocator allocator;
     size_t size;
     uint32_t max_joints, max_weights;
-    uint32_t slots;       /* entries per pool array */
+    uint32_t slots, key_floats, max_rot; /* capacities: slots, floats of keys, rotation slots */
     uint64_t clip_id; /* clip the caches belong to; 0 = none */
     uint64_t ref_clip;    /* clip whose rest-pose hash ref_ptr was checked against; 0 = none */
     const ossa_transform *ref_ptr; /* the reference that matched it */
-    uint32_t *clock_key;  /* per clock: key cursor */
-    /* packed channels: per key mask m (the shared segment) */
-    uint32_t *cursor;     /* grid index of the cached key a, UINT32_MAX = none */
-    uint32_t *rank;       /* its value index */
+    /* packed channels: per key mask m (the shared segment), slots [0, mask_count) */
+    uint32_t *rank;       /* value index of the cached key a, UINT32_MAX = none */
     uint32_t *next;       /* grid index of the key after it (grid_count = none) */
-    float *mt0, *hi;      /* the segment starts at mt0 and is valid for mt0 <= t < hi (t >= the clip start) */
-    uint32_t *mfirst;     /* mask m's channels are mch[mfirst[m], mfirst[m + 1]) (set at a switch) */
-    uint32_t *mch;        /* the channels grouped by mask, in clip order within one */
-    uint32_t *mblk;       /* the lifted block (ossa__lift_block) whose keys kq holds for its channels, UINT32_MAX = none */
-    /* packed channels: per channel */
-    uint32_t *pdst;       /* its float offset in the output pose (copied from the clip at a switch) */
-    uint32_t *poff;       /* its value stream's byte offset in the block (summed at a switch) */
-    float *pdrop;         /* rotations: the rebuilt component (ossa__pk_drop, 0 .. 3), where the kernel puts it */
-    float *t0, *dt;       /* its mask's segment start, and length (+Inf: STEP or the last key, s = 0) */
-    uint32_t *pka, *pkb;  /* where the quantised fields of its keys a and b are in kq (the kernels read them there) */
-    float *kq;            /* 16 per channel (one cache line): the 5 keys of its mask's block mblk, 3 fields each, as floats */
-    uint32_t *lfo, *lfm;  /* 16 each per channel: its lifted block's field table (ossa__lift_table, set at a switch) ... */
-    uint32_t *lbk;        /* ... and block bits */
-    float *mn[3], *st[3]; /* the channel's range (copied from the clip at a switch) */
-    float *o[3];          /* the kernel's output for translations and scales (rotations go to the pose) */
-    /* raw channels: the LINEAR / STEP T/R/S ones with packed lanes are cached, laid out at a
-     * clip switch clock by clock: clock c's rotations are the rotation slots [cr0[c], + cnr[c]),
-     * its translations and scales the vector slots [cv0[c], + cnv[c]), its lanes' unpack table
-     * entries [ctab[c], + 4 cnr + 3 cnv) (rotation component 0 of each rotation, then 1, 2, 3,
-     * then each vector's three components). The decoded keys ka, kb: component q of rotation
-     * slot r at lane q * nrot + r (SoA over every clock's rotations: one slerp kernel pass for
-     * all), vector slot v's components at lanes 4 * nrot + 3 v (one SSE lerp each); spare lanes
-     * after them keep the kernels' wide loads in bounds. A clock that changes key unpacks its
-     * 5 runs of lanes (ossa__unpack_*), or one when it is the only clock (the table's order is
-     * then the caches'). */
-    uint32_t max_rot, max_vec, max_lanes, max_raw; /* capacities */
-    uint32_t nrot, nvec;  /* the clip's cached rotations (the slerp kernel's range) and vectors */
-    uint32_t uncached;    /* raw channels of the clip without a cache (CUBIC, weights, no lanes, no room) */
-    bool unpack_wide;     /* the clip's bit positions fit in 32 bits: the SIMD unpack kernels may run */
-    uint8_t *rcached;     /* per raw channel (< max_raw): 1 = cached */
-    uint32_t *cr0, *cv0, *cnr, *cnv; /* per clock: its slots (above) */
-    uint32_t *ctab;       /* per clock: its first unpack table entry (UINT32_MAX: nothing cached) */
+    float *mt0, *hi;      /* the segment starts at mt0 and is valid for mt0 <= t < hi (t >= the clip start; hi +Inf: the last key, held) */
+    uint8_t *slot_bytes;  /* a byte per slot */
+    float *kq;            /* the key pool: packed channel i's keys a and b as floats at 6 i, 6 i + 3 (the last key held: b = a) */
+    /* raw channels, placed after the masks and the packed keys (place_clip) */
+    uint32_t *clock_key;  /* per clock: key cursor */
     uint32_t *ckey;       /* per clock: the key k whose keys k, k + 1 are decoded (UINT32_MAX = none) */
     float *cs;            /* per clock: this frame's parameter */
     uint8_t *cm;          /* per clock: this frame's case (RM_A, RM_B, RM_LERP) */
-    uint32_t *l_off, *l_pos, *l_base; /* per lane: the unpack table */
     float *ka, *kb;       /* per lane: keys k and k + 1, decoded */
-    uint32_t *rdst, *vdst; /* per rotation / vector slot: float offset in the output pose */
-    uint8_t *rstep, *vstep; /* per rotation / vector slot: STEP interpolation */
     uint8_t *sflag;       /* per rotation slot: the slerp kernel's fallback flags */
     float *ss;            /* per rotation slot: the slerp kernel's parameter (it writes into the pose) */
     ossa__lift_kernel lift; /* the lifted-block kernel (chosen at a clip switch) */
@@ -88,8 +98,8 @@ ossa__lift_kernel ossa__sample_lift(void);
  * one). */
 ossa__unpack_kernel ossa__sample_unpack(bool wide);
 
-/* Raw channels (sample_raw.c). At a clip switch: lays out the clip's caches (clock_key and
- * ckey reset). Each frame at clip time t: every raw channel into out (joint_count
+/* Raw channels (sample_raw.c). At a clip switch: resets the clocks' cursors and decoded keys
+ * (clock_key, ckey). Each frame at clip time t: every raw channel into out (joint_count
  * transforms) and the weight tracks into weights (weight_count floats, zeroed first; NULL =
  * none): the cached ones through their clocks' decoded keys, the others on the editable path. */
 void ossa__raw_setup(ossa_sampling_context *c, const ossa_built_clip *clip);

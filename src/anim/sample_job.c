@@ -86,23 +86,17 @@ ossa_result ossa_sampling_context_create(uint32_t max_joints, uint32_t max_weigh
     if (!out) return OSSA_ERROR_INVALID_ARGUMENT;
     *out = NULL;
     if (max_joints > (1u << 24) || max_weights > (1u << 24)) return OSSA_ERROR_INVALID_ARGUMENT;
-    size_t N = (size_t)max_joints * 3u + OSSA__LERP_SLACK, C = (size_t)max_joints * 3u + max_weights;
-    /* raw caches: one rotation and two vectors per joint, their lanes, spare entries after
-     * them for the kernels' wide loads */
-    size_t SR = (size_t)max_joints + OSSA__LERP_SLACK, SV = (size_t)max_joints * 2u;
-    size_t LN = (size_t)max_joints * 10u + OSSA__LERP_SLACK;
+    /* slots: a clip's key masks and clocks (at most a channel each: 3 a joint, a weight track
+     * per weight), 8 spare for the stale check's whole vectors; keys: at most 20 floats a
+     * joint (packed: 6 a channel; raw: 2 keys of 4 + 3 + 3 lanes), spare ones for the
+     * kernels' wide loads */
+    size_t Q = (size_t)max_joints * 3u + max_weights + 8u, K = (size_t)max_joints * 20u + 2u * OSSA__LERP_SLACK + 8u;
+    size_t SR = (size_t)max_joints + OSSA__LERP_SLACK;
     ossa__layout L = {0, false};
     size_t o_ctx = ossa__layout_add(&L, 1, sizeof(ossa_sampling_context));
-    size_t o_clock = ossa__layout_add(&L, C, sizeof(uint32_t));
-    size_t o_u = ossa__layout_add(&L, N * 11, sizeof(uint32_t));
-    /* the floats are zeroed once so the kernels' spare lanes compute on finite values */
-    size_t o_f = ossa__layout_add(&L, N * 14, sizeof(float));
-    size_t o_k = ossa__layout_add(&L, N * 16 + 16, sizeof(float)); /* + 16: 64-byte alignment */
-    size_t o_lo = ossa__layout_add(&L, N * 32, sizeof(uint32_t));
-    size_t o_rc = ossa__layout_add(&L, C * 7, sizeof(uint32_t)), o_rb = ossa__layout_add(&L, C * 2, 1);
-    size_t o_lu = ossa__layout_add(&L, LN * 3, sizeof(uint32_t)), o_lf = ossa__layout_add(&L, LN * 2, sizeof(float));
-    size_t o_su = ossa__layout_add(&L, SR + SV, sizeof(uint32_t)), o_sf = ossa__layout_add(&L, SR, sizeof(float));
-    size_t o_sb = ossa__layout_add(&L, SR * 2 + SV, 1);
+    size_t o_s = ossa__layout_add(&L, Q * 4u, sizeof(uint32_t)), o_sb = ossa__layout_add(&L, Q, 1);
+    size_t o_k = ossa__layout_add(&L, K, sizeof(float)); /* zeroed: finite values in the spare lanes */
+    size_t o_ss = ossa__layout_add(&L, SR, sizeof(float)), o_sf = ossa__layout_add(&L, SR, 1);
     (void)o_ctx;
     if (L.overflow) return OSSA_ERROR_OUT_OF_MEMORY;
     unsigned char *mem = ossa__alloc(allocator, L.size);
@@ -113,62 +107,33 @@ ossa_result ossa_sampling_context_create(uint32_t max_joints, uint32_t max_weigh
     c->size = L.size;
     c->max_joints = max_joints;
     c->max_weights = max_weights;
-    c->slots = (uint32_t)N;
-    c->clock_key = (uint32_t *)(mem + o_clock);
-    uint32_t *u = (uint32_t *)(mem + o_u);
-    c->cursor = u;
-    c->rank = u + N;
-    c->next = u + 2 * N;
-    c->pdst = u + 3 * N;
-    c->mfirst = u + 4 * N; /* mask_count + 1 <= P + 1 <= N entries */
-    c->mch = u + 5 * N;
-    c->poff = u + 6 * N;
-    c->mblk = u + 7 * N;
-    c->lbk = u + 8 * N;
-    c->pka = u + 9 * N; /* 0 (zeroed): the kernels' spare lanes read kq[0 .. 4) */
-    c->pkb = u + 10 * N;
-    c->lfo = (uint32_t *)(mem + o_lo);
-    c->lfm = c->lfo + N * 16;
+    c->slots = (uint32_t)Q;
+    c->key_floats = (uint32_t)K;
     c->max_rot = (uint32_t)(SR - OSSA__LERP_SLACK);
-    c->max_vec = (uint32_t)SV;
-    c->max_lanes = (uint32_t)(LN - OSSA__LERP_SLACK);
-    c->max_raw = (uint32_t)C;
-    uint32_t *rc = (uint32_t *)(mem + o_rc);
-    c->cr0 = rc;
-    c->cv0 = rc + C;
-    c->cnr = rc + 2 * C;
-    c->cnv = rc + 3 * C;
-    c->ctab = rc + 4 * C;
-    c->ckey = rc + 5 * C;
-    c->cs = (float *)(rc + 6 * C);
-    c->rcached = mem + o_rb;
-    c->cm = mem + o_rb + C;
-    uint32_t *lu = (uint32_t *)(mem + o_lu);
-    c->l_off = lu;
-    c->l_pos = lu + LN;
-    c->l_base = lu + 2 * LN;
-    c->ka = (float *)(mem + o_lf);
-    c->kb = c->ka + LN;
-    c->rdst = (uint32_t *)(mem + o_su);
-    c->vdst = c->rdst + SR;
-    c->ss = (float *)(mem + o_sf);
-    c->rstep = mem + o_sb;
-    c->sflag = mem + o_sb + SR;
-    c->vstep = mem + o_sb + 2 * SR;
-    float *f = (float *)(mem + o_f);
-    c->t0 = f;
-    c->hi = f + N;
-    c->dt = f + 2 * N;
-    for (size_t i = 0; i < 3; i++) {
-        c->mn[i] = f + (3 + i) * N;
-        c->st[i] = f + (6 + i) * N;
-        c->o[i] = f + (9 + i) * N;
-    }
-    c->pdrop = f + 12 * N;
-    c->mt0 = f + 13 * N;
-    c->kq = (float *)(((uintptr_t)(mem + o_k) + 63u) & ~(uintptr_t)63u);
+    uint32_t *u = (uint32_t *)(mem + o_s);
+    c->rank = u;
+    c->next = u + Q;
+    c->mt0 = (float *)(u + 2 * Q);
+    c->hi = (float *)(u + 3 * Q);
+    c->slot_bytes = mem + o_sb;
+    c->kq = (float *)(mem + o_k);
+    c->ss = (float *)(mem + o_ss);
+    c->sflag = mem + o_sf;
     *out = c;
     return OSSA_OK;
+}
+
+/* At a clip switch: the clip's clocks after its key masks in the slot arrays, its raw keys
+ * after its packed ones in the key pool (the plan's offsets; the job checked the room). */
+static void place_clip(ossa_sampling_context *c, const ossa_built_clip *clip) {
+    const ossa__sample_plan *pl = clip->plan;
+    uint32_t M = clip->h->mask_count;
+    c->clock_key = c->rank + M;
+    c->ckey = c->next + M;
+    c->cs = c->mt0 + M;
+    c->cm = c->slot_bytes + M;
+    c->ka = c->kq + pl->raw_keys;
+    c->kb = c->ka + pl->lanes + OSSA__LERP_SLACK;
 }
 
 void ossa_sampling_context_destroy(ossa_sampling_context *context) {
@@ -198,9 +163,14 @@ ossa_result ossa_sample_job_validate(const ossa_sample_job *job, ossa_diagnostic
         return ossa__job_fail(diag, small, "output_count", "%u < %u joints", job->output_count, h->joint_count);
     if (job->reference_count < h->joint_count)
         return ossa__job_fail(diag, small, "reference_count", "%u < %u joints", job->reference_count, h->joint_count);
-    if (h->joint_count > job->context->max_joints || h->weight_count > job->context->max_weights)
-        return ossa__job_fail(diag, small, "context", "capacity %u joints, %u weights < the clip's %u, %u",
-                              job->context->max_joints, job->context->max_weights, h->joint_count, h->weight_count);
+    const ossa_sampling_context *c = job->context;
+    const ossa__sample_plan *pl = job->clip->plan;
+    if (h->joint_count > c->max_joints || h->weight_count > c->max_weights)
+        return ossa__job_fail(diag, small, "context", "capacity %u joints, %u weights < the clip's %u, %u", c->max_joints,
+                              c->max_weights, h->joint_count, h->weight_count);
+    if (pl->slots > c->slots || pl->key_floats > c->key_floats)
+        return ossa__job_fail(diag, small, "context", "%u slots, %u key floats < the clip's %u, %u", c->slots, c->key_floats,
+                              pl->slots, pl->key_floats);
     if (!job->weights && job->weights_count != 0)
         return ossa__job_fail(diag, bad, "weights", "NULL with weights_count %u", job->weights_count);
     if (job->weights && job->weights_count < h->weight_count)
@@ -221,71 +191,100 @@ static uint32_t grid_find(const ossa_built_clip *clip, float t) {
     return base;
 }
 
-/* Key mask m's channels' keys of lifted block b into kq, unless there. */
-static inline void load_block(ossa_sampling_context *c, const ossa_built_clip *clip, uint32_t m, uint32_t b) {
-    if (c->mblk[m] == b) return;
-    c->mblk[m] = b;
-    ossa__lift_soa soa = {clip->base, c->poff, c->lbk, c->lfo, c->lfm, c->kq};
-    c->lift(&soa, c->mch + c->mfirst[m], c->mfirst[m + 1] - c->mfirst[m], b);
+/* Key mask m's channels' keys a and b, positions ja and jb (0 .. 4) of lifted block blk, into
+ * kq: the lift kernel decodes the block 32 channels at a time into a stack buffer (the plan
+ * keeps the lift tables in mask order, so a run of the mask's channels is a run of them). */
+static void load_keys(ossa_sampling_context *c, const ossa_built_clip *clip, uint32_t m, uint32_t blk, uint32_t ja,
+                      uint32_t jb) {
+    static const uint32_t run[32] = {0, 1, 2, 3, 4, 5, 6, 7, 8, 9, 10, 11, 12, 13, 14, 15,
+                                     16, 17, 18, 19, 20, 21, 22, 23, 24, 25, 26, 27, 28, 29, 30, 31};
+    _Alignas(64) float buf[32 * 16];
+    const ossa__sample_plan *pl = clip->plan;
+    for (uint32_t g = pl->mfirst[m], e = pl->mfirst[m + 1]; g < e; g += 32) {
+        uint32_t n = e - g < 32u ? e - g : 32u;
+        ossa__lift_soa soa = {clip->base, pl->poff + g, pl->lbk + g, pl->lfo + (size_t)g * 16u, pl->lfm + (size_t)g * 16u, buf};
+        c->lift(&soa, run, n, blk);
+        for (uint32_t j = 0; j < n; j++) {
+            const float *a = buf + 16u * j + 3u * ja, *b = buf + 16u * j + 3u * jb;
+            float *d = c->kq + 6u * pl->mch[g + j], a0 = a[0], a1 = a[1], a2 = a[2], b0 = b[0], b1 = b[1], b2 = b[2];
+            d[0] = a0;
+            d[1] = a1;
+            d[2] = a2;
+            d[3] = b0;
+            d[4] = b1;
+            d[5] = b2;
+        }
+    }
 }
 
-/* Channel i's segment for the lerp kernels: start t0, length dt (+Inf for a STEP channel), where
- * its keys' fields a and b are in kq (its decoded block: the kernels read them there). */
-static inline __attribute__((always_inline)) void set_channel(ossa_sampling_context *c, const ossa_built_clip *clip, uint32_t i,
-                                                              float t0, float dt, uint32_t a, uint32_t b) {
-    c->t0[i] = t0;
-    c->dt[i] = clip->packed[i].interp == OSSA_INTERP_STEP ? INFINITY : dt;
-    c->pka[i] = a;
-    c->pkb[i] = b;
+/* Key j (0 .. 4) of lifted block blk of a packed channel (its stream s, block bits bk, field
+ * table fo, fm: ossa__lift_table) into q as floats: only the fields that key needs (an anchor;
+ * the midpoint from both anchors; a quarter key from those and its residual), the scalar lift
+ * kernel's arithmetic, so the same values as the lift kernels. */
+static inline void key_fields(const unsigned char *s, uint32_t bk, uint32_t blk, const uint32_t *fo, const uint32_t *fm, uint32_t j,
+                              float *q) {
+    uint64_t pos = (uint64_t)blk * bk;
+    for (uint32_t c = 0; c < 3; c++) {
+        uint32_t a0 = ossa__bits_read(s, pos + fo[c], 32) & fm[c];
+        if (j == 0) {
+            q[c] = (float)a0;
+            continue;
+        }
+        uint32_t a4 = ossa__bits_read(s, pos + fo[12 + c], 32) & fm[12 + c];
+        if (j == 4) {
+            q[c] = (float)a4;
+            continue;
+        }
+        uint32_t mk = fm[c], r2 = ossa__bits_read(s, pos + fo[6 + c], 32) & fm[6 + c];
+        uint32_t q2 = (ossa__lift_p2(a0, a4) + r2 - ((fm[6 + c] + 1u) >> 1)) & mk, b1 = (fm[3 + c] + 1u) >> 1;
+        if (j == 2) {
+            q[c] = (float)q2;
+        } else if (j == 1) {
+            uint32_t r1 = ossa__bits_read(s, pos + fo[3 + c], 32) & fm[3 + c];
+            q[c] = (float)((ossa__lift_p1(a0, q2, a4) + r1 - b1) & mk);
+        } else {
+            uint32_t r3 = ossa__bits_read(s, pos + fo[9 + c], 32) & fm[9 + c];
+            q[c] = (float)((ossa__lift_p1(a4, q2, a0) + r3 - b1) & mk);
+        }
+    }
 }
 
 /* Key mask m one key forward, to key n (value index rank; n2 the key after it, grid_count =
- * none): its segment, then per channel t0 and dt and where its two keys are in the decoded
- * block (a new block every 4 keys: load_block; the last key: key b held). Out of line:
- * inlined, its registers cost the whole job more than the call. */
+ * none): its segment; per channel key b becomes key a (it was key rank) and key rank + 1 is
+ * decoded alone (key_fields), or key b is held as a (the last key). Out of line: inlined, its
+ * registers cost the whole job more than the call. */
 static __attribute__((noinline)) void step_mask(ossa_sampling_context *c, const ossa_built_clip *clip, uint32_t m, uint32_t n,
                                                 uint32_t n2, uint32_t rank) {
     const float *grid = clip->grid;
-    uint32_t G = clip->h->grid_count;
-    float t0 = grid[n];
-    c->cursor[m] = n;
+    const ossa__sample_plan *pl = clip->plan;
+    bool held = n2 >= clip->h->grid_count;
     c->rank[m] = rank;
     c->next[m] = n2;
-    c->mt0[m] = t0;
-    const uint32_t *ch = c->mch + c->mfirst[m], nc = c->mfirst[m + 1] - c->mfirst[m];
-    if (n2 < G) {
-        float dt = grid[n2] - t0;
-        c->hi[m] = grid[n2];
-        load_block(c, clip, m, rank >> 2); /* key rank + 1 exists: rank < 4 * blocks */
-        uint32_t k = (rank & 3u) * 3u;
-        for (uint32_t j = 0; j < nc; j++) set_channel(c, clip, ch[j], t0, dt, ch[j] * 16u + k, ch[j] * 16u + k + 3u);
-    } else { /* the last key: hold it */
-        c->hi[m] = INFINITY;
-        for (uint32_t j = 0; j < nc; j++) set_channel(c, clip, ch[j], t0, INFINITY, c->pkb[ch[j]], c->pkb[ch[j]]);
+    c->mt0[m] = grid[n];
+    c->hi[m] = held ? INFINITY : grid[n2];
+    uint32_t M = ossa__lift_blocks(clip->mask_keys[m]), k = rank + 1u, blk = k >> 2 < M ? k >> 2 : M - 1u, j = k - 4u * blk;
+    for (uint32_t g = pl->mfirst[m], e = pl->mfirst[m + 1]; g < e; g++) {
+        float *d = c->kq + 6u * pl->mch[g], b0 = d[3], b1 = d[4], b2 = d[5];
+        d[0] = b0;
+        d[1] = b1;
+        d[2] = b2;
+        if (!held) key_fields(clip->base + pl->poff[g], pl->lbk[g], blk, pl->lfo + (size_t)g * 16u, pl->lfm + (size_t)g * 16u, j, d + 3);
     }
 }
 
 /* Key mask m's segment from key a (grid index, value index rank) to the next key n
- * (grid_count = none: a is held): the mask's cursor and times, then for each of its channels
- * where its keys are in the block and the kernel's t0 and dt. */
+ * (grid_count = none: a is held): the mask's cursor and times, then its channels' keys. */
 static inline void set_segment(ossa_sampling_context *c, const ossa_built_clip *clip, uint32_t m, uint32_t a, uint32_t rank,
                                uint32_t n) {
     const float *grid = clip->grid;
-    uint32_t G = clip->h->grid_count;
-    bool held = n >= G; /* the last key: hold it */
-    float t0 = grid[a], dt = held ? INFINITY : grid[n] - t0;
-    c->cursor[m] = a;
+    bool held = n >= clip->h->grid_count; /* the last key: hold it */
     c->rank[m] = rank;
     c->next[m] = n;
-    c->mt0[m] = t0;
+    c->mt0[m] = grid[a];
     c->hi[m] = held ? INFINITY : grid[n];
     uint32_t M = ossa__lift_blocks(clip->mask_keys[m]), b = rank >> 2 < M ? rank >> 2 : M - 1u;
-    load_block(c, clip, m, b);
-    uint32_t ka = (rank - 4u * b) * 3u, kb = held ? ka : ka + 3u; /* rank - 4 b = 4 only for the held last key */
-    for (uint32_t j = c->mfirst[m], e = c->mfirst[m + 1]; j < e; j++) {
-        uint32_t i = c->mch[j];
-        set_channel(c, clip, i, t0, dt, i * 16u + ka, i * 16u + kb);
-    }
+    uint32_t ja = rank - 4u * b; /* 4 only for the held last key */
+    load_keys(c, clip, m, b, ja, held ? ja : ja + 1u);
 }
 
 /* The key mask m of the clip. */
@@ -301,10 +300,10 @@ static inline const unsigned char *mask_at(const ossa_built_clip *clip, uint32_t
 static __attribute__((noinline)) void locate(ossa_sampling_context *c, const ossa_built_clip *clip, uint32_t m, float t,
                                              int64_t *u, bool popcnt) {
     const unsigned char *mask = mask_at(clip, m);
-    uint32_t G = clip->h->grid_count, a = c->cursor[m], rank = c->rank[m], n = c->next[m];
+    uint32_t G = clip->h->grid_count, a, rank = c->rank[m], n = c->next[m];
     if (*u < 0) *u = grid_find(clip, t);
     uint32_t U = (uint32_t)*u;
-    if (a != UINT32_MAX && n < G && U >= n && U - n < 32u) { /* ahead: bit 0 of the window (= key n) is set */
+    if (rank != UINT32_MAX && n < G && U >= n && U - n < 32u) { /* ahead: bit 0 of the window (= key n) is set */
         uint32_t w = ossa__bits_read(mask, n, U - n + 1);
         rank += ossa__popcount32(w);
         a = n + 31u - (uint32_t)__builtin_clz(w);
@@ -359,6 +358,46 @@ __attribute__((target("popcnt"), noinline)) static void seek_all_popcnt(ossa_sam
 #define seek_all_popcnt seek_all
 #endif
 
+/* The packed channels [begin, end) into the pose (ossa_transform is 10 floats: T xyz, R xyzw,
+ * S xyz) through the decode kernel, OSSA__SAMPLE_RUN channels a pass: the segment times of
+ * each from its mask's (dt: hi - mt0, +Inf for STEP or a held key, as the segment was set),
+ * the rotations straight into the pose, the translations and scales through a stack buffer.
+ * The kernel's wide loads read up to OSSA__LERP_SLACK - 1 entries past a pass: the stack
+ * arrays have them (zeroed), the plan's and the keys' arrays too. */
+#define OSSA__SAMPLE_RUN 64u
+static void decode_run(const ossa_sampling_context *c, const ossa_built_clip *clip, float t, float *pose, uint32_t begin,
+                       uint32_t end, bool rotation) {
+    enum { W = OSSA__SAMPLE_RUN + OSSA__LERP_SLACK };
+    float t0[W], dt[W], o[3][W];
+    const ossa__sample_plan *pl = clip->plan;
+    uint32_t n = end - begin;
+    for (uint32_t j = 0; j < n; j++) {
+        uint32_t i = begin + j, m = pl->pmask[i];
+        float a = c->mt0[m], d = c->hi[m] - a;
+        t0[j] = a;
+        dt[j] = pl->pstep[i] ? INFINITY : d;
+    }
+    memset(t0 + n, 0, OSSA__LERP_SLACK * sizeof(float)); /* the spare lanes only: a whole-array clear costs a pass a rep stos */
+    memset(dt + n, 0, OSSA__LERP_SLACK * sizeof(float));
+    ossa__lerp_soa soa = {t0, dt, c->kq, pl->pka + begin, pl->pkb + begin,
+                          {pl->mn[0] + begin, pl->mn[1] + begin, pl->mn[2] + begin},
+                          {pl->st[0] + begin, pl->st[1] + begin, pl->st[2] + begin},
+                          {o[0], o[1], o[2], NULL}, rotation ? pose : NULL, pl->pdst + begin, pl->pdrop + begin};
+    ossa__sample_decode(&soa, t, 0, n, rotation); /* the rotations straight into the pose */
+    for (uint32_t j = 0; !rotation && j < n; j++) {
+        float *v = pose + pl->pdst[begin + j], x = o[0][j], y = o[1][j], z = o[2][j];
+        v[0] = x;
+        v[1] = y;
+        v[2] = z;
+    }
+}
+
+static void decode_packed(const ossa_sampling_context *c, const ossa_built_clip *clip, float t, float *pose) {
+    uint32_t P = clip->h->packed_count, R = clip->h->rot_count;
+    for (uint32_t i = 0; i < R; i += OSSA__SAMPLE_RUN) decode_run(c, clip, t, pose, i, R - i < OSSA__SAMPLE_RUN ? R : i + OSSA__SAMPLE_RUN, true);
+    for (uint32_t i = R; i < P; i += OSSA__SAMPLE_RUN) decode_run(c, clip, t, pose, i, P - i < OSSA__SAMPLE_RUN ? P : i + OSSA__SAMPLE_RUN, false);
+}
+
 ossa_result ossa_sample_job_run(ossa_sample_job *job) {
     ossa_result res = ossa_sample_job_validate(job, NULL);
     if (res != OSSA_OK) return res;
@@ -374,33 +413,12 @@ ossa_result ossa_sample_job_run(ossa_sample_job *job) {
         c->ref_ptr = job->reference;
     }
     if (c->clip_id != clip->id) {
-        memset(c->clock_key, 0, h->clock_count * sizeof(uint32_t));
-        uint32_t P0 = h->packed_count, M0 = h->mask_count; /* validate: M0 <= P0 <= 3 * max_joints */
-        for (uint32_t m = 0; m <= M0; m++) c->mfirst[m] = 0;
-        for (uint32_t m = 0; m < M0; m++) {
-            c->cursor[m] = UINT32_MAX;
+        for (uint32_t m = 0; m < h->mask_count; m++) { /* validate: mask_count <= packed_count <= 3 * max_joints */
+            c->rank[m] = UINT32_MAX;
             c->mt0[m] = INFINITY;
-            c->mblk[m] = UINT32_MAX;
             c->hi[m] = -INFINITY;
         }
-        for (uint32_t i = 0; i < P0; i++) c->mfirst[clip->packed[i].mask + 1u]++; /* mask < M0 (validated) */
-        for (uint32_t m = 0; m < M0; m++) c->mfirst[m + 1] += c->mfirst[m];
-        uint64_t off = h->stream_off; /* the streams are back to back (validated) */
-        for (uint32_t i = 0; i < P0; i++) { /* counting sort by mask: mfirst[m] is mask m's fill point ... */
-            const ossa__bc_packed *p = &clip->packed[i];
-            c->mch[c->mfirst[p->mask]++] = i;
-            c->poff[i] = (uint32_t)off;
-            c->lbk[i] = ossa__lift_table(p, c->lfo + (size_t)i * 16u, c->lfm + (size_t)i * 16u);
-            off += (ossa__lift_stream_bits(p, clip->mask_keys[p->mask]) + 7u) / 8u;
-            c->pdst[i] = p->joint * 10u + ossa__field_offset(p->kind);
-            c->pdrop[i] = (float)ossa__pk_drop(p);
-            for (int k = 0; k < 3; k++) {
-                c->mn[k][i] = p->min[k];
-                c->st[k][i] = ossa__step_float(p->step[k]);
-            }
-        }
-        for (uint32_t m = M0; m > 0; m--) c->mfirst[m] = c->mfirst[m - 1]; /* ... ending at its end: shifted back one */
-        c->mfirst[0] = 0;
+        place_clip(c, clip);
         ossa__raw_setup(c, clip);
         c->lift = ossa__sample_lift();
         c->last_t = -INFINITY;
@@ -435,7 +453,7 @@ ossa_result ossa_sample_job_run(ossa_sample_job *job) {
 
     /* packed channels: refresh the stale segments (the raw channels run before their decode
      * kernel, so its wide loads find the refill's narrow stores retired) */
-    uint32_t P = h->packed_count, R = h->rot_count;
+    uint32_t P = h->packed_count;
     if (P) {
         int64_t u = -1;
         const float *grid = clip->grid;
@@ -462,8 +480,8 @@ ossa_result ossa_sample_job_run(ossa_sample_job *job) {
                 stale = 0;
             }
             for (; stale; stale &= stale - 1) {
-                uint32_t m = w + (uint32_t)__builtin_ctzll(stale), a = c->cursor[m], n = c->next[m];
-                if (a != UINT32_MAX && n < G && t >= grid[n]) { /* the common case inline: one key forward */
+                uint32_t m = w + (uint32_t)__builtin_ctzll(stale),  n = c->next[m];
+                if (c->rank[m] != UINT32_MAX && n < G && t >= grid[n]) { /* the common case inline: one key forward */
                     uint32_t n2 = ossa__mask_next(mask_at(clip, m), n + 1, G), rank = c->rank[m] + 1;
                     if (n2 >= G || t < grid[n2]) {
                         step_mask(c, clip, m, n, n2, rank);
@@ -477,20 +495,7 @@ ossa_result ossa_sample_job_run(ossa_sample_job *job) {
 
     ossa__raw_sample(c, clip, t, out, job->weights);
 
-    if (P) {
-        float *pose = (float *)(void *)out; /* ossa_transform is 10 floats: T xyz, R xyzw, S xyz */
-        ossa__lerp_soa soa = {c->t0, c->dt, c->kq, c->pka, c->pkb, {c->mn[0], c->mn[1], c->mn[2]}, {c->st[0], c->st[1], c->st[2]},
-                              {c->o[0], c->o[1], c->o[2], NULL}, pose, c->pdst, c->pdrop};
-        if (R) ossa__sample_decode(&soa, t, 0, R, true); /* the rotations straight into the pose */
-        if (P > R) ossa__sample_decode(&soa, t, R, P, false);
-        const float *o0 = c->o[0], *o1 = c->o[1], *o2 = c->o[2];
-        for (uint32_t i = R; i < P; i++) {
-            float *v = pose + c->pdst[i], x = o0[i], y = o1[i], z = o2[i];
-            v[0] = x;
-            v[1] = y;
-            v[2] = z;
-        }
-    }
+    if (P) decode_packed(c, clip, t, (float *)(void *)out);
     c->last_t = t;
     job->sampled_time = t;
     return OSSA_OK;

@@ -62,73 +62,9 @@ static inline void store3(float *d, const float *src) {
     d[2] = z;
 }
 
-/* The raw channels' caches of a clip (at a clip switch): the cacheable channels counted per
- * clock, each clock given its slots and table entries while they fit (else its channels stay on
- * the editable path), then each channel placed and its lanes' unpack table entries written.
- * clock_key (all 0 at a switch) counts each clock's vectors placed, ckey its rotations. */
+/* At a clip switch: every clock's cursor at key 0, no key decoded. */
 void ossa__raw_setup(ossa_sampling_context *c, const ossa_built_clip *clip) {
-    const ossa__bc_header *h = clip->h;
-    uint32_t C = h->clock_count, n = h->raw_count; /* <= max_raw: the loader bounds raw_count by 3 J + weight tracks */
-    c->uncached = h->raw_count;
-    c->unpack_wide = h->size < (1u << 29); /* bit positions < 8 * size fit in 32 bits */
-    for (uint32_t k = 0; k < C; k++) c->cnr[k] = c->cnv[k] = c->ckey[k] = 0;
-    for (uint32_t i = 0; i < n; i++) {
-        const ossa__bc_raw *r = &clip->raw[i];
-        c->rcached[i] = r->lanes_off && (r->interp == OSSA_INTERP_LINEAR || r->interp == OSSA_INTERP_STEP) &&
-                        r->kind <= OSSA__CH_S; /* components: 4 (R) or 3 (T, S), checked by the loader */
-        if (c->rcached[i]) (r->kind == OSSA__CH_R ? c->cnr : c->cnv)[r->clock]++;
-    }
-    uint32_t nr = 0, nv = 0, lanes = 0;
-    for (uint32_t k = 0; k < C; k++) {
-        uint32_t a = c->cnr[k], b = c->cnv[k];
-        c->ctab[k] = UINT32_MAX;
-        if (!a && !b) continue;
-        /* room: the slots and the lanes (a valid clip has at most one rotation and two vectors a joint) */
-        if (a > c->max_rot - nr || b > c->max_vec - nv || 4u * (nr + a) + 3u * (nv + b) > c->max_lanes) {
-            c->cnr[k] = c->cnv[k] = 0;
-            continue;
-        }
-        c->cr0[k] = nr;
-        c->cv0[k] = nv;
-        c->ctab[k] = lanes;
-        nr += a;
-        nv += b;
-        lanes += 4u * a + 3u * b;
-    }
-    c->nrot = nr;
-    c->nvec = nv;
-    for (uint32_t i = 0; i < n; i++) {
-        const ossa__bc_raw *r = &clip->raw[i];
-        uint32_t k = r->clock;
-        if (!c->rcached[i] || c->ctab[k] == UINT32_MAX) {
-            c->rcached[i] = 0;
-            continue;
-        }
-        bool rot = r->kind == OSSA__CH_R;
-        uint32_t idx = rot ? c->ckey[k]++ : c->clock_key[k]++, a = c->cnr[k];
-        uint32_t first = c->ctab[k] + (rot ? idx : 4u * a + 3u * idx), stride = rot ? a : 1u; /* its lane 0, between lanes */
-        const ossa__bc_lane *ln = (const ossa__bc_lane *)(clip->base + r->lanes_off);
-        uint32_t per = 0, bit = 0;
-        for (uint32_t q = 0; q < r->components; q++) per += ln[q].bits;
-        for (uint32_t q = 0; q < r->components; q++) {
-            uint32_t l = first + q * stride, b = ln[q].bits;
-            c->l_off[l] = r->values_off;
-            c->l_pos[l] = OSSA__UNPACK_POS(bit, per, b);
-            c->l_base[l] = ln[q].base;
-            bit += b;
-        }
-        uint32_t dst = r->target * 10u + ossa__field_offset(r->kind);
-        bool step = r->interp == OSSA_INTERP_STEP;
-        if (rot) {
-            c->rdst[c->cr0[k] + idx] = dst;
-            c->rstep[c->cr0[k] + idx] = step;
-        } else {
-            c->vdst[c->cv0[k] + idx] = dst;
-            c->vstep[c->cv0[k] + idx] = step;
-        }
-        c->uncached--;
-    }
-    for (uint32_t k = 0; k < C; k++) {
+    for (uint32_t k = 0; k < clip->h->clock_count; k++) {
         c->ckey[k] = UINT32_MAX;
         c->clock_key[k] = 0;
     }
@@ -138,17 +74,18 @@ void ossa__raw_setup(ossa_sampling_context *c, const ossa_built_clip *clip) {
  * one kernel pass per key when it is the only clock, else its rotations' 4 component runs and
  * its vectors' run, each a kernel pass when it is at least a vector long, else inline, both
  * keys in one walk (a clock of one or two channels: no calls). Same bits either way. */
-static inline void raw_unpack(const ossa_sampling_context *c, const ossa_built_clip *clip, uint32_t k, uint32_t key,
+static inline void raw_unpack(const ossa_built_clip *clip, uint32_t k, uint32_t key,
                               float *a, float *b, ossa__unpack_kernel unpack) {
-    uint32_t t = c->ctab[k], nr = c->cnr[k], nv3 = 3u * c->cnv[k], S = c->nrot;
-    ossa__unpack_table tab = {c->l_off + t, c->l_pos + t, c->l_base + t};
+    const ossa__sample_plan *pl = clip->plan;
+    uint32_t t = pl->ctab[k], nr = pl->cnr[k], nv3 = 3u * pl->cnv[k], S = pl->nrot;
+    ossa__unpack_table tab = {pl->l_off + t, pl->l_pos + t, pl->l_base + t};
     float *out[2] = {a, b};
-    if (nr == S && nv3 == 3u * c->nvec) { /* the only clock: table order = cache order */
+    if (nr == S && nv3 == 3u * pl->nvec) { /* the only clock: table order = cache order */
         for (uint32_t n = 0; n < 2u; n++)
             if (out[n]) unpack(&tab, clip->base, key + n, 0, 4u * nr + nv3, out[n]);
         return;
     }
-    size_t ro = c->cr0[k], vo = 4u * (size_t)S + 3u * c->cv0[k];
+    size_t ro = pl->cr0[k], vo = 4u * (size_t)S + 3u * pl->cv0[k];
     if (nr >= 8u) {
         for (uint32_t n = 0; n < 2u; n++)
             for (uint32_t q = 0; q < 4u && out[n]; q++)
@@ -183,19 +120,20 @@ static inline void raw_refill(ossa_sampling_context *c, const ossa_built_clip *c
                        ossa__unpack_kernel unpack) {
     uint32_t was = c->ckey[k];
     if (was == key) return;
+    const ossa__sample_plan *pl = clip->plan;
     c->ckey[k] = key;
     if (was != UINT32_MAX && was + 1u == key) {
-        uint32_t nr = c->cnr[k], r0 = c->cr0[k], S = c->nrot;
-        if (nr == S && c->cnv[k] == c->nvec) { /* the only clock */
-            memcpy(c->ka, c->kb, (4u * S + 3u * c->nvec) * sizeof(float));
+        uint32_t nr = pl->cnr[k], r0 = pl->cr0[k], S = pl->nrot;
+        if (nr == S && pl->cnv[k] == pl->nvec) { /* the only clock */
+            memcpy(c->ka, c->kb, (4u * S + 3u * pl->nvec) * sizeof(float));
         } else {
             for (uint32_t q = 0; q < 4u && nr; q++) memcpy(c->ka + q * S + r0, c->kb + q * S + r0, nr * sizeof(float));
-            size_t at = 4u * (size_t)S + 3u * (size_t)c->cv0[k];
-            memcpy(c->ka + at, c->kb + at, 3u * c->cnv[k] * sizeof(float));
+            size_t at = 4u * (size_t)S + 3u * (size_t)pl->cv0[k];
+            memcpy(c->ka + at, c->kb + at, 3u * pl->cnv[k] * sizeof(float));
         }
-        if (key_count >= 2) raw_unpack(c, clip, k, key, NULL, c->kb, unpack);
+        if (key_count >= 2) raw_unpack(clip, k, key, NULL, c->kb, unpack);
     } else {
-        raw_unpack(c, clip, k, key, c->ka, key_count >= 2 ? c->kb : NULL, unpack);
+        raw_unpack(clip, k, key, c->ka, key_count >= 2 ? c->kb : NULL, unpack);
     }
 }
 
@@ -203,14 +141,14 @@ static inline void raw_refill(ossa_sampling_context *c, const ossa_built_clip *c
  * between them (rotations: the slerp kernel wrote them, ossa__slerp4 where it flagged; the
  * vectors: one SSE lerp each); STEP channels take key a. Clock by clock (the case hoisted out
  * of its channels' loops), the slots walked in order (they are laid out clock by clock). */
-static void raw_write(const ossa_sampling_context *c, uint32_t clocks, float *pose) {
-    uint32_t S = c->nrot, r = 0, v = 0;
+static void raw_write(const ossa_sampling_context *c, const ossa__sample_plan *pl, uint32_t clocks, float *pose) {
+    uint32_t S = pl->nrot, r = 0, v = 0;
     const float *ka = c->ka, *kb = c->kb, *a = ka + 4u * S, *b = kb + 4u * S;
-    const uint32_t *rdst = c->rdst, *vdst = c->vdst;
-    const uint8_t *rstep = c->rstep, *flag = c->sflag, *vstep = c->vstep;
+    const uint32_t *rdst = pl->rdst, *vdst = pl->vdst;
+    const uint8_t *rstep = pl->rstep, *flag = c->sflag, *vstep = pl->vstep;
     for (uint32_t k = 0; k < clocks; k++) {
-        if (c->ctab[k] == UINT32_MAX) continue;
-        uint32_t re = r + c->cnr[k], ve = v + c->cnv[k], m = c->cm[k];
+        if (pl->ctab[k] == UINT32_MAX) continue;
+        uint32_t re = r + pl->cnr[k], ve = v + pl->cnv[k], m = c->cm[k];
         if (m != RM_LERP) {
             const float *src = m == RM_A ? ka : kb;
             for (; r < re; r++) {
@@ -266,12 +204,13 @@ static void raw_write(const ossa_sampling_context *c, uint32_t clocks, float *po
 
 void ossa__raw_sample(ossa_sampling_context *c, const ossa_built_clip *clip, float t, ossa_transform *out, float *weights) {
     const ossa__bc_header *h = clip->h;
+    const ossa__sample_plan *pl = clip->plan;
     /* raw channels: one key lookup per shared clock, what the two-key view at that key gives
      * (ossa__interpolate's cases: key k, key k + 1, or the parameter s between them); the
      * cached channels' keys refilled per clock, one slerp kernel pass over every cached rotation
      * when a clock lerps, then each clock's case written (raw_write) */
     float *pose = (float *)(void *)out; /* ossa_transform is 10 floats: T xyz, R xyzw, S xyz */
-    ossa__unpack_kernel unpack = ossa__sample_unpack(c->unpack_wide);
+    ossa__unpack_kernel unpack = ossa__sample_unpack(pl->unpack_wide);
     bool slerps = false;
     for (uint32_t i = 0; i < h->clock_count; i++) {
         const ossa__bc_clock *ck = &clip->clocks[i];
@@ -296,27 +235,27 @@ void ossa__raw_sample(ossa_sampling_context *c, const ossa_built_clip *clip, flo
                 m = RM_LERP;
             }
         }
-        if (c->ctab[i] == UINT32_MAX) continue;
+        if (pl->ctab[i] == UINT32_MAX) continue;
         raw_refill(c, clip, i, k, ck->key_count, unpack);
         c->cm[i] = (uint8_t)m;
         c->cs[i] = s;
-        if (m == RM_LERP && c->cnr[i]) {
-            for (uint32_t r = c->cr0[i], e = r + c->cnr[i]; r < e; r++) c->ss[r] = s;
+        if (m == RM_LERP && pl->cnr[i]) {
+            for (uint32_t r = pl->cr0[i], e = r + pl->cnr[i]; r < e; r++) c->ss[r] = s;
             slerps = true;
         }
     }
     if (slerps) {
-        uint32_t S = c->nrot;
+        uint32_t S = pl->nrot;
         /* every cached rotation into the pose: raw_write mends what is not a slerp */
         ossa__slerp_soa soa = {{c->ka, c->ka + S, c->ka + 2 * S, c->ka + 3 * S}, {c->kb, c->kb + S, c->kb + 2 * S, c->kb + 3 * S},
-                               c->ss, {NULL, NULL, NULL, NULL}, c->sflag, pose, c->rdst};
+                               c->ss, {NULL, NULL, NULL, NULL}, c->sflag, pose, pl->rdst};
         /* a few channels: the scalar kernel (same bits) beats one long vector pass */
-        (c->nrot < 4 ? ossa__slerp_scalar : ossa__sample_slerp())(&soa, 0, c->nrot);
+        (pl->nrot < 4 ? ossa__slerp_scalar : ossa__sample_slerp())(&soa, 0, pl->nrot);
     }
-    raw_write(c, h->clock_count, pose);
+    raw_write(c, pl, h->clock_count, pose);
     if (weights) memset(weights, 0, (size_t)h->weight_count * sizeof(float));
-    for (uint32_t i = 0; c->uncached && i < h->raw_count; i++) { /* the others: the editable path on a view */
-        if (i < c->max_raw && c->rcached[i]) continue;
+    for (uint32_t i = 0; pl->uncached && i < h->raw_count; i++) { /* the others: the editable path on a view */
+        if (pl->rcached[i]) continue;
         const ossa__bc_raw *r = &clip->raw[i];
         ossa_track v = raw_view(clip, r);
         uint32_t n = v.key_count < 2 ? 1 : 2, k = n < 2 ? 0 : c->clock_key[r->clock];

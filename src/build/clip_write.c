@@ -473,7 +473,10 @@ ossa_result ossa__build_write(builder *B, ossa_built_clip **out) {
     write_packed_channels(B, &P, b);
     write_masks_and_grid(B, &P, b);
     free_plan(B, &P);
-    ossa__built_clip_bind(bc, b);
+    if ((r = ossa__built_clip_bind(bc, b)) != OSSA_OK) {
+        ossa_built_clip_destroy(bc);
+        return r;
+    }
     *out = bc;
     return OSSA_OK;
 }

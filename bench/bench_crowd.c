@@ -1,0 +1,162 @@
+/* bench_crowd: a crowd of Woman.gltf characters (../shared/assets or $OSSA_ASSETS) as a game
+ * runs it: every character owns its sampling context and plays its own clip (clip i mod the
+ * clip count, compressed with the default options) from its own phase; a frame is sample +
+ * local-to-model + palette for every character, on 1 and on 2 threads (each thread a contiguous
+ * half). Prints the context bytes and, per thread count, the median time of a frame and the
+ * characters per 16.667 ms twice: from the threads' CPU time (the slower thread's: what the
+ * frame takes when each thread has a core to itself, robust on a shared machine) and from
+ * the wall clock. Only API that 4aa1c1f already had, so bench/baseline/compare.py --standalone can
+ * build this same file against a baseline commit.
+ *   bench_crowd [instances (1000)] */
+#include <pthread.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include <ossa/ossa.h>
+
+#include "bench_util.h"
+
+#define FRAMES 30
+#define REPS 9
+
+typedef struct crowd_bench {
+    const ossa_skeleton *sk;
+    ossa_built_clip **built;
+    uint32_t clips, count;
+    ossa_sampling_context **ctx;
+    float *phase;
+    ossa_mat4 *palettes;
+} crowd_bench;
+
+typedef struct worker {
+    crowd_bench *cb;
+    uint32_t begin, end;
+    float t;
+    double cpu_ns;
+    ossa_transform *locals;
+    ossa_mat4 *model;
+} worker;
+
+static void update(worker *w) {
+    const crowd_bench *cb = w->cb;
+    const ossa_skeleton *sk = cb->sk;
+    uint32_t J = sk->joint_count;
+    for (uint32_t i = w->begin; i < w->end; i++) {
+        ossa_sample_job sj = {0};
+        sj.clip = cb->built[i % cb->clips];
+        sj.context = cb->ctx[i];
+        sj.time = cb->phase[i] + w->t;
+        sj.loop = true;
+        sj.output = w->locals;
+        sj.output_count = J;
+        sj.reference = sk->rest;
+        sj.reference_count = J;
+        if (ossa_sample_job_run(&sj) != OSSA_OK) abort();
+        ossa_local_to_model_job l2m = {0};
+        l2m.skeleton = sk;
+        l2m.input = w->locals;
+        l2m.input_count = J;
+        l2m.output = w->model;
+        l2m.output_count = J;
+        if (ossa_local_to_model_job_run(&l2m) != OSSA_OK) abort();
+        ossa_palette_job pal = {0};
+        pal.skeleton = sk;
+        pal.model = w->model;
+        pal.model_count = J;
+        pal.output = cb->palettes + (size_t)i * J;
+        pal.output_count = J;
+        if (ossa_palette_job_run(&pal) != OSSA_OK) abort();
+    }
+}
+
+static void *run_frames(void *arg) {
+    worker *w = arg;
+    double t0 = bench_clock_ns(CLOCK_THREAD_CPUTIME_ID);
+    for (int f = 0; f < FRAMES; f++, w->t += 1.0f / 60.0f) update(w);
+    w->cpu_ns = bench_clock_ns(CLOCK_THREAD_CPUTIME_ID) - t0;
+    return NULL;
+}
+
+/* Median time of a frame (ms) over REPS runs of FRAMES frames on `threads` threads, from the
+ * slower thread's CPU time (*cpu_ms) and the wall clock (returned); the clip clock keeps
+ * running between runs, so every run plays on. */
+static double measure(crowd_bench *cb, uint32_t threads, worker *w, float *t, double *cpu_ms) {
+    double ms[REPS], cpu[REPS];
+    for (int rep = 0; rep < REPS; rep++) {
+        pthread_t th[2];
+        double t0 = bench_clock_ns(CLOCK_MONOTONIC);
+        for (uint32_t k = 0; k < threads; k++) {
+            w[k].cb = cb;
+            w[k].begin = (uint32_t)((uint64_t)cb->count * k / threads);
+            w[k].end = (uint32_t)((uint64_t)cb->count * (k + 1) / threads);
+            w[k].t = *t;
+            if (k) pthread_create(&th[k], NULL, run_frames, &w[k]);
+        }
+        run_frames(&w[0]);
+        for (uint32_t k = 1; k < threads; k++) pthread_join(th[k], NULL);
+        ms[rep] = (bench_clock_ns(CLOCK_MONOTONIC) - t0) / 1e6 / FRAMES;
+        cpu[rep] = 0;
+        for (uint32_t k = 0; k < threads; k++) cpu[rep] = w[k].cpu_ns > cpu[rep] ? w[k].cpu_ns : cpu[rep];
+        cpu[rep] /= 1e6 * FRAMES;
+        *t += FRAMES / 60.0f;
+    }
+    *cpu_ms = median(cpu, REPS);
+    return median(ms, REPS);
+}
+
+int main(int argc, char **argv) {
+    uint32_t count = argc > 1 ? (uint32_t)strtoul(argv[1], NULL, 10) : 1000u;
+    const char *root = getenv("OSSA_ASSETS");
+    char path[512];
+    snprintf(path, sizeof path, "%s/Woman/Woman.gltf", root && *root ? root : "../shared/assets");
+    ossa_asset *asset = NULL;
+    ossa_diagnostic diag;
+    if (ossa_gltf_load_file(path, NULL, &asset, &diag) != OSSA_OK || !count) {
+        printf("Woman.gltf: skipped (%s: %s)\n", path, diag.message);
+        return 0;
+    }
+    crowd_bench cb = {asset->skeleton, calloc(asset->clip_count, sizeof(void *)), asset->clip_count, count,
+                      calloc(count, sizeof(void *)), calloc(count, sizeof(float)), NULL};
+    uint32_t J = cb.sk->joint_count;
+    cb.palettes = malloc((size_t)count * J * sizeof(ossa_mat4));
+    ossa_clip_build_options opt;
+    memset(&opt, 0, sizeof opt);
+    for (uint32_t i = 0; i < cb.clips; i++)
+        if (ossa_clip_build(asset->clips[i], cb.sk, &opt, NULL, &cb.built[i], NULL) != OSSA_OK) abort();
+    uint32_t seed = 12345u;
+    for (uint32_t i = 0; i < count; i++) {
+        if (ossa_sampling_context_create(J, 0, NULL, &cb.ctx[i]) != OSSA_OK) abort();
+        seed = seed * 1664525u + 1013904223u;
+        cb.phase[i] = (float)(seed >> 8) / 16777216.0f * ossa_built_clip_duration(cb.built[i % cb.clips]);
+    }
+    worker w[2];
+    for (int k = 0; k < 2; k++) {
+        w[k].locals = malloc(J * sizeof(ossa_transform));
+        w[k].model = malloc(J * sizeof(ossa_mat4));
+    }
+    printf("Woman.gltf crowd: %u characters, each with its own sampling context of %zu B (%u joints), clip i mod %u\n",
+           count, ossa_sampling_context_size(cb.ctx[0]), J, cb.clips);
+    float t = 0.0f;
+    double cpu;
+    measure(&cb, 1, w, &t, &cpu); /* warm-up */
+    for (uint32_t threads = 1; threads <= 2; threads++) {
+        double ms = measure(&cb, threads, w, &t, &cpu);
+        printf("crowd, %u thread(s), thread CPU time: %.3f ms a frame, %.0f characters per 16.7 ms\n", threads, cpu,
+               (double)count * (1000.0 / 60.0) / cpu);
+        printf("crowd, %u thread(s), wall clock: %.3f ms a frame, %.0f characters per 16.7 ms\n", threads, ms,
+               (double)count * (1000.0 / 60.0) / ms);
+    }
+    for (int k = 0; k < 2; k++) {
+        free(w[k].locals);
+        free(w[k].model);
+    }
+    for (uint32_t i = 0; i < count; i++) ossa_sampling_context_destroy(cb.ctx[i]);
+    for (uint32_t i = 0; i < cb.clips; i++) ossa_built_clip_destroy(cb.built[i]);
+    free(cb.built);
+    free(cb.ctx);
+    free(cb.phase);
+    free(cb.palettes);
+    ossa_asset_destroy(asset);
+    return 0;
+}

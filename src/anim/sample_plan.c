@@ -1,0 +1,197 @@
+/* The sampling plan of a built clip (see sample_internal.h): the tables the sampling job reads
+ * that depend on the clip alone, made once when the clip is bound and shared by every context,
+ * so a playing instance keeps only its own cursors and decoded keys. */
+#include <string.h>
+
+#include "anim/sample_internal.h"
+#include "core/alloc.h"
+
+/* Offsets of the plan's parts in its one allocation. */
+typedef struct plan_layout {
+    ossa__layout L;
+    size_t plan, mfirst, mch, poff, lbk, lfo, lfm, pdst, pka, pmask, pstep, pf, rcached, clocks, fill, lanes, rdst, vdst, rstep, vstep;
+} plan_layout;
+
+static plan_layout plan_measure(const ossa__bc_header *h) {
+    const size_t S = OSSA__LERP_SLACK, P = h->packed_count, M = h->mask_count, C = h->clock_count, J = h->joint_count;
+    plan_layout p;
+    memset(&p, 0, sizeof p);
+    p.plan = ossa__layout_add(&p.L, 1, sizeof(ossa__sample_plan));
+    p.mfirst = ossa__layout_add(&p.L, M + 1, sizeof(uint32_t));
+    p.mch = ossa__layout_add(&p.L, P, sizeof(uint32_t));
+    p.poff = ossa__layout_add(&p.L, P, sizeof(uint32_t));
+    p.lbk = ossa__layout_add(&p.L, P, sizeof(uint32_t));
+    p.lfo = ossa__layout_add(&p.L, P * 16u, sizeof(uint32_t));
+    p.lfm = ossa__layout_add(&p.L, P * 16u, sizeof(uint32_t));
+    p.pdst = ossa__layout_add(&p.L, P + S, sizeof(uint32_t));
+    p.pka = ossa__layout_add(&p.L, (P + S) * 2u, sizeof(uint32_t));
+    p.pmask = ossa__layout_add(&p.L, P, sizeof(uint32_t));
+    p.pstep = ossa__layout_add(&p.L, P, 1);
+    p.pf = ossa__layout_add(&p.L, (P + S) * 7u, sizeof(float)); /* pdrop, mn[3], st[3] */
+    p.rcached = ossa__layout_add(&p.L, h->raw_count, 1);
+    p.clocks = ossa__layout_add(&p.L, C * 5u, sizeof(uint32_t));
+    p.fill = ossa__layout_add(&p.L, C * 2u, sizeof(uint32_t));
+    p.lanes = ossa__layout_add(&p.L, (J * 10u + S) * 3u, sizeof(uint32_t));
+    p.rdst = ossa__layout_add(&p.L, J + S, sizeof(uint32_t));
+    p.vdst = ossa__layout_add(&p.L, J * 2u + S, sizeof(uint32_t));
+    p.rstep = ossa__layout_add(&p.L, J + S, 1);
+    p.vstep = ossa__layout_add(&p.L, J * 2u + S, 1);
+    return p;
+}
+
+/* The packed channels' tables: grouped by mask (a counting sort: mfirst[m] is mask m's fill
+ * point, ending at its end, then shifted back one), the streams' offsets (back to back from
+ * stream_off, validated) and the lift tables in that grouped order, the pose offsets, the
+ * masks, the interpolations, the ranges and where the keys are in the context in clip
+ * order. */
+static void plan_packed(ossa__sample_plan *pl, const ossa_built_clip *clip) {
+    const ossa__bc_header *h = clip->h;
+    uint32_t P = h->packed_count, M = h->mask_count;
+    for (uint32_t m = 0; m <= M; m++) pl->mfirst[m] = 0;
+    for (uint32_t i = 0; i < P; i++) pl->mfirst[clip->packed[i].mask + 1u]++; /* mask < M (validated) */
+    for (uint32_t m = 0; m < M; m++) pl->mfirst[m + 1] += pl->mfirst[m];
+    uint64_t off = h->stream_off;
+    for (uint32_t i = 0; i < P; i++) {
+        const ossa__bc_packed *p = &clip->packed[i];
+        uint32_t g = pl->mfirst[p->mask]++;
+        pl->mch[g] = i;
+        pl->poff[g] = (uint32_t)off;
+        pl->lbk[g] = ossa__lift_table(p, pl->lfo + (size_t)g * 16u, pl->lfm + (size_t)g * 16u);
+        off += (ossa__lift_stream_bits(p, clip->mask_keys[p->mask]) + 7u) / 8u;
+        pl->pdst[i] = p->joint * 10u + ossa__field_offset(p->kind);
+        pl->pka[i] = 6u * i;
+        pl->pkb[i] = 6u * i + 3u;
+        pl->pmask[i] = p->mask;
+        pl->pstep[i] = p->interp == OSSA_INTERP_STEP;
+        pl->pdrop[i] = (float)ossa__pk_drop(p);
+        for (int k = 0; k < 3; k++) {
+            pl->mn[k][i] = p->min[k];
+            pl->st[k][i] = ossa__step_float(p->step[k]);
+        }
+    }
+    for (uint32_t m = M; m > 0; m--) pl->mfirst[m] = pl->mfirst[m - 1];
+    pl->mfirst[0] = 0;
+}
+
+/* The raw channels' caches counted per clock, each clock given its slots and table entries
+ * while they fit a context of joint_count joints (else its channels stay on the editable
+ * path). */
+static void plan_raw_clocks(ossa__sample_plan *pl, const ossa_built_clip *clip) {
+    const ossa__bc_header *h = clip->h;
+    uint32_t C = h->clock_count, n = h->raw_count, J = h->joint_count;
+    pl->uncached = n;
+    pl->unpack_wide = h->size < (1u << 29); /* bit positions < 8 * size fit in 32 bits */
+    for (uint32_t k = 0; k < C; k++) pl->cnr[k] = pl->cnv[k] = 0;
+    for (uint32_t i = 0; i < n; i++) {
+        const ossa__bc_raw *r = &clip->raw[i];
+        pl->rcached[i] = r->lanes_off && (r->interp == OSSA_INTERP_LINEAR || r->interp == OSSA_INTERP_STEP) &&
+                         r->kind <= OSSA__CH_S; /* components: 4 (R) or 3 (T, S), checked by the loader */
+        if (pl->rcached[i]) (r->kind == OSSA__CH_R ? pl->cnr : pl->cnv)[r->clock]++;
+    }
+    uint32_t nr = 0, nv = 0, lanes = 0;
+    for (uint32_t k = 0; k < C; k++) {
+        uint32_t a = pl->cnr[k], b = pl->cnv[k];
+        pl->ctab[k] = UINT32_MAX;
+        if (!a && !b) continue;
+        if (a > J - nr || b > 2u * J - nv || 4u * (nr + a) + 3u * (nv + b) > 10u * J) {
+            pl->cnr[k] = pl->cnv[k] = 0;
+            continue;
+        }
+        pl->cr0[k] = nr;
+        pl->cv0[k] = nv;
+        pl->ctab[k] = lanes;
+        nr += a;
+        nv += b;
+        lanes += 4u * a + 3u * b;
+    }
+    pl->nrot = nr;
+    pl->nvec = nv;
+    pl->lanes = lanes;
+}
+
+/* Each cached raw channel placed in its clock's slots and its lanes' unpack table entries
+ * written (fill: per clock the rotations and vectors placed so far, all 0). */
+static void plan_raw_channels(ossa__sample_plan *pl, const ossa_built_clip *clip, uint32_t *rfill, uint32_t *vfill) {
+    for (uint32_t i = 0; i < clip->h->raw_count; i++) {
+        const ossa__bc_raw *r = &clip->raw[i];
+        uint32_t k = r->clock;
+        if (!pl->rcached[i] || pl->ctab[k] == UINT32_MAX) {
+            pl->rcached[i] = 0;
+            continue;
+        }
+        bool rot = r->kind == OSSA__CH_R;
+        uint32_t idx = rot ? rfill[k]++ : vfill[k]++, a = pl->cnr[k];
+        uint32_t first = pl->ctab[k] + (rot ? idx : 4u * a + 3u * idx), stride = rot ? a : 1u; /* its lane 0, between lanes */
+        const ossa__bc_lane *ln = (const ossa__bc_lane *)(clip->base + r->lanes_off);
+        uint32_t per = 0, bit = 0;
+        for (uint32_t q = 0; q < r->components; q++) per += ln[q].bits;
+        for (uint32_t q = 0; q < r->components; q++) {
+            uint32_t l = first + q * stride, b = ln[q].bits;
+            pl->l_off[l] = r->values_off;
+            pl->l_pos[l] = OSSA__UNPACK_POS(bit, per, b);
+            pl->l_base[l] = ln[q].base;
+            bit += b;
+        }
+        uint32_t dst = r->target * 10u + ossa__field_offset(r->kind);
+        bool step = r->interp == OSSA_INTERP_STEP;
+        if (rot) {
+            pl->rdst[pl->cr0[k] + idx] = dst;
+            pl->rstep[pl->cr0[k] + idx] = step;
+        } else {
+            pl->vdst[pl->cv0[k] + idx] = dst;
+            pl->vstep[pl->cv0[k] + idx] = step;
+        }
+        pl->uncached--;
+    }
+}
+
+ossa_result ossa__sample_plan_make(ossa_built_clip *clip) {
+    const ossa__bc_header *h = clip->h;
+    plan_layout p = plan_measure(h);
+    if (p.L.overflow) return OSSA_ERROR_OUT_OF_MEMORY;
+    unsigned char *mem = ossa__alloc(&clip->allocator, p.L.size);
+    if (!mem) return OSSA_ERROR_OUT_OF_MEMORY;
+    memset(mem, 0, p.L.size); /* the spare entries: finite values for the kernels' wide loads */
+    const size_t S = OSSA__LERP_SLACK, P = h->packed_count, C = h->clock_count, LN = (size_t)h->joint_count * 10u + S;
+    ossa__sample_plan *pl = (ossa__sample_plan *)(mem + p.plan);
+    pl->mfirst = (uint32_t *)(mem + p.mfirst);
+    pl->mch = (uint32_t *)(mem + p.mch);
+    pl->poff = (uint32_t *)(mem + p.poff);
+    pl->lbk = (uint32_t *)(mem + p.lbk);
+    pl->lfo = (uint32_t *)(mem + p.lfo);
+    pl->lfm = (uint32_t *)(mem + p.lfm);
+    pl->pdst = (uint32_t *)(mem + p.pdst);
+    pl->pka = (uint32_t *)(mem + p.pka); /* the spare entries 0: the kernels' spare lanes read keys 0 .. 4 */
+    pl->pkb = pl->pka + P + S;
+    pl->pmask = (uint32_t *)(mem + p.pmask);
+    pl->pstep = mem + p.pstep;
+    float *f = (float *)(mem + p.pf);
+    pl->pdrop = f;
+    for (size_t k = 0; k < 3; k++) {
+        pl->mn[k] = f + (1 + k) * (P + S);
+        pl->st[k] = f + (4 + k) * (P + S);
+    }
+    pl->rcached = mem + p.rcached;
+    uint32_t *ck = (uint32_t *)(mem + p.clocks);
+    pl->cr0 = ck;
+    pl->cv0 = ck + C;
+    pl->cnr = ck + 2 * C;
+    pl->cnv = ck + 3 * C;
+    pl->ctab = ck + 4 * C;
+    pl->l_off = (uint32_t *)(mem + p.lanes);
+    pl->l_pos = pl->l_off + LN;
+    pl->l_base = pl->l_off + 2 * LN;
+    pl->rdst = (uint32_t *)(mem + p.rdst);
+    pl->vdst = (uint32_t *)(mem + p.vdst);
+    pl->rstep = mem + p.rstep;
+    pl->vstep = mem + p.vstep;
+    plan_packed(pl, clip);
+    plan_raw_clocks(pl, clip);
+    uint32_t *fill = (uint32_t *)(mem + p.fill); /* zeroed */
+    plan_raw_channels(pl, clip, fill, fill + C);
+    pl->raw_keys = (uint32_t)((6u * P + 4u + 3u) & ~(size_t)3u); /* + 4: key b's wide load at the last packed channel */
+    pl->slots = h->mask_count + h->clock_count + 4u; /* + 4: the stale check's whole vectors */
+    pl->key_floats = pl->raw_keys + 2u * (pl->lanes + (uint32_t)S);
+    clip->plan = pl;
+    return OSSA_OK;
+}
