@@ -32,6 +32,8 @@ fi
 cmake --build "$BUILD" --target "${TESTS[@]}"
 export OSSA_ASSETS=${OSSA_ASSETS:-$PWD/../shared/assets}
 export OSSA_SOURCE_DIR=$PWD OSSA_TMP=$PWD/$BUILD/test-tmp
+# Cases that build many clips check a subset under memcheck (ot_under_valgrind, tests/support).
+export OSSA_UNDER_VALGRIND=1
 export OSSA_SKIP_LOG=$PWD/$BUILD/skipped.log  # this run's skipped cases, listed at the end
 rm -f "$OSSA_SKIP_LOG"
 mkdir -p "$OSSA_TMP"

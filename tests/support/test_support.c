@@ -232,3 +232,8 @@ void ot_palette(const ossa_skeleton *skeleton, uint32_t skin, const ossa_mat4 *m
                             .output_count = skeleton->joint_count};
     assert_int_equal(ossa_palette_job_run(&job), OSSA_OK);
 }
+
+bool ot_under_valgrind(void) {
+    const char *v = getenv("OSSA_UNDER_VALGRIND");
+    return v && *v == '1';
+}

@@ -43,6 +43,9 @@ const char *ot_asset(const char *relative);
  * the loader's diagnostic when the load fails. Caller frees with ossa_asset_destroy. */
 #define ot_load_asset(relative) ot_load_asset_in(__func__, relative)
 ossa_asset *ot_load_asset_in(const char *case_name, const char *relative);
+/* True when scripts/valgrind.sh runs the test (OSSA_UNDER_VALGRIND=1): cases that build many
+ * clips check a documented subset there (the sanitizer and scalar runs check them all). */
+bool ot_under_valgrind(void);
 /* Path under the test scratch directory (OSSA_TMP), created on demand; static storage. */
 const char *ot_tmp(const char *name);
 /* Path of the built ossa tool (OSSA_TOOL), or NULL with the reason given to ot_skip_reason. */
