@@ -16,12 +16,7 @@
 
 /* ---- diagnostics ---- */
 
-static ossa_result fail(ossa_diagnostic *diag, ossa_result result, const char *path, const char *fmt, ...)
-#if defined(__GNUC__)
-    __attribute__((format(printf, 4, 5)))
-#endif
-    ;
-static ossa_result fail(ossa_diagnostic *diag, ossa_result result, const char *path, const char *fmt, ...) {
+ossa_result ossa__graph_fail(ossa_diagnostic *diag, ossa_result result, const char *path, const char *fmt, ...) {
     if (!diag) return result;
     snprintf(diag->path, sizeof diag->path, "%s", path);
     char message[256];
@@ -47,25 +42,28 @@ static bool is_float_parameter(const ossa_graph_desc *desc, uint32_t p) {
 
 static ossa_result check_parameters(const ossa_graph_desc *desc, ossa_diagnostic *diag) {
     if (desc->parameter_count > OSSA_GRAPH_MAX_PARAMETERS)
-        return fail(diag, OSSA_ERROR_LIMIT, "/parameters", "%u parameters (at most %u)", desc->parameter_count,
+        return ossa__graph_fail(diag, OSSA_ERROR_LIMIT, "/parameters",
+                                "%u parameters (at most %u)", desc->parameter_count,
                     OSSA_GRAPH_MAX_PARAMETERS);
     if (desc->parameter_count && !desc->parameters)
-        return fail(diag, OSSA_ERROR_INVALID_DATA, "/parameters", "NULL with a count of %u", desc->parameter_count);
+        return ossa__graph_fail(diag, OSSA_ERROR_INVALID_DATA, "/parameters",
+                                "NULL with a count of %u", desc->parameter_count);
     char path[128];
     for (uint32_t i = 0; i < desc->parameter_count; i++) {
         const ossa_graph_parameter_desc *p = &desc->parameters[i];
         if (!p->name || !p->name[0]) {
             snprintf(path, sizeof path, "/parameters/%u", i);
-            return fail(diag, OSSA_ERROR_INVALID_DATA, path, "no name");
+            return ossa__graph_fail(diag, OSSA_ERROR_INVALID_DATA, path, "no name");
         }
         snprintf(path, sizeof path, "/parameters/%s", p->name);
         for (uint32_t j = 0; j < i; j++)
             if (strcmp(desc->parameters[j].name, p->name) == 0)
-                return fail(diag, OSSA_ERROR_INVALID_DATA, path, "a second parameter named \"%s\"", p->name);
+                return ossa__graph_fail(diag, OSSA_ERROR_INVALID_DATA, path,
+                                        "a second parameter named \"%s\"", p->name);
         if (p->type < OSSA_GRAPH_PARAMETER_FLOAT || p->type > OSSA_GRAPH_PARAMETER_TRIGGER)
-            return fail(diag, OSSA_ERROR_INVALID_DATA, path, "unknown type %d", (int)p->type);
+            return ossa__graph_fail(diag, OSSA_ERROR_INVALID_DATA, path, "unknown type %d", (int)p->type);
         if (p->type == OSSA_GRAPH_PARAMETER_FLOAT && !isfinite(p->initial.number))
-            return fail(diag, OSSA_ERROR_INVALID_DATA, path, "initial value is not finite");
+            return ossa__graph_fail(diag, OSSA_ERROR_INVALID_DATA, path, "initial value is not finite");
     }
     return OSSA_OK;
 }
@@ -80,30 +78,33 @@ static ossa_result check_instruction(const ossa_graph_desc *desc, const ossa_gra
     case OSSA_GRAPH_OP_FLAG:
         if (in->parameter >= desc->parameter_count ||
             desc->parameters[in->parameter].type == OSSA_GRAPH_PARAMETER_FLOAT)
-            return fail(diag, OSSA_ERROR_INVALID_DATA, path, "FLAG reads parameter %u, not a bool or trigger",
+            return ossa__graph_fail(diag, OSSA_ERROR_INVALID_DATA, path,
+                                    "FLAG reads parameter %u, not a bool or trigger",
                         in->parameter);
         break;
     case OSSA_GRAPH_OP_COMPARE_PARAMETERS:
         if (!is_float_parameter(desc, in->other))
-            return fail(diag, OSSA_ERROR_INVALID_DATA, path, "compares with parameter %u, not a float", in->other);
+            return ossa__graph_fail(diag, OSSA_ERROR_INVALID_DATA, path,
+                                    "compares with parameter %u, not a float", in->other);
         /* fall through */
     case OSSA_GRAPH_OP_COMPARE:
         if (!is_float_parameter(desc, in->parameter))
-            return fail(diag, OSSA_ERROR_INVALID_DATA, path, "compares parameter %u, not a float", in->parameter);
+            return ossa__graph_fail(diag, OSSA_ERROR_INVALID_DATA, path,
+                                    "compares parameter %u, not a float", in->parameter);
         if (in->compare < OSSA_GRAPH_LESS || in->compare > OSSA_GRAPH_NOT_EQUAL)
-            return fail(diag, OSSA_ERROR_INVALID_DATA, path, "unknown comparison %d", (int)in->compare);
+            return ossa__graph_fail(diag, OSSA_ERROR_INVALID_DATA, path, "unknown comparison %d", (int)in->compare);
         if (in->op == OSSA_GRAPH_OP_COMPARE && !isfinite(in->constant))
-            return fail(diag, OSSA_ERROR_INVALID_DATA, path, "constant is not finite");
+            return ossa__graph_fail(diag, OSSA_ERROR_INVALID_DATA, path, "constant is not finite");
         break;
     case OSSA_GRAPH_OP_NOT: pops = 1; break;
     case OSSA_GRAPH_OP_AND:
     case OSSA_GRAPH_OP_OR: pops = 2; break;
-    default: return fail(diag, OSSA_ERROR_INVALID_DATA, path, "unknown operation %d", (int)in->op);
+    default: return ossa__graph_fail(diag, OSSA_ERROR_INVALID_DATA, path, "unknown operation %d", (int)in->op);
     }
-    if (*depth < pops) return fail(diag, OSSA_ERROR_INVALID_DATA, path, "the stack underflows");
+    if (*depth < pops) return ossa__graph_fail(diag, OSSA_ERROR_INVALID_DATA, path, "the stack underflows");
     *depth = *depth - pops + pushes;
     if (*depth > OSSA_GRAPH_MAX_STACK)
-        return fail(diag, OSSA_ERROR_LIMIT, path, "deeper than %u values", OSSA_GRAPH_MAX_STACK);
+        return ossa__graph_fail(diag, OSSA_ERROR_LIMIT, path, "deeper than %u values", OSSA_GRAPH_MAX_STACK);
     return OSSA_OK;
 }
 
@@ -112,17 +113,17 @@ static ossa_result check_condition(const ossa_graph_desc *desc, const ossa_graph
     char path[128];
     snprintf(path, sizeof path, "%s/when", base);
     if (t->condition_count > OSSA_GRAPH_MAX_INSTRUCTIONS)
-        return fail(diag, OSSA_ERROR_LIMIT, path, "%u instructions (at most %u)", t->condition_count,
+        return ossa__graph_fail(diag, OSSA_ERROR_LIMIT, path, "%u instructions (at most %u)", t->condition_count,
                     OSSA_GRAPH_MAX_INSTRUCTIONS);
     if (t->condition_count && !t->condition)
-        return fail(diag, OSSA_ERROR_INVALID_DATA, path, "NULL with a count of %u", t->condition_count);
+        return ossa__graph_fail(diag, OSSA_ERROR_INVALID_DATA, path, "NULL with a count of %u", t->condition_count);
     uint32_t depth = 0;
     for (uint32_t i = 0; i < t->condition_count; i++) {
         ossa_result r = check_instruction(desc, &t->condition[i], &depth, path, diag);
         if (r != OSSA_OK) return r;
     }
     if (t->condition_count && depth != 1)
-        return fail(diag, OSSA_ERROR_INVALID_DATA, path, "leaves %u values (one expected)", depth);
+        return ossa__graph_fail(diag, OSSA_ERROR_INVALID_DATA, path, "leaves %u values (one expected)", depth);
     return OSSA_OK;
 }
 
@@ -133,28 +134,29 @@ static ossa_result check_transition(const ossa_graph_desc *desc, uint32_t l, uin
     snprintf(base, sizeof base, "/layers/%u/transitions/%u", l, i);
     if (t->from != OSSA_GRAPH_ANY_STATE && t->from >= layer->state_count) {
         snprintf(path, sizeof path, "%s/from", base);
-        return fail(diag, OSSA_ERROR_INVALID_DATA, path, "state %u out of range (%u states)", t->from,
+        return ossa__graph_fail(diag, OSSA_ERROR_INVALID_DATA, path, "state %u out of range (%u states)", t->from,
                     layer->state_count);
     }
     snprintf(path, sizeof path, "%s/to", base);
     if (t->to >= layer->state_count)
-        return fail(diag, OSSA_ERROR_INVALID_DATA, path, "state %u out of range (%u states)", t->to, layer->state_count);
-    if (t->to == t->from) return fail(diag, OSSA_ERROR_INVALID_DATA, path, "the same state as from");
+        return ossa__graph_fail(diag, OSSA_ERROR_INVALID_DATA, path,
+                                "state %u out of range (%u states)", t->to, layer->state_count);
+    if (t->to == t->from) return ossa__graph_fail(diag, OSSA_ERROR_INVALID_DATA, path, "the same state as from");
     ossa_result r = check_condition(desc, t, base, diag);
     if (r != OSSA_OK) return r;
     if (t->has_exit_time && !(isfinite(t->exit_time) && t->exit_time >= 0.0f)) {
         snprintf(path, sizeof path, "%s/exit_time", base);
-        return fail(diag, OSSA_ERROR_INVALID_DATA, path, "must be >= 0 and finite");
+        return ossa__graph_fail(diag, OSSA_ERROR_INVALID_DATA, path, "must be >= 0 and finite");
     }
     if (!t->has_exit_time && t->condition_count == 0)
-        return fail(diag, OSSA_ERROR_INVALID_DATA, base, "neither a condition (when) nor an exit_time");
+        return ossa__graph_fail(diag, OSSA_ERROR_INVALID_DATA, base, "neither a condition (when) nor an exit_time");
     if (!(isfinite(t->duration) && t->duration >= 0.0f)) {
         snprintf(path, sizeof path, "%s/duration", base);
-        return fail(diag, OSSA_ERROR_INVALID_DATA, path, "must be >= 0 and finite");
+        return ossa__graph_fail(diag, OSSA_ERROR_INVALID_DATA, path, "must be >= 0 and finite");
     }
     if (t->blend > OSSA_GRAPH_BLEND_DEAD_BLEND) {
         snprintf(path, sizeof path, "%s/blend", base);
-        return fail(diag, OSSA_ERROR_INVALID_DATA, path, "unknown blend %d", (int)t->blend);
+        return ossa__graph_fail(diag, OSSA_ERROR_INVALID_DATA, path, "unknown blend %d", (int)t->blend);
     }
     return OSSA_OK;
 }
@@ -165,24 +167,27 @@ static ossa_result check_samples(const ossa_graph_desc *desc, const ossa_graph_s
     bool two = s->kind == OSSA_GRAPH_STATE_BLEND_2D;
     snprintf(path, sizeof path, "%s/%s/clips", base, two ? "blend2d" : "blend1d");
     if (s->sample_count == 0 || s->sample_count > OSSA_GRAPH_MAX_SAMPLES || !s->samples)
-        return fail(diag, OSSA_ERROR_INVALID_DATA, path, "%u clips (1 to %u)", s->sample_count, OSSA_GRAPH_MAX_SAMPLES);
+        return ossa__graph_fail(diag, OSSA_ERROR_INVALID_DATA, path,
+                                "%u clips (1 to %u)", s->sample_count, OSSA_GRAPH_MAX_SAMPLES);
     for (uint32_t i = 0; i < s->sample_count; i++) {
         const ossa_graph_blend_sample *a = &s->samples[i];
         snprintf(path, sizeof path, "%s/%s/clips/%u", base, two ? "blend2d" : "blend1d", i);
-        if (!a->clip) return fail(diag, OSSA_ERROR_INVALID_DATA, path, "no clip name");
-        if (!isfinite(a->x) || !isfinite(a->y)) return fail(diag, OSSA_ERROR_INVALID_DATA, path, "position not finite");
+        if (!a->clip) return ossa__graph_fail(diag, OSSA_ERROR_INVALID_DATA, path, "no clip name");
+        if (!isfinite(a->x) || !isfinite(a->y)) return ossa__graph_fail(diag, OSSA_ERROR_INVALID_DATA, path,
+                                                                        "position not finite");
         for (uint32_t j = 0; j < i; j++) {
             const ossa_graph_blend_sample *b = &s->samples[j];
             if (!two && !(b->x < a->x))
-                return fail(diag, OSSA_ERROR_INVALID_DATA, path, "positions must increase (%g after %g)", (double)a->x,
+                return ossa__graph_fail(diag, OSSA_ERROR_INVALID_DATA, path,
+                                        "positions must increase (%g after %g)", (double)a->x,
                             (double)b->x);
             if (two && a->x == b->x && a->y == b->y)
-                return fail(diag, OSSA_ERROR_INVALID_DATA, path, "the same point as clip %u", j);
+                return ossa__graph_fail(diag, OSSA_ERROR_INVALID_DATA, path, "the same point as clip %u", j);
         }
     }
     snprintf(path, sizeof path, "%s/%s/parameter%s", base, two ? "blend2d" : "blend1d", two ? "s" : "");
     if (!is_float_parameter(desc, s->parameter_x) || (two && !is_float_parameter(desc, s->parameter_y)))
-        return fail(diag, OSSA_ERROR_INVALID_DATA, path, "not a float parameter");
+        return ossa__graph_fail(diag, OSSA_ERROR_INVALID_DATA, path, "not a float parameter");
     return OSSA_OK;
 }
 
@@ -191,24 +196,24 @@ static ossa_result check_state(const ossa_graph_desc *desc, uint32_t l, uint32_t
     const ossa_graph_state_desc *s = &layer->states[i];
     char base[160], path[192];
     state_path(base, sizeof base, l, s, i);
-    if (!s->name || !s->name[0]) return fail(diag, OSSA_ERROR_INVALID_DATA, base, "no name");
+    if (!s->name || !s->name[0]) return ossa__graph_fail(diag, OSSA_ERROR_INVALID_DATA, base, "no name");
     for (uint32_t j = 0; j < i; j++)
         if (layer->states[j].name && strcmp(layer->states[j].name, s->name) == 0)
-            return fail(diag, OSSA_ERROR_INVALID_DATA, base, "a second state named \"%s\"", s->name);
+            return ossa__graph_fail(diag, OSSA_ERROR_INVALID_DATA, base, "a second state named \"%s\"", s->name);
     if (s->kind < OSSA_GRAPH_STATE_EMPTY || s->kind > OSSA_GRAPH_STATE_ADDITIVE)
-        return fail(diag, OSSA_ERROR_INVALID_DATA, base, "unknown kind %d", (int)s->kind);
+        return ossa__graph_fail(diag, OSSA_ERROR_INVALID_DATA, base, "unknown kind %d", (int)s->kind);
     bool additive_layer = layer->mode == OSSA_GRAPH_LAYER_ADDITIVE;
     if (s->kind != OSSA_GRAPH_STATE_EMPTY && additive_layer != (s->kind == OSSA_GRAPH_STATE_ADDITIVE))
-        return fail(diag, OSSA_ERROR_INVALID_DATA, base, "%s",
+        return ossa__graph_fail(diag, OSSA_ERROR_INVALID_DATA, base, "%s",
                     additive_layer ? "an additive layer plays additive (delta) clips or nothing"
                                    : "an additive clip needs an additive layer");
     if (!isfinite(s->speed)) {
         snprintf(path, sizeof path, "%s/speed", base);
-        return fail(diag, OSSA_ERROR_INVALID_DATA, path, "not finite");
+        return ossa__graph_fail(diag, OSSA_ERROR_INVALID_DATA, path, "not finite");
     }
     if ((s->kind == OSSA_GRAPH_STATE_CLIP || s->kind == OSSA_GRAPH_STATE_ADDITIVE) && !s->clip) {
         snprintf(path, sizeof path, "%s/%s", base, s->kind == OSSA_GRAPH_STATE_CLIP ? "clip" : "additive");
-        return fail(diag, OSSA_ERROR_INVALID_DATA, path, "no clip name");
+        return ossa__graph_fail(diag, OSSA_ERROR_INVALID_DATA, path, "no clip name");
     }
     if (s->kind == OSSA_GRAPH_STATE_BLEND_1D || s->kind == OSSA_GRAPH_STATE_BLEND_2D)
         return check_samples(desc, s, base, diag);
@@ -219,55 +224,58 @@ static ossa_result check_layer_header(const ossa_graph_desc *desc, uint32_t l, o
     const ossa_graph_layer_desc *layer = &desc->layers[l];
     char path[96];
     snprintf(path, sizeof path, "/layers/%u", l);
-    if (!layer->name || !layer->name[0]) return fail(diag, OSSA_ERROR_INVALID_DATA, path, "no name");
+    if (!layer->name || !layer->name[0]) return ossa__graph_fail(diag, OSSA_ERROR_INVALID_DATA, path, "no name");
     for (uint32_t j = 0; j < l; j++)
         if (strcmp(desc->layers[j].name, layer->name) == 0)
-            return fail(diag, OSSA_ERROR_INVALID_DATA, path, "a second layer named \"%s\"", layer->name);
+            return ossa__graph_fail(diag, OSSA_ERROR_INVALID_DATA, path, "a second layer named \"%s\"", layer->name);
     if (layer->mode != OSSA_GRAPH_LAYER_OVERRIDE && layer->mode != OSSA_GRAPH_LAYER_ADDITIVE)
-        return fail(diag, OSSA_ERROR_INVALID_DATA, path, "unknown mode %d", (int)layer->mode);
+        return ossa__graph_fail(diag, OSSA_ERROR_INVALID_DATA, path, "unknown mode %d", (int)layer->mode);
     if (l == 0 && layer->mode != OSSA_GRAPH_LAYER_OVERRIDE)
-        return fail(diag, OSSA_ERROR_INVALID_DATA, path, "the first layer must be an override layer");
+        return ossa__graph_fail(diag, OSSA_ERROR_INVALID_DATA, path, "the first layer must be an override layer");
     snprintf(path, sizeof path, "/layers/%u/weight", l);
     if (layer->weight_parameter == OSSA_GRAPH_NONE) {
         if (!isfinite(layer->weight) || (layer->mode == OSSA_GRAPH_LAYER_OVERRIDE && layer->weight < 0.0f))
-            return fail(diag, OSSA_ERROR_INVALID_DATA, path, "must be finite (and >= 0 for an override layer)");
+            return ossa__graph_fail(diag, OSSA_ERROR_INVALID_DATA, path,
+                                    "must be finite (and >= 0 for an override layer)");
     } else if (!is_float_parameter(desc, layer->weight_parameter)) {
-        return fail(diag, OSSA_ERROR_INVALID_DATA, path, "parameter %u is not a float parameter",
+        return ossa__graph_fail(diag, OSSA_ERROR_INVALID_DATA, path, "parameter %u is not a float parameter",
                     layer->weight_parameter);
     }
     snprintf(path, sizeof path, "/layers/%u/states", l);
     if (layer->state_count == 0 || layer->state_count > OSSA_GRAPH_MAX_STATES || !layer->states)
-        return fail(diag, OSSA_ERROR_INVALID_DATA, path, "%u states (1 to %u)", layer->state_count, OSSA_GRAPH_MAX_STATES);
+        return ossa__graph_fail(diag, OSSA_ERROR_INVALID_DATA, path,
+                                "%u states (1 to %u)", layer->state_count, OSSA_GRAPH_MAX_STATES);
     snprintf(path, sizeof path, "/layers/%u/start", l);
     if (layer->start_state >= layer->state_count)
-        return fail(diag, OSSA_ERROR_INVALID_DATA, path, "state %u out of range", layer->start_state);
+        return ossa__graph_fail(diag, OSSA_ERROR_INVALID_DATA, path, "state %u out of range", layer->start_state);
     snprintf(path, sizeof path, "/layers/%u/transitions", l);
     if (layer->transition_count > OSSA_GRAPH_MAX_TRANSITIONS || (layer->transition_count && !layer->transitions))
-        return fail(diag, OSSA_ERROR_INVALID_DATA, path, "%u transitions (at most %u, not NULL)",
+        return ossa__graph_fail(diag, OSSA_ERROR_INVALID_DATA, path, "%u transitions (at most %u, not NULL)",
                     layer->transition_count, OSSA_GRAPH_MAX_TRANSITIONS);
     return OSSA_OK;
 }
 
 static ossa_result check_events(const ossa_graph_desc *desc, ossa_diagnostic *diag) {
     if (desc->event_count > OSSA_GRAPH_MAX_EVENTS || (desc->event_count && !desc->events))
-        return fail(diag, OSSA_ERROR_INVALID_DATA, "/events", "%u events (at most %u, not NULL)", desc->event_count,
+        return ossa__graph_fail(diag, OSSA_ERROR_INVALID_DATA, "/events",
+                                "%u events (at most %u, not NULL)", desc->event_count,
                     OSSA_GRAPH_MAX_EVENTS);
     char path[64];
     for (uint32_t i = 0; i < desc->event_count; i++) {
         const ossa_graph_event_desc *e = &desc->events[i];
         snprintf(path, sizeof path, "/events/%u", i);
         if (!e->clip || !e->name || !isfinite(e->time))
-            return fail(diag, OSSA_ERROR_INVALID_DATA, path, "needs a clip, a name and a finite time");
+            return ossa__graph_fail(diag, OSSA_ERROR_INVALID_DATA, path, "needs a clip, a name and a finite time");
     }
     return OSSA_OK;
 }
 
 ossa_result ossa_graph_desc_validate(const ossa_graph_desc *desc, ossa_diagnostic *diag) {
-    if (!desc) return fail(diag, OSSA_ERROR_INVALID_ARGUMENT, "", "NULL description");
+    if (!desc) return ossa__graph_fail(diag, OSSA_ERROR_INVALID_ARGUMENT, "", "NULL description");
     ossa_result r = check_parameters(desc, diag);
     if (r != OSSA_OK) return r;
     if (desc->layer_count == 0 || desc->layer_count > OSSA_GRAPH_MAX_LAYERS || !desc->layers)
-        return fail(diag, OSSA_ERROR_INVALID_DATA, "/layers", "%u layers (1 to %u)", desc->layer_count,
+        return ossa__graph_fail(diag, OSSA_ERROR_INVALID_DATA, "/layers", "%u layers (1 to %u)", desc->layer_count,
                     OSSA_GRAPH_MAX_LAYERS);
     for (uint32_t l = 0; l < desc->layer_count && r == OSSA_OK; l++) {
         r = check_layer_header(desc, l, diag);

@@ -35,23 +35,6 @@ static const char *copy_string(arena *a, const char *s) {
     return out;
 }
 
-static ossa_result fail(ossa_diagnostic *diag, ossa_result result, const char *path, const char *fmt, ...)
-#if defined(__GNUC__)
-    __attribute__((format(printf, 4, 5)))
-#endif
-    ;
-static ossa_result fail(ossa_diagnostic *diag, ossa_result result, const char *path, const char *fmt, ...) {
-    if (!diag) return result;
-    snprintf(diag->path, sizeof diag->path, "%s", path);
-    char message[256];
-    va_list ap;
-    va_start(ap, fmt);
-    vsnprintf(message, sizeof message, fmt, ap);
-    va_end(ap);
-    snprintf(diag->message, sizeof diag->message, "%s: %s", path, message);
-    return result;
-}
-
 /* ---- resolving names (before anything is allocated) ---- */
 
 typedef struct resolver {
@@ -70,14 +53,16 @@ static int32_t find_clip(const resolver *r, const char *name) {
 /* The clip `name` used at `path`: it exists and can play on the skeleton. */
 static ossa_result resolve_clip(const resolver *r, const char *name, const char *path, uint32_t *out) {
     int32_t c = find_clip(r, name);
-    if (c < 0) return fail(r->diag, OSSA_ERROR_INVALID_DATA, path, "no clip \"%s\"", name);
+    if (c < 0) return ossa__graph_fail(r->diag, OSSA_ERROR_INVALID_DATA, path, "no clip \"%s\"", name);
     const ossa_graph_clip *clip = &r->clips[c];
     if (!clip->source.clip == !clip->source.built)
-        return fail(r->diag, OSSA_ERROR_INVALID_ARGUMENT, path, "clip \"%s\": its source needs exactly one clip", name);
+        return ossa__graph_fail(r->diag, OSSA_ERROR_INVALID_ARGUMENT, path,
+                                "clip \"%s\": its source needs exactly one clip", name);
     const ossa_built_clip *b = clip->source.built;
     if (b && (ossa_built_clip_joint_count(b) > r->skeleton->joint_count ||
               !ossa_built_clip_matches(b, r->skeleton->rest, ossa_built_clip_joint_count(b))))
-        return fail(r->diag, OSSA_ERROR_INVALID_DATA, path, "clip \"%s\" was built for another skeleton", name);
+        return ossa__graph_fail(r->diag, OSSA_ERROR_INVALID_DATA, path,
+                                "clip \"%s\" was built for another skeleton", name);
     *out = (uint32_t)c;
     return OSSA_OK;
 }
@@ -89,7 +74,7 @@ static ossa_result resolve_states(const resolver *r, const ossa_graph_desc *desc
         const ossa_graph_layer_desc *layer = &desc->layers[l];
         if (layer->mask_joint && ossa_skeleton_find_joint(r->skeleton, layer->mask_joint) < 0) {
             snprintf(path, sizeof path, "/layers/%u/mask", l);
-            return fail(r->diag, OSSA_ERROR_INVALID_DATA, path, "no joint \"%s\"", layer->mask_joint);
+            return ossa__graph_fail(r->diag, OSSA_ERROR_INVALID_DATA, path, "no joint \"%s\"", layer->mask_joint);
         }
         for (uint32_t s = 0; s < layer->state_count; s++) {
             const ossa_graph_state_desc *st = &layer->states[s];
@@ -129,7 +114,8 @@ static ossa_result resolve_events(const resolver *r, const ossa_graph_desc *desc
         clip_range(&r->clips[c].source, &start, &end);
         if (e->time < start || e->time > end) {
             snprintf(path, sizeof path, "/events/%u/time", i);
-            return fail(r->diag, OSSA_ERROR_INVALID_DATA, path, "%g is outside the clip's [%g, %g]", (double)e->time,
+            return ossa__graph_fail(r->diag, OSSA_ERROR_INVALID_DATA, path,
+                                    "%g is outside the clip's [%g, %g]", (double)e->time,
                         (double)start, (double)end);
         }
     }
@@ -270,7 +256,7 @@ ossa_result ossa_graph_create(const ossa_graph_desc *desc, const ossa_skeleton *
                               ossa_diagnostic *diag) {
     if (out) *out = NULL;
     if (!desc || !skeleton || !out || (clip_count && !clips))
-        return fail(diag, OSSA_ERROR_INVALID_ARGUMENT, "", "NULL description, skeleton, clips or out");
+        return ossa__graph_fail(diag, OSSA_ERROR_INVALID_ARGUMENT, "", "NULL description, skeleton, clips or out");
     ossa_result res = ossa_graph_desc_validate(desc, diag);
     if (res != OSSA_OK) return res;
     resolver r = {skeleton, clips, clip_count, diag};
@@ -280,10 +266,10 @@ ossa_result ossa_graph_create(const ossa_graph_desc *desc, const ossa_skeleton *
     take(&a, 1, sizeof(ossa_graph));
     ossa_graph probe = {0};
     copy_graph(&a, &r, desc, &probe);
-    if (a.layout.overflow) return fail(diag, OSSA_ERROR_OUT_OF_MEMORY, "", "the graph's size overflows");
+    if (a.layout.overflow) return ossa__graph_fail(diag, OSSA_ERROR_OUT_OF_MEMORY, "", "the graph's size overflows");
     ossa_allocator resolved = ossa__allocator_resolve(allocator);
     char *block = ossa__alloc_array(&resolved, 1, a.layout.size);
-    if (!block) return fail(diag, OSSA_ERROR_OUT_OF_MEMORY, "", "%zu bytes", a.layout.size);
+    if (!block) return ossa__graph_fail(diag, OSSA_ERROR_OUT_OF_MEMORY, "", "%zu bytes", a.layout.size);
     a = (arena){.base = block};
     ossa_graph *g = take(&a, 1, sizeof *g);
     *g = (ossa_graph){.allocator = resolved, .skeleton = skeleton, .joint_count = skeleton->joint_count,
@@ -294,7 +280,7 @@ ossa_result ossa_graph_create(const ossa_graph_desc *desc, const ossa_skeleton *
         if (g->layers[l].max_samples > g->max_samples) g->max_samples = g->layers[l].max_samples;
     if ((res = measure_contexts(g)) != OSSA_OK) {
         ossa__free(&resolved, block);
-        return fail(diag, res, "", "a sampling context could not be made");
+        return ossa__graph_fail(diag, res, "", "a sampling context could not be made");
     }
     g->instance_block = ossa__graph_instance_block(g);
     *out = g;

@@ -69,4 +69,11 @@ struct ossa_graph {
 /* Bytes of an instance's block for `graph` (graph_instance.c). */
 size_t ossa__graph_instance_block(const ossa_graph *graph);
 
+/* Fills diag (may be NULL): path, and "path: <printf message>"; returns result (graph.c). */
+ossa_result ossa__graph_fail(ossa_diagnostic *diag, ossa_result result, const char *path, const char *fmt, ...)
+#if defined(__GNUC__)
+    __attribute__((format(printf, 4, 5)))
+#endif
+    ;
+
 #endif
