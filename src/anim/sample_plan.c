@@ -12,8 +12,20 @@ typedef struct plan_layout {
     size_t plan, mfirst, mch, poff, lbk, lfo, lfm, pdst, pka, pmask, pstep, pf, rcached, clocks, fill, lanes, rdst, vdst, rstep, vstep;
 } plan_layout;
 
+/* The raw caches' capacities: rotation slots, vector slots and unpack-table lanes (each without
+ * the kernels' spare entries). A context holds at most J rotations, 2 J vectors and 10 J lanes
+ * (plan_raw_clocks), and the clip's n raw channels need at most n slots and 4 n lanes: the
+ * smaller, so the plan grows with the file, never with a header's joint count alone. */
+static size_t min_size(size_t a, size_t b) { return a < b ? a : b; }
+static size_t rotation_cap(const ossa__bc_header *h) { return min_size(h->joint_count, h->raw_count); }
+static size_t vector_cap(const ossa__bc_header *h) { return min_size(2u * (size_t)h->joint_count, h->raw_count); }
+static size_t lane_cap(const ossa__bc_header *h) {
+    return min_size(10u * (size_t)h->joint_count, 4u * (size_t)h->raw_count);
+}
+
 static plan_layout plan_measure(const ossa__bc_header *h) {
-    const size_t S = OSSA__LERP_SLACK, P = h->packed_count, M = h->mask_count, C = h->clock_count, J = h->joint_count;
+    const size_t S = OSSA__LERP_SLACK, P = h->packed_count, M = h->mask_count, C = h->clock_count;
+    const size_t NR = rotation_cap(h), NV = vector_cap(h), LN = lane_cap(h) + S;
     plan_layout p;
     memset(&p, 0, sizeof p);
     p.plan = ossa__layout_add(&p.L, 1, sizeof(ossa__sample_plan));
@@ -31,11 +43,11 @@ static plan_layout plan_measure(const ossa__bc_header *h) {
     p.rcached = ossa__layout_add(&p.L, h->raw_count, 1);
     p.clocks = ossa__layout_add(&p.L, C * 5u, sizeof(uint32_t));
     p.fill = ossa__layout_add(&p.L, C * 2u, sizeof(uint32_t));
-    p.lanes = ossa__layout_add(&p.L, (J * 10u + S) * 3u, sizeof(uint32_t));
-    p.rdst = ossa__layout_add(&p.L, J + S, sizeof(uint32_t));
-    p.vdst = ossa__layout_add(&p.L, J * 2u + S, sizeof(uint32_t));
-    p.rstep = ossa__layout_add(&p.L, J + S, 1);
-    p.vstep = ossa__layout_add(&p.L, J * 2u + S, 1);
+    p.lanes = ossa__layout_add(&p.L, LN * 3u, sizeof(uint32_t));
+    p.rdst = ossa__layout_add(&p.L, NR + S, sizeof(uint32_t));
+    p.vdst = ossa__layout_add(&p.L, NV + S, sizeof(uint32_t));
+    p.rstep = ossa__layout_add(&p.L, NR + S, 1);
+    p.vstep = ossa__layout_add(&p.L, NV + S, 1);
     return p;
 }
 
@@ -152,7 +164,7 @@ ossa_result ossa__sample_plan_make(ossa_built_clip *clip) {
     unsigned char *mem = ossa__alloc(&clip->allocator, p.L.size);
     if (!mem) return OSSA_ERROR_OUT_OF_MEMORY;
     memset(mem, 0, p.L.size); /* the spare entries: finite values for the kernels' wide loads */
-    const size_t S = OSSA__LERP_SLACK, P = h->packed_count, C = h->clock_count, LN = (size_t)h->joint_count * 10u + S;
+    const size_t S = OSSA__LERP_SLACK, P = h->packed_count, C = h->clock_count, LN = lane_cap(h) + S;
     ossa__sample_plan *pl = (ossa__sample_plan *)(mem + p.plan);
     pl->mfirst = (uint32_t *)(mem + p.mfirst);
     pl->mch = (uint32_t *)(mem + p.mch);
