@@ -67,13 +67,6 @@ static void write_rig(const char *path, bool material, int clip_count, const cha
     assert_int_equal(gw_save(&w, GW_GLB, path), 0);
 }
 
-/* Runs `ossa ARGS 2>&1`; returns the exit status, output in *out (caller frees). */
-static int tool(const char *args, char **out) {
-    char cmd[8192];
-    snprintf(cmd, sizeof cmd, "\"%s\" %s 2>&1", ot_tool(), args);
-    return ot_run(cmd, out);
-}
-
 #define NEED_TOOL()                                                                                                    \
     do {                                                                                                               \
         if (!ot_tool()) skip();                                                                                        \
@@ -89,7 +82,7 @@ static bool gl_works(void) {
     if (state < 0) {
         char args[2048], *out = NULL;
         snprintf(args, sizeof args, "render --rest --size 8x8 --out '%s'", ot_tmp("cli_probe.png"));
-        state = tool(args, &out) == 0;
+        state = ot_tool_run(args, &out) == 0;
         if (!state) ot_skip_reason("no offscreen OpenGL: %s", out ? out : "");
         free(out);
     }
@@ -117,7 +110,7 @@ static void anim_clip_zero_is_the_anim_files(void **state) {
     write_rig(anim, false, 2, anim_names, anim_d, anim_x);
     /* sample: Walk at t = 0.5 moves Root to x = 8 * 0.5 / 2 = 2 */
     snprintf(args, sizeof args, "sample '%s' --anim '%s' --clip 0 --time 0.5 --vertices 0", model, anim);
-    assert_int_equal(tool(args, &out), 0);
+    assert_int_equal(ot_tool_run(args, &out), 0);
     gj *j = gj_parse(out, strlen(out));
     assert_non_null(j);
     assert_string_equal(gj_str(j, gj_find(j, "/clip/name")), "Walk");
@@ -126,7 +119,7 @@ static void anim_clip_zero_is_the_anim_files(void **state) {
     free(out);
     /* by index 1: Run; the model's own clip follows the --anim file's (index 2) */
     snprintf(args, sizeof args, "sample '%s' --anim '%s' --clip 2 --vertices 0", model, anim);
-    assert_int_equal(tool(args, &out), 0);
+    assert_int_equal(ot_tool_run(args, &out), 0);
     assert_non_null(strstr(out, "\"Idle\""));
     free(out);
     /* render: the clip it reports playing */
@@ -136,7 +129,7 @@ static void anim_clip_zero_is_the_anim_files(void **state) {
     }
     snprintf(args, sizeof args, "render '%s' --anim '%s' --clip 0 --size 16x16 --quiet --out '%s'", model, anim,
              ot_tmp("cli_anim.gif"));
-    assert_int_equal(tool(args, &out), 0);
+    assert_int_equal(ot_tool_run(args, &out), 0);
     if (!strstr(out, "clip 'Walk'")) fail_msg("render played another clip: %s", out);
     free(out);
 }
@@ -153,7 +146,7 @@ static void synced_render_spans_the_cycle(void **state) {
     /* --loop: frames at 0, 0.1, ... below 1.5 = 15 (the first clip's 2 s would give 20) */
     snprintf(args, sizeof args, "render '%s' --clip A --clip B --sync --fps 10 --loop --size 16x16 --quiet --out '%s'",
              file, ot_tmp("cli_sync.gif"));
-    assert_int_equal(tool(args, &out), 0);
+    assert_int_equal(ot_tool_run(args, &out), 0);
     if (!strstr(out, " 15 frames ")) fail_msg("expected 15 frames (a 1.5 s cycle at 10 fps): %s", out);
     free(out);
 }
@@ -169,7 +162,7 @@ static void unknown_options_are_named(void **state) {
         char args[256], expect[256], *out = NULL;
         snprintf(args, sizeof args, "%s --frobnicate x y", commands[i]);
         snprintf(expect, sizeof expect, "ossa %s: unknown option '--frobnicate'", commands[i]);
-        int rc = tool(args, &out);
+        int rc = ot_tool_run(args, &out);
         if (rc != 2 || !strstr(out, expect) || !strstr(out, "usage: ossa"))
             fail_msg("'%s' exited %d:\n%s", args, rc, out);
         free(out);
@@ -184,7 +177,7 @@ static void crowd_count_checked_up_front(void **state) {
     char *out = NULL, args[1024];
     snprintf(args, sizeof args, "crowd --count 1000000 --out '%s'", ot_tmp("cli_crowd.png"));
     time_t t0 = time(NULL);
-    int rc = tool(args, &out);
+    int rc = ot_tool_run(args, &out);
     if (time(NULL) - t0 > 20) fail_msg("crowd --count 1000000 took %lld s to refuse", (long long)(time(NULL) - t0));
     const char *m = strstr(out, "at most ");
     const char *t = strstr(out, "256 x GL_MAX_TEXTURE_SIZE = 256 x ");
@@ -204,7 +197,7 @@ static void sample_ik_reaches_the_target(void **state) {
     snprintf(file, sizeof file, "%s", ot_tmp("cli_ik.glb"));
     write_rig(file, false, 0, NULL, NULL, NULL);
     snprintf(args, sizeof args, "sample '%s' --ik End:1,1,0:1,0,0 --vertices 0", file);
-    assert_int_equal(tool(args, &out), 0);
+    assert_int_equal(ot_tool_run(args, &out), 0);
     gj *j = gj_parse(out, strlen(out));
     if (!j) fail_msg("not JSON: %s", out);
     double p[3][3];
@@ -227,7 +220,7 @@ static void sample_ik_reaches_the_target(void **state) {
     free(out);
     /* an unknown joint is a usage error naming it */
     snprintf(args, sizeof args, "sample '%s' --ik Nope", file);
-    assert_int_equal(tool(args, &out), 1);
+    assert_int_equal(ot_tool_run(args, &out), 1);
     assert_non_null(strstr(out, "no joint named 'Nope'"));
     free(out);
 }
@@ -238,13 +231,13 @@ static void one_frame_render_counts_one_solve(void **state) {
     NEED_GL();
     char args[1024], *out = NULL;
     snprintf(args, sizeof args, "render --from 0.5 --to 0.5 --ik foot_L --size 16x16 --out '%s'", ot_tmp("cli_ik.png"));
-    assert_int_equal(tool(args, &out), 0);
+    assert_int_equal(ot_tool_run(args, &out), 0);
     if (!strstr(out, "of 1 solves")) fail_msg("expected one solve:\n%s", out);
     free(out);
     /* --compare draws each frame twice (LBS, DQS): still one solve per frame; 0, 0.5, 1 at 2 fps */
     snprintf(args, sizeof args, "render --from 0 --to 1 --fps 2 --no-loop --compare --ik foot_L --size 16x16 --quiet "
              "--out '%s'", ot_tmp("cli_ik.gif"));
-    assert_int_equal(tool(args, &out), 0);
+    assert_int_equal(ot_tool_run(args, &out), 0);
     if (!strstr(out, "3 frames") || !strstr(out, "of 3 solves")) fail_msg("expected 3 frames, 3 solves:\n%s", out);
     free(out);
 }
@@ -270,7 +263,7 @@ static void empty_files_are_named(void **state) {
         if (!ot_tool()) continue;
         char args[2048], *out = NULL;
         snprintf(args, sizeof args, "info '%s'", path);
-        assert_int_equal(tool(args, &out), 1);
+        assert_int_equal(ot_tool_run(args, &out), 1);
         if (!strstr(out, path) || !strstr(out, "empty file") || strstr(out, "extension only"))
             fail_msg("%s:\n%s", args, out);
         free(out);
@@ -297,7 +290,7 @@ static void info_lists_materials_and_renormalised_weights(void **state) {
     snprintf(file, sizeof file, "%s", ot_tmp("cli_material.glb"));
     write_rig(file, true, 0, NULL, NULL, NULL);
     snprintf(args, sizeof args, "info '%s'", file);
-    assert_int_equal(tool(args, &out), 0);
+    assert_int_equal(ot_tool_run(args, &out), 0);
     const char *want[] = {"materials: 1", "'Red': base colour (1, 0, 0, 1), texture image 0", "alpha MASK (cutoff 0.25)",
                           "images: 1", "'swatch': (embedded), image/png, 37x19, 33 bytes",
                           "2 of 4 vertices had weights not summing to 1 (off by up to 1)"};
@@ -305,7 +298,7 @@ static void info_lists_materials_and_renormalised_weights(void **state) {
         if (!strstr(out, want[i])) fail_msg("no '%s' in:\n%s", want[i], out);
     free(out);
     snprintf(args, sizeof args, "info '%s' --json 2>/dev/null", file);
-    assert_int_equal(tool(args, &out), 0);
+    assert_int_equal(ot_tool_run(args, &out), 0);
     gj *j = gj_parse(out, strlen(out));
     if (!j) fail_msg("not JSON: %s", out);
     assert_string_equal(gj_str(j, gj_find(j, "/materials/0/name")), "Red");
@@ -380,7 +373,7 @@ static void bench_crowd_json_has_the_issue_keys(void **state) {
     printf("[   INFO   ] bench --crowd 50 --json: %s", out);
     gj_free(j);
     free(out);
-    assert_int_equal(tool("bench demo --json", &out), 2);
+    assert_int_equal(ot_tool_run("bench demo --json", &out), 2);
     assert_non_null(strstr(out, "--json needs --crowd"));
     free(out);
 }

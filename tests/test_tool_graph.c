@@ -65,13 +65,6 @@ static void write_graph(const char *path, const char *idle_clip, const char *ble
     fclose(f);
 }
 
-/* Runs `ossa ARGS 2>&1`; returns the exit status, output in *out (caller frees). */
-static int tool(const char *args, char **out) {
-    char cmd[8192];
-    snprintf(cmd, sizeof cmd, "\"%s\" %s 2>&1", ot_tool(), args);
-    return ot_run(cmd, out);
-}
-
 /* Same with stderr dropped: stdout alone (the JSON). */
 static int tool_stdout(const char *args, char **out) {
     char cmd[8192];
@@ -192,7 +185,7 @@ static void bad_set_is_refused(void **state) {
     char args[4096], *out = NULL;
     for (size_t k = 0; k < sizeof BAD / sizeof BAD[0]; k++) {
         snprintf(args, sizeof args, "sample '%s' --graph '%s' --vertices 0 --set '%s'", rig_path, graph_path, BAD[k]);
-        int rc = tool(args, &out);
+        int rc = ot_tool_run(args, &out);
         if (rc != 2 || !strstr(out, "--set") || !strstr(out, BAD[k]))
             fail_msg("--set '%s': exit %d, expected 2 and a message naming it:\n%s", BAD[k], rc, out);
         free(out);
@@ -203,7 +196,7 @@ static void bad_set_is_refused(void **state) {
     for (size_t k = 0; k < sizeof WRONG / sizeof WRONG[0]; k++) {
         snprintf(args, sizeof args, "sample '%s' --graph '%s' --vertices 0 --set '%s'", rig_path, graph_path,
                  WRONG[k][0]);
-        int rc = tool(args, &out);
+        int rc = ot_tool_run(args, &out);
         if (rc == 0 || !strstr(out, WRONG[k][0]) || !strstr(out, WRONG[k][1]))
             fail_msg("--set '%s': exit %d, expected a failure naming it and '%s':\n%s", WRONG[k][0], rc, WRONG[k][1],
                      out);
@@ -211,7 +204,7 @@ static void bad_set_is_refused(void **state) {
     }
     /* --set without --graph, and --graph with --clip, are usage errors */
     snprintf(args, sizeof args, "sample '%s' --set jump@1", rig_path);
-    assert_int_equal(tool(args, &out), 2);
+    assert_int_equal(ot_tool_run(args, &out), 2);
     assert_non_null(strstr(out, "--graph"));
     free(out);
 }
@@ -226,12 +219,12 @@ static void graph_check_names_the_path(void **state) {
     snprintf(bad, sizeof bad, "%s", ot_tmp("graph_missing_clip.json"));
     write_graph(bad, "Idel", "inertialize", 0.2);
     snprintf(args, sizeof args, "graph check '%s' '%s'", bad, rig_path);
-    int rc = tool(args, &out);
+    int rc = ot_tool_run(args, &out);
     if (rc == 0 || !strstr(out, "/layers/0/states/idle/clip") || !strstr(out, "Idel"))
         fail_msg("expected a failure naming /layers/0/states/idle/clip and 'Idel', got exit %d:\n%s", rc, out);
     free(out);
     snprintf(args, sizeof args, "graph check '%s' '%s'", graph_path, rig_path);
-    rc = tool(args, &out);
+    rc = ot_tool_run(args, &out);
     if (rc != 0 || !strstr(out, "2 layers")) fail_msg("expected exit 0 and a summary, got %d:\n%s", rc, out);
     free(out);
 }
@@ -245,7 +238,7 @@ static void graph_check_accepts_the_example(void **state) {
     if (!woman || !source) skip();
     char args[4096], *out = NULL;
     snprintf(args, sizeof args, "graph check '%s/examples/graphs/woman_locomotion.json' '%s'", source, woman);
-    int rc = tool(args, &out);
+    int rc = ot_tool_run(args, &out);
     if (rc != 0) fail_msg("exit %d:\n%s", rc, out);
     free(out);
 }

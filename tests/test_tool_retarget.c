@@ -27,13 +27,6 @@
 
 #define CMU_01_01 "/usr/share/assimp/models/BVH/01_01.bvh"
 
-/* Runs `ossa ARGS 2>&1`; returns the exit status, output in *out (caller frees). */
-static int tool(const char *args, char **out) {
-    char cmd[10240];
-    snprintf(cmd, sizeof cmd, "\"%s\" %s 2>&1", ot_tool(), args);
-    return ot_run(cmd, out);
-}
-
 #define NEED_TOOL()                                                                                                    \
     do {                                                                                                               \
         if (!ot_tool()) skip();                                                                                        \
@@ -77,7 +70,7 @@ static void check_sampled_bone_lengths(const char *packed, const ossa_skeleton *
     char args[4096], *out = NULL;
     snprintf(args, sizeof args, "sample '%s' --clip Walking --time 0 --time 0.3 --time 0.6 --time 0.9 --vertices 0 "
              "2>/dev/null", packed);
-    assert_int_equal(tool(args, &out), 0);
+    assert_int_equal(ot_tool_run(args, &out), 0);
     gj *j = gj_parse(out, strlen(out));
     if (!j) fail_msg("not JSON: %.400s", out);
     double pos[4][DEMO_JOINT_COUNT][3];
@@ -113,7 +106,7 @@ static void walking_onto_demo_packs(void **state) {
     snprintf(json, sizeof json, "%s", ot_tmp("retarget_walking.json"));
     snprintf(args, sizeof args, "retarget '%s' --to demo --clip Walking --tpose-fix --out '%s' --report --json '%s'",
              woman, packed, json);
-    if (tool(args, &out) != 0) fail_msg("%s:\n%s", args, out);
+    if (ot_tool_run(args, &out) != 0) fail_msg("%s:\n%s", args, out);
     if (!strstr(out, "report 'Walking'") || !strstr(out, "bone length change  0 model units"))
         fail_msg("no report:\n%s", out);
     free(out);
@@ -121,7 +114,7 @@ static void walking_onto_demo_packs(void **state) {
     assert_non_null(demo);
     /* info: the demo's joints (its one skin covers all of them) and the clip's name */
     snprintf(args, sizeof args, "info '%s' --json 2>/dev/null", packed);
-    assert_int_equal(tool(args, &out), 0);
+    assert_int_equal(ot_tool_run(args, &out), 0);
     gj *j = gj_parse(out, strlen(out));
     if (!j) fail_msg("not JSON: %.400s", out);
     assert_int_equal(gj_size(j, gj_find(j, "/nodes")), (int)demo->skeleton->joint_count);
@@ -159,7 +152,7 @@ static void print_map_lists_every_required_bone(void **state) {
         {"left_lower_leg", "lower_leg_L"}, {"left_foot", "foot_L"}, {"right_upper_leg", "upper_leg_R"},
         {"right_lower_leg", "lower_leg_R"}, {"right_foot", "foot_R"}};
     char *out = NULL;
-    assert_int_equal(tool("retarget --print-map demo demo", &out), 0);
+    assert_int_equal(ot_tool_run("retarget --print-map demo demo", &out), 0);
     uint32_t required = 0;
     for (uint32_t b = 0; b < OSSA_HUMANOID_BONE_COUNT; b++) required += ossa_humanoid_bone_required((ossa_humanoid_bone)b);
     assert_int_equal(required, sizeof expected / sizeof expected[0]);
@@ -204,7 +197,7 @@ static void bad_map_files_are_named(void **state) {
         snprintf(packed, sizeof packed, "%s", ot_tmp("retarget_bad_map.ossa"));
         unlink(packed);
         snprintf(args, sizeof args, "retarget demo --to demo --map '%s' --out '%s'", map, packed);
-        int rc = tool(args, &out);
+        int rc = ot_tool_run(args, &out);
         if (rc != 1 || !strstr(out, "ossa retarget: ") || !strstr(out, cases[i].expect))
             fail_msg("%s (%s) exited %d, expected 1 naming '%s':\n%s", cases[i].file, cases[i].text, rc, cases[i].expect,
                      out);
@@ -219,22 +212,22 @@ static void usage_errors_name_the_problem(void **state) {
     (void)state;
     NEED_TOOL();
     char *out = NULL, args[2048];
-    assert_int_equal(tool("retarget demo --out x.ossa", &out), 2);
+    assert_int_equal(ot_tool_run("retarget demo --out x.ossa", &out), 2);
     assert_non_null(strstr(out, "needs SOURCE, --to TARGET and --out OUT.ossa"));
     free(out);
     snprintf(args, sizeof args, "retarget '%s' --to demo --out '%s'", ot_tmp("no_such_file.glb"),
              ot_tmp("retarget_none.ossa"));
-    assert_int_equal(tool(args, &out), 1);
+    assert_int_equal(ot_tool_run(args, &out), 1);
     assert_non_null(strstr(out, "no_such_file.glb"));
     free(out);
-    assert_int_equal(tool("retarget demo --to demo --clip nope --out x.ossa", &out), 1);
+    assert_int_equal(ot_tool_run("retarget demo --to demo --clip nope --out x.ossa", &out), 1);
     if (!strstr(out, "demo has no clip 'nope'") || !strstr(out, "0:'walk'")) fail_msg("%s", out);
     free(out);
-    assert_int_equal(tool("retarget --frobnicate", &out), 2);
+    assert_int_equal(ot_tool_run("retarget --frobnicate", &out), 2);
     if (!strstr(out, "ossa retarget: unknown option '--frobnicate'") || !strstr(out, "usage: ossa retarget"))
         fail_msg("%s", out);
     free(out);
-    assert_int_equal(tool("info demo --tpose-fix", &out), 2);
+    assert_int_equal(ot_tool_run("info demo --tpose-fix", &out), 2);
     assert_non_null(strstr(out, "go with --anim SOURCE --retarget"));
     free(out);
 }
@@ -250,7 +243,7 @@ static void cmu_onto_woman(void **state) {
         ot_skip_reason("%s absent: install Debian's assimp-testmodels (scripts/deps.sh)", CMU_01_01);
         skip();
     }
-    assert_int_equal(tool("--help", &out), 0);
+    assert_int_equal(ot_tool_run("--help", &out), 0);
     bool assimp = strstr(out, "via Assimp") != NULL;
     free(out);
     if (!assimp) {
@@ -261,10 +254,10 @@ static void cmu_onto_woman(void **state) {
     /* lossless: compressing 22.9 s of 43 joints would take most of the time */
     snprintf(args, sizeof args, "retarget '%s' --to '%s' --tpose-fix --rest-reference --lossless --out '%s'", CMU_01_01,
              woman, packed);
-    if (tool(args, &out) != 0) fail_msg("%s:\n%s", args, out);
+    if (ot_tool_run(args, &out) != 0) fail_msg("%s:\n%s", args, out);
     free(out);
     snprintf(args, sizeof args, "info '%s' --json 2>/dev/null", packed);
-    assert_int_equal(tool(args, &out), 0);
+    assert_int_equal(ot_tool_run(args, &out), 0);
     gj *j = gj_parse(out, strlen(out));
     if (!j) fail_msg("not JSON: %.400s", out);
     assert_int_equal(gj_size(j, gj_find(j, "/nodes")), 43); /* Woman.gltf's nodes */
@@ -284,13 +277,13 @@ static void packed_target_holds_only_the_retargeted_clips(void **state) {
     snprintf(packed, sizeof packed, "%s", ot_tmp("retarget_demo_packed.ossa"));
     snprintf(out_file, sizeof out_file, "%s", ot_tmp("retarget_onto_packed.ossa"));
     snprintf(args, sizeof args, "pack demo '%s'", packed);
-    assert_int_equal(tool(args, &out), 0);
+    assert_int_equal(ot_tool_run(args, &out), 0);
     free(out);
     snprintf(args, sizeof args, "retarget demo --clip wave --to '%s' --out '%s'", packed, out_file);
-    if (tool(args, &out) != 0) fail_msg("%s:\n%s", args, out);
+    if (ot_tool_run(args, &out) != 0) fail_msg("%s:\n%s", args, out);
     free(out);
     snprintf(args, sizeof args, "info '%s' --json 2>/dev/null", out_file);
-    assert_int_equal(tool(args, &out), 0);
+    assert_int_equal(ot_tool_run(args, &out), 0);
     gj *j = gj_parse(out, strlen(out));
     if (!j) fail_msg("not JSON: %.400s", out);
     assert_int_equal(gj_size(j, gj_find(j, "/clips")), 1);
@@ -299,7 +292,7 @@ static void packed_target_holds_only_the_retargeted_clips(void **state) {
     gj_free(j);
     free(out);
     snprintf(args, sizeof args, "retarget '%s' --to demo --out '%s'", packed, out_file);
-    assert_int_equal(tool(args, &out), 1);
+    assert_int_equal(ot_tool_run(args, &out), 1);
     if (!strstr(out, packed) || !strstr(out, "built clips only")) fail_msg("%s", out);
     free(out);
 }
@@ -310,7 +303,7 @@ static bool gl_works(void) {
     if (state < 0) {
         char args[2048], *out = NULL;
         snprintf(args, sizeof args, "render --rest --size 8x8 --out '%s'", ot_tmp("retarget_probe.png"));
-        state = tool(args, &out) == 0;
+        state = ot_tool_run(args, &out) == 0;
         if (!state) ot_skip_reason("no offscreen OpenGL: %s", out ? out : "");
         free(out);
     }
@@ -326,7 +319,7 @@ static void side_by_side_of_the_identity(void **state) {
     snprintf(png, sizeof png, "%s", ot_tmp("retarget_side_by_side.png"));
     snprintf(args, sizeof args, "render demo --anim demo --retarget --no-contacts --clip walk --side-by-side "
              "--from 0.5 --to 0.5 --size 96x48 --ssaa 1 --out '%s'", png);
-    if (tool(args, &out) != 0 || !strstr(out, "clip 'walk', 1 frame 96x48")) fail_msg("%s:\n%s", args, out);
+    if (ot_tool_run(args, &out) != 0 || !strstr(out, "clip 'walk', 1 frame 96x48")) fail_msg("%s:\n%s", args, out);
     free(out);
     ot_image im;
     ot_read_png(png, &im);

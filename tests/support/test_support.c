@@ -237,3 +237,10 @@ bool ot_under_valgrind(void) {
     const char *v = getenv("OSSA_UNDER_VALGRIND");
     return v && *v == '1';
 }
+
+int ot_tool_run(const char *args, char **out) {
+    char cmd[10240];
+    int n = snprintf(cmd, sizeof cmd, "\"%s\" %s 2>&1", ot_tool(), args);
+    if (n < 0 || (size_t)n >= sizeof cmd) return -1;
+    return ot_run(cmd, out);
+}

@@ -56,6 +56,8 @@ const char *ot_gl_tool(void);
 /* Runs a shell command, returns its exit status and its stdout (malloc'd, NUL-terminated,
  * caller frees) in *out when out is not NULL. */
 int ot_run(const char *command, char **out);
+/* Runs `"<ot_tool()>" ARGS 2>&1` through ot_run (the tool must exist: check ot_tool() first). */
+int ot_tool_run(const char *args, char **out);
 
 /* Deterministic PRNG (splitmix64). */
 uint64_t ot_rand_u64(uint64_t *state);
