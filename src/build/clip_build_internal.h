@@ -132,6 +132,14 @@ typedef struct builder {
                                           * (ancestors), channel_count (loosening order) */
 } builder;
 
+/* A hint that *p is read soon (the grid arrays are G x J: a joint's values over time are a
+ * stride of J apart, which the hardware does not fetch ahead). */
+#if defined(__GNUC__)
+#define BUILD_PREFETCH(p) __builtin_prefetch(p)
+#else
+#define BUILD_PREFETCH(p) ((void)(p))
+#endif
+
 static inline size_t track_floats(const ossa_track *t) {
     return (size_t)t->key_count * t->components * (t->interp == OSSA_INTERP_CUBIC ? 3u : 1u);
 }
