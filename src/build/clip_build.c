@@ -29,6 +29,8 @@ static void joint_extents(const builder *B, float *reach, float *stretch_max, fl
         stretch_min[j] = INFINITY;
         local_scale_min[j] = INFINITY;
     }
+    /* reach[] holds squared distances until the end: sqrtf is monotonic and correctly rounded,
+     * so the root of the largest square is the largest root (and NaN is skipped either way) */
     for (uint32_t g = 0; g < G; g++) {
         const float *P = B->exact_points + (size_t)g * J * 12;
         for (uint32_t d = 0; d < J; d++) {
@@ -36,9 +38,9 @@ static void joint_extents(const builder *B, float *reach, float *stretch_max, fl
                 const float *x = P + (size_t)d * 12 + p * 3;
                 for (int32_t a = (int32_t)d; a >= 0; a = par[a]) {
                     const float *o = P + (size_t)a * 12;
-                    float dist = sqrtf((x[0] - o[0]) * (x[0] - o[0]) + (x[1] - o[1]) * (x[1] - o[1]) +
-                                       (x[2] - o[2]) * (x[2] - o[2]));
-                    if (dist > reach[a]) reach[a] = dist;
+                    float dist2 = (x[0] - o[0]) * (x[0] - o[0]) + (x[1] - o[1]) * (x[1] - o[1]) +
+                                  (x[2] - o[2]) * (x[2] - o[2]);
+                    if (dist2 > reach[a]) reach[a] = dist2;
                 }
             }
             int32_t pa = par[d];
@@ -57,6 +59,7 @@ static void joint_extents(const builder *B, float *reach, float *stretch_max, fl
             }
         }
     }
+    for (uint32_t j = 0; j < J; j++) reach[j] = sqrtf(reach[j]);
 }
 
 /* The level-0 tolerance of every T/R/S channel from its joint's extents (joint_extents). */

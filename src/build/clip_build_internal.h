@@ -124,9 +124,21 @@ typedef struct builder {
     uint32_t *joint_vertices;            /* every (joint, vertex) influence once: the vertex's number over all
                                           * skinned meshes (mesh_vertex_base[mesh] + vertex) */
     uint32_t *mesh_vertex_base;          /* options.mesh_count + 1: prefix sums of the skinned meshes' vertices */
+    double *joint_center;                /* options.mesh_count x J x 3: per skinned mesh, the mean (mesh space) of
+                                          * the vertices each joint moves (the final check's early exit) */
+    float *influence_distance;           /* per vertex (mesh_vertex_base numbering) x 8: |position - joint_center|
+                                          * of each influence's joint, rounded up */
     uint32_t *index_scratch;             /* key_grid_count x 4 (a channel's keys and values), J
                                           * (ancestors), channel_count (loosening order) */
 } builder;
+
+/* A hint that *p is read soon (the grid arrays are G x J: a joint's values over time are a
+ * stride of J apart, which the hardware does not fetch ahead). */
+#if defined(__GNUC__)
+#define BUILD_PREFETCH(p) __builtin_prefetch(p)
+#else
+#define BUILD_PREFETCH(p) ((void)(p))
+#endif
 
 static inline size_t track_floats(const ossa_track *t) {
     return (size_t)t->key_count * t->components * (t->interp == OSSA_INTERP_CUBIC ? 3u : 1u);

@@ -169,13 +169,16 @@ void ossa__pose_points(const ossa_transform *locals, const int32_t *parents, uin
 float ossa__points_error(const float *a, const float *b, uint32_t joint_count, uint32_t *worst_joint, float *per_joint) {
     float worst = 0.0f;
     for (uint32_t j = 0; j < joint_count; j++) {
-        float e = 0.0f;
+        /* the largest square, then one root: sqrt and the rounding to float are monotonic, so
+         * this is the largest (float) root, and a NaN takes the same place in either order */
+        double e2 = 0.0;
         for (int p = 0; p < 4; p++) {
             const float *x = a + (size_t)j * 12 + p * 3, *y = b + (size_t)j * 12 + p * 3;
             double dx = (double)x[0] - y[0], dy = (double)x[1] - y[1], dz = (double)x[2] - y[2];
-            float d = (float)sqrt(dx * dx + dy * dy + dz * dz);
-            if (!(d <= e)) e = d; /* NaN counts as worst */
+            double d2 = dx * dx + dy * dy + dz * dz;
+            if (!(d2 <= e2)) e2 = d2; /* NaN counts as worst */
         }
+        float e = (float)sqrt(e2);
         if (per_joint && !(e <= per_joint[j])) per_joint[j] = e;
         if (!(e <= worst)) {
             worst = e;

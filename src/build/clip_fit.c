@@ -42,6 +42,7 @@ void ossa__build_channel_values(const builder *B, const build_channel *ch, float
     for (uint32_t g = 0; g < B->grid_count; g++) {
         float *x = X + (size_t)g * 4;
         ossa_transform *exact = &B->exact_pose[(size_t)g * B->joint_count + ch->target];
+        if (g + 16 < B->grid_count) BUILD_PREFETCH(exact + (size_t)16 * B->joint_count);
         memcpy(x, field(exact, ch->kind), (ch->kind == OSSA__CH_R ? 4 : 3) * sizeof(float));
         if (ch->kind == OSSA__CH_R) {
             ossa__quat_normalize4(x);

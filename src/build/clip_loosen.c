@@ -290,6 +290,9 @@ static bool subtree_within(const builder *B, const subtree *st, uint32_t g, doub
  * limit, the time needs no evaluation; elsewhere the subtree's matrices are computed. The grid
  * is scanned from ch->probe_time on, a failure moves it there. If it holds, the pose and the
  * errors (or bounds) are stored. */
+/* Grid times the scans fetch ahead. */
+#define PREFETCH_AHEAD 8u
+
 static bool eval_subtree(builder *B, build_channel *ch, const float *V, float limit) {
     uint32_t J = B->joint_count, j = ch->target;
     subtree st = find_subtree(B, j);
@@ -302,6 +305,11 @@ static bool eval_subtree(builder *B, build_channel *ch, const float *V, float li
     double lim2 = (double)limit * limit;
     uint32_t G = B->grid_count, g = ch->probe_time < G ? ch->probe_time : 0;
     for (uint32_t step = 0; step < G; step++, g = g + 1 < G ? g + 1 : 0) {
+        uint32_t ahead = g + PREFETCH_AHEAD;
+        while (ahead >= G) ahead -= G;
+        BUILD_PREFETCH(B->built_pose + (size_t)ahead * J + j);
+        BUILD_PREFETCH(B->joint_error + (size_t)ahead * J + j);
+        BUILD_PREFETCH(B->candidate_error + (size_t)ahead * J + j);
         ossa_transform *gp = B->built_pose + (size_t)g * J, keep = gp[j];
         const float *err = B->joint_error + (size_t)g * J;
         float *terr = B->candidate_error + (size_t)g * J;
@@ -312,6 +320,8 @@ static bool eval_subtree(builder *B, build_channel *ch, const float *V, float li
             continue;
         }
         memcpy(field(&gp[j], ch->kind), V + (size_t)g * 4, n); /* the candidate, in place for the job */
+        const char *ex = (const char *)(B->exact_points + ((size_t)g * J + j) * 12);
+        for (size_t at = 0; at < (size_t)(st.end - j) * 12 * sizeof(float); at += 64) BUILD_PREFETCH(ex + at);
         subtree_to_model(B, &st, gp);
         gp[j] = keep;
         if (!subtree_within(B, &st, g, lim2, terr)) {

@@ -116,6 +116,46 @@ static ossa_result vertex_lists(builder *B) {
     return OSSA_OK;
 }
 
+/* The final check's early exit (check_time): per skinned mesh, each joint's center (the mean of
+ * the mesh-space positions of the vertices it moves) into B->joint_center, and each influence's
+ * distance from its joint's center, rounded up, into B->influence_distance. */
+static ossa_result influence_distances(builder *B) {
+    uint32_t J = B->joint_count, M = B->options.meshes ? B->options.mesh_count : 0, V = B->mesh_vertex_base[M];
+    B->joint_center = ossa__alloc_array(B->allocator, ((size_t)M + 1) * J * 3 + 1, sizeof(double));
+    B->influence_distance = ossa__alloc_array(B->allocator, (size_t)V * 8 + 1, sizeof(float));
+    if (!B->joint_center || !B->influence_distance) return OSSA_ERROR_OUT_OF_MEMORY;
+    double *count = B->joint_center + (size_t)M * J * 3; /* J: influences per joint in one mesh */
+    for (uint32_t i = 0; i < M; i++) {
+        const ossa_mesh *m = B->options.meshes[i];
+        if (!mesh_skinned(B, m)) continue;
+        double *c = B->joint_center + (size_t)i * J * 3;
+        memset(c, 0, (size_t)J * 3 * sizeof(double));
+        memset(count, 0, (size_t)J * sizeof(double));
+        uint32_t n = m->influences;
+        for (uint32_t v = 0; v < m->vertex_count; v++)
+            for (uint32_t k = 0; k < n; k++) {
+                uint32_t j = m->joints[(size_t)v * n + k];
+                if (j >= J || !(m->weights[(size_t)v * n + k] > 0.0f)) continue;
+                for (int r = 0; r < 3; r++) c[(size_t)j * 3 + (size_t)r] += m->positions[(size_t)v * 3 + (size_t)r];
+                count[j] += 1.0;
+            }
+        for (uint32_t j = 0; j < J; j++)
+            for (int r = 0; count[j] > 0.0 && r < 3; r++) c[(size_t)j * 3 + (size_t)r] /= count[j];
+        for (uint32_t v = 0; v < m->vertex_count; v++) {
+            float *dist = B->influence_distance + ((size_t)B->mesh_vertex_base[i] + v) * 8;
+            const float *p = m->positions + (size_t)v * 3;
+            for (uint32_t k = 0; k < n; k++) {
+                uint32_t j = m->joints[(size_t)v * n + k];
+                const double *o = c + (size_t)(j < J ? j : 0) * 3;
+                double dx = p[0] - o[0], dy = p[1] - o[1], dz = p[2] - o[2], d = sqrt(dx * dx + dy * dy + dz * dz);
+                float f = (float)d;
+                dist[k] = (double)f < d ? nextafterf(f, INFINITY) : f;
+            }
+        }
+    }
+    return OSSA_OK;
+}
+
 ossa_result ossa__build_shells(builder *B) {
     uint32_t J = B->joint_count;
     B->bind_model = ossa__alloc_array(B->allocator, (size_t)J + 1, sizeof(ossa_mat4));
@@ -147,6 +187,7 @@ ossa_result ossa__build_shells(builder *B) {
         }
     }
     ossa_result r = vertex_lists(B);
+    if (r == OSSA_OK) r = influence_distances(B);
     if (r != OSSA_OK) return r;
     for (uint32_t j = 0; j < J; j++) {
         if (!B->moves_vertex[j]) B->joint_shell[j] = B->options.shell_distance;
@@ -165,11 +206,15 @@ void ossa__build_free_shells(builder *B) {
     ossa__free(B->allocator, B->joint_vertex_start);
     ossa__free(B->allocator, B->joint_vertices);
     ossa__free(B->allocator, B->mesh_vertex_base);
+    ossa__free(B->allocator, B->joint_center);
+    ossa__free(B->allocator, B->influence_distance);
 }
 
 /* ---------------------------------------------------------------- the final check */
 
 typedef struct vertex_scratch {
+    double *delta;        /* mesh_count x J x 12: built minus exact palette (columns 0..3, rows 0..2) */
+    double *slope, *offset; /* mesh_count x J each: a joint's |delta (p, 1)| <= offset + slope |p - center| */
     ossa_transform *got;  /* J: the built pose */
     ossa_mat4 *exact, *built; /* J each: model matrices */
     ossa_mat4 *palettes;  /* mesh_count x 2 x J: each skinned mesh's exact, then built palette */
@@ -238,7 +283,33 @@ static ossa_result time_bounds(const builder *B, const ossa_built_clip *bc, ossa
     return OSSA_OK;
 }
 
-/* Every skinned mesh's exact and built palettes at the time of S->exact / S->built. */
+/* Mesh i's palette differences (S->delta, in double as skin_vertex forms them) and, per joint,
+ * how far they move a vertex at most: |delta (p, 1)| <= |delta (c, 1)| + ||dL||_F |p - c| for
+ * its center c (B->joint_center), each term raised by 2^-39 of the magnitudes it is formed from
+ * (skin_vertex's rounding, a few 2^-53 of them, stays below that). */
+static void palette_deltas(const builder *B, vertex_scratch *S, uint32_t i) {
+    uint32_t J = B->joint_count;
+    const ossa_mat4 *pe = S->palettes + (size_t)i * 2 * J, *pb = pe + J;
+    for (uint32_t j = 0; j < J; j++) {
+        double *D = S->delta + ((size_t)i * J + j) * 12, f2 = 0.0, t2 = 0.0, c2 = 0.0, m2 = 0.0;
+        const double *c = B->joint_center + ((size_t)i * J + j) * 3;
+        for (int col = 0; col < 4; col++)
+            for (int r = 0; r < 3; r++) D[col * 3 + r] = (double)pb[j].m[col * 4 + r] - pe[j].m[col * 4 + r];
+        for (int r = 0; r < 3; r++) {
+            double x = D[r] * c[0] + D[3 + r] * c[1] + D[6 + r] * c[2] + D[9 + r];
+            f2 += D[r] * D[r] + D[3 + r] * D[3 + r] + D[6 + r] * D[6 + r];
+            t2 += D[9 + r] * D[9 + r];
+            c2 += x * x;
+            m2 += c[r] * c[r];
+        }
+        double slope = sqrt(f2);
+        S->slope[(size_t)i * J + j] = slope * (1.0 + 0x1p-39);
+        S->offset[(size_t)i * J + j] = sqrt(c2) + 0x1p-39 * (slope * sqrt(m2) + sqrt(t2));
+    }
+}
+
+/* Every skinned mesh's exact and built palettes at the time of S->exact / S->built, and their
+ * differences (palette_deltas). */
 static void palettes(const builder *B, vertex_scratch *S) {
     uint32_t J = B->joint_count;
     for (uint32_t i = 0; i < B->options.mesh_count; i++) {
@@ -250,6 +321,7 @@ static void palettes(const builder *B, vertex_scratch *S) {
         pj.model = S->built;
         pj.output += J;
         ossa_palette_job_run(&pj);
+        palette_deltas(B, S, i);
     }
 }
 
@@ -270,23 +342,39 @@ static uint32_t mesh_of(const builder *B, uint32_t number) {
 static float skin_vertex(const builder *B, const vertex_scratch *S, uint32_t i, uint32_t v, uint32_t *dominant) {
     const ossa_mesh *m = B->options.meshes[i];
     uint32_t J = B->joint_count, n = m->influences;
-    const ossa_mat4 *pe = S->palettes + (size_t)i * 2 * J, *pb = pe + J;
+    const double *delta = S->delta + (size_t)i * J * 12;
     const uint16_t *jt = m->joints + (size_t)v * n;
     const float *w = m->weights + (size_t)v * n, *p = m->positions + (size_t)v * 3;
     double d[3] = {0, 0, 0}, best = -1.0;
     *dominant = jt[0];
     for (uint32_t k = 0; k < n; k++) {
         if (jt[k] >= J || !(w[k] > 0.0f)) continue;
-        const float *a = pb[jt[k]].m, *b = pe[jt[k]].m;
+        const double *D = delta + (size_t)jt[k] * 12; /* built - exact, as (double)a - b */
         double s[3];
         for (int r = 0; r < 3; r++)
-            s[r] = (double)w[k] * ((((double)a[r] - b[r]) * p[0] + ((double)a[4 + r] - b[4 + r]) * p[1]) +
-                                  (((double)a[8 + r] - b[8 + r]) * p[2] + ((double)a[12 + r] - b[12 + r])));
+            s[r] = (double)w[k] * ((D[r] * p[0] + D[3 + r] * p[1]) + (D[6 + r] * p[2] + D[9 + r]));
         double share = s[0] * s[0] + s[1] * s[1] + s[2] * s[2];
         if (share > best) best = share, *dominant = jt[k];
         for (int r = 0; r < 3; r++) d[r] += s[r];
     }
     return (float)sqrt(d[0] * d[0] + d[1] * d[1] + d[2] * d[2]);
+}
+
+/* An upper bound of skin_vertex's error for vertex v of mesh i (number: its mesh_vertex_base
+ * number): sum over its influences of w x (offset + slope x distance from the joint's center),
+ * raised by 2^-30 for its own rounding; NaN when a difference is. */
+static double vertex_bound(const builder *B, const vertex_scratch *S, uint32_t i, uint32_t v, uint32_t number) {
+    const ossa_mesh *m = B->options.meshes[i];
+    uint32_t J = B->joint_count, n = m->influences;
+    const uint16_t *jt = m->joints + (size_t)v * n;
+    const float *w = m->weights + (size_t)v * n, *dist = B->influence_distance + (size_t)number * 8;
+    const double *slope = S->slope + (size_t)i * J, *offset = S->offset + (size_t)i * J;
+    double b = 0.0;
+    for (uint32_t k = 0; k < n; k++) {
+        if (jt[k] >= J || !(w[k] > 0.0f)) continue;
+        b += (double)w[k] * (offset[jt[k]] + slope[jt[k]] * dist[k]);
+    }
+    return b * (1.0 + 0x1p-30);
 }
 
 /* At grid time g (S->exact / S->built set): skins every vertex of a joint whose bound is above
@@ -304,8 +392,11 @@ static uint64_t check_time(const builder *B, vertex_scratch *S, uint32_t g, floa
             if (S->stamp[number] == stamp) continue;
             S->stamp[number] = stamp;
             uint32_t i = mesh_of(B, number), v = number - B->mesh_vertex_base[i], dominant;
-            float e = skin_vertex(B, S, i, v, &dominant);
             skinned++;
+            /* within the largest error so far and the target: it would change nothing below */
+            double bound = vertex_bound(B, S, i, v, number);
+            if (bound <= (double)out->max_error && bound <= (double)target) continue;
+            float e = skin_vertex(B, S, i, v, &dominant);
             if (!(e <= out->max_error)) {
                 out->max_error = e;
                 out->mesh = i, out->vertex = v, out->joint = dominant, out->grid = g;
@@ -346,13 +437,17 @@ ossa_result ossa__build_vertex_check(builder *B, const ossa_built_clip *bc, ossa
     uint32_t J = B->joint_count, G = B->grid_count, V = B->mesh_vertex_base[B->options.mesh_count];
     memset(out, 0, sizeof *out);
     for (uint32_t j = 0; j < J; j++) joint_fail_time[j] = UINT32_MAX;
-    size_t bytes = (size_t)J * (sizeof(ossa_transform) + (2 + 2 * (size_t)B->options.mesh_count) * sizeof(ossa_mat4) +
+    size_t M = B->options.mesh_count;
+    size_t bytes = (size_t)J * (M * 14 * sizeof(double) + sizeof(ossa_transform) + (2 + 2 * M) * sizeof(ossa_mat4) +
                                 sizeof(float)) +
                    (size_t)G * (sizeof(float) + sizeof(struct timed_bound)) + (size_t)V * sizeof(uint32_t) + 64;
     unsigned char *mem = ossa__alloc_array(B->allocator, 1, bytes);
     if (!mem) return OSSA_ERROR_OUT_OF_MEMORY;
     vertex_scratch S;
-    S.exact = (ossa_mat4 *)mem;
+    S.delta = (double *)mem;
+    S.slope = S.delta + M * J * 12;
+    S.offset = S.slope + M * J;
+    S.exact = (ossa_mat4 *)(S.offset + M * J);
     S.built = S.exact + J, S.palettes = S.built + J;
     S.got = (ossa_transform *)(S.palettes + (size_t)2 * J * B->options.mesh_count);
     S.bound = (float *)(S.got + J);
