@@ -146,22 +146,24 @@ static inline void place_rotations(const ossa__lerp_soa *soa, const __m512 v[4],
 static inline __attribute__((always_inline)) void lerp_vectors(const ossa__lerp_soa *soa, __m512 t, uint32_t i, uint32_t end,
                                                               const bool rotation, const int n) {
     segment g[2];
+    /* the lerp parameter and both keys' stored fields */
 #pragma GCC unroll 2
     for (int u = 0; u < n; u++) load_segment(soa, t, i + (uint32_t)u * W, &g[u]);
-    if (rotation) {
+    if (rotation) { /* each key's dropped component, then the shorter arc and the corrected s */
 #pragma GCC unroll 2
         for (int u = 0; u < n; u++) g[u].a[3] = rebuild_w(g[u].a), g[u].b[3] = rebuild_w(g[u].b);
 #pragma GCC unroll 2
         for (int u = 0; u < n; u++) correct_time(&g[u]);
     }
-    const int comps = rotation ? 4 : 3;
+    const int comps = rotation ? 4 : 3; /* the lerp, into a */
 #pragma GCC unroll 2
     for (int u = 0; u < n; u++)
         for (int c = 0; c < comps; c++) g[u].a[c] = lerp(g[u].a[c], g[u].b[c], g[u].s);
-    if (rotation) {
+    if (rotation) { /* nlerp: normalised */
 #pragma GCC unroll 2
         for (int u = 0; u < n; u++) normalize4(g[u].a);
     }
+    /* out: rotations into the pose when it is set, else every kind to o (SoA) */
 #pragma GCC unroll 2
     for (int u = 0; u < n; u++) {
         uint32_t x = i + (uint32_t)u * W;
