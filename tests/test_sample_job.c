@@ -568,12 +568,10 @@ static void test_unpack_kernels_agree(void **state) {
     free(base);
 }
 
-/* The lifted-block kernels: an independent decoder written from the format's spec
- * (built_clip_internal.h: fields read bit by bit, the predictions with signed floor division,
- * sums modulo 2^wa) gives ossa__lift_block's keys, the scalar kernel gives them as floats, and
- * every SIMD kernel the CPU has gives the scalar one's bits without writing another channel's
- * keys: random channels (0..20 anchor bits, residuals 0..wa bits, 1..23 keys) back to back on
- * random bytes, the last stream against the end of an exactly sized block, every block. */
+/* Lifted blocks: an independent decoder written from the format's spec (built_clip_internal.h:
+ * fields read bit by bit, the predictions with signed floor division, sums modulo 2^wa) gives
+ * ossa__lift_block's keys: random channels back to back on random bytes (make_lift_channels),
+ * the last stream against the end of an exactly sized block, every block. */
 static uint32_t spec_bits(const unsigned char *s, uint64_t pos, uint32_t n) {
     uint32_t v = 0;
     for (uint32_t b = 0; b < n; b++) v |= (uint32_t)(((unsigned)s[(pos + b) >> 3] >> ((pos + b) & 7u)) & 1u) << b;
@@ -605,85 +603,154 @@ static void spec_block(const unsigned char *s, const uint32_t wa[3], const uint3
     }
 }
 
-static void test_lift_kernels_agree(void **state) {
-    (void)state;
-    enum { CH = 48 };
-    uint64_t seed = 29;
-    ossa__bc_packed pk[CH];
-    uint32_t keys[CH], wa[CH][3], w1[CH][3], w2[CH][3], poff[CH], bk[CH], chan[CH], maxm = 0;
-    uint32_t fo[CH * 16], fm[CH * 16];
+/* Random lifted channels back to back on random bytes: CH of them (0..22 anchor bits, residuals
+ * 0..wa bits, 1..23 keys; every eighth with wide blocks: its last field 196 .. 280 bits in), the block sized exactly plus OSSA__BC_READ_SLACK (as after a built
+ * clip's block in memory), their field tables; maxm = the most blocks of one. */
+enum { LIFT_CH = 48 };
+typedef struct lift_channels {
+    ossa__bc_packed pk[LIFT_CH];
+    uint32_t keys[LIFT_CH], wa[LIFT_CH][3], w1[LIFT_CH][3], w2[LIFT_CH][3], poff[LIFT_CH], bk[LIFT_CH], maxm;
+    uint32_t fo[LIFT_CH * 16], fm[LIFT_CH * 16];
+    unsigned char *block;
+} lift_channels;
+
+static void make_lift_channels(lift_channels *L, uint64_t *seed) {
     uint64_t bytes = 0;
-    memset(pk, 0, sizeof pk);
-    for (uint32_t i = 0; i < CH; i++) {
+    memset(L, 0, sizeof *L);
+    for (uint32_t i = 0; i < LIFT_CH; i++) {
         for (int c = 0; c < 3; c++) {
-            uint32_t r = (uint32_t)ot_rand_u64(&seed) % 8u;
-            wa[i][c] = r == 0 ? 0u : r == 1 ? OSSA__BC_MAX_BITS : (uint32_t)ot_rand_u64(&seed) % (OSSA__BC_MAX_BITS + 1u);
-            w1[i][c] = (uint32_t)ot_rand_u64(&seed) % (wa[i][c] + 1u);
-            w2[i][c] = i % 5 == 0 ? wa[i][c] : (uint32_t)ot_rand_u64(&seed) % (wa[i][c] + 1u);
-            pk[i].widths |= wa[i][c] << (5 * c);
-            pk[i].resid |= w1[i][c] << (5 * c) | w2[i][c] << (15 + 5 * c);
+            uint32_t r = (uint32_t)ot_rand_u64(seed) % 8u, wa;
+            wa = L->wa[i][c] = r == 0 ? 0u : r == 1 ? OSSA__BC_MAX_BITS : (uint32_t)ot_rand_u64(seed) % (OSSA__BC_MAX_BITS + 1u);
+            L->w1[i][c] = (uint32_t)ot_rand_u64(seed) % (wa + 1u);
+            L->w2[i][c] = i % 5 == 0 ? wa : (uint32_t)ot_rand_u64(seed) % (wa + 1u);
+            if (i % 8 == 3) { /* wide blocks, around the AVX2 single-key kernel's bound */
+                wa = L->wa[i][c] = OSSA__BC_MAX_BITS;
+                L->w1[i][c] = wa - (uint32_t)ot_rand_u64(seed) % 12u;
+                L->w2[i][c] = wa - (uint32_t)ot_rand_u64(seed) % 4u;
+            }
+            L->pk[i].widths |= wa << (5 * c);
+            L->pk[i].resid |= L->w1[i][c] << (5 * c) | L->w2[i][c] << (15 + 5 * c);
         }
-        keys[i] = 1u + (uint32_t)ot_rand_u64(&seed) % 23u;
-        if (ossa__lift_blocks(keys[i]) > maxm) maxm = ossa__lift_blocks(keys[i]);
-        poff[i] = (uint32_t)bytes;
-        bytes += (ossa__lift_stream_bits(&pk[i], keys[i]) + 7) / 8;
-        bk[i] = ossa__lift_table(&pk[i], fo + 16 * i, fm + 16 * i);
-        uint32_t A = wa[i][0] + wa[i][1] + wa[i][2], R1 = w1[i][0] + w1[i][1] + w1[i][2], R2 = w2[i][0] + w2[i][1] + w2[i][2];
-        assert_int_equal(bk[i], A + 2 * R1 + R2);
+        L->keys[i] = 1u + (uint32_t)ot_rand_u64(seed) % 23u;
+        if (ossa__lift_blocks(L->keys[i]) > L->maxm) L->maxm = ossa__lift_blocks(L->keys[i]);
+        L->poff[i] = (uint32_t)bytes;
+        bytes += (ossa__lift_stream_bits(&L->pk[i], L->keys[i]) + 7) / 8;
+        L->bk[i] = ossa__lift_table(&L->pk[i], L->fo + 16 * i, L->fm + 16 * i);
+        uint32_t A = L->wa[i][0] + L->wa[i][1] + L->wa[i][2], R1 = L->w1[i][0] + L->w1[i][1] + L->w1[i][2];
+        uint32_t R2 = L->w2[i][0] + L->w2[i][1] + L->w2[i][2];
+        assert_int_equal(L->bk[i], A + 2 * R1 + R2);
     }
-    size_t size = (size_t)bytes + OSSA__BC_READ_SLACK; /* as after a built clip's block in memory */
-    unsigned char *block = malloc(size);
-    float *ref = aligned_alloc(64, CH * 16 * sizeof(float)), *got = aligned_alloc(64, CH * 16 * sizeof(float));
-    assert_non_null(block);
-    assert_non_null(ref);
-    assert_non_null(got);
-    for (size_t b = 0; b < size; b++) block[b] = (unsigned char)ot_rand_u64(&seed);
+    size_t size = (size_t)bytes + OSSA__BC_READ_SLACK;
+    L->block = malloc(size);
+    assert_non_null(L->block);
+    for (size_t b = 0; b < size; b++) L->block[b] = (unsigned char)ot_rand_u64(seed);
+}
+
+static void test_lift_block_spec(void **state) {
+    (void)state;
+    uint64_t seed = 29;
+    static lift_channels L;
+    make_lift_channels(&L, &seed);
+    int same = 0;
+    for (uint32_t m = 0; m < L.maxm; m++)
+        for (uint32_t i = 0; i < LIFT_CH; i++) {
+            if (m >= ossa__lift_blocks(L.keys[i])) continue;
+            uint32_t want[15], lib[15];
+            spec_block(L.block + L.poff[i], L.wa[i], L.w1[i], L.w2[i], m, want);
+            ossa__lift_block(L.block + L.poff[i], &L.pk[i], m, lib);
+            assert_memory_equal(want, lib, sizeof want);
+            same += 15;
+        }
+    printf("lifted blocks: %d keys' fields as the spec decodes them\n", same);
+    free(L.block);
+}
+
+/* The single-key kernels (a key mask's forward step or seek): for every block of the random
+ * channels of make_lift_channels, every key jb 0 .. 4 and ja a step (key b moved to key a) or
+ * any key 0 .. 4, over a channel range of a channel list whose keys sit 6 floats apart in a pool
+ * in another order, the scalar kernel gives ossa__lift_block's keys (checked against the spec
+ * above) as floats, and every SIMD kernel the CPU has gives the scalar one's bits and writes
+ * nothing outside its channels' 6 floats. Blocks whose last field starts past bit 229 take the
+ * AVX2 kernel's scalar fallback. */
+static void check_key_range(const lift_channels *L, const uint32_t *list, uint32_t count, const uint32_t *pool, uint32_t m,
+                            uint32_t begin, uint32_t end, uint32_t ja, uint32_t jb, const float *init, const float *ref) {
+    for (uint32_t g = 0; g < count; g++) {
+        uint32_t i = list[g], q[15];
+        ossa__lift_block(L->block + L->poff[i], &L->pk[i], m, q);
+        const float *d = ref + 6 * pool[g], *was = init + 6 * pool[g];
+        bool in = g >= begin && g < end;
+        for (uint32_t c = 0; c < 3; c++) {
+            float a = ja == OSSA__KEY_STEP ? was[3 + c] : (float)q[3 * ja + c];
+            assert_true(d[c] == (in ? a : was[c]));
+            assert_true(d[3 + c] == (in ? (float)q[3 * jb + c] : was[3 + c]));
+        }
+    }
+}
+
+static void test_key_kernels_agree(void **state) {
+    (void)state;
+    enum { CH = LIFT_CH, POOL = 6 * CH + 8 };
+    uint64_t seed = 31;
+    static lift_channels L;
+    make_lift_channels(&L, &seed);
+    uint32_t chan[CH];
+    float ref[POOL], got[POOL], init[POOL];
+    for (uint32_t i = 0; i < CH; i++) chan[i] = i;
+    for (uint32_t i = CH - 1; i > 0; i--) { /* the pool's order is not the channels' */
+        uint32_t r = (uint32_t)(ot_rand_u64(&seed) % (i + 1u)), t = chan[i];
+        chan[i] = chan[r];
+        chan[r] = t;
+    }
     struct {
-        ossa__lift_kernel fn;
+        ossa__key_kernel fn;
         const char *name;
         bool ok;
     } kernels[] = {
-        {ossa__lift_scalar, "scalar", true},
+        {ossa__key_scalar, "scalar", true},
 #if !defined(OSSA_SCALAR_ONLY)
-        {ossa__lift_avx2, "avx2", ossa__simd_cpu() >= OSSA__SIMD_AVX2},
-        {ossa__lift_avx512, "avx512", ossa__simd_cpu() >= OSSA__SIMD_AVX512},
+        {ossa__key_avx2, "avx2", ossa__simd_cpu() >= OSSA__SIMD_AVX2},
+        {ossa__key_avx512, "avx512", ossa__simd_cpu() >= OSSA__SIMD_AVX512},
 #endif
     };
     for (size_t n = 0; n < OT_COUNT(kernels); n++)
-        if (!kernels[n].ok) ot_skip_part("lift kernel %s: the CPU lacks it (or a scalar-only build)", kernels[n].name);
-    int same = 0;
-    for (uint32_t m = 0; m < maxm; m++) {
-        uint32_t count = 0;
+        if (!kernels[n].ok) ot_skip_part("key kernel %s: the CPU lacks it (or a scalar-only build)", kernels[n].name);
+    int same = 0, wide = 0;
+    for (uint32_t i = 0; i < CH; i++) wide += L.fo[16 * i + 14] > 229u;
+    for (uint32_t m = 0; m < L.maxm; m++) {
+        uint32_t list[CH], count = 0; /* the channels that have block m, in the kernels' grouped order */
         for (uint32_t i = 0; i < CH; i++)
-            if (m < ossa__lift_blocks(keys[i]) && (i + m) % 7 != 0) chan[count++] = i; /* some channels left out */
-        const float sentinel = -1234.5f;
-        for (uint32_t l = 0; l < CH * 16; l++) ref[l] = sentinel;
-        ossa__lift_soa soa = {block, poff, bk, fo, fm, ref};
-        ossa__lift_scalar(&soa, chan, count, m);
-        for (uint32_t j = 0; j < count; j++) {
-            uint32_t i = chan[j], want[15], lib[15];
-            spec_block(block + poff[i], wa[i], w1[i], w2[i], m, want);
-            ossa__lift_block(block + poff[i], &pk[i], m, lib);
-            assert_memory_equal(want, lib, sizeof want);
-            for (uint32_t l = 0; l < 15; l++) assert_true(ref[16 * i + l] == (float)want[l]);
+            if (m < ossa__lift_blocks(L.keys[i])) list[count++] = i;
+        uint32_t poff[CH], bk[CH], fo[CH * 16], fm[CH * 16], pool[CH];
+        for (uint32_t g = 0; g < count; g++) {
+            uint32_t i = list[g];
+            poff[g] = L.poff[i];
+            bk[g] = L.bk[i];
+            memcpy(fo + 16 * g, L.fo + 16 * i, 16 * sizeof(uint32_t));
+            memcpy(fm + 16 * g, L.fm + 16 * i, 16 * sizeof(uint32_t));
+            pool[g] = chan[i];
         }
-        for (size_t n = 0; n < OT_COUNT(kernels); n++) {
-            if (!kernels[n].ok) continue;
-            for (uint32_t l = 0; l < CH * 16; l++) got[l] = sentinel;
-            soa.kq = got;
-            kernels[n].fn(&soa, chan, count, m);
-            for (uint32_t i = 0, j = 0; i < CH; i++) {
-                bool in = j < count && chan[j] == i;
-                for (uint32_t l = 0; l < 15; l++) assert_memory_equal(&got[16 * i + l], &ref[16 * i + l], sizeof(float));
-                same += in ? 15 : 0;
-                j += in;
+        uint32_t begin = count > 2 ? m % 3u : 0u, end = count > 2 ? count - (m % 2u) : count;
+        for (uint32_t ja = 0; ja <= 5; ja++)
+            for (uint32_t jb = 0; jb <= 4; jb++) {
+                uint32_t a = ja == 5 ? OSSA__KEY_STEP : ja;
+                for (uint32_t l = 0; l < POOL; l++) init[l] = (float)(ot_rand_u64(&seed) % 1000u);
+                memcpy(ref, init, sizeof ref);
+                ossa__lift_soa soa = {L.block, poff, bk, fo, fm, ref};
+                ossa__key_scalar(&soa, pool, begin, end, m, a, jb);
+                check_key_range(&L, list, count, pool, m, begin, end, a, jb, init, ref);
+                for (size_t n = 0; n < OT_COUNT(kernels); n++) {
+                    if (!kernels[n].ok) continue;
+                    memcpy(got, init, sizeof got);
+                    soa.kq = got;
+                    kernels[n].fn(&soa, pool, begin, end, m, a, jb);
+                    assert_memory_equal(got, ref, sizeof got);
+                    same += (int)(end - begin) * 6;
+                }
             }
-        }
     }
-    printf("lift kernels: %d keys' fields bit-identical to the scalar kernel and the spec\n", same);
-    free(block);
-    free(ref);
-    free(got);
+    printf("key kernels: %d keys' fields bit-identical to the scalar kernel (%d of %d channels' last field past bit 229)\n", same,
+           wide, CH);
+    free(L.block);
 }
 
 /* The POPCNT key rank counts what the portable one counts, at every end of random masks. */
@@ -998,7 +1065,8 @@ int main(void) {
         cmocka_unit_test(test_kernels_agree),
         cmocka_unit_test(test_slerp_kernels_agree),
         cmocka_unit_test(test_unpack_kernels_agree),
-        cmocka_unit_test(test_lift_kernels_agree),
+        cmocka_unit_test(test_lift_block_spec),
+        cmocka_unit_test(test_key_kernels_agree),
         cmocka_unit_test(test_lossless_clocks_agree),
         cmocka_unit_test(test_mask_rank_agree),
         cmocka_unit_test(test_mask_steps_agree),

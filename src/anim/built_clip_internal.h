@@ -44,7 +44,7 @@
 #define OSSA__BC_FLAG_LOOPING 2u
 #define OSSA__BC_PAD 8u
 /* Zero bytes ossa__built_clip_alloc puts after a block in memory (not part of the format): the
- * lift kernels read 64 bytes at a block start anywhere in the streams without a bounds mask. */
+ * single-key kernels read 64 bytes at a block start anywhere in the streams without a bounds mask. */
 #define OSSA__BC_READ_SLACK 64u
 #define OSSA__BC_MAX_BITS 20u
 
@@ -325,6 +325,38 @@ static inline void ossa__lift_component(uint32_t a0, uint32_t r1, uint32_t r2, u
     *q3 = (ossa__lift_p1(a4, m2, a0) + r3 - b1) & mk;
 }
 
+/* Key j (0 .. 4) of block m of a lifted stream s (block bits bk, field table fo, fm:
+ * ossa__lift_table) into q as floats: only the fields that key needs (an anchor; the midpoint
+ * from both anchors; a quarter key from those and its residual), ossa__lift_component's
+ * arithmetic, so ossa__lift_block's values. The stream is followed by >= 8 readable bytes. */
+static inline void ossa__lift_key(const unsigned char *s, uint32_t bk, uint32_t m, const uint32_t *fo, const uint32_t *fm,
+                                  uint32_t j, float *q) {
+    uint64_t pos = (uint64_t)m * bk;
+    for (uint32_t c = 0; c < 3; c++) {
+        uint32_t a0 = ossa__bits_read(s, pos + fo[c], 32) & fm[c];
+        if (j == 0) {
+            q[c] = (float)a0;
+            continue;
+        }
+        uint32_t a4 = ossa__bits_read(s, pos + fo[12 + c], 32) & fm[12 + c];
+        if (j == 4) {
+            q[c] = (float)a4;
+            continue;
+        }
+        uint32_t mk = fm[c], r2 = ossa__bits_read(s, pos + fo[6 + c], 32) & fm[6 + c];
+        uint32_t q2 = (ossa__lift_p2(a0, a4) + r2 - ((fm[6 + c] + 1u) >> 1)) & mk, b1 = (fm[3 + c] + 1u) >> 1;
+        if (j == 2) {
+            q[c] = (float)q2;
+        } else if (j == 1) {
+            uint32_t r1 = ossa__bits_read(s, pos + fo[3 + c], 32) & fm[3 + c];
+            q[c] = (float)((ossa__lift_p1(a0, q2, a4) + r1 - b1) & mk);
+        } else {
+            uint32_t r3 = ossa__bits_read(s, pos + fo[9 + c], 32) & fm[9 + c];
+            q[c] = (float)((ossa__lift_p1(a4, q2, a0) + r3 - b1) & mk);
+        }
+    }
+}
+
 /* The 5 keys of block m of a lifted stream s (slots 4m .. 4m + 4): q[j * 3 + c]. Named
  * scalars (see ossa__fields3). */
 static inline void ossa__lift_block(const unsigned char *s, const ossa__bc_packed *p, uint32_t m, uint32_t q[15]) {
@@ -538,26 +570,34 @@ void ossa__unpack_avx2(const ossa__unpack_table *tab, const unsigned char *block
 void ossa__unpack_avx512(const ossa__unpack_table *tab, const unsigned char *block, uint32_t k, uint32_t begin, uint32_t end,
                          float *out);
 
-/* Lifted-block kernels (sample_kernels.c: scalar; lift_avx2.c; lift_avx512.c): for each channel
- * i = chan[0 .. count), the 5 keys of block m of its stream (block + poff[i]; ossa__lift_block's
- * values) as floats into kq + 16 i (key j's component c at 3 j + c; kq[16 i + 15] may be
- * written). fo + 16 i, fm + 16 i: the channel's field table (ossa__lift_table: the 15 fields'
- * bit offsets from the block start and masks 2^width - 1, lanes a0 0-2, r1 3-5, r2 6-8, r3 9-11,
- * a4 12-14, lane 15 unused: offset 0, mask 0; taken once per clip switch, so a kernel neither
- * widens nor shifts them); bk[i] = its block's bits. The streams are followed by at least
- * OSSA__BC_READ_SLACK readable bytes (a built clip's block in memory is: ossa__built_clip_alloc),
- * so the AVX-512 kernel loads 64 bytes at any block start without a mask. */
+/* A key mask's channels' lifted streams for the single-key kernels: per channel g (the plan's
+ * grouped order) its stream at block + poff[g], its block's bits bk[g] and its field table
+ * fo, fm + 16 g (ossa__lift_table: the 15 fields' bit offsets from the block start and masks
+ * 2^width - 1, lanes a0 0-2, r1 3-5, r2 6-8, r3 9-11, a4 12-14, lane 15 unused: offset 0,
+ * mask 0; made once per clip, so a kernel neither widens nor shifts them); kq: the keys. */
 typedef struct ossa__lift_soa {
     const unsigned char *block;
     const uint32_t *poff, *bk;
     const uint32_t *fo, *fm;
     float *kq;
 } ossa__lift_soa;
-typedef void (*ossa__lift_kernel)(const ossa__lift_soa *soa, const uint32_t *chan, uint32_t count, uint32_t m);
-void ossa__lift_scalar(const ossa__lift_soa *soa, const uint32_t *chan, uint32_t count, uint32_t m);
-void ossa__lift_avx2(const ossa__lift_soa *soa, const uint32_t *chan, uint32_t count, uint32_t m);
-void ossa__lift_avx512(const ossa__lift_soa *soa, const uint32_t *chan, uint32_t count, uint32_t m);
-/* Packed channel p's field table and block bits (see ossa__lift_kernel). */
+/* Single-key kernels (sample_kernels.c: scalar; lift_avx2.c; lift_avx512.c): one key mask's
+ * forward step or seek. For each channel g of [begin, end) (the lift tables' grouped order:
+ * stream block + poff[g], block bits bk[g], field table fo, fm + 16 g) with its keys a and b at
+ * kq + 6 chan[g] (the context's key pool): key a becomes key ja (0 .. 4) of lifted block m, or,
+ * ja = OSSA__KEY_STEP, key b's three floats; key b becomes key jb of block m (ossa__lift_key's
+ * floats, bit for bit). The streams are followed by OSSA__BC_READ_SLACK readable bytes;
+ * kq + 6 chan[g] + 6 is readable. */
+#define OSSA__KEY_STEP UINT32_MAX
+typedef void (*ossa__key_kernel)(const ossa__lift_soa *soa, const uint32_t *chan, uint32_t begin, uint32_t end, uint32_t m,
+                                 uint32_t ja, uint32_t jb);
+void ossa__key_scalar(const ossa__lift_soa *soa, const uint32_t *chan, uint32_t begin, uint32_t end, uint32_t m, uint32_t ja,
+                      uint32_t jb);
+void ossa__key_avx2(const ossa__lift_soa *soa, const uint32_t *chan, uint32_t begin, uint32_t end, uint32_t m, uint32_t ja,
+                    uint32_t jb);
+void ossa__key_avx512(const ossa__lift_soa *soa, const uint32_t *chan, uint32_t begin, uint32_t end, uint32_t m, uint32_t ja,
+                      uint32_t jb);
+/* Packed channel p's field table and block bits (see ossa__lift_soa). */
 static inline uint32_t ossa__lift_table(const ossa__bc_packed *p, uint32_t fo[16], uint32_t fm[16]) {
     uint32_t A = 0, R1 = 0, R2 = 0, wa[3], w1[3], w2[3];
     for (int c = 0; c < 3; c++) {

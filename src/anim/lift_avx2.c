@@ -1,46 +1,60 @@
-/* The lifted-block kernel with AVX2 (built with -mavx2): the 15 fields gathered as 32-bit
- * words at their first bytes (two 8-lane gathers; a field ends at most 7 + OSSA__BC_MAX_BITS
- * = 27 bits into its word, and the stream is followed by >= 8 readable bytes), shifted and
- * masked per lane and the residuals' biases subtracted, regrouped by item with lane permutes,
- * then the predictions on the three components at once (ossa__lift_keys_sse). Bit for bit
- * ossa__lift_scalar. */
+/* The single-key kernel with AVX2 (built with -mavx2): see ossa__key_kernel. */
 #include <immintrin.h>
 
 #include "anim/built_clip_internal.h"
 #include "anim/lift_kernel.h"
 
-_Static_assert(OSSA__BC_MAX_BITS + 7u <= 32u, "a field and its bit shift fit one gathered word");
-
-/* Lanes l .. l + 2 of the 16 lanes lo (0-7), hi (8-15) into lanes 0-2 of an xmm. */
-static inline __m128i lanes3(__m256i lo, __m256i hi, int l) {
-    __m256i idx = _mm256_add_epi32(_mm256_setr_epi32(0, 1, 2, 3, 4, 5, 6, 7), _mm256_set1_epi32(l & 7));
-    __m256i a = _mm256_permutevar8x32_epi32(l < 8 ? lo : hi, idx);
-    if (l == 6) /* lanes 6, 7 from lo, lane 8 from hi */
-        a = _mm256_blend_epi32(a, _mm256_permutevar8x32_epi32(hi, _mm256_setr_epi32(6, 7, 0, 1, 2, 3, 4, 5)), 0x04);
-    return _mm256_castsi256_si128(a);
+/* The fields of one block, 8 lanes, from its first 32 bytes: per lane the two dwords its field
+ * starts in (two dword permutes), funnel-shifted to its first bit, masked. A field ending within
+ * the 256 bits is exact (in the last dword the wrapped second dword's bits fall above the mask). */
+static inline __m256i fields8(__m256i data, __m256i off, __m256i mk) {
+    __m256i dw = _mm256_srli_epi32(off, 5), sh = _mm256_and_si256(off, _mm256_set1_epi32(31));
+    __m256i lo = _mm256_permutevar8x32_epi32(data, dw);
+    __m256i hi = _mm256_permutevar8x32_epi32(data, _mm256_add_epi32(dw, _mm256_set1_epi32(1)));
+    /* a shift by 32 gives 0 */
+    __m256i f = _mm256_or_si256(_mm256_srlv_epi32(lo, sh), _mm256_sllv_epi32(hi, _mm256_sub_epi32(_mm256_set1_epi32(32), sh)));
+    return _mm256_and_si256(f, mk);
 }
 
-void ossa__lift_avx2(const ossa__lift_soa *soa, const uint32_t *chan, uint32_t count, uint32_t m) {
-    const __m256i one = _mm256_set1_epi32(1), seven = _mm256_set1_epi32(7);
+/* A block's last field (a4's component 2: the next block's anchors follow the block's bits)
+ * starting at most this many bits in has every field end within the 32 bytes from its first
+ * byte (its bit shift is at most 7). */
+#define KEY_AVX2_LAST_FIELD_MAX 229u
+_Static_assert(KEY_AVX2_LAST_FIELD_MAX + 7u + OSSA__BC_MAX_BITS <= 256u, "the fields lie within one 32-byte load");
+
+/* The single-key kernel with AVX2: one 32-byte load of the block (the streams are followed by
+ * OSSA__BC_READ_SLACK bytes), the 15 fields by dword permutes (fields8), the residuals' biases
+ * taken off, the keys' predictions on the three components at once (ossa__lift_key_sse). A block
+ * whose last field starts past KEY_AVX2_LAST_FIELD_MAX takes the scalar decode. Bit for bit ossa__key_scalar. */
+void ossa__key_avx2(const ossa__lift_soa *soa, const uint32_t *chan, uint32_t begin, uint32_t end, uint32_t m, uint32_t ja,
+                    uint32_t jb) {
+    const __m256i one = _mm256_set1_epi32(1);
     /* lanes 3-11 (r1, r2, r3) take their biases off */
     const __m256i resid_lo = _mm256_setr_epi32(0, 0, 0, -1, -1, -1, -1, -1), resid_hi = _mm256_setr_epi32(-1, -1, -1, -1, 0, 0, 0, 0);
-    for (uint32_t j = 0; j < count; j++) {
-        uint32_t i = chan[j];
-        uint64_t pos = (uint64_t)m * soa->bk[i];
-        const int *p = (const int *)(const void *)(soa->block + soa->poff[i] + (pos >> 3));
+    for (uint32_t g = begin; g < end; g++) {
+        float *d = soa->kq + 6u * chan[g];
+        const uint32_t *fo = soa->fo + (size_t)g * 16u, *fm = soa->fm + (size_t)g * 16u;
+        uint32_t bk = soa->bk[g];
+        if (fo[14] > KEY_AVX2_LAST_FIELD_MAX) {
+            ossa__key_scalar(soa, chan, g, g + 1u, m, ja, jb);
+            continue;
+        }
+        uint64_t pos = (uint64_t)m * bk;
+        __m256i data = _mm256_loadu_si256((const __m256i *)(const void *)(soa->block + soa->poff[g] + (pos >> 3)));
         __m256i shift = _mm256_set1_epi32((int)(pos & 7u));
-        const __m256i *fo = (const __m256i *)(const void *)(soa->fo + (size_t)i * 16u);
-        const __m256i *fm = (const __m256i *)(const void *)(soa->fm + (size_t)i * 16u);
-        __m256i off_lo = _mm256_add_epi32(_mm256_loadu_si256(fo), shift), off_hi = _mm256_add_epi32(_mm256_loadu_si256(fo + 1), shift);
-        __m256i mk_lo = _mm256_loadu_si256(fm), mk_hi = _mm256_loadu_si256(fm + 1);
-        __m256i lo = _mm256_i32gather_epi32(p, _mm256_srli_epi32(off_lo, 3), 1);
-        __m256i hi = _mm256_i32gather_epi32(p, _mm256_srli_epi32(off_hi, 3), 1);
-        lo = _mm256_and_si256(_mm256_srlv_epi32(lo, _mm256_and_si256(off_lo, seven)), mk_lo);
-        hi = _mm256_and_si256(_mm256_srlv_epi32(hi, _mm256_and_si256(off_hi, seven)), mk_hi);
+        __m256i mk_lo = _mm256_loadu_si256((const __m256i *)(const void *)fm), mk_hi = _mm256_loadu_si256((const __m256i *)(const void *)(fm + 8));
+        __m256i lo = fields8(data, _mm256_add_epi32(_mm256_loadu_si256((const __m256i *)(const void *)fo), shift), mk_lo);
+        __m256i hi = fields8(data, _mm256_add_epi32(_mm256_loadu_si256((const __m256i *)(const void *)(fo + 8)), shift), mk_hi);
         lo = _mm256_sub_epi32(lo, _mm256_and_si256(_mm256_srli_epi32(_mm256_add_epi32(mk_lo, one), 1), resid_lo));
         hi = _mm256_sub_epi32(hi, _mm256_and_si256(_mm256_srli_epi32(_mm256_add_epi32(mk_hi, one), 1), resid_hi));
-        /* a0, r1, r2, r3, a4 in lanes 0-2 */
-        ossa__lift_keys_sse(_mm256_castsi256_si128(lo), lanes3(lo, hi, 3), lanes3(lo, hi, 6), lanes3(lo, hi, 9), lanes3(lo, hi, 12),
-                            _mm256_castsi256_si128(mk_lo), soa->kq + (size_t)i * 16u);
+        /* the items' lanes 0-2: a0 (fields 0-2), r1 (3-5), r2 (6-8), r3 (9-11), a4 (12-14) */
+        __m128i lo0 = _mm256_castsi256_si128(lo), lo1 = _mm256_extracti128_si256(lo, 1);
+        __m128i hi0 = _mm256_castsi256_si128(hi), hi1 = _mm256_extracti128_si256(hi, 1);
+        __m128i r1 = _mm_alignr_epi8(lo1, lo0, 12), r2 = _mm_alignr_epi8(hi0, lo1, 8), r3 = _mm_srli_si128(hi0, 4);
+        __m128i ma = _mm256_castsi256_si128(mk_lo), qb = ossa__lift_key_sse(lo0, r1, r2, r3, hi1, ma, jb);
+        if (ja == OSSA__KEY_STEP)
+            ossa__key_store(d, qb);
+        else
+            ossa__keys_store(d, ossa__lift_key_sse(lo0, r1, r2, r3, hi1, ma, ja), qb);
     }
 }

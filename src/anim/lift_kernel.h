@@ -1,9 +1,5 @@
-/* The lifted-block kernels' shared step (lift_avx2.c, lift_avx512.c; SSE2 integer operations, so
- * each kernel compiles it with its own ISA): the three components' keys of one block from its
- * fields, lanes 0-2 of each argument (r1, r2, r3: the residuals with their biases already
- * subtracted, modulo 2^32; ma: the anchors' masks 2^wa - 1), written as floats to kq[0 .. 15)
- * (kq[15] may be written). Bit for bit ossa__lift_component (integers below 2^25, see
- * ossa__lift_p1; the biases' 2^32 wrap vanishes under ma). */
+/* The single-key kernels' shared steps (lift_avx2.c, lift_avx512.c; SSE2 / SSE4.1 operations,
+ * so each kernel compiles them with its own ISA). */
 #ifndef OSSA_ANIM_LIFT_KERNEL_H
 #define OSSA_ANIM_LIFT_KERNEL_H
 
@@ -13,22 +9,39 @@
 
 _Static_assert(OSSA__BC_MAX_BITS <= 22u, "2^22 vanishes under every anchor mask");
 
-static inline void ossa__lift_keys_sse(__m128i a0, __m128i r1, __m128i r2, __m128i r3, __m128i a4, __m128i ma, float *kq) {
+/* Key j (0 .. 4) of one block, the three components at once, from its fields in lanes 0-2 of
+ * each argument (r1, r2, r3: the residuals with their biases already subtracted, modulo 2^32;
+ * ma: the anchors' masks 2^wa - 1), as integers in lanes 0-2. Bit for bit ossa__lift_component
+ * (integers below 2^25, see ossa__lift_p1; the biases' 2^32 wrap vanishes under ma). */
+static inline __m128i ossa__lift_key_sse(__m128i a0, __m128i r1, __m128i r2, __m128i r3, __m128i a4, __m128i ma, uint32_t j) {
+    if (j == 0) return a0;
+    if (j == 4) return a4;
     /* with sk = a0 + a4 + 2^23 and P = 6 q2 + sk: 3 a0 + 6 q2 - a4 + 2^23 = P + 2 (a0 - a4) and
      * 3 a4 + 6 q2 - a0 + 2^23 = P - 2 (a0 - a4) (the 2^23 keeps them positive for the logical
      * shift); sk / 2 = (a0 + a4) / 2 + 2^22, and 2^22 vanishes under ma (wa <= 20) */
     __m128i sk = _mm_add_epi32(_mm_add_epi32(a0, a4), _mm_set1_epi32(0x800000));
-    __m128i d2 = _mm_slli_epi32(_mm_sub_epi32(a0, a4), 1);
     __m128i q2 = _mm_and_si128(_mm_add_epi32(_mm_srli_epi32(sk, 1), r2), ma);
+    if (j == 2) return q2;
     __m128i P = _mm_add_epi32(_mm_add_epi32(_mm_slli_epi32(q2, 2), _mm_slli_epi32(q2, 1)), sk);
-    __m128i q1 = _mm_and_si128(_mm_add_epi32(_mm_srli_epi32(_mm_add_epi32(P, d2), 3), r1), ma);
-    __m128i q3 = _mm_and_si128(_mm_add_epi32(_mm_srli_epi32(_mm_sub_epi32(P, d2), 3), r3), ma);
-    /* 4-wide stores in increasing order: each one's fourth lane is the next one's first */
-    _mm_storeu_ps(kq, _mm_cvtepi32_ps(a0));
-    _mm_storeu_ps(kq + 3, _mm_cvtepi32_ps(q1));
-    _mm_storeu_ps(kq + 6, _mm_cvtepi32_ps(q2));
-    _mm_storeu_ps(kq + 9, _mm_cvtepi32_ps(q3));
-    _mm_storeu_ps(kq + 12, _mm_cvtepi32_ps(a4));
+    __m128i d2 = _mm_slli_epi32(_mm_sub_epi32(a0, a4), 1);
+    if (j == 1) return _mm_and_si128(_mm_add_epi32(_mm_srli_epi32(_mm_add_epi32(P, d2), 3), r1), ma);
+    return _mm_and_si128(_mm_add_epi32(_mm_srli_epi32(_mm_sub_epi32(P, d2), 3), r3), ma);
+}
+
+/* A channel's keys at d (key a d[0 .. 3), key b d[3 .. 6)): key b becomes key a and q's lanes
+ * 0-2, as floats, key b. Reads d[6], writes only d[0 .. 6). */
+static inline void ossa__key_store(float *d, __m128i q) {
+    __m128 b = _mm_loadu_ps(d + 3), v = _mm_cvtepi32_ps(q);
+    _mm_storeu_ps(d, _mm_blend_ps(b, _mm_shuffle_ps(v, v, 0), 8)); /* b0 b1 b2 v0 */
+    _mm_storel_epi64((__m128i *)(void *)(d + 4), _mm_castps_si128(_mm_shuffle_ps(v, v, _MM_SHUFFLE(3, 3, 2, 1))));
+}
+
+/* Keys a and b at d (d[0 .. 3), d[3 .. 6)) from qa's and qb's lanes 0-2, as floats. Writes only
+ * d[0 .. 6). */
+static inline void ossa__keys_store(float *d, __m128i qa, __m128i qb) {
+    __m128 a = _mm_cvtepi32_ps(qa), b = _mm_cvtepi32_ps(qb);
+    _mm_storeu_ps(d, _mm_blend_ps(a, _mm_shuffle_ps(b, b, 0), 8)); /* a0 a1 a2 b0 */
+    _mm_storel_epi64((__m128i *)(void *)(d + 4), _mm_castps_si128(_mm_shuffle_ps(b, b, _MM_SHUFFLE(3, 3, 2, 1))));
 }
 
 #endif

@@ -15,7 +15,7 @@ _Static_assert(sizeof(ossa_transform) == 10 * sizeof(float), "the cached raw cha
  * by every context that plays it, so a context keeps only per-instance state. Arrays indexed
  * by packed channel have OSSA__LERP_SLACK spare (zero) entries for the kernels' wide loads.
  * Packed channels: grouped by key mask (mask m's channels are mch[mfirst[m], mfirst[m + 1]),
- * in clip order within one), and in that grouped order (the lift kernel's, g = the position
+ * in clip order within one), and in that grouped order (the single-key kernels', g = the position
  * in mch) each one's value stream's byte offset in the block, its lifted blocks' field table
  * (ossa__lift_table: 16 offsets and 16 masks) and block bits; in clip order (the decode
  * kernel's) its float offset in the pose, where its keys a and b are in the context's keys
@@ -82,7 +82,6 @@ struct ossa_sampling_context {
     float *ka, *kb;       /* per lane: keys k and k + 1, decoded */
     uint8_t *sflag;       /* per rotation slot: the slerp kernel's fallback flags */
     float *ss;            /* per rotation slot: the slerp kernel's parameter (it writes into the pose) */
-    ossa__lift_kernel lift; /* the lifted-block kernel (chosen at a clip switch) */
     float last_t;         /* the previous frame's clip time (-Inf after a clip switch) */
     double loops;         /* the looping clock's last quotient (ossa__sample_time; 0 after a clip switch) */
     float jump_dt;        /* a step past it further than this (4 mean grid steps), or back: a jump */
@@ -91,9 +90,10 @@ struct ossa_sampling_context {
 /* The decode + lerp kernels over channels [begin, end) of soa (see ossa__lerp_soa): whole
  * vectors of the chosen kernel, the remainder with the narrowest one that covers it. */
 void ossa__sample_decode(const ossa__lerp_soa *soa, float t, uint32_t begin, uint32_t end, bool rotation);
-/* The chosen slerp and lifted-block kernels (SSE has no lift kernel: the scalar one). */
+/* The chosen slerp kernel. */
 ossa__slerp_kernel ossa__sample_slerp(void);
-ossa__lift_kernel ossa__sample_lift(void);
+/* The chosen single-key kernel (a key mask's forward step or seek; SSE: the scalar one). */
+ossa__key_kernel ossa__sample_key(void);
 /* The chosen unpack kernel for a clip whose bit positions fit in 32 bits (wide; else the scalar
  * one). */
 ossa__unpack_kernel ossa__sample_unpack(bool wide);

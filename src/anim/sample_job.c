@@ -191,70 +191,12 @@ static uint32_t grid_find(const ossa_built_clip *clip, float t) {
     return base;
 }
 
-/* Key mask m's channels' keys a and b, positions ja and jb (0 .. 4) of lifted block blk, into
- * kq: the lift kernel decodes the block 32 channels at a time into a stack buffer (the plan
- * keeps the lift tables in mask order, so a run of the mask's channels is a run of them). */
-static void load_keys(ossa_sampling_context *c, const ossa_built_clip *clip, uint32_t m, uint32_t blk, uint32_t ja,
-                      uint32_t jb) {
-    static const uint32_t run[32] = {0, 1, 2, 3, 4, 5, 6, 7, 8, 9, 10, 11, 12, 13, 14, 15,
-                                     16, 17, 18, 19, 20, 21, 22, 23, 24, 25, 26, 27, 28, 29, 30, 31};
-    _Alignas(64) float buf[32 * 16];
-    const ossa__sample_plan *pl = clip->plan;
-    for (uint32_t g = pl->mfirst[m], e = pl->mfirst[m + 1]; g < e; g += 32) {
-        uint32_t n = e - g < 32u ? e - g : 32u;
-        ossa__lift_soa soa = {clip->base, pl->poff + g, pl->lbk + g, pl->lfo + (size_t)g * 16u, pl->lfm + (size_t)g * 16u, buf};
-        c->lift(&soa, run, n, blk);
-        for (uint32_t j = 0; j < n; j++) {
-            const float *a = buf + 16u * j + 3u * ja, *b = buf + 16u * j + 3u * jb;
-            float *d = c->kq + 6u * pl->mch[g + j], a0 = a[0], a1 = a[1], a2 = a[2], b0 = b[0], b1 = b[1], b2 = b[2];
-            d[0] = a0;
-            d[1] = a1;
-            d[2] = a2;
-            d[3] = b0;
-            d[4] = b1;
-            d[5] = b2;
-        }
-    }
-}
-
-/* Key j (0 .. 4) of lifted block blk of a packed channel (its stream s, block bits bk, field
- * table fo, fm: ossa__lift_table) into q as floats: only the fields that key needs (an anchor;
- * the midpoint from both anchors; a quarter key from those and its residual), the scalar lift
- * kernel's arithmetic, so the same values as the lift kernels. */
-static inline void key_fields(const unsigned char *s, uint32_t bk, uint32_t blk, const uint32_t *fo, const uint32_t *fm, uint32_t j,
-                              float *q) {
-    uint64_t pos = (uint64_t)blk * bk;
-    for (uint32_t c = 0; c < 3; c++) {
-        uint32_t a0 = ossa__bits_read(s, pos + fo[c], 32) & fm[c];
-        if (j == 0) {
-            q[c] = (float)a0;
-            continue;
-        }
-        uint32_t a4 = ossa__bits_read(s, pos + fo[12 + c], 32) & fm[12 + c];
-        if (j == 4) {
-            q[c] = (float)a4;
-            continue;
-        }
-        uint32_t mk = fm[c], r2 = ossa__bits_read(s, pos + fo[6 + c], 32) & fm[6 + c];
-        uint32_t q2 = (ossa__lift_p2(a0, a4) + r2 - ((fm[6 + c] + 1u) >> 1)) & mk, b1 = (fm[3 + c] + 1u) >> 1;
-        if (j == 2) {
-            q[c] = (float)q2;
-        } else if (j == 1) {
-            uint32_t r1 = ossa__bits_read(s, pos + fo[3 + c], 32) & fm[3 + c];
-            q[c] = (float)((ossa__lift_p1(a0, q2, a4) + r1 - b1) & mk);
-        } else {
-            uint32_t r3 = ossa__bits_read(s, pos + fo[9 + c], 32) & fm[9 + c];
-            q[c] = (float)((ossa__lift_p1(a4, q2, a0) + r3 - b1) & mk);
-        }
-    }
-}
-
 /* Key mask m one key forward, to key n (value index rank; n2 the key after it, grid_count =
  * none): its segment; per channel key b becomes key a (it was key rank) and key rank + 1 is
- * decoded alone (key_fields), or key b is held as a (the last key). Out of line: inlined, its
- * registers cost the whole job more than the call. */
+ * decoded alone (the single-key kernel), or key b is held as a (the last key). Out of line:
+ * inlined, its registers cost the whole job more than the call. */
 static __attribute__((noinline)) void step_mask(ossa_sampling_context *c, const ossa_built_clip *clip, uint32_t m, uint32_t n,
-                                                uint32_t n2, uint32_t rank) {
+                                                uint32_t n2, uint32_t rank, ossa__key_kernel key) {
     const float *grid = clip->grid;
     const ossa__sample_plan *pl = clip->plan;
     bool held = n2 >= clip->h->grid_count;
@@ -262,14 +204,18 @@ static __attribute__((noinline)) void step_mask(ossa_sampling_context *c, const 
     c->next[m] = n2;
     c->mt0[m] = grid[n];
     c->hi[m] = held ? INFINITY : grid[n2];
-    uint32_t M = ossa__lift_blocks(clip->mask_keys[m]), k = rank + 1u, blk = k >> 2 < M ? k >> 2 : M - 1u, j = k - 4u * blk;
-    for (uint32_t g = pl->mfirst[m], e = pl->mfirst[m + 1]; g < e; g++) {
-        float *d = c->kq + 6u * pl->mch[g], b0 = d[3], b1 = d[4], b2 = d[5];
-        d[0] = b0;
-        d[1] = b1;
-        d[2] = b2;
-        if (!held) key_fields(clip->base + pl->poff[g], pl->lbk[g], blk, pl->lfo + (size_t)g * 16u, pl->lfm + (size_t)g * 16u, j, d + 3);
+    if (held) {
+        for (uint32_t g = pl->mfirst[m], e = pl->mfirst[m + 1]; g < e; g++) {
+            float *d = c->kq + 6u * pl->mch[g], b0 = d[3], b1 = d[4], b2 = d[5];
+            d[0] = b0;
+            d[1] = b1;
+            d[2] = b2;
+        }
+        return;
     }
+    uint32_t M = ossa__lift_blocks(clip->mask_keys[m]), k = rank + 1u, blk = k >> 2 < M ? k >> 2 : M - 1u, j = k - 4u * blk;
+    ossa__lift_soa soa = {clip->base, pl->poff, pl->lbk, pl->lfo, pl->lfm, c->kq};
+    key(&soa, pl->mch, pl->mfirst[m], pl->mfirst[m + 1], blk, OSSA__KEY_STEP, j);
 }
 
 /* Key mask m's segment from key a (grid index, value index rank) to the next key n
@@ -284,7 +230,9 @@ static inline void set_segment(ossa_sampling_context *c, const ossa_built_clip *
     c->hi[m] = held ? INFINITY : grid[n];
     uint32_t M = ossa__lift_blocks(clip->mask_keys[m]), b = rank >> 2 < M ? rank >> 2 : M - 1u;
     uint32_t ja = rank - 4u * b; /* 4 only for the held last key */
-    load_keys(c, clip, m, b, ja, held ? ja : ja + 1u);
+    const ossa__sample_plan *pl = clip->plan; /* keys a and b from one decode of the block's fields */
+    ossa__lift_soa soa = {clip->base, pl->poff, pl->lbk, pl->lfo, pl->lfm, c->kq};
+    ossa__sample_key()(&soa, pl->mch, pl->mfirst[m], pl->mfirst[m + 1], b, ja, held ? ja : ja + 1u);
 }
 
 /* The key mask m of the clip. */
@@ -420,7 +368,6 @@ ossa_result ossa_sample_job_run(ossa_sample_job *job) {
         }
         place_clip(c, clip);
         ossa__raw_setup(c, clip);
-        c->lift = ossa__sample_lift();
         c->last_t = -INFINITY;
         c->loops = 0.0;
         /* in double: end - start may be up to FLT_MAX (the time rule), 4 x it is not a float */
@@ -459,6 +406,7 @@ ossa_result ossa_sample_job_run(ossa_sample_job *job) {
         const float *grid = clip->grid;
         uint32_t G = h->grid_count, M = h->mask_count;
         bool popcnt = use_popcnt();
+        ossa__key_kernel key = ossa__sample_key();
         bool jump = !(t >= c->last_t && t - c->last_t <= c->jump_dt); /* back, or far ahead */
         for (uint32_t w = 0; w < M; w += 64) { /* the stale masks as a bit mask: no branch per mask */
             uint32_t e = M - w < 64 ? M - w : 64;
@@ -484,7 +432,7 @@ ossa_result ossa_sample_job_run(ossa_sample_job *job) {
                 if (c->rank[m] != UINT32_MAX && n < G && t >= grid[n]) { /* the common case inline: one key forward */
                     uint32_t n2 = ossa__mask_next(mask_at(clip, m), n + 1, G), rank = c->rank[m] + 1;
                     if (n2 >= G || t < grid[n2]) {
-                        step_mask(c, clip, m, n, n2, rank);
+                        step_mask(c, clip, m, n, n2, rank, key);
                         continue;
                     }
                 }

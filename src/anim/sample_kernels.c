@@ -1,4 +1,4 @@
-/* The sampling job's scalar reference kernels (decode + lerp, slerp, lifted blocks; each SIMD
+/* The sampling job's scalar reference kernels (decode + lerp, slerp, single keys of lifted blocks; each SIMD
  * kernel gives their bits) and the choice of the SIMD ones by the level of the one SIMD layer
  * (core/cpu.h: OSSA_SIMD=scalar|sse4|avx2|avx512 caps it). */
 #include <math.h>
@@ -119,38 +119,35 @@ ossa__slerp_kernel ossa__sample_slerp(void) {
     return table[ossa__simd()];
 }
 
-/* The reference lifted-block kernel: each field read alone (ossa__bits_read: the stream is
- * followed by >= 8 readable bytes), then ossa__lift_component per component. */
-void ossa__lift_scalar(const ossa__lift_soa *soa, const uint32_t *chan, uint32_t count, uint32_t m) {
-    for (uint32_t j = 0; j < count; j++) {
-        uint32_t i = chan[j], f[15];
-        const unsigned char *s = soa->block + soa->poff[i];
-        const uint32_t *fo = soa->fo + (size_t)i * 16u, *fm = soa->fm + (size_t)i * 16u;
-        float *kq = soa->kq + (size_t)i * 16u;
-        uint64_t pos = (uint64_t)m * soa->bk[i];
-        for (int l = 0; l < 15; l++) f[l] = ossa__bits_read(s, pos + fo[l], 32) & fm[l];
-        for (int c = 0; c < 3; c++) {
-            uint32_t q1, q2, q3;
-            ossa__lift_component(f[c], f[3 + c], f[6 + c], f[9 + c], f[12 + c], (fm[3 + c] + 1u) >> 1, (fm[6 + c] + 1u) >> 1,
-                                 fm[c], &q1, &q2, &q3);
-            kq[c] = (float)f[c];
-            kq[3 + c] = (float)q1;
-            kq[6 + c] = (float)q2;
-            kq[9 + c] = (float)q3;
-            kq[12 + c] = (float)f[12 + c];
+/* The reference single-key kernel: ossa__lift_key per key and channel. */
+void ossa__key_scalar(const ossa__lift_soa *soa, const uint32_t *chan, uint32_t begin, uint32_t end, uint32_t m, uint32_t ja,
+                      uint32_t jb) {
+    for (uint32_t g = begin; g < end; g++) {
+        float *d = soa->kq + 6u * chan[g];
+        const unsigned char *s = soa->block + soa->poff[g];
+        const uint32_t *fo = soa->fo + (size_t)g * 16u, *fm = soa->fm + (size_t)g * 16u;
+        if (ja == OSSA__KEY_STEP) {
+            float b0 = d[3], b1 = d[4], b2 = d[5];
+            d[0] = b0;
+            d[1] = b1;
+            d[2] = b2;
+        } else {
+            ossa__lift_key(s, soa->bk[g], m, fo, fm, ja, d);
         }
+        ossa__lift_key(s, soa->bk[g], m, fo, fm, jb, d + 3);
     }
 }
 
-/* The lifted-block kernel of the chosen level (SSE: the scalar one). */
-ossa__lift_kernel ossa__sample_lift(void) {
-    static const ossa__lift_kernel table[] = {
-        [OSSA__SIMD_SCALAR] = ossa__lift_scalar,
-        [OSSA__SIMD_SSE4] = ossa__lift_scalar,
+/* The single-key kernel of the chosen level (SSE: the scalar one). */
+ossa__key_kernel ossa__sample_key(void) {
+    static const ossa__key_kernel table[] = {
+        [OSSA__SIMD_SCALAR] = ossa__key_scalar,
+        [OSSA__SIMD_SSE4] = ossa__key_scalar,
 #if !defined(OSSA_SCALAR_ONLY)
-        [OSSA__SIMD_AVX2] = ossa__lift_avx2,
-        [OSSA__SIMD_AVX512] = ossa__lift_avx512,
+        [OSSA__SIMD_AVX2] = ossa__key_avx2,
+        [OSSA__SIMD_AVX512] = ossa__key_avx512,
 #endif
     };
     return table[ossa__simd()];
 }
+
