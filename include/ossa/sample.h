@@ -7,8 +7,9 @@
  *
  * The context is per playback instance: it remembers where the last sample was (key
  * cursors and decoded keys), so forward playback costs O(1) per frame, and random
- * access needs no scan from the start. One context serves any clip whose track count
- * fits its capacity; switching clips or jumping in time only costs a re-seek.
+ * access needs no scan from the start. One context serves any clip that fits its capacity
+ * (sized for a joint count, or for the clips it will play: the smaller); switching clips or
+ * jumping in time only costs a re-seek.
  * Compressed channels are interpolated several at a time by an SSE4.1 / AVX2 / AVX-512 kernel
  * chosen at run time (the environment variable OSSA_SIMD=scalar|sse4|avx2|avx512 caps it, as
  * every SIMD kernel of the library; every kernel gives the scalar one's bits). docs/built-clips.md describes the format.
