@@ -14,6 +14,7 @@
 #include <string.h>
 
 #include "anim/built_clip_internal.h" /* the header's joint count, for the hostile block */
+#include "anim/sample_internal.h"     /* the plan's cached rotations */
 #include "clip_gen.h"
 #include "demo_character.h" /* support/ */
 #include "job_check.h"
@@ -229,6 +230,43 @@ static void too_small_context_names_context(void **state) {
     ossa_skeleton_destroy(big_sk);
 }
 
+/* A lossless clip of 150 joints, every track LINEAR (so 150 cached rotations: the slerp pass
+ * runs 64 at a time, clocks straddling the passes), sampled through a clip-sized context
+ * forward and at random times, equals the editable path (to float rounding: 1e-5). */
+static void many_rotations_slerp_in_passes(void **state) {
+    (void)state;
+    uint64_t s = 31;
+    ot_gen_options o = {0};
+    o.joints = 150;
+    o.max_keys = 7;
+    o.interp = OSSA_INTERP_LINEAR;
+    ossa_skeleton *sk = ot_gen_skeleton(&s, &o);
+    ossa_clip *clip = ot_gen_clip(&s, sk, &o);
+    ossa_clip_build_options bo = {0};
+    bo.lossless = true;
+    ossa_built_clip *bc = NULL;
+    assert_int_equal(ossa_clip_build(clip, sk, &bo, NULL, &bc, NULL), OSSA_OK);
+    assert_true(bc->plan->nrot > 64); /* more than one pass */
+    const ossa_built_clip *just = bc;
+    ossa_sampling_context *ctx = NULL;
+    assert_int_equal(ossa_sampling_context_create_for_clips(&just, 1, NULL, &ctx), OSSA_OK);
+    uint32_t J = sk->joint_count;
+    ossa_transform *got = malloc(J * sizeof *got), *want = malloc(J * sizeof *want);
+    float start = clip->start, d = clip->end - clip->start;
+    for (int f = 0; f < 200; f++) {
+        float t = f < 120 ? start + d * (float)f / 120.0f : ot_rand_float(&s, start, start + 0.999f * d); /* below end: sample() loops */
+        sample(bc, ctx, sk->rest, t, got, NULL);
+        ot_clip_sample(clip, t, false, OSSA_LOOKUP_BINARY, NULL, sk->rest, want, J);
+        ot_assert_floats_near((const float *)got, (const float *)want, (size_t)J * 10u, 1e-5f);
+    }
+    free(got);
+    free(want);
+    ossa_sampling_context_destroy(ctx);
+    ossa_built_clip_destroy(bc);
+    ossa_clip_destroy(clip);
+    ossa_skeleton_destroy(sk);
+}
+
 /* A counting allocator: the bytes live and their peak. */
 typedef struct counting_alloc {
     size_t live, peak;
@@ -302,6 +340,7 @@ int main(void) {
         cmocka_unit_test(woman_clip_sized_contexts_agree),
         cmocka_unit_test(context_reused_across_skeletons),
         cmocka_unit_test(too_small_context_names_context),
+        cmocka_unit_test(many_rotations_slerp_in_passes),
         cmocka_unit_test(hostile_joint_count_allocates_little),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);

@@ -147,26 +147,25 @@ static inline uint32_t clock_case(float s) { return s < 0.0f ? RM_A : s > 1.0f ?
  * parameters and fallback flags on the stack (each slot its clock's s; a slot of a clock that
  * does not lerp gets 0 and raw_write overwrites it), the flagged slots (outside the series'
  * range) mended at once with the scalar slerp. The slots are laid out clock by clock, so one
- * walk over the clocks gives each slot its parameter. */
+ * walk over the clocks gives each pass's slots their parameters. */
 #define OSSA__SLERP_RUN 64u
-static void raw_slerp(const ossa_sampling_context *c, const ossa__sample_plan *pl, float *pose) {
+static void raw_slerp(const ossa_sampling_context *c, const ossa__sample_plan *pl, uint32_t clocks, float *pose) {
     float s[OSSA__SLERP_RUN + OSSA__LERP_SLACK];
     uint8_t flag[OSSA__SLERP_RUN + OSSA__LERP_SLACK];
     const uint32_t S = pl->nrot;
     const float *ka = c->ka, *kb = c->kb;
     /* a few channels: the scalar kernel (same bits) beats one long vector pass */
     ossa__slerp_kernel kernel = S < 4 ? ossa__slerp_scalar : ossa__sample_slerp();
-    uint32_t k = 0, kend = 0; /* the clock whose slots end at kend */
-    float ks = 0.0f;
+    uint32_t k = 0; /* the first clock whose slots reach this pass */
     for (uint32_t r0 = 0; r0 < S; r0 += OSSA__SLERP_RUN) {
-        uint32_t n = S - r0 < OSSA__SLERP_RUN ? S - r0 : OSSA__SLERP_RUN;
-        for (uint32_t j = 0; j < n; j++) {
-            while (r0 + j >= kend) { /* the next clock with slots (one without has cnr 0) */
-                kend = pl->cr0[k] + pl->cnr[k];
-                ks = clock_case(c->cs[k]) == RM_LERP ? c->cs[k] : 0.0f;
-                k++;
-            }
-            s[j] = ks;
+        uint32_t n = S - r0 < OSSA__SLERP_RUN ? S - r0 : OSSA__SLERP_RUN, r1 = r0 + n;
+        for (; k < clocks; k++) { /* each clock's slots in [r0, r1) get its parameter (a clock without slots: none) */
+            uint32_t a = pl->cr0[k], e = a + pl->cnr[k];
+            if (!pl->cnr[k] || e <= r0) continue;
+            if (a >= r1) break;
+            float ks = clock_case(c->cs[k]) == RM_LERP ? c->cs[k] : 0.0f;
+            for (uint32_t r = a > r0 ? a : r0, end = e < r1 ? e : r1; r < end; r++) s[r - r0] = ks;
+            if (e > r1) break; /* it goes on in the next pass */
         }
         memset(s + n, 0, OSSA__LERP_SLACK * sizeof(float)); /* the kernels' spare lanes */
         ossa__slerp_soa soa = {{ka + r0, ka + S + r0, ka + 2 * S + r0, ka + 3 * S + r0},
@@ -281,7 +280,7 @@ void ossa__raw_sample(ossa_sampling_context *c, const ossa_built_clip *clip, flo
         c->cs[i] = m == RM_LERP ? s : m == RM_A ? CASE_A : CASE_B;
         slerps |= m == RM_LERP && pl->cnr[i];
     }
-    if (slerps) raw_slerp(c, pl, pose);
+    if (slerps) raw_slerp(c, pl, h->clock_count, pose);
     raw_write(c, pl, h->clock_count, pose);
     if (weights) memset(weights, 0, (size_t)h->weight_count * sizeof(float));
     for (uint32_t i = 0; pl->uncached && i < h->raw_count; i++) { /* the others: the editable path on a view */
