@@ -6,7 +6,9 @@
  * characters per 16.667 ms twice: from the threads' CPU time (the slower thread's: what the
  * frame takes when each thread has a core to itself, robust on a shared machine) and from
  * the wall clock. Only API that 4aa1c1f already had, so bench/baseline/compare.py --standalone can
- * build this same file against a baseline commit.
+ * build this same file against a baseline commit, except the contexts: sized for the clips the
+ * character plays where the headers declare it (OSSA_SAMPLING_CONTEXT_FOR_CLIPS), else for its
+ * joints.
  *   bench_crowd [instances (1000)] */
 #include <pthread.h>
 #include <stdio.h>
@@ -126,7 +128,12 @@ int main(int argc, char **argv) {
         if (ossa_clip_build(asset->clips[i], cb.sk, &opt, NULL, &cb.built[i], NULL) != OSSA_OK) abort();
     uint32_t seed = 12345u;
     for (uint32_t i = 0; i < count; i++) {
+#if defined(OSSA_SAMPLING_CONTEXT_FOR_CLIPS) /* sized for the clips the character plays (a tree without it: for its joints) */
+        if (ossa_sampling_context_create_for_clips((const ossa_built_clip *const *)cb.built, cb.clips, NULL, &cb.ctx[i]) != OSSA_OK)
+            abort();
+#else
         if (ossa_sampling_context_create(J, 0, NULL, &cb.ctx[i]) != OSSA_OK) abort();
+#endif
         seed = seed * 1664525u + 1013904223u;
         cb.phase[i] = (float)(seed >> 8) / 16777216.0f * ossa_built_clip_duration(cb.built[i % cb.clips]);
     }

@@ -106,20 +106,22 @@ void crowd_update_range(crowd *c, uint32_t begin, uint32_t end, uint32_t slot, f
     }
 }
 
-/* One sampling context per instance, sized for the largest of the crowd's built clips
- * (joints and morph weights); false on out of memory (crowd_destroy frees what was made). */
-static bool create_contexts(crowd *c) {
-    uint32_t joints = c->joint_count, weights = 0;
-    for (uint32_t k = 0; k < c->clip_count; k++) {
-        uint32_t j = ossa_built_clip_joint_count(c->built[k]), w = ossa_built_clip_weight_count(c->built[k]);
-        joints = j > joints ? j : joints;
-        weights = w > weights ? w : weights;
-    }
-    c->contexts = calloc(c->count, sizeof *c->contexts);
-    for (uint32_t i = 0; c->contexts && i < c->count; i++)
-        if (ossa_sampling_context_create(joints, weights, NULL, &c->contexts[i]) != OSSA_OK) return false;
-    if (c->contexts) c->context_bytes = ossa_sampling_context_size(c->contexts[0]);
-    return c->contexts != NULL;
+/* One sampling context per instance, sized for the clips the crowd's instances play (the
+ * desc's clip list, or every clip: ossa_sampling_context_create_for_clips), as a game sizes a
+ * character's state for the clips it may switch between; false on out of memory (crowd_destroy
+ * frees what was made). */
+static bool create_contexts(crowd *c, const crowd_desc *d) {
+    bool listed = d->clips && d->clip_count;
+    uint32_t n = listed ? d->clip_count : c->clip_count;
+    const ossa_built_clip **plays = malloc((size_t)n * sizeof *plays);
+    c->contexts = plays ? calloc(c->count, sizeof *c->contexts) : NULL;
+    for (uint32_t k = 0; c->contexts && k < n; k++) plays[k] = c->built[listed ? d->clips[k] : k];
+    bool ok = c->contexts != NULL;
+    for (uint32_t i = 0; ok && i < c->count; i++)
+        ok = ossa_sampling_context_create_for_clips(plays, n, NULL, &c->contexts[i]) == OSSA_OK;
+    if (ok) c->context_bytes = ossa_sampling_context_size(c->contexts[0]);
+    free(plays);
+    return ok;
 }
 
 bool crowd_create(crowd *c, const crowd_desc *d, char *err, size_t err_size) {
@@ -193,7 +195,7 @@ bool crowd_create(crowd *c, const crowd_desc *d, char *err, size_t err_size) {
     c->order_tmp = malloc(c->count * sizeof *c->order_tmp);
     c->bins = malloc(c->count * sizeof *c->bins);
     if (!c->instances || !c->palettes || !c->cursors || !c->locals || !c->model || !c->order || !c->order_tmp || !c->bins ||
-        (c->built && !create_contexts(c))) {
+        (c->built && !create_contexts(c, d))) {
         crowd_destroy(c);
         snprintf(err, err_size, "out of memory for %u instances", d->count);
         return false;

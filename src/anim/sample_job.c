@@ -81,22 +81,14 @@ static bool use_popcnt(void) {
 
 /* ---------------------------------------------------------------- context */
 
-ossa_result ossa_sampling_context_create(uint32_t max_joints, uint32_t max_weights, const ossa_allocator *allocator,
-                                         ossa_sampling_context **out) {
-    if (!out) return OSSA_ERROR_INVALID_ARGUMENT;
-    *out = NULL;
-    if (max_joints > (1u << 24) || max_weights > (1u << 24)) return OSSA_ERROR_INVALID_ARGUMENT;
-    /* slots: a clip's key masks and clocks (at most a channel each: 3 a joint, a weight track
-     * per weight), 8 spare for the stale check's whole vectors; keys: at most 20 floats a
-     * joint (packed: 6 a channel; raw: 2 keys of 4 + 3 + 3 lanes), spare ones for the
-     * kernels' wide loads */
-    size_t Q = (size_t)max_joints * 3u + max_weights + 8u, K = (size_t)max_joints * 20u + 2u * OSSA__LERP_SLACK + 8u;
-    size_t SR = (size_t)max_joints + OSSA__LERP_SLACK;
+/* One allocation: the context, then its slot arrays (rank, next, mt0, hi: 4 x slots) and its
+ * key pool (key_floats, zeroed: finite values in the spare lanes). */
+static ossa_result context_make(uint32_t slots, uint32_t key_floats, const ossa_allocator *allocator,
+                                ossa_sampling_context **out) {
     ossa__layout L = {0, false};
     size_t o_ctx = ossa__layout_add(&L, 1, sizeof(ossa_sampling_context));
-    size_t o_s = ossa__layout_add(&L, Q * 4u, sizeof(uint32_t)), o_sb = ossa__layout_add(&L, Q, 1);
-    size_t o_k = ossa__layout_add(&L, K, sizeof(float)); /* zeroed: finite values in the spare lanes */
-    size_t o_ss = ossa__layout_add(&L, SR, sizeof(float)), o_sf = ossa__layout_add(&L, SR, 1);
+    size_t o_s = ossa__layout_add(&L, (size_t)slots * 4u, sizeof(uint32_t));
+    size_t o_k = ossa__layout_add(&L, key_floats, sizeof(float));
     (void)o_ctx;
     if (L.overflow) return OSSA_ERROR_OUT_OF_MEMORY;
     unsigned char *mem = ossa__alloc(allocator, L.size);
@@ -105,22 +97,45 @@ ossa_result ossa_sampling_context_create(uint32_t max_joints, uint32_t max_weigh
     ossa_sampling_context *c = (ossa_sampling_context *)mem;
     c->allocator = ossa__allocator_resolve(allocator);
     c->size = L.size;
-    c->max_joints = max_joints;
-    c->max_weights = max_weights;
-    c->slots = (uint32_t)Q;
-    c->key_floats = (uint32_t)K;
-    c->max_rot = (uint32_t)(SR - OSSA__LERP_SLACK);
+    c->slots = slots;
+    c->key_floats = key_floats;
     uint32_t *u = (uint32_t *)(mem + o_s);
     c->rank = u;
-    c->next = u + Q;
-    c->mt0 = (float *)(u + 2 * Q);
-    c->hi = (float *)(u + 3 * Q);
-    c->slot_bytes = mem + o_sb;
+    c->next = u + slots;
+    c->mt0 = (float *)(u + 2u * (size_t)slots);
+    c->hi = (float *)(u + 3u * (size_t)slots);
     c->kq = (float *)(mem + o_k);
-    c->ss = (float *)(mem + o_ss);
-    c->sflag = mem + o_sf;
     *out = c;
     return OSSA_OK;
+}
+
+ossa_result ossa_sampling_context_create(uint32_t max_joints, uint32_t max_weights, const ossa_allocator *allocator,
+                                         ossa_sampling_context **out) {
+    if (!out) return OSSA_ERROR_INVALID_ARGUMENT;
+    *out = NULL;
+    if (max_joints > (1u << 24) || max_weights > (1u << 24)) return OSSA_ERROR_INVALID_ARGUMENT;
+    /* what any clip of max_joints joints and max_weights weights needs (its plan's slots and
+     * key_floats, sample_plan.c): a slot per key mask and clock (at most a channel each: 3 a
+     * joint, a weight track per weight) and the stale check's 4 spare; keys at most 20 floats a
+     * joint (packed: 6 a channel; raw: 2 keys of 4 + 3 + 3 lanes), 6 more for the packed keys'
+     * rounding and wide load, OSSA__LERP_SLACK after the raw keys */
+    uint64_t slots = (uint64_t)max_joints * 3u + max_weights + 4u, keys = (uint64_t)max_joints * 20u + 6u + OSSA__LERP_SLACK;
+    return context_make((uint32_t)slots, (uint32_t)keys, allocator, out);
+}
+
+ossa_result ossa_sampling_context_create_for_clips(const ossa_built_clip *const *clips, uint32_t count,
+                                                   const ossa_allocator *allocator, ossa_sampling_context **out) {
+    if (!out) return OSSA_ERROR_INVALID_ARGUMENT;
+    *out = NULL;
+    if (!clips && count) return OSSA_ERROR_INVALID_ARGUMENT;
+    uint32_t slots = 0, keys = 0;
+    for (uint32_t i = 0; i < count; i++) {
+        if (!clips[i]) return OSSA_ERROR_INVALID_ARGUMENT;
+        const ossa__sample_plan *pl = clips[i]->plan;
+        slots = pl->slots > slots ? pl->slots : slots;
+        keys = pl->key_floats > keys ? pl->key_floats : keys;
+    }
+    return context_make(slots, keys, allocator, out);
 }
 
 /* At a clip switch: the clip's clocks after its key masks in the slot arrays, its raw keys
@@ -131,9 +146,8 @@ static void place_clip(ossa_sampling_context *c, const ossa_built_clip *clip) {
     c->clock_key = c->rank + M;
     c->ckey = c->next + M;
     c->cs = c->mt0 + M;
-    c->cm = c->slot_bytes + M;
     c->ka = c->kq + pl->raw_keys;
-    c->kb = c->ka + pl->lanes + OSSA__LERP_SLACK;
+    c->kb = c->ka + pl->lanes; /* key a's kernel reads past its lanes land in key b's */
 }
 
 void ossa_sampling_context_destroy(ossa_sampling_context *context) {
@@ -165,12 +179,12 @@ ossa_result ossa_sample_job_validate(const ossa_sample_job *job, ossa_diagnostic
         return ossa__job_fail(diag, small, "reference_count", "%u < %u joints", job->reference_count, h->joint_count);
     const ossa_sampling_context *c = job->context;
     const ossa__sample_plan *pl = job->clip->plan;
-    if (h->joint_count > c->max_joints || h->weight_count > c->max_weights)
-        return ossa__job_fail(diag, small, "context", "capacity %u joints, %u weights < the clip's %u, %u", c->max_joints,
-                              c->max_weights, h->joint_count, h->weight_count);
-    if (pl->slots > c->slots || pl->key_floats > c->key_floats)
-        return ossa__job_fail(diag, small, "context", "%u slots, %u key floats < the clip's %u, %u", c->slots, c->key_floats,
-                              pl->slots, pl->key_floats);
+    if (pl->slots > c->slots)
+        return ossa__job_fail(diag, small, "context", "capacity of %u slots < the clip's %u (a context for %u joints, %u weights, "
+                              "or made for this clip)", c->slots, pl->slots, h->joint_count, h->weight_count);
+    if (pl->key_floats > c->key_floats)
+        return ossa__job_fail(diag, small, "context", "capacity of %u key floats < the clip's %u (a context for %u joints, "
+                              "or made for this clip)", c->key_floats, pl->key_floats, h->joint_count);
     if (!job->weights && job->weights_count != 0)
         return ossa__job_fail(diag, bad, "weights", "NULL with weights_count %u", job->weights_count);
     if (job->weights && job->weights_count < h->weight_count)
@@ -361,7 +375,7 @@ ossa_result ossa_sample_job_run(ossa_sample_job *job) {
         c->ref_ptr = job->reference;
     }
     if (c->clip_id != clip->id) {
-        for (uint32_t m = 0; m < h->mask_count; m++) { /* validate: mask_count <= packed_count <= 3 * max_joints */
+        for (uint32_t m = 0; m < h->mask_count; m++) { /* validate: mask_count < the plan's slots <= the context's */
             c->rank[m] = UINT32_MAX;
             c->mt0[m] = INFINITY;
             c->hi[m] = -INFINITY;

@@ -203,7 +203,7 @@ ossa_result ossa__sample_plan_make(ossa_built_clip *clip) {
     plan_raw_channels(pl, clip, fill, fill + C);
     pl->raw_keys = (uint32_t)((6u * P + 4u + 3u) & ~(size_t)3u); /* + 4: key b's wide load at the last packed channel */
     pl->slots = h->mask_count + h->clock_count + 4u; /* + 4: the stale check's whole vectors */
-    pl->key_floats = pl->raw_keys + 2u * (pl->lanes + (uint32_t)S);
+    pl->key_floats = pl->raw_keys + 2u * pl->lanes + (uint32_t)S; /* + S: the kernels' wide loads past key b's lanes */
     clip->plan = pl;
     return OSSA_OK;
 }

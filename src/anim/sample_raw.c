@@ -137,18 +137,63 @@ static inline void raw_refill(ossa_sampling_context *c, const ossa_built_clip *c
     }
 }
 
+/* A clock's case this frame, kept in its parameter slot (cs): the parameter s in [0, 1] between
+ * keys k and k + 1 (RM_LERP), CASE_A for key k alone (RM_A), CASE_B for key k + 1 (RM_B). */
+#define CASE_A (-1.0f)
+#define CASE_B 2.0f
+static inline uint32_t clock_case(float s) { return s < 0.0f ? RM_A : s > 1.0f ? RM_B : RM_LERP; }
+
+/* The slerp kernel over every cached rotation slot, OSSA__SLERP_RUN slots a pass with its
+ * parameters and fallback flags on the stack (each slot its clock's s; a slot of a clock that
+ * does not lerp gets 0 and raw_write overwrites it), the flagged slots (outside the series'
+ * range) mended at once with the scalar slerp. The slots are laid out clock by clock, so one
+ * walk over the clocks gives each pass's slots their parameters. */
+#define OSSA__SLERP_RUN 64u
+static void raw_slerp(const ossa_sampling_context *c, const ossa__sample_plan *pl, uint32_t clocks, float *pose) {
+    float s[OSSA__SLERP_RUN + OSSA__LERP_SLACK];
+    uint8_t flag[OSSA__SLERP_RUN + OSSA__LERP_SLACK];
+    const uint32_t S = pl->nrot;
+    const float *ka = c->ka, *kb = c->kb;
+    /* a few channels: the scalar kernel (same bits) beats one long vector pass */
+    ossa__slerp_kernel kernel = S < 4 ? ossa__slerp_scalar : ossa__sample_slerp();
+    uint32_t k = 0; /* the first clock whose slots reach this pass */
+    for (uint32_t r0 = 0; r0 < S; r0 += OSSA__SLERP_RUN) {
+        uint32_t n = S - r0 < OSSA__SLERP_RUN ? S - r0 : OSSA__SLERP_RUN, r1 = r0 + n;
+        for (; k < clocks; k++) { /* each clock's slots in [r0, r1) get its parameter (a clock without slots: none) */
+            uint32_t a = pl->cr0[k], e = a + pl->cnr[k];
+            if (!pl->cnr[k] || e <= r0) continue;
+            if (a >= r1) break;
+            float ks = clock_case(c->cs[k]) == RM_LERP ? c->cs[k] : 0.0f;
+            for (uint32_t r = a > r0 ? a : r0, end = e < r1 ? e : r1; r < end; r++) s[r - r0] = ks;
+            if (e > r1) break; /* it goes on in the next pass */
+        }
+        memset(s + n, 0, OSSA__LERP_SLACK * sizeof(float)); /* the kernels' spare lanes */
+        ossa__slerp_soa soa = {{ka + r0, ka + S + r0, ka + 2 * S + r0, ka + 3 * S + r0},
+                               {kb + r0, kb + S + r0, kb + 2 * S + r0, kb + 3 * S + r0},
+                               s, {NULL, NULL, NULL, NULL}, flag, pose, pl->rdst + r0};
+        kernel(&soa, 0, n);
+        for (uint32_t j = 0; j < n; j++) {
+            if (!flag[j]) continue;
+            uint32_t r = r0 + j;
+            float qa[4] = {ka[r], ka[S + r], ka[2 * S + r], ka[3 * S + r]};
+            float qb[4] = {kb[r], kb[S + r], kb[2 * S + r], kb[3 * S + r]};
+            ossa__slerp4(qa, qb, s[j], pose + pl->rdst[r]);
+        }
+    }
+}
+
 /* Writes every cached channel into the pose for its clock's case this frame: key a, key b, or
- * between them (rotations: the slerp kernel wrote them, ossa__slerp4 where it flagged; the
- * vectors: one SSE lerp each); STEP channels take key a. Clock by clock (the case hoisted out
- * of its channels' loops), the slots walked in order (they are laid out clock by clock). */
+ * between them (rotations: raw_slerp wrote them; the vectors: one SSE lerp each); STEP channels
+ * take key a. Clock by clock (the case hoisted out of its channels' loops), the slots walked in
+ * order (they are laid out clock by clock). */
 static void raw_write(const ossa_sampling_context *c, const ossa__sample_plan *pl, uint32_t clocks, float *pose) {
     uint32_t S = pl->nrot, r = 0, v = 0;
     const float *ka = c->ka, *kb = c->kb, *a = ka + 4u * S, *b = kb + 4u * S;
     const uint32_t *rdst = pl->rdst, *vdst = pl->vdst;
-    const uint8_t *rstep = pl->rstep, *flag = c->sflag, *vstep = pl->vstep;
+    const uint8_t *rstep = pl->rstep, *vstep = pl->vstep;
     for (uint32_t k = 0; k < clocks; k++) {
         if (pl->ctab[k] == UINT32_MAX) continue;
-        uint32_t re = r + pl->cnr[k], ve = v + pl->cnv[k], m = c->cm[k];
+        uint32_t re = r + pl->cnr[k], ve = v + pl->cnv[k], m = clock_case(c->cs[k]);
         if (m != RM_LERP) {
             const float *src = m == RM_A ? ka : kb;
             for (; r < re; r++) {
@@ -163,18 +208,13 @@ static void raw_write(const ossa_sampling_context *c, const ossa__sample_plan *p
             continue;
         }
         float s = c->cs[k];
-        for (; r < re; r++) { /* the slerp kernel wrote the others */
+        for (; r < re; r++) { /* raw_slerp wrote the others */
+            if (!rstep[r]) continue;
             float *d = pose + rdst[r];
-            if (rstep[r]) {
-                d[0] = ka[r];
-                d[1] = ka[S + r];
-                d[2] = ka[2 * S + r];
-                d[3] = ka[3 * S + r];
-            } else if (flag[r]) { /* outside the series' range: the scalar slerp */
-                float qa[4] = {ka[r], ka[S + r], ka[2 * S + r], ka[3 * S + r]};
-                float qb[4] = {kb[r], kb[S + r], kb[2 * S + r], kb[3 * S + r]};
-                ossa__slerp4(qa, qb, s, d);
-            }
+            d[0] = ka[r];
+            d[1] = ka[S + r];
+            d[2] = ka[2 * S + r];
+            d[3] = ka[3 * S + r];
         }
 #if defined(__SSE2__) /* one vector a channel (its 4th lane: the next channel's x, or spare lanes; unused) */
         __m128 vs = _mm_set1_ps(s);
@@ -237,21 +277,10 @@ void ossa__raw_sample(ossa_sampling_context *c, const ossa_built_clip *clip, flo
         }
         if (pl->ctab[i] == UINT32_MAX) continue;
         raw_refill(c, clip, i, k, ck->key_count, unpack);
-        c->cm[i] = (uint8_t)m;
-        c->cs[i] = s;
-        if (m == RM_LERP && pl->cnr[i]) {
-            for (uint32_t r = pl->cr0[i], e = r + pl->cnr[i]; r < e; r++) c->ss[r] = s;
-            slerps = true;
-        }
+        c->cs[i] = m == RM_LERP ? s : m == RM_A ? CASE_A : CASE_B;
+        slerps |= m == RM_LERP && pl->cnr[i];
     }
-    if (slerps) {
-        uint32_t S = pl->nrot;
-        /* every cached rotation into the pose: raw_write mends what is not a slerp */
-        ossa__slerp_soa soa = {{c->ka, c->ka + S, c->ka + 2 * S, c->ka + 3 * S}, {c->kb, c->kb + S, c->kb + 2 * S, c->kb + 3 * S},
-                               c->ss, {NULL, NULL, NULL, NULL}, c->sflag, pose, pl->rdst};
-        /* a few channels: the scalar kernel (same bits) beats one long vector pass */
-        (pl->nrot < 4 ? ossa__slerp_scalar : ossa__sample_slerp())(&soa, 0, pl->nrot);
-    }
+    if (slerps) raw_slerp(c, pl, h->clock_count, pose);
     raw_write(c, pl, h->clock_count, pose);
     if (weights) memset(weights, 0, (size_t)h->weight_count * sizeof(float));
     for (uint32_t i = 0; pl->uncached && i < h->raw_count; i++) { /* the others: the editable path on a view */
