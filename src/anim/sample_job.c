@@ -425,7 +425,7 @@ ossa_result ossa_sample_job_run(ossa_sample_job *job) {
         for (uint32_t w = 0; w < M; w += 64) { /* the stale masks as a bit mask: no branch per mask */
             uint32_t e = M - w < 64 ? M - w : 64;
             uint64_t stale = 0;
-#if defined(__SSE2__) /* whole vectors: mt0 and hi have OSSA__LERP_SLACK spare entries, masked off below */
+#if defined(__SSE2__) /* whole vectors: mt0 and hi have 4 spare slots (the plan's), masked off below */
             __m128 vt = _mm_set1_ps(t);
             for (uint32_t j = 0; j < e; j += 4) {
                 __m128 m = _mm_or_ps(_mm_cmplt_ps(vt, _mm_loadu_ps(c->mt0 + w + j)), _mm_cmpge_ps(vt, _mm_loadu_ps(c->hi + w + j)));

@@ -146,7 +146,11 @@ static ossa_result influence_distances(builder *B) {
             const float *p = m->positions + (size_t)v * 3;
             for (uint32_t k = 0; k < n; k++) {
                 uint32_t j = m->joints[(size_t)v * n + k];
-                const double *o = c + (size_t)(j < J ? j : 0) * 3;
+                if (j >= J) { /* no such joint: the check skips the influence */
+                    dist[k] = 0.0f;
+                    continue;
+                }
+                const double *o = c + (size_t)j * 3;
                 double dx = p[0] - o[0], dy = p[1] - o[1], dz = p[2] - o[2], d = sqrt(dx * dx + dy * dy + dz * dz);
                 float f = (float)d;
                 dist[k] = (double)f < d ? nextafterf(f, INFINITY) : f;
