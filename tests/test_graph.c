@@ -18,10 +18,6 @@
 #define NJ 4
 #define MAXF 4096
 
-typedef struct counter { int allocs, frees; } counter;
-static void *count_alloc(size_t n, void *u) { ((counter *)u)->allocs++; return malloc(n); }
-static void count_free(void *p, void *u) { if (p) ((counter *)u)->frees++; free(p); }
-
 /* ---- a 4-joint chain and clips that are linear in time (exact between their keys) ---- */
 
 typedef struct motion {
@@ -526,8 +522,8 @@ static const char *ALLOC_JSON =
  * never calls the allocator, and every pose is finite. */
 static void update_allocates_nothing(void **state) {
     fixture *f = *state;
-    counter k = {0, 0};
-    ossa_allocator a = {count_alloc, count_free, &k};
+    ot_counting k = {0, 0, 0, 0};
+    ossa_allocator a = ot_counting_allocator(&k);
     ossa_built_clip *built[2] = {NULL, NULL};
     ossa_clip_build_options lossless = {.lossless = true};
     assert_int_equal(ossa_clip_build(f->walk, f->skeleton, &lossless, NULL, &built[0], NULL), OSSA_OK);

@@ -267,29 +267,6 @@ static void many_rotations_slerp_in_passes(void **state) {
     ossa_skeleton_destroy(sk);
 }
 
-/* A counting allocator: the bytes live and their peak. */
-typedef struct counting_alloc {
-    size_t live, peak;
-} counting_alloc;
-
-static void *ca_alloc(size_t size, void *user) {
-    counting_alloc *c = user;
-    size_t *p = malloc(size + 16);
-    if (!p) return NULL;
-    p[0] = size;
-    c->live += size;
-    if (c->live > c->peak) c->peak = c->live;
-    return (char *)p + 16;
-}
-
-static void ca_free(void *ptr, void *user) {
-    counting_alloc *c = user;
-    if (!ptr) return;
-    size_t *p = (size_t *)(void *)((char *)ptr - 16);
-    c->live -= p[0];
-    free(p);
-}
-
 /* A small lossless block whose header claims 2^20 joints (its channels' joints stay valid):
  * loading it (which makes its sampling plan) holds at most a few times its bytes, not the
  * hundreds of MB a plan sized by the joint count alone would take; and any block's joint
@@ -315,8 +292,8 @@ static void hostile_joint_count_allocates_little(void **state) {
         for (int k = 0; k < 5; k++) {
             uint32_t J = claims[k];
             memcpy(copy + offsetof(ossa__bc_header, joint_count), &J, sizeof J);
-            counting_alloc c = {0, 0};
-            ossa_allocator al = {ca_alloc, ca_free, &c};
+            ot_counting c = {0, 0, 0, 0};
+            ossa_allocator al = ot_counting_allocator(&c);
             ossa_built_clip *loaded = NULL;
             ossa_result r = ossa_built_clip_load(copy, size, &al, &loaded, NULL);
             if (c.peak > 8u * size + 4096u)

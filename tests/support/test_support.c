@@ -244,3 +244,29 @@ int ot_tool_run(const char *args, char **out) {
     if (n < 0 || (size_t)n >= sizeof cmd) return -1;
     return ot_run(cmd, out);
 }
+
+/* Each block carries its size in a 16-byte header (keeps malloc's alignment). */
+static void *counting_alloc(size_t size, void *user) {
+    ot_counting *c = user;
+    size_t *p = malloc(size + 16);
+    if (!p) return NULL;
+    p[0] = size;
+    c->live += size;
+    if (c->live > c->peak) c->peak = c->live;
+    c->allocs++;
+    return (char *)p + 16;
+}
+
+static void counting_free(void *ptr, void *user) {
+    ot_counting *c = user;
+    if (!ptr) return;
+    size_t *p = (size_t *)(void *)((char *)ptr - 16);
+    c->live -= p[0];
+    c->frees++;
+    free(p);
+}
+
+ossa_allocator ot_counting_allocator(ot_counting *counting) {
+    ossa_allocator a = {counting_alloc, counting_free, counting};
+    return a;
+}

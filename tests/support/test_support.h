@@ -59,6 +59,14 @@ int ot_run(const char *command, char **out);
 /* Runs `"<ot_tool()>" ARGS 2>&1` through ot_run (the tool must exist: check ot_tool() first). */
 int ot_tool_run(const char *args, char **out);
 
+/* A counting allocator: the bytes live, their peak, and the calls (a free of NULL is not
+ * counted). Zero the counters, then pass ot_counting_allocator(&c) where an allocator goes. */
+typedef struct ot_counting {
+    size_t live, peak;
+    int allocs, frees;
+} ot_counting;
+ossa_allocator ot_counting_allocator(ot_counting *counting);
+
 /* Deterministic PRNG (splitmix64). */
 uint64_t ot_rand_u64(uint64_t *state);
 float ot_rand_float(uint64_t *state, float lo, float hi);
