@@ -7,6 +7,7 @@
 #include <string.h>
 
 #include "core/job.h"
+#include "math/fast.h"
 
 static bool finite_nonneg(float v) { return isfinite(v) && v >= 0.0f; }
 
@@ -87,12 +88,6 @@ static inline ossa_quat normalize_or_identity(ossa_quat q) {
     return (ossa_quat){q.x * inv, q.y * inv, q.z * inv, q.w * inv};
 }
 
-/* Hamilton product a * b (inline: the additive step runs per joint per layer). */
-static inline ossa_quat quat_mul(ossa_quat a, ossa_quat b) {
-    return (ossa_quat){a.w * b.x + a.x * b.w + a.y * b.z - a.z * b.y, a.w * b.y - a.x * b.z + a.y * b.w + a.z * b.x,
-                       a.w * b.z + a.x * b.y - a.y * b.x + a.z * b.w, a.w * b.w - a.x * b.x - a.y * b.y - a.z * b.z};
-}
-
 /* out = out (+) a * delta: the additive step of the formula. */
 static inline void apply_additive(ossa_transform *out, const ossa_transform *d, float a) {
     ossa_quat dq = d->rotation;
@@ -103,7 +98,7 @@ static inline void apply_additive(ossa_transform *out, const ossa_transform *d, 
     }
     if (dq.w < 0.0f) dq = (ossa_quat){-dq.x, -dq.y, -dq.z, -dq.w}; /* identity's hemisphere */
     ossa_quat r = normalize_or_identity((ossa_quat){aa * dq.x, aa * dq.y, aa * dq.z, 1.0f - aa + aa * dq.w});
-    out->rotation = normalize_or_identity(quat_mul(out->rotation, r));
+    out->rotation = normalize_or_identity(ossa__quat_mul(out->rotation, r));
     out->translation.x += a * d->translation.x;
     out->translation.y += a * d->translation.y;
     out->translation.z += a * d->translation.z;

@@ -5,13 +5,9 @@
 #include <math.h>
 
 #include "core/job.h"
+#include "math/fast.h"
 
 static bool finite_pos(float v) { return isfinite(v) && v > 0.0f; }
-
-static ossa_quat quat_mul(ossa_quat a, ossa_quat b) {
-    return (ossa_quat){a.w * b.x + a.x * b.w + a.y * b.z - a.z * b.y, a.w * b.y - a.x * b.z + a.y * b.w + a.z * b.x,
-                       a.w * b.z + a.x * b.y - a.y * b.x + a.z * b.w, a.w * b.w - a.x * b.x - a.y * b.y - a.z * b.z};
-}
 
 /* Rotation vector of q on the short arc (angle <= pi). */
 static void quat_log_short(ossa_quat q, float out[3]) {
@@ -50,7 +46,7 @@ static void record_velocity(const ossa_transform *now, const ossa_transform *bef
     v[1] = (now->translation.y - before->translation.y) * inv;
     v[2] = (now->translation.z - before->translation.z) * inv;
     ossa_quat b = before->rotation;
-    ossa_quat d = quat_mul(now->rotation, (ossa_quat){-b.x, -b.y, -b.z, b.w});
+    ossa_quat d = ossa__quat_mul(now->rotation, (ossa_quat){-b.x, -b.y, -b.z, b.w});
     float r[3];
     quat_log_short(d, r);
     v[3] = r[0] * inv, v[4] = r[1] * inv, v[5] = r[2] * inv;
@@ -101,7 +97,7 @@ static ossa_transform extrapolate(const ossa_dead_blend_joint *s, float travel) 
     e.translation = (ossa_vec3){e.translation.x + v[0] * travel, e.translation.y + v[1] * travel,
                                 e.translation.z + v[2] * travel};
     float r[3] = {v[3] * travel, v[4] * travel, v[5] * travel};
-    e.rotation = quat_mul(quat_exp(r), e.rotation);
+    e.rotation = ossa__quat_mul(quat_exp(r), e.rotation);
     e.scale = (ossa_vec3){e.scale.x + v[6] * travel, e.scale.y + v[7] * travel, e.scale.z + v[8] * travel};
     return e;
 }

@@ -36,10 +36,6 @@ static inline float clampf(float x, float lo, float hi) { return x < lo ? lo : (
 
 static inline ossa_quat qmake(float x, float y, float z, float w) { ossa_quat q = {x, y, z, w}; return q; }
 static inline ossa_quat qidentity(void) { return qmake(0, 0, 0, 1); }
-static inline ossa_quat qmul(ossa_quat a, ossa_quat b) {
-    return qmake(a.w * b.x + a.x * b.w + a.y * b.z - a.z * b.y, a.w * b.y - a.x * b.z + a.y * b.w + a.z * b.x,
-                 a.w * b.z + a.x * b.y - a.y * b.x + a.z * b.w, a.w * b.w - a.x * b.x - a.y * b.y - a.z * b.z);
-}
 static inline ossa_quat qconj(ossa_quat q) { return qmake(-q.x, -q.y, -q.z, q.w); }
 static inline ossa_quat qnorm(ossa_quat q) {
     float l2 = q.x * q.x + q.y * q.y + q.z * q.z + q.w * q.w;
@@ -85,7 +81,7 @@ static ossa_quat qslerp_weight(ossa_quat a, ossa_quat b, float w) {
     if (w >= 1.0f) return b;
     if (w <= 0.0f) return a;
     /* a * weight(a^-1 b): the same arc as slerp, exact at both ends */
-    return qnorm(qmul(a, qweight(qmul(qconj(a), b), w)));
+    return qnorm(ossa__quat_mul(a, qweight(ossa__quat_mul(qconj(a), b), w)));
 }
 static bool quat_is_zero(ossa_quat q) { return q.x == 0.0f && q.y == 0.0f && q.z == 0.0f && q.w == 0.0f; }
 
@@ -246,9 +242,9 @@ ossa_result ossa_ik_two_bone_job_run(ossa_ik_two_bone_job *job) {
             ossa_vec3 mp = vsub(m1, vmul(axis, vdot(axis, m1)));
             ossa_vec3 pp = vsub(job->pole_vector, vmul(axis, vdot(axis, job->pole_vector)));
             if (vlen(mp) > 1e-5f * l1 && vlen(pp) > 1e-5f * vlen(job->pole_vector))
-                gs = qmul(qturn_about(axis, mp, pp), gs);
+                gs = ossa__quat_mul(qturn_about(axis, mp, pp), gs);
         }
-        if (job->twist_angle != 0.0f) gs = qmul(qaxis(axis, job->twist_angle), gs);
+        if (job->twist_angle != 0.0f) gs = ossa__quat_mul(qaxis(axis, job->twist_angle), gs);
     }
     ossa_quat gs_w = gs, gm_w = gm;
     if (w < 1.0f) {
@@ -310,9 +306,9 @@ ossa_result ossa_ik_aim_job_run(ossa_ik_aim_job *job) {
         ossa_vec3 up_p = vsub(u1, vmul(axis, vdot(axis, u1)));
         ossa_vec3 pole_p = vsub(pole, vmul(axis, vdot(axis, pole)));
         if (vlen(up_p) > 1e-6f * vlen(up) && vlen(pole_p) > 1e-6f * vlen(pole))
-            rot = qmul(qturn_about(axis, up_p, pole_p), rot);
+            rot = ossa__quat_mul(qturn_about(axis, up_p, pole_p), rot);
     }
-    if (job->twist_angle != 0.0f) rot = qmul(qaxis(axis, job->twist_angle), rot);
+    if (job->twist_angle != 0.0f) rot = ossa__quat_mul(qaxis(axis, job->twist_angle), rot);
     if (w < 1.0f) rot = qweight(rot, w);
     rot = qnorm(rot);
     *job->joint_correction = rot;
@@ -354,7 +350,7 @@ static limit_prep limit_prepare(const ossa_ik_limit *l, ossa_vec3 bone) {
  * sines and cosines: with the quaternion's w >= 0 they lie in [-pi/2, pi/2]. */
 static ossa_quat limit_apply(const limit_prep *p, ossa_quat q) {
     if (p->type == OSSA_IK_LIMIT_NONE || p->type >= OSSA_IK_LIMIT_TYPE_COUNT) return q;
-    ossa_quat r = qnorm(qmul(qconj(p->ref), q));
+    ossa_quat r = qnorm(ossa__quat_mul(qconj(p->ref), q));
     if (r.w < 0.0f) r = qmake(-r.x, -r.y, -r.z, -r.w);
     const ossa_vec3 axis = p->axis;
     float proj = vdot(v3(r.x, r.y, r.z), axis), l = sqrtf(proj * proj + r.w * r.w);
@@ -365,7 +361,7 @@ static ossa_quat limit_apply(const limit_prep *p, ossa_quat q) {
         r = qmake(axis.x * sh, axis.y * sh, axis.z * sh, ch);
     } else {
         ossa_quat twist = qmake(axis.x * sh, axis.y * sh, axis.z * sh, ch);
-        ossa_quat swing = qmul(r, qconj(twist));
+        ossa_quat swing = ossa__quat_mul(r, qconj(twist));
         if (swing.w < 0.0f) swing = qmake(-swing.x, -swing.y, -swing.z, -swing.w);
         ossa_vec3 sv = v3(swing.x, swing.y, swing.z);
         float sl = vlen(sv);
@@ -377,9 +373,9 @@ static ossa_quat limit_apply(const limit_prep *p, ossa_quat q) {
             float st = sh < 0.0f ? -p->s1 : p->s1;
             twist = qmake(axis.x * st, axis.y * st, axis.z * st, p->c1);
         }
-        r = qmul(swing, twist);
+        r = ossa__quat_mul(swing, twist);
     }
-    return qnorm(qmul(p->ref, r));
+    return qnorm(ossa__quat_mul(p->ref, r));
 }
 
 ossa_quat ossa_ik_limit_apply(const ossa_ik_limit *limit, ossa_vec3 bone, ossa_quat q) {
@@ -484,13 +480,13 @@ static ossa_vec3 child_offset(const chain_state *c, uint32_t i) {
 /* Rotates joint i (model-space rotation g about it), limited; returns the model-space
  * rotation actually applied. */
 static ossa_quat chain_rotate(chain_state *c, uint32_t i, ossa_quat g) {
-    ossa_quat qn = qnorm(qmul(c->q[i], to_joint(&c->m[i], g)));
+    ossa_quat qn = qnorm(ossa__quat_mul(c->q[i], to_joint(&c->m[i], g)));
     if (!c->job->limits) { /* free joint: g is what turns */
         c->q[i] = qn;
         return g;
     }
     qn = limit_apply(&c->limits[i], qn);
-    ossa_quat applied = to_model(&c->m[i], qnorm(qmul(qconj(c->q[i]), qn)));
+    ossa_quat applied = to_model(&c->m[i], qnorm(ossa__quat_mul(qconj(c->q[i]), qn)));
     c->q[i] = qn;
     return applied;
 }
@@ -646,7 +642,7 @@ ossa_result ossa_ik_apply_job_run(ossa_ik_apply_job *job) {
     for (uint32_t k = 0; k < job->joint_count; k++) {
         uint32_t j = job->joints[k];
         ossa_quat *q = &job->locals[j].rotation;
-        *q = job->corrections ? qnorm(qmul(*q, job->corrections[k])) : qnorm(job->rotations[k]);
+        *q = job->corrections ? qnorm(ossa__quat_mul(*q, job->corrections[k])) : qnorm(job->rotations[k]);
         if (j < begin) begin = j;
     }
     ossa_local_to_model_job lm = apply_model_job(job, begin);

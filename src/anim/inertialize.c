@@ -6,6 +6,7 @@
 #include <string.h>
 
 #include "core/job.h"
+#include "math/fast.h"
 
 #define NCH OSSA_INERTIALIZE_CHANNELS
 
@@ -35,16 +36,11 @@ static inline ossa_quat quat_exp(const float r[3]) {
     return (ossa_quat){k * r[0], k * r[1], k * r[2], c};
 }
 
-static ossa_quat quat_mul(ossa_quat a, ossa_quat b) {
-    return (ossa_quat){a.w * b.x + a.x * b.w + a.y * b.z - a.z * b.y, a.w * b.y - a.x * b.z + a.y * b.w + a.z * b.x,
-                       a.w * b.z + a.x * b.y - a.y * b.x + a.z * b.w, a.w * b.w - a.x * b.x - a.y * b.y - a.z * b.z};
-}
-
 static ossa_quat quat_neg(ossa_quat q) { return (ossa_quat){-q.x, -q.y, -q.z, -q.w}; }
 
 /* old * conj(new): the rotation taking the new pose's rotation to the old one. */
 static ossa_quat delta_rotation(ossa_quat old_q, ossa_quat new_q) {
-    return quat_mul(old_q, (ossa_quat){-new_q.x, -new_q.y, -new_q.z, new_q.w});
+    return ossa__quat_mul(old_q, (ossa_quat){-new_q.x, -new_q.y, -new_q.z, new_q.w});
 }
 
 /* The 9 offset channels of `old` against `target`. `hemisphere` (may be NULL) picks the sign
@@ -178,7 +174,7 @@ static void apply_joint(const ossa_inertialize_joint *s, const ossa_transform *t
     ossa_transform o = *target;
     if (any) {
         o.translation.x += x[0], o.translation.y += x[1], o.translation.z += x[2];
-        o.rotation = quat_mul(quat_exp(&x[3]), o.rotation);
+        o.rotation = ossa__quat_mul(quat_exp(&x[3]), o.rotation);
         o.scale.x += x[6], o.scale.y += x[7], o.scale.z += x[8];
     }
     *out = o;

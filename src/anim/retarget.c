@@ -8,6 +8,7 @@
 
 #include "anim/retarget_internal.h"
 #include "core/job.h"
+#include "math/fast.h"
 
 uint32_t ossa_retarget_scratch_count(const ossa_retarget_rig *rig) {
     return rig ? rig->source->joint_count + rig->target->joint_count : 0;
@@ -60,16 +61,6 @@ ossa_result ossa_retarget_job_validate(const ossa_retarget_job *job, ossa_diagno
 
 /* ---- the transfer ---- */
 
-/* Quaternion product and conjugate, inlined (the job's inner loop is made of them). */
-static inline ossa_quat qmul(ossa_quat a, ossa_quat b) {
-    ossa_quat q;
-    q.x = a.w * b.x + a.x * b.w + a.y * b.z - a.z * b.y;
-    q.y = a.w * b.y - a.x * b.z + a.y * b.w + a.z * b.x;
-    q.z = a.w * b.z + a.x * b.y - a.y * b.x + a.z * b.w;
-    q.w = a.w * b.w - a.x * b.x - a.y * b.y - a.z * b.z;
-    return q;
-}
-
 static inline ossa_quat qconj(ossa_quat q) {
     ossa_quat r = {-q.x, -q.y, -q.z, q.w};
     return r;
@@ -87,7 +78,7 @@ static inline ossa_quat qnormalize(ossa_quat q) {
 static void source_rotations(const ossa_skeleton *skeleton, const ossa_transform *locals, ossa_transform *models) {
     for (uint32_t j = 0; j < skeleton->joint_count; j++) {
         int32_t p = skeleton->parents[j];
-        models[j].rotation = p < 0 ? locals[j].rotation : qmul(models[p].rotation, locals[j].rotation);
+        models[j].rotation = p < 0 ? locals[j].rotation : ossa__quat_mul(models[p].rotation, locals[j].rotation);
     }
 }
 
@@ -99,7 +90,7 @@ static ossa_vec3 source_position(const ossa_retarget_job *job, uint32_t joint) {
 
 /* The source joint's model rotation change from its reference. */
 static ossa_quat source_change(const struct ossa__retarget_plan *plan, const ossa_transform *models, uint32_t j) {
-    return qmul(models[j].rotation, plan->source_reference_model_inverse[j]);
+    return ossa__quat_mul(models[j].rotation, plan->source_reference_model_inverse[j]);
 }
 
 /* Target local rotations (and model rotations into models[].rotation). */
@@ -111,16 +102,16 @@ static void transfer_rotations(const ossa_retarget_rig *rig, const ossa_transfor
         ossa_quat parent = parents[j] < 0 ? ossa_quat_identity() : models[parents[j]].rotation;
         output[j] = rig->target_reference[j];
         if (plan->kind[j] == OSSA__RETARGET_REFERENCE) {
-            models[j].rotation = qmul(parent, output[j].rotation);
+            models[j].rotation = ossa__quat_mul(parent, output[j].rotation);
             continue;
         }
         ossa_quat change = source_change(plan, sources, plan->source_a[j]);
         if (plan->source_b[j] != plan->source_a[j]) {
             change = ossa_quat_slerp(change, source_change(plan, sources, plan->source_b[j]), plan->fraction[j]);
         }
-        ossa_quat model = qmul(change, plan->target_reference_model[j]);
+        ossa_quat model = ossa__quat_mul(change, plan->target_reference_model[j]);
         models[j].rotation = model;
-        output[j].rotation = qnormalize(qmul(qconj(parent), model));
+        output[j].rotation = qnormalize(ossa__quat_mul(qconj(parent), model));
     }
 }
 
@@ -143,7 +134,7 @@ static inline ossa_transform combine(const ossa_transform *parent, const ossa_tr
     r.translation.x = parent->translation.x + v.x + q.w * t.x + (q.y * t.z - q.z * t.y);
     r.translation.y = parent->translation.y + v.y + q.w * t.y + (q.z * t.x - q.x * t.z);
     r.translation.z = parent->translation.z + v.z + q.w * t.z + (q.x * t.y - q.y * t.x);
-    r.rotation = qmul(q, child->rotation);
+    r.rotation = ossa__quat_mul(q, child->rotation);
     r.scale.x = parent->scale.x * child->scale.x;
     r.scale.y = parent->scale.y * child->scale.y;
     r.scale.z = parent->scale.z * child->scale.z;

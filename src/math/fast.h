@@ -7,6 +7,12 @@
 
 #include <ossa/math.h>
 
+/* The Hamilton product a * b (ossa_quat_mul, inline for the jobs' per-joint loops). */
+static inline ossa_quat ossa__quat_mul(ossa_quat a, ossa_quat b) {
+    return (ossa_quat){a.w * b.x + a.x * b.w + a.y * b.z - a.z * b.y, a.w * b.y - a.x * b.z + a.y * b.w + a.z * b.x,
+                       a.w * b.z + a.x * b.y - a.y * b.x + a.z * b.w, a.w * b.w - a.x * b.x - a.y * b.y - a.z * b.z};
+}
+
 /* out = T * R * S of t (last row 0 0 0 1). Rotation is used as given (unit expected). */
 static inline void ossa__trs_to_mat4(const ossa_transform *t, ossa_mat4 *out) {
     float x = t->rotation.x, y = t->rotation.y, z = t->rotation.z, w = t->rotation.w;

@@ -40,14 +40,7 @@ ossa_quat ossa_quat_from_axis_angle(ossa_vec3 axis, float radians) {
     return q;
 }
 
-ossa_quat ossa_quat_mul(ossa_quat a, ossa_quat b) {
-    ossa_quat q;
-    q.x = a.w * b.x + a.x * b.w + a.y * b.z - a.z * b.y;
-    q.y = a.w * b.y - a.x * b.z + a.y * b.w + a.z * b.x;
-    q.z = a.w * b.z + a.x * b.y - a.y * b.x + a.z * b.w;
-    q.w = a.w * b.w - a.x * b.x - a.y * b.y - a.z * b.z;
-    return q;
-}
+ossa_quat ossa_quat_mul(ossa_quat a, ossa_quat b) { return ossa__quat_mul(a, b); }
 
 float ossa_quat_dot(ossa_quat a, ossa_quat b) { return a.x * b.x + a.y * b.y + a.z * b.z + a.w * b.w; }
 
