@@ -554,20 +554,26 @@ static ossa_result tighten(builder *B, build_run *R) {
     }
 }
 
+/* Every channel of joint j and of its ancestors goes raw. Whether any changed. */
+static bool chain_exact(builder *B, const build_run *R, uint32_t j) {
+    bool changed = false;
+    for (int32_t a = (int32_t)j; a >= 0; a = B->skeleton->parents[a])
+        for (size_t k = 0; k < 3; k++) {
+            int32_t ci = R->channel_of[(size_t)a * 3 + k];
+            if (ci >= 0 && B->channels[ci].mode != MODE_RAW) {
+                B->channels[ci].mode = MODE_RAW;
+                changed = true;
+            }
+        }
+    return changed;
+}
+
 /* Every channel of each failing joint and of its ancestors goes raw; if there is none left
  * to change there, every channel from the first non-raw one on. Whether any changed. */
 static bool failing_channels_exact(builder *B, const build_run *R) {
     bool changed = false;
     for (uint32_t j = 0; j < B->joint_count; j++) {
-        if (R->joint_max_error[j] <= R->target) continue;
-        for (int32_t a = (int32_t)j; a >= 0; a = B->skeleton->parents[a])
-            for (size_t k = 0; k < 3; k++) {
-                int32_t ci = R->channel_of[(size_t)a * 3 + k];
-                if (ci >= 0 && B->channels[ci].mode != MODE_RAW) {
-                    B->channels[ci].mode = MODE_RAW;
-                    changed = true;
-                }
-            }
+        if (!(R->joint_max_error[j] <= R->target)) changed |= chain_exact(B, R, j); /* NaN too */
     }
     for (uint32_t i = 0; !changed && i < B->channel_count; i++)
         if (B->channels[i].mode != MODE_RAW) {
@@ -632,15 +638,7 @@ static ossa_result mark_vertex_culprits(builder *B, build_run *R, const uint32_t
 static bool vertex_culprits_exact(builder *B, const build_run *R, const uint32_t *fail_time) {
     bool changed = false;
     for (uint32_t j = 0; j < B->joint_count; j++) {
-        if (fail_time[j] == UINT32_MAX) continue;
-        for (int32_t a = (int32_t)j; a >= 0; a = B->skeleton->parents[a])
-            for (size_t k = 0; k < 3; k++) {
-                int32_t ci = R->channel_of[(size_t)a * 3 + k];
-                if (ci >= 0 && B->channels[ci].mode != MODE_RAW) {
-                    B->channels[ci].mode = MODE_RAW;
-                    changed = true;
-                }
-            }
+        if (fail_time[j] != UINT32_MAX) changed |= chain_exact(B, R, j);
     }
     for (uint32_t i = 0; !changed && i < B->channel_count; i++)
         if (B->channels[i].kind != OSSA__CH_W && B->channels[i].mode != MODE_RAW) {
