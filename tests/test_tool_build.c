@@ -70,11 +70,7 @@ static const char *write_layers_file(void) {
     }
     gw_add(w, "scenes", "{\"nodes\": [0]}");
     gw_top(w, "\"scene\": 0");
-    size_t size;
-    uint8_t *bytes = gw_finish(w, GW_GLB, NULL, NULL, &size);
-    assert_int_equal(gw_write_file(path, bytes, size), 0);
-    free(bytes);
-    gw_destroy(w);
+    assert_int_equal(gw_save(&w, GW_GLB, path), 0);
     return path;
 }
 
@@ -106,11 +102,7 @@ static const char *write_long_file(const char *name, double seconds) {
            a_t, a_r, a_t, a_tr);
     gw_add(w, "scenes", "{\"nodes\": [0]}");
     gw_top(w, "\"scene\": 0");
-    size_t size;
-    uint8_t *bytes = gw_finish(w, GW_GLB, NULL, NULL, &size);
-    assert_int_equal(gw_write_file(path, bytes, size), 0);
-    free(bytes);
-    gw_destroy(w);
+    assert_int_equal(gw_save(&w, GW_GLB, path), 0);
     free(t);
     free(tr);
     free(rot);

@@ -34,11 +34,7 @@ static void write_rig(const char *path) {
     }
     gw_add(w, "scenes", "{\"nodes\": [0]}");
     gw_top(w, "\"scene\": 0");
-    size_t size;
-    uint8_t *bytes = gw_finish(w, GW_GLB, NULL, NULL, &size);
-    assert_int_equal(gw_write_file(path, bytes, size), 0);
-    free(bytes);
-    gw_destroy(w);
+    assert_int_equal(gw_save(&w, GW_GLB, path), 0);
 }
 
 /* The rig's graph: base layer "idle" (Idle, looping) → "jump" (Jump, once) on the trigger
