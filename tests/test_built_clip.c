@@ -15,16 +15,7 @@
 
 /* The editable path through its public jobs (binary-search lookups). */
 static void exact_pose(const ossa_clip *clip, const ossa_skeleton *sk, float t, bool loop, ossa_transform *out) {
-    ossa_clip_sample_job job = {0};
-    job.clip = clip;
-    job.time = t;
-    job.loop = loop;
-    job.lookup = OSSA_LOOKUP_BINARY;
-    job.reference = sk->rest;
-    job.reference_count = sk->joint_count;
-    job.output = out;
-    job.output_count = sk->joint_count;
-    assert_int_equal(ossa_clip_sample_job_run(&job), OSSA_OK);
+    ot_clip_sample(clip, t, loop, OSSA_LOOKUP_BINARY, NULL, sk->rest, out, sk->joint_count);
 }
 
 static void exact_weights(const ossa_clip *clip, uint32_t track, float t, bool loop, float *out) {

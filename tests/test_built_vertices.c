@@ -72,18 +72,6 @@ typedef struct check_result {
     uint32_t times, vertices;
 } check_result;
 
-static void editable_pose(const ossa_clip *clip, const ossa_skeleton *sk, float t, ossa_transform *out) {
-    ossa_clip_sample_job job = {0};
-    job.clip = clip;
-    job.time = t;
-    job.lookup = OSSA_LOOKUP_BINARY;
-    job.reference = sk->rest;
-    job.reference_count = sk->joint_count;
-    job.output = out;
-    job.output_count = sk->joint_count;
-    assert_int_equal(ossa_clip_sample_job_run(&job), OSSA_OK);
-}
-
 /* Per skeleton joint, the inverse bind matrix of mesh m's skin (identity elsewhere). */
 static void skin_ibms(const ossa_skeleton *sk, const ossa_mesh *m, aff *ibm) {
     for (uint32_t j = 0; j < sk->joint_count; j++) {
@@ -118,7 +106,7 @@ static check_result check_vertices(const ossa_skeleton *sk, const ossa_mesh *con
         skin_ibms(sk, m, ibm);
         for (uint32_t k = 0; k < times; k++) {
             float t = ot_rand_float(rng, clip->start, clip->end);
-            editable_pose(clip, sk, t, ex);
+            ot_clip_sample(clip, t, false, OSSA_LOOKUP_BINARY, NULL, sk->rest, ex, sk->joint_count);
             ossa_sample_job job = {.clip = bc, .context = ctx, .time = t, .output = got, .output_count = J,
                                    .weights = wbuf, .weights_count = ossa_built_clip_weight_count(bc),
                                    .reference = sk->rest, .reference_count = J};
@@ -385,7 +373,7 @@ static void test_meshless_shell(void **state) {
     double worst = 0.0;
     for (int k = 0; k < 3000; k++) {
         float t = ot_rand_float(&rng, g.clip->start, g.clip->end);
-        editable_pose(g.clip, sk, t, ex);
+        ot_clip_sample(g.clip, t, false, OSSA_LOOKUP_BINARY, NULL, sk->rest, ex, sk->joint_count);
         ossa_sample_job job = {.clip = bc, .context = ctx, .time = t, .output = got, .output_count = J,
                                .reference = sk->rest, .reference_count = J};
         assert_int_equal(ossa_sample_job_run(&job), OSSA_OK);
