@@ -1,6 +1,5 @@
-/* AVX2 pose kernels: 256-bit products, two matrix columns per step (built with -mavx2
- * -mfma; the ISO C mode keeps -ffp-contract=off, so no FMA: the values equal the scalar
- * path's, see anim/pose_internal.h). */
+/* AVX2 pose kernels (built with -mavx2 -mfma; the ISO C mode keeps -ffp-contract=off, so no
+ * FMA: the values equal the scalar path's, see anim/pose_internal.h). */
 #include <immintrin.h>
 
 #include "anim/pose_block.h"
@@ -27,18 +26,69 @@ void ossa__palette_avx2(const ossa_mat4 *model, const uint32_t *joints, const os
         mul4_x2(model[joints[i]].m, inverse_bind[i].m, out[skin_layout ? i : joints[i]].m);
 }
 
+/* A model matrix as four 128-bit columns. */
+typedef struct columns4 {
+    __m128 c[4];
+} columns4;
+
+/* Joint k of the block: model = parent * local in ossa__mat4_mul_affine_scalar's operations
+ * (three terms a column, the parent's translation added last), the local's entries splat from
+ * the block's SoA rows (S, row 3c + r = row r of column c) by broadcast loads. Lanes never mix,
+ * so the w lanes (row 3) only feed w lanes: a rotation column's is left as computed (the chain
+ * to a child is one product and two sums) and cleared where the matrix is stored; the
+ * translation's is cleared before the parent's 1 is added, so memory gets exactly 0 0 0 1. */
+static inline columns4 joint_product(const columns4 *a, const float *S, uint32_t k) {
+    const __m128 xyz = _mm_castsi128_ps(_mm_set_epi32(0, -1, -1, -1));
+    columns4 m;
+    for (uint32_t c = 0; c < 4; c++) {
+        __m128 r = _mm_add_ps(_mm_mul_ps(a->c[0], _mm_broadcast_ss(&S[(3 * c) * BLOCK + k])),
+                              _mm_mul_ps(a->c[1], _mm_broadcast_ss(&S[(3 * c + 1) * BLOCK + k])));
+        m.c[c] = _mm_add_ps(r, _mm_mul_ps(a->c[2], _mm_broadcast_ss(&S[(3 * c + 2) * BLOCK + k])));
+    }
+    m.c[3] = _mm_add_ps(_mm_and_ps(m.c[3], xyz), a->c[3]);
+    return m;
+}
+
+static inline void store_columns(const columns4 *m, float *o) {
+    const __m128 xyz = _mm_castsi128_ps(_mm_set_epi32(0, -1, -1, -1));
+    for (uint32_t c = 0; c < 3; c++) _mm_storeu_ps(o + 4 * c, _mm_and_ps(m->c[c], xyz));
+    _mm_storeu_ps(o + 12, m->c[3]);
+}
+
+/* The local matrices of a block, SoA, their 12 varying rows stored as computed (no transpose). */
+static inline void local_rows(const ossa_transform *t, uint32_t count, float S[12 * BLOCK]) {
+    __m256 c01[8], c23[8];
+    local_soa(t, count, c01, c23);
+    for (int r = 0; r < 3; r++) {
+        _mm256_storeu_ps(S + r * BLOCK, c01[r]);
+        _mm256_storeu_ps(S + (3 + r) * BLOCK, c01[4 + r]);
+        _mm256_storeu_ps(S + (6 + r) * BLOCK, c23[r]);
+        _mm256_storeu_ps(S + (9 + r) * BLOCK, c23[4 + r]);
+    }
+}
+
+/* The pass is bound by the parent chains' latency (a child waits for its parent's product):
+ * with 128-bit columns, a parent that is the joint just computed is taken from registers
+ * (no store-to-load forward), and a child's rotation waits only for its parent's rotation.
+ * Figures, and the forms tried before, in docs/performance.md ("Pose kernel designs"). */
 void ossa__to_model_avx2(const ossa_transform *locals, const int32_t *parents, uint32_t begin, uint32_t end,
                          ossa_mat4 *out) {
     static const ossa_mat4 identity = {{1, 0, 0, 0, 0, 1, 0, 0, 0, 0, 1, 0, 0, 0, 0, 1}};
-    float L[BLOCK][16];
+    float S[12 * BLOCK];
+    columns4 prev = {{_mm_setzero_ps(), _mm_setzero_ps(), _mm_setzero_ps(), _mm_setzero_ps()}};
     for (uint32_t i0 = begin; i0 < end; i0 += BLOCK) {
         uint32_t count = end - i0 < BLOCK ? end - i0 : BLOCK;
-        local_block(&locals[i0], count, L);
+        local_rows(&locals[i0], count, S);
         for (uint32_t k = 0; k < count; k++) {
-            int32_t p = parents[i0 + k];
-            const ossa_mat4 *pm = p < 0 ? &identity : &out[p]; /* a select, not a branch */
-            /* the 4x4 product: for an affine parent its w-row terms are exact (+0, 1) */
-            mul4_x2(pm->m, L[k], out[i0 + k].m);
+            uint32_t i = i0 + k;
+            int32_t p = parents[i];
+            columns4 a = prev; /* the parent is the joint just computed */
+            if (!(p >= 0 && (uint32_t)p + 1 == i && i > begin)) {
+                const float *A = p < 0 ? identity.m : out[p].m;
+                for (int c = 0; c < 4; c++) a.c[c] = _mm_loadu_ps(A + 4 * c);
+            }
+            prev = joint_product(&a, S, k);
+            store_columns(&prev, out[i].m);
         }
     }
 }

@@ -1,6 +1,5 @@
 /* The local matrices of a block of up to 8 joints, computed SoA (one joint per 256-bit
- * lane) and transposed back to column-major matrices: shared by the AVX2 and AVX-512
- * pose kernels (in a file built with -mavx2 or more). */
+ * lane): shared by the AVX2 and AVX-512 pose kernels (in a file built with -mavx2 or more). */
 #ifndef OSSA_POSE_BLOCK_H
 #define OSSA_POSE_BLOCK_H
 
@@ -8,31 +7,10 @@
 
 #include "anim/pose_internal.h"
 
-/* 8x8 transpose: r[m] holds element m of 8 joints (lane = joint); writes joint j's 8
- * elements to dst + 16 * j. */
-static inline void transpose8_store(const __m256 r[8], float *dst) {
-    __m256 t[8], u[8];
-    for (int k = 0; k < 4; k++) {
-        t[2 * k] = _mm256_unpacklo_ps(r[2 * k], r[2 * k + 1]);
-        t[2 * k + 1] = _mm256_unpackhi_ps(r[2 * k], r[2 * k + 1]);
-    }
-    for (int k = 0; k < 2; k++) {
-        u[4 * k + 0] = _mm256_shuffle_ps(t[4 * k], t[4 * k + 2], _MM_SHUFFLE(1, 0, 1, 0));
-        u[4 * k + 1] = _mm256_shuffle_ps(t[4 * k], t[4 * k + 2], _MM_SHUFFLE(3, 2, 3, 2));
-        u[4 * k + 2] = _mm256_shuffle_ps(t[4 * k + 1], t[4 * k + 3], _MM_SHUFFLE(1, 0, 1, 0));
-        u[4 * k + 3] = _mm256_shuffle_ps(t[4 * k + 1], t[4 * k + 3], _MM_SHUFFLE(3, 2, 3, 2));
-    }
-    for (int j = 0; j < 4; j++) {
-        _mm256_storeu_ps(dst + 16 * j, _mm256_permute2f128_ps(u[j], u[j + 4], 0x20));
-        _mm256_storeu_ps(dst + 16 * (j + 4), _mm256_permute2f128_ps(u[j], u[j + 4], 0x31));
-    }
-}
-
-/* This form (SoA terms, transposed back to 8 local matrices, then the palette's 256-bit
- * product) was the fastest AVX2 one tried against building each local matrix in registers (AoS
- * shuffles), gathering the SoA fields, and SoA terms with 128-bit products on broadcast loads
- * (figures in docs/performance.md, "Pose kernel designs"). Carrying a child's parent in
- * registers instead of reloading it was slower: the AVX2 pass is throughput-bound. */
+/* The AVX2 kernel stores these SoA rows and splats a joint's entries from them by broadcast
+ * loads; the AVX-512 one permutes them in registers. Earlier forms (each local matrix built
+ * in registers, the SoA fields gathered, the rows transposed back to matrices) are in
+ * docs/performance.md, "Pose kernel designs". */
 enum { BLOCK = 8 };
 
 /* The local matrices of up to 8 joints, SoA (the scalar ossa__trs_to_mat4's operations, one
@@ -77,14 +55,6 @@ static inline void local_soa(const ossa_transform *t, uint32_t count, __m256 c01
     c23[2] = _mm256_mul_ps(_mm256_sub_ps(one, _mm256_add_ps(xx, yy)), sz);
     c23[3] = zero;
     c23[4] = f[0][0], c23[5] = f[0][1], c23[6] = f[0][2], c23[7] = one;
-}
-
-/* The same into L[joint][16], column-major with last row 0 0 0 1 (two 8x8 transposes). */
-static inline void local_block(const ossa_transform *t, uint32_t count, float L[BLOCK][16]) {
-    __m256 c01[8], c23[8];
-    local_soa(t, count, c01, c23);
-    transpose8_store(c01, &L[0][0]);
-    transpose8_store(c23, &L[0][8]);
 }
 
 #endif

@@ -2,13 +2,22 @@
  * terms are computed splatted (all four lanes equal), so the local matrix never goes through
  * memory and needs no shuffles, then multiply the parent's columns: out_c = (a0 * b0c + a1 * b1c)
  * + a2 * b2c (+ a3 for the translation), exactly the scalar operations of ossa__trs_to_mat4 +
- * ossa__mat4_mul_affine_scalar. No per-joint branch: a root's parent is the identity. The AVX2
+ * ossa__mat4_mul_affine_scalar. A root's parent is the identity. The AVX2
  * and AVX-512 kernels are in pose_avx2.c and pose_avx512.c. */
 #include <immintrin.h>
 
 #include "anim/pose_internal.h"
 
-static inline void joint(const ossa_transform *t, const float *pa, float *o) {
+/* A model matrix as four 128-bit columns. */
+typedef struct columns4 {
+    __m128 c[4];
+} columns4;
+
+/* model = parent (a) * local (t). Lanes never mix, so the w lanes (row 3) only feed w lanes:
+ * a rotation column's is left as computed (the chain to a child is one product and two sums)
+ * and cleared where the matrix is stored; the translation's is cleared before the parent's 1
+ * is added, so memory gets exactly 0 0 0 1. */
+static inline columns4 joint(const ossa_transform *t, const columns4 *a) {
     const __m128 one = _mm_set1_ps(1.0f);
     __m128 x = _mm_set1_ps(t->rotation.x), y = _mm_set1_ps(t->rotation.y), z = _mm_set1_ps(t->rotation.z),
            w = _mm_set1_ps(t->rotation.w);
@@ -24,28 +33,39 @@ static inline void joint(const ossa_transform *t, const float *pa, float *o) {
            b21 = _mm_mul_ps(_mm_add_ps(yz, wx), sy);
     __m128 b02 = _mm_mul_ps(_mm_add_ps(xz, wy), sz), b12 = _mm_mul_ps(_mm_sub_ps(yz, wx), sz),
            b22 = _mm_mul_ps(_mm_sub_ps(one, _mm_add_ps(xx, yy)), sz);
-    __m128 a0 = _mm_loadu_ps(pa), a1 = _mm_loadu_ps(pa + 4), a2 = _mm_loadu_ps(pa + 8), a3 = _mm_loadu_ps(pa + 12);
-    /* the w lanes: 0 0 0 1 for an affine parent, so the translation keeps 1 exactly and the
-     * columns +-0, made +0 (the scalar path's) by clearing the lane */
+    const __m128 a0 = a->c[0], a1 = a->c[1], a2 = a->c[2];
     const __m128 xyz = _mm_castsi128_ps(_mm_set_epi32(0, -1, -1, -1));
-    __m128 c0 = _mm_add_ps(_mm_add_ps(_mm_mul_ps(a0, b00), _mm_mul_ps(a1, b10)), _mm_mul_ps(a2, b20));
-    __m128 c1 = _mm_add_ps(_mm_add_ps(_mm_mul_ps(a0, b01), _mm_mul_ps(a1, b11)), _mm_mul_ps(a2, b21));
-    __m128 c2 = _mm_add_ps(_mm_add_ps(_mm_mul_ps(a0, b02), _mm_mul_ps(a1, b12)), _mm_mul_ps(a2, b22));
-    _mm_storeu_ps(o, _mm_and_ps(c0, xyz));
-    _mm_storeu_ps(o + 4, _mm_and_ps(c1, xyz));
-    _mm_storeu_ps(o + 8, _mm_and_ps(c2, xyz));
+    columns4 m;
+    m.c[0] = _mm_add_ps(_mm_add_ps(_mm_mul_ps(a0, b00), _mm_mul_ps(a1, b10)), _mm_mul_ps(a2, b20));
+    m.c[1] = _mm_add_ps(_mm_add_ps(_mm_mul_ps(a0, b01), _mm_mul_ps(a1, b11)), _mm_mul_ps(a2, b21));
+    m.c[2] = _mm_add_ps(_mm_add_ps(_mm_mul_ps(a0, b02), _mm_mul_ps(a1, b12)), _mm_mul_ps(a2, b22));
     __m128 tr = _mm_add_ps(_mm_add_ps(_mm_mul_ps(a0, _mm_set1_ps(t->translation.x)), _mm_mul_ps(a1, _mm_set1_ps(t->translation.y))),
                            _mm_mul_ps(a2, _mm_set1_ps(t->translation.z)));
-    _mm_storeu_ps(o + 12, _mm_add_ps(tr, a3));
+    m.c[3] = _mm_add_ps(_mm_and_ps(tr, xyz), a->c[3]);
+    return m;
 }
 
+static inline void store_columns(const columns4 *m, float *o) {
+    const __m128 xyz = _mm_castsi128_ps(_mm_set_epi32(0, -1, -1, -1));
+    for (int c = 0; c < 3; c++) _mm_storeu_ps(o + 4 * c, _mm_and_ps(m->c[c], xyz));
+    _mm_storeu_ps(o + 12, m->c[3]);
+}
+
+/* Bound by the parent chains' latency: a parent that is the joint just computed is taken from
+ * registers (no store-to-load forward). */
 void ossa__to_model_sse(const ossa_transform *locals, const int32_t *parents, uint32_t begin, uint32_t end,
                         ossa_mat4 *out) {
     static const ossa_mat4 identity = {{1, 0, 0, 0, 0, 1, 0, 0, 0, 0, 1, 0, 0, 0, 0, 1}};
+    columns4 prev = {{_mm_setzero_ps(), _mm_setzero_ps(), _mm_setzero_ps(), _mm_setzero_ps()}};
     for (uint32_t i = begin; i < end; i++) {
         int32_t p = parents[i];
-        const ossa_mat4 *pm = p < 0 ? &identity : &out[p]; /* a select, not a branch */
-        joint(&locals[i], pm->m, out[i].m);
+        columns4 a = prev; /* the parent is the joint just computed */
+        if (!(p >= 0 && (uint32_t)p + 1 == i && i > begin)) {
+            const float *A = p < 0 ? identity.m : out[p].m;
+            for (int c = 0; c < 4; c++) a.c[c] = _mm_loadu_ps(A + 4 * c);
+        }
+        prev = joint(&locals[i], &a);
+        store_columns(&prev, out[i].m);
     }
 }
 
