@@ -440,7 +440,7 @@ static void kernels_match_scalar(void **state) {
                     sc[a] = ot_rand_float(&s, 0.05f, 20.0f) * (ot_rand_u64(&s) % 4 ? 1.0f : -1.0f);
             }
             parents[i] = (i == 0 || ot_rand_u64(&s) % 8 == 0) ? -1 : (int32_t)(ot_rand_u64(&s) % i);
-            if (i && ot_rand_u64(&s) % 2) parents[i] = (int32_t)i - 1; /* chains: the AVX-512 register path */
+            if (i && ot_rand_u64(&s) % 2) parents[i] = (int32_t)i - 1; /* chains: the kernels' register path */
         }
         /* a skin over a random subset, in random order, with random (sometimes projective) inverse binds */
         uint32_t skin_joints[MAXJ], count = 0;
