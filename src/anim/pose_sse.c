@@ -69,14 +69,16 @@ void ossa__to_model_sse(const ossa_transform *locals, const int32_t *parents, ui
     }
 }
 
-/* out = a * b, the general 4x4 product in ossa__mat4_mul's order. */
+/* out = a * b, the general 4x4 product in ossa__mat4_mul's order; b's entries splat from one
+ * load of its column (in-register shuffles: faster than a load and a shuffle each). */
 static inline void mul4(const float *A, const float *B, float *o) {
     __m128 a0 = _mm_loadu_ps(A), a1 = _mm_loadu_ps(A + 4), a2 = _mm_loadu_ps(A + 8), a3 = _mm_loadu_ps(A + 12);
     for (int c = 0; c < 4; c++) {
-        __m128 r = _mm_add_ps(_mm_add_ps(_mm_add_ps(_mm_mul_ps(a0, _mm_set1_ps(B[c * 4 + 0])),
-                                                    _mm_mul_ps(a1, _mm_set1_ps(B[c * 4 + 1]))),
-                                         _mm_mul_ps(a2, _mm_set1_ps(B[c * 4 + 2]))),
-                              _mm_mul_ps(a3, _mm_set1_ps(B[c * 4 + 3])));
+        __m128 b = _mm_loadu_ps(B + 4 * c);
+        __m128 r = _mm_add_ps(_mm_add_ps(_mm_add_ps(_mm_mul_ps(a0, _mm_shuffle_ps(b, b, 0x00)),
+                                                    _mm_mul_ps(a1, _mm_shuffle_ps(b, b, 0x55))),
+                                         _mm_mul_ps(a2, _mm_shuffle_ps(b, b, 0xAA))),
+                              _mm_mul_ps(a3, _mm_shuffle_ps(b, b, 0xFF)));
         _mm_storeu_ps(o + c * 4, r);
     }
 }
