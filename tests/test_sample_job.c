@@ -623,6 +623,7 @@ typedef struct lift_channels {
     ossa__bc_packed pk[LIFT_CH];
     uint32_t keys[LIFT_CH], wa[LIFT_CH][3], w1[LIFT_CH][3], w2[LIFT_CH][3], d1[LIFT_CH][3], d2[LIFT_CH][3];
     uint32_t poff[LIFT_CH], bk[LIFT_CH], bkx[LIFT_CH], fl[LIFT_CH], maxm;
+    uint64_t fw[LIFT_CH];
     uint32_t fo[LIFT_CH * 32], fm[LIFT_CH * 32];
     unsigned char *block;
 } lift_channels;
@@ -678,6 +679,9 @@ static void make_lift_channels(lift_channels *L, uint64_t *seed) {
     assert_non_null(L->block);
     memcpy(L->block, random, size);
     free(random);
+    for (uint32_t i = 0; i < LIFT_CH; i++) /* the flags of a flagged channel of <= 64 blocks as one word */
+        for (uint32_t k = 0; L->fl[i] && L->fl[i] <= 64 && k < L->fl[i]; k++)
+            L->fw[i] |= (uint64_t)spec_bits(L->block + L->poff[i], k, 1) << k;
 }
 
 static void test_lift_block_spec(void **state) {
@@ -756,12 +760,14 @@ static void test_key_kernels_agree(void **state) {
         for (uint32_t i = 0; i < CH; i++)
             if (m < ossa__lift_blocks(L.keys[i])) list[count++] = i;
         uint32_t poff[CH], bk[CH], bkx[CH], fl[CH], fo[CH * 32], fm[CH * 32], pool[CH];
+        uint64_t fw[CH];
         for (uint32_t g = 0; g < count; g++) {
             uint32_t i = list[g];
             poff[g] = L.poff[i];
             bk[g] = L.bk[i];
             bkx[g] = L.bkx[i];
             fl[g] = L.fl[i];
+            fw[g] = L.fw[i];
             memcpy(fo + 32 * g, L.fo + 32 * i, 32 * sizeof(uint32_t));
             memcpy(fm + 32 * g, L.fm + 32 * i, 32 * sizeof(uint32_t));
             pool[g] = chan[i];
@@ -772,7 +778,7 @@ static void test_key_kernels_agree(void **state) {
                 uint32_t a = ja == 5 ? OSSA__KEY_STEP : ja;
                 for (uint32_t l = 0; l < POOL; l++) init[l] = (float)(ot_rand_u64(&seed) % 1000u);
                 memcpy(ref, init, sizeof ref);
-                ossa__lift_soa soa = {L.block, poff, bk, bkx, fl, fo, fm, ref};
+                ossa__lift_soa soa = {L.block, poff, bk, bkx, fl, fw, fo, fm, ref};
                 ossa__key_scalar(&soa, pool, begin, end, m, a, jb);
                 check_key_range(&L, list, count, pool, m, begin, end, a, jb, init, ref);
                 for (size_t n = 0; n < OT_COUNT(kernels); n++) {

@@ -225,9 +225,13 @@ static inline void ossa__lift_sizes(const ossa__bc_packed *p, uint32_t *A, uint3
     *W = a + w;
 }
 static inline uint32_t ossa__popcount64(uint64_t v) { /* SWAR: the library is built without -mpopcnt */
+#if defined(__POPCNT__) /* the AVX2 and AVX-512 kernels' files (-mavx2 implies POPCNT): one instruction */
+    return (uint32_t)__builtin_popcountll(v);
+#else
     v = v - ((v >> 1) & 0x5555555555555555ull);
     v = (v & 0x3333333333333333ull) + ((v >> 2) & 0x3333333333333333ull);
     return (uint32_t)((((v + (v >> 4)) & 0x0F0F0F0F0F0F0F0Full) * 0x0101010101010101ull) >> 56);
+#endif
 }
 /* Flag m of a flagged stream s (1: block m is wide) and *rank, the flags set before it: one
  * popcount per 64 blocks (the flags' words before m's counted whole). Reads 8 bytes from each
@@ -637,7 +641,9 @@ void ossa__unpack_avx512(const ossa__unpack_table *tab, const unsigned char *blo
 
 /* A key mask's channels' lifted streams for the single-key kernels: per channel g (the plan's
  * grouped order) its stream at block + poff[g], its narrow blocks' bits bk[g], what a wide
- * block adds bkx[g], its flag bits fl[g] (M, or 0: unflagged, every block at m * bk[g]), and
+ * block adds bkx[g], its flag bits fl[g] (M, or 0: unflagged, every block at m * bk[g]), its
+ * flags as one word fw[g] when M <= 64 (else 0, read from the stream; so a seek of a short
+ * channel does not touch its stream's first cache line), and
  * its two field tables fo, fm + 32 g (narrow) and + 32 g + 16 (wide) (ossa__lift_table: the
  * 15 fields' bit offsets from the block start and masks 2^width - 1, lanes a0 0-2, r1 3-5,
  * r2 6-8, r3 9-11, a4 12-14, lane 15 unused: offset 0, mask 0; made once per clip, so a kernel
@@ -645,6 +651,7 @@ void ossa__unpack_avx512(const ossa__unpack_table *tab, const unsigned char *blo
 typedef struct ossa__lift_soa {
     const unsigned char *block;
     const uint32_t *poff, *bk, *bkx, *fl;
+    const uint64_t *fw;
     const uint32_t *fo, *fm;
     float *kq;
 } ossa__lift_soa;
@@ -652,8 +659,14 @@ typedef struct ossa__lift_soa {
  * field tables' offset in fo, fm (32 g, + 16 when the block is wide). */
 static inline uint64_t ossa__lift_soa_locate(const ossa__lift_soa *soa, const unsigned char *s, uint32_t g, uint32_t m,
                                              size_t *table) {
-    uint32_t F = soa->fl[g], rank = 0, wide = 0;
-    if (F) wide = ossa__lift_flag(s, m, &rank);
+    uint32_t F = soa->fl[g], rank, wide;
+    if (F <= 64u) { /* unflagged (F 0, fw 0: rank 0, narrow = wide) or one word of flags */
+        uint64_t w = soa->fw[g];
+        rank = ossa__popcount64(w & ((1ull << (m & 63u)) - 1u));
+        wide = (uint32_t)(w >> (m & 63u)) & 1u;
+    } else {
+        wide = ossa__lift_flag(s, m, &rank);
+    }
     *table = (size_t)g * 32u + 16u * wide;
     return F + (uint64_t)m * soa->bk[g] + (uint64_t)rank * soa->bkx[g];
 }

@@ -31,7 +31,8 @@ _Static_assert(sizeof(ossa_transform) == 10 * sizeof(float), "the cached raw cha
  * 4 * nrot + 3 v; a clip of J joints uses at most J rotation slots, 2 J vector slots and 10 J
  * lanes (what a context of max_joints >= J holds). */
 typedef struct ossa__sample_plan {
-    uint32_t *mfirst, *mch, *poff, *lbk, *lbx, *lfl, *lfo, *lfm; /* poff .. lfm: by grouped position (ossa__lift_soa) */
+    uint32_t *mfirst, *mch, *poff, *lbk, *lbx, *lfl, *lfo, *lfm; /* poff .. lfm, lfw: by grouped position (ossa__lift_soa) */
+    uint64_t *lfw;
     uint32_t *pdst, *pka, *pkb, *pmask;
     uint8_t *pstep;
     float *pdrop, *mn[3], *st[3];
