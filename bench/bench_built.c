@@ -148,19 +148,19 @@ static void print_bytes_breakdown(const char *label, ossa_built_clip *const *bui
         rec += (size_t)h->packed_count * sizeof(ossa__bc_packed);
         masks += (size_t)h->mask_count * (sizeof(uint32_t) + built[i]->mask_bytes);
         grid += (size_t)h->grid_count * sizeof(float);
+        uint64_t off = h->stream_off;
         for (uint32_t k = 0; k < h->packed_count; k++) {
             const ossa__bc_packed *p = &built[i]->packed[k];
-            uint32_t kc = built[i]->mask_keys[p->mask], w1 = 0, w2 = 0;
-            for (int c = 0; c < 3; c++) {
-                w1 += (p->resid >> (5 * c)) & 31u;
-                w2 += (p->resid >> (15 + 5 * c)) & 31u;
-            }
+            uint32_t kc = built[i]->mask_keys[p->mask], A, N, W;
+            uint64_t bits = ossa__lift_stream_bits(p, kc, built[i]->base + off);
+            ossa__lift_sizes(p, &A, &N, &W);
+            off += (bits + 7) / 8;
             keys += kc;
-            values += (ossa__lift_stream_bits(p, kc) + 7) / 8;
-            if (kc > 1) resid += (uint64_t)ossa__lift_blocks(kc) * (2u * w1 + w2);
+            values += (bits + 7) / 8;
+            if (kc > 1) resid += bits - (uint64_t)(ossa__lift_blocks(kc) + 1u) * A; /* the residuals and block flags */
         }
     }
-    printf("  %s: %zu B: packed values %zu B (%zu keys; lifted residual fields %llu B), records %zu B (%zu x %zu), "
+    printf("  %s: %zu B: packed values %zu B (%zu keys; lifted residual fields and block flags %llu B), records %zu B (%zu x %zu), "
            "key masks %zu B, key grid %zu B, the rest %zu B (%zu raw channels)\n", label, total, values, keys,
            (unsigned long long)(resid / 8), rec, nrec, sizeof(ossa__bc_packed), masks, grid,
            total - values - rec - masks - grid, raw);

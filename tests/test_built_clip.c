@@ -317,6 +317,11 @@ static void test_load_truncations(void **state) {
         memcpy(buf, data, size);
         buf[4] ^= 0x40;
         assert_int_equal(ossa_built_clip_load(buf, size, NULL, &lc, NULL), OSSA_ERROR_UNSUPPORTED);
+        /* a block of format 5 (one residual width per channel, no narrow blocks) names both versions */
+        ossa_diagnostic vd;
+        ((ossa__bc_header *)(void *)buf)->version = 5u;
+        assert_int_equal(ossa_built_clip_load(buf, size, NULL, &lc, &vd), OSSA_ERROR_UNSUPPORTED);
+        assert_non_null(strstr(vd.message, "format version 5 (expected 6)"));
         free(buf);
         ossa_built_clip_destroy(bc);
         ossa_skeleton_destroy(sk);
@@ -492,18 +497,20 @@ static void test_load_crafted_packed(void **state) {
         ossa__bc_packed *p = (ossa__bc_packed *)(buf + h->packed_off) + i;
         p->mask = (uint16_t)h->mask_count;
         expect_rejected(buf, size, "packed[");
-        memcpy(buf, data, size);
-        p->widths |= 1u << (29u - i % 15u); /* one reserved bit, a different one per channel */
+        memcpy(buf, data, size); /* a narrow reduction past its width: w1 of component c 0, one bit of its d1 set */
+        uint32_t c = i % 3u;
+        p->resid &= ~(31u << (5u * c));
+        p->widths |= 1u << (15u + 5u * c + (i / 3u) % 3u);
         char name[32];
         snprintf(name, sizeof name, "packed[%u]", i);
         expect_rejected(buf, size, name);
         cases += 2;
     }
-    { /* the reserved bits (once a rejected delta coding's residual widths: a 0-bit stream with
-       * them set made the check walk every key of every channel) are refused */
+    { /* a narrow blocks' reduction past its residual width (w1 0, d1 7) is refused */
         memcpy(buf, data, size);
         ossa__bc_packed *p = (ossa__bc_packed *)(buf + h->packed_off);
-        p->widths |= 1u << 15;
+        p->resid &= ~31u;
+        p->widths |= 7u << 15;
         expect_rejected(buf, size, "packed[0]");
         cases++;
     }

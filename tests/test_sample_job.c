@@ -562,10 +562,11 @@ static void test_unpack_kernels_agree(void **state) {
     free(base);
 }
 
-/* Lifted blocks: an independent decoder written from the format's spec (built_clip_internal.h:
- * fields read bit by bit, the predictions with signed floor division, sums modulo 2^wa) gives
- * ossa__lift_block's keys: random channels back to back on random bytes (make_lift_channels),
- * the last stream against the end of an exactly sized block, every block. */
+/* Lifted blocks: an independent decoder written from the format's spec (docs/built-clips.md,
+ * "Lifted value streams": fields read bit by bit, a flagged channel's flags counted one by one,
+ * the predictions with signed floor division, sums modulo 2^wa) gives ossa__lift_block's keys:
+ * random channels back to back on random bytes (make_lift_channels), the last stream against
+ * the end of an exactly sized block, every block. */
 static uint32_t spec_bits(const unsigned char *s, uint64_t pos, uint32_t n) {
     uint32_t v = 0;
     for (uint32_t b = 0; b < n; b++) v |= (uint32_t)(((unsigned)s[(pos + b) >> 3] >> ((pos + b) & 7u)) & 1u) << b;
@@ -574,10 +575,24 @@ static uint32_t spec_bits(const unsigned char *s, uint64_t pos, uint32_t n) {
 
 static int64_t floor_div(int64_t a, int64_t b) { return a >= 0 ? a / b : -((-a + b - 1) / b); }
 
-static void spec_block(const unsigned char *s, const uint32_t wa[3], const uint32_t w1[3], const uint32_t w2[3], uint32_t m,
-                       uint32_t q[15]) {
+/* Block m of a stream of M blocks: anchors wa, residual widths w1, w2 (wide) and reductions d1,
+ * d2 (all 0: no flags; else M flag bits first, a narrow block's residuals w - d bits). */
+static void spec_block(const unsigned char *s, const uint32_t wa[3], const uint32_t ww1[3], const uint32_t ww2[3],
+                       const uint32_t d1[3], const uint32_t d2[3], uint32_t M, uint32_t m, uint32_t q[15]) {
+    bool flagged = false;
+    for (int c = 0; c < 3; c++) flagged = flagged || d1[c] || d2[c];
+    uint64_t pos = flagged ? M : 0u;
+    for (uint32_t k = 0; k < m; k++) { /* the blocks before m, each narrow or wide */
+        bool wide = !flagged || spec_bits(s, k, 1);
+        for (int c = 0; c < 3; c++) pos += wa[c] + 2 * (ww1[c] - (wide ? 0 : d1[c])) + (ww2[c] - (wide ? 0 : d2[c]));
+    }
+    bool wide = !flagged || spec_bits(s, m, 1);
+    uint32_t w1[3], w2[3];
+    for (int c = 0; c < 3; c++) {
+        w1[c] = ww1[c] - (wide ? 0 : d1[c]);
+        w2[c] = ww2[c] - (wide ? 0 : d2[c]);
+    }
     uint32_t A = wa[0] + wa[1] + wa[2], R1 = w1[0] + w1[1] + w1[2], R2 = w2[0] + w2[1] + w2[2];
-    uint64_t pos = (uint64_t)m * (A + 2 * R1 + R2);
     uint64_t at[5] = {pos, pos + A, pos + A + R1, pos + A + R1 + R2, pos + A + 2 * R1 + R2};
     const uint32_t *width[5] = {wa, w1, w2, w1, wa};
     uint32_t f[5][3];
@@ -598,19 +613,28 @@ static void spec_block(const unsigned char *s, const uint32_t wa[3], const uint3
 }
 
 /* Random lifted channels back to back on random bytes: CH of them (0..22 anchor bits, residuals
- * 0..wa bits, 1..23 keys; every eighth with wide blocks: its last field 196 .. 280 bits in), the block sized exactly plus OSSA__BC_READ_SLACK (as after a built
- * clip's block in memory), their field tables; maxm = the most blocks of one. */
+ * 0..wa bits, two of three flagged with random reductions and random flags, 1..23 keys, every
+ * seventh 250..299 keys (flags past one 64-bit word); every eighth with wide blocks: its last
+ * field 196 .. 280 bits in), the block sized exactly plus OSSA__BC_READ_SLACK (as after a
+ * built clip's block in memory), their field tables (narrow, wide) and block bits (narrow,
+ * wide - narrow, flag bits); maxm = the most blocks of one. */
 enum { LIFT_CH = 48 };
 typedef struct lift_channels {
     ossa__bc_packed pk[LIFT_CH];
-    uint32_t keys[LIFT_CH], wa[LIFT_CH][3], w1[LIFT_CH][3], w2[LIFT_CH][3], poff[LIFT_CH], bk[LIFT_CH], maxm;
-    uint32_t fo[LIFT_CH * 16], fm[LIFT_CH * 16];
+    uint32_t keys[LIFT_CH], wa[LIFT_CH][3], w1[LIFT_CH][3], w2[LIFT_CH][3], d1[LIFT_CH][3], d2[LIFT_CH][3];
+    uint32_t poff[LIFT_CH], bk[LIFT_CH], bkx[LIFT_CH], fl[LIFT_CH], maxm;
+    uint64_t fw[LIFT_CH];
+    uint32_t fo[LIFT_CH * 32], fm[LIFT_CH * 32];
     unsigned char *block;
 } lift_channels;
 
 static void make_lift_channels(lift_channels *L, uint64_t *seed) {
     uint64_t bytes = 0;
     memset(L, 0, sizeof *L);
+    size_t cap = (size_t)LIFT_CH * 4096u; /* past any channel's stream (<= 75 blocks of <= 300 bits, flags, anchors) */
+    unsigned char *random = malloc(cap);
+    assert_non_null(random);
+    for (size_t b = 0; b < cap; b++) random[b] = (unsigned char)ot_rand_u64(seed);
     for (uint32_t i = 0; i < LIFT_CH; i++) {
         for (int c = 0; c < 3; c++) {
             uint32_t r = (uint32_t)ot_rand_u64(seed) % 8u, wa;
@@ -622,22 +646,42 @@ static void make_lift_channels(lift_channels *L, uint64_t *seed) {
                 L->w1[i][c] = wa - (uint32_t)ot_rand_u64(seed) % 12u;
                 L->w2[i][c] = wa - (uint32_t)ot_rand_u64(seed) % 4u;
             }
-            L->pk[i].widths |= wa << (5 * c);
+            if (i % 3 != 0) { /* flagged (when a reduction comes out non-zero) */
+                uint32_t t1 = L->w1[i][c] < 7u ? L->w1[i][c] : 7u, t2 = L->w2[i][c] < 3u ? L->w2[i][c] : 3u;
+                L->d1[i][c] = (uint32_t)ot_rand_u64(seed) % (t1 + 1u);
+                L->d2[i][c] = (uint32_t)ot_rand_u64(seed) % (t2 + 1u);
+            }
+            L->pk[i].widths |= wa << (5 * c) | (L->d1[i][c] | L->d2[i][c] << 3) << (15 + 5 * c);
             L->pk[i].resid |= L->w1[i][c] << (5 * c) | L->w2[i][c] << (15 + 5 * c);
         }
-        L->keys[i] = 1u + (uint32_t)ot_rand_u64(seed) % 23u;
-        if (ossa__lift_blocks(L->keys[i]) > L->maxm) L->maxm = ossa__lift_blocks(L->keys[i]);
+        L->keys[i] = i % 7 == 6 ? 250u + (uint32_t)ot_rand_u64(seed) % 50u : 1u + (uint32_t)ot_rand_u64(seed) % 23u;
+        uint32_t M = ossa__lift_blocks(L->keys[i]);
+        if (M > L->maxm) L->maxm = M;
         L->poff[i] = (uint32_t)bytes;
-        bytes += (ossa__lift_stream_bits(&L->pk[i], L->keys[i]) + 7) / 8;
-        L->bk[i] = ossa__lift_table(&L->pk[i], L->fo + 16 * i, L->fm + 16 * i);
-        uint32_t A = L->wa[i][0] + L->wa[i][1] + L->wa[i][2], R1 = L->w1[i][0] + L->w1[i][1] + L->w1[i][2];
-        uint32_t R2 = L->w2[i][0] + L->w2[i][1] + L->w2[i][2];
-        assert_int_equal(L->bk[i], A + 2 * R1 + R2);
+        bytes += (ossa__lift_stream_bits(&L->pk[i], L->keys[i], random + bytes) + 7) / 8;
+        assert_true(bytes + OSSA__BC_READ_SLACK <= cap);
+        uint32_t narrow = ossa__lift_table(&L->pk[i], 0, L->fo + 32 * i, L->fm + 32 * i);
+        uint32_t wide = ossa__lift_table(&L->pk[i], 1, L->fo + 32 * i + 16, L->fm + 32 * i + 16);
+        uint32_t A = 0, N = 0, W = 0;
+        for (int c = 0; c < 3; c++) {
+            A += L->wa[i][c];
+            W += 2 * L->w1[i][c] + L->w2[i][c];
+            N += 2 * (L->w1[i][c] - L->d1[i][c]) + L->w2[i][c] - L->d2[i][c];
+        }
+        assert_int_equal(narrow, A + N);
+        assert_int_equal(wide, A + W);
+        L->bk[i] = narrow;
+        L->bkx[i] = wide - narrow;
+        L->fl[i] = ossa__pk_flagged(&L->pk[i]) ? M : 0u;
     }
     size_t size = (size_t)bytes + OSSA__BC_READ_SLACK;
     L->block = malloc(size);
     assert_non_null(L->block);
-    for (size_t b = 0; b < size; b++) L->block[b] = (unsigned char)ot_rand_u64(seed);
+    memcpy(L->block, random, size);
+    free(random);
+    for (uint32_t i = 0; i < LIFT_CH; i++) /* the flags of a flagged channel of <= 64 blocks as one word */
+        for (uint32_t k = 0; L->fl[i] && L->fl[i] <= 64 && k < L->fl[i]; k++)
+            L->fw[i] |= (uint64_t)spec_bits(L->block + L->poff[i], k, 1) << k;
 }
 
 static void test_lift_block_spec(void **state) {
@@ -650,8 +694,9 @@ static void test_lift_block_spec(void **state) {
         for (uint32_t i = 0; i < LIFT_CH; i++) {
             if (m >= ossa__lift_blocks(L.keys[i])) continue;
             uint32_t want[15], lib[15];
-            spec_block(L.block + L.poff[i], L.wa[i], L.w1[i], L.w2[i], m, want);
-            ossa__lift_block(L.block + L.poff[i], &L.pk[i], m, lib);
+            uint32_t M = ossa__lift_blocks(L.keys[i]);
+            spec_block(L.block + L.poff[i], L.wa[i], L.w1[i], L.w2[i], L.d1[i], L.d2[i], M, m, want);
+            ossa__lift_block(L.block + L.poff[i], &L.pk[i], M, m, lib);
             assert_memory_equal(want, lib, sizeof want);
             same += 15;
         }
@@ -670,7 +715,7 @@ static void check_key_range(const lift_channels *L, const uint32_t *list, uint32
                             uint32_t begin, uint32_t end, uint32_t ja, uint32_t jb, const float *init, const float *ref) {
     for (uint32_t g = 0; g < count; g++) {
         uint32_t i = list[g], q[15];
-        ossa__lift_block(L->block + L->poff[i], &L->pk[i], m, q);
+        ossa__lift_block(L->block + L->poff[i], &L->pk[i], ossa__lift_blocks(L->keys[i]), m, q);
         const float *d = ref + 6 * pool[g], *was = init + 6 * pool[g];
         bool in = g >= begin && g < end;
         for (uint32_t c = 0; c < 3; c++) {
@@ -709,18 +754,22 @@ static void test_key_kernels_agree(void **state) {
     for (size_t n = 0; n < OT_COUNT(kernels); n++)
         if (!kernels[n].ok) ot_skip_part("key kernel %s: the CPU lacks it (or a scalar-only build)", kernels[n].name);
     int same = 0, wide = 0;
-    for (uint32_t i = 0; i < CH; i++) wide += L.fo[16 * i + 14] > 229u;
+    for (uint32_t i = 0; i < CH; i++) wide += L.fo[32 * i + 14] > 229u || L.fo[32 * i + 30] > 229u;
     for (uint32_t m = 0; m < L.maxm; m++) {
         uint32_t list[CH], count = 0; /* the channels that have block m, in the kernels' grouped order */
         for (uint32_t i = 0; i < CH; i++)
             if (m < ossa__lift_blocks(L.keys[i])) list[count++] = i;
-        uint32_t poff[CH], bk[CH], fo[CH * 16], fm[CH * 16], pool[CH];
+        uint32_t poff[CH], bk[CH], bkx[CH], fl[CH], fo[CH * 32], fm[CH * 32], pool[CH];
+        uint64_t fw[CH];
         for (uint32_t g = 0; g < count; g++) {
             uint32_t i = list[g];
             poff[g] = L.poff[i];
             bk[g] = L.bk[i];
-            memcpy(fo + 16 * g, L.fo + 16 * i, 16 * sizeof(uint32_t));
-            memcpy(fm + 16 * g, L.fm + 16 * i, 16 * sizeof(uint32_t));
+            bkx[g] = L.bkx[i];
+            fl[g] = L.fl[i];
+            fw[g] = L.fw[i];
+            memcpy(fo + 32 * g, L.fo + 32 * i, 32 * sizeof(uint32_t));
+            memcpy(fm + 32 * g, L.fm + 32 * i, 32 * sizeof(uint32_t));
             pool[g] = chan[i];
         }
         uint32_t begin = count > 2 ? m % 3u : 0u, end = count > 2 ? count - (m % 2u) : count;
@@ -729,7 +778,7 @@ static void test_key_kernels_agree(void **state) {
                 uint32_t a = ja == 5 ? OSSA__KEY_STEP : ja;
                 for (uint32_t l = 0; l < POOL; l++) init[l] = (float)(ot_rand_u64(&seed) % 1000u);
                 memcpy(ref, init, sizeof ref);
-                ossa__lift_soa soa = {L.block, poff, bk, fo, fm, ref};
+                ossa__lift_soa soa = {L.block, poff, bk, bkx, fl, fw, fo, fm, ref};
                 ossa__key_scalar(&soa, pool, begin, end, m, a, jb);
                 check_key_range(&L, list, count, pool, m, begin, end, a, jb, init, ref);
                 for (size_t n = 0; n < OT_COUNT(kernels); n++) {
@@ -861,7 +910,8 @@ static ossa_clip *shared_clock_clip(uint64_t *s, uint32_t J) {
 /* Byte offset of packed channel p's value stream: the streams are back to back from stream_off. */
 static uint32_t stream_offset(const ossa_built_clip *bc, const ossa__bc_packed *p) {
     uint64_t off = bc->h->stream_off;
-    for (const ossa__bc_packed *q = bc->packed; q < p; q++) off += (ossa__lift_stream_bits(q, bc->mask_keys[q->mask]) + 7) / 8;
+    for (const ossa__bc_packed *q = bc->packed; q < p; q++)
+        off += (ossa__lift_stream_bits(q, bc->mask_keys[q->mask], bc->base + off) + 7) / 8;
     return (uint32_t)off;
 }
 

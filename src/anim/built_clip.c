@@ -432,12 +432,15 @@ static ossa_result validate_packed_record(const ossa__bc_header *h, const ossa__
                     p->kind, p->interp, ossa__pk_drop(p));
     if (p->mask >= h->mask_count)
         return fail(diag, OSSA_ERROR_INVALID_DATA, path, "key mask %u of %u", p->mask, h->mask_count);
-    if (ossa__pk_reserved(p)) /* widths bits 15..29, resid bits 30..31: reserved, 0 (ossa__bc_packed) */
+    if (ossa__pk_reserved(p)) /* resid bits 30..31: reserved, 0 (ossa__bc_packed) */
         return fail(diag, OSSA_ERROR_INVALID_DATA, path, "reserved bits not zero");
     for (int c = 0; c < 3; c++) {
         if (bits[c] > OSSA__BC_MAX_BITS || ossa__pk_w1(p, c) > bits[c] || ossa__pk_w2(p, c) > bits[c])
             return fail(diag, OSSA_ERROR_INVALID_DATA, path, "component %d: %u bits, residuals %u and %u bits", c,
                         bits[c], ossa__pk_w1(p, c), ossa__pk_w2(p, c));
+        if (ossa__pk_d1(p, c) > ossa__pk_w1(p, c) || ossa__pk_d2(p, c) > ossa__pk_w2(p, c))
+            return fail(diag, OSSA_ERROR_INVALID_DATA, path, "component %d: narrow reductions %u and %u past the residual widths %u and %u", c,
+                        ossa__pk_d1(p, c), ossa__pk_d2(p, c), ossa__pk_w1(p, c), ossa__pk_w2(p, c));
         /* min + q * step is monotonic in q: both ends finite = every value finite;
          * rotation components stay near [-1, 1] (the sampler normalises their lerp) */
         float step = ossa__step_float(p->step[c]);
@@ -451,8 +454,8 @@ static ossa_result validate_packed_record(const ossa__bc_header *h, const ossa__
     return OSSA_OK;
 }
 
-/* The packed channels: each record, and its value stream (back to back from stream_off)
- * inside the block and not shared; every key decodes to fields within 0 .. 2^bits - 1
+/* The packed channels: each record, and its value stream (back to back from stream_off; a
+ * flagged one's size counts its wide blocks) inside the block and not shared; every key decodes to fields within 0 .. 2^bits - 1
  * (ossa__lift_block: modulo 2^bits). */
 static ossa_result validate_packed_channels(const unsigned char *b, const ossa__bc_header *h, uint64_t *used,
                                             ossa_diagnostic *diag) {
@@ -467,7 +470,10 @@ static ossa_result validate_packed_channels(const unsigned char *b, const ossa__
         snprintf(path, sizeof path, "packed[%u]", i);
         ossa_result r = validate_packed_record(h, p, i, path, diag);
         if (r != OSSA_OK) return r;
-        uint64_t nbytes = (ossa__lift_stream_bits(p, mask_keys[p->mask]) + 7) / 8;
+        uint32_t n = mask_keys[p->mask], flag_bytes = ossa__pk_flagged(p) ? (ossa__lift_blocks(n) + 7u) / 8u : 0u;
+        if (!bytes_ok(h, (uint32_t)stream, flag_bytes)) /* the flags are read to size the stream (8-byte loads: the padding) */
+            return fail(diag, OSSA_ERROR_INVALID_DATA, path, "value stream's block flags outside the block");
+        uint64_t nbytes = (ossa__lift_stream_bits(p, n, b + stream) + 7) / 8;
         if (!bytes_ok(h, (uint32_t)stream, nbytes) || stream + nbytes > UINT32_MAX)
             return fail(diag, OSSA_ERROR_INVALID_DATA, path, "value stream outside the block");
         if (!charge(h, used, nbytes))

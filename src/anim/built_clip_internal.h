@@ -39,7 +39,7 @@
 #include "core/cpu.h"
 
 #define OSSA__BC_MAGIC 0x4342534Fu /* "OSBC" */
-#define OSSA__BC_VERSION 5u
+#define OSSA__BC_VERSION 6u
 #define OSSA__BC_FLAG_LOSSLESS 1u
 #define OSSA__BC_FLAG_LOOPING 2u
 #define OSSA__BC_PAD 8u
@@ -143,8 +143,10 @@ typedef struct ossa__bc_packed {
     uint16_t joint;      /* < joint_count (the builder refuses packed joints past 65535: LIMIT) */
     uint8_t kind;        /* OSSA__CH_T / R / S */
     uint8_t interp;      /* OSSA_INTERP_STEP or LINEAR */
-    uint32_t widths;     /* anchor bits wa[c] (0..OSSA__BC_MAX_BITS) at 5c, bits 15..29 reserved (0),
-                          * rotations: the dropped component (0..3 = x y z w) at 30 */
+    uint32_t widths;     /* anchor bits wa[c] (0..OSSA__BC_MAX_BITS) at 5c; the narrow blocks'
+                          * reductions d1[c] (0..7, <= w1[c]) at 15 + 5c and d2[c] (0..3, <= w2[c])
+                          * at 18 + 5c (all 0: no narrow blocks, no flags); rotations: the dropped
+                          * component (0..3 = x y z w) at 30 */
     uint32_t resid;      /* residual bits: w1[c] (keys 4m + 1, 4m + 3) at 5c, w2[c] (keys 4m + 2) at
                           * 15 + 5c, each <= wa[c]; bits 30..31 reserved (0) */
     uint16_t mask;       /* index in the mask table */
@@ -153,12 +155,18 @@ typedef struct ossa__bc_packed {
 } ossa__bc_packed;
 
 static inline uint32_t ossa__pk_bits(const ossa__bc_packed *p, int c) { return (p->widths >> (5 * c)) & 31u; }
-static inline uint32_t ossa__pk_reserved(const ossa__bc_packed *p) {
-    return ((p->widths >> 15) & 0x7FFFu) | (p->resid >> 30);
-}
+static inline uint32_t ossa__pk_reserved(const ossa__bc_packed *p) { return p->resid >> 30; }
 static inline uint32_t ossa__pk_drop(const ossa__bc_packed *p) { return p->widths >> 30; }
 static inline uint32_t ossa__pk_w1(const ossa__bc_packed *p, int c) { return (p->resid >> (5 * c)) & 31u; }
 static inline uint32_t ossa__pk_w2(const ossa__bc_packed *p, int c) { return (p->resid >> (15 + 5 * c)) & 31u; }
+static inline uint32_t ossa__pk_d1(const ossa__bc_packed *p, int c) { return (p->widths >> (15 + 5 * c)) & 7u; }
+static inline uint32_t ossa__pk_d2(const ossa__bc_packed *p, int c) { return (p->widths >> (18 + 5 * c)) & 3u; }
+static inline bool ossa__pk_flagged(const ossa__bc_packed *p) { return ((p->widths >> 15) & 0x7FFFu) != 0; }
+static inline uint32_t ossa__pk_narrow(const uint8_t d1[3], const uint8_t d2[3]) {
+    uint32_t w = 0;
+    for (int c = 0; c < 3; c++) w |= ((uint32_t)d1[c] | (uint32_t)d2[c] << 3) << (15 + 5 * c);
+    return w;
+}
 static inline uint32_t ossa__pk_widths(const uint8_t bits[3], uint32_t drop) {
     uint32_t w = drop << 30;
     for (int c = 0; c < 3; c++) w |= (uint32_t)bits[c] << (5 * c);
@@ -188,25 +196,83 @@ static inline float ossa__step_float(uint16_t b) {
  * (never sampled: they only make the last block whole). Block m covers slots 4m .. 4m + 4 and
  * stores, each as three fields (components 0, 1, 2):
  *   a0 = q[4m] (wa bits),  r1 (w1 bits),  r2 (w2 bits),  r3 (w1 bits)
- * at bit m * (A + 2 R1 + R2) (A, R1, R2 = the sums of wa, w1, w2 over the components); the
- * stream ends with the final anchor q[4M] (wa bits), so block m's a4 is block m + 1's a0.
- * Per component, with bias(w) = 2^w / 2 (0 for w = 0) and every sum modulo 2^wa:
+ * and the stream ends with the final anchor q[4M] (wa bits), so block m's a4 is block m + 1's
+ * a0. A *flagged* channel (ossa__pk_flagged: some reduction d1, d2 not 0) starts with M flag
+ * bits (bit m set: block m is wide) and has two block sizes: a narrow block's residuals take
+ * w1 - d1 and w2 - d2 bits, a wide block's w1 and w2. Block m starts at bit
+ *   F + m * N + rank(m) * (W - N)
+ * (F = M when flagged, else 0; N, W: the narrow and wide blocks' bits, A + 2 R1 + R2 over the
+ * components; rank(m): the flags set before m, a popcount; unflagged: N = W). Per component,
+ * with w the field's width, bias(w) = 2^w / 2 (0 for w = 0) and every sum modulo 2^wa:
  *   q2 = (a0 + a4) / 2 + r2 - bias(w2)                     (the midpoint, floored)
  *   q1 = floor((3 a0 + 6 q2 - a4) / 8) + r1 - bias(w1)     (the parabola through a0, q2, a4)
  *   q3 = floor((3 a4 + 6 q2 - a0) / 8) + r3 - bias(w1)
  * The builder stores the residual q - prediction (modulo 2^wa) in the fewest bits whose signed
- * range [-bias(w), bias(w) - 1] holds every one (w = wa holds any); any stored bits decode to
- * fields within 0 .. 2^wa - 1. Mocap keys are smooth at 30 Hz: residuals take ~4 bits less
- * than the range (Woman: 24,636 keys, 96.9 KB absolute, 78.3 KB lifted). */
+ * range [-bias(w), bias(w) - 1] holds every one (w = wa holds any) and picks the reductions
+ * that make the stream shortest; any stored bits decode to fields within 0 .. 2^wa - 1. */
 static inline uint32_t ossa__lift_blocks(uint32_t n) { return n <= 1u ? 1u : (n + 2u) / 4u; }
-static inline uint64_t ossa__lift_stream_bits(const ossa__bc_packed *p, uint32_t n) {
-    uint32_t A = 0, R1 = 0, R2 = 0;
+/* Anchor bits A and the narrow and wide blocks' bits N, W of packed channel p. */
+static inline void ossa__lift_sizes(const ossa__bc_packed *p, uint32_t *A, uint32_t *N, uint32_t *W) {
+    uint32_t a = 0, n = 0, w = 0;
     for (int c = 0; c < 3; c++) {
-        A += ossa__pk_bits(p, c);
-        R1 += ossa__pk_w1(p, c);
-        R2 += ossa__pk_w2(p, c);
+        uint32_t w1 = ossa__pk_w1(p, c), w2 = ossa__pk_w2(p, c), d1 = ossa__pk_d1(p, c), d2 = ossa__pk_d2(p, c);
+        a += ossa__pk_bits(p, c);
+        w += 2u * w1 + w2;
+        n += 2u * (w1 > d1 ? w1 - d1 : 0u) + (w2 > d2 ? w2 - d2 : 0u); /* the loader checks d <= w */
     }
-    return (uint64_t)ossa__lift_blocks(n) * (A + 2u * R1 + R2) + A;
+    *A = a;
+    *N = a + n;
+    *W = a + w;
+}
+static inline uint32_t ossa__popcount64(uint64_t v) { /* SWAR: the library is built without -mpopcnt */
+#if defined(__POPCNT__) /* the AVX2 and AVX-512 kernels' files (-mavx2 implies POPCNT): one instruction */
+    return (uint32_t)__builtin_popcountll(v);
+#else
+    v = v - ((v >> 1) & 0x5555555555555555ull);
+    v = (v & 0x3333333333333333ull) + ((v >> 2) & 0x3333333333333333ull);
+    return (uint32_t)((((v + (v >> 4)) & 0x0F0F0F0F0F0F0F0Full) * 0x0101010101010101ull) >> 56);
+#endif
+}
+/* Flag m of a flagged stream s (1: block m is wide) and *rank, the flags set before it: one
+ * popcount per 64 blocks (the flags' words before m's counted whole). Reads 8 bytes from each
+ * of those words' first bytes (the stream is followed by >= 8 readable bytes). */
+static inline uint32_t ossa__lift_flag(const unsigned char *s, uint32_t m, uint32_t *rank) {
+    uint32_t r = 0, w = m >> 6;
+    uint64_t word;
+    for (uint32_t i = 0; i < w; i++) {
+        memcpy(&word, s + 8u * i, 8);
+        r += ossa__popcount64(word);
+    }
+    memcpy(&word, s + 8u * w, 8);
+    *rank = r + ossa__popcount64(word & ((1ull << (m & 63u)) - 1u));
+    return (uint32_t)(word >> (m & 63u)) & 1u;
+}
+/* The wide blocks among the M of a flagged stream s (its M flag bits). */
+static inline uint32_t ossa__lift_wide_count(const unsigned char *s, uint32_t M) {
+    uint32_t rank;
+    uint32_t last = ossa__lift_flag(s, M - 1u, &rank);
+    return rank + last;
+}
+/* Bits of packed channel p's stream of n keys with `wide` wide blocks. */
+static inline uint64_t ossa__lift_bits_with(const ossa__bc_packed *p, uint32_t n, uint32_t wide) {
+    uint32_t A, N, W, M = ossa__lift_blocks(n);
+    ossa__lift_sizes(p, &A, &N, &W);
+    return (ossa__pk_flagged(p) ? M : 0u) + (uint64_t)M * N + (uint64_t)wide * (W - N) + A;
+}
+/* Bits of packed channel p's stream s of n keys (a flagged stream's flags are read: the caller
+ * has checked its first (M + 7) / 8 bytes are readable). */
+static inline uint64_t ossa__lift_stream_bits(const ossa__bc_packed *p, uint32_t n, const unsigned char *s) {
+    return ossa__lift_bits_with(p, n, ossa__pk_flagged(p) ? ossa__lift_wide_count(s, ossa__lift_blocks(n)) : 0u);
+}
+/* Block m (< M) of packed channel p's stream s of M blocks: its first bit, and in *wide
+ * whether it is wide (0 for an unflagged channel). */
+static inline uint64_t ossa__lift_locate(const ossa__bc_packed *p, const unsigned char *s, uint32_t M, uint32_t m, uint32_t *wide) {
+    uint32_t A, N, W, rank = 0;
+    ossa__lift_sizes(p, &A, &N, &W);
+    *wide = 0;
+    if (!ossa__pk_flagged(p)) return (uint64_t)m * N;
+    *wide = ossa__lift_flag(s, m, &rank);
+    return M + (uint64_t)m * N + (uint64_t)rank * (W - N);
 }
 static inline uint32_t ossa__lift_bias(uint32_t w) { return (1u << w) >> 1; }
 /* The predictions (every input < 2^20: the sums stay below 2^25; 0x800000 keeps the floored
@@ -325,13 +391,12 @@ static inline void ossa__lift_component(uint32_t a0, uint32_t r1, uint32_t r2, u
     *q3 = (ossa__lift_p1(a4, m2, a0) + r3 - b1) & mk;
 }
 
-/* Key j (0 .. 4) of block m of a lifted stream s (block bits bk, field table fo, fm:
+/* Key j (0 .. 4) of the block at bit pos of a lifted stream s (field table fo, fm of its size:
  * ossa__lift_table) into q as floats: only the fields that key needs (an anchor; the midpoint
  * from both anchors; a quarter key from those and its residual), ossa__lift_component's
  * arithmetic, so ossa__lift_block's values. The stream is followed by >= 8 readable bytes. */
-static inline void ossa__lift_key(const unsigned char *s, uint32_t bk, uint32_t m, const uint32_t *fo, const uint32_t *fm,
-                                  uint32_t j, float *q) {
-    uint64_t pos = (uint64_t)m * bk;
+static inline void ossa__lift_key(const unsigned char *s, uint64_t pos, const uint32_t *fo, const uint32_t *fm, uint32_t j,
+                                  float *q) {
     for (uint32_t c = 0; c < 3; c++) {
         uint32_t a0 = ossa__bits_read(s, pos + fo[c], 32) & fm[c];
         if (j == 0) {
@@ -357,15 +422,19 @@ static inline void ossa__lift_key(const unsigned char *s, uint32_t bk, uint32_t 
     }
 }
 
-/* The 5 keys of block m of a lifted stream s (slots 4m .. 4m + 4): q[j * 3 + c]. Named
- * scalars (see ossa__fields3). */
-static inline void ossa__lift_block(const unsigned char *s, const ossa__bc_packed *p, uint32_t m, uint32_t q[15]) {
-    uint32_t w = p->widths, r = p->resid;
+/* The 5 keys of block m (< M) of a lifted stream s of M blocks (slots 4m .. 4m + 4):
+ * q[j * 3 + c]. Named scalars (see ossa__fields3). */
+static inline void ossa__lift_block(const unsigned char *s, const ossa__bc_packed *p, uint32_t M, uint32_t m, uint32_t q[15]) {
+    uint32_t wide, w = p->widths, r = p->resid;
+    uint64_t pos = ossa__lift_locate(p, s, M, m, &wide);
     uint32_t n0 = w & 31u, n1 = (w >> 5) & 31u, n2 = (w >> 10) & 31u;
     uint32_t o0 = r & 31u, o1 = (r >> 5) & 31u, o2 = (r >> 10) & 31u;
     uint32_t e0 = (r >> 15) & 31u, e1 = (r >> 20) & 31u, e2 = (r >> 25) & 31u;
+    if (!wide) { /* the narrow widths (the loader checks each reduction <= its width) */
+        o0 -= ossa__pk_d1(p, 0), o1 -= ossa__pk_d1(p, 1), o2 -= ossa__pk_d1(p, 2);
+        e0 -= ossa__pk_d2(p, 0), e1 -= ossa__pk_d2(p, 1), e2 -= ossa__pk_d2(p, 2);
+    }
     uint32_t A = n0 + n1 + n2, R1 = o0 + o1 + o2, R2 = e0 + e1 + e2;
-    uint64_t pos = (uint64_t)m * (A + 2u * R1 + R2);
     uint32_t a00, a01, a02, r10, r11, r12, r20, r21, r22, r30, r31, r32, a40, a41, a42;
     ossa__fields3(s, pos, n0, n1, n2, &a00, &a01, &a02);
     ossa__fields3(s, pos + A, o0, o1, o2, &r10, &r11, &r12);
@@ -389,7 +458,7 @@ static inline void ossa__lift_block(const unsigned char *s, const ossa__bc_packe
 static inline void ossa__packed_fields(const unsigned char *s, const ossa__bc_packed *p, uint32_t n, uint32_t k, uint32_t q[3],
                                        uint32_t qn[3]) {
     uint32_t M = ossa__lift_blocks(n), m = k >> 2 < M ? k >> 2 : M - 1u, j = k - 4u * m, f[15];
-    ossa__lift_block(s, p, m, f);
+    ossa__lift_block(s, p, M, m, f);
     for (uint32_t c = 0; c < 3; c++) q[c] = f[j * 3 + c];
     if (qn)
         for (uint32_t c = 0; c < 3; c++) qn[c] = f[(j + 1) * 3 + c];
@@ -571,20 +640,40 @@ void ossa__unpack_avx512(const ossa__unpack_table *tab, const unsigned char *blo
                          float *out);
 
 /* A key mask's channels' lifted streams for the single-key kernels: per channel g (the plan's
- * grouped order) its stream at block + poff[g], its block's bits bk[g] and its field table
- * fo, fm + 16 g (ossa__lift_table: the 15 fields' bit offsets from the block start and masks
- * 2^width - 1, lanes a0 0-2, r1 3-5, r2 6-8, r3 9-11, a4 12-14, lane 15 unused: offset 0,
- * mask 0; made once per clip, so a kernel neither widens nor shifts them); kq: the keys. */
+ * grouped order) its stream at block + poff[g], its narrow blocks' bits bk[g], what a wide
+ * block adds bkx[g], its flag bits fl[g] (M, or 0: unflagged, every block at m * bk[g]), its
+ * flags as one word fw[g] when M <= 64 (else 0, read from the stream; so a seek of a short
+ * channel does not touch its stream's first cache line), and
+ * its two field tables fo, fm + 32 g (narrow) and + 32 g + 16 (wide) (ossa__lift_table: the
+ * 15 fields' bit offsets from the block start and masks 2^width - 1, lanes a0 0-2, r1 3-5,
+ * r2 6-8, r3 9-11, a4 12-14, lane 15 unused: offset 0, mask 0; made once per clip, so a kernel
+ * neither widens nor shifts them); kq: the keys. */
 typedef struct ossa__lift_soa {
     const unsigned char *block;
-    const uint32_t *poff, *bk;
+    const uint32_t *poff, *bk, *bkx, *fl;
+    const uint64_t *fw;
     const uint32_t *fo, *fm;
     float *kq;
 } ossa__lift_soa;
+/* Block m of channel g of a lift soa: its first bit in the stream s = block + poff[g] and its
+ * field tables' offset in fo, fm (32 g, + 16 when the block is wide). */
+static inline uint64_t ossa__lift_soa_locate(const ossa__lift_soa *soa, const unsigned char *s, uint32_t g, uint32_t m,
+                                             size_t *table) {
+    uint32_t F = soa->fl[g], rank, wide;
+    if (F <= 64u) { /* unflagged (F 0, fw 0: rank 0, narrow = wide) or one word of flags */
+        uint64_t w = soa->fw[g];
+        rank = ossa__popcount64(w & ((1ull << (m & 63u)) - 1u));
+        wide = (uint32_t)(w >> (m & 63u)) & 1u;
+    } else {
+        wide = ossa__lift_flag(s, m, &rank);
+    }
+    *table = (size_t)g * 32u + 16u * wide;
+    return F + (uint64_t)m * soa->bk[g] + (uint64_t)rank * soa->bkx[g];
+}
 /* Single-key kernels (sample_kernels.c: scalar; lift_avx2.c; lift_avx512.c): one key mask's
  * forward step or seek. For each channel g of [begin, end) (the lift tables' grouped order:
- * stream block + poff[g], block bits bk[g], field table fo, fm + 16 g) with its keys a and b at
- * kq + 6 chan[g] (the context's key pool): key a becomes key ja (0 .. 4) of lifted block m, or,
+ * stream block + poff[g], ossa__lift_soa_locate) with its keys a and b at
+ * kq + 6 chan[g] (the context's key pool): key a becomes key ja (0 .. 4) of lifted block m (< M), or,
  * ja = OSSA__KEY_STEP, key b's three floats; key b becomes key jb of block m (ossa__lift_key's
  * floats, bit for bit). The streams are followed by OSSA__BC_READ_SLACK readable bytes;
  * kq + 6 chan[g] + 6 is readable. */
@@ -597,13 +686,19 @@ void ossa__key_avx2(const ossa__lift_soa *soa, const uint32_t *chan, uint32_t be
                     uint32_t jb);
 void ossa__key_avx512(const ossa__lift_soa *soa, const uint32_t *chan, uint32_t begin, uint32_t end, uint32_t m, uint32_t ja,
                       uint32_t jb);
-/* Packed channel p's field table and block bits (see ossa__lift_soa). */
-static inline uint32_t ossa__lift_table(const ossa__bc_packed *p, uint32_t fo[16], uint32_t fm[16]) {
+/* Packed channel p's field table of its narrow (wide = 0) or wide blocks and those blocks'
+ * bits (see ossa__lift_soa; unflagged: both the same). */
+static inline uint32_t ossa__lift_table(const ossa__bc_packed *p, uint32_t wide, uint32_t fo[16], uint32_t fm[16]) {
     uint32_t A = 0, R1 = 0, R2 = 0, wa[3], w1[3], w2[3];
     for (int c = 0; c < 3; c++) {
+        uint32_t d1 = wide ? 0u : ossa__pk_d1(p, c), d2 = wide ? 0u : ossa__pk_d2(p, c);
+        w1[c] = ossa__pk_w1(p, c);
+        w2[c] = ossa__pk_w2(p, c);
+        w1[c] = w1[c] > d1 ? w1[c] - d1 : 0u; /* the loader checks d <= w */
+        w2[c] = w2[c] > d2 ? w2[c] - d2 : 0u;
         A += wa[c] = ossa__pk_bits(p, c);
-        R1 += w1[c] = ossa__pk_w1(p, c);
-        R2 += w2[c] = ossa__pk_w2(p, c);
+        R1 += w1[c];
+        R2 += w2[c];
     }
     uint32_t bk = A + 2u * R1 + R2, start[5] = {0, A, A + R1, A + R1 + R2, bk};
     const uint32_t *width[5] = {wa, w1, w2, w1, wa};

@@ -33,14 +33,15 @@ void ossa__key_avx2(const ossa__lift_soa *soa, const uint32_t *chan, uint32_t be
     const __m256i resid_lo = _mm256_setr_epi32(0, 0, 0, -1, -1, -1, -1, -1), resid_hi = _mm256_setr_epi32(-1, -1, -1, -1, 0, 0, 0, 0);
     for (uint32_t g = begin; g < end; g++) {
         float *d = soa->kq + 6u * chan[g];
-        const uint32_t *fo = soa->fo + (size_t)g * 16u, *fm = soa->fm + (size_t)g * 16u;
-        uint32_t bk = soa->bk[g];
+        const unsigned char *s = soa->block + soa->poff[g];
+        size_t table;
+        uint64_t pos = ossa__lift_soa_locate(soa, s, g, m, &table);
+        const uint32_t *fo = soa->fo + table, *fm = soa->fm + table;
         if (fo[14] > KEY_AVX2_LAST_FIELD_MAX) {
             ossa__key_scalar(soa, chan, g, g + 1u, m, ja, jb);
             continue;
         }
-        uint64_t pos = (uint64_t)m * bk;
-        __m256i data = _mm256_loadu_si256((const __m256i *)(const void *)(soa->block + soa->poff[g] + (pos >> 3)));
+        __m256i data = _mm256_loadu_si256((const __m256i *)(const void *)(s + (pos >> 3)));
         __m256i shift = _mm256_set1_epi32((int)(pos & 7u));
         __m256i mk_lo = _mm256_loadu_si256((const __m256i *)(const void *)fm), mk_hi = _mm256_loadu_si256((const __m256i *)(const void *)(fm + 8));
         __m256i lo = fields8(data, _mm256_add_epi32(_mm256_loadu_si256((const __m256i *)(const void *)fo), shift), mk_lo);

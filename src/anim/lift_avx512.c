@@ -18,10 +18,12 @@ void ossa__key_avx512(const ossa__lift_soa *soa, const uint32_t *chan, uint32_t 
     const __mmask16 resid = 0x0FF8; /* lanes 3-11: r1, r2, r3 */
     for (uint32_t g = begin; g < end; g++) {
         float *d = soa->kq + 6u * chan[g];
-        uint64_t pos = (uint64_t)m * soa->bk[g];
-        __m512i data = _mm512_loadu_si512(soa->block + soa->poff[g] + (pos >> 3)); /* OSSA__BC_READ_SLACK */
-        __m512i off = _mm512_add_epi32(_mm512_loadu_si512(soa->fo + (size_t)g * 16u), _mm512_set1_epi32((int)(pos & 7u)));
-        __m512i mk = _mm512_loadu_si512(soa->fm + (size_t)g * 16u);
+        const unsigned char *s = soa->block + soa->poff[g];
+        size_t table;
+        uint64_t pos = ossa__lift_soa_locate(soa, s, g, m, &table);
+        __m512i data = _mm512_loadu_si512(s + (pos >> 3)); /* OSSA__BC_READ_SLACK */
+        __m512i off = _mm512_add_epi32(_mm512_loadu_si512(soa->fo + table), _mm512_set1_epi32((int)(pos & 7u)));
+        __m512i mk = _mm512_loadu_si512(soa->fm + table);
         __m512i dw = _mm512_srli_epi32(off, 5), sh = _mm512_and_si512(off, low5);
         __m512i lo = _mm512_permutexvar_epi32(dw, data), hi = _mm512_permutexvar_epi32(_mm512_add_epi32(dw, one), data);
         __m512i f = _mm512_or_si512(_mm512_srlv_epi32(lo, sh), _mm512_sllv_epi32(hi, _mm512_sub_epi32(w32, sh)));

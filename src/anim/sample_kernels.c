@@ -125,16 +125,18 @@ void ossa__key_scalar(const ossa__lift_soa *soa, const uint32_t *chan, uint32_t 
     for (uint32_t g = begin; g < end; g++) {
         float *d = soa->kq + 6u * chan[g];
         const unsigned char *s = soa->block + soa->poff[g];
-        const uint32_t *fo = soa->fo + (size_t)g * 16u, *fm = soa->fm + (size_t)g * 16u;
+        size_t table;
+        uint64_t pos = ossa__lift_soa_locate(soa, s, g, m, &table);
+        const uint32_t *fo = soa->fo + table, *fm = soa->fm + table;
         if (ja == OSSA__KEY_STEP) {
             float b0 = d[3], b1 = d[4], b2 = d[5];
             d[0] = b0;
             d[1] = b1;
             d[2] = b2;
         } else {
-            ossa__lift_key(s, soa->bk[g], m, fo, fm, ja, d);
+            ossa__lift_key(s, pos, fo, fm, ja, d);
         }
-        ossa__lift_key(s, soa->bk[g], m, fo, fm, jb, d + 3);
+        ossa__lift_key(s, pos, fo, fm, jb, d + 3);
     }
 }
 

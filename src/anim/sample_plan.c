@@ -9,7 +9,7 @@
 /* Offsets of the plan's parts in its one allocation. */
 typedef struct plan_layout {
     ossa__layout L;
-    size_t plan, mfirst, mch, poff, lbk, lfo, lfm, pdst, pka, pmask, pstep, pf, rcached, clocks, fill, lanes, rdst, vdst, rstep, vstep;
+    size_t plan, mfirst, mch, poff, lbk, lbx, lfl, lfw, lfo, lfm, pdst, pka, pmask, pstep, pf, rcached, clocks, fill, lanes, rdst, vdst, rstep, vstep;
 } plan_layout;
 
 /* The raw caches' capacities: rotation slots, vector slots and unpack-table lanes (each without
@@ -33,8 +33,11 @@ static plan_layout plan_measure(const ossa__bc_header *h) {
     p.mch = ossa__layout_add(&p.L, P, sizeof(uint32_t));
     p.poff = ossa__layout_add(&p.L, P, sizeof(uint32_t));
     p.lbk = ossa__layout_add(&p.L, P, sizeof(uint32_t));
-    p.lfo = ossa__layout_add(&p.L, P * 16u, sizeof(uint32_t));
-    p.lfm = ossa__layout_add(&p.L, P * 16u, sizeof(uint32_t));
+    p.lbx = ossa__layout_add(&p.L, P, sizeof(uint32_t));
+    p.lfl = ossa__layout_add(&p.L, P, sizeof(uint32_t));
+    p.lfw = ossa__layout_add(&p.L, P, sizeof(uint64_t));
+    p.lfo = ossa__layout_add(&p.L, P * 32u, sizeof(uint32_t));
+    p.lfm = ossa__layout_add(&p.L, P * 32u, sizeof(uint32_t));
     p.pdst = ossa__layout_add(&p.L, P + S, sizeof(uint32_t));
     p.pka = ossa__layout_add(&p.L, (P + S) * 2u, sizeof(uint32_t));
     p.pmask = ossa__layout_add(&p.L, P, sizeof(uint32_t));
@@ -49,6 +52,22 @@ static plan_layout plan_measure(const ossa__bc_header *h) {
     p.rstep = ossa__layout_add(&p.L, NR + S, 1);
     p.vstep = ossa__layout_add(&p.L, NV + S, 1);
     return p;
+}
+
+/* Grouped packed channel g's (packed channel p of n keys, stream s) lift tables: block bits,
+ * flags and the narrow and wide blocks' field tables (ossa__lift_soa). */
+static void plan_lift_tables(ossa__sample_plan *pl, const ossa__bc_packed *p, uint32_t g, uint32_t n, const unsigned char *s) {
+    size_t t = (size_t)g * 32u;
+    uint32_t narrow = ossa__lift_table(p, 0, pl->lfo + t, pl->lfm + t);
+    uint32_t wide = ossa__lift_table(p, 1, pl->lfo + t + 16u, pl->lfm + t + 16u);
+    pl->lbk[g] = narrow;
+    pl->lbx[g] = wide - narrow;
+    uint32_t M = ossa__lift_blocks(n);
+    pl->lfl[g] = ossa__pk_flagged(p) ? M : 0u;
+    pl->lfw[g] = 0;
+    if (pl->lfl[g] && M <= 64u) { /* the stream's first M bits (validated inside the block) */
+        for (uint32_t k = 0; k < M; k++) pl->lfw[g] |= (uint64_t)(((unsigned)s[k >> 3] >> (k & 7u)) & 1u) << k;
+    }
 }
 
 /* The packed channels' tables: grouped by mask (a counting sort: mfirst[m] is mask m's fill
@@ -68,8 +87,8 @@ static void plan_packed(ossa__sample_plan *pl, const ossa_built_clip *clip) {
         uint32_t g = pl->mfirst[p->mask]++;
         pl->mch[g] = i;
         pl->poff[g] = (uint32_t)off;
-        pl->lbk[g] = ossa__lift_table(p, pl->lfo + (size_t)g * 16u, pl->lfm + (size_t)g * 16u);
-        off += (ossa__lift_stream_bits(p, clip->mask_keys[p->mask]) + 7u) / 8u;
+        plan_lift_tables(pl, p, g, clip->mask_keys[p->mask], clip->base + off);
+        off += (ossa__lift_stream_bits(p, clip->mask_keys[p->mask], clip->base + off) + 7u) / 8u;
         pl->pdst[i] = p->joint * 10u + ossa__field_offset(p->kind);
         pl->pka[i] = 6u * i;
         pl->pkb[i] = 6u * i + 3u;
@@ -170,6 +189,9 @@ ossa_result ossa__sample_plan_make(ossa_built_clip *clip) {
     pl->mch = (uint32_t *)(mem + p.mch);
     pl->poff = (uint32_t *)(mem + p.poff);
     pl->lbk = (uint32_t *)(mem + p.lbk);
+    pl->lbx = (uint32_t *)(mem + p.lbx);
+    pl->lfl = (uint32_t *)(mem + p.lfl);
+    pl->lfw = (uint64_t *)(void *)(mem + p.lfw);
     pl->lfo = (uint32_t *)(mem + p.lfo);
     pl->lfm = (uint32_t *)(mem + p.lfm);
     pl->pdst = (uint32_t *)(mem + p.pdst);

@@ -92,19 +92,113 @@ static void lift_widths(const build_channel *c, uint8_t w1[3], uint8_t w2[3]) {
     }
 }
 
-uint64_t ossa__build_stream_bits(const build_channel *c) {
-    uint8_t w1[3], w2[3];
-    lift_widths(c, w1, w2);
-    ossa__bc_packed p = {0};
-    p.widths = ossa__pk_widths(c->bits, 0);
-    p.resid = ossa__pk_resid(w1, w2);
-    return ossa__lift_stream_bits(&p, c->key_count);
+/* A lifted stream's widths: the residuals' (the channel's widest, ossa__bc_packed.resid) and the
+ * narrow blocks' reductions (all 0: no flags). */
+typedef struct lift_layout {
+    uint8_t w1[3], w2[3], d1[3], d2[3];
+} lift_layout;
+
+/* Block m's slack per component x at bit 5x: how many bits narrower than w1[x] its slots 1 and
+ * 3 could be (at most 7, bits 0..2) and than w2[x] its slot 2 (at most 3, bits 3..4). */
+static uint32_t lift_slack(const build_channel *c, const lift_layout *L, uint32_t m) {
+    uint32_t code = 0;
+    for (uint32_t x = 0; x < 3; x++) {
+        uint32_t v[5], wa = c->bits[x];
+        int32_t r[3];
+        if (!wa) continue; /* no residual bits: no slack */
+        lift_slots(c, x, m, v);
+        lift_residuals(v, wa, r);
+        uint32_t n1 = lift_width(r[0] < 0 ? r[0] : 0, r[0] > 0 ? r[0] : 0, wa);
+        uint32_t n3 = lift_width(r[2] < 0 ? r[2] : 0, r[2] > 0 ? r[2] : 0, wa);
+        uint32_t n2 = lift_width(r[1] < 0 ? r[1] : 0, r[1] > 0 ? r[1] : 0, wa);
+        uint32_t s1 = L->w1[x] - (n1 > n3 ? n1 : n3), s2 = L->w2[x] - n2;
+        code |= ((s1 < 7u ? s1 : 7u) | (s2 < 3u ? s2 : 3u) << 3) << (5 * x);
+    }
+    return code;
 }
 
-/* Writes packed channel c's lifted value stream at s (zeroed), with the widths of lift_widths. */
-static void put_stream(unsigned char *s, const build_channel *c, const uint8_t w1[3], const uint8_t w2[3]) {
+/* Whether a block of slack `code` fits the reductions d1, d2 (its residuals take their narrow widths). */
+static bool lift_fits(uint32_t code, const uint8_t d1[3], const uint8_t d2[3]) {
+    for (int x = 0; x < 3; x++) {
+        uint32_t k = code >> (5 * x);
+        if ((k & 7u) < d1[x] || ((k >> 3) & 3u) < d2[x]) return false;
+    }
+    return true;
+}
+
+/* Bits of the residual fields and flags of M blocks of slack codes under L's reductions (the
+ * codes in `codes`, or, when NULL, computed again per block). */
+#define LIFT_SLACK_STACK 512u
+static uint64_t lift_cost(const build_channel *c, const lift_layout *L, uint32_t M, const uint16_t *codes) {
+    uint32_t N = 0, W = 0;
+    bool flagged = false;
+    for (int x = 0; x < 3; x++) {
+        W += 2u * L->w1[x] + L->w2[x];
+        N += 2u * (uint32_t)(L->w1[x] - L->d1[x]) + (uint32_t)(L->w2[x] - L->d2[x]);
+        flagged = flagged || L->d1[x] || L->d2[x];
+    }
+    if (!flagged) return (uint64_t)M * W;
+    uint64_t bits = M;
+    for (uint32_t m = 0; m < M; m++) bits += lift_fits(codes ? codes[m] : lift_slack(c, L, m), L->d1, L->d2) ? N : W;
+    return bits;
+}
+
+/* Packed channel c's lifted layout: the residual widths (lift_widths), then the narrow blocks'
+ * reductions by coordinate descent on the stream's bits (each of the six reductions in turn
+ * set to its best value, d1 0..7 and d2 0..3 within the widths, until a round changes
+ * nothing), from none. */
+static void lift_layout_of(const build_channel *c, lift_layout *L) {
+    memset(L, 0, sizeof *L);
+    lift_widths(c, L->w1, L->w2);
+    uint32_t M = ossa__lift_blocks(c->key_count);
+    uint16_t stack[LIFT_SLACK_STACK], *codes = M <= LIFT_SLACK_STACK ? stack : NULL;
+    for (uint32_t m = 0; codes && m < M; m++) codes[m] = (uint16_t)lift_slack(c, L, m);
+    uint64_t best = lift_cost(c, L, M, codes);
+    for (bool changed = true; changed;) {
+        changed = false;
+        for (int v = 0; v < 6; v++) {
+            uint8_t *d = v < 3 ? &L->d1[v % 3] : &L->d2[v % 3], keep = *d;
+            uint32_t w = v < 3 ? L->w1[v % 3] : L->w2[v % 3], top = v < 3 ? 7u : 3u;
+            for (uint32_t k = 0; k <= (w < top ? w : top); k++) {
+                *d = (uint8_t)k;
+                uint64_t cost = lift_cost(c, L, M, codes);
+                if (cost < best) best = cost, keep = (uint8_t)k, changed = true;
+            }
+            *d = keep;
+        }
+    }
+}
+
+/* The record's widths and residual words of channel c under layout L. */
+static void lift_record(const build_channel *c, const lift_layout *L, ossa__bc_packed *p) {
+    p->widths = ossa__pk_widths(c->bits, c->dropped) | ossa__pk_narrow(L->d1, L->d2);
+    p->resid = ossa__pk_resid(L->w1, L->w2);
+}
+
+/* Packed channel c's stream bits under layout L. */
+static uint64_t lift_bits(const build_channel *c, const lift_layout *L) {
+    ossa__bc_packed p = {0};
+    lift_record(c, L, &p);
+    uint32_t M = ossa__lift_blocks(c->key_count), wide = 0;
+    bool flagged = ossa__pk_flagged(&p);
+    for (uint32_t m = 0; flagged && m < M; m++) wide += !lift_fits(lift_slack(c, L, m), L->d1, L->d2);
+    return ossa__lift_bits_with(&p, c->key_count, wide);
+}
+
+uint64_t ossa__build_stream_bits(const build_channel *c) {
+    lift_layout L;
+    lift_layout_of(c, &L);
+    return lift_bits(c, &L);
+}
+
+/* Writes packed channel c's lifted value stream at s (zeroed) under layout L: the flags (a
+ * flagged channel), then each block's anchors and residuals in its narrow or wide widths, then
+ * the final anchor. */
+static void put_stream(unsigned char *s, const build_channel *c, const lift_layout *L) {
     uint32_t M = ossa__lift_blocks(c->key_count), v[3][5];
-    uint64_t pos = 0;
+    bool flagged = false;
+    for (int x = 0; x < 3; x++) flagged = flagged || L->d1[x] || L->d2[x];
+    uint64_t pos = flagged ? M : 0u;
     for (uint32_t m = 0; m <= M; m++) {
         for (uint32_t x = 0; x < 3; x++) lift_slots(c, x, m < M ? m : M - 1u, v[x]);
         if (m == M) { /* the final anchor */
@@ -114,6 +208,8 @@ static void put_stream(unsigned char *s, const build_channel *c, const uint8_t w
             }
             break;
         }
+        bool wide = flagged && !lift_fits(lift_slack(c, L, m), L->d1, L->d2);
+        if (wide) put_bits(s, m, 1u, 1u);
         int32_t r[3][3];
         for (int x = 0; x < 3; x++) lift_residuals(v[x], c->bits[x], r[x]);
         for (int x = 0; x < 3; x++) {
@@ -122,7 +218,7 @@ static void put_stream(unsigned char *s, const build_channel *c, const uint8_t w
         }
         for (int slot = 0; slot < 3; slot++)
             for (int x = 0; x < 3; x++) {
-                uint32_t w = slot == 1 ? w2[x] : w1[x];
+                uint32_t w = slot == 1 ? L->w2[x] - (wide ? 0u : L->d2[x]) : L->w1[x] - (wide ? 0u : L->d1[x]);
                 put_bits(s, pos, (uint32_t)(r[x][slot] + (int32_t)ossa__lift_bias(w)) & ((1u << c->bits[x]) - 1u), w);
                 pos += w;
             }
@@ -413,15 +509,14 @@ static void write_packed_channels(const builder *B, const write_plan *P, unsigne
         p->joint = (uint16_t)c->target;
         p->kind = c->kind;
         p->interp = c->interp;
-        uint8_t w1[3], w2[3];
-        lift_widths(c, w1, w2);
-        p->widths = ossa__pk_widths(c->bits, c->dropped);
-        p->resid = ossa__pk_resid(w1, w2);
+        lift_layout L;
+        lift_layout_of(c, &L);
+        lift_record(c, &L, p);
         p->mask = (uint16_t)P->mask_of[k];
         memcpy(p->min, c->range_min, sizeof p->min);
         for (int x = 0; x < 3; x++) p->step[x] = ossa__step_bits(c->step[x]); /* exact: qstep's value */
-        put_stream(b + cur, c, w1, w2);
-        cur += (ossa__lift_stream_bits(p, c->key_count) + 7) / 8;
+        put_stream(b + cur, c, &L);
+        cur += (lift_bits(c, &L) + 7) / 8;
     }
 }
 
