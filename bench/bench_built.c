@@ -146,7 +146,7 @@ static void print_bytes_breakdown(const char *label, ossa_built_clip *const *bui
         nrec += h->packed_count;
         raw += h->raw_count;
         rec += (size_t)h->packed_count * sizeof(ossa__bc_packed);
-        masks += (size_t)h->mask_count * (sizeof(uint32_t) + built[i]->mask_bytes);
+        masks += (size_t)h->mask_count * built[i]->mask_bytes;
         grid += (size_t)ossa__bc_grid_bytes(h);
         for (uint32_t k = 0; k < h->packed_count; k++) {
             const ossa__bc_packed *p = &built[i]->packed[k];

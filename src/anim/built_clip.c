@@ -31,8 +31,8 @@ ossa_result ossa__built_clip_bind(ossa_built_clip *clip, const unsigned char *bl
     clip->clocks = (const ossa__bc_clock *)(block + h->clock_off);
     clip->raw = (const ossa__bc_raw *)(block + h->raw_off);
     clip->packed = (const ossa__bc_packed *)(block + h->packed_off);
-    clip->mask_keys = (const uint32_t *)(block + h->mask_off);
-    clip->masks = block + h->mask_off + (size_t)h->mask_count * sizeof(uint32_t);
+    clip->mask_keys = NULL; /* counted into the plan (ossa__sample_plan_make) */
+    clip->masks = block + h->mask_off;
     clip->mask_bytes = (h->grid_count + 7u) / 8u;
     clip->wtracks = (const ossa__bc_wtrack *)(block + h->wtrack_off);
     /* a ticked grid is decoded into the plan (ossa__sample_plan_make) */
@@ -469,25 +469,26 @@ static ossa_result validate_raw_channels(const unsigned char *b, const ossa__bc_
 }
 
 /* The key masks: each validated once (bit 0, its key count), shared by any channels. */
-static ossa_result validate_masks(const unsigned char *b, const ossa__bc_header *h, uint64_t *used,
+/* The key masks: inside the block, each starting at the grid (bit 0); mask_keys gets their
+ * key counts (mask_count entries: the caller's scratch). */
+static ossa_result validate_masks(const unsigned char *b, const ossa__bc_header *h, uint64_t *used, uint32_t *mask_keys,
                                   ossa_diagnostic *diag) {
     uint64_t mask_bytes = ((uint64_t)h->grid_count + 7u) / 8u;
-    if (h->mask_count > h->packed_count || (h->packed_count && !h->mask_count) ||
-        !span_ok(h, h->mask_off, h->mask_count, sizeof(uint32_t) + mask_bytes))
+    if (h->mask_count > h->packed_count || (h->packed_count && !h->mask_count) || (h->mask_count && !mask_bytes) ||
+        !span_ok(h, h->mask_off, h->mask_count, mask_bytes))
         return fail(diag, OSSA_ERROR_INVALID_DATA, "header.mask_off", "%u key masks for %u packed channels / outside the block",
                     h->mask_count, h->packed_count);
-    if (!charge(h, used, (uint64_t)h->mask_count * (sizeof(uint32_t) + mask_bytes)))
+    if (!charge(h, used, (uint64_t)h->mask_count * mask_bytes))
         return fail(diag, OSSA_ERROR_INVALID_DATA, "header.mask_off", "key masks overlap other spans");
-    const uint32_t *mask_keys = (const uint32_t *)(b + h->mask_off);
-    const unsigned char *masks = b + h->mask_off + (size_t)h->mask_count * sizeof(uint32_t);
+    const unsigned char *masks = b + h->mask_off;
     for (uint32_t m = 0; m < h->mask_count; m++) {
         const unsigned char *mask = masks + m * mask_bytes;
-        if (mask_keys[m] == 0 || !(mask[0] & 1u) || ossa__mask_rank(mask, h->grid_count) != mask_keys[m]) {
+        if (!(mask[0] & 1u)) {
             char path[64];
             snprintf(path, sizeof path, "masks[%u]", m);
-            return fail(diag, OSSA_ERROR_INVALID_DATA, path, "key mask does not start at the grid or hold %u keys",
-                        mask_keys[m]);
+            return fail(diag, OSSA_ERROR_INVALID_DATA, path, "key mask does not start at the grid");
         }
+        mask_keys[m] = ossa__mask_rank(mask, h->grid_count);
     }
     return OSSA_OK;
 }
@@ -528,9 +529,8 @@ static ossa_result validate_packed_record(const ossa__bc_header *h, const ossa__
  * inside the block and not shared; every key decodes to fields within 0 .. 2^bits - 1
  * (ossa__lift_block: modulo 2^bits). */
 static ossa_result validate_packed_channels(const unsigned char *b, const ossa__bc_header *h, uint64_t *used,
-                                            ossa_diagnostic *diag) {
+                                            const uint32_t *mask_keys, ossa_diagnostic *diag) {
     char path[64];
-    const uint32_t *mask_keys = (const uint32_t *)(b + h->mask_off);
     const ossa__bc_packed *pk = (const ossa__bc_packed *)(b + h->packed_off);
     uint64_t stream = h->stream_off; /* the value streams, back to back */
     if (h->packed_count && !bytes_ok(h, h->stream_off, 0))
@@ -561,9 +561,23 @@ static ossa_result validate_grid_start_and_padding(const unsigned char *b, size_
     return OSSA_OK;
 }
 
+/* The key masks and the packed channels, with the masks' key counts in scratch (one u32 a
+ * mask: at most a quarter of the block, as every mask takes a byte). */
+static ossa_result validate_masks_and_packed(const unsigned char *b, const ossa__bc_header *h, uint64_t *used,
+                                             const ossa_allocator *allocator, ossa_diagnostic *diag) {
+    if (h->mask_count > h->size) /* before the scratch: validate_masks gives the reason */
+        return validate_masks(b, h, used, NULL, diag);
+    uint32_t *mask_keys = ossa__alloc_array(allocator, (size_t)h->mask_count + 1u, sizeof(uint32_t));
+    if (!mask_keys) return OSSA_ERROR_OUT_OF_MEMORY;
+    ossa_result r = validate_masks(b, h, used, mask_keys, diag);
+    if (r == OSSA_OK) r = validate_packed_channels(b, h, used, mask_keys, diag);
+    ossa__free(allocator, mask_keys);
+    return r;
+}
+
 /* Every offset, count, time and range of an untrusted block, section by section in the
  * block's order; the first fault is reported (diag: its place and why). */
-static ossa_result validate(const unsigned char *b, size_t size, ossa_diagnostic *diag) {
+static ossa_result validate(const unsigned char *b, size_t size, const ossa_allocator *allocator, ossa_diagnostic *diag) {
     ossa_result r = validate_header(b, size, diag);
     if (r != OSSA_OK) return r;
     const ossa__bc_header *h = (const ossa__bc_header *)b;
@@ -573,8 +587,7 @@ static ossa_result validate(const unsigned char *b, size_t size, ossa_diagnostic
     if ((r = validate_clocks(b, h, &used, diag)) != OSSA_OK) return r;
     if ((r = validate_weight_tracks(b, h, diag)) != OSSA_OK) return r;
     if ((r = validate_raw_channels(b, h, &used, diag)) != OSSA_OK) return r;
-    if ((r = validate_masks(b, h, &used, diag)) != OSSA_OK) return r;
-    if ((r = validate_packed_channels(b, h, &used, diag)) != OSSA_OK) return r;
+    if ((r = validate_masks_and_packed(b, h, &used, allocator, diag)) != OSSA_OK) return r;
     return validate_grid_start_and_padding(b, size, h, diag);
 }
 
@@ -589,7 +602,7 @@ ossa_result ossa_built_clip_load(const void *data, size_t size, const ossa_alloc
     ossa_built_clip *clip = ossa__built_clip_alloc(allocator, data, size);
     if (!clip) return OSSA_ERROR_OUT_OF_MEMORY;
     const unsigned char *block = (const unsigned char *)clip + header_space();
-    ossa_result r = validate(block, size, diag);
+    ossa_result r = validate(block, size, &clip->allocator, diag);
     if (r != OSSA_OK) {
         ossa_built_clip_destroy(clip);
         return r;

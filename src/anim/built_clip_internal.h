@@ -93,7 +93,7 @@ typedef struct ossa__bc_header {
     float worst_time, max_weight_error;
     uint32_t ref_hash_lo, ref_hash_hi; /* ossa__reference_hash of the rest pose it was built with */
     uint32_t base_count, base_rot_count; /* sparse base pose entries (rotations first) */
-    uint32_t mask_count, mask_off; /* the key masks: mask_count key counts (u32), then the masks, (grid_count + 7) / 8 bytes each */
+    uint32_t mask_count, mask_off; /* the key masks: mask_count masks, (grid_count + 7) / 8 bytes each (their key counts: the plan's) */
     uint32_t stream_off; /* the packed channels' value streams, back to back (ossa__bc_packed) */
     /* The key grid's coding (OSSA__BC_FLAG_GRID_TICKS; all 0 without it: grid_count floats):
      * a lattice of grid_ticks + 1 ticks from the clip start, grid_step seconds apart, a bit per
@@ -255,7 +255,7 @@ struct ossa_built_clip {
     const ossa__bc_clock *clocks;
     const ossa__bc_raw *raw;
     const ossa__bc_packed *packed;
-    const uint32_t *mask_keys;   /* per mask: its key count */
+    const uint32_t *mask_keys;   /* per mask: its key count (counted at bind, in the plan) */
     const unsigned char *masks;  /* mask m at masks + m * mask_bytes */
     uint32_t mask_bytes;
     const ossa__bc_wtrack *wtracks;

@@ -375,7 +375,7 @@ static void plan_layout(const builder *B, write_plan *P) {
         off += packed ? packed : track_floats(c->source) * sizeof(float);
     }
     P->mask_off = off;
-    off = up4(off + (size_t)P->mask_count * (sizeof(uint32_t) + P->mask_bytes));
+    off = up4(off + (size_t)P->mask_count * P->mask_bytes);
     P->stream_off = off;
     for (uint32_t k = 0; k < P->packed_count; k++) /* byte-aligned */
         off += (ossa__build_stream_bits(&B->channels[P->packed_order[k]]) + 7) / 8;
@@ -536,12 +536,9 @@ static void write_packed_channels(const builder *B, const write_plan *P, unsigne
     }
 }
 
-/* The key masks (each preceded in its table by its key count) and the key grid (write_grid). */
+/* The key masks and the key grid (write_grid). */
 static void write_masks_and_grid(const builder *B, const write_plan *P, unsigned char *b) {
-    uint32_t *mask_keys = (uint32_t *)(b + P->mask_off);
-    memcpy(b + P->mask_off + (size_t)P->mask_count * sizeof(uint32_t), P->masks, (size_t)P->mask_count * P->mask_bytes);
-    for (uint32_t m = 0; m < P->mask_count; m++)
-        mask_keys[m] = ossa__mask_rank(P->masks + (size_t)m * P->mask_bytes, P->key_grid_count);
+    memcpy(b + P->mask_off, P->masks, (size_t)P->mask_count * P->mask_bytes);
     write_grid(B, P, b);
 }
 
