@@ -146,8 +146,8 @@ static void print_bytes_breakdown(const char *label, ossa_built_clip *const *bui
         nrec += h->packed_count;
         raw += h->raw_count;
         rec += (size_t)h->packed_count * sizeof(ossa__bc_packed);
-        masks += (size_t)h->mask_count * (sizeof(uint32_t) + built[i]->mask_bytes);
-        grid += (size_t)h->grid_count * sizeof(float);
+        masks += (size_t)h->mask_count * built[i]->mask_bytes;
+        grid += (size_t)ossa__bc_grid_bytes(h);
         uint64_t off = h->stream_off;
         for (uint32_t k = 0; k < h->packed_count; k++) {
             const ossa__bc_packed *p = &built[i]->packed[k];

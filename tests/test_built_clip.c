@@ -312,7 +312,7 @@ static void test_load_truncations(void **state) {
         ossa_built_clip *lc = NULL;
         assert_int_equal(ossa_built_clip_load(NULL, size, NULL, &lc, NULL), OSSA_ERROR_INVALID_ARGUMENT);
         assert_int_equal(ossa_built_clip_load(data, size, NULL, NULL, NULL), OSSA_ERROR_INVALID_ARGUMENT);
-        /* another version is UNSUPPORTED */
+        /* another version is UNSUPPORTED, naming both (version 5: the key grid as floats only) */
         unsigned char *buf = malloc(size);
         memcpy(buf, data, size);
         buf[4] ^= 0x40;
@@ -480,7 +480,7 @@ static void test_load_non_finite(void **state) {
 }
 
 /* The packed channels' compact fields (ossa__bc_packed, the mask table): a mask index past the
- * table, a reserved width bit (15..29) set and a key count that does not match its mask are
+ * table, a reserved width bit (15..29) set and a mask without its key at the grid start are
  * refused, naming the field. */
 static void test_load_crafted_packed(void **state) {
     (void)state;
@@ -542,7 +542,7 @@ static void test_load_crafted_packed(void **state) {
     expect_rejected(buf, size, "packed[");
     cases += 2;
     memcpy(buf, data, size);
-    ((uint32_t *)(buf + h->mask_off))[0]++;
+    buf[h->mask_off] &= 0xFE; /* the first mask without its key at the grid start */
     expect_rejected(buf, size, "masks[0]");
     { /* raw channels each within 3 a joint, but with the packed ones more channels than the
        * joints have (a sampling context has room for 3 a joint and a weight track each) */
@@ -566,7 +566,7 @@ static void test_load_crafted_packed(void **state) {
 static void test_load_hostile_rotation_range(void **state) {
     (void)state;
     enum { NAME = sizeof(ossa__bc_header), PK = NAME + 4, GRID = PK + sizeof(ossa__bc_packed), MASK = GRID + 8,
-           STREAM = MASK + 5 };
+           STREAM = MASK + 1 };
     size_t size = ((STREAM + 1 + 3) & ~3u) + OSSA__BC_PAD;
     unsigned char *b = calloc(1, size);
     ossa__bc_header *h = (ossa__bc_header *)b;
@@ -594,10 +594,8 @@ static void test_load_hostile_rotation_range(void **state) {
         p->min[c] = 1.74406242f;
     }
     const float grid[2] = {0.0f, 1.0f};
-    const uint32_t keys = 2;
     memcpy(b + GRID, grid, sizeof grid);
-    memcpy(b + MASK, &keys, 4);
-    b[MASK + 4] = 3;  /* keys at grid times 0 and 1 */
+    b[MASK] = 3;      /* keys at grid times 0 and 1 */
     b[STREAM] = 0x07; /* anchors (1, 1, 1) and (0, 0, 0): key 0 q = (1, 1, 1); key 1 (the parabola, 0 residual bits) (0, 0, 0) */
     ossa_built_clip *clip = NULL;
     ossa_diagnostic d;
@@ -1180,8 +1178,22 @@ static void test_sparse_base_and_snapping(void **state) {
 
 /* The seeds of fuzz_built_clip: a compressed and a lossless block (raw and packed channels,
  * weights, base entries) built on a skeleton whose rest pose is identity transforms, the
- * reference the fuzz target samples with. Written to $OSSA_WRITE_FUZZ_SEEDS/{compressed,
- * lossless}.bin when that names a directory (fuzz/corpus/fuzz_built_clip); checked always. */
+ * reference the fuzz target samples with, and a compressed block whose key grid is ticks.
+ * Written to $OSSA_WRITE_FUZZ_SEEDS/{compressed, lossless, ticks}.bin when that names a directory (fuzz/corpus/fuzz_built_clip); checked always. */
+static ossa_clip *jittered_clip(uint32_t n, float *times, float *values, float *quats);
+
+static void write_seed(const char *dir, const char *name, const ossa_built_clip *bc) {
+    size_t size;
+    const void *data = ossa_built_clip_data(bc, &size);
+    char path[1024];
+    snprintf(path, sizeof path, "%s/%s.bin", dir, name);
+    FILE *f = fopen(path, "wb");
+    assert_non_null(f);
+    assert_int_equal(fwrite(data, 1, size, f), size);
+    fclose(f);
+    printf("wrote %s (%zu bytes)\n", path, size);
+}
+
 static void test_fuzz_seeds(void **state) {
     (void)state;
     ossa_skeleton *gen = NULL;
@@ -1202,18 +1214,21 @@ static void test_fuzz_seeds(void **state) {
         assert_int_equal(ossa_clip_build(c, sk, &opt, NULL, &bc, NULL), OSSA_OK);
         assert_true(ossa_built_clip_matches(bc, ident, sk->joint_count));
         assert_true(bc->h->base_count > 0 && bc->h->raw_count > 0);
-        size_t size;
-        const void *data = ossa_built_clip_data(bc, &size);
-        if (dir && *dir) {
-            char path[1024];
-            snprintf(path, sizeof path, "%s/%s.bin", dir, lossless ? "lossless" : "compressed");
-            FILE *f = fopen(path, "wb");
-            assert_non_null(f);
-            assert_int_equal(fwrite(data, 1, size, f), size);
-            fclose(f);
-            printf("wrote %s (%zu bytes)\n", path, size);
-        }
+        if (dir && *dir) write_seed(dir, lossless ? "lossless" : "compressed", bc);
         ossa_built_clip_destroy(bc);
+    }
+    { /* a key grid stored as ticks (test_grid_ticks' clip on the first two joints) */
+        enum { N = 40 };
+        float times[N], values[3 * N], quats[4 * N];
+        ossa_clip *jc = jittered_clip(N, times, values, quats);
+        ossa_clip_build_options opt = {0};
+        ossa_built_clip *bc = NULL;
+        assert_int_equal(ossa_clip_build(jc, sk, &opt, NULL, &bc, NULL), OSSA_OK);
+        assert_true(ossa_built_clip_matches(bc, ident, sk->joint_count));
+        assert_true(bc->h->flags & OSSA__BC_FLAG_GRID_TICKS);
+        if (dir && *dir) write_seed(dir, "ticks", bc);
+        ossa_built_clip_destroy(bc);
+        ossa_clip_destroy(jc);
     }
     free(ident);
     ossa_clip_destroy(c);
@@ -1311,6 +1326,114 @@ static void test_build_extreme_key_times(void **state) {
     ossa_skeleton_destroy(sk);
 }
 
+/* A two-joint clip keyed at 30 Hz with its key times accumulated in float (off 1/30 by a few
+ * ulps, as exporters write them; Woman's are too): wavy translations and rotations. */
+static ossa_clip *jittered_clip(uint32_t n, float *times, float *values, float *quats) {
+    float t = 0.0f;
+    for (uint32_t k = 0; k < n; k++, t += 1.0f / 30.0f) {
+        times[k] = t;
+        for (uint32_t c = 0; c < 3; c++) values[3 * k + c] = sinf(0.4f * (float)k + (float)c) + 0.3f * sinf(2.1f * (float)k);
+        float a = 0.5f * sinf(0.3f * (float)k) + 0.2f * sinf(1.7f * (float)k);
+        quats[4 * k] = sinf(a);
+        quats[4 * k + 1] = quats[4 * k + 2] = 0.0f;
+        quats[4 * k + 3] = cosf(a);
+    }
+    ossa_transform_track tr[2];
+    memset(tr, 0, sizeof tr);
+    tr[0].joint = 0;
+    ossa_track *track[2] = {&tr[0].translation, &tr[1].rotation};
+    for (int i = 0; i < 2; i++) {
+        track[i]->kind = i ? OSSA_TRACK_ROTATION : OSSA_TRACK_VECTOR;
+        track[i]->interp = OSSA_INTERP_LINEAR;
+        track[i]->components = i ? 4 : 3;
+        track[i]->key_count = n;
+        track[i]->times = times;
+        track[i]->values = i ? quats : values;
+    }
+    tr[1].joint = 1;
+    ossa_clip_desc d = {0};
+    d.track_count = 2;
+    d.tracks = tr;
+    ossa_clip *c = NULL;
+    assert_int_equal(ossa_clip_create(&d, NULL, &c), OSSA_OK);
+    return c;
+}
+
+/* Whether t is a key time or a quarter point of a source interval, computed here in double
+ * and rounded once (the builder's key-grid candidates). */
+static bool is_quarter_point(const float *times, uint32_t n, float t) {
+    for (uint32_t k = 0; k < n; k++) {
+        if (t == times[k]) return true;
+        if (k + 1 < n)
+            for (int j = 1; j < 4; j++)
+                if (t == (float)((double)times[k] + ((double)times[k + 1] - (double)times[k]) * j / 4.0)) return true;
+    }
+    return false;
+}
+
+/* Format 6 stores such a key grid as ticks and corrections: smaller than the floats, decoded
+ * once at load to exactly the builder's times (each a key time or quarter point, increasing
+ * from the clip start), the same after data -> load; a tampered count, code length or tick
+ * bit is refused or still decodes to valid times. */
+static void test_grid_ticks(void **state) {
+    (void)state;
+    enum { N = 90 };
+    float times[N], values[3 * N], quats[4 * N];
+    ossa_clip *c = jittered_clip(N, times, values, quats);
+    uint64_t seed = 3;
+    ot_gen_options o = {0};
+    o.joints = 2;
+    o.chain = true;
+    ossa_skeleton *sk = ot_gen_skeleton(&seed, &o);
+    ossa_clip_build_options opt = {0};
+    opt.precision = 1e-5f;
+    ossa_built_clip *bc = NULL;
+    assert_int_equal(ossa_clip_build(c, sk, &opt, NULL, &bc, NULL), OSSA_OK);
+    const ossa__bc_header *h = bc->h;
+    assert_true(h->flags & OSSA__BC_FLAG_GRID_TICKS);
+    assert_true(h->grid_count > N / 2);
+    assert_true(ossa__bc_grid_bytes(h) < (uint64_t)h->grid_count * sizeof(float) / 2);
+    assert_true(bc->grid[0] == times[0]);
+    for (uint32_t g = 0; g < h->grid_count; g++) {
+        assert_true(is_quarter_point(times, N, bc->grid[g]));
+        if (g) assert_true(bc->grid[g] > bc->grid[g - 1]);
+    }
+    size_t size;
+    const unsigned char *data = ossa_built_clip_data(bc, &size);
+    ossa_built_clip *lc = NULL;
+    assert_int_equal(ossa_built_clip_load(data, size, NULL, &lc, NULL), OSSA_OK);
+    assert_memory_equal(lc->grid, bc->grid, h->grid_count * sizeof(float));
+    ossa_built_clip_destroy(lc);
+    unsigned char *buf = malloc(size);
+    ossa__bc_header *bh = (ossa__bc_header *)buf;
+    for (int field = 0; field < 4; field++) { /* one grid time more, ticks past the block, one code bit more / less */
+        memcpy(buf, data, size);
+        if (field == 0) bh->grid_count++;
+        if (field == 1) bh->grid_ticks = 8u * (uint32_t)size;
+        if (field == 2) bh->grid_code++;
+        if (field == 3) bh->grid_code--;
+        ossa_diagnostic d;
+        assert_int_equal(ossa_built_clip_load(buf, size, NULL, &lc, &d), OSSA_ERROR_INVALID_DATA);
+        if (!strstr(d.path, "grid")) fail_msg("field %d: %s: %s", field, d.path, d.message);
+    }
+    int loaded = 0;
+    for (uint64_t bit = 0; bit < 8 * ossa__bc_grid_bytes(h); bit++) { /* every bit of the section */
+        memcpy(buf, data, size);
+        buf[h->grid_off + bit / 8] ^= (unsigned char)(1u << (bit % 8));
+        if (ossa_built_clip_load(buf, size, NULL, &lc, NULL) != OSSA_OK) continue;
+        for (uint32_t g = 0; g < h->grid_count; g++) assert_true(isfinite(lc->grid[g]) && (!g || lc->grid[g] > lc->grid[g - 1]));
+        sample_some(lc, sk->rest, sk->joint_count);
+        ossa_built_clip_destroy(lc);
+        loaded++;
+    }
+    printf("tick grid: %u times in %llu bytes (floats: %u); %d of %llu flipped bits still load\n", h->grid_count,
+           (unsigned long long)ossa__bc_grid_bytes(h), h->grid_count * 4u, loaded, (unsigned long long)(8 * ossa__bc_grid_bytes(h)));
+    free(buf);
+    ossa_built_clip_destroy(bc);
+    ossa_clip_destroy(c);
+    ossa_skeleton_destroy(sk);
+}
+
 int main(void) {
     const struct CMUnitTest tests[] = {
         cmocka_unit_test(test_lossless_assets),
@@ -1332,6 +1455,7 @@ int main(void) {
         cmocka_unit_test(test_build_extreme_key_times),
         cmocka_unit_test(test_sparse_base_and_snapping),
         cmocka_unit_test(test_fuzz_seeds),
+        cmocka_unit_test(test_grid_ticks),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
 }

@@ -11,7 +11,7 @@
 #include "core/alloc.h"
 #include "core/hash.h"
 
-_Static_assert(sizeof(ossa__bc_header) == 156, "header layout (docs/built-clips.md)");
+_Static_assert(sizeof(ossa__bc_header) == 168, "header layout (docs/built-clips.md)");
 _Static_assert(sizeof(ossa__bc_packed) == 32, "packed channel layout (docs/built-clips.md)");
 _Static_assert(sizeof(ossa__bc_raw) == 20 && sizeof(ossa__bc_lane) == 8 && sizeof(ossa__bc_clock) == 8 && sizeof(ossa__bc_wtrack) == 16,
                "table layouts (docs/built-clips.md)");
@@ -31,11 +31,12 @@ ossa_result ossa__built_clip_bind(ossa_built_clip *clip, const unsigned char *bl
     clip->clocks = (const ossa__bc_clock *)(block + h->clock_off);
     clip->raw = (const ossa__bc_raw *)(block + h->raw_off);
     clip->packed = (const ossa__bc_packed *)(block + h->packed_off);
-    clip->mask_keys = (const uint32_t *)(block + h->mask_off);
-    clip->masks = block + h->mask_off + (size_t)h->mask_count * sizeof(uint32_t);
+    clip->mask_keys = NULL; /* counted into the plan (ossa__sample_plan_make) */
+    clip->masks = block + h->mask_off;
     clip->mask_bytes = (h->grid_count + 7u) / 8u;
     clip->wtracks = (const ossa__bc_wtrack *)(block + h->wtrack_off);
-    clip->grid = (const float *)(block + h->grid_off);
+    /* a ticked grid is decoded into the plan (ossa__sample_plan_make) */
+    clip->grid = (h->flags & OSSA__BC_FLAG_GRID_TICKS) ? NULL : (const float *)(block + h->grid_off);
     return ossa__sample_plan_make(clip);
 }
 
@@ -180,7 +181,7 @@ static ossa_result validate_header(const unsigned char *b, size_t size, ossa_dia
         return fail(diag, OSSA_ERROR_UNSUPPORTED, "header.version", "format version %u (expected %u)", h->version,
                     OSSA__BC_VERSION);
     if (h->size != size) return fail(diag, OSSA_ERROR_PARSE, "header.size", "%u bytes declared, %zu given", h->size, size);
-    if (h->flags & ~3u) return fail(diag, OSSA_ERROR_INVALID_DATA, "header.flags", "unknown flags 0x%x", h->flags);
+    if (h->flags & ~7u) return fail(diag, OSSA_ERROR_INVALID_DATA, "header.flags", "unknown flags 0x%x", h->flags);
     if (!isfinite(h->start) || !isfinite(h->end) || h->end < h->start)
         return fail(diag, OSSA_ERROR_INVALID_DATA, "header.start", "range [%g, %g] is not finite and ordered",
                     (double)h->start, (double)h->end);
@@ -241,6 +242,83 @@ static ossa_result validate_base_pose(const unsigned char *b, const ossa__bc_hea
     return OSSA_OK;
 }
 
+/* Exp-Golomb reader over the bits [pos, end) of p (bit i: byte i / 8, bit i % 8). */
+typedef struct grid_reader {
+    const unsigned char *p;
+    uint64_t pos, end;
+} grid_reader;
+
+static bool grid_read_bit(grid_reader *r, uint32_t *bit) {
+    if (r->pos >= r->end) return false;
+    *bit = ((unsigned)r->p[r->pos >> 3] >> (r->pos & 7u)) & 1u;
+    r->pos++;
+    return true;
+}
+
+/* One zigzag Exp-Golomb value of order k (q zeros, a one, q + k bits most significant first):
+ * false past the end or for a value past 32 bits. */
+static bool grid_read_correction(grid_reader *r, uint32_t k, uint32_t *correction) {
+    uint32_t q = 0, bit = 0;
+    for (;;) {
+        if (!grid_read_bit(r, &bit)) return false;
+        if (bit) break;
+        if (++q + k > 32u) return false;
+    }
+    uint64_t v = 1;
+    for (uint32_t i = 0; i < q + k; i++) {
+        if (!grid_read_bit(r, &bit)) return false;
+        v = v << 1 | bit;
+    }
+    uint64_t z = v - ((uint64_t)1 << k);
+    if (z > UINT32_MAX) return false;
+    *correction = (z & 1u) ? 0u - (uint32_t)((z + 1u) >> 1) : (uint32_t)(z >> 1); /* modulo 2^32 */
+    return true;
+}
+
+bool ossa__grid_decode(const ossa__bc_header *h, const unsigned char *block, float *out) {
+    const unsigned char *ticks = block + h->grid_off;
+    uint64_t tick_bytes = ((uint64_t)h->grid_ticks + 8u) / 8u;
+    grid_reader r = {ticks + tick_bytes, 0, h->grid_code & OSSA__GRID_CODE_BITS};
+    uint32_t k = h->grid_code >> 28, n = 0;
+    float first = 0.0f, prev = 0.0f;
+    for (uint64_t u = 0; u <= h->grid_ticks; u++) {
+        if (!(((unsigned)ticks[u >> 3] >> (u & 7u)) & 1u)) continue;
+        uint32_t c;
+        float lattice = ossa__grid_predict(h->start, (uint32_t)u, h->grid_step);
+        if (n == h->grid_count || !isfinite(lattice) || !grid_read_correction(&r, k, &c)) return false;
+        float t = ossa__ord_float(ossa__float_ord(lattice) + c);
+        if (!isfinite(t) || (n == 0 ? (u != 0 || t != h->start) : !(t > prev))) return false;
+        if (n == 0) first = t;
+        if (out) out[n] = t;
+        prev = t;
+        n++;
+    }
+    return n == h->grid_count && r.pos == r.end && (n == 0 || ossa__span_fits(first, prev));
+}
+
+/* The key grid: grid_count floats, finite and increasing, or (GRID_TICKS) the ticks and
+ * corrections inside the block, decoding to such times from the clip start. */
+static ossa_result validate_grid(const unsigned char *b, const ossa__bc_header *h, ossa_diagnostic *diag) {
+    if (!(h->flags & OSSA__BC_FLAG_GRID_TICKS)) {
+        if (h->grid_step != 0.0f || h->grid_ticks || h->grid_code)
+            return fail(diag, OSSA_ERROR_INVALID_DATA, "header.grid_step", "tick fields set on a float grid");
+        if (!span_ok(h, h->grid_off, h->grid_count, sizeof(float)))
+            return fail(diag, OSSA_ERROR_INVALID_DATA, "header.grid_off", "grid outside the block");
+        if (!times_ok((const float *)(b + h->grid_off), h->grid_count))
+            return fail(diag, OSSA_ERROR_INVALID_DATA, "grid",
+                        "grid times not finite and increasing, or spanning more than FLT_MAX");
+        return OSSA_OK;
+    }
+    if (!(h->grid_step >= 0.0f) || !isfinite(h->grid_step) || h->grid_ticks == UINT32_MAX || h->grid_count == 0 ||
+        !span_ok(h, h->grid_off, ossa__bc_grid_bytes(h), 1))
+        return fail(diag, OSSA_ERROR_INVALID_DATA, "header.grid_ticks", "tick grid (%u ticks, step %g) outside the block",
+                    h->grid_ticks, (double)h->grid_step);
+    if (!ossa__grid_decode(h, b, NULL))
+        return fail(diag, OSSA_ERROR_INVALID_DATA, "grid",
+                    "tick grid does not decode to %u finite increasing times from the clip start", h->grid_count);
+    return OSSA_OK;
+}
+
 /* The fixed-size tables inside the block, and the key grid's times. */
 static ossa_result validate_tables(const unsigned char *b, const ossa__bc_header *h, ossa_diagnostic *diag) {
     if (!span_ok(h, h->clock_off, h->clock_count, sizeof(ossa__bc_clock)))
@@ -251,12 +329,7 @@ static ossa_result validate_tables(const unsigned char *b, const ossa__bc_header
         return fail(diag, OSSA_ERROR_INVALID_DATA, "header.packed_off", "packed channel table outside the block");
     if (!span_ok(h, h->wtrack_off, h->weight_track_count, sizeof(ossa__bc_wtrack)))
         return fail(diag, OSSA_ERROR_INVALID_DATA, "header.wtrack_off", "weight track table outside the block");
-    if (!span_ok(h, h->grid_off, h->grid_count, sizeof(float)))
-        return fail(diag, OSSA_ERROR_INVALID_DATA, "header.grid_off", "grid outside the block");
-    if (!times_ok((const float *)(b + h->grid_off), h->grid_count))
-        return fail(diag, OSSA_ERROR_INVALID_DATA, "grid",
-                    "grid times not finite and increasing, or spanning more than FLT_MAX");
-    return OSSA_OK;
+    return validate_grid(b, h, diag);
 }
 
 /* Each clock's key times: inside the block, not shared, finite and increasing, spanning at most FLT_MAX. */
@@ -396,25 +469,26 @@ static ossa_result validate_raw_channels(const unsigned char *b, const ossa__bc_
 }
 
 /* The key masks: each validated once (bit 0, its key count), shared by any channels. */
-static ossa_result validate_masks(const unsigned char *b, const ossa__bc_header *h, uint64_t *used,
+/* The key masks: inside the block, each starting at the grid (bit 0); mask_keys gets their
+ * key counts (mask_count entries: the caller's scratch). */
+static ossa_result validate_masks(const unsigned char *b, const ossa__bc_header *h, uint64_t *used, uint32_t *mask_keys,
                                   ossa_diagnostic *diag) {
     uint64_t mask_bytes = ((uint64_t)h->grid_count + 7u) / 8u;
-    if (h->mask_count > h->packed_count || (h->packed_count && !h->mask_count) ||
-        !span_ok(h, h->mask_off, h->mask_count, sizeof(uint32_t) + mask_bytes))
+    if (h->mask_count > h->packed_count || (h->packed_count && !h->mask_count) || (h->mask_count && !mask_bytes) ||
+        !span_ok(h, h->mask_off, h->mask_count, mask_bytes))
         return fail(diag, OSSA_ERROR_INVALID_DATA, "header.mask_off", "%u key masks for %u packed channels / outside the block",
                     h->mask_count, h->packed_count);
-    if (!charge(h, used, (uint64_t)h->mask_count * (sizeof(uint32_t) + mask_bytes)))
+    if (!charge(h, used, (uint64_t)h->mask_count * mask_bytes))
         return fail(diag, OSSA_ERROR_INVALID_DATA, "header.mask_off", "key masks overlap other spans");
-    const uint32_t *mask_keys = (const uint32_t *)(b + h->mask_off);
-    const unsigned char *masks = b + h->mask_off + (size_t)h->mask_count * sizeof(uint32_t);
+    const unsigned char *masks = b + h->mask_off;
     for (uint32_t m = 0; m < h->mask_count; m++) {
         const unsigned char *mask = masks + m * mask_bytes;
-        if (mask_keys[m] == 0 || !(mask[0] & 1u) || ossa__mask_rank(mask, h->grid_count) != mask_keys[m]) {
+        if (!(mask[0] & 1u)) {
             char path[64];
             snprintf(path, sizeof path, "masks[%u]", m);
-            return fail(diag, OSSA_ERROR_INVALID_DATA, path, "key mask does not start at the grid or hold %u keys",
-                        mask_keys[m]);
+            return fail(diag, OSSA_ERROR_INVALID_DATA, path, "key mask does not start at the grid");
         }
+        mask_keys[m] = ossa__mask_rank(mask, h->grid_count);
     }
     return OSSA_OK;
 }
@@ -458,9 +532,8 @@ static ossa_result validate_packed_record(const ossa__bc_header *h, const ossa__
  * flagged one's size counts its wide blocks) inside the block and not shared; every key decodes to fields within 0 .. 2^bits - 1
  * (ossa__lift_block: modulo 2^bits). */
 static ossa_result validate_packed_channels(const unsigned char *b, const ossa__bc_header *h, uint64_t *used,
-                                            ossa_diagnostic *diag) {
+                                            const uint32_t *mask_keys, ossa_diagnostic *diag) {
     char path[64];
-    const uint32_t *mask_keys = (const uint32_t *)(b + h->mask_off);
     const ossa__bc_packed *pk = (const ossa__bc_packed *)(b + h->packed_off);
     uint64_t stream = h->stream_off; /* the value streams, back to back */
     if (h->packed_count && !bytes_ok(h, h->stream_off, 0))
@@ -486,17 +559,31 @@ static ossa_result validate_packed_channels(const unsigned char *b, const ossa__
 /* The key grid starts at the clip start (when packed channels use it); the padding is zero. */
 static ossa_result validate_grid_start_and_padding(const unsigned char *b, size_t size, const ossa__bc_header *h,
                                                    ossa_diagnostic *diag) {
-    const float *grid = (const float *)(b + h->grid_off);
-    if (h->packed_count && (h->grid_count == 0 || grid[0] != h->start))
+    const float *grid = (const float *)(b + h->grid_off); /* a ticked grid starts there (ossa__grid_decode) */
+    if (h->packed_count && (h->grid_count == 0 || (!(h->flags & OSSA__BC_FLAG_GRID_TICKS) && grid[0] != h->start)))
         return fail(diag, OSSA_ERROR_INVALID_DATA, "grid", "the key grid does not start at the clip start");
     for (uint32_t i = 0; i < OSSA__BC_PAD; i++)
         if (b[size - OSSA__BC_PAD + i] != 0) return fail(diag, OSSA_ERROR_INVALID_DATA, "padding", "not zero");
     return OSSA_OK;
 }
 
+/* The key masks and the packed channels, with the masks' key counts in scratch (one u32 a
+ * mask: at most a quarter of the block, as every mask takes a byte). */
+static ossa_result validate_masks_and_packed(const unsigned char *b, const ossa__bc_header *h, uint64_t *used,
+                                             const ossa_allocator *allocator, ossa_diagnostic *diag) {
+    if (h->mask_count > h->size) /* before the scratch: validate_masks gives the reason */
+        return validate_masks(b, h, used, NULL, diag);
+    uint32_t *mask_keys = ossa__alloc_array(allocator, (size_t)h->mask_count + 1u, sizeof(uint32_t));
+    if (!mask_keys) return OSSA_ERROR_OUT_OF_MEMORY;
+    ossa_result r = validate_masks(b, h, used, mask_keys, diag);
+    if (r == OSSA_OK) r = validate_packed_channels(b, h, used, mask_keys, diag);
+    ossa__free(allocator, mask_keys);
+    return r;
+}
+
 /* Every offset, count, time and range of an untrusted block, section by section in the
  * block's order; the first fault is reported (diag: its place and why). */
-static ossa_result validate(const unsigned char *b, size_t size, ossa_diagnostic *diag) {
+static ossa_result validate(const unsigned char *b, size_t size, const ossa_allocator *allocator, ossa_diagnostic *diag) {
     ossa_result r = validate_header(b, size, diag);
     if (r != OSSA_OK) return r;
     const ossa__bc_header *h = (const ossa__bc_header *)b;
@@ -506,8 +593,7 @@ static ossa_result validate(const unsigned char *b, size_t size, ossa_diagnostic
     if ((r = validate_clocks(b, h, &used, diag)) != OSSA_OK) return r;
     if ((r = validate_weight_tracks(b, h, diag)) != OSSA_OK) return r;
     if ((r = validate_raw_channels(b, h, &used, diag)) != OSSA_OK) return r;
-    if ((r = validate_masks(b, h, &used, diag)) != OSSA_OK) return r;
-    if ((r = validate_packed_channels(b, h, &used, diag)) != OSSA_OK) return r;
+    if ((r = validate_masks_and_packed(b, h, &used, allocator, diag)) != OSSA_OK) return r;
     return validate_grid_start_and_padding(b, size, h, diag);
 }
 
@@ -522,7 +608,7 @@ ossa_result ossa_built_clip_load(const void *data, size_t size, const ossa_alloc
     ossa_built_clip *clip = ossa__built_clip_alloc(allocator, data, size);
     if (!clip) return OSSA_ERROR_OUT_OF_MEMORY;
     const unsigned char *block = (const unsigned char *)clip + header_space();
-    ossa_result r = validate(block, size, diag);
+    ossa_result r = validate(block, size, &clip->allocator, diag);
     if (r != OSSA_OK) {
         ossa_built_clip_destroy(clip);
         return r;

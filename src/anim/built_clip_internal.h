@@ -42,6 +42,7 @@
 #define OSSA__BC_VERSION 6u
 #define OSSA__BC_FLAG_LOSSLESS 1u
 #define OSSA__BC_FLAG_LOOPING 2u
+#define OSSA__BC_FLAG_GRID_TICKS 4u /* the key grid as ticks and corrections (ossa__grid_decode) */
 #define OSSA__BC_PAD 8u
 /* Zero bytes ossa__built_clip_alloc puts after a block in memory (not part of the format): the
  * single-key kernels read 64 bytes at a block start anywhere in the streams without a bounds mask. */
@@ -92,9 +93,34 @@ typedef struct ossa__bc_header {
     float worst_time, max_weight_error;
     uint32_t ref_hash_lo, ref_hash_hi; /* ossa__reference_hash of the rest pose it was built with */
     uint32_t base_count, base_rot_count; /* sparse base pose entries (rotations first) */
-    uint32_t mask_count, mask_off; /* the key masks: mask_count key counts (u32), then the masks, (grid_count + 7) / 8 bytes each */
+    uint32_t mask_count, mask_off; /* the key masks: mask_count masks, (grid_count + 7) / 8 bytes each (their key counts: the plan's) */
     uint32_t stream_off; /* the packed channels' value streams, back to back (ossa__bc_packed) */
+    /* The key grid's coding (OSSA__BC_FLAG_GRID_TICKS; all 0 without it: grid_count floats):
+     * a lattice of grid_ticks + 1 ticks from the clip start, grid_step seconds apart, a bit per
+     * tick (set = a grid time), then per grid time its ordered-bits correction from the lattice
+     * (ossa__grid_predict), zigzag Exp-Golomb of order grid_code >> 28, grid_code & 0x0FFFFFFF
+     * bits in all. */
+    float grid_step;
+    uint32_t grid_ticks, grid_code;
 } ossa__bc_header;
+
+/* The key grid coded as ticks (OSSA__BC_FLAG_GRID_TICKS): tick u's lattice time, computed in
+ * double and rounded once (the writer and the loader share it bit for bit); a grid time is
+ * the float whose ordered bits are the lattice time's plus its correction (modulo 2^32). */
+static inline float ossa__grid_predict(float start, uint32_t tick, float step) {
+    return (float)((double)start + (double)tick * (double)step);
+}
+#define OSSA__GRID_CODE_BITS 0x0FFFFFFFu
+/* Bytes of the key grid section: the ticks' bits then the corrections (or grid_count floats). */
+static inline uint64_t ossa__bc_grid_bytes(const ossa__bc_header *h) {
+    if (!(h->flags & OSSA__BC_FLAG_GRID_TICKS)) return (uint64_t)h->grid_count * sizeof(float);
+    return ((uint64_t)h->grid_ticks + 8u) / 8u + ((uint64_t)(h->grid_code & OSSA__GRID_CODE_BITS) + 7u) / 8u;
+}
+/* Decodes a ticked key grid (the block's header h) into out (grid_count floats; NULL: only
+ * checks): false unless the bits stay in the section and are used up, the tick bits number
+ * grid_count with tick 0 set, every time is finite, strictly increasing from the clip start,
+ * spanning at most FLT_MAX. Linear in the section's bits. */
+bool ossa__grid_decode(const ossa__bc_header *h, const unsigned char *block, float *out);
 
 typedef struct ossa__bc_clock {
     uint32_t key_count;  /* >= 1 */
@@ -295,7 +321,7 @@ struct ossa_built_clip {
     const ossa__bc_clock *clocks;
     const ossa__bc_raw *raw;
     const ossa__bc_packed *packed;
-    const uint32_t *mask_keys;   /* per mask: its key count */
+    const uint32_t *mask_keys;   /* per mask: its key count (counted at bind, in the plan) */
     const unsigned char *masks;  /* mask m at masks + m * mask_bytes */
     uint32_t mask_bytes;
     const ossa__bc_wtrack *wtracks;

@@ -9,7 +9,7 @@
 /* Offsets of the plan's parts in its one allocation. */
 typedef struct plan_layout {
     ossa__layout L;
-    size_t plan, mfirst, mch, poff, lbk, lbx, lfl, lfw, lfo, lfm, pdst, pka, pmask, pstep, pf, rcached, clocks, fill, lanes, rdst, vdst, rstep, vstep;
+    size_t plan, mfirst, mch, poff, lbk, lbx, lfl, lfw, lfo, lfm, pdst, pka, pmask, pstep, pf, rcached, clocks, fill, lanes, rdst, vdst, rstep, vstep, grid, mkeys;
 } plan_layout;
 
 /* The raw caches' capacities: rotation slots, vector slots and unpack-table lanes (each without
@@ -51,6 +51,8 @@ static plan_layout plan_measure(const ossa__bc_header *h) {
     p.vdst = ossa__layout_add(&p.L, NV + S, sizeof(uint32_t));
     p.rstep = ossa__layout_add(&p.L, NR + S, 1);
     p.vstep = ossa__layout_add(&p.L, NV + S, 1);
+    p.grid = ossa__layout_add(&p.L, (h->flags & OSSA__BC_FLAG_GRID_TICKS) ? h->grid_count : 0u, sizeof(float));
+    p.mkeys = ossa__layout_add(&p.L, M, sizeof(uint32_t));
     return p;
 }
 
@@ -219,6 +221,15 @@ ossa_result ossa__sample_plan_make(ossa_built_clip *clip) {
     pl->vdst = (uint32_t *)(mem + p.vdst);
     pl->rstep = mem + p.rstep;
     pl->vstep = mem + p.vstep;
+    if (h->flags & OSSA__BC_FLAG_GRID_TICKS) { /* the key grid's times, once per clip (validated) */
+        float *grid = (float *)(mem + p.grid);
+        ossa__grid_decode(h, clip->base, grid);
+        clip->grid = grid;
+    }
+    uint32_t *mask_keys = (uint32_t *)(mem + p.mkeys); /* each key mask's key count (validated) */
+    for (uint32_t m = 0; m < h->mask_count; m++)
+        mask_keys[m] = ossa__mask_rank(clip->masks + (size_t)m * clip->mask_bytes, h->grid_count);
+    clip->mask_keys = mask_keys;
     plan_packed(pl, clip);
     plan_raw_clocks(pl, clip);
     uint32_t *fill = (uint32_t *)(mem + p.fill); /* zeroed */

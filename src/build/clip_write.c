@@ -232,6 +232,19 @@ static int cmp_packed_order(const build_channel *a, const build_channel *b) {
     return (int)a->kind - (int)b->kind;
 }
 
+/* The key grid as ticks (OSSA__BC_FLAG_GRID_TICKS, ossa__grid_decode) when that is smaller
+ * than its floats: the lattice step is the grid's span over its whole number of smallest gaps
+ * (the quarter source intervals on a uniformly keyed clip), a time's tick its offset from the
+ * start in steps, rounded, and its correction the difference of its ordered bits from the
+ * lattice time's: exact by construction, whatever the source key times. */
+typedef struct grid_coding {
+    bool ticks;
+    float step;
+    uint32_t last_tick, order;
+    uint64_t bits;  /* of the corrections */
+    size_t bytes;   /* of the section, a multiple of 4 */
+} grid_coding;
+
 /* What the writer plans before it allocates the block: the channels' order and grouping, the
  * shared key masks and clocks, and the offset of every section (docs/built-clips.md). */
 typedef struct write_plan {
@@ -242,6 +255,7 @@ typedef struct write_plan {
     uint32_t packed_count, rotation_count, raw_count, clock_count, mask_count;
     uint32_t base_count, base_rotation_count; /* folded channels off the rest pose, rotations */
     uint32_t key_grid_count;         /* key-grid times stored (0 without packed channels) */
+    grid_coding grid;                /* how the key grid is stored (plan_grid_coding) */
     uint32_t mask_bytes;             /* bytes of one key mask */
     unsigned char *masks;            /* mask_count masks (+ 8 bytes: the rank reads 8-byte windows) */
     const ossa_track **clock_source; /* clock_count: the track whose key times each clock stores */
@@ -256,6 +270,96 @@ static void free_plan(const builder *B, write_plan *P) {
     ossa__free(B->allocator, P->masks);
     ossa__free(B->allocator, P->clock_source);
     ossa__free(B->allocator, P->packed_order);
+}
+
+static uint32_t zigzag_u32(int64_t c) { return c >= 0 ? (uint32_t)(2 * c) : (uint32_t)(-2 * c - 1); }
+
+/* Bits of value z in the Exp-Golomb code of order k. */
+static uint32_t exp_golomb_bits(uint32_t z, uint32_t k) {
+    uint64_t v = (uint64_t)z + ((uint64_t)1 << k);
+    uint32_t n = 0;
+    while (v >> n) n++;
+    return 2u * n - 1u - k;
+}
+
+static float key_grid_time(const builder *B, uint32_t k) { return B->grid_times[B->key_grid[k]]; }
+
+/* Key-grid time k's tick (its offset from the start in steps, rounded). */
+static uint32_t grid_tick(const builder *B, const grid_coding *g, uint32_t k) {
+    return (uint32_t)llround(((double)key_grid_time(B, k) - (double)B->clip->start) / (double)g->step);
+}
+
+/* Key-grid time k's signed correction from the lattice time of its tick. */
+static int64_t grid_correction(const builder *B, const grid_coding *g, uint32_t k, uint32_t tick) {
+    float lattice = ossa__grid_predict(B->clip->start, tick, g->step);
+    return (int64_t)ossa__float_ord(key_grid_time(B, k)) - (int64_t)ossa__float_ord(lattice);
+}
+
+/* The lattice: its step (the span over its whole number of smallest gaps) and last tick;
+ * false when the ticks would not be strictly increasing or reach 2^28. */
+static bool plan_grid_lattice(const builder *B, uint32_t G, grid_coding *g) {
+    double start = B->clip->start, span = (double)key_grid_time(B, G - 1) - start, gap = span;
+    for (uint32_t k = 1; k < G; k++) {
+        double d = (double)key_grid_time(B, k) - (double)key_grid_time(B, k - 1);
+        gap = d < gap ? d : gap;
+    }
+    if (!(gap > 0.0) || !(span / gap < (double)(1u << 28))) return false;
+    g->step = (float)(span / (double)llround(span / gap));
+    if (!(g->step > 0.0f) || !isfinite(g->step) || !(span / (double)g->step < (double)(1u << 28))) return false;
+    for (uint32_t k = 1; k < G; k++)
+        if (grid_tick(B, g, k) <= grid_tick(B, g, k - 1)) return false;
+    g->last_tick = grid_tick(B, g, G - 1);
+    return grid_tick(B, g, 0) == 0;
+}
+
+/* Plans the key grid's coding: ticks when every correction fits 2^24 ulps and the section
+ * is smaller than the floats, the Exp-Golomb order (0..15) that codes them in the fewest bits. */
+static void plan_grid_coding(const builder *B, write_plan *P) {
+    grid_coding *g = &P->grid;
+    uint32_t G = P->key_grid_count;
+    memset(g, 0, sizeof *g);
+    g->bytes = (size_t)G * sizeof(float);
+    if (G < 2 || key_grid_time(B, 0) != B->clip->start || !plan_grid_lattice(B, G, g)) return;
+    uint64_t bits[16] = {0};
+    for (uint32_t k = 0; k < G; k++) {
+        uint32_t tick = grid_tick(B, g, k);
+        int64_t c = grid_correction(B, g, k, tick);
+        if (c > (1 << 24) || c < -(1 << 24) || !isfinite(ossa__grid_predict(B->clip->start, tick, g->step))) return;
+        for (uint32_t o = 0; o < 16; o++) bits[o] += exp_golomb_bits(zigzag_u32(c), o);
+    }
+    for (uint32_t o = 1; o < 16; o++)
+        if (bits[o] < bits[g->order]) g->order = o;
+    g->bits = bits[g->order];
+    size_t bytes = up4(((size_t)g->last_tick + 8u) / 8u + (size_t)((g->bits + 7u) / 8u));
+    if (g->bits > OSSA__GRID_CODE_BITS || bytes >= g->bytes) return;
+    g->ticks = true;
+    g->bytes = bytes;
+}
+
+/* Writes value z in the Exp-Golomb code of order k at bit pos of p (zeroed); the bits written. */
+static uint32_t put_exp_golomb(unsigned char *p, uint64_t pos, uint32_t z, uint32_t k) {
+    uint64_t v = (uint64_t)z + ((uint64_t)1 << k);
+    uint32_t n = 0;
+    while (v >> n) n++;
+    uint32_t zeros = n - 1u - k;
+    for (uint32_t i = 0; i < n; i++) put_bits(p, pos + zeros + i, (uint32_t)(v >> (n - 1u - i)) & 1u, 1);
+    return zeros + n;
+}
+
+/* The key grid section: floats, or the tick bits then the corrections. */
+static void write_grid(const builder *B, const write_plan *P, unsigned char *b) {
+    const grid_coding *g = &P->grid;
+    if (!g->ticks) {
+        for (uint32_t k = 0; k < P->key_grid_count; k++) ((float *)(b + P->grid_off))[k] = key_grid_time(B, k);
+        return;
+    }
+    unsigned char *ticks = b + P->grid_off, *corrections = ticks + ((size_t)g->last_tick + 8u) / 8u;
+    uint64_t pos = 0;
+    for (uint32_t k = 0; k < P->key_grid_count; k++) {
+        uint32_t tick = grid_tick(B, g, k);
+        put_bits(ticks, tick, 1u, 1);
+        pos += put_exp_golomb(corrections, pos, zigzag_u32(grid_correction(B, g, k, tick)), g->order);
+    }
 }
 
 /* The packed channels in stored order: rotations first, then T/S, each by joint (insertion
@@ -354,7 +458,8 @@ static void plan_layout(const builder *B, write_plan *P) {
     P->wtrack_off = off;
     off += (size_t)B->clip->weight_track_count * sizeof(ossa__bc_wtrack);
     P->grid_off = off;
-    off += (size_t)P->key_grid_count * sizeof(float);
+    plan_grid_coding(B, P);
+    off += P->grid.bytes;
     P->times_off = off;
     for (uint32_t k = 0; k < P->clock_count; k++) off += (size_t)P->clock_source[k]->key_count * sizeof(float);
     P->values_off = off;
@@ -366,7 +471,7 @@ static void plan_layout(const builder *B, write_plan *P) {
         off += packed ? packed : track_floats(c->source) * sizeof(float);
     }
     P->mask_off = off;
-    off = up4(off + (size_t)P->mask_count * (sizeof(uint32_t) + P->mask_bytes));
+    off = up4(off + (size_t)P->mask_count * P->mask_bytes);
     P->stream_off = off;
     for (uint32_t k = 0; k < P->packed_count; k++) /* byte-aligned */
         off += (ossa__build_stream_bits(&B->channels[P->packed_order[k]]) + 7) / 8;
@@ -403,6 +508,12 @@ static void write_header(const builder *B, const write_plan *P, ossa__bc_header 
     h->mask_count = P->mask_count;
     h->mask_off = (uint32_t)P->mask_off;
     h->stream_off = (uint32_t)P->stream_off;
+    if (P->grid.ticks) {
+        h->flags |= OSSA__BC_FLAG_GRID_TICKS;
+        h->grid_step = P->grid.step;
+        h->grid_ticks = P->grid.last_tick;
+        h->grid_code = (uint32_t)P->grid.bits | P->grid.order << 28;
+    }
     h->precision = B->options.precision;
     h->shell_distance = B->options.shell_distance;
     h->weight_precision = B->options.weight_precision;
@@ -520,13 +631,10 @@ static void write_packed_channels(const builder *B, const write_plan *P, unsigne
     }
 }
 
-/* The key masks (each preceded in its table by its key count) and the key grid's times. */
+/* The key masks and the key grid (write_grid). */
 static void write_masks_and_grid(const builder *B, const write_plan *P, unsigned char *b) {
-    uint32_t *mask_keys = (uint32_t *)(b + P->mask_off);
-    memcpy(b + P->mask_off + (size_t)P->mask_count * sizeof(uint32_t), P->masks, (size_t)P->mask_count * P->mask_bytes);
-    for (uint32_t m = 0; m < P->mask_count; m++)
-        mask_keys[m] = ossa__mask_rank(P->masks + (size_t)m * P->mask_bytes, P->key_grid_count);
-    for (uint32_t k = 0; k < P->key_grid_count; k++) ((float *)(b + P->grid_off))[k] = B->grid_times[B->key_grid[k]];
+    memcpy(b + P->mask_off, P->masks, (size_t)P->mask_count * P->mask_bytes);
+    write_grid(B, P, b);
 }
 
 /* Plans the block (write_plan): orders, masks, clocks, offsets. */
