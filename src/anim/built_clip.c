@@ -513,8 +513,9 @@ static ossa_result validate_packed_record(const ossa__bc_header *h, const ossa__
             return fail(diag, OSSA_ERROR_INVALID_DATA, path, "component %d: %u bits, residuals %u and %u bits", c,
                         bits[c], ossa__pk_w1(p, c), ossa__pk_w2(p, c));
         if (ossa__pk_d1(p, c) > ossa__pk_w1(p, c) || ossa__pk_d2(p, c) > ossa__pk_w2(p, c))
-            return fail(diag, OSSA_ERROR_INVALID_DATA, path, "component %d: narrow reductions %u and %u past the residual widths %u and %u", c,
-                        ossa__pk_d1(p, c), ossa__pk_d2(p, c), ossa__pk_w1(p, c), ossa__pk_w2(p, c));
+            return fail(diag, OSSA_ERROR_INVALID_DATA, path,
+                        "component %d: narrow reductions %u and %u past the residual widths %u and %u", c, ossa__pk_d1(p, c),
+                        ossa__pk_d2(p, c), ossa__pk_w1(p, c), ossa__pk_w2(p, c));
         /* min + q * step is monotonic in q: both ends finite = every value finite;
          * rotation components stay near [-1, 1] (the sampler normalises their lerp) */
         float step = ossa__step_float(p->step[c]);
