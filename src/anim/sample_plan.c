@@ -72,6 +72,20 @@ static void plan_lift_tables(ossa__sample_plan *pl, const ossa__bc_packed *p, ui
     }
 }
 
+/* What the block stores coded, decoded once per clip (the block validated): a ticked key
+ * grid's times (grid: grid_count floats, else unused) and each key mask's key count (mask_keys:
+ * mask_count); the clip's grid and mask_keys point at them. */
+static void plan_grid_and_masks(ossa_built_clip *clip, float *grid, uint32_t *mask_keys) {
+    const ossa__bc_header *h = clip->h;
+    if (h->flags & OSSA__BC_FLAG_GRID_TICKS) {
+        ossa__grid_decode(h, clip->base, grid);
+        clip->grid = grid;
+    }
+    for (uint32_t m = 0; m < h->mask_count; m++)
+        mask_keys[m] = ossa__mask_rank(clip->masks + (size_t)m * clip->mask_bytes, h->grid_count);
+    clip->mask_keys = mask_keys;
+}
+
 /* The packed channels' tables: grouped by mask (a counting sort: mfirst[m] is mask m's fill
  * point, ending at its end, then shifted back one), the streams' offsets (back to back from
  * stream_off, validated) and the lift tables in that grouped order, the pose offsets, the
@@ -221,15 +235,7 @@ ossa_result ossa__sample_plan_make(ossa_built_clip *clip) {
     pl->vdst = (uint32_t *)(mem + p.vdst);
     pl->rstep = mem + p.rstep;
     pl->vstep = mem + p.vstep;
-    if (h->flags & OSSA__BC_FLAG_GRID_TICKS) { /* the key grid's times, once per clip (validated) */
-        float *grid = (float *)(mem + p.grid);
-        ossa__grid_decode(h, clip->base, grid);
-        clip->grid = grid;
-    }
-    uint32_t *mask_keys = (uint32_t *)(mem + p.mkeys); /* each key mask's key count (validated) */
-    for (uint32_t m = 0; m < h->mask_count; m++)
-        mask_keys[m] = ossa__mask_rank(clip->masks + (size_t)m * clip->mask_bytes, h->grid_count);
-    clip->mask_keys = mask_keys;
+    plan_grid_and_masks(clip, (float *)(mem + p.grid), (uint32_t *)(mem + p.mkeys));
     plan_packed(pl, clip);
     plan_raw_clocks(pl, clip);
     uint32_t *fill = (uint32_t *)(mem + p.fill); /* zeroed */
