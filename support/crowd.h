@@ -16,10 +16,10 @@
  * ossa_sampling_context_size: 1,744 B for Woman's 10 built clips, so 1.7 MB for 1000),
  * editable clips their cursors. Nothing is allocated per frame.
  *
- * Laid out for threads: each scratch slot (a thread) owns a fixed contiguous share of the
- * update order for good, its instances' contexts sit contiguously in one arena, and contexts,
+ * Laid out for threads: each scratch slot owns a fixed contiguous share of the update order for
+ * good (crowd_update_slot), its instances' contexts sit contiguously in one arena, and contexts,
  * palettes and pose scratch start on cache lines of their own, so no line is written by two
- * threads and each core's caches keep its share from frame to frame.
+ * slots updated at once (threads).
  *
  * Support code shared by the tool (`ossa crowd`, `ossa bench --crowd`) and the tests;
  * it starts no threads: crowd_update_range is a job over an instance range and a
@@ -107,9 +107,8 @@ void crowd_destroy(crowd *c);
  * prefetches the next instance's context and palette lines while one is updated.
  * Ranges of distinct slots may run at once. No allocation. */
 void crowd_update_range(crowd *c, uint32_t begin, uint32_t end, uint32_t slot, float t);
-/* crowd_update_range over slot `slot`'s own instances (slot_begin): run slot s on the same
- * thread every frame (thread_pool_for_each_thread) and each core's caches keep its instances.
- * The slots together update every instance exactly once. */
+/* crowd_update_range over slot `slot`'s own instances (slot_begin), the same ones every frame;
+ * the slots together update every instance exactly once. */
 void crowd_update_slot(crowd *c, uint32_t slot, float t);
 
 /* Reorders `order` within each slot's share, within each clip's group there, by the instances'

@@ -1,9 +1,7 @@
 /* pthread pool: a parallel_for publishes one job (a generation) and wakes the workers;
  * everyone pulls chunks from an atomic counter. The caller works too and, once every
  * chunk is claimed, closes the job and waits only for workers that joined it, never
- * for ones that were slow to wake (they see the job closed and go back to sleep).
- * thread_pool_for_each_thread publishes a job every worker runs once, with its own index,
- * and the caller waits for all of them. */
+ * for ones that were slow to wake (they see the job closed and go back to sleep). */
 #include "thread_pool.h"
 
 #include <pthread.h>
@@ -24,15 +22,7 @@ struct thread_pool {
     void *user;
     uint32_t begin, end, chunk, chunk_count;
     atomic_uint next; /* next chunk to claim */
-    thread_pool_thread_fn each_fn; /* non-NULL: the open job is a for_each_thread */
-    uint32_t each_pending;         /* workers that have not yet run it */
-    struct pool_worker *workers;   /* worker_count: each worker's index */
 };
-
-typedef struct pool_worker {
-    thread_pool *pool;
-    uint32_t index; /* 1..worker_count (0 is the caller) */
-} pool_worker;
 
 static void run_chunks(thread_pool *pool) {
     for (;;) {
@@ -44,19 +34,8 @@ static void run_chunks(thread_pool *pool) {
     }
 }
 
-/* A for_each_thread job on worker `index` (called and returns with the mutex held). */
-static void run_each(thread_pool *pool, uint32_t index) {
-    thread_pool_thread_fn fn = pool->each_fn;
-    void *user = pool->user;
-    pthread_mutex_unlock(&pool->mutex);
-    fn(index, user);
-    pthread_mutex_lock(&pool->mutex);
-    if (--pool->each_pending == 0) pthread_cond_signal(&pool->done);
-}
-
 static void *worker(void *arg) {
-    pool_worker *self = arg;
-    thread_pool *pool = self->pool;
+    thread_pool *pool = arg;
     uint64_t seen = 0;
     pthread_mutex_lock(&pool->mutex);
     for (;;) {
@@ -64,10 +43,6 @@ static void *worker(void *arg) {
         if (pool->quit) break;
         seen = pool->generation;
         if (!pool->open) continue; /* woke after the caller closed it */
-        if (pool->each_fn) {
-            run_each(pool, self->index);
-            continue;
-        }
         pool->active++;
         pthread_mutex_unlock(&pool->mutex);
         run_chunks(pool);
@@ -86,10 +61,7 @@ thread_pool *thread_pool_create(uint32_t thread_count) {
     thread_pool *pool = calloc(1, sizeof *pool);
     if (!pool) return NULL;
     pool->threads = calloc(thread_count, sizeof(pthread_t));
-    pool->workers = calloc(thread_count, sizeof(pool_worker));
-    if (!pool->threads || !pool->workers) {
-        free(pool->threads);
-        free(pool->workers);
+    if (!pool->threads) {
         free(pool);
         return NULL;
     }
@@ -98,8 +70,7 @@ thread_pool *thread_pool_create(uint32_t thread_count) {
     pthread_cond_init(&pool->done, NULL);
     atomic_init(&pool->next, 0u);
     for (uint32_t i = 0; i + 1 < thread_count; i++) {
-        pool->workers[i] = (pool_worker){pool, i + 1u};
-        if (pthread_create(&pool->threads[i], NULL, worker, &pool->workers[i]) != 0) break;
+        if (pthread_create(&pool->threads[i], NULL, worker, pool) != 0) break;
         pool->worker_count++;
     }
     return pool;
@@ -116,7 +87,6 @@ void thread_pool_destroy(thread_pool *pool) {
     pthread_cond_destroy(&pool->done);
     pthread_mutex_destroy(&pool->mutex);
     free(pool->threads);
-    free(pool->workers);
     free(pool);
 }
 
@@ -151,26 +121,5 @@ void thread_pool_parallel_for(thread_pool *pool, uint32_t begin, uint32_t end, u
     pool->caller_waits = true;
     while (pool->active) pthread_cond_wait(&pool->done, &pool->mutex);
     pool->caller_waits = false;
-    pthread_mutex_unlock(&pool->mutex);
-}
-
-void thread_pool_for_each_thread(thread_pool *pool, thread_pool_thread_fn fn, void *user) {
-    if (!fn) return;
-    if (!pool || pool->worker_count == 0) {
-        fn(0, user);
-        return;
-    }
-    pthread_mutex_lock(&pool->mutex);
-    pool->each_fn = fn, pool->user = user;
-    pool->each_pending = pool->worker_count;
-    pool->open = true;
-    pool->generation++;
-    pthread_cond_broadcast(&pool->wake);
-    pthread_mutex_unlock(&pool->mutex);
-    fn(0, user);
-    pthread_mutex_lock(&pool->mutex);
-    while (pool->each_pending) pthread_cond_wait(&pool->done, &pool->mutex);
-    pool->open = false;
-    pool->each_fn = NULL;
     pthread_mutex_unlock(&pool->mutex);
 }

@@ -22,12 +22,4 @@ uint32_t thread_pool_size(const thread_pool *pool);
 void thread_pool_parallel_for(thread_pool *pool, uint32_t begin, uint32_t end, uint32_t grain, thread_pool_fn fn,
                               void *user);
 
-/* Work of thread `thread_index` (0 .. thread_pool_size - 1). */
-typedef void (*thread_pool_thread_fn)(uint32_t thread_index, void *user);
-
-/* Runs fn once on every thread of the pool: index 0 on the calling thread, index k >= 1 on
- * worker k, the same worker for an index at every call (so per-thread data stays in that core's
- * caches), and returns when all are done. A NULL pool runs fn(0) on the caller. */
-void thread_pool_for_each_thread(thread_pool *pool, thread_pool_thread_fn fn, void *user);
-
 #endif

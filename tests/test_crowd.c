@@ -19,7 +19,6 @@
 #include "demo_character.h" /* support/ */
 #include "thread_pool.h"      /* support/ */
 
-#include <pthread.h>
 #include <stdint.h>
 
 enum { N = 7, SLOTS = 3 };
@@ -478,18 +477,20 @@ static void crowd_layout_gives_each_slot_its_lines(void **state) {
     crowd_destroy(&c);
 }
 
-/* The crowd updated as the tool does (each thread of a pool orders and updates its own slot,
- * thread_pool_for_each_thread) gives bit for bit the palettes of one crowd updated in one
- * call on one slot, frame after frame (forward play through wraps, then a jump back). */
+/* The crowd updated as the tool does (pool threads claim the slots; each orders and updates
+ * its slot) gives bit for bit the palettes of one crowd updated in one call on one slot, frame
+ * after frame (forward play through wraps, then a jump back). */
 typedef struct slot_frame {
     crowd *c;
     float t;
 } slot_frame;
 
-static void order_and_update_slot(uint32_t thread_index, void *user) {
+static void order_and_update_slots(uint32_t begin, uint32_t end, void *user) {
     slot_frame *f = user;
-    crowd_order_slot_by_time(f->c, thread_index, f->t);
-    crowd_update_slot(f->c, thread_index, f->t);
+    for (uint32_t slot = begin; slot < end; slot++) {
+        crowd_order_slot_by_time(f->c, slot, f->t);
+        crowd_update_slot(f->c, slot, f->t);
+    }
 }
 
 static void crowd_slots_on_threads_match_one_thread(void **state) {
@@ -503,13 +504,12 @@ static void crowd_slots_on_threads_match_one_thread(void **state) {
     assert_true(crowd_create(&split, &d, err, sizeof err));
     thread_pool *pool = thread_pool_create(S);
     assert_non_null(pool);
-    assert_int_equal(thread_pool_size(pool), S);
     size_t bytes = (size_t)M * one.joint_count * sizeof(ossa_mat4);
     for (int f = 0; f < 200; f += 3) {
         float t = f < 190 ? (float)f / 60 : 0.25f;
         slot_frame sf = {&split, t};
         memset(split.palettes, 0xff, bytes); /* NaN: an instance not updated would show */
-        thread_pool_for_each_thread(pool, order_and_update_slot, &sf);
+        thread_pool_parallel_for(pool, 0, S, 1, order_and_update_slots, &sf);
         crowd_update_range(&one, 0, M, 0, t);
         assert_memory_equal(split.palettes, one.palettes, bytes);
     }
@@ -518,58 +518,10 @@ static void crowd_slots_on_threads_match_one_thread(void **state) {
     crowd_destroy(&split);
 }
 
-/* thread_pool_for_each_thread: every index runs exactly once a call, index 0 on the caller,
- * every other index on the same worker at every call (and a NULL pool runs index 0 only). */
-typedef struct each_record {
-    pthread_t thread[4];
-    int runs[4];
-} each_record;
-
-static void record_thread(uint32_t thread_index, void *user) {
-    each_record *r = user;
-    r->thread[thread_index] = pthread_self();
-    r->runs[thread_index]++;
-}
-
-static void mark_items(uint32_t begin, uint32_t end, void *user) {
-    for (uint32_t i = begin; i < end; i++) ((uint8_t *)user)[i]++;
-}
-
-static void thread_pool_runs_each_index_on_its_thread(void **state) {
-    (void)state;
-    thread_pool *pool = thread_pool_create(4);
-    assert_non_null(pool);
-    uint32_t n = thread_pool_size(pool);
-    each_record first = {0}, r = {0};
-    thread_pool_for_each_thread(pool, record_thread, &first);
-    for (int call = 0; call < 50; call++) {
-        memset(r.runs, 0, sizeof r.runs);
-        thread_pool_for_each_thread(pool, record_thread, &r);
-        for (uint32_t k = 0; k < n; k++) {
-            assert_int_equal(r.runs[k], 1);
-            assert_true(pthread_equal(r.thread[k], first.thread[k]));
-            for (uint32_t j = 0; j < k; j++) assert_false(pthread_equal(r.thread[k], r.thread[j]));
-        }
-        assert_true(pthread_equal(r.thread[0], pthread_self()));
-        /* chunked parallel_for jobs in between: every item once, the indices unchanged after */
-        if (call % 10 == 0) {
-            uint8_t marks[64] = {0};
-            thread_pool_parallel_for(pool, 0, 64, 1, mark_items, marks);
-            for (int i = 0; i < 64; i++) assert_int_equal(marks[i], 1);
-        }
-    }
-    thread_pool_destroy(pool);
-    each_record none = {0};
-    thread_pool_for_each_thread(NULL, record_thread, &none);
-    assert_int_equal(none.runs[0], 1);
-    assert_true(pthread_equal(none.thread[0], pthread_self()));
-}
-
 int main(void) {
     const struct CMUnitTest tests[] = {
         cmocka_unit_test(crowd_layout_gives_each_slot_its_lines),
         cmocka_unit_test(crowd_slots_on_threads_match_one_thread),
-        cmocka_unit_test(thread_pool_runs_each_index_on_its_thread),
         cmocka_unit_test(crowd_order_follows_time),
         cmocka_unit_test(crowd_palettes_match_the_reference),
         cmocka_unit_test(crowd_instances_own_their_state),

@@ -16,29 +16,28 @@
 #include "render_common.h"
 #include "thread_pool.h"
 
-/* The CPU side of a frame: scratch slot k (its own instances, contexts and pose buffers) ordered
- * by clip time and sampled on thread k of the pool, the same thread every frame, so each core's
- * caches keep its instances; every instance steps its own sampling state. */
+/* The CPU side of a frame: each scratch slot (a fixed share of the instances, their contexts
+ * contiguous, its own pose buffers: support/crowd.h) ordered by clip time and sampled by the
+ * pool thread that claims it; every instance steps its own sampling state. */
 typedef struct crowd_frame {
     crowd *c;
     float t;
-    uint32_t threads;
 } crowd_frame;
 
-static void update_thread_slots(uint32_t thread_index, void *user) {
+static void update_slots(uint32_t begin, uint32_t end, void *user) {
     crowd_frame *f = user;
-    for (uint32_t slot = thread_index; slot < f->c->scratch_slots; slot += f->threads) {
+    for (uint32_t slot = begin; slot < end; slot++) {
         crowd_order_slot_by_time(f->c, slot, f->t);
         crowd_update_slot(f->c, slot, f->t);
     }
 }
 
 static void crowd_update(crowd *c, thread_pool *pool, float t) {
-    crowd_frame f = {c, t, pool ? thread_pool_size(pool) : 1};
-    if (f.threads > 1)
-        thread_pool_for_each_thread(pool, update_thread_slots, &f);
+    crowd_frame f = {c, t};
+    if (pool && c->scratch_slots > 1)
+        thread_pool_parallel_for(pool, 0, c->scratch_slots, 1, update_slots, &f);
     else
-        update_thread_slots(0, &f);
+        update_slots(0, c->scratch_slots, &f);
 }
 
 static int cmp_double(const void *a, const void *b) {
