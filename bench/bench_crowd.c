@@ -11,7 +11,7 @@
  * joints. Laid out as a game with threads would: the contexts in one arena (through the
  * ossa_allocator the create function takes), each on cache lines of its own; palettes and each
  * thread's pose scratch line-aligned (no line written by both threads); each thread the same
- * half every frame; the next character's context and palette prefetched while one is updated.
+ * half every frame.
  *   bench_crowd [instances (1000)] */
 #include <pthread.h>
 #include <stdio.h>
@@ -24,7 +24,6 @@
 
 #define FRAMES 30
 #define REPS 9
-#define PREFETCH_MAX 4096 /* bytes of the next character's context asked for ahead */
 
 typedef struct crowd_bench {
     const ossa_skeleton *sk;
@@ -66,21 +65,11 @@ typedef struct worker {
     ossa_mat4 *model;
 } worker;
 
-/* Asks for character i's context (its first PREFETCH_MAX bytes) and palette lines before its
- * turn, as written data. */
-static void prefetch_character(const crowd_bench *cb, uint32_t i) {
-    const char *c = (const char *)cb->ctx[i], *p = (const char *)(cb->palettes + (size_t)i * cb->sk->joint_count);
-    size_t n = cb->ctx_bytes < PREFETCH_MAX ? cb->ctx_bytes : PREFETCH_MAX;
-    for (size_t o = 0; o < n; o += 64) __builtin_prefetch(c + o, 1, 3);
-    for (size_t o = 0; o < (size_t)cb->sk->joint_count * sizeof(ossa_mat4); o += 64) __builtin_prefetch(p + o, 1, 3);
-}
-
 static void update(worker *w) {
     const crowd_bench *cb = w->cb;
     const ossa_skeleton *sk = cb->sk;
     uint32_t J = sk->joint_count;
     for (uint32_t i = w->begin; i < w->end; i++) {
-        if (i + 1 < w->end) prefetch_character(cb, i + 1);
         ossa_sample_job sj = {0};
         sj.clip = cb->built[i % cb->clips];
         sj.context = cb->ctx[i];

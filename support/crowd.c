@@ -91,14 +91,6 @@ void crowd_order_by_time(crowd *c, float t) {
     for (uint32_t s = 0; s < c->scratch_slots; s++) crowd_order_slot_by_time(c, s, t);
 }
 
-/* Asks the cache for instance i's state and palette lines before they are used (writes). */
-static void prefetch_instance(const crowd *c, uint32_t i) {
-    size_t bytes = c->context_bytes < CROWD_PREFETCH_MAX ? c->context_bytes : CROWD_PREFETCH_MAX;
-    const char *state = c->contexts ? (const char *)c->contexts[i] : NULL;
-    const char *palette = (const char *)(c->palettes + (size_t)i * c->joint_count);
-    for (size_t o = 0; state && o < bytes; o += CROWD_LINE) __builtin_prefetch(state + o, 1, 3);
-    for (size_t o = 0; o < c->joint_count * sizeof(ossa_mat4); o += CROWD_LINE) __builtin_prefetch(palette + o, 1, 3);
-}
 
 void crowd_update_range(crowd *c, uint32_t begin, uint32_t end, uint32_t slot, float t) {
     const ossa_skeleton *sk = c->asset->skeleton;
@@ -107,7 +99,6 @@ void crowd_update_range(crowd *c, uint32_t begin, uint32_t end, uint32_t slot, f
     ossa_mat4 *model = (ossa_mat4 *)((unsigned char *)c->model + slot * c->model_stride);
     for (uint32_t k = begin; k < end && k < c->count; k++) {
         uint32_t i = c->order[k];
-        if (k + 1 < end && k + 1 < c->count) prefetch_instance(c, c->order[k + 1]);
         const crowd_instance *in = &c->instances[i];
         if (c->built) {
             ossa_sample_job sj = {.clip = c->built[in->clip], .context = c->contexts[i],

@@ -59,8 +59,6 @@ typedef struct crowd_desc {
 /* Cache line bytes: contexts, palettes and each slot's pose scratch start on one and are
  * padded to whole lines, so no line is written by two slots (threads). */
 enum { CROWD_LINE = 64 };
-/* At most this many bytes of the next instance's context are prefetched before its update. */
-enum { CROWD_PREFETCH_MAX = 4096 };
 
 /* The instances' sampling contexts, one block: context of order[k] at line-rounded offset k. */
 typedef struct crowd_arena {
@@ -103,8 +101,7 @@ void crowd_destroy(crowd *c);
 
 /* Samples the instances order[begin..end) at crowd time t (seconds) into their palettes,
  * each with its own state (built clips: its context; editable clips: its cursors), using
- * scratch slot `slot`'s pose buffers (< scratch_slots; one slot per concurrent caller), and
- * prefetches the next instance's context and palette lines while one is updated.
+ * scratch slot `slot`'s pose buffers (< scratch_slots; one slot per concurrent caller).
  * Ranges of distinct slots may run at once. No allocation. */
 void crowd_update_range(crowd *c, uint32_t begin, uint32_t end, uint32_t slot, float t);
 /* crowd_update_range over slot `slot`'s own instances (slot_begin), the same ones every frame;
