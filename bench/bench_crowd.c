@@ -55,9 +55,8 @@ static void arena_free(void *ptr, void *user) { (void)ptr, (void)user; }
 
 static void *line_alloc(size_t size) { return aligned_alloc(64, round_line(size)); }
 
-
 typedef struct worker {
-    _Alignas(64) crowd_bench *cb;
+    _Alignas(64) crowd_bench *cb; /* each worker on lines of its own (t is written every frame) */
     uint32_t begin, end;
     float t;
     double cpu_ns;

@@ -91,7 +91,6 @@ void crowd_order_by_time(crowd *c, float t) {
     for (uint32_t s = 0; s < c->scratch_slots; s++) crowd_order_slot_by_time(c, s, t);
 }
 
-
 void crowd_update_range(crowd *c, uint32_t begin, uint32_t end, uint32_t slot, float t) {
     const ossa_skeleton *sk = c->asset->skeleton;
     uint32_t jc = c->joint_count;
