@@ -8,7 +8,10 @@
  * the wall clock. Only API that 4aa1c1f already had, so bench/baseline/compare.py --standalone can
  * build this same file against a baseline commit, except the contexts: sized for the clips the
  * character plays where the headers declare it (OSSA_SAMPLING_CONTEXT_FOR_CLIPS), else for its
- * joints.
+ * joints. Laid out as a game with threads would: the contexts in one arena (through the
+ * ossa_allocator the create function takes), each on cache lines of its own; palettes and each
+ * thread's pose scratch line-aligned (no line written by both threads); each thread the same
+ * half every frame.
  *   bench_crowd [instances (1000)] */
 #include <pthread.h>
 #include <stdio.h>
@@ -27,12 +30,33 @@ typedef struct crowd_bench {
     ossa_built_clip **built;
     uint32_t clips, count;
     ossa_sampling_context **ctx;
+    size_t ctx_bytes;
     float *phase;
     ossa_mat4 *palettes;
 } crowd_bench;
 
+/* A bump allocator over one 64-byte aligned block: every piece starts on its own cache line. */
+typedef struct arena {
+    unsigned char *base;
+    size_t used, capacity;
+} arena;
+
+static size_t round_line(size_t n) { return (n + 63u) & ~(size_t)63u; }
+
+static void *arena_alloc(size_t size, void *user) {
+    arena *a = user;
+    size = round_line(size);
+    if (size > a->capacity - a->used) return NULL;
+    void *p = a->base + a->used;
+    a->used += size;
+    return p;
+}
+static void arena_free(void *ptr, void *user) { (void)ptr, (void)user; }
+
+static void *line_alloc(size_t size) { return aligned_alloc(64, round_line(size)); }
+
 typedef struct worker {
-    crowd_bench *cb;
+    _Alignas(64) crowd_bench *cb; /* each worker on lines of its own (t is written every frame) */
     uint32_t begin, end;
     float t;
     double cpu_ns;
@@ -107,6 +131,25 @@ static double measure(crowd_bench *cb, uint32_t threads, worker *w, float *t, do
     return median(ms, REPS);
 }
 
+/* A character's context: sized for the clips it plays where the headers declare it
+ * (OSSA_SAMPLING_CONTEXT_FOR_CLIPS), else for its joints (a tree without it). */
+static ossa_result create_context(const crowd_bench *cb, const ossa_allocator *allocator, ossa_sampling_context **out) {
+#if defined(OSSA_SAMPLING_CONTEXT_FOR_CLIPS)
+    return ossa_sampling_context_create_for_clips((const ossa_built_clip *const *)cb->built, cb->clips, allocator, out);
+#else
+    return ossa_sampling_context_create(cb->sk->joint_count, 0, allocator, out);
+#endif
+}
+
+/* Bytes of one character's context (one made and freed to ask). */
+static size_t context_bytes(const crowd_bench *cb) {
+    ossa_sampling_context *probe = NULL;
+    if (create_context(cb, NULL, &probe) != OSSA_OK) abort();
+    size_t n = ossa_sampling_context_size(probe);
+    ossa_sampling_context_destroy(probe);
+    return n;
+}
+
 int main(int argc, char **argv) {
     uint32_t count = argc > 1 ? (uint32_t)strtoul(argv[1], NULL, 10) : 1000u;
     const char *root = getenv("OSSA_ASSETS");
@@ -119,28 +162,26 @@ int main(int argc, char **argv) {
         return 0;
     }
     crowd_bench cb = {asset->skeleton, calloc(asset->clip_count, sizeof(void *)), asset->clip_count, count,
-                      calloc(count, sizeof(void *)), calloc(count, sizeof(float)), NULL};
+                      calloc(count, sizeof(void *)), 0, calloc(count, sizeof(float)), NULL};
     uint32_t J = cb.sk->joint_count;
-    cb.palettes = malloc((size_t)count * J * sizeof(ossa_mat4));
+    cb.palettes = line_alloc((size_t)count * J * sizeof(ossa_mat4));
     ossa_clip_build_options opt;
     memset(&opt, 0, sizeof opt);
     for (uint32_t i = 0; i < cb.clips; i++)
         if (ossa_clip_build(asset->clips[i], cb.sk, &opt, NULL, &cb.built[i], NULL) != OSSA_OK) abort();
+    cb.ctx_bytes = context_bytes(&cb);
+    arena contexts = {line_alloc((size_t)count * round_line(cb.ctx_bytes)), 0, (size_t)count * round_line(cb.ctx_bytes)};
+    ossa_allocator in_arena = {arena_alloc, arena_free, &contexts};
     uint32_t seed = 12345u;
     for (uint32_t i = 0; i < count; i++) {
-#if defined(OSSA_SAMPLING_CONTEXT_FOR_CLIPS) /* sized for the clips the character plays (a tree without it: for its joints) */
-        if (ossa_sampling_context_create_for_clips((const ossa_built_clip *const *)cb.built, cb.clips, NULL, &cb.ctx[i]) != OSSA_OK)
-            abort();
-#else
-        if (ossa_sampling_context_create(J, 0, NULL, &cb.ctx[i]) != OSSA_OK) abort();
-#endif
+        if (create_context(&cb, &in_arena, &cb.ctx[i]) != OSSA_OK) abort();
         seed = seed * 1664525u + 1013904223u;
         cb.phase[i] = (float)(seed >> 8) / 16777216.0f * ossa_built_clip_duration(cb.built[i % cb.clips]);
     }
     worker w[2];
     for (int k = 0; k < 2; k++) {
-        w[k].locals = malloc(J * sizeof(ossa_transform));
-        w[k].model = malloc(J * sizeof(ossa_mat4));
+        w[k].locals = line_alloc(J * sizeof(ossa_transform));
+        w[k].model = line_alloc(J * sizeof(ossa_mat4));
     }
     printf("Woman.gltf crowd: %u characters, each with its own sampling context of %zu B (%u joints), clip i mod %u\n",
            count, ossa_sampling_context_size(cb.ctx[0]), J, cb.clips);
@@ -159,6 +200,7 @@ int main(int argc, char **argv) {
         free(w[k].model);
     }
     for (uint32_t i = 0; i < count; i++) ossa_sampling_context_destroy(cb.ctx[i]);
+    free(contexts.base);
     for (uint32_t i = 0; i < cb.clips; i++) ossa_built_clip_destroy(cb.built[i]);
     free(cb.built);
     free(cb.ctx);

@@ -19,9 +19,17 @@ static double clock_seconds(void) {
     return (double)ts.tv_sec + (double)ts.tv_nsec * 1e-9;
 }
 
+/* Bytes rounded up to whole cache lines (CROWD_LINE). */
+static size_t round_to_line(size_t bytes) { return (bytes + CROWD_LINE - 1u) & ~(size_t)(CROWD_LINE - 1u); }
+
+/* A block of whole cache lines starting on a line; NULL on out of memory. */
+static void *alloc_lines(size_t bytes) { return aligned_alloc(CROWD_LINE, round_to_line(bytes ? bytes : 1)); }
+
 void crowd_destroy(crowd *c) {
     if (!c) return;
     for (uint32_t i = 0; c->contexts && i < c->count; i++) ossa_sampling_context_destroy(c->contexts[i]);
+    free(c->context_arena.base);
+    free(c->slot_begin);
     free(c->order);
     free(c->order_tmp);
     free(c->bins);
@@ -57,28 +65,37 @@ float crowd_instance_time(const crowd *c, uint32_t i, float t) {
     return start + (float)x;
 }
 
-void crowd_order_by_time(crowd *c, float t) {
-    for (uint32_t g0 = 0, g1; g0 < c->count; g0 = g1) {
-        uint32_t clip = c->instances[c->order[g0]].clip, at[CROWD_TIME_BINS + 1] = {0};
-        float start, d;
-        clip_range(c, clip, &start, &d);
-        for (g1 = g0; g1 < c->count && c->instances[c->order[g1]].clip == clip; g1++) {
-            float x = d > 0 ? (crowd_instance_time(c, c->order[g1], t) - start) / d * CROWD_TIME_BINS : 0;
-            uint32_t b = x > 0 ? (x < CROWD_TIME_BINS - 1 ? (uint32_t)x : CROWD_TIME_BINS - 1u) : 0u;
-            c->bins[g1] = b;
-            at[b + 1]++;
-        }
-        for (uint32_t b = 0; b < CROWD_TIME_BINS; b++) at[b + 1] += at[b];
-        for (uint32_t k = g0; k < g1; k++) c->order_tmp[g0 + at[c->bins[k]]++] = c->order[k];
-        memcpy(c->order + g0, c->order_tmp + g0, (size_t)(g1 - g0) * sizeof *c->order);
+/* Sorts one group order[g0..) of one clip, up to `end` (a slot's end); returns where it stops. */
+static uint32_t order_group_by_time(crowd *c, uint32_t g0, uint32_t end, float t) {
+    uint32_t clip = c->instances[c->order[g0]].clip, at[CROWD_TIME_BINS + 1] = {0}, g1;
+    float start, d;
+    clip_range(c, clip, &start, &d);
+    for (g1 = g0; g1 < end && c->instances[c->order[g1]].clip == clip; g1++) {
+        float x = d > 0 ? (crowd_instance_time(c, c->order[g1], t) - start) / d * CROWD_TIME_BINS : 0;
+        uint32_t b = x > 0 ? (x < CROWD_TIME_BINS - 1 ? (uint32_t)x : CROWD_TIME_BINS - 1u) : 0u;
+        c->bins[g1] = b;
+        at[b + 1]++;
     }
+    for (uint32_t b = 0; b < CROWD_TIME_BINS; b++) at[b + 1] += at[b];
+    for (uint32_t k = g0; k < g1; k++) c->order_tmp[g0 + at[c->bins[k]]++] = c->order[k];
+    memcpy(c->order + g0, c->order_tmp + g0, (size_t)(g1 - g0) * sizeof *c->order);
+    return g1;
+}
+
+void crowd_order_slot_by_time(crowd *c, uint32_t slot, float t) {
+    for (uint32_t g0 = c->slot_begin[slot]; g0 < c->slot_begin[slot + 1];)
+        g0 = order_group_by_time(c, g0, c->slot_begin[slot + 1], t);
+}
+
+void crowd_order_by_time(crowd *c, float t) {
+    for (uint32_t s = 0; s < c->scratch_slots; s++) crowd_order_slot_by_time(c, s, t);
 }
 
 void crowd_update_range(crowd *c, uint32_t begin, uint32_t end, uint32_t slot, float t) {
     const ossa_skeleton *sk = c->asset->skeleton;
     uint32_t jc = c->joint_count;
-    ossa_transform *locals = c->locals + (size_t)slot * jc;
-    ossa_mat4 *model = c->model + (size_t)slot * jc;
+    ossa_transform *locals = (ossa_transform *)((unsigned char *)c->locals + slot * c->locals_stride);
+    ossa_mat4 *model = (ossa_mat4 *)((unsigned char *)c->model + slot * c->model_stride);
     for (uint32_t k = begin; k < end && k < c->count; k++) {
         uint32_t i = c->order[k];
         const crowd_instance *in = &c->instances[i];
@@ -106,6 +123,21 @@ void crowd_update_range(crowd *c, uint32_t begin, uint32_t end, uint32_t slot, f
     }
 }
 
+void crowd_update_slot(crowd *c, uint32_t slot, float t) {
+    crowd_update_range(c, c->slot_begin[slot], c->slot_begin[slot + 1], slot, t);
+}
+
+/* A bump allocator over the crowd's context arena: every piece on its own cache lines. */
+static void *arena_alloc(size_t size, void *user) {
+    crowd_arena *a = user;
+    size = round_to_line(size);
+    if (size > a->capacity - a->used) return NULL;
+    void *p = a->base + a->used;
+    a->used += size;
+    return p;
+}
+static void arena_free(void *ptr, void *user) { (void)ptr, (void)user; }
+
 /* One sampling context per instance, sized for the clips the crowd's instances play (the
  * desc's clip list, or every clip: ossa_sampling_context_create_for_clips), as a game sizes a
  * character's state for the clips it may switch between; false on out of memory (crowd_destroy
@@ -116,12 +148,51 @@ static bool create_contexts(crowd *c, const crowd_desc *d) {
     const ossa_built_clip **plays = malloc((size_t)n * sizeof *plays);
     c->contexts = plays ? calloc(c->count, sizeof *c->contexts) : NULL;
     for (uint32_t k = 0; c->contexts && k < n; k++) plays[k] = c->built[listed ? d->clips[k] : k];
-    bool ok = c->contexts != NULL;
-    for (uint32_t i = 0; ok && i < c->count; i++)
-        ok = ossa_sampling_context_create_for_clips(plays, n, NULL, &c->contexts[i]) == OSSA_OK;
-    if (ok) c->context_bytes = ossa_sampling_context_size(c->contexts[0]);
+    /* one context made and freed to learn the size, then all of them in update order (each
+     * slot's instances contiguous, every context on its own lines) in one arena */
+    ossa_sampling_context *probe = NULL;
+    bool ok = c->contexts && ossa_sampling_context_create_for_clips(plays, n, NULL, &probe) == OSSA_OK;
+    c->context_bytes = ossa_sampling_context_size(probe);
+    ossa_sampling_context_destroy(probe);
+    c->context_arena.capacity = (size_t)c->count * round_to_line(c->context_bytes);
+    c->context_arena.base = ok ? alloc_lines(c->context_arena.capacity) : NULL;
+    ossa_allocator in_arena = {arena_alloc, arena_free, &c->context_arena};
+    ok = ok && c->context_arena.base;
+    for (uint32_t k = 0; ok && k < c->count; k++)
+        ok = ossa_sampling_context_create_for_clips(plays, n, &in_arena, &c->contexts[c->order[k]]) == OSSA_OK;
     free(plays);
     return ok;
+}
+
+/* The per-instance and per-slot buffers: palettes and each slot's pose scratch on cache lines
+ * of their own (a slot's locals and model never share a line with another slot's). */
+static bool alloc_buffers(crowd *c) {
+    size_t jc = c->joint_count;
+    c->locals_stride = round_to_line(jc * sizeof *c->locals);
+    c->model_stride = round_to_line(jc * sizeof *c->model);
+    c->instances = calloc(c->count, sizeof *c->instances);
+    c->palettes = alloc_lines((size_t)c->count * jc * sizeof *c->palettes);
+    c->cursors = calloc((size_t)c->count * c->cursor_stride, sizeof *c->cursors);
+    c->locals = alloc_lines(c->scratch_slots * c->locals_stride);
+    c->model = alloc_lines(c->scratch_slots * c->model_stride);
+    c->order = malloc(c->count * sizeof *c->order);
+    c->order_tmp = malloc(c->count * sizeof *c->order_tmp);
+    c->bins = malloc(c->count * sizeof *c->bins);
+    c->slot_begin = malloc((c->scratch_slots + 1u) * sizeof *c->slot_begin);
+    return c->instances && c->palettes && c->cursors && c->locals && c->model && c->order && c->order_tmp && c->bins &&
+           c->slot_begin;
+}
+
+/* Update order: instances grouped by clip, so the cache keeps one clip's data while a slot walks
+ * a group (counting sort, stable); then each slot a fixed contiguous share of it, for good (the
+ * same instances every frame: crowd_order_by_time reorders within a slot only). */
+static void assign_slots(crowd *c) {
+    uint32_t at = 0;
+    for (uint32_t k = 0; k < c->clip_count; k++)
+        for (uint32_t i = 0; i < c->count; i++)
+            if (c->instances[i].clip == k) c->order[at++] = i;
+    for (uint32_t s = 0; s <= c->scratch_slots; s++)
+        c->slot_begin[s] = (uint32_t)((uint64_t)c->count * s / c->scratch_slots);
 }
 
 bool crowd_create(crowd *c, const crowd_desc *d, char *err, size_t err_size) {
@@ -185,17 +256,7 @@ bool crowd_create(crowd *c, const crowd_desc *d, char *err, size_t err_size) {
         if (n > c->cursor_stride) c->cursor_stride = n;
     }
     if (!c->cursor_stride) c->cursor_stride = 1;
-    size_t jc = c->joint_count;
-    c->instances = calloc(c->count, sizeof *c->instances);
-    c->palettes = malloc((size_t)c->count * jc * sizeof *c->palettes);
-    c->cursors = calloc((size_t)c->count * c->cursor_stride, sizeof *c->cursors);
-    c->locals = malloc(c->scratch_slots * jc * sizeof *c->locals);
-    c->model = malloc(c->scratch_slots * jc * sizeof *c->model);
-    c->order = malloc(c->count * sizeof *c->order);
-    c->order_tmp = malloc(c->count * sizeof *c->order_tmp);
-    c->bins = malloc(c->count * sizeof *c->bins);
-    if (!c->instances || !c->palettes || !c->cursors || !c->locals || !c->model || !c->order || !c->order_tmp || !c->bins ||
-        (c->built && !create_contexts(c, d))) {
+    if (!alloc_buffers(c)) {
         crowd_destroy(c);
         snprintf(err, err_size, "out of memory for %u instances", d->count);
         return false;
@@ -235,12 +296,12 @@ bool crowd_create(crowd *c, const crowd_desc *d, char *err, size_t err_size) {
         in->place.translation.x = ((float)(i % cols) - 0.5f * (float)(cols - 1)) * spacing + jx;
         in->place.translation.z = ((float)(i / cols) - 0.5f * (float)(rows - 1)) * spacing + jz;
     }
-    /* update order: instances grouped by clip, so the cache keeps one clip's data while a
-     * slot walks a group (counting sort, stable) */
-    uint32_t at = 0;
-    for (uint32_t k = 0; k < clip_count; k++)
-        for (uint32_t i = 0; i < c->count; i++)
-            if (c->instances[i].clip == k) c->order[at++] = i;
+    assign_slots(c);
+    if (c->built && !create_contexts(c, d)) {
+        crowd_destroy(c);
+        snprintf(err, err_size, "out of memory for %u instances", d->count);
+        return false;
+    }
     /* crowd bounds: the grid (with its jitter) plus half a cell around it */
     float half_x = (0.5f * (float)(cols - 1) + 0.4f) * spacing, half_z = (0.5f * (float)(rows - 1) + 0.3f) * spacing;
     float cx = 0.5f * (lo[0] + hi[0]), cz = 0.5f * (lo[2] + hi[2]);

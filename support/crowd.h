@@ -16,6 +16,11 @@
  * ossa_sampling_context_size: 1,744 B for Woman's 10 built clips, so 1.7 MB for 1000),
  * editable clips their cursors. Nothing is allocated per frame.
  *
+ * Laid out for threads: each scratch slot owns a fixed contiguous share of the update order for
+ * good (crowd_update_slot), its instances' contexts sit contiguously in one arena, and contexts,
+ * palettes and pose scratch start on cache lines of their own, so no line is written by two
+ * slots updated at once (threads).
+ *
  * Support code shared by the tool (`ossa crowd`, `ossa bench --crowd`) and the tests;
  * it starts no threads: crowd_update_range is a job over an instance range and a
  * scratch slot (pose buffers only, no state kept between calls), so callers split it
@@ -51,6 +56,16 @@ typedef struct crowd_desc {
     crowd_sampling sampling;
 } crowd_desc;
 
+/* Cache line bytes: contexts, palettes and each slot's pose scratch start on one and are
+ * padded to whole lines, so no line is written by two slots (threads). */
+enum { CROWD_LINE = 64 };
+
+/* The instances' sampling contexts, one block: context of order[k] at line-rounded offset k. */
+typedef struct crowd_arena {
+    unsigned char *base;
+    size_t used, capacity;
+} crowd_arena;
+
 typedef struct crowd {
     const ossa_asset *asset;
     uint32_t count, joint_count, skin;
@@ -60,16 +75,20 @@ typedef struct crowd {
     bool owns_built;            /* built here (else the asset's) */
     ossa_sampling_context **contexts; /* count (built sampling): instance i's own context, else NULL */
     size_t context_bytes;       /* bytes of one instance's context (0 for editable clips) */
-    uint32_t *order;            /* count: instance indices grouped by clip (by time within a clip after
-                                   crowd_order_by_time); ranges index this */
+    crowd_arena context_arena;  /* where the contexts live, in update order (each slot's contiguous) */
+    uint32_t *order;            /* count: instance indices grouped by clip (by time within a clip and
+                                   slot after crowd_order_by_time); ranges index this */
+    uint32_t *slot_begin;       /* scratch_slots + 1: slot s owns order[slot_begin[s] .. slot_begin[s + 1]),
+                                   the same instances every frame */
     uint32_t *order_tmp, *bins; /* count each: crowd_order_by_time's scratch */
     double build_seconds;       /* time spent building clips in crowd_create */
     crowd_instance *instances;
-    ossa_mat4 *palettes;        /* count * joint_count, instance-major */
+    ossa_mat4 *palettes;        /* count * joint_count, instance-major, from a cache line boundary */
     uint32_t *cursors;          /* count * cursor_stride */
     uint32_t cursor_stride;
-    ossa_transform *locals;     /* scratch_slots * joint_count */
-    ossa_mat4 *model;           /* scratch_slots * joint_count */
+    ossa_transform *locals;     /* scratch_slots blocks of joint_count, locals_stride bytes apart */
+    ossa_mat4 *model;           /* scratch_slots blocks of joint_count, model_stride bytes apart */
+    size_t locals_stride, model_stride; /* whole cache lines */
     uint32_t scratch_slots;
     float lo[3], hi[3];         /* bounds of the whole crowd over its clips (for the camera) */
 } crowd;
@@ -85,14 +104,20 @@ void crowd_destroy(crowd *c);
  * scratch slot `slot`'s pose buffers (< scratch_slots; one slot per concurrent caller).
  * Ranges of distinct slots may run at once. No allocation. */
 void crowd_update_range(crowd *c, uint32_t begin, uint32_t end, uint32_t slot, float t);
+/* crowd_update_range over slot `slot`'s own instances (slot_begin), the same ones every frame;
+ * the slots together update every instance exactly once. */
+void crowd_update_slot(crowd *c, uint32_t slot, float t);
 
-/* Reorders `order` within each clip's group by the instances' clip times at crowd time t,
- * in CROWD_TIME_BINS bins of the clip's duration (a stable counting sort: O(count + bins)
+/* Reorders `order` within each slot's share, within each clip's group there, by the instances'
+ * clip times at crowd time t, in CROWD_TIME_BINS bins of the clip's duration (a stable counting sort: O(count + bins)
  * per group, no allocation). Optional: the order changes no palette; neighbours in time
  * read the same key blocks of their clip (a cache effect only, now that every instance
  * steps its own context). */
 enum { CROWD_TIME_BINS = 256 };
 void crowd_order_by_time(crowd *c, float t);
+/* crowd_order_by_time over slot `slot`'s instances only (the thread that updates the slot can
+ * order it; slots may be ordered at once). */
+void crowd_order_slot_by_time(crowd *c, uint32_t slot, float t);
 
 /* Clip time instance i samples at crowd time t (looping). */
 float crowd_instance_time(const crowd *c, uint32_t i, float t);

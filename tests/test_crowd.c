@@ -17,6 +17,9 @@
 
 #include "clip_gen.h"
 #include "demo_character.h" /* support/ */
+#include "thread_pool.h"      /* support/ */
+
+#include <stdint.h>
 
 enum { N = 7, SLOTS = 3 };
 
@@ -422,8 +425,103 @@ static void gpu_crowd_matches_cpu_skinning(void **state) {
     ossa_gl_headless_destroy(ctx);
 }
 
+/* The layout for threads: palettes and each slot's pose scratch on cache lines of their own,
+ * every context line-aligned inside the arena, none overlapping, each slot's contexts in its
+ * own contiguous part of the arena; the slots a partition of the instances that ordering by
+ * time never changes (so each instance is updated exactly once a frame, by the same slot). */
+static void crowd_layout_gives_each_slot_its_lines(void **state) {
+    (void)state;
+    enum { M = 50, S = 3 };
+    crowd c;
+    char err[256];
+    crowd_desc d = {.asset = g_demo, .count = M, .seed = 3, .scratch_slots = S};
+    assert_true(crowd_create(&c, &d, err, sizeof err));
+    size_t jc = c.joint_count, line = CROWD_LINE;
+    assert_int_equal((uintptr_t)c.palettes % line, 0);
+    assert_int_equal((uintptr_t)c.locals % line, 0);
+    assert_int_equal((uintptr_t)c.model % line, 0);
+    assert_true(c.locals_stride % line == 0 && c.locals_stride >= jc * sizeof(ossa_transform));
+    assert_true(c.model_stride % line == 0 && c.model_stride >= jc * sizeof(ossa_mat4));
+    size_t stride = (c.context_bytes + line - 1) / line * line;
+    assert_true(c.context_bytes > 0 && c.context_arena.capacity == M * stride);
+    assert_int_equal(c.slot_begin[0], 0);
+    assert_int_equal(c.slot_begin[S], M);
+    uint32_t slot_of[M];
+    for (uint32_t s = 0; s < S; s++) {
+        assert_true(c.slot_begin[s] <= c.slot_begin[s + 1]);
+        for (uint32_t k = c.slot_begin[s]; k < c.slot_begin[s + 1]; k++) slot_of[c.order[k]] = s;
+    }
+    for (float t = 0; t < 4.0f; t += 0.45f) {
+        crowd_order_by_time(&c, t);
+        uint8_t seen[M] = {0};
+        for (uint32_t s = 0; s < S; s++)
+            for (uint32_t k = c.slot_begin[s]; k < c.slot_begin[s + 1]; k++) {
+                uint32_t i = c.order[k];
+                assert_true(i < M && !seen[i]); /* once */
+                seen[i] = 1;
+                assert_int_equal(slot_of[i], s); /* by the same slot as at creation */
+                /* its context: line-aligned, in its slot's part of the arena */
+                size_t at = (size_t)((unsigned char *)c.contexts[i] - c.context_arena.base);
+                assert_int_equal(at % line, 0);
+                assert_true(at >= c.slot_begin[s] * stride && at + c.context_bytes <= c.slot_begin[s + 1] * stride);
+            }
+    }
+    /* no two contexts overlap: distinct line-rounded offsets (stride apart at least) */
+    uint8_t taken[M] = {0};
+    for (uint32_t i = 0; i < M; i++) {
+        size_t at = (size_t)((unsigned char *)c.contexts[i] - c.context_arena.base);
+        assert_int_equal(at % stride, 0);
+        assert_false(taken[at / stride]);
+        taken[at / stride] = 1;
+    }
+    crowd_destroy(&c);
+}
+
+/* The crowd updated as the tool does (pool threads claim the slots; each orders and updates
+ * its slot) gives bit for bit the palettes of one crowd updated in one call on one slot, frame
+ * after frame (forward play through wraps, then a jump back). */
+typedef struct slot_frame {
+    crowd *c;
+    float t;
+} slot_frame;
+
+static void order_and_update_slots(uint32_t begin, uint32_t end, void *user) {
+    slot_frame *f = user;
+    for (uint32_t slot = begin; slot < end; slot++) {
+        crowd_order_slot_by_time(f->c, slot, f->t);
+        crowd_update_slot(f->c, slot, f->t);
+    }
+}
+
+static void crowd_slots_on_threads_match_one_thread(void **state) {
+    (void)state;
+    enum { M = 40, S = 3 };
+    crowd one, split;
+    char err[256];
+    crowd_desc d = {.asset = g_demo, .count = M, .seed = 11, .scratch_slots = 1};
+    assert_true(crowd_create(&one, &d, err, sizeof err));
+    d.scratch_slots = S;
+    assert_true(crowd_create(&split, &d, err, sizeof err));
+    thread_pool *pool = thread_pool_create(S);
+    assert_non_null(pool);
+    size_t bytes = (size_t)M * one.joint_count * sizeof(ossa_mat4);
+    for (int f = 0; f < 200; f += 3) {
+        float t = f < 190 ? (float)f / 60 : 0.25f;
+        slot_frame sf = {&split, t};
+        memset(split.palettes, 0xff, bytes); /* NaN: an instance not updated would show */
+        thread_pool_parallel_for(pool, 0, S, 1, order_and_update_slots, &sf);
+        crowd_update_range(&one, 0, M, 0, t);
+        assert_memory_equal(split.palettes, one.palettes, bytes);
+    }
+    thread_pool_destroy(pool);
+    crowd_destroy(&one);
+    crowd_destroy(&split);
+}
+
 int main(void) {
     const struct CMUnitTest tests[] = {
+        cmocka_unit_test(crowd_layout_gives_each_slot_its_lines),
+        cmocka_unit_test(crowd_slots_on_threads_match_one_thread),
         cmocka_unit_test(crowd_order_follows_time),
         cmocka_unit_test(crowd_palettes_match_the_reference),
         cmocka_unit_test(crowd_instances_own_their_state),

@@ -16,26 +16,24 @@
 #include "render_common.h"
 #include "thread_pool.h"
 
-/* The CPU side of a frame: the instances ordered by clip time, then sampled on the pool, one
- * scratch slot (pose buffers) per chunk; every instance steps its own sampling state. */
+/* The CPU side of a frame: each scratch slot (a fixed share of the instances, their contexts
+ * contiguous, its own pose buffers: support/crowd.h) ordered by clip time and sampled by the
+ * pool thread that claims it; every instance steps its own sampling state. */
 typedef struct crowd_frame {
     crowd *c;
     float t;
-    uint32_t slots;
 } crowd_frame;
 
 static void update_slots(uint32_t begin, uint32_t end, void *user) {
     crowd_frame *f = user;
     for (uint32_t slot = begin; slot < end; slot++) {
-        uint32_t a = (uint32_t)((uint64_t)f->c->count * slot / f->slots);
-        uint32_t b = (uint32_t)((uint64_t)f->c->count * (slot + 1) / f->slots);
-        crowd_update_range(f->c, a, b, slot, f->t);
+        crowd_order_slot_by_time(f->c, slot, f->t);
+        crowd_update_slot(f->c, slot, f->t);
     }
 }
 
 static void crowd_update(crowd *c, thread_pool *pool, float t) {
-    crowd_frame f = {c, t, c->scratch_slots};
-    crowd_order_by_time(c, t);
+    crowd_frame f = {c, t};
     if (pool && c->scratch_slots > 1)
         thread_pool_parallel_for(pool, 0, c->scratch_slots, 1, update_slots, &f);
     else
