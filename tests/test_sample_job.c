@@ -616,14 +616,14 @@ static void spec_block(const unsigned char *s, const uint32_t wa[3], const uint3
  * 0..wa bits, two of three flagged with random reductions and random flags, 1..23 keys, every
  * seventh 250..299 keys (flags past one 64-bit word); every eighth with wide blocks: its last
  * field 196 .. 280 bits in), the block sized exactly plus OSSA__BC_READ_SLACK (as after a
- * built clip's block in memory), their field tables (narrow, wide) and block bits (narrow,
- * wide - narrow, flag bits); maxm = the most blocks of one. */
-enum { LIFT_CH = 48 };
+ * built clip's block in memory), their field tables (narrow, wide), narrow block bits and the
+ * flagged ones' block tables (ossa__lift_soa: bto, blk; each block at M + m N + rank(m) (W - N)
+ * with its flag, the rank counted here bit by bit); maxm = the most blocks of one. */
+enum { LIFT_CH = 48, LIFT_MAXM = 75 };
 typedef struct lift_channels {
     ossa__bc_packed pk[LIFT_CH];
     uint32_t keys[LIFT_CH], wa[LIFT_CH][3], w1[LIFT_CH][3], w2[LIFT_CH][3], d1[LIFT_CH][3], d2[LIFT_CH][3];
-    uint32_t poff[LIFT_CH], bk[LIFT_CH], bkx[LIFT_CH], fl[LIFT_CH], maxm;
-    uint64_t fw[LIFT_CH];
+    uint32_t poff[LIFT_CH], bk[LIFT_CH], bx[LIFT_CH], bto[LIFT_CH], blk[LIFT_CH * LIFT_MAXM], maxm;
     uint32_t fo[LIFT_CH * 32], fm[LIFT_CH * 32];
     unsigned char *block;
 } lift_channels;
@@ -671,17 +671,23 @@ static void make_lift_channels(lift_channels *L, uint64_t *seed) {
         assert_int_equal(narrow, A + N);
         assert_int_equal(wide, A + W);
         L->bk[i] = narrow;
-        L->bkx[i] = wide - narrow;
-        L->fl[i] = ossa__pk_flagged(&L->pk[i]) ? M : 0u;
+        L->bx[i] = wide - narrow;
+        L->bto[i] = ossa__pk_flagged(&L->pk[i]) ? i * LIFT_MAXM : OSSA__LIFT_COMPUTED;
+        assert_true(M <= LIFT_MAXM);
     }
     size_t size = (size_t)bytes + OSSA__BC_READ_SLACK;
     L->block = malloc(size);
     assert_non_null(L->block);
     memcpy(L->block, random, size);
     free(random);
-    for (uint32_t i = 0; i < LIFT_CH; i++) /* the flags of a flagged channel of <= 64 blocks as one word */
-        for (uint32_t k = 0; L->fl[i] && L->fl[i] <= 64 && k < L->fl[i]; k++)
-            L->fw[i] |= (uint64_t)spec_bits(L->block + L->poff[i], k, 1) << k;
+    for (uint32_t i = 0; i < LIFT_CH; i++) { /* a flagged channel's block table */
+        uint32_t M = ossa__lift_blocks(L->keys[i]), rank = 0;
+        for (uint32_t k = 0; L->bto[i] != OSSA__LIFT_COMPUTED && k < M; k++) {
+            uint32_t flag = spec_bits(L->block + L->poff[i], k, 1);
+            L->blk[L->bto[i] + k] = (M + k * L->bk[i] + rank * L->bx[i]) | flag << 31;
+            rank += flag;
+        }
+    }
 }
 
 static void test_lift_block_spec(void **state) {
@@ -759,15 +765,12 @@ static void test_key_kernels_agree(void **state) {
         uint32_t list[CH], count = 0; /* the channels that have block m, in the kernels' grouped order */
         for (uint32_t i = 0; i < CH; i++)
             if (m < ossa__lift_blocks(L.keys[i])) list[count++] = i;
-        uint32_t poff[CH], bk[CH], bkx[CH], fl[CH], fo[CH * 32], fm[CH * 32], pool[CH];
-        uint64_t fw[CH];
+        uint32_t poff[CH], bk[CH], bto[CH], fo[CH * 32], fm[CH * 32], pool[CH];
         for (uint32_t g = 0; g < count; g++) {
             uint32_t i = list[g];
             poff[g] = L.poff[i];
             bk[g] = L.bk[i];
-            bkx[g] = L.bkx[i];
-            fl[g] = L.fl[i];
-            fw[g] = L.fw[i];
+            bto[g] = L.bto[i];
             memcpy(fo + 32 * g, L.fo + 32 * i, 32 * sizeof(uint32_t));
             memcpy(fm + 32 * g, L.fm + 32 * i, 32 * sizeof(uint32_t));
             pool[g] = chan[i];
@@ -778,7 +781,7 @@ static void test_key_kernels_agree(void **state) {
                 uint32_t a = ja == 5 ? OSSA__KEY_STEP : ja;
                 for (uint32_t l = 0; l < POOL; l++) init[l] = (float)(ot_rand_u64(&seed) % 1000u);
                 memcpy(ref, init, sizeof ref);
-                ossa__lift_soa soa = {L.block, poff, bk, bkx, fl, fw, fo, fm, ref};
+                ossa__lift_soa soa = {L.block, poff, bk, bto, L.blk, fo, fm, ref};
                 ossa__key_scalar(&soa, pool, begin, end, m, a, jb);
                 check_key_range(&L, list, count, pool, m, begin, end, a, jb, init, ref);
                 for (size_t n = 0; n < OT_COUNT(kernels); n++) {
