@@ -11,6 +11,7 @@
 #include <string.h>
 
 #include "anim/built_clip_internal.h"
+#include "anim/sample_internal.h"
 #include "math/fast.h"
 #include "clip_gen.h"
 
@@ -799,6 +800,43 @@ static void test_key_kernels_agree(void **state) {
     free(L.block);
 }
 
+/* The sampling plan's block tables (built once at load, ossa__lift_soa) against the format's
+ * rule for every block of every packed channel of a generated clip (up to 300 keys: flags past
+ * one 64-bit word): a flagged channel's entry is ossa__lift_locate's first bit (the flags'
+ * popcount) and flag; an unflagged one has none (its blocks at m x its block bits). */
+static void test_plan_block_tables(void **state) {
+    (void)state;
+    uint32_t flagged = 0, blocks = 0, unflagged = 0, long_flagged = 0;
+    for (uint64_t seed = 40; seed < 41; seed++) {
+        fixture f = make_fixture_keys(seed, 8, 0, 400);
+        const ossa_built_clip *bc = f.built[0];
+        const ossa__sample_plan *pl = bc->plan;
+        for (uint32_t g = 0; g < bc->h->packed_count; g++) {
+            const ossa__bc_packed *p = &bc->packed[pl->mch[g]];
+            const unsigned char *s = bc->base + pl->poff[g];
+            uint32_t M = ossa__lift_blocks(bc->mask_keys[p->mask]);
+            if (!ossa__pk_flagged(p)) {
+                assert_int_equal(pl->lto[g], OSSA__LIFT_COMPUTED);
+                unflagged++;
+                continue;
+            }
+            assert_true(pl->lto[g] != OSSA__LIFT_COMPUTED);
+            flagged++;
+            long_flagged += M > 64u;
+            for (uint32_t m = 0; m < M; m++, blocks++) {
+                uint32_t wide, e = pl->lbt[pl->lto[g] + m];
+                uint64_t pos = ossa__lift_locate(p, s, M, m, &wide);
+                assert_int_equal(e & ~OSSA__LIFT_WIDE, pos);
+                assert_int_equal(e >> 31, wide);
+            }
+        }
+        free_fixture(&f);
+    }
+    printf("plan block tables: %u blocks of %u flagged channels (%u of more than 64 blocks) as the flags' rank places them "
+           "(%u unflagged)\n", blocks, flagged, long_flagged, unflagged);
+    assert_true(long_flagged > 0 && unflagged > 0);
+}
+
 /* The POPCNT key rank counts what the portable one counts, at every end of random masks. */
 static void test_mask_rank_agree(void **state) {
     (void)state;
@@ -1114,6 +1152,7 @@ int main(void) {
         cmocka_unit_test(test_unpack_kernels_agree),
         cmocka_unit_test(test_lift_block_spec),
         cmocka_unit_test(test_key_kernels_agree),
+        cmocka_unit_test(test_plan_block_tables),
         cmocka_unit_test(test_lossless_clocks_agree),
         cmocka_unit_test(test_mask_rank_agree),
         cmocka_unit_test(test_mask_steps_agree),
