@@ -11,6 +11,7 @@
 #include <string.h>
 
 #include "anim/built_clip_internal.h"
+#include "anim/sample_internal.h"
 #include "math/fast.h"
 #include "clip_gen.h"
 
@@ -616,14 +617,14 @@ static void spec_block(const unsigned char *s, const uint32_t wa[3], const uint3
  * 0..wa bits, two of three flagged with random reductions and random flags, 1..23 keys, every
  * seventh 250..299 keys (flags past one 64-bit word); every eighth with wide blocks: its last
  * field 196 .. 280 bits in), the block sized exactly plus OSSA__BC_READ_SLACK (as after a
- * built clip's block in memory), their field tables (narrow, wide) and block bits (narrow,
- * wide - narrow, flag bits); maxm = the most blocks of one. */
-enum { LIFT_CH = 48 };
+ * built clip's block in memory), their field tables (narrow, wide), narrow block bits and the
+ * flagged ones' block tables (ossa__lift_soa: bto, blk; each block at M + m N + rank(m) (W - N)
+ * with its flag, the rank counted here bit by bit); maxm = the most blocks of one. */
+enum { LIFT_CH = 48, LIFT_MAXM = 75 };
 typedef struct lift_channels {
     ossa__bc_packed pk[LIFT_CH];
     uint32_t keys[LIFT_CH], wa[LIFT_CH][3], w1[LIFT_CH][3], w2[LIFT_CH][3], d1[LIFT_CH][3], d2[LIFT_CH][3];
-    uint32_t poff[LIFT_CH], bk[LIFT_CH], bkx[LIFT_CH], fl[LIFT_CH], maxm;
-    uint64_t fw[LIFT_CH];
+    uint32_t poff[LIFT_CH], bk[LIFT_CH], bx[LIFT_CH], bto[LIFT_CH], blk[LIFT_CH * LIFT_MAXM], maxm;
     uint32_t fo[LIFT_CH * 32], fm[LIFT_CH * 32];
     unsigned char *block;
 } lift_channels;
@@ -671,17 +672,23 @@ static void make_lift_channels(lift_channels *L, uint64_t *seed) {
         assert_int_equal(narrow, A + N);
         assert_int_equal(wide, A + W);
         L->bk[i] = narrow;
-        L->bkx[i] = wide - narrow;
-        L->fl[i] = ossa__pk_flagged(&L->pk[i]) ? M : 0u;
+        L->bx[i] = wide - narrow;
+        L->bto[i] = ossa__pk_flagged(&L->pk[i]) ? i * LIFT_MAXM : OSSA__LIFT_COMPUTED;
+        assert_true(M <= LIFT_MAXM);
     }
     size_t size = (size_t)bytes + OSSA__BC_READ_SLACK;
     L->block = malloc(size);
     assert_non_null(L->block);
     memcpy(L->block, random, size);
     free(random);
-    for (uint32_t i = 0; i < LIFT_CH; i++) /* the flags of a flagged channel of <= 64 blocks as one word */
-        for (uint32_t k = 0; L->fl[i] && L->fl[i] <= 64 && k < L->fl[i]; k++)
-            L->fw[i] |= (uint64_t)spec_bits(L->block + L->poff[i], k, 1) << k;
+    for (uint32_t i = 0; i < LIFT_CH; i++) { /* a flagged channel's block table */
+        uint32_t M = ossa__lift_blocks(L->keys[i]), rank = 0;
+        for (uint32_t k = 0; L->bto[i] != OSSA__LIFT_COMPUTED && k < M; k++) {
+            uint32_t flag = spec_bits(L->block + L->poff[i], k, 1);
+            L->blk[L->bto[i] + k] = (M + k * L->bk[i] + rank * L->bx[i]) | flag << 31;
+            rank += flag;
+        }
+    }
 }
 
 static void test_lift_block_spec(void **state) {
@@ -759,15 +766,12 @@ static void test_key_kernels_agree(void **state) {
         uint32_t list[CH], count = 0; /* the channels that have block m, in the kernels' grouped order */
         for (uint32_t i = 0; i < CH; i++)
             if (m < ossa__lift_blocks(L.keys[i])) list[count++] = i;
-        uint32_t poff[CH], bk[CH], bkx[CH], fl[CH], fo[CH * 32], fm[CH * 32], pool[CH];
-        uint64_t fw[CH];
+        uint32_t poff[CH], bk[CH], bto[CH], fo[CH * 32], fm[CH * 32], pool[CH];
         for (uint32_t g = 0; g < count; g++) {
             uint32_t i = list[g];
             poff[g] = L.poff[i];
             bk[g] = L.bk[i];
-            bkx[g] = L.bkx[i];
-            fl[g] = L.fl[i];
-            fw[g] = L.fw[i];
+            bto[g] = L.bto[i];
             memcpy(fo + 32 * g, L.fo + 32 * i, 32 * sizeof(uint32_t));
             memcpy(fm + 32 * g, L.fm + 32 * i, 32 * sizeof(uint32_t));
             pool[g] = chan[i];
@@ -778,7 +782,7 @@ static void test_key_kernels_agree(void **state) {
                 uint32_t a = ja == 5 ? OSSA__KEY_STEP : ja;
                 for (uint32_t l = 0; l < POOL; l++) init[l] = (float)(ot_rand_u64(&seed) % 1000u);
                 memcpy(ref, init, sizeof ref);
-                ossa__lift_soa soa = {L.block, poff, bk, bkx, fl, fw, fo, fm, ref};
+                ossa__lift_soa soa = {L.block, poff, bk, bto, L.blk, fo, fm, ref};
                 ossa__key_scalar(&soa, pool, begin, end, m, a, jb);
                 check_key_range(&L, list, count, pool, m, begin, end, a, jb, init, ref);
                 for (size_t n = 0; n < OT_COUNT(kernels); n++) {
@@ -794,6 +798,43 @@ static void test_key_kernels_agree(void **state) {
     printf("key kernels: %d keys' fields bit-identical to the scalar kernel (%d of %d channels' last field past bit 229)\n", same,
            wide, CH);
     free(L.block);
+}
+
+/* The sampling plan's block tables (built once at load, ossa__lift_soa) against the format's
+ * rule for every block of every packed channel of a generated clip (up to 300 keys: flags past
+ * one 64-bit word): a flagged channel's entry is ossa__lift_locate's first bit (the flags'
+ * popcount) and flag; an unflagged one has none (its blocks at m x its block bits). */
+static void test_plan_block_tables(void **state) {
+    (void)state;
+    uint32_t flagged = 0, blocks = 0, unflagged = 0, long_flagged = 0;
+    for (uint64_t seed = 40; seed < 41; seed++) {
+        fixture f = make_fixture_keys(seed, 8, 0, 400);
+        const ossa_built_clip *bc = f.built[0];
+        const ossa__sample_plan *pl = bc->plan;
+        for (uint32_t g = 0; g < bc->h->packed_count; g++) {
+            const ossa__bc_packed *p = &bc->packed[pl->mch[g]];
+            const unsigned char *s = bc->base + pl->poff[g];
+            uint32_t M = ossa__lift_blocks(bc->mask_keys[p->mask]);
+            if (!ossa__pk_flagged(p)) {
+                assert_int_equal(pl->lto[g], OSSA__LIFT_COMPUTED);
+                unflagged++;
+                continue;
+            }
+            assert_true(pl->lto[g] != OSSA__LIFT_COMPUTED);
+            flagged++;
+            long_flagged += M > 64u;
+            for (uint32_t m = 0; m < M; m++, blocks++) {
+                uint32_t wide, e = pl->lbt[pl->lto[g] + m];
+                uint64_t pos = ossa__lift_locate(p, s, M, m, &wide);
+                assert_int_equal(e & ~OSSA__LIFT_WIDE, pos);
+                assert_int_equal(e >> 31, wide);
+            }
+        }
+        free_fixture(&f);
+    }
+    printf("plan block tables: %u blocks of %u flagged channels (%u of more than 64 blocks) as the flags' rank places them "
+           "(%u unflagged)\n", blocks, flagged, long_flagged, unflagged);
+    assert_true(long_flagged > 0 && unflagged > 0);
 }
 
 /* The POPCNT key rank counts what the portable one counts, at every end of random masks. */
@@ -1111,6 +1152,7 @@ int main(void) {
         cmocka_unit_test(test_unpack_kernels_agree),
         cmocka_unit_test(test_lift_block_spec),
         cmocka_unit_test(test_key_kernels_agree),
+        cmocka_unit_test(test_plan_block_tables),
         cmocka_unit_test(test_lossless_clocks_agree),
         cmocka_unit_test(test_mask_rank_agree),
         cmocka_unit_test(test_mask_steps_agree),

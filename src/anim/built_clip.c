@@ -616,7 +616,8 @@ ossa_result ossa_built_clip_load(const void *data, size_t size, const ossa_alloc
     }
     if ((r = ossa__built_clip_bind(clip, block)) != OSSA_OK) {
         ossa_built_clip_destroy(clip);
-        return r;
+        if (r == OSSA_ERROR_OUT_OF_MEMORY) return r;
+        return fail(diag, r, "packed", "a flagged channel's stream of 2^31 bits or more (the sampling plan's block tables)");
     }
     *out = clip;
     return OSSA_OK;

@@ -666,35 +666,33 @@ void ossa__unpack_avx512(const ossa__unpack_table *tab, const unsigned char *blo
                          float *out);
 
 /* A key mask's channels' lifted streams for the single-key kernels: per channel g (the plan's
- * grouped order) its stream at block + poff[g], its narrow blocks' bits bk[g], what a wide
- * block adds bkx[g], its flag bits fl[g] (M, or 0: unflagged, every block at m * bk[g]), its
- * flags as one word fw[g] when M <= 64 (else 0, read from the stream; so a seek of a short
- * channel does not touch its stream's first cache line), and
- * its two field tables fo, fm + 32 g (narrow) and + 32 g + 16 (wide) (ossa__lift_table: the
- * 15 fields' bit offsets from the block start and masks 2^width - 1, lanes a0 0-2, r1 3-5,
- * r2 6-8, r3 9-11, a4 12-14, lane 15 unused: offset 0, mask 0; made once per clip, so a kernel
- * neither widens nor shifts them); kq: the keys. */
+ * grouped order) its stream at block + poff[g], its narrow blocks' bits bk[g], where its block
+ * table starts bto[g] (OSSA__LIFT_COMPUTED: an unflagged channel, block m at bit m * bk[g]),
+ * the block tables blk (a flagged channel's block m: blk[bto[g] + m], its first bit in the
+ * stream, flags included, | OSSA__LIFT_WIDE when it is wide; made once per clip, so finding a
+ * block is one load, never a rank), and its two field tables fo, fm + 32 g (narrow) and
+ * + 32 g + 16 (wide) (ossa__lift_table: the 15 fields' bit offsets from the block start and
+ * masks 2^width - 1, lanes a0 0-2, r1 3-5, r2 6-8, r3 9-11, a4 12-14, lane 15 unused: offset
+ * 0, mask 0; made once per clip, so a kernel neither widens nor shifts them); kq: the keys. */
 typedef struct ossa__lift_soa {
     const unsigned char *block;
-    const uint32_t *poff, *bk, *bkx, *fl;
-    const uint64_t *fw;
+    const uint32_t *poff, *bk, *bto, *blk;
     const uint32_t *fo, *fm;
     float *kq;
 } ossa__lift_soa;
-/* Block m of channel g of a lift soa: its first bit in the stream s = block + poff[g] and its
+#define OSSA__LIFT_COMPUTED UINT32_MAX
+#define OSSA__LIFT_WIDE 0x80000000u /* a block table entry's wide bit; below it the bit (< 2^31) */
+/* Block m of channel g of a lift soa: its first bit in the stream block + poff[g] and its
  * field tables' offset in fo, fm (32 g, + 16 when the block is wide). */
-static inline uint64_t ossa__lift_soa_locate(const ossa__lift_soa *soa, const unsigned char *s, uint32_t g, uint32_t m,
-                                             size_t *table) {
-    uint32_t F = soa->fl[g], rank, wide;
-    if (F <= 64u) { /* unflagged (F 0, fw 0: rank 0, narrow = wide) or one word of flags */
-        uint64_t w = soa->fw[g];
-        rank = ossa__popcount64(w & ((1ull << (m & 63u)) - 1u));
-        wide = (uint32_t)(w >> (m & 63u)) & 1u;
-    } else {
-        wide = ossa__lift_flag(s, m, &rank);
+static inline uint64_t ossa__lift_soa_locate(const ossa__lift_soa *soa, uint32_t g, uint32_t m, size_t *table) {
+    uint32_t t = soa->bto[g];
+    if (t == OSSA__LIFT_COMPUTED) { /* narrow = wide: one size */
+        *table = (size_t)g * 32u;
+        return (uint64_t)m * soa->bk[g];
     }
-    *table = (size_t)g * 32u + 16u * wide;
-    return F + (uint64_t)m * soa->bk[g] + (uint64_t)rank * soa->bkx[g];
+    uint32_t e = soa->blk[t + m];
+    *table = (size_t)g * 32u + 16u * (e >> 31);
+    return e & ~OSSA__LIFT_WIDE;
 }
 /* Single-key kernels (sample_kernels.c: scalar; lift_avx2.c; lift_avx512.c): one key mask's
  * forward step or seek. For each channel g of [begin, end) (the lift tables' grouped order:

@@ -35,7 +35,7 @@ void ossa__key_avx2(const ossa__lift_soa *soa, const uint32_t *chan, uint32_t be
         float *d = soa->kq + 6u * chan[g];
         const unsigned char *s = soa->block + soa->poff[g];
         size_t table;
-        uint64_t pos = ossa__lift_soa_locate(soa, s, g, m, &table);
+        uint64_t pos = ossa__lift_soa_locate(soa, g, m, &table);
         const uint32_t *fo = soa->fo + table, *fm = soa->fm + table;
         if (fo[14] > KEY_AVX2_LAST_FIELD_MAX) {
             ossa__key_scalar(soa, chan, g, g + 1u, m, ja, jb);

@@ -20,7 +20,7 @@ void ossa__key_avx512(const ossa__lift_soa *soa, const uint32_t *chan, uint32_t 
         float *d = soa->kq + 6u * chan[g];
         const unsigned char *s = soa->block + soa->poff[g];
         size_t table;
-        uint64_t pos = ossa__lift_soa_locate(soa, s, g, m, &table);
+        uint64_t pos = ossa__lift_soa_locate(soa, g, m, &table);
         __m512i data = _mm512_loadu_si512(s + (pos >> 3)); /* OSSA__BC_READ_SLACK */
         __m512i off = _mm512_add_epi32(_mm512_loadu_si512(soa->fo + table), _mm512_set1_epi32((int)(pos & 7u)));
         __m512i mk = _mm512_loadu_si512(soa->fm + table);

@@ -18,7 +18,8 @@ _Static_assert(sizeof(ossa_transform) == 10 * sizeof(float), "the cached raw cha
  * in clip order within one), and in that grouped order (the single-key kernels', g = the position
  * in mch) each one's value stream's byte offset in the block, its lifted blocks' field table
  * (ossa__lift_table: the narrow and the wide blocks', 16 offsets and 16 masks each), block
- * bits and flag bits (ossa__lift_soa); in clip order (the decode
+ * bits and where its block table starts (ossa__lift_soa); the flagged channels' block tables
+ * lbt (one entry per block); in clip order (the decode
  * kernel's) its float offset in the pose, where its keys a and b are in the context's keys
  * (6 i, 6 i + 3), its mask, STEP or not, its rebuilt rotation component (as a float,
  * ossa__pk_drop) and its range (min, step). Raw channels: the LINEAR / STEP T/R/S ones with packed lanes are cached
@@ -31,8 +32,8 @@ _Static_assert(sizeof(ossa_transform) == 10 * sizeof(float), "the cached raw cha
  * 4 * nrot + 3 v; a clip of J joints uses at most J rotation slots, 2 J vector slots and 10 J
  * lanes (what a context of max_joints >= J holds). */
 typedef struct ossa__sample_plan {
-    uint32_t *mfirst, *mch, *poff, *lbk, *lbx, *lfl, *lfo, *lfm; /* poff .. lfm, lfw: by grouped position (ossa__lift_soa) */
-    uint64_t *lfw;
+    uint32_t *mfirst, *mch, *poff, *lbk, *lto, *lfo, *lfm; /* poff .. lfm: by grouped position (ossa__lift_soa) */
+    uint32_t *lbt;                                        /* the block tables (ossa__lift_soa's blk) */
     uint32_t *pdst, *pka, *pkb, *pmask;
     uint8_t *pstep;
     float *pdrop, *mn[3], *st[3];

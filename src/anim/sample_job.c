@@ -228,7 +228,7 @@ static __attribute__((noinline)) void step_mask(ossa_sampling_context *c, const 
         return;
     }
     uint32_t M = ossa__lift_blocks(clip->mask_keys[m]), k = rank + 1u, blk = k >> 2 < M ? k >> 2 : M - 1u, j = k - 4u * blk;
-    ossa__lift_soa soa = {clip->base, pl->poff, pl->lbk, pl->lbx, pl->lfl, pl->lfw, pl->lfo, pl->lfm, c->kq};
+    ossa__lift_soa soa = {clip->base, pl->poff, pl->lbk, pl->lto, pl->lbt, pl->lfo, pl->lfm, c->kq};
     key(&soa, pl->mch, pl->mfirst[m], pl->mfirst[m + 1], blk, OSSA__KEY_STEP, j);
 }
 
@@ -245,7 +245,7 @@ static inline void set_segment(ossa_sampling_context *c, const ossa_built_clip *
     uint32_t M = ossa__lift_blocks(clip->mask_keys[m]), b = rank >> 2 < M ? rank >> 2 : M - 1u;
     uint32_t ja = rank - 4u * b; /* 4 only for the held last key */
     const ossa__sample_plan *pl = clip->plan; /* keys a and b from one decode of the block's fields */
-    ossa__lift_soa soa = {clip->base, pl->poff, pl->lbk, pl->lbx, pl->lfl, pl->lfw, pl->lfo, pl->lfm, c->kq};
+    ossa__lift_soa soa = {clip->base, pl->poff, pl->lbk, pl->lto, pl->lbt, pl->lfo, pl->lfm, c->kq};
     ossa__sample_key()(&soa, pl->mch, pl->mfirst[m], pl->mfirst[m + 1], b, ja, held ? ja : ja + 1u);
 }
 

@@ -126,7 +126,7 @@ void ossa__key_scalar(const ossa__lift_soa *soa, const uint32_t *chan, uint32_t 
         float *d = soa->kq + 6u * chan[g];
         const unsigned char *s = soa->block + soa->poff[g];
         size_t table;
-        uint64_t pos = ossa__lift_soa_locate(soa, s, g, m, &table);
+        uint64_t pos = ossa__lift_soa_locate(soa, g, m, &table);
         const uint32_t *fo = soa->fo + table, *fm = soa->fm + table;
         if (ja == OSSA__KEY_STEP) {
             float b0 = d[3], b1 = d[4], b2 = d[5];

@@ -9,7 +9,7 @@
 /* Offsets of the plan's parts in its one allocation. */
 typedef struct plan_layout {
     ossa__layout L;
-    size_t plan, mfirst, mch, poff, lbk, lbx, lfl, lfw, lfo, lfm, pdst, pka, pmask, pstep, pf, rcached, clocks, fill, lanes, rdst, vdst, rstep, vstep, grid, mkeys;
+    size_t plan, mfirst, mch, poff, lbk, lto, lbt, lfo, lfm, pdst, pka, pmask, pstep, pf, rcached, clocks, fill, lanes, rdst, vdst, rstep, vstep, grid, mkeys;
 } plan_layout;
 
 /* The raw caches' capacities: rotation slots, vector slots and unpack-table lanes (each without
@@ -23,7 +23,7 @@ static size_t lane_cap(const ossa__bc_header *h) {
     return min_size(10u * (size_t)h->joint_count, 4u * (size_t)h->raw_count);
 }
 
-static plan_layout plan_measure(const ossa__bc_header *h) {
+static plan_layout plan_measure(const ossa__bc_header *h, size_t block_entries) {
     const size_t S = OSSA__LERP_SLACK, P = h->packed_count, M = h->mask_count, C = h->clock_count;
     const size_t NR = rotation_cap(h), NV = vector_cap(h), LN = lane_cap(h) + S;
     plan_layout p;
@@ -33,9 +33,8 @@ static plan_layout plan_measure(const ossa__bc_header *h) {
     p.mch = ossa__layout_add(&p.L, P, sizeof(uint32_t));
     p.poff = ossa__layout_add(&p.L, P, sizeof(uint32_t));
     p.lbk = ossa__layout_add(&p.L, P, sizeof(uint32_t));
-    p.lbx = ossa__layout_add(&p.L, P, sizeof(uint32_t));
-    p.lfl = ossa__layout_add(&p.L, P, sizeof(uint32_t));
-    p.lfw = ossa__layout_add(&p.L, P, sizeof(uint64_t));
+    p.lto = ossa__layout_add(&p.L, P, sizeof(uint32_t));
+    p.lbt = ossa__layout_add(&p.L, block_entries, sizeof(uint32_t));
     p.lfo = ossa__layout_add(&p.L, P * 32u, sizeof(uint32_t));
     p.lfm = ossa__layout_add(&p.L, P * 32u, sizeof(uint32_t));
     p.pdst = ossa__layout_add(&p.L, P + S, sizeof(uint32_t));
@@ -56,19 +55,54 @@ static plan_layout plan_measure(const ossa__bc_header *h) {
     return p;
 }
 
+/* The flagged channels' block table entries, one per block (ossa__lift_soa). Each flagged
+ * stream holds its M flag bits inside the block the loader validated, so they are at most
+ * 8 size; OSSA_ERROR_LIMIT when a flagged stream reaches 2^31 bits (a 256 MB channel: its
+ * entries' bits would not fit below OSSA__LIFT_WIDE). */
+static ossa_result plan_block_entries(const ossa_built_clip *clip, size_t *entries) {
+    const ossa__bc_header *h = clip->h;
+    /* the masks' key counts, counted once each (clip->mask_keys is set only once the plan exists) */
+    const ossa_allocator *a = &clip->allocator;
+    uint32_t *keys = ossa__alloc_array(a, (size_t)h->mask_count + 1u, sizeof(uint32_t));
+    if (!keys) return OSSA_ERROR_OUT_OF_MEMORY;
+    for (uint32_t m = 0; m < h->mask_count; m++)
+        keys[m] = ossa__mask_rank(clip->masks + (size_t)m * clip->mask_bytes, h->grid_count);
+    uint64_t off = h->stream_off, count = 0;
+    ossa_result r = OSSA_OK;
+    for (uint32_t i = 0; i < h->packed_count && r == OSSA_OK; i++) {
+        const ossa__bc_packed *p = &clip->packed[i];
+        uint64_t bits = ossa__lift_stream_bits(p, keys[p->mask], clip->base + off);
+        off += (bits + 7u) / 8u;
+        if (!ossa__pk_flagged(p)) continue;
+        if (bits >= OSSA__LIFT_WIDE) r = OSSA_ERROR_LIMIT;
+        count += ossa__lift_blocks(keys[p->mask]);
+    }
+    ossa__free(a, keys);
+    if (r != OSSA_OK) return r;
+    if (count > 8u * (uint64_t)h->size || count >= OSSA__LIFT_COMPUTED) return OSSA_ERROR_INVALID_DATA; /* the loader's bounds */
+    *entries = (size_t)count;
+    return OSSA_OK;
+}
+
 /* Grouped packed channel g's (packed channel p of n keys, stream s) lift tables: block bits,
- * flags and the narrow and wide blocks' field tables (ossa__lift_soa). */
-static void plan_lift_tables(ossa__sample_plan *pl, const ossa__bc_packed *p, uint32_t g, uint32_t n, const unsigned char *s) {
+ * the narrow and wide blocks' field tables and, flagged, its block table at lbt + *next (each
+ * block's first bit after the flags and the blocks before it, and its flag as the wide bit;
+ * *next moves past it). */
+static void plan_lift_tables(ossa__sample_plan *pl, const ossa__bc_packed *p, uint32_t g, uint32_t n, const unsigned char *s,
+                             uint32_t *next) {
     size_t t = (size_t)g * 32u;
     uint32_t narrow = ossa__lift_table(p, 0, pl->lfo + t, pl->lfm + t);
     uint32_t wide = ossa__lift_table(p, 1, pl->lfo + t + 16u, pl->lfm + t + 16u);
     pl->lbk[g] = narrow;
-    pl->lbx[g] = wide - narrow;
-    uint32_t M = ossa__lift_blocks(n);
-    pl->lfl[g] = ossa__pk_flagged(p) ? M : 0u;
-    pl->lfw[g] = 0;
-    if (pl->lfl[g] && M <= 64u) { /* the stream's first M bits (validated inside the block) */
-        for (uint32_t k = 0; k < M; k++) pl->lfw[g] |= (uint64_t)(((unsigned)s[k >> 3] >> (k & 7u)) & 1u) << k;
+    pl->lto[g] = OSSA__LIFT_COMPUTED;
+    if (!ossa__pk_flagged(p)) return;
+    uint32_t M = ossa__lift_blocks(n), pos = M, *entry = pl->lbt + *next; /* pos < 2^31: plan_block_entries */
+    pl->lto[g] = *next;
+    *next += M;
+    for (uint32_t k = 0; k < M; k++) {
+        uint32_t flag = ((unsigned)s[k >> 3] >> (k & 7u)) & 1u;
+        entry[k] = pos | (flag ? OSSA__LIFT_WIDE : 0u);
+        pos += flag ? wide : narrow;
     }
 }
 
@@ -98,12 +132,13 @@ static void plan_packed(ossa__sample_plan *pl, const ossa_built_clip *clip) {
     for (uint32_t i = 0; i < P; i++) pl->mfirst[clip->packed[i].mask + 1u]++; /* mask < M (validated) */
     for (uint32_t m = 0; m < M; m++) pl->mfirst[m + 1] += pl->mfirst[m];
     uint64_t off = h->stream_off;
+    uint32_t next = 0; /* the block tables' fill point */
     for (uint32_t i = 0; i < P; i++) {
         const ossa__bc_packed *p = &clip->packed[i];
         uint32_t g = pl->mfirst[p->mask]++;
         pl->mch[g] = i;
         pl->poff[g] = (uint32_t)off;
-        plan_lift_tables(pl, p, g, clip->mask_keys[p->mask], clip->base + off);
+        plan_lift_tables(pl, p, g, clip->mask_keys[p->mask], clip->base + off, &next);
         off += (ossa__lift_stream_bits(p, clip->mask_keys[p->mask], clip->base + off) + 7u) / 8u;
         pl->pdst[i] = p->joint * 10u + ossa__field_offset(p->kind);
         pl->pka[i] = 6u * i;
@@ -194,7 +229,10 @@ static void plan_raw_channels(ossa__sample_plan *pl, const ossa_built_clip *clip
 
 ossa_result ossa__sample_plan_make(ossa_built_clip *clip) {
     const ossa__bc_header *h = clip->h;
-    plan_layout p = plan_measure(h);
+    size_t block_entries;
+    ossa_result r = plan_block_entries(clip, &block_entries);
+    if (r != OSSA_OK) return r;
+    plan_layout p = plan_measure(h, block_entries);
     if (p.L.overflow) return OSSA_ERROR_OUT_OF_MEMORY;
     unsigned char *mem = ossa__alloc(&clip->allocator, p.L.size);
     if (!mem) return OSSA_ERROR_OUT_OF_MEMORY;
@@ -205,9 +243,8 @@ ossa_result ossa__sample_plan_make(ossa_built_clip *clip) {
     pl->mch = (uint32_t *)(mem + p.mch);
     pl->poff = (uint32_t *)(mem + p.poff);
     pl->lbk = (uint32_t *)(mem + p.lbk);
-    pl->lbx = (uint32_t *)(mem + p.lbx);
-    pl->lfl = (uint32_t *)(mem + p.lfl);
-    pl->lfw = (uint64_t *)(void *)(mem + p.lfw);
+    pl->lto = (uint32_t *)(mem + p.lto);
+    pl->lbt = (uint32_t *)(mem + p.lbt);
     pl->lfo = (uint32_t *)(mem + p.lfo);
     pl->lfm = (uint32_t *)(mem + p.lfm);
     pl->pdst = (uint32_t *)(mem + p.pdst);
