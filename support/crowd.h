@@ -18,8 +18,9 @@
  *
  * Laid out for threads: each scratch slot owns a fixed contiguous share of the update order for
  * good (crowd_update_slot), its instances' contexts sit contiguously in one arena, and contexts,
- * palettes and pose scratch start on cache lines of their own, so no line is written by two
- * slots updated at once (threads).
+ * palettes and pose scratch start on cache lines of their own, so no line of them is written by
+ * two slots updated at once (threads); the small per-slot order arrays and the editable
+ * clips' cursors may share a line at a slot boundary (false sharing, never a race).
  *
  * Support code shared by the tool (`ossa crowd`, `ossa bench --crowd`) and the tests;
  * it starts no threads: crowd_update_range is a job over an instance range and a
@@ -57,7 +58,7 @@ typedef struct crowd_desc {
 } crowd_desc;
 
 /* Cache line bytes: contexts, palettes and each slot's pose scratch start on one and are
- * padded to whole lines, so no line is written by two slots (threads). */
+ * padded to whole lines, so no line of them is written by two slots (threads). */
 enum { CROWD_LINE = 64 };
 
 /* The instances' sampling contexts, one block: context of order[k] at line-rounded offset k. */

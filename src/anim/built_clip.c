@@ -468,16 +468,23 @@ static ossa_result validate_raw_channels(const unsigned char *b, const ossa__bc_
     return OSSA_OK;
 }
 
-/* The key masks: each validated once (bit 0, its key count), shared by any channels. */
-/* The key masks: inside the block, each starting at the grid (bit 0); mask_keys gets their
- * key counts (mask_count entries: the caller's scratch). */
-static ossa_result validate_masks(const unsigned char *b, const ossa__bc_header *h, uint64_t *used, uint32_t *mask_keys,
-                                  ossa_diagnostic *diag) {
+/* The key masks' count and span: at most one a packed channel (whose 32-byte record the
+ * table check put inside the block), at least one when there are packed channels, inside the
+ * block. */
+static ossa_result validate_mask_span(const ossa__bc_header *h, ossa_diagnostic *diag) {
     uint64_t mask_bytes = ((uint64_t)h->grid_count + 7u) / 8u;
     if (h->mask_count > h->packed_count || (h->packed_count && !h->mask_count) || (h->mask_count && !mask_bytes) ||
         !span_ok(h, h->mask_off, h->mask_count, mask_bytes))
         return fail(diag, OSSA_ERROR_INVALID_DATA, "header.mask_off", "%u key masks for %u packed channels / outside the block",
                     h->mask_count, h->packed_count);
+    return OSSA_OK;
+}
+
+/* The key masks (their span checked): each starting at the grid (bit 0); mask_keys gets their
+ * key counts (mask_count entries: the caller's scratch). */
+static ossa_result validate_masks(const unsigned char *b, const ossa__bc_header *h, uint64_t *used, uint32_t *mask_keys,
+                                  ossa_diagnostic *diag) {
+    uint64_t mask_bytes = ((uint64_t)h->grid_count + 7u) / 8u;
     if (!charge(h, used, (uint64_t)h->mask_count * mask_bytes))
         return fail(diag, OSSA_ERROR_INVALID_DATA, "header.mask_off", "key masks overlap other spans");
     const unsigned char *masks = b + h->mask_off;
@@ -569,14 +576,14 @@ static ossa_result validate_grid_start_and_padding(const unsigned char *b, size_
 }
 
 /* The key masks and the packed channels, with the masks' key counts in scratch (one u32 a
- * mask: at most a quarter of the block, as every mask takes a byte). */
+ * mask, at most one mask a 32-byte packed record: at most an eighth of the block). */
 static ossa_result validate_masks_and_packed(const unsigned char *b, const ossa__bc_header *h, uint64_t *used,
                                              const ossa_allocator *allocator, ossa_diagnostic *diag) {
-    if (h->mask_count > h->size) /* before the scratch: validate_masks gives the reason */
-        return validate_masks(b, h, used, NULL, diag);
+    ossa_result r = validate_mask_span(h, diag); /* before the scratch is sized by mask_count */
+    if (r != OSSA_OK) return r;
     uint32_t *mask_keys = ossa__alloc_array(allocator, (size_t)h->mask_count + 1u, sizeof(uint32_t));
     if (!mask_keys) return OSSA_ERROR_OUT_OF_MEMORY;
-    ossa_result r = validate_masks(b, h, used, mask_keys, diag);
+    r = validate_masks(b, h, used, mask_keys, diag);
     if (r == OSSA_OK) r = validate_packed_channels(b, h, used, mask_keys, diag);
     ossa__free(allocator, mask_keys);
     return r;
@@ -617,7 +624,9 @@ ossa_result ossa_built_clip_load(const void *data, size_t size, const ossa_alloc
     if ((r = ossa__built_clip_bind(clip, block)) != OSSA_OK) {
         ossa_built_clip_destroy(clip);
         if (r == OSSA_ERROR_OUT_OF_MEMORY) return r;
-        return fail(diag, r, "packed", "a flagged channel's stream of 2^31 bits or more (the sampling plan's block tables)");
+        if (r == OSSA_ERROR_LIMIT)
+            return fail(diag, r, "packed", "a flagged channel's stream of 2^31 bits or more (the sampling plan's block tables)");
+        return fail(diag, r, "packed", "the sampling plan's block tables do not fit the block");
     }
     *out = clip;
     return OSSA_OK;

@@ -3,6 +3,7 @@
 #include <immintrin.h>
 
 #include "anim/pose_block.h"
+#include "anim/pose_columns.h"
 
 /* (AVX-512 hosts run pose_avx512.c's kernels: one whole product per step.)
  * out = a * b (4x4, ossa__mat4_mul's order), two columns per 256-bit step: a's columns
@@ -26,11 +27,6 @@ void ossa__palette_avx2(const ossa_mat4 *model, const uint32_t *joints, const os
         mul4_x2(model[joints[i]].m, inverse_bind[i].m, out[skin_layout ? i : joints[i]].m);
 }
 
-/* A model matrix as four 128-bit columns. */
-typedef struct columns4 {
-    __m128 c[4];
-} columns4;
-
 /* Joint k of the block: model = parent * local in ossa__mat4_mul_affine_scalar's operations
  * (three terms a column, the parent's translation added last), the local's entries splat from
  * the block's SoA rows (S, row 3c + r = row r of column c) by broadcast loads. Lanes never mix,
@@ -47,12 +43,6 @@ static inline columns4 joint_product(const columns4 *a, const float *S, uint32_t
     }
     m.c[3] = _mm_add_ps(_mm_and_ps(m.c[3], xyz), a->c[3]);
     return m;
-}
-
-static inline void store_columns(const columns4 *m, float *o) {
-    const __m128 xyz = _mm_castsi128_ps(_mm_set_epi32(0, -1, -1, -1));
-    for (uint32_t c = 0; c < 3; c++) _mm_storeu_ps(o + 4 * c, _mm_and_ps(m->c[c], xyz));
-    _mm_storeu_ps(o + 12, m->c[3]);
 }
 
 /* The local matrices of a block, SoA, their 12 varying rows stored as computed (no transpose). */
@@ -73,7 +63,6 @@ static inline void local_rows(const ossa_transform *t, uint32_t count, float S[1
  * Figures, and the forms tried before, in docs/performance.md ("Pose kernel designs"). */
 void ossa__to_model_avx2(const ossa_transform *locals, const int32_t *parents, uint32_t begin, uint32_t end,
                          ossa_mat4 *out) {
-    static const ossa_mat4 identity = {{1, 0, 0, 0, 0, 1, 0, 0, 0, 0, 1, 0, 0, 0, 0, 1}};
     float S[12 * BLOCK];
     columns4 prev = {{_mm_setzero_ps(), _mm_setzero_ps(), _mm_setzero_ps(), _mm_setzero_ps()}};
     for (uint32_t i0 = begin; i0 < end; i0 += BLOCK) {
@@ -81,12 +70,7 @@ void ossa__to_model_avx2(const ossa_transform *locals, const int32_t *parents, u
         local_rows(&locals[i0], count, S);
         for (uint32_t k = 0; k < count; k++) {
             uint32_t i = i0 + k;
-            int32_t p = parents[i];
-            columns4 a = prev; /* the parent is the joint just computed */
-            if (!(p >= 0 && (uint32_t)p + 1 == i && i > begin)) {
-                const float *A = p < 0 ? identity.m : out[p].m;
-                for (int c = 0; c < 4; c++) a.c[c] = _mm_loadu_ps(A + 4 * c);
-            }
+            columns4 a = parent_columns(&prev, parents, out, i, begin);
             prev = joint_product(&a, S, k);
             store_columns(&prev, out[i].m);
         }

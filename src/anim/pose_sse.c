@@ -6,12 +6,7 @@
  * and AVX-512 kernels are in pose_avx2.c and pose_avx512.c. */
 #include <immintrin.h>
 
-#include "anim/pose_internal.h"
-
-/* A model matrix as four 128-bit columns. */
-typedef struct columns4 {
-    __m128 c[4];
-} columns4;
+#include "anim/pose_columns.h"
 
 /* model = parent (a) * local (t). Lanes never mix, so the w lanes (row 3) only feed w lanes:
  * a rotation column's is left as computed (the chain to a child is one product and two sums)
@@ -45,25 +40,13 @@ static inline columns4 joint(const ossa_transform *t, const columns4 *a) {
     return m;
 }
 
-static inline void store_columns(const columns4 *m, float *o) {
-    const __m128 xyz = _mm_castsi128_ps(_mm_set_epi32(0, -1, -1, -1));
-    for (int c = 0; c < 3; c++) _mm_storeu_ps(o + 4 * c, _mm_and_ps(m->c[c], xyz));
-    _mm_storeu_ps(o + 12, m->c[3]);
-}
-
 /* Bound by the parent chains' latency: a parent that is the joint just computed is taken from
  * registers (no store-to-load forward). */
 void ossa__to_model_sse(const ossa_transform *locals, const int32_t *parents, uint32_t begin, uint32_t end,
                         ossa_mat4 *out) {
-    static const ossa_mat4 identity = {{1, 0, 0, 0, 0, 1, 0, 0, 0, 0, 1, 0, 0, 0, 0, 1}};
     columns4 prev = {{_mm_setzero_ps(), _mm_setzero_ps(), _mm_setzero_ps(), _mm_setzero_ps()}};
     for (uint32_t i = begin; i < end; i++) {
-        int32_t p = parents[i];
-        columns4 a = prev; /* the parent is the joint just computed */
-        if (!(p >= 0 && (uint32_t)p + 1 == i && i > begin)) {
-            const float *A = p < 0 ? identity.m : out[p].m;
-            for (int c = 0; c < 4; c++) a.c[c] = _mm_loadu_ps(A + 4 * c);
-        }
+        columns4 a = parent_columns(&prev, parents, out, i, begin);
         prev = joint(&locals[i], &a);
         store_columns(&prev, out[i].m);
     }
