@@ -55,18 +55,13 @@ static plan_layout plan_measure(const ossa__bc_header *h, size_t block_entries) 
     return p;
 }
 
-/* The flagged channels' block table entries, one per block (ossa__lift_soa). Each flagged
+/* The flagged channels' block table entries, one per block (ossa__lift_soa), from the masks'
+ * key counts (keys: mask_count entries). Each flagged
  * stream holds its M flag bits inside the block the loader validated, so they are at most
  * 8 size; OSSA_ERROR_LIMIT when a flagged stream reaches 2^31 bits (a 256 MB channel: its
  * entries' bits would not fit below OSSA__LIFT_WIDE). */
-static ossa_result plan_block_entries(const ossa_built_clip *clip, size_t *entries) {
+static ossa_result plan_block_entries(const ossa_built_clip *clip, const uint32_t *keys, size_t *entries) {
     const ossa__bc_header *h = clip->h;
-    /* the masks' key counts, counted once each (clip->mask_keys is set only once the plan exists) */
-    const ossa_allocator *a = &clip->allocator;
-    uint32_t *keys = ossa__alloc_array(a, (size_t)h->mask_count + 1u, sizeof(uint32_t));
-    if (!keys) return OSSA_ERROR_OUT_OF_MEMORY;
-    for (uint32_t m = 0; m < h->mask_count; m++)
-        keys[m] = ossa__mask_rank(clip->masks + (size_t)m * clip->mask_bytes, h->grid_count);
     uint64_t off = h->stream_off, count = 0;
     ossa_result r = OSSA_OK;
     for (uint32_t i = 0; i < h->packed_count && r == OSSA_OK; i++) {
@@ -77,7 +72,6 @@ static ossa_result plan_block_entries(const ossa_built_clip *clip, size_t *entri
         if (bits >= OSSA__LIFT_WIDE) r = OSSA_ERROR_LIMIT;
         count += ossa__lift_blocks(keys[p->mask]);
     }
-    ossa__free(a, keys);
     if (r != OSSA_OK) return r;
     if (count > 8u * (uint64_t)h->size || count >= OSSA__LIFT_COMPUTED) return OSSA_ERROR_INVALID_DATA; /* the loader's bounds */
     *entries = (size_t)count;
@@ -106,17 +100,23 @@ static void plan_lift_tables(ossa__sample_plan *pl, const ossa__bc_packed *p, ui
     }
 }
 
+/* Each key mask's key count (mask_keys: mask_count entries), counted once per clip. */
+static void count_mask_keys(const ossa_built_clip *clip, uint32_t *mask_keys) {
+    const ossa__bc_header *h = clip->h;
+    for (uint32_t m = 0; m < h->mask_count; m++)
+        mask_keys[m] = ossa__mask_rank(clip->masks + (size_t)m * clip->mask_bytes, h->grid_count);
+}
+
 /* What the block stores coded, decoded once per clip (the block validated): a ticked key
- * grid's times (grid: grid_count floats, else unused) and each key mask's key count (mask_keys:
- * mask_count); the clip's grid and mask_keys point at them. */
-static void plan_grid_and_masks(ossa_built_clip *clip, float *grid, uint32_t *mask_keys) {
+ * grid's times (grid: grid_count floats, else unused) and the key masks' counts (mask_keys,
+ * copied from keys); the clip's grid and mask_keys point at them. */
+static void plan_grid_and_masks(ossa_built_clip *clip, const uint32_t *keys, float *grid, uint32_t *mask_keys) {
     const ossa__bc_header *h = clip->h;
     if (h->flags & OSSA__BC_FLAG_GRID_TICKS) {
         ossa__grid_decode(h, clip->base, grid);
         clip->grid = grid;
     }
-    for (uint32_t m = 0; m < h->mask_count; m++)
-        mask_keys[m] = ossa__mask_rank(clip->masks + (size_t)m * clip->mask_bytes, h->grid_count);
+    memcpy(mask_keys, keys, (size_t)h->mask_count * sizeof *mask_keys);
     clip->mask_keys = mask_keys;
 }
 
@@ -227,10 +227,11 @@ static void plan_raw_channels(ossa__sample_plan *pl, const ossa_built_clip *clip
     }
 }
 
-ossa_result ossa__sample_plan_make(ossa_built_clip *clip) {
+/* The plan, given the masks' key counts (keys: mask_count entries). */
+static ossa_result plan_make_with(ossa_built_clip *clip, const uint32_t *keys) {
     const ossa__bc_header *h = clip->h;
     size_t block_entries;
-    ossa_result r = plan_block_entries(clip, &block_entries);
+    ossa_result r = plan_block_entries(clip, keys, &block_entries);
     if (r != OSSA_OK) return r;
     plan_layout p = plan_measure(h, block_entries);
     if (p.L.overflow) return OSSA_ERROR_OUT_OF_MEMORY;
@@ -272,7 +273,7 @@ ossa_result ossa__sample_plan_make(ossa_built_clip *clip) {
     pl->vdst = (uint32_t *)(mem + p.vdst);
     pl->rstep = mem + p.rstep;
     pl->vstep = mem + p.vstep;
-    plan_grid_and_masks(clip, (float *)(mem + p.grid), (uint32_t *)(mem + p.mkeys));
+    plan_grid_and_masks(clip, keys, (float *)(mem + p.grid), (uint32_t *)(mem + p.mkeys));
     plan_packed(pl, clip);
     plan_raw_clocks(pl, clip);
     uint32_t *fill = (uint32_t *)(mem + p.fill); /* zeroed */
@@ -282,4 +283,15 @@ ossa_result ossa__sample_plan_make(ossa_built_clip *clip) {
     pl->key_floats = pl->raw_keys + 2u * pl->lanes + (uint32_t)S; /* + S: the kernels' wide loads past key b's lanes */
     clip->plan = pl;
     return OSSA_OK;
+}
+
+/* The masks' key counts are counted once, into scratch: the block tables' size depends on them,
+ * and the plan that keeps them (clip->mask_keys) is allocated after. */
+ossa_result ossa__sample_plan_make(ossa_built_clip *clip) {
+    uint32_t *keys = ossa__alloc_array(&clip->allocator, (size_t)clip->h->mask_count + 1u, sizeof(uint32_t));
+    if (!keys) return OSSA_ERROR_OUT_OF_MEMORY;
+    count_mask_keys(clip, keys);
+    ossa_result r = plan_make_with(clip, keys);
+    ossa__free(&clip->allocator, keys);
+    return r;
 }
