@@ -155,7 +155,7 @@ int main(int argc, char **argv) {
         skin_joints[j] = (uint32_t)j;
     }
     ossa_skin_desc skin_desc = {"bench", JOINTS, skin_joints, ibm, -1};
-    ossa_skeleton_desc sd = {JOINTS, parents, rest, NULL, 1, &skin_desc};
+    ossa_skeleton_desc sd = {JOINTS, parents, rest, NULL, 1, &skin_desc, 0.0f};
     ossa_skeleton *skeleton = NULL;
     if (ossa_skeleton_create(&sd, NULL, &skeleton) != OSSA_OK) {
         fprintf(stderr, "skeleton creation failed\n");

@@ -55,7 +55,7 @@ int main(int argc, char **argv) {
     ossa_transform rest[3] = {ossa_transform_identity(), ossa_transform_identity(), ossa_transform_identity()};
     rest[1].translation = rest[2].translation = ossa_vec3_make(0, 1, 0);
     const char *names[3] = {"shoulder", "elbow", "hand"};
-    ossa_skeleton_desc sd = {3, parents, rest, names, 0, NULL};
+    ossa_skeleton_desc sd = {3, parents, rest, names, 0, NULL, 0.0f};
     ossa_skeleton *skeleton = NULL;
     if (ossa_skeleton_create(&sd, NULL, &skeleton) != OSSA_OK) return 1;
     static const float times[2] = {0, 1};

@@ -54,7 +54,7 @@ int main(int argc, char **argv) {
     const int32_t parents[2] = {-1, 0};
     const uint32_t skin_joints[2] = {0, 1};
     ossa_skin_desc skin = {"arm", 2, skin_joints, ibm, -1};
-    ossa_skeleton_desc sd = {2, parents, NULL, NULL, 1, &skin};
+    ossa_skeleton_desc sd = {2, parents, NULL, NULL, 1, &skin, 0.0f};
     ossa_skeleton *skeleton = NULL;
     if (ossa_skeleton_create(&sd, NULL, &skeleton) != OSSA_OK) return 1;
     ossa_local_to_model_job to_model = {.skeleton = skeleton, .input = pose, .input_count = 2, .output = model,

@@ -75,7 +75,7 @@ int main(int argc, char **argv) {
     }
     const uint32_t joints[3] = {0, 1, 2};
     ossa_skin_desc skin = {"arm", 3, joints, ibm, 0};
-    ossa_skeleton_desc sd = {3, parents, rest, names, 1, &skin};
+    ossa_skeleton_desc sd = {3, parents, rest, names, 1, &skin, 0.0f};
     ossa_skeleton *sk = NULL;
     if (ossa_skeleton_create(&sd, NULL, &sk) != OSSA_OK) return 1;
     static const float swing[12] = {0, 0, 0, 1, 0, 0, 0.38268343f, 0.92387953f, 0, 0, 0, 1};  /* about z */

@@ -15,7 +15,7 @@ int main(void) {
     rest[0].translation = ossa_vec3_make(0, 1, 0);
     rest[1].translation = ossa_vec3_make(0, -1, 0);
     const char *names[2] = {"Hips", "Leg"};
-    ossa_skeleton_desc sd = {2, parents, rest, names, 0, NULL};
+    ossa_skeleton_desc sd = {2, parents, rest, names, 0, NULL, 0.0f};
     ossa_skeleton *sk = NULL;
     if (ossa_skeleton_create(&sd, NULL, &sk) != OSSA_OK) return 1;
     static const float times[5] = {0, 0.25f, 0.5f, 0.75f, 1.0f};

@@ -22,7 +22,7 @@ static ossa_skeleton *long_legged_copy(const ossa_skeleton *s) {
         snprintf(buffers[j], sizeof buffers[j], "mixamorig:%s", s->names[j]);
         names[j] = buffers[j];
     }
-    ossa_skeleton_desc desc = {s->joint_count, s->parents, rest, names, 0, NULL};
+    ossa_skeleton_desc desc = {s->joint_count, s->parents, rest, names, 0, NULL, 0.0f};
     ossa_skeleton *copy = NULL;
     ossa_skeleton_create(&desc, NULL, &copy);
     free(rest), free(names), free(buffers);

@@ -446,6 +446,7 @@ ossa_asset *demo_character_create(void) {
     sd.names = JOINT_NAMES;
     sd.skin_count = 1;
     sd.skins = &skin;
+    sd.metres_per_unit = 1.0f; /* authored in metres (JOINT_OFFSETS) */
     ossa_result r = ossa_skeleton_create(&sd, NULL, &asset->skeleton);
     if (r != OSSA_OK) {
         fprintf(stderr, "demo character: skeleton: %s\n", ossa_result_string(r));

@@ -707,6 +707,7 @@ static void test_clips_from_separate_file(void **state) {
     char p2[1024];
     snprintf(p2, sizeof p2, "%s", path);
     assert_int_equal(ossa_assimp_load_file(ot_asset("fbx/huesitos.fbx"), NULL, &model, &d), OSSA_OK);
+    assert_true(model->skeleton->metres_per_unit == 0.0f); /* Assimp declares no unit (assimp.c) */
     assert_int_equal(ossa_assimp_load_clips(p2, model->skeleton, NULL, &clips, &d), OSSA_OK);
     bool reported = false;
     for (uint32_t w = 0; w < clips->warning_count; w++)

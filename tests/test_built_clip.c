@@ -895,8 +895,8 @@ static float check_bound(const ossa_clip *clip, const ossa_skeleton *sk, float p
     ossa_built_clip *bc = NULL;
     ossa_clip_build_stats st;
     assert_int_equal(ossa_clip_build(clip, sk, &opt, NULL, &bc, &st), OSSA_OK);
-    /* the scale-aware defaults: 1e-4 and 0.03 model units per 1.8 of bind-pose height */
-    float P = precision != 0.0f ? precision : 1e-4f * ossa_skeleton_bind_height(sk) / 1.8f;
+    /* the scale-aware defaults (test_built_vertices checks the precision's rule by hand) */
+    float P = precision != 0.0f ? precision : ossa_clip_build_default_precision(sk);
     float S = shell != 0.0f ? shell : 0.03f * ossa_skeleton_bind_height(sk) / 1.8f;
     ot_assert_near(P, ossa_built_clip_options(bc).precision, 0.0);
     assert_true(st.max_error <= P);
@@ -1019,7 +1019,7 @@ static void test_compressed_bound_woman(void **state) {
         float w = check_bound(a->clips[i], a->skeleton, 0.0f, 0.0f, times, i, &bytes);
         if (w > worst) worst = w;
     }
-    printf("Woman: %u clips compressed to %zu bytes, worst random-time error %.3g (bound %.3g: 1e-4 x height %.3g / 1.8)\n",
+    printf("Woman: %u clips compressed to %zu bytes, worst random-time error %.3g (bound %.3g, height %.3g)\n",
            a->clip_count, bytes, (double)worst, (double)ossa_clip_build_default_precision(a->skeleton),
            (double)ossa_skeleton_bind_height(a->skeleton));
     ossa_asset_destroy(a);
@@ -1098,7 +1098,7 @@ static void test_sparse_base_and_snapping(void **state) {
         {{0, 0.5f, 0}, {0, 0, h, h}, {1, 1, 1}},
         {{0.1f, 0.2f, 0.3f}, {0, 0, 0, 1}, {2, 2, 2}},
     };
-    ossa_skeleton_desc sd = {3, parents, rest, NULL, 0, NULL};
+    ossa_skeleton_desc sd = {3, parents, rest, NULL, 0, NULL, 0.0f};
     ossa_skeleton *sk = NULL;
     assert_int_equal(ossa_skeleton_create(&sd, NULL, &sk), OSSA_OK);
     const float times[3] = {0.0f, 0.5f, 1.0f};
@@ -1198,7 +1198,7 @@ static void test_fuzz_seeds(void **state) {
     (void)state;
     ossa_skeleton *gen = NULL;
     ossa_clip *c = block_source(&gen);
-    ossa_skeleton_desc d = {gen->joint_count, gen->parents, NULL, NULL, 0, NULL}; /* rest NULL = identity */
+    ossa_skeleton_desc d = {gen->joint_count, gen->parents, NULL, NULL, 0, NULL, 0.0f}; /* rest NULL = identity */
     ossa_skeleton *sk = NULL;
     assert_int_equal(ossa_skeleton_create(&d, NULL, &sk), OSSA_OK);
     ossa_transform *ident = calloc(sk->joint_count, sizeof *ident);
@@ -1269,7 +1269,7 @@ static void test_build_extreme_key_times(void **state) {
     (void)state;
     const int32_t parent = -1;
     ossa_transform rest = {{0, 0, 0}, {0, 0, 0, 1}, {1, 1, 1}};
-    ossa_skeleton_desc sd = {1, &parent, &rest, NULL, 0, NULL};
+    ossa_skeleton_desc sd = {1, &parent, &rest, NULL, 0, NULL, 0.0f};
     ossa_skeleton *sk = NULL;
     assert_int_equal(ossa_skeleton_create(&sd, NULL, &sk), OSSA_OK);
     const float wide[2] = {-3e38f, 3e38f}, within[2] = {-1e38f, 1e38f};

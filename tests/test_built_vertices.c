@@ -154,6 +154,13 @@ static double bind_height(const ossa_skeleton *sk) {
     return h > 0.0 ? h : 1.8;
 }
 
+/* The default precision from built_clip.h's contract, on the test side (double): 1e-4 x h / 1.8;
+ * with a declared unit m, min(1e-4 / m, that) but at least 1e-5 x h. */
+static double contract_precision(double h, double m) {
+    double relative = 1e-4 * h / 1.8;
+    return m > 0 ? fmax(fmin(1e-4 / m, relative), 1e-5 * h) : relative;
+}
+
 /* Builds every clip of `asset` with its meshes at the default precision and checks the vertices
  * (clips: every `clip_step`-th). */
 static void check_asset(const char *path, uint32_t clip_step, uint32_t times, uint32_t vertex_step) {
@@ -163,7 +170,7 @@ static void check_asset(const char *path, uint32_t clip_step, uint32_t times, ui
     uint32_t skinned_meshes = 0;
     for (uint32_t i = 0; i < a->mesh_count; i++) skinned_meshes += skinned(sk, a->meshes[i]);
     assert_true(skinned_meshes > 0);
-    double h = bind_height(sk), precision = 1e-4 * h / 1.8;
+    double h = bind_height(sk), precision = contract_precision(h, sk->metres_per_unit);
     ot_assert_near(ossa_clip_build_default_precision(sk), precision, precision * 1e-5);
     /* for the benchmark figures (docs/performance.md): OSSA_VERTEX_FULL=1 checks every clip and
      * vertex at 500 times, OSSA_VERTEX_PRECISION=P builds at an absolute precision */
@@ -260,7 +267,7 @@ static generated generate(ossa_vec3 root_scale, double bone, uint64_t seed) {
         skin_joints[j] = j;
     }
     ossa_skin_desc skin = {"skin", J, skin_joints, ibm, 0};
-    ossa_skeleton_desc sd = {J, parents, rest, NULL, 1, &skin};
+    ossa_skeleton_desc sd = {J, parents, rest, NULL, 1, &skin, 0.0f};
     generated g = {0};
     assert_int_equal(ossa_skeleton_create(&sd, NULL, &g.skeleton), OSSA_OK);
     /* the mesh: each vertex near joint k (model space), weights on k-1 .. k+2 */
@@ -435,8 +442,50 @@ static void test_mesh_options(void **state) {
     generated_free(&g);
 }
 
+/* Two joints, the second `height` above the first: a skeleton of that bind-pose height. */
+static ossa_skeleton *upright(float height, float metres_per_unit) {
+    int32_t parents[2] = {-1, 0};
+    ossa_transform rest[2] = {ossa_transform_identity(), ossa_transform_identity()};
+    rest[1].translation.y = height;
+    ossa_skeleton_desc sd = {.joint_count = 2, .parents = parents, .rest = rest, .metres_per_unit = metres_per_unit};
+    ossa_skeleton *sk = NULL;
+    assert_int_equal(ossa_skeleton_create(&sd, NULL, &sk), OSSA_OK);
+    return sk;
+}
+
+/* The default precision by hand: the height rule where no unit is declared, 0.1 mm in the
+ * declared unit when that is tighter, the float-rounding floor for very tall glTF models; and the
+ * glTF importer declares metres, so Woman (5.27 m) builds at 0.1 mm by default. */
+static void test_default_precision(void **state) {
+    (void)state;
+    static const struct { float height, metres_per_unit; double precision; } cases[] = {
+        {1.8f, 0.0f, 1e-4},           /* no unit: 1e-4 x 1.8 / 1.8 */
+        {5.27f, 0.0f, 2.92778e-4},    /* no unit: 1e-4 x 5.27 / 1.8 */
+        {5.27f, 1.0f, 1e-4},          /* metres: 0.1 mm is tighter than 2.93e-4 */
+        {0.9f, 1.0f, 5e-5},           /* a 0.9 m character: the height rule is tighter */
+        {50.0f, 1.0f, 5e-4},          /* 50 m: 0.1 mm would be 2e-6 of the height; floor 1e-5 x 50 */
+        {170.0f, 0.01f, 9.44444e-3},  /* centimetres, 1.7 m: 1e-4 x 170 / 1.8 below 0.01 cm */
+        {250.0f, 0.01f, 1e-2},        /* centimetres, 2.5 m: 0.1 mm = 0.01 cm */
+    };
+    for (size_t i = 0; i < sizeof cases / sizeof cases[0]; i++) {
+        ossa_skeleton *sk = upright(cases[i].height, cases[i].metres_per_unit);
+        ot_assert_near(ossa_clip_build_default_precision(sk), cases[i].precision, cases[i].precision * 1e-5);
+        ossa_skeleton_destroy(sk);
+    }
+    ossa_asset *a = ot_load_asset("Woman/Woman.gltf");
+    if (!a) return;
+    assert_true(a->skeleton->metres_per_unit == 1.0f);
+    ot_assert_near(ossa_clip_build_default_precision(a->skeleton), 1e-4, 1e-9);
+    ossa_built_clip *bc = NULL;
+    assert_int_equal(ossa_clip_build(a->clips[0], a->skeleton, NULL, NULL, &bc, NULL), OSSA_OK);
+    ot_assert_near(ossa_built_clip_options(bc).precision, 1e-4, 1e-9);
+    ossa_built_clip_destroy(bc);
+    ossa_asset_destroy(a);
+}
+
 int main(void) {
     const struct CMUnitTest tests[] = {
+        cmocka_unit_test(test_default_precision),
         cmocka_unit_test(test_woman_vertices),
         cmocka_unit_test(test_small_skinned_assets),
         cmocka_unit_test(test_generated_scales),

@@ -86,7 +86,7 @@ static ossa_asset *rich_asset(void) {
     ibm1[0] = ossa_mat4_identity();
     ibm1[0].m[12] = 0.25f;
     ossa_skin_desc skins[2] = {{"body", 4, sj0, ibm0, 3}, {NULL, 1, sj1, ibm1, -1}};
-    ossa_skeleton_desc sd = {J, parents, rest, names, 2, skins};
+    ossa_skeleton_desc sd = {J, parents, rest, names, 2, skins, 0.3048f}; /* a file in feet */
     assert_int_equal(ossa_skeleton_create(&sd, NULL, &a->skeleton), OSSA_OK);
     const ossa_skeleton *s = a->skeleton;
 
@@ -265,6 +265,7 @@ static void assert_asset_equal(const ossa_asset *x, const ossa_asset *y, bool wa
         eq_bytes(s->skins[k].inverse_bind, t->skins[k].inverse_bind, s->skins[k].joint_count * 64, "inverse binds");
     }
     assert_int_equal(x->scene, y->scene);
+    if (s && t) assert_true(s->metres_per_unit == t->metres_per_unit);
     assert_int_equal(x->node_count, y->node_count);
     for (uint32_t i = 0; i < x->node_count; i++) {
         const ossa_node_info *a = &x->nodes[i], *b = &y->nodes[i];
@@ -682,6 +683,8 @@ static void e_version(uint8_t *b, size_t s) { (void)s; put32(b + PKH_VERSION, 2)
 static void e_big_endian(uint8_t *b, size_t s) { (void)s; put32(b + PKH_ENDIAN, 0x04030201u); }
 static void e_checksum(uint8_t *b, size_t s) { b[s - 1] ^= 1; }
 static void e_section_count(uint8_t *b, size_t s) { (void)s; put32(b + PKH_SECTION_COUNT, 1000); }
+static void e_meta_unit_nan(uint8_t *b, size_t s) { (void)s; put32(b + section_of(b, PK_META, NULL) + 4, 0x7fc00000u); }
+static void e_meta_unit_negative(uint8_t *b, size_t s) { (void)s; put32(b + section_of(b, PK_META, NULL) + 4, 0xbf800000u); }
 static void e_section_past_end(uint8_t *b, size_t s) {
     put64(b + OSSA_PACK_HEADER_SIZE + PKS_SIZE, s);
 }
@@ -905,6 +908,8 @@ static void hostile_fields(void **state) {
     expect_edit(e_section_misaligned, true, OSSA_ERROR_PARSE, "not 16-byte aligned");
     expect_edit(e_section_overlap, true, OSSA_ERROR_PARSE, "overlaps");
     expect_edit(e_duplicate, true, OSSA_ERROR_PARSE, "a second meta section");
+    expect_edit(e_meta_unit_nan, true, OSSA_ERROR_INVALID_DATA, "section 0 (meta): metres per unit nan");
+    expect_edit(e_meta_unit_negative, true, OSSA_ERROR_INVALID_DATA, "section 0 (meta): metres per unit -1");
     expect_edit(e_skeleton_size, true, OSSA_ERROR_PARSE, "section 1 (skeleton): ");
     expect_edit(e_parent_after, true, OSSA_ERROR_INVALID_DATA, "section 1 (skeleton) / joint 1: parent 3");
     expect_edit(e_source_repeated, true, OSSA_ERROR_INVALID_DATA, "/ joint 1: source index");

@@ -38,7 +38,7 @@ static int setup(void **state) {
     const uint32_t joints[2] = {1, 0};
     ossa_mat4 ibm_sw[2] = {ibm[1], ibm[0]};
     ossa_skin_desc skin = {"s", 2, joints, ibm_sw, -1};
-    ossa_skeleton_desc d = {3, parents, rest, NULL, 1, &skin};
+    ossa_skeleton_desc d = {3, parents, rest, NULL, 1, &skin, 0.0f};
     assert_int_equal(ossa_skeleton_create(&d, NULL, &f->skeleton), OSSA_OK);
     f->a = ot_translation_clip(0, A_TIMES, A_VALUES);
     f->b = ot_translation_clip(0, B_TIMES, B_VALUES);
@@ -541,7 +541,7 @@ static void property_random_layer_stacks(void **state) {
         uint32_t n = 1 + (uint32_t)(ot_rand_u64(&s) % 16);
         int32_t parents[16];
         for (uint32_t j = 0; j < n; j++) parents[j] = j ? (int32_t)(ot_rand_u64(&s) % j) : -1;
-        ossa_skeleton_desc sd = {n, parents, NULL, NULL, 0, NULL};
+        ossa_skeleton_desc sd = {n, parents, NULL, NULL, 0, NULL, 0.0f};
         ossa_skeleton *sk = NULL;
         assert_int_equal(ossa_skeleton_create(&sd, NULL, &sk), OSSA_OK);
         uint32_t layers = 1 + (uint32_t)(ot_rand_u64(&s) % 4);
@@ -622,7 +622,7 @@ static void built_clips_play_like_editable(void **state) {
         ossa_transform *rest = malloc(n * sizeof *rest);
         memcpy(rest, f->skeleton->rest, n * sizeof *rest);
         rest[n - 1].translation.x += 0.25f;
-        ossa_skeleton_desc d = {n, f->skeleton->parents, rest, NULL, 0, NULL};
+        ossa_skeleton_desc d = {n, f->skeleton->parents, rest, NULL, 0, NULL, 0.0f};
         ossa_skeleton *other = NULL;
         ossa_built_clip *bo = NULL;
         assert_int_equal(ossa_skeleton_create(&d, NULL, &other), OSSA_OK);

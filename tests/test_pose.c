@@ -61,7 +61,7 @@ static void hand_worked_chain(void **state) {
     proj.m[3] = 0.25f;
     proj.m[15] = 2.0f;
     ossa_skin_desc skins[3] = {{"all", 3, all, ibm, -1}, {"two", 2, joints, ib2, -1}, {"proj", 1, first, &proj, -1}};
-    ossa_skeleton_desc sd = {3, parents, locals, NULL, 3, skins};
+    ossa_skeleton_desc sd = {3, parents, locals, NULL, 3, skins, 0.0f};
     ossa_skeleton *sk = NULL;
     assert_int_equal(ossa_skeleton_create(&sd, NULL, &sk), OSSA_OK);
     ot_palette(sk, 0, model, pal);
@@ -266,7 +266,7 @@ static void local_to_model_job_validation(void **state) {
     assert_int_equal(ossa_local_to_model_job_run(&job), OSSA_OK);
     for (uint32_t j = 0; j < 3; j++) ot_assert_floats_near(out[j].m, ref[j].m, 16, 1e-6f);
     /* a skeleton instead of the parents span: the same bits */
-    ossa_skeleton_desc sd = {3, parents, locals, NULL, 0, NULL};
+    ossa_skeleton_desc sd = {3, parents, locals, NULL, 0, NULL, 0.0f};
     ossa_skeleton *sk = NULL;
     assert_int_equal(ossa_skeleton_create(&sd, NULL, &sk), OSSA_OK);
     ossa_local_to_model_job by_skeleton = {.skeleton = sk, .input = locals, .input_count = 3, .output = ref,
@@ -290,7 +290,7 @@ static void palette_job_validation(void **state) {
     assert_true(ossa_mat4_inverse(&model[1], &ibm[0]));
     ibm[1] = ossa_mat4_identity();
     ossa_skin_desc skin = {"s", 2, joints, ibm, -1};
-    ossa_skeleton_desc sd = {3, parents, locals, NULL, 1, &skin};
+    ossa_skeleton_desc sd = {3, parents, locals, NULL, 1, &skin, 0.0f};
     ossa_skeleton *sk = NULL;
     assert_int_equal(ossa_skeleton_create(&sd, NULL, &sk), OSSA_OK);
     ossa_palette_job job = {0};
@@ -354,7 +354,7 @@ static void palette_matches_hand_written(void **state) {
             ibm[i] = ossa_transform_to_mat4(random_transform(&s));
         }
         ossa_skin_desc skin = {"r", sj, joints, ibm, -1};
-        ossa_skeleton_desc sd = {n, parents, locals, NULL, 1, &skin};
+        ossa_skeleton_desc sd = {n, parents, locals, NULL, 1, &skin, 0.0f};
         ossa_skeleton *sk = NULL;
         assert_int_equal(ossa_skeleton_create(&sd, NULL, &sk), OSSA_OK);
         ot_local_to_model(sk->rest, sk->parents, n, model);

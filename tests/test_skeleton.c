@@ -49,7 +49,7 @@ static void joint_order_rejects_cycles(void **state) {
     assert_int_equal(ossa_joint_order(range, 2, o, n), OSSA_ERROR_INVALID_DATA);
     assert_int_equal(ossa_joint_order(neg, 2, o, n), OSSA_ERROR_INVALID_DATA);
     ossa_skeleton *s = (ossa_skeleton *)1;
-    ossa_skeleton_desc d = {4, cyc, NULL, NULL, 0, NULL};
+    ossa_skeleton_desc d = {4, cyc, NULL, NULL, 0, NULL, 0.0f};
     assert_int_equal(ossa_skeleton_create(&d, NULL, &s), OSSA_ERROR_INVALID_DATA);
     assert_null(s);
 }
@@ -70,7 +70,7 @@ static void bind_pose_from_inverse_bind(void **state) {
     assert_true(ossa_mat4_inverse(&wb, &ibm[2]));
     const uint32_t skin_joints[3] = {0, 1, 2};
     ossa_skin_desc skin = {"body", 3, skin_joints, ibm, 1};
-    ossa_skeleton_desc desc = {4, parents, rest, names, 1, &skin};
+    ossa_skeleton_desc desc = {4, parents, rest, names, 1, &skin, 0.0f};
     ossa_skeleton *s = NULL;
     assert_int_equal(ossa_skeleton_create(&desc, NULL, &s), OSSA_OK);
     /* New order A, B, C, D. */
@@ -116,7 +116,7 @@ static void create_rejects_bad_input(void **state) {
     int32_t parents[2] = {-1, 0};
     const uint32_t bad_joint[1] = {5};
     ossa_skin_desc skin = {NULL, 1, bad_joint, NULL, -1};
-    ossa_skeleton_desc desc = {2, parents, NULL, NULL, 1, &skin};
+    ossa_skeleton_desc desc = {2, parents, NULL, NULL, 1, &skin, 0.0f};
     ossa_skeleton *s = NULL;
     assert_int_equal(ossa_skeleton_create(&desc, NULL, &s), OSSA_ERROR_INVALID_DATA);
     assert_null(s);
@@ -139,7 +139,19 @@ static void create_rejects_bad_input(void **state) {
     assert_string_equal(s->skins[0].name, "");
     ossa_mat4 idm = ossa_mat4_identity();
     assert_memory_equal(&s->skins[0].inverse_bind[0], &idm, sizeof idm);
+    assert_true(s->metres_per_unit == 0.0f); /* not declared */
     ossa_skeleton_destroy(s);
+    /* the declared unit: kept; negative or not finite refused */
+    desc.metres_per_unit = 0.0254f;
+    assert_int_equal(ossa_skeleton_create(&desc, NULL, &s), OSSA_OK);
+    assert_true(s->metres_per_unit == 0.0254f);
+    ossa_skeleton_destroy(s);
+    const float bad_units[3] = {-1.0f, NAN, INFINITY};
+    for (int i = 0; i < 3; i++) {
+        desc.metres_per_unit = bad_units[i];
+        assert_int_equal(ossa_skeleton_create(&desc, NULL, &s), OSSA_ERROR_INVALID_ARGUMENT);
+        assert_null(s);
+    }
 }
 
 /* ---- counting allocator ---- */
@@ -152,7 +164,7 @@ static void uses_the_given_allocator(void **state) {
     counter c = {0, 0};
     ossa_allocator a = {count_alloc, count_free, &c};
     int32_t parents[3] = {2, -1, 1};
-    ossa_skeleton_desc desc = {3, parents, NULL, NULL, 0, NULL};
+    ossa_skeleton_desc desc = {3, parents, NULL, NULL, 0, NULL, 0.0f};
     ossa_skeleton *s = NULL;
     assert_int_equal(ossa_skeleton_create(&desc, &a, &s), OSSA_OK);
     assert_true(c.allocs >= 1);
@@ -179,7 +191,7 @@ static void out_of_memory_leaks_nothing(void **state) {
     int32_t parents[3] = {2, -1, 1};
     const uint32_t joints[2] = {0, 2};
     ossa_skin_desc skin = {"s", 2, joints, NULL, -1};
-    ossa_skeleton_desc desc = {3, parents, NULL, NULL, 1, &skin};
+    ossa_skeleton_desc desc = {3, parents, NULL, NULL, 1, &skin, 0.0f};
     for (int n = 0; n < 4; n++) {
         failing f = {n, 0};
         ossa_allocator a = {fail_alloc, fail_free, &f};
@@ -305,7 +317,7 @@ static void reorder_then_sample_equals_sample_then_reorder(void **state) {
         ossa_clip *clip = NULL, *reordered = NULL;
         assert_int_equal(ossa_clip_create(&cd, NULL, &clip), OSSA_OK);
         assert_int_equal(ossa_clip_create(&cd, NULL, &reordered), OSSA_OK);
-        ossa_skeleton_desc sd = {n, parents, rest, NULL, 0, NULL};
+        ossa_skeleton_desc sd = {n, parents, rest, NULL, 0, NULL, 0.0f};
         ossa_skeleton *sk = NULL;
         assert_int_equal(ossa_skeleton_create(&sd, NULL, &sk), OSSA_OK);
         assert_true(ossa_pose_parents_first(sk->parents, n));

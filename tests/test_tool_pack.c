@@ -163,9 +163,13 @@ static void pack_prints_per_clip(void **state) {
     assert_memory_equal(na, nb, (size_t)(ca - na));
     assert_non_null(strstr(cb, "\"name\": \"all\""));
     assert_non_null(strstr(cb, "\"built_bytes\": "));
-    /* the default precision: 1e-4 of the bind-pose height per 1.8 */
-    assert_non_null(strstr(cb, "\"precision\": "));
-    assert_non_null(strstr(cb, "\"precision_of_height\": 5.555"));
+    /* the default precision of a 2 m glTF character (metres declared): 0.1 mm, tighter than
+     * 1e-4 x 2 / 1.8; 5e-5 of its height */
+    assert_non_null(strstr(a, "\"metres_per_unit\": 1,"));
+    assert_non_null(strstr(b, "\"metres_per_unit\": 1,"));
+    assert_non_null(strstr(cb, "\"character_height\": 2,"));
+    assert_non_null(strstr(cb, "\"precision\": 9.99999975e-05"));
+    assert_non_null(strstr(cb, "\"precision_of_height\": 4.99999987e-05"));
     assert_non_null(strstr(cb, "\"max_error\": "));
     free(a);
     free(b);

@@ -61,8 +61,8 @@ typedef void (*ossa_clip_build_progress_fn)(void *user, uint32_t clip_index, uin
 /* Zero means default for every field. */
 typedef struct ossa_clip_build_options {
     bool lossless;            /* keep every key exactly (ignores the precision fields) */
-    float precision;          /* max model-space error, model units; 0 = scale-aware default:
-                               * 1e-4 x (bind-pose height / 1.8), ossa_clip_build_default_precision */
+    float precision;          /* max model-space error, model units; 0 = scale-aware default,
+                               * ossa_clip_build_default_precision (0.1 mm on a 1.8 m character) */
     float shell_distance;     /* model units at the bind pose: the virtual-vertex distance of joints
                                * that move no vertex (all joints without meshes); 0 = 0.03 x (bind-pose
                                * height / 1.8): 3 cm on a 1.8 m character */
@@ -149,9 +149,14 @@ ossa_result ossa_clip_build(const ossa_clip *clip, const ossa_skeleton *skeleton
 ossa_result ossa_clip_build_check(const ossa_clip *clip, const ossa_skeleton *skeleton,
                                   const ossa_clip_build_options *options, ossa_diagnostic *diag);
 /* The bind-pose height of the skeleton (the largest extent of its joints' model-space origins
- * at the bind pose, parent scales included; 1.8 when that is 0), and the default precision
- * 1e-4 x height / 1.8 (0.1 mm on a 1.8 m character, in its own units). 0 for NULL. */
+ * at the bind pose, parent scales included; 1.8 when that is 0), model units. 0 for NULL. */
 float ossa_skeleton_bind_height(const ossa_skeleton *skeleton);
+/* The default precision, model units, with h = ossa_skeleton_bind_height and
+ * m = skeleton->metres_per_unit (the source's declared unit; glTF: 1):
+ *   m == 0 (no unit declared):  1e-4 x h / 1.8, i.e. 0.1 mm on a 1.8 m character;
+ *   m > 0:  min(1e-4 / m, 1e-4 x h / 1.8), but at least 1e-5 x h
+ * (0.1 mm in the declared unit, tighter for a character under 1.8 m, never below what float
+ * rounding of the model's coordinates lets the builder honour). 0 for NULL. */
 float ossa_clip_build_default_precision(const ossa_skeleton *skeleton);
 /* Frees a built clip; NULL is a no-op. */
 void ossa_built_clip_destroy(ossa_built_clip *clip);

@@ -45,6 +45,8 @@ typedef struct ossa_skeleton_desc {
     const char *const *names;         /* NULL or joint_count names (NULL entries = "") */
     uint32_t skin_count;
     const ossa_skin_desc *skins;
+    float metres_per_unit;            /* the length of one model unit in metres, as the source
+                                       * declares it (glTF: 1); 0 = not declared. Finite, >= 0 */
 } ossa_skeleton_desc;
 
 typedef struct ossa_skeleton {
@@ -58,11 +60,13 @@ typedef struct ossa_skeleton {
     uint32_t skin_count;
     ossa_skin *skins;
     ossa_allocator allocator;
+    float metres_per_unit;         /* from the desc: metres per model unit, 0 = not declared */
 } ossa_skeleton;
 
 /* Builds a skeleton: validates parents (in range, no cycles -> INVALID_DATA), reorders
  * parents-first (stable: keeps desc order where it can), copies everything, remaps
- * skins, rebuilds the bind pose. On failure *out is NULL. */
+ * skins, rebuilds the bind pose. A negative or non-finite metres_per_unit ->
+ * INVALID_ARGUMENT. On failure *out is NULL. */
 ossa_result ossa_skeleton_create(const ossa_skeleton_desc *desc, const ossa_allocator *allocator,
                                  ossa_skeleton **out);
 /* Frees a skeleton; NULL is a no-op. */

@@ -1,6 +1,7 @@
 /* Skeletons: parents-first reordering, rest and bind poses, skins (see ossa/skeleton.h). */
 #include <ossa/skeleton.h>
 
+#include <math.h>
 #include <string.h>
 
 #include "core/alloc.h"
@@ -85,6 +86,7 @@ ossa_result ossa_skeleton_create(const ossa_skeleton_desc *desc, const ossa_allo
     uint32_t n = desc->joint_count;
     if (n > 0 && !desc->parents) return OSSA_ERROR_INVALID_ARGUMENT;
     if (desc->skin_count > 0 && !desc->skins) return OSSA_ERROR_INVALID_ARGUMENT;
+    if (!(desc->metres_per_unit >= 0.0f) || !isfinite(desc->metres_per_unit)) return OSSA_ERROR_INVALID_ARGUMENT;
     if (n > (uint32_t)INT32_MAX) return OSSA_ERROR_LIMIT;
     for (uint32_t k = 0; k < desc->skin_count; k++) {
         const ossa_skin_desc *sk = &desc->skins[k];
@@ -149,6 +151,7 @@ ossa_result ossa_skeleton_create(const ossa_skeleton_desc *desc, const ossa_allo
     memset(base, 0, L.size);
     ossa_skeleton *s = (ossa_skeleton *)(base + o_s);
     s->allocator = ossa__allocator_resolve(allocator);
+    s->metres_per_unit = desc->metres_per_unit;
     s->joint_count = n;
     s->parents = (int32_t *)(base + o_par);
     s->rest = (ossa_transform *)(base + o_rest);

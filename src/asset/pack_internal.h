@@ -30,7 +30,7 @@ enum {
 enum { PKS_TYPE = 0, PKS_COUNT = 4, PKS_OFFSET = 8, PKS_SIZE = 16, PKS_RESERVED = 24 };
 
 typedef enum pk_type {
-    PK_META = 1,        /* 16 bytes: i32 scene, u32 reserved[3]; count 1 */
+    PK_META = 1,        /* 16 bytes: i32 scene, f32 metres per unit, u32 reserved[2]; count 1 */
     PK_SKELETON = 2,    /* count = joints: parents, source_index, name, rest, bind (pk_skeleton_layout) */
     PK_SKINS = 3,       /* count = skins: records, joints pool, inverse-bind pool (pk_skins_layout) */
     PK_NODES = 4,       /* count = nodes (0 or joints): PK_NODE_RECORD bytes each */

@@ -42,7 +42,14 @@ typedef struct pl {
     uint32_t joints, skins, mesh_infos, materials;
     const uint8_t *surfaces; /* PK_SURFACES records (one per mesh), or NULL */
     uint64_t surface_total;  /* colour-stream bytes referenced so far */
+    float metres_per_unit;   /* from the meta section, for the skeleton */
 } pl;
+
+static float rd_f32(const uint8_t *p) {
+    float v;
+    memcpy(&v, p, 4);
+    return v;
+}
 
 static const char *const PATH_KEY[PK_TYPE_COUNT] = {"",          "meta",   "skeleton", "skins",    "nodes",
                                                     "mesh_infos", "meshes", "clips",    "warnings", "strings",
@@ -204,7 +211,12 @@ static ossa_result read_meta(pl *L, ossa_asset *a) {
     if (r) return r;
     int32_t scene = pk_rd_i32(sec_data(L, PK_META));
     if (scene < -1) return fail(L, OSSA_ERROR_INVALID_DATA, PK_META, NULL, 0, "scene %d", scene);
+    float metres = rd_f32(sec_data(L, PK_META) + 4); /* 0 in files written before it was stored */
+    if (!(metres >= 0.0f) || !isfinite(metres))
+        return fail(L, OSSA_ERROR_INVALID_DATA, PK_META, NULL, 0, "metres per unit %g is negative or not finite",
+                    (double)metres);
     a->scene = scene;
+    L->metres_per_unit = metres;
     return OSSA_OK;
 }
 
@@ -304,7 +316,7 @@ static ossa_result read_skeleton(pl *L, ossa_asset *a) {
         first += d->joint_count;
     }
     if (!r) {
-        ossa_skeleton_desc desc = {n, parents, rest, names, ns, skins};
+        ossa_skeleton_desc desc = {n, parents, rest, names, ns, skins, L->metres_per_unit};
         r = ossa_skeleton_create(&desc, &L->al, &a->skeleton);
         if (r == OSSA_ERROR_OUT_OF_MEMORY) r = fail(L, r, PK_SKELETON, NULL, 0, "out of memory");
         else if (r) r = fail(L, OSSA_ERROR_INVALID_DATA, PK_SKELETON, NULL, 0, "refused by ossa_skeleton_create (%s)",
@@ -832,12 +844,6 @@ static ossa_result check_clip_report(pl *L, const ossa_asset *a, uint32_t c, con
         return fail(L, OSSA_ERROR_INVALID_DATA, PK_CLIP_REPORTS, "clip", c, "worst vertex joint %u >= %u joints",
                     cr->worst_vertex_joint, L->joints);
     return OSSA_OK;
-}
-
-static float rd_f32(const uint8_t *p) {
-    float v;
-    memcpy(&v, p, 4);
-    return v;
 }
 
 /* The clip reports section (optional): one record per built clip. */

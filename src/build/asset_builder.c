@@ -24,8 +24,8 @@ ossa_result ossa__builder_begin(ossa__ctx *ctx, const ossa_allocator *allocator,
 }
 
 ossa_result ossa__builder_skeleton(ossa__ctx *ctx, ossa_asset *asset, uint32_t n, const ossa__node *nodes,
-                                   uint32_t skin_count, const ossa_skin_desc *skins, const char *path,
-                                   int32_t **joint_of_node) {
+                                   uint32_t skin_count, const ossa_skin_desc *skins, float metres_per_unit,
+                                   const char *path, int32_t **joint_of_node) {
     *joint_of_node = NULL;
     if (!n) return OSSA_OK;
     const ossa_allocator *al = &asset->allocator;
@@ -50,6 +50,7 @@ ossa_result ossa__builder_skeleton(ossa__ctx *ctx, ossa_asset *asset, uint32_t n
     sd.names = names;
     sd.skin_count = skin_count;
     sd.skins = skins;
+    sd.metres_per_unit = metres_per_unit;
     size_t bytes = (size_t)n * 256 + (size_t)skin_count * 64;
     for (uint32_t s = 0; s < skin_count; s++) bytes += (size_t)skins[s].joint_count * 72;
     if (!ossa__ctx_reserve(ctx, bytes)) {

@@ -36,12 +36,13 @@ typedef struct ossa__node {
 ossa_result ossa__builder_begin(ossa__ctx *ctx, const ossa_allocator *allocator, int32_t scene, ossa_asset **asset);
 
 /* Builds asset->skeleton from all `node_count` nodes and `skins` (joints are node
- * indices), fills asset->nodes, and returns the node → joint map in *joint_of_node
- * (ctx allocation, caller frees with ossa__ctx_free). `path` names the node list in
- * errors ("/nodes"). */
+ * indices) with the source's declared unit (metres per model unit, 0 = none declared:
+ * ossa_skeleton_desc.metres_per_unit), fills asset->nodes, and returns the node → joint map
+ * in *joint_of_node (ctx allocation, caller frees with ossa__ctx_free). `path` names the
+ * node list in errors ("/nodes"). */
 ossa_result ossa__builder_skeleton(ossa__ctx *ctx, ossa_asset *asset, uint32_t node_count, const ossa__node *nodes,
-                                   uint32_t skin_count, const ossa_skin_desc *skins, const char *path,
-                                   int32_t **joint_of_node);
+                                   uint32_t skin_count, const ossa_skin_desc *skins, float metres_per_unit,
+                                   const char *path, int32_t **joint_of_node);
 
 /* Binds nodes to the joints of `skeleton` by name: *joint_of_node[i] = first joint
  * named like node i, -1 when unnamed or unmatched (ctx allocation). Linear time. */

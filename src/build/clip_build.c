@@ -189,11 +189,12 @@ static ossa_result resolve_options(const ossa_clip_build_options *options, ossa_
     return OSSA_OK;
 }
 
-/* The scale-aware defaults: precision 1e-4 and shell 0.03 for a bind-pose height of 1.8 model
- * units, in proportion otherwise (ossa_skeleton_bind_height). Returns the height. */
+/* The scale-aware defaults: precision ossa__default_precision (1e-4 on a 1.8 m character, no
+ * looser than 0.1 mm where the unit is declared) and shell 0.03 for a bind-pose height of 1.8
+ * model units, in proportion otherwise (ossa_skeleton_bind_height). Returns the height. */
 static float resolve_scaled_defaults(ossa_clip_build_options *o, const ossa_skeleton *skeleton) {
     float height = ossa_skeleton_bind_height(skeleton);
-    if (o->precision == 0.0f) o->precision = 1e-4f * height / 1.8f;
+    if (o->precision == 0.0f) o->precision = ossa__default_precision(height, skeleton->metres_per_unit);
     if (o->shell_distance == 0.0f) o->shell_distance = 0.03f * height / 1.8f;
     if (!(o->precision > 0.0f) || !isfinite(o->precision)) o->precision = 1e-4f;
     if (!(o->shell_distance > 0.0f) || !isfinite(o->shell_distance)) o->shell_distance = 0.03f;

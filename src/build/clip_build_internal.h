@@ -190,6 +190,10 @@ typedef struct quant_range {
 /* Rounds of tightening by the final check before the failing chains go exact. */
 #define VERTEX_ROUNDS 8
 
+/* The default precision, model units, for a bind-pose height (model units) and the source's
+ * declared unit (metres per model unit, 0 = none declared): docs/built-clips.md, "The defaults". */
+float ossa__default_precision(float height, float metres_per_unit);
+
 /* The shells: B->bind_model, joint_shell, axis_shell, bind_inverse, moves_vertex (allocated
  * here, freed by ossa__build_free_shells). */
 ossa_result ossa__build_shells(builder *B);

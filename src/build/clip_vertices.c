@@ -33,8 +33,20 @@ float ossa_skeleton_bind_height(const ossa_skeleton *skeleton) {
     return h > 0.0f && isfinite(h) ? h : 1.8f;
 }
 
+/* 1e-4 of the height / 1.8 (0.1 mm on a 1.8 m character, in its own units). Where the source
+ * declares its unit, also no looser than 0.1 mm, but no tighter than 1e-5 of the height: about a
+ * hundred float roundings of the largest bind-pose coordinate, below which even the exact keys
+ * could measure over the precision (a LIMIT build). */
+float ossa__default_precision(float height, float metres_per_unit) {
+    float relative = 1e-4f * height / 1.8f;
+    if (!(metres_per_unit > 0.0f)) return relative;
+    float tenth_of_mm = 1e-4f / metres_per_unit, rounding_floor = 1e-5f * height;
+    float p = tenth_of_mm < relative ? tenth_of_mm : relative;
+    return p > rounding_floor ? p : rounding_floor;
+}
+
 float ossa_clip_build_default_precision(const ossa_skeleton *skeleton) {
-    return skeleton ? 1e-4f * ossa_skeleton_bind_height(skeleton) / 1.8f : 0.0f;
+    return skeleton ? ossa__default_precision(ossa_skeleton_bind_height(skeleton), skeleton->metres_per_unit) : 0.0f;
 }
 
 /* Whether mesh m can be skinned on B's skeleton: positions, 4 or 8 influences, a skin. */

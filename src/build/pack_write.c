@@ -76,6 +76,14 @@ static uint64_t stream(pw *w, const void *src, uint64_t n) {
     return at - w->section_start;
 }
 
+/* The asset's default scene and its skeleton's declared unit (0 = none). */
+static void write_meta(pw *w, const ossa_asset *a) {
+    uint64_t at = take(w, PK_META_SIZE);
+    float metres = a->skeleton ? a->skeleton->metres_per_unit : 0.0f;
+    put_i32(w, at, a->scene);
+    put(w, at + 4, &metres, 4);
+}
+
 static void write_skeleton(pw *w, const ossa_skeleton *s) {
     uint32_t n = s ? s->joint_count : 0;
     pk_skeleton_layout l = pk_skeleton_layout_of(n);
@@ -265,10 +273,7 @@ static void emit(pw *w, const ossa_asset *a, uint32_t warning_count) {
         section_begin(w);
         uint64_t count = 0;
         switch (ORDER[k]) {
-        case PK_META:
-            put_i32(w, take(w, PK_META_SIZE), a->scene);
-            count = 1;
-            break;
+        case PK_META: write_meta(w, a); count = 1; break;
         case PK_SKELETON: write_skeleton(w, s); count = s ? s->joint_count : 0; break;
         case PK_SKINS: write_skins(w, s); count = s ? s->skin_count : 0; break;
         case PK_NODES: write_nodes(w, a); count = a->node_count; break;

@@ -1,7 +1,8 @@
 /* ossa info FILE [--json]: the node tree (with the skins each node is a joint of),
  * skins, meshes (vertex counts, influences, morph targets), clips (duration,
  * channels, interpolations) and the loader's warnings. --json prints one object:
- * {"file", "scene", "nodes": [{"index","name","parent","children","mesh","skin",
+ * {"file", "scene", "metres_per_unit" (the length of a model unit as the file declares it,
+ *  glTF: 1; 0 = not declared), "nodes": [{"index","name","parent","children","mesh","skin",
  *  "joint","joint_of":[skin...],"matrix","matrix_not_trs"}], "skins": [{"index",
  *  "name","joints":[node...],"root"}], "meshes": [{"index","name","primitives",
  *  "targets"}], "primitives": [{"node","mesh","primitive","vertices","indices",
@@ -226,7 +227,9 @@ static void print_json(const char *file, const ossa_asset *a, const tree_index *
     const ossa_skeleton *sk = a->skeleton;
     printf("{\"file\": ");
     json_put_str(file);
-    printf(", \"scene\": %d,\n \"nodes\": [", a->scene);
+    printf(", \"scene\": %d, \"metres_per_unit\": ", a->scene);
+    json_put_num(a->skeleton ? a->skeleton->metres_per_unit : 0.0);
+    printf(",\n \"nodes\": [");
     for (uint32_t i = 0; i < a->node_count; i++) {
         const ossa_node_info *n = &a->nodes[i];
         printf("%s{\"index\": %u, \"name\": ", i ? ",\n  " : "", i);
@@ -298,6 +301,9 @@ static void print_text(const char *file, const ossa_asset *a, const tree_index *
     const ossa_skeleton *sk = a->skeleton;
     printf("%s\n", file);
     printf("nodes: %u (default scene %d)\n", a->node_count, a->scene);
+    if (a->skeleton && a->skeleton->metres_per_unit > 0)
+        printf("unit: %g m (declared by the file)\n", (double)a->skeleton->metres_per_unit);
+    else printf("unit: not declared (build defaults scale with the character's height)\n");
     /* iterative depth-first walk over roots in glTF order */
     uint32_t n = a->node_count;
     uint32_t *stack = calloc((size_t)n + 1, sizeof *stack);

@@ -2,7 +2,7 @@
  *
  * Loads IN (glTF, GLB, a packed .ossa file, or "demo" for the built-in character),
  * builds every editable clip with the asset's skinned meshes (compressed at precision P model
- * units, default 1e-4 x bind-pose height / 1.8, or lossless), and writes skeleton, skins,
+ * units, default ossa_clip_build_default_precision, or lossless), and writes skeleton, skins,
  * meshes, node and mesh infos, built clips and warnings into one packed file (pack.h). Prints
  * one line per clip: raw bytes (the editable keys), built bytes, ratio, the precision in model
  * units and as a fraction of the height, the joint shells' measured max error with the joint
@@ -24,7 +24,8 @@
 static int usage(FILE *f) {
     fprintf(f, "usage: ossa pack IN OUT.ossa [--precision P] [--lossless] [--strip-warnings]\n"
                "  IN: .gltf, .glb, .ossa or \"demo\"; P: max error of the skinned vertices, model units\n"
-               "  (default 1e-4 x the skeleton's bind-pose height / 1.8: 0.1 mm on a 1.8 m character)\n");
+               "  (default 1e-4 x the skeleton's bind-pose height / 1.8: 0.1 mm on a 1.8 m character;\n"
+               "  no looser than 0.1 mm where the file declares its unit, as glTF does: metres)\n");
     return f == stdout ? 0 : 2;
 }
 

@@ -22,6 +22,10 @@
 #define MAX_NODES (1u << 20)
 #define MAX_KEYS (1u << 26)
 #define DEFAULT_TPS 25.0 /* Assimp: mTicksPerSecond 0 means 25 */
+/* No declared unit: Assimp's data model has none (an FBX's UnitScaleFactor is metadata whose use
+ * depends on post-processing flags, COLLADA's <unit> is folded into the root node, BVH has none),
+ * so the builder's defaults scale with the character's height alone. */
+#define ASSIMP_METRES_PER_UNIT 0.0f
 
 typedef struct ai_load {
     ossa__ctx *ctx;
@@ -1054,8 +1058,8 @@ static ossa_result convert(ossa__ctx *ctx, const struct aiScene *scene, const os
     if (!bind_to) {
         if ((r = walk_nodes(&L))) goto done;
         if ((r = build_skins(&L))) goto done;
-        if ((r = ossa__builder_skeleton(ctx, asset, L.node_count, L.nodes, L.skin_count, L.skins, "/nodes",
-                                        &joint_of_node)))
+        if ((r = ossa__builder_skeleton(ctx, asset, L.node_count, L.nodes, L.skin_count, L.skins,
+                                        ASSIMP_METRES_PER_UNIT, "/nodes", &joint_of_node)))
             goto done;
         uint32_t nm = scene->mNumMeshes;
         if (nm) {

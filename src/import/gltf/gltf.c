@@ -11,6 +11,9 @@
 
 #include "core/alloc.h"
 
+/* glTF 2.0, 3.4 "Coordinate System and Units": "The units for all linear distances are meters." */
+#define GLTF_METRES_PER_UNIT 1.0f
+
 /* ---------------------------------------------------------------- helpers */
 
 static ossa_result tok_uint(ossa__ctx *ctx, int32_t tok, const char *path, uint32_t max, uint32_t *out) {
@@ -710,7 +713,8 @@ static ossa_result load(ossa__ctx *ctx, const ossa_load_options *options, const 
             skins[s].inverse_bind = (const ossa_mat4 *)doc.skins[s].ibm;
             skins[s].root = doc.skins[s].root;
         }
-        if ((r = ossa__builder_skeleton(ctx, asset, n, doc.nodes, doc.skin_count, skins, "/nodes", &joint_of_node)))
+        if ((r = ossa__builder_skeleton(ctx, asset, n, doc.nodes, doc.skin_count, skins, GLTF_METRES_PER_UNIT, "/nodes",
+                                        &joint_of_node)))
             goto fail;
         joint_count = n;
     } else if (bind_to && n) {
