@@ -61,11 +61,12 @@ typedef struct ossa__sample_plan {
 ossa_result ossa__sample_plan_make(ossa_built_clip *clip);
 
 /* The per-instance sampling state, in two pools a clip lays itself out in (its clocks' slots
- * after its masks', its raw keys after its packed ones at the plan's raw_keys). The slots (2 arrays of 32-bit words: 8 bytes a slot):
- * per key mask m (the shared key clock: channels with one key mask have the same keys at the
- * same grid times, so the segment is kept, checked and stepped once per mask) the grid indices
- * of its key a and of the key after it at slot m (its times the plan's grid[a], grid[next]:
- * grid_count = key a held, grid_count + 1 = no key, both +Inf), then per raw clock its key
+ * after its masks', its raw keys after its packed ones at the plan's raw_keys). The slots (2
+ * arrays of 32-bit words: 8 bytes a slot): per key mask m (the shared key clock: channels with
+ * one key mask have the same keys at the same grid times, so the segment is kept, checked and
+ * stepped once per mask) its segment's start, the time of its key a (mt0; +Inf: no key), and
+ * the grid index of the key after a (next; its time the plan's grid[next]: grid_count = key a
+ * held, grid_count + 1 = no key, both +Inf), then per raw clock its key
  * cursor (the key k whose keys k, k + 1 are decoded; UINT32_MAX = none) and this frame's
  * parameter (its case folded in, sample_raw.c). The keys: per packed channel i the quantised
  * fields of its keys a and b (6 floats at 6 i), then the raw lanes' decoded keys k and k + 1
@@ -81,8 +82,8 @@ struct ossa_sampling_context {
     uint64_t clip_id; /* clip the caches belong to; 0 = none */
     uint64_t ref_clip;    /* clip whose rest-pose hash ref_ptr was checked against; 0 = none */
     const ossa_transform *ref_ptr; /* the reference that matched it */
-    uint32_t *key;        /* slot words 0: per key mask the grid index of key a; per clock (key + mask_count) its cursor */
-    uint32_t *next;       /* slot words 1: per key mask the grid index of the key after a; per clock its parameter's bits */
+    float *mt0;           /* slot words 0: per key mask the time of key a (+Inf: no key); per clock (after the masks) its cursor */
+    uint32_t *next;       /* slot words 1: per key mask the grid index of the key after a; per clock its parameter */
     float *kq;            /* the key pool: packed channel i's keys a and b as floats at 6 i, 6 i + 3 (the last key held: b = a) */
     float last_t;         /* the previous frame's clip time (-Inf after a clip switch) */
     float jump_dt;        /* a step past it further than this (4 mean grid steps), or back: a jump */
@@ -91,7 +92,7 @@ struct ossa_sampling_context {
 
 /* Clock k's key cursor and this frame's parameter (after the clip's key masks, the clip's
  * mask_count M). */
-static inline uint32_t *ossa__clock_key(ossa_sampling_context *c, uint32_t M) { return c->key + M; }
+static inline uint32_t *ossa__clock_key(ossa_sampling_context *c, uint32_t M) { return (uint32_t *)(void *)(c->mt0 + M); }
 static inline float *ossa__clock_param(ossa_sampling_context *c, uint32_t M) { return (float *)(void *)(c->next + M); }
 /* The raw lanes' decoded keys k (a) and k + 1 (b = a + lanes: key a's kernel reads past its lanes land in key b's). */
 static inline float *ossa__raw_keys(const ossa_sampling_context *c, const ossa__sample_plan *pl) { return c->kq + pl->raw_keys; }

@@ -7,6 +7,10 @@
 #include <stdlib.h>
 #include <string.h>
 
+#if defined(__SSE2__)
+#include <emmintrin.h> /* x86-64 baseline: the stale-mask compare, 4 at a time */
+#endif
+
 #include "anim/sample_internal.h"
 #include "core/alloc.h"
 #include "core/cpu.h"
@@ -96,7 +100,7 @@ static ossa_result context_make(uint32_t slots, uint32_t key_floats, const ossa_
     c->slots = slots;
     c->key_floats = key_floats;
     uint32_t *u = (uint32_t *)(mem + o_s);
-    c->key = u;
+    c->mt0 = (float *)(void *)u;
     c->next = u + slots;
     c->kq = (float *)(mem + o_k);
     *out = c;
@@ -211,7 +215,7 @@ static inline __attribute__((always_inline)) uint32_t key_rank(const ossa_built_
 static inline __attribute__((always_inline)) void step_mask_body(ossa_sampling_context *c, const ossa_built_clip *clip, uint32_t m,
                                                                  uint32_t n, uint32_t n2, ossa__key_kernel key, bool hw) {
     const ossa__sample_plan *pl = clip->plan;
-    c->key[m] = n;
+    c->mt0[m] = clip->grid[n];
     c->next[m] = n2;
     if (n2 >= clip->h->grid_count) { /* held */
         for (uint32_t g = pl->mfirst[m], e = pl->mfirst[m + 1]; g < e; g++) {
@@ -245,7 +249,7 @@ __attribute__((target("popcnt"), noinline)) static void step_mask_popcnt(ossa_sa
 static inline void set_segment(ossa_sampling_context *c, const ossa_built_clip *clip, uint32_t m, uint32_t a, uint32_t rank,
                                uint32_t n) {
     bool held = n >= clip->h->grid_count; /* the last key: hold it */
-    c->key[m] = a;
+    c->mt0[m] = clip->grid[a];
     c->next[m] = n;
     uint32_t M = ossa__lift_blocks(clip->mask_keys[m]), b = rank >> 2 < M ? rank >> 2 : M - 1u;
     uint32_t ja = rank - 4u * b; /* 4 only for the held last key */
@@ -302,6 +306,51 @@ static inline __attribute__((always_inline)) void seek(ossa_sampling_context *c,
     set_segment(c, clip, m, a, rank, n);
 }
 
+/* The key masks' segment times this frame (t0 = grid[key], dt = grid[next] - t0, +Inf for a
+ * held key), once per mask, for clips of up to OSSA__MASK_TIMES masks (the others' channels
+ * look their masks' times up themselves). */
+#define OSSA__MASK_TIMES 128u
+typedef struct mask_times {
+    float t0[OSSA__MASK_TIMES], dt[OSSA__MASK_TIMES];
+} mask_times;
+
+/* Key masks [w, w + e) (e <= 64) whose segment [mt0, grid[next]) does not hold t, as a
+ * bit mask (bit j = mask w + j; no branch per mask), their segment times into mt (NULL: not
+ * kept); whole vectors of 4 masks (SSE2, the x86-64 baseline) then one at a time. */
+static inline uint64_t stale_masks(const ossa_sampling_context *c, const float *grid, float t, uint32_t w, uint32_t e,
+                                   mask_times *mt) {
+    uint64_t stale = 0;
+    uint32_t j = 0;
+#if defined(__SSE2__)
+    __m128 vt = _mm_set1_ps(t);
+    for (; mt && j + 4u <= e; j += 4u) {
+        const uint32_t *n = c->next + w + j;
+        __m128 lo = _mm_loadu_ps(c->mt0 + w + j);
+        __m128 hi = _mm_setr_ps(grid[n[0]], grid[n[1]], grid[n[2]], grid[n[3]]);
+        _mm_storeu_ps(mt->t0 + w + j, lo);
+        _mm_storeu_ps(mt->dt + w + j, _mm_sub_ps(hi, lo));
+        stale |= (uint64_t)_mm_movemask_ps(_mm_or_ps(_mm_cmplt_ps(vt, lo), _mm_cmpge_ps(vt, hi))) << j;
+    }
+#endif
+    for (; j < e; j++) {
+        float lo = c->mt0[w + j], hi = grid[c->next[w + j]];
+        if (mt) {
+            mt->t0[w + j] = lo;
+            mt->dt[w + j] = hi - lo;
+        }
+        stale |= (uint64_t)((t < lo) | (t >= hi)) << j;
+    }
+    return stale;
+}
+
+/* Key mask m's segment times into mt (NULL: not kept), after it moved. */
+static inline void mask_time(const ossa_sampling_context *c, const float *grid, mask_times *mt, uint32_t m) {
+    if (!mt) return;
+    float lo = c->mt0[m];
+    mt->t0[m] = lo;
+    mt->dt[m] = grid[c->next[m]] - lo;
+}
+
 /* Every key mask of `stale` (bit j = mask w + j) seeks grid position U: a portable loop and
  * one compiled for POPCNT (the mask seeks inlined in both). */
 static __attribute__((noinline)) void seek_all(ossa_sampling_context *c, const ossa_built_clip *clip, uint32_t w,
@@ -319,21 +368,26 @@ __attribute__((target("popcnt"), noinline)) static void seek_all_popcnt(ossa_sam
 
 /* The packed channels [begin, end) into the pose (ossa_transform is 10 floats: T xyz, R xyzw,
  * S xyz) through the decode kernel, OSSA__SAMPLE_RUN channels a pass: the segment times of
- * each from its mask's (dt: hi - mt0, +Inf for STEP or a held key, as the segment was set),
+ * each its mask's (mt, or NULL: from the grid; dt +Inf for STEP),
  * the rotations straight into the pose, the translations and scales through a stack buffer.
  * The kernel's wide loads read up to OSSA__LERP_SLACK - 1 entries past a pass: the stack
  * arrays have them (zeroed), the plan's and the keys' arrays too. */
 #define OSSA__SAMPLE_RUN 64u
-static void decode_run(const ossa_sampling_context *c, const ossa_built_clip *clip, float t, float *pose, uint32_t begin,
-                       uint32_t end, bool rotation) {
+static void decode_run(const ossa_sampling_context *c, const ossa_built_clip *clip, const mask_times *mt, float t, float *pose,
+                       uint32_t begin, uint32_t end, bool rotation) {
     enum { W = OSSA__SAMPLE_RUN + OSSA__LERP_SLACK };
     float t0[W], dt[W], o[3][W];
     const ossa__sample_plan *pl = clip->plan;
     const float *grid = pl->grid;
     uint32_t n = end - begin;
-    for (uint32_t j = 0; j < n; j++) {
+    for (uint32_t j = 0; mt && j < n; j++) {
         uint32_t i = begin + j, m = pl->pmask[i];
-        float a = grid[c->key[m]], d = grid[c->next[m]] - a;
+        t0[j] = mt->t0[m];
+        dt[j] = pl->pstep[i] ? INFINITY : mt->dt[m];
+    }
+    for (uint32_t j = 0; !mt && j < n; j++) {
+        uint32_t i = begin + j, m = pl->pmask[i];
+        float a = c->mt0[m], d = grid[c->next[m]] - a;
         t0[j] = a;
         dt[j] = pl->pstep[i] ? INFINITY : d;
     }
@@ -352,10 +406,13 @@ static void decode_run(const ossa_sampling_context *c, const ossa_built_clip *cl
     }
 }
 
-static void decode_packed(const ossa_sampling_context *c, const ossa_built_clip *clip, float t, float *pose) {
+static void decode_packed(const ossa_sampling_context *c, const ossa_built_clip *clip, const mask_times *mt, float t,
+                          float *pose) {
     uint32_t P = clip->h->packed_count, R = clip->h->rot_count;
-    for (uint32_t i = 0; i < R; i += OSSA__SAMPLE_RUN) decode_run(c, clip, t, pose, i, R - i < OSSA__SAMPLE_RUN ? R : i + OSSA__SAMPLE_RUN, true);
-    for (uint32_t i = R; i < P; i += OSSA__SAMPLE_RUN) decode_run(c, clip, t, pose, i, P - i < OSSA__SAMPLE_RUN ? P : i + OSSA__SAMPLE_RUN, false);
+    for (uint32_t i = 0; i < R; i += OSSA__SAMPLE_RUN)
+        decode_run(c, clip, mt, t, pose, i, R - i < OSSA__SAMPLE_RUN ? R : i + OSSA__SAMPLE_RUN, true);
+    for (uint32_t i = R; i < P; i += OSSA__SAMPLE_RUN)
+        decode_run(c, clip, mt, t, pose, i, P - i < OSSA__SAMPLE_RUN ? P : i + OSSA__SAMPLE_RUN, false);
 }
 
 ossa_result ossa_sample_job_run(ossa_sample_job *job) {
@@ -374,7 +431,7 @@ ossa_result ossa_sample_job_run(ossa_sample_job *job) {
     }
     if (c->clip_id != clip->id) {
         for (uint32_t m = 0; m < h->mask_count; m++) /* validate: mask_count <= the plan's slots <= the context's */
-            c->key[m] = c->next[m] = h->grid_count + 1u; /* no key: grid +Inf, always stale */
+            c->mt0[m] = INFINITY, c->next[m] = h->grid_count + 1u; /* no key: always stale, no step */
         ossa__raw_setup(c, clip);
         c->last_t = -INFINITY;
         c->loops = 0.0;
@@ -409,6 +466,7 @@ ossa_result ossa_sample_job_run(ossa_sample_job *job) {
     /* packed channels: refresh the stale segments (the raw channels run before their decode
      * kernel, so its wide loads find the refill's narrow stores retired) */
     uint32_t P = h->packed_count;
+    mask_times times, *mt = h->mask_count <= OSSA__MASK_TIMES ? &times : NULL; /* the segments' times this frame */
     if (P) {
         int64_t u = -1;
         const float *grid = clip->grid;
@@ -418,13 +476,11 @@ ossa_result ossa_sample_job_run(ossa_sample_job *job) {
         bool jump = !(t >= c->last_t && t - c->last_t <= c->jump_dt); /* back, or far ahead */
         for (uint32_t w = 0; w < M; w += 64) { /* the stale masks as a bit mask: no branch per mask */
             uint32_t e = M - w < 64 ? M - w : 64;
-            uint64_t stale = 0;
-            for (uint32_t j = 0; j < e; j++) /* the segment [grid[key], grid[next]) */
-                stale |= (uint64_t)((t < grid[c->key[w + j]]) | (t >= grid[c->next[w + j]])) << j;
+            uint64_t stale = stale_masks(c, grid, t, w, e, mt);
             if (jump && stale) { /* every stale mask seeks: the grid position once */
                 if (u < 0) u = grid_find(clip, t);
                 (popcnt ? seek_all_popcnt : seek_all)(c, clip, w, stale, (uint32_t)u);
-                stale = 0;
+                for (; stale; stale &= stale - 1) mask_time(c, grid, mt, w + (uint32_t)__builtin_ctzll(stale));
             }
             for (; stale; stale &= stale - 1) {
                 uint32_t m = w + (uint32_t)__builtin_ctzll(stale), n = c->next[m];
@@ -432,17 +488,19 @@ ossa_result ossa_sample_job_run(ossa_sample_job *job) {
                     uint32_t n2 = ossa__mask_next(mask_at(clip, m), n + 1, G);
                     if (n2 >= G || t < grid[n2]) {
                         (popcnt ? step_mask_popcnt : step_mask)(c, clip, m, n, n2, key);
+                        mask_time(c, grid, mt, m);
                         continue;
                     }
                 }
                 locate(c, clip, m, t, &u);
+                mask_time(c, grid, mt, m);
             }
         }
     }
 
     ossa__raw_sample(c, clip, t, out, job->weights);
 
-    if (P) decode_packed(c, clip, t, (float *)(void *)out);
+    if (P) decode_packed(c, clip, mt, t, (float *)(void *)out);
     c->last_t = t;
     job->sampled_time = t;
     return OSSA_OK;
