@@ -1140,6 +1140,77 @@ static void test_reference_hash(void **state) {
     free_fixture(&g);
 }
 
+/* The sampling plan's key grid and rank directories of bc against its block: the grid's times
+ * as the block stores them (ticked: decoded again here; else the block's floats), then +Inf at
+ * grid_count (a held key's end) and grid_count + 1 (no key); per key mask and 64-bit word the
+ * keys before it, as a bit-by-bit count finds them, and every key's rank (its word's entry plus
+ * the popcount below it in the word, as the job computes it) equal to its bit-by-bit rank.
+ * counts: ticked grids, directory entries, ranks. */
+static void check_plan_grid(const ossa_built_clip *bc, uint32_t counts[3]) {
+    const ossa__sample_plan *pl = bc->plan;
+    uint32_t G = bc->h->grid_count, W = (G + 63u) / 64u;
+    assert_ptr_equal(bc->grid, pl->grid);
+    float *want = malloc(((size_t)G + 1u) * sizeof(float));
+    if (bc->h->flags & OSSA__BC_FLAG_GRID_TICKS) {
+        assert_true(ossa__grid_decode(bc->h, bc->base, want));
+        counts[0]++;
+    } else {
+        memcpy(want, bc->base + bc->h->grid_off, (size_t)G * sizeof(float));
+    }
+    assert_memory_equal(pl->grid, want, (size_t)G * sizeof(float));
+    free(want);
+    assert_true(pl->grid[G] == INFINITY && pl->grid[G + 1] == INFINITY);
+    assert_int_equal(pl->rdir_words, W);
+    for (uint32_t m = 0; m < bc->h->mask_count; m++) {
+        const unsigned char *mask = bc->masks + (size_t)m * bc->mask_bytes;
+        uint32_t slow = 0;
+        for (uint32_t g = 0; g < G; g++) {
+            uint32_t bit = ((unsigned)mask[g / 8] >> (g % 8)) & 1u;
+            if (g % 64u == 0) {
+                assert_int_equal(pl->rdir[(size_t)m * W + g / 64u], slow);
+                counts[1]++;
+            }
+            if (bit) {
+                uint64_t w;
+                memcpy(&w, mask + 8u * (g / 64u), 8);
+                w &= (1ull << (g % 64u)) - 1u;
+                assert_int_equal(pl->rdir[(size_t)m * W + g / 64u] + (uint32_t)__builtin_popcountll(w), slow);
+                counts[2]++;
+            }
+            slow += bit;
+        }
+        assert_int_equal(slow, bc->mask_keys[m]);
+    }
+}
+
+/* check_plan_grid on generated clips of one window, a few words and many words of grid times
+ * (compressed and lossless), and on a compressed clip whose keys lie on a lattice (a ticked
+ * grid). */
+static void test_plan_grid_and_rank_directory(void **state) {
+    (void)state;
+    static const uint32_t keys[] = {6, 60, 400};
+    uint32_t counts[3] = {0, 0, 0};
+    for (int v = 0; v < 3; v++) {
+        fixture f = make_fixture_keys(50 + (uint64_t)v, 5, 0, keys[v]);
+        for (int b = 0; b < 2; b++) check_plan_grid(f.built[b], counts);
+        free_fixture(&f);
+    }
+    uint64_t s = 9;
+    ot_gen_options o = {0};
+    o.joints = 8;
+    ossa_skeleton *sk = ot_gen_skeleton(&s, &o);
+    ossa_clip *clip = shared_clock_clip(&s, 8);
+    ossa_clip_build_options opt = {0};
+    ossa_built_clip *bc = NULL;
+    assert_int_equal(ossa_clip_build(clip, sk, &opt, NULL, &bc, NULL), OSSA_OK);
+    check_plan_grid(bc, counts);
+    ossa_built_clip_destroy(bc);
+    ossa_clip_destroy(clip);
+    ossa_skeleton_destroy(sk);
+    printf("plan grids (%u ticked), %u rank directory entries, %u key ranks\n", counts[0], counts[1], counts[2]);
+    assert_true(counts[2] > 0 && counts[1] > counts[2] / 64u);
+}
+
 int main(void) {
     const struct CMUnitTest tests[] = {
         cmocka_unit_test(test_validate_fields),
@@ -1154,6 +1225,7 @@ int main(void) {
         cmocka_unit_test(test_lift_block_spec),
         cmocka_unit_test(test_key_kernels_agree),
         cmocka_unit_test(test_plan_block_tables),
+        cmocka_unit_test(test_plan_grid_and_rank_directory),
         cmocka_unit_test(test_lossless_clocks_agree),
         cmocka_unit_test(test_mask_rank_agree),
         cmocka_unit_test(test_mask_steps_agree),
