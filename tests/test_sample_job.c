@@ -112,7 +112,7 @@ static void test_validate_fields(void **state) {
         for (size_t i = 0; i < sizeof w; i++) assert_int_equal(((unsigned char *)w)[i], 0xCD);
         job.weights_count = W;
     }
-    /* a context too small for the clip (one for no joints: 4 slots, no key room) */
+    /* a context too small for the clip (one for no joints: no slots, no key room) */
     ossa_sampling_context *small = NULL;
     assert_int_equal(ossa_sampling_context_create(0, 0, NULL, &small), OSSA_OK);
     job.context = small;
@@ -128,10 +128,10 @@ static void test_validate_fields(void **state) {
     free_fixture(&f);
 }
 
-/* The context's size as sample.h states it: 128 bytes a joint, 16 a weight and about 330
- * more, counted by hand from its parts (slots 3 J + W + 4 of 16 B; keys 20 J + 22 floats;
- * each part 16-byte aligned after the header), 5,832 B for 43 joints (ozz 0.16's context for
- * them: 5,110 B; a context sized for the clips it plays is smaller: test_sample_context). */
+/* The context's size as sample.h states it: 104 bytes a joint, 8 a weight and about 210
+ * more, counted by hand from its parts (slots 3 J + W of 8 B; keys 20 J + 22 floats; each
+ * part 16-byte aligned after the header), 4,680 B for 43 joints (ozz 0.16's context for them:
+ * 5,110 B; a context sized for the clips it plays is smaller: test_sample_context). */
 static void test_context_size(void **state) {
     (void)state;
     const uint32_t joints[] = {1, 17, 43, 100, 1000}, weights[] = {0, 0, 0, 8, 64};
