@@ -81,7 +81,7 @@ static bool use_popcnt(void) {
 
 /* ---------------------------------------------------------------- context */
 
-/* One allocation: the context, then its slot arrays (key, next: 2 x slots) and its key pool
+/* One allocation: the context, then its slot arrays (mt0, next: 2 x slots) and its key pool
  * (key_floats, zeroed: finite values in the spare lanes). */
 static ossa_result context_make(uint32_t slots, uint32_t key_floats, const ossa_allocator *allocator,
                                 ossa_sampling_context **out) {
@@ -245,7 +245,7 @@ __attribute__((target("popcnt"), noinline)) static void step_mask_popcnt(ossa_sa
 #endif
 
 /* Key mask m's segment from key a (grid index, value index rank) to the next key n
- * (grid_count = none: a is held): the mask's grid indices, then its channels' keys. */
+ * (grid_count = none: a is held): the mask's start and next key, then its channels' keys. */
 static inline void set_segment(ossa_sampling_context *c, const ossa_built_clip *clip, uint32_t m, uint32_t a, uint32_t rank,
                                uint32_t n) {
     bool held = n >= clip->h->grid_count; /* the last key: hold it */
@@ -306,8 +306,8 @@ static inline __attribute__((always_inline)) void seek(ossa_sampling_context *c,
     set_segment(c, clip, m, a, rank, n);
 }
 
-/* The key masks' segment times this frame (t0 = grid[key], dt = grid[next] - t0, +Inf for a
- * held key), once per mask, for clips of up to OSSA__MASK_TIMES masks (the others' channels
+/* The key masks' segment times this frame (t0 = mt0, dt = grid[next] - t0, +Inf for a held
+ * key), once per mask, for clips of up to OSSA__MASK_TIMES masks (the others' channels
  * look their masks' times up themselves). */
 #define OSSA__MASK_TIMES 128u
 typedef struct mask_times {
