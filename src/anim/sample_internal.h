@@ -56,6 +56,10 @@ typedef struct ossa__sample_plan {
     bool unpack_wide;     /* the clip's bit positions fit in 32 bits: the SIMD unpack kernels may run */
 } ossa__sample_plan;
 
+/* The job keeps its key masks' segment times on its stack for clips of up to this many masks
+ * (sample_job.c); the others' channels look them up from the context and the grid. */
+#define OSSA__MASK_TIMES 128u
+
 /* Makes clip->plan (allocated from clip->allocator, freed by ossa_built_clip_destroy) for a
  * bound, valid block: OK or OUT_OF_MEMORY. */
 ossa_result ossa__sample_plan_make(ossa_built_clip *clip);

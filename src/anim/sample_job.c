@@ -309,7 +309,6 @@ static inline __attribute__((always_inline)) void seek(ossa_sampling_context *c,
 /* The key masks' segment times this frame (t0 = mt0, dt = grid[next] - t0, +Inf for a held
  * key), once per mask, for clips of up to OSSA__MASK_TIMES masks (the others' channels
  * look their masks' times up themselves). */
-#define OSSA__MASK_TIMES 128u
 typedef struct mask_times {
     float t0[OSSA__MASK_TIMES], dt[OSSA__MASK_TIMES];
 } mask_times;
