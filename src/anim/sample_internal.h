@@ -30,7 +30,10 @@ _Static_assert(sizeof(ossa_transform) == 10 * sizeof(float), "the cached raw cha
  * keys in the context: component q of rotation slot r at lane q * nrot + r (SoA over every
  * clock's rotations: one slerp kernel pass for all), vector slot v's components at lanes
  * 4 * nrot + 3 v; a clip of J joints uses at most J rotation slots, 2 J vector slots and 10 J
- * lanes (what a context of max_joints >= J holds). */
+ * lanes (what a context of max_joints >= J holds). The key grid (grid: grid_count times, then
+ * +Inf at grid_count, a held key's end, and at grid_count + 1, the "no key" index) and each
+ * mask's rank directory (rdir: rdir_words entries a mask, entry w = the keys before grid index
+ * 64 w), so the context keeps a mask's segment as two grid indices. */
 typedef struct ossa__sample_plan {
     uint32_t *mfirst, *mch, *poff, *lbk, *lto, *lfo, *lfm; /* poff .. lfm: by grouped position (ossa__lift_soa) */
     uint32_t *lbt;                                        /* the block tables (ossa__lift_soa's blk) */
@@ -46,25 +49,36 @@ typedef struct ossa__sample_plan {
     uint32_t uncached;    /* raw channels without a cache (CUBIC, weights, no lanes) */
     uint32_t lanes;       /* 4 nrot + 3 nvec */
     uint32_t raw_keys;    /* the raw keys' first float in the context's key pool (after the packed keys) */
-    uint32_t slots, key_floats; /* what a context needs: mask_count + clock_count + 4 slots, raw_keys + 2 lanes + OSSA__LERP_SLACK floats */
+    uint32_t slots, key_floats; /* what a context needs: mask_count + clock_count slots, raw_keys + 2 lanes + OSSA__LERP_SLACK floats */
+    float *grid;          /* grid_count + 2 times (the clip's grid points at it) */
+    uint32_t *rdir;       /* mask m's rank directory at rdir + m * rdir_words */
+    uint32_t rdir_words;  /* (grid_count + 63) / 64 */
     bool unpack_wide;     /* the clip's bit positions fit in 32 bits: the SIMD unpack kernels may run */
 } ossa__sample_plan;
+
+/* The job keeps its key masks' segment times on its stack for clips of up to this many masks
+ * (sample_job.c); the others' channels look them up from the context and the grid. */
+#define OSSA__MASK_TIMES 128u
 
 /* Makes clip->plan (allocated from clip->allocator, freed by ossa_built_clip_destroy) for a
  * bound, valid block: OK or OUT_OF_MEMORY. */
 ossa_result ossa__sample_plan_make(ossa_built_clip *clip);
 
-/* The per-instance sampling state, in two pools a clip lays itself out in at a clip switch
- * (place_clip, with the plan's offsets). The slots (4 arrays of 32-bit words): per key mask m
- * (the shared key clock: channels with one key mask have the same keys at the same grid times,
- * so the segment is kept, checked and stepped once per mask) its rank, next key and times at
- * slot m, then per raw clock its key cursor, decoded key and this frame's parameter (its case
- * folded in, sample_raw.c). The keys: per packed channel i the quantised fields of its keys a
- * and b (6 floats at 6 i), then the raw lanes' decoded keys k and k + 1 (key b's lanes right
- * after key a's, OSSA__LERP_SLACK spare floats after them). Capacities: `slots` and
- * `key_floats`, what a clip's plan needs (ossa__sample_plan: slots, key_floats) or what any
- * clip of max_joints joints and max_weights weights needs. The kernels' per-frame values
- * (segment times, translation outputs, slerp parameters and flags) live on the job's stack. */
+/* The per-instance sampling state, in two pools a clip lays itself out in (its clocks' slots
+ * after its masks', its raw keys after its packed ones at the plan's raw_keys). The slots (2
+ * arrays of 32-bit words: 8 bytes a slot): per key mask m (the shared key clock: channels with
+ * one key mask have the same keys at the same grid times, so the segment is kept, checked and
+ * stepped once per mask) its segment's start, the time of its key a (mt0; +Inf: no key), and
+ * the grid index of the key after a (next; its time the plan's grid[next]: grid_count = key a
+ * held, grid_count + 1 = no key, both +Inf), then per raw clock its key
+ * cursor (the key k whose keys k, k + 1 are decoded; UINT32_MAX = none) and this frame's
+ * parameter (its case folded in, sample_raw.c). The keys: per packed channel i the quantised
+ * fields of its keys a and b (6 floats at 6 i), then the raw lanes' decoded keys k and k + 1
+ * (key b's lanes right after key a's, OSSA__LERP_SLACK spare floats after them). Capacities:
+ * `slots` and `key_floats`, what a clip's plan needs (ossa__sample_plan: slots, key_floats) or
+ * what any clip of max_joints joints and max_weights weights needs. The kernels' per-frame
+ * values (segment times, translation outputs, slerp parameters and flags) live on the job's
+ * stack; a mask's key rank comes from the plan's rank directory when a key is decoded. */
 struct ossa_sampling_context {
     ossa_allocator allocator;
     size_t size;
@@ -72,20 +86,20 @@ struct ossa_sampling_context {
     uint64_t clip_id; /* clip the caches belong to; 0 = none */
     uint64_t ref_clip;    /* clip whose rest-pose hash ref_ptr was checked against; 0 = none */
     const ossa_transform *ref_ptr; /* the reference that matched it */
-    /* packed channels: per key mask m (the shared segment), slots [0, mask_count) */
-    uint32_t *rank;       /* value index of the cached key a, UINT32_MAX = none */
-    uint32_t *next;       /* grid index of the key after it (grid_count = none) */
-    float *mt0, *hi;      /* the segment starts at mt0 and is valid for mt0 <= t < hi (t >= the clip start; hi +Inf: the last key, held) */
+    float *mt0;           /* slot words 0: per key mask the time of key a (+Inf: no key); per clock (after the masks) its cursor */
+    uint32_t *next;       /* slot words 1: per key mask the grid index of the key after a; per clock its parameter */
     float *kq;            /* the key pool: packed channel i's keys a and b as floats at 6 i, 6 i + 3 (the last key held: b = a) */
-    /* raw channels, placed after the masks and the packed keys (place_clip) */
-    uint32_t *clock_key;  /* per clock: key cursor */
-    uint32_t *ckey;       /* per clock: the key k whose keys k, k + 1 are decoded (UINT32_MAX = none) */
-    float *cs;            /* per clock: this frame's parameter and case (sample_raw.c, clock_case) */
-    float *ka, *kb;       /* per lane: keys k and k + 1, decoded */
     float last_t;         /* the previous frame's clip time (-Inf after a clip switch) */
-    double loops;         /* the looping clock's last quotient (ossa__sample_time; 0 after a clip switch) */
     float jump_dt;        /* a step past it further than this (4 mean grid steps), or back: a jump */
+    double loops;         /* the looping clock's last quotient (ossa__sample_time; 0 after a clip switch) */
 };
+
+/* Clock k's key cursor and this frame's parameter (after the clip's key masks, the clip's
+ * mask_count M). */
+static inline uint32_t *ossa__clock_key(ossa_sampling_context *c, uint32_t M) { return (uint32_t *)(void *)(c->mt0 + M); }
+static inline float *ossa__clock_param(ossa_sampling_context *c, uint32_t M) { return (float *)(void *)(c->next + M); }
+/* The raw lanes' decoded keys k (a) and k + 1 (b = a + lanes: key a's kernel reads past its lanes land in key b's). */
+static inline float *ossa__raw_keys(const ossa_sampling_context *c, const ossa__sample_plan *pl) { return c->kq + pl->raw_keys; }
 
 /* The decode + lerp kernels over channels [begin, end) of soa (see ossa__lerp_soa): whole
  * vectors of the chosen kernel, the remainder with the narrowest one that covers it. */
@@ -98,8 +112,7 @@ ossa__key_kernel ossa__sample_key(void);
  * one). */
 ossa__unpack_kernel ossa__sample_unpack(bool wide);
 
-/* Raw channels (sample_raw.c). At a clip switch: resets the clocks' cursors and decoded keys
- * (clock_key, ckey). Each frame at clip time t: every raw channel into out (joint_count
+/* Raw channels (sample_raw.c). At a clip switch: resets the clocks' cursors (nothing decoded). Each frame at clip time t: every raw channel into out (joint_count
  * transforms) and the weight tracks into weights (weight_count floats, zeroed first; NULL =
  * none): the cached ones through their clocks' decoded keys, the others on the editable path. */
 void ossa__raw_setup(ossa_sampling_context *c, const ossa_built_clip *clip);

@@ -8,7 +8,7 @@
 #include <string.h>
 
 #if defined(__SSE2__)
-#include <emmintrin.h> /* x86-64 baseline: the stale-channel compare, 4 at a time */
+#include <emmintrin.h> /* x86-64 baseline: the stale-mask compare, 4 at a time */
 #endif
 
 #include "anim/sample_internal.h"
@@ -81,13 +81,13 @@ static bool use_popcnt(void) {
 
 /* ---------------------------------------------------------------- context */
 
-/* One allocation: the context, then its slot arrays (rank, next, mt0, hi: 4 x slots) and its
- * key pool (key_floats, zeroed: finite values in the spare lanes). */
+/* One allocation: the context, then its slot arrays (mt0, next: 2 x slots) and its key pool
+ * (key_floats, zeroed: finite values in the spare lanes). */
 static ossa_result context_make(uint32_t slots, uint32_t key_floats, const ossa_allocator *allocator,
                                 ossa_sampling_context **out) {
     ossa__layout L = {0, false};
     size_t o_ctx = ossa__layout_add(&L, 1, sizeof(ossa_sampling_context));
-    size_t o_s = ossa__layout_add(&L, (size_t)slots * 4u, sizeof(uint32_t));
+    size_t o_s = ossa__layout_add(&L, (size_t)slots * 2u, sizeof(uint32_t));
     size_t o_k = ossa__layout_add(&L, key_floats, sizeof(float));
     (void)o_ctx;
     if (L.overflow) return OSSA_ERROR_OUT_OF_MEMORY;
@@ -100,10 +100,8 @@ static ossa_result context_make(uint32_t slots, uint32_t key_floats, const ossa_
     c->slots = slots;
     c->key_floats = key_floats;
     uint32_t *u = (uint32_t *)(mem + o_s);
-    c->rank = u;
+    c->mt0 = (float *)(void *)u;
     c->next = u + slots;
-    c->mt0 = (float *)(u + 2u * (size_t)slots);
-    c->hi = (float *)(u + 3u * (size_t)slots);
     c->kq = (float *)(mem + o_k);
     *out = c;
     return OSSA_OK;
@@ -116,10 +114,10 @@ ossa_result ossa_sampling_context_create(uint32_t max_joints, uint32_t max_weigh
     if (max_joints > (1u << 24) || max_weights > (1u << 24)) return OSSA_ERROR_INVALID_ARGUMENT;
     /* what any clip of max_joints joints and max_weights weights needs (its plan's slots and
      * key_floats, sample_plan.c): a slot per key mask and clock (at most a channel each: 3 a
-     * joint, a weight track per weight) and the stale check's 4 spare; keys at most 20 floats a
+     * joint, a weight track per weight); keys at most 20 floats a
      * joint (packed: 6 a channel; raw: 2 keys of 4 + 3 + 3 lanes), 6 more for the packed keys'
      * rounding and wide load, OSSA__LERP_SLACK after the raw keys */
-    uint64_t slots = (uint64_t)max_joints * 3u + max_weights + 4u, keys = (uint64_t)max_joints * 20u + 6u + OSSA__LERP_SLACK;
+    uint64_t slots = (uint64_t)max_joints * 3u + max_weights, keys = (uint64_t)max_joints * 20u + 6u + OSSA__LERP_SLACK;
     return context_make((uint32_t)slots, (uint32_t)keys, allocator, out);
 }
 
@@ -136,18 +134,6 @@ ossa_result ossa_sampling_context_create_for_clips(const ossa_built_clip *const 
         keys = pl->key_floats > keys ? pl->key_floats : keys;
     }
     return context_make(slots, keys, allocator, out);
-}
-
-/* At a clip switch: the clip's clocks after its key masks in the slot arrays, its raw keys
- * after its packed ones in the key pool (the plan's offsets; the job checked the room). */
-static void place_clip(ossa_sampling_context *c, const ossa_built_clip *clip) {
-    const ossa__sample_plan *pl = clip->plan;
-    uint32_t M = clip->h->mask_count;
-    c->clock_key = c->rank + M;
-    c->ckey = c->next + M;
-    c->cs = c->mt0 + M;
-    c->ka = c->kq + pl->raw_keys;
-    c->kb = c->ka + pl->lanes; /* key a's kernel reads past its lanes land in key b's */
 }
 
 void ossa_sampling_context_destroy(ossa_sampling_context *context) {
@@ -205,20 +191,33 @@ static uint32_t grid_find(const ossa_built_clip *clip, float t) {
     return base;
 }
 
-/* Key mask m one key forward, to key n (value index rank; n2 the key after it, grid_count =
- * none): its segment; per channel key b becomes key a (it was key rank) and key rank + 1 is
- * decoded alone (the single-key kernel), or key b is held as a (the last key). Out of line:
- * inlined, its registers cost the whole job more than the call. */
-static __attribute__((noinline)) void step_mask(ossa_sampling_context *c, const ossa_built_clip *clip, uint32_t m, uint32_t n,
-                                                uint32_t n2, uint32_t rank, ossa__key_kernel key) {
-    const float *grid = clip->grid;
+/* The key mask m of the clip. */
+static inline const unsigned char *mask_at(const ossa_built_clip *clip, uint32_t m) {
+    return clip->masks + (size_t)m * clip->mask_bytes;
+}
+
+/* The rank of grid index a (< grid_count) in key mask m, the keys before it: the plan's rank
+ * directory entry of a's 64-bit word plus the keys below a in that word (one unaligned load;
+ * the masks are followed by readable bytes). hw: the POPCNT instruction (only inside
+ * target("popcnt") callers). */
+static inline __attribute__((always_inline)) uint32_t key_rank(const ossa_built_clip *clip, uint32_t m, uint32_t a, bool hw) {
     const ossa__sample_plan *pl = clip->plan;
-    bool held = n2 >= clip->h->grid_count;
-    c->rank[m] = rank;
+    uint64_t w;
+    memcpy(&w, mask_at(clip, m) + 8u * (a >> 6), 8);
+    w &= (1ull << (a & 63u)) - 1u;
+    return pl->rdir[(size_t)m * pl->rdir_words + (a >> 6)] + (hw ? (uint32_t)__builtin_popcountll(w) : popcount64_swar(w));
+}
+
+/* Key mask m one key forward, to key n (n2 the key after it, grid_count = none): its segment;
+ * per channel key b becomes key a (it was the key before n) and the key after n (rank of n +
+ * 1) is decoded alone (the single-key kernel), or key b is held as a (the last key). Out of
+ * line: inlined, its registers cost the whole job more than the call. */
+static inline __attribute__((always_inline)) void step_mask_body(ossa_sampling_context *c, const ossa_built_clip *clip, uint32_t m,
+                                                                 uint32_t n, uint32_t n2, ossa__key_kernel key, bool hw) {
+    const ossa__sample_plan *pl = clip->plan;
+    c->mt0[m] = clip->grid[n];
     c->next[m] = n2;
-    c->mt0[m] = grid[n];
-    c->hi[m] = held ? INFINITY : grid[n2];
-    if (held) {
+    if (n2 >= clip->h->grid_count) { /* held */
         for (uint32_t g = pl->mfirst[m], e = pl->mfirst[m + 1]; g < e; g++) {
             float *d = c->kq + 6u * pl->mch[g], b0 = d[3], b1 = d[4], b2 = d[5];
             d[0] = b0;
@@ -227,21 +226,31 @@ static __attribute__((noinline)) void step_mask(ossa_sampling_context *c, const 
         }
         return;
     }
-    uint32_t M = ossa__lift_blocks(clip->mask_keys[m]), k = rank + 1u, blk = k >> 2 < M ? k >> 2 : M - 1u, j = k - 4u * blk;
+    uint32_t M = ossa__lift_blocks(clip->mask_keys[m]), k = key_rank(clip, m, n, hw) + 1u;
+    uint32_t blk = k >> 2 < M ? k >> 2 : M - 1u, j = k - 4u * blk;
     ossa__lift_soa soa = {clip->base, pl->poff, pl->lbk, pl->lto, pl->lbt, pl->lfo, pl->lfm, c->kq};
     key(&soa, pl->mch, pl->mfirst[m], pl->mfirst[m + 1], blk, OSSA__KEY_STEP, j);
 }
+static __attribute__((noinline)) void step_mask(ossa_sampling_context *c, const ossa_built_clip *clip, uint32_t m, uint32_t n,
+                                                uint32_t n2, ossa__key_kernel key) {
+    step_mask_body(c, clip, m, n, n2, key, false);
+}
+#if defined(__x86_64__) || defined(__i386__)
+__attribute__((target("popcnt"), noinline)) static void step_mask_popcnt(ossa_sampling_context *c, const ossa_built_clip *clip,
+                                                                        uint32_t m, uint32_t n, uint32_t n2, ossa__key_kernel key) {
+    step_mask_body(c, clip, m, n, n2, key, true);
+}
+#else
+#define step_mask_popcnt step_mask
+#endif
 
 /* Key mask m's segment from key a (grid index, value index rank) to the next key n
- * (grid_count = none: a is held): the mask's cursor and times, then its channels' keys. */
+ * (grid_count = none: a is held): the mask's start and next key, then its channels' keys. */
 static inline void set_segment(ossa_sampling_context *c, const ossa_built_clip *clip, uint32_t m, uint32_t a, uint32_t rank,
                                uint32_t n) {
-    const float *grid = clip->grid;
     bool held = n >= clip->h->grid_count; /* the last key: hold it */
-    c->rank[m] = rank;
+    c->mt0[m] = clip->grid[a];
     c->next[m] = n;
-    c->mt0[m] = grid[a];
-    c->hi[m] = held ? INFINITY : grid[n];
     uint32_t M = ossa__lift_blocks(clip->mask_keys[m]), b = rank >> 2 < M ? rank >> 2 : M - 1u;
     uint32_t ja = rank - 4u * b; /* 4 only for the held last key */
     const ossa__sample_plan *pl = clip->plan; /* keys a and b from one decode of the block's fields */
@@ -249,32 +258,24 @@ static inline void set_segment(ossa_sampling_context *c, const ossa_built_clip *
     ossa__sample_key()(&soa, pl->mch, pl->mfirst[m], pl->mfirst[m + 1], b, ja, held ? ja : ja + 1u);
 }
 
-/* The key mask m of the clip. */
-static inline const unsigned char *mask_at(const ossa_built_clip *clip, uint32_t m) {
-    return clip->masks + (size_t)m * clip->mask_bytes;
-}
-
 /* Seeks key mask m's segment for time t and loads its channels' fields, when it is not one key
- * forward (the caller's inline path): within 32 grid steps ahead, the keys up to the grid
- * position (one binary search per frame, shared by every mask, *u < 0 = not yet found)
- * counted in one mask window; else the key mask around the grid position, its rank a popcount.
- * The kernels decode the fields every frame. */
+ * forward (the caller's inline path): within 32 grid steps ahead, the last key up to the grid
+ * position (one binary search per frame, shared by every mask, *u < 0 = not yet found) found
+ * in one mask window; else the key mask around the grid position; its rank from the rank
+ * directory. The kernels decode the fields every frame. */
 static __attribute__((noinline)) void locate(ossa_sampling_context *c, const ossa_built_clip *clip, uint32_t m, float t,
-                                             int64_t *u, bool popcnt) {
+                                             int64_t *u) {
     const unsigned char *mask = mask_at(clip, m);
-    uint32_t G = clip->h->grid_count, a, rank = c->rank[m], n = c->next[m];
+    uint32_t G = clip->h->grid_count, a, n = c->next[m];
     if (*u < 0) *u = grid_find(clip, t);
     uint32_t U = (uint32_t)*u;
-    if (rank != UINT32_MAX && n < G && U >= n && U - n < 32u) { /* ahead: bit 0 of the window (= key n) is set */
+    if (n < G && U >= n && U - n < 32u) { /* ahead (a key cached): bit 0 of the window (= key n) is set */
         uint32_t w = ossa__bits_read(mask, n, U - n + 1);
-        rank += ossa__popcount32(w);
         a = n + 31u - (uint32_t)__builtin_clz(w);
     } else {
         a = ossa__mask_prev(mask, U);
-        rank = popcnt ? ossa__mask_rank_popcnt(mask, a) : ossa__mask_rank(mask, a);
     }
-    n = ossa__mask_next(mask, a + 1, G);
-    set_segment(c, clip, m, a, rank, n);
+    set_segment(c, clip, m, a, key_rank(clip, m, a, false), ossa__mask_next(mask, a + 1, G));
 }
 
 /* Key mask m's segment after a jump (the caller found the grid position U once): no forward
@@ -299,10 +300,54 @@ static inline __attribute__((always_inline)) void seek(ossa_sampling_context *c,
         n = k[2];
     } else {
         a = ossa__mask_prev(mask, U);
-        rank = hw ? ossa__mask_rank_popcnt(mask, a) : ossa__mask_rank(mask, a);
+        rank = key_rank(clip, m, a, hw);
         n = ossa__mask_next(mask, a + 1, G);
     }
     set_segment(c, clip, m, a, rank, n);
+}
+
+/* The key masks' segment times this frame (t0 = mt0, dt = grid[next] - t0, +Inf for a held
+ * key), once per mask, for clips of up to OSSA__MASK_TIMES masks (the others' channels
+ * look their masks' times up themselves). */
+typedef struct mask_times {
+    float t0[OSSA__MASK_TIMES], dt[OSSA__MASK_TIMES];
+} mask_times;
+
+/* Key masks [w, w + e) (e <= 64) whose segment [mt0, grid[next]) does not hold t, as a
+ * bit mask (bit j = mask w + j; no branch per mask), their segment times into mt (NULL: not
+ * kept); whole vectors of 4 masks (SSE2, the x86-64 baseline) then one at a time. */
+static inline uint64_t stale_masks(const ossa_sampling_context *c, const float *grid, float t, uint32_t w, uint32_t e,
+                                   mask_times *mt) {
+    uint64_t stale = 0;
+    uint32_t j = 0;
+#if defined(__SSE2__)
+    __m128 vt = _mm_set1_ps(t);
+    for (; mt && j + 4u <= e; j += 4u) {
+        const uint32_t *n = c->next + w + j;
+        __m128 lo = _mm_loadu_ps(c->mt0 + w + j);
+        __m128 hi = _mm_setr_ps(grid[n[0]], grid[n[1]], grid[n[2]], grid[n[3]]);
+        _mm_storeu_ps(mt->t0 + w + j, lo);
+        _mm_storeu_ps(mt->dt + w + j, _mm_sub_ps(hi, lo));
+        stale |= (uint64_t)_mm_movemask_ps(_mm_or_ps(_mm_cmplt_ps(vt, lo), _mm_cmpge_ps(vt, hi))) << j;
+    }
+#endif
+    for (; j < e; j++) {
+        float lo = c->mt0[w + j], hi = grid[c->next[w + j]];
+        if (mt) {
+            mt->t0[w + j] = lo;
+            mt->dt[w + j] = hi - lo;
+        }
+        stale |= (uint64_t)((t < lo) | (t >= hi)) << j;
+    }
+    return stale;
+}
+
+/* Key mask m's segment times into mt (NULL: not kept), after it moved. */
+static inline void mask_time(const ossa_sampling_context *c, const float *grid, mask_times *mt, uint32_t m) {
+    if (!mt) return;
+    float lo = c->mt0[m];
+    mt->t0[m] = lo;
+    mt->dt[m] = grid[c->next[m]] - lo;
 }
 
 /* Every key mask of `stale` (bit j = mask w + j) seeks grid position U: a portable loop and
@@ -322,20 +367,26 @@ __attribute__((target("popcnt"), noinline)) static void seek_all_popcnt(ossa_sam
 
 /* The packed channels [begin, end) into the pose (ossa_transform is 10 floats: T xyz, R xyzw,
  * S xyz) through the decode kernel, OSSA__SAMPLE_RUN channels a pass: the segment times of
- * each from its mask's (dt: hi - mt0, +Inf for STEP or a held key, as the segment was set),
+ * each its mask's (mt, or NULL: from the grid; dt +Inf for STEP),
  * the rotations straight into the pose, the translations and scales through a stack buffer.
  * The kernel's wide loads read up to OSSA__LERP_SLACK - 1 entries past a pass: the stack
  * arrays have them (zeroed), the plan's and the keys' arrays too. */
 #define OSSA__SAMPLE_RUN 64u
-static void decode_run(const ossa_sampling_context *c, const ossa_built_clip *clip, float t, float *pose, uint32_t begin,
-                       uint32_t end, bool rotation) {
+static void decode_run(const ossa_sampling_context *c, const ossa_built_clip *clip, const mask_times *mt, float t, float *pose,
+                       uint32_t begin, uint32_t end, bool rotation) {
     enum { W = OSSA__SAMPLE_RUN + OSSA__LERP_SLACK };
     float t0[W], dt[W], o[3][W];
     const ossa__sample_plan *pl = clip->plan;
+    const float *grid = pl->grid;
     uint32_t n = end - begin;
-    for (uint32_t j = 0; j < n; j++) {
+    for (uint32_t j = 0; mt && j < n; j++) {
         uint32_t i = begin + j, m = pl->pmask[i];
-        float a = c->mt0[m], d = c->hi[m] - a;
+        t0[j] = mt->t0[m];
+        dt[j] = pl->pstep[i] ? INFINITY : mt->dt[m];
+    }
+    for (uint32_t j = 0; !mt && j < n; j++) {
+        uint32_t i = begin + j, m = pl->pmask[i];
+        float a = c->mt0[m], d = grid[c->next[m]] - a;
         t0[j] = a;
         dt[j] = pl->pstep[i] ? INFINITY : d;
     }
@@ -354,10 +405,13 @@ static void decode_run(const ossa_sampling_context *c, const ossa_built_clip *cl
     }
 }
 
-static void decode_packed(const ossa_sampling_context *c, const ossa_built_clip *clip, float t, float *pose) {
+static void decode_packed(const ossa_sampling_context *c, const ossa_built_clip *clip, const mask_times *mt, float t,
+                          float *pose) {
     uint32_t P = clip->h->packed_count, R = clip->h->rot_count;
-    for (uint32_t i = 0; i < R; i += OSSA__SAMPLE_RUN) decode_run(c, clip, t, pose, i, R - i < OSSA__SAMPLE_RUN ? R : i + OSSA__SAMPLE_RUN, true);
-    for (uint32_t i = R; i < P; i += OSSA__SAMPLE_RUN) decode_run(c, clip, t, pose, i, P - i < OSSA__SAMPLE_RUN ? P : i + OSSA__SAMPLE_RUN, false);
+    for (uint32_t i = 0; i < R; i += OSSA__SAMPLE_RUN)
+        decode_run(c, clip, mt, t, pose, i, R - i < OSSA__SAMPLE_RUN ? R : i + OSSA__SAMPLE_RUN, true);
+    for (uint32_t i = R; i < P; i += OSSA__SAMPLE_RUN)
+        decode_run(c, clip, mt, t, pose, i, P - i < OSSA__SAMPLE_RUN ? P : i + OSSA__SAMPLE_RUN, false);
 }
 
 ossa_result ossa_sample_job_run(ossa_sample_job *job) {
@@ -375,12 +429,8 @@ ossa_result ossa_sample_job_run(ossa_sample_job *job) {
         c->ref_ptr = job->reference;
     }
     if (c->clip_id != clip->id) {
-        for (uint32_t m = 0; m < h->mask_count; m++) { /* validate: mask_count < the plan's slots <= the context's */
-            c->rank[m] = UINT32_MAX;
-            c->mt0[m] = INFINITY;
-            c->hi[m] = -INFINITY;
-        }
-        place_clip(c, clip);
+        for (uint32_t m = 0; m < h->mask_count; m++) /* validate: mask_count <= the plan's slots <= the context's */
+            c->mt0[m] = INFINITY, c->next[m] = h->grid_count + 1u; /* no key: always stale, no step */
         ossa__raw_setup(c, clip);
         c->last_t = -INFINITY;
         c->loops = 0.0;
@@ -415,6 +465,7 @@ ossa_result ossa_sample_job_run(ossa_sample_job *job) {
     /* packed channels: refresh the stale segments (the raw channels run before their decode
      * kernel, so its wide loads find the refill's narrow stores retired) */
     uint32_t P = h->packed_count;
+    mask_times times, *mt = h->mask_count <= OSSA__MASK_TIMES ? &times : NULL; /* the segments' times this frame */
     if (P) {
         int64_t u = -1;
         const float *grid = clip->grid;
@@ -424,40 +475,31 @@ ossa_result ossa_sample_job_run(ossa_sample_job *job) {
         bool jump = !(t >= c->last_t && t - c->last_t <= c->jump_dt); /* back, or far ahead */
         for (uint32_t w = 0; w < M; w += 64) { /* the stale masks as a bit mask: no branch per mask */
             uint32_t e = M - w < 64 ? M - w : 64;
-            uint64_t stale = 0;
-#if defined(__SSE2__) /* whole vectors: mt0 and hi have 4 spare slots (the plan's), masked off below */
-            __m128 vt = _mm_set1_ps(t);
-            for (uint32_t j = 0; j < e; j += 4) {
-                __m128 m = _mm_or_ps(_mm_cmplt_ps(vt, _mm_loadu_ps(c->mt0 + w + j)), _mm_cmpge_ps(vt, _mm_loadu_ps(c->hi + w + j)));
-                stale |= (uint64_t)_mm_movemask_ps(m) << j;
-            }
-            if (e < 64) stale &= (1ull << e) - 1u;
-#else
-            for (uint32_t j = 0; j < e; j++)
-                stale |= (uint64_t)((t < c->mt0[w + j]) | (t >= c->hi[w + j])) << j;
-#endif
+            uint64_t stale = stale_masks(c, grid, t, w, e, mt);
             if (jump && stale) { /* every stale mask seeks: the grid position once */
                 if (u < 0) u = grid_find(clip, t);
                 (popcnt ? seek_all_popcnt : seek_all)(c, clip, w, stale, (uint32_t)u);
-                stale = 0;
+                for (; stale; stale &= stale - 1) mask_time(c, grid, mt, w + (uint32_t)__builtin_ctzll(stale));
             }
             for (; stale; stale &= stale - 1) {
-                uint32_t m = w + (uint32_t)__builtin_ctzll(stale),  n = c->next[m];
-                if (c->rank[m] != UINT32_MAX && n < G && t >= grid[n]) { /* the common case inline: one key forward */
-                    uint32_t n2 = ossa__mask_next(mask_at(clip, m), n + 1, G), rank = c->rank[m] + 1;
+                uint32_t m = w + (uint32_t)__builtin_ctzll(stale), n = c->next[m];
+                if (n < G && t >= grid[n]) { /* the common case inline: one key forward (n < G: a key is cached) */
+                    uint32_t n2 = ossa__mask_next(mask_at(clip, m), n + 1, G);
                     if (n2 >= G || t < grid[n2]) {
-                        step_mask(c, clip, m, n, n2, rank, key);
+                        (popcnt ? step_mask_popcnt : step_mask)(c, clip, m, n, n2, key);
+                        mask_time(c, grid, mt, m);
                         continue;
                     }
                 }
-                locate(c, clip, m, t, &u, popcnt);
+                locate(c, clip, m, t, &u);
+                mask_time(c, grid, mt, m);
             }
         }
     }
 
     ossa__raw_sample(c, clip, t, out, job->weights);
 
-    if (P) decode_packed(c, clip, t, (float *)(void *)out);
+    if (P) decode_packed(c, clip, mt, t, (float *)(void *)out);
     c->last_t = t;
     job->sampled_time = t;
     return OSSA_OK;

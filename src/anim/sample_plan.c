@@ -1,6 +1,7 @@
 /* The sampling plan of a built clip (see sample_internal.h): the tables the sampling job reads
  * that depend on the clip alone, made once when the clip is bound and shared by every context,
  * so a playing instance keeps only its own cursors and decoded keys. */
+#include <math.h>
 #include <string.h>
 
 #include "anim/sample_internal.h"
@@ -9,7 +10,7 @@
 /* Offsets of the plan's parts in its one allocation. */
 typedef struct plan_layout {
     ossa__layout L;
-    size_t plan, mfirst, mch, poff, lbk, lto, lbt, lfo, lfm, pdst, pka, pmask, pstep, pf, rcached, clocks, fill, lanes, rdst, vdst, rstep, vstep, grid, mkeys;
+    size_t plan, mfirst, mch, poff, lbk, lto, lbt, lfo, lfm, pdst, pka, pmask, pstep, pf, rcached, clocks, fill, lanes, rdst, vdst, rstep, vstep, grid, mkeys, rdir;
 } plan_layout;
 
 /* The raw caches' capacities: rotation slots, vector slots and unpack-table lanes (each without
@@ -22,6 +23,9 @@ static size_t vector_cap(const ossa__bc_header *h) { return min_size(2u * (size_
 static size_t lane_cap(const ossa__bc_header *h) {
     return min_size(10u * (size_t)h->joint_count, 4u * (size_t)h->raw_count);
 }
+
+/* 64-bit words of a key mask: entries of its rank directory. */
+static size_t rdir_words(const ossa__bc_header *h) { return ((size_t)h->grid_count + 63u) / 64u; }
 
 static plan_layout plan_measure(const ossa__bc_header *h, size_t block_entries) {
     const size_t S = OSSA__LERP_SLACK, P = h->packed_count, M = h->mask_count, C = h->clock_count;
@@ -50,8 +54,9 @@ static plan_layout plan_measure(const ossa__bc_header *h, size_t block_entries) 
     p.vdst = ossa__layout_add(&p.L, NV + S, sizeof(uint32_t));
     p.rstep = ossa__layout_add(&p.L, NR + S, 1);
     p.vstep = ossa__layout_add(&p.L, NV + S, 1);
-    p.grid = ossa__layout_add(&p.L, (h->flags & OSSA__BC_FLAG_GRID_TICKS) ? h->grid_count : 0u, sizeof(float));
+    p.grid = ossa__layout_add(&p.L, (size_t)h->grid_count + 2u, sizeof(float));
     p.mkeys = ossa__layout_add(&p.L, M, sizeof(uint32_t));
+    p.rdir = ossa__layout_add(&p.L, M * rdir_words(h), sizeof(uint32_t)); /* <= the masks' bytes / 2 + 4 a mask */
     return p;
 }
 
@@ -107,17 +112,31 @@ static void count_mask_keys(const ossa_built_clip *clip, uint32_t *mask_keys) {
         mask_keys[m] = ossa__mask_rank(clip->masks + (size_t)m * clip->mask_bytes, h->grid_count);
 }
 
-/* What the block stores coded, decoded once per clip (the block validated): a ticked key
- * grid's times (grid: grid_count floats, else unused) and the key masks' counts (mask_keys,
- * copied from keys); the clip's grid and mask_keys point at them. */
-static void plan_grid_and_masks(ossa_built_clip *clip, const uint32_t *keys, float *grid, uint32_t *mask_keys) {
+/* The key grid and the masks, once per clip (the block validated): the grid's times (grid:
+ * grid_count + 2 floats; a ticked grid decoded, else copied) then +Inf twice (a held key's end,
+ * the "no key" index's times), the key masks' counts (mask_keys, copied from keys) and each
+ * mask's rank directory (rdir: per 64-bit word the keys before it); the clip's grid and
+ * mask_keys point at them. */
+static void plan_grid_and_masks(ossa_built_clip *clip, ossa__sample_plan *pl, const uint32_t *keys, float *grid,
+                                uint32_t *mask_keys, uint32_t *rdir) {
     const ossa__bc_header *h = clip->h;
-    if (h->flags & OSSA__BC_FLAG_GRID_TICKS) {
-        ossa__grid_decode(h, clip->base, grid);
-        clip->grid = grid;
-    }
+    uint32_t G = h->grid_count, W = (uint32_t)rdir_words(h);
+    if (h->flags & OSSA__BC_FLAG_GRID_TICKS) ossa__grid_decode(h, clip->base, grid);
+    else memcpy(grid, clip->grid, (size_t)G * sizeof *grid);
+    grid[G] = grid[G + 1u] = INFINITY;
+    clip->grid = pl->grid = grid;
     memcpy(mask_keys, keys, (size_t)h->mask_count * sizeof *mask_keys);
     clip->mask_keys = mask_keys;
+    for (uint32_t m = 0; m < h->mask_count; m++) {
+        const unsigned char *mask = clip->masks + (size_t)m * clip->mask_bytes;
+        uint32_t *dir = rdir + (size_t)m * W, r = 0;
+        for (uint32_t pos = 0; pos < G; pos += 32u) {
+            if (!(pos & 63u)) dir[pos >> 6] = r;
+            r += ossa__popcount32(ossa__bits_read(mask, pos, G - pos < 32u ? G - pos : 32u));
+        }
+    }
+    pl->rdir = rdir;
+    pl->rdir_words = W;
 }
 
 /* The packed channels' tables: grouped by mask (a counting sort: mfirst[m] is mask m's fill
@@ -273,13 +292,13 @@ static ossa_result plan_make_with(ossa_built_clip *clip, const uint32_t *keys) {
     pl->vdst = (uint32_t *)(mem + p.vdst);
     pl->rstep = mem + p.rstep;
     pl->vstep = mem + p.vstep;
-    plan_grid_and_masks(clip, keys, (float *)(mem + p.grid), (uint32_t *)(mem + p.mkeys));
+    plan_grid_and_masks(clip, pl, keys, (float *)(mem + p.grid), (uint32_t *)(mem + p.mkeys), (uint32_t *)(mem + p.rdir));
     plan_packed(pl, clip);
     plan_raw_clocks(pl, clip);
     uint32_t *fill = (uint32_t *)(mem + p.fill); /* zeroed */
     plan_raw_channels(pl, clip, fill, fill + C);
     pl->raw_keys = (uint32_t)((6u * P + 4u + 3u) & ~(size_t)3u); /* + 4: key b's wide load at the last packed channel */
-    pl->slots = h->mask_count + h->clock_count + 4u; /* + 4: the stale check's whole vectors */
+    pl->slots = h->mask_count + h->clock_count;
     pl->key_floats = pl->raw_keys + 2u * pl->lanes + (uint32_t)S; /* + S: the kernels' wide loads past key b's lanes */
     clip->plan = pl;
     return OSSA_OK;

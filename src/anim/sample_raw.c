@@ -62,12 +62,11 @@ static inline void store3(float *d, const float *src) {
     d[2] = z;
 }
 
-/* At a clip switch: every clock's cursor at key 0, no key decoded. */
+/* At a clip switch: no clock's key decoded (a cursor past every clock's keys: the first lookup
+ * searches). */
 void ossa__raw_setup(ossa_sampling_context *c, const ossa_built_clip *clip) {
-    for (uint32_t k = 0; k < clip->h->clock_count; k++) {
-        c->ckey[k] = UINT32_MAX;
-        c->clock_key[k] = 0;
-    }
+    uint32_t *cursor = ossa__clock_key(c, clip->h->mask_count);
+    for (uint32_t k = 0; k < clip->h->clock_count; k++) cursor[k] = UINT32_MAX;
 }
 
 /* Unpacks keys `key` into a and key + 1 into b (either NULL: not wanted) of clock k's lanes:
@@ -113,27 +112,26 @@ static inline void raw_unpack(const ossa_built_clip *clip, uint32_t k, uint32_t 
     }
 }
 
-/* Clock k's cached keys for this frame's key `key` (of its key_count): keys key and key + 1
- * unpacked when the clock changed key (key + 1 only, key b's lanes becoming key a's, when it
- * moved one forward). */
-static inline void raw_refill(ossa_sampling_context *c, const ossa_built_clip *clip, uint32_t k, uint32_t key, uint32_t key_count,
-                       ossa__unpack_kernel unpack) {
-    uint32_t was = c->ckey[k];
+/* Clock k's cached keys (ka, kb: the raw lanes' keys a and b) for this frame's key `key` (of
+ * its key_count; the last frame's: was, UINT32_MAX = none): keys key and key + 1 unpacked when
+ * the clock changed key (key + 1 only, key b's lanes becoming key a's, when it moved one
+ * forward). */
+static inline void raw_refill(const ossa_built_clip *clip, uint32_t k, uint32_t was, uint32_t key, uint32_t key_count,
+                              ossa__unpack_kernel unpack, float *ka, float *kb) {
     if (was == key) return;
     const ossa__sample_plan *pl = clip->plan;
-    c->ckey[k] = key;
     if (was != UINT32_MAX && was + 1u == key) {
         uint32_t nr = pl->cnr[k], r0 = pl->cr0[k], S = pl->nrot;
         if (nr == S && pl->cnv[k] == pl->nvec) { /* the only clock */
-            memcpy(c->ka, c->kb, (4u * S + 3u * pl->nvec) * sizeof(float));
+            memcpy(ka, kb, (4u * S + 3u * pl->nvec) * sizeof(float));
         } else {
-            for (uint32_t q = 0; q < 4u && nr; q++) memcpy(c->ka + q * S + r0, c->kb + q * S + r0, nr * sizeof(float));
+            for (uint32_t q = 0; q < 4u && nr; q++) memcpy(ka + q * S + r0, kb + q * S + r0, nr * sizeof(float));
             size_t at = 4u * (size_t)S + 3u * (size_t)pl->cv0[k];
-            memcpy(c->ka + at, c->kb + at, 3u * pl->cnv[k] * sizeof(float));
+            memcpy(ka + at, kb + at, 3u * pl->cnv[k] * sizeof(float));
         }
-        if (key_count >= 2) raw_unpack(clip, k, key, NULL, c->kb, unpack);
+        if (key_count >= 2) raw_unpack(clip, k, key, NULL, kb, unpack);
     } else {
-        raw_unpack(clip, k, key, c->ka, key_count >= 2 ? c->kb : NULL, unpack);
+        raw_unpack(clip, k, key, ka, key_count >= 2 ? kb : NULL, unpack);
     }
 }
 
@@ -149,11 +147,10 @@ static inline uint32_t clock_case(float s) { return s < 0.0f ? RM_A : s > 1.0f ?
  * range) mended at once with the scalar slerp. The slots are laid out clock by clock, so one
  * walk over the clocks gives each pass's slots their parameters. */
 #define OSSA__SLERP_RUN 64u
-static void raw_slerp(const ossa_sampling_context *c, const ossa__sample_plan *pl, uint32_t clocks, float *pose) {
+static void raw_slerp(const float *ka, const float *kb, const float *cs, const ossa__sample_plan *pl, uint32_t clocks, float *pose) {
     float s[OSSA__SLERP_RUN + OSSA__LERP_SLACK];
     uint8_t flag[OSSA__SLERP_RUN + OSSA__LERP_SLACK];
     const uint32_t S = pl->nrot;
-    const float *ka = c->ka, *kb = c->kb;
     /* a few channels: the scalar kernel (same bits) beats one long vector pass */
     ossa__slerp_kernel kernel = S < 4 ? ossa__slerp_scalar : ossa__sample_slerp();
     uint32_t k = 0; /* the first clock whose slots reach this pass */
@@ -163,7 +160,7 @@ static void raw_slerp(const ossa_sampling_context *c, const ossa__sample_plan *p
             uint32_t a = pl->cr0[k], e = a + pl->cnr[k];
             if (!pl->cnr[k] || e <= r0) continue;
             if (a >= r1) break;
-            float ks = clock_case(c->cs[k]) == RM_LERP ? c->cs[k] : 0.0f;
+            float ks = clock_case(cs[k]) == RM_LERP ? cs[k] : 0.0f;
             for (uint32_t r = a > r0 ? a : r0, end = e < r1 ? e : r1; r < end; r++) s[r - r0] = ks;
             if (e > r1) break; /* it goes on in the next pass */
         }
@@ -186,14 +183,15 @@ static void raw_slerp(const ossa_sampling_context *c, const ossa__sample_plan *p
  * between them (rotations: raw_slerp wrote them; the vectors: one SSE lerp each); STEP channels
  * take key a. Clock by clock (the case hoisted out of its channels' loops), the slots walked in
  * order (they are laid out clock by clock). */
-static void raw_write(const ossa_sampling_context *c, const ossa__sample_plan *pl, uint32_t clocks, float *pose) {
+static void raw_write(const float *ka, const float *kb, const float *cs, const ossa__sample_plan *pl, uint32_t clocks,
+                      float *pose) {
     uint32_t S = pl->nrot, r = 0, v = 0;
-    const float *ka = c->ka, *kb = c->kb, *a = ka + 4u * S, *b = kb + 4u * S;
+    const float *a = ka + 4u * S, *b = kb + 4u * S;
     const uint32_t *rdst = pl->rdst, *vdst = pl->vdst;
     const uint8_t *rstep = pl->rstep, *vstep = pl->vstep;
     for (uint32_t k = 0; k < clocks; k++) {
         if (pl->ctab[k] == UINT32_MAX) continue;
-        uint32_t re = r + pl->cnr[k], ve = v + pl->cnv[k], m = clock_case(c->cs[k]);
+        uint32_t re = r + pl->cnr[k], ve = v + pl->cnv[k], m = clock_case(cs[k]);
         if (m != RM_LERP) {
             const float *src = m == RM_A ? ka : kb;
             for (; r < re; r++) {
@@ -207,7 +205,7 @@ static void raw_write(const ossa_sampling_context *c, const ossa__sample_plan *p
             for (; v < ve; v++) store3(pose + vdst[v], src + 3u * v);
             continue;
         }
-        float s = c->cs[k];
+        float s = cs[k];
         for (; r < re; r++) { /* raw_slerp wrote the others */
             if (!rstep[r]) continue;
             float *d = pose + rdst[r];
@@ -252,16 +250,19 @@ void ossa__raw_sample(ossa_sampling_context *c, const ossa_built_clip *clip, flo
     float *pose = (float *)(void *)out; /* ossa_transform is 10 floats: T xyz, R xyzw, S xyz */
     ossa__unpack_kernel unpack = ossa__sample_unpack(pl->unpack_wide);
     bool slerps = false;
+    uint32_t *cursor = ossa__clock_key(c, h->mask_count);
+    float *cs = ossa__clock_param(c, h->mask_count), *ka = ossa__raw_keys(c, pl), *kb = ka + pl->lanes;
     for (uint32_t i = 0; i < h->clock_count; i++) {
         const ossa__bc_clock *ck = &clip->clocks[i];
         const float *times = (const float *)(clip->base + ck->times_off);
-        uint32_t k = 0;
-        if (ck->key_count >= 2) {
+        uint32_t k = 0, was = cursor[i]; /* the key decoded (a cached clock) */
+        if (ck->key_count < 2) cursor[i] = 0;
+        else {
             ossa_track v;
             memset(&v, 0, sizeof v);
             v.key_count = ck->key_count;
             v.times = times;
-            k = ossa__find_key_cursor(&v, t, &c->clock_key[i]);
+            k = ossa__find_key_cursor(&v, t, &cursor[i]);
         }
         float s = 0.0f;
         uint32_t m = RM_A;
@@ -276,18 +277,18 @@ void ossa__raw_sample(ossa_sampling_context *c, const ossa_built_clip *clip, flo
             }
         }
         if (pl->ctab[i] == UINT32_MAX) continue;
-        raw_refill(c, clip, i, k, ck->key_count, unpack);
-        c->cs[i] = m == RM_LERP ? s : m == RM_A ? CASE_A : CASE_B;
+        raw_refill(clip, i, was, k, ck->key_count, unpack, ka, kb);
+        cs[i] = m == RM_LERP ? s : m == RM_A ? CASE_A : CASE_B;
         slerps |= m == RM_LERP && pl->cnr[i];
     }
-    if (slerps) raw_slerp(c, pl, h->clock_count, pose);
-    raw_write(c, pl, h->clock_count, pose);
+    if (slerps) raw_slerp(ka, kb, cs, pl, h->clock_count, pose);
+    raw_write(ka, kb, cs, pl, h->clock_count, pose);
     if (weights) memset(weights, 0, (size_t)h->weight_count * sizeof(float));
     for (uint32_t i = 0; pl->uncached && i < h->raw_count; i++) { /* the others: the editable path on a view */
         if (pl->rcached[i]) continue;
         const ossa__bc_raw *r = &clip->raw[i];
         ossa_track v = raw_view(clip, r);
-        uint32_t n = v.key_count < 2 ? 1 : 2, k = n < 2 ? 0 : c->clock_key[r->clock];
+        uint32_t n = v.key_count < 2 ? 1 : 2, k = n < 2 ? 0 : cursor[r->clock];
         float kv[24]; /* keys k and k + 1 of a packed T/R/S channel: the editable floats, bit for bit */
         if (r->lanes_off) {
             const ossa__bc_lane *ln = (const ossa__bc_lane *)(clip->base + r->lanes_off);
