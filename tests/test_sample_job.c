@@ -838,13 +838,9 @@ static void test_plan_block_tables(void **state) {
     assert_true(long_flagged > 0 && unflagged > 0);
 }
 
-/* The POPCNT key rank counts what the portable one counts, at every end of random masks. */
+/* The key rank counts what a bit-by-bit count finds, at every end of random masks. */
 static void test_mask_rank_agree(void **state) {
     (void)state;
-    if (!__builtin_cpu_supports("popcnt")) {
-        ot_skip_reason("the CPU has no POPCNT");
-        skip();
-    }
     unsigned char mask[64 + 8];
     uint64_t seed = 3;
     int checked = 0;
@@ -857,7 +853,6 @@ static void test_mask_rank_agree(void **state) {
             uint32_t slow = 0;
             for (uint32_t b = 0; b < end; b++) slow += ((unsigned)mask[b / 8] >> (b % 8)) & 1u;
             assert_int_equal(ossa__mask_rank(mask, end), slow);
-            assert_int_equal(ossa__mask_rank_popcnt(mask, end), slow);
             checked++;
         }
     }
@@ -1159,7 +1154,7 @@ static void check_plan_grid(const ossa_built_clip *bc, uint32_t counts[3]) {
     }
     assert_memory_equal(pl->grid, want, (size_t)G * sizeof(float));
     free(want);
-    assert_true(pl->grid[G] == INFINITY && pl->grid[G + 1] == INFINITY);
+    assert_true(pl->grid[G] == INFINITY);
     assert_int_equal(pl->rdir_words, W);
     for (uint32_t m = 0; m < bc->h->mask_count; m++) {
         const unsigned char *mask = bc->masks + (size_t)m * bc->mask_bytes;

@@ -35,7 +35,8 @@ ossa_result ossa__built_clip_bind(ossa_built_clip *clip, const unsigned char *bl
     clip->masks = block + h->mask_off;
     clip->mask_bytes = (h->grid_count + 7u) / 8u;
     clip->wtracks = (const ossa__bc_wtrack *)(block + h->wtrack_off);
-    /* a ticked grid is decoded into the plan (ossa__sample_plan_make) */
+    /* the plan keeps its own copy of the grid (a ticked one decoded), +Inf after it; until then the
+     * block's float grid or none (ossa__sample_plan_make) */
     clip->grid = (h->flags & OSSA__BC_FLAG_GRID_TICKS) ? NULL : (const float *)(block + h->grid_off);
     return ossa__sample_plan_make(clip);
 }
@@ -310,6 +311,7 @@ static ossa_result validate_grid(const unsigned char *b, const ossa__bc_header *
         return OSSA_OK;
     }
     if (!(h->grid_step >= 0.0f) || !isfinite(h->grid_step) || h->grid_ticks == UINT32_MAX || h->grid_count == 0 ||
+        h->grid_count == UINT32_MAX ||
         !span_ok(h, h->grid_off, ossa__bc_grid_bytes(h), 1))
         return fail(diag, OSSA_ERROR_INVALID_DATA, "header.grid_ticks", "tick grid (%u ticks, step %g) outside the block",
                     h->grid_ticks, (double)h->grid_step);

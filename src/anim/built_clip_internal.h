@@ -567,8 +567,6 @@ static inline float ossa__sample_time(float start, float end, float t, bool loop
 void ossa__mask_seek(const unsigned char *mask, uint32_t n, uint32_t at, uint32_t out[3]);
 void ossa__mask_seek_popcnt(const unsigned char *mask, uint32_t n, uint32_t at, uint32_t out[3]);
 
-/* ossa__mask_rank with the POPCNT instruction (sample_job.c; only where the CPU has it). */
-uint32_t ossa__mask_rank_popcnt(const unsigned char *mask, uint32_t end);
 
 /* Coefficients of the slerp-like time correction of nlerp for keys with dot product d >= 0
  * (Zeux, "Approximating slerp"): s' = s + s (s - 1/2) (s - 1) (A (s - 1/2)^2 + B). */

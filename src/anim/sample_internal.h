@@ -31,7 +31,7 @@ _Static_assert(sizeof(ossa_transform) == 10 * sizeof(float), "the cached raw cha
  * clock's rotations: one slerp kernel pass for all), vector slot v's components at lanes
  * 4 * nrot + 3 v; a clip of J joints uses at most J rotation slots, 2 J vector slots and 10 J
  * lanes (what a context of max_joints >= J holds). The key grid (grid: grid_count times, then
- * +Inf at grid_count, a held key's end, and at grid_count + 1, the "no key" index) and each
+ * +Inf at grid_count, a held key's end) and each
  * mask's rank directory (rdir: rdir_words entries a mask, entry w = the keys before grid index
  * 64 w), so the context keeps a mask's segment as two grid indices. */
 typedef struct ossa__sample_plan {
@@ -70,7 +70,7 @@ ossa_result ossa__sample_plan_make(ossa_built_clip *clip);
  * one key mask have the same keys at the same grid times, so the segment is kept, checked and
  * stepped once per mask) its segment's start, the time of its key a (mt0; +Inf: no key), and
  * the grid index of the key after a (next; its time the plan's grid[next]: grid_count = key a
- * held, grid_count + 1 = no key, both +Inf), then per raw clock its key
+ * held or no key, its time +Inf), then per raw clock its key
  * cursor (the key k whose keys k, k + 1 are decoded; UINT32_MAX = none) and this frame's
  * parameter (its case folded in, sample_raw.c). The keys: per packed channel i the quantised
  * fields of its keys a and b (6 floats at 6 i), then the raw lanes' decoded keys k and k + 1

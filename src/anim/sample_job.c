@@ -16,24 +16,6 @@
 #include "core/cpu.h"
 #include "core/job.h"
 
-/* ossa__mask_rank with the POPCNT instruction, 64 bits at a time (same count). */
-#if defined(__x86_64__) || defined(__i386__)
-__attribute__((target("popcnt")))
-#endif
-uint32_t ossa__mask_rank_popcnt(const unsigned char *mask, uint32_t end) {
-    uint32_t r = 0, pos = 0;
-    uint64_t w;
-    for (; pos + 64 <= end; pos += 64) {
-        memcpy(&w, mask + pos / 8, 8);
-        r += (uint32_t)__builtin_popcountll(w);
-    }
-    if (pos < end) {
-        memcpy(&w, mask + pos / 8, 8);
-        r += (uint32_t)__builtin_popcountll(w & ((1ull << (end - pos)) - 1u));
-    }
-    return r;
-}
-
 static inline uint32_t popcount64_swar(uint64_t v) {
     return ossa__popcount32((uint32_t)v) + ossa__popcount32((uint32_t)(v >> 32));
 }
@@ -430,7 +412,7 @@ ossa_result ossa_sample_job_run(ossa_sample_job *job) {
     }
     if (c->clip_id != clip->id) {
         for (uint32_t m = 0; m < h->mask_count; m++) /* validate: mask_count <= the plan's slots <= the context's */
-            c->mt0[m] = INFINITY, c->next[m] = h->grid_count + 1u; /* no key: always stale, no step */
+            c->mt0[m] = INFINITY, c->next[m] = h->grid_count; /* no key: always stale (start +Inf), no step */
         ossa__raw_setup(c, clip);
         c->last_t = -INFINITY;
         c->loops = 0.0;

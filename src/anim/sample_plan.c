@@ -54,7 +54,7 @@ static plan_layout plan_measure(const ossa__bc_header *h, size_t block_entries) 
     p.vdst = ossa__layout_add(&p.L, NV + S, sizeof(uint32_t));
     p.rstep = ossa__layout_add(&p.L, NR + S, 1);
     p.vstep = ossa__layout_add(&p.L, NV + S, 1);
-    p.grid = ossa__layout_add(&p.L, (size_t)h->grid_count + 2u, sizeof(float));
+    p.grid = ossa__layout_add(&p.L, (size_t)h->grid_count + 1u, sizeof(float)); /* grid_count < UINT32_MAX (validated) */
     p.mkeys = ossa__layout_add(&p.L, M, sizeof(uint32_t));
     p.rdir = ossa__layout_add(&p.L, M * rdir_words(h), sizeof(uint32_t)); /* <= the masks' bytes / 2 + 4 a mask */
     return p;
@@ -123,7 +123,7 @@ static void plan_grid_and_masks(ossa_built_clip *clip, ossa__sample_plan *pl, co
     uint32_t G = h->grid_count, W = (uint32_t)rdir_words(h);
     if (h->flags & OSSA__BC_FLAG_GRID_TICKS) ossa__grid_decode(h, clip->base, grid);
     else memcpy(grid, clip->grid, (size_t)G * sizeof *grid);
-    grid[G] = grid[G + 1u] = INFINITY;
+    grid[G] = INFINITY;
     clip->grid = pl->grid = grid;
     memcpy(mask_keys, keys, (size_t)h->mask_count * sizeof *mask_keys);
     clip->mask_keys = mask_keys;

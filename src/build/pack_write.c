@@ -80,6 +80,7 @@ static uint64_t stream(pw *w, const void *src, uint64_t n) {
 static void write_meta(pw *w, const ossa_asset *a) {
     uint64_t at = take(w, PK_META_SIZE);
     float metres = a->skeleton ? a->skeleton->metres_per_unit : 0.0f;
+    if (!(metres >= 0.0f) || !isfinite(metres)) metres = 0.0f; /* changed after creation: "not declared" */
     put_i32(w, at, a->scene);
     put(w, at + 4, &metres, 4);
 }

@@ -25,7 +25,8 @@ static int usage(FILE *f) {
     fprintf(f, "usage: ossa pack IN OUT.ossa [--precision P] [--lossless] [--strip-warnings]\n"
                "  IN: .gltf, .glb, .ossa or \"demo\"; P: max error of the skinned vertices, model units\n"
                "  (default 1e-4 x the skeleton's bind-pose height / 1.8: 0.1 mm on a 1.8 m character;\n"
-               "  no looser than 0.1 mm where the file declares its unit, as glTF does: metres)\n");
+               "  no looser than 0.1 mm where the file declares its unit, as glTF does: metres,\n"
+               "  unless that is below 1e-5 of the height)\n");
     return f == stdout ? 0 : 2;
 }
 
