@@ -189,9 +189,10 @@ static ossa_result resolve_options(const ossa_clip_build_options *options, ossa_
     return OSSA_OK;
 }
 
-/* The scale-aware defaults: precision ossa__default_precision (1e-4 on a 1.8 m character, no
- * looser than 0.1 mm where the unit is declared unless below 1e-5 of the height) and shell 0.03 for a bind-pose height of 1.8
- * model units, in proportion otherwise (ossa_skeleton_bind_height). Returns the height. */
+/* The scale-aware defaults: precision ossa__default_precision (1e-4 on a 1.8 m character; no
+ * looser than 0.1 mm where the unit is declared, unless that is below 1e-5 of the height) and
+ * shell 0.03 for a bind-pose height of 1.8 model units, in proportion otherwise
+ * (ossa_skeleton_bind_height). Returns the height. */
 static float resolve_scaled_defaults(ossa_clip_build_options *o, const ossa_skeleton *skeleton) {
     float height = ossa_skeleton_bind_height(skeleton);
     if (o->precision == 0.0f) o->precision = ossa__default_precision(height, skeleton->metres_per_unit);

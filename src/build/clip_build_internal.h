@@ -191,7 +191,7 @@ typedef struct quant_range {
 #define VERTEX_ROUNDS 8
 
 /* The default precision, model units, for a bind-pose height (model units) and the source's
- * declared unit (metres per model unit, 0 = none declared): docs/built-clips.md, "The defaults". */
+ * declared unit (metres per model unit, 0 = none declared): docs/built-clips.md, "Defaults that fit the model". */
 float ossa__default_precision(float height, float metres_per_unit);
 
 /* The shells: B->bind_model, joint_shell, axis_shell, bind_inverse, moves_vertex (allocated
