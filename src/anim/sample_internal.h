@@ -50,7 +50,7 @@ typedef struct ossa__sample_plan {
     uint32_t lanes;       /* 4 nrot + 3 nvec */
     uint32_t raw_keys;    /* the raw keys' first float in the context's key pool (after the packed keys) */
     uint32_t slots, key_floats; /* what a context needs: mask_count + clock_count slots, raw_keys + 2 lanes + OSSA__LERP_SLACK floats */
-    float *grid;          /* grid_count + 2 times (the clip's grid points at it) */
+    float *grid;          /* grid_count + 1 times, the last +Inf (the clip's grid points at it) */
     uint32_t *rdir;       /* mask m's rank directory at rdir + m * rdir_words */
     uint32_t rdir_words;  /* (grid_count + 63) / 64 */
     bool unpack_wide;     /* the clip's bit positions fit in 32 bits: the SIMD unpack kernels may run */

@@ -113,8 +113,8 @@ static void count_mask_keys(const ossa_built_clip *clip, uint32_t *mask_keys) {
 }
 
 /* The key grid and the masks, once per clip (the block validated): the grid's times (grid:
- * grid_count + 2 floats; a ticked grid decoded, else copied) then +Inf twice (a held key's end,
- * the "no key" index's times), the key masks' counts (mask_keys, copied from keys) and each
+ * grid_count + 1 floats; a ticked grid decoded, else copied) then +Inf (the end of a held key
+ * and of a mask with no key yet), the key masks' counts (mask_keys, copied from keys) and each
  * mask's rank directory (rdir: per 64-bit word the keys before it); the clip's grid and
  * mask_keys point at them. */
 static void plan_grid_and_masks(ossa_built_clip *clip, ossa__sample_plan *pl, const uint32_t *keys, float *grid,
