@@ -312,16 +312,16 @@ static void test_load_truncations(void **state) {
         ossa_built_clip *lc = NULL;
         assert_int_equal(ossa_built_clip_load(NULL, size, NULL, &lc, NULL), OSSA_ERROR_INVALID_ARGUMENT);
         assert_int_equal(ossa_built_clip_load(data, size, NULL, NULL, NULL), OSSA_ERROR_INVALID_ARGUMENT);
-        /* another version is UNSUPPORTED, naming both (version 5: the key grid as floats only) */
+        /* another version is UNSUPPORTED, naming both */
         unsigned char *buf = malloc(size);
         memcpy(buf, data, size);
         buf[4] ^= 0x40;
         assert_int_equal(ossa_built_clip_load(buf, size, NULL, &lc, NULL), OSSA_ERROR_UNSUPPORTED);
-        /* a block of format 5 (one residual width per channel, no narrow blocks) names both versions */
+        /* a block of format 6 (the same layout, sampled with Zeux's nlerp correction) names both versions */
         ossa_diagnostic vd;
-        ((ossa__bc_header *)(void *)buf)->version = 5u;
+        ((ossa__bc_header *)(void *)buf)->version = 6u;
         assert_int_equal(ossa_built_clip_load(buf, size, NULL, &lc, &vd), OSSA_ERROR_UNSUPPORTED);
-        assert_non_null(strstr(vd.message, "format version 5 (expected 6)"));
+        assert_non_null(strstr(vd.message, "format version 6 (expected 7)"));
         free(buf);
         ossa_built_clip_destroy(bc);
         ossa_skeleton_destroy(sk);

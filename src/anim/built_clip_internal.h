@@ -39,7 +39,7 @@
 #include "core/cpu.h"
 
 #define OSSA__BC_MAGIC 0x4342534Fu /* "OSBC" */
-#define OSSA__BC_VERSION 6u
+#define OSSA__BC_VERSION 7u
 #define OSSA__BC_FLAG_LOSSLESS 1u
 #define OSSA__BC_FLAG_LOOPING 2u
 #define OSSA__BC_FLAG_GRID_TICKS 4u /* the key grid as ticks and corrections (ossa__grid_decode) */
@@ -568,18 +568,36 @@ void ossa__mask_seek(const unsigned char *mask, uint32_t n, uint32_t at, uint32_
 void ossa__mask_seek_popcnt(const unsigned char *mask, uint32_t n, uint32_t at, uint32_t out[3]);
 
 
-/* Coefficients of the slerp-like time correction of nlerp for keys with dot product d >= 0
- * (Zeux, "Approximating slerp"): s' = s + s (s - 1/2) (s - 1) (A (s - 1/2)^2 + B). */
-static inline void ossa__slerp_fit(float d, float *A, float *B) {
-    *A = 1.0904f + d * (-3.2452f + d * (3.55645f - d * 1.43519f));
-    *B = 0.848013f + d * (-1.06021f + d * 0.215638f);
+/* The time correction of nlerp towards slerp for two keys with dot product d >= 0 (built format
+ * 7): s' = s + s h (s - 1) k with h = s - 1/2 and k = q0 + h^2 (q1 + h^2 q2), where with
+ * u = 1 - d each q_j = u (c0j + u (c1j + u (c2j + u c3j))), row j of the coefficients below.
+ * slerp's exact parameter is 1/2 + tan(h W) / (2 tan(W / 2)), W = acos(d); the 12 coefficients
+ * are a weighted least-squares fit of it (scripts/fit_nlerp_correction.py derives them and
+ * prints the error): the rotation angle stays within 1.6e-7 rad of slerp for d >= 0.7 (keys up
+ * to 91 degrees apart; float rounding included, test_sample_job checks it), 2e-6 at d = 0.5,
+ * 5.7e-4 at d = 0. Exact at s = 0 and 1.
+ * (Format 6 used Zeux's two-coefficient fit, whose 1e-5 to 3e-5 rad on nearby keys made tight
+ * tolerances need extra keys or raw channels.) */
+#define OSSA__NLERP_Q0 0.666577816f, 0.134640902f, 0.0319086462f, 0.0238214452f
+#define OSSA__NLERP_Q1 -0.00025827263f, 0.537228048f, 0.177723154f, 0.0997244641f
+#define OSSA__NLERP_Q2 -0.00482421834f, 0.0700096413f, 0.10760691f, 0.888988554f
+/* u (c0 + u (c1 + u (c2 + u c3))), in the order every kernel uses. */
+static inline float ossa__nlerp_q(float u, float c0, float c1, float c2, float c3) {
+    return u * (c0 + u * (c1 + u * (c2 + u * c3)));
+}
+/* The per-segment coefficients q of keys with dot product d >= 0. */
+static inline void ossa__slerp_fit(float d, float q[3]) {
+    float u = 1.0f - d;
+    q[0] = ossa__nlerp_q(u, OSSA__NLERP_Q0);
+    q[1] = ossa__nlerp_q(u, OSSA__NLERP_Q1);
+    q[2] = ossa__nlerp_q(u, OSSA__NLERP_Q2);
 }
 /* The corrected parameter, in the exact operation order every kernel uses. */
-static inline float ossa__slerp_time(float s, float A, float B) {
-    float h = s - 0.5f, k = A * (h * h) + B;
+static inline float ossa__slerp_time(float s, const float q[3]) {
+    float h = s - 0.5f, x = h * h, k = q[0] + x * (q[1] + x * q[2]);
     s = s + ((s * h) * (s - 1.0f)) * k;
-    /* within [0, 1] for every dot in [0, 2] (valid keys); a hostile block's ranges allow dots up
-     * to ~12, where the fit extrapolates (dot 12: [-10.8, 11.8]) and two keys could lerp to
+    /* within [0, 1] for every dot in [0, 1] (valid keys); a hostile block's ranges allow dots up
+     * to ~12, where the fit extrapolates (u = -11: k near 1e4) and two keys could lerp to
      * (0, 0, 0, 0), a NaN after the normalisation. Clamped, the lerp of two keys of norm >= 1
      * with a dot >= 0 keeps a squared norm >= 0.5. */
     s = s > 0.0f ? s : 0.0f;

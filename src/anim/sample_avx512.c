@@ -108,19 +108,25 @@ static inline void load_segment(const ossa__lerp_soa *soa, __m512 t, uint32_t i,
     }
 }
 
+/* ossa__nlerp_q over the lanes: u (c0 + u (c1 + u (c2 + u c3))). */
+static inline __m512 nlerp_q(__m512 u, float c0, float c1, float c2, float c3) {
+    __m512 p = _mm512_add_ps(splat(c2), _mm512_mul_ps(u, splat(c3)));
+    p = _mm512_add_ps(splat(c1), _mm512_mul_ps(u, p));
+    return _mm512_mul_ps(u, _mm512_add_ps(splat(c0), _mm512_mul_ps(u, p)));
+}
+
 /* b flipped onto a's hemisphere (the shorter arc), then s corrected as ossa__slerp_fit and
  * ossa__slerp_time do with the (now non-negative) dot. */
 static inline void correct_time(segment *g) {
     __m512 d = dot4(g->a, g->b), flip = sign_if_negative(d);
     for (int c = 0; c < 4; c++) g->b[c] = _mm512_xor_ps(g->b[c], flip);
     d = _mm512_xor_ps(d, flip);
-    /* A = 1.0904 + d (-3.2452 + d (3.55645 - d 1.43519)), B = 0.848013 + d (-1.06021 + d 0.215638) */
-    __m512 A = _mm512_sub_ps(splat(3.55645f), _mm512_mul_ps(d, splat(1.43519f)));
-    A = _mm512_add_ps(splat(1.0904f), _mm512_mul_ps(d, _mm512_add_ps(splat(-3.2452f), _mm512_mul_ps(d, A))));
-    __m512 B = _mm512_add_ps(splat(0.848013f), _mm512_mul_ps(d, _mm512_add_ps(splat(-1.06021f), _mm512_mul_ps(d, splat(0.215638f)))));
-    /* h = s - 1/2, k = A h^2 + B, s += ((s h) (s - 1)) k, clamped */
-    __m512 s = g->s, h = _mm512_sub_ps(s, splat(0.5f));
-    __m512 k = _mm512_add_ps(_mm512_mul_ps(A, _mm512_mul_ps(h, h)), B);
+    /* q_j = u (c0j + u (c1j + u (c2j + u c3j))), u = 1 - d; h = s - 1/2, x = h^2, k = q0 + x (q1 + x q2),
+     * s += ((s h) (s - 1)) k, clamped */
+    __m512 u = _mm512_sub_ps(splat(1.0f), d);
+    __m512 q0 = nlerp_q(u, OSSA__NLERP_Q0), q1 = nlerp_q(u, OSSA__NLERP_Q1), q2 = nlerp_q(u, OSSA__NLERP_Q2);
+    __m512 s = g->s, h = _mm512_sub_ps(s, splat(0.5f)), x = _mm512_mul_ps(h, h);
+    __m512 k = _mm512_add_ps(q0, _mm512_mul_ps(x, _mm512_add_ps(q1, _mm512_mul_ps(x, q2))));
     s = _mm512_add_ps(s, _mm512_mul_ps(_mm512_mul_ps(_mm512_mul_ps(s, h), _mm512_sub_ps(s, splat(1.0f))), k));
     g->s = clamp01(s);
 }

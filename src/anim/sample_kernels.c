@@ -41,9 +41,9 @@ void ossa__lerp_scalar(const ossa__lerp_soa *soa, float t, uint32_t begin, uint3
             bw = -bw;
             d = -d;
         }
-        float A, B;
-        ossa__slerp_fit(d, &A, &B);
-        s = ossa__slerp_time(s, A, B);
+        float q[3];
+        ossa__slerp_fit(d, q);
+        s = ossa__slerp_time(s, q);
         float x = ax + (bx - ax) * s, y = ay + (by - ay) * s, z = az + (bz - az) * s, w = aw + (bw - aw) * s;
         float n = 1.0f / sqrtf(((x * x + y * y) + z * z) + w * w);
         x *= n, y *= n, z *= n, w *= n;

@@ -97,19 +97,25 @@ static inline void load_segment(const ossa__lerp_soa *soa, __m128 t, uint32_t i,
     }
 }
 
+/* ossa__nlerp_q over the lanes: u (c0 + u (c1 + u (c2 + u c3))). */
+static inline __m128 nlerp_q(__m128 u, float c0, float c1, float c2, float c3) {
+    __m128 p = _mm_add_ps(splat(c2), _mm_mul_ps(u, splat(c3)));
+    p = _mm_add_ps(splat(c1), _mm_mul_ps(u, p));
+    return _mm_mul_ps(u, _mm_add_ps(splat(c0), _mm_mul_ps(u, p)));
+}
+
 /* b flipped onto a's hemisphere (the shorter arc), then s corrected as ossa__slerp_fit and
  * ossa__slerp_time do with the (now non-negative) dot. */
 static inline void correct_time(segment *g) {
     __m128 d = dot4(g->a, g->b), flip = sign_if_negative(d);
     for (int c = 0; c < 4; c++) g->b[c] = _mm_xor_ps(g->b[c], flip);
     d = _mm_xor_ps(d, flip);
-    /* A = 1.0904 + d (-3.2452 + d (3.55645 - d 1.43519)), B = 0.848013 + d (-1.06021 + d 0.215638) */
-    __m128 A = _mm_sub_ps(splat(3.55645f), _mm_mul_ps(d, splat(1.43519f)));
-    A = _mm_add_ps(splat(1.0904f), _mm_mul_ps(d, _mm_add_ps(splat(-3.2452f), _mm_mul_ps(d, A))));
-    __m128 B = _mm_add_ps(splat(0.848013f), _mm_mul_ps(d, _mm_add_ps(splat(-1.06021f), _mm_mul_ps(d, splat(0.215638f)))));
-    /* h = s - 1/2, k = A h^2 + B, s += ((s h) (s - 1)) k, clamped */
-    __m128 s = g->s, h = _mm_sub_ps(s, splat(0.5f));
-    __m128 k = _mm_add_ps(_mm_mul_ps(A, _mm_mul_ps(h, h)), B);
+    /* q_j = u (c0j + u (c1j + u (c2j + u c3j))), u = 1 - d; h = s - 1/2, x = h^2, k = q0 + x (q1 + x q2),
+     * s += ((s h) (s - 1)) k, clamped */
+    __m128 u = _mm_sub_ps(splat(1.0f), d);
+    __m128 q0 = nlerp_q(u, OSSA__NLERP_Q0), q1 = nlerp_q(u, OSSA__NLERP_Q1), q2 = nlerp_q(u, OSSA__NLERP_Q2);
+    __m128 s = g->s, h = _mm_sub_ps(s, splat(0.5f)), x = _mm_mul_ps(h, h);
+    __m128 k = _mm_add_ps(q0, _mm_mul_ps(x, _mm_add_ps(q1, _mm_mul_ps(x, q2))));
     s = _mm_add_ps(s, _mm_mul_ps(_mm_mul_ps(_mm_mul_ps(s, h), _mm_sub_ps(s, splat(1.0f))), k));
     g->s = clamp01(s);
 }

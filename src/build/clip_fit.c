@@ -55,10 +55,10 @@ void ossa__build_channel_values(const builder *B, const build_channel *ch, float
 }
 
 /* A segment between decoded keys a and b as the sampling kernels set it up: b on the shorter
- * arc, the slerp-fit coefficients of its dot product (rotations). */
+ * arc, the nlerp correction's coefficients of its dot product (rotations). */
 typedef struct segment {
     int kind;
-    float a[4], b[4], A, Bc;
+    float a[4], b[4], q[3];
 } segment;
 
 static void segment_set(segment *sg, int kind, const float *a, const float *b) {
@@ -69,14 +69,14 @@ static void segment_set(segment *sg, int kind, const float *a, const float *b) {
     if (a[0] * b[0] + a[1] * b[1] + a[2] * b[2] + a[3] * b[3] < 0.0f)
         for (int i = 0; i < 4; i++) sg->b[i] = -sg->b[i];
     const float *bb = sg->b;
-    ossa__slerp_fit(a[0] * bb[0] + a[1] * bb[1] + a[2] * bb[2] + a[3] * bb[3], &sg->A, &sg->Bc);
+    ossa__slerp_fit(a[0] * bb[0] + a[1] * bb[1] + a[2] * bb[2] + a[3] * bb[3], sg->q);
 }
 
 /* The segment at s exactly as the sampling kernels interpolate it. */
 static void segment_at(const segment *sg, float s, float *out) {
     const float *a = sg->a, *bb = sg->b;
     if (sg->kind == OSSA__CH_R) {
-        s = ossa__slerp_time(s, sg->A, sg->Bc);
+        s = ossa__slerp_time(s, sg->q);
         for (int i = 0; i < 4; i++) out[i] = a[i] + (bb[i] - a[i]) * s;
         float n = 1.0f / sqrtf(((out[0] * out[0] + out[1] * out[1]) + out[2] * out[2]) + out[3] * out[3]);
         for (int i = 0; i < 4; i++) out[i] *= n;
