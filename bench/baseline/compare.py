@@ -15,6 +15,10 @@ rank; lines that exist on one side only are printed as they are. Nothing is down
 compiled against the baseline's public headers (from its history) and libraries, and linked the
 way the baseline links bench_built (the file must use only API the baseline already had); the
 current tree's bench_X from --build runs against it.
+
+OSSA_SIMD=scalar|sse4|avx2 in the environment caps both sides: this tree through it, a baseline
+from before the one SIMD layer through its per-stage OSSA_SAMPLE_KERNEL, OSSA_POSE_KERNEL and
+OSSA_SKIN_KERNEL (set to the same level unless already set).
 """
 import argparse, os, re, statistics, subprocess, sys, tempfile
 
@@ -83,10 +87,18 @@ def main():
     standalone = [build_standalone(root, commit, base_dir, f) for f in a.standalone]
     env = dict(os.environ)
     env.setdefault('OSSA_ASSETS', os.path.join(root, '..', 'shared', 'assets'))
+    # OSSA_SIMD caps every stage of this tree; commits before the one SIMD layer (issue #23, e.g.
+    # 4aa1c1f) read one variable per stage instead, so the same cap is passed to them in theirs
+    # (this tree ignores them): both sides run at the same level.
+    legacy = {'scalar': 'scalar', 'sse4': 'sse', 'avx2': 'avx2'}.get(env.get('OSSA_SIMD', ''))
+    for var in ('OSSA_SAMPLE_KERNEL', 'OSSA_POSE_KERNEL', 'OSSA_SKIN_KERNEL'):
+        if legacy:
+            env.setdefault(var, legacy)
     cpu = next((l.split(':', 1)[1].strip() for l in open('/proc/cpuinfo') if l.startswith('model name')), '?')
     flags = open('/proc/cpuinfo').read()
     isa = 'AVX-512' if ' avx512f' in flags else 'AVX2' if ' avx2' in flags else 'SSE4.1' if 'sse4_1' in flags else 'x86-64'
-    print(f'# {cpu}, {isa}; {a.runs} alternated runs; this tree ({now_dir}) vs {commit}; OSSA_SIMD={env.get("OSSA_SIMD", "-")}')
+    print(f'# {cpu}, {isa}; {a.runs} alternated runs; this tree ({now_dir}) vs {commit}; OSSA_SIMD={env.get("OSSA_SIMD", "-")}'
+          f' (older trees: OSSA_SAMPLE/POSE/SKIN_KERNEL={env.get("OSSA_SAMPLE_KERNEL", "-")})')
     for bench in (a.bench or ([] if standalone else ['bench_built'])) + standalone:
         runs = {'now': [], 'base': []}
         for _ in range(a.runs):
