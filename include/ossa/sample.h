@@ -37,7 +37,7 @@ ossa_result ossa_sampling_context_create(uint32_t max_joints, uint32_t max_weigh
 /* Creates a context sized for the `count` clips given (each non-NULL; borrowed for the call
  * only): the largest of what each clip needs (8 bytes per key mask and clock, its decoded
  * keys), so usually well below the joint-sized one (Woman's 43 joints: 4,680 B for any clip,
- * 1,408 B for its 10 clips built by default). It plays those clips and any other that fits: the job's validation
+ * 1,424 B for its 10 clips built by default). It plays those clips and any other that fits: the job's validation
  * fails on "context" (BUFFER_TOO_SMALL) for a clip that needs more. INVALID_ARGUMENT for a
  * NULL out, NULL clips with count > 0 or a NULL clip; OUT_OF_MEMORY. */
 #define OSSA_SAMPLING_CONTEXT_FOR_CLIPS 1 /* this header declares it (code built against older trees tests it) */
