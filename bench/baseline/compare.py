@@ -91,8 +91,8 @@ def main():
     # 4aa1c1f) read one variable per stage instead, so the same cap is passed to them in theirs
     # (this tree ignores them): both sides run at the same level.
     legacy = {'scalar': 'scalar', 'sse4': 'sse', 'avx2': 'avx2'}.get(env.get('OSSA_SIMD', ''))
-    for var in ('OSSA_SAMPLE_KERNEL', 'OSSA_POSE_KERNEL', 'OSSA_SKIN_KERNEL'):
-        if legacy:
+    if legacy:
+        for var in ('OSSA_SAMPLE_KERNEL', 'OSSA_POSE_KERNEL', 'OSSA_SKIN_KERNEL'):
             env.setdefault(var, legacy)
     cpu = next((l.split(':', 1)[1].strip() for l in open('/proc/cpuinfo') if l.startswith('model name')), '?')
     flags = open('/proc/cpuinfo').read()
