@@ -418,6 +418,35 @@ static void assert_mats_equal(const ossa_mat4 *a, const ossa_mat4 *b, uint32_t c
         }
 }
 
+/* A random hierarchy of n joints (parents first, many chains: the kernels' register path) with
+ * random locals (every third iteration strongly non-uniform scales, some negative: mirrors) and
+ * a skin over a random subset of its joints in random order, with random inverse binds (every
+ * fifth iteration some projective: the 4x4 product). Returns the skin's joint count. */
+static uint32_t random_rig(uint64_t *s, int iter, uint32_t n, ossa_transform *locals, int32_t *parents,
+                           uint32_t *skin_joints, ossa_mat4 *ib) {
+    for (uint32_t i = 0; i < n; i++) {
+        locals[i] = random_transform(s);
+        if (iter % 3 == 0) {
+            float *sc = &locals[i].scale.x;
+            for (int a = 0; a < 3; a++) sc[a] = ot_rand_float(s, 0.05f, 20.0f) * (ot_rand_u64(s) % 4 ? 1.0f : -1.0f);
+        }
+        parents[i] = (i == 0 || ot_rand_u64(s) % 8 == 0) ? -1 : (int32_t)(ot_rand_u64(s) % i);
+        if (i && ot_rand_u64(s) % 2) parents[i] = (int32_t)i - 1;
+    }
+    uint32_t count = 0;
+    for (uint32_t i = 0; i < n; i++)
+        if (ot_rand_u64(s) % 4) skin_joints[count++] = i;
+    for (uint32_t i = count; i > 1; i--) {
+        uint32_t k = (uint32_t)(ot_rand_u64(s) % i), t = skin_joints[i - 1];
+        skin_joints[i - 1] = skin_joints[k], skin_joints[k] = t;
+    }
+    for (uint32_t i = 0; i < count; i++) {
+        ib[i] = ossa_transform_to_mat4(random_transform(s));
+        if (iter % 5 == 0 && i % 3 == 0) ib[i].m[3] = 0.25f;
+    }
+    return count;
+}
+
 /* Every kernel the CPU has (under the OSSA_SIMD cap of this run) computes the
  * scalar kernel's values, for both jobs, whole and ranged, random hierarchies and skins. */
 static void kernels_match_scalar(void **state) {
@@ -431,30 +460,9 @@ static void kernels_match_scalar(void **state) {
     int32_t parents[MAXJ];
     ossa_mat4 ref[MAXJ], fast[MAXJ], pal_ref[2][MAXJ], pal_fast[2][MAXJ];
     for (int iter = 0; iter < 300; iter++) {
-        uint32_t n = 1 + (uint32_t)(ot_rand_u64(&s) % MAXJ);
-        for (uint32_t i = 0; i < n; i++) {
-            locals[i] = random_transform(&s);
-            if (iter % 3 == 0) { /* strongly non-uniform scales, some negative (mirrors) */
-                float *sc = &locals[i].scale.x;
-                for (int a = 0; a < 3; a++)
-                    sc[a] = ot_rand_float(&s, 0.05f, 20.0f) * (ot_rand_u64(&s) % 4 ? 1.0f : -1.0f);
-            }
-            parents[i] = (i == 0 || ot_rand_u64(&s) % 8 == 0) ? -1 : (int32_t)(ot_rand_u64(&s) % i);
-            if (i && ot_rand_u64(&s) % 2) parents[i] = (int32_t)i - 1; /* chains: the kernels' register path */
-        }
-        /* a skin over a random subset, in random order, with random (sometimes projective) inverse binds */
-        uint32_t skin_joints[MAXJ], count = 0;
+        uint32_t n = 1 + (uint32_t)(ot_rand_u64(&s) % MAXJ), skin_joints[MAXJ];
         ossa_mat4 ib[MAXJ];
-        for (uint32_t i = 0; i < n; i++)
-            if (ot_rand_u64(&s) % 4) skin_joints[count++] = i;
-        for (uint32_t i = count; i > 1; i--) {
-            uint32_t k = (uint32_t)(ot_rand_u64(&s) % i), t = skin_joints[i - 1];
-            skin_joints[i - 1] = skin_joints[k], skin_joints[k] = t;
-        }
-        for (uint32_t i = 0; i < count; i++) {
-            ib[i] = ossa_transform_to_mat4(random_transform(&s));
-            if (iter % 5 == 0 && i % 3 == 0) ib[i].m[3] = 0.25f; /* not affine: the 4x4 product */
-        }
+        uint32_t count = random_rig(&s, iter, n, locals, parents, skin_joints, ib);
         ossa_skin_desc skin = {.joint_count = count, .joints = skin_joints, .inverse_bind = ib, .root = -1};
         ossa_skeleton_desc sd = {.joint_count = n, .parents = parents, .skin_count = count ? 1 : 0, .skins = &skin};
         ossa_skeleton *sk = NULL;
@@ -500,6 +508,117 @@ static void kernels_match_scalar(void **state) {
     }
 }
 
+/* The palette batch job against the two jobs pose by pose at the scalar level: equal floats
+ * for every pose of batches of 0 to 19 poses (whole lanes and tails), both layouts, at every
+ * level the CPU has; the identities of the SKELETON layout; nothing past output_count. */
+static void palette_batch_matches_per_pose(void **state) {
+    (void)state;
+    ossa__simd_set_cap(-1);
+    ossa__simd_level best = ossa__simd();
+    uint64_t s = 99;
+    enum { MAXJ = 40, MAXP = 19 };
+    static ossa_transform locals[MAXP][MAXJ];
+    static ossa_mat4 ref[MAXP][MAXJ + 1], out[MAXP][MAXJ + 1];
+    int32_t parents[MAXJ];
+    for (int iter = 0; iter < 60; iter++) {
+        uint32_t n = 1 + (uint32_t)(ot_rand_u64(&s) % MAXJ), poses = (uint32_t)(iter % (MAXP + 1)), skin_joints[MAXJ];
+        ossa_mat4 ib[MAXJ];
+        uint32_t count = random_rig(&s, iter, n, locals[0], parents, skin_joints, ib);
+        for (uint32_t k = 1; k < poses; k++)
+            for (uint32_t j = 0; j < n; j++) locals[k][j] = random_transform(&s);
+        ossa_skin_desc skin = {.joint_count = count, .joints = skin_joints, .inverse_bind = ib, .root = -1};
+        ossa_skeleton_desc sd = {.joint_count = n, .parents = parents, .skin_count = 1, .skins = &skin};
+        ossa_skeleton *sk = NULL;
+        assert_int_equal(ossa_skeleton_create(&sd, NULL, &sk), OSSA_OK);
+        uint32_t scratch_count = ossa_palette_batch_scratch_count(sk);
+        assert_int_equal(scratch_count, 96u * n);
+        float *scratch = malloc(scratch_count * sizeof(float));
+        const ossa_transform *in[MAXP];
+        ossa_mat4 *outs[MAXP];
+        for (uint32_t k = 0; k < poses; k++) in[k] = locals[k], outs[k] = out[k];
+        for (int layout = 0; layout < 2; layout++) {
+            uint32_t entries = layout ? count : n;
+            ossa__simd_set_cap(OSSA__SIMD_SCALAR);
+            for (uint32_t k = 0; k < poses; k++) {
+                ossa_mat4 model[MAXJ];
+                ossa_local_to_model_job lm = {.skeleton = sk, .input = locals[k], .input_count = n, .output = model,
+                                              .output_count = n};
+                assert_int_equal(ossa_local_to_model_job_run(&lm), OSSA_OK);
+                ossa_palette_job pj = {.skeleton = sk, .layout = (ossa_palette_layout)layout, .model = model,
+                                       .model_count = n, .output = ref[k], .output_count = entries};
+                assert_int_equal(ossa_palette_job_run(&pj), OSSA_OK);
+            }
+            for (int level = OSSA__SIMD_SCALAR; level <= (int)best; level++) {
+                ossa__simd_set_cap(level);
+                for (uint32_t k = 0; k < poses; k++) fill_canary(out[k], entries + 1);
+                ossa_palette_batch_job job = {.skeleton = sk, .layout = (ossa_palette_layout)layout, .locals = in,
+                                              .outputs = outs, .pose_count = poses, .output_count = entries,
+                                              .scratch = scratch, .scratch_count = scratch_count};
+                assert_int_equal(ossa_palette_batch_job_run(&job), OSSA_OK);
+                for (uint32_t k = 0; k < poses; k++) {
+                    assert_mats_equal(out[k], ref[k], entries);
+                    assert_canary(out[k] + entries, 1);
+                }
+            }
+        }
+        ossa__simd_set_cap(-1);
+        free(scratch);
+        ossa_skeleton_destroy(sk);
+    }
+}
+
+static void palette_batch_job_validation(void **state) {
+    (void)state;
+    const int32_t parents[3] = {-1, 0, 0};
+    ossa_transform locals[3] = {trs(1, 0, 0, ID, 1), trs(0, 2, 0, RZ90, 1), trs(1, 0, 0, ID, 2)};
+    const uint32_t joints[2] = {2, 1};
+    ossa_skin_desc skin = {"s", 2, joints, NULL, -1};
+    ossa_skeleton_desc sd = {3, parents, locals, NULL, 1, &skin, 0.0f};
+    ossa_skeleton *sk = NULL;
+    assert_int_equal(ossa_skeleton_create(&sd, NULL, &sk), OSSA_OK);
+    assert_int_equal(ossa_palette_batch_scratch_count(NULL), 0);
+    float scratch[3 * 96];
+    ossa_mat4 out[2][4];
+    const ossa_transform *in[2] = {locals, NULL};
+    ossa_mat4 *outs[2] = {out[0], out[1]};
+    ossa_palette_batch_job job = {0};
+    ot_assert_job(ossa_palette_batch_job_validate, NULL, OSSA_ERROR_INVALID_ARGUMENT, "job");
+    ot_assert_job(ossa_palette_batch_job_validate, &job, OSSA_ERROR_INVALID_ARGUMENT, "skeleton");
+    job.skeleton = sk;
+    ot_assert_job(ossa_palette_batch_job_validate, &job, OSSA_ERROR_INVALID_ARGUMENT, "locals");
+    job.locals = in;
+    ot_assert_job(ossa_palette_batch_job_validate, &job, OSSA_ERROR_INVALID_ARGUMENT, "outputs");
+    job.outputs = outs;
+    ot_assert_job(ossa_palette_batch_job_validate, &job, OSSA_ERROR_INVALID_ARGUMENT, "scratch");
+    job.scratch = scratch;
+    job.pose_count = 2;
+    ot_assert_job(ossa_palette_batch_job_validate, &job, OSSA_ERROR_INVALID_ARGUMENT, "locals"); /* locals[1] */
+    in[1] = locals;
+    ot_assert_job(ossa_palette_batch_job_validate, &job, OSSA_ERROR_BUFFER_TOO_SMALL, "output_count");
+    job.output_count = 3;
+    ot_assert_job(ossa_palette_batch_job_validate, &job, OSSA_ERROR_BUFFER_TOO_SMALL, "scratch_count");
+    job.scratch_count = 3 * 96 - 1;
+    ot_assert_job(ossa_palette_batch_job_validate, &job, OSSA_ERROR_BUFFER_TOO_SMALL, "scratch_count");
+    job.scratch_count = 3 * 96;
+    outs[1] = NULL;
+    ot_assert_job(ossa_palette_batch_job_validate, &job, OSSA_ERROR_INVALID_ARGUMENT, "outputs");
+    outs[1] = out[1];
+    /* nothing is written on failure */
+    fill_canary(out[0], 4);
+    job.output_count = 2;
+    assert_int_equal(ossa_palette_batch_job_run(&job), OSSA_ERROR_BUFFER_TOO_SMALL);
+    assert_canary(out[0], 4);
+    job.output_count = 3;
+    ot_assert_job_ok(ossa_palette_batch_job_validate, &job);
+    job.layout = OSSA_PALETTE_LAYOUT_SKIN, job.output_count = 2; /* the skin's 2 entries suffice */
+    ot_assert_job_ok(ossa_palette_batch_job_validate, &job);
+    job.skin = 1;
+    ot_assert_job(ossa_palette_batch_job_validate, &job, OSSA_ERROR_INVALID_ARGUMENT, "skin");
+    job.skin = 0, job.layout = (ossa_palette_layout)7;
+    ot_assert_job(ossa_palette_batch_job_validate, &job, OSSA_ERROR_INVALID_ARGUMENT, "layout");
+    ossa_skeleton_destroy(sk);
+}
+
 int main(void) {
     const struct CMUnitTest tests[] = {
         cmocka_unit_test(hand_worked_chain),
@@ -510,6 +629,8 @@ int main(void) {
         cmocka_unit_test(local_to_model_job_validation),
         cmocka_unit_test(palette_job_validation),
         cmocka_unit_test(palette_matches_hand_written),
+        cmocka_unit_test(palette_batch_matches_per_pose),
+        cmocka_unit_test(palette_batch_job_validation),
         cmocka_unit_test(blend),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);

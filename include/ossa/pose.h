@@ -98,6 +98,38 @@ ossa_result ossa_palette_job_validate(const ossa_palette_job *job, ossa_diagnost
 /* Validates (nothing is written on failure), then fills output. */
 ossa_result ossa_palette_job_run(ossa_palette_job *job);
 
+/* Palette batch job: the palettes of many poses of one skeleton at once (a crowd). Palette k
+ * gets the values ossa_local_to_model_job then ossa_palette_job give local pose k (equal as
+ * floats to their scalar kernels'; only a zero's sign may differ from a SIMD kernel's). At the
+ * AVX2 and AVX-512 levels the poses go 8 at a time, one per SIMD lane: a joint waits for no
+ * parent chain and its inverse bind is read once for 8 palettes, so a batch costs about half
+ * of running the two jobs pose by pose (docs/performance.md); at the other levels it runs
+ * them pose by pose. The model matrices are not returned: a caller that needs them runs
+ * ossa_local_to_model_job. The skeleton must come from ossa_skeleton_create. No allocation. */
+#define OSSA_PALETTE_BATCH_JOB 1 /* this header declares it (code built against older trees tests it) */
+typedef struct ossa_palette_batch_job {
+    const ossa_skeleton *skeleton;        /* required */
+    uint32_t skin;                        /* skin index < skeleton->skin_count */
+    ossa_palette_layout layout;           /* 0 = SKELETON, as ossa_palette_job */
+    const ossa_transform *const *locals;  /* required: pose_count local poses, joint_count transforms each */
+    ossa_mat4 *const *outputs;            /* required: pose_count palettes, output_count entries each */
+    uint32_t pose_count;
+    uint32_t output_count;                /* >= joint_count (SKELETON) or the skin's joint count (SKIN) */
+    float *scratch;                       /* required: scratch_count floats, any alignment */
+    uint32_t scratch_count;               /* >= ossa_palette_batch_scratch_count(skeleton) */
+} ossa_palette_batch_job;
+
+/* Scratch floats a palette batch job over this skeleton needs: 96 a joint (8 poses' model
+ * matrices, 12 floats each), 0 for NULL. */
+uint32_t ossa_palette_batch_scratch_count(const ossa_skeleton *skeleton);
+/* OK, INVALID_ARGUMENT (NULL job / skeleton / locals / outputs / scratch or a NULL pose or
+ * palette in them, skin out of range, bad layout) or BUFFER_TOO_SMALL (output_count or
+ * scratch_count too small); diag (may be NULL) names the field ("skeleton", "skin", "layout",
+ * "locals", "outputs", "scratch", "output_count", "scratch_count"). O(pose_count). */
+ossa_result ossa_palette_batch_job_validate(const ossa_palette_batch_job *job, ossa_diagnostic *diag);
+/* Validates (nothing is written on failure), then fills the pose_count palettes. */
+ossa_result ossa_palette_batch_job_run(ossa_palette_batch_job *job);
+
 #ifdef __cplusplus
 }
 #endif

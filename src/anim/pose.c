@@ -174,20 +174,16 @@ ossa_result ossa_palette_job_validate(const ossa_palette_job *job, ossa_diagnost
     return OSSA_OK;
 }
 
-ossa_result ossa_palette_job_run(ossa_palette_job *job) {
-    ossa_result r = ossa_palette_job_validate(job, NULL);
-    if (r != OSSA_OK) return r;
-    const ossa_skeleton *s = job->skeleton;
-    const ossa_skin *sk = &s->skins[job->skin];
-    const ossa_mat4 *model = job->model;
-    ossa_mat4 *out = job->output;
-    bool skin_layout = job->layout == OSSA_PALETTE_LAYOUT_SKIN;
-    if (!skin_layout) {
-        /* identity only where the skin lists no joint (the list ossa_skeleton_create made) */
-        static const ossa_mat4 identity = {{1, 0, 0, 0, 0, 1, 0, 0, 0, 0, 1, 0, 0, 0, 0, 1}};
-        for (uint32_t u = 0; u < sk->unused_count; u++) out[sk->unused[u]] = identity;
-    }
-    /* skin joints are < joint_count (ossa_skeleton_create checks them) */
+/* Identity for every joint the skin does not list (the list ossa_skeleton_create made): the
+ * SKELETON layout's entries no product writes. */
+static void palette_identities(const ossa_skin *sk, ossa_mat4 *out) {
+    static const ossa_mat4 identity = {{1, 0, 0, 0, 0, 1, 0, 0, 0, 0, 1, 0, 0, 0, 0, 1}};
+    for (uint32_t u = 0; u < sk->unused_count; u++) out[sk->unused[u]] = identity;
+}
+
+/* The palette kernel of the SIMD level (skin joints are < joint_count: ossa_skeleton_create
+ * checks them). */
+static void palette_run(const ossa_mat4 *model, const ossa_skin *sk, bool skin_layout, ossa_mat4 *out) {
     static const ossa__palette_fn table[] = {
         [OSSA__SIMD_SCALAR] = palette_scalar,
 #if !defined(OSSA_SCALAR_ONLY)
@@ -197,5 +193,67 @@ ossa_result ossa_palette_job_run(ossa_palette_job *job) {
 #endif
     };
     table[ossa__simd()](model, sk->joints, sk->inverse_bind, sk->joint_count, skin_layout, out);
+}
+
+ossa_result ossa_palette_job_run(ossa_palette_job *job) {
+    ossa_result r = ossa_palette_job_validate(job, NULL);
+    if (r != OSSA_OK) return r;
+    const ossa_skin *sk = &job->skeleton->skins[job->skin];
+    bool skin_layout = job->layout == OSSA_PALETTE_LAYOUT_SKIN;
+    if (!skin_layout) palette_identities(sk, job->output);
+    palette_run(job->model, sk, skin_layout, job->output);
+    return OSSA_OK;
+}
+
+/* ---------------------------------------------------------------- palette batch */
+
+uint32_t ossa_palette_batch_scratch_count(const ossa_skeleton *skeleton) {
+    if (!skeleton) return 0;
+    uint64_t n = (uint64_t)skeleton->joint_count * 96u;
+    return n < UINT32_MAX ? (uint32_t)n : UINT32_MAX;
+}
+
+ossa_result ossa_palette_batch_job_validate(const ossa_palette_batch_job *job, ossa_diagnostic *diag) {
+    const ossa_result bad = OSSA_ERROR_INVALID_ARGUMENT, small = OSSA_ERROR_BUFFER_TOO_SMALL;
+    if (!job) return ossa__job_fail(diag, bad, "job", "NULL");
+    if (!job->skeleton) return ossa__job_fail(diag, bad, "skeleton", "NULL");
+    const ossa_skeleton *s = job->skeleton;
+    if (job->skin >= s->skin_count) return ossa__job_fail(diag, bad, "skin", "%u >= skin count %u", job->skin, s->skin_count);
+    if (job->layout != OSSA_PALETTE_LAYOUT_SKELETON && job->layout != OSSA_PALETTE_LAYOUT_SKIN)
+        return ossa__job_fail(diag, bad, "layout", "unknown layout %d", (int)job->layout);
+    if (!job->locals) return ossa__job_fail(diag, bad, "locals", "NULL");
+    if (!job->outputs) return ossa__job_fail(diag, bad, "outputs", "NULL");
+    if (!job->scratch) return ossa__job_fail(diag, bad, "scratch", "NULL");
+    for (uint32_t k = 0; k < job->pose_count; k++) {
+        if (!job->locals[k]) return ossa__job_fail(diag, bad, "locals", "locals[%u] is NULL", k);
+        if (!job->outputs[k]) return ossa__job_fail(diag, bad, "outputs", "outputs[%u] is NULL", k);
+    }
+    uint32_t need = job->layout == OSSA_PALETTE_LAYOUT_SKIN ? s->skins[job->skin].joint_count : s->joint_count;
+    if (job->output_count < need)
+        return ossa__job_fail(diag, small, "output_count", "%u < %u entries", job->output_count, need);
+    uint32_t scratch = ossa_palette_batch_scratch_count(s);
+    if (job->scratch_count < scratch)
+        return ossa__job_fail(diag, small, "scratch_count", "%u < %u floats (96 a joint)", job->scratch_count, scratch);
+    return OSSA_OK;
+}
+
+ossa_result ossa_palette_batch_job_run(ossa_palette_batch_job *job) {
+    ossa_result r = ossa_palette_batch_job_validate(job, NULL);
+    if (r != OSSA_OK) return r;
+    const ossa_skeleton *s = job->skeleton;
+    const ossa_skin *sk = &s->skins[job->skin];
+    bool skin_layout = job->layout == OSSA_PALETTE_LAYOUT_SKIN;
+    for (uint32_t k = 0; !skin_layout && k < job->pose_count; k++) palette_identities(sk, job->outputs[k]);
+#if !defined(OSSA_SCALAR_ONLY)
+    if (ossa__simd() >= OSSA__SIMD_AVX2) { /* 8 poses a pass, one a lane */
+        ossa__palette_batch_avx2(s, sk, job->locals, job->outputs, job->pose_count, skin_layout, job->scratch);
+        return OSSA_OK;
+    }
+#endif
+    ossa_mat4 *model = (ossa_mat4 *)(void *)job->scratch; /* pose by pose: 16 of the 96 floats a joint */
+    for (uint32_t k = 0; k < job->pose_count; k++) {
+        to_model_forward(job->locals[k], s->parents, 0, s->joint_count, model);
+        palette_run(model, sk, skin_layout, job->outputs[k]);
+    }
     return OSSA_OK;
 }

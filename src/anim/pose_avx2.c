@@ -76,3 +76,136 @@ void ossa__to_model_avx2(const ossa_transform *locals, const int32_t *parents, u
         }
     }
 }
+
+/* ---- the palette batch: 8 poses, one a lane ---- */
+
+/* An affine matrix of 8 poses, SoA: rows 0-2 of its four columns (c * 3 + r). */
+typedef struct lanes12 {
+    __m256 v[12];
+} lanes12;
+
+/* out = a * b for 8 poses at once in ossa__mat4_mul_affine_scalar's operations. */
+static inline lanes12 lanes_mul_affine(const lanes12 *a, const lanes12 *b) {
+    lanes12 o;
+    for (int c = 0; c < 4; c++)
+        for (int r = 0; r < 3; r++)
+            o.v[3 * c + r] = _mm256_add_ps(_mm256_add_ps(_mm256_mul_ps(a->v[r], b->v[3 * c]), _mm256_mul_ps(a->v[3 + r], b->v[3 * c + 1])),
+                                           _mm256_mul_ps(a->v[6 + r], b->v[3 * c + 2]));
+    for (int r = 0; r < 3; r++) o.v[9 + r] = _mm256_add_ps(o.v[9 + r], a->v[9 + r]);
+    return o;
+}
+
+/* The 8 x 8 transpose: row i's lane l becomes row l's lane i. */
+static inline void transpose8(__m256 r[8]) {
+    __m256 t[8], s[8];
+    for (int i = 0; i < 4; i++) {
+        t[2 * i] = _mm256_unpacklo_ps(r[2 * i], r[2 * i + 1]);
+        t[2 * i + 1] = _mm256_unpackhi_ps(r[2 * i], r[2 * i + 1]);
+    }
+    for (int h = 0; h < 2; h++) { /* rows 0-3 (h = 0) and 4-7 */
+        s[4 * h + 0] = _mm256_shuffle_ps(t[4 * h], t[4 * h + 2], _MM_SHUFFLE(1, 0, 1, 0));
+        s[4 * h + 1] = _mm256_shuffle_ps(t[4 * h], t[4 * h + 2], _MM_SHUFFLE(3, 2, 3, 2));
+        s[4 * h + 2] = _mm256_shuffle_ps(t[4 * h + 1], t[4 * h + 3], _MM_SHUFFLE(1, 0, 1, 0));
+        s[4 * h + 3] = _mm256_shuffle_ps(t[4 * h + 1], t[4 * h + 3], _MM_SHUFFLE(3, 2, 3, 2));
+    }
+    for (int i = 0; i < 4; i++) {
+        r[i] = _mm256_permute2f128_ps(s[i], s[4 + i], 0x20);
+        r[4 + i] = _mm256_permute2f128_ps(s[i], s[4 + i], 0x31);
+    }
+}
+
+/* Palette entry e of the live poses: m (16 SoA rows, ossa_mat4's order) transposed to one
+ * matrix a lane. */
+static inline void store_lanes(__m256 m[16], ossa_mat4 *const out[8], uint32_t live, uint32_t e) {
+    transpose8(m);
+    transpose8(m + 8);
+    for (uint32_t g = 0; g < live; g++) {
+        _mm256_storeu_ps(out[g][e].m, m[g]);
+        _mm256_storeu_ps(out[g][e].m + 8, m[8 + g]);
+    }
+}
+
+/* The palette entry of model matrices a and inverse bind b (the same for every lane): the
+ * scalar palette_entry's product, affine when b is (a always is), else 4x4 with a's last row
+ * 0 0 0 1. */
+static inline void palette_lanes(const lanes12 *a, const ossa_mat4 *b, __m256 m[16]) {
+    const float *B = b->m;
+    const __m256 zero = _mm256_setzero_ps(), one = _mm256_set1_ps(1.0f);
+    if (B[3] == 0.0f && B[7] == 0.0f && B[11] == 0.0f && B[15] == 1.0f) {
+        lanes12 bl;
+        for (int c = 0; c < 4; c++)
+            for (int r = 0; r < 3; r++) bl.v[3 * c + r] = _mm256_broadcast_ss(&B[4 * c + r]);
+        lanes12 o = lanes_mul_affine(a, &bl);
+        for (int c = 0; c < 4; c++) {
+            for (int r = 0; r < 3; r++) m[4 * c + r] = o.v[3 * c + r];
+            m[4 * c + 3] = c == 3 ? one : zero;
+        }
+        return;
+    }
+    __m256 A[16]; /* a as ossa_mat4's rows: column c row r at 4 c + r */
+    for (int c = 0; c < 4; c++) {
+        for (int r = 0; r < 3; r++) A[4 * c + r] = a->v[3 * c + r];
+        A[4 * c + 3] = c == 3 ? one : zero;
+    }
+    for (int c = 0; c < 4; c++)
+        for (int r = 0; r < 4; r++) { /* ossa__mat4_mul: ((a0 b0 + a1 b1) + a2 b2) + a3 b3 */
+            __m256 s = _mm256_add_ps(_mm256_mul_ps(A[r], _mm256_broadcast_ss(&B[4 * c])),
+                                     _mm256_mul_ps(A[4 + r], _mm256_broadcast_ss(&B[4 * c + 1])));
+            s = _mm256_add_ps(s, _mm256_mul_ps(A[8 + r], _mm256_broadcast_ss(&B[4 * c + 2])));
+            m[4 * c + r] = _mm256_add_ps(s, _mm256_mul_ps(A[12 + r], _mm256_broadcast_ss(&B[4 * c + 3])));
+        }
+}
+
+/* Joint j's local matrices of poses locals[0 .. live) (lanes past live repeat the last pose). */
+static inline lanes12 local_lanes(const ossa_transform *const *locals, uint32_t live, uint32_t j) {
+    const ossa_transform *lane[8];
+    for (uint32_t g = 0; g < 8; g++) lane[g] = &locals[g < live ? g : live - 1][j];
+    __m256 c01[8], c23[8];
+    local_soa_of(lane, c01, c23);
+    lanes12 l;
+    for (int r = 0; r < 3; r++) {
+        l.v[r] = c01[r];
+        l.v[3 + r] = c01[4 + r];
+        l.v[6 + r] = c23[r];
+        l.v[9 + r] = c23[4 + r];
+    }
+    return l;
+}
+
+static inline lanes12 load_lanes(const float *p) {
+    lanes12 a;
+    for (int i = 0; i < 12; i++) a.v[i] = _mm256_loadu_ps(p + 8 * i);
+    return a;
+}
+static inline void store_lanes12(float *p, const lanes12 *a) {
+    for (int i = 0; i < 12; i++) _mm256_storeu_ps(p + 8 * i, a->v[i]);
+}
+
+/* Per 8 poses: every joint's model matrices into scratch (parents first, as the skeleton
+ * orders them; a root's is its local matrix, as in the scalar pass), then every skin entry's
+ * palette entries. */
+void ossa__palette_batch_avx2(const ossa_skeleton *skeleton, const ossa_skin *skin, const ossa_transform *const *locals,
+                              ossa_mat4 *const *outputs, uint32_t count, bool skin_layout, float *scratch) {
+    uint32_t J = skeleton->joint_count;
+    for (uint32_t k0 = 0; k0 < count; k0 += 8) {
+        uint32_t live = count - k0 < 8 ? count - k0 : 8;
+        for (uint32_t j = 0; j < J; j++) {
+            lanes12 l = local_lanes(locals + k0, live, j);
+            int32_t p = skeleton->parents[j];
+            if (p >= 0) {
+                lanes12 a = load_lanes(scratch + 96u * (uint32_t)p);
+                l = lanes_mul_affine(&a, &l);
+            }
+            store_lanes12(scratch + 96u * j, &l);
+        }
+        ossa_mat4 *out[8]; /* a local copy: the stores cannot change it */
+        for (uint32_t g = 0; g < live; g++) out[g] = outputs[k0 + g];
+        for (uint32_t i = 0; i < skin->joint_count; i++) {
+            uint32_t j = skin->joints[i];
+            lanes12 a = load_lanes(scratch + 96u * j);
+            __m256 m[16];
+            palette_lanes(&a, &skin->inverse_bind[i], m);
+            store_lanes(m, out, live, skin_layout ? i : j);
+        }
+    }
+}

@@ -13,15 +13,15 @@
  * docs/performance.md, "Pose kernel designs". */
 enum { BLOCK = 8 };
 
-/* The local matrices of up to 8 joints, SoA (the scalar ossa__trs_to_mat4's operations, one
- * joint per lane): c01 = rows 0..3 of columns 0 and 1, c23 = of columns 2 and 3. */
-static inline void local_soa(const ossa_transform *t, uint32_t count, __m256 c01[8], __m256 c23[8]) {
-    /* AoS -> SoA: three 4x4 transposes of 4-float windows (lanes past count repeat the last
-     * joint, so nothing past the range is read): (tx ty tz qx), (qx qy qz qw), (qw sx sy sz) */
+/* The local matrices of 8 transforms (lane g: *t[g]), SoA (the scalar ossa__trs_to_mat4's
+ * operations, one transform per lane): c01 = rows 0..3 of columns 0 and 1, c23 = of columns 2
+ * and 3. */
+static inline void local_soa_of(const ossa_transform *const t[8], __m256 c01[8], __m256 c23[8]) {
+    /* AoS -> SoA: three 4x4 transposes of 4-float windows: (tx ty tz qx), (qx qy qz qw),
+     * (qw sx sy sz) */
     __m256 r[3][4];
     for (int g = 0; g < 4; g++) {
-        const ossa_transform *lo = &t[g < (int)count ? g : (int)count - 1];
-        const ossa_transform *hi = &t[g + 4 < (int)count ? g + 4 : (int)count - 1];
+        const ossa_transform *lo = t[g], *hi = t[g + 4];
         r[0][g] = _mm256_set_m128(_mm_loadu_ps(&hi->translation.x), _mm_loadu_ps(&lo->translation.x));
         r[1][g] = _mm256_set_m128(_mm_loadu_ps(&hi->rotation.x), _mm_loadu_ps(&lo->rotation.x));
         r[2][g] = _mm256_set_m128(_mm_loadu_ps(&hi->rotation.w), _mm_loadu_ps(&lo->rotation.w));
@@ -55,6 +55,14 @@ static inline void local_soa(const ossa_transform *t, uint32_t count, __m256 c01
     c23[2] = _mm256_mul_ps(_mm256_sub_ps(one, _mm256_add_ps(xx, yy)), sz);
     c23[3] = zero;
     c23[4] = f[0][0], c23[5] = f[0][1], c23[6] = f[0][2], c23[7] = one;
+}
+
+/* The local matrices of up to 8 consecutive joints t[0 .. count), as local_soa_of (lanes past
+ * count repeat the last joint, so nothing past the range is read). */
+static inline void local_soa(const ossa_transform *t, uint32_t count, __m256 c01[8], __m256 c23[8]) {
+    const ossa_transform *lane[8];
+    for (uint32_t g = 0; g < 8; g++) lane[g] = &t[g < count ? g : count - 1];
+    local_soa_of(lane, c01, c23);
 }
 
 #endif
