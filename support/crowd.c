@@ -1,4 +1,5 @@
-/* Crowd sampling: clip → locals → (placement ∘ root) → model → skeleton-indexed palette. */
+/* Crowd sampling: clip → locals → (placement ∘ root) → skeleton-indexed palette, CROWD_BATCH
+ * instances a palette batch job. */
 #include "crowd.h"
 
 #include <math.h>
@@ -40,7 +41,7 @@ void crowd_destroy(crowd *c) {
     free(c->palettes);
     free(c->cursors);
     free(c->locals);
-    free(c->model);
+    free(c->batch);
     memset(c, 0, sizeof *c);
 }
 
@@ -91,35 +92,49 @@ void crowd_order_by_time(crowd *c, float t) {
     for (uint32_t s = 0; s < c->scratch_slots; s++) crowd_order_slot_by_time(c, s, t);
 }
 
-void crowd_update_range(crowd *c, uint32_t begin, uint32_t end, uint32_t slot, float t) {
+/* Instance i's local pose at crowd time t into locals (the rest pose if its clip cannot be
+ * sampled), placed: its roots moved to the instance's place. */
+static void sample_instance(const crowd *c, uint32_t i, float t, ossa_transform *locals) {
     const ossa_skeleton *sk = c->asset->skeleton;
     uint32_t jc = c->joint_count;
-    ossa_transform *locals = (ossa_transform *)((unsigned char *)c->locals + slot * c->locals_stride);
-    ossa_mat4 *model = (ossa_mat4 *)((unsigned char *)c->model + slot * c->model_stride);
-    for (uint32_t k = begin; k < end && k < c->count; k++) {
-        uint32_t i = c->order[k];
-        const crowd_instance *in = &c->instances[i];
-        if (c->built) {
-            ossa_sample_job sj = {.clip = c->built[in->clip], .context = c->contexts[i],
-                                  .time = crowd_instance_time(c, i, t), .loop = true, .output = locals,
-                                  .output_count = jc, .reference = sk->rest, .reference_count = jc};
-            if (ossa_sample_job_run(&sj) != OSSA_OK) memcpy(locals, sk->rest, jc * sizeof *locals); /* never stale */
-        } else {
-            ossa_clip_sample_job sj = {.clip = c->asset->clips[in->clip], .time = crowd_instance_time(c, i, t),
-                                       .loop = true, .lookup = OSSA_LOOKUP_CURSOR,
-                                       .cursors = c->cursors + (size_t)i * c->cursor_stride,
-                                       .cursor_count = c->cursor_stride, .reference = sk->rest,
-                                       .reference_count = jc, .output = locals, .output_count = jc};
-            if (ossa_clip_sample_job_run(&sj) != OSSA_OK) memcpy(locals, sk->rest, jc * sizeof *locals);
+    const crowd_instance *in = &c->instances[i];
+    if (c->built) {
+        ossa_sample_job sj = {.clip = c->built[in->clip], .context = c->contexts[i],
+                              .time = crowd_instance_time(c, i, t), .loop = true, .output = locals,
+                              .output_count = jc, .reference = sk->rest, .reference_count = jc};
+        if (ossa_sample_job_run(&sj) != OSSA_OK) memcpy(locals, sk->rest, jc * sizeof *locals); /* never stale */
+    } else {
+        ossa_clip_sample_job sj = {.clip = c->asset->clips[in->clip], .time = crowd_instance_time(c, i, t),
+                                   .loop = true, .lookup = OSSA_LOOKUP_CURSOR,
+                                   .cursors = c->cursors + (size_t)i * c->cursor_stride,
+                                   .cursor_count = c->cursor_stride, .reference = sk->rest,
+                                   .reference_count = jc, .output = locals, .output_count = jc};
+        if (ossa_clip_sample_job_run(&sj) != OSSA_OK) memcpy(locals, sk->rest, jc * sizeof *locals);
+    }
+    for (uint32_t j = 0; j < jc; j++)
+        if (sk->parents[j] < 0) locals[j] = ossa_transform_combine(in->place, locals[j]);
+}
+
+void crowd_update_range(crowd *c, uint32_t begin, uint32_t end, uint32_t slot, float t) {
+    uint32_t jc = c->joint_count;
+    unsigned char *poses = (unsigned char *)c->locals + (size_t)slot * CROWD_BATCH * c->locals_stride;
+    const ossa_transform *locals[CROWD_BATCH];
+    ossa_mat4 *palettes[CROWD_BATCH];
+    end = end < c->count ? end : c->count;
+    for (uint32_t k0 = begin; k0 < end; k0 += CROWD_BATCH) {
+        uint32_t n = end - k0 < CROWD_BATCH ? end - k0 : CROWD_BATCH;
+        for (uint32_t g = 0; g < n; g++) {
+            uint32_t i = c->order[k0 + g];
+            ossa_transform *pose = (ossa_transform *)(void *)(poses + g * c->locals_stride);
+            sample_instance(c, i, t, pose);
+            locals[g] = pose;
+            palettes[g] = c->palettes + (size_t)i * jc;
         }
-        for (uint32_t j = 0; j < jc; j++)
-            if (sk->parents[j] < 0) locals[j] = ossa_transform_combine(in->place, locals[j]);
-        ossa_local_to_model_job lm = {.skeleton = sk, .input = locals, .input_count = jc, .output = model,
-                                      .output_count = jc};
-        ossa_local_to_model_job_run(&lm);
-        ossa_palette_job pj = {.skeleton = sk, .skin = c->skin, .model = model, .model_count = jc,
-                               .output = c->palettes + (size_t)i * jc, .output_count = jc};
-        ossa_palette_job_run(&pj);
+        ossa_palette_batch_job pb = {.skeleton = c->asset->skeleton, .skin = c->skin, .locals = locals,
+                                     .outputs = palettes, .pose_count = n, .output_count = jc,
+                                     .scratch = (float *)(void *)((unsigned char *)c->batch + slot * c->batch_stride),
+                                     .scratch_count = ossa_palette_batch_scratch_count(c->asset->skeleton)};
+        ossa_palette_batch_job_run(&pb);
     }
 }
 
@@ -165,21 +180,21 @@ static bool create_contexts(crowd *c, const crowd_desc *d) {
 }
 
 /* The per-instance and per-slot buffers: palettes and each slot's pose scratch on cache lines
- * of their own (a slot's locals and model never share a line with another slot's). */
+ * of their own (a slot's local poses and batch scratch never share a line with another slot's). */
 static bool alloc_buffers(crowd *c) {
     size_t jc = c->joint_count;
     c->locals_stride = round_to_line(jc * sizeof *c->locals);
-    c->model_stride = round_to_line(jc * sizeof *c->model);
+    c->batch_stride = round_to_line((size_t)ossa_palette_batch_scratch_count(c->asset->skeleton) * sizeof *c->batch);
     c->instances = calloc(c->count, sizeof *c->instances);
     c->palettes = alloc_lines((size_t)c->count * jc * sizeof *c->palettes);
     c->cursors = calloc((size_t)c->count * c->cursor_stride, sizeof *c->cursors);
-    c->locals = alloc_lines(c->scratch_slots * c->locals_stride);
-    c->model = alloc_lines(c->scratch_slots * c->model_stride);
+    c->locals = alloc_lines(c->scratch_slots * CROWD_BATCH * c->locals_stride);
+    c->batch = alloc_lines(c->scratch_slots * c->batch_stride);
     c->order = malloc(c->count * sizeof *c->order);
     c->order_tmp = malloc(c->count * sizeof *c->order_tmp);
     c->bins = malloc(c->count * sizeof *c->bins);
     c->slot_begin = malloc((c->scratch_slots + 1u) * sizeof *c->slot_begin);
-    return c->instances && c->palettes && c->cursors && c->locals && c->model && c->order && c->order_tmp && c->bins &&
+    return c->instances && c->palettes && c->cursors && c->locals && c->batch && c->order && c->order_tmp && c->bins &&
            c->slot_begin;
 }
 

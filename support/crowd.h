@@ -60,6 +60,9 @@ typedef struct crowd_desc {
 /* Cache line bytes: contexts, palettes and each slot's pose scratch start on one and are
  * padded to whole lines, so no line of them is written by two slots (threads). */
 enum { CROWD_LINE = 64 };
+/* Instances an update samples before it turns their local poses into palettes with one palette
+ * batch job (8: one a lane of the AVX2 kernel). */
+enum { CROWD_BATCH = 8 };
 
 /* The instances' sampling contexts, one block: context of order[k] at line-rounded offset k. */
 typedef struct crowd_arena {
@@ -87,9 +90,9 @@ typedef struct crowd {
     ossa_mat4 *palettes;        /* count * joint_count, instance-major, from a cache line boundary */
     uint32_t *cursors;          /* count * cursor_stride */
     uint32_t cursor_stride;
-    ossa_transform *locals;     /* scratch_slots blocks of joint_count, locals_stride bytes apart */
-    ossa_mat4 *model;           /* scratch_slots blocks of joint_count, model_stride bytes apart */
-    size_t locals_stride, model_stride; /* whole cache lines */
+    ossa_transform *locals;     /* scratch_slots x CROWD_BATCH poses of joint_count, locals_stride bytes apart */
+    float *batch;               /* scratch_slots blocks of the palette batch job's scratch, batch_stride bytes apart */
+    size_t locals_stride, batch_stride; /* whole cache lines */
     uint32_t scratch_slots;
     float lo[3], hi[3];         /* bounds of the whole crowd over its clips (for the camera) */
 } crowd;

@@ -439,9 +439,10 @@ static void crowd_layout_gives_each_slot_its_lines(void **state) {
     size_t jc = c.joint_count, line = CROWD_LINE;
     assert_int_equal((uintptr_t)c.palettes % line, 0);
     assert_int_equal((uintptr_t)c.locals % line, 0);
-    assert_int_equal((uintptr_t)c.model % line, 0);
+    assert_int_equal((uintptr_t)c.batch % line, 0);
     assert_true(c.locals_stride % line == 0 && c.locals_stride >= jc * sizeof(ossa_transform));
-    assert_true(c.model_stride % line == 0 && c.model_stride >= jc * sizeof(ossa_mat4));
+    assert_true(c.batch_stride % line == 0 &&
+                c.batch_stride >= ossa_palette_batch_scratch_count(g_demo->skeleton) * sizeof(float));
     size_t stride = (c.context_bytes + line - 1) / line * line;
     assert_true(c.context_bytes > 0 && c.context_arena.capacity == M * stride);
     assert_int_equal(c.slot_begin[0], 0);
