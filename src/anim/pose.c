@@ -218,7 +218,8 @@ ossa_result ossa_palette_batch_job_validate(const ossa_palette_batch_job *job, o
     if (!job) return ossa__job_fail(diag, bad, "job", "NULL");
     if (!job->skeleton) return ossa__job_fail(diag, bad, "skeleton", "NULL");
     const ossa_skeleton *s = job->skeleton;
-    if (job->skin >= s->skin_count) return ossa__job_fail(diag, bad, "skin", "%u >= skin count %u", job->skin, s->skin_count);
+    if (job->skin >= s->skin_count)
+        return ossa__job_fail(diag, bad, "skin", "%u >= skin count %u", job->skin, s->skin_count);
     if (job->layout != OSSA_PALETTE_LAYOUT_SKELETON && job->layout != OSSA_PALETTE_LAYOUT_SKIN)
         return ossa__job_fail(diag, bad, "layout", "unknown layout %d", (int)job->layout);
     if (!job->locals) return ossa__job_fail(diag, bad, "locals", "NULL");

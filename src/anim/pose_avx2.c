@@ -84,17 +84,6 @@ typedef struct lanes12 {
     __m256 v[12];
 } lanes12;
 
-/* out = a * b for 8 poses at once in ossa__mat4_mul_affine_scalar's operations. */
-static inline lanes12 lanes_mul_affine(const lanes12 *a, const lanes12 *b) {
-    lanes12 o;
-    for (int c = 0; c < 4; c++)
-        for (int r = 0; r < 3; r++)
-            o.v[3 * c + r] = _mm256_add_ps(_mm256_add_ps(_mm256_mul_ps(a->v[r], b->v[3 * c]), _mm256_mul_ps(a->v[3 + r], b->v[3 * c + 1])),
-                                           _mm256_mul_ps(a->v[6 + r], b->v[3 * c + 2]));
-    for (int r = 0; r < 3; r++) o.v[9 + r] = _mm256_add_ps(o.v[9 + r], a->v[9 + r]);
-    return o;
-}
-
 /* The 8 x 8 transpose: row i's lane l becomes row l's lane i. */
 static inline void transpose8(__m256 r[8]) {
     __m256 t[8], s[8];
@@ -114,46 +103,39 @@ static inline void transpose8(__m256 r[8]) {
     }
 }
 
-/* Palette entry e of the live poses: m (16 SoA rows, ossa_mat4's order) transposed to one
- * matrix a lane. */
-static inline void store_lanes(__m256 m[16], ossa_mat4 *const out[8], uint32_t live, uint32_t e) {
-    transpose8(m);
-    transpose8(m + 8);
-    for (uint32_t g = 0; g < live; g++) {
-        _mm256_storeu_ps(out[g][e].m, m[g]);
-        _mm256_storeu_ps(out[g][e].m + 8, m[8 + g]);
-    }
-}
-
-/* The palette entry of model matrices a and inverse bind b (the same for every lane): the
- * scalar palette_entry's product, affine when b is (a always is), else 4x4 with a's last row
- * 0 0 0 1. */
-static inline void palette_lanes(const lanes12 *a, const ossa_mat4 *b, __m256 m[16]) {
-    const float *B = b->m;
+/* Two columns (c0, c0 + 1) of palette entry e of 8 poses: model matrices a (12 SoA rows in
+ * scratch: column c row r at 8 (3 c + r)) times inverse bind B (the same for every lane), in
+ * the scalar palette_entry's product: the affine one when b is affine (a always is), else the
+ * 4 x 4 one with a's last row 0 0 0 1. Then transposed to 8 floats a pose and stored, so no
+ * more than the 8 rows of a half are live at once. */
+static inline void palette_half(const float *a, const float *B, bool affine, uint32_t c0,
+                                ossa_mat4 *const out[8], uint32_t live, uint32_t e) {
     const __m256 zero = _mm256_setzero_ps(), one = _mm256_set1_ps(1.0f);
-    if (B[3] == 0.0f && B[7] == 0.0f && B[11] == 0.0f && B[15] == 1.0f) {
-        lanes12 bl;
-        for (int c = 0; c < 4; c++)
-            for (int r = 0; r < 3; r++) bl.v[3 * c + r] = _mm256_broadcast_ss(&B[4 * c + r]);
-        lanes12 o = lanes_mul_affine(a, &bl);
-        for (int c = 0; c < 4; c++) {
-            for (int r = 0; r < 3; r++) m[4 * c + r] = o.v[3 * c + r];
-            m[4 * c + 3] = c == 3 ? one : zero;
+    __m256 m[8];
+    for (uint32_t h = 0; h < 2; h++) {
+        uint32_t c = c0 + h;
+        __m256 b0 = _mm256_broadcast_ss(&B[4 * c]), b1 = _mm256_broadcast_ss(&B[4 * c + 1]),
+               b2 = _mm256_broadcast_ss(&B[4 * c + 2]);
+        for (uint32_t r = 0; r < 3; r++) { /* (a0 b0 + a1 b1) + a2 b2 */
+            __m256 x = _mm256_add_ps(_mm256_mul_ps(_mm256_loadu_ps(a + 8 * r), b0),
+                                     _mm256_mul_ps(_mm256_loadu_ps(a + 8 * (3 + r)), b1));
+            m[4 * h + r] = _mm256_add_ps(x, _mm256_mul_ps(_mm256_loadu_ps(a + 8 * (6 + r)), b2));
         }
-        return;
-    }
-    __m256 A[16]; /* a as ossa_mat4's rows: column c row r at 4 c + r */
-    for (int c = 0; c < 4; c++) {
-        for (int r = 0; r < 3; r++) A[4 * c + r] = a->v[3 * c + r];
-        A[4 * c + 3] = c == 3 ? one : zero;
-    }
-    for (int c = 0; c < 4; c++)
-        for (int r = 0; r < 4; r++) { /* ossa__mat4_mul: ((a0 b0 + a1 b1) + a2 b2) + a3 b3 */
-            __m256 s = _mm256_add_ps(_mm256_mul_ps(A[r], _mm256_broadcast_ss(&B[4 * c])),
-                                     _mm256_mul_ps(A[4 + r], _mm256_broadcast_ss(&B[4 * c + 1])));
-            s = _mm256_add_ps(s, _mm256_mul_ps(A[8 + r], _mm256_broadcast_ss(&B[4 * c + 2])));
-            m[4 * c + r] = _mm256_add_ps(s, _mm256_mul_ps(A[12 + r], _mm256_broadcast_ss(&B[4 * c + 3])));
+        if (affine) { /* the translation's sum, and the last row 0 0 0 1 */
+            for (uint32_t r = 0; c == 3 && r < 3; r++)
+                m[4 * h + r] = _mm256_add_ps(m[4 * h + r], _mm256_loadu_ps(a + 8 * (9 + r)));
+            m[4 * h + 3] = c == 3 ? one : zero;
+        } else { /* + a3 b3, and row 3: ((0 b0 + 0 b1) + 0 b2) + 1 b3 */
+            __m256 b3 = _mm256_broadcast_ss(&B[4 * c + 3]);
+            for (uint32_t r = 0; r < 3; r++)
+                m[4 * h + r] = _mm256_add_ps(m[4 * h + r], _mm256_mul_ps(_mm256_loadu_ps(a + 8 * (9 + r)), b3));
+            __m256 w = _mm256_add_ps(_mm256_add_ps(_mm256_mul_ps(zero, b0), _mm256_mul_ps(zero, b1)),
+                                     _mm256_mul_ps(zero, b2));
+            m[4 * h + 3] = _mm256_add_ps(w, _mm256_mul_ps(one, b3));
         }
+    }
+    transpose8(m);
+    for (uint32_t g = 0; g < live; g++) _mm256_storeu_ps(out[g][e].m + 4 * c0, m[g]);
 }
 
 /* Joint j's local matrices of poses locals[0 .. live) (lanes past live repeat the last pose). */
@@ -172,13 +154,22 @@ static inline lanes12 local_lanes(const ossa_transform *const *locals, uint32_t 
     return l;
 }
 
-static inline lanes12 load_lanes(const float *p) {
-    lanes12 a;
-    for (int i = 0; i < 12; i++) a.v[i] = _mm256_loadu_ps(p + 8 * i);
-    return a;
-}
-static inline void store_lanes12(float *p, const lanes12 *a) {
-    for (int i = 0; i < 12; i++) _mm256_storeu_ps(p + 8 * i, a->v[i]);
+/* Joint model matrices of 8 poses into m (12 SoA rows): parent p (12 SoA rows, or NULL for a
+ * root: the local itself, as the scalar pass copies it) times local l in
+ * ossa__mat4_mul_affine_scalar's operations: ((p0 l0 + p1 l1) + p2 l2) a row, the parent's
+ * translation added last. */
+static inline void model_lanes(const float *p, const lanes12 *l, float *m) {
+    for (uint32_t c = 0; c < 4; c++)
+        for (uint32_t r = 0; r < 3; r++) {
+            __m256 x = l->v[3 * c + r];
+            if (p) {
+                x = _mm256_add_ps(_mm256_add_ps(_mm256_mul_ps(_mm256_loadu_ps(p + 8 * r), l->v[3 * c]),
+                                                _mm256_mul_ps(_mm256_loadu_ps(p + 8 * (3 + r)), l->v[3 * c + 1])),
+                                  _mm256_mul_ps(_mm256_loadu_ps(p + 8 * (6 + r)), l->v[3 * c + 2]));
+                if (c == 3) x = _mm256_add_ps(x, _mm256_loadu_ps(p + 8 * (9 + r)));
+            }
+            _mm256_storeu_ps(m + 8 * (3 * c + r), x);
+        }
 }
 
 /* Per 8 poses: every joint's model matrices into scratch (parents first, as the skeleton
@@ -192,20 +183,16 @@ void ossa__palette_batch_avx2(const ossa_skeleton *skeleton, const ossa_skin *sk
         for (uint32_t j = 0; j < J; j++) {
             lanes12 l = local_lanes(locals + k0, live, j);
             int32_t p = skeleton->parents[j];
-            if (p >= 0) {
-                lanes12 a = load_lanes(scratch + 96u * (uint32_t)p);
-                l = lanes_mul_affine(&a, &l);
-            }
-            store_lanes12(scratch + 96u * j, &l);
+            model_lanes(p >= 0 ? scratch + 96u * (uint32_t)p : NULL, &l, scratch + 96u * j);
         }
         ossa_mat4 *out[8]; /* a local copy: the stores cannot change it */
         for (uint32_t g = 0; g < live; g++) out[g] = outputs[k0 + g];
         for (uint32_t i = 0; i < skin->joint_count; i++) {
             uint32_t j = skin->joints[i];
-            lanes12 a = load_lanes(scratch + 96u * j);
-            __m256 m[16];
-            palette_lanes(&a, &skin->inverse_bind[i], m);
-            store_lanes(m, out, live, skin_layout ? i : j);
+            const float *B = skin->inverse_bind[i].m;
+            bool affine = B[3] == 0.0f && B[7] == 0.0f && B[11] == 0.0f && B[15] == 1.0f;
+            palette_half(scratch + 96u * j, B, affine, 0, out, live, skin_layout ? i : j);
+            palette_half(scratch + 96u * j, B, affine, 2, out, live, skin_layout ? i : j);
         }
     }
 }
