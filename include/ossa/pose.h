@@ -100,12 +100,13 @@ ossa_result ossa_palette_job_run(ossa_palette_job *job);
 
 /* Palette batch job: the palettes of many poses of one skeleton at once (a crowd). Palette k
  * gets the values ossa_local_to_model_job then ossa_palette_job give local pose k (equal as
- * floats to their scalar kernels'; only a zero's sign may differ from a SIMD kernel's). At the
- * AVX2 and AVX-512 levels the poses go 8 at a time, one per SIMD lane: a joint waits for no
- * parent chain and its inverse bind is read once for 8 palettes, so a batch costs about half
- * of running the two jobs pose by pose (docs/performance.md); at the other levels it runs
- * them pose by pose. The model matrices are not returned: a caller that needs them runs
- * ossa_local_to_model_job. The skeleton must come from ossa_skeleton_create. No allocation. */
+ * floats to their scalar kernels'; only a zero's sign may differ from a SIMD kernel's). The
+ * poses go one per SIMD lane, 8 at a time at the AVX2 and AVX-512 levels and 4 at SSE4.1: a
+ * joint waits for no parent chain and its inverse bind is read once for all the lanes, so a
+ * batch costs about 0.6 of running the two jobs pose by pose (docs/performance.md); the scalar
+ * level runs the two jobs' kernels pose by pose. The model matrices are not returned: a caller
+ * that needs them runs ossa_local_to_model_job. The skeleton must come from
+ * ossa_skeleton_create. No allocation. */
 #define OSSA_PALETTE_BATCH_JOB 1 /* this header declares it (code built against older trees tests it) */
 typedef struct ossa_palette_batch_job {
     const ossa_skeleton *skeleton;        /* required */

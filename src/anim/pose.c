@@ -246,15 +246,21 @@ ossa_result ossa_palette_batch_job_run(ossa_palette_batch_job *job) {
     bool skin_layout = job->layout == OSSA_PALETTE_LAYOUT_SKIN;
     for (uint32_t k = 0; !skin_layout && k < job->pose_count; k++) palette_identities(sk, job->outputs[k]);
 #if !defined(OSSA_SCALAR_ONLY)
-    if (ossa__simd() >= OSSA__SIMD_AVX2) { /* 8 poses a pass, one a lane */
-        ossa__palette_batch_avx2(s, sk, job->locals, job->outputs, job->pose_count, skin_layout, job->scratch);
+    static const ossa__palette_batch_fn table[] = {
+        [OSSA__SIMD_SSE4] = ossa__palette_batch_sse,     /* 4 poses a pass, one a lane */
+        [OSSA__SIMD_AVX2] = ossa__palette_batch_avx2,    /* 8 */
+        [OSSA__SIMD_AVX512] = ossa__palette_batch_avx2,
+    };
+    ossa__simd_level level = ossa__simd();
+    if (level != OSSA__SIMD_SCALAR) {
+        table[level](s, sk, job->locals, job->outputs, job->pose_count, skin_layout, job->scratch);
         return OSSA_OK;
     }
 #endif
-    ossa_mat4 *model = (ossa_mat4 *)(void *)job->scratch; /* pose by pose: 16 of the 96 floats a joint */
+    ossa_mat4 *model = (ossa_mat4 *)(void *)job->scratch; /* the scalar kernels pose by pose: 16 floats a joint */
     for (uint32_t k = 0; k < job->pose_count; k++) {
-        to_model_forward(job->locals[k], s->parents, 0, s->joint_count, model);
-        palette_run(model, sk, skin_layout, job->outputs[k]);
+        to_model_scalar(job->locals[k], s->parents, 0, s->joint_count, model);
+        palette_scalar(model, sk->joints, sk->inverse_bind, sk->joint_count, skin_layout, job->outputs[k]);
     }
     return OSSA_OK;
 }
