@@ -245,6 +245,7 @@ ossa_result ossa_palette_batch_job_run(ossa_palette_batch_job *job) {
     const ossa_skin *sk = &s->skins[job->skin];
     bool skin_layout = job->layout == OSSA_PALETTE_LAYOUT_SKIN;
     for (uint32_t k = 0; !skin_layout && k < job->pose_count; k++) palette_identities(sk, job->outputs[k]);
+    uint32_t batched = 0; /* poses [0, batched) go through a lane kernel, the rest pose by pose */
 #if !defined(OSSA_SCALAR_ONLY)
     static const ossa__palette_batch_fn table[] = {
         [OSSA__SIMD_SSE4] = ossa__palette_batch_sse,     /* 4 poses a pass, one a lane */
@@ -253,14 +254,17 @@ ossa_result ossa_palette_batch_job_run(ossa_palette_batch_job *job) {
     };
     ossa__simd_level level = ossa__simd();
     if (level != OSSA__SIMD_SCALAR) {
-        table[level](s, sk, job->locals, job->outputs, job->pose_count, skin_layout, job->scratch);
-        return OSSA_OK;
+        /* a pass costs about what its lanes' poses cost one by one at 0.6 each, so a last pass
+         * with half its lanes or fewer filled is slower than those poses pose by pose */
+        uint32_t lanes = level == OSSA__SIMD_SSE4 ? 4u : 8u, tail = job->pose_count % lanes;
+        batched = tail * 2u > lanes ? job->pose_count : job->pose_count - tail;
+        table[level](s, sk, job->locals, job->outputs, batched, skin_layout, job->scratch);
     }
 #endif
-    ossa_mat4 *model = (ossa_mat4 *)(void *)job->scratch; /* the scalar kernels pose by pose: 16 floats a joint */
-    for (uint32_t k = 0; k < job->pose_count; k++) {
-        to_model_scalar(job->locals[k], s->parents, 0, s->joint_count, model);
-        palette_scalar(model, sk->joints, sk->inverse_bind, sk->joint_count, skin_layout, job->outputs[k]);
+    ossa_mat4 *model = (ossa_mat4 *)(void *)job->scratch; /* pose by pose: 16 floats a joint */
+    for (uint32_t k = batched; k < job->pose_count; k++) {
+        to_model_forward(job->locals[k], s->parents, 0, s->joint_count, model);
+        palette_run(model, sk, skin_layout, job->outputs[k]);
     }
     return OSSA_OK;
 }
