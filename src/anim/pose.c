@@ -153,18 +153,28 @@ static void palette_scalar(const ossa_mat4 *model, const uint32_t *joints, const
         palette_entry(&model[joints[i]], &inverse_bind[i], &out[skin_layout ? i : joints[i]]);
 }
 
+/* What both palette jobs check first: the skeleton, the skin index and the layout; *need: the
+ * entries a palette of that layout has. */
+static ossa_result palette_skin_validate(const ossa_skeleton *s, uint32_t skin, ossa_palette_layout layout,
+                                         ossa_diagnostic *diag, uint32_t *need) {
+    const ossa_result bad = OSSA_ERROR_INVALID_ARGUMENT;
+    if (!s) return ossa__job_fail(diag, bad, "skeleton", "NULL");
+    if (skin >= s->skin_count) return ossa__job_fail(diag, bad, "skin", "%u >= skin count %u", skin, s->skin_count);
+    if (layout != OSSA_PALETTE_LAYOUT_SKELETON && layout != OSSA_PALETTE_LAYOUT_SKIN)
+        return ossa__job_fail(diag, bad, "layout", "unknown layout %d", (int)layout);
+    *need = layout == OSSA_PALETTE_LAYOUT_SKIN ? s->skins[skin].joint_count : s->joint_count;
+    return OSSA_OK;
+}
+
 ossa_result ossa_palette_job_validate(const ossa_palette_job *job, ossa_diagnostic *diag) {
     const ossa_result bad = OSSA_ERROR_INVALID_ARGUMENT;
     if (!job) return ossa__job_fail(diag, bad, "job", "NULL");
-    if (!job->skeleton) return ossa__job_fail(diag, bad, "skeleton", "NULL");
+    uint32_t need = 0;
+    ossa_result r = palette_skin_validate(job->skeleton, job->skin, job->layout, diag, &need);
+    if (r != OSSA_OK) return r;
     const ossa_skeleton *s = job->skeleton;
-    if (job->skin >= s->skin_count)
-        return ossa__job_fail(diag, bad, "skin", "%u >= skin count %u", job->skin, s->skin_count);
-    if (job->layout != OSSA_PALETTE_LAYOUT_SKELETON && job->layout != OSSA_PALETTE_LAYOUT_SKIN)
-        return ossa__job_fail(diag, bad, "layout", "unknown layout %d", (int)job->layout);
     if (!job->model) return ossa__job_fail(diag, bad, "model", "NULL");
     if (!job->output) return ossa__job_fail(diag, bad, "output", "NULL");
-    uint32_t need = job->layout == OSSA_PALETTE_LAYOUT_SKIN ? s->skins[job->skin].joint_count : s->joint_count;
     if (job->model_count < s->joint_count)
         return ossa__job_fail(diag, OSSA_ERROR_BUFFER_TOO_SMALL, "model_count", "%u < %u joints", job->model_count,
                               s->joint_count);
@@ -216,12 +226,10 @@ uint32_t ossa_palette_batch_scratch_count(const ossa_skeleton *skeleton) {
 ossa_result ossa_palette_batch_job_validate(const ossa_palette_batch_job *job, ossa_diagnostic *diag) {
     const ossa_result bad = OSSA_ERROR_INVALID_ARGUMENT, small = OSSA_ERROR_BUFFER_TOO_SMALL;
     if (!job) return ossa__job_fail(diag, bad, "job", "NULL");
-    if (!job->skeleton) return ossa__job_fail(diag, bad, "skeleton", "NULL");
+    uint32_t need = 0;
+    ossa_result r = palette_skin_validate(job->skeleton, job->skin, job->layout, diag, &need);
+    if (r != OSSA_OK) return r;
     const ossa_skeleton *s = job->skeleton;
-    if (job->skin >= s->skin_count)
-        return ossa__job_fail(diag, bad, "skin", "%u >= skin count %u", job->skin, s->skin_count);
-    if (job->layout != OSSA_PALETTE_LAYOUT_SKELETON && job->layout != OSSA_PALETTE_LAYOUT_SKIN)
-        return ossa__job_fail(diag, bad, "layout", "unknown layout %d", (int)job->layout);
     if (!job->locals) return ossa__job_fail(diag, bad, "locals", "NULL");
     if (!job->outputs) return ossa__job_fail(diag, bad, "outputs", "NULL");
     if (!job->scratch) return ossa__job_fail(diag, bad, "scratch", "NULL");
@@ -229,7 +237,6 @@ ossa_result ossa_palette_batch_job_validate(const ossa_palette_batch_job *job, o
         if (!job->locals[k]) return ossa__job_fail(diag, bad, "locals", "locals[%u] is NULL", k);
         if (!job->outputs[k]) return ossa__job_fail(diag, bad, "outputs", "outputs[%u] is NULL", k);
     }
-    uint32_t need = job->layout == OSSA_PALETTE_LAYOUT_SKIN ? s->skins[job->skin].joint_count : s->joint_count;
     if (job->output_count < need)
         return ossa__job_fail(diag, small, "output_count", "%u < %u entries", job->output_count, need);
     uint32_t scratch = ossa_palette_batch_scratch_count(s);
