@@ -13,7 +13,7 @@
  * Every instance owns its sampling state, as a game's independent characters do: built
  * clips a sampling context each (created with the crowd, sized for the clips the crowd plays
  * by ossa_sampling_context_create_for_clips, destroyed with it: context_bytes each,
- * ossa_sampling_context_size: 1,408 B for Woman's 10 built clips, so 1.4 MB for 1000),
+ * ossa_sampling_context_size: 1,424 B for Woman's 10 built clips, so 1.4 MB for 1000),
  * editable clips their cursors. Nothing is allocated per frame.
  *
  * Laid out for threads: each scratch slot owns a fixed contiguous share of the update order for
