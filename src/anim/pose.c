@@ -140,8 +140,7 @@ ossa_result ossa_local_to_model_job_run(ossa_local_to_model_job *job) {
  * glTF case), else 4x4. The SIMD kernels always do the 4x4 product: for affine matrices
  * its extra terms are exact zeros, so the values are the same without the per-entry test. */
 static inline void palette_entry(const ossa_mat4 *m, const ossa_mat4 *b, ossa_mat4 *out) {
-    if (b->m[3] == 0.0f && b->m[7] == 0.0f && b->m[11] == 0.0f && b->m[15] == 1.0f && m->m[3] == 0.0f &&
-        m->m[7] == 0.0f && m->m[11] == 0.0f && m->m[15] == 1.0f)
+    if (ossa__mat4_affine(b) && ossa__mat4_affine(m))
         ossa__mat4_mul_affine_scalar(m, b, out);
     else
         ossa__mat4_mul(m, b, out);

@@ -9,6 +9,12 @@
 
 #include <ossa/pose.h>
 
+/* True when m's last row is 0 0 0 1: the palette kernels take the affine product then (the
+ * scalar palette_entry's choice; a model matrix always is). */
+static inline bool ossa__mat4_affine(const ossa_mat4 *m) {
+    return m->m[3] == 0.0f && m->m[7] == 0.0f && m->m[11] == 0.0f && m->m[15] == 1.0f;
+}
+
 /* Forward pass over joints [begin, end) (parents[i] < i; parents of the range already in out). */
 typedef void (*ossa__to_model_fn)(const ossa_transform *locals, const int32_t *parents, uint32_t begin,
                                   uint32_t end, ossa_mat4 *out);

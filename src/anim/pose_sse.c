@@ -174,7 +174,7 @@ void ossa__palette_batch_sse(const ossa_skeleton *skeleton, const ossa_skin *ski
         for (uint32_t i = 0; i < skin->joint_count; i++) {
             uint32_t j = skin->joints[i];
             const float *B = skin->inverse_bind[i].m;
-            bool affine = B[3] == 0.0f && B[7] == 0.0f && B[11] == 0.0f && B[15] == 1.0f;
+            bool affine = ossa__mat4_affine(&skin->inverse_bind[i]);
             palette_lanes4(scratch + 48u * j, B, affine, out, live, skin_layout ? i : j);
         }
     }
