@@ -788,6 +788,7 @@ static void test_key_kernels_agree(void **state) {
     } kernels[] = {
         {ossa__key_scalar, "scalar", true},
 #if !defined(OSSA_SCALAR_ONLY)
+        {ossa__key_sse, "sse4", ossa__simd_cpu() >= OSSA__SIMD_SSE4},
         {ossa__key_avx2, "avx2", ossa__simd_cpu() >= OSSA__SIMD_AVX2},
         {ossa__key_avx512, "avx512", ossa__simd_cpu() >= OSSA__SIMD_AVX512},
 #endif

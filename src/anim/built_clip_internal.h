@@ -710,7 +710,7 @@ static inline uint64_t ossa__lift_soa_locate(const ossa__lift_soa *soa, uint32_t
     *table = (size_t)g * 32u + 16u * (e >> 31);
     return e & ~OSSA__LIFT_WIDE;
 }
-/* Single-key kernels (sample_kernels.c: scalar; lift_avx2.c; lift_avx512.c): one key mask's
+/* Single-key kernels (sample_kernels.c: scalar; lift_sse.c; lift_avx2.c; lift_avx512.c): one key mask's
  * forward step or seek. For each channel g of [begin, end) (the lift tables' grouped order:
  * stream block + poff[g], ossa__lift_soa_locate) with its keys a and b at
  * kq + 6 chan[g] (the context's key pool): key a becomes key ja (0 .. 4) of lifted block m (< M), or,
@@ -722,6 +722,8 @@ typedef void (*ossa__key_kernel)(const ossa__lift_soa *soa, const uint32_t *chan
                                  uint32_t ja, uint32_t jb);
 void ossa__key_scalar(const ossa__lift_soa *soa, const uint32_t *chan, uint32_t begin, uint32_t end, uint32_t m, uint32_t ja,
                       uint32_t jb);
+void ossa__key_sse(const ossa__lift_soa *soa, const uint32_t *chan, uint32_t begin, uint32_t end, uint32_t m, uint32_t ja,
+                   uint32_t jb);
 void ossa__key_avx2(const ossa__lift_soa *soa, const uint32_t *chan, uint32_t begin, uint32_t end, uint32_t m, uint32_t ja,
                     uint32_t jb);
 void ossa__key_avx512(const ossa__lift_soa *soa, const uint32_t *chan, uint32_t begin, uint32_t end, uint32_t m, uint32_t ja,

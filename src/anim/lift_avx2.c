@@ -16,16 +16,11 @@ static inline __m256i fields8(__m256i data, __m256i off, __m256i mk) {
     return _mm256_and_si256(f, mk);
 }
 
-/* A block's last field (a4's component 2: the next block's anchors follow the block's bits)
- * starting at most this many bits in has every field end within the 32 bytes from its first
- * byte (its bit shift is at most 7). */
-#define KEY_AVX2_LAST_FIELD_MAX 229u
-_Static_assert(KEY_AVX2_LAST_FIELD_MAX + 7u + OSSA__BC_MAX_BITS <= 256u, "the fields lie within one 32-byte load");
-
 /* The single-key kernel with AVX2: one 32-byte load of the block (the streams are followed by
  * OSSA__BC_READ_SLACK bytes), the 15 fields by dword permutes (fields8), the residuals' biases
- * taken off, the keys' predictions on the three components at once (ossa__lift_key_sse). A block
- * whose last field starts past KEY_AVX2_LAST_FIELD_MAX takes the scalar decode. Bit for bit ossa__key_scalar. */
+ * taken off, the keys' predictions on the three components at once (ossa__lift_keys_store). A
+ * block whose last field starts past OSSA__KEY_WINDOW_LAST_FIELD takes the scalar decode. Bit for
+ * bit ossa__key_scalar. */
 void ossa__key_avx2(const ossa__lift_soa *soa, const uint32_t *chan, uint32_t begin, uint32_t end, uint32_t m, uint32_t ja,
                     uint32_t jb) {
     const __m256i one = _mm256_set1_epi32(1);
@@ -37,7 +32,7 @@ void ossa__key_avx2(const ossa__lift_soa *soa, const uint32_t *chan, uint32_t be
         size_t table;
         uint64_t pos = ossa__lift_soa_locate(soa, g, m, &table);
         const uint32_t *fo = soa->fo + table, *fm = soa->fm + table;
-        if (fo[14] > KEY_AVX2_LAST_FIELD_MAX) {
+        if (fo[14] > OSSA__KEY_WINDOW_LAST_FIELD) {
             ossa__key_scalar(soa, chan, g, g + 1u, m, ja, jb);
             continue;
         }
@@ -48,14 +43,7 @@ void ossa__key_avx2(const ossa__lift_soa *soa, const uint32_t *chan, uint32_t be
         __m256i hi = fields8(data, _mm256_add_epi32(_mm256_loadu_si256((const __m256i *)(const void *)(fo + 8)), shift), mk_hi);
         lo = _mm256_sub_epi32(lo, _mm256_and_si256(_mm256_srli_epi32(_mm256_add_epi32(mk_lo, one), 1), resid_lo));
         hi = _mm256_sub_epi32(hi, _mm256_and_si256(_mm256_srli_epi32(_mm256_add_epi32(mk_hi, one), 1), resid_hi));
-        /* the items' lanes 0-2: a0 (fields 0-2), r1 (3-5), r2 (6-8), r3 (9-11), a4 (12-14) */
-        __m128i lo0 = _mm256_castsi256_si128(lo), lo1 = _mm256_extracti128_si256(lo, 1);
-        __m128i hi0 = _mm256_castsi256_si128(hi), hi1 = _mm256_extracti128_si256(hi, 1);
-        __m128i r1 = _mm_alignr_epi8(lo1, lo0, 12), r2 = _mm_alignr_epi8(hi0, lo1, 8), r3 = _mm_srli_si128(hi0, 4);
-        __m128i ma = _mm256_castsi256_si128(mk_lo), qb = ossa__lift_key_sse(lo0, r1, r2, r3, hi1, ma, jb);
-        if (ja == OSSA__KEY_STEP)
-            ossa__key_store(d, qb);
-        else
-            ossa__keys_store(d, ossa__lift_key_sse(lo0, r1, r2, r3, hi1, ma, ja), qb);
+        ossa__lift_keys_store(d, _mm256_castsi256_si128(lo), _mm256_extracti128_si256(lo, 1), _mm256_castsi256_si128(hi),
+                              _mm256_extracti128_si256(hi, 1), _mm256_castsi256_si128(mk_lo), ja, jb);
     }
 }

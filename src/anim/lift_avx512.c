@@ -10,7 +10,7 @@ _Static_assert(OSSA__BC_MAX_BITS + 31u <= 64u, "a field lies inside the two dwor
  * OSSA__BC_READ_SLACK bytes; a block's fields end at most 7 + 15 OSSA__BC_MAX_BITS bits into
  * it), each of the 15 field lanes given the two dwords its field starts in (two dword permutes)
  * and funnel-shifted to its first bit, masked, the residuals' biases taken off, then the keys'
- * predictions on the three components at once (ossa__lift_key_sse). Bit for bit
+ * predictions on the three components at once (ossa__lift_keys_store). Bit for bit
  * ossa__key_scalar. */
 void ossa__key_avx512(const ossa__lift_soa *soa, const uint32_t *chan, uint32_t begin, uint32_t end, uint32_t m, uint32_t ja,
                       uint32_t jb) {
@@ -29,14 +29,7 @@ void ossa__key_avx512(const ossa__lift_soa *soa, const uint32_t *chan, uint32_t 
         __m512i f = _mm512_or_si512(_mm512_srlv_epi32(lo, sh), _mm512_sllv_epi32(hi, _mm512_sub_epi32(w32, sh)));
         f = _mm512_and_si512(f, mk);
         f = _mm512_sub_epi32(f, _mm512_maskz_srli_epi32(resid, _mm512_add_epi32(mk, one), 1));
-        __m128i r1 = _mm512_castsi512_si128(_mm512_alignr_epi32(f, f, 3));
-        __m128i r2 = _mm512_castsi512_si128(_mm512_alignr_epi32(f, f, 6));
-        __m128i r3 = _mm512_castsi512_si128(_mm512_alignr_epi32(f, f, 9));
-        __m128i a4 = _mm512_castsi512_si128(_mm512_alignr_epi32(f, f, 12));
-        __m128i a0 = _mm512_castsi512_si128(f), ma = _mm512_castsi512_si128(mk), qb = ossa__lift_key_sse(a0, r1, r2, r3, a4, ma, jb);
-        if (ja == OSSA__KEY_STEP)
-            ossa__key_store(d, qb);
-        else
-            ossa__keys_store(d, ossa__lift_key_sse(a0, r1, r2, r3, a4, ma, ja), qb);
+        ossa__lift_keys_store(d, _mm512_castsi512_si128(f), _mm512_extracti32x4_epi32(f, 1), _mm512_extracti32x4_epi32(f, 2),
+                              _mm512_extracti32x4_epi32(f, 3), _mm512_castsi512_si128(mk), ja, jb);
     }
 }

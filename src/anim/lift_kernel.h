@@ -1,5 +1,5 @@
-/* The single-key kernels' shared steps (lift_avx2.c, lift_avx512.c; SSE2 / SSE4.1 operations,
- * so each kernel compiles them with its own ISA). */
+/* The single-key kernels' shared steps (lift_sse.c, lift_avx2.c, lift_avx512.c; SSE2 / SSSE3 /
+ * SSE4.1 operations, so each kernel compiles them with its own ISA). */
 #ifndef OSSA_ANIM_LIFT_KERNEL_H
 #define OSSA_ANIM_LIFT_KERNEL_H
 
@@ -28,6 +28,13 @@ static inline __m128i ossa__lift_key_sse(__m128i a0, __m128i r1, __m128i r2, __m
     return _mm_and_si128(_mm_add_epi32(_mm_srli_epi32(_mm_sub_epi32(P, d2), 3), r3), ma);
 }
 
+/* A block's last field (a4's component 2: the next block's anchors follow the block's bits)
+ * starting at most this many bits in has every field end within the 32 bytes from its first
+ * byte (its bit shift is at most 7): the AVX2 and SSE4.1 kernels read that window, and take the
+ * scalar decode for a block whose last field starts later. */
+#define OSSA__KEY_WINDOW_LAST_FIELD 229u
+_Static_assert(OSSA__KEY_WINDOW_LAST_FIELD + 7u + OSSA__BC_MAX_BITS <= 256u, "the fields lie within one 32-byte window");
+
 /* A channel's keys at d (key a d[0 .. 3), key b d[3 .. 6)): key b becomes key a and q's lanes
  * 0-2, as floats, key b. Reads d[6], writes only d[0 .. 6). */
 static inline void ossa__key_store(float *d, __m128i q) {
@@ -42,6 +49,20 @@ static inline void ossa__keys_store(float *d, __m128i qa, __m128i qb) {
     __m128 a = _mm_cvtepi32_ps(qa), b = _mm_cvtepi32_ps(qb);
     _mm_storeu_ps(d, _mm_blend_ps(a, _mm_shuffle_ps(b, b, 0), 8)); /* a0 a1 a2 b0 */
     _mm_storel_epi64((__m128i *)(void *)(d + 4), _mm_castps_si128(_mm_shuffle_ps(b, b, _MM_SHUFFLE(3, 3, 2, 1))));
+}
+
+/* The keys of one channel from its block's 16 field lanes, 4 a vector (f0: a0 and r1's first,
+ * f1: r1, r2, f2: r2's last and r3, f3: a4; the residuals' biases already taken off; ma: the
+ * anchors' masks, lanes 0-2): key b (jb) to d[3 .. 6) and key a (ja) to d[0 .. 3), or, ja =
+ * OSSA__KEY_STEP, key b moved to key a (ossa__key_kernel). */
+static inline void ossa__lift_keys_store(float *d, __m128i f0, __m128i f1, __m128i f2, __m128i f3, __m128i ma, uint32_t ja,
+                                         uint32_t jb) {
+    __m128i r1 = _mm_alignr_epi8(f1, f0, 12), r2 = _mm_alignr_epi8(f2, f1, 8), r3 = _mm_srli_si128(f2, 4);
+    __m128i qb = ossa__lift_key_sse(f0, r1, r2, r3, f3, ma, jb);
+    if (ja == OSSA__KEY_STEP)
+        ossa__key_store(d, qb);
+    else
+        ossa__keys_store(d, ossa__lift_key_sse(f0, r1, r2, r3, f3, ma, ja), qb);
 }
 
 #endif

@@ -106,7 +106,7 @@ static inline float *ossa__raw_keys(const ossa_sampling_context *c, const ossa__
 void ossa__sample_decode(const ossa__lerp_soa *soa, float t, uint32_t begin, uint32_t end, bool rotation);
 /* The chosen slerp kernel. */
 ossa__slerp_kernel ossa__sample_slerp(void);
-/* The chosen single-key kernel (a key mask's forward step or seek; SSE: the scalar one). */
+/* The chosen single-key kernel (a key mask's forward step or seek). */
 ossa__key_kernel ossa__sample_key(void);
 /* The chosen unpack kernel for a clip whose bit positions fit in 32 bits (wide; else the scalar
  * one). */

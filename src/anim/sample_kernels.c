@@ -140,12 +140,12 @@ void ossa__key_scalar(const ossa__lift_soa *soa, const uint32_t *chan, uint32_t 
     }
 }
 
-/* The single-key kernel of the chosen level (SSE: the scalar one). */
+/* The single-key kernel of the chosen level. */
 ossa__key_kernel ossa__sample_key(void) {
     static const ossa__key_kernel table[] = {
         [OSSA__SIMD_SCALAR] = ossa__key_scalar,
-        [OSSA__SIMD_SSE4] = ossa__key_scalar,
 #if !defined(OSSA_SCALAR_ONLY)
+        [OSSA__SIMD_SSE4] = ossa__key_sse,
         [OSSA__SIMD_AVX2] = ossa__key_avx2,
         [OSSA__SIMD_AVX512] = ossa__key_avx512,
 #endif
