@@ -3,7 +3,8 @@
 repository's history, alternated run by run in the same minutes, and prints every figure of the
 current tree's output next to the baseline's and their ratio (median over the runs).
 
-usage: python3 bench/baseline/compare.py COMMIT [--build DIR] [--runs N] [--bench NAME]... [--standalone FILE]... [-- ARGS]
+usage: python3 bench/baseline/compare.py COMMIT [--build DIR] [--runs N] [--bench NAME]... [--standalone FILE]...
+                                            [--in-process [REPS]] [-- ARGS]
 
 COMMIT is built once in a temporary git worktree (Release, benches only, no GL) and kept in
 build-baseline-COMMIT/ next to the current build for later runs. The current tree's benches come
@@ -15,6 +16,13 @@ rank; lines that exist on one side only are printed as they are. Nothing is down
 compiled against the baseline's public headers (from its history) and libraries, and linked the
 way the baseline links bench_built (the file must use only API the baseline already had); the
 current tree's bench_X from --build runs against it.
+
+--in-process runs the single-character frame rows (forward and random `Running`, random `PickUp`)
+of both trees in ONE process instead, alternated rep by rep (REPS, default 31): each tree's
+bench/baseline/frame_plugin.c is linked with its own static libraries into a shared object whose
+only exported symbols are the frame_* functions, and bench/baseline/inproc.c loads both. On a
+machine whose speed swings between phases from one minute to the next, this is the comparison
+that holds: alternated processes can land in different phases.
 
 OSSA_SIMD=scalar|sse4|avx2 in the environment caps both sides: this tree through it, a baseline
 from before the one SIMD layer through its per-stage OSSA_SAMPLE_KERNEL, OSSA_POSE_KERNEL and
@@ -42,18 +50,47 @@ def build_baseline(root, commit, out):
         sh(['git', '-C', root, 'worktree', 'remove', '--force', src])
 
 
+def baseline_include(root, commit):
+    """A temporary directory holding commit's include/ (from the repository's history)."""
+    inc = tempfile.mkdtemp(prefix='ossa-baseline-inc-')
+    subprocess.run(f'git -C {root} archive {commit} include | tar -x -C {inc}', shell=True, check=True)
+    return os.path.join(inc, 'include')
+
+
 def build_standalone(root, commit, out, src):
     """out/<name of src>, src compiled against commit's include/ and out's libraries."""
     name = os.path.splitext(os.path.basename(src))[0]
     exe = os.path.join(out, name)
-    inc = tempfile.mkdtemp(prefix='ossa-baseline-inc-')
-    subprocess.run(f'git -C {root} archive {commit} include | tar -x -C {inc}', shell=True, check=True)
-    ninja = open(os.path.join(out, 'build.ninja')).read()
-    m = re.search(r'build bench_built:.*?\n\s+FLAGS = (.*?)\n\s+LINK_LIBRARIES = (.*?)\n', ninja, re.S)
-    libs = [l if l.startswith(('-', '/')) else os.path.join(out, l) for l in m.group(2).split()]
-    sh(['cc', '-std=c11', '-D_POSIX_C_SOURCE=200809L', *m.group(1).split(), '-I', os.path.join(inc, 'include'), '-I',
+    flags, libs = link_of_bench_built(out)
+    sh(['cc', '-std=c11', '-D_POSIX_C_SOURCE=200809L', *flags, '-I', baseline_include(root, commit), '-I',
         os.path.join(root, 'bench'), '-o', exe, os.path.join(root, src), *libs, '-lpthread'])
     return name
+
+
+def link_of_bench_built(build_dir):
+    """The compile flags and link libraries (absolute) of build_dir's bench_built."""
+    ninja = open(os.path.join(build_dir, 'build.ninja')).read()
+    m = re.search(r'build bench_built:.*?\n\s+FLAGS = (.*?)\n\s+LINK_LIBRARIES = (.*?)\n', ninja, re.S)
+    libs = [l if l.startswith(('-', '/')) else os.path.join(build_dir, l) for l in m.group(2).split()]
+    return m.group(1).split(), libs
+
+
+def build_in_process(root, commit, base_dir, now_dir):
+    """base_dir/frame_base.so, frame_now.so and inproc: the two trees' frame plugins and the driver."""
+    src = os.path.join(root, 'bench', 'baseline')
+    out = {}
+    for side, include, build in (('base', baseline_include(root, commit), base_dir), ('now', os.path.join(root, 'include'), now_dir)):
+        flags, libs = link_of_bench_built(build)
+        # a tree whose builder takes the meshes builds as `ossa pack` does: to the skinned vertices' bound
+        mesh = 'mesh_count' in open(os.path.join(include, 'ossa', 'built_clip.h')).read()
+        out[side] = os.path.join(base_dir, f'frame_{side}.so')
+        sh(['cc', '-std=c11', '-D_POSIX_C_SOURCE=200809L', *flags, '-shared', '-fPIC', '-fvisibility=hidden',
+            *(['-DFRAME_WITH_MESH'] if mesh else []), '-I', include, '-o', out[side], os.path.join(src, 'frame_plugin.c'),
+            '-Wl,--exclude-libs,ALL', '-Wl,-Bsymbolic', *libs, '-lpthread'])
+    driver = os.path.join(base_dir, 'inproc')
+    sh(['cc', '-std=c11', '-D_POSIX_C_SOURCE=200809L', '-O2', '-I', os.path.join(root, 'bench'), '-o', driver,
+        os.path.join(src, 'inproc.c'), '-ldl'])
+    return driver, out['now'], out['base']
 
 
 def shape(line):
@@ -77,6 +114,7 @@ def main():
     ap.add_argument('--runs', type=int, default=5)
     ap.add_argument('--bench', action='append', default=None)
     ap.add_argument('--standalone', action='append', default=[])
+    ap.add_argument('--in-process', nargs='?', type=int, const=31, default=None, metavar='REPS')
     ap.add_argument('args', nargs='*')
     a = ap.parse_args()
     root = sh(['git', '-C', os.path.dirname(os.path.abspath(__file__)), 'rev-parse', '--show-toplevel']).strip()
@@ -97,8 +135,15 @@ def main():
     cpu = next((l.split(':', 1)[1].strip() for l in open('/proc/cpuinfo') if l.startswith('model name')), '?')
     flags = open('/proc/cpuinfo').read()
     isa = 'AVX-512' if ' avx512f' in flags else 'AVX2' if ' avx2' in flags else 'SSE4.1' if 'sse4_1' in flags else 'x86-64'
-    print(f'# {cpu}, {isa}; {a.runs} alternated runs; this tree ({now_dir}) vs {commit}; OSSA_SIMD={env.get("OSSA_SIMD", "-")}'
+    how = f'{a.in_process} reps in one process' if a.in_process else f'{a.runs} alternated runs'
+    print(f'# {cpu}, {isa}; {how}; this tree ({now_dir}) vs {commit}; OSSA_SIMD={env.get("OSSA_SIMD", "-")}'
           f' (older trees: OSSA_SAMPLE/POSE/SKIN_KERNEL={env.get("OSSA_SAMPLE_KERNEL", "-")})')
+    if a.in_process:
+        driver, now_so, base_so = build_in_process(root, commit, base_dir, now_dir)
+        gltf = os.path.join(env['OSSA_ASSETS'], 'Woman', 'Woman.gltf')
+        print(f'\n## single-character frames, this tree and {commit} in one process')
+        print(sh([driver, now_so, base_so, gltf, str(a.in_process)], env=env, cwd=root), end='')
+        return
     for bench in (a.bench or ([] if standalone else ['bench_built'])) + standalone:
         runs = {'now': [], 'base': []}
         for _ in range(a.runs):
