@@ -12,7 +12,8 @@
  * joints. Laid out as a game with threads would: the contexts in one arena (through the
  * ossa_allocator the create function takes), each on cache lines of its own; palettes and each
  * thread's pose scratch line-aligned (no line written by both threads); each thread the same
- * half every frame.
+ * half every frame. Built with BENCH_CROWD_PLUGIN it has no main but exports crowd_init,
+ * crowd_run and crowd_done, for bench/baseline/inproc.c to run two trees' crowds in one process.
  *   bench_crowd [instances (1000)] */
 #include <pthread.h>
 #include <stdio.h>
@@ -136,31 +137,26 @@ static void *run_frames(void *arg) {
     return NULL;
 }
 
-/* Median time of a frame (ms) over REPS runs of FRAMES frames on `threads` threads, from the
- * slower thread's CPU time (*cpu_ms) and the wall clock (returned); the clip clock keeps
- * running between runs, so every run plays on. */
-static double measure(crowd_bench *cb, uint32_t threads, worker *w, float *t, double *cpu_ms) {
-    double ms[REPS], cpu[REPS];
-    for (int rep = 0; rep < REPS; rep++) {
-        pthread_t th[2];
-        double t0 = bench_clock_ns(CLOCK_MONOTONIC);
-        for (uint32_t k = 0; k < threads; k++) {
-            w[k].cb = cb;
-            w[k].begin = (uint32_t)((uint64_t)cb->count * k / threads);
-            w[k].end = (uint32_t)((uint64_t)cb->count * (k + 1) / threads);
-            w[k].t = *t;
-            if (k) pthread_create(&th[k], NULL, run_frames, &w[k]);
-        }
-        run_frames(&w[0]);
-        for (uint32_t k = 1; k < threads; k++) pthread_join(th[k], NULL);
-        ms[rep] = (bench_clock_ns(CLOCK_MONOTONIC) - t0) / 1e6 / FRAMES;
-        cpu[rep] = 0;
-        for (uint32_t k = 0; k < threads; k++) cpu[rep] = w[k].cpu_ns > cpu[rep] ? w[k].cpu_ns : cpu[rep];
-        cpu[rep] /= 1e6 * FRAMES;
-        *t += FRAMES / 60.0f;
+/* One run of FRAMES frames on `threads` threads: the time of a frame (ms) from the wall clock
+ * (returned) and from the slower thread's CPU time (*cpu_ms); the clip clock *t keeps running
+ * between runs, so every run plays on. */
+static double run_once(crowd_bench *cb, uint32_t threads, worker *w, float *t, double *cpu_ms) {
+    pthread_t th[2];
+    double t0 = bench_clock_ns(CLOCK_MONOTONIC);
+    for (uint32_t k = 0; k < threads; k++) {
+        w[k].cb = cb;
+        w[k].begin = (uint32_t)((uint64_t)cb->count * k / threads);
+        w[k].end = (uint32_t)((uint64_t)cb->count * (k + 1) / threads);
+        w[k].t = *t;
+        if (k) pthread_create(&th[k], NULL, run_frames, &w[k]);
     }
-    *cpu_ms = median(cpu, REPS);
-    return median(ms, REPS);
+    run_frames(&w[0]);
+    for (uint32_t k = 1; k < threads; k++) pthread_join(th[k], NULL);
+    double ms = (bench_clock_ns(CLOCK_MONOTONIC) - t0) / 1e6 / FRAMES, cpu = 0;
+    for (uint32_t k = 0; k < threads; k++) cpu = w[k].cpu_ns > cpu ? w[k].cpu_ns : cpu;
+    *cpu_ms = cpu / (1e6 * FRAMES);
+    *t += FRAMES / 60.0f;
+    return ms;
 }
 
 /* A character's context: sized for the clips it plays where the headers declare it
@@ -182,64 +178,109 @@ static size_t context_bytes(const crowd_bench *cb) {
     return n;
 }
 
+/* Everything a crowd run needs: the characters, their contexts in one arena, two workers. */
+typedef struct crowd {
+    ossa_asset *asset;
+    crowd_bench cb;
+    arena contexts;
+    worker w[2];
+    float t;
+} crowd;
+
+/* count characters of the Woman.gltf at path, or NULL (*diag says why) when it does not load. */
+static crowd *crowd_make(const char *path, uint32_t count, ossa_diagnostic *diag) {
+    crowd *c = calloc(1, sizeof *c);
+    if (!c) abort();
+    if (ossa_gltf_load_file(path, NULL, &c->asset, diag) != OSSA_OK || !count) {
+        free(c);
+        return NULL;
+    }
+    crowd_bench *cb = &c->cb;
+    *cb = (crowd_bench){c->asset->skeleton, calloc(c->asset->clip_count, sizeof(void *)), c->asset->clip_count, count,
+                        calloc(count, sizeof(void *)), 0, calloc(count, sizeof(float)), NULL};
+    uint32_t J = cb->sk->joint_count;
+    cb->palettes = line_alloc((size_t)count * J * sizeof(ossa_mat4));
+    ossa_clip_build_options opt;
+    memset(&opt, 0, sizeof opt);
+    for (uint32_t i = 0; i < cb->clips; i++)
+        if (ossa_clip_build(c->asset->clips[i], cb->sk, &opt, NULL, &cb->built[i], NULL) != OSSA_OK) abort();
+    cb->ctx_bytes = context_bytes(cb);
+    size_t bytes = (size_t)count * round_line(cb->ctx_bytes);
+    c->contexts = (arena){line_alloc(bytes), 0, bytes};
+    ossa_allocator in_arena = {arena_alloc, arena_free, &c->contexts};
+    uint32_t seed = 12345u;
+    for (uint32_t i = 0; i < count; i++) {
+        if (create_context(cb, &in_arena, &cb->ctx[i]) != OSSA_OK) abort();
+        seed = seed * 1664525u + 1013904223u;
+        cb->phase[i] = (float)(seed >> 8) / 16777216.0f * ossa_built_clip_duration(cb->built[i % cb->clips]);
+    }
+    for (int k = 0; k < 2; k++) {
+        for (int b = 0; b < BATCH; b++) c->w[k].locals[b] = line_alloc(J * sizeof(ossa_transform));
+        c->w[k].model = line_alloc(J * sizeof(ossa_mat4));
+        c->w[k].scratch = line_alloc((size_t)J * 96u * sizeof(float));
+    }
+    double cpu;
+    run_once(cb, 1, c->w, &c->t, &cpu); /* warm-up */
+    return c;
+}
+
+static void crowd_free(crowd *c) {
+    crowd_bench *cb = &c->cb;
+    for (int k = 0; k < 2; k++) {
+        for (int b = 0; b < BATCH; b++) free(c->w[k].locals[b]);
+        free(c->w[k].model);
+        free(c->w[k].scratch);
+    }
+    for (uint32_t i = 0; i < cb->count; i++) ossa_sampling_context_destroy(cb->ctx[i]);
+    free(c->contexts.base);
+    for (uint32_t i = 0; i < cb->clips; i++) ossa_built_clip_destroy(cb->built[i]);
+    free(cb->built);
+    free(cb->ctx);
+    free(cb->phase);
+    free(cb->palettes);
+    ossa_asset_destroy(c->asset);
+    free(c);
+}
+
+#if defined(BENCH_CROWD_PLUGIN)
+/* As a plugin of bench/baseline/inproc.c (one tree's crowd beside another's in one process). */
+static crowd *plugin_crowd;
+__attribute__((visibility("default"))) int crowd_init(const char *path, unsigned count) {
+    ossa_diagnostic diag;
+    plugin_crowd = crowd_make(path, count, &diag);
+    return plugin_crowd ? 0 : -1;
+}
+/* One run of FRAMES frames: the slower thread's CPU ms a frame. */
+__attribute__((visibility("default"))) double crowd_run(unsigned threads) {
+    double cpu;
+    run_once(&plugin_crowd->cb, threads, plugin_crowd->w, &plugin_crowd->t, &cpu);
+    return cpu;
+}
+__attribute__((visibility("default"))) void crowd_done(void) { crowd_free(plugin_crowd); }
+#else
 int main(int argc, char **argv) {
     uint32_t count = argc > 1 ? (uint32_t)strtoul(argv[1], NULL, 10) : 1000u;
     const char *root = getenv("OSSA_ASSETS");
     char path[512];
     snprintf(path, sizeof path, "%s/Woman/Woman.gltf", root && *root ? root : "../shared/assets");
-    ossa_asset *asset = NULL;
-    ossa_diagnostic diag;
-    if (ossa_gltf_load_file(path, NULL, &asset, &diag) != OSSA_OK || !count) {
-        printf("Woman.gltf: skipped (%s: %s)\n", path, diag.message);
+    ossa_diagnostic diag = {0};
+    crowd *c = crowd_make(path, count, &diag);
+    if (!c) {
+        printf("Woman.gltf: skipped (%s: %s)\n", path, count ? diag.message : "no characters");
         return 0;
     }
-    crowd_bench cb = {asset->skeleton, calloc(asset->clip_count, sizeof(void *)), asset->clip_count, count,
-                      calloc(count, sizeof(void *)), 0, calloc(count, sizeof(float)), NULL};
-    uint32_t J = cb.sk->joint_count;
-    cb.palettes = line_alloc((size_t)count * J * sizeof(ossa_mat4));
-    ossa_clip_build_options opt;
-    memset(&opt, 0, sizeof opt);
-    for (uint32_t i = 0; i < cb.clips; i++)
-        if (ossa_clip_build(asset->clips[i], cb.sk, &opt, NULL, &cb.built[i], NULL) != OSSA_OK) abort();
-    cb.ctx_bytes = context_bytes(&cb);
-    arena contexts = {line_alloc((size_t)count * round_line(cb.ctx_bytes)), 0, (size_t)count * round_line(cb.ctx_bytes)};
-    ossa_allocator in_arena = {arena_alloc, arena_free, &contexts};
-    uint32_t seed = 12345u;
-    for (uint32_t i = 0; i < count; i++) {
-        if (create_context(&cb, &in_arena, &cb.ctx[i]) != OSSA_OK) abort();
-        seed = seed * 1664525u + 1013904223u;
-        cb.phase[i] = (float)(seed >> 8) / 16777216.0f * ossa_built_clip_duration(cb.built[i % cb.clips]);
-    }
-    worker w[2];
-    for (int k = 0; k < 2; k++) {
-        for (int b = 0; b < BATCH; b++) w[k].locals[b] = line_alloc(J * sizeof(ossa_transform));
-        w[k].model = line_alloc(J * sizeof(ossa_mat4));
-        w[k].scratch = line_alloc((size_t)J * 96u * sizeof(float));
-    }
     printf("Woman.gltf crowd: %u characters, each with its own sampling context of %zu B (%u joints), clip i mod %u\n",
-           count, ossa_sampling_context_size(cb.ctx[0]), J, cb.clips);
-    float t = 0.0f;
-    double cpu;
-    measure(&cb, 1, w, &t, &cpu); /* warm-up */
+           count, ossa_sampling_context_size(c->cb.ctx[0]), c->cb.sk->joint_count, c->cb.clips);
     for (uint32_t threads = 1; threads <= 2; threads++) {
-        double ms = measure(&cb, threads, w, &t, &cpu);
-        printf("crowd, %u thread(s), thread CPU time: %.3f ms a frame, %.0f characters per 16.7 ms\n", threads, cpu,
-               (double)count * (1000.0 / 60.0) / cpu);
-        printf("crowd, %u thread(s), wall clock: %.3f ms a frame, %.0f characters per 16.7 ms\n", threads, ms,
-               (double)count * (1000.0 / 60.0) / ms);
+        double ms[REPS], cpu[REPS];
+        for (int rep = 0; rep < REPS; rep++) ms[rep] = run_once(&c->cb, threads, c->w, &c->t, &cpu[rep]);
+        double cpu_ms = median(cpu, REPS), wall_ms = median(ms, REPS);
+        printf("crowd, %u thread(s), thread CPU time: %.3f ms a frame, %.0f characters per 16.7 ms\n", threads, cpu_ms,
+               (double)count * (1000.0 / 60.0) / cpu_ms);
+        printf("crowd, %u thread(s), wall clock: %.3f ms a frame, %.0f characters per 16.7 ms\n", threads, wall_ms,
+               (double)count * (1000.0 / 60.0) / wall_ms);
     }
-    for (int k = 0; k < 2; k++) {
-        for (int b = 0; b < BATCH; b++) free(w[k].locals[b]);
-        free(w[k].model);
-        free(w[k].scratch);
-    }
-    for (uint32_t i = 0; i < count; i++) ossa_sampling_context_destroy(cb.ctx[i]);
-    free(contexts.base);
-    for (uint32_t i = 0; i < cb.clips; i++) ossa_built_clip_destroy(cb.built[i]);
-    free(cb.built);
-    free(cb.ctx);
-    free(cb.phase);
-    free(cb.palettes);
-    ossa_asset_destroy(asset);
+    crowd_free(c);
     return 0;
 }
+#endif

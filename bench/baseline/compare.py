@@ -18,9 +18,10 @@ way the baseline links bench_built (the file must use only API the baseline alre
 current tree's bench_X from --build runs against it.
 
 --in-process runs the single-character frame rows (forward and random `Running`, random `PickUp`)
-of both trees in ONE process instead, alternated rep by rep (REPS, default 31): each tree's
-bench/baseline/frame_plugin.c is linked with its own static libraries into a shared object whose
-only exported symbols are the frame_* functions, and bench/baseline/inproc.c loads both. On a
+and the crowd of 1,000 of both trees in ONE process instead, alternated rep by rep (REPS, default
+31): each tree's bench/baseline/frame_plugin.c and bench/bench_crowd.c (BENCH_CROWD_PLUGIN) are
+linked with its own static libraries into a shared object whose only exported symbols are the
+frame_* and crowd_* functions, and bench/baseline/inproc.c loads both. On a
 machine whose speed swings between phases from one minute to the next, this is the comparison
 that holds: alternated processes can land in different phases.
 
@@ -85,7 +86,8 @@ def build_in_process(root, commit, base_dir, now_dir):
         mesh = 'mesh_count' in open(os.path.join(include, 'ossa', 'built_clip.h')).read()
         out[side] = os.path.join(base_dir, f'frame_{side}.so')
         sh(['cc', '-std=c11', '-D_POSIX_C_SOURCE=200809L', *flags, '-shared', '-fPIC', '-fvisibility=hidden',
-            *(['-DFRAME_WITH_MESH'] if mesh else []), '-I', include, '-o', out[side], os.path.join(src, 'frame_plugin.c'),
+            *(['-DFRAME_WITH_MESH'] if mesh else []), '-DBENCH_CROWD_PLUGIN', '-I', include, '-I', os.path.join(root, 'bench'),
+            '-o', out[side], os.path.join(src, 'frame_plugin.c'), os.path.join(root, 'bench', 'bench_crowd.c'),
             '-Wl,--exclude-libs,ALL', '-Wl,-Bsymbolic', *libs, '-lpthread'])
     driver = os.path.join(base_dir, 'inproc')
     sh(['cc', '-std=c11', '-D_POSIX_C_SOURCE=200809L', '-O2', '-I', os.path.join(root, 'bench'), '-o', driver,

@@ -1,8 +1,11 @@
-/* inproc: the single-character frame rows of two trees in one process. Loads two frame_plugin
- * builds (this tree's and a baseline commit's, each linking its own static libraries with
- * their symbols hidden) and alternates them rep by rep, which side goes first alternating too,
- * so the machine's slow and fast phases fall on both alike; prints each row's medians and the
- * median of the reps' ratios with their range.
+/* inproc: the single-character frame rows of two trees in one process, and their crowds of
+ * 1,000 characters where the plugins have them. Loads two plugins (this tree's and a baseline
+ * commit's frame_plugin.c, and bench_crowd.c built with BENCH_CROWD_PLUGIN, each linking its own
+ * static libraries with their symbols hidden) and alternates them rep by rep, which side goes
+ * first alternating too, so the machine's slow and fast phases fall on both alike; prints each
+ * row's medians and the median of the reps' ratios with their range. A crowd run after the
+ * other side's starts with caches that side filled (the baseline's contexts are 57 MB): each run
+ * is 30 frames, so its first frame is most of what that costs.
  *
  * usage: inproc NOW.so BASE.so WOMAN.gltf [REPS] */
 #include <dlfcn.h>
@@ -16,6 +19,9 @@ typedef struct side {
     const char *(*row_name)(int);
     int (*init)(const char *);
     double (*run)(int, int);
+    int (*crowd_init)(const char *, unsigned); /* NULL: no crowd in this plugin */
+    double (*crowd_run)(unsigned);
+    void (*crowd_done)(void);
 } side;
 
 static int open_side(const char *path, const char *gltf, side *s) {
@@ -28,6 +34,9 @@ static int open_side(const char *path, const char *gltf, side *s) {
     *(void **)&s->row_name = dlsym(h, "frame_row_name");
     *(void **)&s->init = dlsym(h, "frame_init");
     *(void **)&s->run = dlsym(h, "frame_run");
+    *(void **)&s->crowd_init = dlsym(h, "crowd_init");
+    *(void **)&s->crowd_run = dlsym(h, "crowd_run");
+    *(void **)&s->crowd_done = dlsym(h, "crowd_done");
     if (!s->rows || !s->row_name || !s->init || !s->run) {
         fprintf(stderr, "inproc: %s lacks the frame_* functions\n", path);
         return -1;
@@ -37,6 +46,36 @@ static int open_side(const char *path, const char *gltf, side *s) {
         return -1;
     }
     return 0;
+}
+
+/* The crowd of 1,000 on 1 and 2 threads, alternated run by run: characters per 16.7 ms from the
+ * slower thread's CPU time. */
+static void crowd_rows(side *sd, const char *gltf, int reps) {
+    enum { COUNT = 1000 };
+    if (sd[0].crowd_init(gltf, COUNT) || sd[1].crowd_init(gltf, COUNT)) {
+        fprintf(stderr, "inproc: a crowd plugin could not load %s\n", gltf);
+        return;
+    }
+    double *v = calloc(3 * (size_t)reps, sizeof *v);
+    if (!v) return;
+    printf("\ncrowd of %d characters, each its own context: characters per 16.7 ms (slower thread's CPU time), %d runs\n",
+           COUNT, reps);
+    for (unsigned threads = 1; threads <= 2; threads++) {
+        for (int r = 0; r < reps; r++) {
+            double per[2];
+            for (int k = 0; k < 2; k++) {
+                int which = (r + k) % 2;
+                per[which] = COUNT * (1000.0 / 60.0) / sd[which].crowd_run(threads);
+            }
+            v[r] = per[0], v[reps + r] = per[1], v[2 * reps + r] = per[0] / per[1];
+        }
+        double now = median(v, reps), base = median(v + reps, reps), ratio = median(v + 2 * reps, reps);
+        printf("crowd, %u thread(s)                   %10.0f %10.0f %9.3fx   %.3f - %.3f\n", threads, now, base, ratio,
+               v[2 * reps], v[3 * reps - 1]);
+    }
+    sd[0].crowd_done();
+    sd[1].crowd_done();
+    free(v);
 }
 
 int main(int argc, char **argv) {
@@ -74,5 +113,6 @@ int main(int argc, char **argv) {
                w[3 * reps - 1]);
     }
     free(v);
+    if (sd[0].crowd_run && sd[1].crowd_run) crowd_rows(sd, argv[3], reps);
     return 0;
 }
