@@ -189,8 +189,9 @@ typedef struct crowd {
 
 /* count characters of the Woman.gltf at path, or NULL (*diag says why) when it does not load. */
 static crowd *crowd_make(const char *path, uint32_t count, ossa_diagnostic *diag) {
-    crowd *c = calloc(1, sizeof *c);
+    crowd *c = line_alloc(sizeof *c); /* the workers are aligned to their own lines */
     if (!c) abort();
+    memset(c, 0, sizeof *c);
     if (ossa_gltf_load_file(path, NULL, &c->asset, diag) != OSSA_OK || !count) {
         free(c);
         return NULL;
