@@ -73,26 +73,10 @@ EXPORT double frame_run(int row, int frames) {
     const ossa_skeleton *sk = S.asset->skeleton;
     uint32_t J = sk->joint_count;
     float dur = ossa_built_clip_duration(S.built[row]);
-    ossa_sample_job job = {0};
-    job.clip = S.built[row];
-    job.context = S.ctx[row];
-    job.loop = true;
-    job.output = S.locals;
-    job.output_count = J;
-    job.reference = sk->rest;
-    job.reference_count = J;
-    ossa_local_to_model_job l2m = {0};
-    l2m.skeleton = sk;
-    l2m.input = S.locals;
-    l2m.input_count = J;
-    l2m.output = S.model;
-    l2m.output_count = J;
-    ossa_palette_job pal = {0};
-    pal.skeleton = sk;
-    pal.model = S.model;
-    pal.model_count = J;
-    pal.output = S.palette;
-    pal.output_count = J;
+    ossa_sample_job job = {.clip = S.built[row], .context = S.ctx[row], .loop = true, .output = S.locals,
+                           .output_count = J, .reference = sk->rest, .reference_count = J};
+    ossa_local_to_model_job l2m = {.skeleton = sk, .input = S.locals, .input_count = J, .output = S.model, .output_count = J};
+    ossa_palette_job pal = {.skeleton = sk, .model = S.model, .model_count = J, .output = S.palette, .output_count = J};
     double t0 = now_ns();
     for (int f = 0; f < frames; f++) {
         if (rows[row].random) {

@@ -27,23 +27,20 @@ void ossa__key_avx2(const ossa__lift_soa *soa, const uint32_t *chan, uint32_t be
     /* lanes 3-11 (r1, r2, r3) take their biases off */
     const __m256i resid_lo = _mm256_setr_epi32(0, 0, 0, -1, -1, -1, -1, -1), resid_hi = _mm256_setr_epi32(-1, -1, -1, -1, 0, 0, 0, 0);
     for (uint32_t g = begin; g < end; g++) {
-        float *d = soa->kq + 6u * chan[g];
-        const unsigned char *s = soa->block + soa->poff[g];
-        size_t table;
-        uint64_t pos = ossa__lift_soa_locate(soa, g, m, &table);
-        const uint32_t *fo = soa->fo + table, *fm = soa->fm + table;
+        ossa__lift_place p = ossa__lift_place_of(soa, chan, g, m);
+        const uint32_t *fo = p.fo, *fm = p.fm;
         if (fo[14] > OSSA__KEY_WINDOW_LAST_FIELD) {
             ossa__key_scalar(soa, chan, g, g + 1u, m, ja, jb);
             continue;
         }
-        __m256i data = _mm256_loadu_si256((const __m256i *)(const void *)(s + (pos >> 3)));
-        __m256i shift = _mm256_set1_epi32((int)(pos & 7u));
+        __m256i data = _mm256_loadu_si256((const __m256i *)(const void *)p.window);
+        __m256i shift = _mm256_set1_epi32((int)p.shift);
         __m256i mk_lo = _mm256_loadu_si256((const __m256i *)(const void *)fm), mk_hi = _mm256_loadu_si256((const __m256i *)(const void *)(fm + 8));
         __m256i lo = fields8(data, _mm256_add_epi32(_mm256_loadu_si256((const __m256i *)(const void *)fo), shift), mk_lo);
         __m256i hi = fields8(data, _mm256_add_epi32(_mm256_loadu_si256((const __m256i *)(const void *)(fo + 8)), shift), mk_hi);
         lo = _mm256_sub_epi32(lo, _mm256_and_si256(_mm256_srli_epi32(_mm256_add_epi32(mk_lo, one), 1), resid_lo));
         hi = _mm256_sub_epi32(hi, _mm256_and_si256(_mm256_srli_epi32(_mm256_add_epi32(mk_hi, one), 1), resid_hi));
-        ossa__lift_keys_store(d, _mm256_castsi256_si128(lo), _mm256_extracti128_si256(lo, 1), _mm256_castsi256_si128(hi),
+        ossa__lift_keys_store(p.d, _mm256_castsi256_si128(lo), _mm256_extracti128_si256(lo, 1), _mm256_castsi256_si128(hi),
                               _mm256_extracti128_si256(hi, 1), _mm256_castsi256_si128(mk_lo), ja, jb);
     }
 }

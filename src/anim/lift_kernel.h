@@ -35,6 +35,23 @@ static inline __m128i ossa__lift_key_sse(__m128i a0, __m128i r1, __m128i r2, __m
 #define OSSA__KEY_WINDOW_LAST_FIELD 229u
 _Static_assert(OSSA__KEY_WINDOW_LAST_FIELD + 7u + OSSA__BC_MAX_BITS <= 256u, "the fields lie within one 32-byte window");
 
+/* Where the single-key kernels find channel g's block m (ossa__lift_soa): its keys in the pool
+ * (d), the block's first byte (window) and first bit in it (shift, 0 .. 7), its field tables
+ * (fo, fm). */
+typedef struct ossa__lift_place {
+    float *d;
+    const unsigned char *window;
+    uint32_t shift;
+    const uint32_t *fo, *fm;
+} ossa__lift_place;
+static inline ossa__lift_place ossa__lift_place_of(const ossa__lift_soa *soa, const uint32_t *chan, uint32_t g, uint32_t m) {
+    size_t table;
+    uint64_t pos = ossa__lift_soa_locate(soa, g, m, &table);
+    ossa__lift_place p = {soa->kq + 6u * chan[g], soa->block + soa->poff[g] + (pos >> 3), (uint32_t)(pos & 7u),
+                          soa->fo + table, soa->fm + table};
+    return p;
+}
+
 /* A channel's keys at d (key a d[0 .. 3), key b d[3 .. 6)): key b becomes key a and q's lanes
  * 0-2, as floats, key b. Reads d[6], writes only d[0 .. 6). */
 static inline void ossa__key_store(float *d, __m128i q) {

@@ -32,19 +32,15 @@ void ossa__key_sse(const ossa__lift_soa *soa, const uint32_t *chan, uint32_t beg
                    uint32_t jb) {
     const __m128i one = _mm_set1_epi32(1), r1_lane = _mm_setr_epi32(0, 0, 0, -1);
     for (uint32_t g = begin; g < end; g++) {
-        float *d = soa->kq + 6u * chan[g];
-        const unsigned char *s = soa->block + soa->poff[g];
-        size_t table;
-        uint64_t pos = ossa__lift_soa_locate(soa, g, m, &table);
-        const uint32_t *fo = soa->fo + table, *fm = soa->fm + table;
+        ossa__lift_place p = ossa__lift_place_of(soa, chan, g, m);
+        const uint32_t *fo = p.fo, *fm = p.fm;
         if (fo[14] > OSSA__KEY_WINDOW_LAST_FIELD) {
             ossa__key_scalar(soa, chan, g, g + 1u, m, ja, jb);
             continue;
         }
-        const unsigned char *w = s + (pos >> 3);
-        __m128i w0 = _mm_loadu_si128((const __m128i *)(const void *)w);
-        __m128i w1 = _mm_loadu_si128((const __m128i *)(const void *)(w + 16));
-        __m128i shift = _mm_set1_epi32((int)(pos & 7u)), f[4], mk[4];
+        __m128i w0 = _mm_loadu_si128((const __m128i *)(const void *)p.window);
+        __m128i w1 = _mm_loadu_si128((const __m128i *)(const void *)(p.window + 16));
+        __m128i shift = _mm_set1_epi32((int)p.shift), f[4], mk[4];
         for (int k = 0; k < 4; k++) {
             mk[k] = _mm_loadu_si128((const __m128i *)(const void *)(fm + 4 * k));
             f[k] = fields4(w0, w1, _mm_add_epi32(_mm_loadu_si128((const __m128i *)(const void *)(fo + 4 * k)), shift), mk[k]);
@@ -53,6 +49,6 @@ void ossa__key_sse(const ossa__lift_soa *soa, const uint32_t *chan, uint32_t beg
         f[0] = _mm_sub_epi32(f[0], _mm_and_si128(_mm_srli_epi32(_mm_add_epi32(mk[0], one), 1), r1_lane));
         f[1] = _mm_sub_epi32(f[1], _mm_srli_epi32(_mm_add_epi32(mk[1], one), 1));
         f[2] = _mm_sub_epi32(f[2], _mm_srli_epi32(_mm_add_epi32(mk[2], one), 1));
-        ossa__lift_keys_store(d, f[0], f[1], f[2], f[3], mk[0], ja, jb);
+        ossa__lift_keys_store(p.d, f[0], f[1], f[2], f[3], mk[0], ja, jb);
     }
 }
