@@ -29,7 +29,8 @@ typedef struct bench {
     ossa_sampling_context *ctx;
     ossa_transform *locals; /* POSES poses */
     ossa_mat4 *model, *palette; /* POSES poses each */
-    float *batch_scratch, t;    /* the palette batch's scratch; the forward clock */
+    float *batch_scratch;       /* the palette batch's scratch */
+    float t;                    /* the forward clock */
     float keys[8192];           /* the single-key kernels' key pool */
     uint32_t block[SEEKS][MAX_MASKS], key[SEEKS][MAX_MASKS]; /* per seek and mask: a block, a key in it */
     uint32_t channels;          /* the clip's packed channels */

@@ -116,8 +116,10 @@ static void sample_instance(const crowd *c, uint32_t i, float t, ossa_transform 
 }
 
 void crowd_update_range(crowd *c, uint32_t begin, uint32_t end, uint32_t slot, float t) {
-    uint32_t jc = c->joint_count;
+    const ossa_skeleton *sk = c->asset->skeleton;
+    uint32_t jc = c->joint_count, scratch_count = ossa_palette_batch_scratch_count(sk);
     unsigned char *poses = (unsigned char *)c->locals + (size_t)slot * CROWD_BATCH * c->locals_stride;
+    float *scratch = (float *)(void *)((unsigned char *)c->batch + slot * c->batch_stride);
     const ossa_transform *locals[CROWD_BATCH];
     ossa_mat4 *palettes[CROWD_BATCH];
     end = end < c->count ? end : c->count;
@@ -130,10 +132,8 @@ void crowd_update_range(crowd *c, uint32_t begin, uint32_t end, uint32_t slot, f
             locals[g] = pose;
             palettes[g] = c->palettes + (size_t)i * jc;
         }
-        ossa_palette_batch_job pb = {.skeleton = c->asset->skeleton, .skin = c->skin, .locals = locals,
-                                     .outputs = palettes, .pose_count = n, .output_count = jc,
-                                     .scratch = (float *)(void *)((unsigned char *)c->batch + slot * c->batch_stride),
-                                     .scratch_count = ossa_palette_batch_scratch_count(c->asset->skeleton)};
+        ossa_palette_batch_job pb = {.skeleton = sk, .skin = c->skin, .locals = locals, .outputs = palettes,
+                                     .pose_count = n, .output_count = jc, .scratch = scratch, .scratch_count = scratch_count};
         ossa_palette_batch_job_run(&pb);
     }
 }

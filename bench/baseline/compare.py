@@ -143,7 +143,7 @@ def main():
     if a.in_process:
         driver, now_so, base_so = build_in_process(root, commit, base_dir, now_dir)
         gltf = os.path.join(env['OSSA_ASSETS'], 'Woman', 'Woman.gltf')
-        print(f'\n## single-character frames, this tree and {commit} in one process')
+        print(f'\n## single-character frames and the crowd, this tree and {commit} in one process')
         print(sh([driver, now_so, base_so, gltf, str(a.in_process)], env=env, cwd=root), end='')
         return
     for bench in (a.bench or ([] if standalone else ['bench_built'])) + standalone:

@@ -48,34 +48,27 @@ static int open_side(const char *path, const char *gltf, side *s) {
     return 0;
 }
 
-/* The crowd of 1,000 on 1 and 2 threads, alternated run by run: characters per 16.7 ms from the
- * slower thread's CPU time. */
-static void crowd_rows(side *sd, const char *gltf, int reps) {
-    enum { COUNT = 1000 };
-    if (sd[0].crowd_init(gltf, COUNT) || sd[1].crowd_init(gltf, COUNT)) {
-        fprintf(stderr, "inproc: a crowd plugin could not load %s\n", gltf);
-        return;
-    }
-    double *v = calloc(3 * (size_t)reps, sizeof *v);
-    if (!v) return;
-    printf("\ncrowd of %d characters, each its own context: characters per 16.7 ms (slower thread's CPU time), %d runs\n",
-           COUNT, reps);
-    for (unsigned threads = 1; threads <= 2; threads++) {
-        for (int r = 0; r < reps; r++) {
-            double per[2];
-            for (int k = 0; k < 2; k++) {
-                int which = (r + k) % 2;
-                per[which] = COUNT * (1000.0 / 60.0) / sd[which].crowd_run(threads);
-            }
-            v[r] = per[0], v[reps + r] = per[1], v[2 * reps + r] = per[0] / per[1];
+enum { FRAMES = 2000, CROWD = 1000 };
+
+/* What one rep measures on one side: arg is the row (frames) or the thread count (crowd). */
+typedef double (*measure_fn)(const side *s, int arg);
+static double frame_ns(const side *s, int row) { return s->run(row, FRAMES); }
+static double crowd_per_16ms(const side *s, int threads) { return CROWD * (1000.0 / 60.0) / s->crowd_run((unsigned)threads); }
+
+/* One row: reps measures of each side, alternated (which side goes first alternating too),
+ * printed as both sides' medians, the median of the reps' ratios now / base and their range.
+ * v: scratch of 3 reps doubles. */
+static void compare_row(const side *sd, const char *name, measure_fn measure, int arg, int reps, double *v) {
+    for (int r = 0; r < reps; r++) {
+        double m[2];
+        for (int k = 0; k < 2; k++) {
+            int which = (r + arg + k) % 2;
+            m[which] = measure(&sd[which], arg);
         }
-        double now = median(v, reps), base = median(v + reps, reps), ratio = median(v + 2 * reps, reps);
-        printf("crowd, %u thread(s)                   %10.0f %10.0f %9.3fx   %.3f - %.3f\n", threads, now, base, ratio,
-               v[2 * reps], v[3 * reps - 1]);
+        v[r] = m[0], v[reps + r] = m[1], v[2 * reps + r] = m[0] / m[1];
     }
-    sd[0].crowd_done();
-    sd[1].crowd_done();
-    free(v);
+    double now = median(v, reps), base = median(v + reps, reps), ratio = median(v + 2 * reps, reps);
+    printf("%-36s %10.0f %10.0f %9.3fx   %.3f - %.3f\n", name, now, base, ratio, v[2 * reps], v[3 * reps - 1]);
 }
 
 int main(int argc, char **argv) {
@@ -88,31 +81,23 @@ int main(int argc, char **argv) {
     side sd[2];
     if (open_side(argv[1], argv[3], &sd[0]) || open_side(argv[2], argv[3], &sd[1])) return 1;
     int n = sd[0].rows();
-    if (sd[1].rows() != n) return 1;
-    enum { FRAMES = 2000 };
-    double *v = calloc((size_t)n * 3 * (size_t)reps, sizeof *v); /* per row: now, base, now / base */
-    if (!v) return 1;
-    for (int r = 0; r < reps; r++)
-        for (int row = 0; row < n; row++) {
-            double t[2];
-            for (int k = 0; k < 2; k++) {
-                int which = (r + row + k) % 2;
-                t[which] = sd[which].run(row, FRAMES);
-            }
-            double *w = v + ((size_t)row * 3) * (size_t)reps;
-            w[r] = t[0];
-            w[reps + r] = t[1];
-            w[2 * reps + r] = t[0] / t[1];
-        }
+    double *v = calloc(3 * (size_t)reps, sizeof *v);
+    if (sd[1].rows() != n || !v) return 1;
     printf("median thread-CPU ns per character-frame over %d reps of %d frames, alternated in one process\n", reps, FRAMES);
     printf("%-36s %10s %10s %10s   %s\n", "row", "now", "baseline", "now/base", "reps' ratios, min - max");
-    for (int row = 0; row < n; row++) {
-        double *w = v + ((size_t)row * 3) * (size_t)reps;
-        double now = median(w, reps), base = median(w + reps, reps), ratio = median(w + 2 * reps, reps);
-        printf("%-36s %10.0f %10.0f %9.3fx   %.3f - %.3f\n", sd[0].row_name(row), now, base, ratio, w[2 * reps],
-               w[3 * reps - 1]);
+    for (int row = 0; row < n; row++) compare_row(sd, sd[0].row_name(row), frame_ns, row, reps, v);
+    if (sd[0].crowd_run && sd[1].crowd_run) {
+        if (sd[0].crowd_init(argv[3], CROWD) || sd[1].crowd_init(argv[3], CROWD)) {
+            fprintf(stderr, "inproc: a crowd plugin could not load %s\n", argv[3]);
+            return 1;
+        }
+        printf("\ncrowd of %d characters, each its own context: characters per 16.7 ms (slower thread's CPU time), "
+               "%d runs\n", CROWD, reps);
+        compare_row(sd, "crowd, 1 thread", crowd_per_16ms, 1, reps, v);
+        compare_row(sd, "crowd, 2 threads", crowd_per_16ms, 2, reps, v);
+        sd[0].crowd_done();
+        sd[1].crowd_done();
     }
     free(v);
-    if (sd[0].crowd_run && sd[1].crowd_run) crowd_rows(sd, argv[3], reps);
     return 0;
 }
