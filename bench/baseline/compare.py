@@ -25,6 +25,10 @@ frame_* and crowd_* functions, and bench/baseline/inproc.c loads both. On a
 machine whose speed swings between phases from one minute to the next, this is the comparison
 that holds: alternated processes can land in different phases.
 
+Alternated processes can also land on cores of different speed (a virtual machine's vCPUs are
+not always alike): `taskset -c 0 python3 bench/baseline/compare.py ...` pins every run to one core
+(the benches' multi-thread rows then mean nothing).
+
 OSSA_SIMD=scalar|sse4|avx2 in the environment caps both sides: this tree through it, a baseline
 from before the one SIMD layer through its per-stage OSSA_SAMPLE_KERNEL, OSSA_POSE_KERNEL and
 OSSA_SKIN_KERNEL (set to the same level unless already set).
