@@ -5,7 +5,8 @@
  * the tree's defaults (with FRAME_WITH_MESH: the mesh's bound, as `ossa pack` builds since format
  * 6); one sampling context a row, kept across reps (forward playback goes on where it stopped).
  * Rows, ns a character-frame: forward 60 Hz `Running` sampling alone and + local-to-model +
- * palette; random-time `Running` the same; random-time `PickUp` + local-to-model + palette. */
+ * palette; random-time `Running` the same; random-time `PickUp` + local-to-model + palette;
+ * then the lossless clips' forward and random rows (ossa_clip_build_options.lossless). */
 #include <stdint.h>
 #include <stdlib.h>
 #include <time.h>
@@ -14,16 +15,20 @@
 
 #define EXPORT __attribute__((visibility("default")))
 
-enum { ROWS = 5 };
+enum { ROWS = 9 };
 static const struct {
     const char *name, *clip;
-    int random, full;
+    int random, full, lossless;
 } rows[ROWS] = {
-    {"forward Running, sampling", "Running", 0, 0},
-    {"forward Running, + model + palette", "Running", 0, 1},
-    {"random Running, sampling", "Running", 1, 0},
-    {"random Running, + model + palette", "Running", 1, 1},
-    {"random PickUp, + model + palette", "PickUp", 1, 1},
+    {"forward Running, sampling", "Running", 0, 0, 0},
+    {"forward Running, + model + palette", "Running", 0, 1, 0},
+    {"random Running, sampling", "Running", 1, 0, 0},
+    {"random Running, + model + palette", "Running", 1, 1, 0},
+    {"random PickUp, + model + palette", "PickUp", 1, 1, 0},
+    {"lossless: forward Running, sampling", "Running", 0, 0, 1},
+    {"lossless: forward Running, + model + pal.", "Running", 0, 1, 1},
+    {"lossless: random Running, + model + pal.", "Running", 1, 1, 1},
+    {"lossless: random PickUp, + model + pal.", "PickUp", 1, 1, 1},
 };
 
 static struct {
@@ -51,12 +56,13 @@ EXPORT int frame_init(const char *gltf) {
     if (ossa_gltf_load_file(gltf, NULL, &S.asset, &diag) != OSSA_OK) return -1;
     const ossa_skeleton *sk = S.asset->skeleton;
     uint32_t J = sk->joint_count;
-    ossa_clip_build_options opt = {0};
-#if defined(FRAME_WITH_MESH)
-    opt.meshes = (const ossa_mesh *const *)S.asset->meshes;
-    opt.mesh_count = S.asset->mesh_count;
-#endif
     for (int r = 0; r < ROWS; r++) {
+        ossa_clip_build_options opt = {0};
+#if defined(FRAME_WITH_MESH)
+        opt.meshes = (const ossa_mesh *const *)S.asset->meshes;
+        opt.mesh_count = S.asset->mesh_count;
+#endif
+        opt.lossless = rows[r].lossless != 0;
         int c = ossa_asset_find_clip(S.asset, rows[r].clip);
         if (c < 0 || ossa_clip_build(S.asset->clips[c], sk, &opt, NULL, &S.built[r], NULL) != OSSA_OK) return -1;
         if (ossa_sampling_context_create(J, 0, NULL, &S.ctx[r]) != OSSA_OK) return -1;

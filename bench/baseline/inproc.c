@@ -68,7 +68,7 @@ static void compare_row(const side *sd, const char *name, measure_fn measure, in
         v[r] = m[0], v[reps + r] = m[1], v[2 * reps + r] = m[0] / m[1];
     }
     double now = median(v, reps), base = median(v + reps, reps), ratio = median(v + 2 * reps, reps);
-    printf("%-36s %10.0f %10.0f %9.3fx   %.3f - %.3f\n", name, now, base, ratio, v[2 * reps], v[3 * reps - 1]);
+    printf("%-42s %10.0f %10.0f %9.3fx   %.3f - %.3f\n", name, now, base, ratio, v[2 * reps], v[3 * reps - 1]);
 }
 
 int main(int argc, char **argv) {
@@ -84,7 +84,7 @@ int main(int argc, char **argv) {
     double *v = calloc(3 * (size_t)reps, sizeof *v);
     if (sd[1].rows() != n || !v) return 1;
     printf("median thread-CPU ns per character-frame over %d reps of %d frames, alternated in one process\n", reps, FRAMES);
-    printf("%-36s %10s %10s %10s   %s\n", "row", "now", "baseline", "now/base", "reps' ratios, min - max");
+    printf("%-42s %10s %10s %10s   %s\n", "row", "now", "baseline", "now/base", "reps' ratios, min - max");
     for (int row = 0; row < n; row++) compare_row(sd, sd[0].row_name(row), frame_ns, row, reps, v);
     if (sd[0].crowd_run && sd[1].crowd_run) {
         if (sd[0].crowd_init(argv[3], CROWD) || sd[1].crowd_init(argv[3], CROWD)) {
