@@ -74,7 +74,8 @@ ossa_result ossa__sample_plan_make(ossa_built_clip *clip);
  * cursor (the key k whose keys k, k + 1 are decoded; UINT32_MAX = none) and this frame's
  * parameter (its case folded in, sample_raw.c). The keys: per packed channel i the quantised
  * fields of its keys a and b (6 floats at 6 i), then the raw lanes' decoded keys k and k + 1
- * (key b's lanes right after key a's, OSSA__LERP_SLACK spare floats after them). Capacities:
+ * in two halves of `lanes` floats (key a's first; for a clip whose cached lanes all share one
+ * clock, key n in half n % 2; OSSA__LERP_SLACK spare floats after them). Capacities:
  * `slots` and `key_floats`, what a clip's plan needs (ossa__sample_plan: slots, key_floats) or
  * what any clip of max_joints joints and max_weights weights needs. The kernels' per-frame
  * values (segment times, translation outputs, slerp parameters and flags) live on the job's

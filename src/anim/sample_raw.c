@@ -112,19 +112,22 @@ static inline void raw_unpack(const ossa_built_clip *clip, uint32_t k, uint32_t 
     }
 }
 
+/* True when clock k holds every cached lane (the clip's only cached clock). */
+static inline bool only_clock(const ossa__sample_plan *pl, uint32_t k) {
+    return pl->cnr[k] == pl->nrot && pl->cnv[k] == pl->nvec;
+}
+
 /* Clock k's cached keys (ka, kb: the raw lanes' keys a and b) for this frame's key `key` (of
  * its key_count; the last frame's: was, UINT32_MAX = none): keys key and key + 1 unpacked when
- * the clock changed key (key + 1 only, key b's lanes becoming key a's, when it moved one
- * forward). */
+ * the clock changed key (key + 1 only when it moved one forward: key b's lanes become key
+ * a's, copied, or, for the only clock, already where raw_halves puts key a). */
 static inline void raw_refill(const ossa_built_clip *clip, uint32_t k, uint32_t was, uint32_t key, uint32_t key_count,
                               ossa__unpack_kernel unpack, float *ka, float *kb) {
     if (was == key) return;
     const ossa__sample_plan *pl = clip->plan;
     if (was != UINT32_MAX && was + 1u == key) {
-        uint32_t nr = pl->cnr[k], r0 = pl->cr0[k], S = pl->nrot;
-        if (nr == S && pl->cnv[k] == pl->nvec) { /* the only clock */
-            memcpy(ka, kb, (4u * S + 3u * pl->nvec) * sizeof(float));
-        } else {
+        if (!only_clock(pl, k)) {
+            uint32_t nr = pl->cnr[k], r0 = pl->cr0[k], S = pl->nrot;
             for (uint32_t q = 0; q < 4u && nr; q++) memcpy(ka + q * S + r0, kb + q * S + r0, nr * sizeof(float));
             size_t at = 4u * (size_t)S + 3u * (size_t)pl->cv0[k];
             memcpy(ka + at, kb + at, 3u * pl->cnv[k] * sizeof(float));
@@ -133,6 +136,15 @@ static inline void raw_refill(const ossa_built_clip *clip, uint32_t k, uint32_t 
     } else {
         raw_unpack(clip, k, key, ka, key_count >= 2 ? kb : NULL, unpack);
     }
+}
+
+/* The two halves of the raw key pool (keys, 2 x lanes floats) as keys a and b of this frame's
+ * key `key`: for the only clock, key n in half n % 2, so a step forward moves no float (key b
+ * stays where it is and becomes key a); else key a first. */
+static inline void raw_halves(const ossa__sample_plan *pl, uint32_t k, uint32_t key, float *keys, float **ka, float **kb) {
+    uint32_t odd = only_clock(pl, k) ? key & 1u : 0u;
+    *ka = keys + (size_t)odd * pl->lanes;
+    *kb = keys + (size_t)(odd ^ 1u) * pl->lanes;
 }
 
 /* A clock's case this frame, kept in its parameter slot (cs): the parameter s in [0, 1] between
@@ -147,9 +159,10 @@ static inline uint32_t clock_case(float s) { return s < 0.0f ? RM_A : s > 1.0f ?
  * range) mended at once with the scalar slerp. The slots are laid out clock by clock, so one
  * walk over the clocks gives each pass's slots their parameters. */
 #define OSSA__SLERP_RUN 64u
+_Static_assert(OSSA__LERP_SLACK >= 8u, "a pass's flags are read 8 a word past its slots");
 static void raw_slerp(const float *ka, const float *kb, const float *cs, const ossa__sample_plan *pl, uint32_t clocks, float *pose) {
     float s[OSSA__SLERP_RUN + OSSA__LERP_SLACK];
-    uint8_t flag[OSSA__SLERP_RUN + OSSA__LERP_SLACK];
+    uint8_t flag[OSSA__SLERP_RUN + OSSA__LERP_SLACK]; /* >= n + 8: the flags are read 8 a word */
     const uint32_t S = pl->nrot;
     /* a few channels: the scalar kernel (same bits) beats one long vector pass */
     ossa__slerp_kernel kernel = S < 4 ? ossa__slerp_scalar : ossa__sample_slerp();
@@ -161,7 +174,8 @@ static void raw_slerp(const float *ka, const float *kb, const float *cs, const o
             if (!pl->cnr[k] || e <= r0) continue;
             if (a >= r1) break;
             float ks = clock_case(cs[k]) == RM_LERP ? cs[k] : 0.0f;
-            for (uint32_t r = a > r0 ? a : r0, end = e < r1 ? e : r1; r < end; r++) s[r - r0] = ks;
+            uint32_t lo = a > r0 ? a - r0 : 0u, hi = (e < r1 ? e : r1) - r0;
+            for (uint32_t j = lo; j < hi; j++) s[j] = ks; /* 0-based and in bounds: vectorised */
             if (e > r1) break; /* it goes on in the next pass */
         }
         memset(s + n, 0, OSSA__LERP_SLACK * sizeof(float)); /* the kernels' spare lanes */
@@ -169,12 +183,16 @@ static void raw_slerp(const float *ka, const float *kb, const float *cs, const o
                                {kb + r0, kb + S + r0, kb + 2 * S + r0, kb + 3 * S + r0},
                                s, {NULL, NULL, NULL, NULL}, flag, pose, pl->rdst + r0};
         kernel(&soa, 0, n);
-        for (uint32_t j = 0; j < n; j++) {
-            if (!flag[j]) continue;
-            uint32_t r = r0 + j;
-            float qa[4] = {ka[r], ka[S + r], ka[2 * S + r], ka[3 * S + r]};
-            float qb[4] = {kb[r], kb[S + r], kb[2 * S + r], kb[3 * S + r]};
-            ossa__slerp4(qa, qb, s[j], pose + pl->rdst[r]);
+        memset(flag + n, 0, 8u); /* the last word's bytes past n (the kernels flag their spare lanes) */
+        for (uint32_t j0 = 0; j0 < n; j0 += 8u) { /* the flags (each 0 or 1) 8 a word: most words are 0 */
+            uint64_t w;
+            memcpy(&w, flag + j0, 8);
+            for (; w; w &= w - 1u) {
+                uint32_t j = j0 + (uint32_t)__builtin_ctzll(w) / 8u, r = r0 + j;
+                float qa[4] = {ka[r], ka[S + r], ka[2 * S + r], ka[3 * S + r]};
+                float qb[4] = {kb[r], kb[S + r], kb[2 * S + r], kb[3 * S + r]};
+                ossa__slerp4(qa, qb, s[j], pose + pl->rdst[r]);
+            }
         }
     }
 }
@@ -251,7 +269,7 @@ void ossa__raw_sample(ossa_sampling_context *c, const ossa_built_clip *clip, flo
     ossa__unpack_kernel unpack = ossa__sample_unpack(pl->unpack_wide);
     bool slerps = false;
     uint32_t *cursor = ossa__clock_key(c, h->mask_count);
-    float *cs = ossa__clock_param(c, h->mask_count), *ka = ossa__raw_keys(c, pl), *kb = ka + pl->lanes;
+    float *cs = ossa__clock_param(c, h->mask_count), *keys = ossa__raw_keys(c, pl), *ka = keys, *kb = keys + pl->lanes;
     for (uint32_t i = 0; i < h->clock_count; i++) {
         const ossa__bc_clock *ck = &clip->clocks[i];
         const float *times = (const float *)(clip->base + ck->times_off);
@@ -277,6 +295,7 @@ void ossa__raw_sample(ossa_sampling_context *c, const ossa_built_clip *clip, flo
             }
         }
         if (pl->ctab[i] == UINT32_MAX) continue;
+        raw_halves(pl, i, k, keys, &ka, &kb);
         raw_refill(clip, i, was, k, ck->key_count, unpack, ka, kb);
         cs[i] = m == RM_LERP ? s : m == RM_A ? CASE_A : CASE_B;
         slerps |= m == RM_LERP && pl->cnr[i];
