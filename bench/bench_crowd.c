@@ -60,7 +60,7 @@ static void *line_alloc(size_t size) { return aligned_alloc(64, round_line(size)
 /* Characters a batch: sampled one by one, then their palettes in one palette batch job where
  * the headers declare it (OSSA_PALETTE_BATCH_JOB), else each by the local-to-model and
  * palette jobs (a tree without it). */
-enum { BATCH = 8 };
+enum { BATCH = 16 }; /* one pass of the widest (AVX-512) batch kernel */
 
 typedef struct worker {
     _Alignas(64) crowd_bench *cb; /* each worker on lines of its own (t is written every frame) */
@@ -218,7 +218,11 @@ static crowd *crowd_make(const char *path, uint32_t count, ossa_diagnostic *diag
     for (int k = 0; k < 2; k++) {
         for (int b = 0; b < BATCH; b++) c->w[k].locals[b] = line_alloc(J * sizeof(ossa_transform));
         c->w[k].model = line_alloc(J * sizeof(ossa_mat4));
-        c->w[k].scratch = line_alloc((size_t)J * 96u * sizeof(float));
+#if defined(OSSA_PALETTE_BATCH_JOB)
+        c->w[k].scratch = line_alloc((size_t)ossa_palette_batch_scratch_count(cb->sk) * sizeof(float));
+#else
+        c->w[k].scratch = NULL;
+#endif
     }
     double cpu;
     run_once(cb, 1, c->w, &c->t, &cpu); /* warm-up */

@@ -7,7 +7,7 @@
  *   the single-key kernel, ns a channel: a seek (keys a and b of a random block, every mask)
  *   and a forward step (key b of a random block);
  *   the sampling job, ns a frame: forward at 60 Hz and at random times;
- *   local-to-model, the palette, and the palette batch job (8 poses a call), ns a pose.
+ *   local-to-model, the palette, and the palette batch job (16 poses a call), ns a pose.
  * Medians of REPS reps; each level's ratio to the scalar one. */
 #include <stdio.h>
 #include <stdlib.h>
@@ -21,7 +21,7 @@
 
 #define REPS 21
 
-enum { POSES = 64, FRAMES = 2000, SEEKS = 256, MAX_MASKS = 256 };
+enum { POSES = 64, FRAMES = 2000, SEEKS = 256, MAX_MASKS = 256, BATCH = 16 };
 
 typedef struct bench {
     const ossa_skeleton *sk;
@@ -107,16 +107,16 @@ static double palette(bench *b) {
 
 static double palette_batch(bench *b) {
     uint32_t J = b->sk->joint_count;
-    const ossa_transform *locals[8];
-    ossa_mat4 *outputs[8];
+    const ossa_transform *locals[BATCH];
+    ossa_mat4 *outputs[BATCH];
     double t0 = bench_clock_ns(CLOCK_THREAD_CPUTIME_ID);
-    for (int k = 0; k < 10 * POSES; k += 8) {
-        for (int g = 0; g < 8; g++) {
+    for (int k = 0; k < 10 * POSES; k += BATCH) {
+        for (int g = 0; g < BATCH; g++) {
             size_t p = (size_t)((k + g) % POSES) * J;
             locals[g] = b->locals + p;
             outputs[g] = b->palette + p;
         }
-        ossa_palette_batch_job job = {.skeleton = b->sk, .locals = locals, .outputs = outputs, .pose_count = 8,
+        ossa_palette_batch_job job = {.skeleton = b->sk, .locals = locals, .outputs = outputs, .pose_count = BATCH,
                                       .output_count = J, .scratch = b->batch_scratch,
                                       .scratch_count = ossa_palette_batch_scratch_count(b->sk)};
         if (ossa_palette_batch_job_run(&job) != OSSA_OK) abort();
@@ -134,7 +134,7 @@ static const struct {
     {"sampling job, random times", "ns/frame", sample_random},
     {"local-to-model", "ns/pose", local_to_model},
     {"palette", "ns/pose", palette},
-    {"palette batch job (8 poses a call)", "ns/pose", palette_batch},
+    {"palette batch job (16 poses a call)", "ns/pose", palette_batch},
 };
 enum { STAGES = sizeof stages / sizeof stages[0] };
 

@@ -45,7 +45,7 @@ static ossa_transform g_ref[MAX_JOINTS], g_pose[MAX_JOINTS], g_pose2[MAX_JOINTS]
 static ossa_mat4 g_model[MAX_JOINTS], g_palette[MAX_JOINTS], g_skin_palette[MAX_JOINTS];
 static ossa_dual_quat g_dq[MAX_JOINTS];
 static ossa_mat4 g_batch[3][MAX_JOINTS];
-static float g_batch_scratch[96 * MAX_JOINTS];
+static float g_batch_scratch[192 * MAX_JOINTS];
 static float g_morph_pos[MAX_VERTS * 3], g_morph_nrm[MAX_VERTS * 3];
 static float g_out_pos[MAX_VERTS * 3], g_out_nrm[MAX_VERTS * 3], g_out_tan[MAX_VERTS * 4];
 
@@ -138,7 +138,7 @@ static void skin_meshes(const ossa_asset *a, const ossa_clip *clip, float t, flo
         ossa_mat4 *batch[3] = {g_batch[0], g_batch[1], g_batch[2]};
         ossa_palette_batch_job bj = {.skeleton = sk, .skin = (uint32_t)mesh->skin, .locals = poses, .outputs = batch,
                                      .pose_count = 3, .output_count = MAX_JOINTS, .scratch = g_batch_scratch,
-                                     .scratch_count = 96 * MAX_JOINTS};
+                                     .scratch_count = 192 * MAX_JOINTS};
         CHECK(ossa_palette_batch_job_run(&bj) == OSSA_OK); /* n <= MAX_JOINTS: the local-to-model job ran */
         for (uint32_t k = 0; k < 3; k++)
             for (uint32_t j = 0; j < n; j++)

@@ -61,8 +61,8 @@ typedef struct crowd_desc {
  * padded to whole lines, so no line of them is written by two slots (threads). */
 enum { CROWD_LINE = 64 };
 /* Instances an update samples before it turns their local poses into palettes with one palette
- * batch job (8: one a lane of the AVX2 kernel). */
-enum { CROWD_BATCH = 8 };
+ * batch job (16: one a lane of the AVX-512 kernel, two passes of the AVX2 one). */
+enum { CROWD_BATCH = 16 };
 
 /* The instances' sampling contexts, one block: context of order[k] at line-rounded offset k. */
 typedef struct crowd_arena {

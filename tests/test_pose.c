@@ -509,18 +509,19 @@ static void kernels_match_scalar(void **state) {
 }
 
 /* The palette batch job against the two jobs pose by pose at the scalar level: equal floats
- * for every pose of batches of 0 to 19 poses (whole lanes and tails), both layouts, at every
- * level the CPU has; the identities of the SKELETON layout; nothing past output_count. */
+ * for every pose of batches of 0 to 37 poses (whole passes of 16, 8 and 4 lanes and every
+ * tail), both layouts, at every level the CPU has; the identities of the SKELETON layout;
+ * nothing past output_count. */
 static void palette_batch_matches_per_pose(void **state) {
     (void)state;
     ossa__simd_set_cap(-1);
     ossa__simd_level best = ossa__simd();
     uint64_t s = 99;
-    enum { MAXJ = 40, MAXP = 19 };
+    enum { MAXJ = 40, MAXP = 37 };
     static ossa_transform locals[MAXP][MAXJ];
     static ossa_mat4 ref[MAXP][MAXJ + 1], out[MAXP][MAXJ + 1];
     int32_t parents[MAXJ];
-    for (int iter = 0; iter < 60; iter++) {
+    for (int iter = 0; iter < 2 * (MAXP + 1); iter++) {
         uint32_t n = 1 + (uint32_t)(ot_rand_u64(&s) % MAXJ), poses = (uint32_t)(iter % (MAXP + 1)), skin_joints[MAXJ];
         ossa_mat4 ib[MAXJ];
         uint32_t count = random_rig(&s, iter, n, locals[0], parents, skin_joints, ib);
@@ -531,7 +532,7 @@ static void palette_batch_matches_per_pose(void **state) {
         ossa_skeleton *sk = NULL;
         assert_int_equal(ossa_skeleton_create(&sd, NULL, &sk), OSSA_OK);
         uint32_t scratch_count = ossa_palette_batch_scratch_count(sk);
-        assert_int_equal(scratch_count, 96u * n);
+        assert_int_equal(scratch_count, 192u * n);
         float *scratch = malloc(scratch_count * sizeof(float));
         const ossa_transform *in[MAXP];
         ossa_mat4 *outs[MAXP];
@@ -577,7 +578,7 @@ static void palette_batch_job_validation(void **state) {
     ossa_skeleton *sk = NULL;
     assert_int_equal(ossa_skeleton_create(&sd, NULL, &sk), OSSA_OK);
     assert_int_equal(ossa_palette_batch_scratch_count(NULL), 0);
-    float scratch[3 * 96];
+    float scratch[3 * 192];
     ossa_mat4 out[2][4];
     const ossa_transform *in[2] = {locals, NULL};
     ossa_mat4 *outs[2] = {out[0], out[1]};
@@ -597,9 +598,9 @@ static void palette_batch_job_validation(void **state) {
     ot_assert_job(ossa_palette_batch_job_validate, &job, OSSA_ERROR_BUFFER_TOO_SMALL, "output_count");
     job.output_count = 3;
     ot_assert_job(ossa_palette_batch_job_validate, &job, OSSA_ERROR_BUFFER_TOO_SMALL, "scratch_count");
-    job.scratch_count = 3 * 96 - 1;
+    job.scratch_count = 3 * 192 - 1;
     ot_assert_job(ossa_palette_batch_job_validate, &job, OSSA_ERROR_BUFFER_TOO_SMALL, "scratch_count");
-    job.scratch_count = 3 * 96;
+    job.scratch_count = 3 * 192;
     outs[1] = NULL;
     ot_assert_job(ossa_palette_batch_job_validate, &job, OSSA_ERROR_INVALID_ARGUMENT, "outputs");
     outs[1] = out[1];

@@ -101,9 +101,10 @@ ossa_result ossa_palette_job_run(ossa_palette_job *job);
 /* Palette batch job: the palettes of many poses of one skeleton at once (a crowd). Palette k
  * gets the values ossa_local_to_model_job then ossa_palette_job give local pose k (equal as
  * floats to their scalar kernels'; only a zero's sign may differ from a SIMD kernel's). The
- * poses go one per SIMD lane, 8 at a time at the AVX2 and AVX-512 levels and 4 at SSE4.1: a
- * joint waits for no parent chain and its inverse bind is read once for all the lanes, so a
- * batch costs about 0.6 of running the two jobs pose by pose (docs/performance.md); the scalar
+ * poses go one per SIMD lane, 16 at a time at the AVX-512 level, 8 at AVX2 and 4 at SSE4.1
+ * (a batch's last poses through the narrower kernels): a joint waits for no parent chain and
+ * its inverse bind is read once for all the lanes, so a batch of a multiple of the lanes costs
+ * about 0.6 of running the two jobs pose by pose (docs/performance.md); the scalar
  * level runs the two jobs' kernels pose by pose. The model matrices are not returned: a caller
  * that needs them runs ossa_local_to_model_job. The skeleton must come from
  * ossa_skeleton_create. No allocation. */
@@ -120,7 +121,7 @@ typedef struct ossa_palette_batch_job {
     uint32_t scratch_count;               /* >= ossa_palette_batch_scratch_count(skeleton) */
 } ossa_palette_batch_job;
 
-/* Scratch floats a palette batch job over this skeleton needs: 96 a joint (8 poses' model
+/* Scratch floats a palette batch job over this skeleton needs: 192 a joint (16 poses' model
  * matrices, 12 floats each), 0 for NULL. */
 uint32_t ossa_palette_batch_scratch_count(const ossa_skeleton *skeleton);
 /* OK, INVALID_ARGUMENT (NULL job / skeleton / locals / outputs / scratch or a NULL pose or

@@ -218,7 +218,7 @@ ossa_result ossa_palette_job_run(ossa_palette_job *job) {
 
 uint32_t ossa_palette_batch_scratch_count(const ossa_skeleton *skeleton) {
     if (!skeleton) return 0;
-    uint64_t n = (uint64_t)skeleton->joint_count * 96u;
+    uint64_t n = (uint64_t)skeleton->joint_count * 192u; /* 16 lanes of 12 floats */
     return n < UINT32_MAX ? (uint32_t)n : UINT32_MAX;
 }
 
@@ -240,7 +240,7 @@ ossa_result ossa_palette_batch_job_validate(const ossa_palette_batch_job *job, o
         return ossa__job_fail(diag, small, "output_count", "%u < %u entries", job->output_count, need);
     uint32_t scratch = ossa_palette_batch_scratch_count(s);
     if (job->scratch_count < scratch)
-        return ossa__job_fail(diag, small, "scratch_count", "%u < %u floats (96 a joint)", job->scratch_count, scratch);
+        return ossa__job_fail(diag, small, "scratch_count", "%u < %u floats (192 a joint)", job->scratch_count, scratch);
     return OSSA_OK;
 }
 
@@ -251,20 +251,22 @@ ossa_result ossa_palette_batch_job_run(ossa_palette_batch_job *job) {
     const ossa_skin *sk = &s->skins[job->skin];
     bool skin_layout = job->layout == OSSA_PALETTE_LAYOUT_SKIN;
     for (uint32_t k = 0; !skin_layout && k < job->pose_count; k++) palette_identities(sk, job->outputs[k]);
-    uint32_t batched = 0; /* poses [0, batched) go through a lane kernel, the rest pose by pose */
+    uint32_t batched = 0; /* poses [0, batched) go through lane kernels, the rest pose by pose */
 #if !defined(OSSA_SCALAR_ONLY)
     static const ossa__palette_batch_fn table[] = {
-        [OSSA__SIMD_SSE4] = ossa__palette_batch_sse,     /* 4 poses a pass, one a lane */
-        [OSSA__SIMD_AVX2] = ossa__palette_batch_avx2,    /* 8 */
-        [OSSA__SIMD_AVX512] = ossa__palette_batch_avx2,
+        [OSSA__SIMD_SSE4] = ossa__palette_batch_sse,       /* 4 poses a pass, one a lane */
+        [OSSA__SIMD_AVX2] = ossa__palette_batch_avx2,      /* 8 */
+        [OSSA__SIMD_AVX512] = ossa__palette_batch_avx512,  /* 16 */
     };
-    ossa__simd_level level = ossa__simd();
-    if (level != OSSA__SIMD_SCALAR) {
-        /* a pass costs about what its lanes' poses cost one by one at 0.6 each, so a last pass
-         * with half its lanes or fewer filled is slower than those poses pose by pose */
-        uint32_t lanes = level == OSSA__SIMD_SSE4 ? 4u : 8u, tail = job->pose_count % lanes;
-        batched = tail * 2u > lanes ? job->pose_count : job->pose_count - tail;
-        table[level](s, sk, job->locals, job->outputs, batched, skin_layout, job->scratch);
+    static const uint32_t lanes[] = {1, 4, 8, 16};
+    /* whole passes of the level's kernel, and a last, partial one when more than half its lanes
+     * are filled (a pass costs about what its lanes' poses cost one by one at 0.6 each); else
+     * the rest through the narrower kernels, and what is left after the narrowest pose by pose */
+    for (int level = (int)ossa__simd(); level > OSSA__SIMD_SCALAR && batched < job->pose_count; level--) {
+        uint32_t left = job->pose_count - batched, tail = left % lanes[level];
+        uint32_t n = tail * 2u > lanes[level] ? left : left - tail;
+        if (n) table[level](s, sk, job->locals + batched, job->outputs + batched, n, skin_layout, job->scratch);
+        batched += n;
     }
 #endif
     ossa_mat4 *model = (ossa_mat4 *)(void *)job->scratch; /* pose by pose: 16 floats a joint */

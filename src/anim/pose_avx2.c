@@ -84,25 +84,6 @@ typedef struct lanes12 {
     __m256 v[12];
 } lanes12;
 
-/* The 8 x 8 transpose: row i's lane l becomes row l's lane i. */
-static inline void transpose8(__m256 r[8]) {
-    __m256 t[8], s[8];
-    for (int i = 0; i < 4; i++) {
-        t[2 * i] = _mm256_unpacklo_ps(r[2 * i], r[2 * i + 1]);
-        t[2 * i + 1] = _mm256_unpackhi_ps(r[2 * i], r[2 * i + 1]);
-    }
-    for (int h = 0; h < 2; h++) { /* rows 0-3 (h = 0) and 4-7 */
-        s[4 * h + 0] = _mm256_shuffle_ps(t[4 * h], t[4 * h + 2], _MM_SHUFFLE(1, 0, 1, 0));
-        s[4 * h + 1] = _mm256_shuffle_ps(t[4 * h], t[4 * h + 2], _MM_SHUFFLE(3, 2, 3, 2));
-        s[4 * h + 2] = _mm256_shuffle_ps(t[4 * h + 1], t[4 * h + 3], _MM_SHUFFLE(1, 0, 1, 0));
-        s[4 * h + 3] = _mm256_shuffle_ps(t[4 * h + 1], t[4 * h + 3], _MM_SHUFFLE(3, 2, 3, 2));
-    }
-    for (int i = 0; i < 4; i++) {
-        r[i] = _mm256_permute2f128_ps(s[i], s[4 + i], 0x20);
-        r[4 + i] = _mm256_permute2f128_ps(s[i], s[4 + i], 0x31);
-    }
-}
-
 /* Two columns (c0, c0 + 1) of palette entry e of 8 poses: model matrices a (12 SoA rows in
  * scratch: column c row r at 8 (3 c + r)) times inverse bind B (the same for every lane), in
  * the scalar palette_entry's product: the affine one when b is affine (a always is), else the

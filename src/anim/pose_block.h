@@ -1,5 +1,6 @@
 /* The local matrices of a block of up to 8 joints, computed SoA (one joint per 256-bit
- * lane): shared by the AVX2 and AVX-512 pose kernels (in a file built with -mavx2 or more). */
+ * lane), and the 8 x 8 transpose: shared by the AVX2 and AVX-512 pose kernels (in a file built
+ * with -mavx2 or more). */
 #ifndef OSSA_POSE_BLOCK_H
 #define OSSA_POSE_BLOCK_H
 
@@ -63,6 +64,26 @@ static inline void local_soa(const ossa_transform *t, uint32_t count, __m256 c01
     const ossa_transform *lane[8];
     for (uint32_t g = 0; g < 8; g++) lane[g] = &t[g < count ? g : count - 1];
     local_soa_of(lane, c01, c23);
+}
+
+/* The 8 x 8 transpose: row i's lane l becomes row l's lane i (the palette batch kernels turn
+ * their SoA results, one pose a lane, into each pose's matrix columns with it). */
+static inline void transpose8(__m256 r[8]) {
+    __m256 t[8], s[8];
+    for (int i = 0; i < 4; i++) {
+        t[2 * i] = _mm256_unpacklo_ps(r[2 * i], r[2 * i + 1]);
+        t[2 * i + 1] = _mm256_unpackhi_ps(r[2 * i], r[2 * i + 1]);
+    }
+    for (int h = 0; h < 2; h++) { /* rows 0-3 (h = 0) and 4-7 */
+        s[4 * h + 0] = _mm256_shuffle_ps(t[4 * h], t[4 * h + 2], _MM_SHUFFLE(1, 0, 1, 0));
+        s[4 * h + 1] = _mm256_shuffle_ps(t[4 * h], t[4 * h + 2], _MM_SHUFFLE(3, 2, 3, 2));
+        s[4 * h + 2] = _mm256_shuffle_ps(t[4 * h + 1], t[4 * h + 3], _MM_SHUFFLE(1, 0, 1, 0));
+        s[4 * h + 3] = _mm256_shuffle_ps(t[4 * h + 1], t[4 * h + 3], _MM_SHUFFLE(3, 2, 3, 2));
+    }
+    for (int i = 0; i < 4; i++) {
+        r[i] = _mm256_permute2f128_ps(s[i], s[4 + i], 0x20);
+        r[4 + i] = _mm256_permute2f128_ps(s[i], s[4 + i], 0x31);
+    }
 }
 
 #endif

@@ -38,9 +38,9 @@ void ossa__palette_avx512(const ossa_mat4 *model, const uint32_t *joints, const 
                           uint32_t count, bool skin_layout, ossa_mat4 *out);
 
 /* The palette batch kernels: the palettes of poses [0, count) of the skeleton, one pose per lane,
- * 4 (pose_sse.c) or 8 (pose_avx2.c; the AVX2 and AVX-512 levels) a pass; scratch holds 96 floats a
- * joint (the model matrices of 8 poses, SoA; 48 for 4). Skin entries only: the caller writes the
- * identities. */
+ * 4 (pose_sse.c), 8 (pose_avx2.c) or 16 (pose_avx512.c) a pass (the last pass may have fewer);
+ * scratch holds 12 floats a joint a lane (the model matrices of a pass's poses, SoA: 192 a joint
+ * for 16). Skin entries only: the caller writes the identities. */
 typedef void (*ossa__palette_batch_fn)(const ossa_skeleton *skeleton, const ossa_skin *skin,
                                        const ossa_transform *const *locals, ossa_mat4 *const *outputs, uint32_t count,
                                        bool skin_layout, float *scratch);
@@ -48,5 +48,7 @@ void ossa__palette_batch_sse(const ossa_skeleton *skeleton, const ossa_skin *ski
                              ossa_mat4 *const *outputs, uint32_t count, bool skin_layout, float *scratch);
 void ossa__palette_batch_avx2(const ossa_skeleton *skeleton, const ossa_skin *skin, const ossa_transform *const *locals,
                               ossa_mat4 *const *outputs, uint32_t count, bool skin_layout, float *scratch);
+void ossa__palette_batch_avx512(const ossa_skeleton *skeleton, const ossa_skin *skin, const ossa_transform *const *locals,
+                                ossa_mat4 *const *outputs, uint32_t count, bool skin_layout, float *scratch);
 
 #endif
