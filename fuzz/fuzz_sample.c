@@ -44,7 +44,8 @@ static float param_float(const uint8_t *p) {
 static ossa_transform g_ref[MAX_JOINTS], g_pose[MAX_JOINTS], g_pose2[MAX_JOINTS];
 static ossa_mat4 g_model[MAX_JOINTS], g_palette[MAX_JOINTS], g_skin_palette[MAX_JOINTS];
 static ossa_dual_quat g_dq[MAX_JOINTS];
-static ossa_mat4 g_batch[3][MAX_JOINTS];
+enum { BATCH_POSES = 17 }; /* one pass of the widest (16-lane) batch kernel and one pose after it */
+static ossa_mat4 g_batch[BATCH_POSES][MAX_JOINTS];
 static float g_batch_scratch[192 * MAX_JOINTS];
 static float g_morph_pos[MAX_VERTS * 3], g_morph_nrm[MAX_VERTS * 3];
 static float g_out_pos[MAX_VERTS * 3], g_out_nrm[MAX_VERTS * 3], g_out_tan[MAX_VERTS * 4];
@@ -131,16 +132,18 @@ static void skin_meshes(const ossa_asset *a, const ossa_clip *clip, float t, flo
                 seen[j] = 1;
             }
         }
-        /* the palette batch job over three copies of the pose: each palette the palette job's
-         * values wherever both are finite (a SIMD local-to-model multiplies a root by the
-         * identity, so an infinite local may come out NaN there) */
-        const ossa_transform *poses[3] = {g_pose, g_pose, g_pose};
-        ossa_mat4 *batch[3] = {g_batch[0], g_batch[1], g_batch[2]};
+        /* the palette batch job over copies of the pose (every lane kernel the level has, and a
+         * pose by pose): each palette the palette job's values wherever both are finite (a SIMD
+         * local-to-model multiplies a root by the identity, so an infinite local may come out
+         * NaN there) */
+        const ossa_transform *poses[BATCH_POSES];
+        ossa_mat4 *batch[BATCH_POSES];
+        for (uint32_t k = 0; k < BATCH_POSES; k++) poses[k] = g_pose, batch[k] = g_batch[k];
         ossa_palette_batch_job bj = {.skeleton = sk, .skin = (uint32_t)mesh->skin, .locals = poses, .outputs = batch,
-                                     .pose_count = 3, .output_count = MAX_JOINTS, .scratch = g_batch_scratch,
+                                     .pose_count = BATCH_POSES, .output_count = MAX_JOINTS, .scratch = g_batch_scratch,
                                      .scratch_count = 192 * MAX_JOINTS};
         CHECK(ossa_palette_batch_job_run(&bj) == OSSA_OK); /* n <= MAX_JOINTS: the local-to-model job ran */
-        for (uint32_t k = 0; k < 3; k++)
+        for (uint32_t k = 0; k < BATCH_POSES; k++)
             for (uint32_t j = 0; j < n; j++)
                 for (int e = 0; e < 16; e++) {
                     float a = g_batch[k][j].m[e], b = g_palette[j].m[e];
