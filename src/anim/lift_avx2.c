@@ -27,12 +27,9 @@ void ossa__key_avx2(const ossa__lift_soa *soa, const uint32_t *chan, uint32_t be
     /* lanes 3-11 (r1, r2, r3) take their biases off */
     const __m256i resid_lo = _mm256_setr_epi32(0, 0, 0, -1, -1, -1, -1, -1), resid_hi = _mm256_setr_epi32(-1, -1, -1, -1, 0, 0, 0, 0);
     for (uint32_t g = begin; g < end; g++) {
-        ossa__lift_place p = ossa__lift_place_of(soa, chan, g, m);
+        ossa__lift_place p;
+        if (!ossa__lift_window_place(soa, chan, g, m, ja, jb, &p)) continue;
         const uint32_t *fo = p.fo, *fm = p.fm;
-        if (fo[14] > OSSA__KEY_WINDOW_LAST_FIELD) {
-            ossa__key_scalar(soa, chan, g, g + 1u, m, ja, jb);
-            continue;
-        }
         __m256i data = _mm256_loadu_si256((const __m256i *)(const void *)p.window);
         __m256i shift = _mm256_set1_epi32((int)p.shift);
         __m256i mk_lo = _mm256_loadu_si256((const __m256i *)(const void *)fm), mk_hi = _mm256_loadu_si256((const __m256i *)(const void *)(fm + 8));

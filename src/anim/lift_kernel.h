@@ -52,6 +52,17 @@ static inline ossa__lift_place ossa__lift_place_of(const ossa__lift_soa *soa, co
     return p;
 }
 
+/* For the kernels that read a block's 32-byte window (SSE4.1, AVX2): channel g's block m in *p,
+ * true; or, when the block's last field starts past OSSA__KEY_WINDOW_LAST_FIELD, its keys
+ * decoded by the scalar kernel and false. */
+static inline bool ossa__lift_window_place(const ossa__lift_soa *soa, const uint32_t *chan, uint32_t g, uint32_t m,
+                                           uint32_t ja, uint32_t jb, ossa__lift_place *p) {
+    *p = ossa__lift_place_of(soa, chan, g, m);
+    if (p->fo[14] <= OSSA__KEY_WINDOW_LAST_FIELD) return true;
+    ossa__key_scalar(soa, chan, g, g + 1u, m, ja, jb);
+    return false;
+}
+
 /* A channel's keys at d (key a d[0 .. 3), key b d[3 .. 6)): key b becomes key a and q's lanes
  * 0-2, as floats, key b. Reads d[6], writes only d[0 .. 6). */
 static inline void ossa__key_store(float *d, __m128i q) {

@@ -32,12 +32,9 @@ void ossa__key_sse(const ossa__lift_soa *soa, const uint32_t *chan, uint32_t beg
                    uint32_t jb) {
     const __m128i one = _mm_set1_epi32(1), r1_lane = _mm_setr_epi32(0, 0, 0, -1);
     for (uint32_t g = begin; g < end; g++) {
-        ossa__lift_place p = ossa__lift_place_of(soa, chan, g, m);
+        ossa__lift_place p;
+        if (!ossa__lift_window_place(soa, chan, g, m, ja, jb, &p)) continue;
         const uint32_t *fo = p.fo, *fm = p.fm;
-        if (fo[14] > OSSA__KEY_WINDOW_LAST_FIELD) {
-            ossa__key_scalar(soa, chan, g, g + 1u, m, ja, jb);
-            continue;
-        }
         __m128i w0 = _mm_loadu_si128((const __m128i *)(const void *)p.window);
         __m128i w1 = _mm_loadu_si128((const __m128i *)(const void *)(p.window + 16));
         __m128i shift = _mm_set1_epi32((int)p.shift), f[4], mk[4];
