@@ -26,6 +26,7 @@
 #endif
 
 #ifdef OSSA_HAVE_ASSIMP
+#include <assimp/cimport.h>
 #include <assimp/scene.h>
 #include <ossa/assimp.h>
 
@@ -320,18 +321,57 @@ static void test_scene_keys(void **state) {
     free(s);
 }
 
+/* The hierarchy follows mParent when it names another node of the scene (Assimp's HL1 MDL
+ * importer lists its bones under one node and names the bone hierarchy there): c, listed by a
+ * but naming b, is b's child and its rest model matrix is b's times its own; an mParent that is
+ * no node of the scene (or NULL) leaves the node under the one that lists it. */
+static void test_scene_parent_links(void **state) {
+    (void)state;
+    syn *s = syn_make(2);
+    s->nodes[3].mTransformation.c4 = 3; /* c at z = 3 from its parent */
+    s->nodes[3].mParent = &s->nodes[2];
+    ossa_asset *a = syn_load(s, OSSA_OK, NULL);
+    const ossa_skeleton *sk = a->skeleton;
+    int32_t b = ossa_skeleton_find_joint(sk, "b"), c = ossa_skeleton_find_joint(sk, "c");
+    assert_true(b >= 0 && c > b);
+    assert_int_equal(sk->parents[c], b);
+    ossa_mat4 model[4];
+    assert_int_equal(sk->joint_count, 4);
+    ossa_local_to_model_job job = {.skeleton = sk, .input = sk->rest, .input_count = 4, .output = model, .output_count = 4};
+    assert_int_equal(ossa_local_to_model_job_run(&job), OSSA_OK);
+    ot_assert_near(model[c].m[12], 0.0, 0.0); /* under b (y = 2), not a (x = 1) */
+    ot_assert_near(model[c].m[13], 2.0, 0.0);
+    ot_assert_near(model[c].m[14], 3.0, 0.0);
+    ossa_asset_destroy(a);
+    struct aiNode stranger;
+    memset(&stranger, 0, sizeof stranger);
+    for (int k = 0; k < 2; k++) {
+        s->nodes[3].mParent = k ? NULL : &stranger;
+        a = syn_load(s, OSSA_OK, NULL);
+        assert_int_equal(a->skeleton->parents[ossa_skeleton_find_joint(a->skeleton, "c")],
+                         ossa_skeleton_find_joint(a->skeleton, "a"));
+        ossa_asset_destroy(a);
+    }
+    free(s);
+}
+
 static void test_scene_hostile(void **state) {
     (void)state;
     syn *s = syn_make(2);
-    /* a child that does not name its parent back (shared or cyclic) */
-    s->nodes[3].mParent = &s->nodes[0];
-    syn_load(s, OSSA_ERROR_INVALID_DATA, "shared with another parent or cyclic");
-    s->nodes[3].mParent = &s->nodes[1];
-    /* a true cycle: c's child is a */
+    /* a node listed by two parents: c under a and under b */
+    struct aiNode *twice[1] = {&s->nodes[3]};
+    s->nodes[2].mNumChildren = 1, s->nodes[2].mChildren = twice;
+    syn_load(s, OSSA_ERROR_INVALID_DATA, "node 'c' is listed twice (shared by two parents, or cyclic)");
+    s->nodes[2].mNumChildren = 0, s->nodes[2].mChildren = NULL;
+    /* a true cycle: c's child is a (found when the walk first grows, not after MAX_NODES) */
     struct aiNode *cyc[1] = {&s->nodes[1]};
     s->nodes[3].mNumChildren = 1, s->nodes[3].mChildren = cyc;
     syn_load(s, OSSA_ERROR_INVALID_DATA, "cyclic");
     s->nodes[3].mNumChildren = 0, s->nodes[3].mChildren = NULL;
+    /* mParent links in a cycle: a's names c, c's names a (c is listed by a) */
+    s->nodes[1].mParent = &s->nodes[3];
+    syn_load(s, OSSA_ERROR_INVALID_DATA, "the parent links (mParent) form a cycle");
+    s->nodes[1].mParent = &s->nodes[0];
     /* NULL child, children count without array */
     s->children[0][1] = NULL;
     syn_load(s, OSSA_ERROR_INVALID_DATA, "NULL");
@@ -860,6 +900,68 @@ static void test_skeleton_without_meshes(void **state) {
     free(out);
 }
 
+/* A Half-Life 1 model from Debian's assimp-testmodels (read in place): Assimp 5.2 lists its
+ * bones under "<MDL_bones>" and gives their hierarchy in mParent only. The skeleton must follow
+ * mParent (checked against Assimp's own scene), and then every skin joint's rest model matrix
+ * times its inverse bind matrix (Assimp's offset matrix, which Assimp computes from the bones'
+ * absolute transforms) is one and the same matrix, the rigid frame the meshes are bound in
+ * (for this file a rotation of the axes): through "<MDL_bones>" the nested bones would sit at
+ * the wrong places and their products would differ. */
+static void test_hl1_mdl_bone_hierarchy(void **state) {
+    (void)state;
+    const char *path = "/usr/share/assimp/models/MDL/MDL (HL1)/man.mdl";
+    FILE *f = fopen(path, "rb");
+    if (!f) {
+        ot_skip_reason("%s absent (Debian package assimp-testmodels not installed)", path);
+        skip();
+    }
+    fclose(f);
+    ossa_asset *a = NULL;
+    ossa_diagnostic d;
+    if (ossa_assimp_load_file(path, NULL, &a, &d) != OSSA_OK) fail_msg("%s: %s: %s", path, d.path, d.message);
+    const struct aiScene *sc = aiImportFile(path, 0);
+    assert_non_null(sc);
+    const struct aiNode *bones = NULL;
+    for (uint32_t i = 0; i < sc->mRootNode->mNumChildren; i++)
+        if (!strcmp(sc->mRootNode->mChildren[i]->mName.data, "<MDL_bones>")) bones = sc->mRootNode->mChildren[i];
+    assert_non_null(bones);
+    assert_true(bones->mNumChildren >= 8);
+    const ossa_skeleton *sk = a->skeleton;
+    uint32_t nested = 0;
+    for (uint32_t i = 0; i < bones->mNumChildren; i++) {
+        const struct aiNode *bone = bones->mChildren[i];
+        int32_t j = ossa_skeleton_find_joint(sk, bone->mName.data), p = sk->parents[j];
+        assert_true(j >= 0 && p >= 0);
+        assert_string_equal(sk->names[p], bone->mParent->mName.data);
+        nested += bone->mParent != sc->mRootNode;
+    }
+    assert_true(nested >= 7); /* every bone but Root hangs under another bone */
+    aiReleaseImport(sc);
+    ossa_mat4 *model = calloc(sk->joint_count, sizeof *model);
+    ossa_local_to_model_job job = {.skeleton = sk, .input = sk->rest, .input_count = sk->joint_count, .output = model,
+                                   .output_count = sk->joint_count};
+    assert_int_equal(ossa_local_to_model_job_run(&job), OSSA_OK);
+    uint32_t checked = 0;
+    ossa_mat4 bound = ossa_mat4_mul(&model[sk->skins[0].joints[0]], &sk->skins[0].inverse_bind[0]);
+    for (int r = 0; r < 3; r++) /* a rotation: orthonormal columns */
+        for (int c = 0; c < 3; c++) {
+            float dot = 0;
+            for (int e = 0; e < 3; e++) dot += bound.m[4 * r + e] * bound.m[4 * c + e];
+            ot_assert_near(dot, r == c ? 1.0 : 0.0, 1e-4);
+        }
+    for (uint32_t s = 0; s < sk->skin_count; s++)
+        for (uint32_t k = 0; k < sk->skins[s].joint_count; k++, checked++) {
+            ossa_mat4 m = ossa_mat4_mul(&model[sk->skins[s].joints[k]], &sk->skins[s].inverse_bind[k]);
+            for (int e = 0; e < 16; e++)
+                if (fabsf(m.m[e] - bound.m[e]) > 1e-3f)
+                    fail_msg("skin %u joint '%s': model x inverse bind [%d] = %g, the first joint's %g", s,
+                             sk->names[sk->skins[s].joints[k]], e, (double)m.m[e], (double)bound.m[e]);
+        }
+    assert_true(checked >= 8);
+    free(model);
+    ossa_asset_destroy(a);
+}
+
 /* ------------------------------------------------------------ the bounded import */
 
 /* A binary FBX 7.4 (the container: a 27-byte header, node records of end offset, property
@@ -1276,6 +1378,7 @@ int main(void) {
         cmocka_unit_test(test_scene_more_than_8_influences),
         cmocka_unit_test(test_scene_pre_post_states),
         cmocka_unit_test(test_scene_keys),
+        cmocka_unit_test(test_scene_parent_links),
         cmocka_unit_test(test_scene_hostile),
         cmocka_unit_test(test_cross_importer_gltf),
         cmocka_unit_test(test_cross_importer_morph),
@@ -1284,6 +1387,7 @@ int main(void) {
         cmocka_unit_test(test_hostile_fbx_dae),
         cmocka_unit_test(test_tool_any_format),
         cmocka_unit_test(test_skeleton_without_meshes),
+        cmocka_unit_test(test_hl1_mdl_bone_hierarchy),
         cmocka_unit_test(test_bounded_limit),
         cmocka_unit_test(test_bounded_fits),
         cmocka_unit_test(test_bounded_assimp_crash),

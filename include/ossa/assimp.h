@@ -6,8 +6,11 @@
  * NaN/Inf, non-increasing key times are checked, and a bad scene is an error naming
  * the place ("meshes[2].bones[5].weights[17]: vertex 9000 >= vertex count 812"),
  * never a crash in ossa's code. The asset is assembled by the same builder as glTF:
- *   - every aiNode becomes a joint (parents first, source order = depth-first
- *     pre-order of the aiNode tree, root first);
+ *   - every aiNode reached from the root through mChildren becomes a joint (parents
+ *     first, source order = depth-first pre-order, root first); its parent is the
+ *     node its mParent names when that is another node of the scene, else the node
+ *     listing it (Assimp's HL1 MDL importer lists every bone under one node and gives
+ *     the bone hierarchy in mParent); a node listed twice or a cycle is an error;
  *   - each aiMesh with bones becomes one skin: its bones' nodes (by name) with the
  *     aiBone offset matrices as inverse bind matrices;
  *   - bone weights become up to 8 influences per vertex (the largest kept),

@@ -1,8 +1,8 @@
 /* Assimp aiScene → ossa_asset through the format-neutral builder (assimp.h).
  *
  * The aiScene is untrusted: every pointer, count, index and float is checked
- * before use, and the node tree is walked with an explicit stack (a child must
- * name its parent back, so a shared or cyclic node is an error, not a loop). */
+ * before use, and the node tree is walked without recursion (a node listed twice,
+ * shared or cyclic, is an error, not a loop; walk_nodes says how mParent is read). */
 #include <ossa/assimp.h>
 
 #include <assimp/cimport.h>
@@ -13,6 +13,7 @@
 
 #include <math.h>
 #include <stdio.h>
+#include <stdlib.h>
 #include <string.h>
 
 #include "core/alloc.h"
@@ -86,122 +87,212 @@ static ossa_mat4 mat_from_ai(const struct aiMatrix4x4 *a) {
 
 /* ---------------------------------------------------------------- nodes */
 
+/* The node hierarchy. Assimp's data model gives it twice: each node's mChildren and its mParent.
+ * They agree for every importer but one: the HL1 MDL importer (Assimp 5.2) lists every bone
+ * under one "<MDL_bones>" node and names each bone's parent bone in mParent, and a bone's
+ * mTransformation is relative to that parent. So the nodes are those reached from the root
+ * through mChildren (each reached once: a node listed twice, shared or cyclic, is an error),
+ * and a node's parent is the node its mParent names when that is another node of the scene,
+ * else the node that lists it; a cycle of mParent links is an error. */
+typedef struct ai_tree {
+    const struct aiNode **node; /* count nodes, in the order they are reached (breadth first) */
+    int32_t *parent;            /* per node: the node that lists it (-1: the root), then its parent */
+    uint32_t count;
+} ai_tree;
+
+typedef struct ai_node_key {
+    uintptr_t ptr;
+    uint32_t index;
+} ai_node_key;
+
+static int cmp_node_key(const void *a, const void *b) {
+    uintptr_t x = ((const ai_node_key *)a)->ptr, y = ((const ai_node_key *)b)->ptr;
+    return (x > y) - (x < y);
+}
+
+/* The nodes sorted by address into *keys (freed by the caller); an error when one is listed twice. */
+static ossa_result sort_nodes(ossa__ctx *ctx, const ai_tree *t, ai_node_key **keys) {
+    ai_node_key *k = ossa__ctx_alloc(ctx, t->count, sizeof *k);
+    if (!k) return ctx->failed;
+    for (uint32_t i = 0; i < t->count; i++) k[i] = (ai_node_key){(uintptr_t)t->node[i], i};
+    qsort(k, t->count, sizeof *k, cmp_node_key);
+    for (uint32_t i = 1; i < t->count; i++)
+        if (k[i].ptr == k[i - 1].ptr) {
+            ossa__ctx_free(ctx, k);
+            return ossa__fail(ctx, OSSA_ERROR_INVALID_DATA, "/nodes", "node '%s' is listed twice (shared by two parents, or cyclic)",
+                              t->node[k[i].index]->mName.length < MAXLEN ? t->node[k[i].index]->mName.data : "");
+        }
+    *keys = k;
+    return OSSA_OK;
+}
+
+/* Phase 1: every node reached from the root through mChildren, breadth first (children in file
+ * order), and the node that lists each. A cycle lists nodes without end: each time the arrays
+ * fill up (64, 128, ... nodes) they are checked for a node listed twice before they grow. */
+static ossa_result collect_nodes(ossa__ctx *ctx, const struct aiNode *root, ai_tree *t) {
+    uint32_t cap = 64;
+    t->node = ossa__ctx_alloc(ctx, cap, sizeof *t->node);
+    t->parent = ossa__ctx_alloc(ctx, cap, sizeof *t->parent);
+    if (!t->node || !t->parent) return ctx->failed;
+    t->node[0] = root;
+    t->parent[0] = -1;
+    t->count = 1;
+    for (uint32_t next = 0; next < t->count; next++) {
+        const struct aiNode *n = t->node[next];
+        char path[48];
+        snprintf(path, sizeof path, "/nodes/%u", next);
+        if (n->mNumChildren && !n->mChildren) return fail(ctx, OSSA_ERROR_INVALID_DATA, path, "children count without children");
+        for (uint32_t c = 0; c < n->mNumChildren; c++) {
+            if (!n->mChildren[c]) return ossa__fail(ctx, OSSA_ERROR_INVALID_DATA, path, "child %u is NULL", c);
+            if (t->count == cap) {
+                ai_node_key *keys;
+                ossa_result r = sort_nodes(ctx, t, &keys);
+                if (r) return r;
+                ossa__ctx_free(ctx, keys);
+                if (cap >= MAX_NODES) return ossa__fail(ctx, OSSA_ERROR_LIMIT, "/nodes", "more than %u nodes", MAX_NODES);
+                const struct aiNode **gn = ossa__ctx_alloc(ctx, (size_t)cap * 2, sizeof *gn);
+                int32_t *gp = ossa__ctx_alloc(ctx, (size_t)cap * 2, sizeof *gp);
+                if (!gn || !gp) {
+                    ossa__ctx_free(ctx, gn);
+                    ossa__ctx_free(ctx, gp);
+                    return ctx->failed;
+                }
+                memcpy(gn, t->node, cap * sizeof *gn);
+                memcpy(gp, t->parent, cap * sizeof *gp);
+                ossa__ctx_free(ctx, t->node);
+                ossa__ctx_free(ctx, t->parent);
+                t->node = gn, t->parent = gp, cap *= 2;
+            }
+            t->node[t->count] = n->mChildren[c];
+            t->parent[t->count++] = (int32_t)next;
+        }
+    }
+    return OSSA_OK;
+}
+
+/* Phase 2: each node's parent becomes the node its mParent names, when that is another node of
+ * the scene (looked up by address among the collected ones). */
+static ossa_result resolve_parents(ossa__ctx *ctx, ai_tree *t) {
+    ai_node_key *keys;
+    ossa_result r = sort_nodes(ctx, t, &keys);
+    if (r) return r;
+    for (uint32_t i = 1; i < t->count; i++) {
+        const struct aiNode *named = t->node[i]->mParent;
+        if (!named || named == t->node[t->parent[i]]) continue;
+        ai_node_key key = {(uintptr_t)named, 0};
+        const ai_node_key *hit = bsearch(&key, keys, t->count, sizeof *keys, cmp_node_key);
+        if (hit && hit->index != i) t->parent[i] = (int32_t)hit->index;
+    }
+    ossa__ctx_free(ctx, keys);
+    return OSSA_OK;
+}
+
+/* Phase 3: the depth-first pre-order of the parent links from the root (siblings in the order
+ * they were reached) into order[count]; an error when a node is not reached (a cycle of mParent
+ * links). */
+static ossa_result order_nodes(ossa__ctx *ctx, const ai_tree *t, uint32_t *order) {
+    int32_t *first = ossa__ctx_alloc(ctx, t->count, sizeof *first), *sibling = ossa__ctx_alloc(ctx, t->count, sizeof *sibling);
+    uint32_t *stack = ossa__ctx_alloc(ctx, t->count, sizeof *stack);
+    ossa_result r = ctx->failed;
+    if (first && sibling && stack) {
+        for (uint32_t i = 0; i < t->count; i++) first[i] = -1;
+        for (uint32_t i = t->count; i-- > 1;) { /* prepended in reverse: each list in reach order */
+            sibling[i] = first[t->parent[i]];
+            first[t->parent[i]] = (int32_t)i;
+        }
+        uint32_t top = 0, reached = 0;
+        stack[top++] = 0;
+        while (top) {
+            uint32_t n = stack[--top];
+            order[reached++] = n;
+            uint32_t k = top; /* push the children, then reverse them so the first pops first */
+            for (int32_t c = first[n]; c >= 0; c = sibling[c]) stack[top++] = (uint32_t)c;
+            for (uint32_t a = k, b = top; a + 1 < b; a++, b--) {
+                uint32_t x = stack[a];
+                stack[a] = stack[b - 1], stack[b - 1] = x;
+            }
+        }
+        r = OSSA_OK;
+        if (reached < t->count) {
+            /* a node off the root's tree: its mParent links form a cycle */
+            uint8_t *seen = ossa__ctx_alloc(ctx, t->count, 1);
+            uint32_t off = 0;
+            if (seen) {
+                for (uint32_t i = 0; i < reached; i++) seen[order[i]] = 1;
+                while (seen[off]) off++;
+                ossa__ctx_free(ctx, seen);
+            }
+            char path[48];
+            snprintf(path, sizeof path, "/nodes/%u", off);
+            r = seen ? fail(ctx, OSSA_ERROR_INVALID_DATA, path, "the parent links (mParent) form a cycle") : ctx->failed;
+        }
+    }
+    ossa__ctx_free(ctx, first);
+    ossa__ctx_free(ctx, sibling);
+    ossa__ctx_free(ctx, stack);
+    return r;
+}
+
+/* One node's fields (index i, its parent's index): name, matrix (and its TRS), first mesh. */
+static ossa_result read_node(ai_load *L, uint32_t i, const struct aiNode *an, int32_t parent) {
+    ossa__ctx *ctx = L->ctx;
+    ossa__node *n = &L->nodes[i];
+    L->ai_nodes[i] = an;
+    n->parent = parent;
+    n->mesh = n->skin = -1;
+    char path[48];
+    snprintf(path, sizeof path, "/nodes/%u", i);
+    if (!(n->name = dup_name(ctx, &an->mName))) return ctx->failed;
+    L->names[i] = n->name;
+    L->node_count = i + 1; /* names so far are freed on failure */
+    n->matrix = mat_from_ai(&an->mTransformation);
+    if (!finite_n(n->matrix.m, 16))
+        return ossa__fail(ctx, OSSA_ERROR_INVALID_DATA, path, "node '%s': non-finite transformation", n->name);
+    n->had_matrix = true;
+    if (!ossa_mat4_decompose(&n->matrix, 1e-3f, &n->trs)) {
+        n->matrix_not_trs = true;
+        ossa__warn(ctx, path, "node '%s': matrix is not a TRS (shear, perspective or zero scale); the rest pose uses the best fit",
+                   n->name);
+    }
+    if (an->mNumMeshes && !an->mMeshes)
+        return ossa__fail(ctx, OSSA_ERROR_INVALID_DATA, path, "node '%s': mesh count without meshes", n->name);
+    for (uint32_t k = 0; k < an->mNumMeshes; k++)
+        if (an->mMeshes[k] >= L->scene->mNumMeshes)
+            return ossa__fail(ctx, OSSA_ERROR_INVALID_DATA, path, "node '%s': mesh index %u out of range (%u meshes)", n->name,
+                              an->mMeshes[k], L->scene->mNumMeshes);
+    if (an->mNumMeshes) n->mesh = (int32_t)an->mMeshes[0];
+    return OSSA_OK;
+}
+
 static ossa_result walk_nodes(ai_load *L) {
     ossa__ctx *ctx = L->ctx;
     const struct aiNode *root = L->scene->mRootNode;
     if (!root) return fail(ctx, OSSA_ERROR_INVALID_DATA, "/nodes", "scene has no root node");
     OSSA__STAGE(ctx, "/nodes", 0);
-    /* pass 1: count (and check the tree shape) with an explicit stack */
-    uint32_t cap = 64, count = 0, top = 0;
-    const struct aiNode **stack = ossa__ctx_alloc(ctx, cap, sizeof *stack);
-    if (!stack) return ctx->failed;
-    stack[top++] = root;
-    ossa_result r = OSSA_OK;
-    while (top && !r) {
-        const struct aiNode *n = stack[--top];
-        char path[48];
-        snprintf(path, sizeof path, "/nodes/%u", count);
-        if (++count > MAX_NODES) {
-            r = ossa__fail(ctx, OSSA_ERROR_LIMIT, "/nodes", "more than %u nodes", MAX_NODES);
-            break;
-        }
-        if (n->mNumChildren && !n->mChildren) {
-            r = fail(ctx, OSSA_ERROR_INVALID_DATA, path, "children count without children");
-            break;
-        }
-        for (uint32_t c = 0; c < n->mNumChildren && !r; c++) {
-            const struct aiNode *ch = n->mChildren[c];
-            if (!ch || ch->mParent != n) {
-                r = ossa__fail(ctx, OSSA_ERROR_INVALID_DATA, path, "child %u is %s", c,
-                               ch ? "shared with another parent or cyclic" : "NULL");
-                break;
-            }
-            if (top == cap) {
-                if (cap >= MAX_NODES) {
-                    r = ossa__fail(ctx, OSSA_ERROR_LIMIT, "/nodes", "more than %u nodes", MAX_NODES);
-                    break;
-                }
-                const struct aiNode **grown = ossa__ctx_alloc(ctx, (size_t)cap * 2, sizeof *grown);
-                if (!grown) {
-                    r = ctx->failed;
-                    break;
-                }
-                memcpy(grown, stack, cap * sizeof *stack);
-                ossa__ctx_free(ctx, stack);
-                stack = grown;
-                cap *= 2;
-            }
-            stack[top++] = ch;
-        }
+    ai_tree t = {0};
+    uint32_t *order = NULL, *index_of = NULL;
+    ossa_result r = collect_nodes(ctx, root, &t);
+    if (!r) r = resolve_parents(ctx, &t); /* also refuses a node listed twice */
+    if (!r) {
+        order = ossa__ctx_alloc(ctx, t.count, sizeof *order);
+        index_of = ossa__ctx_alloc(ctx, t.count, sizeof *index_of);
+        L->nodes = ossa__ctx_alloc(ctx, t.count, sizeof *L->nodes);
+        L->ai_nodes = ossa__ctx_alloc(ctx, t.count, sizeof *L->ai_nodes);
+        L->names = ossa__ctx_alloc(ctx, t.count, sizeof *L->names);
+        r = order && index_of && L->nodes && L->ai_nodes && L->names ? order_nodes(ctx, &t, order) : ctx->failed;
     }
-    if (r) {
-        ossa__ctx_free(ctx, stack);
-        return r;
+    for (uint32_t i = 0; !r && i < t.count; i++) { /* node i of the asset is order[i]: its parent was placed before it */
+        uint32_t at = order[i];
+        index_of[at] = i;
+        r = read_node(L, i, t.node[at], i ? (int32_t)index_of[t.parent[at]] : -1);
     }
-    L->nodes = ossa__ctx_alloc(ctx, count, sizeof *L->nodes);
-    L->ai_nodes = ossa__ctx_alloc(ctx, count, sizeof *L->ai_nodes);
-    L->names = ossa__ctx_alloc(ctx, count, sizeof *L->names);
-    int32_t *parent_stack = ossa__ctx_alloc(ctx, cap, sizeof *parent_stack);
-    if (!L->nodes || !L->ai_nodes || !L->names || !parent_stack) {
-        ossa__ctx_free(ctx, stack);
-        ossa__ctx_free(ctx, parent_stack);
-        return ctx->failed;
-    }
-    /* pass 2: depth-first pre-order, children in file order (pushed reversed) */
-    top = 0;
-    stack[top] = root;
-    parent_stack[top++] = -1;
-    uint32_t i = 0;
-    while (top && !r) {
-        top--;
-        const struct aiNode *an = stack[top];
-        ossa__node *n = &L->nodes[i];
-        L->ai_nodes[i] = an;
-        n->parent = parent_stack[top];
-        n->mesh = n->skin = -1;
-        char path[48];
-        snprintf(path, sizeof path, "/nodes/%u", i);
-        if (!(n->name = dup_name(ctx, &an->mName))) {
-            r = ctx->failed;
-            break;
-        }
-        L->names[i] = n->name;
-        L->node_count = i + 1; /* names so far are freed on failure */
-        n->matrix = mat_from_ai(&an->mTransformation);
-        if (!finite_n(n->matrix.m, 16)) {
-            r = ossa__fail(ctx, OSSA_ERROR_INVALID_DATA, path, "node '%s': non-finite transformation", n->name);
-            break;
-        }
-        n->had_matrix = true;
-        if (!ossa_mat4_decompose(&n->matrix, 1e-3f, &n->trs)) {
-            n->matrix_not_trs = true;
-            ossa__warn(ctx, path,
-                       "node '%s': matrix is not a TRS (shear, perspective or zero scale); the rest pose uses the best fit",
-                       n->name);
-        }
-        if (an->mNumMeshes && !an->mMeshes) {
-            r = ossa__fail(ctx, OSSA_ERROR_INVALID_DATA, path, "node '%s': mesh count without meshes", n->name);
-            break;
-        }
-        for (uint32_t k = 0; k < an->mNumMeshes; k++)
-            if (an->mMeshes[k] >= L->scene->mNumMeshes) {
-                r = ossa__fail(ctx, OSSA_ERROR_INVALID_DATA, path, "node '%s': mesh index %u out of range (%u meshes)",
-                               n->name, an->mMeshes[k], L->scene->mNumMeshes);
-                break;
-            }
-        if (r) break;
-        if (an->mNumMeshes) n->mesh = (int32_t)an->mMeshes[0];
-        for (uint32_t c = an->mNumChildren; c-- > 0;) {
-            stack[top] = an->mChildren[c];
-            parent_stack[top++] = (int32_t)i;
-        }
-        i++;
-    }
-    ossa__ctx_free(ctx, stack);
-    ossa__ctx_free(ctx, parent_stack);
+    ossa__ctx_free(ctx, t.node);
+    ossa__ctx_free(ctx, t.parent);
+    ossa__ctx_free(ctx, order);
+    ossa__ctx_free(ctx, index_of);
     if (r) return r;
-    L->node_count = count;
-    return ossa__name_map_init(ctx, &L->node_names, L->names, count);
+    L->node_count = t.count;
+    return ossa__name_map_init(ctx, &L->node_names, L->names, t.count);
 }
 
 /* ---------------------------------------------------------------- skins */
