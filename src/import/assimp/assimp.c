@@ -119,8 +119,9 @@ static ossa_result sort_nodes(ossa__ctx *ctx, const ai_tree *t, ai_node_key **ke
     for (uint32_t i = 1; i < t->count; i++)
         if (k[i].ptr == k[i - 1].ptr) {
             ossa__ctx_free(ctx, k);
+            char name[MAXLEN + 1];
             return ossa__fail(ctx, OSSA_ERROR_INVALID_DATA, "/nodes", "node '%s' is listed twice (shared by two parents, or cyclic)",
-                              t->node[k[i].index]->mName.length < MAXLEN ? t->node[k[i].index]->mName.data : "");
+                              name_of(&t->node[k[i].index]->mName, name));
         }
     *keys = k;
     return OSSA_OK;
@@ -195,37 +196,28 @@ static ossa_result order_nodes(ossa__ctx *ctx, const ai_tree *t, uint32_t *order
     uint32_t *stack = ossa__ctx_alloc(ctx, t->count, sizeof *stack);
     ossa_result r = ctx->failed;
     if (first && sibling && stack) {
-        for (uint32_t i = 0; i < t->count; i++) first[i] = -1;
-        for (uint32_t i = t->count; i-- > 1;) { /* prepended in reverse: each list in reach order */
+        enum { NONE = -1, DONE = -2 }; /* first[n]: its first child, NONE, or DONE once n is placed */
+        for (uint32_t i = 0; i < t->count; i++) first[i] = NONE;
+        for (uint32_t i = 1; i < t->count; i++) { /* prepended: each list runs from the last reached */
             sibling[i] = first[t->parent[i]];
             first[t->parent[i]] = (int32_t)i;
         }
-        uint32_t top = 0, reached = 0;
+        uint32_t top = 0, placed = 0;
         stack[top++] = 0;
-        while (top) {
+        while (top) { /* each node is pushed once; its first-reached child is pushed last, so pops first */
             uint32_t n = stack[--top];
-            order[reached++] = n;
-            uint32_t k = top; /* push the children, then reverse them so the first pops first */
+            order[placed++] = n;
             for (int32_t c = first[n]; c >= 0; c = sibling[c]) stack[top++] = (uint32_t)c;
-            for (uint32_t a = k, b = top; a + 1 < b; a++, b--) {
-                uint32_t x = stack[a];
-                stack[a] = stack[b - 1], stack[b - 1] = x;
-            }
+            first[n] = DONE;
         }
         r = OSSA_OK;
-        if (reached < t->count) {
-            /* a node off the root's tree: its mParent links form a cycle */
-            uint8_t *seen = ossa__ctx_alloc(ctx, t->count, 1);
-            uint32_t off = 0;
-            if (seen) {
-                for (uint32_t i = 0; i < reached; i++) seen[order[i]] = 1;
-                while (seen[off]) off++;
-                ossa__ctx_free(ctx, seen);
+        for (uint32_t i = 0; placed < t->count && i < t->count; i++)
+            if (first[i] != DONE) { /* off the root's tree: on a cycle of mParent links */
+                char path[48];
+                snprintf(path, sizeof path, "/nodes/%u", i);
+                r = fail(ctx, OSSA_ERROR_INVALID_DATA, path, "the parent links (mParent) form a cycle");
+                break;
             }
-            char path[48];
-            snprintf(path, sizeof path, "/nodes/%u", off);
-            r = seen ? fail(ctx, OSSA_ERROR_INVALID_DATA, path, "the parent links (mParent) form a cycle") : ctx->failed;
-        }
     }
     ossa__ctx_free(ctx, first);
     ossa__ctx_free(ctx, sibling);
