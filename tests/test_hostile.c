@@ -561,6 +561,14 @@ static void unsupported_extensions(void **state) {
     free(j);
     expect_edits(EDITS("\"version\":\"2.0\"", "\"version\":\"3.0\""), OSSA_ERROR_UNSUPPORTED, "/asset/version",
                  "glTF version '3.0' is not supported");
+    /* a glTF 1.0 draft's number (collada2gltf wrote "version": 1 beside a string "scene") */
+    expect_edits(EDITS("\"version\":\"2.0\"", "\"version\":1", "\"scene\":0,", "\"scene\":\"defaultScene\","),
+                 OSSA_ERROR_UNSUPPORTED, "/asset/version", "glTF version 1 (a number) is not supported (2.x only)");
+    char *two = make_gltf(EDITS("\"version\":\"2.0\"", "\"version\":2"));
+    ossa_asset *b = NULL;
+    assert_int_equal(ossa_gltf_load_memory(two, strlen(two), NULL, &b, NULL), OSSA_OK); /* 2 as a number: a warning */
+    ossa_asset_destroy(b);
+    free(two);
 }
 
 /* Row: wrong JSON types and syntax. */

@@ -83,6 +83,16 @@ static ossa_result check_asset_and_extensions(ossa__ctx *ctx) {
     if (asset < 0) {
         ossa__warn(ctx, "/asset", "missing 'asset' object; assuming glTF 2.0");
     } else {
+        /* a glTF 1.0 draft wrote the version as a number: name it rather than fail later on a 1.0 field */
+        int32_t vt = ossa__json_find(ctx, asset, "version");
+        if (vt >= 0 && ctx->gltf->tok[vt].type == OSSA__J_PRIMITIVE) {
+            const char *text = ctx->gltf->json + ctx->gltf->tok[vt].start;
+            uint32_t n = ctx->gltf->tok[vt].end - ctx->gltf->tok[vt].start;
+            bool number = n && (text[0] == '-' || (text[0] >= '0' && text[0] <= '9'));
+            if (number && !(text[0] == '2' && (n == 1 || text[1] == '.')))
+                return ossa__fail(ctx, OSSA_ERROR_UNSUPPORTED, "/asset/version",
+                                  "glTF version %.*s (a number) is not supported (2.x only)", (int)(n < 16 ? n : 16), text);
+        }
         char *version = NULL;
         if ((r = ossa__json_get_string(ctx, asset, "/asset", "version", &version))) return r;
         if (!version) {
