@@ -118,10 +118,11 @@ static ossa_result sort_nodes(ossa__ctx *ctx, const ai_tree *t, ai_node_key **ke
     qsort(k, t->count, sizeof *k, cmp_node_key);
     for (uint32_t i = 1; i < t->count; i++)
         if (k[i].ptr == k[i - 1].ptr) {
+            const struct aiNode *twice = t->node[k[i].index];
             ossa__ctx_free(ctx, k);
             char name[MAXLEN + 1];
             return ossa__fail(ctx, OSSA_ERROR_INVALID_DATA, "/nodes", "node '%s' is listed twice (shared by two parents, or cyclic)",
-                              name_of(&t->node[k[i].index]->mName, name));
+                              name_of(&twice->mName, name));
         }
     *keys = k;
     return OSSA_OK;
