@@ -210,6 +210,49 @@ static void assign_slots(crowd *c) {
         c->slot_begin[s] = (uint32_t)((uint64_t)c->count * s / c->scratch_slots);
 }
 
+static void extend_bounds(float lo[3], float hi[3], const float p[3]) {
+    for (int k = 0; k < 3; k++) lo[k] = fminf(lo[k], p[k]), hi[k] = fmaxf(hi[k], p[k]);
+}
+
+/* Bounds of the meshes the crowd draws (those of its skin) at the rest pose, skinned: a skin's
+ * inverse binds need not match the rest pose (a Z-up mesh under a rotated root; Assimp's HL1
+ * models, whose meshes are bound in other axes), so the vertices as stored can lie elsewhere.
+ * Falls back to the meshes' own vertex bounds if nothing could be skinned. */
+static void rest_pose_bounds(const crowd *c, float lo[3], float hi[3]) {
+    const ossa_asset *a = c->asset;
+    const ossa_skeleton *sk = a->skeleton;
+    uint32_t J = sk->joint_count, most = 0;
+    for (uint32_t i = 0; i < a->mesh_count; i++)
+        if (a->meshes[i]->vertex_count > most) most = a->meshes[i]->vertex_count;
+    ossa_mat4 *model = malloc((size_t)J * sizeof *model), *palette = malloc((size_t)J * sizeof *palette);
+    float *skinned = malloc((size_t)(most ? most : 1) * 3 * sizeof *skinned);
+    for (int k = 0; k < 3; k++) lo[k] = INFINITY, hi[k] = -INFINITY;
+    ossa_local_to_model_job l2m = {.skeleton = sk, .input = sk->rest, .input_count = J, .output = model, .output_count = J};
+    ossa_palette_job pal = {.skeleton = sk, .skin = c->skin, .model = model, .model_count = J, .output = palette,
+                            .output_count = J};
+    bool posed = model && palette && skinned && ossa_local_to_model_job_run(&l2m) == OSSA_OK &&
+                 ossa_palette_job_run(&pal) == OSSA_OK;
+    for (uint32_t i = 0; posed && i < a->mesh_count; i++) {
+        const ossa_mesh *m = a->meshes[i];
+        if (m->skin != (int32_t)c->skin || !m->influences || !m->vertex_count) continue; /* what the crowd draws */
+        ossa_skin_job job = {.end = m->vertex_count, .vertex_count = m->vertex_count, .influences = m->influences,
+                             .joints = m->joints, .weights = m->weights, .palette = palette, .palette_count = J,
+                             .positions = m->positions, .out_positions = skinned};
+        if (ossa_skin_job_run(&job) != OSSA_OK) continue;
+        for (uint32_t v = 0; v < m->vertex_count; v++) extend_bounds(lo, hi, skinned + 3 * v);
+    }
+    for (uint32_t i = 0; !(lo[0] <= hi[0]) && i < a->mesh_count; i++) { /* nothing skinned */
+        ossa_vec3 mn, mx;
+        if (!ossa_mesh_bounds(a->meshes[i], &mn, &mx)) continue;
+        const float p[2][3] = {{mn.x, mn.y, mn.z}, {mx.x, mx.y, mx.z}};
+        extend_bounds(lo, hi, p[0]);
+        extend_bounds(lo, hi, p[1]);
+    }
+    free(model);
+    free(palette);
+    free(skinned);
+}
+
 bool crowd_create(crowd *c, const crowd_desc *d, char *err, size_t err_size) {
     memset(c, 0, sizeof *c);
     const ossa_asset *a = d->asset;
@@ -278,13 +321,8 @@ bool crowd_create(crowd *c, const crowd_desc *d, char *err, size_t err_size) {
     }
 
     /* rest-pose footprint of the skinned meshes → grid spacing */
-    float lo[3] = {INFINITY, INFINITY, INFINITY}, hi[3] = {-INFINITY, -INFINITY, -INFINITY};
-    for (uint32_t i = 0; i < a->mesh_count; i++) {
-        ossa_vec3 mn, mx;
-        if (!ossa_mesh_bounds(a->meshes[i], &mn, &mx)) continue;
-        lo[0] = fminf(lo[0], mn.x), lo[1] = fminf(lo[1], mn.y), lo[2] = fminf(lo[2], mn.z);
-        hi[0] = fmaxf(hi[0], mx.x), hi[1] = fmaxf(hi[1], mx.y), hi[2] = fmaxf(hi[2], mx.z);
-    }
+    float lo[3], hi[3];
+    rest_pose_bounds(c, lo, hi);
     float ext = fmaxf(hi[0] - lo[0], hi[2] - lo[2]), height = hi[1] - lo[1];
     if (!(ext > 0)) ext = 1;
     /* limbs swing about half the height whatever the rest pose (T-pose arms count less) */

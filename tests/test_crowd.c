@@ -14,6 +14,7 @@
 #include <string.h>
 
 #include <ossa/gl.h>
+#include <ossa/import.h>
 
 #include "clip_gen.h"
 #include "demo_character.h" /* support/ */
@@ -519,6 +520,67 @@ static void crowd_slots_on_threads_match_one_thread(void **state) {
     crowd_destroy(&split);
 }
 
+/* The crowd's spacing and camera bounds come from its meshes skinned at the rest pose, not from
+ * the vertices as stored: Assimp's HL1 man.mdl (Debian's assimp-testmodels, read in place) binds
+ * its meshes in other axes than its skeleton's (model x inverse bind is a rotation), so the two
+ * differ. The crowd's vertical bounds must equal the skinned ones computed here in double (model
+ * matrices by walking the parents, each vertex's weighted sum of model x inverse bind). */
+static void crowd_bounds_are_the_skinned_rest_pose(void **state) {
+    (void)state;
+    const char *path = "/usr/share/assimp/models/MDL/MDL (HL1)/man.mdl";
+    FILE *f = fopen(path, "rb");
+    if (!f) {
+        ot_skip_reason("%s absent (Debian package assimp-testmodels not installed)", path);
+        skip();
+    }
+    fclose(f);
+    ossa_asset *a = NULL;
+    ossa_diagnostic diag;
+    if (ossa_import_file(path, OSSA_IMPORTER_AUTO, NULL, &a, &diag) != OSSA_OK) {
+        ot_skip_reason("%s: cannot import (%s: built without Assimp?)", path, diag.message);
+        skip();
+    }
+    crowd c;
+    char err[256];
+    crowd_desc d = {.asset = a, .count = 4, .seed = 3};
+    if (!crowd_create(&c, &d, err, sizeof err)) fail_msg("crowd_create: %s", err);
+    const ossa_skeleton *sk = a->skeleton;
+    uint32_t J = sk->joint_count;
+    ossa_mat4 *model = calloc(J, sizeof *model), *ibm = calloc(J, sizeof *ibm);
+    for (uint32_t j = 0; j < J; j++) { /* parents come first */
+        ossa_mat4 local = ossa_transform_to_mat4(sk->rest[j]);
+        model[j] = sk->parents[j] < 0 ? local : ossa_mat4_mul(&model[sk->parents[j]], &local);
+        ibm[j] = ossa_mat4_identity();
+    }
+    const ossa_skin *skin = &sk->skins[c.skin];
+    for (uint32_t k = 0; k < skin->joint_count; k++) ibm[skin->joints[k]] = skin->inverse_bind[k];
+    double lo = INFINITY, hi = -INFINITY, raw_lo = INFINITY, raw_hi = -INFINITY;
+    for (uint32_t i = 0; i < a->mesh_count; i++) {
+        const ossa_mesh *m = a->meshes[i];
+        if (m->skin != (int32_t)c.skin || !m->influences) continue;
+        for (uint32_t v = 0; v < m->vertex_count; v++) {
+            const float *p = m->positions + 3 * v;
+            double y = 0;
+            for (uint32_t k = 0; k < m->influences; k++) {
+                uint32_t j = m->joints[v * m->influences + k];
+                ossa_mat4 pal = ossa_mat4_mul(&model[j], &ibm[j]);
+                double py = (double)pal.m[1] * p[0] + (double)pal.m[5] * p[1] + (double)pal.m[9] * p[2] + pal.m[13];
+                y += m->weights[v * m->influences + k] * py;
+            }
+            lo = fmin(lo, y), hi = fmax(hi, y), raw_lo = fmin(raw_lo, p[1]), raw_hi = fmax(raw_hi, p[1]);
+        }
+    }
+    double height = hi - lo;
+    printf("crowd bounds: man.mdl skinned rest height %.3f, stored vertices' y range %.3f\n", height, raw_hi - raw_lo);
+    assert_true(height > 0 && fabs((raw_hi - raw_lo) - height) > 0.1 * height); /* the file is the case it tests */
+    ot_assert_near(c.lo[1], lo, 1e-4 * height);
+    ot_assert_near(c.hi[1], hi, 1e-4 * height);
+    crowd_destroy(&c);
+    free(model);
+    free(ibm);
+    ossa_asset_destroy(a);
+}
+
 int main(void) {
     const struct CMUnitTest tests[] = {
         cmocka_unit_test(crowd_layout_gives_each_slot_its_lines),
@@ -528,6 +590,7 @@ int main(void) {
         cmocka_unit_test(crowd_instances_own_their_state),
         cmocka_unit_test(context_reused_across_clips_and_skeletons),
         cmocka_unit_test(gpu_crowd_matches_cpu_skinning),
+        cmocka_unit_test(crowd_bounds_are_the_skinned_rest_pose),
     };
     return cmocka_run_group_tests(tests, setup, teardown);
 }
