@@ -900,6 +900,16 @@ static void test_skeleton_without_meshes(void **state) {
     free(out);
 }
 
+/* The node named `name` under n (depth first through mChildren), or NULL. */
+static const struct aiNode *find_ai_node(const struct aiNode *n, const char *name) {
+    if (!strcmp(n->mName.data, name)) return n;
+    for (uint32_t i = 0; i < n->mNumChildren; i++) {
+        const struct aiNode *hit = find_ai_node(n->mChildren[i], name);
+        if (hit) return hit;
+    }
+    return NULL;
+}
+
 /* A Half-Life 1 model from Debian's assimp-testmodels (read in place): Assimp 5.2 lists its
  * bones under "<MDL_bones>" and gives their hierarchy in mParent only. The skeleton must follow
  * mParent (checked against Assimp's own scene), and then every skin joint's rest model matrix
@@ -958,6 +968,75 @@ static void test_hl1_mdl_bone_hierarchy(void **state) {
                              sk->names[sk->skins[s].joints[k]], e, (double)m.m[e], (double)bound.m[e]);
         }
     assert_true(checked >= 8);
+    free(model);
+    ossa_asset_destroy(a);
+}
+
+/* man.mdl's 'walk' clip against Assimp's own data: at key times, every bone's model position from
+ * ossa's clip (sampled, then local-to-model) equals the product of Assimp's key transforms up
+ * the bone's mParent chain, computed here with Assimp's matrix functions. */
+static void test_hl1_mdl_clip_matches_assimp(void **state) {
+    (void)state;
+    const char *path = "/usr/share/assimp/models/MDL/MDL (HL1)/man.mdl";
+    FILE *f = fopen(path, "rb");
+    if (!f) {
+        ot_skip_reason("%s absent (Debian package assimp-testmodels not installed)", path);
+        skip();
+    }
+    fclose(f);
+    ossa_asset *a = NULL;
+    ossa_diagnostic d;
+    if (ossa_assimp_load_file(path, NULL, &a, &d) != OSSA_OK) fail_msg("%s: %s: %s", path, d.path, d.message);
+    const struct aiScene *sc = aiImportFile(path, 0);
+    assert_non_null(sc);
+    const struct aiAnimation *walk = NULL;
+    uint32_t clip = UINT32_MAX;
+    for (uint32_t i = 0; i < sc->mNumAnimations; i++)
+        if (!strcmp(sc->mAnimations[i]->mName.data, "walk")) walk = sc->mAnimations[i], clip = i;
+    assert_non_null(walk);
+    assert_string_equal(a->clips[clip]->name, "walk");
+    double tps = walk->mTicksPerSecond > 0 ? walk->mTicksPerSecond : 25.0;
+    const ossa_skeleton *sk = a->skeleton;
+    uint32_t J = sk->joint_count, compared = 0;
+    ossa_transform *pose = calloc(J, sizeof *pose);
+    ossa_mat4 *model = calloc(J, sizeof *model);
+    const struct aiNodeAnim *first = walk->mChannels[0];
+    assert_true(first->mNumPositionKeys >= 8);
+    for (uint32_t key = 1; key < first->mNumPositionKeys; key += 3) {
+        double ticks = first->mPositionKeys[key].mTime;
+        ot_clip_sample(a->clips[clip], (float)(ticks / tps), false, OSSA_LOOKUP_BINARY, NULL, sk->rest, pose, J);
+        ossa_local_to_model_job job = {.skeleton = sk, .input = pose, .input_count = J, .output = model, .output_count = J};
+        assert_int_equal(ossa_local_to_model_job_run(&job), OSSA_OK);
+        for (uint32_t c = 0; c < walk->mNumChannels; c++) {
+            const struct aiNode *bone = find_ai_node(sc->mRootNode, walk->mChannels[c]->mNodeName.data);
+            assert_non_null(bone);
+            struct aiMatrix4x4 acc; /* Assimp's model matrix: key transforms up the mParent chain */
+            aiIdentityMatrix4(&acc);
+            for (const struct aiNode *n = bone; n; n = n->mParent) {
+                struct aiMatrix4x4 local = n->mTransformation;
+                for (uint32_t k = 0; k < walk->mNumChannels; k++) {
+                    const struct aiNodeAnim *ch = walk->mChannels[k];
+                    if (strcmp(ch->mNodeName.data, n->mName.data)) continue;
+                    assert_true(ch->mNumPositionKeys > key && ch->mNumRotationKeys > key);
+                    assert_true(ch->mPositionKeys[key].mTime == ticks && ch->mRotationKeys[key].mTime == ticks);
+                    struct aiVector3D one = {1, 1, 1};
+                    aiMatrix4FromScalingQuaternionPosition(&local, &one, &ch->mRotationKeys[key].mValue, &ch->mPositionKeys[key].mValue);
+                }
+                aiMultiplyMatrix4(&local, &acc); /* local * acc */
+                acc = local;
+            }
+            int32_t j = ossa_skeleton_find_joint(sk, bone->mName.data);
+            assert_true(j >= 0);
+            ot_assert_near(model[j].m[12], acc.a4, 1e-3);
+            ot_assert_near(model[j].m[13], acc.b4, 1e-3);
+            ot_assert_near(model[j].m[14], acc.c4, 1e-3);
+            compared++;
+        }
+    }
+    printf("hl1: 'walk': %u bone positions at key times equal Assimp's mParent chains\n", compared);
+    assert_true(compared >= 8 * 3);
+    aiReleaseImport(sc);
+    free(pose);
     free(model);
     ossa_asset_destroy(a);
 }
@@ -1388,6 +1467,7 @@ int main(void) {
         cmocka_unit_test(test_tool_any_format),
         cmocka_unit_test(test_skeleton_without_meshes),
         cmocka_unit_test(test_hl1_mdl_bone_hierarchy),
+        cmocka_unit_test(test_hl1_mdl_clip_matches_assimp),
         cmocka_unit_test(test_bounded_limit),
         cmocka_unit_test(test_bounded_fits),
         cmocka_unit_test(test_bounded_assimp_crash),
