@@ -900,6 +900,14 @@ static void test_skeleton_without_meshes(void **state) {
     free(out);
 }
 
+/* path loaded through Assimp; the case fails with the loader's diagnostic when it does not load. */
+static ossa_asset *load_or_fail(const char *path) {
+    ossa_asset *a = NULL;
+    ossa_diagnostic d;
+    if (ossa_assimp_load_file(path, NULL, &a, &d) != OSSA_OK) fail_msg("%s: %s: %s", path, d.path, d.message);
+    return a;
+}
+
 /* The node named `name` under n (depth first through mChildren), or NULL. */
 static const struct aiNode *find_ai_node(const struct aiNode *n, const char *name) {
     if (!strcmp(n->mName.data, name)) return n;
@@ -919,16 +927,9 @@ static const struct aiNode *find_ai_node(const struct aiNode *n, const char *nam
  * the wrong places and their products would differ. */
 static void test_hl1_mdl_bone_hierarchy(void **state) {
     (void)state;
-    const char *path = "/usr/share/assimp/models/MDL/MDL (HL1)/man.mdl";
-    FILE *f = fopen(path, "rb");
-    if (!f) {
-        ot_skip_reason("%s absent (Debian package assimp-testmodels not installed)", path);
-        skip();
-    }
-    fclose(f);
-    ossa_asset *a = NULL;
-    ossa_diagnostic d;
-    if (ossa_assimp_load_file(path, NULL, &a, &d) != OSSA_OK) fail_msg("%s: %s: %s", path, d.path, d.message);
+    const char *path = ot_assimp_model("MDL/MDL (HL1)/man.mdl");
+    if (!path) skip();
+    ossa_asset *a = load_or_fail(path);
     const struct aiScene *sc = aiImportFile(path, 0);
     assert_non_null(sc);
     const struct aiNode *bones = NULL;
@@ -977,16 +978,9 @@ static void test_hl1_mdl_bone_hierarchy(void **state) {
  * the bone's mParent chain, computed here with Assimp's matrix functions. */
 static void test_hl1_mdl_clip_matches_assimp(void **state) {
     (void)state;
-    const char *path = "/usr/share/assimp/models/MDL/MDL (HL1)/man.mdl";
-    FILE *f = fopen(path, "rb");
-    if (!f) {
-        ot_skip_reason("%s absent (Debian package assimp-testmodels not installed)", path);
-        skip();
-    }
-    fclose(f);
-    ossa_asset *a = NULL;
-    ossa_diagnostic d;
-    if (ossa_assimp_load_file(path, NULL, &a, &d) != OSSA_OK) fail_msg("%s: %s: %s", path, d.path, d.message);
+    const char *path = ot_assimp_model("MDL/MDL (HL1)/man.mdl");
+    if (!path) skip();
+    ossa_asset *a = load_or_fail(path);
     const struct aiScene *sc = aiImportFile(path, 0);
     assert_non_null(sc);
     const struct aiAnimation *walk = NULL;

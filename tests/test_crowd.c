@@ -527,13 +527,8 @@ static void crowd_slots_on_threads_match_one_thread(void **state) {
  * matrices by walking the parents, each vertex's weighted sum of model x inverse bind). */
 static void crowd_bounds_are_the_skinned_rest_pose(void **state) {
     (void)state;
-    const char *path = "/usr/share/assimp/models/MDL/MDL (HL1)/man.mdl";
-    FILE *f = fopen(path, "rb");
-    if (!f) {
-        ot_skip_reason("%s absent (Debian package assimp-testmodels not installed)", path);
-        skip();
-    }
-    fclose(f);
+    const char *path = ot_assimp_model("MDL/MDL (HL1)/man.mdl");
+    if (!path) skip();
     ossa_asset *a = NULL;
     ossa_diagnostic diag;
     if (ossa_import_file(path, OSSA_IMPORTER_AUTO, NULL, &a, &diag) != OSSA_OK) {

@@ -1078,13 +1078,8 @@ static void tpose_fix_aligns_limbs(void **state) {
  * and onto the demo character, automatic maps complete, bone lengths exact. */
 static void cmu_bvh_when_installed(void **state) {
     (void)state;
-    const char *path = "/usr/share/assimp/models/BVH/01_01.bvh";
-    FILE *f = fopen(path, "rb");
-    if (!f) {
-        ot_skip_reason("%s absent (Debian package assimp-testmodels not installed)", path);
-        skip();
-    }
-    fclose(f);
+    const char *path = ot_assimp_model("BVH/01_01.bvh");
+    if (!path) skip();
     ossa_asset *cmu = NULL;
     ossa_diagnostic diag;
     if (ossa_import_file(path, OSSA_IMPORTER_AUTO, NULL, &cmu, &diag) != OSSA_OK) {

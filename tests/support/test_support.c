@@ -103,6 +103,16 @@ const char *ot_asset(const char *relative) {
     return path;
 }
 
+const char *ot_assimp_model(const char *relative) {
+    static char path[4096];
+    snprintf(path, sizeof path, "/usr/share/assimp/models/%s", relative);
+    if (access(path, R_OK) != 0) {
+        ot_skip_reason("%s absent (Debian package assimp-testmodels not installed)", path);
+        return NULL;
+    }
+    return path;
+}
+
 ossa_asset *ot_load_asset_in(const char *case_name, const char *relative) {
     const char *path = ot_asset(relative);
     if (!path) { /* "helper(file)": helpers that load for several cases log one line per case */

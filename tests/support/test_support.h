@@ -38,6 +38,10 @@ void ot_skip_part_in(const char *case_name, const char *format, ...) OT_PRINTF(2
  * to ot_skip_reason when the assets are absent: callers then skip(). The string is static
  * storage overwritten by the next call. */
 const char *ot_asset(const char *relative);
+/* Full path of a file under Debian's assimp-testmodels (/usr/share/assimp/models/<relative>,
+ * read in place), or NULL with the reason given to ot_skip_reason when it is absent: callers
+ * then skip(). The string is static storage overwritten by the next call. */
+const char *ot_assimp_model(const char *relative);
 /* Loads a shared asset with ossa_gltf_load_file: skips the calling case when it is absent
  * (logged as "<caller>(<relative>)", since helpers load for several cases), fails it with
  * the loader's diagnostic when the load fails. Caller frees with ossa_asset_destroy. */
