@@ -25,8 +25,6 @@
 #include "gltf_writer.h"
 #include "image_read.h"
 
-#define CMU_01_01 "/usr/share/assimp/models/BVH/01_01.bvh"
-
 #define NEED_TOOL()                                                                                                    \
     do {                                                                                                               \
         if (!ot_tool()) skip();                                                                                        \
@@ -239,10 +237,8 @@ static void cmu_onto_woman(void **state) {
     NEED_TOOL();
     char woman[1024], packed[1024], args[8192], *out = NULL;
     need_woman(woman, sizeof woman);
-    if (access(CMU_01_01, R_OK) != 0) {
-        ot_skip_reason("%s absent: install Debian's assimp-testmodels (scripts/deps.sh)", CMU_01_01);
-        skip();
-    }
+    const char *cmu = ot_assimp_model("BVH/01_01.bvh");
+    if (!cmu) skip();
     assert_int_equal(ot_tool_run("--help", &out), 0);
     bool assimp = strstr(out, "via Assimp") != NULL;
     free(out);
@@ -252,7 +248,7 @@ static void cmu_onto_woman(void **state) {
     }
     snprintf(packed, sizeof packed, "%s", ot_tmp("retarget_cmu.ossa"));
     /* lossless: compressing 22.9 s of 43 joints would take most of the time */
-    snprintf(args, sizeof args, "retarget '%s' --to '%s' --tpose-fix --rest-reference --lossless --out '%s'", CMU_01_01,
+    snprintf(args, sizeof args, "retarget '%s' --to '%s' --tpose-fix --rest-reference --lossless --out '%s'", cmu,
              woman, packed);
     if (ot_tool_run(args, &out) != 0) fail_msg("%s:\n%s", args, out);
     free(out);

@@ -76,6 +76,9 @@ static void doc_free(ossa__ctx *ctx, ossa__doc *doc) {
 
 /* ---------------------------------------------------------------- top level */
 
+/* A version text of n characters (not NUL-terminated) is 2.x: "2" or "2." and more. */
+static bool version_is_2x(const char *text, size_t n) { return n && text[0] == '2' && (n == 1 || text[1] == '.'); }
+
 static ossa_result check_asset_and_extensions(ossa__ctx *ctx) {
     int32_t asset;
     ossa_result r = ossa__json_get_object(ctx, 0, "", "asset", &asset);
@@ -89,7 +92,7 @@ static ossa_result check_asset_and_extensions(ossa__ctx *ctx) {
             const char *text = ctx->gltf->json + ctx->gltf->tok[vt].start;
             uint32_t n = ctx->gltf->tok[vt].end - ctx->gltf->tok[vt].start;
             bool number = n && (text[0] == '-' || (text[0] >= '0' && text[0] <= '9'));
-            if (number && !(text[0] == '2' && (n == 1 || text[1] == '.')))
+            if (number && !version_is_2x(text, n))
                 return ossa__fail(ctx, OSSA_ERROR_UNSUPPORTED, "/asset/version",
                                   "glTF version %.*s (a number) is not supported (2.x only)", (int)(n < 16 ? n : 16), text);
         }
@@ -98,7 +101,7 @@ static ossa_result check_asset_and_extensions(ossa__ctx *ctx) {
         if (!version) {
             ossa__warn(ctx, "/asset", "missing 'version'; assuming 2.0");
         } else {
-            bool two = version[0] == '2' && (version[1] == '.' || version[1] == 0);
+            bool two = version_is_2x(version, strlen(version));
             if (!two) {
                 r = ossa__fail(ctx, OSSA_ERROR_UNSUPPORTED, "/asset/version", "glTF version '%s' is not supported (2.x only)",
                                version);
