@@ -130,7 +130,6 @@ static void put_ik(const ik_pass *ik, const ossa_skeleton *sk, const uint32_t *r
     printf("]");
 }
 
-static int sample_main(int argc, char **argv, cli_layers *layers, cli_graph *graph);
 
 /* Along the --time sequence each joint's rotation keeps the previous sample's sign (q and -q
  * are one rotation; consecutive samples get a dot product >= 0), so a reader comparing
@@ -143,317 +142,374 @@ static void keep_hemisphere(ossa_transform *pose, ossa_quat *previous, uint32_t 
     }
 }
 
+/* One run of the command, in the order its phases fill it: the command line (parse_args), the
+ * file and the clip it plays (open_file), the per-sample buffers (alloc_buffers). */
+typedef struct sample_run {
+    const char *file, *clip_arg;
+    bool loop, use_built;              /* use_built: sample built clips (--precision, --lossless, .ossa) */
+    long vertices;                     /* skinned vertices per primitive; -1: all */
+    double *times;                     /* argc + 1 entries, time_count used */
+    int time_count;
+    ossa_clip_build_options build;
+    ik_pass ik;
+    cli_layers *layers;
+    cli_graph *graph;
+    ossa_asset *asset;
+    int32_t ci;                        /* the clip's index, -1: none (the rest pose) */
+    const ossa_built_clip *bclip;      /* the built clip sampled, when use_built */
+    const ossa_clip *clip;             /* the editable clip, also for a built one when the file has it */
+    ossa_transform *pose;              /* joint_count each: */
+    ossa_mat4 *world, *palette;
+    bool *animated;                    /* joints some played clip drives */
+    ossa_quat *previous;               /* the last sample's rotations (keep_hemisphere) */
+    cli_built_sampler bs;
+} sample_run;
+
+/* Each sample_run phase returns -1 to go on, or the exit code (after printing why). */
+enum { GO_ON = -1 };
+
+static int parse_time(sample_run *r, const char *arg) {
+    char *end;
+    r->times[r->time_count++] = strtod(arg, &end);
+    if (!*end && !isnan(r->times[r->time_count - 1])) return GO_ON;
+    fprintf(stderr, "ossa sample: --time '%s' is not a number\n", arg);
+    return 2;
+}
+
+static int parse_vertices(sample_run *r, const char *arg) {
+    if (!strcmp(arg, "all")) {
+        r->vertices = -1;
+        return GO_ON;
+    }
+    char *end;
+    r->vertices = strtol(arg, &end, 10);
+    if (!*end && r->vertices >= 0) return GO_ON;
+    fprintf(stderr, "ossa sample: --vertices expects a count >= 0 or all, got '%s'\n", arg);
+    return usage(stderr);
+}
+
+static int parse_precision(sample_run *r, const char *arg) {
+    char *end;
+    r->build.precision = strtof(arg, &end);
+    r->use_built = true;
+    if (!*end && r->build.precision > 0) return GO_ON;
+    fprintf(stderr, "ossa sample: --precision expects a positive number of model units, got '%s'\n", arg);
+    return usage(stderr);
+}
+
+/* argv[*i] and the values it takes (*i moves past them). */
+static int parse_arg(sample_run *r, int argc, char **argv, int *i) {
+    const char *a = argv[*i];
+    bool value = *i + 1 < argc;
+    if (!strcmp(a, "--help") || !strcmp(a, "-h")) return usage(stdout);
+    int taken = ik_pass_arg(&r->ik, "sample", argc, argv, i);
+    if (taken > 0) return GO_ON;
+    if (taken == 0 && (taken = cli_graph_arg(r->graph, "sample", argc, argv, i)) > 0) return GO_ON;
+    if (taken == 0) taken = cli_layers_arg(r->layers, "sample", argc, argv, i);
+    if (taken < 0) return 2;
+    if (taken) r->clip_arg = cli_layers_first_clip(r->layers);
+    else if (!strcmp(a, "--time") && value) return parse_time(r, argv[++*i]);
+    else if (!strcmp(a, "--vertices") && value) return parse_vertices(r, argv[++*i]);
+    else if (!strcmp(a, "--loop")) r->loop = true;
+    else if (!strcmp(a, "--lossless")) r->use_built = r->build.lossless = true;
+    else if (!strcmp(a, "--precision") && value) return parse_precision(r, argv[++*i]);
+    else if ((a[0] == '-' && a[1]) || r->file) {
+        if (r->file && a[0] != '-') fprintf(stderr, "ossa sample: more than one FILE: %s\n", a);
+        else cli_unknown_option("sample", a, !value);
+        return usage(stderr);
+    } else r->file = a;
+    return GO_ON;
+}
+
+/* --graph goes with --time, --vertices, --ik, --precision / --lossless and the load options:
+ * not with clips or layers. */
+static int check_graph_options(const sample_run *r) {
+    int rc = cli_graph_check_options(r->graph, "sample");
+    if (rc || !cli_graph_active(r->graph)) return rc ? rc : GO_ON;
+    if (r->clip_arg || r->layers->count) {
+        fprintf(stderr, "ossa sample: --graph poses the character itself: it takes no --clip or layer flags\n");
+        return 2;
+    }
+    for (int i = 0; i < r->time_count; i++)
+        if (r->times[i] < 0.0 || r->times[i] > 1.0e5) {
+            fprintf(stderr, "ossa sample: --graph: --time %g is outside the simulated range [0, 100000] s\n", r->times[i]);
+            return 2;
+        }
+    return GO_ON;
+}
+
+static int parse_args(sample_run *r, int argc, char **argv) {
+    r->vertices = 64;
+    r->times = calloc((size_t)argc + 1, sizeof *r->times);
+    if (!r->times) return 1;
+    for (int i = 1; i < argc; i++) {
+        int rc = parse_arg(r, argc, argv, &i);
+        if (rc != GO_ON) return rc;
+    }
+    if (!r->file) return usage(stderr);
+    if (r->build.lossless && r->build.precision > 0) {
+        fprintf(stderr, "ossa sample: --precision and --lossless exclude each other (lossless keeps every key)\n");
+        return 2;
+    }
+    return check_graph_options(r);
+}
+
+/* The clip --clip names (a name, or an index of the editable clips), into r->ci. */
+static int find_clip(sample_run *r) {
+    const ossa_asset *a = r->asset;
+    r->ci = -1;
+    if (!r->clip_arg) return GO_ON;
+    r->ci = r->use_built ? cli_find_built_clip(a, r->clip_arg) : ossa_asset_find_clip(a, r->clip_arg);
+    if (r->ci < 0 && !r->use_built) {
+        char *end;
+        long v = strtol(r->clip_arg, &end, 10);
+        if (!*end && v >= 0 && (uint64_t)v < a->clip_count) r->ci = (int32_t)v;
+    }
+    if (r->ci >= 0) return GO_ON;
+    fprintf(stderr, "ossa sample: no clip '%s' in %s (%u clips)\n", r->clip_arg, r->file,
+            r->use_built ? a->built_clip_count : a->clip_count);
+    return 1;
+}
+
+/* Loads the file, builds its clips when asked (a packed file has built clips only), finds the
+ * clip and resolves the layers, IK chains and graph against the skeleton. */
+static int open_file(sample_run *r) {
+    r->asset = cli_load_asset("sample", r->file);
+    if (!r->asset) return 1;
+    if (!r->asset->clip_count && r->asset->built_clip_count) r->use_built = true;
+    if (r->use_built && cli_build_clips(r->asset, &r->build, "sample", false)) return 1;
+    int rc = find_clip(r);
+    if (rc != GO_ON) return rc;
+    if (r->use_built && r->ci >= 0) r->bclip = r->asset->built_clips[r->ci];
+    if (r->ci >= 0 && (uint32_t)r->ci < r->asset->clip_count) r->clip = r->asset->clips[r->ci];
+    if ((cli_layers_active(r->layers) && !cli_layers_resolve(r->layers, r->asset, r->use_built ? &r->build : NULL, "sample")) ||
+        !ik_pass_resolve(&r->ik, r->asset->skeleton, "sample"))
+        return 1;
+    if (cli_graph_active(r->graph) && (rc = cli_graph_load(r->graph, r->asset, "sample")) != 0) return rc;
+    if (!r->time_count) r->times[r->time_count++] = r->bclip ? ossa_built_clip_start(r->bclip) : r->clip ? r->clip->start : 0.0;
+    return GO_ON;
+}
+
+static uint32_t joint_count(const sample_run *r) { return r->asset->skeleton ? r->asset->skeleton->joint_count : 0; }
+
+/* The per-sample buffers, and which joints the played clips drive (the graph plays any clip). */
+static int alloc_buffers(sample_run *r) {
+    uint32_t jn = joint_count(r), n = jn ? jn : 1;
+    r->pose = calloc(n, sizeof *r->pose);
+    r->world = calloc(n, sizeof *r->world);
+    r->palette = calloc(n, sizeof *r->palette);
+    r->animated = calloc(n, sizeof *r->animated);
+    r->previous = calloc(n, sizeof *r->previous);
+    if (!r->pose || !r->world || !r->palette || !r->animated || !r->previous) return 1;
+    if (cli_built_sampler_init(&r->bs, r->bclip, r->asset->skeleton)) return 1;
+    const ossa_asset *a = r->asset;
+    for (uint32_t c = 0; c < a->clip_count; c++)
+        if (a->clips[c] == r->clip || (cli_graph_active(r->graph) && a->clips[c]))
+            for (uint32_t t = 0; t < a->clips[c]->track_count; t++)
+                if (a->clips[c]->tracks[t].joint < jn) r->animated[a->clips[c]->tracks[t].joint] = true;
+    return GO_ON;
+}
+
+static void free_run(sample_run *r) {
+    free(r->pose);
+    free(r->world);
+    free(r->palette);
+    free(r->animated);
+    free(r->previous);
+    free(r->times);
+    cli_built_sampler_free(&r->bs);
+    ossa_asset_destroy(r->asset);
+}
+
+/* {"file", "clip" (null for the rest pose) and, with --graph, "graph". */
+static void print_header(const sample_run *r) {
+    printf("{\"file\": ");
+    json_put_str(r->file);
+    printf(", \"clip\": ");
+    if (r->clip || r->bclip) {
+        printf("{\"name\": ");
+        json_put_str(r->bclip ? ossa_built_clip_name(r->bclip) : r->clip->name ? r->clip->name : "");
+        printf(", \"index\": %d, \"start\": ", r->ci);
+        json_put_num(r->bclip ? ossa_built_clip_start(r->bclip) : r->clip->start);
+        printf(", \"end\": ");
+        json_put_num(r->bclip ? ossa_built_clip_end(r->bclip) : r->clip->end);
+        printf("}");
+    } else {
+        printf("null");
+    }
+    if (cli_graph_active(r->graph)) {
+        printf(", \"graph\": {\"file\": ");
+        json_put_str(r->graph->path);
+        printf(", \"fps\": ");
+        json_put_num(r->graph->fps);
+        printf("}");
+    }
+}
+
+/* The pose and world matrices at sample ti (time t): from the graph, the layers, the built or
+ * editable clip, or the rest pose. 0, or 1 after printing an error. */
+static int pose_at(sample_run *r, int ti, float t) {
+    const ossa_skeleton *sk = r->asset->skeleton;
+    uint32_t jn = joint_count(r);
+    int rc = 0;
+    if (!jn) return 0;
+    if (r->bclip && cli_built_sampler_run(&r->bs, t, r->loop, r->pose)) rc = 1; /* also its time and weights with layers */
+    if (cli_graph_active(r->graph)) {
+        if (cli_graph_advance(r->graph, r->times[ti], "sample")) memcpy(r->pose, r->graph->pose, jn * sizeof *r->pose);
+        else rc = 1;
+    } else if (cli_layers_active(r->layers)) {
+        cli_layers_pose(r->layers, sk, t, r->loop, r->pose);
+    } else if (!r->bclip && r->clip) {
+        ossa_clip_sample_job sj = {.clip = r->clip, .time = t, .loop = r->loop, .reference = sk->rest,
+                                   .reference_count = jn, .output = r->pose, .output_count = jn};
+        ossa_clip_sample_job_run(&sj);
+    } else if (!r->bclip) {
+        memcpy(r->pose, sk->rest, jn * sizeof *r->pose);
+    }
+    if (r->bclip && !r->clip) /* a packed file: joints whose pose differs from rest count as animated */
+        for (uint32_t j = 0; j < jn; j++) r->animated[j] = memcmp(&r->pose[j], &sk->rest[j], sizeof *r->pose) != 0;
+    compute_world(r->asset, r->pose, r->animated, r->world);
+    keep_hemisphere(r->pose, r->previous, jn, ti > 0);
+    return rc;
+}
+
+/* "nodes": every glTF node's local TRS, world matrix and morph weights. */
+static void print_nodes(const sample_run *r, float t) {
+    const ossa_asset *a = r->asset;
+    printf(",\n   \"nodes\": [");
+    for (uint32_t i = 0; i < a->node_count; i++) {
+        uint32_t j = a->nodes[i].joint;
+        const ossa_transform *x = &r->pose[j];
+        printf("%s{\"index\": %u, \"name\": ", i ? ",\n     " : "", i);
+        json_put_str(a->nodes[i].name ? a->nodes[i].name : "");
+        printf(", \"translation\": ");
+        put_floats(&x->translation.x, 3);
+        printf(", \"rotation\": ");
+        put_floats(&x->rotation.x, 4);
+        printf(", \"scale\": ");
+        put_floats(&x->scale.x, 3);
+        printf(", \"world\": ");
+        put_floats(r->world[j].m, 16);
+        put_node_weights(a, i, r->clip, &r->bs, t, r->loop);
+        printf("}");
+    }
+    printf("]");
+}
+
+/* The first nv vertices of mesh m at time t: morphed (the mesh's weights at t), then skinned
+ * by the scalar kernel with its skin's palette, into op / on (nv * 3 floats each; mp / mn the
+ * morphed vertices, vertex_count * 3 each, w target_count weights). 0, or 1 after printing. */
+static int skin_mesh(sample_run *r, uint32_t m, uint32_t nv, float t, float *mp, float *mn, float *op, float *on, float *w) {
+    const ossa_mesh *mesh = r->asset->meshes[m];
+    uint32_t jn = joint_count(r);
+    morph_weights(r->clip, &r->bs, (uint32_t)mesh->node, mesh->target_count, mesh->default_weights, t, r->loop, w);
+    ossa_morph_job mj = {.mesh = mesh, .weights = w, .weight_count = mesh->target_count, .end = nv,
+                         .out_positions = mp, .out_positions_count = mesh->vertex_count,
+                         .out_normals = mesh->normals ? mn : NULL, .out_normals_count = mesh->vertex_count};
+    if (ossa_morph_job_run(&mj) != OSSA_OK) {
+        fprintf(stderr, "ossa sample: morphing mesh %u failed\n", m);
+        return 1;
+    }
+    ossa_palette_job pj = {.skeleton = r->asset->skeleton, .skin = (uint32_t)mesh->skin, .model = r->world,
+                           .model_count = jn, .output = r->palette, .output_count = jn};
+    ossa_palette_job_run(&pj);
+    ossa_skin_job job = {.begin = 0, .end = nv, .vertex_count = nv, .influences = mesh->influences,
+                         .joints = mesh->joints, .weights = mesh->weights, .kernel = OSSA_SKIN_KERNEL_SCALAR,
+                         .palette = r->palette, .palette_count = jn, .positions = mp, .out_positions = op,
+                         .normals = mesh->normals ? mn : NULL, .out_normals = mesh->normals ? on : NULL};
+    if (nv && ossa_skin_job_run(&job) != OSSA_OK) {
+        fprintf(stderr, "ossa sample: skinning mesh %u failed\n", m);
+        return 1;
+    }
+    return 0;
+}
+
+static void print_skinned_mesh(const sample_run *r, const ossa_mesh *mesh, uint32_t nv, const float *op,
+                               const float *on, bool first) {
+    printf("%s{\"node\": %u, \"mesh\": %u, \"primitive\": %u, \"positions\": [", first ? "" : ",\n     ",
+           r->asset->skeleton->source_index[mesh->node], mesh->source_mesh, mesh->source_primitive);
+    for (uint32_t v = 0; v < nv; v++) {
+        if (v) printf(", ");
+        put_floats(op + 3 * v, 3);
+    }
+    printf("], \"normals\": [");
+    for (uint32_t v = 0; v < nv && mesh->normals; v++) {
+        if (v) printf(", ");
+        put_floats(on + 3 * v, 3);
+    }
+    printf("]}");
+}
+
+/* "skinned": the first --vertices vertices of every skinned primitive. 0, or 1 after printing
+ * an error (the array then ends at the mesh that failed). */
+static int print_skinned(sample_run *r, float t) {
+    const ossa_asset *a = r->asset;
+    const ossa_skeleton *sk = a->skeleton;
+    int rc = 0, printed = 0;
+    printf(",\n   \"skinned\": [");
+    for (uint32_t m = 0; m < a->mesh_count && !rc; m++) {
+        const ossa_mesh *mesh = a->meshes[m];
+        if (!mesh || mesh->skin < 0 || !mesh->influences || (uint32_t)mesh->skin >= sk->skin_count) continue;
+        uint32_t nv = r->vertices < 0 || (uint64_t)r->vertices > mesh->vertex_count ? mesh->vertex_count
+                                                                                     : (uint32_t)r->vertices;
+        float *mp = calloc((size_t)mesh->vertex_count * 3 + 3, sizeof(float));
+        float *mn = calloc((size_t)mesh->vertex_count * 3 + 3, sizeof(float));
+        float *op = calloc((size_t)nv * 3 + 3, sizeof(float));
+        float *on = calloc((size_t)nv * 3 + 3, sizeof(float));
+        float *w = calloc((size_t)mesh->target_count + 1, sizeof(float));
+        rc = !mp || !mn || !op || !on || !w ? 1 : skin_mesh(r, m, nv, t, mp, mn, op, on, w);
+        if (!rc) print_skinned_mesh(r, mesh, nv, op, on, !printed++);
+        free(mp);
+        free(mn);
+        free(op);
+        free(on);
+        free(w);
+    }
+    printf("]");
+    return rc;
+}
+
+/* Sample ti: {"time", the layers', graph's and IK's reports, "nodes", "skinned"}. */
+static int print_sample(sample_run *r, int ti) {
+    float t = (float)r->times[ti];
+    int rc = pose_at(r, ti, t);
+    uint32_t reached_before[IK_PASS_MAX];
+    for (uint32_t k = 0; k < r->ik.count; k++) reached_before[k] = r->ik.chains[k].reached;
+    if (joint_count(r) && r->ik.count) ik_pass_run(&r->ik, r->asset->skeleton, r->pose, r->world, true);
+    printf("%s{\"time\": ", ti ? ",\n  " : "");
+    json_put_num(r->bclip ? r->bs.sampled_time : r->clip ? ossa_clip_adjust_time(r->clip, t, r->loop) : r->times[ti]);
+    if (cli_layers_active(r->layers)) printf(",\n   "), cli_layers_print_json(r->layers);
+    if (cli_graph_active(r->graph)) printf(",\n   "), cli_graph_print_json(r->graph);
+    if (r->ik.count) put_ik(&r->ik, r->asset->skeleton, reached_before);
+    print_nodes(r, t);
+    if (!rc) rc = print_skinned(r, t);
+    else printf(",\n   \"skinned\": []");
+    printf("}");
+    return rc;
+}
+
 int cmd_sample(int argc, char **argv) {
     cli_layers layers;
     memset(&layers, 0, sizeof layers);
     cli_graph graph;
     memset(&graph, 0, sizeof graph);
     graph.take_fps = true;
-    int rc = sample_main(argc, argv, &layers, &graph);
+    sample_run r;
+    memset(&r, 0, sizeof r);
+    r.layers = &layers;
+    r.graph = &graph;
+    int rc = parse_args(&r, argc, argv);
+    if (rc == GO_ON) rc = open_file(&r);
+    if (rc == GO_ON) rc = alloc_buffers(&r);
+    if (rc == GO_ON) {
+        print_header(&r);
+        printf(",\n \"samples\": [");
+        rc = 0;
+        for (int ti = 0; ti < r.time_count && !rc; ti++) rc = print_sample(&r, ti);
+        printf("]}\n");
+    }
+    free_run(&r);
     cli_layers_free(&layers);
     cli_graph_free(&graph);
-    return rc;
-}
-
-/* --graph goes with --time, --vertices, --ik, --precision / --lossless and the load options:
- * not with clips or layers. 0, or 2 after printing. */
-static int check_graph_options(const cli_graph *graph, const cli_layers *layers, const char *clip_arg,
-                               const double *times, int time_count) {
-    int rc = cli_graph_check_options(graph, "sample");
-    if (rc || !cli_graph_active(graph)) return rc;
-    if (clip_arg || layers->count) {
-        fprintf(stderr, "ossa sample: --graph poses the character itself: it takes no --clip or layer flags\n");
-        return 2;
-    }
-    for (int i = 0; i < time_count; i++)
-        if (times[i] < 0.0 || times[i] > 1.0e5) {
-            fprintf(stderr, "ossa sample: --graph: --time %g is outside the simulated range [0, 100000] s\n", times[i]);
-            return 2;
-        }
-    return 0;
-}
-
-static int sample_main(int argc, char **argv, cli_layers *layers, cli_graph *graph) {
-    const char *file = NULL, *clip_arg = NULL;
-    bool loop = false;
-    long vertices = 64;
-    double *times = calloc((size_t)argc + 1, sizeof *times);
-    int time_count = 0;
-    ossa_clip_build_options build; /* --precision / --lossless: sample through built clips */
-    memset(&build, 0, sizeof build);
-    bool use_built = false;
-    ik_pass ik;
-    memset(&ik, 0, sizeof ik);
-    if (!times) return 1;
-    for (int i = 1; i < argc; i++) {
-        if (!strcmp(argv[i], "--help") || !strcmp(argv[i], "-h")) {
-            free(times);
-            return usage(stdout);
-        }
-        int taken = ik_pass_arg(&ik, "sample", argc, argv, &i);
-        if (taken > 0) continue;
-        if (taken == 0 && (taken = cli_graph_arg(graph, "sample", argc, argv, &i)) > 0) continue;
-        if (taken == 0) taken = cli_layers_arg(layers, "sample", argc, argv, &i);
-        if (taken < 0) {
-            free(times);
-            return 2;
-        }
-        if (taken) clip_arg = cli_layers_first_clip(layers);
-        else if (!strcmp(argv[i], "--time") && i + 1 < argc) {
-            char *end;
-            times[time_count++] = strtod(argv[++i], &end);
-            if (*end || isnan(times[time_count - 1])) {
-                fprintf(stderr, "ossa sample: --time '%s' is not a number\n", argv[i]);
-                free(times);
-                return 2;
-            }
-        } else if (!strcmp(argv[i], "--vertices") && i + 1 < argc) {
-            i++;
-            if (!strcmp(argv[i], "all")) vertices = -1;
-            else {
-                char *end;
-                vertices = strtol(argv[i], &end, 10);
-                if (*end || vertices < 0) {
-                    fprintf(stderr, "ossa sample: --vertices expects a count >= 0 or all, got '%s'\n", argv[i]);
-                    free(times);
-                    return usage(stderr);
-                }
-            }
-        } else if (!strcmp(argv[i], "--loop")) loop = true;
-        else if (!strcmp(argv[i], "--lossless")) use_built = build.lossless = true;
-        else if (!strcmp(argv[i], "--precision") && i + 1 < argc) {
-            char *end;
-            build.precision = strtof(argv[++i], &end);
-            use_built = true;
-            if (*end || !(build.precision > 0)) {
-                fprintf(stderr, "ossa sample: --precision expects a positive number of model units, got '%s'\n", argv[i]);
-                free(times);
-                return usage(stderr);
-            }
-        }
-        else if ((argv[i][0] == '-' && argv[i][1]) || file) {
-            if (file && argv[i][0] != '-') fprintf(stderr, "ossa sample: more than one FILE: %s\n", argv[i]);
-            else cli_unknown_option("sample", argv[i], i + 1 >= argc);
-            free(times);
-            return usage(stderr);
-        } else file = argv[i];
-    }
-    if (!file) {
-        free(times);
-        return usage(stderr);
-    }
-    if (build.lossless && build.precision > 0) {
-        fprintf(stderr, "ossa sample: --precision and --lossless exclude each other (lossless keeps every key)\n");
-        free(times);
-        return 2;
-    }
-    int graph_rc = check_graph_options(graph, layers, clip_arg, times, time_count);
-    if (graph_rc) {
-        free(times);
-        return graph_rc;
-    }
-    ossa_asset *asset = cli_load_asset("sample", file);
-    if (!asset) {
-        free(times);
-        return 1;
-    }
-    /* packed files have built clips only; --precision / --lossless build them here */
-    if (!asset->clip_count && asset->built_clip_count) use_built = true;
-    if (use_built && cli_build_clips(asset, &build, "sample", false)) {
-        ossa_asset_destroy(asset);
-        free(times);
-        return 1;
-    }
-    int32_t ci = -1;
-    if (clip_arg) {
-        if (use_built) ci = cli_find_built_clip(asset, clip_arg);
-        else ci = ossa_asset_find_clip(asset, clip_arg);
-        if (ci < 0 && !use_built) {
-            char *end;
-            long v = strtol(clip_arg, &end, 10);
-            if (!*end && v >= 0 && (uint64_t)v < asset->clip_count) ci = (int32_t)v;
-        }
-        if (ci < 0) {
-            fprintf(stderr, "ossa sample: no clip '%s' in %s (%u clips)\n", clip_arg, file,
-                    use_built ? asset->built_clip_count : asset->clip_count);
-            ossa_asset_destroy(asset);
-            free(times);
-            return 1;
-        }
-    }
-    const ossa_built_clip *bclip = use_built && ci >= 0 ? asset->built_clips[ci] : NULL;
-    /* the editable clip, also for a built one when the file has it (which joints it animates) */
-    const ossa_clip *clip = ci >= 0 && (uint32_t)ci < asset->clip_count ? asset->clips[ci] : NULL;
-    if ((cli_layers_active(layers) && !cli_layers_resolve(layers, asset, use_built ? &build : NULL, "sample")) ||
-        !ik_pass_resolve(&ik, asset->skeleton, "sample")) {
-        ossa_asset_destroy(asset);
-        free(times);
-        return 1;
-    }
-    if (cli_graph_active(graph) && (graph_rc = cli_graph_load(graph, asset, "sample")) != 0) {
-        ossa_asset_destroy(asset);
-        free(times);
-        return graph_rc;
-    }
-    if (!time_count) times[time_count++] = bclip ? ossa_built_clip_start(bclip) : clip ? clip->start : 0.0;
-
-    const ossa_skeleton *sk = asset->skeleton;
-    uint32_t jn = sk ? sk->joint_count : 0;
-    ossa_transform *pose = calloc(jn ? jn : 1, sizeof *pose);
-    ossa_mat4 *world = calloc(jn ? jn : 1, sizeof *world);
-    ossa_mat4 *palette = calloc(jn ? jn : 1, sizeof *palette);
-    bool *animated = calloc(jn ? jn : 1, sizeof *animated);
-    ossa_quat *previous = calloc(jn ? jn : 1, sizeof *previous); /* the last sample's rotations */
-    int rc = 0;
-    if (!pose || !world || !palette || !animated || !previous) rc = 1;
-    cli_built_sampler bs;
-    memset(&bs, 0, sizeof bs);
-    if (!rc && cli_built_sampler_init(&bs, bclip, sk)) rc = 1;
-    for (uint32_t c = 0; c < asset->clip_count; c++) /* the graph plays any clip; else the one */
-        if (asset->clips[c] == clip || (cli_graph_active(graph) && asset->clips[c]))
-            for (uint32_t t = 0; t < asset->clips[c]->track_count; t++)
-                if (asset->clips[c]->tracks[t].joint < jn) animated[asset->clips[c]->tracks[t].joint] = true;
-
-    printf("{\"file\": ");
-    json_put_str(file);
-    printf(", \"clip\": ");
-    if (clip || bclip) {
-        printf("{\"name\": ");
-        json_put_str(bclip ? ossa_built_clip_name(bclip) : clip->name ? clip->name : "");
-        printf(", \"index\": %d, \"start\": ", ci);
-        json_put_num(bclip ? ossa_built_clip_start(bclip) : clip->start);
-        printf(", \"end\": ");
-        json_put_num(bclip ? ossa_built_clip_end(bclip) : clip->end);
-        printf("}");
-    } else {
-        printf("null");
-    }
-    if (cli_graph_active(graph)) {
-        printf(", \"graph\": {\"file\": ");
-        json_put_str(graph->path);
-        printf(", \"fps\": ");
-        json_put_num(graph->fps);
-        printf("}");
-    }
-    printf(",\n \"samples\": [");
-    for (int ti = 0; ti < time_count && !rc; ti++) {
-        float t = (float)times[ti];
-        if (jn) {
-            ossa_clip_sample_job sj = {.clip = clip, .time = t, .loop = loop, .reference = sk->rest,
-                                       .reference_count = jn, .output = pose, .output_count = jn};
-            if (bclip && cli_built_sampler_run(&bs, t, loop, pose)) rc = 1; /* also its time and weights with layers */
-            if (cli_graph_active(graph)) {
-                if (cli_graph_advance(graph, times[ti], "sample")) memcpy(pose, graph->pose, jn * sizeof *pose);
-                else rc = 1;
-            } else if (cli_layers_active(layers)) cli_layers_pose(layers, sk, t, loop, pose);
-            else if (!bclip && clip) ossa_clip_sample_job_run(&sj);
-            else if (!bclip) memcpy(pose, sk->rest, jn * sizeof *pose);
-            if (bclip && !clip) /* a packed file: joints whose pose differs from rest count as animated */
-                for (uint32_t j = 0; j < jn; j++) animated[j] = memcmp(&pose[j], &sk->rest[j], sizeof *pose) != 0;
-            compute_world(asset, pose, animated, world);
-            keep_hemisphere(pose, previous, jn, ti > 0);
-        }
-        uint32_t reached_before[IK_PASS_MAX];
-        for (uint32_t k = 0; k < ik.count; k++) reached_before[k] = ik.chains[k].reached;
-        if (jn && ik.count) ik_pass_run(&ik, sk, pose, world, true);
-        printf("%s{\"time\": ", ti ? ",\n  " : "");
-        json_put_num(bclip ? bs.sampled_time : clip ? ossa_clip_adjust_time(clip, t, loop) : times[ti]);
-        if (cli_layers_active(layers)) printf(",\n   "), cli_layers_print_json(layers);
-        if (cli_graph_active(graph)) printf(",\n   "), cli_graph_print_json(graph);
-        if (ik.count) put_ik(&ik, sk, reached_before);
-        printf(",\n   \"nodes\": [");
-        for (uint32_t i = 0; i < asset->node_count; i++) {
-            uint32_t j = asset->nodes[i].joint;
-            const ossa_transform *x = &pose[j];
-            printf("%s{\"index\": %u, \"name\": ", i ? ",\n     " : "", i);
-            json_put_str(asset->nodes[i].name ? asset->nodes[i].name : "");
-            printf(", \"translation\": ");
-            put_floats(&x->translation.x, 3);
-            printf(", \"rotation\": ");
-            put_floats(&x->rotation.x, 4);
-            printf(", \"scale\": ");
-            put_floats(&x->scale.x, 3);
-            printf(", \"world\": ");
-            put_floats(world[j].m, 16);
-            put_node_weights(asset, i, clip, &bs, t, loop);
-            printf("}");
-        }
-        printf("],\n   \"skinned\": [");
-        int printed = 0;
-        for (uint32_t m = 0; m < asset->mesh_count && !rc; m++) {
-            const ossa_mesh *mesh = asset->meshes[m];
-            if (!mesh || mesh->skin < 0 || !mesh->influences || (uint32_t)mesh->skin >= sk->skin_count) continue;
-            uint32_t nv = vertices < 0 || (uint64_t)vertices > mesh->vertex_count ? mesh->vertex_count : (uint32_t)vertices;
-            float *mp = calloc((size_t)mesh->vertex_count * 3 + 3, sizeof(float));
-            float *mn = calloc((size_t)mesh->vertex_count * 3 + 3, sizeof(float));
-            float *op = calloc((size_t)nv * 3 + 3, sizeof(float));
-            float *on = calloc((size_t)nv * 3 + 3, sizeof(float));
-            float *w = calloc((size_t)mesh->target_count + 1, sizeof(float));
-            if (!mp || !mn || !op || !on || !w) rc = 1;
-            if (!rc) {
-                morph_weights(clip, &bs, (uint32_t)mesh->node, mesh->target_count, mesh->default_weights, t, loop, w);
-                ossa_morph_job mj = {.mesh = mesh, .weights = w, .weight_count = mesh->target_count, .end = nv,
-                                     .out_positions = mp, .out_positions_count = mesh->vertex_count,
-                                     .out_normals = mesh->normals ? mn : NULL, .out_normals_count = mesh->vertex_count};
-                if (ossa_morph_job_run(&mj) != OSSA_OK) {
-                    fprintf(stderr, "ossa sample: morphing mesh %u failed\n", m);
-                    rc = 1;
-                }
-                ossa_palette_job pj = {.skeleton = sk, .skin = (uint32_t)mesh->skin, .model = world,
-                                       .model_count = jn, .output = palette, .output_count = jn};
-                ossa_palette_job_run(&pj);
-                ossa_skin_job job;
-                memset(&job, 0, sizeof job);
-                job.begin = 0;
-                job.end = nv;
-                job.vertex_count = nv;
-                job.influences = mesh->influences;
-                job.joints = mesh->joints;
-                job.weights = mesh->weights;
-                job.kernel = OSSA_SKIN_KERNEL_SCALAR;
-                job.palette = palette;
-                job.palette_count = jn;
-                job.positions = mp;
-                job.out_positions = op;
-                if (mesh->normals) {
-                    job.normals = mn;
-                    job.out_normals = on;
-                }
-                if (!rc && nv && ossa_skin_job_run(&job) != OSSA_OK) {
-                    fprintf(stderr, "ossa sample: skinning mesh %u failed\n", m);
-                    rc = 1;
-                }
-            }
-            if (!rc) {
-                printf("%s{\"node\": %u, \"mesh\": %u, \"primitive\": %u, \"positions\": [", printed++ ? ",\n     " : "",
-                       sk->source_index[mesh->node], mesh->source_mesh, mesh->source_primitive);
-                for (uint32_t v = 0; v < nv; v++) {
-                    if (v) printf(", ");
-                    put_floats(op + 3 * v, 3);
-                }
-                printf("], \"normals\": [");
-                for (uint32_t v = 0; v < nv && mesh->normals; v++) {
-                    if (v) printf(", ");
-                    put_floats(on + 3 * v, 3);
-                }
-                printf("]}");
-            }
-            free(mp);
-            free(mn);
-            free(op);
-            free(on);
-            free(w);
-        }
-        printf("]}");
-    }
-    printf("]}\n");
-    free(pose);
-    free(world);
-    free(palette);
-    free(animated);
-    free(previous);
-    free(times);
-    cli_built_sampler_free(&bs);
-    ossa_asset_destroy(asset);
     return rc;
 }
