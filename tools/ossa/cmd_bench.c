@@ -247,21 +247,41 @@ static void free_instances(bench *b) {
     free(b->inst);
 }
 
-int cmd_bench(int argc, char **argv) {
-    const char *file = NULL, *clip_arg = NULL;
-    long rounds = 15, threads = 0, crowd_count = 0;
-    bool json = false;
+/* The command line. */
+typedef struct bench_args {
+    const char *file, *clip_arg;
+    long rounds, threads, crowd_count;
+    bool json;
+} bench_args;
+
+static int bench_usage(const char *a, bool more) {
+    bool help = a[1] == 'h' || a[2] == 'h';
+    if (!help) cli_unknown_option("bench", a, !more);
+    fprintf(help ? stdout : stderr,
+            "usage: ossa bench [FILE|demo] [--clip NAME|INDEX] [--rounds N] [--threads N] [--crowd N [--json]]\n"
+            "  medians (ns per character-frame and per vertex) of sampling, model space + palette,\n"
+            "  skinning and a full frame, single-threaded and on all cores (--threads 0 = all)\n"
+            "  --crowd N: a crowd of N instances instead: CPU ms per frame (sampling + palettes) on 1 and\n"
+            "  --threads threads, characters per 16.7 ms, GPU ms per frame (upload + instanced draw); every\n"
+            "  instance has its own sampling state. --json: one JSON object (context_bytes, instances,\n"
+            "  threads, ms_per_frame_1t/_nt, characters_per_16ms_1t/_nt; built clips, no GPU)\n");
+    return help ? 0 : 2;
+}
+
+/* -1 to go on, or the exit code (after printing why). */
+static int parse_bench_args(int argc, char **argv, bench_args *o) {
+    *o = (bench_args){.rounds = 15};
     for (int i = 1; i < argc; i++) {
         const char *a = argv[i];
         bool more = i + 1 < argc;
         char *end = NULL;
         if (!strcmp(a, "--json")) {
-            json = true;
+            o->json = true;
         } else if (!strcmp(a, "--clip") && more) {
-            clip_arg = argv[++i];
+            o->clip_arg = argv[++i];
         } else if (!strcmp(a, "--crowd") && more) {
-            crowd_count = strtol(argv[++i], &end, 10);
-            if (!*argv[i] || *end || crowd_count < 1 || crowd_count > 1000000) {
+            o->crowd_count = strtol(argv[++i], &end, 10);
+            if (!*argv[i] || *end || o->crowd_count < 1 || o->crowd_count > 1000000) {
                 fprintf(stderr, "ossa bench: --crowd expects an instance count (1..1000000)\n");
                 return 2;
             }
@@ -271,174 +291,208 @@ int cmd_bench(int argc, char **argv) {
                 fprintf(stderr, "ossa bench: %s expects an integer (1..1024)\n", a);
                 return 2;
             }
-            if (a[2] == 'r') rounds = v;
-            else threads = v;
+            *(a[2] == 'r' ? &o->rounds : &o->threads) = v;
         } else if (!strcmp(a, "--help") || !strcmp(a, "-h") || (a[0] == '-' && a[1])) {
-            bool help = a[1] == 'h' || a[2] == 'h';
-            if (!help) cli_unknown_option("bench", a, !more);
-            fprintf(help ? stdout : stderr,
-                    "usage: ossa bench [FILE|demo] [--clip NAME|INDEX] [--rounds N] [--threads N] [--crowd N [--json]]\n"
-                    "  medians (ns per character-frame and per vertex) of sampling, model space + palette,\n"
-                    "  skinning and a full frame, single-threaded and on all cores (--threads 0 = all)\n"
-                    "  --crowd N: a crowd of N instances instead: CPU ms per frame (sampling + palettes) on 1 and\n"
-                    "  --threads threads, characters per 16.7 ms, GPU ms per frame (upload + instanced draw); every\n"
-                    "  instance has its own sampling state. --json: one JSON object (context_bytes, instances,\n"
-                    "  threads, ms_per_frame_1t/_nt, characters_per_16ms_1t/_nt; built clips, no GPU)\n");
-            return help ? 0 : 2;
-        } else if (!take_file_arg("bench", a, i + 1 >= argc, &file)) {
+            return bench_usage(a, more);
+        } else if (!take_file_arg("bench", a, !more, &o->file)) {
             return 2;
         }
     }
-    if (json && !crowd_count) {
+    if (o->json && !o->crowd_count) {
         fprintf(stderr, "ossa bench: --json needs --crowd N\n");
         return 2;
     }
-    if (crowd_count) return crowd_bench(file, (uint32_t)crowd_count, (uint32_t)threads, (uint32_t)(rounds * 10), json);
-    bench b;
-    memset(&b, 0, sizeof b);
-    if (!scene_load(&b.s, file, "bench")) return 1;
-    int rc = 1;
-    const ossa_skeleton *sk = b.s.asset->skeleton;
-    b.jc = b.s.joint_count;
-    bool editable = b.s.asset->clip_count > 0; /* a packed file has built clips only */
-    if ((!editable && !b.s.asset->built_clip_count) || !b.jc) {
-        fprintf(stderr, "ossa bench: %s has no clips to sample\n", b.s.label);
-        goto done;
+    return -1;
+}
+
+/* The clip benched (--clip, else the first): an editable one is built here at the default
+ * precision and lossless (made[0], made[1]); a packed file's built clip is benched as stored
+ * (*compressed). Its range and weight count into b. False after printing why. */
+static bool prepare_clips(bench *b, const char *clip_arg, const ossa_built_clip **compressed) {
+    const ossa_asset *a = b->s.asset;
+    bool editable = a->clip_count > 0; /* a packed file has built clips only */
+    if ((!editable && !a->built_clip_count) || !b->jc) {
+        fprintf(stderr, "ossa bench: %s has no clips to sample\n", b->s.label);
+        return false;
     }
-    int ci = clip_arg ? scene_find_clip(&b.s, clip_arg, "bench") : 0; /* a packed file: its built clips */
-    if (ci < 0) goto done;
-    b.clip = editable ? b.s.asset->clips[ci] : NULL;
-    /* the clip built once here at the default precision and lossless (a packed file: as stored) */
-    const ossa_built_clip *stored = editable ? NULL : b.s.asset->built_clips[ci];
+    int ci = clip_arg ? scene_find_clip(&b->s, clip_arg, "bench") : 0; /* a packed file: its built clips */
+    if (ci < 0) return false;
+    b->clip = editable ? a->clips[ci] : NULL;
     for (int k = 0; editable && k < 2; k++) {
         ossa_clip_build_options o = {.lossless = k == 1};
-        ossa_result br = ossa_clip_build(b.clip, sk, &o, NULL, &b.made[k], NULL);
+        ossa_result br = ossa_clip_build(b->clip, a->skeleton, &o, NULL, &b->made[k], NULL);
         if (br) {
-            fprintf(stderr, "ossa bench: building clip '%s' failed (%s)\n", b.clip->name, ossa_result_string(br));
-            goto done;
+            fprintf(stderr, "ossa bench: building clip '%s' failed (%s)\n", b->clip->name, ossa_result_string(br));
+            return false;
         }
     }
-    const ossa_built_clip *compressed = editable ? b.made[0] : stored;
-    b.start = ossa_built_clip_start(compressed);
-    b.end = ossa_built_clip_end(compressed);
-    b.weight_count = ossa_built_clip_weight_count(compressed);
-    if (editable && ossa_built_clip_weight_count(b.made[1]) > b.weight_count)
-        b.weight_count = ossa_built_clip_weight_count(b.made[1]);
-    b.weights = calloc((size_t)b.weight_count + 1, sizeof *b.weights);
-    b.pool = thread_pool_create((uint32_t)threads);
-    if (!b.pool) {
+    *compressed = editable ? b->made[0] : a->built_clips[ci];
+    b->start = ossa_built_clip_start(*compressed);
+    b->end = ossa_built_clip_end(*compressed);
+    b->weight_count = ossa_built_clip_weight_count(*compressed);
+    if (editable && ossa_built_clip_weight_count(b->made[1]) > b->weight_count)
+        b->weight_count = ossa_built_clip_weight_count(b->made[1]);
+    return true;
+}
+
+/* The thread pool, 16 instances a thread (each its own buffers, cursors and sampling context,
+ * spread over the clip), the random times and the skinning scratch. False after printing why. */
+static bool prepare_instances(bench *b, long threads) {
+    const ossa_skeleton *sk = b->s.asset->skeleton;
+    b->weights = calloc((size_t)b->weight_count + 1, sizeof *b->weights);
+    b->pool = thread_pool_create((uint32_t)threads);
+    if (!b->pool) {
         fprintf(stderr, "ossa bench: cannot start the thread pool\n");
-        goto done;
+        return false;
     }
-    uint32_t nthreads = thread_pool_size(b.pool);
-    b.inst_count = nthreads * 16;
-    b.inst = calloc(b.inst_count, sizeof *b.inst);
-    b.time_count = 1024;
-    b.times = malloc(sizeof(float) * b.time_count);
-    uint32_t skins = sk->skin_count ? sk->skin_count : 1, cursors = b.clip ? ossa_clip_cursor_count(b.clip) : 1;
-    b.dq = calloc((size_t)skins * b.jc, sizeof *b.dq);
-    bool ok = b.inst && b.times && b.dq && b.weights;
-    for (uint32_t i = 0; ok && i < b.inst_count; i++) {
-        instance *in = &b.inst[i];
-        in->locals = calloc(b.jc, sizeof *in->locals);
-        in->model = calloc(b.jc, sizeof *in->model);
-        in->palettes = calloc((size_t)skins * b.jc, sizeof *in->palettes);
+    b->inst_count = thread_pool_size(b->pool) * 16;
+    b->inst = calloc(b->inst_count, sizeof *b->inst);
+    b->time_count = 1024;
+    b->times = malloc(sizeof(float) * b->time_count);
+    uint32_t skins = sk->skin_count ? sk->skin_count : 1, cursors = b->clip ? ossa_clip_cursor_count(b->clip) : 1;
+    b->dq = calloc((size_t)skins * b->jc, sizeof *b->dq);
+    bool ok = b->inst && b->times && b->dq && b->weights;
+    for (uint32_t i = 0; ok && i < b->inst_count; i++) {
+        instance *in = &b->inst[i];
+        in->locals = calloc(b->jc, sizeof *in->locals);
+        in->model = calloc(b->jc, sizeof *in->model);
+        in->palettes = calloc((size_t)skins * b->jc, sizeof *in->palettes);
         in->cursors = calloc(cursors ? cursors : 1, sizeof *in->cursors);
         ok = in->locals && in->model && in->palettes && in->cursors &&
-             ossa_sampling_context_create(b.jc, b.weight_count, NULL, &in->context) == OSSA_OK;
+             ossa_sampling_context_create(b->jc, b->weight_count, NULL, &in->context) == OSSA_OK;
         if (!ok) break;
-        for (size_t j = 0; j < (size_t)skins * b.jc; j++) in->palettes[j] = ossa_mat4_identity();
-        in->time = b.start + (b.end - b.start) * (float)i / (float)b.inst_count;
+        for (size_t j = 0; j < (size_t)skins * b->jc; j++) in->palettes[j] = ossa_mat4_identity();
+        in->time = b->start + (b->end - b->start) * (float)i / (float)b->inst_count;
         in->rnd = 12345u + i * 7919u;
-        memcpy(in->locals, sk->rest, sizeof *in->locals * b.jc);
+        memcpy(in->locals, sk->rest, sizeof *in->locals * b->jc);
     }
     if (!ok) {
         fprintf(stderr, "ossa bench: out of memory\n");
-        goto done;
+        return false;
     }
     uint32_t rnd = 99;
-    for (uint32_t i = 0; i < b.time_count; i++) {
+    for (uint32_t i = 0; i < b->time_count; i++) {
         rnd = rnd * 1664525u + 1013904223u;
-        b.times[i] = b.start + (b.end - b.start) * (float)(rnd >> 8) / (float)(1u << 24);
+        b->times[i] = b->start + (b->end - b->start) * (float)(rnd >> 8) / (float)(1u << 24);
     }
+    return true;
+}
+
+/* A posed palette for the skinning stages (instance 0 at its time, sampled from `built`) and
+ * its dual quaternions; the skinned vertex total into b, the largest influence count returned. */
+static uint32_t prepare_skinning(bench *b, const ossa_built_clip *built) {
+    const ossa_asset *a = b->s.asset;
     uint32_t influences = 0;
-    for (uint32_t m = 0; m < b.s.asset->mesh_count; m++)
-        if (scene_mesh_is_skinned(&b.s, m)) {
-            b.vertex_total += b.s.asset->meshes[m]->vertex_count;
-            if (b.s.asset->meshes[m]->influences > influences) influences = b.s.asset->meshes[m]->influences;
+    for (uint32_t m = 0; m < a->mesh_count; m++)
+        if (scene_mesh_is_skinned(&b->s, m)) {
+            b->vertex_total += a->meshes[m]->vertex_count;
+            if (a->meshes[m]->influences > influences) influences = a->meshes[m]->influences;
         }
-    /* a posed palette for the skinning stages (and its dual quaternions) */
-    b.lookup = OSSA_LOOKUP_BINARY;
-    b.built = compressed;
-    sample_one(&b, &b.inst[0], false);
-    palette_one(&b, &b.inst[0]);
-    for (uint32_t k = 0; k < sk->skin_count; k++) {
-        ossa_dual_quat_job dj = {.palette = b.inst[0].palettes + (size_t)k * b.jc, .palette_count = b.jc,
-                                 .output = b.dq + (size_t)k * b.jc, .output_count = b.jc};
+    b->lookup = OSSA_LOOKUP_BINARY;
+    b->built = built;
+    sample_one(b, &b->inst[0], false);
+    palette_one(b, &b->inst[0]);
+    for (uint32_t k = 0; k < a->skeleton->skin_count; k++) {
+        ossa_dual_quat_job dj = {.palette = b->inst[0].palettes + (size_t)k * b->jc, .palette_count = b->jc,
+                                 .output = b->dq + (size_t)k * b->jc, .output_count = b->jc};
         ossa_dual_quat_job_run(&dj);
     }
-    ossa_skin_kernel best = ossa_skin_kernel_best();
+    return influences;
+}
 
-    printf("ossa bench: %s, clip '%s' (%.2f s, %u tracks), %u joints, %u skinned vertices (%u influences), "
-           "%u meshes; built clip %zu bytes (%s)\n",
-           b.s.label, ossa_built_clip_name(compressed), (double)(b.end - b.start), ossa_built_clip_track_count(compressed),
-           b.jc, b.vertex_total, influences, b.s.asset->mesh_count, ossa_built_clip_byte_size(compressed),
-           ossa_built_clip_lossless(compressed) ? "lossless" : "compressed");
-    printf("  medians (and best) of %ld rounds; %u threads; best skinning kernel: %s; all-core rows run %u characters per "
-           "frame and report throughput\n\n",
-           rounds, nthreads, ossa_skin_kernel_name(best), b.inst_count);
-    printf("%-22s %-18s %7s %14s %10s %10s %13s\n", "stage", "variant", "threads", "ns/char-frame", "(best)",
-           "ns/vertex", "char-frames/s");
-    uint32_t R = (uint32_t)rounds;
-    double vt = b.vertex_total;
-    /* sampling: built clips (compressed, lossless) through the sampling job, then the editable path */
-    const ossa_built_clip *variants[2] = {compressed, editable ? b.made[1] : NULL};
+/* The sampling rows: the built clips (compressed, lossless) through the sampling job, then the
+ * editable clip's lookups. */
+static void sampling_rows(bench *b, const ossa_built_clip *compressed, uint32_t R) {
+    bool editable = b->clip != NULL;
+    const ossa_built_clip *variants[2] = {compressed, editable ? b->made[1] : NULL};
     const char *names[2][2] = {{"built, forward", "built, random"}, {"lossless, forward", "lossless, random"}};
     if (!editable && ossa_built_clip_lossless(compressed)) names[0][0] = names[1][0], names[0][1] = names[1][1];
     for (int k = 0; k < 2; k++) {
         if (!variants[k]) continue;
-        b.built = variants[k];
-        row("sample", names[k][0], 1, measure(&b, st_sample_forward, R), 0);
-        row("sample", names[k][1], 1, measure(&b, st_sample_random, R), 0);
+        b->built = variants[k];
+        row("sample", names[k][0], 1, measure(b, st_sample_forward, R), 0);
+        row("sample", names[k][1], 1, measure(b, st_sample_random, R), 0);
     }
-    b.built = NULL;
-    if (editable) {
-        b.lookup = OSSA_LOOKUP_CURSOR;
-        row("sample", "forward, cursor", 1, measure(&b, st_sample_forward, R), 0);
-        b.lookup = OSSA_LOOKUP_TABLE;
-        row("sample", "random, table", 1, measure(&b, st_sample_random, R), 0);
-        b.lookup = OSSA_LOOKUP_BINARY;
-        row("sample", "random, binary", 1, measure(&b, st_sample_random, R), 0);
-        b.lookup = OSSA_LOOKUP_LINEAR;
-        row("sample", "random, linear", 1, measure(&b, st_sample_random, R), 0);
+    b->built = NULL;
+    if (!editable) return;
+    static const struct { ossa_lookup lookup; const char *name; bool forward; } lookups[] = {
+        {OSSA_LOOKUP_CURSOR, "forward, cursor", true},
+        {OSSA_LOOKUP_TABLE, "random, table", false},
+        {OSSA_LOOKUP_BINARY, "random, binary", false},
+        {OSSA_LOOKUP_LINEAR, "random, linear", false},
+    };
+    for (size_t k = 0; k < sizeof lookups / sizeof lookups[0]; k++) {
+        b->lookup = lookups[k].lookup;
+        row("sample", lookups[k].name, 1, measure(b, lookups[k].forward ? st_sample_forward : st_sample_random, R), 0);
     }
-    b.built = compressed; /* the rows below run on the built clip, as render and view do */
-    row("model space + palette", "", 1, measure(&b, st_palette, R), 0);
-    if (b.vertex_total) {
-        b.kernel = best;
-        row("skin LBS", ossa_skin_kernel_name(best), 1, measure(&b, st_skin, R), vt);
+    b->lookup = OSSA_LOOKUP_BINARY;
+}
+
+/* The rows on one thread after sampling, then every stage on all the pool's threads, on the
+ * compressed built clip (as render and view run). */
+static void pose_and_skin_rows(bench *b, const ossa_built_clip *compressed, uint32_t R, ossa_skin_kernel best) {
+    double vt = b->vertex_total, n = b->inst_count;
+    uint32_t nthreads = thread_pool_size(b->pool);
+    b->built = compressed;
+    row("model space + palette", "", 1, measure(b, st_palette, R), 0);
+    if (b->vertex_total) {
+        b->kernel = best;
+        row("skin LBS", ossa_skin_kernel_name(best), 1, measure(b, st_skin, R), vt);
         if (best != OSSA_SKIN_KERNEL_SCALAR) {
-            b.kernel = OSSA_SKIN_KERNEL_SCALAR;
-            row("skin LBS", "scalar", 1, measure(&b, st_skin, R), vt);
-            b.kernel = best;
+            b->kernel = OSSA_SKIN_KERNEL_SCALAR;
+            row("skin LBS", "scalar", 1, measure(b, st_skin, R), vt);
+            b->kernel = best;
         }
-        b.dqs = true;
-        row("skin DQS", "", 1, measure(&b, st_skin, R), vt);
-        b.dqs = false;
+        b->dqs = true;
+        row("skin DQS", "", 1, measure(b, st_skin, R), vt);
+        b->dqs = false;
     }
-    row("full frame", "built + LBS", 1, measure(&b, st_frame, R), vt);
-    double n = b.inst_count;
-    row("sample", "built, forward", nthreads, per(measure(&b, st_par_sample, R), n), 0);
-    row("model space + palette", "", nthreads, per(measure(&b, st_par_palette, R), n), 0);
-    if (b.vertex_total) {
-        row("skin LBS", ossa_skin_kernel_name(best), nthreads, measure(&b, st_par_skin, R), vt);
-        b.dqs = true;
-        row("skin DQS", "", nthreads, measure(&b, st_par_skin, R), vt);
-        b.dqs = false;
+    row("full frame", "built + LBS", 1, measure(b, st_frame, R), vt);
+    row("sample", "built, forward", nthreads, per(measure(b, st_par_sample, R), n), 0);
+    row("model space + palette", "", nthreads, per(measure(b, st_par_palette, R), n), 0);
+    if (b->vertex_total) {
+        row("skin LBS", ossa_skin_kernel_name(best), nthreads, measure(b, st_par_skin, R), vt);
+        b->dqs = true;
+        row("skin DQS", "", nthreads, measure(b, st_par_skin, R), vt);
+        b->dqs = false;
     }
-    row("full frame", "built + LBS", nthreads, per(measure(&b, st_par_frame, R), n), vt);
-    rc = 0;
-done:
+    row("full frame", "built + LBS", nthreads, per(measure(b, st_par_frame, R), n), vt);
+}
+
+static void print_bench_header(const bench *b, const ossa_built_clip *compressed, uint32_t influences, long rounds,
+                               ossa_skin_kernel best) {
+    printf("ossa bench: %s, clip '%s' (%.2f s, %u tracks), %u joints, %u skinned vertices (%u influences), "
+           "%u meshes; built clip %zu bytes (%s)\n",
+           b->s.label, ossa_built_clip_name(compressed), (double)(b->end - b->start), ossa_built_clip_track_count(compressed),
+           b->jc, b->vertex_total, influences, b->s.asset->mesh_count, ossa_built_clip_byte_size(compressed),
+           ossa_built_clip_lossless(compressed) ? "lossless" : "compressed");
+    printf("  medians (and best) of %ld rounds; %u threads; best skinning kernel: %s; all-core rows run %u characters per "
+           "frame and report throughput\n\n",
+           rounds, thread_pool_size(b->pool), ossa_skin_kernel_name(best), b->inst_count);
+    printf("%-22s %-18s %7s %14s %10s %10s %13s\n", "stage", "variant", "threads", "ns/char-frame", "(best)",
+           "ns/vertex", "char-frames/s");
+}
+
+int cmd_bench(int argc, char **argv) {
+    bench_args o;
+    int rc = parse_bench_args(argc, argv, &o);
+    if (rc >= 0) return rc;
+    if (o.crowd_count)
+        return crowd_bench(o.file, (uint32_t)o.crowd_count, (uint32_t)o.threads, (uint32_t)(o.rounds * 10), o.json);
+    bench b;
+    memset(&b, 0, sizeof b);
+    if (!scene_load(&b.s, o.file, "bench")) return 1;
+    b.jc = b.s.joint_count;
+    const ossa_built_clip *compressed = NULL;
+    rc = 1;
+    if (prepare_clips(&b, o.clip_arg, &compressed) && prepare_instances(&b, o.threads)) {
+        uint32_t influences = prepare_skinning(&b, compressed);
+        ossa_skin_kernel best = ossa_skin_kernel_best();
+        print_bench_header(&b, compressed, influences, o.rounds, best);
+        sampling_rows(&b, compressed, (uint32_t)o.rounds);
+        pose_and_skin_rows(&b, compressed, (uint32_t)o.rounds, best);
+        rc = 0;
+    }
     free_instances(&b);
     free(b.times);
     free(b.dq);
