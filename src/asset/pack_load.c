@@ -449,112 +449,171 @@ static ossa_result check_floats(pl *L, uint32_t mesh, const char *what, const ui
     return OSSA_OK;
 }
 
-static ossa_result read_mesh(pl *L, uint32_t i, const uint8_t *rec, uint64_t *total, ossa_mesh **out) {
+/* The mesh record's counts, skin, node and source indices into desc, checked against the
+ * sections read before. */
+static ossa_result read_mesh_record(pl *L, uint32_t i, const uint8_t *rec, ossa_mesh *desc) {
     ossa_result r;
-    ossa_mesh desc;
-    memset(&desc, 0, sizeof desc);
-    if ((r = name_at(L, pk_rd_u32(rec + PKM_NAME), PK_MESHES, "mesh", i, &desc.name))) return r;
-    uint64_t nv = desc.vertex_count = pk_rd_u32(rec + PKM_VERTEX_COUNT);
-    uint32_t inf = desc.influences = pk_rd_u32(rec + PKM_INFLUENCES);
-    desc.index_count = pk_rd_u32(rec + PKM_INDEX_COUNT);
-    uint32_t tc = desc.target_count = pk_rd_u32(rec + PKM_TARGET_COUNT);
-    desc.skin = pk_rd_i32(rec + PKM_SKIN);
-    desc.node = pk_rd_i32(rec + PKM_NODE);
-    desc.source_mesh = pk_rd_u32(rec + PKM_SOURCE_MESH);
-    desc.source_primitive = pk_rd_u32(rec + PKM_SOURCE_PRIMITIVE);
+    if ((r = name_at(L, pk_rd_u32(rec + PKM_NAME), PK_MESHES, "mesh", i, &desc->name))) return r;
+    desc->vertex_count = pk_rd_u32(rec + PKM_VERTEX_COUNT);
+    uint32_t inf = desc->influences = pk_rd_u32(rec + PKM_INFLUENCES);
+    desc->index_count = pk_rd_u32(rec + PKM_INDEX_COUNT);
+    desc->target_count = pk_rd_u32(rec + PKM_TARGET_COUNT);
+    desc->skin = pk_rd_i32(rec + PKM_SKIN);
+    desc->node = pk_rd_i32(rec + PKM_NODE);
+    desc->source_mesh = pk_rd_u32(rec + PKM_SOURCE_MESH);
+    desc->source_primitive = pk_rd_u32(rec + PKM_SOURCE_PRIMITIVE);
     if (inf != 0 && inf != 4 && inf != 8)
         return fail(L, OSSA_ERROR_INVALID_DATA, PK_MESHES, "mesh", i, "%u influences per vertex (0, 4 or 8)", inf);
-    if (desc.skin < -1 || (desc.skin >= 0 && (uint32_t)desc.skin >= L->skins))
-        return fail(L, OSSA_ERROR_INVALID_DATA, PK_MESHES, "mesh", i, "skin %d >= %u skins", desc.skin, L->skins);
-    if (inf && desc.skin < 0) return fail(L, OSSA_ERROR_INVALID_DATA, PK_MESHES, "mesh", i, "joint influences without a skin");
-    if (desc.node < -1 || (desc.node >= 0 && (uint32_t)desc.node >= L->joints))
-        return fail(L, OSSA_ERROR_INVALID_DATA, PK_MESHES, "mesh", i, "node joint %d >= %u joints", desc.node, L->joints);
-    if (L->mesh_infos && desc.source_mesh >= L->mesh_infos)
-        return fail(L, OSSA_ERROR_INVALID_DATA, PK_MESHES, "mesh", i, "source mesh %u >= %u meshes", desc.source_mesh,
+    if (desc->skin < -1 || (desc->skin >= 0 && (uint32_t)desc->skin >= L->skins))
+        return fail(L, OSSA_ERROR_INVALID_DATA, PK_MESHES, "mesh", i, "skin %d >= %u skins", desc->skin, L->skins);
+    if (inf && desc->skin < 0) return fail(L, OSSA_ERROR_INVALID_DATA, PK_MESHES, "mesh", i, "joint influences without a skin");
+    if (desc->node < -1 || (desc->node >= 0 && (uint32_t)desc->node >= L->joints))
+        return fail(L, OSSA_ERROR_INVALID_DATA, PK_MESHES, "mesh", i, "node joint %d >= %u joints", desc->node, L->joints);
+    if (L->mesh_infos && desc->source_mesh >= L->mesh_infos)
+        return fail(L, OSSA_ERROR_INVALID_DATA, PK_MESHES, "mesh", i, "source mesh %u >= %u meshes", desc->source_mesh,
                     L->mesh_infos);
+    return OSSA_OK;
+}
 
+/* The mesh's streams (st[k]: NULL when absent), each its size for desc's counts, and the ones
+ * its counts require present. */
+static ossa_result read_mesh_streams(pl *L, uint32_t i, const uint8_t *rec, const ossa_mesh *desc, uint64_t *total,
+                                     const uint8_t *st[PKST_COUNT]) {
+    uint64_t nv = desc->vertex_count, inf = desc->influences, tc = desc->target_count;
     uint64_t bytes[PKST_COUNT] = {nv * 12, nv * 12, nv * 16, nv * 8, nv * 8, nv * inf * 2, nv * inf * 4,
-                                  (uint64_t)desc.index_count * 4, (uint64_t)tc * 4, (uint64_t)tc * PK_TARGET_RECORD};
-    const uint8_t *st[PKST_COUNT];
+                                  (uint64_t)desc->index_count * 4, tc * 4, tc * PK_TARGET_RECORD};
+    ossa_result r;
     for (int k = 0; k < PKST_COUNT; k++)
         if ((r = stream_at(L, i, STREAM_NAME[k], pk_rd_u64(rec + PKM_STREAMS + 8 * (uint64_t)k), bytes[k], total, &st[k])))
             return r;
     if (nv && !st[PKST_POSITIONS]) return fail(L, OSSA_ERROR_INVALID_DATA, PK_MESHES, "mesh", i, "no positions");
     if (inf && nv && (!st[PKST_JOINTS] || !st[PKST_WEIGHTS]))
-        return fail(L, OSSA_ERROR_INVALID_DATA, PK_MESHES, "mesh", i, "%u influences without joints and weights", inf);
+        return fail(L, OSSA_ERROR_INVALID_DATA, PK_MESHES, "mesh", i, "%u influences without joints and weights", desc->influences);
     if (!inf && (st[PKST_JOINTS] || st[PKST_WEIGHTS]))
         return fail(L, OSSA_ERROR_INVALID_DATA, PK_MESHES, "mesh", i, "joints or weights with 0 influences");
-    if (desc.index_count && !st[PKST_INDICES])
-        return fail(L, OSSA_ERROR_INVALID_DATA, PK_MESHES, "mesh", i, "%u indices without an index stream", desc.index_count);
+    if (desc->index_count && !st[PKST_INDICES])
+        return fail(L, OSSA_ERROR_INVALID_DATA, PK_MESHES, "mesh", i, "%u indices without an index stream", desc->index_count);
     if (tc && !st[PKST_TARGETS])
-        return fail(L, OSSA_ERROR_INVALID_DATA, PK_MESHES, "mesh", i, "%u morph targets without a target table", tc);
+        return fail(L, OSSA_ERROR_INVALID_DATA, PK_MESHES, "mesh", i, "%u morph targets without a target table", desc->target_count);
+    return OSSA_OK;
+}
 
-    /* contents: finite floats, weights >= 0, joint and vertex indices in range */
+/* The first joint index >= the joint count (a scan for the largest first: the common case
+ * has none), or OK. */
+static ossa_result check_joint_indices(pl *L, uint32_t i, const uint8_t *p, uint64_t n, uint32_t inf) {
+    uint16_t top = 0, v;
+    for (uint64_t k = 0; k < n; k++) {
+        memcpy(&v, p + 2 * k, 2);
+        top = v > top ? v : top;
+    }
+    if (top < L->joints) return OSSA_OK;
+    for (uint64_t k = 0; k < n; k++) {
+        memcpy(&v, p + 2 * k, 2);
+        if (v >= L->joints)
+            return fail(L, OSSA_ERROR_INVALID_DATA, PK_MESHES, "mesh", i, "vertex %llu: joint index %u >= %u joints",
+                        (unsigned long long)(k / inf), v, L->joints);
+    }
+    return OSSA_OK;
+}
+
+/* The first vertex index >= nv (as check_joint_indices), or OK. */
+static ossa_result check_vertex_indices(pl *L, uint32_t i, const uint8_t *p, uint64_t n, uint64_t nv) {
+    uint32_t top = 0;
+    for (uint64_t k = 0; k < n; k++) {
+        uint32_t v = pk_rd_u32(p + 4 * k);
+        top = v > top ? v : top;
+    }
+    if (top < nv) return OSSA_OK;
+    for (uint64_t k = 0; k < n; k++)
+        if (pk_rd_u32(p + 4 * k) >= nv)
+            return fail(L, OSSA_ERROR_INVALID_DATA, PK_MESHES, "mesh", i, "index %llu is %u >= %llu vertices",
+                        (unsigned long long)k, pk_rd_u32(p + 4 * k), (unsigned long long)nv);
+    return OSSA_OK;
+}
+
+/* The streams' contents: finite floats, weights >= 0, joint and vertex indices in range. */
+static ossa_result check_mesh_streams(pl *L, uint32_t i, const ossa_mesh *desc, const uint8_t *const st[PKST_COUNT]) {
     static const uint32_t floats_per_vertex[PKST_JOINTS] = {3, 3, 4, 2, 2};
+    uint64_t nv = desc->vertex_count, inf = desc->influences;
+    ossa_result r;
     for (int k = 0; k < PKST_JOINTS; k++)
         if ((r = check_floats(L, i, STREAM_NAME[k], st[k], nv * floats_per_vertex[k]))) return r;
     if ((r = check_floats(L, i, "weights", st[PKST_WEIGHTS], nv * inf))) return r;
-    if ((r = check_floats(L, i, "default weights", st[PKST_DEFAULT_WEIGHTS], tc))) return r;
+    if ((r = check_floats(L, i, "default weights", st[PKST_DEFAULT_WEIGHTS], desc->target_count))) return r;
     if (st[PKST_WEIGHTS]) {
         uint32_t neg = 0;
         for (uint64_t k = 0; k < nv * inf; k++) neg |= pk_rd_u32(st[PKST_WEIGHTS] + 4 * k) >> 31;
         if (neg) return fail(L, OSSA_ERROR_INVALID_DATA, PK_MESHES, "mesh", i, "a negative joint weight");
     }
-    if (st[PKST_JOINTS]) {
-        uint16_t top = 0;
-        const uint8_t *p = st[PKST_JOINTS];
-        for (uint64_t k = 0; k < nv * inf; k++) {
-            uint16_t v;
-            memcpy(&v, p + 2 * k, 2);
-            top = v > top ? v : top;
+    if (st[PKST_JOINTS] && (r = check_joint_indices(L, i, st[PKST_JOINTS], nv * inf, desc->influences))) return r;
+    if (st[PKST_INDICES]) return check_vertex_indices(L, i, st[PKST_INDICES], desc->index_count, nv);
+    return OSSA_OK;
+}
+
+/* The morph targets' delta streams (target table at `table`, tc records) into *out, allocated
+ * (NULL for tc = 0; the caller frees it). */
+static ossa_result read_mesh_targets(pl *L, uint32_t i, const uint8_t *table, uint32_t tc, uint64_t nv, uint64_t *total,
+                                     ossa_morph_target **out) {
+    static const char *const TARGET_STREAM[3] = {"position deltas", "normal deltas", "tangent deltas"};
+    *out = NULL;
+    if (!tc) return OSSA_OK;
+    ossa_morph_target *targets = ossa__alloc_array(&L->al, tc, sizeof *targets);
+    if (!targets) return fail(L, OSSA_ERROR_OUT_OF_MEMORY, PK_MESHES, "mesh", i, "out of memory");
+    ossa_result r = OSSA_OK;
+    for (uint32_t t = 0; t < tc && !r; t++) {
+        const uint8_t *tp[3] = {NULL, NULL, NULL};
+        for (int k = 0; k < 3 && !r; k++) {
+            char what[48];
+            snprintf(what, sizeof what, "target %u %s", t, TARGET_STREAM[k]);
+            r = stream_at(L, i, what, pk_rd_u64(table + (uint64_t)t * PK_TARGET_RECORD + 8 * (uint64_t)k), nv * 12, total,
+                          &tp[k]);
+            if (!r) r = check_floats(L, i, what, tp[k], nv * 3);
         }
-        if (top >= L->joints)
-            for (uint64_t k = 0; k < nv * inf; k++) {
-                uint16_t v;
-                memcpy(&v, p + 2 * k, 2);
-                if (v >= L->joints)
-                    return fail(L, OSSA_ERROR_INVALID_DATA, PK_MESHES, "mesh", i, "vertex %llu: joint index %u >= %u joints",
-                                (unsigned long long)(k / inf), v, L->joints);
-            }
+        /* the pointers are only read (memcpy) by ossa_mesh_create */
+        memcpy(&targets[t].positions, &tp[0], sizeof tp[0]);
+        memcpy(&targets[t].normals, &tp[1], sizeof tp[1]);
+        memcpy(&targets[t].tangents, &tp[2], sizeof tp[2]);
     }
-    if (st[PKST_INDICES]) {
-        uint32_t top = 0;
-        const uint8_t *p = st[PKST_INDICES];
-        for (uint64_t k = 0; k < desc.index_count; k++) {
-            uint32_t v = pk_rd_u32(p + 4 * k);
-            top = v > top ? v : top;
-        }
-        if (top >= nv)
-            for (uint64_t k = 0; k < desc.index_count; k++)
-                if (pk_rd_u32(p + 4 * k) >= nv)
-                    return fail(L, OSSA_ERROR_INVALID_DATA, PK_MESHES, "mesh", i, "index %llu is %u >= %llu vertices",
-                                (unsigned long long)k, pk_rd_u32(p + 4 * k), (unsigned long long)nv);
-    }
+    if (r) ossa__free(&L->al, targets);
+    else *out = targets;
+    return r;
+}
+
+/* The mesh surfaces section's record of mesh i (when the file has one): its material and
+ * COLOR_0 into desc. */
+static ossa_result read_mesh_surface(pl *L, uint32_t i, ossa_mesh *desc) {
+    desc->material = -1;
+    if (!L->surfaces) return OSSA_OK;
+    uint64_t nv = desc->vertex_count;
+    const uint8_t *su = L->surfaces + (uint64_t)i * PK_SURFACE_RECORD, *col = NULL;
+    int32_t mat = pk_rd_i32(su + PKSU_MATERIAL);
+    if (mat < -1 || (mat >= 0 && (uint32_t)mat >= L->materials))
+        return fail(L, OSSA_ERROR_INVALID_DATA, PK_SURFACES, "mesh", i, "material %d >= %u materials", mat, L->materials);
+    ossa_result r = range_at(L, PK_SURFACES, "mesh", i, (uint64_t)L->sec[PK_SURFACES].count * PK_SURFACE_RECORD, "colors",
+                             pk_rd_u64(su + PKSU_COLORS), nv * 16, &L->surface_total, &col);
+    if (r) return r;
+    uint64_t bad = col ? first_non_finite(col, nv * 4) : 0;
+    if (col && bad < nv * 4)
+        return fail(L, OSSA_ERROR_INVALID_DATA, PK_SURFACES, "mesh", i, "colors: float %llu is not finite",
+                    (unsigned long long)bad);
+    desc->material = mat;
+    memcpy(&desc->colors, &col, sizeof col);
+    return OSSA_OK;
+}
+
+/* Mesh i from its record: counts, streams, their contents, morph targets and surface, then
+ * ossa_mesh_create (which copies the streams: the pointers here are only read, and the data is
+ * aligned, see load). */
+static ossa_result read_mesh(pl *L, uint32_t i, const uint8_t *rec, uint64_t *total, ossa_mesh **out) {
+    ossa_mesh desc;
+    memset(&desc, 0, sizeof desc);
+    const uint8_t *st[PKST_COUNT];
     ossa_morph_target *targets = NULL;
-    if (tc) {
-        targets = ossa__alloc_array(&L->al, tc, sizeof *targets);
-        if (!targets) return fail(L, OSSA_ERROR_OUT_OF_MEMORY, PK_MESHES, "mesh", i, "out of memory");
-        static const char *const TARGET_STREAM[3] = {"position deltas", "normal deltas", "tangent deltas"};
-        for (uint32_t t = 0; t < tc && !r; t++) {
-            const uint8_t *tp[3] = {NULL, NULL, NULL};
-            for (int k = 0; k < 3 && !r; k++) {
-                char what[48];
-                snprintf(what, sizeof what, "target %u %s", t, TARGET_STREAM[k]);
-                r = stream_at(L, i, what, pk_rd_u64(st[PKST_TARGETS] + (uint64_t)t * PK_TARGET_RECORD + 8 * (uint64_t)k),
-                              nv * 12, total, &tp[k]);
-                if (!r) r = check_floats(L, i, what, tp[k], nv * 3);
-            }
-            /* the pointers are only read (memcpy) by ossa_mesh_create */
-            memcpy(&targets[t].positions, &tp[0], sizeof tp[0]);
-            memcpy(&targets[t].normals, &tp[1], sizeof tp[1]);
-            memcpy(&targets[t].tangents, &tp[2], sizeof tp[2]);
-        }
-        if (r) {
-            ossa__free(&L->al, targets);
-            return r;
-        }
-    }
-    /* ossa_mesh_create copies the streams; its pointers only read (the data is aligned: see load) */
+    ossa_result r = read_mesh_record(L, i, rec, &desc);
+    if (!r) r = read_mesh_streams(L, i, rec, &desc, total, st);
+    if (!r) r = check_mesh_streams(L, i, &desc, st);
+    if (!r) r = read_mesh_targets(L, i, st[PKST_TARGETS], desc.target_count, desc.vertex_count, total, &targets);
+    if (r) return r;
 #define STREAM_PTR(field, k) memcpy(&desc.field, &st[k], sizeof st[k])
     STREAM_PTR(positions, PKST_POSITIONS);
     STREAM_PTR(normals, PKST_NORMALS);
@@ -567,27 +626,11 @@ static ossa_result read_mesh(pl *L, uint32_t i, const uint8_t *rec, uint64_t *to
     STREAM_PTR(default_weights, PKST_DEFAULT_WEIGHTS);
 #undef STREAM_PTR
     desc.targets = targets;
-    desc.material = -1;
-    if (L->surfaces) { /* the mesh surfaces section: material and COLOR_0 */
-        const uint8_t *su = L->surfaces + (uint64_t)i * PK_SURFACE_RECORD, *col = NULL;
-        int32_t mat = pk_rd_i32(su + PKSU_MATERIAL);
-        if (mat < -1 || (mat >= 0 && (uint32_t)mat >= L->materials))
-            r = fail(L, OSSA_ERROR_INVALID_DATA, PK_SURFACES, "mesh", i, "material %d >= %u materials", mat, L->materials);
-        if (!r)
-            r = range_at(L, PK_SURFACES, "mesh", i, (uint64_t)L->sec[PK_SURFACES].count * PK_SURFACE_RECORD, "colors",
-                         pk_rd_u64(su + PKSU_COLORS), nv * 16, &L->surface_total, &col);
-        uint64_t bad = col ? first_non_finite(col, nv * 4) : 0;
-        if (!r && col && bad < nv * 4)
-            r = fail(L, OSSA_ERROR_INVALID_DATA, PK_SURFACES, "mesh", i, "colors: float %llu is not finite",
-                     (unsigned long long)bad);
-        if (r) {
-            ossa__free(&L->al, targets);
-            return r;
-        }
-        desc.material = mat;
-        memcpy(&desc.colors, &col, sizeof col);
+    r = read_mesh_surface(L, i, &desc);
+    if (r) {
+        ossa__free(&L->al, targets);
+        return r;
     }
-    if (!inf) desc.influences = 0;
     r = ossa_mesh_create(&desc, &L->al, out);
     ossa__free(&L->al, targets);
     if (r == OSSA_ERROR_OUT_OF_MEMORY) return fail(L, r, PK_MESHES, "mesh", i, "out of memory");
