@@ -224,162 +224,213 @@ static bool parse_uint(const char *opt, const char *text, uint32_t lo, uint32_t 
     return true;
 }
 
-int cmd_crowd(int argc, char **argv) {
-    const char *file = NULL, *clips_arg = NULL;
-    uint32_t count = 100, threads = 0, seed = 1;
-    float duration = 2.0f, time = 1.0f, spacing = 0;
-    bool has_duration = false, has_time = false;
-    crowd_sampling sampling = CROWD_SAMPLING_BUILT;
+/* The command line. */
+typedef struct crowd_args {
+    const char *file, *clips_arg;
+    uint32_t count, threads, seed;
+    float duration, time, spacing;
+    bool has_duration, has_time, gif;
+    crowd_sampling sampling;
     render_options o;
-    render_options_init(&o, "crowd.png");
-    o.width = 640, o.height = 360;
-    for (int i = 1; i < argc; i++) {
-        const char *a = argv[i];
-        bool more = i + 1 < argc;
-        int taken = render_options_parse(&o, "crowd", argc, argv, &i);
-        if (taken < 0) return 2;
-        if (taken) continue;
-        if (!strcmp(a, "--help") || !strcmp(a, "-h")) return usage(stdout);
-        if (!strcmp(a, "--count") && more) {
-            if (!parse_uint(a, argv[++i], 1, 1000000, &count)) return 2;
-        } else if (!strcmp(a, "--clips") && more) {
-            clips_arg = argv[++i];
-        } else if (!strcmp(a, "--threads") && more) {
-            if (!parse_uint(a, argv[++i], 1, 256, &threads)) return 2;
-        } else if (!strcmp(a, "--seed") && more) {
-            if (!parse_uint(a, argv[++i], 0, 1000000000, &seed)) return 2;
-        } else if (!strcmp(a, "--duration") && more) {
-            if (!parse_float("crowd", a, argv[++i], &duration)) return 2;
-            has_duration = true;
-            if (!(duration > 0 && duration <= 600)) {
-                fprintf(stderr, "ossa crowd: --duration must be in (0, 600] seconds\n");
-                return 2;
-            }
-        } else if (!strcmp(a, "--sampling") && more) {
-            const char *v = argv[++i];
-            if (!strcmp(v, "built")) sampling = CROWD_SAMPLING_BUILT;
-            else if (!strcmp(v, "lossless")) sampling = CROWD_SAMPLING_LOSSLESS;
-            else if (!strcmp(v, "editable")) sampling = CROWD_SAMPLING_EDITABLE;
-            else {
-                fprintf(stderr, "ossa crowd: --sampling expects built, lossless or editable, got '%s'\n", v);
-                return 2;
-            }
-        } else if (!strcmp(a, "--spacing") && more) {
-            if (!parse_float("crowd", a, argv[++i], &spacing)) return 2;
-            if (!(spacing > 0)) {
-                fprintf(stderr, "ossa crowd: --spacing must be positive (metres)\n");
-                return 2;
-            }
-        } else if (!strcmp(a, "--time") && more) {
-            if (!parse_float("crowd", a, argv[++i], &time)) return 2;
-            has_time = true;
-        } else if (!take_file_arg("crowd", a, i + 1 >= argc, &file)) {
-            return usage(stderr);
+} crowd_args;
+
+static bool parse_sampling(const char *v, crowd_sampling *out) {
+    if (!strcmp(v, "built")) *out = CROWD_SAMPLING_BUILT;
+    else if (!strcmp(v, "lossless")) *out = CROWD_SAMPLING_LOSSLESS;
+    else if (!strcmp(v, "editable")) *out = CROWD_SAMPLING_EDITABLE;
+    else {
+        fprintf(stderr, "ossa crowd: --sampling expects built, lossless or editable, got '%s'\n", v);
+        return false;
+    }
+    return true;
+}
+
+/* argv[*i] and its value (*i moves past it): -1 to go on, or the exit code. */
+static int parse_crowd_arg(crowd_args *c, int argc, char **argv, int *i) {
+    const char *a = argv[*i];
+    bool more = *i + 1 < argc;
+    int taken = render_options_parse(&c->o, "crowd", argc, argv, i);
+    if (taken) return taken < 0 ? 2 : -1;
+    if (!strcmp(a, "--help") || !strcmp(a, "-h")) return usage(stdout);
+    bool ok = true;
+    if (!strcmp(a, "--count") && more) {
+        ok = parse_uint(a, argv[++*i], 1, 1000000, &c->count);
+    } else if (!strcmp(a, "--clips") && more) {
+        c->clips_arg = argv[++*i];
+    } else if (!strcmp(a, "--threads") && more) {
+        ok = parse_uint(a, argv[++*i], 1, 256, &c->threads);
+    } else if (!strcmp(a, "--seed") && more) {
+        ok = parse_uint(a, argv[++*i], 0, 1000000000, &c->seed);
+    } else if (!strcmp(a, "--duration") && more) {
+        ok = parse_float("crowd", a, argv[++*i], &c->duration);
+        c->has_duration = true;
+        if (ok && !(c->duration > 0 && c->duration <= 600)) {
+            fprintf(stderr, "ossa crowd: --duration must be in (0, 600] seconds\n");
+            ok = false;
         }
+    } else if (!strcmp(a, "--sampling") && more) {
+        ok = parse_sampling(argv[++*i], &c->sampling);
+    } else if (!strcmp(a, "--spacing") && more) {
+        ok = parse_float("crowd", a, argv[++*i], &c->spacing);
+        if (ok && !(c->spacing > 0)) {
+            fprintf(stderr, "ossa crowd: --spacing must be positive (metres)\n");
+            ok = false;
+        }
+    } else if (!strcmp(a, "--time") && more) {
+        ok = parse_float("crowd", a, argv[++*i], &c->time);
+        c->has_time = true;
+    } else if (!take_file_arg("crowd", a, !more, &c->file)) {
+        return usage(stderr);
     }
-    if (!render_out_ext_ok("crowd", o.out) || !render_options_consistent(&o, "crowd")) return 2;
-    bool gif = path_has_ext(o.out, ".gif");
-    if ((gif && has_time) || (!gif && has_duration)) { /* refused, not ignored */
+    return ok ? -1 : 2;
+}
+
+static int parse_crowd_args(int argc, char **argv, crowd_args *c) {
+    *c = (crowd_args){.count = 100, .seed = 1, .duration = 2.0f, .time = 1.0f, .sampling = CROWD_SAMPLING_BUILT};
+    render_options_init(&c->o, "crowd.png");
+    c->o.width = 640, c->o.height = 360;
+    for (int i = 1; i < argc; i++) {
+        int rc = parse_crowd_arg(c, argc, argv, &i);
+        if (rc >= 0) return rc;
+    }
+    if (!render_out_ext_ok("crowd", c->o.out) || !render_options_consistent(&c->o, "crowd")) return 2;
+    c->gif = path_has_ext(c->o.out, ".gif");
+    if ((c->gif && c->has_time) || (!c->gif && c->has_duration)) { /* refused, not ignored */
         fprintf(stderr, "ossa crowd: %s applies to a %s output (--out %s): a .png is one frame at --time, "
-                        "a .gif plays --duration seconds\n", gif ? "--time" : "--duration", gif ? ".png" : ".gif", o.out);
+                        "a .gif plays --duration seconds\n", c->gif ? "--time" : "--duration", c->gif ? ".png" : ".gif",
+                c->o.out);
         return 2;
     }
-    scene s;
-    if (!scene_load(&s, file, "crowd")) return 1;
-    uint32_t clip_list[64];
-    int clip_n = 0;
-    if (clips_arg && (clip_n = parse_clips(&s, clips_arg, clip_list, 64)) <= 0) {
-        if (clip_n == 0 || strlen(clips_arg) == 0) fprintf(stderr, "ossa crowd: --clips expects NAME[,NAME...]\n");
-        scene_free(&s);
-        return 2;
-    }
-    /* the context first: --count is checked against its texture limit before any sampling */
-    uint32_t ss = o.ssaa ? o.ssaa : 1;
-    while (ss > 1 && (o.width * ss > 8192 || o.height * ss > 8192)) ss--;
-    uint32_t rw = o.width * ss, rh = o.height * ss;
-    ossa_gl_headless *ctx = NULL;
-    ossa_result r = make_parent_dirs(o.out) ? ossa_gl_headless_create(rw, rh, &ctx) : OSSA_ERROR_IO;
+    return -1;
+}
+
+/* What a run draws with: the GL context (rw x rh: the image times the supersampling ss), the
+ * thread pool, the crowd and its GL scene, the pixel buffers (big: the supersampled one, or
+ * pixels itself). */
+typedef struct crowd_run {
+    ossa_gl_headless *ctx;
+    uint32_t ss, rw, rh;
+    thread_pool *pool;
+    uint32_t slots;
+    crowd c;
+    bool crowd_made, gl_made;
+    crowd_gl cg;
+    uint8_t *pixels, *big;
+} crowd_run;
+
+/* The GL context first (--count is checked against its texture limit before any sampling),
+ * then the crowd (clip_list: clip_n indices, 0 = every clip) and its GL scene framed by the
+ * camera. -1 to go on, or the exit code (after printing why). */
+static int crowd_setup(crowd_run *run, const crowd_args *a, scene *s, const uint32_t *clip_list, int clip_n) {
+    const render_options *o = &a->o;
+    run->ss = o->ssaa ? o->ssaa : 1;
+    while (run->ss > 1 && (o->width * run->ss > 8192 || o->height * run->ss > 8192)) run->ss--;
+    run->rw = o->width * run->ss, run->rh = o->height * run->ss;
+    ossa_result r = make_parent_dirs(o->out) ? ossa_gl_headless_create(run->rw, run->rh, &run->ctx) : OSSA_ERROR_IO;
     if (r != OSSA_OK) {
         fprintf(stderr, "ossa crowd: %s\n", r == OSSA_ERROR_IO ? "cannot create the output directory"
                                                                  : "no offscreen OpenGL 3.3 context through EGL");
-        scene_free(&s);
         return 1;
     }
-    if (!crowd_count_fits(count, &s)) {
-        ossa_gl_headless_destroy(ctx);
-        scene_free(&s);
-        return 2;
-    }
-    thread_pool *pool = thread_pool_create(threads);
-    uint32_t slots = pool ? thread_pool_size(pool) : 1;
-    crowd c;
+    if (!crowd_count_fits(a->count, s)) return 2;
+    run->pool = thread_pool_create(a->threads);
+    run->slots = run->pool ? thread_pool_size(run->pool) : 1;
     char err[256];
-    crowd_desc cd = {.asset = s.asset, .count = count, .clips = clip_n ? clip_list : NULL,
-                     .clip_count = (uint32_t)clip_n, .seed = seed, .scratch_slots = slots, .spacing = spacing,
-                     .sampling = sampling};
-    if (!crowd_create(&c, &cd, err, sizeof err)) {
-        fprintf(stderr, "ossa crowd: %s: %s\n", s.label, err);
-        ossa_gl_headless_destroy(ctx);
-        thread_pool_destroy(pool);
-        scene_free(&s);
+    crowd_desc cd = {.asset = s->asset, .count = a->count, .clips = clip_n ? clip_list : NULL,
+                     .clip_count = (uint32_t)clip_n, .seed = a->seed, .scratch_slots = run->slots,
+                     .spacing = a->spacing, .sampling = a->sampling};
+    if (!crowd_create(&run->c, &cd, err, sizeof err)) {
+        fprintf(stderr, "ossa crowd: %s: %s\n", s->label, err);
         return 1;
     }
-    float aspect = (float)o.width / (float)o.height;
-    crowd_gl cg;
-    memset(&cg, 0, sizeof cg);
-    camera cam = camera_frame_at(c.lo, c.hi, aspect, 0.2f, 0.5f);
-    camera_view_proj(&cam, aspect, cg.vp);
-    bool ok = scene_gl_create(&cg.g, &s, "crowd");
-    bool gl_made = ok;
-    if (ok) {
-        camera_eye(&cam, cg.g.eye);
-        cg.g.has_eye = true;
-    }
-    uint8_t *pixels = malloc((size_t)o.width * o.height * 4), *big = ss > 1 ? malloc((size_t)rw * rh * 4) : pixels;
-    ok = ok && pixels && big;
-    uint32_t frames = gif ? (uint32_t)ceilf(duration * o.fps - 1e-3f) : 1;
-    if (frames < 1) frames = 1;
-    gif_writer *gw = ok && gif ? gif_writer_open(o.out, o.width, o.height, o.fps, err, sizeof err) : NULL;
-    if (ok && gif && !gw) {
+    run->crowd_made = true;
+    float aspect = (float)o->width / (float)o->height;
+    camera cam = camera_frame_at(run->c.lo, run->c.hi, aspect, 0.2f, 0.5f);
+    camera_view_proj(&cam, aspect, run->cg.vp);
+    run->gl_made = scene_gl_create(&run->cg.g, s, "crowd");
+    if (!run->gl_made) return 1;
+    camera_eye(&cam, run->cg.g.eye);
+    run->cg.g.has_eye = true;
+    run->pixels = malloc((size_t)o->width * o->height * 4);
+    run->big = run->ss > 1 ? malloc((size_t)run->rw * run->rh * 4) : run->pixels;
+    return run->pixels && run->big ? -1 : 1;
+}
+
+static void crowd_run_free(crowd_run *run) {
+    if (run->big != run->pixels) free(run->big);
+    free(run->pixels);
+    if (run->gl_made) scene_gl_destroy(&run->cg.g);
+    ossa_gl_headless_destroy(run->ctx);
+    if (run->crowd_made) crowd_destroy(&run->c);
+    thread_pool_destroy(run->pool);
+}
+
+/* Updates, draws, reads back and writes each frame (one PNG, or every GIF frame); *cpu: the
+ * seconds spent sampling, *wall: in all. False after printing why. */
+static bool crowd_frames(crowd_run *run, const crowd_args *a, scene *s, uint32_t frames, double *cpu, double *wall) {
+    const render_options *o = &a->o;
+    char err[256];
+    gif_writer *gw = a->gif ? gif_writer_open(o->out, o->width, o->height, o->fps, err, sizeof err) : NULL;
+    if (a->gif && !gw) {
         fprintf(stderr, "ossa crowd: %s\n", err);
-        ok = false;
+        return false;
     }
-    double t0 = now_seconds(), cpu = 0;
+    double t0 = now_seconds();
     progress_state ps = {isatty(2), t0, t0};
+    bool ok = true;
     for (uint32_t f = 0; ok && f < frames; f++) {
-        float t = gif ? (float)f / o.fps : time;
+        float t = a->gif ? (float)f / o->fps : a->time;
         double c0 = now_seconds();
-        crowd_update(&c, pool, t);
-        cpu += now_seconds() - c0;
-        ok = crowd_draw(&cg, &s, &c, o.draw.background, rw, rh);
-        if (ok && (r = ossa_gl_headless_read(ctx, big)) != OSSA_OK) ok = false;
+        crowd_update(&run->c, run->pool, t);
+        *cpu += now_seconds() - c0;
+        ok = crowd_draw(&run->cg, s, &run->c, o->draw.background, run->rw, run->rh) &&
+             ossa_gl_headless_read(run->ctx, run->big) == OSSA_OK;
         if (!ok) break;
-        if (ss > 1) image_downsample(big, pixels, o.width, o.height, ss);
-        for (size_t p = 0; p < (size_t)o.width * o.height; p++) pixels[p * 4 + 3] = 255;
-        if (gif ? !gif_writer_add(gw, pixels, err, sizeof err)
-                : !image_write_png(o.out, pixels, o.width, o.height, err, sizeof err)) {
+        if (run->ss > 1) image_downsample(run->big, run->pixels, o->width, o->height, run->ss);
+        for (size_t p = 0; p < (size_t)o->width * o->height; p++) run->pixels[p * 4 + 3] = 255;
+        if (a->gif ? !gif_writer_add(gw, run->pixels, err, sizeof err)
+                   : !image_write_png(o->out, run->pixels, o->width, o->height, err, sizeof err)) {
             fprintf(stderr, "ossa crowd: %s\n", err);
             ok = false;
         }
-        if (ok && frames > 1 && !o.draw.quiet) progress(&ps, "crowd", f + 1, frames);
+        if (ok && frames > 1 && !o->draw.quiet) progress(&ps, "crowd", f + 1, frames);
     }
     if (gw && !gif_writer_close(gw, err, sizeof err)) {
         fprintf(stderr, "ossa crowd: %s\n", err);
         ok = false;
     }
-    if (ok)
+    *wall = now_seconds() - t0;
+    return ok;
+}
+
+int cmd_crowd(int argc, char **argv) {
+    crowd_args a;
+    int rc = parse_crowd_args(argc, argv, &a);
+    if (rc >= 0) return rc;
+    scene s;
+    if (!scene_load(&s, a.file, "crowd")) return 1;
+    uint32_t clip_list[64];
+    int clip_n = 0;
+    if (a.clips_arg && (clip_n = parse_clips(&s, a.clips_arg, clip_list, 64)) <= 0) {
+        if (clip_n == 0 || strlen(a.clips_arg) == 0) fprintf(stderr, "ossa crowd: --clips expects NAME[,NAME...]\n");
+        scene_free(&s);
+        return 2;
+    }
+    crowd_run run;
+    memset(&run, 0, sizeof run);
+    double cpu = 0, wall = 0;
+    uint32_t frames = a.gif ? (uint32_t)ceilf(a.duration * a.o.fps - 1e-3f) : 1;
+    if (frames < 1) frames = 1;
+    rc = crowd_setup(&run, &a, &s, clip_list, clip_n);
+    if (rc < 0) rc = crowd_frames(&run, &a, &s, frames, &cpu, &wall) ? 0 : 1;
+    if (rc == 0)
         printf("ossa crowd: %s, %u instances x %u frame%s %ux%u in %.2f s (CPU sampling %.2f ms/frame on %u "
                "thread%s) -> %s\n",
-               s.label, count, frames, frames == 1 ? "" : "s", o.width, o.height, now_seconds() - t0,
-               cpu * 1000.0 / frames, slots, slots == 1 ? "" : "s", o.out);
-    if (big != pixels) free(big);
-    free(pixels);
-    if (gl_made) scene_gl_destroy(&cg.g);
-    ossa_gl_headless_destroy(ctx);
-    crowd_destroy(&c);
-    thread_pool_destroy(pool);
+               s.label, a.count, frames, frames == 1 ? "" : "s", a.o.width, a.o.height, wall,
+               cpu * 1000.0 / frames, run.slots, run.slots == 1 ? "" : "s", a.o.out);
+    crowd_run_free(&run);
     scene_free(&s);
-    return ok ? 0 : 1;
+    return rc;
 }
 
 /* GPU ms per frame (palette upload + instanced draws, glFinish) at 640x360 in a headless
