@@ -43,6 +43,7 @@ typedef struct viewer {
     bool dragging;
     double last_x, last_y;
     GLFWwindow *window;
+    bool glfw_ok, s_loaded; /* glfwInit and scene_load succeeded: cmd_view undoes them */
     ik_pass ik;          /* I toggles: --ik chains, else the feet pinned where they are */
     bool ik_pin;         /* no --ik: targets = the feet's positions when I is pressed */
     cli_graph *graph;    /* --graph (when active): poses the character; 1..9 are its parameters */
@@ -322,223 +323,259 @@ static int usage(FILE *f) {
     return f == stdout ? 0 : 2;
 }
 
-static int view_main(int argc, char **argv, cli_graph *graph);
+/* The command line. */
+typedef struct view_args {
+    const char *file, *clip_arg, *shot, *press, *ik_spec;
+    uint32_t width, height;
+    long frames; /* > 0: a scripted run of that many frames at 1/60 s; -1: interactive */
+} view_args;
 
-int cmd_view(int argc, char **argv) {
-    cli_graph graph;
-    memset(&graph, 0, sizeof graph);
-    int rc = view_main(argc, argv, &graph);
-    cli_graph_free(&graph);
-    return rc;
+/* argv[*i] and its value (*i moves past it) into a or the viewer's draw options: -1 to go on,
+ * or the exit code (after printing why). */
+static int parse_view_arg(view_args *a, viewer *v, int argc, char **argv, int *i) {
+    const char *arg = argv[*i];
+    bool more = *i + 1 < argc;
+    if (!strcmp(arg, "--help") || !strcmp(arg, "-h")) return usage(stdout);
+    int taken = cli_graph_arg(v->graph, "view", argc, argv, i);
+    if (taken) return taken < 0 ? 2 : -1;
+    if (!strcmp(arg, "--clip") && more) {
+        a->clip_arg = argv[++*i];
+    } else if (!strcmp(arg, "--size") && more) {
+        if (!parse_size("view", argv[++*i], &a->width, &a->height)) return 2;
+    } else if (!strcmp(arg, "--frames") && more) {
+        char *end = NULL;
+        const char *text = argv[++*i];
+        a->frames = strtol(text, &end, 10);
+        if (!*text || *end || a->frames < 1) {
+            fprintf(stderr, "ossa view: --frames expects a positive integer\n");
+            return 2;
+        }
+    } else if (!strcmp(arg, "--screenshot") && more) {
+        a->shot = argv[++*i];
+    } else if (!strcmp(arg, "--press") && more) {
+        a->press = argv[++*i];
+        if (!script_valid(a->press)) {
+            fprintf(stderr, "ossa view: --press expects FRAME:KEYS[,FRAME:KEYS...], e.g. 10:C,20:GB\n");
+            return 2;
+        }
+    } else if (!strcmp(arg, "--cpu")) {
+        v->draw.cpu = true;
+    } else if (!strcmp(arg, "--skinning") && more) {
+        if (!parse_skinning("view", argv[++*i], &v->draw.dqs)) return 2;
+    } else if (!strcmp(arg, "--bones")) {
+        v->draw.bones = true;
+    } else if (!strcmp(arg, "--ik") && more) {
+        a->ik_spec = argv[++*i];
+    } else if (!take_file_arg("view", arg, !more, &a->file)) {
+        return usage(stderr);
+    }
+    return -1;
 }
 
-static int view_main(int argc, char **argv, cli_graph *graph) {
-    const char *file = NULL, *clip_arg = NULL, *shot = NULL, *press = NULL, *ik_spec = NULL;
-    uint32_t width = 640, height = 480;
-    long frames = -1;
-    viewer v;
-    memset(&v, 0, sizeof v);
-    v.graph = graph;
-    v.speed = 1;
-    v.clip = -1;
-    v.draw.background[0] = 0.16f, v.draw.background[1] = 0.18f, v.draw.background[2] = 0.22f;
+static int parse_view_args(view_args *a, viewer *v, int argc, char **argv) {
+    *a = (view_args){.width = 640, .height = 480, .frames = -1};
     for (int i = 1; i < argc; i++) {
-        const char *a = argv[i];
-        bool more = i + 1 < argc;
-        if (!strcmp(a, "--help") || !strcmp(a, "-h")) return usage(stdout);
-        int taken = cli_graph_arg(v.graph, "view", argc, argv, &i);
-        if (taken < 0) return 2;
-        if (taken) continue;
-        if (!strcmp(a, "--clip") && more) {
-            clip_arg = argv[++i];
-        } else if (!strcmp(a, "--size") && more) {
-            if (!parse_size("view", argv[++i], &width, &height)) return 2;
-        } else if (!strcmp(a, "--frames") && more) {
-            char *end = NULL;
-            frames = strtol(argv[++i], &end, 10);
-            if (!*argv[i] || *end || frames < 1) {
-                fprintf(stderr, "ossa view: --frames expects a positive integer\n");
-                return 2;
-            }
-        } else if (!strcmp(a, "--screenshot") && more) {
-            shot = argv[++i];
-        } else if (!strcmp(a, "--press") && more) {
-            press = argv[++i];
-            if (!script_valid(press)) {
-                fprintf(stderr, "ossa view: --press expects FRAME:KEYS[,FRAME:KEYS...], e.g. 10:C,20:GB\n");
-                return 2;
-            }
-        } else if (!strcmp(a, "--cpu")) {
-            v.draw.cpu = true;
-        } else if (!strcmp(a, "--skinning") && more) {
-            if (!parse_skinning("view", argv[++i], &v.draw.dqs)) return 2;
-        } else if (!strcmp(a, "--bones")) {
-            v.draw.bones = true;
-        } else if (!strcmp(a, "--ik") && more) {
-            ik_spec = argv[++i];
-        } else if (!take_file_arg("view", a, i + 1 >= argc, &file)) {
-            return usage(stderr);
-        }
+        int rc = parse_view_arg(a, v, argc, argv, &i);
+        if (rc >= 0) return rc;
     }
-    if (shot && frames < 0) frames = 1;
-    if (cli_graph_check_options(graph, "view")) return 2;
-    if (cli_graph_active(graph) && clip_arg) {
+    if (a->shot && a->frames < 0) a->frames = 1;
+    if (cli_graph_check_options(v->graph, "view")) return 2;
+    if (cli_graph_active(v->graph) && a->clip_arg) {
         fprintf(stderr, "ossa view: --graph poses the character itself: it takes no --clip\n");
         return 2;
     }
-    if (!scene_load(&v.s, file, "view")) return 1;
-    if (cli_build_clips(v.s.asset, NULL, "view", false) != 0) {
-        scene_free(&v.s);
-        return 1;
-    }
-    int graph_rc = cli_graph_active(graph) ? cli_graph_load(graph, v.s.asset, "view") : 0;
-    if (graph_rc) {
-        scene_free(&v.s);
-        return graph_rc;
-    }
-    v.s.dqs = v.draw.dqs;
-    if (ik_spec && !ik_pass_add(&v.ik, &v.s, ik_spec, "view")) {
-        scene_free(&v.s);
-        return 2;
-    }
-    if (!ik_spec) ik_pass_add_feet(&v.ik, &v.s);
-    v.ik_pin = !ik_spec;
-    v.ik.enabled = ik_spec != NULL;
-    ik_pass_attach(&v.ik, &v.s);
-    int start_clip = clip_count(&v) ? 0 : -1;
-    if (clip_arg && (start_clip = scene_find_clip(&v.s, clip_arg, "view")) < 0) {
-        scene_free(&v.s);
-        return 1;
-    }
-    ossa_result r = ossa_player_create(v.s.asset->skeleton, NULL, &v.player);
+    return -1;
+}
+
+/* The player with its cross-fade layer (weight 0 until a blend). False after printing why. */
+static bool make_player(viewer *v) {
+    ossa_result r = ossa_player_create(v->s.asset->skeleton, NULL, &v->player);
     if (r != OSSA_OK) {
         fprintf(stderr, "ossa view: cannot create a player: %s\n", ossa_result_string(r));
-        scene_free(&v.s);
-        return 1;
+        return false;
     }
-    if ((r = ossa_player_add_layer(v.player, OSSA_PLAYER_LAYER_OVERRIDE, &v.blend_layer)) != OSSA_OK ||
-        (r = ossa_player_layer_set_weight(v.player, v.blend_layer, 0.0f)) != OSSA_OK) {
+    if ((r = ossa_player_add_layer(v->player, OSSA_PLAYER_LAYER_OVERRIDE, &v->blend_layer)) != OSSA_OK ||
+        (r = ossa_player_layer_set_weight(v->player, v->blend_layer, 0.0f)) != OSSA_OK) {
         fprintf(stderr, "ossa view: cannot add a blend layer: %s\n", ossa_result_string(r));
-        ossa_player_destroy(v.player);
-        scene_free(&v.s);
-        return 1;
+        return false;
     }
-    /* camera framed on every clip's animated bounds */
-    uint32_t span_count = clip_count(&v) ? clip_count(&v) : 1;
+    return true;
+}
+
+/* The bounds the camera frames: every clip's animated bounds; with no skinned mesh to show
+ * the motion, the skeleton is drawn (--bones). False when out of memory. */
+static bool view_bounds(viewer *v, float lo[3], float hi[3]) {
+    uint32_t span_count = clip_count(v) ? clip_count(v) : 1;
     clip_span *spans = calloc(span_count, sizeof *spans);
     if (!spans) {
         fprintf(stderr, "ossa view: out of memory\n");
-        ossa_player_destroy(v.player);
-        scene_free(&v.s);
-        return 1;
+        return false;
     }
-    for (uint32_t i = 0; i < clip_count(&v); i++) scene_clip_span(&v.s, (int)i, &spans[i], "view");
-    float lo[3], hi[3];
-    if (!scene_animated_bounds(&v.s, spans, span_count, 12, lo, hi) && !v.draw.bones && v.s.joint_count > 1) {
-        v.draw.bones = true; /* framed on joints: no mesh shows the motion (B toggles it) */
+    for (uint32_t i = 0; i < clip_count(v); i++) scene_clip_span(&v->s, (int)i, &spans[i], "view");
+    if (!scene_animated_bounds(&v->s, spans, span_count, 12, lo, hi) && !v->draw.bones && v->s.joint_count > 1) {
+        v->draw.bones = true; /* framed on joints: no mesh shows the motion (B toggles it) */
         fprintf(stderr, "ossa view: no skinned mesh: drawing the skeleton (--bones)\n");
     }
     free(spans);
+    return true;
+}
 
-    int rc = 1;
-    bool glfw_ok = false;
-    scene_gl g;
-    bool gl_made = false;
+/* Loads the file and builds its clips, the graph, the IK chains (--ik, else the feet, off),
+ * the start clip (*start_clip, -1: the rest pose), the player and the camera bounds. -1 to go
+ * on, or the exit code. */
+static int view_prepare(viewer *v, const view_args *a, int *start_clip, float lo[3], float hi[3]) {
+    if (!scene_load(&v->s, a->file, "view")) return 1;
+    v->s_loaded = true;
+    if (cli_build_clips(v->s.asset, NULL, "view", false) != 0) return 1;
+    int graph_rc = cli_graph_active(v->graph) ? cli_graph_load(v->graph, v->s.asset, "view") : 0;
+    if (graph_rc) return graph_rc;
+    v->s.dqs = v->draw.dqs;
+    if (a->ik_spec && !ik_pass_add(&v->ik, &v->s, a->ik_spec, "view")) return 2;
+    if (!a->ik_spec) ik_pass_add_feet(&v->ik, &v->s);
+    v->ik_pin = !a->ik_spec;
+    v->ik.enabled = a->ik_spec != NULL;
+    ik_pass_attach(&v->ik, &v->s);
+    *start_clip = clip_count(v) ? 0 : -1;
+    if (a->clip_arg && (*start_clip = scene_find_clip(&v->s, a->clip_arg, "view")) < 0) return 1;
+    if (!make_player(v) || !view_bounds(v, lo, hi)) return 1;
+    return -1;
+}
+
+/* GLFW and a width x height OpenGL 3.3 core window (4x MSAA when it can), its callbacks;
+ * vsync only for interactive runs. False after printing why. */
+static bool open_window(viewer *v, const view_args *a) {
     glfwSetErrorCallback(on_glfw_error);
     if (!glfwInit()) {
         fprintf(stderr, "ossa view: cannot initialise GLFW (no display? try xvfb-run)\n");
-        goto done;
+        return false;
     }
-    glfw_ok = true;
+    v->glfw_ok = true;
     glfwWindowHint(GLFW_CONTEXT_VERSION_MAJOR, 3);
     glfwWindowHint(GLFW_CONTEXT_VERSION_MINOR, 3);
     glfwWindowHint(GLFW_OPENGL_PROFILE, GLFW_OPENGL_CORE_PROFILE);
     glfwWindowHint(GLFW_OPENGL_FORWARD_COMPAT, GLFW_TRUE);
     glfwWindowHint(GLFW_DEPTH_BITS, 24);
     glfwWindowHint(GLFW_SAMPLES, 4);
-    v.window = glfwCreateWindow((int)width, (int)height, "ossa view", NULL, NULL);
-    if (!v.window) {
+    v->window = glfwCreateWindow((int)a->width, (int)a->height, "ossa view", NULL, NULL);
+    if (!v->window) {
         glfwWindowHint(GLFW_SAMPLES, 0);
-        v.window = glfwCreateWindow((int)width, (int)height, "ossa view", NULL, NULL);
+        v->window = glfwCreateWindow((int)a->width, (int)a->height, "ossa view", NULL, NULL);
     }
-    if (!v.window) {
-        fprintf(stderr, "ossa view: cannot open a %ux%u OpenGL 3.3 core window\n", width, height);
-        goto done;
+    if (!v->window) {
+        fprintf(stderr, "ossa view: cannot open a %ux%u OpenGL 3.3 core window\n", a->width, a->height);
+        return false;
     }
-    glfwMakeContextCurrent(v.window);
-    glfwSwapInterval(frames > 0 ? 0 : 1);
-    glfwSetWindowUserPointer(v.window, &v);
-    glfwSetKeyCallback(v.window, on_key);
-    glfwSetMouseButtonCallback(v.window, on_button);
-    glfwSetCursorPosCallback(v.window, on_cursor);
-    glfwSetScrollCallback(v.window, on_scroll);
-    if (!scene_gl_create(&g, &v.s, "view")) goto done;
-    gl_made = true;
-    v.home = v.cam = camera_frame(lo, hi, (float)width / (float)height);
-    g.has_eye = true;
-    if (start_clip >= 0 && !cli_graph_active(graph)) select_clip(&v, start_clip, false);
-    print_clips(&v);
-    update_title(&v);
+    glfwMakeContextCurrent(v->window);
+    glfwSwapInterval(a->frames > 0 ? 0 : 1);
+    glfwSetWindowUserPointer(v->window, v);
+    glfwSetKeyCallback(v->window, on_key);
+    glfwSetMouseButtonCallback(v->window, on_button);
+    glfwSetCursorPosCallback(v->window, on_cursor);
+    glfwSetScrollCallback(v->window, on_scroll);
+    return true;
+}
 
+/* This frame's pose: the graph advanced by dt (scaled by the speed, held while paused), the
+ * player's clip, or the rest pose. False after printing a graph error. */
+static bool pose_frame(viewer *v, float dt) {
+    cli_graph *graph = v->graph;
+    if (!v->paused && !cli_graph_active(graph)) ossa_player_update(v->player, dt);
+    if (cli_graph_active(graph)) {
+        char states[sizeof v->graph_title];
+        if (!cli_graph_advance(graph, v->paused ? graph->clock : graph->clock + (double)(dt * v->speed), "view"))
+            return false;
+        scene_set_pose(&v->s, graph->pose);
+        scene_set_weights(&v->s, NULL, 0, false);
+        if (strcmp(cli_graph_describe(graph, states, sizeof states), v->graph_title)) update_title(v);
+    } else if (v->clip >= 0) {
+        scene_set_pose(&v->s, ossa_player_pose(v->player));
+        scene_set_weights(&v->s, editable_clip(v, v->clip), ossa_player_time(v->player), true);
+    } else {
+        scene_pose(&v->s, NULL, 0, false);
+    }
+    return true;
+}
+
+/* Runs until the window closes, or for --frames frames (then --screenshot). 0, or 1. */
+static int view_loop(viewer *v, scene_gl *g, const view_args *a) {
     double last = glfwGetTime();
     long frame = 0;
-    rc = 0;
-    while (!glfwWindowShouldClose(v.window)) {
+    int rc = 0;
+    while (!glfwWindowShouldClose(v->window)) {
         double t = glfwGetTime();
-        float dt = frames > 0 ? 1.0f / 60 : (float)(t - last);
+        float dt = a->frames > 0 ? 1.0f / 60 : (float)(t - last);
         last = t;
-        script_run(&v, press, frame + 1);
-        if (!v.paused && !cli_graph_active(graph)) ossa_player_update(v.player, dt);
-        if (cli_graph_active(graph)) {
-            char states[sizeof v.graph_title];
-            if (!cli_graph_advance(graph, v.paused ? graph->clock : graph->clock + (double)(dt * v.speed), "view")) {
-                rc = 1;
-                break;
-            }
-            scene_set_pose(&v.s, graph->pose);
-            scene_set_weights(&v.s, NULL, 0, false);
-            if (strcmp(cli_graph_describe(graph, states, sizeof states), v.graph_title)) update_title(&v);
-        } else if (v.clip >= 0) {
-            scene_set_pose(&v.s, ossa_player_pose(v.player));
-            scene_set_weights(&v.s, editable_clip(&v, v.clip), ossa_player_time(v.player), true);
-        } else
-            scene_pose(&v.s, NULL, 0, false);
+        script_run(v, a->press, frame + 1);
+        if (!pose_frame(v, dt)) {
+            rc = 1;
+            break;
+        }
         int fw = 0, fh = 0;
-        glfwGetFramebufferSize(v.window, &fw, &fh);
+        glfwGetFramebufferSize(v->window, &fw, &fh);
         if (fw < 1 || fh < 1) {
             glfwWaitEvents();
             continue;
         }
         float vp[16];
-        camera_view_proj(&v.cam, (float)fw / (float)fh, vp);
-        camera_eye(&v.cam, g.eye);
-        if (!scene_gl_draw(&g, &v.s, vp, &v.draw, (uint32_t)fw, (uint32_t)fh, "view")) {
+        camera_view_proj(&v->cam, (float)fw / (float)fh, vp);
+        camera_eye(&v->cam, g->eye);
+        if (!scene_gl_draw(g, &v->s, vp, &v->draw, (uint32_t)fw, (uint32_t)fh, "view")) {
             rc = 1;
             break;
         }
         frame++;
-        if (frames > 0 && frame >= frames) {
-            if (shot) {
+        if (a->frames > 0 && frame >= a->frames) {
+            if (a->shot) {
                 glFinish();
-                if (!save_screenshot(shot, fw, fh)) rc = 1;
-                else printf("ossa view: %ld frames, screenshot %dx%d -> %s\n", frame, fw, fh, shot);
+                if (!save_screenshot(a->shot, fw, fh)) rc = 1;
+                else printf("ossa view: %ld frames, screenshot %dx%d -> %s\n", frame, fw, fh, a->shot);
             }
             break;
         }
-        glfwSwapBuffers(v.window);
+        glfwSwapBuffers(v->window);
         glfwPollEvents();
     }
-    if (cli_graph_active(graph) && frames > 0 && rc == 0) { /* scripted runs: where the graph ended */
-        char states[sizeof v.graph_title];
-        printf("ossa view: graph after %ld frames (%.3f s): %s\n", frame, graph->clock,
-               cli_graph_describe(graph, states, sizeof states));
+    if (cli_graph_active(v->graph) && a->frames > 0 && rc == 0) { /* scripted runs: where the graph ended */
+        char states[sizeof v->graph_title];
+        printf("ossa view: graph after %ld frames (%.3f s): %s\n", frame, v->graph->clock,
+               cli_graph_describe(v->graph, states, sizeof states));
     }
-done:
+    return rc;
+}
+
+int cmd_view(int argc, char **argv) {
+    cli_graph graph;
+    memset(&graph, 0, sizeof graph);
+    viewer v;
+    memset(&v, 0, sizeof v);
+    v.graph = &graph;
+    v.speed = 1;
+    v.clip = -1;
+    v.draw.background[0] = 0.16f, v.draw.background[1] = 0.18f, v.draw.background[2] = 0.22f;
+    view_args a;
+    int start_clip = -1;
+    float lo[3], hi[3];
+    scene_gl g;
+    bool gl_made = false;
+    int rc = parse_view_args(&a, &v, argc, argv);
+    if (rc < 0) rc = view_prepare(&v, &a, &start_clip, lo, hi);
+    if (rc < 0) {
+        rc = 1;
+        if (open_window(&v, &a) && (gl_made = scene_gl_create(&g, &v.s, "view"))) {
+            v.home = v.cam = camera_frame(lo, hi, (float)a.width / (float)a.height);
+            g.has_eye = true;
+            if (start_clip >= 0 && !cli_graph_active(&graph)) select_clip(&v, start_clip, false);
+            print_clips(&v);
+            update_title(&v);
+            rc = view_loop(&v, &g, &a);
+        }
+    }
     if (gl_made) scene_gl_destroy(&g);
     if (v.window) glfwDestroyWindow(v.window);
-    if (glfw_ok && !KEEP_GLFW_AT_EXIT) glfwTerminate();
+    if (v.glfw_ok && !KEEP_GLFW_AT_EXIT) glfwTerminate();
     ossa_player_destroy(v.player);
-    scene_free(&v.s);
+    if (v.s_loaded) scene_free(&v.s);
+    cli_graph_free(&graph);
     return rc;
 }
 #else
