@@ -208,136 +208,154 @@ static int render_graph(scene *s, cli_graph *graph, render_options *o, bool has_
     return 0;
 }
 
-static int render_main(int argc, char **argv, cli_layers *layers, cli_graph *graph) {
-    const char *file = NULL, *clip_name = NULL;
-    float from = 0, to = 0;
-    bool has_from = false, has_to = false, rest = false, side_by_side = false;
-    int loop = -1;
-    static ik_pass ik; /* the scene's post-pose hook points here */
+/* The command line. */
+typedef struct render_args {
+    const char *file, *clip_name;
+    float from, to;
+    bool has_from, has_to, rest, side_by_side;
+    int loop; /* --loop 1, --no-loop 0, else -1 (the clip decides) */
     ossa_clip_build_options build;
-    memset(&build, 0, sizeof build);
     render_options o;
-    render_options_init(&o, NULL);
-    for (int i = 1; i < argc; i++) {
-        const char *a = argv[i];
-        bool more = i + 1 < argc;
-        int taken = render_options_parse(&o, "render", argc, argv, &i);
-        if (taken < 0) return 2;
-        if (taken) continue;
-        if ((taken = ik_pass_arg(&ik, "render", argc, argv, &i)) < 0) return 2;
-        if (taken) continue;
-        if ((taken = cli_graph_arg(graph, "render", argc, argv, &i)) < 0) return 2;
-        if (taken) continue;
-        taken = cli_layers_arg(layers, "render", argc, argv, &i);
-        if (taken < 0) return 2;
-        if (taken) {
-            clip_name = cli_layers_first_clip(layers);
-            continue;
+} render_args;
+
+/* argv[*i] and its value (*i moves past it) that render_options, --ik, --graph and the layer
+ * flags did not take: -1 to go on, or the exit code. */
+static int parse_render_flag(render_args *r, int argc, char **argv, int *i) {
+    const char *a = argv[*i];
+    bool more = *i + 1 < argc;
+    if (!strcmp(a, "--help") || !strcmp(a, "-h")) {
+        return usage(stdout);
+    } else if (!strcmp(a, "--clip") && more) {
+        r->clip_name = argv[++*i];
+    } else if (!strcmp(a, "--from") && more) {
+        if (!parse_float("render", a, argv[++*i], &r->from)) return 2;
+        r->has_from = true;
+    } else if (!strcmp(a, "--to") && more) {
+        if (!parse_float("render", a, argv[++*i], &r->to)) return 2;
+        r->has_to = true;
+    } else if (!strcmp(a, "--side-by-side")) {
+        r->side_by_side = true;
+    } else if (!strcmp(a, "--precision") && more) {
+        if (!parse_float("render", a, argv[++*i], &r->build.precision)) return 2;
+        if (!(r->build.precision > 0)) {
+            fprintf(stderr, "ossa render: --precision expects a positive number of model units\n");
+            return 2;
         }
-        if (!strcmp(a, "--help") || !strcmp(a, "-h")) {
-            return usage(stdout);
-        } else if (!strcmp(a, "--clip") && more) {
-            clip_name = argv[++i];
-        } else if (!strcmp(a, "--from") && more) {
-            if (!parse_float("render", a, argv[++i], &from)) return 2;
-            has_from = true;
-        } else if (!strcmp(a, "--to") && more) {
-            if (!parse_float("render", a, argv[++i], &to)) return 2;
-            has_to = true;
-        } else if (!strcmp(a, "--side-by-side")) {
-            side_by_side = true;
-        } else if (!strcmp(a, "--precision") && more) {
-            if (!parse_float("render", a, argv[++i], &build.precision)) return 2;
-            if (!(build.precision > 0)) {
-                fprintf(stderr, "ossa render: --precision expects a positive number of model units\n");
-                return 2;
-            }
-        } else if (!strcmp(a, "--lossless")) {
-            build.lossless = true;
-        } else if (!strcmp(a, "--rest")) {
-            rest = true;
-        } else if (!strcmp(a, "--loop")) {
-            loop = 1;
-        } else if (!strcmp(a, "--no-loop")) {
-            loop = 0;
-        } else if (!take_file_arg("render", a, i + 1 >= argc, &file)) {
-            return usage(stderr);
-        }
+    } else if (!strcmp(a, "--lossless")) {
+        r->build.lossless = true;
+    } else if (!strcmp(a, "--rest")) {
+        r->rest = true;
+    } else if (!strcmp(a, "--loop")) {
+        r->loop = 1;
+    } else if (!strcmp(a, "--no-loop")) {
+        r->loop = 0;
+    } else if (!take_file_arg("render", a, !more, &r->file)) {
+        return usage(stderr);
     }
-    if ((o.out && !render_out_ext_ok("render", o.out)) || !render_options_consistent(&o, "render")) return 2;
-    if (!render_flags_consistent(&build, rest, clip_name, has_from || has_to)) return 2;
-    if (side_by_side && (!cli_load.retarget || rest)) {
+    return -1;
+}
+
+/* The command line into r, ik, graph and layers, then the flags checked together: -1 to go
+ * on, or the exit code. */
+static int parse_render_args(render_args *r, ik_pass *ik, cli_graph *graph, cli_layers *layers, int argc, char **argv) {
+    *r = (render_args){.loop = -1};
+    render_options_init(&r->o, NULL);
+    for (int i = 1; i < argc; i++) {
+        int taken = render_options_parse(&r->o, "render", argc, argv, &i);
+        if (!taken) taken = ik_pass_arg(ik, "render", argc, argv, &i);
+        if (!taken) taken = cli_graph_arg(graph, "render", argc, argv, &i);
+        if (!taken && (taken = cli_layers_arg(layers, "render", argc, argv, &i)) > 0)
+            r->clip_name = cli_layers_first_clip(layers);
+        if (taken < 0) return 2;
+        int rc = taken ? -1 : parse_render_flag(r, argc, argv, &i);
+        if (rc >= 0) return rc;
+    }
+    if ((r->o.out && !render_out_ext_ok("render", r->o.out)) || !render_options_consistent(&r->o, "render")) return 2;
+    if (!render_flags_consistent(&r->build, r->rest, r->clip_name, r->has_from || r->has_to)) return 2;
+    if (r->side_by_side && (!cli_load.retarget || r->rest)) {
         fprintf(stderr, "ossa render: --side-by-side shows the source beside the target: it goes with --anim SOURCE "
                         "--retarget (and a clip, not --rest)\n");
         return 2;
     }
     if (cli_graph_check_options(graph, "render")) return 2;
-    if (cli_graph_active(graph) && (clip_name || layers->count || rest)) {
+    if (cli_graph_active(graph) && (r->clip_name || layers->count || r->rest)) {
         fprintf(stderr, "ossa render: --graph poses the character itself: it takes no --clip, layer flags or --rest\n");
         return 2;
     }
-    scene s;
-    if (!scene_load(&s, file, "render")) return 1;
-    s.build_options = build;
-    if (cli_refuse_rebuild(s.asset, &build, "render")) {
-        scene_free(&s);
+    return -1;
+}
+
+/* The span rendered: none for --rest or a file without clips; else the clip (--clip, or the
+ * first; through the clip built at the default precision, a packed file's own), one shared
+ * cycle of synced layers, --from / --to, and whether it loops. -1 to go on, or the exit code. */
+static int render_span(scene *s, const render_args *r, cli_layers *layers, clip_span *span) {
+    memset(span, 0, sizeof *span);
+    if (r->rest || (!r->clip_name && !s->asset->clip_count && !s->asset->built_clip_count)) return -1;
+    int idx = r->clip_name ? scene_find_clip(s, r->clip_name, "render") : 0;
+    if (idx < 0 || !scene_clip_span(s, idx, span, "render")) return 1;
+    float cycle = cli_layers_active(layers) ? cli_layers_sync_cycle(layers) : 0;
+    if (cycle > 0) span->to = span->from + cycle;
+    if (r->has_from) span->from = r->from;
+    if (r->has_to) span->to = r->to;
+    if (r->has_from && !r->has_to && span->to < span->from) span->to = span->from;
+    /* default: a whole clip that ends where it starts loops (a part of one keeps its end); a
+     * packed file's clip: its looping flag */
+    int loop = r->loop;
+    if (loop < 0)
+        loop = span->loop ||
+               (span->clip && !r->has_from && !r->has_to && clip_is_cyclic(span->clip, s->asset->skeleton));
+    span->loop = loop != 0;
+    if (span->to < span->from) {
+        fprintf(stderr, "ossa render: --to %g is before --from %g\n", (double)span->to, (double)span->from);
         return 2;
     }
-    if (!ik_pass_resolve(&ik, s.asset->skeleton, "render")) {
-        scene_free(&s);
-        return 2;
-    }
-    if (ik.count) ik_pass_attach(&ik, &s);
+    return -1;
+}
+
+/* Renders the span (beside its source with --side-by-side) and says what it wrote: 0, or 1. */
+static int render_clip(scene *s, render_args *r, const clip_span *span, ik_pass *ik) {
+    render_options *o = &r->o;
+    if (!o->out) o->out = span_frame_count(span, o->fps) > 1 ? "render.gif" : "render.png";
+    render_job job = render_options_job(o, span, 1);
+    render_stats st;
+    if (!(r->side_by_side ? render_beside_source(s, span, &job, &st) : render_to_file(s, &job, &st, "render"))) return 1;
+    printf("ossa render: %s, clip '%s', %u frame%s %ux%u in %.2f s (%s %s skinning; clips built in %.3g s) -> %s\n",
+           s->label, span->built ? ossa_built_clip_name(span->built) : span->clip ? span->clip->name : "(rest pose)",
+           st.frames, st.frames == 1 ? "" : "s", o->width, o->height, st.seconds, o->draw.cpu ? "CPU" : "GPU",
+           o->draw.compare ? "LBS | DQS" : o->draw.dqs ? "DQS" : "LBS", cli_build_seconds(), o->out);
+    ik_pass_report(ik, s, "render");
+    return 0;
+}
+
+/* The loaded scene posed by the graph, the layers or the clip, with the IK pass after it. */
+static int render_scene(scene *s, render_args *r, ik_pass *ik, cli_layers *layers, cli_graph *graph) {
+    s->build_options = r->build;
+    if (cli_refuse_rebuild(s->asset, &r->build, "render")) return 2;
+    if (!ik_pass_resolve(ik, s->asset->skeleton, "render")) return 2;
+    if (ik->count) ik_pass_attach(ik, s);
     if (cli_graph_active(graph)) {
-        int rc = render_graph(&s, graph, &o, has_from, from, has_to, to);
-        if (!rc) ik_pass_report(&ik, &s, "render");
-        scene_free(&s);
+        int rc = render_graph(s, graph, &r->o, r->has_from, r->from, r->has_to, r->to);
+        if (!rc) ik_pass_report(ik, s, "render");
         return rc;
     }
     if (cli_layers_active(layers)) {
-        if (!cli_layers_resolve(layers, s.asset, &s.build_options, "render")) {
-            scene_free(&s);
-            return 1;
-        }
-        s.pose_fn = pose_layers;
-        s.pose_user = layers;
+        if (!cli_layers_resolve(layers, s->asset, &s->build_options, "render")) return 1;
+        s->pose_fn = pose_layers;
+        s->pose_user = layers;
     }
     clip_span span;
-    memset(&span, 0, sizeof span);
-    if (!rest && (clip_name || s.asset->clip_count || s.asset->built_clip_count)) {
-        int idx = clip_name ? scene_find_clip(&s, clip_name, "render") : 0;
-        /* through the clip built at the default precision (a packed file: its own) */
-        if (idx < 0 || !scene_clip_span(&s, idx, &span, "render")) {
-            scene_free(&s);
-            return 1;
-        }
-        /* synced layers repeat every shared cycle, not every first clip's duration */
-        float cycle = cli_layers_active(layers) ? cli_layers_sync_cycle(layers) : 0;
-        if (cycle > 0) span.to = span.from + cycle;
-        if (has_from) span.from = from;
-        if (has_to) span.to = to;
-        if (has_from && !has_to && span.to < span.from) span.to = span.from;
-        /* default: a whole clip that ends where it starts loops (a part of one keeps its end); a
-         * packed file's clip: its looping flag */
-        if (loop < 0)
-            loop = span.loop || (span.clip && !has_from && !has_to && clip_is_cyclic(span.clip, s.asset->skeleton));
-        span.loop = loop != 0;
-        if (span.to < span.from) {
-            fprintf(stderr, "ossa render: --to %g is before --from %g\n", (double)span.to, (double)span.from);
-            scene_free(&s);
-            return 2;
-        }
-    }
-    if (!o.out) o.out = span_frame_count(&span, o.fps) > 1 ? "render.gif" : "render.png";
-    render_job job = render_options_job(&o, &span, 1);
-    render_stats st;
-    bool ok = side_by_side ? render_beside_source(&s, &span, &job, &st) : render_to_file(&s, &job, &st, "render");
-    if (ok)
-        printf("ossa render: %s, clip '%s', %u frame%s %ux%u in %.2f s (%s %s skinning; clips built in %.3g s) -> %s\n",
-               s.label, span.built ? ossa_built_clip_name(span.built) : span.clip ? span.clip->name : "(rest pose)",
-               st.frames, st.frames == 1 ? "" : "s", o.width, o.height, st.seconds, o.draw.cpu ? "CPU" : "GPU",
-               o.draw.compare ? "LBS | DQS" : o.draw.dqs ? "DQS" : "LBS", cli_build_seconds(), o.out);
-    if (ok) ik_pass_report(&ik, &s, "render");
+    int rc = render_span(s, r, layers, &span);
+    return rc >= 0 ? rc : render_clip(s, r, &span, ik);
+}
+
+static int render_main(int argc, char **argv, cli_layers *layers, cli_graph *graph) {
+    static ik_pass ik; /* the scene's post-pose hook points here */
+    render_args r;
+    int rc = parse_render_args(&r, &ik, graph, layers, argc, argv);
+    if (rc >= 0) return rc;
+    scene s;
+    if (!scene_load(&s, r.file, "render")) return 1;
+    rc = render_scene(&s, &r, &ik, layers, graph);
     scene_free(&s);
-    return ok ? 0 : 1;
+    return rc;
 }
