@@ -304,18 +304,15 @@ static int parse_crowd_args(int argc, char **argv, crowd_args *c) {
     return -1;
 }
 
-/* What a run draws with: the GL context (rw x rh: the image times the supersampling ss), the
- * thread pool, the crowd and its GL scene, the pixel buffers (big: the supersampled one, or
- * pixels itself). */
+/* What a run draws with: the frame output (its GL context), the thread pool, the crowd and
+ * its GL scene. */
 typedef struct crowd_run {
-    ossa_gl_headless *ctx;
-    uint32_t ss, rw, rh;
+    frame_output out;
     thread_pool *pool;
     uint32_t slots;
     crowd c;
     bool crowd_made, gl_made;
     crowd_gl cg;
-    uint8_t *pixels, *big;
 } crowd_run;
 
 /* The GL context first (--count is checked against its texture limit before any sampling),
@@ -323,15 +320,7 @@ typedef struct crowd_run {
  * camera. -1 to go on, or the exit code (after printing why). */
 static int crowd_setup(crowd_run *run, const crowd_args *a, scene *s, const uint32_t *clip_list, int clip_n) {
     const render_options *o = &a->o;
-    run->ss = o->ssaa ? o->ssaa : 1;
-    while (run->ss > 1 && (o->width * run->ss > 8192 || o->height * run->ss > 8192)) run->ss--;
-    run->rw = o->width * run->ss, run->rh = o->height * run->ss;
-    ossa_result r = make_parent_dirs(o->out) ? ossa_gl_headless_create(run->rw, run->rh, &run->ctx) : OSSA_ERROR_IO;
-    if (r != OSSA_OK) {
-        fprintf(stderr, "ossa crowd: %s\n", r == OSSA_ERROR_IO ? "cannot create the output directory"
-                                                                 : "no offscreen OpenGL 3.3 context through EGL");
-        return 1;
-    }
+    if (!frame_output_open(&run->out, o->out, o->width, o->height, o->ssaa, "crowd")) return 1;
     if (!crowd_count_fits(a->count, s)) return 2;
     run->pool = thread_pool_create(a->threads);
     run->slots = run->pool ? thread_pool_size(run->pool) : 1;
@@ -351,16 +340,12 @@ static int crowd_setup(crowd_run *run, const crowd_args *a, scene *s, const uint
     if (!run->gl_made) return 1;
     camera_eye(&cam, run->cg.g.eye);
     run->cg.g.has_eye = true;
-    run->pixels = malloc((size_t)o->width * o->height * 4);
-    run->big = run->ss > 1 ? malloc((size_t)run->rw * run->rh * 4) : run->pixels;
-    return run->pixels && run->big ? -1 : 1;
+    return -1;
 }
 
 static void crowd_run_free(crowd_run *run) {
-    if (run->big != run->pixels) free(run->big);
-    free(run->pixels);
     if (run->gl_made) scene_gl_destroy(&run->cg.g);
-    ossa_gl_headless_destroy(run->ctx);
+    frame_output_free(&run->out);
     if (run->crowd_made) crowd_destroy(&run->c);
     thread_pool_destroy(run->pool);
 }
@@ -369,12 +354,7 @@ static void crowd_run_free(crowd_run *run) {
  * seconds spent sampling, *wall: in all. False after printing why. */
 static bool crowd_frames(crowd_run *run, const crowd_args *a, scene *s, uint32_t frames, double *cpu, double *wall) {
     const render_options *o = &a->o;
-    char err[256];
-    gif_writer *gw = a->gif ? gif_writer_open(o->out, o->width, o->height, o->fps, err, sizeof err) : NULL;
-    if (a->gif && !gw) {
-        fprintf(stderr, "ossa crowd: %s\n", err);
-        return false;
-    }
+    if (!frame_output_begin(&run->out, o->fps, "crowd")) return false;
     double t0 = now_seconds();
     progress_state ps = {isatty(2), t0, t0};
     bool ok = true;
@@ -383,22 +363,11 @@ static bool crowd_frames(crowd_run *run, const crowd_args *a, scene *s, uint32_t
         double c0 = now_seconds();
         crowd_update(&run->c, run->pool, t);
         *cpu += now_seconds() - c0;
-        ok = crowd_draw(&run->cg, s, &run->c, o->draw.background, run->rw, run->rh) &&
-             ossa_gl_headless_read(run->ctx, run->big) == OSSA_OK;
-        if (!ok) break;
-        if (run->ss > 1) image_downsample(run->big, run->pixels, o->width, o->height, run->ss);
-        for (size_t p = 0; p < (size_t)o->width * o->height; p++) run->pixels[p * 4 + 3] = 255;
-        if (a->gif ? !gif_writer_add(gw, run->pixels, err, sizeof err)
-                   : !image_write_png(o->out, run->pixels, o->width, o->height, err, sizeof err)) {
-            fprintf(stderr, "ossa crowd: %s\n", err);
-            ok = false;
-        }
+        ok = crowd_draw(&run->cg, s, &run->c, o->draw.background, run->out.rw, run->out.rh) &&
+             frame_output_write(&run->out, "crowd");
         if (ok && frames > 1 && !o->draw.quiet) progress(&ps, "crowd", f + 1, frames);
     }
-    if (gw && !gif_writer_close(gw, err, sizeof err)) {
-        fprintf(stderr, "ossa crowd: %s\n", err);
-        ok = false;
-    }
+    ok = frame_output_end(&run->out, "crowd") && ok;
     *wall = now_seconds() - t0;
     return ok;
 }

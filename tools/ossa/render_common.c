@@ -775,19 +775,6 @@ void progress(progress_state *ps, const char *cmd, uint32_t done, uint32_t total
     fflush(stderr);
 }
 
-/* Box filter: each output pixel is the mean of its ss x ss block (anti-aliasing). */
-void image_downsample(const uint8_t *src, uint8_t *dst, uint32_t w, uint32_t h, uint32_t ss) {
-    size_t sw = (size_t)w * ss;
-    for (uint32_t y = 0; y < h; y++)
-        for (uint32_t x = 0; x < w; x++)
-            for (int c = 0; c < 4; c++) {
-                uint32_t sum = 0;
-                for (uint32_t j = 0; j < ss; j++)
-                    for (uint32_t i = 0; i < ss; i++) sum += src[(((size_t)y * ss + j) * sw + (size_t)x * ss + i) * 4 + (size_t)c];
-                dst[((size_t)y * w + x) * 4 + (size_t)c] = (uint8_t)((sum + ss * ss / 2) / (ss * ss));
-            }
-}
-
 /* The camera of one panel: framed on the whole clip of every span (so a still and the frames of a
  * partial range are framed like the full animation), both skinnings' bounds with --compare;
  * turns the bone overlay on when the framing is of joints. cam may be NULL. */
@@ -831,6 +818,113 @@ static bool frame_scene(scene *s, const clip_span *spans, const render_job *job,
     return true;
 }
 
+/* Box filter: each of the w x h RGBA8 output pixels is the mean of its ss x ss block of src. */
+static void image_downsample(const uint8_t *src, uint8_t *dst, uint32_t w, uint32_t h, uint32_t ss) {
+    size_t sw = (size_t)w * ss;
+    for (uint32_t y = 0; y < h; y++)
+        for (uint32_t x = 0; x < w; x++)
+            for (int c = 0; c < 4; c++) {
+                uint32_t sum = 0;
+                for (uint32_t j = 0; j < ss; j++)
+                    for (uint32_t i = 0; i < ss; i++) sum += src[(((size_t)y * ss + j) * sw + (size_t)x * ss + i) * 4 + (size_t)c];
+                dst[((size_t)y * w + x) * 4 + (size_t)c] = (uint8_t)((sum + ss * ss / 2) / (ss * ss));
+            }
+}
+
+bool frame_output_open(frame_output *f, const char *out, uint32_t width, uint32_t height, uint32_t supersample,
+                       const char *cmd) {
+    memset(f, 0, sizeof *f);
+    f->out = out, f->width = width, f->height = height;
+    if (!make_parent_dirs(out)) {
+        fprintf(stderr, "ossa %s: cannot create the directory of %s\n", cmd, out);
+        return false;
+    }
+    f->ss = supersample ? supersample : 1;
+    while (f->ss > 1 && (width * f->ss > 8192 || height * f->ss > 8192)) f->ss--;
+    f->rw = width * f->ss, f->rh = height * f->ss;
+    ossa_result r = ossa_gl_headless_create(f->rw, f->rh, &f->ctx);
+    if (r != OSSA_OK) {
+        fprintf(stderr, "ossa %s: no offscreen OpenGL 3.3 context through EGL (%s); on a headless Linux box "
+                        "install Mesa (llvmpipe) EGL drivers\n", cmd, ossa_result_string(r));
+        return false;
+    }
+    f->pixels = malloc((size_t)width * height * 4);
+    f->big = f->ss > 1 ? malloc((size_t)f->rw * f->rh * 4) : f->pixels;
+    if (f->pixels && f->big) return true;
+    fprintf(stderr, "ossa %s: out of memory\n", cmd);
+    return false;
+}
+
+bool frame_output_begin(frame_output *f, float fps, const char *cmd) {
+    if (!path_has_ext(f->out, ".gif")) return true;
+    char err[512];
+    f->gif = gif_writer_open(f->out, f->width, f->height, fps, err, sizeof err);
+    if (!f->gif) fprintf(stderr, "ossa %s: %s\n", cmd, err);
+    return f->gif != NULL;
+}
+
+bool frame_output_write(frame_output *f, const char *cmd) {
+    ossa_result r = ossa_gl_headless_read(f->ctx, f->big);
+    if (r != OSSA_OK) {
+        fprintf(stderr, "ossa %s: reading the framebuffer failed: %s\n", cmd, ossa_result_string(r));
+        return false;
+    }
+    if (f->ss > 1) image_downsample(f->big, f->pixels, f->width, f->height, f->ss);
+    for (size_t p = 0; p < (size_t)f->width * f->height; p++) f->pixels[p * 4 + 3] = 255;
+    char err[512];
+    if (f->gif ? gif_writer_add(f->gif, f->pixels, err, sizeof err)
+               : image_write_png(f->out, f->pixels, f->width, f->height, err, sizeof err))
+        return true;
+    fprintf(stderr, "ossa %s: %s\n", cmd, err);
+    return false;
+}
+
+bool frame_output_end(frame_output *f, const char *cmd) {
+    char err[512];
+    bool ok = !f->gif || gif_writer_close(f->gif, err, sizeof err);
+    if (!ok) fprintf(stderr, "ossa %s: %s\n", cmd, err);
+    f->gif = NULL;
+    return ok;
+}
+
+void frame_output_free(frame_output *f) {
+    char err[512];
+    if (f->gif) gif_writer_close(f->gif, err, sizeof err);
+    ossa_gl_headless_destroy(f->ctx);
+    if (f->big != f->pixels) free(f->big);
+    free(f->pixels);
+    memset(f, 0, sizeof *f);
+}
+
+/* Poses the scene(s) at time t of span k and draws the frame: one panel, LBS | DQS
+ * (--compare: the same frame twice, same camera) or the job's scene beside job->beside. */
+static bool draw_frame(scene *s, const render_job *job, uint32_t k, float t, scene_gl *g, scene_gl *g_beside,
+                       const float vp[16], const float vp_beside[16], const draw_options *draw,
+                       const draw_options *draw_beside, uint32_t rw, uint32_t rh, const char *cmd) {
+    const clip_span *sp = &job->spans[k];
+    bool ok = true;
+    if (job->draw.compare) { /* LBS on the left half, DQS on the right, same camera */
+        for (uint32_t side = 0; ok && side < 2; side++) {
+            s->dqs = side == 1;
+            s->repeat_pose = side == 1; /* the same frame again */
+            span_pose(s, sp, t);
+            s->repeat_pose = false;
+            ok = scene_gl_draw_rect(g, s, vp, draw, side * (rw / 2), 0, rw / 2, rh, cmd);
+        }
+        return ok;
+    }
+    if (job->beside) { /* this scene on the left half, the other on the right, same time */
+        s->dqs = job->beside->dqs = job->draw.dqs;
+        span_pose(s, sp, t);
+        ok = scene_gl_draw_rect(g, s, vp, draw, 0, 0, rw / 2, rh, cmd);
+        span_pose(job->beside, &job->beside_spans[k], t);
+        return ok && scene_gl_draw_rect(g_beside, job->beside, vp_beside, draw_beside, rw / 2, 0, rw / 2, rh, cmd);
+    }
+    s->dqs = job->draw.dqs;
+    span_pose(s, sp, t);
+    return scene_gl_draw(g, s, vp, draw, rw, rh, cmd);
+}
+
 bool render_to_file(scene *s, const render_job *job, render_stats *stats, const char *cmd) {
     double t0 = now_seconds();
     memset(stats, 0, sizeof *stats);
@@ -854,29 +948,10 @@ bool render_to_file(scene *s, const render_job *job, render_stats *stats, const 
     if (!frame_scene(s, job->spans, job, aspect, &cam, vp, &draw, cmd)) return false;
     if (job->beside && !frame_scene(job->beside, job->beside_spans, job, aspect, NULL, vp_beside, &draw_beside, cmd))
         return false;
-    if (!make_parent_dirs(job->out)) {
-        fprintf(stderr, "ossa %s: cannot create the directory of %s\n", cmd, job->out);
-        return false;
-    }
-    ossa_gl_headless *ctx = NULL;
-    uint32_t ss = job->supersample ? job->supersample : 1; /* render ss x ss pixels per output pixel */
-    while (ss > 1 && (job->width * ss > 8192 || job->height * ss > 8192)) ss--;
-    uint32_t rw = job->width * ss, rh = job->height * ss;
-    ossa_result r = ossa_gl_headless_create(rw, rh, &ctx);
-    if (r != OSSA_OK) {
-        fprintf(stderr, "ossa %s: no offscreen OpenGL 3.3 context through EGL (%s); on a headless Linux box "
-                        "install Mesa (llvmpipe) EGL drivers\n", cmd, ossa_result_string(r));
-        return false;
-    }
-    scene_gl g;
-    uint8_t *pixels = malloc((size_t)job->width * job->height * 4);
-    uint8_t *big = ss > 1 ? malloc((size_t)rw * rh * 4) : pixels;
-    gif_writer *gw = NULL;
-    bool ok = pixels != NULL && big != NULL;
-    if (!ok) fprintf(stderr, "ossa %s: out of memory\n", cmd);
-    ok = ok && scene_gl_create(&g, s, cmd);
-    bool gl_made = ok;
-    scene_gl g_beside;
+    frame_output f;
+    scene_gl g, g_beside;
+    bool ok = frame_output_open(&f, job->out, job->width, job->height, job->supersample, cmd);
+    bool gl_made = ok = ok && scene_gl_create(&g, s, cmd);
     ok = ok && (!job->beside || scene_gl_create(&g_beside, job->beside, cmd));
     bool beside_made = ok && job->beside;
     if (ok) {
@@ -884,14 +959,7 @@ bool render_to_file(scene *s, const render_job *job, render_stats *stats, const 
         g.has_eye = true;
     }
     progress_state ps = {isatty(2), now_seconds(), now_seconds()};
-    char err[512];
-    if (ok && gif) {
-        gw = gif_writer_open(job->out, job->width, job->height, job->fps, err, sizeof err);
-        if (!gw) {
-            fprintf(stderr, "ossa %s: %s\n", cmd, err);
-            ok = false;
-        }
-    }
+    ok = ok && frame_output_begin(&f, job->fps, cmd);
     uint32_t done = 0;
     for (uint32_t k = 0; ok && k < job->span_count && done < total; k++) {
         const clip_span *sp = &job->spans[k];
@@ -903,54 +971,17 @@ bool render_to_file(scene *s, const render_job *job, render_stats *stats, const 
                 skip--;
                 continue;
             }
-            if (job->draw.compare) { /* LBS on the left half, DQS on the right, same camera */
-                for (uint32_t side = 0; ok && side < 2; side++) {
-                    s->dqs = side == 1;
-                    s->repeat_pose = side == 1; /* the same frame again */
-                    span_pose(s, sp, t);
-                    s->repeat_pose = false;
-                    ok = scene_gl_draw_rect(&g, s, vp, &draw, side * (rw / 2), 0, rw / 2, rh, cmd);
-                }
-            } else if (job->beside) { /* this scene on the left half, the other on the right, same time */
-                s->dqs = job->beside->dqs = job->draw.dqs;
-                span_pose(s, sp, t);
-                ok = scene_gl_draw_rect(&g, s, vp, &draw, 0, 0, rw / 2, rh, cmd);
-                span_pose(job->beside, &job->beside_spans[k], t);
-                ok = ok && scene_gl_draw_rect(&g_beside, job->beside, vp_beside, &draw_beside, rw / 2, 0, rw / 2, rh, cmd);
-            } else {
-                s->dqs = job->draw.dqs;
-                span_pose(s, sp, t);
-                ok = scene_gl_draw(&g, s, vp, &draw, rw, rh, cmd);
-            }
-            if (ok && (r = ossa_gl_headless_read(ctx, big)) != OSSA_OK) {
-                fprintf(stderr, "ossa %s: reading the framebuffer failed: %s\n", cmd, ossa_result_string(r));
-                ok = false;
-            }
+            ok = draw_frame(s, job, k, t, &g, &g_beside, vp, vp_beside, &draw, &draw_beside, f.rw, f.rh, cmd) &&
+                 frame_output_write(&f, cmd);
             if (!ok) break;
-            if (ss > 1) image_downsample(big, pixels, job->width, job->height, ss);
-            for (size_t p = 0; p < (size_t)job->width * job->height; p++) pixels[p * 4 + 3] = 255;
-            if (gif) {
-                if (!gif_writer_add(gw, pixels, err, sizeof err)) {
-                    fprintf(stderr, "ossa %s: %s\n", cmd, err);
-                    ok = false;
-                }
-            } else if (!image_write_png(job->out, pixels, job->width, job->height, err, sizeof err)) {
-                fprintf(stderr, "ossa %s: %s\n", cmd, err);
-                ok = false;
-            }
             done++;
-            if (ok && total > 1 && !job->draw.quiet) progress(&ps, cmd, done, total);
+            if (total > 1 && !job->draw.quiet) progress(&ps, cmd, done, total);
         }
     }
-    if (gw && !gif_writer_close(gw, err, sizeof err)) {
-        fprintf(stderr, "ossa %s: %s\n", cmd, err);
-        ok = false;
-    }
+    ok = frame_output_end(&f, cmd) && ok;
     if (gl_made) scene_gl_destroy(&g);
     if (beside_made) scene_gl_destroy(&g_beside);
-    ossa_gl_headless_destroy(ctx);
-    if (big != pixels) free(big);
-    free(pixels);
+    frame_output_free(&f);
     stats->frames = done;
     stats->seconds = now_seconds() - t0;
     return ok;

@@ -196,8 +196,31 @@ uint32_t span_frame_count(const clip_span *span, float fps);
 
 bool render_to_file(scene *s, const render_job *job, render_stats *stats, const char *cmd);
 
-/* Box filter: each of the w x h RGBA8 output pixels is the mean of its ss x ss block of src. */
-void image_downsample(const uint8_t *src, uint8_t *dst, uint32_t w, uint32_t h, uint32_t ss);
+/* Where rendered frames go (`ossa render`, `ossa crowd`): an offscreen GL target of rw x rh
+ * pixels (width x height supersampled ss x ss, ss lowered until a side fits in 8192), read
+ * back after each frame, box-filtered to width x height, made opaque and written as `out`:
+ * one PNG, or a frame appended to its GIF. */
+typedef struct frame_output {
+    ossa_gl_headless *ctx;
+    const char *out;
+    uint32_t width, height, ss, rw, rh;
+    uint8_t *pixels, *big;     /* width x height RGBA8; big: the read-back (pixels itself for ss = 1) */
+    struct gif_writer *gif;    /* open for a .gif out after frame_output_begin */
+} frame_output;
+/* Creates out's directory, the context (current on return) and the buffers; false after
+ * printing why (f is then still freed by frame_output_free). */
+bool frame_output_open(frame_output *f, const char *out, uint32_t width, uint32_t height, uint32_t supersample,
+                       const char *cmd);
+/* Opens the GIF writer for a .gif out (at fps frames a second); a no-op for a .png. False
+ * after printing why. */
+bool frame_output_begin(frame_output *f, float fps, const char *cmd);
+/* Reads back the frame just drawn and writes it. False after printing why. */
+bool frame_output_write(frame_output *f, const char *cmd);
+/* Finishes the GIF (once; a no-op for a PNG): false after printing a write error. */
+bool frame_output_end(frame_output *f, const char *cmd);
+/* Frees the context (after the caller has freed its GL objects), the buffers and a GIF not
+ * ended; f may be zeroed or half open. */
+void frame_output_free(frame_output *f);
 
 /* Progress of a long render on stderr: a bar redrawn in place on a terminal, else a
  * line every PROGRESS_LINE_SECONDS (3 s; environment OSSA_PROGRESS_SECONDS overrides)
