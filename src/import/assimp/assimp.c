@@ -406,6 +406,7 @@ static ossa_result build_skins(ai_load *L) {
 
 typedef struct mesh_tmp {
     ossa_mesh d;
+    float *positions, *normals;
     float *tangents;
     float *uv[2];
     float *weights;
@@ -416,6 +417,8 @@ typedef struct mesh_tmp {
 } mesh_tmp;
 
 static void mesh_tmp_free(ossa__ctx *ctx, mesh_tmp *t) {
+    ossa__ctx_free(ctx, t->positions);
+    ossa__ctx_free(ctx, t->normals);
     ossa__ctx_free(ctx, t->tangents);
     ossa__ctx_free(ctx, t->uv[0]);
     ossa__ctx_free(ctx, t->uv[1]);
@@ -549,6 +552,104 @@ static ossa_result copy_vec3(ossa__ctx *ctx, const char *path, const char *what,
     return OSSA_OK;
 }
 
+/* Positions, normals, tangents (the handedness sign from Assimp's bitangent: glTF's w) and
+ * the first two UV sets of m into t. */
+static ossa_result copy_vertex_streams(ossa__ctx *ctx, const char *path, const struct aiMesh *m, mesh_tmp *t) {
+    uint32_t nv = m->mNumVertices;
+    ossa_result r;
+    if ((r = copy_vec3(ctx, path, "positions", m->mVertices, NULL, nv, 3, &t->positions))) return r;
+    if ((r = copy_vec3(ctx, path, "normals", m->mNormals, NULL, nv, 3, &t->normals))) return r;
+    t->d.positions = t->positions;
+    t->d.normals = t->normals;
+    if (m->mTangents && m->mNormals && m->mBitangents) {
+        if ((r = copy_vec3(ctx, path, "tangents", m->mTangents, NULL, nv, 4, &t->tangents))) return r;
+        for (uint32_t v = 0; v < nv; v++) {
+            const struct aiVector3D *n = &m->mNormals[v], *b = &m->mBitangents[v];
+            const float *tg = t->tangents + 4 * (size_t)v;
+            float cx = (float)n->y * tg[2] - (float)n->z * tg[1], cy = (float)n->z * tg[0] - (float)n->x * tg[2],
+                  cz = (float)n->x * tg[1] - (float)n->y * tg[0];
+            t->tangents[4 * (size_t)v + 3] = cx * (float)b->x + cy * (float)b->y + cz * (float)b->z < 0 ? -1.0f : 1.0f;
+        }
+        t->d.tangents = t->tangents;
+    }
+    for (int s = 0; s < 2; s++) {
+        if (!m->mTextureCoords[s] || m->mNumUVComponents[s] < 2) continue;
+        if ((r = copy_vec3(ctx, path, "texture coordinates", m->mTextureCoords[s], NULL, nv, 2, &t->uv[s]))) return r;
+    }
+    t->d.uv0 = t->uv[0];
+    t->d.uv1 = t->uv[1];
+    return OSSA_OK;
+}
+
+/* The triangle faces' indices into t (points and lines are removed by aiProcess_SortByPType;
+ * other faces are skipped with a warning); an index past the vertices is an error naming its
+ * face. t->d.index_count stays 0 when there is no triangle. */
+static ossa_result copy_triangles(ossa__ctx *ctx, const char *path, const struct aiMesh *m, mesh_tmp *t) {
+    uint32_t nv = m->mNumVertices;
+    uint64_t tris = 0;
+    for (uint32_t f = 0; f < m->mNumFaces; f++) {
+        const struct aiFace *fc = &m->mFaces[f];
+        if (fc->mNumIndices == 3 && fc->mIndices) tris++;
+    }
+    if (tris * 3 > UINT32_MAX) return fail(ctx, OSSA_ERROR_LIMIT, path, "more than 2^32 - 1 indices");
+    if (tris < m->mNumFaces)
+        ossa__warn(ctx, path, "%llu of %u faces are not triangles; skipped", (unsigned long long)(m->mNumFaces - tris),
+                   m->mNumFaces);
+    if (!tris) return OSSA_OK;
+    t->indices = ossa__ctx_alloc_raw(ctx, (size_t)tris * 3, sizeof *t->indices);
+    if (!t->indices) return ctx->failed;
+    uint32_t o = 0;
+    for (uint32_t f = 0; f < m->mNumFaces; f++) {
+        const struct aiFace *fc = &m->mFaces[f];
+        if (fc->mNumIndices != 3 || !fc->mIndices) continue;
+        for (int k = 0; k < 3; k++) {
+            if (fc->mIndices[k] >= nv) {
+                char fp[80];
+                snprintf(fp, sizeof fp, "%s/faces/%u", path, f);
+                return ossa__fail(ctx, OSSA_ERROR_INVALID_DATA, fp, "index %u >= vertex count %u", fc->mIndices[k], nv);
+            }
+            t->indices[o++] = fc->mIndices[k];
+        }
+    }
+    t->d.indices = t->indices;
+    t->d.index_count = o;
+    return OSSA_OK;
+}
+
+/* Morph targets: each aiAnimMesh's streams replace the base ones; ossa stores deltas (and the
+ * anim mesh's weight as the default, 0 when not finite). */
+static ossa_result copy_morph_targets(ossa__ctx *ctx, const char *path, const struct aiMesh *m, mesh_tmp *t) {
+    uint32_t tc = m->mNumAnimMeshes, nv = m->mNumVertices;
+    if (!tc) return OSSA_OK;
+    t->targets = ossa__ctx_alloc(ctx, tc, sizeof *t->targets);
+    t->default_weights = ossa__ctx_alloc(ctx, tc, sizeof(float));
+    if (!t->targets || !t->default_weights) return ctx->failed;
+    t->d.target_count = tc;
+    t->d.targets = t->targets;
+    t->d.default_weights = t->default_weights;
+    ossa_result r;
+    for (uint32_t k = 0; k < tc; k++) {
+        const struct aiAnimMesh *am = m->mAnimMeshes[k];
+        char tp[80];
+        snprintf(tp, sizeof tp, "%s/targets/%u", path, k);
+        if (!am || am->mNumVertices != nv)
+            return ossa__fail(ctx, OSSA_ERROR_INVALID_DATA, tp, "morph target %s (mesh has %u vertices)",
+                              am ? "vertex count differs" : "is NULL", nv);
+        float dw = (float)am->mWeight;
+        t->default_weights[k] = isfinite(dw) ? dw : 0.0f;
+        if ((r = copy_vec3(ctx, tp, "positions", am->mVertices, m->mVertices, nv, 3, &t->targets[k].positions))) return r;
+        if (m->mNormals && (r = copy_vec3(ctx, tp, "normals", am->mNormals, m->mNormals, nv, 3, &t->targets[k].normals)))
+            return r;
+        if (m->mTangents &&
+            (r = copy_vec3(ctx, tp, "tangents", am->mTangents, m->mTangents, nv, 3, &t->targets[k].tangents)))
+            return r;
+    }
+    return OSSA_OK;
+}
+
+/* Assimp mesh mi, on skeleton node `node`, into the asset: its vertex streams, triangles,
+ * skin weights (when a skin uses it) and morph targets. A mesh without triangles is skipped
+ * with a warning. */
 static ossa_result build_mesh(ai_load *L, ossa_asset *asset, uint32_t node, uint32_t mi) {
     ossa__ctx *ctx = L->ctx;
     const struct aiMesh *m = L->scene->mMeshes[mi];
@@ -561,120 +662,28 @@ static ossa_result build_mesh(ai_load *L, ossa_asset *asset, uint32_t node, uint
     }
     mesh_tmp t;
     memset(&t, 0, sizeof t);
-    ossa_mesh *d = &t.d;
-    uint32_t nv = m->mNumVertices;
     char name[MAXLEN + 1];
-    d->name = name_of(&m->mName, name);
-    d->vertex_count = nv;
-    d->skin = -1;
-    d->node = (int32_t)asset->skeleton->joint_of_source[node];
-    d->source_mesh = mi;
-    float *pos = NULL, *nrm = NULL;
-    ossa_result r;
-    if ((r = copy_vec3(ctx, path, "positions", m->mVertices, NULL, nv, 3, &pos))) goto done;
-    if ((r = copy_vec3(ctx, path, "normals", m->mNormals, NULL, nv, 3, &nrm))) goto done;
-    d->positions = pos;
-    d->normals = nrm;
-    if (m->mTangents && m->mNormals && m->mBitangents) {
-        if ((r = copy_vec3(ctx, path, "tangents", m->mTangents, NULL, nv, 4, &t.tangents))) goto done;
-        for (uint32_t v = 0; v < nv; v++) {
-            const struct aiVector3D *n = &m->mNormals[v], *b = &m->mBitangents[v];
-            const float *tg = t.tangents + 4 * (size_t)v;
-            float cx = (float)n->y * tg[2] - (float)n->z * tg[1], cy = (float)n->z * tg[0] - (float)n->x * tg[2],
-                  cz = (float)n->x * tg[1] - (float)n->y * tg[0];
-            t.tangents[4 * (size_t)v + 3] = cx * (float)b->x + cy * (float)b->y + cz * (float)b->z < 0 ? -1.0f : 1.0f;
-        }
-        d->tangents = t.tangents;
-    }
-    for (int s = 0; s < 2; s++) {
-        if (!m->mTextureCoords[s] || m->mNumUVComponents[s] < 2) continue;
-        if ((r = copy_vec3(ctx, path, "texture coordinates", m->mTextureCoords[s], NULL, nv, 2, &t.uv[s]))) goto done;
-    }
-    d->uv0 = t.uv[0];
-    d->uv1 = t.uv[1];
-    /* faces: triangles only (points and lines are removed by aiProcess_SortByPType) */
-    uint64_t tris = 0;
-    for (uint32_t f = 0; f < m->mNumFaces; f++) {
-        const struct aiFace *fc = &m->mFaces[f];
-        if (fc->mNumIndices == 3 && fc->mIndices) tris++;
-    }
-    if (tris * 3 > UINT32_MAX) {
-        r = fail(ctx, OSSA_ERROR_LIMIT, path, "more than 2^32 - 1 indices");
-        goto done;
-    }
-    if (tris < m->mNumFaces)
-        ossa__warn(ctx, path, "%llu of %u faces are not triangles; skipped", (unsigned long long)(m->mNumFaces - tris),
-                   m->mNumFaces);
-    if (tris) {
-        t.indices = ossa__ctx_alloc_raw(ctx, (size_t)tris * 3, sizeof *t.indices);
-        if (!t.indices) {
-            r = ctx->failed;
-            goto done;
-        }
-        uint32_t o = 0;
-        for (uint32_t f = 0; f < m->mNumFaces; f++) {
-            const struct aiFace *fc = &m->mFaces[f];
-            if (fc->mNumIndices != 3 || !fc->mIndices) continue;
-            for (int k = 0; k < 3; k++) {
-                if (fc->mIndices[k] >= nv) {
-                    char fp[80];
-                    snprintf(fp, sizeof fp, "%s/faces/%u", path, f);
-                    r = ossa__fail(ctx, OSSA_ERROR_INVALID_DATA, fp, "index %u >= vertex count %u", fc->mIndices[k], nv);
-                    goto done;
-                }
-                t.indices[o++] = fc->mIndices[k];
-            }
-        }
-        d->indices = t.indices;
-        d->index_count = o;
-    } else {
+    t.d.name = name_of(&m->mName, name);
+    t.d.vertex_count = m->mNumVertices;
+    t.d.skin = -1;
+    t.d.node = (int32_t)asset->skeleton->joint_of_source[node];
+    t.d.source_mesh = mi;
+    ossa_result r = copy_vertex_streams(ctx, path, m, &t);
+    if (!r) r = copy_triangles(ctx, path, m, &t);
+    if (!r && !t.d.index_count) {
         ossa__warn(ctx, path, "no triangle faces; mesh skipped");
-        goto done;
+        mesh_tmp_free(ctx, &t);
+        return OSSA_OK;
     }
-    if (L->skin_of_mesh[mi] >= 0) {
+    if (!r && L->skin_of_mesh[mi] >= 0) {
         uint32_t dropped = 0;
-        if ((r = mesh_weights(L, m, mi, asset->skeleton, &t, &dropped))) goto done;
-        if (dropped)
+        r = mesh_weights(L, m, mi, asset->skeleton, &t, &dropped);
+        if (!r && dropped)
             ossa__warn(ctx, path, "%u vertices had more than %u influences; the smallest were dropped and the rest renormalised",
                        dropped, OSSA_MAX_INFLUENCES);
     }
-    /* morph targets: aiAnimMesh streams replace the base ones; ossa stores deltas */
-    if (m->mNumAnimMeshes) {
-        uint32_t tc = m->mNumAnimMeshes;
-        t.targets = ossa__ctx_alloc(ctx, tc, sizeof *t.targets);
-        t.default_weights = ossa__ctx_alloc(ctx, tc, sizeof(float));
-        if (!t.targets || !t.default_weights) {
-            r = ctx->failed;
-            goto done;
-        }
-        d->target_count = tc;
-        d->targets = t.targets;
-        d->default_weights = t.default_weights;
-        for (uint32_t k = 0; k < tc; k++) {
-            const struct aiAnimMesh *am = m->mAnimMeshes[k];
-            char tp[80];
-            snprintf(tp, sizeof tp, "%s/targets/%u", path, k);
-            if (!am || am->mNumVertices != nv) {
-                r = ossa__fail(ctx, OSSA_ERROR_INVALID_DATA, tp, "morph target %s (mesh has %u vertices)",
-                               am ? "vertex count differs" : "is NULL", nv);
-                goto done;
-            }
-            float dw = (float)am->mWeight;
-            t.default_weights[k] = isfinite(dw) ? dw : 0.0f;
-            if ((r = copy_vec3(ctx, tp, "positions", am->mVertices, m->mVertices, nv, 3, &t.targets[k].positions)))
-                goto done;
-            if (m->mNormals &&
-                (r = copy_vec3(ctx, tp, "normals", am->mNormals, m->mNormals, nv, 3, &t.targets[k].normals)))
-                goto done;
-            if (m->mTangents &&
-                (r = copy_vec3(ctx, tp, "tangents", am->mTangents, m->mTangents, nv, 3, &t.targets[k].tangents)))
-                goto done;
-        }
-    }
-    r = ossa__builder_add_mesh(ctx, asset, d, path);
-done:
-    ossa__ctx_free(ctx, pos);
-    ossa__ctx_free(ctx, nrm);
+    if (!r) r = copy_morph_targets(ctx, path, m, &t);
+    if (!r) r = ossa__builder_add_mesh(ctx, asset, &t.d, path);
     mesh_tmp_free(ctx, &t);
     return r;
 }
