@@ -253,88 +253,84 @@ static void rest_pose_bounds(const crowd *c, float lo[3], float hi[3]) {
     free(skinned);
 }
 
-bool crowd_create(crowd *c, const crowd_desc *d, char *err, size_t err_size) {
-    memset(c, 0, sizeof *c);
+/* The crowd's skin (the first skin a skinned mesh uses) and clips: the asset's built clips
+ * (CROWD_SAMPLING_BUILT when it has one for each clip), else its editable ones; every index
+ * of d->clips must be one of them. False with the reason in err. */
+static bool crowd_check(const crowd_desc *d, int32_t *skin, bool *use_asset_built, uint32_t *clip_count, char *err,
+                        size_t err_size) {
     const ossa_asset *a = d->asset;
     if (!a || !a->skeleton || !d->count) {
         snprintf(err, err_size, "no skeleton or no instances");
         return false;
     }
-    const ossa_skeleton *sk = a->skeleton;
-    int32_t skin = -1;
-    for (uint32_t i = 0; i < a->mesh_count && skin < 0; i++)
-        if (a->meshes[i]->skin >= 0 && a->meshes[i]->influences) skin = a->meshes[i]->skin;
-    if (skin < 0 || (uint32_t)skin >= sk->skin_count) {
+    *skin = -1;
+    for (uint32_t i = 0; i < a->mesh_count && *skin < 0; i++)
+        if (a->meshes[i]->skin >= 0 && a->meshes[i]->influences) *skin = a->meshes[i]->skin;
+    if (*skin < 0 || (uint32_t)*skin >= a->skeleton->skin_count) {
         snprintf(err, err_size, "the file has no skinned mesh");
         return false;
     }
-    bool use_asset_built = d->sampling == CROWD_SAMPLING_BUILT && a->built_clip_count && a->built_clips &&
-                           (!a->clip_count || a->built_clip_count == a->clip_count);
-    uint32_t clip_count = use_asset_built ? a->built_clip_count : a->clip_count;
-    if (!clip_count) {
+    *use_asset_built = d->sampling == CROWD_SAMPLING_BUILT && a->built_clip_count && a->built_clips &&
+                       (!a->clip_count || a->built_clip_count == a->clip_count);
+    *clip_count = *use_asset_built ? a->built_clip_count : a->clip_count;
+    if (!*clip_count) {
         snprintf(err, err_size, "the file has no clip");
         return false;
     }
     for (uint32_t k = 0; d->clips && k < d->clip_count; k++)
-        if (d->clips[k] >= clip_count) {
-            snprintf(err, err_size, "clip %u does not exist (%u clips)", d->clips[k], clip_count);
+        if (d->clips[k] >= *clip_count) {
+            snprintf(err, err_size, "clip %u does not exist (%u clips)", d->clips[k], *clip_count);
             return false;
         }
-    c->asset = a;
-    c->clip_count = clip_count;
-    c->sampling = d->sampling;
+    return true;
+}
+
+/* c->built: the asset's built clips, or each clip built here (compressed at the default
+ * precision, or lossless) unless the crowd samples the editable clips (c->built NULL). False
+ * with the reason in err. */
+static bool crowd_take_clips(crowd *c, const crowd_desc *d, bool use_asset_built, char *err, size_t err_size) {
+    const ossa_asset *a = d->asset;
     if (use_asset_built) {
         c->built = a->built_clips;
-    } else if (d->sampling != CROWD_SAMPLING_EDITABLE) {
-        double t0 = clock_seconds();
-        c->built = calloc(clip_count, sizeof *c->built);
-        c->owns_built = true;
-        ossa_clip_build_options opt = {.lossless = d->sampling == CROWD_SAMPLING_LOSSLESS};
-        for (uint32_t k = 0; c->built && k < clip_count; k++) {
-            ossa_result r = ossa_clip_build(a->clips[k], sk, &opt, NULL, &c->built[k], NULL);
-            if (r != OSSA_OK) {
-                snprintf(err, err_size, "building clip %u failed: %s", k, ossa_result_string(r));
-                crowd_destroy(c);
-                return false;
-            }
-        }
-        c->build_seconds = clock_seconds() - t0;
-        if (!c->built) {
-            snprintf(err, err_size, "out of memory");
-            crowd_destroy(c);
+        return true;
+    }
+    if (d->sampling == CROWD_SAMPLING_EDITABLE) return true;
+    double t0 = clock_seconds();
+    c->built = calloc(c->clip_count, sizeof *c->built);
+    c->owns_built = true;
+    if (!c->built) {
+        snprintf(err, err_size, "out of memory");
+        return false;
+    }
+    ossa_clip_build_options opt = {.lossless = d->sampling == CROWD_SAMPLING_LOSSLESS};
+    for (uint32_t k = 0; k < c->clip_count; k++) {
+        ossa_result r = ossa_clip_build(a->clips[k], a->skeleton, &opt, NULL, &c->built[k], NULL);
+        if (r != OSSA_OK) {
+            snprintf(err, err_size, "building clip %u failed: %s", k, ossa_result_string(r));
             return false;
         }
     }
-    c->count = d->count;
-    c->joint_count = sk->joint_count;
-    c->skin = (uint32_t)skin;
-    c->scratch_slots = d->scratch_slots ? d->scratch_slots : 1;
-    for (uint32_t k = 0; !c->built && k < a->clip_count; k++) {
-        uint32_t n = ossa_clip_cursor_count(a->clips[k]);
-        if (n > c->cursor_stride) c->cursor_stride = n;
-    }
-    if (!c->cursor_stride) c->cursor_stride = 1;
-    if (!alloc_buffers(c)) {
-        crowd_destroy(c);
-        snprintf(err, err_size, "out of memory for %u instances", d->count);
-        return false;
-    }
+    c->build_seconds = clock_seconds() - t0;
+    return true;
+}
 
-    /* rest-pose footprint of the skinned meshes → grid spacing */
-    float lo[3], hi[3];
-    rest_pose_bounds(c, lo, hi);
+/* The grid spacing: d->spacing, else from the rest-pose footprint lo..hi (limbs swing about
+ * half the height whatever the rest pose: T-pose arms count less). */
+static float crowd_spacing(const crowd_desc *d, const float lo[3], const float hi[3]) {
     float ext = fmaxf(hi[0] - lo[0], hi[2] - lo[2]), height = hi[1] - lo[1];
     if (!(ext > 0)) ext = 1;
-    /* limbs swing about half the height whatever the rest pose (T-pose arms count less) */
     if (height > 0) ext = fmaxf(0.45f * height, fminf(ext, 0.7f * height));
-    float spacing = d->spacing > 0 ? d->spacing : 1.3f * ext;
-    uint32_t cols = (uint32_t)ceil(sqrt((double)c->count));
+    return d->spacing > 0 ? d->spacing : 1.3f * ext;
+}
+
+/* Each instance's clip (dealt round-robin over a shuffled order, so grid columns mix clips),
+ * phase, speed and place on a grid of `cols` columns (a little yaw and jitter), from d->seed. */
+static void place_instances(crowd *c, const crowd_desc *d, float spacing, uint32_t cols) {
     uint32_t rows = (c->count + cols - 1) / cols;
     uint32_t seed = d->seed ? d->seed : 1;
     for (uint32_t i = 0; i < c->count; i++) {
         crowd_instance *in = &c->instances[i];
-        /* clips dealt round-robin over a shuffled order, so grid columns mix clips */
-        uint32_t n = d->clips && d->clip_count ? d->clip_count : clip_count;
+        uint32_t n = d->clips && d->clip_count ? d->clip_count : c->clip_count;
         uint32_t k = (i + next_rand(&seed) % 2u * (n > 2 ? n / 2 : 0)) % n;
         in->clip = d->clips && d->clip_count ? d->clips[k] : k;
         float start, duration;
@@ -349,6 +345,41 @@ bool crowd_create(crowd *c, const crowd_desc *d, char *err, size_t err_size) {
         in->place.translation.x = ((float)(i % cols) - 0.5f * (float)(cols - 1)) * spacing + jx;
         in->place.translation.z = ((float)(i / cols) - 0.5f * (float)(rows - 1)) * spacing + jz;
     }
+}
+
+bool crowd_create(crowd *c, const crowd_desc *d, char *err, size_t err_size) {
+    memset(c, 0, sizeof *c);
+    int32_t skin;
+    bool use_asset_built;
+    uint32_t clip_count;
+    if (!crowd_check(d, &skin, &use_asset_built, &clip_count, err, err_size)) return false;
+    const ossa_asset *a = d->asset;
+    c->asset = a;
+    c->clip_count = clip_count;
+    c->sampling = d->sampling;
+    if (!crowd_take_clips(c, d, use_asset_built, err, err_size)) {
+        crowd_destroy(c);
+        return false;
+    }
+    c->count = d->count;
+    c->joint_count = a->skeleton->joint_count;
+    c->skin = (uint32_t)skin;
+    c->scratch_slots = d->scratch_slots ? d->scratch_slots : 1;
+    for (uint32_t k = 0; !c->built && k < a->clip_count; k++) {
+        uint32_t n = ossa_clip_cursor_count(a->clips[k]);
+        if (n > c->cursor_stride) c->cursor_stride = n;
+    }
+    if (!c->cursor_stride) c->cursor_stride = 1;
+    if (!alloc_buffers(c)) {
+        crowd_destroy(c);
+        snprintf(err, err_size, "out of memory for %u instances", d->count);
+        return false;
+    }
+    float lo[3], hi[3];
+    rest_pose_bounds(c, lo, hi);
+    float spacing = crowd_spacing(d, lo, hi);
+    uint32_t cols = (uint32_t)ceil(sqrt((double)c->count)), rows = (c->count + cols - 1) / cols;
+    place_instances(c, d, spacing, cols);
     assign_slots(c);
     if (c->built && !create_contexts(c, d)) {
         crowd_destroy(c);
