@@ -225,6 +225,82 @@ static ossa_result read_meta(pl *L, ossa_asset *a) {
  * file's (parents-first, so kept) joint order; the stored bind pose and source map replace
  * what it derives, so the loaded skeleton is the packed one bit for bit. */
 
+/* The skeleton's scratch arrays: the desc's arrays (aligned copies of the file's) and the
+ * joint_of_source check. */
+typedef struct skeleton_scratch {
+    int32_t *parents;
+    ossa_transform *rest;
+    const char **names;
+    uint32_t *jos;
+    ossa_skin_desc *skins;
+    uint32_t *sj;         /* every skin's joints, back to back */
+    ossa_mat4 *ibm;       /* and inverse binds */
+} skeleton_scratch;
+
+/* n joints from the skeleton section p: parents first, each source index once, names, finite
+ * rest and bind poses. */
+static ossa_result read_joints(pl *L, const uint8_t *p, const pk_skeleton_layout *l, uint32_t n, skeleton_scratch *x) {
+    ossa_result r = OSSA_OK;
+    memcpy(x->parents, p + l->parents, (size_t)n * 4);
+    memcpy(x->rest, p + l->rest, (size_t)n * sizeof(ossa_transform));
+    for (uint32_t j = 0; j < n; j++) x->jos[j] = UINT32_MAX;
+    for (uint32_t j = 0; j < n && !r; j++) {
+        uint32_t src = pk_rd_u32(p + l->source_index + 4 * (uint64_t)j);
+        if (x->parents[j] < -1 || x->parents[j] >= (int32_t)j)
+            r = fail(L, OSSA_ERROR_INVALID_DATA, PK_SKELETON, "joint", j,
+                     "parent %d is not an earlier joint (parents must come first)", x->parents[j]);
+        else if (src >= n || x->jos[src] != UINT32_MAX)
+            r = fail(L, OSSA_ERROR_INVALID_DATA, PK_SKELETON, "joint", j,
+                     "source index %u is out of range (%u joints) or repeated", src, n);
+        else {
+            x->jos[src] = j;
+            r = name_at(L, pk_rd_u32(p + l->names + 4 * (uint64_t)j), PK_SKELETON, "joint", j, &x->names[j]);
+        }
+    }
+    for (int pose = 0; pose < 2 && !r; pose++) {
+        uint64_t floats = (uint64_t)n * PK_TRANSFORM_FLOATS;
+        uint64_t bad = first_non_finite(p + (pose ? l->bind : l->rest), floats);
+        if (bad < floats)
+            r = fail(L, OSSA_ERROR_INVALID_DATA, PK_SKELETON, "joint", bad / PK_TRANSFORM_FLOATS, "non-finite %s pose",
+                     pose ? "bind" : "rest");
+    }
+    return r;
+}
+
+/* ns skins from the skins section sk (total joints in all): names, roots and joints among the
+ * n joints, finite inverse binds. */
+static ossa_result read_skins(pl *L, const uint8_t *sk, const pk_skins_layout *skl, uint32_t ns, uint64_t total,
+                              uint32_t n, skeleton_scratch *x) {
+    if (total) {
+        memcpy(x->sj, sk + skl->joints, (size_t)total * 4);
+        memcpy(x->ibm, sk + skl->inverse_bind, (size_t)total * sizeof(ossa_mat4));
+    }
+    ossa_result r = OSSA_OK;
+    uint64_t first = 0;
+    for (uint32_t k = 0; k < ns && !r; k++) {
+        const uint8_t *rec = sk + (uint64_t)k * PK_SKIN_RECORD;
+        ossa_skin_desc *d = &x->skins[k];
+        r = name_at(L, pk_rd_u32(rec), PK_SKINS, "skin", k, &d->name);
+        d->joint_count = pk_rd_u32(rec + 4);
+        d->root = pk_rd_i32(rec + 8);
+        d->joints = x->sj + first;
+        d->inverse_bind = x->ibm + first;
+        if (!r && (d->root < -1 || (d->root >= 0 && (uint32_t)d->root >= n)))
+            r = fail(L, OSSA_ERROR_INVALID_DATA, PK_SKINS, "skin", k, "root joint %d >= %u joints", d->root, n);
+        for (uint32_t i = 0; i < d->joint_count && !r; i++)
+            if (d->joints[i] >= n)
+                r = fail(L, OSSA_ERROR_INVALID_DATA, PK_SKINS, "skin", k, "joint %u is %u >= %u joints", i, d->joints[i], n);
+        uint64_t bad = r ? 0 : first_non_finite(sk + skl->inverse_bind + 64 * first, (uint64_t)d->joint_count * 16);
+        if (!r && bad < (uint64_t)d->joint_count * 16)
+            r = fail(L, OSSA_ERROR_INVALID_DATA, PK_SKINS, "skin", k, "inverse bind matrix %llu is not finite",
+                     (unsigned long long)(bad / 16));
+        first += d->joint_count;
+    }
+    return r;
+}
+
+/* The skeleton and skins sections: sizes checked against their counts, then the joints and
+ * skins, then ossa_skeleton_create with the stored joint order, maps and bind pose. */
 static ossa_result read_skeleton(pl *L, ossa_asset *a) {
     uint32_t n = L->sec[PK_SKELETON].present ? L->sec[PK_SKELETON].count : 0;
     uint32_t ns = L->sec[PK_SKINS].present ? L->sec[PK_SKINS].count : 0;
@@ -245,7 +321,6 @@ static ossa_result read_skeleton(pl *L, ossa_asset *a) {
     if (L->sec[PK_SKINS].present && (r = expect_size(L, PK_SKINS, skl.size))) return r;
     if (n == 0 && ns == 0) return OSSA_OK;
 
-    /* scratch: the desc's arrays (aligned copies of the file's) and the joint_of_source check */
     ossa__layout lay = {0, false};
     size_t o_par = ossa__layout_add(&lay, n, sizeof(int32_t));
     size_t o_rest = ossa__layout_add(&lay, n, sizeof(ossa_transform));
@@ -257,66 +332,16 @@ static ossa_result read_skeleton(pl *L, ossa_asset *a) {
     if (lay.overflow) return fail(L, OSSA_ERROR_LIMIT, PK_SKELETON, NULL, 0, "too large");
     uint8_t *scratch = ossa__alloc(&L->al, lay.size);
     if (!scratch) return fail(L, OSSA_ERROR_OUT_OF_MEMORY, PK_SKELETON, NULL, 0, "out of memory (%zu bytes)", lay.size);
-    int32_t *parents = (int32_t *)(void *)(scratch + o_par);
-    ossa_transform *rest = (ossa_transform *)(void *)(scratch + o_rest);
-    const char **names = (const char **)(void *)(scratch + o_names);
-    uint32_t *jos = (uint32_t *)(void *)(scratch + o_jos);
-    ossa_skin_desc *skins = (ossa_skin_desc *)(void *)(scratch + o_skins);
-    uint32_t *sj = (uint32_t *)(void *)(scratch + o_sj);
-    ossa_mat4 *ibm = (ossa_mat4 *)(void *)(scratch + o_ibm);
+    skeleton_scratch x = {
+        .parents = (int32_t *)(void *)(scratch + o_par), .rest = (ossa_transform *)(void *)(scratch + o_rest),
+        .names = (const char **)(void *)(scratch + o_names), .jos = (uint32_t *)(void *)(scratch + o_jos),
+        .skins = (ossa_skin_desc *)(void *)(scratch + o_skins), .sj = (uint32_t *)(void *)(scratch + o_sj),
+        .ibm = (ossa_mat4 *)(void *)(scratch + o_ibm)};
     const uint8_t *p = n ? sec_data(L, PK_SKELETON) : NULL;
-    r = OSSA_OK;
-    if (n) {
-        memcpy(parents, p + l.parents, (size_t)n * 4);
-        memcpy(rest, p + l.rest, (size_t)n * sizeof(ossa_transform));
-        for (uint32_t j = 0; j < n; j++) jos[j] = UINT32_MAX;
-        for (uint32_t j = 0; j < n && !r; j++) {
-            uint32_t src = pk_rd_u32(p + l.source_index + 4 * (uint64_t)j);
-            if (parents[j] < -1 || parents[j] >= (int32_t)j)
-                r = fail(L, OSSA_ERROR_INVALID_DATA, PK_SKELETON, "joint", j,
-                         "parent %d is not an earlier joint (parents must come first)", parents[j]);
-            else if (src >= n || jos[src] != UINT32_MAX)
-                r = fail(L, OSSA_ERROR_INVALID_DATA, PK_SKELETON, "joint", j,
-                         "source index %u is out of range (%u joints) or repeated", src, n);
-            else {
-                jos[src] = j;
-                r = name_at(L, pk_rd_u32(p + l.names + 4 * (uint64_t)j), PK_SKELETON, "joint", j, &names[j]);
-            }
-        }
-        for (int pose = 0; pose < 2 && !r; pose++) {
-            uint64_t floats = (uint64_t)n * PK_TRANSFORM_FLOATS;
-            uint64_t bad = first_non_finite(p + (pose ? l.bind : l.rest), floats);
-            if (bad < floats)
-                r = fail(L, OSSA_ERROR_INVALID_DATA, PK_SKELETON, "joint", bad / PK_TRANSFORM_FLOATS, "non-finite %s pose",
-                         pose ? "bind" : "rest");
-        }
-    }
-    if (total) {
-        memcpy(sj, sk + skl.joints, (size_t)total * 4);
-        memcpy(ibm, sk + skl.inverse_bind, (size_t)total * sizeof(ossa_mat4));
-    }
-    uint64_t first = 0;
-    for (uint32_t k = 0; k < ns && !r; k++) {
-        const uint8_t *rec = sk + (uint64_t)k * PK_SKIN_RECORD;
-        ossa_skin_desc *d = &skins[k];
-        r = name_at(L, pk_rd_u32(rec), PK_SKINS, "skin", k, &d->name);
-        d->joint_count = pk_rd_u32(rec + 4);
-        d->root = pk_rd_i32(rec + 8);
-        d->joints = sj + first;
-        d->inverse_bind = ibm + first;
-        if (!r && (d->root < -1 || (d->root >= 0 && (uint32_t)d->root >= n)))
-            r = fail(L, OSSA_ERROR_INVALID_DATA, PK_SKINS, "skin", k, "root joint %d >= %u joints", d->root, n);
-        for (uint32_t i = 0; i < d->joint_count && !r; i++)
-            if (d->joints[i] >= n)
-                r = fail(L, OSSA_ERROR_INVALID_DATA, PK_SKINS, "skin", k, "joint %u is %u >= %u joints", i, d->joints[i], n);
-        uint64_t bad = r ? 0 : first_non_finite(sk + skl.inverse_bind + 64 * first, (uint64_t)d->joint_count * 16);
-        if (!r && bad < (uint64_t)d->joint_count * 16)
-            r = fail(L, OSSA_ERROR_INVALID_DATA, PK_SKINS, "skin", k, "inverse bind matrix %llu is not finite",
-                     (unsigned long long)(bad / 16));
-        first += d->joint_count;
-    }
+    r = n ? read_joints(L, p, &l, n, &x) : OSSA_OK;
+    if (!r) r = read_skins(L, sk, &skl, ns, total, n, &x);
     if (!r) {
-        ossa_skeleton_desc desc = {n, parents, rest, names, ns, skins, L->metres_per_unit};
+        ossa_skeleton_desc desc = {n, x.parents, x.rest, x.names, ns, x.skins, L->metres_per_unit};
         r = ossa_skeleton_create(&desc, &L->al, &a->skeleton);
         if (r == OSSA_ERROR_OUT_OF_MEMORY) r = fail(L, r, PK_SKELETON, NULL, 0, "out of memory");
         else if (r) r = fail(L, OSSA_ERROR_INVALID_DATA, PK_SKELETON, NULL, 0, "refused by ossa_skeleton_create (%s)",
@@ -325,7 +350,7 @@ static ossa_result read_skeleton(pl *L, ossa_asset *a) {
     if (!r && n) { /* the joint order is kept (parents first); the stored maps and bind pose apply */
         ossa_skeleton *s = a->skeleton;
         memcpy(s->source_index, p + l.source_index, (size_t)n * 4);
-        memcpy(s->joint_of_source, jos, (size_t)n * 4);
+        memcpy(s->joint_of_source, x.jos, (size_t)n * 4);
         memcpy(s->bind, p + l.bind, (size_t)n * sizeof(ossa_transform));
     }
     ossa__free(&L->al, scratch);
