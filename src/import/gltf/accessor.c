@@ -281,6 +281,74 @@ static ossa_result decode(ossa__ctx *ctx, uint32_t index, float **fout, uint32_t
     return r;
 }
 
+/* A tightly packed FLOAT accessor's values in place (no copy; ossa__ctx_free ignores pointers
+ * into buffers), or NULL. Values the caller modifies are borrowed only from this load's own
+ * scratch buffers (a decoded data: URI), never from a mapped file or the caller's memory. */
+static float *borrow_floats(const ossa__ctx *ctx, const ossa__accessor *a, bool modify) {
+    if (a->view < 0 || a->component_type != 5126 || a->sparse_tok >= 0) return NULL;
+    const ossa__view *v = &ctx->gltf->views[a->view];
+    const ossa__buffer *buf = &ctx->gltf->buffers[v->buffer];
+    size_t esz = element_size(a, NULL);
+    const uint8_t *base = buf->data ? buf->data + v->offset + a->offset : NULL;
+    if (base && (!v->stride || v->stride == esz) && esz == (size_t)a->components * 4 && (!modify || buf->writable) &&
+        ((uintptr_t)base & 3u) == 0)
+        return (float *)(void *)(uintptr_t)base;
+    return NULL;
+}
+
+/* UNSIGNED_BYTE / UNSIGNED_SHORT scalars or vectors (not matrices) into u: nc per element. */
+static void widen_indices(const ossa__accessor *a, const uint8_t *base, size_t stride, uint32_t *u) {
+    uint32_t cs = a->component_type == 5121 ? 1 : 2, nc = a->components;
+    for (uint32_t i = 0; i < a->count; i++) {
+        const uint8_t *p = base + (size_t)i * stride;
+        uint32_t *o = u + (size_t)i * nc;
+        if (cs == 1)
+            for (uint32_t k = 0; k < nc; k++) o[k] = p[k];
+        else
+            for (uint32_t k = 0; k < nc; k++) {
+                uint16_t x;
+                memcpy(&x, p + 2 * k, 2);
+                o[k] = x;
+            }
+    }
+}
+
+/* The accessor's elements from its bufferView into f (floats) or u (unsigned): FLOAT without
+ * column padding copied (or decoded from base64) straight, small unsigned integers widened,
+ * anything else through decode_element. False when the buffer bytes cannot be read (ctx has
+ * failed). */
+static bool read_view_elements(ossa__ctx *ctx, const ossa__accessor *a, float *f, uint32_t *u) {
+    const ossa__view *v = &ctx->gltf->views[a->view];
+    size_t col;
+    size_t esz = element_size(a, &col), total = (size_t)a->count * a->components;
+    size_t stride = v->stride ? v->stride : esz;
+    /* the bytes the elements occupy: the last column of the last matrix may lack its padding */
+    size_t pad = a->columns > 1 ? col - (size_t)(a->components / a->columns) * component_size(a->component_type) : 0;
+    size_t at = v->offset + a->offset, span = a->count ? (size_t)(a->count - 1) * stride + esz - pad : 0;
+    bool packed_floats = f && a->component_type == 5126 && col * a->columns == esz && esz == (size_t)a->components * 4;
+    if (packed_floats && stride == esz) { /* the bytes are the floats (same values as decode_element) */
+        ossa__buffer_copy(ctx, v->buffer, at, total * sizeof *f, (uint8_t *)f);
+        return true;
+    }
+    void *scratch = NULL;
+    const uint8_t *base = ossa__buffer_bytes(ctx, v->buffer, at, span, &scratch);
+    if (!base) return false;
+    if (packed_floats) {
+        for (uint32_t i = 0; i < a->count; i++) memcpy(f + (size_t)i * a->components, base + (size_t)i * stride, esz);
+    } else if (u && a->columns == 1 && (a->component_type == 5121 || a->component_type == 5123)) {
+        widen_indices(a, base, stride, u);
+    } else {
+        for (uint32_t i = 0; i < a->count; i++)
+            decode_element(a, base + (size_t)i * stride, col, f ? f + (size_t)i * a->components : NULL,
+                           u ? u + (size_t)i * a->components : NULL);
+    }
+    ossa__ctx_free(ctx, scratch);
+    return true;
+}
+
+/* Accessor `index` decoded to floats (*fout) or unsigned integers (*uout): borrowed in place
+ * when it can be (see borrow_floats), else allocated (zeroed only when there is no bufferView:
+ * zeros + optional sparse), its sparse substitution applied, every FLOAT finite. */
 static ossa_result decode_at(ossa__ctx *ctx, uint32_t index, float **fout, uint32_t **uout, bool modify) {
     char path[64];
     path[0] = 0; /* formatted only on an error */
@@ -293,24 +361,9 @@ static ossa_result decode_at(ossa__ctx *ctx, uint32_t index, float **fout, uint3
         return ossa__fail(ctx, OSSA_ERROR_INVALID_DATA, ACC_PATH(), "missing or unknown accessor type");
     if (a->view >= 0 && ossa__buffer_usable(ctx, ctx->gltf->views[a->view].buffer)) return ctx->failed;
     size_t total = (size_t)a->count * a->components;
-    float *f = NULL;
+    float *f = fout ? borrow_floats(ctx, a, modify) : NULL;
     uint32_t *u = NULL;
-    bool borrowed = false;
-    if (fout && a->view >= 0 && a->component_type == 5126 && a->sparse_tok < 0) {
-        /* tightly packed FLOAT: used in place, no copy (ossa__ctx_free ignores pointers into
-         * buffers). Values the caller modifies are borrowed only from this load's own scratch
-         * buffers (a decoded data: URI), never from a mapped file or the caller's memory. */
-        const ossa__view *v = &ctx->gltf->views[a->view];
-        const ossa__buffer *buf = &ctx->gltf->buffers[v->buffer];
-        size_t esz = element_size(a, NULL);
-        const uint8_t *base = buf->data ? buf->data + v->offset + a->offset : NULL;
-        if (base && (!v->stride || v->stride == esz) && esz == (size_t)a->components * 4 && (!modify || buf->writable) &&
-            ((uintptr_t)base & 3u) == 0) {
-            f = (float *)(void *)(uintptr_t)base;
-            borrowed = true;
-        }
-    }
-    /* zeroed only when there is no bufferView (zeros + optional sparse); else every element is written */
+    bool borrowed = f != NULL;
     if (borrowed) {
     } else if (fout) {
         f = a->view >= 0 ? ossa__ctx_alloc_raw(ctx, total, sizeof *f) : ossa__ctx_alloc(ctx, total, sizeof *f);
@@ -318,52 +371,9 @@ static ossa_result decode_at(ossa__ctx *ctx, uint32_t index, float **fout, uint3
         u = a->view >= 0 ? ossa__ctx_alloc_raw(ctx, total, sizeof *u) : ossa__ctx_alloc(ctx, total, sizeof *u);
     }
     if (!f && !u) return ctx->failed;
-    if (a->view >= 0 && !borrowed) {
-        const ossa__view *v = &ctx->gltf->views[a->view];
-        size_t col;
-        size_t esz = element_size(a, &col);
-        size_t stride = v->stride ? v->stride : esz;
-        /* the bytes the elements occupy: the last column of the last matrix may lack its padding */
-        size_t pad = a->columns > 1 ? col - (size_t)(a->components / a->columns) * component_size(a->component_type) : 0;
-        size_t at = v->offset + a->offset, span = a->count ? (size_t)(a->count - 1) * stride + esz - pad : 0;
-        bool packed_floats = f && a->component_type == 5126 && col * a->columns == esz && esz == (size_t)a->components * 4;
-        void *scratch = NULL;
-        const uint8_t *base = NULL;
-        if (packed_floats && stride == esz) {
-            /* FLOAT without column padding: the bytes are the floats (same values as decode_element),
-             * copied or decoded from base64 straight into f */
-            ossa__buffer_copy(ctx, v->buffer, at, total * sizeof *f, (uint8_t *)f);
-        } else if (!(base = ossa__buffer_bytes(ctx, v->buffer, at, span, &scratch))) {
-            ossa__ctx_free(ctx, f);
-            ossa__ctx_free(ctx, u);
-            return ctx->failed;
-        }
-        if (!base) {
-        } else if (packed_floats) {
-            for (uint32_t i = 0; i < a->count; i++) memcpy(f + (size_t)i * a->components, base + (size_t)i * stride, esz);
-        } else if (u && a->columns == 1 && (a->component_type == 5121 || a->component_type == 5123)) {
-            uint32_t cs = a->component_type == 5121 ? 1 : 2, nc = a->components;
-            for (uint32_t i = 0; i < a->count; i++) {
-                const uint8_t *p = base + (size_t)i * stride;
-                uint32_t *o = u + (size_t)i * nc;
-                if (cs == 1)
-                    for (uint32_t k = 0; k < nc; k++) o[k] = p[k];
-                else
-                    for (uint32_t k = 0; k < nc; k++) {
-                        uint16_t x;
-                        memcpy(&x, p + 2 * k, 2);
-                        o[k] = x;
-                    }
-            }
-        } else {
-            for (uint32_t i = 0; i < a->count; i++)
-                decode_element(a, base + (size_t)i * stride, col, f ? f + (size_t)i * a->components : NULL,
-                               u ? u + (size_t)i * a->components : NULL);
-        }
-        ossa__ctx_free(ctx, scratch);
-    }
     ossa_result r = OSSA_OK;
-    if (a->sparse_tok >= 0) r = apply_sparse(ctx, index, a, f, u);
+    if (a->view >= 0 && !borrowed && !read_view_elements(ctx, a, f, u)) r = ctx->failed;
+    if (!r && a->sparse_tok >= 0) r = apply_sparse(ctx, index, a, f, u);
     if (!r && f && a->component_type == 5126) {
         for (size_t i = 0; i < total; i++)
             if (!isfinite(f[i])) {
