@@ -857,6 +857,35 @@ static const char skeleton_dae[] =
 /* Assimp invents a mesh of bone pyramids, skinned to every node (the camera too), for a
  * file without meshes; ossa asks it not to: the asset has the skeleton and the clip and no
  * mesh, and `ossa render` draws the skeleton (saying so) instead of those pyramids. */
+/* Point and line meshes are not imported. A file whose meshes are all points or lines (which
+ * Assimp refuses with "No meshes remaining" when asked to remove them) still loads: its nodes,
+ * no mesh, and a warning for each. A mixed file keeps its triangles, without the warning. */
+static void test_point_and_line_meshes(void **state) {
+    (void)state;
+    static const char lines[] = "o wire\nv 0 0 0\nv 1 0 0\nv 1 1 0\nl 1 2 3\n";
+    static const char points[] = "o cloud\nv 0 0 0\nv 1 0 0\nv 0 2 0\np 1 2 3\n";
+    static const char mixed[] = "o both\nv 0 0 0\nv 1 0 0\nv 1 1 0\nf 1 2 3\nl 1 3\n";
+    const char *const files[3] = {lines, points, mixed};
+    for (int k = 0; k < 3; k++) {
+        ossa_asset *a = NULL;
+        ossa_diagnostic d;
+        ossa_result r = ossa_assimp_load_memory(files[k], strlen(files[k]), "obj", NULL, &a, &d);
+        if (r) fail_msg("file %d: %s: %s", k, d.path, d.message);
+        assert_true(a->node_count >= 1);
+        bool only = has_warning(a, "only point and line meshes");
+        if (k < 2) {
+            assert_int_equal(a->mesh_count, 0);
+            if (!only) fail_msg("file %d: no warning that its point or line mesh is not imported", k);
+        } else {
+            assert_int_equal(a->mesh_count, 1);
+            assert_int_equal(a->meshes[0]->vertex_count, 3);
+            assert_int_equal(a->meshes[0]->index_count, 3);
+            assert_false(only);
+        }
+        ossa_asset_destroy(a);
+    }
+}
+
 static void test_skeleton_without_meshes(void **state) {
     (void)state;
     ossa_asset *a = NULL;
@@ -1460,6 +1489,7 @@ int main(void) {
         cmocka_unit_test(test_hostile_fbx_dae),
         cmocka_unit_test(test_tool_any_format),
         cmocka_unit_test(test_skeleton_without_meshes),
+        cmocka_unit_test(test_point_and_line_meshes),
         cmocka_unit_test(test_hl1_mdl_bone_hierarchy),
         cmocka_unit_test(test_hl1_mdl_clip_matches_assimp),
         cmocka_unit_test(test_bounded_limit),

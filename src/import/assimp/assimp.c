@@ -1208,13 +1208,15 @@ done:
     return r;
 }
 
-static struct aiPropertyStore *make_props(void) {
+/* The import properties; remove_points_lines: points and lines are dropped by Assimp (ossa
+ * meshes are triangles), else kept as their own meshes (build_mesh skips them). */
+static struct aiPropertyStore *make_props(bool remove_points_lines) {
     struct aiPropertyStore *p = aiCreatePropertyStore();
     if (!p) return NULL;
     /* fold FBX pivot chains into one node transform (no "$AssimpFbx$" helper nodes) */
     aiSetImportPropertyInteger(p, AI_CONFIG_IMPORT_FBX_PRESERVE_PIVOTS, 0);
-    /* points and lines are dropped; ossa meshes are triangles */
-    aiSetImportPropertyInteger(p, AI_CONFIG_PP_SBP_REMOVE, aiPrimitiveType_POINT | aiPrimitiveType_LINE);
+    if (remove_points_lines)
+        aiSetImportPropertyInteger(p, AI_CONFIG_PP_SBP_REMOVE, aiPrimitiveType_POINT | aiPrimitiveType_LINE);
     /* a file without meshes (a COLLADA or BVH skeleton) stays without: no invented mesh of bone
      * pyramids skinned to every node, cameras and lights included (the tools draw the skeleton) */
     aiSetImportPropertyInteger(p, AI_CONFIG_IMPORT_NO_SKELETON_MESHES, 1);
@@ -1223,14 +1225,32 @@ static struct aiPropertyStore *make_props(void) {
 
 #define AI_FLAGS (aiProcess_Triangulate | aiProcess_SortByPType)
 
-static ossa_result import(ossa__ctx *ctx, const char *path, const void *data, size_t size, const char *hint,
-                          const ossa_load_options *options, const ossa_skeleton *bind_to, ossa_asset **out) {
-    struct aiPropertyStore *props = make_props();
-    if (!props) return fail(ctx, OSSA_ERROR_OUT_OF_MEMORY, "", "out of memory (Assimp property store)");
+/* Assimp's scene of the file (path) or the memory (data, size, hint), or NULL (its error
+ * string says why; *no_props: the property store could not be made). */
+static const struct aiScene *read_scene(const char *path, const void *data, size_t size, const char *hint,
+                                        bool remove_points_lines, bool *no_props) {
+    struct aiPropertyStore *props = make_props(remove_points_lines);
+    *no_props = !props;
+    if (!props) return NULL;
     const struct aiScene *scene = path ? aiImportFileExWithProperties(path, AI_FLAGS, NULL, props)
                                        : aiImportFileFromMemoryWithProperties(data, (unsigned)size, AI_FLAGS,
                                                                               hint ? hint : "", props);
     aiReleasePropertyStore(props);
+    return scene;
+}
+
+static ossa_result import(ossa__ctx *ctx, const char *path, const void *data, size_t size, const char *hint,
+                          const ossa_load_options *options, const ossa_skeleton *bind_to, ossa_asset **out) {
+    bool no_props;
+    const struct aiScene *scene = read_scene(path, data, size, hint, true, &no_props);
+    const char *why = scene || no_props ? NULL : aiGetErrorString();
+    if (why && strstr(why, "No meshes remaining")) {
+        /* every mesh is points or lines, which Assimp refuses to remove all of: read again
+         * keeping them, so the file's nodes and animations load and its meshes are skipped */
+        ossa__warn(ctx, "", "the file has only point and line meshes, which ossa does not import");
+        scene = read_scene(path, data, size, hint, false, &no_props);
+    }
+    if (no_props) return fail(ctx, OSSA_ERROR_OUT_OF_MEMORY, "", "out of memory (Assimp property store)");
     ossa_result r;
     if (!scene) {
         const char *msg = aiGetErrorString();
