@@ -355,6 +355,32 @@ static void test_scene_parent_links(void **state) {
     free(s);
 }
 
+/* A non-finite normal (a reader's normal of a degenerate face) is rebuilt from the faces
+ * that use its vertex, with a warning: vertex 1's from the triangle (0, 2, 1) in the z = 0
+ * plane, (0, 0, -1) by its winding; vertex 4's, only in a zero-area triangle, is
+ * (0, 0, 1); the finite normals stay as given. */
+static void test_scene_non_finite_normals(void **state) {
+    (void)state;
+    syn *s = syn_make(0);
+    struct aiVector3D v[5] = {{0, 0, 0}, {2, 0, 0}, {0, 3, 0}, {5, 5, 5}, {5, 5, 5}};
+    struct aiVector3D n[5] = {{0, 1, 0}, {NAN, 0, 0}, {0, 0, -1}, {1, 0, 0}, {0, INFINITY, 0}};
+    unsigned idx[2][3] = {{0, 2, 1}, {3, 4, 3}};
+    struct aiFace faces[2] = {{3, idx[0]}, {3, idx[1]}};
+    s->mesh.mNumVertices = 5, s->mesh.mVertices = v, s->mesh.mNormals = n;
+    s->mesh.mNumFaces = 2, s->mesh.mFaces = faces;
+    ossa_asset *a = syn_load(s, OSSA_OK, NULL);
+    assert_int_equal(a->mesh_count, 1);
+    const float *got = a->meshes[0]->normals;
+    const float want[5][3] = {{0, 1, 0}, {0, 0, -1}, {0, 0, -1}, {1, 0, 0}, {0, 0, 1}};
+    for (int i = 0; i < 5; i++)
+        for (int k = 0; k < 3; k++)
+            if (fabsf(got[3 * i + k] - want[i][k]) > 1e-6f)
+                fail_msg("normal %d component %d: %g, expected %g", i, k, (double)got[3 * i + k], (double)want[i][k]);
+    assert_true(has_warning(a, "normals: 2 of 5 are not finite"));
+    ossa_asset_destroy(a);
+    free(s);
+}
+
 static void test_scene_hostile(void **state) {
     (void)state;
     syn *s = syn_make(2);
@@ -1481,6 +1507,7 @@ int main(void) {
         cmocka_unit_test(test_scene_pre_post_states),
         cmocka_unit_test(test_scene_keys),
         cmocka_unit_test(test_scene_parent_links),
+        cmocka_unit_test(test_scene_non_finite_normals),
         cmocka_unit_test(test_scene_hostile),
         cmocka_unit_test(test_cross_importer_gltf),
         cmocka_unit_test(test_cross_importer_morph),

@@ -552,13 +552,69 @@ static ossa_result copy_vec3(ossa__ctx *ctx, const char *path, const char *what,
     return OSSA_OK;
 }
 
+/* The normals flagged in `bad` (n vertices) rebuilt from the triangle faces that use their
+ * vertex: the sum of those faces' cross products (area-weighted), normalised, or (0, 0, 1) when
+ * the faces have no area. pos: n finite positions (3 floats each). */
+static void rebuild_normals(const struct aiMesh *m, const float *pos, const uint8_t *bad, float *nrm) {
+    uint32_t n = m->mNumVertices;
+    for (uint32_t v = 0; v < n; v++)
+        if (bad[v]) nrm[3 * (size_t)v] = nrm[3 * (size_t)v + 1] = nrm[3 * (size_t)v + 2] = 0.0f;
+    for (uint32_t f = 0; f < m->mNumFaces; f++) {
+        const struct aiFace *fc = &m->mFaces[f];
+        if (fc->mNumIndices != 3 || !fc->mIndices) continue;
+        const unsigned *ix = fc->mIndices;
+        if (ix[0] >= n || ix[1] >= n || ix[2] >= n || !(bad[ix[0]] | bad[ix[1]] | bad[ix[2]])) continue;
+        const float *a = pos + 3 * (size_t)ix[0], *b = pos + 3 * (size_t)ix[1], *c = pos + 3 * (size_t)ix[2];
+        float u[3] = {b[0] - a[0], b[1] - a[1], b[2] - a[2]}, w[3] = {c[0] - a[0], c[1] - a[1], c[2] - a[2]};
+        float x[3] = {u[1] * w[2] - u[2] * w[1], u[2] * w[0] - u[0] * w[2], u[0] * w[1] - u[1] * w[0]};
+        for (int k = 0; k < 3; k++)
+            if (bad[ix[k]])
+                for (int i = 0; i < 3; i++) nrm[3 * (size_t)ix[k] + (size_t)i] += x[i];
+    }
+    for (uint32_t v = 0; v < n; v++) {
+        if (!bad[v]) continue;
+        float *q = nrm + 3 * (size_t)v, len = sqrtf(q[0] * q[0] + q[1] * q[1] + q[2] * q[2]);
+        if (len > 0.0f && isfinite(len)) q[0] /= len, q[1] /= len, q[2] /= len;
+        else q[0] = 0.0f, q[1] = 0.0f, q[2] = 1.0f;
+    }
+}
+
+/* Normals, as copy_vec3 but for a non-finite one: some readers compute normals themselves
+ * and a degenerate face gives NaN (Assimp's Q3D reader), so such a normal is rebuilt from its
+ * faces (rebuild_normals) with a warning that counts them. pos: the finite positions. */
+static ossa_result copy_normals(ossa__ctx *ctx, const char *path, const struct aiMesh *m, const float *pos, float **out) {
+    *out = NULL;
+    if (!m->mNormals) return OSSA_OK;
+    uint32_t n = m->mNumVertices, bad = 0;
+    float *f = ossa__ctx_alloc_raw(ctx, (size_t)n * 3, sizeof *f);
+    if (!f) return ctx->failed;
+    for (uint32_t v = 0; v < n; v++) {
+        float *x = f + 3 * (size_t)v;
+        x[0] = (float)m->mNormals[v].x, x[1] = (float)m->mNormals[v].y, x[2] = (float)m->mNormals[v].z;
+        bad += !finite_n(x, 3);
+    }
+    if (bad) {
+        uint8_t *flag = ossa__ctx_alloc(ctx, n, 1);
+        if (!flag) {
+            ossa__ctx_free(ctx, f);
+            return ctx->failed;
+        }
+        for (uint32_t v = 0; v < n; v++) flag[v] = !finite_n(f + 3 * (size_t)v, 3);
+        rebuild_normals(m, pos, flag, f);
+        ossa__ctx_free(ctx, flag);
+        ossa__warn(ctx, path, "normals: %u of %u are not finite (degenerate faces); rebuilt from the faces", bad, n);
+    }
+    *out = f;
+    return OSSA_OK;
+}
+
 /* Positions, normals, tangents (the handedness sign from Assimp's bitangent: glTF's w) and
  * the first two UV sets of m into t. */
 static ossa_result copy_vertex_streams(ossa__ctx *ctx, const char *path, const struct aiMesh *m, mesh_tmp *t) {
     uint32_t nv = m->mNumVertices;
     ossa_result r;
     if ((r = copy_vec3(ctx, path, "positions", m->mVertices, NULL, nv, 3, &t->positions))) return r;
-    if ((r = copy_vec3(ctx, path, "normals", m->mNormals, NULL, nv, 3, &t->normals))) return r;
+    if ((r = copy_normals(ctx, path, m, t->positions, &t->normals))) return r;
     t->d.positions = t->positions;
     t->d.normals = t->normals;
     if (m->mTangents && m->mNormals && m->mBitangents) {
