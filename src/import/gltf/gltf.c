@@ -145,60 +145,51 @@ static ossa_result check_asset_and_extensions(ossa__ctx *ctx) {
 
 /* ---------------------------------------------------------------- nodes */
 
-static ossa_result parse_nodes(ossa__ctx *ctx, ossa__doc *doc) {
-    uint32_t count;
-    int32_t *items;
-    ossa_result r = ossa__json_object_array(ctx, 0, "", "nodes", &count, &items);
-    if (r || !count) return r;
-    doc->nodes = ossa__ctx_alloc(ctx, count, sizeof *doc->nodes);
-    if (!doc->nodes) {
-        ossa__ctx_free(ctx, items);
-        return ctx->failed;
+/* Node i (JSON object o): name, mesh and skin indices, morph weights and its local transform
+ * (a matrix, decomposed into TRS when it is one, or TRS with the rotation normalised). */
+static ossa_result parse_node(ossa__ctx *ctx, int32_t o, uint32_t i, uint32_t mesh_count, uint32_t skin_count,
+                              ossa__node *n) {
+    char path[64];
+    snprintf(path, sizeof path, "/nodes/%u", i);
+    ossa_result r;
+    if ((r = ossa__json_get_string(ctx, o, path, "name", &n->name))) return r;
+    if ((r = ossa__json_get_index(ctx, o, path, "mesh", false, mesh_count, "meshes", &n->mesh))) return r;
+    if ((r = ossa__json_get_index(ctx, o, path, "skin", false, skin_count, "skins", &n->skin))) return r;
+    if (n->skin >= 0 && n->mesh < 0) ossa__warn(ctx, path, "skin without a mesh; ignored");
+    float m[16], t[3] = {0, 0, 0}, q[4] = {0, 0, 0, 1}, s[3] = {1, 1, 1};
+    bool hm, ht, hr, hs;
+    if ((r = ossa__json_get_floats(ctx, o, path, "matrix", m, 16, &hm))) return r;
+    if ((r = ossa__json_get_floats(ctx, o, path, "translation", t, 3, &ht))) return r;
+    if ((r = ossa__json_get_floats(ctx, o, path, "rotation", q, 4, &hr))) return r;
+    if ((r = ossa__json_get_floats(ctx, o, path, "scale", s, 3, &hs))) return r;
+    if ((r = get_float_list(ctx, o, path, "weights", &n->weight_count, &n->weights))) return r;
+    if (hr) {
+        double len = ossa__quat_normalize4(q);
+        if (fabs(len - 1.0) > 1e-3)
+            ossa__warn(ctx, path, "rotation has length %g; normalised%s", len, len == 0 ? " to identity" : "");
     }
-    doc->node_count = count;
-    for (uint32_t i = 0; i < count; i++) doc->nodes[i].parent = -1;
-    uint32_t mesh_count = 0, skin_count = 0;
-    int32_t arr;
-    if (!(r = ossa__json_get_array(ctx, 0, "", "meshes", &arr)) && arr >= 0) mesh_count = ctx->gltf->tok[arr].size;
-    if (!r && !(r = ossa__json_get_array(ctx, 0, "", "skins", &arr)) && arr >= 0) skin_count = ctx->gltf->tok[arr].size;
+    n->trs.translation = ossa_vec3_make(t[0], t[1], t[2]);
+    n->trs.rotation = (ossa_quat){q[0], q[1], q[2], q[3]};
+    n->trs.scale = ossa_vec3_make(s[0], s[1], s[2]);
+    if (!hm) {
+        n->matrix = ossa_transform_to_mat4(n->trs);
+        return OSSA_OK;
+    }
+    if (ht || hr || hs) ossa__warn(ctx, path, "has both matrix and TRS; the matrix is used");
+    n->had_matrix = true;
+    memcpy(n->matrix.m, m, sizeof m);
+    if (!ossa_mat4_decompose(&n->matrix, 1e-3f, &n->trs)) {
+        n->matrix_not_trs = true;
+        ossa__warn(ctx, path, "matrix is not a TRS (shear, perspective or zero scale); the rest pose uses the best fit");
+    }
+    return OSSA_OK;
+}
 
-    for (uint32_t i = 0; i < count && !r; i++) {
-        char path[64];
-        snprintf(path, sizeof path, "/nodes/%u", i);
-        ossa__node *n = &doc->nodes[i];
-        int32_t o = items[i];
-        if ((r = ossa__json_get_string(ctx, o, path, "name", &n->name))) break;
-        if ((r = ossa__json_get_index(ctx, o, path, "mesh", false, mesh_count, "meshes", &n->mesh))) break;
-        if ((r = ossa__json_get_index(ctx, o, path, "skin", false, skin_count, "skins", &n->skin))) break;
-        if (n->skin >= 0 && n->mesh < 0) ossa__warn(ctx, path, "skin without a mesh; ignored");
-        float m[16], t[3] = {0, 0, 0}, q[4] = {0, 0, 0, 1}, s[3] = {1, 1, 1};
-        bool hm, ht, hr, hs;
-        if ((r = ossa__json_get_floats(ctx, o, path, "matrix", m, 16, &hm))) break;
-        if ((r = ossa__json_get_floats(ctx, o, path, "translation", t, 3, &ht))) break;
-        if ((r = ossa__json_get_floats(ctx, o, path, "rotation", q, 4, &hr))) break;
-        if ((r = ossa__json_get_floats(ctx, o, path, "scale", s, 3, &hs))) break;
-        if ((r = get_float_list(ctx, o, path, "weights", &n->weight_count, &n->weights))) break;
-        if (hr) {
-            double len = ossa__quat_normalize4(q);
-            if (fabs(len - 1.0) > 1e-3)
-                ossa__warn(ctx, path, "rotation has length %g; normalised%s", len, len == 0 ? " to identity" : "");
-        }
-        n->trs.translation = ossa_vec3_make(t[0], t[1], t[2]);
-        n->trs.rotation = (ossa_quat){q[0], q[1], q[2], q[3]};
-        n->trs.scale = ossa_vec3_make(s[0], s[1], s[2]);
-        if (hm) {
-            if (ht || hr || hs) ossa__warn(ctx, path, "has both matrix and TRS; the matrix is used");
-            n->had_matrix = true;
-            memcpy(n->matrix.m, m, sizeof m);
-            if (!ossa_mat4_decompose(&n->matrix, 1e-3f, &n->trs)) {
-                n->matrix_not_trs = true;
-                ossa__warn(ctx, path, "matrix is not a TRS (shear, perspective or zero scale); the rest pose uses the best fit");
-            }
-        } else {
-            n->matrix = ossa_transform_to_mat4(n->trs);
-        }
-    }
-    /* children → parents: a node with two parents or a cycle is an error */
+/* Children → parents (items: the node objects): an index out of range, a node that is its
+ * own child or a node with two parents is an error. */
+static ossa_result link_children(ossa__ctx *ctx, ossa__doc *doc, const int32_t *items) {
+    ossa_result r = OSSA_OK;
+    uint32_t count = doc->node_count;
     for (uint32_t i = 0; i < count && !r; i++) {
         char path[64];
         snprintf(path, sizeof path, "/nodes/%u", i);
@@ -218,11 +209,16 @@ static ossa_result parse_nodes(ossa__ctx *ctx, ossa__doc *doc) {
             else doc->nodes[c].parent = (int32_t)i;
         }
     }
-    ossa__ctx_free(ctx, items);
-    if (r) return r;
-    /* cycle check, iterative: 0 = unvisited, 1 = on the current chain, 2 = reaches a root */
+    return r;
+}
+
+/* A cycle of parent links is an error naming a node on it; iterative: 0 = unvisited, 1 = on
+ * the current chain, 2 = reaches a root. */
+static ossa_result check_cycles(ossa__ctx *ctx, const ossa__doc *doc) {
+    uint32_t count = doc->node_count;
     uint8_t *state = ossa__ctx_alloc(ctx, count, 1);
     if (!state) return ctx->failed;
+    ossa_result r = OSSA_OK;
     for (uint32_t i = 0; i < count && !r; i++) {
         uint32_t j = i;
         while (state[j] == 0) {
@@ -243,6 +239,29 @@ static ossa_result parse_nodes(ossa__ctx *ctx, ossa__doc *doc) {
     }
     ossa__ctx_free(ctx, state);
     return r;
+}
+
+/* "nodes": each node (parse_node), then the parent links and the cycle check. */
+static ossa_result parse_nodes(ossa__ctx *ctx, ossa__doc *doc) {
+    uint32_t count;
+    int32_t *items;
+    ossa_result r = ossa__json_object_array(ctx, 0, "", "nodes", &count, &items);
+    if (r || !count) return r;
+    doc->nodes = ossa__ctx_alloc(ctx, count, sizeof *doc->nodes);
+    if (!doc->nodes) {
+        ossa__ctx_free(ctx, items);
+        return ctx->failed;
+    }
+    doc->node_count = count;
+    for (uint32_t i = 0; i < count; i++) doc->nodes[i].parent = -1;
+    uint32_t mesh_count = 0, skin_count = 0;
+    int32_t arr;
+    if (!(r = ossa__json_get_array(ctx, 0, "", "meshes", &arr)) && arr >= 0) mesh_count = ctx->gltf->tok[arr].size;
+    if (!r && !(r = ossa__json_get_array(ctx, 0, "", "skins", &arr)) && arr >= 0) skin_count = ctx->gltf->tok[arr].size;
+    for (uint32_t i = 0; i < count && !r; i++) r = parse_node(ctx, items[i], i, mesh_count, skin_count, &doc->nodes[i]);
+    if (!r) r = link_children(ctx, doc, items);
+    ossa__ctx_free(ctx, items);
+    return r ? r : check_cycles(ctx, doc);
 }
 
 static ossa_result parse_scenes(ossa__ctx *ctx, ossa__doc *doc) {
