@@ -305,6 +305,71 @@ static ossa_result check_mesh_header(ossa__ctx *ctx, const struct aiMesh *m, uin
     return OSSA_OK;
 }
 
+/* Bone b of mesh mi into the mesh's skin (joints, ibm: jc so far; slot_of_node: each node's
+ * slot in it, -1 = none): a bone naming no node is dropped and one naming a node already in
+ * the skin merges into it, with warnings; bj[b] = the bone's slot or -1. */
+static ossa_result read_bone(ai_load *L, const struct aiMesh *m, uint32_t mi, uint32_t b, int32_t *slot_of_node,
+                             uint32_t *joints, ossa_mat4 *ibm, uint32_t *jc, int32_t *bj) {
+    ossa__ctx *ctx = L->ctx;
+    char bp[64], nbuf[MAXLEN + 1];
+    snprintf(bp, sizeof bp, "/meshes/%u/bones/%u", mi, b);
+    const struct aiBone *bone = m->mBones[b];
+    bj[b] = -1;
+    if (!bone) return fail(ctx, OSSA_ERROR_INVALID_DATA, bp, "bone is NULL");
+    if (bone->mNumWeights && !bone->mWeights) return fail(ctx, OSSA_ERROR_INVALID_DATA, bp, "weight count without weights");
+    const char *bn = name_of(&bone->mName, nbuf);
+    int32_t node = bn[0] ? ossa__name_map_find(&L->node_names, bn) : -1;
+    if (node < 0) {
+        ossa__warn(ctx, bp, "bone '%s' names no node; its %u weights are dropped", bn, bone->mNumWeights);
+        return OSSA_OK;
+    }
+    if (slot_of_node[node] >= 0) { /* the same node twice in one mesh: weights merge into the first */
+        ossa__warn(ctx, bp, "bone '%s' listed twice; merged into the first", bn);
+        bj[b] = slot_of_node[node];
+        return OSSA_OK;
+    }
+    ossa_mat4 off = mat_from_ai(&bone->mOffsetMatrix);
+    if (!finite_n(off.m, 16)) return ossa__fail(ctx, OSSA_ERROR_INVALID_DATA, bp, "bone '%s': non-finite offset matrix", bn);
+    if (fabsf(off.m[3]) > 1e-4f || fabsf(off.m[7]) > 1e-4f || fabsf(off.m[11]) > 1e-4f || fabsf(off.m[15] - 1.0f) > 1e-4f)
+        ossa__warn(ctx, bp, "bone '%s': offset matrix is not affine", bn);
+    slot_of_node[node] = (int32_t)*jc;
+    bj[b] = (int32_t)*jc;
+    joints[*jc] = (uint32_t)node;
+    ibm[*jc] = off;
+    (*jc)++;
+    return OSSA_OK;
+}
+
+/* Mesh mi's skin from its bones (read_bone), as the next of L->skins, when it has a usable
+ * bone; else the mesh stays rigid. slot_of_node: all -1 on entry and on return. */
+static ossa_result mesh_skin(ai_load *L, const struct aiMesh *m, uint32_t mi, int32_t *slot_of_node) {
+    ossa__ctx *ctx = L->ctx;
+    uint32_t nb = m->mNumBones;
+    int32_t *bj = ossa__ctx_alloc(ctx, nb, sizeof *bj);
+    uint32_t *joints = ossa__ctx_alloc(ctx, nb, sizeof *joints);
+    ossa_mat4 *ibm = ossa__ctx_alloc(ctx, nb, sizeof *ibm);
+    L->bone_joint[mi] = bj;
+    ossa_result r = !bj || !joints || !ibm ? ctx->failed : OSSA_OK;
+    uint32_t jc = 0;
+    for (uint32_t b = 0; b < nb && !r; b++) r = read_bone(L, m, mi, b, slot_of_node, joints, ibm, &jc, bj);
+    for (uint32_t k = 0; k < jc; k++) slot_of_node[joints[k]] = -1;
+    if (r || !jc) { /* no usable bone: the mesh stays rigid */
+        ossa__ctx_free(ctx, joints);
+        ossa__ctx_free(ctx, ibm);
+        return r;
+    }
+    ossa_skin_desc *sd = &L->skins[L->skin_count];
+    sd->joints = joints;
+    sd->inverse_bind = ibm;
+    sd->root = -1;
+    sd->name = "";
+    sd->joint_count = jc;
+    L->skin_of_mesh[mi] = (int32_t)L->skin_count++;
+    return OSSA_OK;
+}
+
+/* Every mesh's header checked, its morph target count and its skin (mesh_skin); each node
+ * with a mesh takes its mesh's skin. */
 static ossa_result build_skins(ai_load *L) {
     ossa__ctx *ctx = L->ctx;
     const struct aiScene *sc = L->scene;
@@ -325,75 +390,7 @@ static ossa_result build_skins(ai_load *L) {
         L->skin_of_mesh[mi] = -1;
         if ((r = check_mesh_header(ctx, m, mi))) break;
         L->mesh_targets[mi] = m->mNumAnimMeshes;
-        if (!m->mNumBones) continue;
-        uint32_t nb = m->mNumBones;
-        int32_t *bj = ossa__ctx_alloc(ctx, nb, sizeof *bj);
-        uint32_t *joints = ossa__ctx_alloc(ctx, nb, sizeof *joints);
-        ossa_mat4 *ibm = ossa__ctx_alloc(ctx, nb, sizeof *ibm);
-        L->bone_joint[mi] = bj;
-        if (!bj || !joints || !ibm) {
-            ossa__ctx_free(ctx, joints);
-            ossa__ctx_free(ctx, ibm);
-            r = ctx->failed;
-            break;
-        }
-        ossa_skin_desc *sd = &L->skins[L->skin_count];
-        sd->joints = joints;
-        sd->inverse_bind = ibm;
-        sd->root = -1;
-        sd->name = "";
-        uint32_t jc = 0;
-        for (uint32_t b = 0; b < nb && !r; b++) {
-            char bp[64], nbuf[MAXLEN + 1];
-            snprintf(bp, sizeof bp, "/meshes/%u/bones/%u", mi, b);
-            const struct aiBone *bone = m->mBones[b];
-            bj[b] = -1;
-            if (!bone) {
-                r = fail(ctx, OSSA_ERROR_INVALID_DATA, bp, "bone is NULL");
-                break;
-            }
-            if (bone->mNumWeights && !bone->mWeights) {
-                r = fail(ctx, OSSA_ERROR_INVALID_DATA, bp, "weight count without weights");
-                break;
-            }
-            const char *bn = name_of(&bone->mName, nbuf);
-            int32_t node = bn[0] ? ossa__name_map_find(&L->node_names, bn) : -1;
-            if (node < 0) {
-                ossa__warn(ctx, bp, "bone '%s' names no node; its %u weights are dropped", bn, bone->mNumWeights);
-                continue;
-            }
-            if (slot_of_node[node] >= 0) { /* the same node twice in one mesh: weights merge into the first */
-                ossa__warn(ctx, bp, "bone '%s' listed twice; merged into the first", bn);
-                bj[b] = slot_of_node[node];
-                continue;
-            }
-            ossa_mat4 off = mat_from_ai(&bone->mOffsetMatrix);
-            if (!finite_n(off.m, 16)) {
-                r = ossa__fail(ctx, OSSA_ERROR_INVALID_DATA, bp, "bone '%s': non-finite offset matrix", bn);
-                break;
-            }
-            if (fabsf(off.m[3]) > 1e-4f || fabsf(off.m[7]) > 1e-4f || fabsf(off.m[11]) > 1e-4f ||
-                fabsf(off.m[15] - 1.0f) > 1e-4f)
-                ossa__warn(ctx, bp, "bone '%s': offset matrix is not affine", bn);
-            slot_of_node[node] = (int32_t)jc;
-            bj[b] = (int32_t)jc;
-            joints[jc] = (uint32_t)node;
-            ibm[jc] = off;
-            jc++;
-        }
-        for (uint32_t k = 0; k < jc; k++) slot_of_node[joints[k]] = -1;
-        if (r) {
-            ossa__ctx_free(ctx, joints);
-            ossa__ctx_free(ctx, ibm);
-            break;
-        }
-        if (!jc) { /* no usable bone: the mesh stays rigid */
-            ossa__ctx_free(ctx, joints);
-            ossa__ctx_free(ctx, ibm);
-            continue;
-        }
-        sd->joint_count = jc;
-        L->skin_of_mesh[mi] = (int32_t)L->skin_count++;
+        if (m->mNumBones) r = mesh_skin(L, m, mi, slot_of_node);
     }
     ossa__ctx_free(ctx, slot_of_node);
     if (r) return r;
