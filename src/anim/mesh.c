@@ -6,19 +6,47 @@
 #include "core/alloc.h"
 
 
+/* The streams a description's counts require are there, influences are 0, 4 or 8 and every
+ * index names a vertex. */
+static bool mesh_desc_valid(const ossa_mesh *desc) {
+    size_t nv = desc->vertex_count;
+    uint32_t inf = desc->influences;
+    if (nv > 0 && !desc->positions) return false;
+    if (inf != 0 && inf != 4 && inf != 8) return false;
+    if (inf && nv > 0 && (!desc->joints || !desc->weights)) return false;
+    if (desc->index_count > 0 && !desc->indices) return false;
+    if (desc->target_count > 0 && !desc->targets) return false;
+    for (uint32_t i = 0; i < desc->index_count; i++)
+        if (desc->indices[i] >= nv) return false;
+    return true;
+}
+
+/* The morph targets' deltas copied into the block at base, laid out from offset `start` in
+ * target order (positions, normals, tangents; as ossa_mesh_create's layout). */
+static void copy_targets(ossa_mesh *m, const ossa_mesh *desc, unsigned char *base, size_t start) {
+    size_t nv = desc->vertex_count;
+    ossa__layout T = {start, false};
+    for (uint32_t t = 0; t < desc->target_count; t++) {
+        const ossa_morph_target *src = &desc->targets[t];
+        ossa_morph_target *dst = &m->targets[t];
+        size_t op = ossa__layout_add(&T, src->positions ? nv * 3 : 0, sizeof(float));
+        size_t on = ossa__layout_add(&T, src->normals ? nv * 3 : 0, sizeof(float));
+        size_t ot = ossa__layout_add(&T, src->tangents ? nv * 3 : 0, sizeof(float));
+        dst->positions = (src->positions && nv) ? (float *)(base + op) : NULL;
+        dst->normals = (src->normals && nv) ? (float *)(base + on) : NULL;
+        dst->tangents = (src->tangents && nv) ? (float *)(base + ot) : NULL;
+        if (dst->positions) memcpy(dst->positions, src->positions, nv * 3 * sizeof(float));
+        if (dst->normals) memcpy(dst->normals, src->normals, nv * 3 * sizeof(float));
+        if (dst->tangents) memcpy(dst->tangents, src->tangents, nv * 3 * sizeof(float));
+    }
+}
+
 ossa_result ossa_mesh_create(const ossa_mesh *desc, const ossa_allocator *allocator, ossa_mesh **out) {
     if (!out) return OSSA_ERROR_INVALID_ARGUMENT;
     *out = NULL;
-    if (!desc) return OSSA_ERROR_INVALID_ARGUMENT;
+    if (!desc || !mesh_desc_valid(desc)) return OSSA_ERROR_INVALID_ARGUMENT;
     size_t nv = desc->vertex_count;
     uint32_t inf = desc->influences;
-    if (nv > 0 && !desc->positions) return OSSA_ERROR_INVALID_ARGUMENT;
-    if (inf != 0 && inf != 4 && inf != 8) return OSSA_ERROR_INVALID_ARGUMENT;
-    if (inf && nv > 0 && (!desc->joints || !desc->weights)) return OSSA_ERROR_INVALID_ARGUMENT;
-    if (desc->index_count > 0 && !desc->indices) return OSSA_ERROR_INVALID_ARGUMENT;
-    if (desc->target_count > 0 && !desc->targets) return OSSA_ERROR_INVALID_ARGUMENT;
-    for (uint32_t i = 0; i < desc->index_count; i++)
-        if (desc->indices[i] >= nv) return OSSA_ERROR_INVALID_ARGUMENT;
 
     const char *name = desc->name ? desc->name : "";
     size_t name_len = strlen(name) + 1;
@@ -79,25 +107,8 @@ ossa_result ossa_mesh_create(const ossa_mesh *desc, const ossa_allocator *alloca
         m->weights = NULL;
         if (nv > 0) m->influences = 0;
     }
-    if (desc->target_count > 0) {
-        m->targets = (ossa_morph_target *)(base + o_tgs);
-        ossa__layout T = {o_tstart, false};
-        for (uint32_t t = 0; t < desc->target_count; t++) {
-            const ossa_morph_target *src = &desc->targets[t];
-            ossa_morph_target *dst = &m->targets[t];
-            size_t op = ossa__layout_add(&T, src->positions ? nv * 3 : 0, sizeof(float));
-            size_t on = ossa__layout_add(&T, src->normals ? nv * 3 : 0, sizeof(float));
-            size_t ot = ossa__layout_add(&T, src->tangents ? nv * 3 : 0, sizeof(float));
-            dst->positions = (src->positions && nv) ? (float *)(base + op) : NULL;
-            dst->normals = (src->normals && nv) ? (float *)(base + on) : NULL;
-            dst->tangents = (src->tangents && nv) ? (float *)(base + ot) : NULL;
-            if (dst->positions) memcpy(dst->positions, src->positions, nv * 3 * sizeof(float));
-            if (dst->normals) memcpy(dst->normals, src->normals, nv * 3 * sizeof(float));
-            if (dst->tangents) memcpy(dst->tangents, src->tangents, nv * 3 * sizeof(float));
-        }
-    } else {
-        m->targets = NULL;
-    }
+    m->targets = desc->target_count > 0 ? (ossa_morph_target *)(base + o_tgs) : NULL;
+    if (m->targets) copy_targets(m, desc, base, o_tstart);
     *out = m;
     return OSSA_OK;
 }
