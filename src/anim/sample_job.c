@@ -396,13 +396,13 @@ static void decode_packed(const ossa_sampling_context *c, const ossa_built_clip 
         decode_run(c, clip, mt, t, pose, i, P - i < OSSA__SAMPLE_RUN ? P : i + OSSA__SAMPLE_RUN, false);
 }
 
-ossa_result ossa_sample_job_run(ossa_sample_job *job) {
-    ossa_result res = ossa_sample_job_validate(job, NULL);
-    if (res != OSSA_OK) return res;
+/* Binds the context to the job's clip and reference: the reference is hashed against the
+ * clip's once per clip and reference pointer (INVALID_ARGUMENT on a mismatch), and a new clip
+ * forgets every segment (each mask stale: start +Inf, no step) and the raw channels' keys. */
+static ossa_result bind_context(ossa_sampling_context *c, const ossa_sample_job *job) {
     const ossa_built_clip *clip = job->clip;
     const ossa__bc_header *h = clip->h;
-    ossa_sampling_context *c = job->context;
-    if (c->ref_clip != clip->id || c->ref_ptr != job->reference) { /* hashed once per clip and reference */
+    if (c->ref_clip != clip->id || c->ref_ptr != job->reference) {
         if (!ossa_built_clip_matches(clip, job->reference, job->reference_count)) {
             c->ref_clip = 0;
             return OSSA_ERROR_INVALID_ARGUMENT;
@@ -410,78 +410,92 @@ ossa_result ossa_sample_job_run(ossa_sample_job *job) {
         c->ref_clip = clip->id;
         c->ref_ptr = job->reference;
     }
-    if (c->clip_id != clip->id) {
-        for (uint32_t m = 0; m < h->mask_count; m++) /* validate: mask_count <= the plan's slots <= the context's */
-            c->mt0[m] = INFINITY, c->next[m] = h->grid_count; /* no key: always stale (start +Inf), no step */
-        ossa__raw_setup(c, clip);
-        c->last_t = -INFINITY;
-        c->loops = 0.0;
-        /* in double: end - start may be up to FLT_MAX (the time rule), 4 x it is not a float */
-        double jump = 4.0 * ((double)h->end - (double)h->start) / (double)(h->grid_count ? h->grid_count : 1u);
-        c->jump_dt = jump < (double)FLT_MAX ? (float)jump : FLT_MAX;
-        c->clip_id = clip->id;
-    }
-    float t = ossa__sample_time(h->start, h->end, job->time, job->loop, &c->loops);
-    ossa_transform *out = job->output;
-    memcpy(out, job->reference, (size_t)h->joint_count * sizeof(ossa_transform));
-    { /* the sparse base pose: the folded constants that differ from the reference */
-        float *pose = (float *)(void *)out;
-        const uint32_t *code = clip->base_codes;
-        const float *v = clip->base_values;
-        uint32_t nb = h->base_count, nr = h->base_rot_count, i = 0;
-        for (; i < nr; i++, v += 4) {
-            float *d = pose + (code[i] >> 2) * 10u + 3u, x = v[0], y = v[1], z = v[2], w = v[3];
-            d[0] = x;
-            d[1] = y;
-            d[2] = z;
-            d[3] = w;
-        }
-        for (; i < nb; i++, v += 3) {
-            float *d = pose + (code[i] >> 2) * 10u + ossa__field_offset(code[i] & 3u), x = v[0], y = v[1], z = v[2];
-            d[0] = x;
-            d[1] = y;
-            d[2] = z;
-        }
-    }
+    if (c->clip_id == clip->id) return OSSA_OK;
+    for (uint32_t m = 0; m < h->mask_count; m++) /* validate: mask_count <= the plan's slots <= the context's */
+        c->mt0[m] = INFINITY, c->next[m] = h->grid_count;
+    ossa__raw_setup(c, clip);
+    c->last_t = -INFINITY;
+    c->loops = 0.0;
+    /* in double: end - start may be up to FLT_MAX (the time rule), 4 x it is not a float */
+    double jump = 4.0 * ((double)h->end - (double)h->start) / (double)(h->grid_count ? h->grid_count : 1u);
+    c->jump_dt = jump < (double)FLT_MAX ? (float)jump : FLT_MAX;
+    c->clip_id = clip->id;
+    return OSSA_OK;
+}
 
+/* The reference pose, then the clip's sparse base pose over it: the folded constants that
+ * differ from the reference. */
+static void write_base_pose(const ossa_built_clip *clip, const ossa_transform *reference, ossa_transform *out) {
+    const ossa__bc_header *h = clip->h;
+    memcpy(out, reference, (size_t)h->joint_count * sizeof(ossa_transform));
+    float *pose = (float *)(void *)out;
+    const uint32_t *code = clip->base_codes;
+    const float *v = clip->base_values;
+    uint32_t nb = h->base_count, nr = h->base_rot_count, i = 0;
+    for (; i < nr; i++, v += 4) {
+        float *d = pose + (code[i] >> 2) * 10u + 3u, x = v[0], y = v[1], z = v[2], w = v[3];
+        d[0] = x;
+        d[1] = y;
+        d[2] = z;
+        d[3] = w;
+    }
+    for (; i < nb; i++, v += 3) {
+        float *d = pose + (code[i] >> 2) * 10u + ossa__field_offset(code[i] & 3u), x = v[0], y = v[1], z = v[2];
+        d[0] = x;
+        d[1] = y;
+        d[2] = z;
+    }
+}
+
+/* Every key mask whose segment does not hold t moves: after a jump (back, or far ahead) they
+ * all seek the grid position of t (found once); else each steps one key forward (the common
+ * case, inline) or locates t. Their segment times go to mt (NULL: not kept). */
+static void refresh_segments(ossa_sampling_context *c, const ossa_built_clip *clip, float t, mask_times *mt) {
+    int64_t u = -1;
+    const float *grid = clip->grid;
+    uint32_t G = clip->h->grid_count, M = clip->h->mask_count;
+    bool popcnt = use_popcnt();
+    ossa__key_kernel key = ossa__sample_key();
+    bool jump = !(t >= c->last_t && t - c->last_t <= c->jump_dt);
+    for (uint32_t w = 0; w < M; w += 64) { /* the stale masks as a bit mask: no branch per mask */
+        uint32_t e = M - w < 64 ? M - w : 64;
+        uint64_t stale = stale_masks(c, grid, t, w, e, mt);
+        if (jump && stale) { /* every stale mask seeks: the grid position once */
+            if (u < 0) u = grid_find(clip, t);
+            (popcnt ? seek_all_popcnt : seek_all)(c, clip, w, stale, (uint32_t)u);
+            for (; stale; stale &= stale - 1) mask_time(c, grid, mt, w + (uint32_t)__builtin_ctzll(stale));
+        }
+        for (; stale; stale &= stale - 1) {
+            uint32_t m = w + (uint32_t)__builtin_ctzll(stale), n = c->next[m];
+            if (n < G && t >= grid[n]) { /* one key forward (n < G: a key is cached) */
+                uint32_t n2 = ossa__mask_next(mask_at(clip, m), n + 1, G);
+                if (n2 >= G || t < grid[n2]) {
+                    (popcnt ? step_mask_popcnt : step_mask)(c, clip, m, n, n2, key);
+                    mask_time(c, grid, mt, m);
+                    continue;
+                }
+            }
+            locate(c, clip, m, t, &u);
+            mask_time(c, grid, mt, m);
+        }
+    }
+}
+
+ossa_result ossa_sample_job_run(ossa_sample_job *job) {
+    ossa_result res = ossa_sample_job_validate(job, NULL);
+    if (res != OSSA_OK) return res;
+    const ossa_built_clip *clip = job->clip;
+    const ossa__bc_header *h = clip->h;
+    ossa_sampling_context *c = job->context;
+    if ((res = bind_context(c, job)) != OSSA_OK) return res;
+    float t = ossa__sample_time(h->start, h->end, job->time, job->loop, &c->loops);
+    write_base_pose(clip, job->reference, job->output);
     /* packed channels: refresh the stale segments (the raw channels run before their decode
      * kernel, so its wide loads find the refill's narrow stores retired) */
-    uint32_t P = h->packed_count;
     mask_times times, *mt = h->mask_count <= OSSA__MASK_TIMES ? &times : NULL; /* the segments' times this frame */
-    if (P) {
-        int64_t u = -1;
-        const float *grid = clip->grid;
-        uint32_t G = h->grid_count, M = h->mask_count;
-        bool popcnt = use_popcnt();
-        ossa__key_kernel key = ossa__sample_key();
-        bool jump = !(t >= c->last_t && t - c->last_t <= c->jump_dt); /* back, or far ahead */
-        for (uint32_t w = 0; w < M; w += 64) { /* the stale masks as a bit mask: no branch per mask */
-            uint32_t e = M - w < 64 ? M - w : 64;
-            uint64_t stale = stale_masks(c, grid, t, w, e, mt);
-            if (jump && stale) { /* every stale mask seeks: the grid position once */
-                if (u < 0) u = grid_find(clip, t);
-                (popcnt ? seek_all_popcnt : seek_all)(c, clip, w, stale, (uint32_t)u);
-                for (; stale; stale &= stale - 1) mask_time(c, grid, mt, w + (uint32_t)__builtin_ctzll(stale));
-            }
-            for (; stale; stale &= stale - 1) {
-                uint32_t m = w + (uint32_t)__builtin_ctzll(stale), n = c->next[m];
-                if (n < G && t >= grid[n]) { /* the common case inline: one key forward (n < G: a key is cached) */
-                    uint32_t n2 = ossa__mask_next(mask_at(clip, m), n + 1, G);
-                    if (n2 >= G || t < grid[n2]) {
-                        (popcnt ? step_mask_popcnt : step_mask)(c, clip, m, n, n2, key);
-                        mask_time(c, grid, mt, m);
-                        continue;
-                    }
-                }
-                locate(c, clip, m, t, &u);
-                mask_time(c, grid, mt, m);
-            }
-        }
-    }
-
-    ossa__raw_sample(c, clip, t, out, job->weights);
-
-    if (P) decode_packed(c, clip, mt, t, (float *)(void *)out);
+    if (h->packed_count) refresh_segments(c, clip, t, mt);
+    ossa__raw_sample(c, clip, t, job->output, job->weights);
+    if (h->packed_count) decode_packed(c, clip, mt, t, (float *)(void *)job->output);
     c->last_t = t;
     job->sampled_time = t;
     return OSSA_OK;
