@@ -164,50 +164,38 @@ int ossa__json_tokenize(const char *js, size_t len, const ossa__json_skip *skips
     return n;
 }
 
-ossa_result ossa__json_parse(ossa__ctx *ctx) {
-    if (ctx->gltf->json_size == 0) return ossa__fail(ctx, OSSA_ERROR_PARSE, "", "JSON: empty document");
-    if (ctx->gltf->json_size >= (size_t)INT32_MAX)
-        return ossa__fail(ctx, OSSA_ERROR_LIMIT, "", "JSON: %zu bytes is too large", ctx->gltf->json_size);
-    const char *js = ctx->gltf->json;
-    size_t len = ctx->gltf->json_size, bound;
-    ossa__json_skip skips[OSSA__JSON_MAX_SKIPS];
-    uint32_t skip_count;
-    size_t deep = ossa__json_scan(js, len, &bound, skips, &skip_count);
+/* The token count to allocate for the document (js, len) in *bound: the scan's bound, or
+ * jsmn's exact count when that bound does not fit a quarter of the allocation budget; the
+ * scan's skipped strings into skips. */
+static ossa_result token_bound(ossa__ctx *ctx, const char *js, size_t len, size_t *bound, ossa__json_skip *skips,
+                               uint32_t *skip_count) {
+    size_t deep = ossa__json_scan(js, len, bound, skips, skip_count);
     if (deep != SIZE_MAX)
         return ossa__fail(ctx, OSSA_ERROR_PARSE, "", "JSON: nesting deeper than %d levels at byte %zu",
                           OSSA__JSON_MAX_DEPTH, deep);
-    int n;
-    unsigned pos;
-    /* When the bound does not fit a quarter of the budget, jsmn counts exactly first. */
-    if (bound > (size_t)INT32_MAX || bound * sizeof(jsmntok_t) > (ctx->limit - ctx->used) / 4) {
+    if (*bound > (size_t)INT32_MAX || *bound * sizeof(jsmntok_t) > (ctx->limit - ctx->used) / 4) {
         jsmn_parser p;
         jsmn_init(&p);
-        n = jsmn_parse(&p, js, len, NULL, 0);
+        int n = jsmn_parse(&p, js, len, NULL, 0);
         if (n < 0)
             return ossa__fail(ctx, OSSA_ERROR_PARSE, "", "JSON: %s near byte %u",
                               n == JSMN_ERROR_PART ? "truncated document" : "invalid syntax", p.pos);
-        bound = (size_t)n;
+        *bound = (size_t)n;
     }
-    if (bound == 0) return ossa__fail(ctx, OSSA_ERROR_PARSE, "", "JSON: no value");
-    /* one array: jsmn's tokens, then converted in place to ossa__jtok (same size) */
-    void *mem = ossa__ctx_alloc_raw(ctx, bound, sizeof(jsmntok_t));
-    if (!mem) return ctx->failed;
-    n = ossa__json_tokenize(js, len, skips, skip_count, mem, (unsigned)bound, &pos);
-    if (n <= 0) {
-        ossa__ctx_free(ctx, mem);
-        if (n == 0) return ossa__fail(ctx, OSSA_ERROR_PARSE, "", "JSON: no value");
-        return ossa__fail(ctx, OSSA_ERROR_PARSE, "", "JSON: %s near byte %u",
-                          n == JSMN_ERROR_PART ? "truncated document"
-                          : n == JSMN_ERROR_NOMEM ? "too many tokens" : "invalid syntax", pos);
-    }
-    ossa__jtok *t = mem;
-    uint32_t count = (uint32_t)n;
+    if (*bound == 0) return ossa__fail(ctx, OSSA_ERROR_PARSE, "", "JSON: no value");
+    return OSSA_OK;
+}
+
+/* jsmn's count tokens at mem converted in place to ossa__jtok (the same size; memcpy in and
+ * out: the same bytes change type). False, with *bad the start of the token (jsmn's: may be
+ * -1), when a token's range is not inside the len-byte document. */
+static bool convert_tokens(void *mem, uint32_t count, size_t len, int *bad) {
     for (uint32_t i = 0; i < count; i++) {
-        jsmntok_t s; /* memcpy in and out: the same bytes change type */
+        jsmntok_t s;
         memcpy(&s, (const char *)mem + (size_t)i * sizeof s, sizeof s);
         if (s.start < 0 || s.end < s.start || s.size < 0 || (size_t)s.end > len) {
-            ossa__ctx_free(ctx, mem);
-            return ossa__fail(ctx, OSSA_ERROR_PARSE, "", "JSON: unterminated value near byte %d", s.start);
+            *bad = s.start;
+            return false;
         }
         ossa__jtok d;
         d.type = s.type == JSMN_OBJECT      ? OSSA__J_OBJECT
@@ -221,15 +209,17 @@ ossa_result ossa__json_parse(ossa__ctx *ctx) {
         d.next = 0;
         memcpy((char *)mem + (size_t)i * sizeof d, &d, sizeof d);
     }
-    /* Subtree ends, computed backwards: children of i start at i + 1. */
+    return true;
+}
+
+/* Each token's subtree end (next), computed backwards (children of i start at i + 1), and its
+ * shape checked: objects hold string keys with one value each, strings one child at most
+ * (a key), primitives none. UINT32_MAX, or the start of the first malformed token. */
+static uint32_t link_subtrees(ossa__jtok *t, uint32_t count) {
     for (uint32_t i = count; i-- > 0;) {
         uint32_t j = i + 1;
         for (uint32_t c = 0; c < t[i].size; c++) {
-            if (j >= count) {
-                uint32_t at = t[i].start;
-                ossa__ctx_free(ctx, t);
-                return ossa__fail(ctx, OSSA_ERROR_PARSE, "", "JSON: malformed structure near byte %u", at);
-            }
+            if (j >= count) return t[i].start;
             j = t[j].next;
         }
         t[i].next = j;
@@ -242,11 +232,44 @@ ossa_result ossa__json_parse(ossa__ctx *ctx) {
                 k = t[k].next;
             }
         }
-        if (bad) {
-            uint32_t at = t[i].start;
-            ossa__ctx_free(ctx, t);
-            return ossa__fail(ctx, OSSA_ERROR_PARSE, "", "JSON: malformed structure near byte %u", at);
-        }
+        if (bad) return t[i].start;
+    }
+    return UINT32_MAX;
+}
+
+ossa_result ossa__json_parse(ossa__ctx *ctx) {
+    if (ctx->gltf->json_size == 0) return ossa__fail(ctx, OSSA_ERROR_PARSE, "", "JSON: empty document");
+    if (ctx->gltf->json_size >= (size_t)INT32_MAX)
+        return ossa__fail(ctx, OSSA_ERROR_LIMIT, "", "JSON: %zu bytes is too large", ctx->gltf->json_size);
+    const char *js = ctx->gltf->json;
+    size_t len = ctx->gltf->json_size, bound;
+    ossa__json_skip skips[OSSA__JSON_MAX_SKIPS];
+    uint32_t skip_count;
+    ossa_result r = token_bound(ctx, js, len, &bound, skips, &skip_count);
+    if (r) return r;
+    /* one array: jsmn's tokens, then converted in place to ossa__jtok (same size) */
+    void *mem = ossa__ctx_alloc_raw(ctx, bound, sizeof(jsmntok_t));
+    if (!mem) return ctx->failed;
+    unsigned pos;
+    int n = ossa__json_tokenize(js, len, skips, skip_count, mem, (unsigned)bound, &pos);
+    if (n <= 0) {
+        ossa__ctx_free(ctx, mem);
+        if (n == 0) return ossa__fail(ctx, OSSA_ERROR_PARSE, "", "JSON: no value");
+        return ossa__fail(ctx, OSSA_ERROR_PARSE, "", "JSON: %s near byte %u",
+                          n == JSMN_ERROR_PART ? "truncated document"
+                          : n == JSMN_ERROR_NOMEM ? "too many tokens" : "invalid syntax", pos);
+    }
+    uint32_t count = (uint32_t)n;
+    int unterminated;
+    if (!convert_tokens(mem, count, len, &unterminated)) {
+        ossa__ctx_free(ctx, mem);
+        return ossa__fail(ctx, OSSA_ERROR_PARSE, "", "JSON: unterminated value near byte %d", unterminated);
+    }
+    ossa__jtok *t = mem;
+    uint32_t malformed = link_subtrees(t, count);
+    if (malformed != UINT32_MAX) {
+        ossa__ctx_free(ctx, t);
+        return ossa__fail(ctx, OSSA_ERROR_PARSE, "", "JSON: malformed structure near byte %u", malformed);
     }
     ctx->gltf->tok = t;
     ctx->gltf->tok_count = count;
