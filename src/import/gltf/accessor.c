@@ -93,6 +93,68 @@ static size_t element_size(const ossa__accessor *a, size_t *column_bytes) {
     return col * a->columns;
 }
 
+/* The accessor's elements fit in its bufferView: a byteStride no smaller than an element, and
+ * offset + stride * (count - 1) + element size (less the padding the last column of the last
+ * matrix does not need: MAT2/MAT3 of BYTE/SHORT) within the view, in 64 bits. */
+static ossa_result check_view_fits(ossa__ctx *ctx, const char *path, const ossa__accessor *a) {
+    const ossa__view *v = &ctx->gltf->views[a->view];
+    size_t col;
+    size_t esize = element_size(a, &col);
+    size_t stride = v->stride ? v->stride : esize;
+    if (v->stride && v->stride < esize)
+        return ossa__fail(ctx, OSSA_ERROR_INVALID_DATA, path, "bufferView %d byteStride %u is smaller than an element (%zu bytes)",
+                          a->view, v->stride, esize);
+    size_t pad = a->columns > 1 ? col - (size_t)(a->components / a->columns) * component_size(a->component_type) : 0;
+    uint64_t need = (uint64_t)a->offset + (uint64_t)stride * (uint64_t)(a->count - 1) + esize - pad;
+    if (need > (uint64_t)v->length)
+        return ossa__fail(ctx, OSSA_ERROR_INVALID_DATA, path, "count %u exceeds bufferView %d (needs %llu bytes, has %zu)",
+                          a->count, a->view, (unsigned long long)need, v->length);
+    return OSSA_OK;
+}
+
+/* Accessor i (JSON object o): its fields checked (componentType, normalized, count >= 1, a
+ * type; an unknown type only warns: the accessor cannot be read), and its elements within its
+ * bufferView. */
+static ossa_result parse_accessor(ossa__ctx *ctx, int32_t o, uint32_t i, ossa__accessor *a) {
+    char path[64];
+    ossa__path_join(path, sizeof path, "", "/accessors/", i);
+    uint64_t off = 0, ct = 0, n = 0;
+    ossa_result r;
+    if ((r = ossa__json_get_index(ctx, o, path, "bufferView", false, ctx->gltf->view_count, "bufferViews", &a->view)))
+        return r;
+    if ((r = ossa__json_get_uint(ctx, o, path, "byteOffset", false, SIZE_MAX / 4, &off, NULL))) return r;
+    if ((r = ossa__json_get_uint(ctx, o, path, "componentType", true, UINT32_MAX, &ct, NULL))) return r;
+    if ((r = ossa__json_get_uint(ctx, o, path, "count", true, UINT32_MAX, &n, NULL))) return r;
+    if ((r = ossa__json_get_bool(ctx, o, path, "normalized", &a->normalized))) return r;
+    a->offset = (size_t)off;
+    a->component_type = (uint32_t)ct;
+    a->count = (uint32_t)n;
+    a->sparse_tok = -1;
+    if (!component_size(a->component_type))
+        return ossa__fail(ctx, OSSA_ERROR_INVALID_DATA, path, "componentType %u is not a glTF component type",
+                          a->component_type);
+    if (a->normalized && (ct == 5125 || ct == 5126))
+        return ossa__fail(ctx, OSSA_ERROR_INVALID_DATA, path, "normalized is not allowed for componentType %u",
+                          a->component_type);
+    if (n == 0) return ossa__fail(ctx, OSSA_ERROR_INVALID_DATA, path, "count must be at least 1");
+    int32_t tt = ossa__json_find(ctx, o, "type");
+    if (tt < 0 || ctx->gltf->tok[tt].type != OSSA__J_STRING)
+        return ossa__fail(ctx, OSSA_ERROR_INVALID_DATA, path, "missing or unknown accessor type");
+    if (!parse_type(ctx, tt, a)) {
+        /* the validator accepts an unknown type on an unused accessor: an error only when read */
+        a->type_name = "unknown";
+        a->components = a->columns = 0;
+        a->sparse_tok = -1;
+        ossa__warn(ctx, path, "unknown accessor type '%.*s'; the accessor cannot be read",
+                   (int)(ctx->gltf->tok[tt].end - ctx->gltf->tok[tt].start), ctx->gltf->json + ctx->gltf->tok[tt].start);
+        return OSSA_OK;
+    }
+    if ((r = ossa__json_get_object(ctx, o, path, "sparse", &a->sparse_tok))) return r;
+    uint32_t cs = component_size(a->component_type);
+    if (a->offset % cs) ossa__warn(ctx, path, "byteOffset %zu is not a multiple of the component size %u", a->offset, cs);
+    return a->view >= 0 ? check_view_fits(ctx, path, a) : OSSA_OK;
+}
+
 ossa_result ossa__accessors_parse(ossa__ctx *ctx) {
     uint32_t count;
     int32_t *items;
@@ -104,78 +166,7 @@ ossa_result ossa__accessors_parse(ossa__ctx *ctx) {
         return ctx->failed;
     }
     ctx->gltf->accessor_count = count;
-    for (uint32_t i = 0; i < count && !r; i++) {
-        char path[64];
-        ossa__path_join(path, sizeof path, "", "/accessors/", i);
-        ossa__accessor *a = &ctx->gltf->accessors[i];
-        uint64_t off = 0, ct = 0, n = 0;
-        if ((r = ossa__json_get_index(ctx, items[i], path, "bufferView", false, ctx->gltf->view_count, "bufferViews", &a->view)))
-            break;
-        if ((r = ossa__json_get_uint(ctx, items[i], path, "byteOffset", false, SIZE_MAX / 4, &off, NULL))) break;
-        if ((r = ossa__json_get_uint(ctx, items[i], path, "componentType", true, UINT32_MAX, &ct, NULL))) break;
-        if ((r = ossa__json_get_uint(ctx, items[i], path, "count", true, UINT32_MAX, &n, NULL))) break;
-        if ((r = ossa__json_get_bool(ctx, items[i], path, "normalized", &a->normalized))) break;
-        a->offset = (size_t)off;
-        a->component_type = (uint32_t)ct;
-        a->count = (uint32_t)n;
-        a->sparse_tok = -1;
-        if (!component_size(a->component_type)) {
-            r = ossa__fail(ctx, OSSA_ERROR_INVALID_DATA, path, "componentType %u is not a glTF component type",
-                           a->component_type);
-            break;
-        }
-        if (a->normalized && (ct == 5125 || ct == 5126)) {
-            r = ossa__fail(ctx, OSSA_ERROR_INVALID_DATA, path, "normalized is not allowed for componentType %u", a->component_type);
-            break;
-        }
-        if (n == 0) {
-            r = ossa__fail(ctx, OSSA_ERROR_INVALID_DATA, path, "count must be at least 1");
-            break;
-        }
-        int32_t tt = ossa__json_find(ctx, items[i], "type");
-        if (tt < 0 || ctx->gltf->tok[tt].type != OSSA__J_STRING) {
-            r = ossa__fail(ctx, OSSA_ERROR_INVALID_DATA, path, "missing or unknown accessor type");
-            break;
-        }
-        if (!parse_type(ctx, tt, a)) {
-            /* the validator accepts an unknown type on an unused accessor: an error only when read */
-            a->type_name = "unknown";
-            a->components = a->columns = 0;
-            a->sparse_tok = -1;
-            ossa__warn(ctx, path, "unknown accessor type '%.*s'; the accessor cannot be read",
-                       (int)(ctx->gltf->tok[tt].end - ctx->gltf->tok[tt].start), ctx->gltf->json + ctx->gltf->tok[tt].start);
-            continue;
-        }
-        if ((r = ossa__json_get_object(ctx, items[i], path, "sparse", &a->sparse_tok))) break;
-        uint32_t cs = component_size(a->component_type);
-        if (a->offset % cs)
-            ossa__warn(ctx, path, "byteOffset %zu is not a multiple of the component size %u", a->offset, cs);
-        if (a->view >= 0) {
-            const ossa__view *v = &ctx->gltf->views[a->view];
-            size_t esize = element_size(a, NULL);
-            size_t stride = v->stride ? v->stride : esize;
-            if (v->stride && v->stride < esize) {
-                r = ossa__fail(ctx, OSSA_ERROR_INVALID_DATA, path, "bufferView %d byteStride %u is smaller than an element (%zu bytes)",
-                               a->view, v->stride, esize);
-                break;
-            }
-            size_t need;
-            /* offset + stride * (count - 1) + esize, overflow-checked in 64 bits */
-            /* the last column of the last matrix needs no trailing padding (MAT2/MAT3 of BYTE/SHORT) */
-            size_t col;
-            element_size(a, &col);
-            size_t pad = a->columns > 1 ? col - (size_t)(a->components / a->columns) * cs : 0;
-            uint64_t need64 = (uint64_t)a->offset + (uint64_t)stride * (uint64_t)(a->count - 1) + esize - pad;
-            need = (size_t)need64;
-            if (need64 > (uint64_t)v->length) {
-                r = ossa__fail(ctx, OSSA_ERROR_INVALID_DATA, path,
-                               "count %u exceeds bufferView %d (needs %llu bytes, has %zu)", a->count, a->view,
-                               (unsigned long long)need64, v->length);
-                break;
-            }
-            (void)need;
-        }
-    }
+    for (uint32_t i = 0; i < count && !r; i++) r = parse_accessor(ctx, items[i], i, &ctx->gltf->accessors[i]);
     ossa__ctx_free(ctx, items);
     return r;
 }
