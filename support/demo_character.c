@@ -403,14 +403,9 @@ static void demo_asset_free(ossa_asset *asset) {
     free(asset);
 }
 
-ossa_asset *demo_character_create(void) {
-    ossa_asset *asset = calloc(1, sizeof *asset);
-    body b;
-    memset(&b, 0, sizeof b);
-    if (!asset) goto fail;
-    asset->scene = -1;
-
-    /* skeleton: rest = offsets; bind = rest, so IBM = translation(-world rest position) */
+/* The skeleton: rest = the joint offsets; bind = rest, so each inverse bind matrix is the
+ * translation by minus the joint's world rest position. False after printing why. */
+static bool make_skeleton(ossa_asset *asset) {
     ossa_transform rest[DEMO_JOINT_COUNT];
     ossa_mat4 ibm[DEMO_JOINT_COUNT];
     uint32_t skin_joints[DEMO_JOINT_COUNT];
@@ -431,70 +426,63 @@ ossa_asset *demo_character_create(void) {
         ibm[j].m[14] = -world[j][2];
         skin_joints[j] = (uint32_t)j;
     }
-    ossa_skin_desc skin;
-    memset(&skin, 0, sizeof skin);
-    skin.name = "body";
-    skin.joint_count = DEMO_JOINT_COUNT;
-    skin.joints = skin_joints;
-    skin.inverse_bind = ibm;
-    skin.root = J_HIPS;
-    ossa_skeleton_desc sd;
-    memset(&sd, 0, sizeof sd);
-    sd.joint_count = DEMO_JOINT_COUNT;
-    sd.parents = JOINT_PARENTS;
-    sd.rest = rest;
-    sd.names = JOINT_NAMES;
-    sd.skin_count = 1;
-    sd.skins = &skin;
-    sd.metres_per_unit = 1.0f; /* authored in metres (JOINT_OFFSETS) */
+    ossa_skin_desc skin = {.name = "body", .joint_count = DEMO_JOINT_COUNT, .joints = skin_joints,
+                           .inverse_bind = ibm, .root = J_HIPS};
+    ossa_skeleton_desc sd = {.joint_count = DEMO_JOINT_COUNT, .parents = JOINT_PARENTS, .rest = rest,
+                             .names = JOINT_NAMES, .skin_count = 1, .skins = &skin,
+                             .metres_per_unit = 1.0f}; /* authored in metres (JOINT_OFFSETS) */
     ossa_result r = ossa_skeleton_create(&sd, NULL, &asset->skeleton);
-    if (r != OSSA_OK) {
-        fprintf(stderr, "demo character: skeleton: %s\n", ossa_result_string(r));
-        goto fail;
-    }
+    if (r != OSSA_OK) fprintf(stderr, "demo character: skeleton: %s\n", ossa_result_string(r));
+    return r == OSSA_OK;
+}
+
+/* The body mesh: the tubes, skinned to the joints. False after printing why. */
+static bool make_body(ossa_asset *asset) {
     const ossa_skeleton *sk = asset->skeleton;
+    body b;
+    memset(&b, 0, sizeof b);
+    bool ok = true;
+    for (size_t i = 0; i < TUBE_COUNT && ok; i++) ok = body_add_tube(&b, &TUBES[i]);
+    if (ok) asset->meshes = calloc(1, sizeof *asset->meshes);
+    if (!ok || !asset->meshes) {
+        fprintf(stderr, "demo character: out of memory\n");
+        ok = false;
+    }
+    if (ok) {
+        for (uint32_t i = 0; i < b.vertex_count * 4; i++) b.joints[i] = (uint16_t)sk->joint_of_source[b.joints[i]];
+        ossa_mesh md = {.name = "body", .vertex_count = b.vertex_count, .positions = b.positions, .normals = b.normals,
+                        .influences = 4, .joints = b.joints, .weights = b.weights, .index_count = b.index_count,
+                        .indices = b.indices, .skin = 0, .node = -1};
+        ossa_result r = ossa_mesh_create(&md, NULL, &asset->meshes[0]);
+        if (r != OSSA_OK) fprintf(stderr, "demo character: mesh: %s\n", ossa_result_string(r));
+        ok = r == OSSA_OK;
+        asset->mesh_count = ok ? 1 : 0;
+    }
+    free(b.positions), free(b.normals), free(b.weights), free(b.joints), free(b.indices);
+    return ok;
+}
 
-    /* body mesh */
-    for (size_t i = 0; i < TUBE_COUNT; i++)
-        if (!body_add_tube(&b, &TUBES[i])) goto oom;
-    for (uint32_t i = 0; i < b.vertex_count * 4; i++) b.joints[i] = (uint16_t)sk->joint_of_source[b.joints[i]];
-    ossa_mesh md;
-    memset(&md, 0, sizeof md);
-    md.name = "body";
-    md.vertex_count = b.vertex_count;
-    md.positions = b.positions;
-    md.normals = b.normals;
-    md.influences = 4;
-    md.joints = b.joints;
-    md.weights = b.weights;
-    md.index_count = b.index_count;
-    md.indices = b.indices;
-    md.skin = 0;
-    md.node = -1;
-    asset->meshes = calloc(1, sizeof *asset->meshes);
-    if (!asset->meshes) goto oom;
-    r = ossa_mesh_create(&md, NULL, &asset->meshes[0]);
-    if (r != OSSA_OK) {
-        fprintf(stderr, "demo character: mesh: %s\n", ossa_result_string(r));
+ossa_asset *demo_character_create(void) {
+    ossa_asset *asset = calloc(1, sizeof *asset);
+    if (!asset) {
+        fprintf(stderr, "demo character: out of memory\n");
+        return NULL;
+    }
+    asset->scene = -1;
+    if (!make_skeleton(asset) || !make_body(asset)) goto fail;
+    asset->clips = calloc(2, sizeof *asset->clips);
+    if (!asset->clips) {
+        fprintf(stderr, "demo character: out of memory\n");
         goto fail;
     }
-    asset->mesh_count = 1;
-
-    asset->clips = calloc(2, sizeof *asset->clips);
-    if (!asset->clips) goto oom;
-    asset->clips[0] = make_clip("walk", walk_pose, 1.0, 13, true, sk);
+    asset->clips[0] = make_clip("walk", walk_pose, 1.0, 13, true, asset->skeleton);
     if (!asset->clips[0]) goto fail;
     asset->clip_count = 1;
-    asset->clips[1] = make_clip("wave", wave_pose, WAVE_DURATION, 23, false, sk);
+    asset->clips[1] = make_clip("wave", wave_pose, WAVE_DURATION, 23, false, asset->skeleton);
     if (!asset->clips[1]) goto fail;
     asset->clip_count = 2;
-
-    free(b.positions), free(b.normals), free(b.weights), free(b.joints), free(b.indices);
     return asset;
-oom:
-    fprintf(stderr, "demo character: out of memory\n");
 fail:
-    free(b.positions), free(b.normals), free(b.weights), free(b.joints), free(b.indices);
     demo_asset_free(asset);
     return NULL;
 }
