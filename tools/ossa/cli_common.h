@@ -50,6 +50,10 @@ bool cli_refuse_rebuild(const ossa_asset *asset, const ossa_clip_build_options *
  *                                 maps by name) instead of bound by joint name; with
  *   --map MAP.json, --tpose-fix, --no-contacts, --rest-reference   (retarget_cli.h; also
  *                                 `ossa retarget`'s) */
+/* A command's phases (parse the arguments, load, run) return CLI_GO_ON when the command goes
+ * on, else its exit code (0, or 1 / 2 after printing why). */
+enum { CLI_GO_ON = -1 };
+
 typedef enum cli_importer { CLI_IMPORTER_AUTO = 0, CLI_IMPORTER_GLTF, CLI_IMPORTER_ASSIMP } cli_importer;
 typedef struct cli_load_options {
     cli_importer importer;

@@ -268,7 +268,7 @@ static int bench_usage(const char *a, bool more) {
     return help ? 0 : 2;
 }
 
-/* -1 to go on, or the exit code (after printing why). */
+/* CLI_GO_ON, or the exit code (after printing why). */
 static int parse_bench_args(int argc, char **argv, bench_args *o) {
     *o = (bench_args){.rounds = 15};
     for (int i = 1; i < argc; i++) {
@@ -302,7 +302,7 @@ static int parse_bench_args(int argc, char **argv, bench_args *o) {
         fprintf(stderr, "ossa bench: --json needs --crowd N\n");
         return 2;
     }
-    return -1;
+    return CLI_GO_ON;
 }
 
 /* The clip benched (--clip, else the first): an editable one is built here at the default
@@ -476,7 +476,7 @@ static void print_bench_header(const bench *b, const ossa_built_clip *compressed
 int cmd_bench(int argc, char **argv) {
     bench_args o;
     int rc = parse_bench_args(argc, argv, &o);
-    if (rc >= 0) return rc;
+    if (rc != CLI_GO_ON) return rc;
     if (o.crowd_count)
         return crowd_bench(o.file, (uint32_t)o.crowd_count, (uint32_t)o.threads, (uint32_t)(o.rounds * 10), o.json);
     bench b;

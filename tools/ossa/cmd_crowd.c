@@ -245,12 +245,12 @@ static bool parse_sampling(const char *v, crowd_sampling *out) {
     return true;
 }
 
-/* argv[*i] and its value (*i moves past it): -1 to go on, or the exit code. */
+/* argv[*i] and its value (*i moves past it): CLI_GO_ON, or the exit code. */
 static int parse_crowd_arg(crowd_args *c, int argc, char **argv, int *i) {
     const char *a = argv[*i];
     bool more = *i + 1 < argc;
     int taken = render_options_parse(&c->o, "crowd", argc, argv, i);
-    if (taken) return taken < 0 ? 2 : -1;
+    if (taken) return taken < 0 ? 2 : CLI_GO_ON;
     if (!strcmp(a, "--help") || !strcmp(a, "-h")) return usage(stdout);
     bool ok = true;
     if (!strcmp(a, "--count") && more) {
@@ -282,7 +282,7 @@ static int parse_crowd_arg(crowd_args *c, int argc, char **argv, int *i) {
     } else if (!take_file_arg("crowd", a, !more, &c->file)) {
         return usage(stderr);
     }
-    return ok ? -1 : 2;
+    return ok ? CLI_GO_ON : 2;
 }
 
 static int parse_crowd_args(int argc, char **argv, crowd_args *c) {
@@ -291,7 +291,7 @@ static int parse_crowd_args(int argc, char **argv, crowd_args *c) {
     c->o.width = 640, c->o.height = 360;
     for (int i = 1; i < argc; i++) {
         int rc = parse_crowd_arg(c, argc, argv, &i);
-        if (rc >= 0) return rc;
+        if (rc != CLI_GO_ON) return rc;
     }
     if (!render_out_ext_ok("crowd", c->o.out) || !render_options_consistent(&c->o, "crowd")) return 2;
     c->gif = path_has_ext(c->o.out, ".gif");
@@ -301,7 +301,7 @@ static int parse_crowd_args(int argc, char **argv, crowd_args *c) {
                 c->o.out);
         return 2;
     }
-    return -1;
+    return CLI_GO_ON;
 }
 
 /* What a run draws with: the frame output (its GL context), the thread pool, the crowd and
@@ -317,7 +317,7 @@ typedef struct crowd_run {
 
 /* The GL context first (--count is checked against its texture limit before any sampling),
  * then the crowd (clip_list: clip_n indices, 0 = every clip) and its GL scene framed by the
- * camera. -1 to go on, or the exit code (after printing why). */
+ * camera. CLI_GO_ON, or the exit code (after printing why). */
 static int crowd_setup(crowd_run *run, const crowd_args *a, scene *s, const uint32_t *clip_list, int clip_n) {
     const render_options *o = &a->o;
     if (!frame_output_open(&run->out, o->out, o->width, o->height, o->ssaa, "crowd")) return 1;
@@ -340,7 +340,7 @@ static int crowd_setup(crowd_run *run, const crowd_args *a, scene *s, const uint
     if (!run->gl_made) return 1;
     camera_eye(&cam, run->cg.g.eye);
     run->cg.g.has_eye = true;
-    return -1;
+    return CLI_GO_ON;
 }
 
 static void crowd_run_free(crowd_run *run) {
@@ -375,7 +375,7 @@ static bool crowd_frames(crowd_run *run, const crowd_args *a, scene *s, uint32_t
 int cmd_crowd(int argc, char **argv) {
     crowd_args a;
     int rc = parse_crowd_args(argc, argv, &a);
-    if (rc >= 0) return rc;
+    if (rc != CLI_GO_ON) return rc;
     scene s;
     if (!scene_load(&s, a.file, "crowd")) return 1;
     uint32_t clip_list[64];
@@ -391,7 +391,7 @@ int cmd_crowd(int argc, char **argv) {
     uint32_t frames = a.gif ? (uint32_t)ceilf(a.duration * a.o.fps - 1e-3f) : 1;
     if (frames < 1) frames = 1;
     rc = crowd_setup(&run, &a, &s, clip_list, clip_n);
-    if (rc < 0) rc = crowd_frames(&run, &a, &s, frames, &cpu, &wall) ? 0 : 1;
+    if (rc == CLI_GO_ON) rc = crowd_frames(&run, &a, &s, frames, &cpu, &wall) ? 0 : 1;
     if (rc == 0)
         printf("ossa crowd: %s, %u instances x %u frame%s %ux%u in %.2f s (CPU sampling %.2f ms/frame on %u "
                "thread%s) -> %s\n",

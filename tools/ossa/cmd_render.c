@@ -219,7 +219,7 @@ typedef struct render_args {
 } render_args;
 
 /* argv[*i] and its value (*i moves past it) that render_options, --ik, --graph and the layer
- * flags did not take: -1 to go on, or the exit code. */
+ * flags did not take: CLI_GO_ON, or the exit code. */
 static int parse_render_flag(render_args *r, int argc, char **argv, int *i) {
     const char *a = argv[*i];
     bool more = *i + 1 < argc;
@@ -252,11 +252,11 @@ static int parse_render_flag(render_args *r, int argc, char **argv, int *i) {
     } else if (!take_file_arg("render", a, !more, &r->file)) {
         return usage(stderr);
     }
-    return -1;
+    return CLI_GO_ON;
 }
 
-/* The command line into r, ik, graph and layers, then the flags checked together: -1 to go
- * on, or the exit code. */
+/* The command line into r, ik, graph and layers, then the flags checked together: CLI_GO_ON,
+ * or the exit code. */
 static int parse_render_args(render_args *r, ik_pass *ik, cli_graph *graph, cli_layers *layers, int argc, char **argv) {
     *r = (render_args){.loop = -1};
     render_options_init(&r->o, NULL);
@@ -267,8 +267,8 @@ static int parse_render_args(render_args *r, ik_pass *ik, cli_graph *graph, cli_
         if (!taken && (taken = cli_layers_arg(layers, "render", argc, argv, &i)) > 0)
             r->clip_name = cli_layers_first_clip(layers);
         if (taken < 0) return 2;
-        int rc = taken ? -1 : parse_render_flag(r, argc, argv, &i);
-        if (rc >= 0) return rc;
+        int rc = taken ? CLI_GO_ON : parse_render_flag(r, argc, argv, &i);
+        if (rc != CLI_GO_ON) return rc;
     }
     if ((r->o.out && !render_out_ext_ok("render", r->o.out)) || !render_options_consistent(&r->o, "render")) return 2;
     if (!render_flags_consistent(&r->build, r->rest, r->clip_name, r->has_from || r->has_to)) return 2;
@@ -282,15 +282,15 @@ static int parse_render_args(render_args *r, ik_pass *ik, cli_graph *graph, cli_
         fprintf(stderr, "ossa render: --graph poses the character itself: it takes no --clip, layer flags or --rest\n");
         return 2;
     }
-    return -1;
+    return CLI_GO_ON;
 }
 
 /* The span rendered: none for --rest or a file without clips; else the clip (--clip, or the
  * first; through the clip built at the default precision, a packed file's own), one shared
- * cycle of synced layers, --from / --to, and whether it loops. -1 to go on, or the exit code. */
+ * cycle of synced layers, --from / --to, and whether it loops. CLI_GO_ON, or the exit code. */
 static int render_span(scene *s, const render_args *r, cli_layers *layers, clip_span *span) {
     memset(span, 0, sizeof *span);
-    if (r->rest || (!r->clip_name && !s->asset->clip_count && !s->asset->built_clip_count)) return -1;
+    if (r->rest || (!r->clip_name && !s->asset->clip_count && !s->asset->built_clip_count)) return CLI_GO_ON;
     int idx = r->clip_name ? scene_find_clip(s, r->clip_name, "render") : 0;
     if (idx < 0 || !scene_clip_span(s, idx, span, "render")) return 1;
     float cycle = cli_layers_active(layers) ? cli_layers_sync_cycle(layers) : 0;
@@ -309,7 +309,7 @@ static int render_span(scene *s, const render_args *r, cli_layers *layers, clip_
         fprintf(stderr, "ossa render: --to %g is before --from %g\n", (double)span->to, (double)span->from);
         return 2;
     }
-    return -1;
+    return CLI_GO_ON;
 }
 
 /* Renders the span (beside its source with --side-by-side) and says what it wrote: 0, or 1. */
@@ -345,14 +345,14 @@ static int render_scene(scene *s, render_args *r, ik_pass *ik, cli_layers *layer
     }
     clip_span span;
     int rc = render_span(s, r, layers, &span);
-    return rc >= 0 ? rc : render_clip(s, r, &span, ik);
+    return rc != CLI_GO_ON ? rc : render_clip(s, r, &span, ik);
 }
 
 static int render_main(int argc, char **argv, cli_layers *layers, cli_graph *graph) {
     static ik_pass ik; /* the scene's post-pose hook points here */
     render_args r;
     int rc = parse_render_args(&r, &ik, graph, layers, argc, argv);
-    if (rc >= 0) return rc;
+    if (rc != CLI_GO_ON) return rc;
     scene s;
     if (!scene_load(&s, r.file, "render")) return 1;
     rc = render_scene(&s, &r, &ik, layers, graph);

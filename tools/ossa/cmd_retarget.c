@@ -53,7 +53,7 @@ typedef struct retarget_args {
     ossa_clip_build_options build; /* --precision, --lossless (as `ossa pack`) */
 } retarget_args;
 
-/* Parses argv into a; returns -1 when parsed, else the exit code (0 after --help, 2 on a usage error). */
+/* Parses argv into a; returns CLI_GO_ON when parsed, else the exit code (0 after --help, 2 on a usage error). */
 static int parse_args(int argc, char **argv, retarget_args *a) {
     for (int i = 1; i < argc; i++) {
         const char *s = argv[i];
@@ -87,12 +87,12 @@ static int parse_args(int argc, char **argv, retarget_args *a) {
         fprintf(stderr, "ossa retarget: --anim: give the file with the clips as SOURCE\n");
         return usage(stderr);
     }
-    if (a->print_map) return a->file_count ? -1 : usage(stderr);
+    if (a->print_map) return a->file_count ? CLI_GO_ON : usage(stderr);
     if (a->file_count != 1 || !a->target || !a->out) {
         fprintf(stderr, "ossa retarget: needs SOURCE, --to TARGET and --out OUT.ossa\n");
         return usage(stderr);
     }
-    return -1;
+    return CLI_GO_ON;
 }
 
 /* ------------------------------------------------------------ --print-map --- */
@@ -405,7 +405,7 @@ int cmd_retarget(int argc, char **argv) {
         return 1;
     }
     int rc = parse_args(argc, argv, &a);
-    if (rc < 0) rc = a.print_map ? print_map(&a) : retarget(&a);
+    if (rc == CLI_GO_ON) rc = a.print_map ? print_map(&a) : retarget(&a);
     free(a.clips);
     return rc;
 }

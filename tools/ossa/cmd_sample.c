@@ -165,13 +165,10 @@ typedef struct sample_run {
     cli_built_sampler bs;
 } sample_run;
 
-/* Each sample_run phase returns -1 to go on, or the exit code (after printing why). */
-enum { GO_ON = -1 };
-
 static int parse_time(sample_run *r, const char *arg) {
     char *end;
     r->times[r->time_count++] = strtod(arg, &end);
-    if (!*end && !isnan(r->times[r->time_count - 1])) return GO_ON;
+    if (!*end && !isnan(r->times[r->time_count - 1])) return CLI_GO_ON;
     fprintf(stderr, "ossa sample: --time '%s' is not a number\n", arg);
     return 2;
 }
@@ -179,11 +176,11 @@ static int parse_time(sample_run *r, const char *arg) {
 static int parse_vertices(sample_run *r, const char *arg) {
     if (!strcmp(arg, "all")) {
         r->vertices = -1;
-        return GO_ON;
+        return CLI_GO_ON;
     }
     char *end;
     r->vertices = strtol(arg, &end, 10);
-    if (!*end && r->vertices >= 0) return GO_ON;
+    if (!*end && r->vertices >= 0) return CLI_GO_ON;
     fprintf(stderr, "ossa sample: --vertices expects a count >= 0 or all, got '%s'\n", arg);
     return usage(stderr);
 }
@@ -192,7 +189,7 @@ static int parse_precision(sample_run *r, const char *arg) {
     char *end;
     r->build.precision = strtof(arg, &end);
     r->use_built = true;
-    if (!*end && r->build.precision > 0) return GO_ON;
+    if (!*end && r->build.precision > 0) return CLI_GO_ON;
     fprintf(stderr, "ossa sample: --precision expects a positive number of model units, got '%s'\n", arg);
     return usage(stderr);
 }
@@ -203,8 +200,8 @@ static int parse_arg(sample_run *r, int argc, char **argv, int *i) {
     bool value = *i + 1 < argc;
     if (!strcmp(a, "--help") || !strcmp(a, "-h")) return usage(stdout);
     int taken = ik_pass_arg(&r->ik, "sample", argc, argv, i);
-    if (taken > 0) return GO_ON;
-    if (taken == 0 && (taken = cli_graph_arg(r->graph, "sample", argc, argv, i)) > 0) return GO_ON;
+    if (taken > 0) return CLI_GO_ON;
+    if (taken == 0 && (taken = cli_graph_arg(r->graph, "sample", argc, argv, i)) > 0) return CLI_GO_ON;
     if (taken == 0) taken = cli_layers_arg(r->layers, "sample", argc, argv, i);
     if (taken < 0) return 2;
     if (taken) r->clip_arg = cli_layers_first_clip(r->layers);
@@ -218,14 +215,14 @@ static int parse_arg(sample_run *r, int argc, char **argv, int *i) {
         else cli_unknown_option("sample", a, !value);
         return usage(stderr);
     } else r->file = a;
-    return GO_ON;
+    return CLI_GO_ON;
 }
 
 /* --graph goes with --time, --vertices, --ik, --precision / --lossless and the load options:
  * not with clips or layers. */
 static int check_graph_options(const sample_run *r) {
     int rc = cli_graph_check_options(r->graph, "sample");
-    if (rc || !cli_graph_active(r->graph)) return rc ? rc : GO_ON;
+    if (rc || !cli_graph_active(r->graph)) return rc ? rc : CLI_GO_ON;
     if (r->clip_arg || r->layers->count) {
         fprintf(stderr, "ossa sample: --graph poses the character itself: it takes no --clip or layer flags\n");
         return 2;
@@ -235,7 +232,7 @@ static int check_graph_options(const sample_run *r) {
             fprintf(stderr, "ossa sample: --graph: --time %g is outside the simulated range [0, 100000] s\n", r->times[i]);
             return 2;
         }
-    return GO_ON;
+    return CLI_GO_ON;
 }
 
 static int parse_args(sample_run *r, int argc, char **argv) {
@@ -244,7 +241,7 @@ static int parse_args(sample_run *r, int argc, char **argv) {
     if (!r->times) return 1;
     for (int i = 1; i < argc; i++) {
         int rc = parse_arg(r, argc, argv, &i);
-        if (rc != GO_ON) return rc;
+        if (rc != CLI_GO_ON) return rc;
     }
     if (!r->file) return usage(stderr);
     if (r->build.lossless && r->build.precision > 0) {
@@ -258,14 +255,14 @@ static int parse_args(sample_run *r, int argc, char **argv) {
 static int find_clip(sample_run *r) {
     const ossa_asset *a = r->asset;
     r->ci = -1;
-    if (!r->clip_arg) return GO_ON;
+    if (!r->clip_arg) return CLI_GO_ON;
     r->ci = r->use_built ? cli_find_built_clip(a, r->clip_arg) : ossa_asset_find_clip(a, r->clip_arg);
     if (r->ci < 0 && !r->use_built) {
         char *end;
         long v = strtol(r->clip_arg, &end, 10);
         if (!*end && v >= 0 && (uint64_t)v < a->clip_count) r->ci = (int32_t)v;
     }
-    if (r->ci >= 0) return GO_ON;
+    if (r->ci >= 0) return CLI_GO_ON;
     fprintf(stderr, "ossa sample: no clip '%s' in %s (%u clips)\n", r->clip_arg, r->file,
             r->use_built ? a->built_clip_count : a->clip_count);
     return 1;
@@ -279,7 +276,7 @@ static int open_file(sample_run *r) {
     if (!r->asset->clip_count && r->asset->built_clip_count) r->use_built = true;
     if (r->use_built && cli_build_clips(r->asset, &r->build, "sample", false)) return 1;
     int rc = find_clip(r);
-    if (rc != GO_ON) return rc;
+    if (rc != CLI_GO_ON) return rc;
     if (r->use_built && r->ci >= 0) r->bclip = r->asset->built_clips[r->ci];
     if (r->ci >= 0 && (uint32_t)r->ci < r->asset->clip_count) r->clip = r->asset->clips[r->ci];
     if ((cli_layers_active(r->layers) && !cli_layers_resolve(r->layers, r->asset, r->use_built ? &r->build : NULL, "sample")) ||
@@ -287,7 +284,7 @@ static int open_file(sample_run *r) {
         return 1;
     if (cli_graph_active(r->graph) && (rc = cli_graph_load(r->graph, r->asset, "sample")) != 0) return rc;
     if (!r->time_count) r->times[r->time_count++] = r->bclip ? ossa_built_clip_start(r->bclip) : r->clip ? r->clip->start : 0.0;
-    return GO_ON;
+    return CLI_GO_ON;
 }
 
 static uint32_t joint_count(const sample_run *r) { return r->asset->skeleton ? r->asset->skeleton->joint_count : 0; }
@@ -307,7 +304,7 @@ static int alloc_buffers(sample_run *r) {
         if (a->clips[c] == r->clip || (cli_graph_active(r->graph) && a->clips[c]))
             for (uint32_t t = 0; t < a->clips[c]->track_count; t++)
                 if (a->clips[c]->tracks[t].joint < jn) r->animated[a->clips[c]->tracks[t].joint] = true;
-    return GO_ON;
+    return CLI_GO_ON;
 }
 
 static void free_run(sample_run *r) {
@@ -499,9 +496,9 @@ int cmd_sample(int argc, char **argv) {
     r.layers = &layers;
     r.graph = &graph;
     int rc = parse_args(&r, argc, argv);
-    if (rc == GO_ON) rc = open_file(&r);
-    if (rc == GO_ON) rc = alloc_buffers(&r);
-    if (rc == GO_ON) {
+    if (rc == CLI_GO_ON) rc = open_file(&r);
+    if (rc == CLI_GO_ON) rc = alloc_buffers(&r);
+    if (rc == CLI_GO_ON) {
         print_header(&r);
         printf(",\n \"samples\": [");
         rc = 0;

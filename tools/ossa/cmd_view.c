@@ -330,14 +330,14 @@ typedef struct view_args {
     long frames; /* > 0: a scripted run of that many frames at 1/60 s; -1: interactive */
 } view_args;
 
-/* argv[*i] and its value (*i moves past it) into a or the viewer's draw options: -1 to go on,
+/* argv[*i] and its value (*i moves past it) into a or the viewer's draw options: CLI_GO_ON,
  * or the exit code (after printing why). */
 static int parse_view_arg(view_args *a, viewer *v, int argc, char **argv, int *i) {
     const char *arg = argv[*i];
     bool more = *i + 1 < argc;
     if (!strcmp(arg, "--help") || !strcmp(arg, "-h")) return usage(stdout);
     int taken = cli_graph_arg(v->graph, "view", argc, argv, i);
-    if (taken) return taken < 0 ? 2 : -1;
+    if (taken) return taken < 0 ? 2 : CLI_GO_ON;
     if (!strcmp(arg, "--clip") && more) {
         a->clip_arg = argv[++*i];
     } else if (!strcmp(arg, "--size") && more) {
@@ -369,14 +369,14 @@ static int parse_view_arg(view_args *a, viewer *v, int argc, char **argv, int *i
     } else if (!take_file_arg("view", arg, !more, &a->file)) {
         return usage(stderr);
     }
-    return -1;
+    return CLI_GO_ON;
 }
 
 static int parse_view_args(view_args *a, viewer *v, int argc, char **argv) {
     *a = (view_args){.width = 640, .height = 480, .frames = -1};
     for (int i = 1; i < argc; i++) {
         int rc = parse_view_arg(a, v, argc, argv, &i);
-        if (rc >= 0) return rc;
+        if (rc != CLI_GO_ON) return rc;
     }
     if (a->shot && a->frames < 0) a->frames = 1;
     if (cli_graph_check_options(v->graph, "view")) return 2;
@@ -384,7 +384,7 @@ static int parse_view_args(view_args *a, viewer *v, int argc, char **argv) {
         fprintf(stderr, "ossa view: --graph poses the character itself: it takes no --clip\n");
         return 2;
     }
-    return -1;
+    return CLI_GO_ON;
 }
 
 /* The player with its cross-fade layer (weight 0 until a blend). False after printing why. */
@@ -421,8 +421,8 @@ static bool view_bounds(viewer *v, float lo[3], float hi[3]) {
 }
 
 /* Loads the file and builds its clips, the graph, the IK chains (--ik, else the feet, off),
- * the start clip (*start_clip, -1: the rest pose), the player and the camera bounds. -1 to go
- * on, or the exit code. */
+ * the start clip (*start_clip, -1: the rest pose), the player and the camera bounds.
+ * CLI_GO_ON, or the exit code. */
 static int view_prepare(viewer *v, const view_args *a, int *start_clip, float lo[3], float hi[3]) {
     if (!scene_load(&v->s, a->file, "view")) return 1;
     v->s_loaded = true;
@@ -438,7 +438,7 @@ static int view_prepare(viewer *v, const view_args *a, int *start_clip, float lo
     *start_clip = clip_count(v) ? 0 : -1;
     if (a->clip_arg && (*start_clip = scene_find_clip(&v->s, a->clip_arg, "view")) < 0) return 1;
     if (!make_player(v) || !view_bounds(v, lo, hi)) return 1;
-    return -1;
+    return CLI_GO_ON;
 }
 
 /* GLFW and a width x height OpenGL 3.3 core window (4x MSAA when it can), its callbacks;
@@ -558,8 +558,8 @@ int cmd_view(int argc, char **argv) {
     scene_gl g;
     bool gl_made = false;
     int rc = parse_view_args(&a, &v, argc, argv);
-    if (rc < 0) rc = view_prepare(&v, &a, &start_clip, lo, hi);
-    if (rc < 0) {
+    if (rc == CLI_GO_ON) rc = view_prepare(&v, &a, &start_clip, lo, hi);
+    if (rc == CLI_GO_ON) {
         rc = 1;
         if (open_window(&v, &a) && (gl_made = scene_gl_create(&g, &v.s, "view"))) {
             v.home = v.cam = camera_frame(lo, hi, (float)a.width / (float)a.height);
