@@ -480,39 +480,34 @@ static ossa_result read_attr(ossa__ctx *ctx, int32_t attrs, const char *path, co
     return ossa__accessor_read_floats(ctx, (uint32_t)idx, out);
 }
 
-static ossa_result build_primitive(ossa__ctx *ctx, const ossa__doc *doc, ossa_asset *asset, uint32_t node, uint32_t mi,
-                                   uint32_t pi) {
-    const ossa_skeleton *skel = asset->skeleton;
-    OSSA__STAGE(ctx, "/meshes/%u", mi);
-    const ossa__mesh_doc *md = &doc->meshes[mi];
-    const ossa__node *nd = &doc->nodes[node];
-    int32_t ptok = md->primitives[pi];
-    char path[96];
-    snprintf(path, sizeof path, "/meshes/%u/primitives/%u", mi, pi);
-    char apath[128];
-    snprintf(apath, sizeof apath, "%s/attributes", path);
-    int32_t attrs = ossa__json_find(ctx, ptok, "attributes");
-    prim_build b;
-    memset(&b, 0, sizeof b);
-    ossa_mesh *d = &b.desc;
-    d->name = md->name ? md->name : "";
-    d->skin = -1;
-    d->node = (int32_t)skel->joint_of_source[node];
-    d->source_mesh = mi;
-    d->source_primitive = pi;
-    ossa_result r;
+/* Where a primitive being built is: its JSON object, its attributes object, their paths
+ * ("/meshes/M/primitives/P" and ".../attributes") and the node that instances it. */
+typedef struct prim_at {
+    int32_t ptok, attrs;
+    const char *path, *apath;
+    uint32_t node, mi, pi;
+} prim_at;
+
+/* POSITION (its count is the vertex count; absent: *skip, the primitive is skipped with a
+ * warning), NORMAL (a warning counts those not of unit length, kept as given), TANGENT,
+ * TEXCOORD_0/1, COLOR_0 and the material. */
+static ossa_result read_vertex_attributes(ossa__ctx *ctx, const prim_at *at, uint32_t material_count, prim_build *b,
+                                          bool *skip) {
+    ossa_mesh *d = &b->desc;
     int32_t pos_acc;
-    if ((r = read_attr(ctx, attrs, apath, "POSITION", 3, UINT32_MAX, &pos_acc, &d->positions))) goto done;
+    ossa_result r;
+    *skip = false;
+    if ((r = read_attr(ctx, at->attrs, at->apath, "POSITION", 3, UINT32_MAX, &pos_acc, &d->positions))) return r;
     if (!d->positions) {
-        ossa__warn(ctx, apath, "no POSITION; primitive skipped");
-        goto done;
+        ossa__warn(ctx, at->apath, "no POSITION; primitive skipped");
+        *skip = true;
+        return OSSA_OK;
     }
-    b.f[b.nf++] = d->positions;
-    uint32_t nv = ctx->gltf->accessors[pos_acc].count;
-    d->vertex_count = nv;
-    if ((r = read_attr(ctx, attrs, apath, "NORMAL", 3, nv, NULL, &d->normals))) goto done;
+    b->f[b->nf++] = d->positions;
+    uint32_t nv = d->vertex_count = ctx->gltf->accessors[pos_acc].count;
+    if ((r = read_attr(ctx, at->attrs, at->apath, "NORMAL", 3, nv, NULL, &d->normals))) return r;
     if (d->normals) {
-        b.f[b.nf++] = d->normals;
+        b->f[b->nf++] = d->normals;
         uint32_t bad = 0;
         for (uint32_t v = 0; v < nv; v++) {
             const float *n = d->normals + 3 * v;
@@ -520,182 +515,226 @@ static ossa_result build_primitive(ossa__ctx *ctx, const ossa__doc *doc, ossa_as
         }
         if (bad) {
             char np[160];
-            snprintf(np, sizeof np, "%s/NORMAL", apath);
+            snprintf(np, sizeof np, "%s/NORMAL", at->apath);
             ossa__warn(ctx, np, "%u of %u normals are not unit length (kept as given)", bad, nv);
         }
     }
-    if ((r = read_attr(ctx, attrs, apath, "TANGENT", 4, nv, NULL, &d->tangents))) goto done;
-    if (d->tangents) b.f[b.nf++] = d->tangents;
-    if ((r = read_attr(ctx, attrs, apath, "TEXCOORD_0", 2, nv, NULL, &d->uv0))) goto done;
-    if (d->uv0) b.f[b.nf++] = d->uv0;
-    if ((r = read_attr(ctx, attrs, apath, "TEXCOORD_1", 2, nv, NULL, &d->uv1))) goto done;
-    if (d->uv1) b.f[b.nf++] = d->uv1;
-    if ((r = ossa__read_colors(ctx, attrs, apath, nv, &d->colors))) goto done;
-    if (d->colors) b.f[b.nf++] = d->colors;
-    d->material = ossa__primitive_material(ctx, ptok, path, asset->material_count);
+    if ((r = read_attr(ctx, at->attrs, at->apath, "TANGENT", 4, nv, NULL, &d->tangents))) return r;
+    if (d->tangents) b->f[b->nf++] = d->tangents;
+    if ((r = read_attr(ctx, at->attrs, at->apath, "TEXCOORD_0", 2, nv, NULL, &d->uv0))) return r;
+    if (d->uv0) b->f[b->nf++] = d->uv0;
+    if ((r = read_attr(ctx, at->attrs, at->apath, "TEXCOORD_1", 2, nv, NULL, &d->uv1))) return r;
+    if (d->uv1) b->f[b->nf++] = d->uv1;
+    if ((r = ossa__read_colors(ctx, at->attrs, at->apath, nv, &d->colors))) return r;
+    if (d->colors) b->f[b->nf++] = d->colors;
+    d->material = ossa__primitive_material(ctx, at->ptok, at->path, material_count);
+    return OSSA_OK;
+}
 
-    /* indices */
+/* The indices (a SCALAR accessor, each below the vertex count; a count that is not a
+ * multiple of 3 warns, as does a non-indexed vertex count). */
+static ossa_result read_indices(ossa__ctx *ctx, const prim_at *at, prim_build *b) {
+    ossa_mesh *d = &b->desc;
+    uint32_t nv = d->vertex_count;
     int32_t ia;
-    if ((r = ossa__json_get_index(ctx, ptok, path, "indices", false, ctx->gltf->accessor_count, "accessors", &ia))) goto done;
-    if (ia >= 0) {
-        const ossa__accessor *a = &ctx->gltf->accessors[ia];
-        char ip[128];
-        snprintf(ip, sizeof ip, "%s/indices", path);
-        if (a->components != 1) {
-            r = ossa__fail(ctx, OSSA_ERROR_INVALID_DATA, ip, "accessor %d is %s, expected SCALAR", ia, a->type_name);
-            goto done;
-        }
-        if ((r = ossa__accessor_read_uints(ctx, (uint32_t)ia, &d->indices))) goto done;
-        b.u[b.nu++] = d->indices;
-        d->index_count = a->count;
-        for (uint32_t k = 0; k < a->count; k++)
-            if (d->indices[k] >= nv) {
-                char acc_path[48], place[160];
-                snprintf(acc_path, sizeof acc_path, "/accessors/%d", ia);
-                ossa__path_to_place(ip, place, sizeof place);
-                r = ossa__fail(ctx, OSSA_ERROR_INVALID_DATA, acc_path, "index %u at element %u >= vertex count %u (%s)",
-                               d->indices[k], k, nv, place);
-                goto done;
-            }
-        if (a->count % 3)
-            ossa__warn(ctx, ip, "%u indices is not a multiple of 3 for TRIANGLES; the last %u are unused", a->count,
-                       a->count % 3);
-    } else if (nv % 3) {
-        ossa__warn(ctx, path, "%u vertices is not a multiple of 3 for TRIANGLES; the last %u are unused", nv, nv % 3);
+    ossa_result r;
+    if ((r = ossa__json_get_index(ctx, at->ptok, at->path, "indices", false, ctx->gltf->accessor_count, "accessors", &ia)))
+        return r;
+    if (ia < 0) {
+        if (nv % 3)
+            ossa__warn(ctx, at->path, "%u vertices is not a multiple of 3 for TRIANGLES; the last %u are unused", nv, nv % 3);
+        return OSSA_OK;
     }
+    const ossa__accessor *a = &ctx->gltf->accessors[ia];
+    char ip[128];
+    snprintf(ip, sizeof ip, "%s/indices", at->path);
+    if (a->components != 1)
+        return ossa__fail(ctx, OSSA_ERROR_INVALID_DATA, ip, "accessor %d is %s, expected SCALAR", ia, a->type_name);
+    if ((r = ossa__accessor_read_uints(ctx, (uint32_t)ia, &d->indices))) return r;
+    b->u[b->nu++] = d->indices;
+    d->index_count = a->count;
+    for (uint32_t k = 0; k < a->count; k++)
+        if (d->indices[k] >= nv) {
+            char acc_path[48], place[160];
+            snprintf(acc_path, sizeof acc_path, "/accessors/%d", ia);
+            ossa__path_to_place(ip, place, sizeof place);
+            return ossa__fail(ctx, OSSA_ERROR_INVALID_DATA, acc_path, "index %u at element %u >= vertex count %u (%s)",
+                              d->indices[k], k, nv, place);
+        }
+    if (a->count % 3)
+        ossa__warn(ctx, ip, "%u indices is not a multiple of 3 for TRIANGLES; the last %u are unused", a->count, a->count % 3);
+    return OSSA_OK;
+}
 
-    /* skinning: JOINTS_n / WEIGHTS_n */
-    int32_t skin = nd->skin;
-    float *w[2] = {NULL, NULL};
-    uint32_t *j[2] = {NULL, NULL};
-    int32_t jacc[2] = {-1, -1};
-    uint32_t sets = 0;
+/* The JOINTS_n / WEIGHTS_n pairs (n = 0, 1; a half pair ends them with a warning): each VEC4
+ * of the allowed component types, one element per vertex, into j[n], w[n] (jacc: their
+ * accessors); *sets: the pairs read. */
+static ossa_result read_influence_sets(ossa__ctx *ctx, const prim_at *at, prim_build *b, uint32_t *j[2], float *w[2],
+                                       int32_t jacc[2], uint32_t *sets) {
+    uint32_t nv = b->desc.vertex_count;
+    ossa_result r;
+    *sets = 0;
     for (uint32_t s = 0; s < 2; s++) {
         char jn[16], wn[16];
         snprintf(jn, sizeof jn, "JOINTS_%u", s);
         snprintf(wn, sizeof wn, "WEIGHTS_%u", s);
         int32_t ja, wa;
-        if ((r = ossa__json_get_index(ctx, attrs, apath, jn, false, ctx->gltf->accessor_count, "accessors", &ja))) goto done;
-        if ((r = ossa__json_get_index(ctx, attrs, apath, wn, false, ctx->gltf->accessor_count, "accessors", &wa))) goto done;
+        if ((r = ossa__json_get_index(ctx, at->attrs, at->apath, jn, false, ctx->gltf->accessor_count, "accessors", &ja)))
+            return r;
+        if ((r = ossa__json_get_index(ctx, at->attrs, at->apath, wn, false, ctx->gltf->accessor_count, "accessors", &wa)))
+            return r;
         if (ja < 0 && wa < 0) break;
         if (ja < 0 || wa < 0) {
-            ossa__warn(ctx, apath, "%s without %s; influence set %u ignored", ja < 0 ? wn : jn, ja < 0 ? jn : wn, s);
+            ossa__warn(ctx, at->apath, "%s without %s; influence set %u ignored", ja < 0 ? wn : jn, ja < 0 ? jn : wn, s);
             break;
         }
         char jp[160], wp[160];
-        snprintf(jp, sizeof jp, "%s/%s", apath, jn);
-        snprintf(wp, sizeof wp, "%s/%s", apath, wn);
+        snprintf(jp, sizeof jp, "%s/%s", at->apath, jn);
+        snprintf(wp, sizeof wp, "%s/%s", at->apath, wn);
         const ossa__accessor *A = &ctx->gltf->accessors[ja], *W = &ctx->gltf->accessors[wa];
-        if (A->components != 4 || A->columns != 1 || (A->component_type != 5121 && A->component_type != 5123)) {
-            r = ossa__fail(ctx, OSSA_ERROR_INVALID_DATA, jp, "accessor %d must be VEC4 of UNSIGNED_BYTE or UNSIGNED_SHORT", ja);
-            goto done;
-        }
+        if (A->components != 4 || A->columns != 1 || (A->component_type != 5121 && A->component_type != 5123))
+            return ossa__fail(ctx, OSSA_ERROR_INVALID_DATA, jp, "accessor %d must be VEC4 of UNSIGNED_BYTE or UNSIGNED_SHORT", ja);
         if (W->components != 4 || W->columns != 1 ||
-            !(W->component_type == 5126 || ((W->component_type == 5121 || W->component_type == 5123) && W->normalized))) {
-            r = ossa__fail(ctx, OSSA_ERROR_INVALID_DATA, wp,
-                           "accessor %d must be VEC4 of FLOAT or normalized UNSIGNED_BYTE/SHORT", wa);
-            goto done;
-        }
-        if (A->count != nv || W->count != nv) {
-            r = ossa__fail(ctx, OSSA_ERROR_INVALID_DATA, A->count != nv ? jp : wp, "%u elements, POSITION has %u",
-                           A->count != nv ? A->count : W->count, nv);
-            goto done;
-        }
-        if ((r = ossa__accessor_read_uints(ctx, (uint32_t)ja, &j[s]))) goto done;
-        b.u[b.nu++] = j[s];
-        if ((r = ossa__accessor_read_floats(ctx, (uint32_t)wa, &w[s]))) goto done;
-        b.f[b.nf++] = w[s];
+            !(W->component_type == 5126 || ((W->component_type == 5121 || W->component_type == 5123) && W->normalized)))
+            return ossa__fail(ctx, OSSA_ERROR_INVALID_DATA, wp, "accessor %d must be VEC4 of FLOAT or normalized UNSIGNED_BYTE/SHORT",
+                              wa);
+        if (A->count != nv || W->count != nv)
+            return ossa__fail(ctx, OSSA_ERROR_INVALID_DATA, A->count != nv ? jp : wp, "%u elements, POSITION has %u",
+                              A->count != nv ? A->count : W->count, nv);
+        if ((r = ossa__accessor_read_uints(ctx, (uint32_t)ja, &j[s]))) return r;
+        b->u[b->nu++] = j[s];
+        if ((r = ossa__accessor_read_floats(ctx, (uint32_t)wa, &w[s]))) return r;
+        b->f[b->nf++] = w[s];
         jacc[s] = ja;
-        sets++;
+        (*sets)++;
     }
-    if (sets && skin < 0) {
-        char np[48];
-        snprintf(np, sizeof np, "/nodes/%u", node);
-        ossa__warn(ctx, np, "mesh %u primitive %u has JOINTS_0 but the node has no skin; left rigid", mi, pi);
-    } else if (!sets && skin >= 0) {
-        char np[48];
-        snprintf(np, sizeof np, "/nodes/%u", node);
-        ossa__warn(ctx, np, "has skin %d but mesh %u primitive %u has no JOINTS_0/WEIGHTS_0; left rigid", skin, mi, pi);
-    }
-    if (sets && skin >= 0) {
-        const ossa__skin_doc *sd = &doc->skins[skin];
-        uint32_t inf = sets * 4;
-        d->influences = inf == 4 ? 4 : 8;
-        d->skin = skin;
-        d->joints = ossa__ctx_alloc(ctx, (size_t)nv * d->influences, sizeof *d->joints);
-        d->weights = ossa__ctx_alloc(ctx, (size_t)nv * d->influences, sizeof *d->weights);
-        if (!d->joints || !d->weights) {
-            r = ctx->failed;
-            goto done;
-        }
-        for (uint32_t v = 0; v < nv; v++) {
-            for (uint32_t k = 0; k < d->influences; k++) {
-                uint32_t s = k / 4, c = k % 4;
-                uint32_t raw = j[s][v * 4 + c];
-                float wt = w[s][v * 4 + c];
-                if (raw >= sd->joint_count) {
-                    char ap[48], place[160];
-                    snprintf(ap, sizeof ap, "/accessors/%d", jacc[s]);
-                    ossa__path_to_place(apath, place, sizeof place);
-                    r = ossa__fail(ctx, OSSA_ERROR_INVALID_DATA, ap,
-                                   "JOINTS index %u at vertex %u >= skin %d joint count %u (%s.JOINTS_%u)", raw, v, skin,
-                                   sd->joint_count, place, s);
-                    goto done;
-                }
-                if (!(wt >= 0.0f)) {
-                    char ap[160];
-                    snprintf(ap, sizeof ap, "%s/WEIGHTS_%u", apath, s);
-                    r = ossa__fail(ctx, OSSA_ERROR_INVALID_DATA, ap, "negative weight %g at vertex %u", wt, v);
-                    goto done;
-                }
-                uint32_t sj = skel->joint_of_source[sd->joints[raw]];
-                if (sj > UINT16_MAX) {
-                    r = ossa__fail(ctx, OSSA_ERROR_UNSUPPORTED, apath, "skeleton joint %u does not fit 16 bits", sj);
-                    goto done;
-                }
-                d->joints[(size_t)v * d->influences + k] = (uint16_t)sj;
-                d->weights[(size_t)v * d->influences + k] = wt;
-            }
-        }
-        double worst = 0;
-        uint32_t off = ossa__normalize_weights(d->weights, nv, d->influences, &worst);
-        if (off)
-            ossa__warn(ctx, apath, "WEIGHTS: %u of %u vertices had weights not summing to 1 (off by up to %.3g); "
-                       "renormalised", off, nv, worst);
-    }
+    return OSSA_OK;
+}
 
-    /* morph targets */
-    int32_t targets = ossa__json_find(ctx, ptok, "targets");
-    if (md->target_count && targets >= 0) {
-        d->target_count = md->target_count;
-        b.targets = ossa__ctx_alloc(ctx, md->target_count, sizeof *b.targets);
-        b.weights_default = ossa__ctx_alloc(ctx, md->target_count, sizeof(float));
-        if (!b.targets || !b.weights_default) {
-            r = ctx->failed;
-            goto done;
-        }
-        d->targets = b.targets;
-        d->default_weights = b.weights_default;
-        if (nd->weight_count == md->target_count)
-            memcpy(b.weights_default, nd->weights, md->target_count * sizeof(float));
-        else if (md->weight_count == md->target_count && md->weights)
-            memcpy(b.weights_default, md->weights, md->target_count * sizeof(float));
-        int32_t t = ossa__json_first(ctx, targets);
-        for (uint32_t k = 0; k < md->target_count; k++, t = ossa__json_next(ctx, t)) {
-            char tp[128];
-            snprintf(tp, sizeof tp, "%s/targets/%u", path, k);
-            if (ctx->gltf->tok[t].type != OSSA__J_OBJECT) {
-                r = ossa__fail(ctx, OSSA_ERROR_INVALID_DATA, tp, "expected an object");
-                goto done;
+/* The mesh's influences (4 per influence set) from the sets read: each joint index within
+ * skin `skin` and mapped to its skeleton joint, each weight >= 0, the weights renormalised
+ * with a warning when they do not sum to 1. */
+static ossa_result fill_influences(ossa__ctx *ctx, const ossa__doc *doc, const ossa_skeleton *skel, const prim_at *at,
+                                   int32_t skin, uint32_t *const j[2], float *const w[2], const int32_t jacc[2],
+                                   uint32_t sets, ossa_mesh *d) {
+    const ossa__skin_doc *sd = &doc->skins[skin];
+    uint32_t nv = d->vertex_count;
+    d->influences = sets == 1 ? 4 : 8;
+    d->skin = skin;
+    d->joints = ossa__ctx_alloc(ctx, (size_t)nv * d->influences, sizeof *d->joints);
+    d->weights = ossa__ctx_alloc(ctx, (size_t)nv * d->influences, sizeof *d->weights);
+    if (!d->joints || !d->weights) return ctx->failed;
+    for (uint32_t v = 0; v < nv; v++)
+        for (uint32_t k = 0; k < d->influences; k++) {
+            uint32_t s = k / 4, c = k % 4;
+            uint32_t raw = j[s][v * 4 + c];
+            float wt = w[s][v * 4 + c];
+            if (raw >= sd->joint_count) {
+                char ap[48], place[160];
+                snprintf(ap, sizeof ap, "/accessors/%d", jacc[s]);
+                ossa__path_to_place(at->apath, place, sizeof place);
+                return ossa__fail(ctx, OSSA_ERROR_INVALID_DATA, ap,
+                                  "JOINTS index %u at vertex %u >= skin %d joint count %u (%s.JOINTS_%u)", raw, v, skin,
+                                  sd->joint_count, place, s);
             }
-            if ((r = read_attr(ctx, t, tp, "POSITION", 3, nv, NULL, &b.targets[k].positions))) goto done;
-            if ((r = read_attr(ctx, t, tp, "NORMAL", 3, nv, NULL, &b.targets[k].normals))) goto done;
-            if ((r = read_attr(ctx, t, tp, "TANGENT", 3, nv, NULL, &b.targets[k].tangents))) goto done;
+            if (!(wt >= 0.0f)) {
+                char ap[160];
+                snprintf(ap, sizeof ap, "%s/WEIGHTS_%u", at->apath, s);
+                return ossa__fail(ctx, OSSA_ERROR_INVALID_DATA, ap, "negative weight %g at vertex %u", wt, v);
+            }
+            uint32_t sj = skel->joint_of_source[sd->joints[raw]];
+            if (sj > UINT16_MAX)
+                return ossa__fail(ctx, OSSA_ERROR_UNSUPPORTED, at->apath, "skeleton joint %u does not fit 16 bits", sj);
+            d->joints[(size_t)v * d->influences + k] = (uint16_t)sj;
+            d->weights[(size_t)v * d->influences + k] = wt;
         }
-    }
+    double worst = 0;
+    uint32_t off = ossa__normalize_weights(d->weights, nv, d->influences, &worst);
+    if (off)
+        ossa__warn(ctx, at->apath, "WEIGHTS: %u of %u vertices had weights not summing to 1 (off by up to %.3g); renormalised",
+                   off, nv, worst);
+    return OSSA_OK;
+}
 
-    r = ossa__builder_add_mesh(ctx, asset, d, path); /* budget for the runtime copy, then build it */
-done:
+/* Skinning: the influence sets, used when the node has a skin (a skin without sets, or sets
+ * without a skin, leave the primitive rigid with a warning). */
+static ossa_result read_skinning(ossa__ctx *ctx, const ossa__doc *doc, const ossa_skeleton *skel, const prim_at *at,
+                                 prim_build *b) {
+    int32_t skin = doc->nodes[at->node].skin;
+    float *w[2] = {NULL, NULL};
+    uint32_t *j[2] = {NULL, NULL}, sets;
+    int32_t jacc[2] = {-1, -1};
+    ossa_result r = read_influence_sets(ctx, at, b, j, w, jacc, &sets);
+    if (r) return r;
+    if (sets && skin >= 0) return fill_influences(ctx, doc, skel, at, skin, j, w, jacc, sets, &b->desc);
+    char np[48];
+    snprintf(np, sizeof np, "/nodes/%u", at->node);
+    if (sets)
+        ossa__warn(ctx, np, "mesh %u primitive %u has JOINTS_0 but the node has no skin; left rigid", at->mi, at->pi);
+    else if (skin >= 0)
+        ossa__warn(ctx, np, "has skin %d but mesh %u primitive %u has no JOINTS_0/WEIGHTS_0; left rigid", skin, at->mi, at->pi);
+    return OSSA_OK;
+}
+
+/* The morph targets (POSITION / NORMAL / TANGENT deltas) and their default weights: the
+ * node's, else the mesh's, else zeros. */
+static ossa_result read_morph_targets(ossa__ctx *ctx, const ossa__doc *doc, const prim_at *at, prim_build *b) {
+    const ossa__mesh_doc *md = &doc->meshes[at->mi];
+    const ossa__node *nd = &doc->nodes[at->node];
+    int32_t targets = ossa__json_find(ctx, at->ptok, "targets");
+    if (!md->target_count || targets < 0) return OSSA_OK;
+    ossa_mesh *d = &b->desc;
+    uint32_t nv = d->vertex_count;
+    d->target_count = md->target_count;
+    b->targets = ossa__ctx_alloc(ctx, md->target_count, sizeof *b->targets);
+    b->weights_default = ossa__ctx_alloc(ctx, md->target_count, sizeof(float));
+    if (!b->targets || !b->weights_default) return ctx->failed;
+    d->targets = b->targets;
+    d->default_weights = b->weights_default;
+    if (nd->weight_count == md->target_count)
+        memcpy(b->weights_default, nd->weights, md->target_count * sizeof(float));
+    else if (md->weight_count == md->target_count && md->weights)
+        memcpy(b->weights_default, md->weights, md->target_count * sizeof(float));
+    int32_t t = ossa__json_first(ctx, targets);
+    ossa_result r;
+    for (uint32_t k = 0; k < md->target_count; k++, t = ossa__json_next(ctx, t)) {
+        char tp[128];
+        snprintf(tp, sizeof tp, "%s/targets/%u", at->path, k);
+        if (ctx->gltf->tok[t].type != OSSA__J_OBJECT) return ossa__fail(ctx, OSSA_ERROR_INVALID_DATA, tp, "expected an object");
+        if ((r = read_attr(ctx, t, tp, "POSITION", 3, nv, NULL, &b->targets[k].positions))) return r;
+        if ((r = read_attr(ctx, t, tp, "NORMAL", 3, nv, NULL, &b->targets[k].normals))) return r;
+        if ((r = read_attr(ctx, t, tp, "TANGENT", 3, nv, NULL, &b->targets[k].tangents))) return r;
+    }
+    return OSSA_OK;
+}
+
+/* Primitive pi of mesh mi, instanced by `node`, into the asset: its vertex attributes,
+ * indices, skinning and morph targets. */
+static ossa_result build_primitive(ossa__ctx *ctx, const ossa__doc *doc, ossa_asset *asset, uint32_t node, uint32_t mi,
+                                   uint32_t pi) {
+    OSSA__STAGE(ctx, "/meshes/%u", mi);
+    const ossa__mesh_doc *md = &doc->meshes[mi];
+    char path[96], apath[128];
+    snprintf(path, sizeof path, "/meshes/%u/primitives/%u", mi, pi);
+    snprintf(apath, sizeof apath, "%s/attributes", path);
+    int32_t ptok = md->primitives[pi];
+    prim_at at = {ptok, ossa__json_find(ctx, ptok, "attributes"), path, apath, node, mi, pi};
+    prim_build b;
+    memset(&b, 0, sizeof b);
+    ossa_mesh *d = &b.desc;
+    d->name = md->name ? md->name : "";
+    d->skin = -1;
+    d->node = (int32_t)asset->skeleton->joint_of_source[node];
+    d->source_mesh = mi;
+    d->source_primitive = pi;
+    bool skip;
+    ossa_result r = read_vertex_attributes(ctx, &at, asset->material_count, &b, &skip);
+    if (!r && !skip) {
+        r = read_indices(ctx, &at, &b);
+        if (!r) r = read_skinning(ctx, doc, asset->skeleton, &at, &b);
+        if (!r) r = read_morph_targets(ctx, doc, &at, &b);
+        if (!r) r = ossa__builder_add_mesh(ctx, asset, d, path); /* budget for the runtime copy, then build it */
+    }
     prim_free(ctx, &b);
     return r;
 }
