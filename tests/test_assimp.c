@@ -621,6 +621,68 @@ static void test_cross_importer_gltf(void **state) {
     assert_true(joints > 1000);
 }
 
+/* One triangle as 9 floats, rotated (not reflected: the winding is kept) so that its
+ * smallest vertex, compared x, y, z, comes first. */
+typedef struct tri9 { float v[9]; } tri9;
+static int cmp_vertex(const float *a, const float *b) {
+    for (int c = 0; c < 3; c++)
+        if (a[c] != b[c]) return a[c] < b[c] ? -1 : 1;
+    return 0;
+}
+static int cmp_tri(const void *x, const void *y) {
+    const tri9 *a = x, *b = y;
+    for (int k = 0; k < 3; k++) {
+        int c = cmp_vertex(a->v + 3 * k, b->v + 3 * k);
+        if (c) return c;
+    }
+    return 0;
+}
+/* The mesh's triangles (indexed, or consecutive vertices), canonical and sorted; *n of them. */
+static tri9 *mesh_triangles(const ossa_mesh *m, uint32_t *n) {
+    *n = (m->index_count ? m->index_count : m->vertex_count) / 3;
+    tri9 *t = calloc(*n ? *n : 1, sizeof *t);
+    for (uint32_t i = 0; i < *n; i++) {
+        uint32_t v[3];
+        for (int k = 0; k < 3; k++) v[k] = m->index_count ? m->indices[3 * i + (uint32_t)k] : 3 * i + (uint32_t)k;
+        int first = 0;
+        for (int k = 1; k < 3; k++)
+            if (cmp_vertex(m->positions + 3 * v[k], m->positions + 3 * v[first]) < 0) first = k;
+        for (int k = 0; k < 3; k++) memcpy(t[i].v + 3 * k, m->positions + 3 * v[(first + k) % 3], 3 * sizeof(float));
+    }
+    qsort(t, *n, sizeof *t, cmp_tri);
+    return t;
+}
+
+/* glTF TRIANGLE_STRIP and TRIANGLE_FAN, indexed or not (the glTF-Asset-Generator's
+ * Mesh_PrimitiveMode files in assimp-testmodels, read in place), give the native importer
+ * and Assimp's the same triangles with the same winding. */
+static void test_cross_importer_strips_and_fans(void **state) {
+    (void)state;
+    static const char *const files[] = {"04", "05", "11", "12"}; /* strip, fan, indexed strip, indexed fan */
+    for (size_t f = 0; f < sizeof files / sizeof files[0]; f++) {
+        char rel[160];
+        snprintf(rel, sizeof rel, "glTF2/glTF-Asset-Generator/Mesh_PrimitiveMode/Mesh_PrimitiveMode_%s.gltf", files[f]);
+        const char *path = ot_assimp_model(rel);
+        if (!path) skip();
+        ossa_asset *g = NULL, *s = NULL;
+        ossa_diagnostic d;
+        if (ossa_gltf_load_file(path, NULL, &g, &d)) fail_msg("%s: %s", path, d.message);
+        if (ossa_assimp_load_file(path, NULL, &s, &d)) fail_msg("%s (Assimp): %s", path, d.message);
+        assert_int_equal(g->mesh_count, 1);
+        assert_int_equal(s->mesh_count, 1);
+        uint32_t ng, ns;
+        tri9 *tg = mesh_triangles(g->meshes[0], &ng), *ts = mesh_triangles(s->meshes[0], &ns);
+        assert_int_equal(ng, ns);
+        assert_true(ng >= 2);
+        for (uint32_t i = 0; i < ng; i++)
+            if (cmp_tri(&tg[i], &ts[i])) fail_msg("%s: triangle %u differs between the importers", rel, i);
+        free(tg);
+        free(ts);
+        ossa_asset_destroy(g);
+        ossa_asset_destroy(s);
+    }
+}
+
 /* Morph targets through Assimp (aiAnimMesh, aiMeshMorphAnim) against the native importer:
  * target deltas and sampled weights, AnimatedMorphCube. */
 static void test_cross_importer_morph(void **state) {
@@ -1511,6 +1573,7 @@ int main(void) {
         cmocka_unit_test(test_scene_hostile),
         cmocka_unit_test(test_cross_importer_gltf),
         cmocka_unit_test(test_cross_importer_morph),
+        cmocka_unit_test(test_cross_importer_strips_and_fans),
         cmocka_unit_test(test_fbx_against_assimp_tool),
         cmocka_unit_test(test_clips_from_separate_file),
         cmocka_unit_test(test_hostile_fbx_dae),

@@ -596,6 +596,43 @@ static ossa_result load_gw(gw *w, ossa_asset **a, ossa_diagnostic *d, const ossa
     return r;
 }
 
+/* TRIANGLE_STRIP and TRIANGLE_FAN become triangle lists as the glTF specification numbers
+ * them (strip triangle i: v_i, v_(i+1+i%2), v_(i+2-i%2); fan: v_(i+1), v_(i+2), v_0), worked
+ * by hand for 5 vertices: a non-indexed strip, an indexed fan (indices 4 3 2 1 0); a strip
+ * of 2 vertices has no triangle and is skipped with a warning; LINES stays skipped. */
+static void strips_and_fans(void **state) {
+    (void)state;
+    gw *w = gw_create();
+    const float pos[5][3] = {{0, 0, 0}, {1, 0, 0}, {0, 1, 0}, {1, 1, 0}, {0, 2, 0}};
+    const uint16_t fan_idx[5] = {4, 3, 2, 1, 0};
+    int p = gw_data(w, GW_FLOAT, false, 5, "VEC3", pos), p2 = gw_data(w, GW_FLOAT, false, 2, "VEC3", pos);
+    int fi = gw_data(w, GW_USHORT, false, 5, "SCALAR", fan_idx);
+    gw_add(w, "meshes",
+           "{\"primitives\": [{\"attributes\": {\"POSITION\": %d}, \"mode\": 5}, "
+           "{\"attributes\": {\"POSITION\": %d}, \"indices\": %d, \"mode\": 6}, "
+           "{\"attributes\": {\"POSITION\": %d}, \"mode\": 5}, {\"attributes\": {\"POSITION\": %d}, \"mode\": 1}]}",
+           p, p, fi, p2, p);
+    gw_add(w, "nodes", "{\"mesh\": 0}");
+    ossa_asset *a = NULL;
+    ossa_diagnostic d;
+    if (load_gw(w, &a, &d, NULL)) fail_msg("%s: %s", d.path, d.message);
+    assert_int_equal(a->mesh_count, 2);
+    const uint32_t strip[9] = {0, 1, 2, 1, 3, 2, 2, 3, 4}, fan[9] = {3, 2, 4, 2, 1, 4, 1, 0, 4};
+    const uint32_t *want[2] = {strip, fan};
+    for (int m = 0; m < 2; m++) {
+        const ossa_mesh *mesh = a->meshes[m];
+        assert_int_equal(mesh->source_primitive, m);
+        assert_int_equal(mesh->vertex_count, 5);
+        assert_int_equal(mesh->index_count, 9);
+        for (int k = 0; k < 9; k++)
+            if (mesh->indices[k] != want[m][k])
+                fail_msg("primitive %d index %d: %u, expected %u", m, k, mesh->indices[k], want[m][k]);
+    }
+    assert_true(has_warning(a, "meshes[0].primitives[2]: a triangle strip of 2 vertices has no triangle; primitive skipped"));
+    assert_true(has_warning(a, "meshes[0].primitives[3]: mode 1 (LINES) is not supported"));
+    ossa_asset_destroy(a);
+}
+
 static gw *skinned_triangle(uint8_t bad_joint) {
     gw *w = gw_create();
     float pos[3][3] = {{0, 0, 0}, {1, 0, 0}, {0, 1, 0}};
@@ -1060,6 +1097,7 @@ int main(void) {
         cmocka_unit_test(container_and_view_errors),
         cmocka_unit_test(allocator_failure_sweep),
         cmocka_unit_test(invalid_arguments),
+        cmocka_unit_test(strips_and_fans),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
 }

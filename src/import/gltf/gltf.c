@@ -297,6 +297,9 @@ static ossa_result parse_scenes(ossa__ctx *ctx, ossa__doc *doc) {
 
 /* ---------------------------------------------------------------- meshes (shape only) */
 
+/* glTF primitive modes ossa imports; 0-3 (points and lines) are skipped with a warning. */
+enum { MODE_TRIANGLES = 4, MODE_TRIANGLE_STRIP = 5, MODE_TRIANGLE_FAN = 6 };
+
 static ossa_result parse_meshes(ossa__ctx *ctx, ossa__doc *doc) {
     uint32_t count;
     int32_t *items;
@@ -334,11 +337,10 @@ static ossa_result parse_meshes(ossa__ctx *ctx, ossa__doc *doc) {
             if (p == 0) m->target_count = tc;
             else if (tc != m->target_count)
                 r = ossa__fail(ctx, OSSA_ERROR_INVALID_DATA, pp, "%u morph targets, primitive 0 has %u", tc, m->target_count);
-            uint64_t mode = 4;
+            uint64_t mode = MODE_TRIANGLES;
             if (!r) r = ossa__json_get_uint(ctx, m->primitives[p], pp, "mode", false, 6, &mode, NULL);
-            if (!r && mode != 4) {
-                static const char *const names[] = {"POINTS", "LINES", "LINE_LOOP", "LINE_STRIP", "TRIANGLES",
-                                                    "TRIANGLE_STRIP", "TRIANGLE_FAN"};
+            if (!r && mode < MODE_TRIANGLES) {
+                static const char *const names[] = {"POINTS", "LINES", "LINE_LOOP", "LINE_STRIP"};
                 ossa__warn(ctx, pp, "mode %u (%s) is not supported; primitive skipped", (unsigned)mode, names[mode]);
             }
         }
@@ -486,6 +488,7 @@ typedef struct prim_at {
     int32_t ptok, attrs;
     const char *path, *apath;
     uint32_t node, mi, pi;
+    uint32_t mode; /* MODE_TRIANGLES, MODE_TRIANGLE_STRIP or MODE_TRIANGLE_FAN */
 } prim_at;
 
 /* POSITION (its count is the vertex count; absent: *skip, the primitive is skipped with a
@@ -531,19 +534,60 @@ static ossa_result read_vertex_attributes(ossa__ctx *ctx, const prim_at *at, uin
     return OSSA_OK;
 }
 
-/* The indices (a SCALAR accessor, each below the vertex count; a count that is not a
- * multiple of 3 warns, as does a non-indexed vertex count). */
-static ossa_result read_indices(ossa__ctx *ctx, const prim_at *at, prim_build *b) {
+/* A triangle strip's or fan's n vertices (seq: their indices, NULL: 0 .. n - 1) as a list of
+ * n - 2 triangles into *out (allocated; *count = 3 (n - 2), 0 for n < 3), as the glTF
+ * specification numbers them: triangle i of a strip is (v_i, v_(i + 1 + i % 2), v_(i + 2 - i % 2)),
+ * so every triangle keeps the first one's winding; of a fan, (v_(i + 1), v_(i + 2), v_0). */
+static ossa_result unroll_triangles(ossa__ctx *ctx, const char *path, uint32_t mode, const uint32_t *seq, uint32_t n,
+                                    uint32_t **out, uint32_t *count) {
+    *out = NULL;
+    *count = 0;
+    if (n < 3) return OSSA_OK;
+    uint64_t total = 3ull * (n - 2u);
+    if (total > UINT32_MAX) return ossa__fail(ctx, OSSA_ERROR_LIMIT, path, "%u vertices make more than 2^32 - 1 indices", n);
+    uint32_t *t = ossa__ctx_alloc_raw(ctx, (size_t)total, sizeof *t);
+    if (!t) return ctx->failed;
+    for (uint32_t i = 0; i + 2u < n; i++) {
+        uint32_t a = i + 1u, b = i + 2u, c = 0; /* a fan */
+        if (mode == MODE_TRIANGLE_STRIP) a = i, b = i + 1u + i % 2u, c = i + 2u - i % 2u;
+        t[3 * (size_t)i] = seq ? seq[a] : a;
+        t[3 * (size_t)i + 1] = seq ? seq[b] : b;
+        t[3 * (size_t)i + 2] = seq ? seq[c] : c;
+    }
+    *out = t;
+    *count = (uint32_t)total;
+    return OSSA_OK;
+}
+
+/* The primitive's strip or fan of n vertices (seq: their indices, NULL: none) as its triangle
+ * list; *skip when it has no triangle. */
+static ossa_result unroll(ossa__ctx *ctx, const prim_at *at, prim_build *b, const uint32_t *seq, uint32_t n, bool *skip) {
     ossa_mesh *d = &b->desc;
+    ossa_result r = unroll_triangles(ctx, at->path, at->mode, seq, n, &d->indices, &d->index_count);
+    if (d->indices) b->u[b->nu++] = d->indices;
+    *skip = !r && !d->index_count;
+    if (*skip) ossa__warn(ctx, at->path, "a triangle %s of %u vertices has no triangle; primitive skipped",
+                          at->mode == MODE_TRIANGLE_STRIP ? "strip" : "fan", n);
+    return r;
+}
+
+/* The indices (a SCALAR accessor, each below the vertex count); a strip or fan, indexed or
+ * not, becomes a triangle list (unroll_triangles; with fewer than 3 vertices, *skip: the
+ * primitive is skipped with a warning). For TRIANGLES, a count that is not a multiple of 3
+ * warns, as does a non-indexed vertex count. */
+static ossa_result read_indices(ossa__ctx *ctx, const prim_at *at, prim_build *b, bool *skip) {
+    ossa_mesh *d = &b->desc;
+    *skip = false;
     uint32_t nv = d->vertex_count;
+    bool list = at->mode == MODE_TRIANGLES;
     int32_t ia;
     ossa_result r;
     if ((r = ossa__json_get_index(ctx, at->ptok, at->path, "indices", false, ctx->gltf->accessor_count, "accessors", &ia)))
         return r;
     if (ia < 0) {
-        if (nv % 3)
+        if (list && nv % 3)
             ossa__warn(ctx, at->path, "%u vertices is not a multiple of 3 for TRIANGLES; the last %u are unused", nv, nv % 3);
-        return OSSA_OK;
+        return list ? OSSA_OK : unroll(ctx, at, b, NULL, nv, skip);
     }
     const ossa__accessor *a = &ctx->gltf->accessors[ia];
     char ip[128];
@@ -561,6 +605,7 @@ static ossa_result read_indices(ossa__ctx *ctx, const prim_at *at, prim_build *b
             return ossa__fail(ctx, OSSA_ERROR_INVALID_DATA, acc_path, "index %u at element %u >= vertex count %u (%s)",
                               d->indices[k], k, nv, place);
         }
+    if (!list) return unroll(ctx, at, b, d->indices, a->count, skip);
     if (a->count % 3)
         ossa__warn(ctx, ip, "%u indices is not a multiple of 3 for TRIANGLES; the last %u are unused", a->count, a->count % 3);
     return OSSA_OK;
@@ -708,17 +753,17 @@ static ossa_result read_morph_targets(ossa__ctx *ctx, const ossa__doc *doc, cons
     return OSSA_OK;
 }
 
-/* Primitive pi of mesh mi, instanced by `node`, into the asset: its vertex attributes,
- * indices, skinning and morph targets. */
+/* Primitive pi of mesh mi (`mode`: triangles, a strip or a fan), instanced by `node`, into
+ * the asset: its vertex attributes, indices, skinning and morph targets. */
 static ossa_result build_primitive(ossa__ctx *ctx, const ossa__doc *doc, ossa_asset *asset, uint32_t node, uint32_t mi,
-                                   uint32_t pi) {
+                                   uint32_t pi, uint32_t mode) {
     OSSA__STAGE(ctx, "/meshes/%u", mi);
     const ossa__mesh_doc *md = &doc->meshes[mi];
     char path[96], apath[128];
     snprintf(path, sizeof path, "/meshes/%u/primitives/%u", mi, pi);
     snprintf(apath, sizeof apath, "%s/attributes", path);
     int32_t ptok = md->primitives[pi];
-    prim_at at = {ptok, ossa__json_find(ctx, ptok, "attributes"), path, apath, node, mi, pi};
+    prim_at at = {ptok, ossa__json_find(ctx, ptok, "attributes"), path, apath, node, mi, pi, mode};
     prim_build b;
     memset(&b, 0, sizeof b);
     ossa_mesh *d = &b.desc;
@@ -729,9 +774,9 @@ static ossa_result build_primitive(ossa__ctx *ctx, const ossa__doc *doc, ossa_as
     d->source_primitive = pi;
     bool skip;
     ossa_result r = read_vertex_attributes(ctx, &at, asset->material_count, &b, &skip);
+    if (!r && !skip) r = read_indices(ctx, &at, &b, &skip);
     if (!r && !skip) {
-        r = read_indices(ctx, &at, &b);
-        if (!r) r = read_skinning(ctx, doc, asset->skeleton, &at, &b);
+        r = read_skinning(ctx, doc, asset->skeleton, &at, &b);
         if (!r) r = read_morph_targets(ctx, doc, &at, &b);
         if (!r) r = ossa__builder_add_mesh(ctx, asset, d, path); /* budget for the runtime copy, then build it */
     }
@@ -820,10 +865,10 @@ static ossa_result load(ossa__ctx *ctx, const ossa_load_options *options, const 
             int32_t m = doc.nodes[i].mesh;
             if (m < 0) continue;
             for (uint32_t pi = 0; pi < doc.meshes[m].primitive_count; pi++) {
-                uint64_t mode = 4;
+                uint64_t mode = MODE_TRIANGLES;
                 ossa__json_get_uint(ctx, doc.meshes[m].primitives[pi], "", "mode", false, 6, &mode, NULL);
-                if (mode != 4) continue;
-                if ((r = build_primitive(ctx, &doc, asset, i, (uint32_t)m, pi))) break;
+                if (mode < MODE_TRIANGLES) continue; /* points and lines (parse_meshes warned) */
+                if ((r = build_primitive(ctx, &doc, asset, i, (uint32_t)m, pi, (uint32_t)mode))) break;
             }
         }
         if (r) goto fail;
