@@ -615,7 +615,9 @@ static void strips_and_fans(void **state) {
     gw_add(w, "nodes", "{\"mesh\": 0}");
     ossa_asset *a = NULL;
     ossa_diagnostic d;
-    if (load_gw(w, &a, &d, NULL)) fail_msg("%s: %s", d.path, d.message);
+    ossa_result r = load_gw(w, &a, &d, NULL);
+    gw_destroy(w);
+    if (r) fail_msg("%s: %s", d.path, d.message);
     assert_int_equal(a->mesh_count, 2);
     const uint32_t strip[9] = {0, 1, 2, 1, 3, 2, 2, 3, 4}, fan[9] = {3, 2, 4, 2, 1, 4, 1, 0, 4};
     const uint32_t *want[2] = {strip, fan};
