@@ -935,6 +935,180 @@ static int32_t bind(const binder *b, const char *name) {
     return b->joint_of_index ? b->joint_of_index[i] : i;
 }
 
+/* A clip's time range so far: the first and last key of every track read. */
+typedef struct key_range {
+    float start, end;
+} key_range;
+
+/* Node channel na (path cp) into the clip's next transform track, bound to its joint by node
+ * name (none, or a second channel for the joint: dropped with a warning); its pre/post states
+ * into states[2 track], states[2 track + 1]. */
+static ossa_result node_channel(ai_load *L, const binder *bd, clip_tmp *c, const struct aiNodeAnim *na, const char *cp,
+                                double tps, int *states, key_range *range) {
+    ossa__ctx *ctx = L->ctx;
+    char nbuf[MAXLEN + 1];
+    if (!na) return fail(ctx, OSSA_ERROR_INVALID_DATA, cp, "channel is NULL");
+    const char *nn = name_of(&na->mNodeName, nbuf);
+    int32_t joint = bind(bd, nn);
+    if (joint < 0 || (uint32_t)joint >= bd->joint_count) {
+        ossa__warn(ctx, cp, "node '%s' is not a joint of the skeleton; channel dropped", nn);
+        return OSSA_OK;
+    }
+    if (c->slot[joint] >= 0) {
+        ossa__warn(ctx, cp, "second channel for node '%s'; the first wins", nn);
+        return OSSA_OK;
+    }
+    ossa_transform_track *tt = &c->tracks[c->track_count];
+    memset(tt, 0, sizeof *tt);
+    tt->joint = (uint32_t)joint;
+    key_src ks[3] = {{na->mPositionKeys, sizeof(struct aiVectorKey), na->mNumPositionKeys, false},
+                     {na->mRotationKeys, sizeof(struct aiQuatKey), na->mNumRotationKeys, true},
+                     {na->mScalingKeys, sizeof(struct aiVectorKey), na->mNumScalingKeys, false}};
+    ossa_track *parts[3] = {&tt->translation, &tt->rotation, &tt->scale};
+    static const char *const kn[3] = {"position", "rotation", "scaling"};
+    for (int k = 0; k < 3; k++) {
+        char kp[112];
+        snprintf(kp, sizeof kp, "%s/%s_keys", cp, kn[k]);
+        ossa_result r = convert_keys(ctx, c, kp, &ks[k], tps, parts[k]);
+        if (r) return r;
+        if (parts[k]->key_count) {
+            range->start = fminf(range->start, parts[k]->times[0]);
+            range->end = fmaxf(range->end, parts[k]->times[parts[k]->key_count - 1]);
+        } else {
+            parts[k]->kind = k == 1 ? OSSA_TRACK_ROTATION : OSSA_TRACK_VECTOR;
+            parts[k]->components = k == 1 ? 4 : 3;
+            parts[k]->interp = OSSA_INTERP_LINEAR;
+        }
+    }
+    states[2 * c->track_count] = (int)na->mPreState;
+    states[2 * c->track_count + 1] = (int)na->mPostState;
+    c->slot[joint] = (int32_t)c->track_count++;
+    return OSSA_OK;
+}
+
+/* A morph channel's keys as times (seconds, increasing; an equal time replaces the key
+ * before) and tc weights each (targets not named are 0); *n keys. */
+static ossa_result morph_keys(ossa__ctx *ctx, const struct aiMeshMorphAnim *ma, const char *cp, double tps, uint32_t tc,
+                              float *times, float *values, uint32_t *n) {
+    *n = 0;
+    for (uint32_t k = 0; k < ma->mNumKeys; k++) {
+        const struct aiMeshMorphKey *mk = &ma->mKeys[k];
+        float ft = (float)(mk->mTime / tps);
+        if (!isfinite(ft) || (mk->mNumValuesAndWeights && (!mk->mValues || !mk->mWeights)))
+            return ossa__fail(ctx, OSSA_ERROR_INVALID_DATA, cp, "key %u: non-finite time or missing values", k);
+        if (*n && !(ft > times[*n - 1])) {
+            if (ft < times[*n - 1])
+                return ossa__fail(ctx, OSSA_ERROR_INVALID_DATA, cp, "key %u: time before the previous key", k);
+            (*n)--;
+        }
+        times[*n] = ft;
+        float *v = values + (size_t)*n * tc;
+        memset(v, 0, tc * sizeof *v);
+        for (uint32_t i = 0; i < mk->mNumValuesAndWeights; i++) {
+            float wv = (float)mk->mWeights[i];
+            if (mk->mValues[i] >= tc || !isfinite(wv))
+                return ossa__fail(ctx, OSSA_ERROR_INVALID_DATA, cp, "key %u: target %u of %u or weight not finite", k,
+                                  mk->mValues[i], tc);
+            v[mk->mValues[i]] = wv;
+        }
+        (*n)++;
+    }
+    return OSSA_OK;
+}
+
+/* Morph channel ma (path cp) into the clip's next weight track, on the joint its node name
+ * binds to when that joint's mesh has morph targets (else, or a second channel for the
+ * joint: dropped with a warning). */
+static ossa_result morph_channel(ai_load *L, const binder *bd, clip_tmp *c, const uint32_t *targets_of_joint,
+                                 const struct aiMeshMorphAnim *ma, const char *cp, double tps, key_range *range) {
+    ossa__ctx *ctx = L->ctx;
+    char nbuf[MAXLEN + 1];
+    if (!ma || (ma->mNumKeys && !ma->mKeys))
+        return fail(ctx, OSSA_ERROR_INVALID_DATA, cp, "morph channel is NULL or has no keys array");
+    const char *nn = name_of(&ma->mName, nbuf);
+    int32_t joint = bind(bd, nn);
+    uint32_t tc = joint >= 0 && targets_of_joint ? targets_of_joint[joint] : 0;
+    if (joint < 0 || !tc || !ma->mNumKeys) {
+        ossa__warn(ctx, cp, "node '%s' has no morph targets in the skeleton; channel dropped", nn);
+        return OSSA_OK;
+    }
+    if (c->wseen[joint]) {
+        ossa__warn(ctx, cp, "second morph channel for node '%s'; the first wins", nn);
+        return OSSA_OK;
+    }
+    if (ma->mNumKeys > MAX_KEYS || (uint64_t)ma->mNumKeys * tc > MAX_KEYS)
+        return ossa__fail(ctx, OSSA_ERROR_LIMIT, cp, "%u keys x %u targets is too many", ma->mNumKeys, tc);
+    float *times = tmp_floats(ctx, c, ma->mNumKeys), *values = tmp_floats(ctx, c, (size_t)ma->mNumKeys * tc);
+    if (!times || !values) return ctx->failed;
+    uint32_t n;
+    ossa_result r = morph_keys(ctx, ma, cp, tps, tc, times, values, &n);
+    if (r) return r;
+    c->wseen[joint] = 1;
+    ossa_weight_track *wt = &c->weights[c->weight_count++];
+    wt->joint = (uint32_t)joint;
+    wt->weights.kind = OSSA_TRACK_VECTOR;
+    wt->weights.interp = OSSA_INTERP_LINEAR;
+    wt->weights.components = tc;
+    wt->weights.key_count = n;
+    wt->weights.times = times;
+    wt->weights.values = values;
+    range->start = fminf(range->start, times[0]);
+    range->end = fmaxf(range->end, times[n - 1]);
+    return OSSA_OK;
+}
+
+/* When no track reaches `end`, the one that ends last gets an extra key at `end` holding its
+ * last value. */
+static ossa_result hold_to_end(ossa__ctx *ctx, clip_tmp *c, float end) {
+    float reach = -INFINITY;
+    ossa_track *last = NULL;
+    for (uint32_t k = 0; k < c->track_count; k++) {
+        ossa_track *parts[3] = {&c->tracks[k].translation, &c->tracks[k].rotation, &c->tracks[k].scale};
+        for (int q = 0; q < 3; q++)
+            if (parts[q]->key_count && parts[q]->times[parts[q]->key_count - 1] >= reach) {
+                reach = parts[q]->times[parts[q]->key_count - 1];
+                last = parts[q];
+            }
+    }
+    for (uint32_t w = 0; w < c->weight_count; w++) {
+        ossa_track *tr = &c->weights[w].weights;
+        if (tr->times[tr->key_count - 1] >= reach) reach = tr->times[tr->key_count - 1], last = tr;
+    }
+    if (!last || !(end > reach)) return OSSA_OK;
+    uint32_t n = last->key_count, comps = last->components;
+    float *times = tmp_floats(ctx, c, n + 1), *values = tmp_floats(ctx, c, (size_t)(n + 1) * comps);
+    if (!times || !values) return ctx->failed;
+    memcpy(times, last->times, n * sizeof(float));
+    memcpy(values, last->values, (size_t)n * comps * sizeof(float));
+    times[n] = end;
+    memcpy(values + (size_t)n * comps, last->values + (size_t)(n - 1) * comps, comps * sizeof(float));
+    last->times = times;
+    last->values = values;
+    last->key_count = n + 1;
+    return OSSA_OK;
+}
+
+/* The clip's range: at least the animation's mDuration (held with the last key of the track
+ * that ends last); each track's pre/post states applied over it (apply_behaviour). */
+static ossa_result finish_range(ossa__ctx *ctx, clip_tmp *c, const struct aiAnimation *an, const char *path, double tps,
+                                const int *states, key_range range) {
+    double dur = an->mDuration / tps;
+    if (isfinite(dur) && dur > 0 && dur < 1e9 && (float)dur > range.end && range.start <= (float)dur) range.end = (float)dur;
+    for (uint32_t k = 0; k < c->track_count; k++) {
+        ossa_track *parts[3] = {&c->tracks[k].translation, &c->tracks[k].rotation, &c->tracks[k].scale};
+        for (int q = 0; q < 3; q++) {
+            char tp[80];
+            snprintf(tp, sizeof tp, "%s/channels/%u", path, k);
+            ossa_result r = apply_behaviour(ctx, c, tp, parts[q], states[2 * k], states[2 * k + 1], range.start, range.end);
+            if (r) return r;
+        }
+    }
+    return hold_to_end(ctx, c, range.end);
+}
+
+/* Animation a into *out: its node channels (transform tracks) and morph channels (weight
+ * tracks) bound by node name, its ticks per second (0: Assimp's default 25), range and
+ * pre/post states. */
 static ossa_result load_animation(ai_load *L, const binder *bd, const uint32_t *targets_of_joint, uint32_t a,
                                   ossa_clip **out) {
     ossa__ctx *ctx = L->ctx;
@@ -964,180 +1138,25 @@ static ossa_result load_animation(ai_load *L, const binder *bd, const uint32_t *
     c.slot = ossa__ctx_alloc(ctx, bd->joint_count ? bd->joint_count : 1, sizeof *c.slot);
     c.wseen = ossa__ctx_alloc(ctx, bd->joint_count ? bd->joint_count : 1, 1);
     int *states = ossa__ctx_alloc(ctx, nch ? nch : 1, 2 * sizeof(int));
-    if (!name || !c.temps || !c.tracks || !c.weights || !c.slot || !c.wseen || !states) {
-        r = ctx->failed;
-        goto done;
-    }
-    for (uint32_t j = 0; j < bd->joint_count; j++) c.slot[j] = -1;
-    float start = INFINITY, end = -INFINITY;
+    if (!name || !c.temps || !c.tracks || !c.weights || !c.slot || !c.wseen || !states) r = ctx->failed;
+    for (uint32_t j = 0; !r && j < bd->joint_count; j++) c.slot[j] = -1;
+    key_range range = {INFINITY, -INFINITY};
     for (uint32_t ch = 0; ch < nch && !r; ch++) {
-        const struct aiNodeAnim *na = an->mChannels[ch];
-        char cp[80], nbuf[MAXLEN + 1];
+        char cp[80];
         snprintf(cp, sizeof cp, "%s/channels/%u", path, ch);
-        if (!na) {
-            r = fail(ctx, OSSA_ERROR_INVALID_DATA, cp, "channel is NULL");
-            break;
-        }
-        const char *nn = name_of(&na->mNodeName, nbuf);
-        int32_t joint = bind(bd, nn);
-        if (joint < 0 || (uint32_t)joint >= bd->joint_count) {
-            ossa__warn(ctx, cp, "node '%s' is not a joint of the skeleton; channel dropped", nn);
-            continue;
-        }
-        if (c.slot[joint] >= 0) {
-            ossa__warn(ctx, cp, "second channel for node '%s'; the first wins", nn);
-            continue;
-        }
-        ossa_transform_track *tt = &c.tracks[c.track_count];
-        memset(tt, 0, sizeof *tt);
-        tt->joint = (uint32_t)joint;
-        key_src ks[3] = {{na->mPositionKeys, sizeof(struct aiVectorKey), na->mNumPositionKeys, false},
-                         {na->mRotationKeys, sizeof(struct aiQuatKey), na->mNumRotationKeys, true},
-                         {na->mScalingKeys, sizeof(struct aiVectorKey), na->mNumScalingKeys, false}};
-        ossa_track *parts[3] = {&tt->translation, &tt->rotation, &tt->scale};
-        static const char *const kn[3] = {"position", "rotation", "scaling"};
-        for (int k = 0; k < 3 && !r; k++) {
-            char kp[112];
-            snprintf(kp, sizeof kp, "%s/%s_keys", cp, kn[k]);
-            r = convert_keys(ctx, &c, kp, &ks[k], tps, parts[k]);
-            if (!r && parts[k]->key_count) {
-                start = fminf(start, parts[k]->times[0]);
-                end = fmaxf(end, parts[k]->times[parts[k]->key_count - 1]);
-            } else if (!r) {
-                parts[k]->kind = k == 1 ? OSSA_TRACK_ROTATION : OSSA_TRACK_VECTOR;
-                parts[k]->components = k == 1 ? 4 : 3;
-                parts[k]->interp = OSSA_INTERP_LINEAR;
-            }
-        }
-        if (r) break;
-        states[2 * c.track_count] = (int)na->mPreState;
-        states[2 * c.track_count + 1] = (int)na->mPostState;
-        c.slot[joint] = (int32_t)c.track_count++;
+        r = node_channel(L, bd, &c, an->mChannels[ch], cp, tps, states, &range);
     }
     for (uint32_t mc = 0; mc < nmc && !r; mc++) {
-        const struct aiMeshMorphAnim *ma = an->mMorphMeshChannels[mc];
-        char cp[80], nbuf[MAXLEN + 1];
+        char cp[80];
         snprintf(cp, sizeof cp, "%s/morph_channels/%u", path, mc);
-        if (!ma || (ma->mNumKeys && !ma->mKeys)) {
-            r = fail(ctx, OSSA_ERROR_INVALID_DATA, cp, "morph channel is NULL or has no keys array");
-            break;
-        }
-        const char *nn = name_of(&ma->mName, nbuf);
-        int32_t joint = bind(bd, nn);
-        uint32_t tc = joint >= 0 && targets_of_joint ? targets_of_joint[joint] : 0;
-        if (joint < 0 || !tc || !ma->mNumKeys) {
-            ossa__warn(ctx, cp, "node '%s' has no morph targets in the skeleton; channel dropped", nn);
-            continue;
-        }
-        if (c.wseen[joint]) {
-            ossa__warn(ctx, cp, "second morph channel for node '%s'; the first wins", nn);
-            continue;
-        }
-        if (ma->mNumKeys > MAX_KEYS || (uint64_t)ma->mNumKeys * tc > MAX_KEYS) {
-            r = ossa__fail(ctx, OSSA_ERROR_LIMIT, cp, "%u keys x %u targets is too many", ma->mNumKeys, tc);
-            break;
-        }
-        float *times = tmp_floats(ctx, &c, ma->mNumKeys), *values = tmp_floats(ctx, &c, (size_t)ma->mNumKeys * tc);
-        if (!times || !values) {
-            r = ctx->failed;
-            break;
-        }
-        uint32_t n = 0;
-        for (uint32_t k = 0; k < ma->mNumKeys && !r; k++) {
-            const struct aiMeshMorphKey *mk = &ma->mKeys[k];
-            float ft = (float)(mk->mTime / tps);
-            if (!isfinite(ft) || (mk->mNumValuesAndWeights && (!mk->mValues || !mk->mWeights))) {
-                r = ossa__fail(ctx, OSSA_ERROR_INVALID_DATA, cp, "key %u: non-finite time or missing values", k);
-                break;
-            }
-            if (n && !(ft > times[n - 1])) {
-                if (ft < times[n - 1]) {
-                    r = ossa__fail(ctx, OSSA_ERROR_INVALID_DATA, cp, "key %u: time before the previous key", k);
-                    break;
-                }
-                n--;
-            }
-            times[n] = ft;
-            float *v = values + (size_t)n * tc;
-            memset(v, 0, tc * sizeof *v);
-            for (uint32_t i = 0; i < mk->mNumValuesAndWeights; i++) {
-                float wv = (float)mk->mWeights[i];
-                if (mk->mValues[i] >= tc || !isfinite(wv)) {
-                    r = ossa__fail(ctx, OSSA_ERROR_INVALID_DATA, cp, "key %u: target %u of %u or weight not finite", k,
-                                   mk->mValues[i], tc);
-                    break;
-                }
-                v[mk->mValues[i]] = wv;
-            }
-            n++;
-        }
-        if (r) break;
-        c.wseen[joint] = 1;
-        ossa_weight_track *wt = &c.weights[c.weight_count++];
-        wt->joint = (uint32_t)joint;
-        wt->weights.kind = OSSA_TRACK_VECTOR;
-        wt->weights.interp = OSSA_INTERP_LINEAR;
-        wt->weights.components = tc;
-        wt->weights.key_count = n;
-        wt->weights.times = times;
-        wt->weights.values = values;
-        start = fminf(start, times[0]);
-        end = fmaxf(end, times[n - 1]);
+        r = morph_channel(L, bd, &c, targets_of_joint, an->mMorphMeshChannels[mc], cp, tps, &range);
     }
-    if (r) goto done;
-    if (c.track_count || c.weight_count) {
-        /* a clip lasts at least its mDuration (held with the last key of the track that ends last) */
-        double dur = an->mDuration / tps;
-        if (isfinite(dur) && dur > 0 && dur < 1e9 && (float)dur > end && start <= (float)dur) end = (float)dur;
-        for (uint32_t k = 0; k < c.track_count && !r; k++) {
-            ossa_track *parts[3] = {&c.tracks[k].translation, &c.tracks[k].rotation, &c.tracks[k].scale};
-            for (int q = 0; q < 3 && !r; q++) {
-                char tp[80];
-                snprintf(tp, sizeof tp, "%s/channels/%u", path, k);
-                r = apply_behaviour(ctx, &c, tp, parts[q], states[2 * k], states[2 * k + 1], start, end);
-            }
-        }
-        /* extend the clip to `end` if no track reaches it: one extra key holding the last value */
-        float reach = -INFINITY;
-        ossa_track *last = NULL;
-        for (uint32_t k = 0; k < c.track_count; k++) {
-            ossa_track *parts[3] = {&c.tracks[k].translation, &c.tracks[k].rotation, &c.tracks[k].scale};
-            for (int q = 0; q < 3; q++)
-                if (parts[q]->key_count && parts[q]->times[parts[q]->key_count - 1] >= reach) {
-                    reach = parts[q]->times[parts[q]->key_count - 1];
-                    last = parts[q];
-                }
-        }
-        for (uint32_t w = 0; w < c.weight_count; w++) {
-            ossa_track *tr = &c.weights[w].weights;
-            if (tr->times[tr->key_count - 1] >= reach) reach = tr->times[tr->key_count - 1], last = tr;
-        }
-        if (!r && last && end > reach) {
-            uint32_t n = last->key_count, comps = last->components;
-            float *times = tmp_floats(ctx, &c, n + 1), *values = tmp_floats(ctx, &c, (size_t)(n + 1) * comps);
-            if (!times || !values) {
-                r = ctx->failed;
-                goto done;
-            }
-            memcpy(times, last->times, n * sizeof(float));
-            memcpy(values, last->values, (size_t)n * comps * sizeof(float));
-            times[n] = end;
-            memcpy(values + (size_t)n * comps, last->values + (size_t)(n - 1) * comps, comps * sizeof(float));
-            last->times = times;
-            last->values = values;
-            last->key_count = n + 1;
-        }
+    if (!r && (c.track_count || c.weight_count)) r = finish_range(ctx, &c, an, path, tps, states, range);
+    if (!r) {
+        ossa_clip_desc cd = {.name = name, .track_count = c.track_count, .tracks = c.tracks,
+                             .weight_track_count = c.weight_count, .weight_tracks = c.weights};
+        r = ossa__builder_clip(ctx, L->al, path, &cd, L->table_rate, out);
     }
-    if (r) goto done;
-    ossa_clip_desc cd;
-    memset(&cd, 0, sizeof cd);
-    cd.name = name;
-    cd.track_count = c.track_count;
-    cd.tracks = c.tracks;
-    cd.weight_track_count = c.weight_count;
-    cd.weight_tracks = c.weights;
-    r = ossa__builder_clip(ctx, L->al, path, &cd, L->table_rate, out);
-done:
     for (uint32_t i = 0; i < c.temp_count; i++) ossa__ctx_free(ctx, c.temps[i]);
     ossa__ctx_free(ctx, c.temps);
     ossa__ctx_free(ctx, c.tracks);
