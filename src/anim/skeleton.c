@@ -78,11 +78,9 @@ static void build_bind_pose(ossa_skeleton *s, ossa_mat4 *world, const ossa_mat4 
     }
 }
 
-ossa_result ossa_skeleton_create(const ossa_skeleton_desc *desc, const ossa_allocator *allocator,
-                                 ossa_skeleton **out) {
-    if (!out) return OSSA_ERROR_INVALID_ARGUMENT;
-    *out = NULL;
-    if (!desc) return OSSA_ERROR_INVALID_ARGUMENT;
+/* The description's arrays are there for its counts, metres_per_unit is finite and >= 0,
+ * and every skin joint and root names a joint. */
+static ossa_result check_desc(const ossa_skeleton_desc *desc) {
     uint32_t n = desc->joint_count;
     if (n > 0 && !desc->parents) return OSSA_ERROR_INVALID_ARGUMENT;
     if (desc->skin_count > 0 && !desc->skins) return OSSA_ERROR_INVALID_ARGUMENT;
@@ -95,30 +93,116 @@ ossa_result ossa_skeleton_create(const ossa_skeleton_desc *desc, const ossa_allo
             if (sk->joints[i] >= n) return OSSA_ERROR_INVALID_DATA;
         if (sk->root < -1 || (sk->root >= 0 && (uint32_t)sk->root >= n)) return OSSA_ERROR_INVALID_DATA;
     }
+    return OSSA_OK;
+}
 
-    /* Per skin, how many joints it does not list (their palette entries are identity). */
-    uint32_t *unused_counts = NULL;
-    uint8_t *listed = NULL;
-    if (desc->skin_count && n) {
-        unused_counts = ossa__alloc_array(allocator, desc->skin_count, sizeof(uint32_t));
-        listed = ossa__alloc(allocator, n);
-        if (!unused_counts || !listed) {
-            ossa__free(allocator, unused_counts);
-            ossa__free(allocator, listed);
-            return OSSA_ERROR_OUT_OF_MEMORY;
+/* Per skin, how many joints it does not list (their palette entries are identity) into
+ * *unused_counts, and *listed: scratch of one byte a joint (both NULL without skins or
+ * joints; the caller frees them). */
+static ossa_result count_unused(const ossa_skeleton_desc *desc, const ossa_allocator *allocator,
+                                uint32_t **unused_counts, uint8_t **listed) {
+    uint32_t n = desc->joint_count;
+    *unused_counts = NULL;
+    *listed = NULL;
+    if (!desc->skin_count || !n) return OSSA_OK;
+    *unused_counts = ossa__alloc_array(allocator, desc->skin_count, sizeof(uint32_t));
+    *listed = ossa__alloc(allocator, n);
+    if (!*unused_counts || !*listed) return OSSA_ERROR_OUT_OF_MEMORY;
+    for (uint32_t k = 0; k < desc->skin_count; k++) {
+        memset(*listed, 0, n);
+        uint32_t distinct = 0;
+        for (uint32_t i = 0; i < desc->skins[k].joint_count; i++) {
+            uint32_t j = desc->skins[k].joints[i];
+            distinct += !(*listed)[j];
+            (*listed)[j] = 1;
         }
-        for (uint32_t k = 0; k < desc->skin_count; k++) {
-            memset(listed, 0, n);
-            uint32_t distinct = 0;
-            for (uint32_t i = 0; i < desc->skins[k].joint_count; i++) {
-                uint32_t j = desc->skins[k].joints[i];
-                distinct += !listed[j];
-                listed[j] = 1;
-            }
-            unused_counts[k] = n - distinct;
+        (*unused_counts)[k] = n - distinct;
+    }
+    return OSSA_OK;
+}
+
+/* The skins in skeleton joint order (their joints, inverse binds, root and the joints they do
+ * not list, in skeleton order), laid out from V in the block at base. */
+static void copy_skins(ossa_skeleton *s, const ossa_skeleton_desc *desc, unsigned char *base, ossa__layout *V,
+                       const uint32_t *unused_counts, uint8_t *listed) {
+    for (uint32_t k = 0; k < desc->skin_count; k++) {
+        const ossa_skin_desc *sd = &desc->skins[k];
+        ossa_skin *sk = &s->skins[k];
+        size_t oj = ossa__layout_add(V, sd->joint_count, sizeof(uint32_t));
+        size_t om = ossa__layout_add(V, sd->joint_count, sizeof(ossa_mat4));
+        size_t ou = ossa__layout_add(V, unused_counts ? unused_counts[k] : 0, sizeof(uint32_t));
+        sk->joint_count = sd->joint_count;
+        sk->joints = (uint32_t *)(base + oj);
+        sk->inverse_bind = (ossa_mat4 *)(base + om);
+        sk->root = sd->root < 0 ? -1 : (int32_t)s->joint_of_source[sd->root];
+        for (uint32_t i = 0; i < sd->joint_count; i++) {
+            sk->joints[i] = s->joint_of_source[sd->joints[i]];
+            sk->inverse_bind[i] = sd->inverse_bind ? sd->inverse_bind[i] : ossa_mat4_identity();
         }
+        sk->unused = (uint32_t *)(base + ou);
+        if (!listed) continue;
+        memset(listed, 0, s->joint_count);
+        for (uint32_t i = 0; i < sk->joint_count; i++) listed[sk->joints[i]] = 1;
+        for (uint32_t j = 0; j < s->joint_count; j++)
+            if (!listed[j]) sk->unused[sk->unused_count++] = j;
+    }
+}
+
+/* The joint and skin names copied after the skins' arrays (NULL names become ""). */
+static void copy_names(ossa_skeleton *s, const ossa_skeleton_desc *desc, unsigned char *base, ossa__layout *V) {
+    for (uint32_t i = 0; i < s->joint_count; i++) {
+        const char *nm = (desc->names && desc->names[i]) ? desc->names[i] : "";
+        size_t len = strlen(nm) + 1, o = ossa__layout_add(V, len, 1);
+        memcpy(base + o, nm, len);
+        s->names[s->joint_of_source[i]] = (const char *)(base + o);
+    }
+    for (uint32_t k = 0; k < desc->skin_count; k++) {
+        const char *nm = desc->skins[k].name ? desc->skins[k].name : "";
+        size_t len = strlen(nm) + 1, o = ossa__layout_add(V, len, 1);
+        memcpy(base + o, nm, len);
+        s->skins[k].name = (const char *)(base + o);
+    }
+}
+
+/* The bind pose (build_bind_pose), from each joint's first skin inverse bind that names it,
+ * with scratch from the allocator. */
+static ossa_result make_bind_pose(ossa_skeleton *s, const ossa_allocator *allocator) {
+    uint32_t n = s->joint_count;
+    if (!n) return OSSA_OK;
+    ossa__layout S = {0, false};
+    size_t ow = ossa__layout_add(&S, n, sizeof(ossa_mat4));
+    size_t oi = ossa__layout_add(&S, n, sizeof(ossa_mat4 *));
+    unsigned char *scratch = S.overflow ? NULL : ossa__alloc(allocator, S.size);
+    if (!scratch) return OSSA_ERROR_OUT_OF_MEMORY;
+    ossa_mat4 *world = (ossa_mat4 *)(scratch + ow);
+    const ossa_mat4 **ibm_of = (const ossa_mat4 **)(scratch + oi);
+    for (uint32_t j = 0; j < n; j++) ibm_of[j] = NULL;
+    for (uint32_t k = 0; k < s->skin_count; k++)
+        for (uint32_t i = 0; i < s->skins[k].joint_count; i++) {
+            uint32_t j = s->skins[k].joints[i];
+            if (!ibm_of[j]) ibm_of[j] = &s->skins[k].inverse_bind[i];
+        }
+    build_bind_pose(s, world, ibm_of);
+    ossa__free(allocator, scratch);
+    return OSSA_OK;
+}
+
+ossa_result ossa_skeleton_create(const ossa_skeleton_desc *desc, const ossa_allocator *allocator,
+                                 ossa_skeleton **out) {
+    if (!out) return OSSA_ERROR_INVALID_ARGUMENT;
+    *out = NULL;
+    if (!desc) return OSSA_ERROR_INVALID_ARGUMENT;
+    ossa_result r = check_desc(desc);
+    if (r != OSSA_OK) return r;
+    uint32_t n = desc->joint_count, *unused_counts;
+    uint8_t *listed;
+    if ((r = count_unused(desc, allocator, &unused_counts, &listed)) != OSSA_OK) {
+        ossa__free(allocator, unused_counts);
+        ossa__free(allocator, listed);
+        return r;
     }
 
+    /* one block: the skeleton, its per-joint arrays, the skins, the per-skin arrays, the names */
     ossa__layout L = {0, false};
     size_t o_s = ossa__layout_add(&L, 1, sizeof(ossa_skeleton));
     size_t o_par = ossa__layout_add(&L, n, sizeof(int32_t));
@@ -134,14 +218,12 @@ ossa_result ossa_skeleton_create(const ossa_skeleton_desc *desc, const ossa_allo
         ossa__layout_add(&L, desc->skins[k].joint_count, sizeof(ossa_mat4));
         ossa__layout_add(&L, unused_counts ? unused_counts[k] : 0, sizeof(uint32_t));
     }
-    size_t o_strings = L.size;
     for (uint32_t i = 0; i < n; i++) {
         const char *nm = (desc->names && desc->names[i]) ? desc->names[i] : "";
         ossa__layout_add(&L, strlen(nm) + 1, 1);
     }
     for (uint32_t k = 0; k < desc->skin_count; k++)
         ossa__layout_add(&L, strlen(desc->skins[k].name ? desc->skins[k].name : "") + 1, 1);
-    (void)o_strings;
     unsigned char *base = L.overflow ? NULL : ossa__alloc(allocator, L.size);
     if (!base) {
         ossa__free(allocator, unused_counts);
@@ -162,81 +244,24 @@ ossa_result ossa_skeleton_create(const ossa_skeleton_desc *desc, const ossa_allo
     s->skin_count = desc->skin_count;
     s->skins = desc->skin_count ? (ossa_skin *)(base + o_skins) : NULL;
 
-    ossa_result r = ossa_joint_order(desc->parents, n, s->source_index, s->joint_of_source);
-    if (r != OSSA_OK) {
-        ossa__free(&s->allocator, base);
-        ossa__free(allocator, unused_counts);
-        ossa__free(allocator, listed);
-        return r;
-    }
-    for (uint32_t j = 0; j < n; j++) {
-        uint32_t src = s->source_index[j];
-        int32_t p = desc->parents[src];
-        s->parents[j] = p < 0 ? -1 : (int32_t)s->joint_of_source[p];
-        s->rest[j] = desc->rest ? desc->rest[src] : ossa_transform_identity();
-    }
-    ossa__layout V = {o_var, false};
-    for (uint32_t k = 0; k < desc->skin_count; k++) {
-        const ossa_skin_desc *sd = &desc->skins[k];
-        ossa_skin *sk = &s->skins[k];
-        size_t oj = ossa__layout_add(&V, sd->joint_count, sizeof(uint32_t));
-        size_t om = ossa__layout_add(&V, sd->joint_count, sizeof(ossa_mat4));
-        size_t ou = ossa__layout_add(&V, unused_counts ? unused_counts[k] : 0, sizeof(uint32_t));
-        sk->joint_count = sd->joint_count;
-        sk->joints = (uint32_t *)(base + oj);
-        sk->inverse_bind = (ossa_mat4 *)(base + om);
-        sk->root = sd->root < 0 ? -1 : (int32_t)s->joint_of_source[sd->root];
-        for (uint32_t i = 0; i < sd->joint_count; i++) {
-            sk->joints[i] = s->joint_of_source[sd->joints[i]];
-            sk->inverse_bind[i] = sd->inverse_bind ? sd->inverse_bind[i] : ossa_mat4_identity();
+    r = ossa_joint_order(desc->parents, n, s->source_index, s->joint_of_source);
+    if (r == OSSA_OK) {
+        for (uint32_t j = 0; j < n; j++) {
+            uint32_t src = s->source_index[j];
+            int32_t p = desc->parents[src];
+            s->parents[j] = p < 0 ? -1 : (int32_t)s->joint_of_source[p];
+            s->rest[j] = desc->rest ? desc->rest[src] : ossa_transform_identity();
         }
-        /* the joints it does not list, in skeleton order */
-        sk->unused = (uint32_t *)(base + ou);
-        if (listed) {
-            memset(listed, 0, n);
-            for (uint32_t i = 0; i < sk->joint_count; i++) listed[sk->joints[i]] = 1;
-            for (uint32_t j = 0; j < n; j++)
-                if (!listed[j]) sk->unused[sk->unused_count++] = j;
-        }
+        ossa__layout V = {o_var, false};
+        copy_skins(s, desc, base, &V, unused_counts, listed);
+        copy_names(s, desc, base, &V);
     }
     ossa__free(allocator, unused_counts);
     ossa__free(allocator, listed);
-    for (uint32_t i = 0; i < n; i++) {
-        uint32_t j = s->joint_of_source[i];
-        const char *nm = (desc->names && desc->names[i]) ? desc->names[i] : "";
-        size_t len = strlen(nm) + 1;
-        size_t o = ossa__layout_add(&V, len, 1);
-        memcpy(base + o, nm, len);
-        s->names[j] = (const char *)(base + o);
-    }
-    for (uint32_t k = 0; k < desc->skin_count; k++) {
-        const char *nm = desc->skins[k].name ? desc->skins[k].name : "";
-        size_t len = strlen(nm) + 1;
-        size_t o = ossa__layout_add(&V, len, 1);
-        memcpy(base + o, nm, len);
-        s->skins[k].name = (const char *)(base + o);
-    }
-
-    if (n > 0) {
-        /* Scratch for the bind pose: world matrices and, per joint, the first skin IBM naming it. */
-        ossa__layout S = {0, false};
-        size_t ow = ossa__layout_add(&S, n, sizeof(ossa_mat4));
-        size_t oi = ossa__layout_add(&S, n, sizeof(ossa_mat4 *));
-        unsigned char *scratch = S.overflow ? NULL : ossa__alloc(allocator, S.size);
-        if (!scratch) {
-            ossa__free(&s->allocator, base);
-            return OSSA_ERROR_OUT_OF_MEMORY;
-        }
-        ossa_mat4 *world = (ossa_mat4 *)(scratch + ow);
-        const ossa_mat4 **ibm_of = (const ossa_mat4 **)(scratch + oi);
-        for (uint32_t j = 0; j < n; j++) ibm_of[j] = NULL;
-        for (uint32_t k = 0; k < s->skin_count; k++)
-            for (uint32_t i = 0; i < s->skins[k].joint_count; i++) {
-                uint32_t j = s->skins[k].joints[i];
-                if (!ibm_of[j]) ibm_of[j] = &s->skins[k].inverse_bind[i];
-            }
-        build_bind_pose(s, world, ibm_of);
-        ossa__free(allocator, scratch);
+    if (r == OSSA_OK) r = make_bind_pose(s, allocator);
+    if (r != OSSA_OK) {
+        ossa__free(&s->allocator, base);
+        return r;
     }
     *out = s;
     return OSSA_OK;
