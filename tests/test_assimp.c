@@ -1345,9 +1345,10 @@ static double probe_peak_mib(const uint8_t *buf, size_t n) {
         }                                                                                                              \
     } while (0)
 
-/* The generated FBX that makes Assimp allocate 4 GiB and more: LIMIT within seconds, with
- * Assimp's place, and no child got past the cap (plus this process's RSS at the fork, which
- * the child shares, plus 64 MiB for ASan's quarantine and shadow). */
+/* The generated FBX that makes Assimp allocate 4 GiB and more: LIMIT, with Assimp's place,
+ * and no child got past the cap (plus this process's RSS at the fork, which the child shares,
+ * plus 64 MiB for ASan's quarantine and shadow). The time is printed, not asserted: no timing
+ * thresholds in tests (a hang would meet CTest's timeout). */
 static void test_bounded_limit(void **state) {
     (void)state;
     SKIP_UNDER_VALGRIND();
@@ -1381,7 +1382,6 @@ static void test_bounded_limit(void **state) {
 #endif
     print_message("bounded: two loads %.2f s; peak RSS: the probe <= %.0f MiB, this process %.0f MiB\n", secs, child,
                   self0);
-    assert_true(secs < 10.0);
 #ifdef HAVE_POSIX_RUSAGE
 #ifdef UNDER_ASAN
     /* ASan writes the shadow of the allocation that crosses the cap (1/8 of its 4 GiB) before
@@ -1478,7 +1478,6 @@ static void test_tool_max_memory_assimp(void **state) {
     assert_non_null(strstr(out, "OSSA_ERROR_LIMIT"));
     assert_non_null(strstr(out, "memory cap of 256 MiB"));
     assert_non_null(strstr(out, "--max-memory"));
-    assert_true(secs < 10.0);
     free(out);
 }
 
